@@ -1,0 +1,170 @@
+import { TypedEmitter } from './emitter.js';
+import { GatewayClient, type GatewayCloseInfo, type ReconnectOptions } from './gateway.js';
+import { RestClient, type RestClientOptions } from './rest.js';
+import type {
+  Channel,
+  ChannelDeleteEvent,
+  DispatchEvent,
+  GatewayEventPayloads,
+  GatewayEventType,
+  MemberEvent,
+  Message,
+  MessageDeleteEvent,
+  ReactionEvent,
+  ReadyData,
+  ReadyServer,
+  Server,
+  TypingStartEvent,
+  User,
+} from './types.js';
+
+/** Events of a `ParleyBot`, with the arguments their handlers receive. */
+export interface ParleyBotEvents {
+  /** A new gateway session; `bot.user` is set. */
+  ready: [ReadyData];
+  /** The session was resumed after a dropped connection; missed events came before this. */
+  resumed: [];
+  messageCreate: [Message];
+  messageUpdate: [Message];
+  messageDelete: [MessageDeleteEvent];
+  reactionAdd: [ReactionEvent];
+  reactionRemove: [ReactionEvent];
+  typingStart: [TypingStartEvent];
+  channelCreate: [Channel];
+  channelUpdate: [Channel];
+  channelDelete: [ChannelDeleteEvent];
+  memberAdd: [MemberEvent];
+  memberRemove: [MemberEvent];
+  serverUpdate: [Server];
+  /** Every gateway event (including types this SDK does not know yet), before its own handler. */
+  dispatch: [DispatchEvent];
+  /** A fatal gateway close (4001 bad token), a protocol problem, or a handler that threw. */
+  error: [Error];
+  /** A gateway socket closed; `reconnecting` says whether the bot comes back on its own. */
+  close: [GatewayCloseInfo];
+  /** A trace of the connection's life, for troubleshooting. */
+  debug: [string];
+}
+
+/** The handler name of each gateway event type. */
+export const EVENT_HANDLER_NAMES = {
+  MESSAGE_CREATE: 'messageCreate',
+  MESSAGE_UPDATE: 'messageUpdate',
+  MESSAGE_DELETE: 'messageDelete',
+  REACTION_ADD: 'reactionAdd',
+  REACTION_REMOVE: 'reactionRemove',
+  TYPING_START: 'typingStart',
+  CHANNEL_CREATE: 'channelCreate',
+  CHANNEL_UPDATE: 'channelUpdate',
+  CHANNEL_DELETE: 'channelDelete',
+  MEMBER_ADD: 'memberAdd',
+  MEMBER_REMOVE: 'memberRemove',
+  SERVER_UPDATE: 'serverUpdate',
+} as const satisfies { [K in GatewayEventType]: keyof ParleyBotEvents };
+
+// Compile-time check: each handler receives exactly its event type's payload.
+type HandlerPayloadsMatch = {
+  [K in GatewayEventType]: ParleyBotEvents[(typeof EVENT_HANDLER_NAMES)[K]] extends [GatewayEventPayloads[K]] ? true : never;
+};
+const _handlerPayloadsMatch: HandlerPayloadsMatch = {
+  MESSAGE_CREATE: true,
+  MESSAGE_UPDATE: true,
+  MESSAGE_DELETE: true,
+  REACTION_ADD: true,
+  REACTION_REMOVE: true,
+  TYPING_START: true,
+  CHANNEL_CREATE: true,
+  CHANNEL_UPDATE: true,
+  CHANNEL_DELETE: true,
+  MEMBER_ADD: true,
+  MEMBER_REMOVE: true,
+  SERVER_UPDATE: true,
+};
+void _handlerPayloadsMatch;
+
+/** Options of `new ParleyBot(...)`. */
+export interface ParleyBotOptions {
+  /** The service's base URL, e.g. `http://localhost:8080`. */
+  baseUrl: string;
+  /** The bot's token (shown once when the bot was created). */
+  token: string;
+  /** Gateway URL; defaults to the base URL with `ws(s)://` and `/gateway`. */
+  gatewayUrl?: string;
+  /** Gateway reconnect policy, or `false` to stay down after a drop. */
+  reconnect?: ReconnectOptions | false;
+  /** Extra REST options (retries, timeouts, rate-limit hook). */
+  rest?: Omit<RestClientOptions, 'baseUrl' | 'token'>;
+}
+
+/**
+ * A Parley bot: the REST client (`bot.rest`) plus a gateway connection whose events
+ * arrive as typed handlers, e.g. `bot.on('messageCreate', (message) => ...)`.
+ */
+export class ParleyBot extends TypedEmitter<ParleyBotEvents> {
+  readonly rest: RestClient;
+  readonly gateway: GatewayClient;
+  /** The bot's own account, known once `ready` arrived. */
+  user: User | undefined;
+  /** The servers (with channels) listed in the last `ready`. */
+  servers: ReadyServer[] = [];
+
+  constructor(options: ParleyBotOptions) {
+    super();
+    this.rest = new RestClient({ ...options.rest, baseUrl: options.baseUrl, token: options.token, tokenType: options.rest?.tokenType ?? 'Bot' });
+    this.gateway = new GatewayClient({
+      url: options.gatewayUrl ?? gatewayUrlFor(options.baseUrl),
+      token: this.rest.authorization,
+      ...(options.reconnect === undefined ? {} : { reconnect: options.reconnect }),
+    });
+    this.gateway.on('ready', (ready) => {
+      this.user = ready.user;
+      this.servers = ready.servers ?? [];
+      this.emit('ready', ready);
+    });
+    this.gateway.on('resumed', () => this.emit('resumed'));
+    this.gateway.on('dispatch', (event) => this.#dispatch(event));
+    this.gateway.on('error', (error) => this.#reportError(error));
+    this.gateway.on('close', (info) => this.emit('close', info));
+    this.gateway.on('debug', (message) => this.emit('debug', message));
+  }
+
+  protected override onListenerError(error: unknown, event: keyof ParleyBotEvents): void {
+    if (event === 'error') super.onListenerError(error, event);
+    else this.#reportError(error);
+  }
+
+  /** Connects to the gateway; resolves on `ready`. */
+  connect(): Promise<ReadyData> {
+    return this.gateway.connect();
+  }
+
+  /** Closes the gateway connection for good. */
+  close(): Promise<void> {
+    return this.gateway.close();
+  }
+
+  #dispatch(event: DispatchEvent): void {
+    this.emit('dispatch', event);
+    const name = (EVENT_HANDLER_NAMES as Record<string, keyof ParleyBotEvents | undefined>)[event.t];
+    if (!name) return;
+    // The payload's shape is the server's contract; the map above ties names to types.
+    (this.emit as (name: keyof ParleyBotEvents, payload: unknown) => boolean)(name, event.d);
+  }
+
+  #reportError(error: unknown): void {
+    const err = error instanceof Error ? error : new Error(String(error));
+    if (this.listenerCount('error') > 0) this.emit('error', err);
+    else console.error('[parley bot]', err);
+  }
+}
+
+/** `http://host:port/base` → `ws://host:port/base/gateway` (https → wss). */
+export function gatewayUrlFor(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  if (url.protocol === 'http:') url.protocol = 'ws:';
+  else if (url.protocol === 'https:') url.protocol = 'wss:';
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/gateway`;
+  url.search = '';
+  url.hash = '';
+  return url.toString();
+}

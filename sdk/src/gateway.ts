@@ -1,0 +1,447 @@
+import WebSocket from 'ws';
+import { TypedEmitter } from './emitter.js';
+import { GatewayError } from './errors.js';
+import type { DispatchEvent, GatewayFrame, HelloData, ReadyData } from './types.js';
+
+/** Close codes of the Parley gateway (contract section 7). */
+export const GatewayCloseCodes = {
+  /** The server asks the client to reconnect and resume. */
+  ReconnectRequested: 4000,
+  /** Bad token: reconnecting cannot help. */
+  AuthenticationFailed: 4001,
+  /** The server could not parse a frame the client sent. */
+  MalformedFrame: 4002,
+  /** The client missed its heartbeats. */
+  HeartbeatTimeout: 4009,
+} as const;
+
+/** Close codes after which the client must not reconnect. */
+const FATAL_CLOSE_CODES = new Set<number>([GatewayCloseCodes.AuthenticationFailed]);
+
+/** Reconnect policy: exponential backoff with jitter, capped. */
+export interface ReconnectOptions {
+  /** First delay in ms (default 1000). */
+  initialDelayMs?: number;
+  /** Largest delay in ms (default 30 000). */
+  maxDelayMs?: number;
+  /** Give up (emit `error`, stay closed) after this many failed attempts in a row (default: never). */
+  maxAttempts?: number;
+}
+
+/** Options of `new GatewayClient(...)`. */
+export interface GatewayClientOptions {
+  /** `ws(s)://host/gateway`. */
+  url: string;
+  /** The identify token with its scheme: `"Bot <token>"` or `"Bearer <token>"`. */
+  token: string;
+  /** Reconnect policy, or `false` to never reconnect (default: reconnect). */
+  reconnect?: ReconnectOptions | false;
+  /** How long to wait for `hello` after opening the socket, in ms (default 15 000). */
+  helloTimeoutMs?: number;
+}
+
+/** What the `close` event reports about one closed socket. */
+export interface GatewayCloseInfo {
+  code: number;
+  reason: string;
+  /** True when the client will reconnect (and try to resume) on its own. */
+  reconnecting: boolean;
+}
+
+/** Events of a `GatewayClient`. */
+export interface GatewayClientEvents {
+  /** A new session: after `identify`. */
+  ready: [ReadyData];
+  /** A resumed session: missed events have been replayed (as `dispatch`) before this. */
+  resumed: [];
+  /** Every `event` frame, in sequence order, without duplicates. */
+  dispatch: [DispatchEvent];
+  /** A fatal close (4001), a protocol problem, or a listener that threw. */
+  error: [Error];
+  /** A socket closed; see `reconnecting`. */
+  close: [GatewayCloseInfo];
+  /** Human-readable trace of what the client does (connects, resumes, heartbeats). */
+  debug: [string];
+}
+
+/** Connection lifecycle of a `GatewayClient`. */
+export type GatewayStatus = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'closed';
+
+/**
+ * A client of the Parley gateway protocol: hello → identify/resume → ready/resumed,
+ * heartbeats with zombie detection, and reconnection with backoff that resumes the
+ * session so no event is lost while the connection was down.
+ */
+export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
+  readonly url: string;
+  #token: string;
+  readonly #reconnect: Required<ReconnectOptions> | false;
+  readonly #helloTimeoutMs: number;
+
+  #ws: WebSocket | undefined;
+  #status: GatewayStatus = 'idle';
+  #sessionId: string | undefined;
+  #seq = 0;
+  #everReady = false;
+  #closedByUser = false;
+  #attempts = 0;
+  #lastSocketError: Error | undefined;
+
+  #heartbeatIntervalMs = 0;
+  #heartbeatTimer: NodeJS.Timeout | undefined;
+  #awaitingAck = false;
+  #lastHeartbeatAt = 0;
+  #ping: number | undefined;
+  #helloTimer: NodeJS.Timeout | undefined;
+  #reconnectTimer: NodeJS.Timeout | undefined;
+
+  #pendingConnect: { resolve: (ready: ReadyData) => void; reject: (error: Error) => void } | undefined;
+  #connecting: Promise<ReadyData> | undefined;
+  #lastReady: ReadyData | undefined;
+
+  constructor(options: GatewayClientOptions) {
+    super();
+    this.url = options.url;
+    this.#token = options.token;
+    this.#reconnect =
+      options.reconnect === false
+        ? false
+        : {
+            initialDelayMs: options.reconnect?.initialDelayMs ?? 1000,
+            maxDelayMs: options.reconnect?.maxDelayMs ?? 30_000,
+            maxAttempts: options.reconnect?.maxAttempts ?? Number.POSITIVE_INFINITY,
+          };
+    this.#helloTimeoutMs = options.helloTimeoutMs ?? 15_000;
+  }
+
+  protected override onListenerError(error: unknown, event: keyof GatewayClientEvents): void {
+    // A failing 'error' listener must not loop back into 'error'.
+    if (event === 'error') super.onListenerError(error, event);
+    else this.#reportError(error);
+  }
+
+  /** Where the connection stands. */
+  get status(): GatewayStatus {
+    return this.#status;
+  }
+
+  /** The current session's id (kept across resumes), if any. */
+  get sessionId(): string | undefined {
+    return this.#sessionId;
+  }
+
+  /** The last event sequence number received in this session (0 before any). */
+  get sequence(): number {
+    return this.#seq;
+  }
+
+  /** Round trip of the last heartbeat in ms, once one has been acknowledged. */
+  get ping(): number | undefined {
+    return this.#ping;
+  }
+
+  /** The underlying socket (for diagnostics and tests; do not send on it). */
+  get socket(): WebSocket | undefined {
+    return this.#ws;
+  }
+
+  /**
+   * Opens the connection and identifies. Resolves with `ready`; rejects if the first
+   * connection fails (bad token, unreachable server). After the first `ready`, dropped
+   * connections are re-established and resumed automatically.
+   */
+  connect(): Promise<ReadyData> {
+    if (this.#connecting) return this.#connecting;
+    if (this.#status === 'ready' && this.#lastReady) return Promise.resolve(this.#lastReady);
+    if (this.#status === 'reconnecting') {
+      // Already coming back on its own: answer when the session is live again.
+      return new Promise<ReadyData>((resolve) => {
+        const done = () => {
+          offReady();
+          offResumed();
+          if (this.#lastReady) resolve(this.#lastReady);
+        };
+        const offReady = this.once('ready', done);
+        const offResumed = this.once('resumed', done);
+      });
+    }
+    this.#closedByUser = false;
+    this.#everReady = false;
+    this.#attempts = 0;
+    this.#connecting = new Promise<ReadyData>((resolve, reject) => {
+      this.#pendingConnect = { resolve, reject };
+    });
+    this.#connecting.catch(() => undefined); // the caller handles it; never an unhandled rejection
+    this.#open();
+    return this.#connecting;
+  }
+
+  /** Closes the connection for good (code 1000): no reconnect, the session ends. */
+  close(code = 1000, reason = 'client closing'): Promise<void> {
+    this.#closedByUser = true;
+    clearTimeout(this.#reconnectTimer);
+    this.#settleConnect(new GatewayError('gateway closed by the client'));
+    const ws = this.#ws;
+    this.#sessionId = undefined;
+    this.#seq = 0;
+    if (!ws || ws.readyState === WebSocket.CLOSED) {
+      this.#stopTimers();
+      this.#ws = undefined;
+      this.#status = 'closed';
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
+      const force = setTimeout(() => ws.terminate(), 2000);
+      ws.once('close', () => {
+        clearTimeout(force);
+        resolve();
+      });
+      if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
+      else ws.close(code, reason);
+    });
+  }
+
+  /** Drops the current socket and reconnects at once, resuming the session. */
+  reconnect(): void {
+    if (this.#closedByUser || !this.#ws) return;
+    this.#debug('reconnect requested by the client');
+    this.#attempts = 0;
+    this.#ws.terminate();
+  }
+
+  // ---------------------------------------------------------------- socket lifecycle
+
+  #open(): void {
+    this.#status = this.#everReady ? 'reconnecting' : 'connecting';
+    this.#lastSocketError = undefined;
+    this.#debug(`connecting to ${this.url}${this.#sessionId ? ` (will resume ${this.#sessionId} at ${this.#seq})` : ''}`);
+    const ws = new WebSocket(this.url, { handshakeTimeout: this.#helloTimeoutMs });
+    this.#ws = ws;
+    ws.on('message', (data, isBinary) => {
+      if (ws === this.#ws) this.#onMessage(ws, data, isBinary);
+    });
+    ws.on('error', (error) => {
+      if (ws !== this.#ws) return;
+      this.#lastSocketError = error;
+      this.#debug(`socket error: ${error.message}`);
+    });
+    ws.on('close', (code, reason) => {
+      if (ws === this.#ws) this.#onClose(code, reason.toString('utf8'));
+    });
+    this.#helloTimer = setTimeout(() => {
+      if (ws !== this.#ws) return;
+      this.#debug(`no hello within ${this.#helloTimeoutMs} ms; dropping the socket`);
+      ws.terminate();
+    }, this.#helloTimeoutMs);
+  }
+
+  #onClose(code: number, reason: string): void {
+    this.#stopTimers();
+    this.#ws = undefined;
+    const fatal = FATAL_CLOSE_CODES.has(code);
+    const canReconnect =
+      !this.#closedByUser && !fatal && this.#everReady && this.#reconnect !== false && this.#attempts < this.#reconnect.maxAttempts;
+    this.#debug(`socket closed: ${code}${reason ? ` ${reason}` : ''}`);
+    this.emit('close', { code, reason, reconnecting: canReconnect });
+
+    if (this.#closedByUser) {
+      this.#status = 'closed';
+      return;
+    }
+    if (fatal) {
+      this.#status = 'closed';
+      this.#sessionId = undefined;
+      const error = new GatewayError(`gateway refused the token (close ${code}${reason ? `: ${reason}` : ''})`, code);
+      if (!this.#settleConnect(error)) this.#reportError(error);
+      return;
+    }
+    if (code === GatewayCloseCodes.MalformedFrame) {
+      this.#reportError(new GatewayError(`gateway rejected a frame as malformed (close ${code})`, code));
+    }
+    if (!canReconnect) {
+      this.#status = 'closed';
+      const cause = this.#lastSocketError ? `: ${this.#lastSocketError.message}` : reason ? `: ${reason}` : '';
+      const error = new GatewayError(
+        this.#everReady ? `gateway connection lost and not reconnecting (close ${code}${cause})` : `gateway connection failed (close ${code}${cause})`,
+        code,
+      );
+      if (!this.#settleConnect(error)) this.#reportError(error);
+      return;
+    }
+    this.#status = 'reconnecting';
+    const delay = this.#backoffDelay();
+    this.#attempts++;
+    this.#debug(`reconnecting in ${delay} ms (attempt ${this.#attempts})`);
+    this.#reconnectTimer = setTimeout(() => {
+      if (!this.#closedByUser) this.#open();
+    }, delay);
+  }
+
+  #backoffDelay(): number {
+    if (this.#reconnect === false) return 0;
+    const base = Math.min(this.#reconnect.maxDelayMs, this.#reconnect.initialDelayMs * 2 ** this.#attempts);
+    // Half fixed, half random: spreads a crowd of bots reconnecting after a restart.
+    return Math.round(base / 2 + (Math.random() * base) / 2);
+  }
+
+  #stopTimers(): void {
+    clearInterval(this.#heartbeatTimer);
+    clearTimeout(this.#heartbeatTimer);
+    clearTimeout(this.#helloTimer);
+    this.#heartbeatTimer = undefined;
+    this.#helloTimer = undefined;
+  }
+
+  // ---------------------------------------------------------------- protocol
+
+  #onMessage(ws: WebSocket, data: WebSocket.RawData, isBinary: boolean): void {
+    let frame: GatewayFrame;
+    try {
+      const buffer = Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? Buffer.from(data) : data;
+      const text = buffer.toString('utf8');
+      frame = JSON.parse(text) as GatewayFrame;
+      if (typeof frame !== 'object' || frame === null || typeof frame.op !== 'string') throw new Error('no op');
+    } catch {
+      this.#debug(`ignoring an unparsable ${isBinary ? 'binary' : 'text'} frame`);
+      return;
+    }
+
+    switch (frame.op) {
+      case 'hello':
+        this.#onHello(ws, frame.d as HelloData | undefined);
+        break;
+      case 'ready':
+        this.#onReady(frame.d as ReadyData);
+        break;
+      case 'resumed':
+        this.#attempts = 0;
+        this.#status = 'ready';
+        this.#debug(`resumed session ${this.#sessionId} at ${this.#seq}`);
+        this.emit('resumed');
+        break;
+      case 'heartbeat_ack':
+        this.#awaitingAck = false;
+        this.#ping = Date.now() - this.#lastHeartbeatAt;
+        break;
+      case 'heartbeat':
+        // The server may ask for a heartbeat right away.
+        this.#sendHeartbeat(ws);
+        break;
+      case 'event':
+        this.#onEvent(frame);
+        break;
+      case 'invalid_session':
+        this.#debug('session cannot be resumed; identifying afresh');
+        this.#sessionId = undefined;
+        this.#identify(ws);
+        break;
+      default:
+        this.#debug(`ignoring unknown op '${frame.op}'`);
+    }
+  }
+
+  #onHello(ws: WebSocket, hello: HelloData | undefined): void {
+    clearTimeout(this.#helloTimer);
+    const interval = hello?.heartbeatInterval;
+    this.#heartbeatIntervalMs = typeof interval === 'number' && interval > 0 ? interval : 30_000;
+    this.#startHeartbeat(ws);
+    if (this.#sessionId) {
+      this.#debug(`resuming session ${this.#sessionId} after ${this.#seq}`);
+      this.#send(ws, { op: 'resume', d: { token: this.#token, sessionId: this.#sessionId, s: this.#seq } });
+    } else {
+      this.#identify(ws);
+    }
+  }
+
+  #identify(ws: WebSocket): void {
+    this.#seq = 0; // a new session numbers its events from 1
+    this.#send(ws, { op: 'identify', d: { token: this.#token } });
+  }
+
+  #onReady(ready: ReadyData): void {
+    this.#sessionId = ready.sessionId;
+    this.#attempts = 0;
+    this.#everReady = true;
+    this.#status = 'ready';
+    this.#lastReady = ready;
+    this.#debug(`ready: session ${ready.sessionId} as ${ready.user?.name ?? '?'}`);
+    this.emit('ready', ready);
+    this.#settleConnect(undefined, ready);
+  }
+
+  #onEvent(frame: GatewayFrame): void {
+    const s = frame.s;
+    if (typeof s === 'number') {
+      // Replays after a resume can overlap what already arrived: deliver each event once.
+      if (s <= this.#seq) {
+        this.#debug(`skipping duplicate event ${s}`);
+        return;
+      }
+      if (this.#seq > 0 && s !== this.#seq + 1) this.#debug(`sequence gap: ${this.#seq} → ${s}`);
+      this.#seq = s;
+    }
+    if (typeof frame.t !== 'string') {
+      this.#debug('ignoring an event frame without t');
+      return;
+    }
+    this.emit('dispatch', { t: frame.t, s: s ?? this.#seq, d: frame.d });
+  }
+
+  #startHeartbeat(ws: WebSocket): void {
+    clearInterval(this.#heartbeatTimer);
+    clearTimeout(this.#heartbeatTimer);
+    this.#awaitingAck = false;
+    const interval = this.#heartbeatIntervalMs;
+    const beat = () => {
+      if (ws !== this.#ws) return;
+      if (this.#awaitingAck) {
+        // No ack since the last beat: the connection is a zombie. Drop it and resume.
+        this.#debug('heartbeat not acknowledged; dropping the connection to resume');
+        ws.terminate();
+        return;
+      }
+      this.#sendHeartbeat(ws);
+    };
+    // First beat after a random share of the interval, so many clients do not beat in step.
+    this.#heartbeatTimer = setTimeout(() => {
+      beat();
+      if (ws === this.#ws) this.#heartbeatTimer = setInterval(beat, interval);
+    }, Math.floor(interval * Math.random()));
+  }
+
+  #sendHeartbeat(ws: WebSocket): void {
+    this.#awaitingAck = true;
+    this.#lastHeartbeatAt = Date.now();
+    this.#send(ws, { op: 'heartbeat', d: { s: this.#seq } });
+  }
+
+  #send(ws: WebSocket, frame: GatewayFrame): void {
+    if (ws.readyState !== WebSocket.OPEN) return;
+    ws.send(JSON.stringify(frame), (error) => {
+      if (error) this.#debug(`send failed: ${error.message}`);
+    });
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  /** Resolves or rejects a pending `connect()`; returns whether there was one. */
+  #settleConnect(error: Error | undefined, ready?: ReadyData): boolean {
+    const pending = this.#pendingConnect;
+    this.#pendingConnect = undefined;
+    this.#connecting = undefined;
+    if (!pending) return false;
+    if (error) pending.reject(error);
+    else if (ready) pending.resolve(ready);
+    return true;
+  }
+
+  #reportError(error: unknown): void {
+    const err = error instanceof Error ? error : new Error(String(error));
+    if (this.listenerCount('error') > 0) this.emit('error', err);
+    else console.error('[parley gateway]', err);
+  }
+
+  #debug(message: string): void {
+    if (this.listenerCount('debug') > 0) this.emit('debug', message);
+  }
+}

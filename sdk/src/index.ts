@@ -1,0 +1,46 @@
+/**
+ * @parley/sdk: a typed client for Parley's bot API (REST) and real-time gateway.
+ *
+ * ```ts
+ * import { ParleyBot } from '@parley/sdk';
+ * const bot = new ParleyBot({ baseUrl: 'http://localhost:8080', token: process.env.PARLEY_TOKEN! });
+ * bot.on('messageCreate', async (message) => {
+ *   if (message.content === '!ping') await bot.rest.sendMessage(message.channelId, 'pong');
+ * });
+ * await bot.connect();
+ * ```
+ */
+export { ParleyBot, EVENT_HANDLER_NAMES, gatewayUrlFor, type ParleyBotEvents, type ParleyBotOptions } from './bot.js';
+export {
+  GatewayClient,
+  GatewayCloseCodes,
+  type GatewayClientEvents,
+  type GatewayClientOptions,
+  type GatewayCloseInfo,
+  type GatewayStatus,
+  type ReconnectOptions,
+} from './gateway.js';
+export {
+  RestClient,
+  SDK_VERSION,
+  type RateLimitInfo,
+  type RequestOptions,
+  type RestClientOptions,
+  type SendMessageOptions,
+  type UploadInput,
+} from './rest.js';
+export {
+  BadRequestError,
+  ForbiddenError,
+  GatewayError,
+  NotFoundError,
+  ParleyApiError,
+  PayloadTooLargeError,
+  RateLimitError,
+  UnauthorizedError,
+  errorCodeForStatus,
+  type ParleyErrorCode,
+  type RequestInfo,
+} from './errors.js';
+export { TypedEmitter, type EventMap, type Listener } from './emitter.js';
+export type * from './types.js';

@@ -1,0 +1,114 @@
+import path from 'node:path';
+
+/** Every setting of the service, typed. `loadConfig` is the only reader of the environment. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  publicUrl: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  rateLimits: boolean;
+  maxUploadBytes: number;
+  /** Milliseconds a gateway session stays resumable after its connection drops. */
+  gatewayResumeWindowMs: number;
+  /** Events kept per gateway session for resume. */
+  gatewayReplayBuffer: number;
+  gatewayHeartbeatMs: number;
+  /** Serve the web client from this directory, if it exists. */
+  webDir: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Seconds to wait for in-flight requests on shutdown. */
+  shutdownGraceSeconds: number;
+  /** Trust X-Forwarded-* from a reverse proxy (for client addresses in rate limits). */
+  trustProxy: boolean;
+}
+
+export type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Thrown when the environment holds bad settings; lists every bad key at once. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates the settings from `env`, collecting every problem before failing. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+
+  const int = (key: string, fallback: number, min: number, max: number): number => {
+    const raw = env[key];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${key} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return n;
+  };
+  const url = (key: string, protocols: string[]): string | undefined => {
+    const raw = env[key];
+    if (raw === undefined || raw === '') return undefined;
+    try {
+      const u = new URL(raw);
+      if (!protocols.includes(u.protocol)) throw new Error('protocol');
+      return raw;
+    } catch {
+      problems.push(`${key} must be a ${protocols.map((p) => p.replace(':', '://')).join(' or ')} URL`);
+      return undefined;
+    }
+  };
+
+  const bool = (key: string, fallback: boolean): boolean => {
+    const raw = env[key]?.toLowerCase();
+    if (raw === undefined || raw === '') return fallback;
+    if (['1', 'true', 'on', 'yes'].includes(raw)) return true;
+    if (['0', 'false', 'off', 'no'].includes(raw)) return false;
+    problems.push(`${key} must be true or false (got "${env[key]}")`);
+    return fallback;
+  };
+
+  const port = int('PORT', 8080, 0, 65535);
+  const host = env.HOST || '0.0.0.0';
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const publicUrl = (url('PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const redisUrl = url('REDIS_URL', ['redis:', 'rediss:']);
+
+  const rateRaw = (env.RATE_LIMITS ?? 'on').toLowerCase();
+  if (!['on', 'off'].includes(rateRaw)) problems.push(`RATE_LIMITS must be "on" or "off" (got "${env.RATE_LIMITS}")`);
+
+  const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const config: Config = {
+    port,
+    host,
+    dataDir,
+    publicUrl,
+    databaseUrl,
+    redisUrl,
+    rateLimits: rateRaw !== 'off',
+    maxUploadBytes: int('MAX_UPLOAD_BYTES', 25 * 1024 * 1024, 1, 2 ** 40),
+    gatewayResumeWindowMs: int('GATEWAY_RESUME_SECONDS', 120, 1, 86_400) * 1000,
+    gatewayReplayBuffer: int('GATEWAY_REPLAY_BUFFER', 1000, 1, 1_000_000),
+    gatewayHeartbeatMs: int('GATEWAY_HEARTBEAT_MS', 30_000, 100, 600_000),
+    webDir: path.resolve(env.WEB_DIR || path.join(projectRoot(), 'web', 'dist')),
+    logLevel,
+    shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),
+    trustProxy: bool('TRUST_PROXY', false),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** The repository root, whether this file runs from `src/` (tsx) or `dist/src/` (built). */
+function projectRoot(): string {
+  const here = import.meta.dirname;
+  const up = path.resolve(here, '..');
+  return path.basename(up) === 'dist' ? path.resolve(up, '..') : up;
+}

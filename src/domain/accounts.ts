@@ -1,0 +1,152 @@
+import { hashPassword, hashToken, newSecret, splitToken, tokenMatches, verifyPassword } from '../crypto.js';
+import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.js';
+import { isId, newId } from '../ids.js';
+import type { Tx } from '../store/index.js';
+import type { UserTable } from '../store/schema.js';
+import { type DomainContext, notify, nowIso } from './context.js';
+import { cleanName } from './names.js';
+import type { Caller, PublicUser } from './types.js';
+
+/** The public face of a person or bot. */
+export function publicUser(u: Pick<UserTable, 'id' | 'name' | 'bot' | 'avatar'>): PublicUser {
+  return { id: u.id, name: u.name, bot: u.bot === 1, avatar: u.avatar };
+}
+
+function callerOf(u: UserTable, sessionId?: string): Caller {
+  return { id: u.id, name: u.name, bot: u.bot === 1, avatar: u.avatar, ...(sessionId ? { sessionId } : {}) };
+}
+
+/** The user as they see themselves. */
+export function selfView(u: UserTable) {
+  return { ...publicUser(u), username: u.username, createdAt: u.createdAt };
+}
+
+/** A precomputed hash so a login for an unknown name costs the same as a wrong password. */
+let dummyHash: Promise<string> | undefined;
+
+export const accounts = {
+  async register(ctx: DomainContext, username: string, password: string) {
+    if (!/^[A-Za-z0-9_.-]{2,32}$/.test(username)) {
+      throw badRequest('username must be 2 to 32 characters: letters, digits, "_", "." or "-"');
+    }
+    if ([...password].length < 8) throw badRequest('password must be at least 8 characters');
+    if (await ctx.store.users.byUsername(ctx.store.db, username)) throw conflict('username is taken');
+    const passwordHash = await hashPassword(password);
+    const user: UserTable = {
+      id: newId(),
+      username,
+      usernameKey: username.toLowerCase(),
+      name: username,
+      bot: 0,
+      ownerId: null,
+      passwordHash,
+      tokenHash: null,
+      avatar: null,
+      createdAt: nowIso(),
+    };
+    const token = await ctx.store
+      .write(async (tx) => {
+        await ctx.store.users.insert(tx, user);
+        return newSession(ctx, tx, user.id);
+      })
+      .catch((err: unknown) => {
+        // Two registrations raced for the same name: the unique index decided.
+        if (err instanceof AppError && err.code === 'conflict') throw conflict('username is taken');
+        throw err;
+      });
+    return { token, user: selfView(user) };
+  },
+
+  async login(ctx: DomainContext, username: string, password: string) {
+    const user = await ctx.store.users.byUsername(ctx.store.db, username);
+    if (!user || !user.passwordHash) {
+      dummyHash ??= hashPassword('not a real password');
+      await verifyPassword(password, await dummyHash);
+      throw unauthorized('wrong username or password');
+    }
+    if (!(await verifyPassword(password, user.passwordHash))) throw unauthorized('wrong username or password');
+    const token = await ctx.store.write((tx) => newSession(ctx, tx, user.id));
+    return { token, user: selfView(user) };
+  },
+
+  async logout(ctx: DomainContext, caller: Caller) {
+    if (!caller.sessionId) throw badRequest('only a session can log out');
+    const sessionId = caller.sessionId;
+    await ctx.store.write((tx) => ctx.store.sessions.delete(tx, sessionId));
+    await notify(ctx, { kind: 'revoke', userId: caller.id, sessionId, reason: 'logged out' });
+  },
+
+  /** `Bearer <sessionId>.<secret>` → the person, or 401. */
+  async authenticateSession(ctx: DomainContext, token: string): Promise<Caller> {
+    const parts = splitToken(token);
+    if (!parts || !isId(parts.id)) throw unauthorized();
+    const session = await ctx.store.sessions.byId(ctx.store.db, parts.id);
+    if (!session || !tokenMatches(parts.secret, session.tokenHash)) throw unauthorized();
+    const user = await ctx.store.users.byId(ctx.store.db, session.userId);
+    if (!user) throw unauthorized();
+    return callerOf(user, session.id);
+  },
+
+  /** `Bot <botId>.<secret>` → the bot, or 401. */
+  async authenticateBot(ctx: DomainContext, token: string): Promise<Caller> {
+    const parts = splitToken(token);
+    if (!parts || !isId(parts.id)) throw unauthorized();
+    const bot = await ctx.store.users.byId(ctx.store.db, parts.id);
+    if (!bot || bot.bot !== 1 || !bot.tokenHash || !tokenMatches(parts.secret, bot.tokenHash)) throw unauthorized();
+    return callerOf(bot);
+  },
+
+  async me(ctx: DomainContext, caller: Caller) {
+    const u = await ctx.store.users.byId(ctx.store.db, caller.id);
+    if (!u) throw unauthorized();
+    return u.bot === 1 ? { ...publicUser(u), ownerId: u.ownerId, createdAt: u.createdAt } : selfView(u);
+  },
+
+  async createBot(ctx: DomainContext, caller: Caller, name: string, avatar?: string | null) {
+    if (caller.bot) throw forbidden('bots cannot create bots');
+    const id = newId();
+    const secret = newSecret();
+    const row: UserTable = {
+      id,
+      username: null,
+      usernameKey: null,
+      name: cleanName(name, 'name', 80),
+      bot: 1,
+      ownerId: caller.id,
+      passwordHash: null,
+      tokenHash: hashToken(secret),
+      avatar: avatar ?? null,
+      createdAt: nowIso(),
+    };
+    await ctx.store.write((tx) => ctx.store.users.insert(tx, row));
+    return botView(row, `${id}.${secret}`);
+  },
+
+  async listBots(ctx: DomainContext, caller: Caller) {
+    if (caller.bot) throw forbidden('bots cannot own bots');
+    return (await ctx.store.users.botsOf(ctx.store.db, caller.id)).map((b) => botView(b));
+  },
+
+  async deleteBot(ctx: DomainContext, caller: Caller, botId: string) {
+    const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
+    if (!bot || bot.bot !== 1) throw notFound('bot');
+    if (bot.ownerId !== caller.id) throw forbidden("only the bot's owner can delete it");
+    const serverIds = await ctx.store.members.serverIdsOf(ctx.store.db, botId);
+    await ctx.store.write((tx) => ctx.store.users.delete(tx, botId));
+    for (const serverId of serverIds) {
+      await notify(ctx, { kind: 'event', serverId, event: { t: 'MEMBER_REMOVE', d: { serverId, user: publicUser(bot) } } });
+    }
+    await notify(ctx, { kind: 'revoke', userId: botId, reason: 'bot deleted' });
+  },
+};
+
+function botView(b: UserTable, token?: string) {
+  return { id: b.id, name: b.name, avatar: b.avatar, ownerId: b.ownerId, bot: true, createdAt: b.createdAt, ...(token ? { token } : {}) };
+}
+
+async function newSession(ctx: DomainContext, tx: Tx, userId: string) {
+  const id = newId();
+  const secret = newSecret();
+  await ctx.store.sessions.insert(tx, { id, userId, tokenHash: hashToken(secret), createdAt: nowIso() });
+  return `${id}.${secret}`;
+}

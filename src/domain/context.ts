@@ -1,0 +1,30 @@
+import type { EventBus } from '../events/bus.js';
+import type { BusEntry } from '../events/types.js';
+import type { UploadStore } from '../files/upload-store.js';
+import type { Store } from '../store/index.js';
+
+/** What domain actions need: the store, the bus, the upload store and the public base URL. */
+export interface DomainContext {
+  store: Store;
+  bus: EventBus;
+  files: UploadStore;
+  publicUrl: string;
+  /** Where failures that must not fail the request (a bus outage) are reported. */
+  report: (err: unknown, what: string) => void;
+}
+
+/**
+ * Publishes after the commit the caller has already awaited. A bus failure does not undo
+ * a durable write, so it is reported, not thrown.
+ */
+export async function notify(ctx: DomainContext, entry: BusEntry): Promise<void> {
+  try {
+    await ctx.bus.publish(entry);
+  } catch (err) {
+    ctx.report(err, 'event publish failed');
+  }
+}
+
+export function nowIso(): string {
+  return new Date().toISOString();
+}

@@ -1,0 +1,111 @@
+import type { BusEntry } from './types.js';
+
+/** A position in the event log; opaque, ordered by the log. */
+export type LogPosition = string;
+
+export type LogListener = (pos: LogPosition, entry: BusEntry) => void;
+
+/**
+ * Where a gateway session's numbering can be picked up again: after delivering event
+ * `s`, the session stood at log position `pos` and belonged to `serverIds`.
+ */
+export interface SessionCheckpoint {
+  userId: string;
+  s: number;
+  pos: LogPosition;
+  serverIds: string[];
+}
+
+/**
+ * The event bus is an ordered log: every instance appends after commit and tails it,
+ * so all instances see every entry in one order. Gateway sessions replay from it to
+ * resume, so one log serves fan-out and resume alike.
+ */
+export interface EventBus {
+  /** Appends an entry; call only after the write it announces has committed. */
+  publish(entry: BusEntry): Promise<void>;
+  /** Calls `listener` for every entry appended from now on, in log order. */
+  subscribe(listener: LogListener): () => void;
+  /** The position of the last entry this instance has dispatched. */
+  position(): LogPosition;
+  /** Orders two positions: negative, zero or positive. */
+  compare(a: LogPosition, b: LogPosition): number;
+  /** Entries after `pos`, in order; null when `pos` is no longer in the retained log. */
+  readAfter(pos: LogPosition): Promise<Array<[LogPosition, BusEntry]> | null>;
+  saveCheckpoint(sessionId: string, cp: SessionCheckpoint, ttlMs: number): Promise<void>;
+  loadCheckpoint(sessionId: string): Promise<SessionCheckpoint | null>;
+  deleteCheckpoint(sessionId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The single-node bus: a bounded in-memory ring of the last `capacity` entries.
+ * Positions are decimal counters.
+ */
+export class InProcessBus implements EventBus {
+  private readonly ring: Array<BusEntry | undefined>;
+  private next = 1; // position of the next entry
+  private readonly listeners = new Set<LogListener>();
+  private readonly checkpoints = new Map<string, { cp: SessionCheckpoint; expires: number }>();
+
+  constructor(private readonly capacity: number) {
+    this.ring = new Array(capacity);
+  }
+
+  async publish(entry: BusEntry): Promise<void> {
+    const pos = this.next++;
+    this.ring[pos % this.capacity] = entry;
+    const p = String(pos);
+    for (const l of this.listeners) l(p, entry);
+  }
+
+  subscribe(listener: LogListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  position(): LogPosition {
+    return String(this.next - 1);
+  }
+
+  compare(a: LogPosition, b: LogPosition): number {
+    return Number(a) - Number(b);
+  }
+
+  async readAfter(pos: LogPosition): Promise<Array<[LogPosition, BusEntry]> | null> {
+    const from = Number(pos) + 1;
+    if (!Number.isInteger(from) || from < 1 || from > this.next) return null;
+    if (this.next - from > this.capacity) return null; // evicted
+    const out: Array<[LogPosition, BusEntry]> = [];
+    for (let p = from; p < this.next; p++) out.push([String(p), this.ring[p % this.capacity]!]);
+    return out;
+  }
+
+  async saveCheckpoint(sessionId: string, cp: SessionCheckpoint, ttlMs: number): Promise<void> {
+    this.checkpoints.set(sessionId, { cp, expires: Date.now() + ttlMs });
+    if (this.checkpoints.size % 1024 === 0) this.sweep();
+  }
+
+  async loadCheckpoint(sessionId: string): Promise<SessionCheckpoint | null> {
+    const e = this.checkpoints.get(sessionId);
+    if (!e) return null;
+    if (e.expires < Date.now()) {
+      this.checkpoints.delete(sessionId);
+      return null;
+    }
+    return e.cp;
+  }
+
+  async deleteCheckpoint(sessionId: string): Promise<void> {
+    this.checkpoints.delete(sessionId);
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [id, e] of this.checkpoints) if (e.expires < now) this.checkpoints.delete(id);
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+  }
+}

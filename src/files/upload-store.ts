@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+
+/**
+ * Where uploaded bytes live. The local directory is the default; several instances
+ * share it over a network file system, and an object-storage implementation fits the
+ * same three calls.
+ */
+export interface UploadStore {
+  /** Stores the stream under `id`; resolves with its size once it is durably written. */
+  put(id: string, data: Readable): Promise<number>;
+  /** A stream of the stored bytes, or null if there is none. */
+  get(id: string): Promise<{ stream: Readable; size: number } | null>;
+  remove(id: string): Promise<void>;
+}
+
+export class LocalUploadStore implements UploadStore {
+  constructor(private readonly dir: string) {
+    fs.mkdirSync(dir, { recursive: true });
+  }
+
+  private file(id: string): string {
+    // ids are ULIDs; refuse anything else so no path can escape the directory.
+    if (!/^[0-9A-Z]{26}$/.test(id)) throw new Error('invalid upload id');
+    return path.join(this.dir, id);
+  }
+
+  async put(id: string, data: Readable): Promise<number> {
+    const target = this.file(id);
+    const tmp = `${target}.part`;
+    try {
+      const out = fs.createWriteStream(tmp, { flags: 'wx' });
+      await pipeline(data, out);
+      // fsync before rename so a 200 means the bytes survive a crash.
+      const fh = await fs.promises.open(tmp, 'r');
+      try {
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      await fs.promises.rename(tmp, target);
+      return (await fs.promises.stat(target)).size;
+    } catch (err) {
+      await fs.promises.rm(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  async get(id: string): Promise<{ stream: Readable; size: number } | null> {
+    let file: string;
+    try {
+      file = this.file(id);
+    } catch {
+      return null;
+    }
+    try {
+      const st = await fs.promises.stat(file);
+      return { stream: fs.createReadStream(file), size: st.size };
+    } catch {
+      return null;
+    }
+  }
+
+  async remove(id: string): Promise<void> {
+    await fs.promises.rm(this.file(id), { force: true });
+  }
+}

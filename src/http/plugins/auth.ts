@@ -1,0 +1,25 @@
+import type { FastifyRequest } from 'fastify';
+import { accounts } from '../../domain/accounts.js';
+import type { DomainContext } from '../../domain/context.js';
+import type { Caller } from '../../domain/types.js';
+import { forbidden, unauthorized } from '../../errors.js';
+
+export type Accept = 'any' | 'user';
+
+/**
+ * Authenticates `Authorization: Bot <token>` (bots) or `Bearer <token>` (people).
+ * `accept: 'user'` refuses bots with 403: they are authenticated, just not allowed.
+ */
+export async function authenticate(ctx: DomainContext, request: FastifyRequest, accept: Accept): Promise<Caller> {
+  const header = request.headers.authorization;
+  if (!header) throw unauthorized('missing Authorization header');
+  const space = header.indexOf(' ');
+  const scheme = space > 0 ? header.slice(0, space) : '';
+  const token = header.slice(space + 1).trim();
+  let caller: Caller;
+  if (scheme === 'Bot' && token) caller = await accounts.authenticateBot(ctx, token);
+  else if (scheme === 'Bearer' && token) caller = await accounts.authenticateSession(ctx, token);
+  else throw unauthorized('Authorization must be "Bot <token>" or "Bearer <token>"');
+  if (accept === 'user' && caller.bot) throw forbidden('this endpoint is for user accounts, not bots');
+  return caller;
+}

@@ -1,0 +1,49 @@
+import '@fastify/multipart';
+import type { FastifyInstance } from 'fastify';
+import { type Static, Type } from 'typebox';
+import { uploads } from '../../domain/uploads.js';
+import { badRequest } from '../../errors.js';
+import { authenticate } from '../plugins/auth.js';
+import { RULES, enforce } from '../plugins/rate-limit.js';
+import type { RouteDeps } from './deps.js';
+
+/** Types shown inline: images browsers render without running script. Everything else downloads. */
+const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif']);
+
+const FileParams = Type.Object({ id: Type.String(), filename: Type.String() });
+
+/** Upload (seed 4.4) and serving the files back safely (contract section 4). */
+export function uploadRoutes(app: FastifyInstance, { ctx, limiter, config }: RouteDeps): void {
+  app.post('/upload', async (req, reply) => {
+    const caller = await authenticate(ctx, req, 'any');
+    if (!req.isMultipart()) throw badRequest('upload must be multipart/form-data with a field named "file"');
+    await enforce(limiter, RULES.uploads, caller.id, reply);
+    const part = await req.file({ limits: { fileSize: config.maxUploadBytes, files: 1 } });
+    if (!part || part.fieldname !== 'file') throw badRequest('multipart field "file" is required');
+    return uploads.store(ctx, caller, {
+      filename: part.filename,
+      contentType: part.mimetype,
+      data: part.file,
+      maxBytes: config.maxUploadBytes,
+      truncated: () => part.file.truncated,
+    });
+  });
+
+  app.get<{ Params: Static<typeof FileParams> }>('/uploads/:id/:filename', { schema: { params: FileParams } }, async (req, reply) => {
+    const file = await uploads.open(ctx, req.params.id);
+    const inline = INLINE_TYPES.has(file.contentType);
+    reply
+      .header('Content-Type', inline ? file.contentType : 'application/octet-stream')
+      .header('Content-Length', file.size)
+      .header('X-Content-Type-Options', 'nosniff')
+      // Even if a browser were tricked into rendering it, the file gets no script and no origin.
+      .header('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox")
+      .header('Cross-Origin-Resource-Policy', 'same-site')
+      .header('Cache-Control', 'public, max-age=31536000, immutable')
+      .header(
+        'Content-Disposition',
+        `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
+      );
+    return reply.send(file.stream);
+  });
+}

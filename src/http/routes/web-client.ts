@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/** First path segments that belong to the API; never answered with the web client. */
+const API_PREFIXES = new Set(['auth', 'users', 'bots', 'servers', 'channels', 'invites', 'webhooks', 'upload', 'uploads', 'gateway', 'healthz']);
+
+const CSP = [
+  "default-src 'self'",
+  "img-src 'self' https: data: blob:",
+  "style-src 'self' 'unsafe-inline'",
+  "connect-src 'self' ws: wss:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * Serves the built web client from `webDir`: its files, and index.html for client-side
+ * routes. Returns the not-found handler's fallback so unknown API paths stay JSON 404s.
+ */
+export function webClient(webDir: string) {
+  const root = path.resolve(webDir);
+  const index = path.join(root, 'index.html');
+
+  async function sendFile(reply: FastifyReply, file: string, cache: string) {
+    const body = await fs.promises.readFile(file);
+    return reply
+      .header('Content-Type', TYPES[path.extname(file)] ?? 'application/octet-stream')
+      .header('Cache-Control', cache)
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Content-Security-Policy', CSP)
+      .header('Referrer-Policy', 'no-referrer')
+      .send(body);
+  }
+
+  /** Answers a GET the API did not route, or returns false. */
+  return async function serve(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+    const url = decodeURIComponent((request.url.split('?')[0] ?? '/'));
+    const first = url.split('/')[1] ?? '';
+    if (API_PREFIXES.has(first)) return false;
+    const file = path.resolve(root, `.${url}`);
+    if (file.startsWith(root + path.sep) && fs.existsSync(file) && fs.statSync(file).isFile()) {
+      const immutable = url.startsWith('/assets/');
+      await sendFile(reply, file, immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+      return true;
+    }
+    if (!fs.existsSync(index) || path.extname(url) !== '') return false;
+    await sendFile(reply, index, 'no-cache');
+    return true;
+  };
+}
+
+export type WebClient = ReturnType<typeof webClient>;
+export type { FastifyInstance };

@@ -1,0 +1,45 @@
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const { app, close } = await buildApp(config);
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info(`Parley listening on ${config.publicUrl} (database: ${config.databaseUrl ? 'postgresql' : 'sqlite'})`);
+  console.log(`Parley is running at ${config.publicUrl}`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info(`${signal}: shutting down`);
+    const timer = setTimeout(() => {
+      app.log.error('shutdown grace period passed; exiting');
+      process.exit(1);
+    }, config.shutdownGraceSeconds * 1000 + 5000);
+    timer.unref();
+    close().then(
+      () => process.exit(0),
+      (err) => {
+        app.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err) => {
+  console.error('Parley failed to start:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});

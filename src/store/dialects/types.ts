@@ -1,0 +1,19 @@
+import type { Dialect } from 'kysely';
+
+/**
+ * What differs between databases, as capabilities rather than names: the domain and the
+ * repositories never ask "is this SQLite?".
+ */
+export interface DialectAdapter {
+  /** Human-readable, for logs and /healthz. */
+  readonly name: string;
+  readonly kysely: Dialect;
+  /** True when concurrent transactions can run (a pool); SQLite has one writer. */
+  readonly concurrentWriters: boolean;
+  /** Classifies a driver error. */
+  isUniqueViolation(err: unknown): boolean;
+  isForeignKeyViolation(err: unknown): boolean;
+  /** Run once after migrations (pragmas, checks). */
+  afterOpen?(): Promise<void>;
+  close?(): Promise<void>;
+}

@@ -1,0 +1,90 @@
+import { CamelCasePlugin, Kysely, type Transaction } from 'kysely';
+import { AppError } from '../errors.js';
+import { postgresAdapter } from './dialects/postgres.js';
+import { sqliteAdapter } from './dialects/sqlite.js';
+import type { DialectAdapter } from './dialects/types.js';
+import { GroupCommitter } from './group-commit.js';
+import { migrateToLatest } from './migrations.js';
+import { messages, reactions, uploads } from './repos/messages.js';
+import { channels, invites, members, servers } from './repos/servers.js';
+import { sessions, users } from './repos/users.js';
+import { idempotency, webhooks } from './repos/webhooks.js';
+import type { Database } from './schema.js';
+
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
+export type { Database } from './schema.js';
+
+/** Where the data lives: PostgreSQL when `databaseUrl` is set, else SQLite under `dataDir`. */
+export interface StoreOptions {
+  databaseUrl?: string;
+  dataDir: string;
+}
+
+/**
+ * The database: reads go straight to `db`, writes go through `write`, which commits in
+ * groups and settles only after the commit. Repositories are plain functions over an
+ * executor, so the same query serves a read and a write inside a transaction.
+ */
+export class Store {
+  readonly users = users;
+  readonly sessions = sessions;
+  readonly servers = servers;
+  readonly channels = channels;
+  readonly members = members;
+  readonly invites = invites;
+  readonly messages = messages;
+  readonly reactions = reactions;
+  readonly uploads = uploads;
+  readonly webhooks = webhooks;
+  readonly idempotency = idempotency;
+  private readonly committer: GroupCommitter;
+
+  private constructor(
+    readonly db: Db,
+    readonly adapter: DialectAdapter,
+  ) {
+    this.committer = new GroupCommitter(db);
+  }
+
+  /** Opens the database and migrates it to the latest schema. */
+  static async open(opts: StoreOptions): Promise<Store> {
+    const adapter = opts.databaseUrl ? postgresAdapter(opts.databaseUrl) : sqliteAdapter(opts.dataDir);
+    const db = new Kysely<Database>({ dialect: adapter.kysely, plugins: [new CamelCasePlugin()] });
+    try {
+      await migrateToLatest(db);
+      await adapter.afterOpen?.();
+    } catch (err) {
+      await db.destroy().catch(() => {});
+      throw err;
+    }
+    return new Store(db, adapter);
+  }
+
+  /**
+   * Runs `work` in a transaction and resolves once it is committed (durable). Store
+   * errors become AppErrors here, the one place that knows what they mean.
+   */
+  async write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    try {
+      return await this.committer.run(work);
+    } catch (err) {
+      throw this.translate(err);
+    }
+  }
+
+  private translate(err: unknown): unknown {
+    if (err instanceof AppError) return err;
+    if (this.adapter.isUniqueViolation(err)) return new AppError('conflict', 'already exists');
+    if (this.adapter.isForeignKeyViolation(err)) return new AppError('not_found', 'a referenced resource no longer exists');
+    return err;
+  }
+
+  async ping(): Promise<void> {
+    await this.db.selectFrom('servers').select('id').limit(1).execute();
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+}

@@ -1,0 +1,69 @@
+import type { Kysely } from 'kysely';
+import type { ChannelTable, Database, InviteTable, MemberTable, ServerTable } from '../schema.js';
+
+type Db = Kysely<Database>;
+
+/** Servers with their channels, members and invites (one aggregate). */
+export const servers = {
+  insert: (db: Db, row: ServerTable) => db.insertInto('servers').values(row).execute(),
+  byId: (db: Db, id: string) => db.selectFrom('servers').selectAll().where('id', '=', id).executeTakeFirst(),
+  rename: (db: Db, id: string, name: string) => db.updateTable('servers').set({ name }).where('id', '=', id).execute(),
+  ofMember: (db: Db, userId: string) =>
+    db
+      .selectFrom('servers')
+      .innerJoin('members', 'members.serverId', 'servers.id')
+      .selectAll('servers')
+      .where('members.userId', '=', userId)
+      .orderBy('servers.id')
+      .execute(),
+};
+
+export const channels = {
+  insert: (db: Db, row: ChannelTable) => db.insertInto('channels').values(row).execute(),
+  byId: (db: Db, id: string) => db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst(),
+  ofServer: (db: Db, serverId: string) =>
+    db.selectFrom('channels').selectAll().where('serverId', '=', serverId).orderBy('id').execute(),
+  ofServers: (db: Db, serverIds: string[]) =>
+    serverIds.length === 0
+      ? Promise.resolve([] as ChannelTable[])
+      : db.selectFrom('channels').selectAll().where('serverId', 'in', serverIds).orderBy('id').execute(),
+  rename: (db: Db, id: string, name: string) => db.updateTable('channels').set({ name }).where('id', '=', id).execute(),
+  delete: (db: Db, id: string) => db.deleteFrom('channels').where('id', '=', id).executeTakeFirst(),
+};
+
+export const members = {
+  insert: (db: Db, row: MemberTable) => db.insertInto('members').values(row).onConflict((oc) => oc.doNothing()).executeTakeFirst(),
+  get: (db: Db, serverId: string, userId: string) =>
+    db.selectFrom('members').selectAll().where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
+  /** The caller's membership in the server owning `channelId`, with the channel, in one query. */
+  forChannel: (db: Db, channelId: string, userId: string) =>
+    db
+      .selectFrom('channels')
+      .leftJoin('members', (join) => join.onRef('members.serverId', '=', 'channels.serverId').on('members.userId', '=', userId))
+      .select(['channels.id as channelId', 'channels.serverId', 'channels.name', 'channels.createdAt', 'members.permissions'])
+      .where('channels.id', '=', channelId)
+      .executeTakeFirst(),
+  ofServer: (db: Db, serverId: string) =>
+    db
+      .selectFrom('members')
+      .innerJoin('users', 'users.id', 'members.userId')
+      .select(['users.id', 'users.name', 'users.bot', 'users.avatar', 'users.ownerId', 'members.permissions', 'members.joinedAt'])
+      .where('members.serverId', '=', serverId)
+      .orderBy('members.joinedAt')
+      .orderBy('users.id')
+      .execute(),
+  setPermissions: (db: Db, serverId: string, userId: string, permissions: number) =>
+    db.updateTable('members').set({ permissions }).where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
+  delete: (db: Db, serverId: string, userId: string) =>
+    db.deleteFrom('members').where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
+  serverIdsOf: async (db: Db, userId: string) =>
+    (await db.selectFrom('members').select('serverId').where('userId', '=', userId).execute()).map((r) => r.serverId),
+};
+
+export const invites = {
+  insert: (db: Db, row: InviteTable) => db.insertInto('invites').values(row).execute(),
+  byCode: (db: Db, code: string) => db.selectFrom('invites').selectAll().where('code', '=', code).executeTakeFirst(),
+  ofServer: (db: Db, serverId: string) =>
+    db.selectFrom('invites').selectAll().where('serverId', '=', serverId).orderBy('createdAt').execute(),
+  delete: (db: Db, code: string) => db.deleteFrom('invites').where('code', '=', code).executeTakeFirst(),
+};

@@ -1,0 +1,125 @@
+import type { Generated } from 'kysely';
+
+/** Row types, camelCase in TypeScript, snake_case in the database (CamelCasePlugin). */
+export interface UserTable {
+  id: string;
+  /** Login name of a person; null for bots. */
+  username: string | null;
+  /** Lower-cased username, unique: names are case-insensitive. */
+  usernameKey: string | null;
+  name: string;
+  bot: number;
+  ownerId: string | null;
+  passwordHash: string | null;
+  tokenHash: string | null;
+  avatar: string | null;
+  createdAt: string;
+}
+
+export interface SessionTable {
+  id: string;
+  userId: string;
+  tokenHash: string;
+  createdAt: string;
+}
+
+export interface ServerTable {
+  id: string;
+  name: string;
+  ownerId: string;
+  createdAt: string;
+}
+
+export interface ChannelTable {
+  id: string;
+  serverId: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface MemberTable {
+  serverId: string;
+  userId: string;
+  /** Bitmask of `Permission`s. */
+  permissions: number;
+  joinedAt: string;
+}
+
+export interface InviteTable {
+  code: string;
+  serverId: string;
+  createdBy: string;
+  createdAt: string;
+}
+
+export interface UploadTable {
+  id: string;
+  uploaderId: string;
+  filename: string;
+  contentType: string;
+  size: number;
+  createdAt: string;
+}
+
+export interface MessageTable {
+  id: string;
+  channelId: string;
+  serverId: string;
+  authorId: string;
+  authorName: string;
+  authorAvatar: string | null;
+  authorBot: number;
+  webhookId: string | null;
+  content: string;
+  /** JSON array of attachments. */
+  attachments: string;
+  /** JSON array of embeds. */
+  embeds: string;
+  createdAt: string;
+  editedAt: string | null;
+}
+
+export interface ReactionTable {
+  messageId: string;
+  emoji: string;
+  userId: string;
+  createdAt: string;
+}
+
+export interface WebhookTable {
+  id: string;
+  serverId: string;
+  channelId: string;
+  name: string;
+  avatar: string | null;
+  tokenHash: string;
+  createdBy: string;
+  createdAt: string;
+}
+
+export interface IdempotencyTable {
+  /** Who made the request (e.g. `bot:<id>`, `webhook:<id>`); keys are scoped to their caller. */
+  caller: string;
+  key: string;
+  /** Route + body fingerprint, so a key reused for a different request is refused. */
+  fingerprint: string;
+  status: number;
+  body: string;
+  createdAt: string;
+}
+
+export interface Database {
+  users: UserTable;
+  sessions: SessionTable;
+  servers: ServerTable;
+  channels: ChannelTable;
+  members: MemberTable;
+  invites: InviteTable;
+  uploads: UploadTable;
+  messages: MessageTable;
+  reactions: ReactionTable;
+  webhooks: WebhookTable;
+  idempotencyKeys: IdempotencyTable;
+  // kysely's own tables are not typed here.
+  _unused?: Generated<number>;
+}

@@ -1,0 +1,177 @@
+import { useCallback, useEffect, useState, type MouseEvent } from 'react';
+import { ApiError, describeError, getToken, onUnauthorized, setToken } from './api/client';
+import { GatewayClient } from './api/gateway';
+import { ConfirmHost } from './components/dialog';
+import { ErrorBoundary } from './components/error-boundary';
+import { ToastRegion } from './components/toasts';
+import { AuthPage } from './pages/auth-page';
+import { ChatPage } from './pages/chat-page';
+import { HomePage } from './pages/home-page';
+import { InvitePage } from './pages/invite-page';
+import { MyBotsPage } from './pages/my-bots-page';
+import { SettingsPage } from './pages/settings-page';
+import { applyEvent, loadMe, loadMembers, loadServers } from './state/actions';
+import { store, useStore } from './state/store';
+import { toast } from './state/toasts';
+import { Link, match, navigate, paths, usePath } from './router';
+
+export function App() {
+  const [token, setTokenState] = useState<string | null>(getToken);
+
+  const login = useCallback((t: string) => {
+    setToken(t);
+    setTokenState(t);
+    if (location.pathname === '/login' || location.pathname === '/register') navigate(paths.home(), { replace: true });
+  }, []);
+
+  const logout = useCallback((reason?: string) => {
+    setToken(null);
+    store.dispatch({ type: 'reset' });
+    setTokenState(null);
+    if (!location.pathname.startsWith('/invite/')) navigate(paths.login());
+    if (reason) toast(reason, 'error');
+  }, []);
+
+  useEffect(() => {
+    onUnauthorized(() => logout('Your session has ended. Please log in again.'));
+    return () => onUnauthorized(null);
+  }, [logout]);
+
+  // Another tab logged in or out.
+  useEffect(() => {
+    const onStorage = (e: StorageEvent) => {
+      if (e.key === 'parley.token') setTokenState(getToken());
+    };
+    window.addEventListener('storage', onStorage);
+    return () => window.removeEventListener('storage', onStorage);
+  }, []);
+
+  return (
+    <ErrorBoundary>
+      <a href="#main" className="skip-link" onClick={skipToMain}>
+        Skip to content
+      </a>
+      {token ? <Session key={token} token={token} onLogout={() => logout()} onAuthFailed={() => logout('Your session has ended. Please log in again.')} /> : <LoggedOut onAuthenticated={login} />}
+      <ToastRegion />
+      <ConfirmHost />
+    </ErrorBoundary>
+  );
+}
+
+function skipToMain(e: MouseEvent) {
+  e.preventDefault();
+  const target = document.querySelector<HTMLElement>('.composer-input') ?? document.querySelector<HTMLElement>('main');
+  if (!target) return;
+  if (target.tabIndex < 0 && target.tagName === 'MAIN') target.tabIndex = -1;
+  target.focus();
+}
+
+function LoggedOut({ onAuthenticated }: { onAuthenticated: (token: string) => void }) {
+  const path = usePath();
+  const [inviteMode, setInviteMode] = useState<'login' | 'register'>('register');
+  useEffect(() => {
+    const onMode = (e: Event) => setInviteMode((e as CustomEvent<'login' | 'register'>).detail);
+    window.addEventListener('parley:auth-mode', onMode);
+    return () => window.removeEventListener('parley:auth-mode', onMode);
+  }, []);
+  useEffect(() => {
+    document.title = 'Parley';
+  }, []);
+  if (match('/invite/:code', path)) {
+    return <AuthPage mode={inviteMode} notice="You have been invited to a server. Log in or create an account to join it." onAuthenticated={onAuthenticated} />;
+  }
+  return <AuthPage mode={path === '/register' ? 'register' : 'login'} onAuthenticated={onAuthenticated} />;
+}
+
+interface SessionProps {
+  token: string;
+  onLogout: () => void;
+  onAuthFailed: () => void;
+}
+
+/** Everything that needs a logged-in user: boot data, the gateway and the routes. */
+function Session({ token, onLogout, onAuthFailed }: SessionProps) {
+  const me = useStore((s) => s.me);
+  const [bootError, setBootError] = useState<string | null>(null);
+  const [attempt, setAttempt] = useState(0);
+  const path = usePath();
+
+  useEffect(() => {
+    let cancelled = false;
+    setBootError(null);
+    Promise.all([loadMe(), loadServers()]).catch((err) => {
+      if (cancelled || (err instanceof ApiError && err.status === 401)) return;
+      setBootError(describeError(err));
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [token, attempt]);
+
+  useEffect(() => {
+    const gateway = new GatewayClient(token, {
+      onReady(ready, isReconnect) {
+        if (ready.user) store.dispatch({ type: 'me', user: ready.user });
+        if (Array.isArray(ready.servers)) {
+          store.dispatch({ type: 'servers/set', servers: ready.servers });
+          if (ready.servers.some((s) => !s.ownerId)) loadServers().catch(() => undefined);
+        }
+        if (isReconnect) {
+          // Events may have been missed: refetch what is on screen.
+          store.dispatch({ type: 'messages/stale' });
+          for (const serverId of Object.keys(store.getState().members)) loadMembers(serverId).catch(() => undefined);
+        }
+      },
+      onEvent: applyEvent,
+      onStatus: (status) => store.dispatch({ type: 'status', status }),
+      onAuthFailed,
+    });
+    gateway.start();
+    return () => gateway.stop();
+  }, [token, onAuthFailed]);
+
+  if (!me) {
+    if (bootError) {
+      return (
+        <main className="center-page">
+          <div className="card" role="alert">
+            <h1>Cannot load Parley</h1>
+            <p>{bootError}</p>
+            <div className="row">
+              <button type="button" className="button primary" onClick={() => setAttempt((a) => a + 1)}>
+                Try again
+              </button>
+              <button type="button" className="button secondary" onClick={onLogout}>
+                Log out
+              </button>
+            </div>
+          </div>
+        </main>
+      );
+    }
+    return (
+      <div className="splash" role="status">
+        Loading Parley…
+      </div>
+    );
+  }
+
+  let m: Record<string, string> | null;
+  if ((m = match('/invite/:code', path))) return <InvitePage code={m.code} />;
+  if ((m = match('/s/:serverId/settings/:tab?', path))) return <SettingsPage serverId={m.serverId} tab={m.tab} />;
+  if ((m = match('/s/:serverId/c/:channelId', path))) return <ChatPage serverId={m.serverId} channelId={m.channelId} onLogout={onLogout} />;
+  if ((m = match('/s/:serverId', path))) return <ChatPage serverId={m.serverId} channelId={null} onLogout={onLogout} />;
+  if (path === paths.myBots()) return <MyBotsPage onLogout={onLogout} />;
+  if (path === '/' || path === '/login' || path === '/register') return <HomePage onLogout={onLogout} />;
+  return (
+    <main className="center-page">
+      <div className="card">
+        <h1>Page not found</h1>
+        <p>There is nothing at this address.</p>
+        <Link to={paths.home()} className="button primary">
+          Go to Parley
+        </Link>
+      </div>
+    </main>
+  );
+}

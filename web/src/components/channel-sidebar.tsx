@@ -1,0 +1,152 @@
+import { useState } from 'react';
+import type { Server } from '../api/types';
+import { displayName } from '../api/types';
+import { createChannel, createInvite } from '../state/actions';
+import { useStore } from '../state/store';
+import { toastError } from '../state/toasts';
+import { Link, navigate, paths } from '../router';
+import { Avatar } from './avatar';
+import { CopyField } from './copy-field';
+import { Dialog } from './dialog';
+import { PromptDialog, normaliseChannelName } from './forms';
+
+interface Props {
+  server: Server;
+  activeChannelId: string | null;
+  isOwner: boolean;
+  onLogout: () => void;
+}
+
+/** The server's channels, owner shortcuts and the user panel. */
+export function ChannelSidebar({ server, activeChannelId, isOwner, onLogout }: Props) {
+  const channels = useStore((s) => s.channels[server.id]);
+  const unread = useStore((s) => s.unread);
+  const [dialog, setDialog] = useState<'channel' | 'invite' | null>(null);
+
+  return (
+    <aside className="channel-sidebar" aria-label={`${server.name} channels`}>
+      <header className="sidebar-header">
+        <h1 className="server-name" title={server.name}>
+          {server.name}
+        </h1>
+        {isOwner && (
+          <Link to={paths.settings(server.id)} className="icon-button" aria-label="Server settings" title="Server settings">
+            ⚙
+          </Link>
+        )}
+      </header>
+      {isOwner && (
+        <div className="sidebar-owner-actions">
+          <button type="button" className="button secondary small" onClick={() => setDialog('invite')}>
+            Invite people
+          </button>
+        </div>
+      )}
+      <div className="sidebar-section">
+        <div className="sidebar-section-title">
+          <span id={`channels-${server.id}`}>Channels</span>
+          {isOwner && (
+            <button type="button" className="icon-button small" aria-label="Create a channel" title="Create a channel" onClick={() => setDialog('channel')}>
+              +
+            </button>
+          )}
+        </div>
+        <ul className="channel-list" aria-labelledby={`channels-${server.id}`}>
+          {(channels ?? []).map((c) => (
+            <li key={c.id}>
+              <Link
+                to={paths.channel(server.id, c.id)}
+                className={`channel-link${c.id === activeChannelId ? ' active' : ''}${unread[c.id] ? ' unread' : ''}`}
+                aria-current={c.id === activeChannelId ? 'page' : undefined}
+              >
+                <span className="channel-hash" aria-hidden="true">
+                  #
+                </span>
+                <span className="channel-name">{c.name}</span>
+                {unread[c.id] && <span className="visually-hidden"> (unread)</span>}
+              </Link>
+            </li>
+          ))}
+          {channels && channels.length === 0 && <li className="empty-note">No channels yet.</li>}
+          {!channels && <li className="empty-note">Loading…</li>}
+        </ul>
+      </div>
+      <UserPanel onLogout={onLogout} />
+      {dialog === 'channel' && (
+        <PromptDialog
+          title="Create a channel"
+          label="Channel name"
+          submitLabel="Create channel"
+          placeholder="new-channel"
+          onClose={() => setDialog(null)}
+          onSubmit={async (name) => {
+            const channel = await createChannel(server.id, normaliseChannelName(name));
+            navigate(paths.channel(server.id, channel.id));
+          }}
+        />
+      )}
+      {dialog === 'invite' && <InviteDialog serverId={server.id} serverName={server.name} onClose={() => setDialog(null)} />}
+    </aside>
+  );
+}
+
+export function InviteDialog({ serverId, serverName, onClose }: { serverId: string; serverName: string; onClose: () => void }) {
+  const [link, setLink] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const make = async () => {
+    setBusy(true);
+    try {
+      setLink(await createInvite(serverId));
+    } catch (err) {
+      toastError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title={`Invite people to ${serverName}`} onClose={onClose}>
+      <div className="dialog-body stack">
+        {link ? (
+          <>
+            <CopyField label="Invite link" value={link} />
+            <p className="hint">Anyone with this link can join the server after logging in.</p>
+          </>
+        ) : (
+          <p>Create a link that lets people join {serverName}.</p>
+        )}
+        <footer className="dialog-actions">
+          <button type="button" className="button secondary" onClick={onClose}>
+            Done
+          </button>
+          <button type="button" className="button primary" onClick={make} disabled={busy} autoFocus={!link}>
+            {link ? 'Create another link' : 'Create invite link'}
+          </button>
+        </footer>
+      </div>
+    </Dialog>
+  );
+}
+
+export function UserPanel({ onLogout }: { onLogout: () => void }) {
+  const me = useStore((s) => s.me);
+  const status = useStore((s) => s.status);
+  if (!me) return null;
+  const name = displayName(me);
+  return (
+    <div className="user-panel">
+      <Avatar id={me.id} name={name} src={me.avatar} size={32} />
+      <div className="user-panel-info">
+        <span className="user-panel-name" title={name}>
+          {name}
+        </span>
+        <span className={`user-panel-status status-${status}`}>{status === 'connected' ? 'Online' : status === 'offline' ? 'Offline' : 'Connecting…'}</span>
+      </div>
+      <Link to={paths.myBots()} className="icon-button" aria-label="My bots" title="My bots">
+        🤖
+      </Link>
+      <button type="button" className="icon-button" aria-label="Log out" title="Log out" onClick={onLogout}>
+        ⎋
+      </button>
+    </div>
+  );
+}

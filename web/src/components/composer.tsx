@@ -1,0 +1,191 @@
+import { forwardRef, useImperativeHandle, useLayoutEffect, useRef, useState } from 'react';
+import type { Channel, UploadResult } from '../api/types';
+import { sendMessage, sendTyping, uploadFile } from '../state/actions';
+import { toast, toastError } from '../state/toasts';
+import { codePoints, formatSize } from '../lib/format';
+
+const MAX_CONTENT = 4000;
+const MAX_FILES = 10;
+const TYPING_EVERY_MS = 6000;
+
+/** Unsent text per channel survives switching channels. */
+const drafts = new Map<string, string>();
+
+interface Pending {
+  key: number;
+  name: string;
+  size: number;
+  status: 'uploading' | 'done';
+  result?: UploadResult;
+}
+
+export interface ComposerHandle {
+  addFiles(files: FileList | File[]): void;
+  focus(): void;
+}
+
+interface Props {
+  channel: Channel;
+  /** Up arrow in an empty composer edits your last message. */
+  onEditLast: () => void;
+}
+
+let nextKey = 1;
+
+export const Composer = forwardRef<ComposerHandle, Props>(function Composer({ channel, onEditLast }, handle) {
+  const [text, setTextState] = useState(() => drafts.get(channel.id) ?? '');
+  const [files, setFiles] = useState<Pending[]>([]);
+  const area = useRef<HTMLTextAreaElement>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const lastTyping = useRef(0);
+
+  const setText = (v: string) => {
+    setTextState(v);
+    if (v) drafts.set(channel.id, v);
+    else drafts.delete(channel.id);
+  };
+
+  useLayoutEffect(() => {
+    const el = area.current;
+    if (!el) return;
+    el.style.height = 'auto';
+    el.style.height = `${Math.min(el.scrollHeight, Math.round(window.innerHeight * 0.4))}px`;
+  }, [text]);
+
+  const addFiles = (list: FileList | File[]) => {
+    const incoming = [...list];
+    if (!incoming.length) return;
+    const room = MAX_FILES - files.length;
+    if (incoming.length > room) toast(`You can attach up to ${MAX_FILES} files to one message.`, 'error');
+    for (const file of incoming.slice(0, Math.max(0, room))) {
+      const key = nextKey++;
+      setFiles((prev) => [...prev, { key, name: file.name, size: file.size, status: 'uploading' }]);
+      uploadFile(file)
+        .then((result) => setFiles((prev) => prev.map((p) => (p.key === key ? { ...p, status: 'done', result } : p))))
+        .catch((err) => {
+          setFiles((prev) => prev.filter((p) => p.key !== key));
+          toastError(err);
+        });
+    }
+    area.current?.focus();
+  };
+
+  useImperativeHandle(handle, () => ({ addFiles, focus: () => area.current?.focus() }));
+
+  const uploading = files.some((f) => f.status === 'uploading');
+  const length = codePoints(text);
+  const tooLong = length > MAX_CONTENT;
+
+  const submit = async () => {
+    if (uploading) {
+      toast('Wait for the upload to finish, then send.');
+      return;
+    }
+    const content = text;
+    const sentFiles = files;
+    const attachments = sentFiles.flatMap((f) => (f.result ? [{ url: f.result.url, filename: f.result.filename || f.name }] : []));
+    if (!content.trim() && !attachments.length) return;
+    if (tooLong) {
+      toast(`Messages can be at most ${MAX_CONTENT} characters (this one has ${length}).`, 'error');
+      return;
+    }
+    setText('');
+    setFiles([]);
+    lastTyping.current = 0;
+    try {
+      await sendMessage(channel.id, content.trim() ? content : '', attachments);
+    } catch (err) {
+      toastError(err);
+      // Give the text back so nothing typed is lost.
+      setTextState((current) => (current ? current : content));
+      if (!drafts.get(channel.id)) drafts.set(channel.id, content);
+      setFiles((current) => (current.length ? current : sentFiles));
+    }
+  };
+
+  return (
+    <form
+      className="composer"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      {files.length > 0 && (
+        <ul className="pending-files" aria-label="Attachments to send">
+          {files.map((f) => (
+            <li key={f.key} className={`pending-file ${f.status}`}>
+              <span className="pending-name">{f.name}</span>
+              <span className="pending-size">{f.status === 'uploading' ? 'Uploading…' : formatSize(f.result?.size ?? f.size)}</span>
+              <button type="button" className="icon-button" aria-label={`Remove ${f.name}`} onClick={() => setFiles((prev) => prev.filter((p) => p.key !== f.key))}>
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <div className="composer-row">
+        <button type="button" className="icon-button composer-attach" aria-label="Attach a file" title="Attach a file" onClick={() => fileInput.current?.click()}>
+          +
+        </button>
+        <input
+          ref={fileInput}
+          type="file"
+          multiple
+          hidden
+          aria-label="Choose files to attach"
+          data-testid="file-input"
+          onChange={(e) => {
+            if (e.currentTarget.files) addFiles(e.currentTarget.files);
+            e.currentTarget.value = '';
+          }}
+        />
+        <textarea
+          ref={area}
+          className="composer-input"
+          rows={1}
+          value={text}
+          placeholder={`Message #${channel.name}`}
+          aria-label={`Message #${channel.name}`}
+          aria-describedby="composer-help"
+          onChange={(e) => {
+            setText(e.target.value);
+            const now = Date.now();
+            if (e.target.value.trim() && now - lastTyping.current > TYPING_EVERY_MS) {
+              lastTyping.current = now;
+              sendTyping(channel.id);
+            }
+          }}
+          onPaste={(e) => {
+            if (e.clipboardData.files.length) {
+              e.preventDefault();
+              addFiles(e.clipboardData.files);
+            }
+          }}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+              e.preventDefault();
+              void submit();
+            } else if (e.key === 'ArrowUp' && !text && !files.length) {
+              e.preventDefault();
+              onEditLast();
+            }
+          }}
+        />
+        <button type="submit" className="button primary composer-send" disabled={uploading || tooLong || (!text.trim() && !files.length)}>
+          Send
+        </button>
+      </div>
+      <div id="composer-help" className="composer-help">
+        <span>
+          <kbd>Enter</kbd> to send, <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line. Markdown works.
+        </span>
+        {length > MAX_CONTENT - 500 && (
+          <span className={`char-count${tooLong ? ' over' : ''}`} aria-live="polite">
+            {length}/{MAX_CONTENT}
+          </span>
+        )}
+      </div>
+    </form>
+  );
+});

@@ -1,0 +1,46 @@
+import { Component, type ErrorInfo, type ReactNode } from 'react';
+
+interface Props {
+  children: ReactNode;
+  /** Changing it clears a caught error (e.g. on navigation). */
+  resetKey?: string;
+}
+
+interface State {
+  error: Error | null;
+}
+
+/** Shows a readable error instead of a blank page when rendering fails. */
+export class ErrorBoundary extends Component<Props, State> {
+  override state: State = { error: null };
+
+  static getDerivedStateFromError(error: Error): State {
+    return { error };
+  }
+
+  override componentDidCatch(error: Error, info: ErrorInfo): void {
+    console.error('render failed', error, info.componentStack);
+  }
+
+  override componentDidUpdate(prev: Props): void {
+    if (prev.resetKey !== this.props.resetKey && this.state.error) this.setState({ error: null });
+  }
+
+  override render() {
+    if (!this.state.error) return this.props.children;
+    return (
+      <div className="error-screen" role="alert">
+        <h2>Something went wrong</h2>
+        <p>This part of Parley could not be shown: {this.state.error.message || 'unknown error'}.</p>
+        <div className="row">
+          <button type="button" className="button primary" onClick={() => this.setState({ error: null })}>
+            Try again
+          </button>
+          <button type="button" className="button secondary" onClick={() => location.reload()}>
+            Reload the page
+          </button>
+        </div>
+      </div>
+    );
+  }
+}

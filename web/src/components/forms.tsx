@@ -1,0 +1,87 @@
+/** Small dialogs with one text field: create a server, a channel, join by invite. */
+import { useId, useState, type FormEvent } from 'react';
+import { describeError } from '../api/client';
+import { Dialog } from './dialog';
+
+interface PromptDialogProps {
+  title: string;
+  label: string;
+  submitLabel: string;
+  initial?: string;
+  placeholder?: string;
+  help?: string;
+  maxLength?: number;
+  /** Resolve to close; throw to show the error under the field. */
+  onSubmit: (value: string) => Promise<void>;
+  onClose: () => void;
+}
+
+export function PromptDialog({ title, label, submitLabel, initial = '', placeholder, help, maxLength = 100, onSubmit, onClose }: PromptDialogProps) {
+  const [value, setValue] = useState(initial);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const id = useId();
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!value.trim()) {
+      setError(`${label} is required.`);
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      await onSubmit(value.trim());
+      onClose();
+    } catch (err) {
+      setError(describeError(err));
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title={title} onClose={onClose}>
+      <form onSubmit={submit} className="dialog-body stack">
+        <label htmlFor={id} className="field-label">
+          {label}
+        </label>
+        <input
+          id={id}
+          className="input"
+          value={value}
+          autoFocus
+          maxLength={maxLength}
+          placeholder={placeholder}
+          onChange={(e) => setValue(e.target.value)}
+          aria-invalid={!!error}
+          aria-describedby={error ? `${id}-error` : help ? `${id}-help` : undefined}
+        />
+        {help && !error && (
+          <p id={`${id}-help`} className="hint">
+            {help}
+          </p>
+        )}
+        {error && (
+          <p id={`${id}-error`} className="field-error" role="alert">
+            {error}
+          </p>
+        )}
+        <footer className="dialog-actions">
+          <button type="button" className="button secondary" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="button primary" disabled={busy}>
+            {busy ? 'Working…' : submitLabel}
+          </button>
+        </footer>
+      </form>
+    </Dialog>
+  );
+}
+
+/** Channel names: lower case, words joined by dashes, as people expect. */
+export function normaliseChannelName(name: string): string {
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/^#+/, '')
+    .replace(/\s+/g, '-');
+}

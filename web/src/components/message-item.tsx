@@ -1,0 +1,211 @@
+import { memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import type { Message, Reaction } from '../api/types';
+import { Markdown } from '../markdown/render';
+import { deleteMessage, editMessage, toggleReaction } from '../state/actions';
+import { toastError } from '../state/toasts';
+import { codePoints, formatClock, formatFull, formatMessageTime } from '../lib/format';
+import { AttachmentView } from './attachment';
+import { Avatar, BotBadge } from './avatar';
+import { confirm } from './dialog';
+import { Embed } from './embed';
+import { EmojiPicker } from './emoji-picker';
+
+const MAX_CONTENT = 4000;
+
+interface Props {
+  message: Message;
+  /** Continues the previous message's author group: no header. */
+  grouped: boolean;
+  mine: boolean;
+  canDelete: boolean;
+  editing: boolean;
+  onEdit: (id: string | null) => void;
+}
+
+export const MessageItem = memo(function MessageItem({ message, grouped, mine, canDelete, editing, onEdit }: Props) {
+  const [picker, setPicker] = useState(false);
+  const author = message.author ?? { id: 'unknown', name: 'Unknown', bot: false };
+  const isBot = !!author.bot || !!message.webhookId;
+  const name = author.name || 'Unknown';
+  const attachments = Array.isArray(message.attachments) ? message.attachments : [];
+  const embeds = Array.isArray(message.embeds) ? message.embeds : [];
+  const reactions = Array.isArray(message.reactions) ? message.reactions : [];
+  const canEdit = mine && !message.webhookId;
+
+  const react = (emoji: string) => {
+    setPicker(false);
+    toggleReaction(message, emoji).catch(toastError);
+  };
+
+  const remove = async (skipConfirm: boolean) => {
+    if (!skipConfirm) {
+      const ok = await confirm({
+        title: 'Delete message',
+        body: (
+          <>
+            <p>Delete this message? This cannot be undone.</p>
+            {message.content && <blockquote className="confirm-quote">{message.content.slice(0, 300)}</blockquote>}
+            <p className="hint">Tip: hold Shift while clicking Delete to skip this question.</p>
+          </>
+        ),
+        confirmLabel: 'Delete',
+        danger: true,
+      });
+      if (!ok) return;
+    }
+    deleteMessage(message).catch(toastError);
+  };
+
+  return (
+    <li
+      className={`message${grouped ? ' grouped' : ''}${isBot ? ' from-bot' : ''}${editing ? ' editing' : ''}`}
+      data-message-id={message.id}
+      data-webhook={message.webhookId ? 'true' : undefined}
+    >
+      <div className="message-gutter">
+        {grouped ? (
+          <time className="message-hover-time" dateTime={message.createdAt} title={formatFull(message.createdAt)}>
+            {formatClock(message.createdAt)}
+          </time>
+        ) : (
+          <Avatar id={message.webhookId ?? author.id} name={name} src={author.avatar} />
+        )}
+      </div>
+      <div className="message-body">
+        {!grouped && (
+          <div className="message-header">
+            <span className="message-author">{name}</span>
+            {isBot && <BotBadge />}
+            <time className="message-time" dateTime={message.createdAt} title={formatFull(message.createdAt)}>
+              {formatMessageTime(message.createdAt)}
+            </time>
+          </div>
+        )}
+        {editing ? (
+          <EditBox message={message} onDone={() => onEdit(null)} />
+        ) : (
+          message.content && (
+            <div className="message-content">
+              <Markdown source={message.content} />
+              {message.editedAt && (
+                <span className="edited" title={`Edited ${formatFull(message.editedAt)}`}>
+                  (edited)
+                </span>
+              )}
+            </div>
+          )
+        )}
+        {attachments.length > 0 && (
+          <div className="attachments">
+            {attachments.map((a, i) => (
+              <AttachmentView key={`${a.url}-${i}`} attachment={a} />
+            ))}
+          </div>
+        )}
+        {embeds.length > 0 && (
+          <div className="embeds">
+            {embeds.map((e, i) => (e && typeof e === 'object' ? <Embed key={i} embed={e} /> : null))}
+          </div>
+        )}
+        {reactions.length > 0 && (
+          <div className="reactions" role="group" aria-label="Reactions">
+            {reactions.map((r) => (
+              <ReactionChip key={r.emoji} reaction={r} onToggle={react} />
+            ))}
+          </div>
+        )}
+      </div>
+      <div className="message-actions" role="toolbar" aria-label="Message actions">
+        <button type="button" className="icon-button" aria-label="Add reaction" title="Add reaction" onClick={() => setPicker((p) => !p)} aria-expanded={picker}>
+          ☺
+        </button>
+        {canEdit && (
+          <button type="button" className="icon-button" aria-label="Edit message" title="Edit" onClick={() => onEdit(message.id)}>
+            ✎
+          </button>
+        )}
+        {canDelete && (
+          <button type="button" className="icon-button danger" aria-label="Delete message" title="Delete (Shift+click to skip confirmation)" onClick={(e) => void remove(e.shiftKey)}>
+            🗑
+          </button>
+        )}
+        {picker && <EmojiPicker onPick={react} onClose={() => setPicker(false)} />}
+      </div>
+    </li>
+  );
+});
+
+function ReactionChip({ reaction, onToggle }: { reaction: Reaction; onToggle: (emoji: string) => void }) {
+  const label = `${reaction.emoji} ${reaction.count} ${reaction.count === 1 ? 'reaction' : 'reactions'}${reaction.me ? ', including yours; click to remove yours' : '; click to add yours'}`;
+  return (
+    <button type="button" className={`reaction${reaction.me ? ' mine' : ''}`} aria-pressed={!!reaction.me} aria-label={label} onClick={() => onToggle(reaction.emoji)}>
+      <span className="reaction-emoji">{reaction.emoji}</span>
+      <span className="reaction-count">{reaction.count}</span>
+    </button>
+  );
+}
+
+function EditBox({ message, onDone }: { message: Message; onDone: () => void }) {
+  const [text, setText] = useState(message.content);
+  const [saving, setSaving] = useState(false);
+  const ref = useRef<HTMLTextAreaElement>(null);
+
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.focus();
+    el.setSelectionRange(el.value.length, el.value.length);
+  }, []);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.style.height = 'auto';
+    el.style.height = `${Math.min(el.scrollHeight, 400)}px`;
+  }, [text]);
+
+  const save = async () => {
+    if (text === message.content) return onDone();
+    if (!text.trim() && !(message.attachments?.length)) {
+      toastError(new Error('A message cannot be empty. Delete it instead.'));
+      return;
+    }
+    if (codePoints(text) > MAX_CONTENT) {
+      toastError(new Error(`Messages can be at most ${MAX_CONTENT} characters.`));
+      return;
+    }
+    setSaving(true);
+    try {
+      await editMessage(message, text);
+      onDone();
+    } catch (err) {
+      toastError(err);
+      setSaving(false);
+    }
+  };
+
+  return (
+    <div className="edit-box">
+      <textarea
+        ref={ref}
+        className="input edit-input"
+        aria-label="Edit message"
+        value={text}
+        disabled={saving}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            e.preventDefault();
+            onDone();
+          } else if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+            e.preventDefault();
+            void save();
+          }
+        }}
+      />
+      <div className="edit-hint">
+        Escape to <button type="button" className="link-button" onClick={onDone}>cancel</button> • Enter to{' '}
+        <button type="button" className="link-button" onClick={() => void save()}>save</button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,149 @@
+import { Fragment, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import type { Channel, Message } from '../api/types';
+import { loadLatest, loadOlder } from '../state/actions';
+import { useStore } from '../state/store';
+import { formatDay, isSameDay, minutesBetween } from '../lib/format';
+import { MessageItem } from './message-item';
+
+interface Props {
+  channel: Channel;
+  isOwner: boolean;
+  editingId: string | null;
+  onEdit: (id: string | null) => void;
+}
+
+const GROUP_MINUTES = 7;
+
+function groupedWith(prev: Message | undefined, m: Message): boolean {
+  if (!prev) return false;
+  if (prev.author?.id !== m.author?.id) return false;
+  if ((prev.webhookId ?? null) !== (m.webhookId ?? null)) return false;
+  if (prev.author?.name !== m.author?.name) return false; // webhook per-message names
+  return minutesBetween(prev.createdAt, m.createdAt) < GROUP_MINUTES;
+}
+
+/** The channel's messages, newest at the bottom; scrolling up loads older pages. */
+export function MessageList({ channel, isOwner, editingId, onEdit }: Props) {
+  const data = useStore((s) => s.messages[channel.id]);
+  const meId = useStore((s) => s.me?.id);
+  const scroller = useRef<HTMLDivElement>(null);
+  const content = useRef<HTMLOListElement>(null);
+  const stick = useRef(true);
+  const lastHeight = useRef(0);
+  const firstId = useRef<string | null>(null);
+  const [away, setAway] = useState(false);
+
+  const items = data?.items ?? [];
+
+  useEffect(() => {
+    if (!data || !data.loaded || data.stale) void loadLatest(channel.id);
+  }, [channel.id, data?.loaded, data?.stale]);
+
+  // Keep the view anchored: at the bottom when following, on the same message when
+  // older history is prepended above.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const first = items[0]?.id ?? null;
+    if (stick.current) {
+      el.scrollTop = el.scrollHeight;
+    } else if (firstId.current && first !== firstId.current && lastHeight.current) {
+      el.scrollTop += el.scrollHeight - lastHeight.current;
+    }
+    firstId.current = first;
+    lastHeight.current = el.scrollHeight;
+  }, [items]);
+
+  // Images and embeds change height after load; stay at the bottom if we were there.
+  useEffect(() => {
+    const el = scroller.current;
+    const inner = content.current;
+    if (!el || !inner || typeof ResizeObserver === 'undefined') return;
+    const ro = new ResizeObserver(() => {
+      if (stick.current) el.scrollTop = el.scrollHeight;
+      lastHeight.current = el.scrollHeight;
+    });
+    ro.observe(inner);
+    return () => ro.disconnect();
+  }, []);
+
+  // If the first page does not fill the view, fetch more so scrolling can work.
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el || !data?.loaded || data.loading || !data.hasMore || data.error) return;
+    if (el.scrollHeight <= el.clientHeight + 40) void loadOlder(channel.id);
+  }, [channel.id, data?.loaded, data?.loading, data?.hasMore, data?.error, items.length]);
+
+  const onScroll = useCallback(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const fromBottom = el.scrollHeight - el.scrollTop - el.clientHeight;
+    stick.current = fromBottom < 48;
+    lastHeight.current = el.scrollHeight;
+    setAway(fromBottom > 600);
+    if (el.scrollTop < 400) void loadOlder(channel.id);
+  }, [channel.id]);
+
+  const jumpToPresent = () => {
+    const el = scroller.current;
+    if (!el) return;
+    stick.current = true;
+    el.scrollTop = el.scrollHeight;
+    setAway(false);
+  };
+
+  const showStart = data?.loaded && !data.hasMore;
+
+  return (
+    <div className="message-scroller" ref={scroller} onScroll={onScroll} role="log" aria-label={`Messages in #${channel.name}`} tabIndex={0}>
+      <div className="message-list-top">
+        {showStart && (
+          <div className="channel-start">
+            <div className="channel-start-icon" aria-hidden="true">
+              #
+            </div>
+            <h2>Welcome to #{channel.name}</h2>
+            <p>This is the start of the #{channel.name} channel.</p>
+          </div>
+        )}
+        {data?.loading && <div className="loading-row">Loading messages…</div>}
+        {data?.error && (
+          <div className="load-error" role="alert">
+            Could not load messages: {data.error}{' '}
+            <button type="button" className="link-button" onClick={() => void (items.length ? loadOlder(channel.id) : loadLatest(channel.id))}>
+              Try again
+            </button>
+          </div>
+        )}
+      </div>
+      <ol className="message-list" ref={content}>
+        {items.map((m, i) => {
+          const prev = items[i - 1];
+          const newDay = !prev || !isSameDay(prev.createdAt, m.createdAt);
+          return (
+            <Fragment key={m.id}>
+              {newDay && (
+                <li className="day-divider" role="separator" aria-label={formatDay(m.createdAt)}>
+                  <span>{formatDay(m.createdAt)}</span>
+                </li>
+              )}
+              <MessageItem
+                message={m}
+                grouped={!newDay && groupedWith(prev, m)}
+                mine={!!meId && m.author?.id === meId}
+                canDelete={(!!meId && m.author?.id === meId && !m.webhookId) || isOwner}
+                editing={editingId === m.id}
+                onEdit={onEdit}
+              />
+            </Fragment>
+          );
+        })}
+      </ol>
+      {away && (
+        <button type="button" className="jump-present" onClick={jumpToPresent}>
+          Jump to present ↓
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,81 @@
+import { useState } from 'react';
+import { createServer, joinInvite } from '../state/actions';
+import { useStore } from '../state/store';
+import { Link, navigate, paths } from '../router';
+import { initials, hueFor } from '../lib/format';
+import { PromptDialog } from './forms';
+
+/** The column of servers at the far left, with create and join. */
+export function ServerRail({ activeServerId }: { activeServerId: string | null }) {
+  const servers = useStore((s) => s.servers);
+  const order = useStore((s) => s.serverOrder);
+  const channels = useStore((s) => s.channels);
+  const unread = useStore((s) => s.unread);
+  const [dialog, setDialog] = useState<'create' | 'join' | null>(null);
+
+  return (
+    <nav className="server-rail" aria-label="Servers">
+      <Link to={paths.home()} className="rail-home" aria-label="Parley home" title="Parley">
+        <svg viewBox="0 0 64 64" width="28" height="28" aria-hidden="true">
+          <path d="M18 20h28a4 4 0 0 1 4 4v14a4 4 0 0 1-4 4H30l-9 7v-7h-3a4 4 0 0 1-4-4V24a4 4 0 0 1 4-4z" fill="currentColor" />
+        </svg>
+      </Link>
+      <div className="rail-separator" role="presentation" />
+      <ul className="rail-list">
+        {order.map((id) => {
+          const s = servers[id];
+          if (!s) return null;
+          const hasUnread = (channels[id] ?? []).some((c) => unread[c.id]);
+          return (
+            <li key={id}>
+              <Link
+                to={paths.server(id)}
+                className={`rail-server${id === activeServerId ? ' active' : ''}${hasUnread ? ' unread' : ''}`}
+                aria-label={`${s.name}${hasUnread ? ' (unread messages)' : ''}`}
+                aria-current={id === activeServerId ? 'page' : undefined}
+                title={s.name}
+                style={{ ['--hue' as string]: String(hueFor(id)) }}
+              >
+                {initials(s.name)}
+              </Link>
+            </li>
+          );
+        })}
+      </ul>
+      <button type="button" className="rail-action" aria-label="Create a server" title="Create a server" onClick={() => setDialog('create')}>
+        +
+      </button>
+      <button type="button" className="rail-action" aria-label="Join a server with an invite" title="Join with an invite" onClick={() => setDialog('join')}>
+        ⇥
+      </button>
+      {dialog === 'create' && (
+        <PromptDialog
+          title="Create a server"
+          label="Server name"
+          submitLabel="Create"
+          placeholder="My community"
+          help="You will be its owner: you manage its channels, invites, bots and webhooks."
+          onClose={() => setDialog(null)}
+          onSubmit={async (name) => {
+            const server = await createServer(name);
+            navigate(paths.server(server.id));
+          }}
+        />
+      )}
+      {dialog === 'join' && (
+        <PromptDialog
+          title="Join a server"
+          label="Invite link or code"
+          submitLabel="Join"
+          placeholder={`${location.origin}/invite/abc123`}
+          maxLength={500}
+          onClose={() => setDialog(null)}
+          onSubmit={async (link) => {
+            const server = await joinInvite(link);
+            navigate(paths.server(server.id));
+          }}
+        />
+      )}
+    </nav>
+  );
+}

@@ -1,0 +1,20 @@
+import { dismissToast, useToasts } from '../state/toasts';
+
+/** Errors and notices, announced to screen readers. */
+export function ToastRegion() {
+  const toasts = useToasts();
+  return (
+    <div className="toasts" role="region" aria-label="Notifications">
+      <div aria-live="polite" aria-atomic="false">
+        {toasts.map((t) => (
+          <div key={t.id} className={`toast toast-${t.kind}`} role={t.kind === 'error' ? 'alert' : 'status'}>
+            <span>{t.text}</span>
+            <button type="button" className="icon-button" aria-label="Dismiss" onClick={() => dismissToast(t.id)}>
+              ×
+            </button>
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,126 @@
+/**
+ * Renders the parsed Markdown tree as React elements. Every piece of user text ends up
+ * as a text child (React escapes it), links carry only hrefs that `safeHref` accepted,
+ * and nothing here uses dangerouslySetInnerHTML.
+ */
+import { memo, useState, type ReactNode } from 'react';
+import { isEmojiOnly, parseInline, parseMarkdown, type Block, type Inline } from './parse';
+
+function renderInline(nodes: Inline[], keyPrefix = ''): ReactNode[] {
+  return nodes.map((n, idx) => {
+    const key = `${keyPrefix}${idx}`;
+    switch (n.type) {
+      case 'text':
+        return n.value;
+      case 'br':
+        return <br key={key} />;
+      case 'code':
+        return (
+          <code key={key} className="md-code">
+            {n.value}
+          </code>
+        );
+      case 'strong':
+        return <strong key={key}>{renderInline(n.children, `${key}.`)}</strong>;
+      case 'em':
+        return <em key={key}>{renderInline(n.children, `${key}.`)}</em>;
+      case 'u':
+        return <u key={key}>{renderInline(n.children, `${key}.`)}</u>;
+      case 'del':
+        return <del key={key}>{renderInline(n.children, `${key}.`)}</del>;
+      case 'spoiler':
+        return <Spoiler key={key}>{renderInline(n.children, `${key}.`)}</Spoiler>;
+      case 'link':
+        return (
+          <a key={key} href={n.href} target="_blank" rel="noopener noreferrer nofollow ugc" title={n.href}>
+            {renderInline(n.children, `${key}.`)}
+          </a>
+        );
+      default:
+        return null;
+    }
+  });
+}
+
+function Spoiler({ children }: { children: ReactNode }) {
+  const [shown, setShown] = useState(false);
+  if (shown) return <span className="md-spoiler md-spoiler-shown">{children}</span>;
+  return (
+    <span
+      className="md-spoiler"
+      role="button"
+      tabIndex={0}
+      aria-label="Spoiler, activate to reveal"
+      onClick={() => setShown(true)}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter' || e.key === ' ') {
+          e.preventDefault();
+          setShown(true);
+        }
+      }}
+    >
+      <span aria-hidden="true">{children}</span>
+    </span>
+  );
+}
+
+function renderBlocks(blocks: Block[], keyPrefix = ''): ReactNode[] {
+  return blocks.map((b, idx) => {
+    const key = `${keyPrefix}${idx}`;
+    switch (b.type) {
+      case 'paragraph':
+        return (
+          <p key={key} className="md-p">
+            {renderInline(b.children, `${key}.`)}
+          </p>
+        );
+      case 'heading': {
+        const Tag = (['h3', 'h4', 'h5'] as const)[b.level - 1];
+        return (
+          <Tag key={key} className={`md-h md-h${b.level}`}>
+            {renderInline(b.children, `${key}.`)}
+          </Tag>
+        );
+      }
+      case 'codeblock':
+        return (
+          <pre key={key} className="md-pre" data-lang={b.lang || undefined}>
+            <code>{b.value}</code>
+          </pre>
+        );
+      case 'quote':
+        return (
+          <blockquote key={key} className="md-quote">
+            {renderBlocks(b.children, `${key}.`)}
+          </blockquote>
+        );
+      case 'list': {
+        const items = b.items.map((item, j) => <li key={j}>{renderBlocks(item, `${key}.${j}.`)}</li>);
+        return b.ordered ? (
+          <ol key={key} className="md-list" start={b.start !== 1 ? b.start : undefined}>
+            {items}
+          </ol>
+        ) : (
+          <ul key={key} className="md-list">
+            {items}
+          </ul>
+        );
+      }
+      case 'hr':
+        return <hr key={key} className="md-hr" />;
+      default:
+        return null;
+    }
+  });
+}
+
+/** Block Markdown (messages, embed descriptions and field values). */
+export const Markdown = memo(function Markdown({ source, className }: { source: string; className?: string }) {
+  const big = isEmojiOnly(source);
+  return <div className={`md${big ? ' md-jumbo' : ''}${className ? ` ${className}` : ''}`}>{renderBlocks(parseMarkdown(source))}</div>;
+});
+
+/** Inline-only Markdown (embed titles, field names). */
+export const InlineMarkdown = memo(function InlineMarkdown({ source }: { source: string }) {
+  return <>{renderInline(parseInline(source))}</>;
+});

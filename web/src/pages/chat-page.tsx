@@ -1,0 +1,219 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { ChannelSidebar } from '../components/channel-sidebar';
+import { Composer, type ComposerHandle } from '../components/composer';
+import { ErrorBoundary } from '../components/error-boundary';
+import { MemberList } from '../components/member-list';
+import { MessageList } from '../components/message-list';
+import { ServerRail } from '../components/server-rail';
+import { TypingIndicator } from '../components/typing-indicator';
+import { loadChannels, viewing } from '../state/actions';
+import { store, useStore } from '../state/store';
+import { toastError } from '../state/toasts';
+import { Link, navigate, paths } from '../router';
+
+const LAST_CHANNEL_KEY = 'parley.lastChannel';
+
+export function rememberChannel(serverId: string, channelId: string): void {
+  try {
+    const all = JSON.parse(localStorage.getItem(LAST_CHANNEL_KEY) ?? '{}') as Record<string, string>;
+    all[serverId] = channelId;
+    all._last = serverId;
+    localStorage.setItem(LAST_CHANNEL_KEY, JSON.stringify(all));
+  } catch {
+    /* storage unavailable */
+  }
+}
+
+export function lastChannel(): Record<string, string> {
+  try {
+    return JSON.parse(localStorage.getItem(LAST_CHANNEL_KEY) ?? '{}') as Record<string, string>;
+  } catch {
+    return {};
+  }
+}
+
+interface Props {
+  serverId: string;
+  channelId: string | null;
+  onLogout: () => void;
+}
+
+/** The main screen: servers, channels, messages, composer and members. */
+export function ChatPage({ serverId, channelId, onLogout }: Props) {
+  const server = useStore((s) => s.servers[serverId]);
+  const serversLoaded = useStore((s) => s.serversLoaded);
+  const channels = useStore((s) => s.channels[serverId]);
+  const meId = useStore((s) => s.me?.id);
+  const [showMembers, setShowMembers] = useState(() => window.innerWidth > 1100);
+  const [showSidebar, setShowSidebar] = useState(false);
+  const [editingId, setEditingId] = useState<string | null>(null);
+  const composer = useRef<ComposerHandle>(null);
+  const [dragging, setDragging] = useState(false);
+
+  const channel = channels?.find((c) => c.id === channelId) ?? null;
+  const isOwner = !!server && !!meId && server.ownerId === meId;
+
+  useEffect(() => {
+    if (server && !channels) loadChannels(serverId).catch(toastError);
+  }, [server, channels, serverId]);
+
+  // /s/:id without a channel (or a deleted one): go to the remembered or first channel.
+  useEffect(() => {
+    if (!channels || channel) return;
+    if (channelId && channels.length === 0) return;
+    const remembered = lastChannel()[serverId];
+    const target = channels.find((c) => c.id === remembered) ?? channels[0];
+    if (target) navigate(paths.channel(serverId, target.id), { replace: true });
+  }, [channels, channel, channelId, serverId]);
+
+  useEffect(() => {
+    viewing.channelId = channel?.id ?? null;
+    if (channel) {
+      rememberChannel(serverId, channel.id);
+      store.dispatch({ type: 'unread/set', channelId: channel.id, unread: false });
+    }
+    setEditingId(null);
+    setShowSidebar(false);
+    return () => {
+      viewing.channelId = null;
+    };
+  }, [channel?.id, serverId]);
+
+  useEffect(() => {
+    const serverName = server?.name ?? 'Parley';
+    document.title = channel ? `#${channel.name} · ${serverName} · Parley` : `${serverName} · Parley`;
+  }, [channel?.name, server?.name]);
+
+  const editLast = useCallback(() => {
+    if (!channel || !meId) return;
+    const items = store.getState().messages[channel.id]?.items ?? [];
+    for (let i = items.length - 1; i >= 0; i--) {
+      if (items[i].author?.id === meId && !items[i].webhookId) {
+        setEditingId(items[i].id);
+        return;
+      }
+    }
+  }, [channel, meId]);
+
+  const onEdit = useCallback((id: string | null) => {
+    setEditingId(id);
+    if (id === null) composer.current?.focus();
+  }, []);
+
+  if (!server) {
+    return (
+      <div className="app-frame">
+        <ServerRail activeServerId={null} />
+        <main className="center-page">
+          <div className="card">
+            {serversLoaded ? (
+              <>
+                <h1>Server not found</h1>
+                <p>You are not a member of this server, or it no longer exists.</p>
+                <Link to={paths.home()} className="button primary">
+                  Back to Parley
+                </Link>
+              </>
+            ) : (
+              <p>Loading…</p>
+            )}
+          </div>
+        </main>
+      </div>
+    );
+  }
+
+  return (
+    <div className={`app-frame${showMembers ? ' with-members' : ''}${showSidebar ? ' sidebar-open' : ''}`}>
+      <ServerRail activeServerId={serverId} />
+      <ChannelSidebar server={server} activeChannelId={channel?.id ?? null} isOwner={isOwner} onLogout={onLogout} />
+      <main
+        className={`chat${dragging ? ' dragging' : ''}`}
+        aria-label={channel ? `#${channel.name}` : server.name}
+        onDragOver={(e) => {
+          if (channel && e.dataTransfer.types.includes('Files')) {
+            e.preventDefault();
+            setDragging(true);
+          }
+        }}
+        onDragLeave={(e) => {
+          if (e.currentTarget === e.target) setDragging(false);
+        }}
+        onDrop={(e) => {
+          setDragging(false);
+          if (channel && e.dataTransfer.files.length) {
+            e.preventDefault();
+            composer.current?.addFiles(e.dataTransfer.files);
+          }
+        }}
+      >
+        <header className="chat-header">
+          <button type="button" className="icon-button sidebar-toggle" aria-label="Show channels" onClick={() => setShowSidebar((v) => !v)} aria-expanded={showSidebar}>
+            ☰
+          </button>
+          <h2 className="chat-title">
+            {channel ? (
+              <>
+                <span className="channel-hash" aria-hidden="true">
+                  #
+                </span>
+                {channel.name}
+              </>
+            ) : (
+              server.name
+            )}
+          </h2>
+          <ConnectionState />
+          <button
+            type="button"
+            className={`icon-button${showMembers ? ' active' : ''}`}
+            aria-label={showMembers ? 'Hide member list' : 'Show member list'}
+            aria-pressed={showMembers}
+            title="Members"
+            onClick={() => setShowMembers((v) => !v)}
+          >
+            👥
+          </button>
+        </header>
+        <ErrorBoundary resetKey={channel?.id}>
+          {channel ? (
+            <>
+              <MessageList key={channel.id} channel={channel} isOwner={isOwner} editingId={editingId} onEdit={onEdit} />
+              <TypingIndicator channelId={channel.id} />
+              <Composer key={channel.id} ref={composer} channel={channel} onEditLast={editLast} />
+            </>
+          ) : (
+            <div className="center-page">
+              <div className="card">
+                {channels && channels.length === 0 ? (
+                  <>
+                    <h2>No channels yet</h2>
+                    <p>{isOwner ? 'Create the first channel with the + next to “Channels”.' : 'The owner has not created any channels yet.'}</p>
+                  </>
+                ) : channelId && channels ? (
+                  <p>That channel no longer exists.</p>
+                ) : (
+                  <p>Loading…</p>
+                )}
+              </div>
+            </div>
+          )}
+        </ErrorBoundary>
+        {dragging && <div className="drop-overlay">Drop files to attach them</div>}
+      </main>
+      {showMembers && <MemberList server={server} />}
+      {showSidebar && <div className="scrim" onClick={() => setShowSidebar(false)} aria-hidden="true" />}
+    </div>
+  );
+}
+
+function ConnectionState() {
+  const status = useStore((s) => s.status);
+  if (status === 'connected') return null;
+  const text = status === 'offline' ? 'Offline' : status === 'connecting' ? 'Connecting…' : 'Reconnecting…';
+  return (
+    <span className={`connection-state status-${status}`} role="status">
+      {text}
+    </span>
+  );
+}

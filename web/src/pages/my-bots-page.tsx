@@ -1,0 +1,196 @@
+import { useEffect, useId, useState, type FormEvent } from 'react';
+import { api, describeError, seg } from '../api/client';
+import type { Bot } from '../api/types';
+import { Avatar, BotBadge } from '../components/avatar';
+import { UserPanel } from '../components/channel-sidebar';
+import { CopyField } from '../components/copy-field';
+import { confirm } from '../components/dialog';
+import { ServerRail } from '../components/server-rail';
+import { toast, toastError } from '../state/toasts';
+import { formatDate, formatFull } from '../lib/format';
+import { copyText } from '../lib/clipboard';
+
+/** Create, list and delete the bots you own. */
+export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
+  const [bots, setBots] = useState<Bot[] | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [created, setCreated] = useState<Bot | null>(null);
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const id = useId();
+
+  const load = () => {
+    setLoadError(null);
+    api
+      .get<Bot[]>('/bots')
+      .then(setBots)
+      .catch((err) => setLoadError(describeError(err)));
+  };
+
+  useEffect(() => {
+    document.title = 'My bots · Parley';
+    load();
+  }, []);
+
+  const create = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!name.trim()) return setError('Give your bot a name.');
+    setBusy(true);
+    setError(null);
+    try {
+      const bot = await api.post<Bot>('/bots', { name: name.trim() });
+      setCreated(bot);
+      setBots((list) => [...(list ?? []), { ...bot, token: undefined }]);
+      setName('');
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const remove = async (bot: Bot) => {
+    const ok = await confirm({
+      title: 'Delete bot',
+      body: (
+        <>
+          <p>
+            Delete the bot <strong>{bot.name}</strong>?
+          </p>
+          <p className="warning">Its token stops working at once and it leaves every server. This cannot be undone.</p>
+        </>
+      ),
+      confirmLabel: 'Delete bot',
+      danger: true,
+    });
+    if (!ok) return;
+    try {
+      await api.delete(`/bots/${seg(bot.id)}`);
+      setBots((list) => (list ?? []).filter((b) => b.id !== bot.id));
+      if (created?.id === bot.id) setCreated(null);
+      toast(`${bot.name} deleted.`);
+    } catch (err) {
+      toastError(err);
+    }
+  };
+
+  return (
+    <div className="app-frame settings-frame">
+      <ServerRail activeServerId={null} />
+      <nav className="settings-nav" aria-label="Account">
+        <h1 className="settings-server">My bots</h1>
+        <p className="settings-caption">Bots you own</p>
+        <div className="grow" />
+        <UserPanel onLogout={onLogout} />
+      </nav>
+      <main className="settings-content">
+        <section className="settings-section" aria-labelledby="mybots-title">
+          <h2 id="mybots-title">My bots</h2>
+          <p className="section-intro">
+            A bot signs in to the API with <code>Authorization: Bot &lt;token&gt;</code>. After creating one, give its id to a server owner (or add it
+            yourself in the settings of a server you own).
+          </p>
+
+          {created?.token && (
+            <div className="secret-panel" role="region" aria-label="New bot token">
+              <h3>Bot “{created.name}” created</h3>
+              <CopyField label="Bot token" value={created.token} secret />
+              <CopyField label="Bot id" value={created.id} />
+              <p className="warning">
+                <strong>Copy the token now. You will not see it again.</strong> Anyone with it can act as your bot. If it leaks, delete the bot and
+                create a new one.
+              </p>
+              <button type="button" className="button secondary" onClick={() => setCreated(null)}>
+                I have copied it
+              </button>
+            </div>
+          )}
+
+          <form className="inline-form" onSubmit={create} aria-label="Create a bot">
+            <div className="field">
+              <label htmlFor={`${id}-name`} className="field-label">
+                Bot name
+              </label>
+              <input id={`${id}-name`} className="input" value={name} maxLength={80} placeholder="Helper" onChange={(e) => setName(e.target.value)} />
+            </div>
+            <button type="submit" className="button primary" disabled={busy}>
+              {busy ? 'Creating…' : 'Create bot'}
+            </button>
+            {error && (
+              <p className="field-error full" role="alert">
+                {error}
+              </p>
+            )}
+          </form>
+
+          {loadError && (
+            <p className="field-error" role="alert">
+              Could not load your bots: {loadError}{' '}
+              <button type="button" className="link-button" onClick={load}>
+                Try again
+              </button>
+            </p>
+          )}
+          {!bots && !loadError && <p className="empty-note">Loading…</p>}
+          {bots && bots.length === 0 && <p className="empty-note">You have no bots yet.</p>}
+          {bots && bots.length > 0 && (
+            <div className="table-wrap">
+              <table className="table">
+                <caption className="visually-hidden">Your bots</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Id</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {bots.map((b) => (
+                    <tr key={b.id} data-bot-id={b.id}>
+                      <td>
+                        <span className="hook-name">
+                          <Avatar id={b.id} name={b.name} size={24} />
+                          <span>{b.name}</span>
+                          <BotBadge />
+                        </span>
+                      </td>
+                      <td>
+                        <span className="mono small-text">{b.id}</span>{' '}
+                        <button
+                          type="button"
+                          className="link-button"
+                          aria-label={`Copy the id of ${b.name}`}
+                          onClick={() =>
+                            copyText(b.id)
+                              .then(() => toast('Bot id copied.'))
+                              .catch(toastError)
+                          }
+                        >
+                          Copy
+                        </button>
+                      </td>
+                      <td>
+                        <time dateTime={b.createdAt} title={formatFull(b.createdAt)}>
+                          {formatDate(b.createdAt)}
+                        </time>
+                      </td>
+                      <td className="actions-cell">
+                        <button type="button" className="button danger small" onClick={() => void remove(b)} aria-label={`Delete ${b.name}`}>
+                          Delete
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+      </main>
+    </div>
+  );
+}

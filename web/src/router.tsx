@@ -1,0 +1,77 @@
+/** A minimal History-API router: `usePath`, `navigate`, `Link` and `match`. */
+import { useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
+
+const listeners = new Set<() => void>();
+
+function emit() {
+  for (const l of listeners) l();
+}
+
+window.addEventListener('popstate', emit);
+
+export function navigate(to: string, options: { replace?: boolean } = {}): void {
+  if (to === location.pathname + location.search) return;
+  if (options.replace) history.replaceState(null, '', to);
+  else history.pushState(null, '', to);
+  emit();
+}
+
+export function usePath(): string {
+  return useSyncExternalStore(
+    (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    () => location.pathname,
+  );
+}
+
+/** Match `/s/:serverId/c/:channelId`-style patterns; returns params or null. */
+export function match(pattern: string, path: string): Record<string, string> | null {
+  const p = pattern.split('/').filter(Boolean);
+  const a = path.split('/').filter(Boolean);
+  const optionalTail = p.length > 0 && p[p.length - 1].endsWith('?');
+  if (a.length > p.length || a.length < p.length - (optionalTail ? 1 : 0)) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < p.length; i++) {
+    const part = p[i];
+    if (part.startsWith(':')) {
+      const name = part.slice(1).replace(/\?$/, '');
+      if (a[i] === undefined) continue;
+      try {
+        params[name] = decodeURIComponent(a[i]);
+      } catch {
+        return null;
+      }
+    } else if (part !== a[i]) {
+      return null;
+    }
+  }
+  return params;
+}
+
+type LinkProps = AnchorHTMLAttributes<HTMLAnchorElement> & { to: string };
+
+/** An anchor that navigates in-app on a plain click and behaves normally otherwise. */
+export function Link({ to, onClick, ...rest }: LinkProps) {
+  const handle = (e: MouseEvent<HTMLAnchorElement>) => {
+    onClick?.(e);
+    if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    navigate(to);
+  };
+  return <a href={to} onClick={handle} {...rest} />;
+}
+
+/** Client-side paths (none of them collide with API paths, so the SPA fallback serves them). */
+export const paths = {
+  home: () => '/',
+  login: () => '/login',
+  register: () => '/register',
+  server: (serverId: string) => `/s/${encodeURIComponent(serverId)}`,
+  channel: (serverId: string, channelId: string) =>
+    `/s/${encodeURIComponent(serverId)}/c/${encodeURIComponent(channelId)}`,
+  settings: (serverId: string, tab = 'webhooks') => `/s/${encodeURIComponent(serverId)}/settings/${tab}`,
+  myBots: () => '/my-bots',
+  invite: (code: string) => `/invite/${encodeURIComponent(code)}`,
+};

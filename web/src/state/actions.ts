@@ -1,0 +1,250 @@
+/** Operations the UI performs: an API call, then the store update that follows. */
+import { api, seg } from '../api/client';
+import type {
+  Attachment,
+  Channel,
+  GatewayEvent,
+  Member,
+  Message,
+  Reaction,
+  Server,
+  UploadResult,
+  User,
+} from '../api/types';
+import { store } from './store';
+
+const PAGE = 50;
+const TYPING_MS = 8000;
+
+const { dispatch, getState } = store;
+
+export async function loadMe(): Promise<User> {
+  const user = await api.get<User>('/users/@me');
+  dispatch({ type: 'me', user });
+  return user;
+}
+
+export async function loadServers(): Promise<Server[]> {
+  const servers = await api.get<Server[]>('/servers');
+  dispatch({ type: 'servers/set', servers });
+  return servers;
+}
+
+export async function loadChannels(serverId: string): Promise<Channel[]> {
+  const channels = await api.get<Channel[]>(`/servers/${seg(serverId)}/channels`);
+  dispatch({ type: 'channels/set', serverId, channels });
+  return channels;
+}
+
+export async function loadMembers(serverId: string): Promise<Member[]> {
+  const members = await api.get<Member[]>(`/servers/${seg(serverId)}/members`);
+  dispatch({ type: 'members/set', serverId, members });
+  return members;
+}
+
+const inflight = new Map<string, Promise<void>>();
+
+function once(key: string, fn: () => Promise<void>): Promise<void> {
+  const existing = inflight.get(key);
+  if (existing) return existing;
+  const p = fn().finally(() => inflight.delete(key));
+  inflight.set(key, p);
+  return p;
+}
+
+/** Load the newest page of a channel (first view, or after the gateway lost events). */
+export function loadLatest(channelId: string): Promise<void> {
+  return once(`latest:${channelId}`, async () => {
+    dispatch({ type: 'messages/loading', channelId });
+    try {
+      const page = await api.get<Message[]>(`/channels/${seg(channelId)}/messages?limit=${PAGE}`);
+      dispatch({ type: 'messages/loaded', channelId, newestFirst: page, limit: PAGE, mode: 'latest' });
+    } catch (err) {
+      dispatch({ type: 'messages/error', channelId, error: err instanceof Error ? err.message : String(err) });
+    }
+  });
+}
+
+/** Load the page before the oldest message held. */
+export function loadOlder(channelId: string): Promise<void> {
+  const ch = getState().messages[channelId];
+  if (!ch || !ch.hasMore || ch.loading || !ch.items.length) return Promise.resolve();
+  const before = ch.items[0].id;
+  return once(`older:${channelId}`, async () => {
+    dispatch({ type: 'messages/loading', channelId });
+    try {
+      const page = await api.get<Message[]>(
+        `/channels/${seg(channelId)}/messages?limit=${PAGE}&before=${encodeURIComponent(before)}`,
+      );
+      dispatch({ type: 'messages/loaded', channelId, newestFirst: page, limit: PAGE, mode: 'older' });
+    } catch (err) {
+      dispatch({ type: 'messages/error', channelId, error: err instanceof Error ? err.message : String(err) });
+    }
+  });
+}
+
+export async function sendMessage(
+  channelId: string,
+  content: string,
+  attachments: Pick<Attachment, 'url' | 'filename'>[],
+): Promise<Message> {
+  const body: { content: string; attachments?: Pick<Attachment, 'url' | 'filename'>[] } = { content };
+  if (attachments.length) body.attachments = attachments;
+  const message = await api.post<Message>(`/channels/${seg(channelId)}/messages`, body);
+  dispatch({ type: 'message/upsert', message });
+  return message;
+}
+
+export async function editMessage(message: Message, content: string): Promise<void> {
+  const updated = await api.patch<Message>(
+    `/channels/${seg(message.channelId)}/messages/${seg(message.id)}`,
+    { content },
+  );
+  dispatch({ type: 'message/upsert', message: updated ?? { ...message, content } });
+}
+
+export async function deleteMessage(message: Message): Promise<void> {
+  await api.delete(`/channels/${seg(message.channelId)}/messages/${seg(message.id)}`);
+  dispatch({ type: 'message/remove', channelId: message.channelId, messageId: message.id });
+}
+
+export async function toggleReaction(message: Message, emoji: string): Promise<void> {
+  const r = await api.put<Reaction>(
+    `/channels/${seg(message.channelId)}/messages/${seg(message.id)}/reactions/${encodeURIComponent(emoji)}`,
+  );
+  if (r && typeof r.count === 'number') {
+    dispatch({ type: 'reaction/set', channelId: message.channelId, messageId: message.id, emoji, count: r.count, me: r.me });
+  }
+}
+
+export async function uploadFile(file: File): Promise<UploadResult> {
+  const form = new FormData();
+  form.append('file', file, file.name);
+  return api.post<UploadResult>('/upload', form);
+}
+
+export function sendTyping(channelId: string): void {
+  api.post(`/channels/${seg(channelId)}/typing`, undefined, { noRetry: true }).catch(() => {
+    /* a lost typing indicator is not worth a message */
+  });
+}
+
+export async function createServer(name: string): Promise<Server> {
+  const server = await api.post<Server>('/servers', { name });
+  dispatch({ type: 'server/upsert', server });
+  await loadChannels(server.id).catch(() => undefined);
+  return server;
+}
+
+export async function createChannel(serverId: string, name: string): Promise<Channel> {
+  const channel = await api.post<Channel>(`/servers/${seg(serverId)}/channels`, { name });
+  dispatch({ type: 'channel/upsert', channel });
+  return channel;
+}
+
+export async function renameChannel(channel: Channel, name: string): Promise<Channel> {
+  const updated = await api.patch<Channel>(`/channels/${seg(channel.id)}`, { name });
+  dispatch({ type: 'channel/upsert', channel: updated ?? { ...channel, name } });
+  return updated;
+}
+
+export async function deleteChannel(channel: Channel): Promise<void> {
+  await api.delete(`/channels/${seg(channel.id)}`);
+  dispatch({ type: 'channel/remove', channelId: channel.id, serverId: channel.serverId });
+}
+
+export async function createInvite(serverId: string): Promise<string> {
+  const { code } = await api.post<{ code: string }>(`/servers/${seg(serverId)}/invites`);
+  return `${location.origin}/invite/${encodeURIComponent(code)}`;
+}
+
+/** Accept an invite code or a pasted invite link; resolves to the joined server. */
+export async function joinInvite(codeOrLink: string): Promise<Server> {
+  const code = parseInvite(codeOrLink);
+  if (!code) throw new Error('That does not look like an invite link or code.');
+  const server = await api.post<Server>(`/invites/${seg(code)}`);
+  dispatch({ type: 'server/upsert', server });
+  await loadChannels(server.id).catch(() => undefined);
+  return server;
+}
+
+export function parseInvite(input: string): string | null {
+  const text = input.trim();
+  if (!text) return null;
+  const m = /\/invites?\/([^/?#\s]+)/.exec(text);
+  if (m) {
+    try {
+      return decodeURIComponent(m[1]);
+    } catch {
+      return null;
+    }
+  }
+  return /^[\w-]+$/.test(text) ? text : null;
+}
+
+/** The channel on screen (set by the chat page); its new messages are not unread. */
+export const viewing: { channelId: string | null } = { channelId: null };
+
+/** Apply one gateway event to the store. */
+export function applyEvent(event: GatewayEvent): void {
+  const me = getState().me;
+  switch (event.t) {
+    case 'MESSAGE_CREATE': {
+      dispatch({ type: 'message/upsert', message: event.d });
+      const mine = event.d.author?.id === me?.id;
+      if (!mine && event.d.channelId !== viewing.channelId) {
+        dispatch({ type: 'unread/set', channelId: event.d.channelId, unread: true });
+      }
+      break;
+    }
+    case 'MESSAGE_UPDATE': {
+      const held = getState().messages[event.d.channelId]?.items.some((m) => m.id === event.d.id);
+      if (held) dispatch({ type: 'message/upsert', message: event.d });
+      break;
+    }
+    case 'MESSAGE_DELETE':
+      dispatch({ type: 'message/remove', channelId: event.d.channelId, messageId: event.d.id });
+      break;
+    case 'REACTION_ADD':
+    case 'REACTION_REMOVE': {
+      const d = event.d;
+      const meChanged = d.userId === me?.id ? event.t === 'REACTION_ADD' : undefined;
+      dispatch({ type: 'reaction/set', channelId: d.channelId, messageId: d.messageId, emoji: d.emoji, count: d.count, me: meChanged });
+      break;
+    }
+    case 'TYPING_START': {
+      const d = event.d;
+      if (d.userId === me?.id) break;
+      const until = Date.now() + TYPING_MS;
+      dispatch({ type: 'typing/start', channelId: d.channelId, userId: d.userId, typist: { name: d.name, bot: !!d.bot, until } });
+      setTimeout(() => {
+        const t = getState().typing[d.channelId]?.[d.userId];
+        if (t && t.until <= Date.now()) dispatch({ type: 'typing/stop', channelId: d.channelId, userId: d.userId });
+      }, TYPING_MS + 50);
+      break;
+    }
+    case 'CHANNEL_CREATE':
+    case 'CHANNEL_UPDATE':
+      dispatch({ type: 'channel/upsert', channel: event.d });
+      break;
+    case 'CHANNEL_DELETE':
+      dispatch({ type: 'channel/remove', channelId: event.d.id, serverId: event.d.serverId });
+      break;
+    case 'MEMBER_ADD':
+      if (event.d.user) dispatch({ type: 'member/upsert', serverId: event.d.serverId, member: event.d.user });
+      if (event.d.user?.id === me?.id && !getState().servers[event.d.serverId]) void loadServers().catch(() => undefined);
+      break;
+    case 'MEMBER_REMOVE':
+      if (event.d.user?.id === me?.id) {
+        dispatch({ type: 'server/remove', serverId: event.d.serverId });
+      } else if (event.d.user) {
+        dispatch({ type: 'member/remove', serverId: event.d.serverId, userId: event.d.user.id });
+      }
+      break;
+    case 'SERVER_UPDATE':
+      dispatch({ type: 'server/upsert', server: event.d });
+      break;
+    default:
+      break;
+  }
+}

@@ -1,0 +1,328 @@
+/**
+ * Client state: one immutable snapshot changed only by `dispatch(action)`, read with
+ * `useStore(selector)`. Gateway events and API responses both become actions, so a
+ * message that arrives twice (POST response and MESSAGE_CREATE) is stored once.
+ */
+import { useSyncExternalStore } from 'react';
+import type { GatewayStatus } from '../api/gateway';
+import type { Channel, Member, Message, Reaction, Server, User } from '../api/types';
+
+export interface ChannelMessages {
+  /** Oldest first. */
+  items: Message[];
+  hasMore: boolean;
+  loading: boolean;
+  loaded: boolean;
+  /** Set after a gateway session was lost: refetch when next shown. */
+  stale: boolean;
+  error: string | null;
+}
+
+export interface Typist {
+  name: string;
+  bot: boolean;
+  until: number;
+}
+
+export interface State {
+  me: User | null;
+  servers: Record<string, Server>;
+  /** Server ids in the order the user joined them. */
+  serverOrder: string[];
+  channels: Record<string, Channel[]>;
+  members: Record<string, Member[]>;
+  messages: Record<string, ChannelMessages>;
+  typing: Record<string, Record<string, Typist>>;
+  unread: Record<string, boolean>;
+  status: GatewayStatus;
+  /** The server list has been fetched at least once. */
+  serversLoaded: boolean;
+}
+
+export type Action =
+  | { type: 'reset' }
+  | { type: 'me'; user: User }
+  | { type: 'status'; status: GatewayStatus }
+  | { type: 'servers/set'; servers: Server[] }
+  | { type: 'server/upsert'; server: Server }
+  | { type: 'server/remove'; serverId: string }
+  | { type: 'channels/set'; serverId: string; channels: Channel[] }
+  | { type: 'channel/upsert'; channel: Channel }
+  | { type: 'channel/remove'; channelId: string; serverId: string }
+  | { type: 'members/set'; serverId: string; members: Member[] }
+  | { type: 'member/upsert'; serverId: string; member: Member }
+  | { type: 'member/remove'; serverId: string; userId: string }
+  | { type: 'messages/loading'; channelId: string }
+  | { type: 'messages/error'; channelId: string; error: string }
+  | { type: 'messages/loaded'; channelId: string; newestFirst: Message[]; limit: number; mode: 'latest' | 'older' }
+  | { type: 'messages/stale' }
+  | { type: 'message/upsert'; message: Message }
+  | { type: 'message/remove'; channelId: string; messageId: string }
+  | { type: 'reaction/set'; channelId: string; messageId: string; emoji: string; count: number; me?: boolean }
+  | { type: 'typing/start'; channelId: string; userId: string; typist: Typist }
+  | { type: 'typing/stop'; channelId: string; userId: string }
+  | { type: 'unread/set'; channelId: string; unread: boolean };
+
+export const initialState: State = {
+  me: null,
+  servers: {},
+  serverOrder: [],
+  channels: {},
+  members: {},
+  messages: {},
+  typing: {},
+  unread: {},
+  status: 'connecting',
+  serversLoaded: false,
+};
+
+const emptyChannel: ChannelMessages = {
+  items: [],
+  hasMore: true,
+  loading: false,
+  loaded: false,
+  stale: false,
+  error: null,
+};
+
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byCreated = (a: Channel, b: Channel) =>
+  (a.createdAt ?? '').localeCompare(b.createdAt ?? '') || byId(a, b);
+
+/** Insert or replace by id, keeping id order (ids sort by creation time). */
+function upsertSorted(items: Message[], message: Message): Message[] {
+  const idx = items.findIndex((m) => m.id === message.id);
+  if (idx >= 0) {
+    const next = items.slice();
+    next[idx] = { ...items[idx], ...message };
+    return next;
+  }
+  const last = items[items.length - 1];
+  if (!last || last.id < message.id) return [...items, message];
+  const next = [...items, message];
+  next.sort(byId);
+  return next;
+}
+
+function mergeMessages(existing: Message[], incoming: Message[]): Message[] {
+  const map = new Map(existing.map((m) => [m.id, m]));
+  for (const m of incoming) map.set(m.id, m);
+  return [...map.values()].sort(byId);
+}
+
+function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T> {
+  if (!(key in record)) return record;
+  const next = { ...record };
+  delete next[key];
+  return next;
+}
+
+function updateMessage(state: State, channelId: string, messageId: string, fn: (m: Message) => Message): State {
+  const ch = state.messages[channelId];
+  if (!ch) return state;
+  const idx = ch.items.findIndex((m) => m.id === messageId);
+  if (idx < 0) return state;
+  const items = ch.items.slice();
+  items[idx] = fn(items[idx]);
+  return { ...state, messages: { ...state.messages, [channelId]: { ...ch, items } } };
+}
+
+function setReaction(reactions: Reaction[] | undefined, emoji: string, count: number, me?: boolean): Reaction[] {
+  const list = reactions ?? [];
+  const idx = list.findIndex((r) => r.emoji === emoji);
+  if (count <= 0) return idx < 0 ? list : list.filter((_, i) => i !== idx);
+  if (idx < 0) return [...list, { emoji, count, me: me ?? false }];
+  const next = list.slice();
+  next[idx] = { emoji, count, me: me ?? list[idx].me ?? false };
+  return next;
+}
+
+export function reduce(state: State, action: Action): State {
+  switch (action.type) {
+    case 'reset':
+      return initialState;
+    case 'me':
+      return { ...state, me: { ...state.me, ...action.user } };
+    case 'status':
+      return state.status === action.status ? state : { ...state, status: action.status };
+    case 'servers/set': {
+      const servers: Record<string, Server> = {};
+      const channels = { ...state.channels };
+      for (const s of action.servers) {
+        const { channels: ch, ...rest } = s;
+        servers[s.id] = { ...state.servers[s.id], ...rest };
+        if (ch) channels[s.id] = [...ch].sort(byCreated);
+      }
+      return { ...state, servers, serverOrder: action.servers.map((s) => s.id), channels, serversLoaded: true };
+    }
+    case 'server/upsert': {
+      const { channels: ch, ...rest } = action.server;
+      const known = action.server.id in state.servers;
+      return {
+        ...state,
+        servers: { ...state.servers, [rest.id]: { ...state.servers[rest.id], ...rest } },
+        serverOrder: known ? state.serverOrder : [...state.serverOrder, rest.id],
+        channels: ch ? { ...state.channels, [rest.id]: [...ch].sort(byCreated) } : state.channels,
+      };
+    }
+    case 'server/remove':
+      return {
+        ...state,
+        servers: withoutKey(state.servers, action.serverId),
+        serverOrder: state.serverOrder.filter((id) => id !== action.serverId),
+        channels: withoutKey(state.channels, action.serverId),
+        members: withoutKey(state.members, action.serverId),
+      };
+    case 'channels/set':
+      return { ...state, channels: { ...state.channels, [action.serverId]: [...action.channels].sort(byCreated) } };
+    case 'channel/upsert': {
+      const list = state.channels[action.channel.serverId] ?? [];
+      const idx = list.findIndex((c) => c.id === action.channel.id);
+      const next = idx >= 0 ? list.map((c, i) => (i === idx ? { ...c, ...action.channel } : c)) : [...list, action.channel];
+      return { ...state, channels: { ...state.channels, [action.channel.serverId]: next.sort(byCreated) } };
+    }
+    case 'channel/remove': {
+      const list = state.channels[action.serverId];
+      return {
+        ...state,
+        channels: list ? { ...state.channels, [action.serverId]: list.filter((c) => c.id !== action.channelId) } : state.channels,
+        messages: withoutKey(state.messages, action.channelId),
+        unread: withoutKey(state.unread, action.channelId),
+      };
+    }
+    case 'members/set':
+      return { ...state, members: { ...state.members, [action.serverId]: action.members } };
+    case 'member/upsert': {
+      const list = state.members[action.serverId];
+      if (!list) return state;
+      const idx = list.findIndex((m) => m.id === action.member.id);
+      const next = idx >= 0 ? list.map((m, i) => (i === idx ? { ...m, ...action.member } : m)) : [...list, action.member];
+      return { ...state, members: { ...state.members, [action.serverId]: next } };
+    }
+    case 'member/remove': {
+      const list = state.members[action.serverId];
+      if (!list) return state;
+      return { ...state, members: { ...state.members, [action.serverId]: list.filter((m) => m.id !== action.userId) } };
+    }
+    case 'messages/loading': {
+      const ch = state.messages[action.channelId] ?? emptyChannel;
+      return { ...state, messages: { ...state.messages, [action.channelId]: { ...ch, loading: true, error: null } } };
+    }
+    case 'messages/error': {
+      const ch = state.messages[action.channelId] ?? emptyChannel;
+      return {
+        ...state,
+        messages: { ...state.messages, [action.channelId]: { ...ch, loading: false, error: action.error } },
+      };
+    }
+    case 'messages/loaded': {
+      const ch = state.messages[action.channelId] ?? emptyChannel;
+      const incoming = [...action.newestFirst].reverse();
+      const full = action.newestFirst.length >= action.limit;
+      let items: Message[];
+      let hasMore: boolean;
+      if (action.mode === 'older') {
+        items = mergeMessages(ch.items, incoming);
+        hasMore = full;
+      } else if (ch.loaded && !ch.stale && incoming.length && ch.items.some((m) => m.id === incoming[0].id)) {
+        // The new page overlaps what we hold: keep the older history too.
+        items = mergeMessages(ch.items, incoming);
+        hasMore = ch.hasMore;
+      } else {
+        // Replace: anything older than this page may be out of date.
+        items = incoming.concat(ch.items.filter((m) => incoming.length && m.id > incoming[incoming.length - 1].id));
+        items = mergeMessages([], items);
+        hasMore = full;
+      }
+      return {
+        ...state,
+        messages: {
+          ...state.messages,
+          [action.channelId]: { items, hasMore, loading: false, loaded: true, stale: false, error: null },
+        },
+      };
+    }
+    case 'messages/stale': {
+      const messages: Record<string, ChannelMessages> = {};
+      for (const [id, ch] of Object.entries(state.messages)) messages[id] = { ...ch, stale: true };
+      return { ...state, messages };
+    }
+    case 'message/upsert': {
+      const m = action.message;
+      const ch = state.messages[m.channelId];
+      let typing = state.typing;
+      const t = typing[m.channelId];
+      if (t && m.author && t[m.author.id]) typing = { ...typing, [m.channelId]: withoutKey(t, m.author.id) };
+      if (!ch) return typing === state.typing ? state : { ...state, typing };
+      return {
+        ...state,
+        typing,
+        messages: { ...state.messages, [m.channelId]: { ...ch, items: upsertSorted(ch.items, m) } },
+      };
+    }
+    case 'message/remove': {
+      const ch = state.messages[action.channelId];
+      if (!ch || !ch.items.some((m) => m.id === action.messageId)) return state;
+      return {
+        ...state,
+        messages: {
+          ...state.messages,
+          [action.channelId]: { ...ch, items: ch.items.filter((m) => m.id !== action.messageId) },
+        },
+      };
+    }
+    case 'reaction/set':
+      return updateMessage(state, action.channelId, action.messageId, (m) => ({
+        ...m,
+        reactions: setReaction(m.reactions, action.emoji, action.count, action.me),
+      }));
+    case 'typing/start': {
+      const t = state.typing[action.channelId] ?? {};
+      return { ...state, typing: { ...state.typing, [action.channelId]: { ...t, [action.userId]: action.typist } } };
+    }
+    case 'typing/stop': {
+      const t = state.typing[action.channelId];
+      if (!t || !t[action.userId]) return state;
+      return { ...state, typing: { ...state.typing, [action.channelId]: withoutKey(t, action.userId) } };
+    }
+    case 'unread/set':
+      if (!!state.unread[action.channelId] === action.unread) return state;
+      return {
+        ...state,
+        unread: action.unread
+          ? { ...state.unread, [action.channelId]: true }
+          : withoutKey(state.unread, action.channelId),
+      };
+    default:
+      return state;
+  }
+}
+
+type Listener = () => void;
+
+/** A tiny external store; components subscribe to slices with `useStore`. */
+export class Store {
+  private state: State = initialState;
+  private listeners = new Set<Listener>();
+
+  getState = (): State => this.state;
+
+  subscribe = (listener: Listener): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  dispatch = (action: Action): void => {
+    const next = reduce(this.state, action);
+    if (next === this.state) return;
+    this.state = next;
+    for (const l of this.listeners) l();
+  };
+}
+
+export const store = new Store();
+
+/** Read a slice of state; re-renders when that slice changes identity. */
+export function useStore<T>(selector: (s: State) => T): T {
+  return useSyncExternalStore(store.subscribe, () => selector(store.getState()));
+}
