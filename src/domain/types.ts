@@ -14,8 +14,9 @@ export interface Attachment {
   contentType: string;
 }
 
-/** A Discord-style embed, validated by the webhook dialects before it is stored. */
-export type Embed = Record<string, unknown>;
+/** A Discord-style embed; the webhook dialects validate it before it is stored. */
+export type { Embed } from '../webhooks/types.js';
+import type { Embed } from '../webhooks/types.js';
 
 export interface Message {
   id: string;
