@@ -19,7 +19,10 @@ export interface TestServer {
 export interface StartOptions {
   /** Extra environment settings (RATE_LIMITS, MAX_UPLOAD_BYTES, ...). */
   env?: Record<string, string>;
-  /** Run on PostgreSQL (needs DATABASE_URL) in a schema of its own. */
+  /**
+   * Run on PostgreSQL (needs DATABASE_URL) in a schema of its own. Defaults to
+   * TEST_DATABASE=postgres, so a whole HTTP suite can be re-run on PostgreSQL.
+   */
   postgres?: boolean;
 }
 
@@ -61,7 +64,8 @@ export async function freshPostgresSchema(): Promise<{ url: string; drop(): Prom
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-test-'));
   const port = await freePort();
-  const pgSchema = opts.postgres ? await freshPostgresSchema() : undefined;
+  const onPostgres = opts.postgres ?? process.env.TEST_DATABASE === 'postgres';
+  const pgSchema = onPostgres ? await freshPostgresSchema() : undefined;
   const config = loadConfig({
     PORT: String(port),
     HOST: '127.0.0.1',

@@ -1,0 +1,40 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Store } from '../../src/store/index.js';
+import { freshPostgresSchema } from '../harness.js';
+
+/**
+ * The databases the store suite runs on: SQLite always; PostgreSQL when DATABASE_URL is
+ * set. Under CI (`PARLEY_REQUIRE_SERVICES=1`) a missing DATABASE_URL is an error, not a skip.
+ */
+export function storeDialects(): Array<'sqlite' | 'postgres'> {
+  if (process.env.PARLEY_REQUIRE_SERVICES === '1' && !process.env.DATABASE_URL) {
+    throw new Error('PARLEY_REQUIRE_SERVICES=1 but DATABASE_URL is not set: the PostgreSQL suite cannot be skipped');
+  }
+  return process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+/** Opens a fresh, migrated store of the given dialect; `dispose` removes it. */
+export async function openStore(dialect: 'sqlite' | 'postgres'): Promise<{ store: Store; dispose(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-store-'));
+    const store = await Store.open({ dataDir: dir });
+    return {
+      store,
+      async dispose() {
+        await store.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const schema = await freshPostgresSchema();
+  const store = await Store.open({ databaseUrl: schema.url, dataDir: os.tmpdir() });
+  return {
+    store,
+    async dispose() {
+      await store.close();
+      await schema.drop();
+    },
+  };
+}

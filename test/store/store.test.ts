@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../src/errors.js';
+import { newId } from '../../src/ids.js';
+import type { Store } from '../../src/store/index.js';
+import type { MessageTable } from '../../src/store/schema.js';
+import { openStore, storeDialects } from './dialects.js';
+
+const now = () => new Date().toISOString();
+
+function message(channelId: string, serverId: string, authorId: string, content: string): MessageTable {
+  return {
+    id: newId(),
+    channelId,
+    serverId,
+    authorId,
+    authorName: 'a',
+    authorAvatar: null,
+    authorBot: 0,
+    webhookId: null,
+    content,
+    attachments: '[]',
+    embeds: '[]',
+    createdAt: now(),
+    editedAt: null,
+  };
+}
+
+describe.each(storeDialects())('store on %s', (dialect) => {
+  let store: Store;
+  let dispose: () => Promise<void>;
+  const userId = newId();
+  const serverId = newId();
+  const channelId = newId();
+
+  beforeAll(async () => {
+    ({ store, dispose } = await openStore(dialect));
+    await store.write(async (tx) => {
+      await store.users.insert(tx, {
+        id: userId, username: 'Alice', usernameKey: 'alice', name: 'Alice', bot: 0, ownerId: null,
+        passwordHash: 'x', tokenHash: null, avatar: null, createdAt: now(),
+      });
+      await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
+      await store.members.insert(tx, { serverId, userId, permissions: 15, joinedAt: now() });
+      await store.channels.insert(tx, { id: channelId, serverId, name: 'general', createdAt: now() });
+    });
+  });
+  afterAll(() => dispose?.());
+
+  it('finds users case-insensitively and refuses a duplicate name as a conflict', async () => {
+    expect((await store.users.byUsername(store.db, 'ALICE'))?.id).toBe(userId);
+    const dup = store.write((tx) =>
+      store.users.insert(tx, {
+        id: newId(), username: 'alice', usernameKey: 'alice', name: 'alice', bot: 0, ownerId: null,
+        passwordHash: 'x', tokenHash: null, avatar: null, createdAt: now(),
+      }),
+    );
+    await expect(dup).rejects.toSatisfy((e) => e instanceof AppError && e.code === 'conflict');
+  });
+
+  it('joins membership and channel in one lookup', async () => {
+    const row = await store.members.forChannel(store.db, channelId, userId);
+    expect(row).toMatchObject({ channelId, serverId, permissions: 15 });
+    const stranger = await store.members.forChannel(store.db, channelId, newId());
+    expect(stranger?.permissions ?? null).toBeNull();
+    expect(await store.members.forChannel(store.db, newId(), userId)).toBeUndefined();
+  });
+
+  it('pages messages newest first with before/after bounds', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const m = message(channelId, serverId, userId, `m${i}`);
+      await store.write((tx) => store.messages.insert(tx, m));
+      ids.push(m.id);
+    }
+    const first = await store.messages.page(store.db, channelId, { limit: 3 });
+    expect(first.map((m) => m.content)).toEqual(['m6', 'm5', 'm4']);
+    const older = await store.messages.page(store.db, channelId, { limit: 3, before: first[2]!.id });
+    expect(older.map((m) => m.content)).toEqual(['m3', 'm2', 'm1']);
+    const newer = await store.messages.page(store.db, channelId, { limit: 2, after: ids[1]! });
+    expect(newer.map((m) => m.content)).toEqual(['m3', 'm2']);
+    const between = await store.messages.page(store.db, channelId, { limit: 10, after: ids[1]!, before: ids[4]! });
+    expect(between.map((m) => m.content)).toEqual(['m3', 'm2']);
+  });
+
+  it('group commit: concurrent writes commit together and a failing one rolls back alone', async () => {
+    const good = Array.from({ length: 20 }, (_, i) => message(channelId, serverId, userId, `batch${i}`));
+    const clash = good[3]!; // same primary key as a good one
+    const results = await Promise.allSettled([
+      ...good.map((m) => store.write((tx) => store.messages.insert(tx, m))),
+      store.write(async (tx) => {
+        await store.messages.insert(tx, message(channelId, serverId, userId, 'half-written'));
+        await store.messages.insert(tx, clash);
+      }),
+    ]);
+    expect(results.slice(0, 20).every((r) => r.status === 'fulfilled')).toBe(true);
+    expect(results[20]!.status).toBe('rejected');
+    const all = await store.messages.page(store.db, channelId, { limit: 100 });
+    expect(all.filter((m) => m.content.startsWith('batch'))).toHaveLength(20);
+    expect(all.some((m) => m.content === 'half-written')).toBe(false);
+  });
+
+  it('a write that throws leaves nothing behind', async () => {
+    const m = message(channelId, serverId, userId, 'never');
+    await expect(
+      store.write(async (tx) => {
+        await store.messages.insert(tx, m);
+        throw new AppError('bad_request', 'changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(await store.messages.byId(store.db, channelId, m.id)).toBeUndefined();
+  });
+
+  it('toggles reactions and summarises counts per emoji with "me"', async () => {
+    const m = message(channelId, serverId, userId, 'react');
+    await store.write((tx) => store.messages.insert(tx, m));
+    const other = newId();
+    expect(await store.write((tx) => store.reactions.add(tx, m.id, '👍', userId, now()))).toBe(true);
+    expect(await store.write((tx) => store.reactions.add(tx, m.id, '👍', userId, now()))).toBe(false);
+    await store.write((tx) => store.reactions.add(tx, m.id, '👍', other, now()));
+    await store.write((tx) => store.reactions.add(tx, m.id, '🎉', other, now()));
+    const sums = await store.reactions.summaries(store.db, [m.id], userId);
+    expect(sums).toEqual([
+      { messageId: m.id, emoji: '👍', count: 2, me: 1 },
+      { messageId: m.id, emoji: '🎉', count: 1, me: 0 },
+    ]);
+    await store.write((tx) => store.reactions.remove(tx, m.id, '👍', userId));
+    expect(await store.reactions.count(store.db, m.id, '👍')).toBe(1);
+  });
+
+  it('deleting a channel cascades to its messages, reactions and webhooks', async () => {
+    const ch = newId();
+    const m = message(ch, serverId, userId, 'doomed');
+    const hookId = newId();
+    await store.write(async (tx) => {
+      await store.channels.insert(tx, { id: ch, serverId, name: 'tmp', createdAt: now() });
+      await store.messages.insert(tx, m);
+      await store.reactions.add(tx, m.id, '👍', userId, now());
+      await store.webhooks.insert(tx, { id: hookId, serverId, channelId: ch, name: 'h', avatar: null, tokenHash: 'h', createdBy: userId, createdAt: now() });
+    });
+    await store.write((tx) => store.channels.delete(tx, ch));
+    expect(await store.messages.byId(store.db, ch, m.id)).toBeUndefined();
+    expect(await store.reactions.count(store.db, m.id, '👍')).toBe(0);
+    expect(await store.webhooks.byId(store.db, hookId)).toBeUndefined();
+  });
+
+  it('keeps one idempotency record per caller and key, and expires old ones', async () => {
+    const rec = { caller: 'bot:1', key: 'k', fingerprint: 'f', status: 201, body: '{}', createdAt: now() };
+    await store.write((tx) => store.idempotency.insert(tx, rec));
+    await expect(store.write((tx) => store.idempotency.insert(tx, rec))).rejects.toSatisfy(
+      (e) => e instanceof AppError && e.code === 'conflict',
+    );
+    await store.write((tx) => store.idempotency.insert(tx, { ...rec, caller: 'bot:2' }));
+    const old = { ...rec, key: 'old', createdAt: new Date(Date.now() - 25 * 3600_000).toISOString() };
+    await store.write((tx) => store.idempotency.insert(tx, old));
+    await store.write((tx) => store.idempotency.deleteOlderThan(tx, new Date(Date.now() - 24 * 3600_000).toISOString()));
+    expect(await store.idempotency.get(store.db, 'bot:1', 'old')).toBeUndefined();
+    expect(await store.idempotency.get(store.db, 'bot:1', 'k')).toBeDefined();
+  });
+
+  it('stores upload sizes as numbers beyond 32 bits', async () => {
+    const id = newId();
+    await store.write((tx) => store.uploads.insert(tx, { id, uploaderId: userId, filename: 'big', contentType: 'application/octet-stream', size: 5 * 2 ** 32, createdAt: now() }));
+    expect(Number((await store.uploads.byId(store.db, id))?.size)).toBe(5 * 2 ** 32);
+  });
+
+  it('reopening runs no migration twice', async () => {
+    await expect(store.ping()).resolves.toBeUndefined();
+  });
+});
