@@ -15,9 +15,10 @@ import { uploadRoutes } from './http/routes/uploads.js';
 import { webClient } from './http/routes/web-client.js';
 import { webhookExecuteRoutes } from './http/routes/webhook-execute.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
+import { RedisBus } from './events/redis-bus.js';
 import { MemoryRateLimiter, type RateLimiter } from './ratelimit/limiter.js';
+import { RedisRateLimiter } from './ratelimit/redis-limiter.js';
 import { Store } from './store/index.js';
-import path from 'node:path';
 
 /** Parts a caller may supply instead of the defaults (tests, several instances). */
 export interface AppDeps {
@@ -40,6 +41,32 @@ export function redactUrl(url: string): string {
   return url.replace(/^(\/webhooks\/[^/?#]+\/)[^/?#]+/, '$1[redacted]');
 }
 
+type Report = (err: unknown, what: string) => void;
+
+/** Logs failures that must not fail a request; the same failure at most every 10 s. */
+function throttledReporter(app: FastifyInstance): Report {
+  const last = new Map<string, number>();
+  return (err, what) => {
+    const now = Date.now();
+    if ((last.get(what) ?? 0) > now - 10_000) return;
+    last.set(what, now);
+    app.log.error({ err }, what);
+  };
+}
+
+/** REDIS_URL set: the shared Redis stream; otherwise the in-process log. */
+async function openBus(config: Config, report: Report): Promise<EventBus> {
+  if (!config.redisUrl) return new InProcessBus(config.gatewayReplayBuffer);
+  return RedisBus.connect({ url: config.redisUrl, prefix: config.redisPrefix, maxLength: config.gatewayReplayBuffer, report });
+}
+
+async function openLimiter(config: Config, report: Report): Promise<RateLimiter> {
+  if (!config.redisUrl) return new MemoryRateLimiter();
+  const limiter = new RedisRateLimiter(config.redisUrl, config.redisPrefix, report);
+  await limiter.connect();
+  return limiter;
+}
+
 /** Builds the whole service without listening: tests and main.ts both use it. */
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App> {
   const app = Fastify({
@@ -60,17 +87,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
   });
 
+  const report = throttledReporter(app);
   const store = deps.store ?? (await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
-  const bus = deps.bus ?? new InProcessBus(config.gatewayReplayBuffer);
-  const limiter = config.rateLimits ? (deps.limiter ?? new MemoryRateLimiter()) : null;
-  const files = deps.files ?? new LocalUploadStore(path.join(config.dataDir, 'uploads'));
-  const ctx: DomainContext = {
-    store,
-    bus,
-    files,
-    publicUrl: config.publicUrl,
-    report: (err, what) => app.log.error({ err }, what),
-  };
+  const bus = deps.bus ?? (await openBus(config, report));
+  const limiter = config.rateLimits ? (deps.limiter ?? (await openLimiter(config, report))) : null;
+  const files = deps.files ?? new LocalUploadStore(config.uploadsDir);
+  const ctx: DomainContext = { store, bus, files, publicUrl: config.publicUrl, report };
 
   registerErrorHandler(app);
   await app.register(multipart, { limits: { fileSize: config.maxUploadBytes, files: 10, fields: 20, fieldSize: 1024 * 1024 } });
@@ -104,16 +126,24 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const gateway = new Gateway(ctx, bus, {
     heartbeatMs: config.gatewayHeartbeatMs,
     resumeWindowMs: config.gatewayResumeWindowMs,
-    report: ctx.report,
+    report,
   });
   gateway.attach(app.server);
 
   const expiry = setInterval(() => void expireIdempotencyKeys(ctx).catch((err) => ctx.report(err, 'idempotency expiry failed')), 3600_000);
   expiry.unref();
 
+  // While draining, answers close their connection, so keep-alive sockets of requests
+  // that were in flight do not hold the shutdown open.
+  let draining = false;
+  app.addHook('onSend', async (_req, reply) => {
+    if (draining) reply.header('connection', 'close');
+  });
+
   let closed: Promise<void> | undefined;
   const close = () =>
     (closed ??= (async () => {
+      draining = true;
       clearInterval(expiry);
       await gateway.close();
       await app.close();

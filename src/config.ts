@@ -8,6 +8,10 @@ export interface Config {
   publicUrl: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /** Namespace of every Redis key, so deployments can share one Redis. */
+  redisPrefix: string;
+  /** Uploaded files; instances of one deployment must share it (e.g. over NFS). */
+  uploadsDir: string;
   rateLimits: boolean;
   maxUploadBytes: number;
   /** Milliseconds a gateway session stays resumable after its connection drops. */
@@ -92,6 +96,8 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl,
     databaseUrl,
     redisUrl,
+    redisPrefix: env.REDIS_PREFIX || 'parley:',
+    uploadsDir: path.resolve(env.UPLOADS_DIR || path.join(dataDir, 'uploads')),
     rateLimits: rateRaw !== 'off',
     maxUploadBytes: int('MAX_UPLOAD_BYTES', 25 * 1024 * 1024, 1, 2 ** 40),
     gatewayResumeWindowMs: int('GATEWAY_RESUME_SECONDS', 120, 1, 86_400) * 1000,

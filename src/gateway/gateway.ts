@@ -268,12 +268,13 @@ export class Gateway {
    */
   private apply(session: Session, pos: LogPosition, entry: BusEntry, skipThrough: number, payload?: string): void {
     if (entry.kind !== 'event' || session.closed) return;
+    // A resume may have replayed entries this instance has not dispatched yet; never twice.
+    if (this.bus.compare(pos, session.pos) <= 0) return;
     const { event, serverId } = entry;
     const self = (event.t === 'MEMBER_ADD' || event.t === 'MEMBER_REMOVE') && event.d.user.id === session.caller.id;
     if (self && event.t === 'MEMBER_ADD' && !session.serverIds.has(serverId)) {
       session.serverIds.add(serverId);
       if (session.backlog === null) addTo(this.byServer, serverId, session);
-      session.mark();
     }
     if (!session.serverIds.has(serverId)) return;
     session.s++;
@@ -282,8 +283,9 @@ export class Gateway {
     if (self && event.t === 'MEMBER_REMOVE') {
       session.serverIds.delete(serverId);
       if (session.backlog === null) removeFrom(this.byServer, serverId, session);
-      session.mark();
-    } else if (session.s % MARK_EVERY === 0) session.mark();
+    }
+    // A mark is taken only after an event is counted, so (s, pos, servers) always agree.
+    if (self || session.s % MARK_EVERY === 0) session.mark();
   }
 
   private send(session: Session, data: string): void {

@@ -1,0 +1,52 @@
+import { Redis } from 'ioredis';
+import { MemoryRateLimiter, type RateDecision, type RateLimiter, type RateRule, decision } from './limiter.js';
+
+// One round trip, atomic: count the hit, open the window on the first one, report its age.
+const HIT = `
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {n, ttl}
+`;
+
+/**
+ * The limiter shared by every instance: the same fixed windows as the in-memory one, kept
+ * in Redis. While Redis is unreachable each instance falls back to its own memory
+ * (limits then hold per instance), and returns to the shared windows when Redis is back.
+ */
+export class RedisRateLimiter implements RateLimiter {
+  private readonly redis: Redis;
+  private readonly fallback = new MemoryRateLimiter();
+
+  constructor(
+    url: string,
+    private readonly prefix: string,
+    private readonly report: (err: unknown, what: string) => void,
+  ) {
+    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
+    this.redis.on('error', () => {});
+    this.redis.defineCommand('parleyHit', { numberOfKeys: 1, lua: HIT });
+  }
+
+  async connect(): Promise<void> {
+    await this.redis.connect();
+  }
+
+  async hit(rule: RateRule, key: string): Promise<RateDecision> {
+    try {
+      const [n, ttl] = (await (this.redis as unknown as { parleyHit(k: string, ms: number): Promise<[number, number]> }).parleyHit(
+        `${this.prefix}rl:${rule.name}:${key}`,
+        rule.windowMs,
+      )) as [number, number];
+      return decision(rule.limit, n, ttl);
+    } catch (err) {
+      this.report(err, 'shared rate limiter unavailable; limiting per instance');
+      return this.fallback.hit(rule, key);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}

@@ -1,0 +1,232 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createWebhook, postMessage, upload, world } from '../factories.js';
+import { type Cluster, clusterServicesAvailable, startCluster } from './instances.js';
+import { GatewayClient } from './ws-client.js';
+
+const run = clusterServicesAvailable();
+
+describe.runIf(run)('two instances on one PostgreSQL and Redis', () => {
+  let cluster: Cluster;
+  let a: string;
+  let b: string;
+
+  beforeAll(async () => {
+    cluster = await startCluster(2);
+    a = cluster.instances[0]!.url;
+    b = cluster.instances[1]!.url;
+  }, 90_000);
+  afterAll(() => cluster?.close());
+
+  it('a message posted through A reaches a gateway client on B, in order, exactly once', async () => {
+    const w = await world(a);
+    const client = await GatewayClient.identify(cluster.instances[1]!.gatewayUrl, w.bot.auth);
+    const sent: string[] = [];
+    // 10 messages: the per-channel message limit (10 per 5 s) is shared by the instances too.
+    for (let i = 0; i < 10; i++) {
+      const via = i % 2 === 0 ? a : b;
+      sent.push((await postMessage(via, w.owner.auth, w.channel.id, `n${i}`)).id);
+    }
+    await client.waitFor(() => client.events('MESSAGE_CREATE').length >= 10);
+    await new Promise((r) => setTimeout(r, 300)); // room for a duplicate to show up
+    const got = client.events('MESSAGE_CREATE').map((f) => f.d.id);
+    expect(got).toEqual(sent);
+    const seqs = client.events().map((f) => f.s);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    client.close();
+  });
+
+  it('webhook rate limit (5 per 5 s) is shared across instances', async () => {
+    const w = await world(a);
+    const hook = await createWebhook(a, w.owner, w.server.id, w.channel.id);
+    const path = new URL(hook.url).pathname;
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      statuses.push((await call(i % 2 ? b : a, 'POST', path, { body: { content: `x${i}` } })).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+  });
+
+  it('typing rate limit (15 per 5 s) is shared across instances', async () => {
+    const w = await world(a);
+    const statuses: number[] = [];
+    for (let i = 0; i < 16; i++) {
+      const r = await call(i % 2 ? b : a, 'POST', `/channels/${w.channel.id}/typing`, { auth: w.bot.auth });
+      statuses.push(r.status);
+    }
+    expect(statuses.filter((s) => s === 204)).toHaveLength(15);
+    expect(statuses[15]).toBe(429);
+  });
+
+  it('a webhook deleted through A fails on B at once', async () => {
+    const w = await world(a);
+    const hook = await createWebhook(a, w.owner, w.server.id, w.channel.id);
+    const path = new URL(hook.url).pathname;
+    expect((await call(b, 'POST', path, { body: { content: 'before' } })).status).toBe(200);
+    expect((await call(a, 'DELETE', `/webhooks/${hook.id}`, { auth: w.owner.auth })).status).toBe(204);
+    const r = await call(b, 'POST', path, { body: { content: 'after' } });
+    expect(r.status).toBe(404);
+  });
+
+  it('a logout through A revokes the session on B', async () => {
+    const w = await world(a);
+    expect((await call(b, 'GET', '/users/@me', { auth: w.owner.auth })).status).toBe(200);
+    expect((await call(a, 'POST', '/auth/logout', { auth: w.owner.auth })).status).toBe(204);
+    expect((await call(b, 'GET', '/users/@me', { auth: w.owner.auth })).status).toBe(401);
+  });
+
+  it('a file uploaded through A is served by B', async () => {
+    const w = await world(a);
+    const up = await upload(a, w.bot.auth, 'shared bytes', 'notes.txt', 'text/plain');
+    expect(up.status).toBe(200);
+    const onB = await fetch(b + new URL(up.body.url).pathname);
+    expect(onB.status).toBe(200);
+    expect(await onB.text()).toBe('shared bytes');
+  });
+
+  it('an Idempotency-Key used on A is honoured on B', async () => {
+    const w = await world(a);
+    const send = (base: string) =>
+      call(base, 'POST', `/channels/${w.channel.id}/messages`, { auth: w.bot.auth, body: { content: 'once' }, headers: { 'idempotency-key': 'k1' } });
+    const [r1, r2] = [await send(a), await send(b)];
+    expect(r2.body.id).toBe(r1.body.id);
+    const page = await call(b, 'GET', `/channels/${w.channel.id}/messages`, { auth: w.bot.auth });
+    expect(page.body).toHaveLength(1);
+  });
+});
+
+describe.runIf(run)('losing an instance', () => {
+  let cluster: Cluster;
+  beforeAll(async () => {
+    cluster = await startCluster(2);
+  }, 90_000);
+  afterAll(() => cluster?.close());
+
+  it('kill -9 of the instance a client is on: it resumes on the other with no event lost, in order', async () => {
+    const [ia, ib] = cluster.instances as [typeof cluster.instances[0] & {}, typeof cluster.instances[0] & {}];
+    const w = await world(ib.url);
+    const client = await GatewayClient.identify(ia.gatewayUrl, w.bot.auth);
+    const sessionId = client.frames.find((f) => f.op === 'ready')!.d.sessionId as string;
+    const before = [];
+    for (let i = 0; i < 3; i++) before.push((await postMessage(ib.url, w.owner.auth, w.channel.id, `before${i}`)).id);
+    await client.waitFor(() => client.events('MESSAGE_CREATE').length === 3);
+    // Let a heartbeat carry the acknowledged sequence number to the checkpoint.
+    await new Promise((r) => setTimeout(r, 700));
+    const acked = client.lastSeq;
+
+    ia.proc.kill('SIGKILL');
+    await ia.exited;
+    await client.closed;
+    const missed = [];
+    for (let i = 0; i < 4; i++) missed.push((await postMessage(ib.url, w.owner.auth, w.channel.id, `missed${i}`)).id);
+
+    const resumed = new GatewayClient(ib.gatewayUrl);
+    await resumed.opened;
+    await resumed.waitFor((f) => f.op === 'hello');
+    resumed.send({ op: 'resume', d: { token: w.bot.auth, sessionId, s: acked } });
+    await resumed.waitFor((f) => f.op === 'resumed');
+    expect(resumed.events('MESSAGE_CREATE').map((f) => f.d.id)).toEqual(missed);
+    expect(resumed.events().map((f) => f.s)).toEqual([acked + 1, acked + 2, acked + 3, acked + 4]);
+    // and it keeps receiving live events on B
+    const live = await postMessage(ib.url, w.owner.auth, w.channel.id, 'live');
+    await resumed.waitFor((f) => f.op === 'event' && f.d.id === live.id);
+    expect(before).toHaveLength(3);
+    resumed.close();
+  });
+
+  it('SIGTERM: in-flight work finishes, clients are told to reconnect, and they resume elsewhere', async () => {
+    const ic = await cluster.start();
+    const ib = cluster.instances[1]!;
+    const w = await world(ib.url);
+    const client = await GatewayClient.identify(ic.gatewayUrl, w.bot.auth);
+    const sessionId = client.frames.find((f) => f.op === 'ready')!.d.sessionId as string;
+    const first = await postMessage(ic.url, w.owner.auth, w.channel.id, 'one');
+    await client.waitFor((f) => f.op === 'event' && f.d.id === first.id);
+    const acked = client.lastSeq;
+
+    // A request in flight when the signal lands still completes.
+    const inflight = call(ic.url, 'POST', `/channels/${w.channel.id}/messages`, { auth: w.bot.auth, body: { content: 'in flight' } });
+    await new Promise((r) => setTimeout(r, 5));
+    ic.proc.kill('SIGTERM');
+    const code = await client.closed;
+    expect(code).toBe(1012);
+    expect(await ic.exited).toBe(0);
+    const r = await inflight.catch(() => null);
+    // Either it was answered 201 (and stored) or it never reached the server; never a lost 201.
+    const page = await call(ib.url, 'GET', `/channels/${w.channel.id}/messages`, { auth: w.bot.auth });
+    if (r?.status === 201) expect(page.body.some((m: { id: string }) => m.id === r.body.id)).toBe(true);
+
+    const resumed = new GatewayClient(ib.gatewayUrl);
+    await resumed.opened;
+    await resumed.waitFor((f) => f.op === 'hello');
+    resumed.send({ op: 'resume', d: { token: w.bot.auth, sessionId, s: acked } });
+    await resumed.waitFor((f) => f.op === 'resumed');
+    const stored = page.body.filter((m: { content: string }) => m.content === 'in flight').map((m: { id: string }) => m.id);
+    expect(resumed.events('MESSAGE_CREATE').map((f) => f.d.id)).toEqual(stored);
+    resumed.close();
+  });
+});
+
+/** A TCP proxy in front of Redis that the test can cut and restore, to simulate an outage. */
+async function redisProxy(target: URL) {
+  const net = await import('node:net');
+  const sockets = new Set<import('node:net').Socket>();
+  let server: import('node:net').Server;
+  const listen = (port: number) =>
+    new Promise<number>((resolve) => {
+      server = net.createServer((client) => {
+        const upstream = net.connect(Number(target.port || 6379), target.hostname);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('error', () => {});
+          s.on('close', () => sockets.delete(s));
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.listen(port, '127.0.0.1', () => resolve((server.address() as import('node:net').AddressInfo).port));
+    });
+  const port = await listen(0);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    cut: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+    restore: () => listen(port).then(() => undefined),
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}
+
+describe.runIf(run)('losing Redis for a moment', () => {
+  it('writes keep succeeding, and events queued meanwhile are delivered once Redis is back, without a restart', async () => {
+    const proxy = await redisProxy(new URL(process.env.REDIS_URL!));
+    const cluster = await startCluster(1, { REDIS_URL: proxy.url });
+    try {
+      const inst = cluster.instances[0]!;
+      const w = await world(inst.url);
+      const client = await GatewayClient.identify(inst.gatewayUrl, w.bot.auth);
+      const first = await postMessage(inst.url, w.owner.auth, w.channel.id, 'before outage');
+      await client.waitFor((f) => f.op === 'event' && f.d.id === first.id);
+
+      await proxy.cut();
+      const during = await call(inst.url, 'POST', `/channels/${w.channel.id}/messages`, { auth: w.bot.auth, body: { content: 'during outage' } });
+      expect(during.status).toBe(201);
+      // Rate-limited routes still answer (the limiter falls back to per-instance memory).
+      expect((await call(inst.url, 'POST', `/channels/${w.channel.id}/typing`, { auth: w.bot.auth })).status).toBe(204);
+      const stored = await call(inst.url, 'GET', `/channels/${w.channel.id}/messages/${during.body.id}`, { auth: w.bot.auth });
+      expect(stored.status).toBe(200);
+
+      await proxy.restore();
+      await client.waitFor((f) => f.op === 'event' && f.d.id === during.body.id, 15_000);
+      const after = await postMessage(inst.url, w.owner.auth, w.channel.id, 'after outage');
+      await client.waitFor((f) => f.op === 'event' && f.d.id === after.id, 10_000);
+      client.close();
+    } finally {
+      await cluster.close();
+      proxy.close();
+    }
+  }, 60_000);
+});
