@@ -9,7 +9,7 @@
 import { pathToFileURL } from 'node:url';
 import { startPingBot } from './bot.js';
 
-export { handleCommand, parseDice, rollDice, startPingBot, type PingBotOptions } from './bot.js';
+export { MAX_DICE, MAX_SIDES, handleCommand, parseDice, rollDice, startPingBot, type DiceRoll, type PingBotOptions } from './bot.js';
 
 async function main(): Promise<void> {
   const baseUrl = process.env.PARLEY_URL ?? 'http://localhost:8080';
@@ -25,7 +25,8 @@ async function main(): Promise<void> {
   bot.on('close', ({ code, reconnecting }) => {
     console.log(`[ping-bot] connection closed (${code})${reconnecting ? ', reconnecting…' : ''}`);
   });
-  bot.on('resumed', () => console.log('[ping-bot] resumed'));
+  bot.on('resumed', () => console.log('[ping-bot] resumed; missed messages were replayed'));
+  bot.on('ready', () => console.log('[ping-bot] new session (the old one could not be resumed)'));
   const servers = bot.servers.map((server) => server.name).join(', ') || 'no servers yet';
   console.log(`[ping-bot] logged in as ${bot.user?.name} (${servers}); try !ping`);
 

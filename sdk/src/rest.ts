@@ -38,7 +38,7 @@ export interface RestClientOptions {
 export interface RateLimitInfo {
   method: string;
   path: string;
-  /** The client-side bucket key (route plus its major id). */
+  /** The client-side bucket key, e.g. `typing <channelId>` (a route plus the channel or server it counts against). */
   bucket: string;
   /** How long the client waits before sending (again), in ms. */
   waitMs: number;
@@ -165,7 +165,7 @@ export class RestClient {
     const body: SendMessageBody = typeof message === 'string' ? { content: message } : message;
     const headers: Record<string, string> = {};
     if (options.idempotencyKey) headers['Idempotency-Key'] = options.idempotencyKey;
-    return this.request('POST', path`/channels/${channelId}/messages`, { body, headers });
+    return this.request('POST', path`/channels/${channelId}/messages`, { body, headers, bucket: `messages ${channelId}` });
   }
 
   /** `GET /channels/{channelId}/messages`: newest first. */
@@ -183,7 +183,8 @@ export class RestClient {
   /** `PATCH /channels/{channelId}/messages/{messageId}`: only the author may edit. */
   editMessage(channelId: string, messageId: string, edit: string | EditMessageBody): Promise<Message> {
     const body: EditMessageBody = typeof edit === 'string' ? { content: edit } : edit;
-    return this.request('PATCH', path`/channels/${channelId}/messages/${messageId}`, { body });
+    // Edits count against the same per-channel message limit as sends.
+    return this.request('PATCH', path`/channels/${channelId}/messages/${messageId}`, { body, bucket: `messages ${channelId}` });
   }
 
   /** `DELETE /channels/{channelId}/messages/{messageId}`: the author or the server owner. */
@@ -196,12 +197,14 @@ export class RestClient {
    * reaction if absent, removes it if present; resolves with the state afterwards.
    */
   toggleReaction(channelId: string, messageId: string, emoji: string): Promise<ReactionState> {
-    return this.request('PUT', path`/channels/${channelId}/messages/${messageId}/reactions/${emoji}`);
+    return this.request('PUT', path`/channels/${channelId}/messages/${messageId}/reactions/${emoji}`, {
+      bucket: `reactions ${channelId}`,
+    });
   }
 
   /** `POST /channels/{channelId}/typing`: shows "typing..." for a few seconds (15 per 5 s). */
   async typing(channelId: string): Promise<void> {
-    await this.request('POST', path`/channels/${channelId}/typing`);
+    await this.request('POST', path`/channels/${channelId}/typing`, { bucket: `typing ${channelId}` });
   }
 
   /**
@@ -219,7 +222,7 @@ export class RestClient {
     }
     const form = new FormData();
     form.append('file', blob, filename);
-    return this.request('POST', '/upload', { form });
+    return this.request('POST', '/upload', { form, bucket: 'upload' });
   }
 
   // ---------------------------------------------------------------- transport
@@ -230,6 +233,7 @@ export class RestClient {
    */
   request<T = unknown>(method: string, urlPath: string, options: RequestOptions = {}): Promise<T> {
     const key = options.bucket ?? bucketKey(method, urlPath);
+    if (this.#buckets.size > 1000) this.#sweepBuckets();
     let bucket = this.#buckets.get(key);
     if (!bucket) {
       bucket = new Bucket();
@@ -246,6 +250,14 @@ export class RestClient {
         this.#buckets.delete(key);
       }
     });
+  }
+
+  /** Drops buckets with nothing queued and no window to wait for (a bot in many channels). */
+  #sweepBuckets(): void {
+    const now = Date.now();
+    for (const [key, bucket] of this.#buckets) {
+      if (bucket.pending === 0 && bucket.delay(now) === 0) this.#buckets.delete(key);
+    }
   }
 
   async #send<T>(bucket: Bucket, key: string, method: string, urlPath: string, options: RequestOptions): Promise<T> {

@@ -17,6 +17,8 @@ export interface User {
   /** True for bot accounts. */
   bot: boolean;
   avatar?: string | null;
+  /** For bots: the user who created the bot. */
+  ownerId?: Snowflake;
   createdAt?: string;
 }
 
@@ -59,7 +61,7 @@ export interface Embed {
   [extra: string]: unknown;
 }
 
-/** One emoji's reactions on a message; `me` says whether the caller is among them. */
+/** One emoji's reactions on a message; `me` (when present) says whether the caller is among them. */
 export interface Reaction {
   emoji: string;
   count: number;
@@ -74,10 +76,11 @@ export interface Message {
   author: MessageAuthor;
   content: string;
   attachments: Attachment[];
-  embeds?: Embed[];
+  /** Rich embeds (from webhook dialects); empty for plain messages. */
+  embeds: Embed[];
   reactions: Reaction[];
   /** Only on messages posted through a webhook. */
-  webhookId?: Snowflake | null;
+  webhookId?: Snowflake;
   createdAt: string;
   editedAt: string | null;
 }

@@ -164,7 +164,7 @@ describe('RestClient (scripted server)', () => {
     expect(second.at - first.at).toBeGreaterThanOrEqual(200); // same bucket: waited for the reset
     expect(third.at - first.at).toBeLessThan(200); // another channel is another bucket
     expect(waits.filter((w) => w.reason === 'bucket')).toHaveLength(1);
-    expect(waits[0]?.bucket).toBe('POST /channels/c1/typing');
+    expect(waits[0]?.bucket).toBe('typing c1');
   });
 
   it('sends requests of one bucket in order', async () => {
