@@ -32,10 +32,13 @@ export function App() {
     if (reason) toast(reason, 'error');
   }, []);
 
+  const plainLogout = useCallback(() => logout(), [logout]);
+  const expiredLogout = useCallback(() => logout('Your session has ended. Please log in again.'), [logout]);
+
   useEffect(() => {
-    onUnauthorized(() => logout('Your session has ended. Please log in again.'));
+    onUnauthorized(expiredLogout);
     return () => onUnauthorized(null);
-  }, [logout]);
+  }, [expiredLogout]);
 
   // Another tab logged in or out.
   useEffect(() => {
@@ -51,7 +54,7 @@ export function App() {
       <a href="#main" className="skip-link" onClick={skipToMain}>
         Skip to content
       </a>
-      {token ? <Session key={token} token={token} onLogout={() => logout()} onAuthFailed={() => logout('Your session has ended. Please log in again.')} /> : <LoggedOut onAuthenticated={login} />}
+      {token ? <Session key={token} token={token} onLogout={plainLogout} onAuthFailed={expiredLogout} /> : <LoggedOut onAuthenticated={login} />}
       <ToastRegion />
       <ConfirmHost />
     </ErrorBoundary>
@@ -157,10 +160,12 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
   }
 
   let m: Record<string, string> | null;
-  if ((m = match('/invite/:code', path))) return <InvitePage code={m.code} />;
-  if ((m = match('/s/:serverId/settings/:tab?', path))) return <SettingsPage serverId={m.serverId} tab={m.tab} />;
-  if ((m = match('/s/:serverId/c/:channelId', path))) return <ChatPage serverId={m.serverId} channelId={m.channelId} onLogout={onLogout} />;
-  if ((m = match('/s/:serverId', path))) return <ChatPage serverId={m.serverId} channelId={null} onLogout={onLogout} />;
+  if ((m = match('/invite/:code', path)) && m.code) return <InvitePage code={m.code} />;
+  if ((m = match('/s/:serverId/settings/:tab?', path)) && m.serverId) return <SettingsPage serverId={m.serverId} tab={m.tab} />;
+  if ((m = match('/s/:serverId/c/:channelId', path)) && m.serverId && m.channelId) {
+    return <ChatPage serverId={m.serverId} channelId={m.channelId} onLogout={onLogout} />;
+  }
+  if ((m = match('/s/:serverId', path)) && m.serverId) return <ChatPage serverId={m.serverId} channelId={null} onLogout={onLogout} />;
   if (path === paths.myBots()) return <MyBotsPage onLogout={onLogout} />;
   if (path === '/' || path === '/login' || path === '/register') return <HomePage onLogout={onLogout} />;
   return (

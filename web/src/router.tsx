@@ -30,20 +30,21 @@ export function usePath(): string {
 export function match(pattern: string, path: string): Record<string, string> | null {
   const p = pattern.split('/').filter(Boolean);
   const a = path.split('/').filter(Boolean);
-  const optionalTail = p.length > 0 && p[p.length - 1].endsWith('?');
+  const optionalTail = (p[p.length - 1] ?? '').endsWith('?');
   if (a.length > p.length || a.length < p.length - (optionalTail ? 1 : 0)) return null;
   const params: Record<string, string> = {};
   for (let i = 0; i < p.length; i++) {
-    const part = p[i];
+    const part = p[i] ?? '';
+    const actual = a[i];
     if (part.startsWith(':')) {
       const name = part.slice(1).replace(/\?$/, '');
-      if (a[i] === undefined) continue;
+      if (actual === undefined) continue;
       try {
-        params[name] = decodeURIComponent(a[i]);
+        params[name] = decodeURIComponent(actual);
       } catch {
         return null;
       }
-    } else if (part !== a[i]) {
+    } else if (part !== actual) {
       return null;
     }
   }

@@ -45,7 +45,12 @@ export class GatewayClient {
   start(): void {
     this.stopped = false;
     window.addEventListener('online', this.onOnline);
-    this.open();
+    // Open on the next tick: a start() immediately undone by stop() (React's StrictMode
+    // double effects, fast navigation) then never opens a socket at all.
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      this.open();
+    }, 0);
   }
 
   stop(): void {

@@ -1,6 +1,7 @@
 import type { Attachment } from '../api/types';
 import { safeImageSrc } from '../markdown/parse';
 import { formatSize } from '../lib/format';
+import { FileIcon } from './icons';
 
 const IMAGE_EXT = /\.(png|jpe?g|gif|webp|avif|bmp)$/i;
 
@@ -26,8 +27,8 @@ export function AttachmentView({ attachment }: { attachment: Attachment }) {
   }
   return (
     <a className="attachment-file" href={href} target="_blank" rel="noopener noreferrer" download={name}>
-      <span className="file-icon" aria-hidden="true">
-        📄
+      <span className="file-icon">
+        <FileIcon />
       </span>
       <span className="attachment-meta">
         <span className="attachment-name">{name}</span>

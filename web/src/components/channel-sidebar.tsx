@@ -9,6 +9,7 @@ import { Avatar } from './avatar';
 import { CopyField } from './copy-field';
 import { Dialog } from './dialog';
 import { PromptDialog, normaliseChannelName } from './forms';
+import { BotIcon, GearIcon, InviteIcon, LogoutIcon, PlusIcon } from './icons';
 
 interface Props {
   server: Server;
@@ -31,14 +32,14 @@ export function ChannelSidebar({ server, activeChannelId, isOwner, onLogout }: P
         </h1>
         {isOwner && (
           <Link to={paths.settings(server.id)} className="icon-button" aria-label="Server settings" title="Server settings">
-            ⚙
+            <GearIcon />
           </Link>
         )}
       </header>
       {isOwner && (
         <div className="sidebar-owner-actions">
           <button type="button" className="button secondary small" onClick={() => setDialog('invite')}>
-            Invite people
+            <InviteIcon /> Invite people
           </button>
         </div>
       )}
@@ -47,7 +48,7 @@ export function ChannelSidebar({ server, activeChannelId, isOwner, onLogout }: P
           <span id={`channels-${server.id}`}>Channels</span>
           {isOwner && (
             <button type="button" className="icon-button small" aria-label="Create a channel" title="Create a channel" onClick={() => setDialog('channel')}>
-              +
+              <PlusIcon size={16} />
             </button>
           )}
         </div>
@@ -118,7 +119,7 @@ export function InviteDialog({ serverId, serverName, onClose }: { serverId: stri
           <button type="button" className="button secondary" onClick={onClose}>
             Done
           </button>
-          <button type="button" className="button primary" onClick={make} disabled={busy} autoFocus={!link}>
+          <button type="button" className="button primary" onClick={make} disabled={busy} data-autofocus>
             {link ? 'Create another link' : 'Create invite link'}
           </button>
         </footer>
@@ -142,10 +143,10 @@ export function UserPanel({ onLogout }: { onLogout: () => void }) {
         <span className={`user-panel-status status-${status}`}>{status === 'connected' ? 'Online' : status === 'offline' ? 'Offline' : 'Connecting…'}</span>
       </div>
       <Link to={paths.myBots()} className="icon-button" aria-label="My bots" title="My bots">
-        🤖
+        <BotIcon />
       </Link>
       <button type="button" className="icon-button" aria-label="Log out" title="Log out" onClick={onLogout}>
-        ⎋
+        <LogoutIcon />
       </button>
     </div>
   );

@@ -1,8 +1,9 @@
-import { forwardRef, useImperativeHandle, useLayoutEffect, useRef, useState } from 'react';
+import { forwardRef, useEffect, useImperativeHandle, useLayoutEffect, useRef, useState } from 'react';
 import type { Channel, UploadResult } from '../api/types';
 import { sendMessage, sendTyping, uploadFile } from '../state/actions';
 import { toast, toastError } from '../state/toasts';
 import { codePoints, formatSize } from '../lib/format';
+import { CloseIcon, PlusIcon } from './icons';
 
 const MAX_CONTENT = 4000;
 const MAX_FILES = 10;
@@ -44,6 +45,12 @@ export const Composer = forwardRef<ComposerHandle, Props>(function Composer({ ch
     if (v) drafts.set(channel.id, v);
     else drafts.delete(channel.id);
   };
+
+  // Opening a channel puts the cursor in its composer (not on touch screens, where it
+  // would pop up the keyboard).
+  useEffect(() => {
+    if (window.matchMedia?.('(pointer: fine)').matches) area.current?.focus({ preventScroll: true });
+  }, []);
 
   useLayoutEffect(() => {
     const el = area.current;
@@ -118,7 +125,7 @@ export const Composer = forwardRef<ComposerHandle, Props>(function Composer({ ch
               <span className="pending-name">{f.name}</span>
               <span className="pending-size">{f.status === 'uploading' ? 'Uploading…' : formatSize(f.result?.size ?? f.size)}</span>
               <button type="button" className="icon-button" aria-label={`Remove ${f.name}`} onClick={() => setFiles((prev) => prev.filter((p) => p.key !== f.key))}>
-                ×
+                <CloseIcon />
               </button>
             </li>
           ))}
@@ -126,7 +133,7 @@ export const Composer = forwardRef<ComposerHandle, Props>(function Composer({ ch
       )}
       <div className="composer-row">
         <button type="button" className="icon-button composer-attach" aria-label="Attach a file" title="Attach a file" onClick={() => fileInput.current?.click()}>
-          +
+          <PlusIcon size={20} />
         </button>
         <input
           ref={fileInput}

@@ -1,5 +1,6 @@
 /** Modal dialogs on the native <dialog> element (focus trap and Escape for free). */
 import { useEffect, useId, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { CloseIcon } from './icons';
 
 interface DialogProps {
   title: string;
@@ -18,6 +19,10 @@ export function Dialog({ title, onClose, children, className }: DialogProps) {
     if (!d) return;
     const previous = document.activeElement as HTMLElement | null;
     if (!d.open) d.showModal();
+    // showModal() focuses the first focusable element (the close button); a field or an
+    // explicitly marked button is the better starting point.
+    const first = d.querySelector<HTMLElement>('[data-autofocus], input:not([type=hidden]):not([readonly]), textarea, select');
+    first?.focus();
     return () => {
       if (d.open) d.close();
       previous?.focus?.();
@@ -41,7 +46,7 @@ export function Dialog({ title, onClose, children, className }: DialogProps) {
         <header className="dialog-header">
           <h2 id={id}>{title}</h2>
           <button type="button" className="icon-button" aria-label="Close" onClick={() => closeRef.current()}>
-            ×
+            <CloseIcon />
           </button>
         </header>
         {children}
@@ -93,7 +98,7 @@ export function ConfirmHost() {
     <Dialog title={req.title} onClose={() => finish(false)} className="confirm-dialog">
       <div className="dialog-body">{req.body}</div>
       <footer className="dialog-actions">
-        <button type="button" className="button secondary" onClick={() => finish(false)} autoFocus>
+        <button type="button" className="button secondary" onClick={() => finish(false)} data-autofocus>
           Cancel
         </button>
         <button

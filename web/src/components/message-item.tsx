@@ -9,6 +9,7 @@ import { Avatar, BotBadge } from './avatar';
 import { confirm } from './dialog';
 import { Embed } from './embed';
 import { EmojiPicker } from './emoji-picker';
+import { EditIcon, SmileIcon, TrashIcon } from './icons';
 
 const MAX_CONTENT = 4000;
 
@@ -61,6 +62,7 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
       className={`message${grouped ? ' grouped' : ''}${isBot ? ' from-bot' : ''}${editing ? ' editing' : ''}`}
       data-message-id={message.id}
       data-webhook={message.webhookId ? 'true' : undefined}
+      tabIndex={-1}
     >
       <div className="message-gutter">
         {grouped ? (
@@ -86,12 +88,17 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
         ) : (
           message.content && (
             <div className="message-content">
-              <Markdown source={message.content} />
-              {message.editedAt && (
-                <span className="edited" title={`Edited ${formatFull(message.editedAt)}`}>
-                  (edited)
-                </span>
-              )}
+              <Markdown
+                source={message.content}
+                trailing={
+                  message.editedAt ? (
+                    <span className="edited" title={`Edited ${formatFull(message.editedAt)}`}>
+                      {' '}
+                      (edited)
+                    </span>
+                  ) : undefined
+                }
+              />
             </div>
           )
         )}
@@ -117,16 +124,16 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
       </div>
       <div className="message-actions" role="toolbar" aria-label="Message actions">
         <button type="button" className="icon-button" aria-label="Add reaction" title="Add reaction" onClick={() => setPicker((p) => !p)} aria-expanded={picker}>
-          ☺
+          <SmileIcon />
         </button>
         {canEdit && (
           <button type="button" className="icon-button" aria-label="Edit message" title="Edit" onClick={() => onEdit(message.id)}>
-            ✎
+            <EditIcon />
           </button>
         )}
         {canDelete && (
           <button type="button" className="icon-button danger" aria-label="Delete message" title="Delete (Shift+click to skip confirmation)" onClick={(e) => void remove(e.shiftKey)}>
-            🗑
+            <TrashIcon />
           </button>
         )}
         {picker && <EmojiPicker onPick={react} onClose={() => setPicker(false)} />}

@@ -31,6 +31,7 @@ export function MessageList({ channel, isOwner, editingId, onEdit }: Props) {
   const stick = useRef(true);
   const lastHeight = useRef(0);
   const firstId = useRef<string | null>(null);
+  const lastId = useRef<string | null>(null);
   const [away, setAway] = useState(false);
 
   const items = data?.items ?? [];
@@ -45,6 +46,10 @@ export function MessageList({ channel, isOwner, editingId, onEdit }: Props) {
     const el = scroller.current;
     if (!el) return;
     const first = items[0]?.id ?? null;
+    const last = items[items.length - 1];
+    // Sending a message brings you back to the present.
+    if (last && lastId.current && last.id !== lastId.current && last.author?.id === meId) stick.current = true;
+    lastId.current = last?.id ?? null;
     if (stick.current) {
       el.scrollTop = el.scrollHeight;
     } else if (firstId.current && first !== firstId.current && lastHeight.current) {
@@ -52,7 +57,7 @@ export function MessageList({ channel, isOwner, editingId, onEdit }: Props) {
     }
     firstId.current = first;
     lastHeight.current = el.scrollHeight;
-  }, [items]);
+  }, [items, meId]);
 
   // Images and embeds change height after load; stay at the bottom if we were there.
   useEffect(() => {

@@ -4,6 +4,7 @@ import { useStore } from '../state/store';
 import { Link, navigate, paths } from '../router';
 import { initials, hueFor } from '../lib/format';
 import { PromptDialog } from './forms';
+import { JoinIcon, PlusIcon } from './icons';
 
 /** The column of servers at the far left, with create and join. */
 export function ServerRail({ activeServerId }: { activeServerId: string | null }) {
@@ -43,10 +44,10 @@ export function ServerRail({ activeServerId }: { activeServerId: string | null }
         })}
       </ul>
       <button type="button" className="rail-action" aria-label="Create a server" title="Create a server" onClick={() => setDialog('create')}>
-        +
+        <PlusIcon size={22} />
       </button>
       <button type="button" className="rail-action" aria-label="Join a server with an invite" title="Join with an invite" onClick={() => setDialog('join')}>
-        ⇥
+        <JoinIcon />
       </button>
       {dialog === 'create' && (
         <PromptDialog

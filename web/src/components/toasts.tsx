@@ -1,4 +1,5 @@
 import { dismissToast, useToasts } from '../state/toasts';
+import { CloseIcon } from './icons';
 
 /** Errors and notices, announced to screen readers. */
 export function ToastRegion() {
@@ -10,7 +11,7 @@ export function ToastRegion() {
           <div key={t.id} className={`toast toast-${t.kind}`} role={t.kind === 'error' ? 'alert' : 'status'}>
             <span>{t.text}</span>
             <button type="button" className="icon-button" aria-label="Dismiss" onClick={() => dismissToast(t.id)}>
-              ×
+              <CloseIcon />
             </button>
           </div>
         ))}

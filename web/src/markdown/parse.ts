@@ -80,15 +80,16 @@ function parseBlocks(lines: string[], depth: number): Block[] {
 
   let i = 0;
   while (i < lines.length) {
-    const line = lines[i];
+    const line = lines[i] ?? '';
 
     const fence = FENCE_OPEN.exec(line);
     if (fence) {
-      const marker = fence[1];
+      const marker = fence[1] ?? '```';
+      const markerChar = marker.charAt(0);
       let end = -1;
       for (let j = i + 1; j < lines.length; j++) {
-        const trimmed = lines[j].trim();
-        if (trimmed.startsWith(marker[0].repeat(marker.length)) && /^(`{3,}|~{3,})$/.test(trimmed) && trimmed[0] === marker[0]) {
+        const trimmed = (lines[j] ?? '').trim();
+        if (/^(`{3,}|~{3,})$/.test(trimmed) && trimmed.charAt(0) === markerChar && trimmed.length >= marker.length) {
           end = j;
           break;
         }
@@ -112,7 +113,7 @@ function parseBlocks(lines: string[], depth: number): Block[] {
       const rest = QUOTE_REST.exec(line);
       if (rest) {
         flush();
-        const inner = [rest[1], ...lines.slice(i + 1)];
+        const inner = [rest[1] ?? '', ...lines.slice(i + 1)];
         blocks.push({ type: 'quote', children: parseBlocks(inner, depth + 1) });
         return blocks;
       }
@@ -120,9 +121,9 @@ function parseBlocks(lines: string[], depth: number): Block[] {
         flush();
         const inner: string[] = [];
         while (i < lines.length) {
-          const m = QUOTE.exec(lines[i]);
+          const m = QUOTE.exec(lines[i] ?? '');
           if (!m) break;
-          inner.push(m[1]);
+          inner.push(m[1] ?? '');
           i++;
         }
         blocks.push({ type: 'quote', children: parseBlocks(inner, depth + 1) });
@@ -135,8 +136,8 @@ function parseBlocks(lines: string[], depth: number): Block[] {
       flush();
       blocks.push({
         type: 'heading',
-        level: heading[1].length as 1 | 2 | 3,
-        children: parseInline(heading[2], depth),
+        level: (heading[1] ?? '#').length as 1 | 2 | 3,
+        children: parseInline(heading[2] ?? '', depth),
       });
       i++;
       continue;
@@ -165,19 +166,19 @@ function parseBlocks(lines: string[], depth: number): Block[] {
 
 function listMarker(line: string): { indent: number; ordered: boolean; num: number; text: string } | null {
   const b = BULLET.exec(line);
-  if (b) return { indent: b[1].length, ordered: false, num: 1, text: b[3] };
+  if (b) return { indent: (b[1] ?? '').length, ordered: false, num: 1, text: b[3] ?? '' };
   const o = ORDERED.exec(line);
-  if (o) return { indent: o[1].length, ordered: true, num: Number(o[2]), text: o[3] };
+  if (o) return { indent: (o[1] ?? '').length, ordered: true, num: Number(o[2]), text: o[3] ?? '' };
   return null;
 }
 
 /** A list starting at `start`; nested lists are lines indented further than the marker. */
 function parseList(lines: string[], start: number, depth: number): { block: Block; next: number } {
-  const first = listMarker(lines[start])!;
+  const first = listMarker(lines[start] ?? '')!;
   const items: string[][] = [];
   let i = start;
   while (i < lines.length) {
-    const line = lines[i];
+    const line = lines[i] ?? '';
     const m = listMarker(line);
     if (m && m.indent <= first.indent + 1 && m.ordered === first.ordered) {
       items.push([m.text]);
@@ -186,9 +187,11 @@ function parseList(lines: string[], start: number, depth: number): { block: Bloc
     }
     if (m && m.indent <= first.indent + 1) break; // a list of the other kind starts
     const indented = /^( +)(.*)$/.exec(line);
-    if (items.length && line.trim() && indented && indented[1].length > first.indent) {
+    const indent = indented?.[1]?.length ?? 0;
+    const current = items[items.length - 1];
+    if (current && line.trim() && indent > first.indent) {
       // Nested list or continuation line: belongs to the current item (dedented).
-      items[items.length - 1].push(line.slice(Math.min(indented[1].length, first.indent + 2)));
+      current.push(line.slice(Math.min(indent, first.indent + 2)));
       i++;
       continue;
     }
@@ -252,11 +255,11 @@ export function parseInline(text: string, depth = 0): Inline[] {
 
   let i = 0;
   while (i < text.length) {
-    const c = text[i];
+    const c = text.charAt(i);
 
     // Backslash escape of ASCII punctuation.
-    if (c === '\\' && i + 1 < text.length && PUNCT.test(text[i + 1])) {
-      pushText(text[i + 1]);
+    if (c === '\\' && i + 1 < text.length && PUNCT.test(text.charAt(i + 1))) {
+      pushText(text.charAt(i + 1));
       i += 2;
       continue;
     }
@@ -461,7 +464,7 @@ function parseLink(
   let target = text.slice(close + 2, urlEnd).trim();
   // Optional title: [x](url "title") — ignored.
   const titled = /^(\S+)\s+"[^"]*"$/.exec(target);
-  if (titled) target = titled[1];
+  if (titled?.[1]) target = titled[1];
   if (target.startsWith('<') && target.endsWith('>')) target = target.slice(1, -1);
   const label = text.slice(i + 1, close);
   const href = safeHref(target);

@@ -75,7 +75,7 @@ function renderBlocks(blocks: Block[], keyPrefix = ''): ReactNode[] {
           </p>
         );
       case 'heading': {
-        const Tag = (['h3', 'h4', 'h5'] as const)[b.level - 1];
+        const Tag = b.level === 1 ? 'h3' : b.level === 2 ? 'h4' : 'h5';
         return (
           <Tag key={key} className={`md-h md-h${b.level}`}>
             {renderInline(b.children, `${key}.`)}
@@ -114,10 +114,32 @@ function renderBlocks(blocks: Block[], keyPrefix = ''): ReactNode[] {
   });
 }
 
+interface MarkdownProps {
+  source: string;
+  className?: string;
+  /** Appended to the last paragraph (e.g. the "(edited)" marker), or after the blocks. */
+  trailing?: ReactNode;
+}
+
 /** Block Markdown (messages, embed descriptions and field values). */
-export const Markdown = memo(function Markdown({ source, className }: { source: string; className?: string }) {
+export const Markdown = memo(function Markdown({ source, className, trailing }: MarkdownProps) {
   const big = isEmojiOnly(source);
-  return <div className={`md${big ? ' md-jumbo' : ''}${className ? ` ${className}` : ''}`}>{renderBlocks(parseMarkdown(source))}</div>;
+  const blocks = parseMarkdown(source);
+  const last = blocks[blocks.length - 1];
+  let body: ReactNode[];
+  if (trailing && last?.type === 'paragraph') {
+    body = renderBlocks(blocks.slice(0, -1));
+    body.push(
+      <p key="last" className="md-p">
+        {renderInline(last.children, 'last.')}
+        {trailing}
+      </p>,
+    );
+  } else {
+    body = renderBlocks(blocks);
+    if (trailing) body.push(<span key="trailing">{trailing}</span>);
+  }
+  return <div className={`md${big ? ' md-jumbo' : ''}${className ? ` ${className}` : ''}`}>{body}</div>;
 });
 
 /** Inline-only Markdown (embed titles, field names). */

@@ -10,6 +10,7 @@ import { loadChannels, viewing } from '../state/actions';
 import { store, useStore } from '../state/store';
 import { toastError } from '../state/toasts';
 import { Link, navigate, paths } from '../router';
+import { MenuIcon, UsersIcon } from '../components/icons';
 
 const LAST_CHANNEL_KEY = 'parley.lastChannel';
 
@@ -87,12 +88,8 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
   const editLast = useCallback(() => {
     if (!channel || !meId) return;
     const items = store.getState().messages[channel.id]?.items ?? [];
-    for (let i = items.length - 1; i >= 0; i--) {
-      if (items[i].author?.id === meId && !items[i].webhookId) {
-        setEditingId(items[i].id);
-        return;
-      }
-    }
+    const last = items.findLast((m) => m.author?.id === meId && !m.webhookId);
+    if (last) setEditingId(last.id);
   }, [channel, meId]);
 
   const onEdit = useCallback((id: string | null) => {
@@ -149,7 +146,7 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
       >
         <header className="chat-header">
           <button type="button" className="icon-button sidebar-toggle" aria-label="Show channels" onClick={() => setShowSidebar((v) => !v)} aria-expanded={showSidebar}>
-            ☰
+            <MenuIcon />
           </button>
           <h2 className="chat-title">
             {channel ? (
@@ -172,15 +169,15 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
             title="Members"
             onClick={() => setShowMembers((v) => !v)}
           >
-            👥
+            <UsersIcon />
           </button>
         </header>
         <ErrorBoundary resetKey={channel?.id}>
           {channel ? (
             <>
-              <MessageList key={channel.id} channel={channel} isOwner={isOwner} editingId={editingId} onEdit={onEdit} />
+              <MessageList key={`messages-${channel.id}`} channel={channel} isOwner={isOwner} editingId={editingId} onEdit={onEdit} />
               <TypingIndicator channelId={channel.id} />
-              <Composer key={channel.id} ref={composer} channel={channel} onEditLast={editLast} />
+              <Composer key={`composer-${channel.id}`} ref={composer} channel={channel} onEditLast={editLast} />
             </>
           ) : (
             <div className="center-page">

@@ -18,7 +18,8 @@ export function HomePage({ onLogout }: { onLogout: () => void }) {
   useEffect(() => {
     if (!loaded || !order.length) return;
     const last = lastChannel()._last;
-    navigate(paths.server(last && order.includes(last) ? last : order[0]), { replace: true });
+    const target = last && order.includes(last) ? last : order[0];
+    if (target) navigate(paths.server(target), { replace: true });
   }, [loaded, order]);
 
   useEffect(() => {

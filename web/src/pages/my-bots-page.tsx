@@ -124,6 +124,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
             )}
           </form>
 
+          <h3 className="subheading">Your bots</h3>
           {loadError && (
             <p className="field-error" role="alert">
               Could not load your bots: {loadError}{' '}

@@ -5,6 +5,7 @@ import { Avatar, BotBadge } from '../components/avatar';
 import { CopyField } from '../components/copy-field';
 import { confirm } from '../components/dialog';
 import { ErrorBoundary } from '../components/error-boundary';
+import { CloseIcon } from '../components/icons';
 import { normaliseChannelName } from '../components/forms';
 import { ServerRail } from '../components/server-rail';
 import { createChannel, createInvite, deleteChannel, loadChannels, loadMembers, renameChannel } from '../state/actions';
@@ -107,7 +108,7 @@ export function SettingsPage({ serverId, tab }: { serverId: string; tab: string 
       <main className="settings-content">
         <div className="settings-top">
           <Link to={back} className="button secondary small close-settings" aria-label="Close settings and return to chat">
-            ✕ Close <kbd>Esc</kbd>
+            <CloseIcon /> Close <kbd>Esc</kbd>
           </Link>
         </div>
         <ErrorBoundary resetKey={active}>
@@ -224,11 +225,12 @@ function WebhooksTab({ server, channels }: { server: Server; channels: Channel[]
 
 function CreateWebhookForm({ server, channels, onCreated }: { server: Server; channels: Channel[]; onCreated: (h: Webhook) => void }) {
   const [name, setName] = useState('');
+  const [avatar, setAvatar] = useState('');
   const [channelId, setChannelId] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const id = useId();
-  const target = channelId || channels[0]?.id || '';
+  const target = channels.some((c) => c.id === channelId) ? channelId : (channels[0]?.id ?? '');
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -237,9 +239,12 @@ function CreateWebhookForm({ server, channels, onCreated }: { server: Server; ch
     setBusy(true);
     setError(null);
     try {
-      const hook = await api.post<Webhook>(`/servers/${seg(server.id)}/webhooks`, { name: name.trim(), channelId: target });
+      const body: { name: string; channelId: string; avatar?: string } = { name: name.trim(), channelId: target };
+      if (avatar.trim()) body.avatar = avatar.trim();
+      const hook = await api.post<Webhook>(`/servers/${seg(server.id)}/webhooks`, body);
       onCreated(hook);
       setName('');
+      setAvatar('');
     } catch (err) {
       setError(describeError(err));
     } finally {
@@ -266,6 +271,20 @@ function CreateWebhookForm({ server, channels, onCreated }: { server: Server; ch
             </option>
           ))}
         </select>
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-avatar`} className="field-label">
+          Avatar URL (optional)
+        </label>
+        <input
+          id={`${id}-avatar`}
+          className="input"
+          type="url"
+          value={avatar}
+          maxLength={2048}
+          placeholder="https://…/logo.png"
+          onChange={(e) => setAvatar(e.target.value)}
+        />
       </div>
       <button type="submit" className="button primary" disabled={busy}>
         {busy ? 'Creating…' : 'Create webhook'}

@@ -68,8 +68,8 @@ export function loadLatest(channelId: string): Promise<void> {
 /** Load the page before the oldest message held. */
 export function loadOlder(channelId: string): Promise<void> {
   const ch = getState().messages[channelId];
-  if (!ch || !ch.hasMore || ch.loading || !ch.items.length) return Promise.resolve();
-  const before = ch.items[0].id;
+  const before = ch?.items[0]?.id;
+  if (!ch || !ch.hasMore || ch.loading || !before) return Promise.resolve();
   return once(`older:${channelId}`, async () => {
     dispatch({ type: 'messages/loading', channelId });
     try {
@@ -172,7 +172,7 @@ export function parseInvite(input: string): string | null {
   const text = input.trim();
   if (!text) return null;
   const m = /\/invites?\/([^/?#\s]+)/.exec(text);
-  if (m) {
+  if (m?.[1]) {
     try {
       return decodeURIComponent(m[1]);
     } catch {

@@ -121,19 +121,21 @@ function updateMessage(state: State, channelId: string, messageId: string, fn: (
   const ch = state.messages[channelId];
   if (!ch) return state;
   const idx = ch.items.findIndex((m) => m.id === messageId);
-  if (idx < 0) return state;
+  const current = ch.items[idx];
+  if (!current) return state;
   const items = ch.items.slice();
-  items[idx] = fn(items[idx]);
+  items[idx] = fn(current);
   return { ...state, messages: { ...state.messages, [channelId]: { ...ch, items } } };
 }
 
 function setReaction(reactions: Reaction[] | undefined, emoji: string, count: number, me?: boolean): Reaction[] {
   const list = reactions ?? [];
   const idx = list.findIndex((r) => r.emoji === emoji);
-  if (count <= 0) return idx < 0 ? list : list.filter((_, i) => i !== idx);
-  if (idx < 0) return [...list, { emoji, count, me: me ?? false }];
+  const current = list[idx];
+  if (count <= 0) return current ? list.filter((_, i) => i !== idx) : list;
+  if (!current) return [...list, { emoji, count, me: me ?? false }];
   const next = list.slice();
-  next[idx] = { emoji, count, me: me ?? list[idx].me ?? false };
+  next[idx] = { emoji, count, me: me ?? current.me ?? false };
   return next;
 }
 
@@ -219,19 +221,21 @@ export function reduce(state: State, action: Action): State {
       const ch = state.messages[action.channelId] ?? emptyChannel;
       const incoming = [...action.newestFirst].reverse();
       const full = action.newestFirst.length >= action.limit;
+      const oldestNew = incoming[0]?.id;
+      const newestNew = incoming[incoming.length - 1]?.id;
       let items: Message[];
       let hasMore: boolean;
       if (action.mode === 'older') {
         items = mergeMessages(ch.items, incoming);
         hasMore = full;
-      } else if (ch.loaded && !ch.stale && incoming.length && ch.items.some((m) => m.id === incoming[0].id)) {
+      } else if (ch.loaded && !ch.stale && oldestNew && ch.items.some((m) => m.id === oldestNew)) {
         // The new page overlaps what we hold: keep the older history too.
         items = mergeMessages(ch.items, incoming);
         hasMore = ch.hasMore;
       } else {
-        // Replace: anything older than this page may be out of date.
-        items = incoming.concat(ch.items.filter((m) => incoming.length && m.id > incoming[incoming.length - 1].id));
-        items = mergeMessages([], items);
+        // Replace: anything older than this page may be out of date. Keep messages that
+        // arrived over the gateway while the page was loading.
+        items = mergeMessages(incoming, ch.items.filter((m) => newestNew !== undefined && m.id > newestNew));
         hasMore = full;
       }
       return {
