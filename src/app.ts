@@ -1,5 +1,5 @@
 import multipart from '@fastify/multipart';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Config } from './config.js';
 import type { DomainContext } from './domain/context.js';
 import { expireIdempotencyKeys } from './domain/messages.js';
@@ -85,6 +85,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    // Errors raised before routing (a malformed URL) bypass the error handler; same shape here.
+    frameworkErrors: (err, _req, reply) => {
+      const body = { error: err.code === 'FST_ERR_BAD_URL' ? 'malformed URL' : err.message };
+      void (reply as FastifyReply).code(err.statusCode ?? 400).send(body);
+    },
   });
 
   const report = throttledReporter(app);
