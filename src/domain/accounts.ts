@@ -4,7 +4,7 @@ import { isId, newId } from '../ids.js';
 import type { Tx } from '../store/index.js';
 import type { UserTable } from '../store/schema.js';
 import { type DomainContext, notify, nowIso } from './context.js';
-import { cleanName } from './names.js';
+import { cleanAvatar, cleanName } from './names.js';
 import type { Caller, PublicUser } from './types.js';
 
 /** The public face of a person or bot. */
@@ -21,12 +21,14 @@ export function selfView(u: UserTable) {
   return { ...publicUser(u), username: u.username, createdAt: u.createdAt };
 }
 
+const USERNAME = /^[A-Za-z0-9_.-]{2,32}$/;
+
 /** A precomputed hash so a login for an unknown name costs the same as a wrong password. */
 let dummyHash: Promise<string> | undefined;
 
 export const accounts = {
   async register(ctx: DomainContext, username: string, password: string) {
-    if (!/^[A-Za-z0-9_.-]{2,32}$/.test(username)) {
+    if (!USERNAME.test(username)) {
       throw badRequest('username must be 2 to 32 characters: letters, digits, "_", "." or "-"');
     }
     if ([...password].length < 8) throw badRequest('password must be at least 8 characters');
@@ -58,7 +60,8 @@ export const accounts = {
   },
 
   async login(ctx: DomainContext, username: string, password: string) {
-    const user = await ctx.store.users.byUsername(ctx.store.db, username);
+    // A name that could never have been registered is not looked up (PostgreSQL refuses NUL).
+    const user = USERNAME.test(username) ? await ctx.store.users.byUsername(ctx.store.db, username) : undefined;
     if (!user || !user.passwordHash) {
       dummyHash ??= hashPassword('not a real password');
       await verifyPassword(password, await dummyHash);
@@ -115,7 +118,7 @@ export const accounts = {
       ownerId: caller.id,
       passwordHash: null,
       tokenHash: hashToken(secret),
-      avatar: avatar ?? null,
+      avatar: cleanAvatar(avatar),
       createdAt: nowIso(),
     };
     await ctx.store.write((tx) => ctx.store.users.insert(tx, row));

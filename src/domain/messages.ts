@@ -5,6 +5,7 @@ import type { MessageTable } from '../store/schema.js';
 import type { ReactionSummary } from '../store/repos/messages.js';
 import { requireChannelPermission, requireIdShape } from './access.js';
 import { type DomainContext, notify, nowIso } from './context.js';
+import { rejectNul } from './names.js';
 import type { Attachment, Caller, Embed, Message, PublicUser } from './types.js';
 
 export const MAX_CONTENT = 4000;
@@ -38,6 +39,7 @@ export const codePoints = (s: string) => [...s].length;
 export function checkContent(content: string, hasOtherParts: boolean): void {
   if (codePoints(content) > MAX_CONTENT) throw badRequest(`content must be at most ${MAX_CONTENT} characters`);
   if (content.trim().length === 0 && !hasOtherParts) throw badRequest('content must not be empty');
+  rejectNul(content, 'content');
 }
 
 function toMessage(row: MessageTable, reactions: ReactionSummary[] = []): Message {

@@ -19,6 +19,10 @@ import {
 export const serverView = (s: ServerTable): Server => ({ id: s.id, name: s.name, ownerId: s.ownerId, createdAt: s.createdAt });
 export const channelView = (c: ChannelTable): Channel => ({ id: c.id, serverId: c.serverId, name: c.name, createdAt: c.createdAt });
 
+/** Codes are base64url; anything else (e.g. a NUL, which PostgreSQL refuses) names no invite. */
+const inviteByCode = (ctx: DomainContext, code: string) =>
+  /^[A-Za-z0-9_-]{1,64}$/.test(code) ? ctx.store.invites.byCode(ctx.store.db, code) : Promise.resolve(undefined);
+
 export const servers = {
   async create(ctx: DomainContext, caller: Caller, name: string) {
     if (caller.bot) throw forbidden('bots cannot create servers');
@@ -102,7 +106,7 @@ export const servers = {
   },
 
   async deleteInvite(ctx: DomainContext, caller: Caller, code: string) {
-    const invite = await ctx.store.invites.byCode(ctx.store.db, code);
+    const invite = await inviteByCode(ctx, code);
     if (!invite) throw notFound('invite');
     await requireOwner(ctx, caller, invite.serverId);
     await ctx.store.write((tx) => ctx.store.invites.delete(tx, code));
@@ -110,7 +114,7 @@ export const servers = {
 
   async join(ctx: DomainContext, caller: Caller, code: string) {
     if (caller.bot) throw forbidden('bots join servers when the owner adds them');
-    const invite = await ctx.store.invites.byCode(ctx.store.db, code);
+    const invite = await inviteByCode(ctx, code);
     if (!invite) throw notFound('invite');
     const server = await ctx.store.servers.byId(ctx.store.db, invite.serverId);
     if (!server) throw notFound('invite');

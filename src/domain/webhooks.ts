@@ -5,7 +5,7 @@ import type { WebhookTable } from '../store/schema.js';
 import { requireOwner } from './access.js';
 import { type DomainContext, nowIso } from './context.js';
 import { type CreateResult, type IdempotencyRequest, type NewMessage, createMessage } from './messages.js';
-import { cleanName } from './names.js';
+import { cleanAvatar, cleanName, rejectNul } from './names.js';
 import type { Caller, Webhook } from './types.js';
 
 export const webhookView = (w: WebhookTable): Webhook => ({
@@ -17,20 +17,6 @@ export const webhookView = (w: WebhookTable): Webhook => ({
   createdBy: w.createdBy,
   createdAt: w.createdAt,
 });
-
-/** Avatars are http(s) image URLs. */
-function cleanAvatar(avatar: string | null | undefined): string | null {
-  if (avatar === undefined || avatar === null || avatar === '') return null;
-  let u: URL;
-  try {
-    u = new URL(avatar);
-  } catch {
-    throw badRequest('avatar must be an http(s) URL');
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw badRequest('avatar must be an http(s) URL');
-  if (avatar.length > 2048) throw badRequest('avatar must be at most 2048 characters');
-  return avatar;
-}
 
 async function channelOfServer(ctx: DomainContext, serverId: string, channelId: string) {
   const channel = isId(channelId) ? await ctx.store.channels.byId(ctx.store.db, channelId) : undefined;
@@ -107,6 +93,9 @@ export const webhooks = {
     input: NewMessage & { username?: string; avatarUrl?: string },
     idem?: IdempotencyRequest,
   ): Promise<CreateResult> {
+    rejectNul(input.content, 'content');
+    if (input.username !== undefined) rejectNul(input.username, 'username');
+    if (input.avatarUrl !== undefined) rejectNul(input.avatarUrl, 'avatar_url');
     const author = {
       id: hook.id,
       name: input.username ?? hook.name,

@@ -4,6 +4,7 @@ import { MAX_ATTACHMENTS, MAX_CONTENT, messages } from '../../domain/messages.js
 import { badRequest } from '../../errors.js';
 import { idempotencyOf } from '../idempotency.js';
 import { authenticate } from '../plugins/auth.js';
+import { ignoreEmptyBody } from '../plugins/empty-body.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
 import type { RouteDeps } from './deps.js';
 
@@ -21,8 +22,8 @@ const SendBody = Type.Object({
 const EditBody = Type.Object({ content: Type.String({ maxLength: MAX_CONTENT }) });
 const PageQuery = Type.Object({
   limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$' })),
-  before: Type.Optional(Type.String({ maxLength: 64 })),
-  after: Type.Optional(Type.String({ maxLength: 64 })),
+  before: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z]{1,64}$' })),
+  after: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z]{1,64}$' })),
 });
 
 /** Messages, reactions and typing (seed 4.1 to 4.3, contract section 4). */
@@ -69,7 +70,7 @@ export function messageRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps)
 
   app.delete<{ Params: Static<typeof MessageParams> }>(
     '/channels/:channelId/messages/:messageId',
-    { schema: { params: MessageParams } },
+    { schema: { params: MessageParams }, onRequest: ignoreEmptyBody },
     async (req, reply) => {
       await messages.delete(ctx, await authenticate(ctx, req, 'any'), req.params.channelId, req.params.messageId);
       return reply.status(204).send();
@@ -78,7 +79,7 @@ export function messageRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps)
 
   app.put<{ Params: Static<typeof ReactionParams> }>(
     '/channels/:channelId/messages/:messageId/reactions/:emoji',
-    { schema: { params: ReactionParams } },
+    { schema: { params: ReactionParams }, onRequest: ignoreEmptyBody },
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'any');
       await enforce(limiter, RULES.reactions, `${caller.id}:${req.params.channelId}`, reply);
@@ -88,7 +89,7 @@ export function messageRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps)
 
   app.post<{ Params: Static<typeof ChannelParams> }>(
     '/channels/:channelId/typing',
-    { schema: { params: ChannelParams } },
+    { schema: { params: ChannelParams }, onRequest: ignoreEmptyBody },
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'any');
       await enforce(limiter, RULES.typing, `${caller.id}:${req.params.channelId}`, reply);

@@ -4,6 +4,7 @@ import { type Static, Type } from 'typebox';
 import { uploads } from '../../domain/uploads.js';
 import { badRequest } from '../../errors.js';
 import { authenticate } from '../plugins/auth.js';
+import { malformedMultipart, partBytes } from '../plugins/multipart.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
 import type { RouteDeps } from './deps.js';
 
@@ -12,18 +13,23 @@ const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/web
 
 const FileParams = Type.Object({ id: Type.String(), filename: Type.String() });
 
+/** RFC 8187 ext-value: encodeURIComponent leaves ' ( ) * as they are, but ' delimits the value. */
+const rfc8187 = (s: string) => encodeURIComponent(s).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
 /** Upload (seed 4.4) and serving the files back safely (contract section 4). */
 export function uploadRoutes(app: FastifyInstance, { ctx, limiter, config }: RouteDeps): void {
   app.post('/upload', async (req, reply) => {
     const caller = await authenticate(ctx, req, 'any');
     if (!req.isMultipart()) throw badRequest('upload must be multipart/form-data with a field named "file"');
     await enforce(limiter, RULES.uploads, caller.id, reply);
-    const part = await req.file({ limits: { fileSize: config.maxUploadBytes, files: 1 } });
+    const part = await req.file({ limits: { fileSize: config.maxUploadBytes, files: 1 } }).catch((err: unknown) => {
+      throw malformedMultipart(err);
+    });
     if (!part || part.fieldname !== 'file') throw badRequest('multipart field "file" is required');
     return uploads.store(ctx, caller, {
       filename: part.filename,
       contentType: part.mimetype,
-      data: part.file,
+      data: partBytes(part.file),
       maxBytes: config.maxUploadBytes,
       truncated: () => part.file.truncated,
     });
@@ -42,7 +48,7 @@ export function uploadRoutes(app: FastifyInstance, { ctx, limiter, config }: Rou
       .header('Cache-Control', 'public, max-age=31536000, immutable')
       .header(
         'Content-Disposition',
-        `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
+        `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${rfc8187(file.filename)}`,
       );
     return reply.send(file.stream);
   });

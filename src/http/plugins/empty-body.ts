@@ -1,0 +1,13 @@
+import type { FastifyRequest } from 'fastify';
+
+/**
+ * For routes that take no body. Bots send `Content-Type: application/json` on every call
+ * (seed 5.1), typing and reactions included, and Fastify's JSON parser refuses an empty
+ * body with 400. An empty request is not parsed at all, whatever its declared type.
+ */
+export async function ignoreEmptyBody(request: FastifyRequest): Promise<void> {
+  const { headers } = request.raw;
+  if (headers['transfer-encoding'] === undefined && (headers['content-length'] ?? '0') === '0') {
+    delete headers['content-type'];
+  }
+}

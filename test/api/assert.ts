@@ -1,0 +1,97 @@
+/** Assertions and small helpers shared by the HTTP suites in test/api. */
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { expect } from 'vitest';
+import { call, type Res } from '../factories.js';
+
+/** An id with the right shape (a ULID) that names nothing. */
+export const UNKNOWN_ID = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
+
+/** ISO 8601 UTC timestamp as the API writes them. */
+export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/** A stack frame line as Node prints it ("    at fn (file:1:2)"). */
+const STACK_LINE = /^\s*at\s.+/m;
+
+/**
+ * The seed's error shape: `status`, a JSON body that is exactly `{ error: <non-empty string> }`,
+ * and nothing that looks like a stack trace.
+ */
+export function expectError(r: Res, status: number, message?: RegExp): void {
+  expect(r.status, `${r.status} ${r.text}`).toBe(status);
+  expect(r.headers.get('content-type') ?? '').toMatch(/^application\/json/);
+  expect(r.body).toBeTypeOf('object');
+  expect(Object.keys(r.body as object)).toEqual(['error']);
+  expect(r.body.error).toBeTypeOf('string');
+  expect(r.body.error.length).toBeGreaterThan(0);
+  expect(r.text).not.toMatch(STACK_LINE);
+  expect(r.text).not.toMatch(/node_modules|\.ts:\d+|\.js:\d+/);
+  if (message) expect(r.body.error).toMatch(message);
+}
+
+/** A 429 as contract 6 describes it: Retry-After, `{ error, retryAfter }` and the X-RateLimit-* headers. */
+export function expectRateLimited(r: Res, limit: number, windowSeconds: number): void {
+  expect(r.status, r.text).toBe(429);
+  expect(r.headers.get('content-type') ?? '').toMatch(/^application\/json/);
+  expect(Object.keys(r.body).sort()).toEqual(['error', 'retryAfter']);
+  expect(r.body.error).toBeTypeOf('string');
+  expect(r.body.error.length).toBeGreaterThan(0);
+  expect(r.body.retryAfter).toBeTypeOf('number');
+  expect(r.body.retryAfter).toBeGreaterThan(0);
+  expect(r.body.retryAfter).toBeLessThanOrEqual(windowSeconds);
+  const retryAfter = Number(r.headers.get('retry-after'));
+  expect(Number.isInteger(retryAfter)).toBe(true);
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(windowSeconds);
+  expectRateHeaders(r, limit, 0, windowSeconds);
+}
+
+/** X-RateLimit-Limit / -Remaining / -Reset-After (seconds, decimal) with the expected values. */
+export function expectRateHeaders(r: Res, limit: number, remaining: number, windowSeconds: number): void {
+  expect(r.headers.get('x-ratelimit-limit')).toBe(String(limit));
+  expect(r.headers.get('x-ratelimit-remaining')).toBe(String(remaining));
+  const resetAfter = r.headers.get('x-ratelimit-reset-after') ?? '';
+  expect(resetAfter).toMatch(/^\d+(\.\d+)?$/);
+  expect(Number(resetAfter)).toBeGreaterThan(0);
+  expect(Number(resetAfter)).toBeLessThanOrEqual(windowSeconds);
+}
+
+/** No X-RateLimit-* header at all (RATE_LIMITS=off). */
+export function expectNoRateHeaders(r: Res): void {
+  for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset-after', 'retry-after']) {
+    expect(r.headers.get(h), h).toBeNull();
+  }
+}
+
+/** A channel's history as `auth` sees it (newest first); fails the test unless it is a 200. */
+export async function history(base: string, auth: string, channelId: string, query = 'limit=100'): Promise<any[]> {
+  const r = await call(base, 'GET', `/channels/${channelId}/messages?${query}`, { auth });
+  expect(r.status, r.text).toBe(200);
+  expect(Array.isArray(r.body)).toBe(true);
+  return r.body;
+}
+
+/** Every row of every table of the server's SQLite file, each as JSON text (read-only). */
+export function dumpDatabase(dataDir: string): string[] {
+  const db = new Database(path.join(dataDir, 'parley.db'), { readonly: true, fileMustExist: true });
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>;
+    const rows: string[] = [];
+    for (const { name } of tables) {
+      for (const row of db.prepare(`SELECT * FROM "${name}"`).all()) rows.push(`${name}: ${JSON.stringify(row)}`);
+    }
+    return rows;
+  } finally {
+    db.close();
+  }
+}
+
+/** The number of rows of one table of the server's SQLite file. */
+export function countRows(dataDir: string, table: string): number {
+  const db = new Database(path.join(dataDir, 'parley.db'), { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
