@@ -6,6 +6,7 @@ import { expireIdempotencyKeys } from './domain/messages.js';
 import { type EventBus, InProcessBus } from './events/bus.js';
 import { LocalUploadStore, type UploadStore } from './files/upload-store.js';
 import { Gateway } from './gateway/gateway.js';
+import { ignoreEmptyBody } from './http/plugins/empty-body.js';
 import { registerErrorHandler } from './http/plugins/errors.js';
 import { accountRoutes } from './http/routes/accounts.js';
 import type { RouteDeps } from './http/routes/deps.js';
@@ -100,6 +101,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const ctx: DomainContext = { store, bus, files, publicUrl: config.publicUrl, report };
 
   registerErrorHandler(app);
+  // Bots send Content-Type: application/json on every call (seed 5.1), body or not.
+  app.addHook('onRequest', ignoreEmptyBody);
   await app.register(multipart, { limits: { fileSize: config.maxUploadBytes, files: 10, fields: 20, fieldSize: 1024 * 1024 } });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));

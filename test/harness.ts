@@ -75,8 +75,15 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     ...(pgSchema ? { DATABASE_URL: pgSchema.url } : {}),
     ...opts.env,
   });
-  const app = await buildApp(config);
-  await app.app.listen({ port, host: '127.0.0.1' });
+  let app: App;
+  try {
+    app = await buildApp(config);
+    await app.app.listen({ port, host: '127.0.0.1' });
+  } catch (err) {
+    await pgSchema?.drop().catch(() => {});
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   const url = `http://127.0.0.1:${port}`;
   return {
     url,

@@ -41,6 +41,13 @@ export const uploads = {
     return { url: `${ctx.publicUrl}/uploads/${id}/${encodeURIComponent(name)}`, filename: name, size, contentType: type };
   },
 
+  /** Removes uploads a failed request stored, so their URLs never become attachable. */
+  async discard(ctx: DomainContext, stored: Attachment[]): Promise<void> {
+    const ids = stored.map((a) => new URL(a.url).pathname.split('/')[2] ?? '').filter(isId);
+    await ctx.store.write((tx) => ctx.store.uploads.deleteMany(tx, ids));
+    await Promise.all(ids.map((id) => ctx.files.remove(id)));
+  },
+
   async open(ctx: DomainContext, id: string) {
     const row = isId(id) ? await ctx.store.uploads.byId(ctx.store.db, id) : undefined;
     const file = row && (await ctx.files.get(id));

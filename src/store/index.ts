@@ -52,7 +52,7 @@ export class Store {
     const adapter = opts.databaseUrl ? postgresAdapter(opts.databaseUrl) : sqliteAdapter(opts.dataDir);
     const db = new Kysely<Database>({ dialect: adapter.kysely, plugins: [new CamelCasePlugin()] });
     try {
-      await migrateToLatest(db);
+      await migrateToLatest(db, await adapter.currentSchema?.(db));
       await adapter.afterOpen?.();
     } catch (err) {
       await db.destroy().catch(() => {});
@@ -77,6 +77,7 @@ export class Store {
     if (err instanceof AppError) return err;
     if (this.adapter.isUniqueViolation(err)) return new AppError('conflict', 'already exists');
     if (this.adapter.isForeignKeyViolation(err)) return new AppError('not_found', 'a referenced resource no longer exists');
+    if (this.adapter.isInvalidText(err)) return new AppError('bad_request', 'text contains characters that cannot be stored');
     return err;
   }
 

@@ -132,9 +132,14 @@ const migrations: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
-/** Brings the schema up to date; fails loudly if any migration fails. */
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+/**
+ * Brings the schema up to date; fails loudly if any migration fails. `schema` pins
+ * Kysely's own bookkeeping tables to the schema in use, so another application's (or
+ * another test's) migration tables elsewhere in the database are never mistaken for ours.
+ */
+export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<void> {
+  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
+  const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);

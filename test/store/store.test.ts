@@ -167,3 +167,23 @@ describe.each(storeDialects())('store on %s', (dialect) => {
     await expect(store.ping()).resolves.toBeUndefined();
   });
 });
+
+describe.runIf(storeDialects().includes('postgres'))('store on postgres beside another application', () => {
+  it('starts in its schema although another schema holds Kysely migration tables', async () => {
+    const pg = (await import('pg')).default;
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    const other = `other_${Date.now().toString(36)}`;
+    await admin.query(`create schema ${other}`);
+    await admin.query(`create table ${other}.kysely_migration (name varchar(255) primary key, timestamp varchar(255) not null)`);
+    await admin.query(`create table ${other}.kysely_migration_lock (id varchar(255) primary key, is_locked integer default 0 not null)`);
+    try {
+      const { store, dispose } = await openStore('postgres');
+      await expect(store.ping()).resolves.toBeUndefined();
+      await dispose();
+    } finally {
+      await admin.query(`drop schema ${other} cascade`);
+      await admin.end();
+    }
+  });
+});

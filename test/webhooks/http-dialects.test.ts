@@ -138,6 +138,29 @@ describe('Discord specifics', () => {
     expect((await latest()).id).toBe(before.id);
   });
 
+  it('malformed multipart is a 400, not a 500', async () => {
+    const r = await call(srv.url, 'POST', hookPath, {
+      raw: '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\ntrunc',
+      headers: { 'content-type': 'multipart/form-data; boundary=xyz' },
+    });
+    expect(r.status).toBe(400);
+    expect(typeof r.body.error).toBe('string');
+  });
+
+  it('files sent with an invalid payload_json are discarded with the 400', async () => {
+    const form = new FormData();
+    form.append('files[0]', new Blob(['orphan']), 'orphan.txt');
+    form.append('payload_json', '{"embeds": "not an array"}');
+    const r = await call(srv.url, 'POST', hookPath, { raw: form });
+    expect(r.status).toBe(400);
+    const uploads = await import('node:fs').then((fs) => fs.readdirSync(`${srv.dataDir}/uploads`));
+    const db = new (await import('better-sqlite3')).default(`${srv.dataDir}/parley.db`, { readonly: true });
+    const rows = db.prepare('select filename from uploads').all() as Array<{ filename: string }>;
+    db.close();
+    expect(rows.map((x) => x.filename)).not.toContain('orphan.txt');
+    expect(uploads).toHaveLength(rows.length);
+  });
+
   it('?wait=false answers 204 and still posts', async () => {
     const r = await call(srv.url, 'POST', `${hookPath}?wait=false`, { body: { content: 'no wait' } });
     expect(r.status).toBe(204);

@@ -4,7 +4,6 @@ import { MAX_ATTACHMENTS, MAX_CONTENT, messages } from '../../domain/messages.js
 import { badRequest } from '../../errors.js';
 import { idempotencyOf } from '../idempotency.js';
 import { authenticate } from '../plugins/auth.js';
-import { ignoreEmptyBody } from '../plugins/empty-body.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
 import type { RouteDeps } from './deps.js';
 
@@ -70,7 +69,7 @@ export function messageRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps)
 
   app.delete<{ Params: Static<typeof MessageParams> }>(
     '/channels/:channelId/messages/:messageId',
-    { schema: { params: MessageParams }, onRequest: ignoreEmptyBody },
+    { schema: { params: MessageParams } },
     async (req, reply) => {
       await messages.delete(ctx, await authenticate(ctx, req, 'any'), req.params.channelId, req.params.messageId);
       return reply.status(204).send();
@@ -79,7 +78,7 @@ export function messageRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps)
 
   app.put<{ Params: Static<typeof ReactionParams> }>(
     '/channels/:channelId/messages/:messageId/reactions/:emoji',
-    { schema: { params: ReactionParams }, onRequest: ignoreEmptyBody },
+    { schema: { params: ReactionParams } },
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'any');
       await enforce(limiter, RULES.reactions, `${caller.id}:${req.params.channelId}`, reply);
@@ -89,7 +88,7 @@ export function messageRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps)
 
   app.post<{ Params: Static<typeof ChannelParams> }>(
     '/channels/:channelId/typing',
-    { schema: { params: ChannelParams }, onRequest: ignoreEmptyBody },
+    { schema: { params: ChannelParams } },
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'any');
       await enforce(limiter, RULES.typing, `${caller.id}:${req.params.channelId}`, reply);

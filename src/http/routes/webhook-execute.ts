@@ -4,13 +4,14 @@ import { type Static, Type } from 'typebox';
 import type { Attachment } from '../../domain/types.js';
 import { uploads } from '../../domain/uploads.js';
 import { webhookView, webhooks } from '../../domain/webhooks.js';
-import { badRequest } from '../../errors.js';
+import { AppError, badRequest } from '../../errors.js';
 import type { WebhookTable } from '../../store/schema.js';
 import { parseDiscordForm, parseDiscordPayload, resolveAttachmentRefs } from '../../webhooks/discord.js';
 import { parseGithubEvent, parseGithubForm } from '../../webhooks/github.js';
 import { parseSlackForm, parseSlackPayload } from '../../webhooks/slack.js';
 import type { WebhookPost } from '../../webhooks/types.js';
 import { idempotencyOf } from '../idempotency.js';
+import { malformedMultipart, partBytes } from '../plugins/multipart.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
 import type { RouteDeps } from './deps.js';
 
@@ -52,20 +53,25 @@ export function webhookExecuteRoutes(app: FastifyInstance, { ctx, limiter, confi
   async function readMultipart(req: FastifyRequest, hook: WebhookTable) {
     const fields: Record<string, string> = {};
     const files: Attachment[] = [];
-    for await (const part of req.parts()) {
-      if (part.type === 'file') {
-        files.push(
-          await uploads.store(ctx, { id: hook.id }, {
-            filename: part.filename,
-            contentType: part.mimetype,
-            data: part.file,
-            maxBytes: config.maxUploadBytes,
-            truncated: () => part.file.truncated,
-          }),
-        );
-      } else if (typeof part.value === 'string') {
-        fields[part.fieldname] = part.value;
+    try {
+      for await (const part of req.parts()) {
+        if (part.type === 'file') {
+          files.push(
+            await uploads.store(ctx, { id: hook.id }, {
+              filename: part.filename,
+              contentType: part.mimetype,
+              data: partBytes(part.file),
+              maxBytes: config.maxUploadBytes,
+              truncated: () => part.file.truncated,
+            }),
+          );
+        } else if (typeof part.value === 'string') {
+          fields[part.fieldname] = part.value;
+        }
       }
+    } catch (err) {
+      await uploads.discard(ctx, files);
+      throw err instanceof AppError ? err : malformedMultipart(err);
     }
     return { fields, files };
   }
@@ -81,7 +87,12 @@ export function webhookExecuteRoutes(app: FastifyInstance, { ctx, limiter, confi
       if (req.isMultipart()) {
         const form = await readMultipart(req, hook);
         files = form.files;
-        parsed = parseDiscordForm(form.fields, { hasFiles: files.length > 0 });
+        try {
+          parsed = parseDiscordForm(form.fields, { hasFiles: files.length > 0 });
+        } catch (err) {
+          await uploads.discard(ctx, files);
+          throw err;
+        }
         // Embeds may show an uploaded file with attachment://<filename>.
         parsed.embeds = resolveAttachmentRefs(parsed.embeds, new Map(files.map((f) => [f.filename, f.url])));
         fingerprint = { fields: form.fields, files: files.map((f) => [f.filename, f.size]) };

@@ -1,4 +1,4 @@
-import { PostgresDialect } from 'kysely';
+import { PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DialectAdapter } from './types.js';
 
@@ -17,5 +17,8 @@ export function postgresAdapter(databaseUrl: string): DialectAdapter {
     concurrentWriters: true,
     isUniqueViolation: (err) => pgCode(err) === '23505',
     isForeignKeyViolation: (err) => pgCode(err) === '23503',
+    // 22021: invalid byte sequence (NUL), 22P05: untranslatable character.
+    isInvalidText: (err) => pgCode(err) === '22021' || pgCode(err) === '22P05',
+    currentSchema: async (db) => (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]!.schema,
   };
 }

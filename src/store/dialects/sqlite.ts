@@ -23,5 +23,6 @@ export function sqliteAdapter(dataDir: string): DialectAdapter {
     concurrentWriters: false,
     isUniqueViolation: (err) => /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(sqliteCode(err)),
     isForeignKeyViolation: (err) => sqliteCode(err) === 'SQLITE_CONSTRAINT_FOREIGNKEY',
+    isInvalidText: () => false,
   };
 }

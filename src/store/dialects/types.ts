@@ -1,4 +1,4 @@
-import type { Dialect } from 'kysely';
+import type { Dialect, Kysely } from 'kysely';
 
 /**
  * What differs between databases, as capabilities rather than names: the domain and the
@@ -13,6 +13,10 @@ export interface DialectAdapter {
   /** Classifies a driver error. */
   isUniqueViolation(err: unknown): boolean;
   isForeignKeyViolation(err: unknown): boolean;
+  /** Text the database cannot store (PostgreSQL refuses NUL): the caller's input was bad. */
+  isInvalidText(err: unknown): boolean;
+  /** The schema Parley's tables live in, where the database has schemas. */
+  currentSchema?(db: Kysely<any>): Promise<string>;
   /** Run once after migrations (pragmas, checks). */
   afterOpen?(): Promise<void>;
   close?(): Promise<void>;
