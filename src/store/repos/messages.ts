@@ -78,3 +78,5 @@ export const uploads = {
   byIds: (db: Db, ids: string[]) =>
     ids.length === 0 ? Promise.resolve([] as UploadTable[]) : db.selectFrom('uploads').selectAll().where('id', 'in', ids).execute(),
 };
+  deleteMany: (db: Db, ids: string[]) =>
+    ids.length === 0 ? Promise.resolve([]) : db.deleteFrom('uploads').where('id', 'in', ids).execute(),
