@@ -16,7 +16,10 @@ export interface Config {
   maxUploadBytes: number;
   /** Milliseconds a gateway session stays resumable after its connection drops. */
   gatewayResumeWindowMs: number;
-  /** Events kept per gateway session for resume. */
+  /**
+   * Entries kept in the event log that every gateway session resumes from (one log for
+   * the whole instance, or the Redis stream's length): all servers' events count.
+   */
   gatewayReplayBuffer: number;
   gatewayHeartbeatMs: number;
   /** Serve the web client from this directory, if it exists. */
@@ -101,7 +104,9 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimits: rateRaw !== 'off',
     maxUploadBytes: int('MAX_UPLOAD_BYTES', 25 * 1024 * 1024, 1, 2 ** 40),
     gatewayResumeWindowMs: int('GATEWAY_RESUME_SECONDS', 120, 1, 86_400) * 1000,
-    gatewayReplayBuffer: int('GATEWAY_REPLAY_BUFFER', 1000, 1, 1_000_000),
+    // 10,000 entries: about 6-8 MB of typical messages in memory; covers the resume window
+    // plus a heartbeat interval at ~60 events/s across the instance (docs/gateway.md).
+    gatewayReplayBuffer: int('GATEWAY_REPLAY_BUFFER', 10_000, 1, 1_000_000),
     gatewayHeartbeatMs: int('GATEWAY_HEARTBEAT_MS', 30_000, 100, 600_000),
     webDir: path.resolve(env.WEB_DIR || path.join(projectRoot(), 'web', 'dist')),
     logLevel,

@@ -52,3 +52,26 @@ export function parseClientFrame(raw: string): ClientFrame | null {
 export function frame(op: string, d?: unknown): string {
   return JSON.stringify(d === undefined ? { op } : { op, d });
 }
+
+/**
+ * An event frame serialized once for all its recipients. Only the sequence number differs
+ * between them, so it goes last: each recipient's frame is one copy of the shared bytes
+ * plus a few digits, with no per-recipient JSON or UTF-8 encoding (which, for a long
+ * non-ASCII message sent to thousands, would cost more than the socket writes).
+ */
+export class EventFrame {
+  private readonly head: Buffer;
+
+  constructor(t: string, d: unknown) {
+    this.head = Buffer.from(`{"op":"event","t":${JSON.stringify(t)},"d":${JSON.stringify(d)},"s":`);
+  }
+
+  /** The frame with sequence number `s`, as UTF-8 bytes (to be sent as a text frame). */
+  withSeq(s: number): Buffer {
+    const tail = `${s}}`;
+    const out = Buffer.allocUnsafe(this.head.length + tail.length);
+    this.head.copy(out, 0);
+    out.write(tail, this.head.length, 'latin1');
+    return out;
+  }
+}

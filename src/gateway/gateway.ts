@@ -8,7 +8,7 @@ import { AppError } from '../errors.js';
 import type { EventBus, LogPosition, SessionCheckpoint } from '../events/bus.js';
 import type { BusEntry } from '../events/types.js';
 import { newId } from '../ids.js';
-import { CLOSE, type ClientFrame, frame, parseClientFrame } from './frames.js';
+import { CLOSE, type ClientFrame, EventFrame, frame, parseClientFrame } from './frames.js';
 
 export interface GatewayOptions {
   heartbeatMs: number;
@@ -36,6 +36,14 @@ class Session {
   /** Entries that arrived while the session was catching up; applied after. */
   backlog: Array<[LogPosition, BusEntry]> | null = [];
   marks: Mark[] = [];
+  /** The last sequence number the client acknowledged in a heartbeat. */
+  acked = 0;
+  /** The mark last written as this session's checkpoint. */
+  saved: Mark | undefined;
+  /** True while a resume replays the log: the replay is sent whole, whatever it buffers. */
+  replaying = false;
+  /** Bytes a resume's replay left queued; tolerated above the bound until the client drains below it. */
+  slack = 0;
   closed = false;
   lastHeartbeat = Date.now();
 
@@ -55,13 +63,27 @@ class Session {
     if (this.marks.length > 8) this.marks.shift();
   }
 
-  /** The latest mark the client has certainly seen, given that it acknowledged `acked`. */
+  /**
+   * The latest mark at or before `acked`: a resume point for a client that has seen at
+   * least `acked` events. A later mark would not do: the client may have lost the
+   * events in flight between `acked` and it.
+   */
   markFor(acked: number): Mark | undefined {
     if (acked === this.s) return { s: this.s, pos: this.pos, serverIds: [...this.serverIds] };
     for (let i = this.marks.length - 1; i >= 0; i--) if (this.marks[i]!.s <= acked) return this.marks[i];
     return undefined;
   }
 }
+
+/** A revocation dispatched recently: starts that authenticated before it must not go live. */
+interface Revocation {
+  pos: LogPosition;
+  reason: string;
+  at: number;
+}
+
+/** How long a revocation is remembered; an identify or resume takes far less. */
+const REVOCATION_MEMORY_MS = 60_000;
 
 /** A connection that has not identified yet. */
 interface Pending {
@@ -82,6 +104,8 @@ export class Gateway {
   private readonly byUser = new Map<string, Set<Session>>();
   private readonly byId = new Map<string, Session>();
   private readonly catchingUp = new Set<Session>();
+  /** Keyed by user id (every session) or `userId/sessionId` (one login session). */
+  private readonly revocations = new Map<string, Revocation>();
   private readonly unsubscribe: () => void;
   private readonly sweep: NodeJS.Timeout;
   private readonly maxBuffered: number;
@@ -114,6 +138,18 @@ export class Gateway {
   /** Connected sessions (for tests and metrics). */
   get sessionCount(): number {
     return this.byId.size;
+  }
+
+  /** Connection figures for tests and metrics; walks every session, so not for hot paths. */
+  stats(): { sessions: number; pending: number; queuedBytes: number; maxQueuedBytes: number } {
+    let queued = 0;
+    let max = 0;
+    for (const s of this.byId.values()) {
+      const b = s.ws.bufferedAmount;
+      queued += b;
+      if (b > max) max = b;
+    }
+    return { sessions: this.byId.size, pending: this.pending.size, queuedBytes: queued, maxQueuedBytes: max };
   }
 
   private open(ws: WebSocket): void {
@@ -161,12 +197,14 @@ export class Gateway {
   }
 
   private async start(ws: WebSocket, f: Exclude<ClientFrame, { op: 'heartbeat' }>): Promise<Session> {
+    // Revocations dispatched from here on were not seen by the authentication below.
+    const since = this.bus.position();
     const caller = await this.authenticate(f.d.token);
-    if (f.op === 'identify') return this.identify(ws, caller);
-    return this.resume(ws, caller, f.d.sessionId, f.d.s);
+    if (f.op === 'identify') return this.identify(ws, caller, since);
+    return this.resume(ws, caller, f.d.sessionId, f.d.s, since);
   }
 
-  private async identify(ws: WebSocket, caller: Caller): Promise<Session> {
+  private async identify(ws: WebSocket, caller: Caller, since: LogPosition): Promise<Session> {
     // Register first (catching up) so nothing published from here on is missed.
     const session = new Session(newId(), caller, this.bus.position(), [], ws);
     this.catchingUp.add(session);
@@ -190,7 +228,7 @@ export class Gateway {
           })),
         }),
       );
-      this.goLive(session, []);
+      this.goLive(session, [], since);
       // Not awaited: between going live and returning, no close event may slip in.
       void this.saveCheckpoint(session, session.marks[0]!);
       return session;
@@ -199,7 +237,7 @@ export class Gateway {
     }
   }
 
-  private async resume(ws: WebSocket, caller: Caller, sessionId: string, acked: number): Promise<Session> {
+  private async resume(ws: WebSocket, caller: Caller, sessionId: string, acked: number, since: LogPosition): Promise<Session> {
     const cp = await this.bus.loadCheckpoint(sessionId);
     if (!cp || cp.userId !== caller.id || acked < cp.s) throw new InvalidSession();
     // A connection of the same session still open (a zombie) must not receive twice.
@@ -210,17 +248,21 @@ export class Gateway {
     }
     const session = new Session(sessionId, caller, cp.pos, cp.serverIds, ws);
     session.s = cp.s;
+    session.acked = cp.s;
+    session.saved = { s: cp.s, pos: cp.pos, serverIds: cp.serverIds };
     this.catchingUp.add(session);
     try {
       const missed = await this.bus.readAfter(cp.pos);
       if (!missed) throw new InvalidSession();
       if (ws.readyState !== WebSocket.OPEN) throw new ClosedDuringStart();
-      this.goLive(session, missed, acked);
+      this.goLive(session, missed, since, acked);
       if (session.s < acked) {
         // The client claims events this session never had.
         this.detach(session, false);
         throw new InvalidSession();
       }
+      // The client has every event up to `acked`: that is where it would resume next.
+      session.acked = acked;
       ws.send(frame('resumed', { sessionId, s: session.s }));
       return session;
     } finally {
@@ -228,13 +270,32 @@ export class Gateway {
     }
   }
 
-  /** Applies `entries` (from the log) then the backlog collected meanwhile, then registers the session live. */
-  private goLive(session: Session, entries: Array<[LogPosition, BusEntry]>, skipThrough = 0): void {
+  /**
+   * Applies `entries` (from the log) then the backlog collected meanwhile, then registers
+   * the session live. Refuses (closing the socket) if the identity was revoked after `since`.
+   */
+  private goLive(session: Session, entries: Array<[LogPosition, BusEntry]>, since: LogPosition, skipThrough = 0): void {
+    const revoked = this.revokedSince(session.caller, since);
+    if (revoked) {
+      session.closed = true;
+      void this.bus.deleteCheckpoint(session.id).catch(() => {});
+      session.ws.close(CLOSE.BAD_TOKEN, revoked);
+      throw new ClosedDuringStart();
+    }
+    session.replaying = true;
     for (const [pos, entry] of entries) this.apply(session, pos, entry, skipThrough);
     const backlog = session.backlog ?? [];
     session.backlog = null;
     for (const [pos, entry] of backlog) {
       if (this.bus.compare(pos, session.pos) > 0) this.apply(session, pos, entry, skipThrough);
+    }
+    session.replaying = false;
+    session.slack = session.ws.bufferedAmount;
+    // Two resumes of one session may race (each awaits the store): the last one wins.
+    const other = this.byId.get(session.id);
+    if (other && other !== session) {
+      this.detach(other, false);
+      other.ws.terminate();
     }
     this.byId.set(session.id, session);
     addTo(this.byUser, session.caller.id, session);
@@ -245,6 +306,8 @@ export class Gateway {
   private dispatch(pos: LogPosition, entry: BusEntry): void {
     for (const s of this.catchingUp) s.backlog?.push([pos, entry]);
     if (entry.kind === 'revoke') {
+      const key = entry.sessionId ? `${entry.userId}/${entry.sessionId}` : entry.userId;
+      this.revocations.set(key, { pos, reason: entry.reason, at: Date.now() });
       for (const s of [...(this.byUser.get(entry.userId) ?? [])]) {
         if (entry.sessionId && s.caller.sessionId !== entry.sessionId) continue;
         this.detach(s, false);
@@ -257,8 +320,8 @@ export class Gateway {
     const audience = new Set(this.byServer.get(serverId) ?? []);
     if (event.t === 'MEMBER_ADD') for (const s of this.byUser.get(event.d.user.id) ?? []) audience.add(s);
     if (audience.size === 0) return;
-    const payload = JSON.stringify(event.d);
-    for (const s of audience) this.apply(s, pos, entry, 0, payload);
+    const prepared = new EventFrame(event.t, event.d);
+    for (const s of audience) this.apply(s, pos, entry, 0, prepared);
   }
 
   /**
@@ -266,7 +329,7 @@ export class Gateway {
    * events of the session's servers; a MEMBER_ADD of the session's own user joins the
    * server first; a MEMBER_REMOVE of it leaves the server after delivering the notice.
    */
-  private apply(session: Session, pos: LogPosition, entry: BusEntry, skipThrough: number, payload?: string): void {
+  private apply(session: Session, pos: LogPosition, entry: BusEntry, skipThrough: number, prepared?: EventFrame): void {
     if (entry.kind !== 'event' || session.closed) return;
     // A resume may have replayed entries this instance has not dispatched yet; never twice.
     if (this.bus.compare(pos, session.pos) <= 0) return;
@@ -279,7 +342,7 @@ export class Gateway {
     if (!session.serverIds.has(serverId)) return;
     session.s++;
     session.pos = pos;
-    if (session.s > skipThrough) this.send(session, `{"op":"event","t":"${event.t}","s":${session.s},"d":${payload ?? JSON.stringify(event.d)}}`);
+    if (session.s > skipThrough) this.send(session, (prepared ?? new EventFrame(event.t, event.d)).withSeq(session.s));
     if (self && event.t === 'MEMBER_REMOVE') {
       session.serverIds.delete(serverId);
       if (session.backlog === null) removeFrom(this.byServer, serverId, session);
@@ -288,27 +351,52 @@ export class Gateway {
     if (self || session.s % MARK_EVERY === 0) session.mark();
   }
 
-  private send(session: Session, data: string): void {
+  /** Sends an event frame (UTF-8 bytes of JSON, as a text frame), unless the client has stopped reading. */
+  private send(session: Session, data: Buffer): void {
     const ws = session.ws;
     if (ws.readyState !== WebSocket.OPEN) return;
-    if (ws.bufferedAmount > this.maxBuffered) {
+    if (session.replaying) return ws.send(data, { binary: false });
+    const buffered = ws.bufferedAmount;
+    if (session.slack > 0 && buffered <= this.maxBuffered) session.slack = 0;
+    if (buffered > this.maxBuffered + session.slack) {
       // A client that stopped reading: drop it (it can resume) instead of buffering without bound.
       this.detach(session);
       ws.close(CLOSE.SLOW_CONSUMER, 'slow consumer');
       setTimeout(() => ws.terminate(), 1000).unref();
       return;
     }
-    ws.send(data);
+    ws.send(data, { binary: false });
   }
 
   private heartbeat(session: Session, acked: number | null): void {
     session.lastHeartbeat = Date.now();
-    if (acked === null || acked > session.s) return;
+    // A detached session (its connection closing) no longer moves the resume point.
+    if (acked === null || acked > session.s || session.closed) return;
+    session.acked = acked;
+    this.catchUp(session);
     const m = session.markFor(acked);
     if (m) void this.saveCheckpoint(session, m);
   }
 
+  /**
+   * Moves a live session's position to the log's: it has been dispatched every entry up
+   * to there, and those it was not sent changed nothing for it. Without this, a session
+   * of a quiet server would keep the position of its last event, which a busy log soon
+   * drops, and could not resume even though it missed nothing.
+   */
+  private catchUp(session: Session): void {
+    if (session.closed || session.backlog !== null) return;
+    const pos = this.bus.position();
+    if (this.bus.compare(pos, session.pos) > 0) session.pos = pos;
+  }
+
+  /** Where a dropped session resumes: the latest mark the client acknowledged, else the last checkpoint. */
+  private resumePoint(session: Session): Mark | undefined {
+    return session.markFor(session.acked) ?? session.saved;
+  }
+
   private saveCheckpoint(session: Session, m: Mark): Promise<void> {
+    session.saved = m;
     const cp: SessionCheckpoint = { userId: session.caller.id, s: m.s, pos: m.pos, serverIds: m.serverIds };
     return this.bus.saveCheckpoint(session.id, cp, this.opts.resumeWindowMs).catch((err) => this.opts.report(err, 'checkpoint save failed'));
   }
@@ -316,19 +404,31 @@ export class Gateway {
   /** Unregisters a session; by default leaves a checkpoint so the client can resume. */
   private detach(session: Session, resumable = true): void {
     if (session.closed) return;
+    this.catchUp(session);
     session.closed = true;
     if (this.byId.get(session.id) === session) this.byId.delete(session.id);
     removeFrom(this.byUser, session.caller.id, session);
     for (const id of session.serverIds) removeFrom(this.byServer, id, session);
     if (resumable) {
-      // The last mark is at or before anything the client acknowledged: a safe place to resume.
-      const m = session.marks[session.marks.length - 1];
+      // Saved again even if unchanged, so the resume window runs from the disconnect.
+      const m = this.resumePoint(session);
       if (m) void this.saveCheckpoint(session, m);
     }
   }
 
+  /** The reason, if `caller` (or its login session) was revoked at a position after `since`. */
+  private revokedSince(caller: Caller, since: LogPosition): string | null {
+    for (const key of [caller.id, `${caller.id}/${caller.sessionId ?? ''}`]) {
+      const r = this.revocations.get(key);
+      if (r && this.bus.compare(r.pos, since) > 0) return r.reason;
+    }
+    return null;
+  }
+
   private checkHeartbeats(): void {
-    const deadline = Date.now() - this.opts.heartbeatMs * 1.5;
+    const now = Date.now();
+    for (const [key, r] of this.revocations) if (r.at < now - REVOCATION_MEMORY_MS) this.revocations.delete(key);
+    const deadline = now - this.opts.heartbeatMs * 1.5;
     for (const p of this.pending) if (p.opened < deadline) p.ws.close(CLOSE.HEARTBEAT_TIMEOUT, 'identify timeout');
     for (const s of this.byId.values()) {
       if (s.lastHeartbeat < deadline) {
@@ -347,7 +447,7 @@ export class Gateway {
     const saves: Promise<void>[] = [];
     for (const s of [...this.byId.values()]) {
       this.detach(s, false);
-      const m = s.marks[s.marks.length - 1];
+      const m = this.resumePoint(s);
       if (m) saves.push(this.saveCheckpoint(s, m));
       s.ws.close(CLOSE.RESTARTING, 'server restarting, resume');
     }

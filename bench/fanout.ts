@@ -1,0 +1,600 @@
+/**
+ * Gateway fan-out: how long one message takes to reach every connected client, and
+ * what an idle gateway connection costs the server.
+ *
+ *   npx tsx bench/fanout.ts [N] [--messages 20] [--workers 2] [--size 120]
+ *
+ * Starts Parley as a child process (`node --import tsx src/main.ts`, RATE_LIMITS=off,
+ * LOG_LEVEL=warn, a fresh SQLite database), creates one owner, one server and N bot
+ * members over HTTP (bots: no scrypt, unlike registering users), reads the server's
+ * VmRSS, connects and identifies N gateway clients spread over worker processes (so the
+ * clients do not share the server's process or a single core), reads VmRSS again, then
+ * posts `messages` messages one at a time and records, for every client, the time from
+ * the POST being sent to the MESSAGE_CREATE arriving. Clients heartbeat as real ones do
+ * (every half interval, spread over the interval).
+ *
+ * Then the same clients and messages against a bare `ws` server (same frame bytes, no
+ * storage, no HTTP, no sessions), as the yardstick of what one Node process can do on
+ * this machine: on loopback the kernel's work for both ends of every socket write is
+ * charged to the sender, so the floor here is far above what a real network shows.
+ * `--skip-baseline` leaves it out; `--profile FILE` writes Parley's CPU profile of the
+ * message phase (summarize with bench/profile-summary.ts).
+ *
+ * Needs N + a few hundred file descriptors in the server and N / workers in each
+ * worker: the children are started under `ulimit -n <hard limit>`; raise the hard limit
+ * (e.g. `ulimit -Hn 65536` as root) for N beyond what it allows. See bench/README.md
+ * ("Gateway fan-out") for figures.
+ */
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { WebSocket, WebSocketServer } from 'ws';
+import { addBot, call, createBot, createServer, registerUser } from '../test/factories.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const SELF = import.meta.filename;
+
+/** Wall-clock milliseconds with sub-millisecond resolution, comparable across processes. */
+const now = () => performance.timeOrigin + performance.now();
+
+// ---------------------------------------------------------------- worker side
+
+type ToWorker =
+  | { type: 'connect'; gatewayUrl: string; tokens: string[]; concurrency: number }
+  | { type: 'expect'; index: number; sentAt: number }
+  | { type: 'stop' };
+
+type FromWorker =
+  | { type: 'connected'; ready: number; failed: number; ms: number }
+  | { type: 'delivered'; index: number; latencies: number[] }
+  | { type: 'closed'; count: number };
+
+async function worker(): Promise<void> {
+  const send = (m: FromWorker) => process.send!(m);
+  const clients: WebSocket[] = [];
+  let heartbeatMs = 30_000;
+  /** Per message index: arrival latencies, filled as frames come in. */
+  const arrivals = new Map<number, number[]>();
+  const sentAt = new Map<number, number>();
+  let expected = 0;
+  let unexpectedCloses = 0;
+
+  const MARK = '"content":"fanout ';
+  const onFrame = (data: WebSocket.RawData) => {
+    const at = now();
+    // Only the bench's own messages matter: find them in the bytes, parse nothing else.
+    const buf = data as Buffer;
+    const k = buf.indexOf(MARK);
+    if (k < 0) return;
+    const start = k + MARK.length;
+    const index = Number(buf.toString('latin1', start, buf.indexOf(32, start)));
+    const list = arrivals.get(index);
+    const t0 = sentAt.get(index);
+    if (!list || t0 === undefined) return;
+    list.push(at - t0);
+    if (list.length === expected) send({ type: 'delivered', index, latencies: list });
+  };
+
+  function open(url: string, token: string): Promise<WebSocket | null> {
+    return new Promise((resolve) => {
+      const ws = new WebSocket(url, { perMessageDeflate: false });
+      let done = false;
+      const finish = (ok: boolean) => {
+        if (done) return;
+        done = true;
+        resolve(ok ? ws : null);
+      };
+      const handshake = (data: WebSocket.RawData) => {
+        const f = JSON.parse(data.toString());
+        if (f.op === 'hello') {
+          heartbeatMs = f.d.heartbeatInterval;
+          ws.send(JSON.stringify({ op: 'identify', d: { token } }));
+        } else if (f.op === 'ready') {
+          ws.off('message', handshake);
+          ws.on('message', onFrame);
+          finish(true);
+        }
+      };
+      ws.on('message', handshake);
+      ws.on('error', () => finish(false));
+      ws.on('close', () => {
+        if (done) unexpectedCloses++;
+        finish(false);
+      });
+    });
+  }
+
+  process.on('message', async (m: ToWorker) => {
+    if (m.type === 'connect') {
+      const t0 = now();
+      let failed = 0;
+      let next = 0;
+      const run = async () => {
+        while (next < m.tokens.length) {
+          const ws = await open(m.gatewayUrl, m.tokens[next++]!);
+          if (ws) clients.push(ws);
+          else failed++;
+        }
+      };
+      await Promise.all(Array.from({ length: m.concurrency }, run));
+      expected = clients.length;
+      // Heartbeats spread over the interval: every 100 ms, the next slice of clients.
+      const slices = Math.max(1, Math.floor(heartbeatMs / 2 / 100));
+      let slice = 0;
+      setInterval(() => {
+        for (let i = slice; i < clients.length; i += slices) clients[i]!.send('{"op":"heartbeat","d":null}');
+        slice = (slice + 1) % slices;
+      }, 100);
+      send({ type: 'connected', ready: clients.length, failed, ms: now() - t0 });
+    } else if (m.type === 'expect') {
+      arrivals.set(m.index, []);
+      sentAt.set(m.index, m.sentAt);
+    } else if (m.type === 'stop') {
+      send({ type: 'closed', count: unexpectedCloses });
+      for (const ws of clients) ws.terminate();
+      process.exit(0);
+    }
+  });
+}
+
+// ---------------------------------------------------------------- orchestrator side
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** The hard limit on open files, which a child may raise its soft limit to. */
+function hardFileLimit(): number {
+  try {
+    return Number(execFileSync('sh', ['-c', 'ulimit -Hn'], { encoding: 'utf8' }).trim()) || 1024;
+  } catch {
+    return 1024;
+  }
+}
+
+/** Resident set size of a process, in bytes (Linux). */
+function rssOf(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1] ?? NaN);
+  return kb * 1024;
+}
+
+/** CPU time (user + system) a process has used, in milliseconds (Linux). */
+function cpuMsOf(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Memory {
+  rss: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+}
+
+/**
+ * A session on the server's inspector (the child runs with --inspect on loopback; the
+ * service itself exposes nothing): for a full GC before reading memory, and profiling.
+ */
+async function inspector(inspectPort: number): Promise<{ rpc: (method: string, params?: object) => Promise<any>; close: () => void }> {
+  const [target] = (await (await fetch(`http://127.0.0.1:${inspectPort}/json/list`)).json()) as Array<{ webSocketDebuggerUrl: string }>;
+  const ws = new WebSocket(target!.webSocketDebuggerUrl, { perMessageDeflate: false, maxPayload: 2 ** 30 });
+  await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
+  let id = 0;
+  const rpc = (method: string, params: object = {}) =>
+    new Promise<any>((resolve) => {
+      const mine = ++id;
+      const on = (data: WebSocket.RawData) => {
+        const m = JSON.parse(data.toString());
+        if (m.id === mine) {
+          ws.off('message', on);
+          resolve(m.result);
+        }
+      };
+      ws.on('message', on);
+      ws.send(JSON.stringify({ id: mine, method, params }));
+    });
+  return { rpc, close: () => ws.close() };
+}
+
+/** The server's memory after a full garbage collection; VmRSS as the kernel sees it. */
+async function settledMemory(inspectPort: number, pid: number): Promise<Memory> {
+  const { rpc, close } = await inspector(inspectPort);
+  try {
+    for (let i = 0; i < 3; i++) await rpc('HeapProfiler.collectGarbage');
+    await sleep(500);
+    const r = await rpc('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true });
+    const m = JSON.parse(r.result.value) as Memory;
+    return { ...m, rss: rssOf(pid) };
+  } finally {
+    close();
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+const kib = (x: number) => `${(x / 1024).toFixed(1)} KiB`;
+const mib = (x: number) => `${(x / 1024 / 1024).toFixed(1)} MiB`;
+
+async function startParley(limit: number): Promise<{ child: ChildProcess; url: string; log: () => string; dataDir: string; inspectPort: number }> {
+  const port = await freePort();
+  const inspectPort = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-fanout-'));
+  const url = `http://127.0.0.1:${port}`;
+  // `exec` so the pid is the server's own (its VmRSS is what we read).
+  const child = spawn('sh', ['-c', `ulimit -n ${limit} && exec "${process.execPath}" --inspect=127.0.0.1:${inspectPort} --import tsx src/main.ts`], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: url,
+      DATA_DIR: dataDir,
+      RATE_LIMITS: 'off',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`Parley exited (${child.exitCode}):\n${out}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error(`Parley did not start:\n${out}`);
+    await sleep(100);
+  }
+  return { child, url, log: () => out, dataDir, inspectPort };
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight. */
+async function pooled<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]!, i);
+      }
+    }),
+  );
+  return out;
+}
+
+/** A gateway under test: where clients connect, the process to watch, and how to send message `i`. */
+interface Target {
+  label: string;
+  gatewayUrl: string;
+  pid: number;
+  inspectPort: number;
+  /** Causes message `i` (whose content starts with "fanout i "); resolves once it was sent. */
+  send(i: number): Promise<void>;
+}
+
+interface Figures {
+  clients: number;
+  failed: number;
+  connectMs: number;
+  all: number[];
+  firstArrival: number[];
+  lastArrival: number[];
+  sendRtt: number[];
+  cpuPerMessage: number;
+  before: Memory;
+  after: Memory;
+  dropped: number;
+}
+
+/** Connects `tokens.length` clients to `target` over fresh workers, then sends and times `messages` messages. */
+async function measure(target: Target, tokens: string[], opts: { workers: number; messages: number; profile?: string }): Promise<Figures> {
+  const before = await settledMemory(target.inspectPort, target.pid);
+  const workers: ChildProcess[] = [];
+  try {
+    for (let w = 0; w < opts.workers; w++) {
+      workers.push(fork(SELF, ['--worker'], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+    }
+    const connectedAt = now();
+    const connected = await Promise.all(
+      workers.map(
+        (wk, w) =>
+          new Promise<{ ready: number; failed: number }>((resolve) => {
+            wk.once('message', (m: FromWorker) => m.type === 'connected' && resolve(m));
+            const mine = tokens.filter((_, i) => i % opts.workers === w);
+            wk.send({ type: 'connect', gatewayUrl: target.gatewayUrl, tokens: mine, concurrency: 64 } satisfies ToWorker);
+          }),
+      ),
+    );
+    const connectMs = now() - connectedAt;
+    const clients = connected.reduce((a, c) => a + c.ready, 0);
+    const failed = connected.reduce((a, c) => a + c.failed, 0);
+    console.log(`${target.label}: ${clients} clients connected and identified (${failed} failed) in ${ms(connectMs)}`);
+    if (clients === 0) throw new Error('no client could identify');
+
+    // Idle memory with every connection open, after things settle.
+    await sleep(2000);
+    const after = await settledMemory(target.inspectPort, target.pid);
+
+    const profiler = opts.profile ? await inspector(target.inspectPort) : undefined;
+    if (profiler) {
+      await profiler.rpc('Profiler.enable');
+      await profiler.rpc('Profiler.setSamplingInterval', { interval: 200 });
+      await profiler.rpc('Profiler.start');
+    }
+    // One message at a time; the next once every client has the previous.
+    const all: number[] = [];
+    const firstArrival: number[] = [];
+    const lastArrival: number[] = [];
+    const sendRtt: number[] = [];
+    const cpuBefore = cpuMsOf(target.pid);
+    for (let i = 0; i < opts.messages; i++) {
+      const sentAt = now();
+      for (const wk of workers) wk.send({ type: 'expect', index: i, sentAt } satisfies ToWorker);
+      const done = Promise.all(
+        workers.map(
+          (wk) =>
+            new Promise<number[]>((resolve, reject) => {
+              const t = setTimeout(() => reject(new Error(`message ${i} did not reach every client within 30 s`)), 30_000);
+              const on = (m: FromWorker) => {
+                if (m.type === 'delivered' && m.index === i) {
+                  clearTimeout(t);
+                  wk.off('message', on);
+                  resolve(m.latencies);
+                }
+              };
+              wk.on('message', on);
+            }),
+        ),
+      );
+      await target.send(i);
+      sendRtt.push(now() - sentAt);
+      const latencies = (await done).flat();
+      for (const x of latencies) all.push(x);
+      firstArrival.push(latencies.reduce((a, b) => Math.min(a, b), Infinity));
+      lastArrival.push(latencies.reduce((a, b) => Math.max(a, b), 0));
+      await sleep(250);
+    }
+    const cpuPerMessage = (cpuMsOf(target.pid) - cpuBefore) / opts.messages;
+    if (profiler) {
+      const { profile } = await profiler.rpc('Profiler.stop');
+      fs.writeFileSync(opts.profile!, JSON.stringify(profile));
+      profiler.close();
+      console.log(`${target.label}: CPU profile of the message phase in ${opts.profile} (npx tsx bench/profile-summary.ts ${opts.profile})`);
+    }
+    const dropped = await Promise.all(
+      workers.map(
+        (wk) =>
+          new Promise<number>((resolve) => {
+            wk.once('message', (m: FromWorker) => resolve(m.type === 'closed' ? m.count : 0));
+            wk.send({ type: 'stop' } satisfies ToWorker);
+          }),
+      ),
+    );
+    return { clients, failed, connectMs, all, firstArrival, lastArrival, sendRtt, cpuPerMessage, before, after, dropped: dropped.reduce((a, b) => a + b, 0) };
+  } finally {
+    for (const wk of workers) if (wk.exitCode === null) wk.kill();
+  }
+}
+
+/** The figures of one target, as the table rows print them. */
+function summarize(f: Figures) {
+  const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+  const all = sorted(f.all);
+  const spread = sorted(f.lastArrival.map((last, i) => last - f.firstArrival[i]!));
+  return {
+    clients: f.clients,
+    p50: percentile(all, 50),
+    p99: percentile(all, 99),
+    max: all[all.length - 1]!,
+    everyClientMedian: percentile(sorted(f.lastArrival), 50),
+    firstClientMedian: percentile(sorted(f.firstArrival), 50),
+    spreadMedian: percentile(spread, 50),
+    spreadMax: spread[spread.length - 1]!,
+    sendMedian: percentile(sorted(f.sendRtt), 50),
+    cpuPerMessage: f.cpuPerMessage,
+    rssPerConnection: (f.after.rss - f.before.rss) / f.clients,
+    heapPerConnection: (f.after.heapUsed + f.after.external - f.before.heapUsed - f.before.external) / f.clients,
+    rssBefore: f.before.rss,
+    rssAfter: f.after.rss,
+    dropped: f.dropped,
+  };
+}
+
+// ---------------------------------------------------------------- bare baseline
+
+/**
+ * The yardstick: a bare `ws` server in a process of its own that speaks just enough of
+ * the protocol (hello, identify → ready, heartbeat_ack) and, on request, sends the same
+ * event frame to every client with the same serialization (EventFrame). No storage, no
+ * HTTP, no sessions, no audience: what one Node process can do here with the same clients.
+ */
+async function bareServer(): Promise<void> {
+  const { EventFrame } = await import('../src/gateway/frames.js');
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false, clientTracking: false });
+  const clients = new Map<WebSocket, number>();
+  wss.on('connection', (ws) => {
+    ws.send(JSON.stringify({ op: 'hello', d: { heartbeatInterval: 30_000 } }));
+    ws.on('message', (data) => {
+      const f = JSON.parse(data.toString());
+      if (f.op === 'identify') {
+        ws.send(JSON.stringify({ op: 'ready', d: { sessionId: 'bare', user: {}, servers: [] } }));
+        clients.set(ws, 0);
+      } else if (f.op === 'heartbeat') ws.send('{"op":"heartbeat_ack"}');
+    });
+    ws.on('close', () => clients.delete(ws));
+  });
+  await new Promise((r) => wss.once('listening', r));
+  process.on('message', (m: { type: 'send'; message: unknown }) => {
+    const prepared = new EventFrame('MESSAGE_CREATE', m.message);
+    for (const [ws, s] of clients) {
+      clients.set(ws, s + 1);
+      ws.send(prepared.withSeq(s + 1), { binary: false });
+    }
+    process.send!({ type: 'sent' });
+  });
+  process.send!({ type: 'listening', port: (wss.address() as net.AddressInfo).port });
+}
+
+async function startBare(limit: number): Promise<{ child: ChildProcess; gatewayUrl: string; inspectPort: number }> {
+  const inspectPort = await freePort();
+  const child = spawn('sh', ['-c', `ulimit -n ${limit} && exec "${process.execPath}" --inspect=127.0.0.1:${inspectPort} --import tsx "${SELF}" --bare-server`], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m: { port: number }) => resolve(m.port));
+    child.once('exit', (code) => reject(new Error(`bare server exited (${code})`)));
+  });
+  return { child, gatewayUrl: `ws://127.0.0.1:${port}/`, inspectPort };
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      messages: { type: 'string', default: '20' },
+      workers: { type: 'string', default: '2' },
+      size: { type: 'string', default: '120' },
+      /** Skip the bare `ws` baseline. */
+      'skip-baseline': { type: 'boolean', default: false },
+      /** Write a CPU profile of Parley during the message phase to this file. */
+      profile: { type: 'string' },
+    },
+  });
+  const n = Number(positionals[0] ?? 1000);
+  const messages = Number(values.messages);
+  const workerCount = Number(values.workers);
+  const size = Number(values.size);
+  const limit = hardFileLimit();
+  if (n + 256 > limit) throw new Error(`N=${n} needs about ${n + 256} open files; the hard limit here is ${limit} (raise it with ulimit -Hn)`);
+
+  console.log(`gateway fan-out: ${n} clients in ${workerCount} worker process(es), ${messages} messages of ${size} characters`);
+  console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, load average ${os.loadavg()[0]!.toFixed(2)}`);
+
+  let template: Record<string, unknown> = {};
+  let parleyFigures: ReturnType<typeof summarize>;
+  const parley = await startParley(limit);
+  try {
+    // Set-up over HTTP: one owner and server, N bots added to it.
+    const t0 = now();
+    const owner = await registerUser(parley.url, `owner${Date.now().toString(36)}`);
+    const { server, general } = await createServer(parley.url, owner, 'Fan-out');
+    const tokens = await pooled(Array.from({ length: n }, (_, i) => i), 16, async (i) => {
+      const bot = await createBot(parley.url, owner, `fan${i}`);
+      await addBot(parley.url, owner, server.id, bot.id, ['READ_MESSAGES']);
+      return bot.auth;
+    });
+    console.log(`set-up: ${n} bots created and added to one server in ${ms(now() - t0)}`);
+    const figures = await measure(
+      {
+        label: 'Parley',
+        gatewayUrl: parley.url.replace('http:', 'ws:') + '/gateway',
+        pid: parley.child.pid!,
+        inspectPort: parley.inspectPort,
+        async send(i) {
+          const content = `fanout ${i} `.padEnd(size, 'x');
+          const r = await call(parley.url, 'POST', `/channels/${general.id}/messages`, { auth: owner.auth, body: { content } });
+          if (r.status !== 201) throw new Error(`post failed: ${r.status} ${r.text}`);
+          template = r.body;
+        },
+      },
+      tokens,
+      { workers: workerCount, messages, profile: values.profile },
+    );
+    parleyFigures = summarize(figures);
+  } catch (err) {
+    console.error(parley.log());
+    throw err;
+  } finally {
+    parley.child.kill('SIGTERM');
+    await new Promise((r) => parley.child.once('exit', r));
+    fs.rmSync(parley.dataDir, { recursive: true, force: true });
+  }
+
+  let bareFigures: ReturnType<typeof summarize> | undefined;
+  if (!values['skip-baseline']) {
+    const bare = await startBare(limit);
+    try {
+      const figures = await measure(
+        {
+          label: 'bare ws',
+          gatewayUrl: bare.gatewayUrl,
+          pid: bare.child.pid!,
+          inspectPort: bare.inspectPort,
+          async send(i) {
+            const message = { ...template, content: `fanout ${i} `.padEnd(size, 'x') };
+            await new Promise<void>((resolve) => {
+              bare.child.once('message', () => resolve());
+              bare.child.send({ type: 'send', message });
+            });
+          },
+        },
+        Array.from({ length: n }, () => 'Bot bare'),
+        { workers: workerCount, messages },
+      );
+      bareFigures = summarize(figures);
+    } finally {
+      bare.child.kill('SIGTERM');
+      await new Promise((r) => bare.child.once('exit', r));
+    }
+  }
+
+  const rows: Array<[string, (f: ReturnType<typeof summarize>) => string]> = [
+    ['clients', (f) => String(f.clients)],
+    ['latency per delivery p50', (f) => ms(f.p50)],
+    ['latency per delivery p99', (f) => ms(f.p99)],
+    ['latency per delivery max', (f) => ms(f.max)],
+    ['every client has it (median over messages)', (f) => ms(f.everyClientMedian)],
+    ['first client has it (median)', (f) => ms(f.firstClientMedian)],
+    ['first to last client (median)', (f) => ms(f.spreadMedian)],
+    ['first to last client (max)', (f) => ms(f.spreadMax)],
+    ['sender answered (median; Parley: POST 201)', (f) => ms(f.sendMedian)],
+    ['server CPU per message', (f) => ms(f.cpuPerMessage)],
+    ['server RSS before / after connecting', (f) => `${mib(f.rssBefore)} / ${mib(f.rssAfter)}`],
+    ['server RSS per idle connection', (f) => kib(f.rssPerConnection)],
+    ['server heap + external per idle connection', (f) => kib(f.heapPerConnection)],
+    ['connections dropped during the run', (f) => String(f.dropped)],
+  ];
+  console.log('');
+  console.log(`${''.padEnd(46)}${'Parley'.padStart(24)}${bareFigures ? 'bare ws'.padStart(24) : ''}`);
+  for (const [name, fmt] of rows) {
+    console.log(`${name.padEnd(46)}${fmt(parleyFigures).padStart(24)}${bareFigures ? fmt(bareFigures).padStart(24) : ''}`);
+  }
+  console.log(`RESULT ${JSON.stringify({ parley: parleyFigures, bare: bareFigures })}`);
+}
+
+if (process.argv.includes('--worker')) {
+  void worker();
+} else if (process.argv.includes('--bare-server')) {
+  void bareServer();
+} else {
+  main().catch((err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,303 @@
+// Every state change made through the REST API reaches, after its commit, exactly the
+// members of the server concerned, over real WebSocket connections.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addBot,
+  call,
+  createBot,
+  createChannel,
+  createServer,
+  createWebhook,
+  joinServer,
+  postMessage,
+  registerUser,
+  world,
+} from '../factories.js';
+import { startServer, type TestServer } from '../harness.js';
+import { ClientPool, type Frame, sleep, type TestGatewayClient } from './client.js';
+
+let srv: TestServer;
+const pool = new ClientPool();
+
+beforeAll(async () => {
+  srv = await startServer({ env: { GATEWAY_HEARTBEAT_MS: '2000', RATE_LIMITS: 'off' } });
+});
+afterEach(() => pool.closeAll());
+afterAll(() => srv?.close());
+
+/** Sequence numbers of a session's events are 1, 2, 3, ... with no gap. */
+function expectConsecutive(c: TestGatewayClient): void {
+  const s = c.events().map((f) => f.s);
+  expect(s).toEqual(s.map((_, i) => i + 1));
+}
+
+describe('every event type, caused through the REST API', () => {
+  it('delivers each change to the owner (user session) and to the bot, in order, numbered from 1', async () => {
+    const w = await world(srv.url);
+    const member = await registerUser(srv.url);
+    const owner = await pool.identify(srv.gatewayUrl, w.owner.auth);
+    const bot = await pool.identify(srv.gatewayUrl, w.bot.auth);
+    const { url } = srv;
+    const ch = w.channel.id;
+    const sid = w.server.id;
+
+    // Each step: the REST call, then what the event must look like.
+    const msg = await postMessage(url, w.owner.auth, ch, 'first');
+    const steps: Array<{ t: string; d: Record<string, unknown>; act?: () => Promise<unknown> }> = [
+      { t: 'MESSAGE_CREATE', d: { id: msg.id, channelId: ch, serverId: sid, content: 'first', author: expect.objectContaining({ id: w.owner.id, bot: false }) } },
+      {
+        t: 'MESSAGE_UPDATE',
+        act: () => call(url, 'PATCH', `/channels/${ch}/messages/${msg.id}`, { auth: w.owner.auth, body: { content: 'edited' } }),
+        d: { id: msg.id, content: 'edited', editedAt: expect.any(String) },
+      },
+      {
+        t: 'REACTION_ADD',
+        act: () => call(url, 'PUT', `/channels/${ch}/messages/${msg.id}/reactions/${encodeURIComponent('👍')}`, { auth: w.bot.auth }),
+        d: { channelId: ch, serverId: sid, messageId: msg.id, emoji: '👍', userId: w.bot.id, count: 1 },
+      },
+      {
+        t: 'REACTION_REMOVE',
+        act: () => call(url, 'PUT', `/channels/${ch}/messages/${msg.id}/reactions/${encodeURIComponent('👍')}`, { auth: w.bot.auth }),
+        d: { messageId: msg.id, emoji: '👍', userId: w.bot.id, count: 0 },
+      },
+      {
+        t: 'TYPING_START',
+        act: () => call(url, 'POST', `/channels/${ch}/typing`, { auth: w.bot.auth }),
+        d: { channelId: ch, serverId: sid, userId: w.bot.id, name: w.bot.name, bot: true },
+      },
+      {
+        t: 'MESSAGE_DELETE',
+        act: () => call(url, 'DELETE', `/channels/${ch}/messages/${msg.id}`, { auth: w.owner.auth }),
+        d: { id: msg.id, channelId: ch, serverId: sid },
+      },
+      {
+        t: 'CHANNEL_CREATE',
+        act: () => call(url, 'POST', `/servers/${sid}/channels`, { auth: w.owner.auth, body: { name: 'news' } }),
+        d: { serverId: sid, name: 'news', id: expect.any(String) },
+      },
+      {
+        t: 'CHANNEL_UPDATE',
+        act: () => call(url, 'PATCH', `/channels/${ch}`, { auth: w.owner.auth, body: { name: 'lobby' } }),
+        d: { id: ch, serverId: sid, name: 'lobby' },
+      },
+      {
+        t: 'SERVER_UPDATE',
+        act: () => call(url, 'PATCH', `/servers/${sid}`, { auth: w.owner.auth, body: { name: 'Renamed' } }),
+        d: { id: sid, name: 'Renamed', ownerId: w.owner.id },
+      },
+      {
+        t: 'MEMBER_ADD',
+        act: () => joinServer(url, w.owner, member, sid),
+        d: { serverId: sid, user: { id: member.id, name: member.name, bot: false, avatar: null } },
+      },
+      {
+        t: 'MEMBER_REMOVE',
+        act: () => call(url, 'DELETE', `/servers/${sid}/members/@me`, { auth: member.auth }),
+        d: { serverId: sid, user: expect.objectContaining({ id: member.id, bot: false }) },
+      },
+    ];
+    for (const step of steps) {
+      if (step.act) {
+        const r = (await step.act()) as { status?: number } | undefined;
+        if (r?.status !== undefined) expect(r.status, step.t).toBeLessThan(300);
+      }
+      for (const c of [owner, bot]) {
+        const f = await c.waitForEvent(step.t);
+        expect(f.d, `${step.t} payload`).toMatchObject(step.d);
+      }
+    }
+    // The channel created above, deleted last, so every type is covered.
+    const news = owner.events('CHANNEL_CREATE')[0]!.d;
+    expect((await call(url, 'DELETE', `/channels/${news.id}`, { auth: w.owner.auth })).status).toBe(204);
+    for (const c of [owner, bot]) {
+      expect((await c.waitForEvent('CHANNEL_DELETE')).d).toMatchObject({ id: news.id, serverId: sid, name: 'news' });
+    }
+
+    const expectedTypes = [...steps.map((s) => s.t), 'CHANNEL_DELETE'];
+    for (const c of [owner, bot]) {
+      expect(c.events().map((f) => f.t)).toEqual(expectedTypes);
+      expectConsecutive(c);
+    }
+  });
+
+  it('delivers a webhook message as MESSAGE_CREATE with its webhookId', async () => {
+    const w = await world(srv.url);
+    const hook = await createWebhook(srv.url, w.owner, w.server.id, w.channel.id, 'CI');
+    const bot = await pool.identify(srv.gatewayUrl, w.bot.auth);
+    const r = await call(srv.url, 'POST', new URL(hook.url).pathname, { body: { content: 'build passed' } });
+    expect(r.status).toBe(200);
+    const f = await bot.waitForEvent('MESSAGE_CREATE');
+    expect(f.d).toMatchObject({ id: r.body.id, content: 'build passed', webhookId: hook.id, author: expect.objectContaining({ name: 'CI', bot: true }) });
+  });
+
+  it('announces a write only after it committed: the message can be read back when its event arrives', async () => {
+    const w = await world(srv.url);
+    const bot = await pool.identify(srv.gatewayUrl, w.bot.auth);
+    const seen: Array<Promise<number>> = [];
+    bot.ws.on('message', (data) => {
+      const f = JSON.parse(data.toString()) as Frame;
+      if (f.t === 'MESSAGE_CREATE') {
+        seen.push(call(srv.url, 'GET', `/channels/${w.channel.id}/messages/${f.d.id}`, { auth: w.bot.auth }).then((r) => r.status));
+      }
+    });
+    await Promise.all(Array.from({ length: 10 }, (_, i) => postMessage(srv.url, w.owner.auth, w.channel.id, `m${i}`)));
+    await bot.collect(10, (f) => f.t === 'MESSAGE_CREATE');
+    expect(await Promise.all(seen)).toEqual(Array(10).fill(200));
+  });
+});
+
+describe('audience', () => {
+  it("isolates servers: a client of server B receives nothing from server A, and the reverse", async () => {
+    const a = await world(srv.url);
+    const b = await world(srv.url);
+    const aUser = await pool.identify(srv.gatewayUrl, a.owner.auth);
+    const aBot = await pool.identify(srv.gatewayUrl, a.bot.auth);
+    const bUser = await pool.identify(srv.gatewayUrl, b.owner.auth);
+    const bBot = await pool.identify(srv.gatewayUrl, b.bot.auth);
+    const stranger = await registerUser(srv.url);
+    const strangerClient = await pool.identify(srv.gatewayUrl, stranger.auth);
+
+    // A burst of every kind of change in A.
+    const m = await postMessage(srv.url, a.owner.auth, a.channel.id, 'secret of A');
+    await call(srv.url, 'PATCH', `/channels/${a.channel.id}/messages/${m.id}`, { auth: a.owner.auth, body: { content: 'still secret' } });
+    await call(srv.url, 'PUT', `/channels/${a.channel.id}/messages/${m.id}/reactions/${encodeURIComponent('🔥')}`, { auth: a.bot.auth });
+    await call(srv.url, 'POST', `/channels/${a.channel.id}/typing`, { auth: a.bot.auth });
+    await createChannel(srv.url, a.owner, a.server.id, 'a-only');
+    await call(srv.url, 'PATCH', `/servers/${a.server.id}`, { auth: a.owner.auth, body: { name: 'A!' } });
+    const joiner = await registerUser(srv.url);
+    await joinServer(srv.url, a.owner, joiner, a.server.id);
+    // A fence in B: once B's clients have it, anything of A would have arrived before it.
+    await postMessage(srv.url, b.owner.auth, b.channel.id, 'fence B');
+    for (const c of [bUser, bBot]) {
+      await c.waitForEvent('MESSAGE_CREATE', (d) => d.content === 'fence B');
+      expect(c.events().map((f) => [f.t, f.d.serverId])).toEqual([['MESSAGE_CREATE', b.server.id]]);
+      expect(JSON.stringify(c.frames)).not.toContain('secret');
+    }
+    for (const c of [aUser, aBot]) {
+      await c.waitForEvent('MEMBER_ADD', (d) => d.user.id === joiner.id);
+      expect(c.events()).toHaveLength(7);
+      expect(c.events().every((f) => f.d.serverId === a.server.id || f.d.id === a.server.id)).toBe(true);
+    }
+    expect(strangerClient.events()).toEqual([]);
+  });
+
+  it('gives a member of two servers the events of both on one connection', async () => {
+    const a = await world(srv.url);
+    const b = await world(srv.url);
+    await joinServer(srv.url, b.owner, a.owner, b.server.id);
+    const c = await pool.identify(srv.gatewayUrl, a.owner.auth);
+    expect(c.ready!.servers.map((s: any) => s.id).sort()).toEqual([a.server.id, b.server.id].sort());
+    await postMessage(srv.url, a.owner.auth, a.channel.id, 'in A');
+    await postMessage(srv.url, b.owner.auth, b.channel.id, 'in B');
+    const [one, two] = await c.collect(2);
+    expect([one!.d.content, two!.d.content]).toEqual(['in A', 'in B']);
+    expectConsecutive(c);
+  });
+
+  it('starts delivering a server to a user who joins it while connected, announced by their own MEMBER_ADD', async () => {
+    const w = await world(srv.url);
+    const user = await registerUser(srv.url);
+    const c = await pool.identify(srv.gatewayUrl, user.auth);
+    expect(c.ready!.servers).toEqual([]);
+    await joinServer(srv.url, w.owner, user, w.server.id);
+    const add = await c.waitForEvent('MEMBER_ADD');
+    expect(add.d).toMatchObject({ serverId: w.server.id, user: { id: user.id } });
+    await postMessage(srv.url, w.owner.auth, w.channel.id, 'welcome');
+    expect((await c.waitForEvent('MESSAGE_CREATE')).d.content).toBe('welcome');
+    expectConsecutive(c);
+  });
+
+  it('starts delivering a server to a bot added while connected', async () => {
+    const w = await world(srv.url);
+    const other = await createServer(srv.url, w.owner, 'Second');
+    const bot = await pool.identify(srv.gatewayUrl, w.bot.auth);
+    await addBot(srv.url, w.owner, other.server.id, w.bot.id);
+    expect((await bot.waitForEvent('MEMBER_ADD')).d).toMatchObject({ serverId: other.server.id, user: { id: w.bot.id, bot: true } });
+    await postMessage(srv.url, w.owner.auth, other.general.id, 'hello second');
+    expect((await bot.waitForEvent('MESSAGE_CREATE')).d).toMatchObject({ serverId: other.server.id, content: 'hello second' });
+  });
+
+  it('stops a bot removed from a server at once: it gets its own MEMBER_REMOVE and nothing after', async () => {
+    const w = await world(srv.url);
+    const keep = await createServer(srv.url, w.owner, 'Still has the bot');
+    await addBot(srv.url, w.owner, keep.server.id, w.bot.id);
+    const bot = await pool.identify(srv.gatewayUrl, w.bot.auth);
+    const owner = await pool.identify(srv.gatewayUrl, w.owner.auth);
+
+    expect((await call(srv.url, 'DELETE', `/servers/${w.server.id}/bots/${w.bot.id}`, { auth: w.owner.auth })).status).toBe(204);
+    // Straight after the 204: changes in the server the bot just left...
+    await postMessage(srv.url, w.owner.auth, w.channel.id, 'after removal');
+    await call(srv.url, 'POST', `/channels/${w.channel.id}/typing`, { auth: w.owner.auth });
+    await createChannel(srv.url, w.owner, w.server.id, 'later');
+    // ...then a fence in the server it still belongs to.
+    await postMessage(srv.url, w.owner.auth, keep.general.id, 'fence');
+    await bot.waitForEvent('MESSAGE_CREATE', (d) => d.content === 'fence');
+
+    expect(bot.events().map((f) => f.t)).toEqual(['MEMBER_REMOVE', 'MESSAGE_CREATE']);
+    expect(bot.events()[0]!.d).toEqual({ serverId: w.server.id, user: expect.objectContaining({ id: w.bot.id, bot: true }) });
+    expectConsecutive(bot);
+    // The owner saw the removal and everything after it.
+    await owner.waitForEvent('CHANNEL_CREATE');
+    expect(owner.events().map((f) => f.t)).toEqual(['MEMBER_REMOVE', 'MESSAGE_CREATE', 'TYPING_START', 'CHANNEL_CREATE', 'MESSAGE_CREATE']);
+  });
+
+  it('stops a user removed by the owner, after their own MEMBER_REMOVE', async () => {
+    const w = await world(srv.url);
+    const user = await registerUser(srv.url);
+    await joinServer(srv.url, w.owner, user, w.server.id);
+    const c = await pool.identify(srv.gatewayUrl, user.auth);
+    expect((await call(srv.url, 'DELETE', `/servers/${w.server.id}/members/${user.id}`, { auth: w.owner.auth })).status).toBe(204);
+    await postMessage(srv.url, w.owner.auth, w.channel.id, 'not for you');
+    // A fence the user does get: a server of their own.
+    const own = await createServer(srv.url, user, 'Mine');
+    await postMessage(srv.url, user.auth, own.general.id, 'fence');
+    await c.waitForEvent('MESSAGE_CREATE', (d) => d.content === 'fence');
+    expect(c.events().map((f) => f.t)).toEqual(['MEMBER_REMOVE', 'MEMBER_ADD', 'MESSAGE_CREATE']);
+    expect(JSON.stringify(c.frames)).not.toContain('not for you');
+  });
+
+  it("closes a deleted bot's connections with 4001, and tells the servers it was in", async () => {
+    const w = await world(srv.url);
+    const second = await createServer(srv.url, w.owner, 'Second');
+    await addBot(srv.url, w.owner, second.server.id, w.bot.id);
+    const one = await pool.identify(srv.gatewayUrl, w.bot.auth);
+    const two = await pool.identify(srv.gatewayUrl, w.bot.auth);
+    const owner = await pool.identify(srv.gatewayUrl, w.owner.auth);
+    const bystander = await createBot(srv.url, w.owner);
+    await addBot(srv.url, w.owner, w.server.id, bystander.id);
+    const other = await pool.identify(srv.gatewayUrl, bystander.auth);
+
+    expect((await call(srv.url, 'DELETE', `/bots/${w.bot.id}`, { auth: w.owner.auth })).status).toBe(204);
+    expect((await one.waitForClose()).code).toBe(4001);
+    expect((await two.waitForClose()).code).toBe(4001);
+
+    const removed = (await owner.collect(2, (f) => f.t === 'MEMBER_REMOVE')).map((f) => f.d.serverId).sort();
+    expect(removed).toEqual([w.server.id, second.server.id].sort());
+    // Another bot is not affected.
+    await postMessage(srv.url, w.owner.auth, w.channel.id, 'still here');
+    await other.waitForEvent('MESSAGE_CREATE');
+    expect(other.closeInfo).toBeNull();
+    // The deleted token no longer identifies, and its session no longer resumes.
+    const again = await pool.connect(srv.gatewayUrl);
+    again.send({ op: 'identify', d: { token: w.bot.auth } });
+    expect((await again.waitForClose()).code).toBe(4001);
+    const resume = await pool.connect(srv.gatewayUrl);
+    resume.send({ op: 'resume', d: { token: w.bot.auth, sessionId: one.sessionId, s: one.lastSeq } });
+    expect((await resume.waitForClose()).code).toBe(4001);
+  });
+
+  it('closes the connections of a logged-out session with 4001 and leaves the user\'s other sessions open', async () => {
+    const user = await registerUser(srv.url);
+    const login = await call(srv.url, 'POST', '/auth/login', { body: { username: user.name, password: 'correct horse battery' } });
+    const otherAuth = `Bearer ${login.body.token}`;
+    const own = await createServer(srv.url, user, 'Mine');
+    const a = await pool.identify(srv.gatewayUrl, user.auth);
+    const b = await pool.identify(srv.gatewayUrl, otherAuth);
+    expect((await call(srv.url, 'POST', '/auth/logout', { auth: user.auth })).status).toBe(204);
+    expect((await a.waitForClose()).code).toBe(4001);
+    await postMessage(srv.url, otherAuth, own.general.id, 'still connected');
+    await b.waitForEvent('MESSAGE_CREATE');
+    await sleep(50);
+    expect(b.closeInfo).toBeNull();
+  });
+});
