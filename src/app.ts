@@ -134,6 +134,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const gateway = new Gateway(ctx, bus, {
     heartbeatMs: config.gatewayHeartbeatMs,
     resumeWindowMs: config.gatewayResumeWindowMs,
+    maxBufferedBytes: config.gatewayMaxBufferBytes,
     report,
   });
   gateway.attach(app.server);

@@ -22,6 +22,8 @@ export interface Config {
    */
   gatewayReplayBuffer: number;
   gatewayHeartbeatMs: number;
+  /** Bytes queued to one gateway client before it is dropped as a slow consumer. */
+  gatewayMaxBufferBytes: number;
   /** Serve the web client from this directory, if it exists. */
   webDir: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -108,6 +110,7 @@ export function loadConfig(env: Env = process.env): Config {
     // plus a heartbeat interval at ~60 events/s across the instance (docs/gateway.md).
     gatewayReplayBuffer: int('GATEWAY_REPLAY_BUFFER', 10_000, 1, 1_000_000),
     gatewayHeartbeatMs: int('GATEWAY_HEARTBEAT_MS', 30_000, 100, 600_000),
+    gatewayMaxBufferBytes: int('GATEWAY_MAX_BUFFER_BYTES', 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     webDir: path.resolve(env.WEB_DIR || path.join(projectRoot(), 'web', 'dist')),
     logLevel,
     shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),

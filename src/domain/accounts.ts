@@ -134,8 +134,13 @@ export const accounts = {
     const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
     if (!bot || bot.bot !== 1) throw notFound('bot');
     if (bot.ownerId !== caller.id) throw forbidden("only the bot's owner can delete it");
-    const serverIds = await ctx.store.members.serverIdsOf(ctx.store.db, botId);
-    await ctx.store.write((tx) => ctx.store.users.delete(tx, botId));
+    // Read the memberships in the deleting transaction, so a server the bot joins
+    // meanwhile still hears of its removal.
+    const serverIds = await ctx.store.write(async (tx) => {
+      const ids = await ctx.store.members.serverIdsOf(tx, botId);
+      await ctx.store.users.delete(tx, botId);
+      return ids;
+    });
     for (const serverId of serverIds) {
       await notify(ctx, { kind: 'event', serverId, event: { t: 'MEMBER_REMOVE', d: { serverId, user: publicUser(bot) } } });
     }

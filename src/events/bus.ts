@@ -40,11 +40,17 @@ export interface EventBus {
 
 /**
  * The single-node bus: a bounded in-memory ring of the last `capacity` entries.
- * Positions are decimal counters.
+ * Positions are decimal counters. Like the Redis stream, appending and dispatching are
+ * apart: `publish` appends and returns, and listeners run on a later turn of the event
+ * loop, in order, so the request that caused an event is not held up by fanning it out
+ * to thousands of connections.
  */
 export class InProcessBus implements EventBus {
   private readonly ring: Array<BusEntry | undefined>;
   private next = 1; // position of the next entry
+  private dispatched = 0; // position of the last entry handed to the listeners
+  private undispatched: BusEntry[] = [];
+  private scheduled = false;
   private readonly listeners = new Set<LogListener>();
   private readonly checkpoints = new Map<string, { cp: SessionCheckpoint; expires: number }>();
 
@@ -53,10 +59,22 @@ export class InProcessBus implements EventBus {
   }
 
   async publish(entry: BusEntry): Promise<void> {
-    const pos = this.next++;
-    this.ring[pos % this.capacity] = entry;
-    const p = String(pos);
-    for (const l of this.listeners) l(p, entry);
+    this.ring[this.next++ % this.capacity] = entry;
+    this.undispatched.push(entry);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.dispatch());
+    }
+  }
+
+  private dispatch(): void {
+    this.scheduled = false;
+    const entries = this.undispatched;
+    this.undispatched = [];
+    for (const entry of entries) {
+      const p = String(++this.dispatched);
+      for (const l of this.listeners) l(p, entry);
+    }
   }
 
   subscribe(listener: LogListener): () => void {
@@ -65,7 +83,7 @@ export class InProcessBus implements EventBus {
   }
 
   position(): LogPosition {
-    return String(this.next - 1);
+    return String(this.dispatched);
   }
 
   compare(a: LogPosition, b: LogPosition): number {

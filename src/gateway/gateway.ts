@@ -162,8 +162,9 @@ export class Gateway {
       const f = isBinary ? null : parseClientFrame(data.toString());
       if (!f) return ws.close(CLOSE.MALFORMED, 'malformed frame');
       if (f.op === 'heartbeat') {
+        // Before identify a heartbeat is answered but does not extend the identify deadline,
+        // so a connection cannot stay unauthenticated forever.
         if (session) this.heartbeat(session, f.d?.s ?? null);
-        else p.opened = Date.now();
         return ws.send(frame('heartbeat_ack'));
       }
       if (session || busy) return ws.close(CLOSE.MALFORMED, 'already identified');

@@ -237,7 +237,7 @@ describe('audience', () => {
     expect(bot.events()[0]!.d).toEqual({ serverId: w.server.id, user: expect.objectContaining({ id: w.bot.id, bot: true }) });
     expectConsecutive(bot);
     // The owner saw the removal and everything after it.
-    await owner.waitForEvent('CHANNEL_CREATE');
+    await owner.waitForEvent('MESSAGE_CREATE', (d) => d.content === 'fence');
     expect(owner.events().map((f) => f.t)).toEqual(['MEMBER_REMOVE', 'MESSAGE_CREATE', 'TYPING_START', 'CHANNEL_CREATE', 'MESSAGE_CREATE']);
   });
 

@@ -98,6 +98,13 @@ describe('heartbeats', () => {
     const c = await pool.connect(srv.gatewayUrl, { heartbeat: false });
     expect((await c.waitForClose(HEARTBEAT_MS * 10)).code).toBe(4009);
   });
+
+  it('closes a connection that heartbeats but never identifies with 4009', async () => {
+    const c = await pool.connect(srv.gatewayUrl, { heartbeat: true });
+    const closed = await c.waitForClose(HEARTBEAT_MS * 10);
+    expect(closed.code).toBe(4009);
+    expect(c.frames.filter((f) => f.op === 'heartbeat_ack').length).toBeGreaterThan(0);
+  });
 });
 
 describe('close codes', () => {
