@@ -9,73 +9,68 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
 /**
  * Group commit: writes that arrive while a batch is being committed wait for the next
- * batch, and each batch is one transaction (one fsync) with a savepoint per write, so a
- * failing write rolls back alone and the others still commit. Every promise settles only
- * after its transaction committed: a resolved write is durable.
+ * batch, and each batch is one transaction (one fsync). Every promise settles only after
+ * its transaction committed: a resolved write is durable.
+ *
+ * A batch first runs its writes back to back in the transaction. Writes rarely fail, and
+ * a savepoint around each one would be two more statements per write, about 40% of a
+ * batched write's CPU time on SQLite. When one does fail, that attempt is rolled back and
+ * the batch runs again with a savepoint per write, so the failing write rolls back alone
+ * and the others still commit. A write may therefore run twice, but only its last run,
+ * in the transaction that commits, takes effect: writes must only touch the database
+ * through `tx` (all of ours do).
+ *
+ * `concurrency` batches may be in flight at once. SQLite has one connection, so 1; a
+ * pooled server database (PostgreSQL) gains from more, because each statement of a batch
+ * is a network round trip and one batch at a time leaves the pool idle.
  */
 export class GroupCommitter {
   private queue: Pending[] = [];
-  private running = false;
+  private active = 0;
+  private scheduled = false;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly maxBatch = 256,
+    readonly concurrency = 1,
   ) {}
 
   run<T>(work: Work<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work: work as Work<unknown>, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.running) {
-        this.running = true;
+      if (!this.scheduled && this.active < this.concurrency) {
+        this.scheduled = true;
         // Let the current tick's requests join the batch.
-        setImmediate(() => void this.drain());
+        setImmediate(() => {
+          this.scheduled = false;
+          this.next();
+        });
       }
     });
   }
 
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
+  /** Starts batches while there are writes waiting and room for another batch. */
+  private next(): void {
+    while (this.queue.length > 0 && this.active < this.concurrency) {
       const batch = this.queue.splice(0, this.maxBatch);
-      await this.commit(batch);
+      this.active++;
+      void this.commit(batch).then(() => {
+        this.active--;
+        // What queued up during the commit is the next batch.
+        this.next();
+      });
     }
-    this.running = false;
   }
 
   private async commit(batch: Pending[]): Promise<void> {
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
-    let trx;
+    let outcomes: Outcome[];
     try {
-      trx = await this.db.startTransaction().execute();
+      outcomes = (await this.attempt(batch, false)) ?? (await this.attempt(batch, true))!;
     } catch (error) {
-      for (const p of batch) p.reject(error);
-      return;
-    }
-    try {
-      if (batch.length === 1) {
-        try {
-          outcomes.push({ ok: true, value: await batch[0]!.work(trx) });
-        } catch (error) {
-          outcomes.push({ ok: false, error });
-        }
-      } else {
-        for (let i = 0; i < batch.length; i++) {
-          const sp = await trx.savepoint(`w${i}`).execute();
-          try {
-            const value = await batch[i]!.work(sp);
-            await sp.releaseSavepoint(`w${i}`).execute();
-            outcomes.push({ ok: true, value });
-          } catch (error) {
-            await sp.rollbackToSavepoint(`w${i}`).execute();
-            outcomes.push({ ok: false, error });
-          }
-        }
-      }
-      if (batch.length === 1 && !outcomes[0]!.ok) await trx.rollback().execute();
-      else await trx.commit().execute();
-    } catch (error) {
-      await trx.rollback().execute().catch(() => {});
       for (const p of batch) p.reject(error);
       return;
     }
@@ -84,5 +79,45 @@ export class GroupCommitter {
       if (o.ok) p.resolve(o.value);
       else p.reject(o.error);
     });
+  }
+
+  /**
+   * One transaction over the batch. Without savepoints, the first failing write rolls the
+   * attempt back and yields null (unless it is alone: then its failure is the outcome).
+   * With savepoints, each failing write rolls back to its own savepoint. Throws when the
+   * transaction itself fails (begin, commit): then nothing in the batch is committed.
+   */
+  private async attempt(batch: Pending[], savepoints: boolean): Promise<Outcome[] | null> {
+    const trx = await this.db.startTransaction().execute();
+    const outcomes: Outcome[] = [];
+    try {
+      for (let i = 0; i < batch.length; i++) {
+        const work = batch[i]!.work;
+        if (!savepoints) {
+          try {
+            outcomes.push({ ok: true, value: await work(trx) });
+          } catch (error) {
+            await trx.rollback().execute();
+            if (batch.length > 1) return null;
+            return [{ ok: false, error }];
+          }
+          continue;
+        }
+        const sp = await trx.savepoint(`w${i}`).execute();
+        try {
+          const value = await work(sp);
+          await sp.releaseSavepoint(`w${i}`).execute();
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          await sp.rollbackToSavepoint(`w${i}`).execute();
+          outcomes.push({ ok: false, error });
+        }
+      }
+      await trx.commit().execute();
+    } catch (error) {
+      await trx.rollback().execute().catch(() => {});
+      throw error;
+    }
+    return outcomes;
   }
 }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database, MessageTable, UploadTable } from '../schema.js';
 
 type Db = Kysely<Database>;
@@ -10,9 +10,36 @@ export interface ReactionSummary {
   me: number;
 }
 
+/**
+ * The columns of `messages` by property, in the insert's order. `satisfies` makes a new
+ * MessageTable property a type error here, so the hand-written insert cannot miss it.
+ */
+const MESSAGE_COLUMNS = {
+  id: 'id',
+  channelId: 'channel_id',
+  serverId: 'server_id',
+  authorId: 'author_id',
+  authorName: 'author_name',
+  authorAvatar: 'author_avatar',
+  authorBot: 'author_bot',
+  webhookId: 'webhook_id',
+  content: 'content',
+  attachments: 'attachments',
+  embeds: 'embeds',
+  createdAt: 'created_at',
+  editedAt: 'edited_at',
+} as const satisfies Record<keyof MessageTable, string>;
+const MESSAGE_KEYS = Object.keys(MESSAGE_COLUMNS) as Array<keyof MessageTable>;
+const INSERT_MESSAGE = sql.raw(`insert into messages (${Object.values(MESSAGE_COLUMNS).join(', ')}) values `);
+
 /** Messages and their reactions. */
 export const messages = {
-  insert: (db: Db, row: MessageTable) => db.insertInto('messages').values(row).execute(),
+  /**
+   * Every message goes through here, so it is plain SQL: building and compiling the
+   * insert with the query builder took about a fifth of its CPU time.
+   */
+  insert: (db: Db, row: MessageTable) =>
+    sql`${INSERT_MESSAGE}(${sql.join(MESSAGE_KEYS.map((k) => row[k]))})`.execute(db),
   byId: (db: Db, channelId: string, id: string) =>
     db.selectFrom('messages').selectAll().where('id', '=', id).where('channelId', '=', channelId).executeTakeFirst(),
   /** Newest first; `before`/`after` are exclusive id bounds. */
@@ -77,6 +104,6 @@ export const uploads = {
   byId: (db: Db, id: string) => db.selectFrom('uploads').selectAll().where('id', '=', id).executeTakeFirst(),
   byIds: (db: Db, ids: string[]) =>
     ids.length === 0 ? Promise.resolve([] as UploadTable[]) : db.selectFrom('uploads').selectAll().where('id', 'in', ids).execute(),
-};
   deleteMany: (db: Db, ids: string[]) =>
     ids.length === 0 ? Promise.resolve([]) : db.deleteFrom('uploads').where('id', 'in', ids).execute(),
+};

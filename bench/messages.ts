@@ -1,0 +1,632 @@
+/**
+ * Durable message throughput: bots posting messages over HTTP, against a bare node:http
+ * server answering a fixed 201 under the same load generator.
+ *
+ *   npx tsx bench/messages.ts [--db sqlite|postgres] [--instances 1|2] [--runs 3]
+ *                             [--connections 100] [--duration 10] [--warmup 3]
+ *                             [--bots 50] [--channels 20] [--settle 30] [--with-fastify]
+ *                             [--profile] [--stmt-cache] [--commit-concurrency 4]
+ *                             [--node-flags="--max-semi-space-size=32"]
+ *
+ * Each run starts Parley as child process(es) on a fresh database (RATE_LIMITS=off), sets
+ * up one owner, one server, `channels` channels and `bots` bot members over HTTP, then a
+ * separate autocannon process posts messages, every request the next (bot, channel)
+ * pair. The same autocannon settings then hit a bare node:http server (bench/bare-server.ts).
+ * Afterwards every 201's message id is looked up in the database, and the durability
+ * settings are read on the server's own connection (bench/instrument.ts).
+ *
+ * --with-fastify adds a third side, bench/fastify-server.ts: Fastify set up like Parley
+ * with the same route schemas, answering a fixed 201, to split framework from Parley.
+ *
+ * Before each side's warm-up it waits up to --settle seconds for the machine to be idle
+ * for a second (other jobs share it); the CPU used by other processes during each
+ * measured phase is printed, so a disturbed run can be recognized.
+ *
+ * --profile writes a CPU profile of each Parley process's measured phase (summarize it
+ * with bench/profile-summary.ts). --stmt-cache is a what-if: it caches better-sqlite3
+ * statements inside the Parley process, to measure a change the service does not have.
+ * --commit-concurrency n is another: up to n group-commit batches in flight at once.
+ * --node-flags passes flags to the Parley processes' node (not to the bare server).
+ * See bench/README.md for what the figures mean.
+ */
+import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { addBot, createBot, createChannel, createServer, registerUser } from '../test/factories.js';
+import type { CommitStats } from './instrument.js';
+import type { Combo, LoadJob, LoadResult } from './load.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+// ---------------------------------------------------------------------------- options
+
+interface Options {
+  db: 'sqlite' | 'postgres';
+  instances: number;
+  runs: number;
+  connections: number;
+  duration: number;
+  warmup: number;
+  bots: number;
+  channels: number;
+  profile: boolean;
+  stmtCache: boolean;
+  settle: number;
+  nodeFlags: string[];
+  commitConcurrency: number;
+  withFastify: boolean;
+}
+
+/** A bad command line: reported as one line, without a stack. */
+class UsageError extends Error {}
+
+function parseOptions(): Options {
+  const { values } = parseArgs({
+    options: {
+      db: { type: 'string', default: 'sqlite' },
+      instances: { type: 'string', default: '1' },
+      runs: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '100' },
+      duration: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '3' },
+      bots: { type: 'string', default: '50' },
+      channels: { type: 'string', default: '20' },
+      profile: { type: 'boolean', default: false },
+      'stmt-cache': { type: 'boolean', default: false },
+      settle: { type: 'string', default: '30' },
+      'node-flags': { type: 'string', default: '' },
+      'commit-concurrency': { type: 'string', default: '0' },
+      'with-fastify': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(fs.readFileSync(new URL(import.meta.url), 'utf8').split('*/')[0]);
+    process.exit(0);
+  }
+  const int = (name: keyof typeof values, min: number, max: number) => {
+    const n = Number(values[name]);
+    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}`);
+    return n;
+  };
+  if (values.db !== 'sqlite' && values.db !== 'postgres') throw new UsageError('--db must be sqlite or postgres');
+  const opts: Options = {
+    db: values.db,
+    instances: int('instances', 1, 2),
+    runs: int('runs', 1, 20),
+    connections: int('connections', 1, 1000),
+    duration: int('duration', 1, 600),
+    warmup: int('warmup', 0, 600),
+    bots: int('bots', 1, 1000),
+    channels: int('channels', 1, 500),
+    profile: values.profile ?? false,
+    stmtCache: values['stmt-cache'] ?? false,
+    settle: int('settle', 0, 600),
+    commitConcurrency: int('commit-concurrency', 0, 64),
+    withFastify: values['with-fastify'] ?? false,
+    nodeFlags: (values['node-flags'] ?? '').split(/\s+/).filter(Boolean),
+  };
+  if (opts.db === 'sqlite' && opts.instances > 1) {
+    throw new UsageError('--instances 2 needs --db postgres: SQLite is the single-node store (one file, one writer)');
+  }
+  return opts;
+}
+
+// ---------------------------------------------------------------------------- processes
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+interface Child {
+  proc: ChildProcess;
+  url: string;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+/** Starts `node <args>` from the repository root and waits until `ready` says so. */
+async function startNode(args: string[], env: NodeJS.ProcessEnv, url: string, ready: () => Promise<boolean>): Promise<Child> {
+  const proc = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-20_000);
+  };
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const child: Child = {
+    proc,
+    url,
+    output: () => output,
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${proc.exitCode}:\n${output}`);
+    if (await ready().catch(() => false)) return child;
+    if (Date.now() > deadline) {
+      await child.stop();
+      throw new Error(`${args.join(' ')} did not become ready:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The environment of a Parley child: ours minus settings that would change what is measured. */
+function parleyEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of ['DATABASE_URL', 'RATE_LIMITS', 'LOG_LEVEL', 'DATA_DIR', 'UPLOADS_DIR', 'PORT', 'HOST', 'PUBLIC_URL']) delete env[key];
+  return { ...env, RATE_LIMITS: 'off', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...extra };
+}
+
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds used so far by live processes named `name` (e.g. PostgreSQL's backends). */
+function cpuSecondsOf(name: string): number {
+  let sum = 0;
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name) sum += cpuSeconds(Number(pid));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return sum;
+}
+
+/** Busy CPU seconds of the whole machine so far (all cores). */
+function machineBusySeconds(): number {
+  try {
+    const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
+    const t = line.split(/\s+/).slice(1).map(Number);
+    const idle = (t[3] ?? 0) + (t[4] ?? 0);
+    return (t.reduce((a, b) => a + b, 0) - idle) / CLK_TCK;
+  } catch {
+    return 0;
+  }
+}
+
+/** The load generator process: one job at a time over IPC. */
+class LoadGenerator {
+  private readonly proc = fork(path.join(ROOT, 'bench', 'load.ts'), [], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+
+  get pid() {
+    return this.proc.pid;
+  }
+
+  run(job: LoadJob): Promise<LoadResult> {
+    return new Promise((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`load generator exited (${code})`));
+      this.proc.once('exit', onExit);
+      this.proc.once('message', (m: { ok: true; result: LoadResult } | { ok: false; error: string }) => {
+        this.proc.off('exit', onExit);
+        if (m.ok) resolve(m.result);
+        else reject(new Error(`load generator failed: ${m.error}`));
+      });
+      this.proc.send(job);
+    });
+  }
+
+  close() {
+    this.proc.disconnect();
+  }
+}
+
+// ---------------------------------------------------------------------------- one side of a run
+
+interface Cpu {
+  server: number;
+  load: number;
+  /** PostgreSQL's processes (0 on SQLite). */
+  database: number;
+  machine: number;
+}
+
+interface SideResult {
+  warmup: LoadResult;
+  measure: LoadResult;
+  /** CPU seconds during the measured phase. */
+  cpu: Cpu;
+}
+
+function snapshot(servers: Child[], load: LoadGenerator, postgres: boolean): Cpu {
+  return {
+    server: servers.reduce((sum, s) => sum + cpuSeconds(s.proc.pid), 0),
+    load: cpuSeconds(load.pid),
+    database: postgres ? cpuSecondsOf('postgres') : 0,
+    machine: machineBusySeconds(),
+  };
+}
+
+/**
+ * Waits (at most `maxSec`) for a second in which the machine is mostly idle, so another
+ * job's burst is less likely to land in the measured phase.
+ */
+async function settle(maxSec: number): Promise<void> {
+  const started = Date.now();
+  while (Date.now() - started < maxSec * 1000) {
+    const before = machineBusySeconds();
+    await new Promise((r) => setTimeout(r, 1000));
+    if (machineBusySeconds() - before < 0.25) return;
+  }
+}
+
+async function drive(
+  opts: Options,
+  load: LoadGenerator,
+  servers: Child[],
+  combos: Combo[],
+  postgres: boolean,
+  beforeMeasure?: () => void,
+): Promise<SideResult> {
+  const job = (phase: string, durationSec: number): LoadJob => ({
+    phase,
+    urls: servers.map((s) => s.url),
+    combos,
+    connections: opts.connections,
+    durationSec,
+    collectIds: true,
+  });
+  await settle(opts.settle);
+  const warmup = opts.warmup > 0 ? await load.run(job('warmup', opts.warmup)) : emptyResult('warmup');
+  beforeMeasure?.();
+  const before = snapshot(servers, load, postgres);
+  const measure = await load.run(job('measure', opts.duration));
+  const after = snapshot(servers, load, postgres);
+  return {
+    warmup,
+    measure,
+    cpu: {
+      server: after.server - before.server,
+      load: after.load - before.load,
+      database: after.database - before.database,
+      machine: after.machine - before.machine,
+    },
+  };
+}
+
+function emptyResult(phase: string): LoadResult {
+  return {
+    phase,
+    elapsedSec: 0,
+    responses: 0,
+    ok2xx: 0,
+    non2xx: 0,
+    errors: 0,
+    timeouts: 0,
+    statusCodes: {},
+    rps: 0,
+    latencyMs: { p50: 0, p90: 0, p99: 0, mean: 0, max: 0 },
+    ids: [],
+    sampleFailures: [],
+  };
+}
+
+interface ParleyResult extends SideResult {
+  stats: CommitStats[];
+  verify: { stored: number; acknowledged: number; missing: number; durable: boolean; durability: string };
+  profileDir?: string;
+}
+
+async function benchParley(opts: Options, load: LoadGenerator, run: number): Promise<ParleyResult> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
+  const pgSchema = opts.db === 'postgres' ? await freshPostgresSchema() : undefined;
+  const profileDir = opts.profile ? path.join(os.tmpdir(), 'parley-bench-profiles') : undefined;
+  if (profileDir) fs.mkdirSync(profileDir, { recursive: true });
+  const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-run${run}`;
+  const servers: Child[] = [];
+  try {
+    for (let i = 0; i < opts.instances; i++) {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const env = parleyEnv({
+        PORT: String(port),
+        DATA_DIR: path.join(tmp, opts.db === 'sqlite' ? 'data' : `data${i}`),
+        PUBLIC_URL: url,
+        BENCH_STATS_FILE: path.join(tmp, `stats${i}.json`),
+        ...(opts.stmtCache ? { BENCH_STMT_CACHE: '1' } : {}),
+        ...(opts.commitConcurrency ? { BENCH_COMMIT_CONCURRENCY: String(opts.commitConcurrency) } : {}),
+        ...(profileDir ? { BENCH_PROFILE_FILE: path.join(profileDir, `${opts.db}-${stamp}-instance${i + 1}.cpuprofile`) } : {}),
+        ...(pgSchema ? { DATABASE_URL: pgSchema.url } : {}),
+      });
+      const args = [...opts.nodeFlags, '--import', 'tsx', '--import', './bench/instrument.ts', 'src/main.ts'];
+      // One at a time: the first one migrates the shared database.
+      servers.push(await startNode(args, env, url, async () => (await fetch(`${url}/healthz`)).ok));
+    }
+
+    const base = servers[0]!.url;
+    const owner = await registerUser(base, `bench${Date.now().toString(36)}`);
+    const { server, general } = await createServer(base, owner, 'Bench');
+    const channels = [general, ...(await inChunks(opts.channels - 1, () => createChannel(base, owner, server.id)))];
+    const bots = await inChunks(opts.bots, async (i) => {
+      const bot = await createBot(base, owner, `bench-bot-${i}`);
+      await addBot(base, owner, server.id, bot.id);
+      return bot;
+    });
+    const combos = interleave(bots, channels).map(([bot, channel]) => ({
+      path: `/channels/${channel.id}/messages`,
+      auth: bot.auth,
+      botName: bot.name,
+    }));
+
+    const side = await drive(opts, load, servers, combos, opts.db === 'postgres', () => {
+      for (const s of servers) s.proc.kill('SIGUSR2');
+    });
+
+    for (const s of servers) await s.stop();
+    const stats = servers.map((_, i) => JSON.parse(fs.readFileSync(path.join(tmp, `stats${i}.json`), 'utf8')) as CommitStats);
+    const storedIds = pgSchema ? await pgMessageIds(pgSchema.url) : sqliteMessageIds(path.join(tmp, 'data', 'parley.db'));
+    const acknowledged = [...side.warmup.ids, ...side.measure.ids];
+    const missing = acknowledged.filter((id) => !storedIds.has(id)).length;
+    const d = stats[0]!.durability;
+    const durable = opts.db === 'sqlite' ? d.synchronous === 2 && d.journal_mode === 'wal' : d.synchronous_commit === 'on' && d.fsync === 'on';
+    const durability = Object.entries(d)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
+    return { ...side, stats, verify: { stored: storedIds.size, acknowledged: acknowledged.length, missing, durable, durability }, profileDir };
+  } catch (err) {
+    for (const s of servers) console.error(`--- ${s.url} output:\n${s.output()}`);
+    throw err;
+  } finally {
+    for (const s of servers) await s.stop();
+    await pgSchema?.drop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The yardsticks: same load, no Parley. */
+const YARDSTICKS = { bare: 'bench/bare-server.ts', fastify: 'bench/fastify-server.ts' } as const;
+type Yardstick = keyof typeof YARDSTICKS;
+
+async function benchYardstick(opts: Options, load: LoadGenerator, combos: Combo[], which: Yardstick): Promise<SideResult> {
+  const servers: Child[] = [];
+  try {
+    for (let i = 0; i < opts.instances; i++) {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const probe = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"content":"ready?"}' };
+      const child = await startNode(['--import', 'tsx', YARDSTICKS[which], String(port)], { ...process.env }, url, async () => {
+        return (await fetch(`${url}${combos[0]!.path}`, probe)).status === 201;
+      });
+      servers.push(child);
+    }
+    return await drive(opts, load, servers, combos, false);
+  } finally {
+    for (const s of servers) await s.stop();
+  }
+}
+
+/** Runs `make(i)` for i in [0, n), ten at a time. */
+async function inChunks<T>(n: number, make: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < n; i += 10) {
+    out.push(...(await Promise.all(Array.from({ length: Math.min(10, n - i) }, (_, j) => make(i + j)))));
+  }
+  return out;
+}
+
+/** Every (a, b) pair once, ordered by diagonals so consecutive pairs differ in both a and b. */
+function interleave<A, B>(as: A[], bs: B[]): Array<[A, B]> {
+  const out: Array<[A, B]> = [];
+  for (let d = 0; d < bs.length; d++) {
+    for (let i = 0; i < as.length; i++) out.push([as[i]!, bs[(i + d) % bs.length]!]);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------- storage checks
+
+/** A fresh PostgreSQL schema (as test/harness.ts does); its URL makes every connection use it. */
+async function freshPostgresSchema(): Promise<{ url: string; drop(): Promise<void> }> {
+  const url = new URL(process.env.DATABASE_URL || 'postgres://127.0.0.1:5432/test');
+  // Like psql: no user in the URL means the login name (pg would want $USER).
+  if (!url.username) url.username = os.userInfo().username;
+  const base = url.toString();
+  const schema = `bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const u = new URL(base);
+  u.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: u.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP SCHEMA ${schema} CASCADE`);
+      await c.end();
+    },
+  };
+}
+
+async function pgMessageIds(url: string): Promise<Set<string>> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ id: string }>('SELECT id FROM messages');
+    return new Set(rows.map((r) => r.id));
+  } finally {
+    await c.end();
+  }
+}
+
+/** Read after the server exited: what a crash-free restart would find in the file. */
+function sqliteMessageIds(file: string): Set<string> {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    return new Set((db.prepare('SELECT id FROM messages').pluck().all() as string[]));
+  } finally {
+    db.close();
+  }
+}
+
+// ---------------------------------------------------------------------------- report
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+function describeSide(name: string, side: SideResult): string {
+  const m = side.measure;
+  const perReq = (cpu: number) => (m.responses ? `${fmt((cpu / m.responses) * 1e6)} µs/req` : '-');
+  const other = Math.max(0, side.cpu.machine - side.cpu.server - side.cpu.load - side.cpu.database);
+  const database = side.cpu.database > 0 ? `, PostgreSQL ${fmt(side.cpu.database, 1)} s (${perReq(side.cpu.database)})` : '';
+  return [
+    `  ${name.padEnd(8)} ${fmt(m.rps).padStart(7)} req/s   latency p50 ${fmt(m.latencyMs.p50, 1)} ms  p99 ${fmt(m.latencyMs.p99, 1)} ms  max ${fmt(m.latencyMs.max)} ms`,
+    `           2xx ${fmt(m.ok2xx)}  non-2xx ${m.non2xx}  errors ${m.errors}  timeouts ${m.timeouts}  (warm-up: 2xx ${fmt(side.warmup.ok2xx)}, non-2xx ${side.warmup.non2xx}, errors ${side.warmup.errors})`,
+    `           cpu over ${fmt(m.elapsedSec, 1)} s: server ${fmt(side.cpu.server, 1)} s (${perReq(side.cpu.server)}), load generator ${fmt(side.cpu.load, 1)} s (${perReq(side.cpu.load)})${database}, other processes ${fmt(other, 1)} s`,
+    ...[...m.sampleFailures, ...side.warmup.sampleFailures].slice(0, 3).map((f) => `           failure: ${f}`),
+  ].join('\n');
+}
+
+function describeCommits(stats: CommitStats[]): string {
+  return stats
+    .map((s, i) => {
+      const sizes = Object.entries(s.sizes)
+        .map(([size, count]) => [Number(size), count] as const)
+        .sort((a, b) => a[0] - b[0]);
+      const weighted = (q: number) => {
+        // The batch size the q-quantile write was committed in.
+        let seen = 0;
+        for (const [size, count] of sizes) {
+          seen += size * count;
+          if (seen >= q * s.writes) return size;
+        }
+        return 0;
+      };
+      return (
+        `  commits${stats.length > 1 ? ` (instance ${i + 1})` : ''}: ${fmt(s.batches)} batches for ${fmt(s.writes)} writes, ` +
+        `mean ${fmt(s.writes / Math.max(1, s.batches), 1)} per batch (a write's median batch ${weighted(0.5)}, p90 ${weighted(0.9)}, max ${sizes.at(-1)?.[0] ?? 0}); ` +
+        `${fmt(s.commitMs / Math.max(1, s.batches), 2)} ms per batch (max ${fmt(s.maxCommitMs, 1)}), committer busy ${fmt(s.commitMs / 1000, 1)} s`
+      );
+    })
+    .join('\n');
+}
+
+async function main(): Promise<void> {
+  const opts = parseOptions();
+  const bus = process.env.REDIS_URL ? 'redis' : 'in-process';
+  console.log(
+    `Parley message POST vs bare node:http — ${opts.db}, ${opts.instances} instance(s), event bus ${bus}${opts.stmtCache ? ', WHAT-IF statement cache' : ''}${opts.commitConcurrency ? `, WHAT-IF ${opts.commitConcurrency} concurrent batches` : ''}${opts.nodeFlags.length ? `, node ${opts.nodeFlags.join(' ')}` : ''}; ` +
+      `${opts.connections} connections, ${opts.bots} bots × ${opts.channels} channels, ${opts.warmup} s warm-up + ${opts.duration} s, ${opts.runs} run(s)`,
+  );
+  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, Node ${process.versions.node}, ${os.platform()} ${os.release()}`);
+  const load = new LoadGenerator();
+  const sides: Array<'parley' | Yardstick> = ['parley', 'bare', ...(opts.withFastify ? (['fastify'] as const) : [])];
+  const rows: Array<Record<string, SideResult>> = [];
+  let failed = false;
+  try {
+    for (let run = 1; run <= opts.runs; run++) {
+      console.log(`\nrun ${run}/${opts.runs}  (load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+      const yardstickCombos = Array.from({ length: opts.bots * opts.channels }, (_, i) => ({
+        // Same shape as Parley's: 26-character ids, a 43-character secret.
+        path: `/channels/01JDQ4Z9W1X2Y3Z4A5B6${String(i).padStart(6, '0')}/messages`,
+        auth: `Bot 01JDQ4ZA0B1C2D3E4F5G6H${String(i % opts.bots).padStart(2, '0')}.${'x'.repeat(43)}`,
+        botName: `bench-bot-${i % opts.bots}`,
+      }));
+      // Rotate which side goes first, so drift in background load hits all alike.
+      const order = sides.map((_, i) => sides[(i + run - 1) % sides.length]!);
+      const results: Record<string, SideResult> = {};
+      let parley: ParleyResult | undefined;
+      for (const side of order) {
+        if (side === 'parley') results.parley = parley = await benchParley(opts, load, run);
+        else results[side] = await benchYardstick(opts, load, yardstickCombos, side);
+      }
+      rows.push(results);
+      console.log(describeSide('parley', parley!));
+      console.log(describeCommits(parley!.stats));
+      const v = parley!.verify;
+      const extra = v.stored - v.acknowledged;
+      console.log(
+        `  verify: ${fmt(v.acknowledged)} messages acknowledged (201), ${fmt(v.stored)} stored, ${v.missing} acknowledged but missing; ` +
+          `${extra} stored without an answer received (in flight when the load stopped); durability ${v.durability}${v.durable ? '' : '  ← NOT DURABLE'}`,
+      );
+      if (parley!.profileDir) console.log(`  cpu profiles of the measured phase: ${parley!.profileDir} (npx tsx bench/profile-summary.ts <file>)`);
+      for (const side of sides.slice(1)) {
+        console.log(describeSide(side, results[side]!));
+        console.log(`  ratio parley/${side}: ${fmt((parley!.measure.rps / results[side]!.measure.rps) * 100, 1)}%`);
+      }
+      const errors = (r: SideResult) => r.measure.non2xx + r.measure.errors + r.warmup.non2xx + r.warmup.errors;
+      if (v.missing > 0 || !v.durable || extra < 0 || extra > opts.connections * 2) failed = true;
+      if (Object.values(results).some((r) => errors(r) > 0)) failed = true;
+    }
+  } finally {
+    load.close();
+  }
+  console.log(`\nsummary (2xx req/s; * = other processes used more than 10% of the machine during that measurement)`);
+  const cell = (r: SideResult) => `${fmt(r.measure.rps).padStart(7)}${disturbed(r) ? '*' : ' '}`;
+  rows.forEach((r, i) =>
+    console.log(
+      `  run ${i + 1}: ${sides.map((side) => `${side} ${cell(r[side]!)}`).join('  ')}  ` +
+        sides
+          .slice(1)
+          .map((side) => `parley/${side} ${fmt((r.parley!.measure.rps / r[side]!.measure.rps) * 100, 1)}%`)
+          .join('  '),
+    ),
+  );
+  const med = (side: string) => median(rows.map((r) => r[side]!.measure.rps));
+  console.log(
+    `  median: ${sides.map((side) => `${side} ${fmt(med(side))}`).join('  ')}  ` +
+      sides
+        .slice(1)
+        .map((side) => `parley/${side} ${fmt((med('parley') / med(side)) * 100, 1)}%`)
+        .join('  '),
+  );
+  if (failed) {
+    console.log('\nFAILED: a check above did not hold (errors, missing messages or durability settings).');
+    process.exitCode = 1;
+  }
+}
+
+/** True when other processes took more than a tenth of the machine during the measured phase. */
+function disturbed(side: SideResult): boolean {
+  const other = side.cpu.machine - side.cpu.server - side.cpu.load - side.cpu.database;
+  return other > 0.1 * os.cpus().length * side.measure.elapsedSec;
+}
+
+main().catch((err) => {
+  console.error(err instanceof UsageError ? err.message : err instanceof Error ? err.stack : err);
+  process.exit(1);
+});

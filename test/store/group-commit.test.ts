@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../src/ids.js';
+import { GroupCommitter } from '../../src/store/group-commit.js';
+import type { Store } from '../../src/store/index.js';
+import type { MessageTable } from '../../src/store/schema.js';
+import { openStore, storeDialects } from './dialects.js';
+
+const now = () => new Date().toISOString();
+
+describe.each(storeDialects())('group commit on %s', (dialect) => {
+  let store: Store;
+  let dispose: () => Promise<void>;
+  const userId = newId();
+  const serverId = newId();
+  const channelId = newId();
+  const message = (content: string, id = newId()): MessageTable => ({
+    id, channelId, serverId, authorId: userId, authorName: 'a', authorAvatar: null, authorBot: 0,
+    webhookId: null, content, attachments: '[]', embeds: '[]', createdAt: now(), editedAt: null,
+  });
+  const stored = async (id: string) => (await store.messages.byId(store.db, channelId, id)) !== undefined;
+
+  beforeAll(async () => {
+    ({ store, dispose } = await openStore(dialect));
+    await store.write(async (tx) => {
+      await store.users.insert(tx, {
+        id: userId, username: 'gc', usernameKey: 'gc', name: 'gc', bot: 0, ownerId: null,
+        passwordHash: 'x', tokenHash: null, avatar: null, createdAt: now(),
+      });
+      await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
+      await store.channels.insert(tx, { id: channelId, serverId, name: 'general', createdAt: now() });
+    });
+  });
+  afterAll(() => dispose?.());
+
+  it('reruns a batch with savepoints after a failure: every other write commits once', async () => {
+    const runs = new Map<string, number>();
+    const good = Array.from({ length: 10 }, (_, i) => message(`rerun${i}`));
+    const taken = message('taken');
+    await store.write((tx) => store.messages.insert(tx, taken));
+    const results = await Promise.allSettled([
+      ...good.map((m) =>
+        store.write(async (tx) => {
+          runs.set(m.id, (runs.get(m.id) ?? 0) + 1);
+          await store.messages.insert(tx, m);
+          return m.id;
+        }),
+      ),
+      store.write(async (tx) => {
+        await store.messages.insert(tx, message('half-written'));
+        await store.messages.insert(tx, taken); // primary key clash
+      }),
+    ]);
+    expect(results.slice(0, 10).map((r) => r.status)).toEqual(Array(10).fill('fulfilled'));
+    expect(results[10]!.status).toBe('rejected');
+    // They ran in the first attempt and again in the savepoint attempt, committed once.
+    expect([...runs.values()].every((n) => n === 2)).toBe(true);
+    for (const m of good) expect(await stored(m.id)).toBe(true);
+    const page = await store.messages.page(store.db, channelId, { limit: 100 });
+    expect(page.filter((m) => m.content === 'half-written')).toHaveLength(0);
+    expect(page.filter((m) => m.content.startsWith('rerun'))).toHaveLength(10);
+  });
+
+  it('with several batches in flight, every write is committed when it resolves', async () => {
+    const committer = new GroupCommitter(store.db, 8, 4);
+    const rows = Array.from({ length: 60 }, (_, i) => message(`concurrent${i}`));
+    const seen = await Promise.all(
+      rows.map((m) =>
+        committer.run((tx) => store.messages.insert(tx, m)).then(() => stored(m.id)),
+      ),
+    );
+    expect(seen.every(Boolean)).toBe(true);
+  });
+});
