@@ -44,7 +44,8 @@ export class Store {
     readonly db: Db,
     readonly adapter: DialectAdapter,
   ) {
-    this.committer = new GroupCommitter(db);
+    // A pooled server database gains from several batches in flight; SQLite has one writer.
+    this.committer = new GroupCommitter(db, 256, adapter.concurrentWriters ? 4 : 1);
   }
 
   /** Opens the database and migrates it to the latest schema. */
