@@ -31,13 +31,13 @@
  */
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { addBot, createBot, createChannel, createServer, registerUser } from '../test/factories.js';
+import { freePort, freshPostgresSchema } from '../test/harness.js';
 import type { CommitStats } from './instrument.js';
 import type { Combo, LoadJob, LoadResult } from './load.js';
 
@@ -118,17 +118,6 @@ function parseOptions(): Options {
 }
 
 // ---------------------------------------------------------------------------- processes
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 interface Child {
   proc: ChildProcess;
@@ -348,7 +337,8 @@ interface ParleyResult extends SideResult {
 
 async function benchParley(opts: Options, load: LoadGenerator, run: number): Promise<ParleyResult> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
-  const pgSchema = opts.db === 'postgres' ? await freshPostgresSchema() : undefined;
+  const pgSchema =
+    opts.db === 'postgres' ? await freshPostgresSchema(process.env.DATABASE_URL || 'postgres://127.0.0.1:5432/test', 'bench') : undefined;
   const profileDir = opts.profile ? path.join(os.tmpdir(), 'parley-bench-profiles') : undefined;
   if (profileDir) fs.mkdirSync(profileDir, { recursive: true });
   const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-run${run}`;
@@ -453,30 +443,6 @@ function interleave<A, B>(as: A[], bs: B[]): Array<[A, B]> {
 }
 
 // ---------------------------------------------------------------------------- storage checks
-
-/** A fresh PostgreSQL schema (as test/harness.ts does); its URL makes every connection use it. */
-async function freshPostgresSchema(): Promise<{ url: string; drop(): Promise<void> }> {
-  const url = new URL(process.env.DATABASE_URL || 'postgres://127.0.0.1:5432/test');
-  // Like psql: no user in the URL means the login name (pg would want $USER).
-  if (!url.username) url.username = os.userInfo().username;
-  const base = url.toString();
-  const schema = `bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  const u = new URL(base);
-  u.searchParams.set('options', `-c search_path=${schema}`);
-  return {
-    url: u.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP SCHEMA ${schema} CASCADE`);
-      await c.end();
-    },
-  };
-}
 
 async function pgMessageIds(url: string): Promise<Set<string>> {
   const c = new pg.Client({ connectionString: url });

@@ -38,11 +38,20 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** A fresh PostgreSQL schema; returns a DATABASE_URL whose connections use it. */
-export async function freshPostgresSchema(): Promise<{ url: string; drop(): Promise<void> }> {
-  const base = process.env.DATABASE_URL;
-  if (!base) throw new Error('DATABASE_URL is not set');
-  const schema = `t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+/**
+ * A fresh PostgreSQL schema of the database at `baseUrl` (default DATABASE_URL); returns
+ * a URL whose connections use it. Without a user in the URL, the login name is used, as
+ * psql does (pg itself would want $USER).
+ */
+export async function freshPostgresSchema(
+  baseUrl = process.env.DATABASE_URL,
+  prefix = 't',
+): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!baseUrl) throw new Error('DATABASE_URL is not set');
+  const withUser = new URL(baseUrl);
+  if (!withUser.username) withUser.username = os.userInfo().username;
+  const base = withUser.toString();
+  const schema = `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
