@@ -2,7 +2,7 @@
  * Gateway fan-out: how long one message takes to reach every connected client, and
  * what an idle gateway connection costs the server.
  *
- *   npx tsx bench/fanout.ts [N] [--messages 20] [--workers 2] [--size 120]
+ *   npx tsx bench/fanout.ts [N] [--messages 20] [--workers 2] [--size 120] [--instances 1]
  *
  * Starts Parley as a child process (`node --import tsx src/main.ts`, RATE_LIMITS=off,
  * LOG_LEVEL=warn, a fresh SQLite database), creates one owner, one server and N bot
@@ -20,6 +20,16 @@
  * `--skip-baseline` leaves it out; `--profile FILE` writes Parley's CPU profile of the
  * message phase (summarize with bench/profile-summary.ts).
  *
+ * `--instances K` (K > 1) starts K Parley processes instead, sharing a fresh PostgreSQL
+ * schema (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test, schema made by
+ * test/harness.ts freshPostgresSchema) and one Redis namespace (REDIS_URL, default
+ * redis://127.0.0.1:6379, a unique REDIS_PREFIX per run). Clients are split evenly over
+ * the instances (each worker serves all of them), every message is posted through
+ * instance A, and latency is reported for all clients and per instance; memory per idle
+ * connection and CPU per message per instance, plus the CPU of the workers, PostgreSQL
+ * and Redis. No bare baseline. At the end the schema is dropped and the run's Redis keys
+ * (`<prefix>events`, `<prefix>gw:*`, ...) are deleted.
+ *
  * Needs N + a few hundred file descriptors in the server and N / workers in each
  * worker: the children are started under `ulimit -n <hard limit>`; raise the hard limit
  * (e.g. `ulimit -Hn 65536` as root) for N beyond what it allows. See bench/README.md
@@ -34,6 +44,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { WebSocket, WebSocketServer } from 'ws';
 import { addBot, call, createBot, createServer, registerUser } from '../test/factories.js';
+import { freePort, freshPostgresSchema } from '../test/harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SELF = import.meta.filename;
@@ -44,27 +55,29 @@ const now = () => performance.timeOrigin + performance.now();
 // ---------------------------------------------------------------- worker side
 
 type ToWorker =
-  | { type: 'connect'; gatewayUrl: string; tokens: string[]; concurrency: number }
+  /** Token i connects to gatewayUrls[groups[i] ?? 0]; the group (instance) is reported with its latencies. */
+  | { type: 'connect'; gatewayUrls: string[]; tokens: string[]; groups?: number[]; concurrency: number }
   | { type: 'expect'; index: number; sentAt: number }
   | { type: 'stop' };
 
 type FromWorker =
-  | { type: 'connected'; ready: number; failed: number; ms: number }
-  | { type: 'delivered'; index: number; latencies: number[] }
+  | { type: 'connected'; ready: number; failed: number; readyByGroup: number[]; ms: number }
+  | { type: 'delivered'; index: number; latencies: number[]; groups: number[] }
   | { type: 'closed'; count: number };
 
 async function worker(): Promise<void> {
   const send = (m: FromWorker) => process.send!(m);
   const clients: WebSocket[] = [];
   let heartbeatMs = 30_000;
-  /** Per message index: arrival latencies, filled as frames come in. */
+  /** Per message index: arrival latencies (and the group of each client), filled as frames come in. */
   const arrivals = new Map<number, number[]>();
+  const arrivalGroups = new Map<number, number[]>();
   const sentAt = new Map<number, number>();
   let expected = 0;
   let unexpectedCloses = 0;
 
   const MARK = '"content":"fanout ';
-  const onFrame = (data: WebSocket.RawData) => {
+  const onFrame = (data: WebSocket.RawData, group: number) => {
     const at = now();
     // Only the bench's own messages matter: find them in the bytes, parse nothing else.
     const buf = data as Buffer;
@@ -76,10 +89,11 @@ async function worker(): Promise<void> {
     const t0 = sentAt.get(index);
     if (!list || t0 === undefined) return;
     list.push(at - t0);
-    if (list.length === expected) send({ type: 'delivered', index, latencies: list });
+    arrivalGroups.get(index)!.push(group);
+    if (list.length === expected) send({ type: 'delivered', index, latencies: list, groups: arrivalGroups.get(index)! });
   };
 
-  function open(url: string, token: string): Promise<WebSocket | null> {
+  function open(url: string, token: string, group: number): Promise<WebSocket | null> {
     return new Promise((resolve) => {
       const ws = new WebSocket(url, { perMessageDeflate: false });
       let done = false;
@@ -95,7 +109,7 @@ async function worker(): Promise<void> {
           ws.send(JSON.stringify({ op: 'identify', d: { token } }));
         } else if (f.op === 'ready') {
           ws.off('message', handshake);
-          ws.on('message', onFrame);
+          ws.on('message', (d: WebSocket.RawData) => onFrame(d, group));
           finish(true);
         }
       };
@@ -113,11 +127,16 @@ async function worker(): Promise<void> {
       const t0 = now();
       let failed = 0;
       let next = 0;
+      const readyByGroup = m.gatewayUrls.map(() => 0);
       const run = async () => {
         while (next < m.tokens.length) {
-          const ws = await open(m.gatewayUrl, m.tokens[next++]!);
-          if (ws) clients.push(ws);
-          else failed++;
+          const i = next++;
+          const group = m.groups?.[i] ?? 0;
+          const ws = await open(m.gatewayUrls[group]!, m.tokens[i]!, group);
+          if (ws) {
+            clients.push(ws);
+            readyByGroup[group]!++;
+          } else failed++;
         }
       };
       await Promise.all(Array.from({ length: m.concurrency }, run));
@@ -129,9 +148,10 @@ async function worker(): Promise<void> {
         for (let i = slice; i < clients.length; i += slices) clients[i]!.send('{"op":"heartbeat","d":null}');
         slice = (slice + 1) % slices;
       }, 100);
-      send({ type: 'connected', ready: clients.length, failed, ms: now() - t0 });
+      send({ type: 'connected', ready: clients.length, failed, readyByGroup, ms: now() - t0 });
     } else if (m.type === 'expect') {
       arrivals.set(m.index, []);
+      arrivalGroups.set(m.index, []);
       sentAt.set(m.index, m.sentAt);
     } else if (m.type === 'stop') {
       send({ type: 'closed', count: unexpectedCloses });
@@ -143,16 +163,6 @@ async function worker(): Promise<void> {
 
 // ---------------------------------------------------------------- orchestrator side
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** The hard limit on open files, which a child may raise its soft limit to. */
 function hardFileLimit(): number {
@@ -175,6 +185,37 @@ function cpuMsOf(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+}
+
+/** CPU time of every process whose name (comm) is one of `names`, by pid (Linux). */
+function cpuMsByName(names: string[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (names.includes(comm)) out.set(Number(entry), cpuMsOf(Number(entry)));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return out;
+}
+
+/** CPU time used since `before` by the processes of `cpuMsByName` (new ones count from 0). */
+function cpuMsSince(names: string[], before: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, t] of cpuMsByName(names)) total += t - (before.get(pid) ?? 0);
+  return total;
+}
+
+/** The whole machine's busy and total CPU time so far, in milliseconds (Linux /proc/stat). */
+function machineCpuMs(): { busy: number; total: number } {
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = f.reduce((a, b) => a + b, 0);
+  const idle = f[3]! + f[4]!; // idle + iowait
+  return { busy: ((total - idle) * 1000) / 100, total: (total * 1000) / 100 };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -234,7 +275,10 @@ const ms = (x: number) => `${x.toFixed(1)} ms`;
 const kib = (x: number) => `${(x / 1024).toFixed(1)} KiB`;
 const mib = (x: number) => `${(x / 1024 / 1024).toFixed(1)} MiB`;
 
-async function startParley(limit: number): Promise<{ child: ChildProcess; url: string; log: () => string; dataDir: string; inspectPort: number }> {
+async function startParley(
+  limit: number,
+  extraEnv: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string; log: () => string; dataDir: string; inspectPort: number }> {
   const port = await freePort();
   const inspectPort = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-fanout-'));
@@ -250,6 +294,7 @@ async function startParley(limit: number): Promise<{ child: ChildProcess; url: s
       DATA_DIR: dataDir,
       RATE_LIMITS: 'off',
       LOG_LEVEL: 'warn',
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -285,14 +330,37 @@ async function pooled<T, R>(items: T[], limit: number, fn: (item: T, i: number) 
   return out;
 }
 
-/** A gateway under test: where clients connect, the process to watch, and how to send message `i`. */
-interface Target {
+/** One server process clients connect to: where, and the process to watch. */
+interface Gateway {
   label: string;
   gatewayUrl: string;
   pid: number;
   inspectPort: number;
+}
+
+/**
+ * What is under test: one gateway, or several instances sharing the connections (client
+ * i goes to gateway floor(i / workers) % gateways, so each worker serves every instance
+ * and each instance gets N / gateways clients), and how to send message `i`.
+ */
+interface Target {
+  label: string;
+  gateways: Gateway[];
   /** Causes message `i` (whose content starts with "fanout i "); resolves once it was sent. */
   send(i: number): Promise<void>;
+  /** Names (comm) of service processes whose CPU time the message phase also costs: postgres, redis-server. */
+  services?: string[];
+}
+
+/** The share of the clients on one gateway. */
+interface GroupFigures {
+  label: string;
+  clients: number;
+  all: number[];
+  lastArrival: number[];
+  cpuPerMessage: number;
+  before: Memory;
+  after: Memory;
 }
 
 interface Figures {
@@ -307,38 +375,67 @@ interface Figures {
   before: Memory;
   after: Memory;
   dropped: number;
+  groups: GroupFigures[];
+  /** CPU time per message of the client workers, and of each service (by process name). */
+  workerCpuPerMessage: number;
+  serviceCpuPerMessage: Record<string, number>;
+  /** Busy share of all cores over the message phase (including the pauses between messages). */
+  machineBusy: number;
+  /** Busy CPU time of the whole machine per message, in ms. */
+  machineCpuPerMessage: number;
 }
+
+const sumMemory = (ms: Memory[]): Memory =>
+  ms.reduce((a, m) => ({ rss: a.rss + m.rss, heapUsed: a.heapUsed + m.heapUsed, external: a.external + m.external, arrayBuffers: a.arrayBuffers + m.arrayBuffers }), {
+    rss: 0,
+    heapUsed: 0,
+    external: 0,
+    arrayBuffers: 0,
+  });
 
 /** Connects `tokens.length` clients to `target` over fresh workers, then sends and times `messages` messages. */
 async function measure(target: Target, tokens: string[], opts: { workers: number; messages: number; profile?: string }): Promise<Figures> {
-  const before = await settledMemory(target.inspectPort, target.pid);
+  const gateways = target.gateways;
+  const primary = gateways[0]!;
+  const before = await Promise.all(gateways.map((g) => settledMemory(g.inspectPort, g.pid)));
   const workers: ChildProcess[] = [];
   try {
     for (let w = 0; w < opts.workers; w++) {
       workers.push(fork(SELF, ['--worker'], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
     }
+    const groupOf = (i: number) => Math.floor(i / opts.workers) % gateways.length;
     const connectedAt = now();
     const connected = await Promise.all(
       workers.map(
         (wk, w) =>
-          new Promise<{ ready: number; failed: number }>((resolve) => {
+          new Promise<{ ready: number; failed: number; readyByGroup: number[] }>((resolve) => {
             wk.once('message', (m: FromWorker) => m.type === 'connected' && resolve(m));
-            const mine = tokens.filter((_, i) => i % opts.workers === w);
-            wk.send({ type: 'connect', gatewayUrl: target.gatewayUrl, tokens: mine, concurrency: 64 } satisfies ToWorker);
+            const mine = tokens.map((_, i) => i).filter((i) => i % opts.workers === w);
+            wk.send({
+              type: 'connect',
+              gatewayUrls: gateways.map((g) => g.gatewayUrl),
+              tokens: mine.map((i) => tokens[i]!),
+              groups: mine.map(groupOf),
+              concurrency: 64,
+            } satisfies ToWorker);
           }),
       ),
     );
     const connectMs = now() - connectedAt;
     const clients = connected.reduce((a, c) => a + c.ready, 0);
     const failed = connected.reduce((a, c) => a + c.failed, 0);
-    console.log(`${target.label}: ${clients} clients connected and identified (${failed} failed) in ${ms(connectMs)}`);
+    const clientsByGroup = gateways.map((_, g) => connected.reduce((a, c) => a + (c.readyByGroup[g] ?? 0), 0));
+    console.log(
+      `${target.label}: ${clients} clients connected and identified (${failed} failed) in ${ms(connectMs)}` +
+        (gateways.length > 1 ? ` (${gateways.map((g, k) => `${clientsByGroup[k]} on ${g.label}`).join(', ')})` : ''),
+    );
     if (clients === 0) throw new Error('no client could identify');
 
     // Idle memory with every connection open, after things settle.
     await sleep(2000);
-    const after = await settledMemory(target.inspectPort, target.pid);
+    const after = await Promise.all(gateways.map((g) => settledMemory(g.inspectPort, g.pid)));
 
-    const profiler = opts.profile ? await inspector(target.inspectPort) : undefined;
+    const profiler = opts.profile ? await inspector(primary.inspectPort) : undefined;
     if (profiler) {
       await profiler.rpc('Profiler.enable');
       await profiler.rpc('Profiler.setSamplingInterval', { interval: 200 });
@@ -349,20 +446,25 @@ async function measure(target: Target, tokens: string[], opts: { workers: number
     const firstArrival: number[] = [];
     const lastArrival: number[] = [];
     const sendRtt: number[] = [];
-    const cpuBefore = cpuMsOf(target.pid);
+    const byGroup = gateways.map(() => ({ all: [] as number[], lastArrival: [] as number[] }));
+    const cpuBefore = gateways.map((g) => cpuMsOf(g.pid));
+    const workerCpuBefore = workers.map((wk) => cpuMsOf(wk.pid!));
+    const services = target.services ?? [];
+    const serviceCpuBefore = services.map((name) => cpuMsByName([name]));
+    const machineBefore = machineCpuMs();
     for (let i = 0; i < opts.messages; i++) {
       const sentAt = now();
       for (const wk of workers) wk.send({ type: 'expect', index: i, sentAt } satisfies ToWorker);
       const done = Promise.all(
         workers.map(
           (wk) =>
-            new Promise<number[]>((resolve, reject) => {
+            new Promise<{ latencies: number[]; groups: number[] }>((resolve, reject) => {
               const t = setTimeout(() => reject(new Error(`message ${i} did not reach every client within 30 s`)), 30_000);
               const on = (m: FromWorker) => {
                 if (m.type === 'delivered' && m.index === i) {
                   clearTimeout(t);
                   wk.off('message', on);
-                  resolve(m.latencies);
+                  resolve(m);
                 }
               };
               wk.on('message', on);
@@ -371,13 +473,28 @@ async function measure(target: Target, tokens: string[], opts: { workers: number
       );
       await target.send(i);
       sendRtt.push(now() - sentAt);
-      const latencies = (await done).flat();
+      const delivered = await done;
+      const latencies = delivered.flatMap((d) => d.latencies);
       for (const x of latencies) all.push(x);
       firstArrival.push(latencies.reduce((a, b) => Math.min(a, b), Infinity));
       lastArrival.push(latencies.reduce((a, b) => Math.max(a, b), 0));
+      const lastInGroup = gateways.map(() => 0);
+      for (const d of delivered) {
+        d.latencies.forEach((x, j) => {
+          const g = d.groups[j]!;
+          byGroup[g]!.all.push(x);
+          if (x > lastInGroup[g]!) lastInGroup[g] = x;
+        });
+      }
+      lastInGroup.forEach((x, g) => byGroup[g]!.lastArrival.push(x));
       await sleep(250);
     }
-    const cpuPerMessage = (cpuMsOf(target.pid) - cpuBefore) / opts.messages;
+    const cpuPerMessage = gateways.map((g, k) => (cpuMsOf(g.pid) - cpuBefore[k]!) / opts.messages);
+    const workerCpuPerMessage = workers.reduce((a, wk, w) => a + cpuMsOf(wk.pid!) - workerCpuBefore[w]!, 0) / opts.messages;
+    const serviceCpuPerMessage = Object.fromEntries(services.map((name, k) => [name, cpuMsSince([name], serviceCpuBefore[k]!) / opts.messages]));
+    const machineAfter = machineCpuMs();
+    const machineBusy = (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total);
+    const machineCpuPerMessage = (machineAfter.busy - machineBefore.busy) / opts.messages;
     if (profiler) {
       const { profile } = await profiler.rpc('Profiler.stop');
       fs.writeFileSync(opts.profile!, JSON.stringify(profile));
@@ -393,7 +510,32 @@ async function measure(target: Target, tokens: string[], opts: { workers: number
           }),
       ),
     );
-    return { clients, failed, connectMs, all, firstArrival, lastArrival, sendRtt, cpuPerMessage, before, after, dropped: dropped.reduce((a, b) => a + b, 0) };
+    return {
+      clients,
+      failed,
+      connectMs,
+      all,
+      firstArrival,
+      lastArrival,
+      sendRtt,
+      cpuPerMessage: cpuPerMessage.reduce((a, b) => a + b, 0),
+      before: sumMemory(before),
+      after: sumMemory(after),
+      dropped: dropped.reduce((a, b) => a + b, 0),
+      groups: gateways.map((g, k) => ({
+        label: g.label,
+        clients: clientsByGroup[k]!,
+        all: byGroup[k]!.all,
+        lastArrival: byGroup[k]!.lastArrival,
+        cpuPerMessage: cpuPerMessage[k]!,
+        before: before[k]!,
+        after: after[k]!,
+      })),
+      workerCpuPerMessage,
+      serviceCpuPerMessage,
+      machineBusy,
+      machineCpuPerMessage,
+    };
   } finally {
     for (const wk of workers) if (wk.exitCode === null) wk.kill();
   }
@@ -420,6 +562,26 @@ function summarize(f: Figures) {
     rssBefore: f.before.rss,
     rssAfter: f.after.rss,
     dropped: f.dropped,
+    groups: f.groups.map((g) => {
+      const gall = sorted(g.all);
+      return {
+        label: g.label,
+        clients: g.clients,
+        p50: percentile(gall, 50),
+        p99: percentile(gall, 99),
+        max: gall[gall.length - 1]!,
+        everyClientMedian: percentile(sorted(g.lastArrival), 50),
+        cpuPerMessage: g.cpuPerMessage,
+        rssPerConnection: (g.after.rss - g.before.rss) / g.clients,
+        heapPerConnection: (g.after.heapUsed + g.after.external - g.before.heapUsed - g.before.external) / g.clients,
+        rssBefore: g.before.rss,
+        rssAfter: g.after.rss,
+      };
+    }),
+    workerCpuPerMessage: f.workerCpuPerMessage,
+    serviceCpuPerMessage: f.serviceCpuPerMessage,
+    machineBusy: f.machineBusy,
+    machineCpuPerMessage: f.machineCpuPerMessage,
   };
 }
 
@@ -482,8 +644,10 @@ async function main(): Promise<void> {
       size: { type: 'string', default: '120' },
       /** Skip the bare `ws` baseline. */
       'skip-baseline': { type: 'boolean', default: false },
-      /** Write a CPU profile of Parley during the message phase to this file. */
+      /** Write a CPU profile of Parley (instance A with --instances) during the message phase to this file. */
       profile: { type: 'string' },
+      /** Parley processes sharing PostgreSQL (DATABASE_URL) and Redis (REDIS_URL); 1 is the single-instance SQLite mode. */
+      instances: { type: 'string', default: '1' },
     },
   });
   const n = Number(positionals[0] ?? 1000);
@@ -495,6 +659,13 @@ async function main(): Promise<void> {
 
   console.log(`gateway fan-out: ${n} clients in ${workerCount} worker process(es), ${messages} messages of ${size} characters`);
   console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, load average ${os.loadavg()[0]!.toFixed(2)}`);
+
+  const instances = Number(values.instances);
+  if (!Number.isInteger(instances) || instances < 1) throw new Error(`--instances must be a positive integer, got ${values.instances}`);
+  if (instances > 1) {
+    await multiInstance({ n, instances, messages, workers: workerCount, size, limit, profile: values.profile });
+    return;
+  }
 
   let template: Record<string, unknown> = {};
   let parleyFigures: ReturnType<typeof summarize>;
@@ -513,9 +684,7 @@ async function main(): Promise<void> {
     const figures = await measure(
       {
         label: 'Parley',
-        gatewayUrl: parley.url.replace('http:', 'ws:') + '/gateway',
-        pid: parley.child.pid!,
-        inspectPort: parley.inspectPort,
+        gateways: [{ label: 'Parley', gatewayUrl: parley.url.replace('http:', 'ws:') + '/gateway', pid: parley.child.pid!, inspectPort: parley.inspectPort }],
         async send(i) {
           const content = `fanout ${i} `.padEnd(size, 'x');
           const r = await call(parley.url, 'POST', `/channels/${general.id}/messages`, { auth: owner.auth, body: { content } });
@@ -543,9 +712,7 @@ async function main(): Promise<void> {
       const figures = await measure(
         {
           label: 'bare ws',
-          gatewayUrl: bare.gatewayUrl,
-          pid: bare.child.pid!,
-          inspectPort: bare.inspectPort,
+          gateways: [{ label: 'bare ws', gatewayUrl: bare.gatewayUrl, pid: bare.child.pid!, inspectPort: bare.inspectPort }],
           async send(i) {
             const message = { ...template, content: `fanout ${i} `.padEnd(size, 'x') };
             await new Promise<void>((resolve) => {
@@ -586,6 +753,123 @@ async function main(): Promise<void> {
     console.log(`${name.padEnd(46)}${fmt(parleyFigures).padStart(24)}${bareFigures ? fmt(bareFigures).padStart(24) : ''}`);
   }
   console.log(`RESULT ${JSON.stringify({ parley: parleyFigures, bare: bareFigures })}`);
+}
+
+// ---------------------------------------------------------------- several instances
+
+/**
+ * `--instances K`: K Parley processes sharing one fresh PostgreSQL schema and one Redis
+ * namespace (a unique REDIS_PREFIX), as docs/deploy.md describes. The bots are set up
+ * and every message is posted through instance A; the clients are split evenly over
+ * the instances, so a message reaches A's clients and B's alike through the Redis
+ * stream. No bare baseline (it is one process; see the single-instance mode).
+ */
+async function multiInstance(opts: { n: number; instances: number; messages: number; workers: number; size: number; limit: number; profile?: string }): Promise<void> {
+  const { n, size } = opts;
+  process.env.DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/test';
+  const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+  const { Redis } = await import('ioredis');
+  const schema = await freshPostgresSchema();
+  const prefix = `parley-fanout-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}:`;
+  console.log(`${opts.instances} instances: PostgreSQL ${schema.url.replace(/\/\/[^@/]*@/, '//…@')}, Redis ${redisUrl} prefix ${prefix}`);
+  const names = Array.from({ length: opts.instances }, (_, k) => String.fromCharCode(65 + k)); // A, B, ...
+  const started: Array<Awaited<ReturnType<typeof startParley>>> = [];
+  let figures: ReturnType<typeof summarize>;
+  try {
+    // One after the other: the first runs the migrations.
+    for (let k = 0; k < opts.instances; k++) {
+      started.push(await startParley(opts.limit, { DATABASE_URL: schema.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix }));
+    }
+    const a = started[0]!;
+    const t0 = now();
+    const owner = await registerUser(a.url, `owner${Date.now().toString(36)}`);
+    const { server, general } = await createServer(a.url, owner, 'Fan-out');
+    const tokens = await pooled(Array.from({ length: n }, (_, i) => i), 16, async (i) => {
+      const bot = await createBot(a.url, owner, `fan${i}`);
+      await addBot(a.url, owner, server.id, bot.id, ['READ_MESSAGES']);
+      return bot.auth;
+    });
+    console.log(`set-up: ${n} bots created and added to one server through instance A in ${ms(now() - t0)}`);
+    const raw = await measure(
+      {
+        label: `Parley × ${opts.instances}`,
+        gateways: started.map((p, k) => ({
+          label: `instance ${names[k]}`,
+          gatewayUrl: p.url.replace('http:', 'ws:') + '/gateway',
+          pid: p.child.pid!,
+          inspectPort: p.inspectPort,
+        })),
+        async send(i) {
+          const content = `fanout ${i} `.padEnd(size, 'x');
+          const r = await call(a.url, 'POST', `/channels/${general.id}/messages`, { auth: owner.auth, body: { content } });
+          if (r.status !== 201) throw new Error(`post failed: ${r.status} ${r.text}`);
+        },
+        services: ['postgres', 'redis-server'],
+      },
+      tokens,
+      { workers: opts.workers, messages: opts.messages, profile: opts.profile },
+    );
+    figures = summarize(raw);
+  } catch (err) {
+    for (const [k, p] of started.entries()) console.error(`--- instance ${names[k]}:\n${p.log()}`);
+    throw err;
+  } finally {
+    for (const p of started) if (p.child.exitCode === null) p.child.kill('SIGTERM');
+    await Promise.all(started.map((p) => (p.child.exitCode === null ? new Promise((r) => p.child.once('exit', r)) : undefined)));
+    for (const p of started) fs.rmSync(p.dataDir, { recursive: true, force: true });
+    await schema.drop().catch((err) => console.error(`could not drop the schema: ${err}`));
+    // The stream (<prefix>events), gateway checkpoints (<prefix>gw:*) and anything else of this run.
+    const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 3 });
+    try {
+      await redis.connect();
+      let deleted = 0;
+      let cursor = '0';
+      do {
+        const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        cursor = nextCursor;
+        if (keys.length > 0) deleted += await redis.del(...keys);
+      } while (cursor !== '0');
+      console.log(`clean-up: schema dropped, ${deleted} Redis keys under ${prefix} deleted`);
+    } catch (err) {
+      console.error(`could not delete the Redis keys under ${prefix}: ${err}`);
+    } finally {
+      redis.disconnect();
+    }
+  }
+
+  const groups = figures.groups;
+  const col = (s: string) => s.padStart(24);
+  const latencyRows: Array<[string, (f: { p50: number; p99: number; max: number; everyClientMedian: number }) => string]> = [
+    ['latency per delivery p50', (f) => ms(f.p50)],
+    ['latency per delivery p99', (f) => ms(f.p99)],
+    ['latency per delivery max', (f) => ms(f.max)],
+    ['every client has it (median over messages)', (f) => ms(f.everyClientMedian)],
+  ];
+  console.log('');
+  console.log(`${''.padEnd(46)}${col('all clients')}${groups.map((g) => col(`on ${g.label}`)).join('')}`);
+  console.log(`${'clients'.padEnd(46)}${col(String(figures.clients))}${groups.map((g) => col(String(g.clients))).join('')}`);
+  for (const [name, fmt] of latencyRows) console.log(`${name.padEnd(46)}${col(fmt(figures))}${groups.map((g) => col(fmt(g))).join('')}`);
+  const perInstance: Array<[string, (g: (typeof groups)[number]) => string]> = [
+    ['server CPU per message', (g) => ms(g.cpuPerMessage)],
+    ['server RSS before / after connecting', (g) => `${mib(g.rssBefore)} / ${mib(g.rssAfter)}`],
+    ['server RSS per idle connection', (g) => kib(g.rssPerConnection)],
+    ['server heap + external per idle connection', (g) => kib(g.heapPerConnection)],
+  ];
+  for (const [name, fmt] of perInstance) console.log(`${name.padEnd(46)}${col('')}${groups.map((g) => col(fmt(g))).join('')}`);
+  const single: Array<[string, string]> = [
+    ['first client has it (median)', ms(figures.firstClientMedian)],
+    ['first to last client (median)', ms(figures.spreadMedian)],
+    ['first to last client (max)', ms(figures.spreadMax)],
+    ['POST answered by A (median)', ms(figures.sendMedian)],
+    ['CPU per message: instances together', ms(figures.cpuPerMessage)],
+    ['CPU per message: client workers', ms(figures.workerCpuPerMessage)],
+    ...Object.entries(figures.serviceCpuPerMessage).map(([name, x]): [string, string] => [`CPU per message: ${name}`, ms(x)]),
+    ['CPU per message: whole machine (busy)', ms(figures.machineCpuPerMessage)],
+    [`machine busy over the message phase (${os.cpus().length} cores)`, `${(figures.machineBusy * 100).toFixed(0)}%`],
+    ['connections dropped during the run', String(figures.dropped)],
+  ];
+  for (const [name, value] of single) console.log(`${name.padEnd(46)}${col(value)}`);
+  console.log(`RESULT ${JSON.stringify({ parley: figures })}`);
 }
 
 if (process.argv.includes('--worker')) {
