@@ -6,7 +6,7 @@ import type { ReactionSummary } from '../store/repos/messages.js';
 import { requireChannelPermission, requireIdShape } from './access.js';
 import { type DomainContext, notify, nowIso } from './context.js';
 import { rejectNul } from './names.js';
-import type { Attachment, Caller, Embed, Message, PublicUser } from './types.js';
+import { type Attachment, type Caller, type Embed, type Message, PERMISSIONS, type PublicUser } from './types.js';
 
 export const MAX_CONTENT = 4000;
 export const MAX_ATTACHMENTS = 10;
@@ -177,7 +177,7 @@ export const messages = {
   ): Promise<CreateResult> {
     const channel = await requireChannelPermission(ctx, caller, channelId, 'SEND_MESSAGES');
     const wanted = body.attachments ?? [];
-    if (wanted.length > 0 && caller.bot && (channel.permissions & 8) === 0) throw forbidden('missing permission ATTACH_FILES');
+    if (wanted.length > 0 && (channel.permissions & PERMISSIONS.ATTACH_FILES) === 0) throw forbidden('missing permission ATTACH_FILES');
     const content = body.content ?? '';
     checkContent(content, wanted.length > 0);
     const attachments = await resolveAttachments(ctx, wanted);

@@ -3,7 +3,7 @@ import { AppError, notFound } from '../errors.js';
 import { isId, newId } from '../ids.js';
 import type { DomainContext } from './context.js';
 import { nowIso } from './context.js';
-import type { Attachment, Caller } from './types.js';
+import type { Attachment } from './types.js';
 
 /** File names as stored and shown: no path, no control characters, at most 255 characters. */
 export function cleanFilename(name: string | undefined): string {
@@ -56,4 +56,3 @@ export const uploads = {
   },
 };
 
-export type { Caller };

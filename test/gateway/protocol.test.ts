@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { call, createChannel, createServer, registerUser, world } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
-import { ClientPool, sleep, TestGatewayClient } from './client.js';
+import { ClientPool, sleep } from './client.js';
 
 // Short, so the timeouts show quickly; the client beats every half interval, which leaves
 // a whole interval of slack for a busy machine.

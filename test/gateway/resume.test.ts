@@ -2,7 +2,7 @@
 // connection, `resume` replays every missed event in order, then `resumed`; a session
 // that cannot be resumed gets `invalid_session`.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addBot, call, createServer, joinServer, postMessage, registerUser, world } from '../factories.js';
+import { addBot, call, createServer, postMessage, world } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
 import { ClientPool, sleep, type TestGatewayClient } from './client.js';
 

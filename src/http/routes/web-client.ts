@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -65,4 +65,3 @@ export function webClient(webDir: string) {
 }
 
 export type WebClient = ReturnType<typeof webClient>;
-export type { FastifyInstance };
