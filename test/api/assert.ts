@@ -1,8 +1,8 @@
 /** Assertions and small helpers shared by the HTTP suites in test/api. */
-import path from 'node:path';
-import Database from 'better-sqlite3';
+import { sql } from 'kysely';
 import { expect } from 'vitest';
 import { call, type Res } from '../factories.js';
+import type { TestServer } from '../harness.js';
 
 /** An id with the right shape (a ULID) that names nothing. */
 export const UNKNOWN_ID = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
@@ -71,27 +71,23 @@ export async function history(base: string, auth: string, channelId: string, que
   return r.body;
 }
 
-/** Every row of every table of the server's SQLite file, each as JSON text (read-only). */
-export function dumpDatabase(dataDir: string): string[] {
-  const db = new Database(path.join(dataDir, 'parley.db'), { readonly: true, fileMustExist: true });
-  try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>;
-    const rows: string[] = [];
-    for (const { name } of tables) {
-      for (const row of db.prepare(`SELECT * FROM "${name}"`).all()) rows.push(`${name}: ${JSON.stringify(row)}`);
-    }
-    return rows;
-  } finally {
-    db.close();
+/**
+ * Every row of every table of the server's database, as "table: {json}" lines. Goes
+ * through the server's own store, so it reads SQLite and PostgreSQL alike.
+ */
+export async function dumpDatabase(srv: TestServer): Promise<string[]> {
+  const db = srv.app.ctx.store.db;
+  const rows: string[] = [];
+  for (const table of await db.introspection.getTables()) {
+    const { rows: found } = await sql`select * from ${sql.table(table.name)}`.execute(db);
+    for (const row of found) rows.push(`${table.name}: ${JSON.stringify(row)}`);
   }
+  return rows;
 }
 
-/** The number of rows of one table of the server's SQLite file. */
-export function countRows(dataDir: string, table: string): number {
-  const db = new Database(path.join(dataDir, 'parley.db'), { readonly: true, fileMustExist: true });
-  try {
-    return (db.prepare(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
+/** The number of rows of one table of the server's database. */
+export async function countRows(srv: TestServer, table: string): Promise<number> {
+  const db = srv.app.ctx.store.db;
+  const { rows } = await sql<{ n: string | number }>`select count(*) as n from ${sql.table(table)}`.execute(db);
+  return Number(rows[0]?.n ?? 0);
 }

@@ -29,7 +29,6 @@ async function fetchBack(url: string) {
 
 const uploadsDir = () => path.join(srv.dataDir, 'uploads');
 const storedFiles = () => (fs.existsSync(uploadsDir()) ? fs.readdirSync(uploadsDir()).sort() : []);
-const onSqlite = process.env.TEST_DATABASE !== 'postgres';
 
 describe('seed 4.4: POST /upload', () => {
   it('200 {url, filename, size, contentType}; url is absolute under PUBLIC_URL/uploads/', async () => {
@@ -121,14 +120,14 @@ describe('seed 4.4: POST /upload', () => {
 
   it('over MAX_UPLOAD_BYTES: 413 and nothing is stored', async () => {
     const filesBefore = storedFiles();
-    const rowsBefore = onSqlite ? countRows(srv.dataDir, 'uploads') : 0;
+    const rowsBefore = await countRows(srv, 'uploads');
     for (const size of [MAX + 1, MAX * 4, 3 * 1024 * 1024]) {
       const r = await upload(srv.url, w.bot.auth, Buffer.alloc(size, 1), `big-${size}.bin`);
       expectError(r, 413);
     }
     expect(storedFiles()).toEqual(filesBefore);
     expect(storedFiles().filter((f) => f.endsWith('.part'))).toEqual([]);
-    if (onSqlite) expect(countRows(srv.dataDir, 'uploads')).toBe(rowsBefore);
+    expect(await countRows(srv, 'uploads')).toBe(rowsBefore);
     // The service is fine afterwards.
     expect((await upload(srv.url, w.bot.auth, 'small', 'small.txt', 'text/plain')).status).toBe(200);
   });
@@ -151,7 +150,7 @@ describe('seed 4.4: POST /upload', () => {
 
   it('a malformed multipart body: 400 (not 500), and nothing is stored', async () => {
     const filesBefore = storedFiles();
-    const rowsBefore = onSqlite ? countRows(srv.dataDir, 'uploads') : 0;
+    const rowsBefore = await countRows(srv, 'uploads');
     const head = '--XYZ\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n';
     const cases: Array<[string, string]> = [
       ['multipart/form-data', 'no boundary parameter'],
@@ -163,7 +162,7 @@ describe('seed 4.4: POST /upload', () => {
       expectError(await call(srv.url, 'POST', '/upload', { auth: w.bot.auth, raw, headers: { 'content-type': type } }), 400);
     }
     expect(storedFiles()).toEqual(filesBefore);
-    if (onSqlite) expect(countRows(srv.dataDir, 'uploads')).toBe(rowsBefore);
+    expect(await countRows(srv, 'uploads')).toBe(rowsBefore);
     expect((await upload(srv.url, w.bot.auth, 'fine', 'fine.txt', 'text/plain')).status).toBe(200);
   });
 
