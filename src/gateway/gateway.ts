@@ -318,9 +318,13 @@ export class Gateway {
       return;
     }
     const { event, serverId } = entry;
-    const audience = new Set(this.byServer.get(serverId) ?? []);
-    if (event.t === 'MEMBER_ADD') for (const s of this.byUser.get(event.d.user.id) ?? []) audience.add(s);
-    if (audience.size === 0) return;
+    const members = this.byServer.get(serverId);
+    const joining = event.t === 'MEMBER_ADD' ? this.byUser.get(event.d.user.id) : undefined;
+    if (!members && !joining) return;
+    // Membership events change the indexes while they are applied: iterate a copy then.
+    // Otherwise iterate the index itself (a slow consumer dropped mid-way is only deleted).
+    const membership = event.t === 'MEMBER_ADD' || event.t === 'MEMBER_REMOVE';
+    const audience = membership ? new Set([...(members ?? []), ...(joining ?? [])]) : members!;
     const prepared = new EventFrame(event.t, event.d);
     for (const s of audience) this.apply(s, pos, entry, 0, prepared);
   }
