@@ -145,8 +145,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   // While draining, answers close their connection, so keep-alive sockets of requests
   // that were in flight do not hold the shutdown open.
   let draining = false;
-  app.addHook('onSend', async (_req, reply) => {
+  app.addHook('onSend', (_req, reply, payload, done) => {
     if (draining) reply.header('connection', 'close');
+    done(null, payload);
   });
 
   let closed: Promise<void> | undefined;

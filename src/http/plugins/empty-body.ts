@@ -1,13 +1,15 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * For routes that take no body. Bots send `Content-Type: application/json` on every call
  * (seed 5.1), typing and reactions included, and Fastify's JSON parser refuses an empty
  * body with 400. An empty request is not parsed at all, whatever its declared type.
  */
-export async function ignoreEmptyBody(request: FastifyRequest): Promise<void> {
+export function ignoreEmptyBody(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  // A callback hook, not an async one: it runs on every request, and needs no promise.
   const { headers } = request.raw;
   if (headers['transfer-encoding'] === undefined && (headers['content-length'] ?? '0') === '0') {
     delete headers['content-type'];
   }
+  done();
 }
