@@ -1,4 +1,4 @@
-import { AppError, forbidden, notFound } from '../errors.js';
+import { forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
 import type { DomainContext } from './context.js';
 import { type Caller, PERMISSIONS, type PermissionName } from './types.js';
@@ -40,5 +40,5 @@ export async function requireChannelPermission(
 
 /** Checks an id-shaped path parameter, so malformed ids are a clean 404 rather than a query. */
 export function requireIdShape(id: string, what: string): void {
-  if (!isId(id)) throw new AppError('not_found', `${what} not found`);
+  if (!isId(id)) throw notFound(what);
 }

@@ -90,6 +90,19 @@ export const accounts = {
     return callerOf(user, session.id);
   },
 
+  /**
+   * A credential as the REST API's Authorization header and the gateway's identify carry
+   * it: `Bot <token>` for a bot, `Bearer <token>` for a person's session; else 401.
+   */
+  async authenticate(ctx: DomainContext, credential: string): Promise<Caller> {
+    const space = credential.indexOf(' ');
+    const scheme = space > 0 ? credential.slice(0, space) : '';
+    const token = credential.slice(space + 1).trim();
+    if (scheme === 'Bot' && token) return accounts.authenticateBot(ctx, token);
+    if (scheme === 'Bearer' && token) return accounts.authenticateSession(ctx, token);
+    throw unauthorized('credentials must be "Bot <token>" or "Bearer <token>"');
+  },
+
   /** `Bot <botId>.<secret>` → the bot, or 401. */
   async authenticateBot(ctx: DomainContext, token: string): Promise<Caller> {
     const parts = splitToken(token);

@@ -191,16 +191,10 @@ export class Gateway {
     ws.on('error', () => ws.terminate());
   }
 
-  private async authenticate(token: string): Promise<Caller> {
-    if (token.startsWith('Bot ')) return accounts.authenticateBot(this.ctx, token.slice(4));
-    if (token.startsWith('Bearer ')) return accounts.authenticateSession(this.ctx, token.slice(7));
-    throw new AppError('unauthorized', 'token must be "Bot <token>" or "Bearer <token>"');
-  }
-
   private async start(ws: WebSocket, f: Exclude<ClientFrame, { op: 'heartbeat' }>): Promise<Session> {
     // Revocations dispatched from here on were not seen by the authentication below.
     const since = this.bus.position();
-    const caller = await this.authenticate(f.d.token);
+    const caller = await accounts.authenticate(this.ctx, f.d.token);
     if (f.op === 'identify') return this.identify(ws, caller, since);
     return this.resume(ws, caller, f.d.sessionId, f.d.s, since);
   }

@@ -13,13 +13,7 @@ export type Accept = 'any' | 'user';
 export async function authenticate(ctx: DomainContext, request: FastifyRequest, accept: Accept): Promise<Caller> {
   const header = request.headers.authorization;
   if (!header) throw unauthorized('missing Authorization header');
-  const space = header.indexOf(' ');
-  const scheme = space > 0 ? header.slice(0, space) : '';
-  const token = header.slice(space + 1).trim();
-  let caller: Caller;
-  if (scheme === 'Bot' && token) caller = await accounts.authenticateBot(ctx, token);
-  else if (scheme === 'Bearer' && token) caller = await accounts.authenticateSession(ctx, token);
-  else throw unauthorized('Authorization must be "Bot <token>" or "Bearer <token>"');
+  const caller = await accounts.authenticate(ctx, header);
   if (accept === 'user' && caller.bot) throw forbidden('this endpoint is for user accounts, not bots');
   return caller;
 }
