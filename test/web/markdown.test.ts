@@ -50,6 +50,31 @@ describe('inline Markdown', () => {
     }
   });
 
+  // The linear-time rewrite keeps the original parser's choices in odd corners too.
+  it.each([
+    ['*a `b* ``c*', '<em>a `b* ``c</em>'], // a closer search skips `` to the next run of 2+
+    ['~~a ``b~~ ```c', '~~a ``b~~ ```c'],
+    ['**a***', '<strong>a*</strong>'],
+    ['***a** b*', '<strong>*a</strong> b*'],
+    ['_a_b_', '<em>a_b</em>'],
+    ['*[a*](https://x.io)', '<em>[a</em>](<a https://x.io/>https://x.io</a>)'],
+    ['[a `b](https://x.io) c`', '<a https://x.io/>a `b</a> c`'],
+    ['\\`a` `b`', '`a<code> </code>b`'],
+    ['see http://x.io/(a)).', 'see <a http://x.io/(a)>http://x.io/(a)</a>).'],
+    ['http://%/https://ok.example/', 'http://%/<a https://ok.example/>https://ok.example/</a>'],
+    ['http://x.io[x](https://a.io)https://e.com/a', 'http://x.io<a https://a.io/>x</a><a https://e.com/a>https://e.com/a</a>'],
+    ['HTTPS://EXAMPLE.COM/A', '<a https://example.com/A>HTTPS://EXAMPLE.COM/A</a>'],
+    ['<http:x<https://ok.example>', '<http:x<a https://ok.example/>https://ok.example</a>'],
+  ])('corner case %j', (src, expected) => {
+    expect(show(parseInline(src))).toBe(expected);
+  });
+
+  it('does not let an autolink contain <, as in CommonMark', () => {
+    // This once made one link of "https://a.example/x<y"; allowing it let
+    // "<http:<http:<http:…>" cost time quadratic in its length.
+    expect(show(parseInline('<https://a.example/x<y>'))).toBe('<<a https://a.example/x>https://a.example/x</a><y>');
+  });
+
   it('keeps raw HTML as text', () => {
     const src = '<script>alert(1)</script><img src=x onerror=alert(2)>';
     expect(parseInline(src)).toEqual([{ type: 'text', value: src }]);
@@ -76,6 +101,21 @@ describe('block Markdown', () => {
     expect(bullets?.type === 'list' && bullets.items.length).toBe(2);
     expect(bullets?.type === 'list' && bullets.items[1]?.[1]?.type).toBe('list');
     expect(blocks[4]).toMatchObject({ type: 'list', ordered: true, start: 1 });
+  });
+
+  it('reads heading, fence and list lines as before', () => {
+    expect(parseMarkdown(`# a${' '.repeat(50)}b ##`)).toEqual([
+      { type: 'heading', level: 1, children: [{ type: 'text', value: `a${' '.repeat(50)}b` }] },
+    ]);
+    expect(parseMarkdown('## #')).toEqual([{ type: 'heading', level: 2, children: [{ type: 'text', value: '#' }] }]);
+    expect(parseMarkdown('#### no')).toEqual([{ type: 'paragraph', children: [{ type: 'text', value: '#### no' }] }]);
+    expect(parseMarkdown('~~~ py \nx\n~~~~')).toEqual([{ type: 'codeblock', lang: 'py', value: 'x' }]);
+    expect(parseMarkdown('````\nx\n```')).toEqual([
+      { type: 'paragraph', children: [{ type: 'text', value: '````' }, { type: 'br' }, { type: 'text', value: 'x' }, { type: 'br' }, { type: 'text', value: '```' }] },
+    ]);
+    expect(parseMarkdown(' - - -')).toEqual([{ type: 'hr' }]);
+    expect(parseMarkdown('3) x\n4) y')).toMatchObject([{ type: 'list', ordered: true, start: 3, items: [[{ type: 'paragraph' }], [{ type: 'paragraph' }]] }]);
+    expect(parseMarkdown('1234567890. x')[0]?.type).toBe('paragraph');
   });
 
   it('treats an unclosed fence as text', () => {
