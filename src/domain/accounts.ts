@@ -1,8 +1,9 @@
-import { hashPassword, hashToken, newSecret, splitToken, tokenMatches, verifyPassword } from '../crypto.js';
+import { hashPassword, hashToken, newSecret, passwordNeedsRehash, splitToken, tokenMatches, verifyPassword } from '../crypto.js';
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.js';
 import { isId, newId } from '../ids.js';
 import type { Tx } from '../store/index.js';
 import type { UserTable } from '../store/schema.js';
+import { isCommonPassword } from './common-passwords.js';
 import { type DomainContext, notify, nowIso } from './context.js';
 import { cleanAvatar, cleanName } from './names.js';
 import type { Caller, PublicUser } from './types.js';
@@ -22,6 +23,16 @@ export function selfView(u: UserTable) {
 }
 
 const USERNAME = /^[A-Za-z0-9_.-]{2,32}$/;
+const PASSWORD_MIN = 8;
+const PASSWORD_MAX = 256;
+
+/** The password rule of contract section 10: 8 to 256 characters, not one of the 10,000 most common. */
+async function checkNewPassword(password: string): Promise<void> {
+  const length = [...password].length;
+  if (length < PASSWORD_MIN) throw badRequest(`password must be at least ${PASSWORD_MIN} characters`);
+  if (length > PASSWORD_MAX) throw badRequest(`password must be at most ${PASSWORD_MAX} characters`);
+  if (await isCommonPassword(password)) throw badRequest('password is too common; choose another');
+}
 
 /** A precomputed hash so a login for an unknown name costs the same as a wrong password. */
 let dummyHash: Promise<string> | undefined;
@@ -31,7 +42,7 @@ export const accounts = {
     if (!USERNAME.test(username)) {
       throw badRequest('username must be 2 to 32 characters: letters, digits, "_", "." or "-"');
     }
-    if ([...password].length < 8) throw badRequest('password must be at least 8 characters');
+    await checkNewPassword(password);
     if (await ctx.store.users.byUsername(ctx.store.db, username)) throw conflict('username is taken');
     const passwordHash = await hashPassword(password);
     const user: UserTable = {
@@ -45,6 +56,7 @@ export const accounts = {
       tokenHash: null,
       avatar: null,
       createdAt: nowIso(),
+      isPublic: 0,
     };
     const token = await ctx.store
       .write(async (tx) => {
@@ -67,8 +79,14 @@ export const accounts = {
       await verifyPassword(password, await dummyHash);
       throw unauthorized('wrong username or password');
     }
-    if (!(await verifyPassword(password, user.passwordHash))) throw unauthorized('wrong username or password');
-    const token = await ctx.store.write((tx) => newSession(ctx, tx, user.id));
+    const stored = user.passwordHash;
+    if (!(await verifyPassword(password, stored))) throw unauthorized('wrong username or password');
+    // A hash made with older scrypt parameters is remade with today's while the password is at hand.
+    const rehashed = passwordNeedsRehash(stored) ? await hashPassword(password) : null;
+    const token = await ctx.store.write(async (tx) => {
+      if (rehashed) await ctx.store.users.replacePasswordHash(tx, user.id, stored, rehashed);
+      return newSession(ctx, tx, user.id);
+    });
     return { token, user: selfView(user) };
   },
 
@@ -133,9 +151,26 @@ export const accounts = {
       tokenHash: hashToken(secret),
       avatar: cleanAvatar(avatar),
       createdAt: nowIso(),
+      isPublic: 0,
     };
     await ctx.store.write((tx) => ctx.store.users.insert(tx, row));
     return botView(row, `${id}.${secret}`);
+  },
+
+  /** The owner changes a bot's name, avatar or whether anyone may add it to their server. */
+  async updateBot(ctx: DomainContext, caller: Caller, botId: string, patch: { name?: string; avatar?: string | null; public?: boolean }) {
+    if (caller.bot) throw forbidden('bots cannot edit bots');
+    const bot = await ownBot(ctx, caller, botId, "only the bot's owner can edit it");
+    const changes: Partial<Pick<UserTable, 'name' | 'avatar' | 'isPublic'>> = {};
+    if (patch.name !== undefined) changes.name = cleanName(patch.name, 'name', 80);
+    if (patch.avatar !== undefined) changes.avatar = cleanAvatar(patch.avatar);
+    if (patch.public !== undefined) changes.isPublic = patch.public ? 1 : 0;
+    if (Object.keys(changes).length > 0) {
+      const r = await ctx.store.write((tx) => ctx.store.users.updateBot(tx, botId, changes));
+      // Deleted between the read and the write.
+      if (Number(r.numUpdatedRows) === 0) throw notFound('bot');
+    }
+    return botView({ ...bot, ...changes });
   },
 
   async listBots(ctx: DomainContext, caller: Caller) {
@@ -144,9 +179,7 @@ export const accounts = {
   },
 
   async deleteBot(ctx: DomainContext, caller: Caller, botId: string) {
-    const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
-    if (!bot || bot.bot !== 1) throw notFound('bot');
-    if (bot.ownerId !== caller.id) throw forbidden("only the bot's owner can delete it");
+    const bot = await ownBot(ctx, caller, botId, "only the bot's owner can delete it");
     // Read the memberships in the deleting transaction, so a server the bot joins
     // meanwhile still hears of its removal.
     const serverIds = await ctx.store.write(async (tx) => {
@@ -161,8 +194,26 @@ export const accounts = {
   },
 };
 
+/** The bot `botId` if the caller owns it: 404 when there is no such bot, 403 when it is someone else's. */
+async function ownBot(ctx: DomainContext, caller: Caller, botId: string, refusal: string): Promise<UserTable> {
+  const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
+  if (!bot || bot.bot !== 1) throw notFound('bot');
+  if (bot.ownerId !== caller.id) throw forbidden(refusal);
+  return bot;
+}
+
+/** A bot as its owner sees it (only its owner: `public` is the owner's setting). */
 function botView(b: UserTable, token?: string) {
-  return { id: b.id, name: b.name, avatar: b.avatar, ownerId: b.ownerId, bot: true, createdAt: b.createdAt, ...(token ? { token } : {}) };
+  return {
+    id: b.id,
+    name: b.name,
+    avatar: b.avatar,
+    ownerId: b.ownerId,
+    bot: true,
+    public: b.isPublic === 1,
+    createdAt: b.createdAt,
+    ...(token ? { token } : {}),
+  };
 }
 
 async function newSession(ctx: DomainContext, tx: Tx, userId: string) {

@@ -1,11 +1,35 @@
 import { badRequest } from '../errors.js';
 
-/** Display names: trimmed, 1..`max` characters, no control characters. */
+/**
+ * Characters that let a name look like something it is not, or look like nothing:
+ * C0/C1 controls and line/paragraph separators; every invisible format character (Cf),
+ * which includes the bidi embeddings, overrides and isolates (U+202A–U+202E,
+ * U+2066–U+2069), the marks U+200E, U+200F and U+061C, zero-width spaces and the BOM;
+ * the Hangul fillers, which render as blanks; and unpaired surrogates, which are not text.
+ * The first alternative captures an emoji tag sequence (a subdivision flag such as
+ * Scotland's) so it survives; tag characters anywhere else are removed.
+ */
+const UNSAFE =
+  /(\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F})|[\p{Cc}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0]|(?![\u200C\u200D])\p{Cf}|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/gu;
+
+/**
+ * Removes the characters that can disguise a name (see `UNSAFE`): `invoice\u202Efdp.exe`
+ * becomes `invoicefdp.exe`. Keeps ZWJ and ZWNJ (emoji sequences, Indic and Persian text)
+ * and emoji flag tag sequences.
+ */
+export function stripUnsafeCharacters(text: string): string {
+  return text.replace(UNSAFE, (match, flag: string | undefined) => flag ?? '');
+}
+
+/**
+ * Display names: disguising characters removed (`stripUnsafeCharacters`), trimmed, then
+ * 1..`max` characters. NUL stays a 400, as everywhere in the API.
+ */
 export function cleanName(name: string, what: string, max = 100): string {
-  const n = name.trim();
+  rejectNul(name, what);
+  const n = stripUnsafeCharacters(name).trim();
   if (n.length === 0) throw badRequest(`${what} must not be empty`);
   if ([...n].length > max) throw badRequest(`${what} must be at most ${max} characters`);
-  if (/[\u0000-\u001f\u007f]/.test(n)) throw badRequest(`${what} must not contain control characters`);
   return n;
 }
 

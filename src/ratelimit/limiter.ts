@@ -20,6 +20,12 @@ export interface RateRule {
  */
 export interface RateLimiter {
   hit(rule: RateRule, key: string): Promise<RateDecision>;
+  /**
+   * Takes back one hit of the current window, if it still has any: lets a limit count only
+   * failures while every attempt is counted atomically up front (login: a burst of parallel
+   * guesses cannot all pass a check made before the first failure is recorded).
+   */
+  refund(rule: RateRule, key: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -38,6 +44,11 @@ export class MemoryRateLimiter implements RateLimiter {
     }
     w.count++;
     return decision(rule.limit, w.count, w.resetAt - now);
+  }
+
+  async refund(rule: RateRule, key: string): Promise<void> {
+    const w = this.windows.get(`${rule.name}:${key}`);
+    if (w && w.resetAt > Date.now() && w.count > 0) w.count--;
   }
 
   private sweep(now: number): void {

@@ -10,6 +10,13 @@ if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1])
 return {n, ttl}
 `;
 
+// Undo one hit of a window that still exists; never below zero, never opens a window.
+const REFUND = `
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n > 0 then redis.call('DECR', KEYS[1]) end
+return n
+`;
+
 /**
  * The limiter shared by every instance: the same fixed windows as the in-memory one, kept
  * in Redis. While Redis is unreachable each instance falls back to its own memory
@@ -27,6 +34,7 @@ export class RedisRateLimiter implements RateLimiter {
     this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
     this.redis.on('error', () => {});
     this.redis.defineCommand('parleyHit', { numberOfKeys: 1, lua: HIT });
+    this.redis.defineCommand('parleyRefund', { numberOfKeys: 1, lua: REFUND });
   }
 
   async connect(): Promise<void> {
@@ -43,6 +51,15 @@ export class RedisRateLimiter implements RateLimiter {
     } catch (err) {
       this.report(err, 'shared rate limiter unavailable; limiting per instance');
       return this.fallback.hit(rule, key);
+    }
+  }
+
+  async refund(rule: RateRule, key: string): Promise<void> {
+    try {
+      await (this.redis as unknown as { parleyRefund(k: string): Promise<number> }).parleyRefund(`${this.prefix}rl:${rule.name}:${key}`);
+    } catch (err) {
+      this.report(err, 'shared rate limiter unavailable; limiting per instance');
+      await this.fallback.refund(rule, key);
     }
   }
 

@@ -1,8 +1,9 @@
 /** Contract section 2 over HTTP: registration, login, sessions, bots and how credentials are stored. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCRYPT, hashPassword, verifyPassword } from '../../src/crypto.js';
 import { call, createBot, createServer, createWebhook, postMessage, registerUser } from '../factories.js';
 import { type TestServer, startServer } from '../harness.js';
-import { ISO_UTC, UNKNOWN_ID, dumpDatabase, expectError } from './assert.js';
+import { ISO_UTC, UNKNOWN_ID, dumpDatabase, expectError, expectRateLimited } from './assert.js';
 
 let srv: TestServer;
 let n = 0;
@@ -40,11 +41,31 @@ describe('POST /auth/register', () => {
     expectError(await call(srv.url, 'POST', '/auth/register', { body: { username: username.toLowerCase(), password: 'other password 1' } }), 409);
   });
 
-  it('400 for a password shorter than 8 characters; 8 is enough', async () => {
+  it('400 for a password shorter than 8 or longer than 256 characters; 8 and 256 are fine', async () => {
     expectError(await call(srv.url, 'POST', '/auth/register', { body: { username: uname(), password: 'short' } }), 400, /password/);
-    expectError(await call(srv.url, 'POST', '/auth/register', { body: { username: uname(), password: '1234567' } }), 400, /password/);
+    expectError(await call(srv.url, 'POST', '/auth/register', { body: { username: uname(), password: 'kq7#vmz' } }), 400, /password/);
     expectError(await call(srv.url, 'POST', '/auth/register', { body: { username: uname(), password: '' } }), 400);
-    expect((await call(srv.url, 'POST', '/auth/register', { body: { username: uname(), password: '12345678' } })).status).toBe(201);
+    expect((await call(srv.url, 'POST', '/auth/register', { body: { username: uname(), password: 'kq7#vmz2' } })).status).toBe(201);
+    // Code points, not UTF-16 units: eight emoji are eight characters.
+    expect((await call(srv.url, 'POST', '/auth/register', { body: { username: uname(), password: '🔑'.repeat(8) } })).status).toBe(201);
+    expectError(await call(srv.url, 'POST', '/auth/register', { body: { username: uname(), password: 'q'.repeat(257) } }), 400, /at most 256/);
+    expect((await call(srv.url, 'POST', '/auth/register', { body: { username: uname(), password: 'q'.repeat(256) } })).status).toBe(201);
+  });
+
+  it('400 for one of the 10,000 most common passwords, compared case-insensitively; no account is made', async () => {
+    const { dictionary } = await import('@zxcvbn-ts/language-common');
+    const ranked = dictionary['passwords-common'];
+    const top = new Set(ranked.slice(0, 10_000).map((p) => p.toLowerCase()));
+    // The cut is exactly at 10,000: the last long-enough entry inside it is refused, the
+    // first one after it (not also inside in another case) is accepted.
+    const lastInside = ranked.slice(0, 10_000).findLast((p) => p.length >= 8)!;
+    const firstOutside = ranked.slice(10_000).find((p) => p.length >= 8 && !top.has(p.toLowerCase()))!;
+    for (const password of ['12345678', 'password', 'PASSWORD', 'PassWord', 'Password1', 'iloveyou', 'qwertyuiop', lastInside]) {
+      const username = uname('Common');
+      expectError(await call(srv.url, 'POST', '/auth/register', { body: { username, password } }), 400, /password is too common/);
+      expectError(await call(srv.url, 'POST', '/auth/login', { body: { username, password } }), 401);
+    }
+    expect((await call(srv.url, 'POST', '/auth/register', { body: { username: uname(), password: firstOutside } })).status).toBe(201);
   });
 
   it('400 for a bad username', async () => {
@@ -93,6 +114,144 @@ describe('POST /auth/login', () => {
 
   it('400 for a malformed body', async () => {
     expectError(await call(srv.url, 'POST', '/auth/login', { body: { username: 'x' } }), 400);
+  });
+});
+
+describe('password hashes: stored scrypt parameters', () => {
+  const storedHash = async (id: string) =>
+    (await srv.app.ctx.store.db.selectFrom('users').select('passwordHash').where('id', '=', id).executeTakeFirstOrThrow()).passwordHash!;
+  const setHash = (id: string, passwordHash: string) =>
+    srv.app.ctx.store.write((tx) => tx.updateTable('users').set({ passwordHash }).where('id', '=', id).execute());
+  const current = `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$`;
+
+  it('a hash made with other parameters still logs in, and is rehashed with the current ones', async () => {
+    const u = await registerUser(srv.url);
+    expect((await storedHash(u.id)).startsWith(current)).toBe(true);
+    const old = await hashPassword(PASSWORD, { N: 1024, r: 4, p: 2 });
+    expect(old.startsWith('scrypt$1024$4$2$')).toBe(true);
+    await setHash(u.id, old);
+
+    const r = await call(srv.url, 'POST', '/auth/login', { body: { username: u.name, password: PASSWORD } });
+    expect(r.status, r.text).toBe(200);
+    const upgraded = await storedHash(u.id);
+    expect(upgraded.startsWith(current)).toBe(true);
+    expect(await verifyPassword(PASSWORD, upgraded)).toBe(true);
+    expect((await call(srv.url, 'POST', '/auth/login', { body: { username: u.name, password: PASSWORD } })).status).toBe(200);
+    // A current hash is left alone (no write on every login).
+    expect(await storedHash(u.id)).toBe(upgraded);
+  });
+
+  it('a wrong password against an old hash is 401 and leaves the hash as it was', async () => {
+    const u = await registerUser(srv.url);
+    const old = await hashPassword(PASSWORD, { N: 2048, r: 8, p: 1 });
+    await setHash(u.id, old);
+    expectError(await call(srv.url, 'POST', '/auth/login', { body: { username: u.name, password: 'not the password' } }), 401);
+    expect(await storedHash(u.id)).toBe(old);
+  });
+
+  it('a hostile or malformed stored hash is an ordinary 401 at once, never a 500 or a stall', async () => {
+    const u = await registerUser(srv.url);
+    const good = (await storedHash(u.id)).split('$');
+    const [salt, key] = [good[4]!, good[5]!];
+    const hostile = [
+      `scrypt$1073741824$8$1$${salt}$${key}`, // 2^30: 128 GiB of memory
+      `scrypt$65536$8$64$${salt}$${key}`, // p = 64: 64 times the work
+      `scrypt$1000$8$1$${salt}$${key}`, // not a power of two
+      `scrypt$16384$0$1$${salt}$${key}`,
+      `scrypt$16384$8$1$${salt}$${'A'.repeat(100_000)}`, // a huge key length
+      `scrypt$-16384$8$1$${salt}$${key}`,
+      `scrypt$0x4000$8$1$${salt}$${key}`,
+      `scrypt$16384$8$1$$${key}`,
+      `bcrypt$16384$8$1$${salt}$${key}`,
+      'garbage',
+    ];
+    for (const h of hostile) {
+      await setHash(u.id, h);
+      const started = Date.now();
+      expectError(await call(srv.url, 'POST', '/auth/login', { body: { username: u.name, password: PASSWORD } }), 401);
+      expect(Date.now() - started, h.slice(0, 40)).toBeLessThan(2_000);
+      expect(await storedHash(u.id)).toBe(h);
+    }
+  });
+});
+
+describe('failed logins are limited per account (10 per 15 minutes), as well as per address', () => {
+  let limited: TestServer;
+  let address = 0;
+  /** Every request from a new client address, as a guesser with many machines would send them. */
+  const from = () => ({ 'x-forwarded-for': `10.1.${Math.floor(address / 250)}.${(address++ % 250) + 1}` });
+  const login = (username: string, password: string) =>
+    call(limited.url, 'POST', '/auth/login', { body: { username, password }, headers: from() });
+  const register = async (username: string) => {
+    const r = await call(limited.url, 'POST', '/auth/register', { body: { username, password: PASSWORD }, headers: from() });
+    expect(r.status, r.text).toBe(201);
+  };
+
+  beforeAll(async () => {
+    limited = await startServer({ env: { RATE_LIMITS: 'on', TRUST_PROXY: 'true' } });
+  });
+  afterAll(() => limited?.close());
+
+  it('after 10 failures the account answers 429 with Retry-After, even to the right password; other accounts are unaffected', async () => {
+    const username = uname('Target');
+    const bystander = uname('Bystander');
+    await register(username);
+    await register(bystander);
+    for (let i = 0; i < 10; i++) expectError(await login(username, `wrong guess ${i}`), 401);
+    const locked = await login(username, PASSWORD);
+    expectRateLimited(locked, 10, 15 * 60);
+    expect(locked.body.error).not.toMatch(/password|username|exist/i);
+    expectRateLimited(await login(username.toUpperCase(), PASSWORD), 10, 15 * 60);
+    expect((await login(bystander, PASSWORD)).status).toBe(200);
+  });
+
+  it('an unknown name behaves exactly like a known one: 10 × 401, then the same 429', async () => {
+    const known = uname('Known');
+    const unknown = uname('Unknown');
+    await register(known);
+    const answers = async (username: string) => {
+      const out: Array<[number, unknown]> = [];
+      for (let i = 0; i < 11; i++) {
+        const r = await login(username, `wrong guess ${i}`);
+        out.push([r.status, r.status === 429 ? Object.keys(r.body).sort() : r.body]);
+      }
+      return out;
+    };
+    const a = await answers(known);
+    const b = await answers(unknown);
+    expect(a.map(([status]) => status)).toEqual([...Array(10).fill(401), 429]);
+    expect(b).toEqual(a);
+  });
+
+  it('successful logins do not count; failures do not reset on success', async () => {
+    const username = uname('Regular');
+    await register(username);
+    for (let i = 0; i < 12; i++) expect((await login(username, PASSWORD)).status).toBe(200);
+    for (let i = 0; i < 9; i++) expectError(await login(username, 'wrong guess'), 401);
+    expect((await login(username, PASSWORD)).status).toBe(200);
+    expectError(await login(username, 'wrong guess'), 401);
+    expectRateLimited(await login(username, PASSWORD), 10, 15 * 60);
+  });
+
+  it('a burst of parallel guesses cannot pass the limit together', async () => {
+    const username = uname('Burst');
+    await register(username);
+    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => login(username, `parallel guess ${i}`)));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+    expectRateLimited(await login(username, PASSWORD), 10, 15 * 60);
+  });
+
+  it('the per-address limit still holds: 10 attempts a minute from one address', async () => {
+    const username = uname('OneAddress');
+    await register(username);
+    const headers = { 'x-forwarded-for': '10.250.0.1' };
+    for (let i = 0; i < 10; i++) {
+      const r = await call(limited.url, 'POST', '/auth/login', { body: { username, password: PASSWORD }, headers });
+      expect(r.status, r.text).toBe(200);
+    }
+    expectRateLimited(await call(limited.url, 'POST', '/auth/login', { body: { username, password: PASSWORD }, headers }), 10, 60);
   });
 });
 
@@ -266,6 +425,114 @@ describe('bots: POST /bots, GET /bots, DELETE /bots/{botId}', () => {
     expectError(await call(srv.url, 'DELETE', `/bots/${bot.id}`), 401);
     expectError(await call(srv.url, 'DELETE', `/bots/${bot.id}`, { auth: bot.auth }), 403);
     expect((await call(srv.url, 'GET', '/users/@me', { auth: bot.auth })).status).toBe(200);
+  });
+});
+
+describe('PATCH /bots/{botId}: name, avatar, public', () => {
+  it('the owner changes them; 200 the bot; GET /bots and the bot itself see the change', async () => {
+    const u = await registerUser(srv.url);
+    const created = await call(srv.url, 'POST', '/bots', { auth: u.auth, body: { name: 'Before' } });
+    expect(created.body.public).toBe(false);
+    const bot = { id: created.body.id as string, auth: `Bot ${created.body.token}` };
+    expect((await call(srv.url, 'GET', '/bots', { auth: u.auth })).body[0].public).toBe(false);
+
+    const r = await call(srv.url, 'PATCH', `/bots/${bot.id}`, {
+      auth: u.auth,
+      body: { name: '  After  ', avatar: 'https://example.com/a.png', public: true },
+    });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toEqual({
+      id: bot.id,
+      name: 'After',
+      avatar: 'https://example.com/a.png',
+      ownerId: u.id,
+      bot: true,
+      public: true,
+      createdAt: created.body.createdAt,
+    });
+    expect((await call(srv.url, 'GET', '/bots', { auth: u.auth })).body).toEqual([r.body]);
+    expect((await call(srv.url, 'GET', '/users/@me', { auth: bot.auth })).body).toMatchObject({ name: 'After', avatar: 'https://example.com/a.png' });
+    // The public flag is the owner's business: the bot's own view and member lists do not carry it.
+    expect((await call(srv.url, 'GET', '/users/@me', { auth: bot.auth })).body).not.toHaveProperty('public');
+
+    // Fields left out stay; avatar null clears; public false makes it private again.
+    const back = await call(srv.url, 'PATCH', `/bots/${bot.id}`, { auth: u.auth, body: { avatar: null, public: false } });
+    expect(back.status).toBe(200);
+    expect(back.body).toMatchObject({ name: 'After', avatar: null, public: false });
+    const same = await call(srv.url, 'PATCH', `/bots/${bot.id}`, { auth: u.auth, body: {} });
+    expect(same.status).toBe(200);
+    expect(same.body).toEqual(back.body);
+  });
+
+  it('403 for someone else’s bot or a bot caller, 404 unknown, 401 without token; nothing changes', async () => {
+    const owner = await registerUser(srv.url);
+    const stranger = await registerUser(srv.url);
+    const bot = await createBot(srv.url, owner, 'Mine');
+    expectError(await call(srv.url, 'PATCH', `/bots/${bot.id}`, { auth: stranger.auth, body: { public: true } }), 403);
+    expectError(await call(srv.url, 'PATCH', `/bots/${bot.id}`, { auth: stranger.auth, body: { name: 'Stolen' } }), 403);
+    expectError(await call(srv.url, 'PATCH', `/bots/${bot.id}`, { auth: bot.auth, body: { public: true } }), 403);
+    expectError(await call(srv.url, 'PATCH', `/bots/${bot.id}`, { body: { public: true } }), 401);
+    expectError(await call(srv.url, 'PATCH', `/bots/${UNKNOWN_ID}`, { auth: owner.auth, body: { public: true } }), 404);
+    expectError(await call(srv.url, 'PATCH', `/bots/${stranger.id}`, { auth: owner.auth, body: { public: true } }), 404);
+    expectError(await call(srv.url, 'PATCH', '/bots/garbage', { auth: owner.auth, body: { public: true } }), 404);
+    expect((await call(srv.url, 'GET', '/bots', { auth: owner.auth })).body).toEqual([
+      expect.objectContaining({ id: bot.id, name: 'Mine', public: false }),
+    ]);
+  });
+
+  it('400 for bad values or unknown fields', async () => {
+    const u = await registerUser(srv.url);
+    const bot = await createBot(srv.url, u, 'Strict');
+    for (const body of [
+      { public: 'yes' },
+      { public: 1 },
+      { name: '' },
+      { name: '   ' },
+      { name: '\u202E\u200B' },
+      { name: 'x'.repeat(81) },
+      { name: 'a\u0000' },
+      { avatar: 'javascript:alert(1)' },
+      { interactionsUrl: 'https://example.com' },
+      { Public: true },
+    ]) {
+      expectError(await call(srv.url, 'PATCH', `/bots/${bot.id}`, { auth: u.auth, body }), 400);
+    }
+    expect((await call(srv.url, 'GET', '/bots', { auth: u.auth })).body[0]).toMatchObject({ name: 'Strict', public: false });
+  });
+});
+
+describe('names lose disguising characters', () => {
+  it('bidi overrides, isolates, marks, zero-width and control characters are stripped from bot and server names', async () => {
+    const u = await registerUser(srv.url);
+    const cases: Array<[string, string]> = [
+      ['invoice\u202Efdp.exe', 'invoicefdp.exe'],
+      ['\u2066admin\u2069\u200E\u200F\u061C', 'admin'],
+      ['a\u202Ab\u202Bc\u202Cd\u202De\u2067f\u2068g', 'abcdefg'],
+      ['zero\u200Bwidth\uFEFF\u2060', 'zerowidth'],
+      ['bell\u0007tab\tline\nC1\u0085\u009B', 'belltablineC1'],
+      ['  \u202E spaced \u202C ', 'spaced'],
+      // ZWJ sequences (and ZWNJ in scripts that need it) survive.
+      ['family 👨\u200D👩\u200D👧', 'family 👨\u200D👩\u200D👧'],
+      ['می\u200Cخواهم', 'می\u200Cخواهم'],
+    ];
+    for (const [input, expected] of cases) {
+      const bot = await call(srv.url, 'POST', '/bots', { auth: u.auth, body: { name: input } });
+      expect(bot.status, bot.text).toBe(201);
+      expect(bot.body.name, JSON.stringify(input)).toBe(expected);
+      const me = await call(srv.url, 'GET', '/users/@me', { auth: `Bot ${bot.body.token}` });
+      expect(me.body.name).toBe(expected);
+      const server = await call(srv.url, 'POST', '/servers', { auth: u.auth, body: { name: input } });
+      expect(server.status).toBe(201);
+      expect(server.body.name).toBe(expected);
+    }
+  });
+
+  it('a name that is nothing but such characters is empty: 400', async () => {
+    const u = await registerUser(srv.url);
+    for (const name of ['\u202E', '\u200B\u200E', ' \u2066\u2069 ', '\u3164']) {
+      expectError(await call(srv.url, 'POST', '/bots', { auth: u.auth, body: { name } }), 400, /empty/);
+      expectError(await call(srv.url, 'POST', '/servers', { auth: u.auth, body: { name } }), 400, /empty/);
+    }
   });
 });
 

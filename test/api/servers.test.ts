@@ -13,7 +13,7 @@ import {
   world,
 } from '../factories.js';
 import { type TestServer, startServer } from '../harness.js';
-import { ISO_UTC, UNKNOWN_ID, expectError } from './assert.js';
+import { ISO_UTC, UNKNOWN_ID, expectError, expectRateLimited } from './assert.js';
 
 let srv: TestServer;
 
@@ -222,6 +222,78 @@ describe('invites', () => {
   });
 });
 
+describe('invite codes resist guessing', () => {
+  it('new codes carry 12 random bytes (16 base64url characters), all different', async () => {
+    const s = await setup();
+    const codes = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      const inv = await call(srv.url, 'POST', `/servers/${s.server.id}/invites`, { auth: s.owner.auth });
+      expect(inv.status).toBe(201);
+      expect(inv.body.code).toMatch(/^[A-Za-z0-9_-]{16}$/);
+      expect(Buffer.from(inv.body.code, 'base64url')).toHaveLength(12);
+      codes.add(inv.body.code);
+    }
+    expect(codes.size).toBe(20);
+  });
+
+  it('an old 8-character code keeps working', async () => {
+    const s = await setup();
+    const code = 'Ab3_x-9Z';
+    await srv.app.ctx.store.write((tx) =>
+      tx.insertInto('invites').values({ code, serverId: s.server.id, createdBy: s.owner.id, createdAt: new Date().toISOString() }).execute(),
+    );
+    const join = await call(srv.url, 'POST', `/invites/${code}`, { auth: s.stranger.auth });
+    expect(join.status, join.text).toBe(200);
+    expect(join.body.id).toBe(s.server.id);
+    const list = await call(srv.url, 'GET', `/servers/${s.server.id}/invites`, { auth: s.owner.auth });
+    expect(list.body.map((i: { code: string }) => i.code)).toContain(code);
+  });
+
+  describe('POST /invites/{code} is rate limited', () => {
+    let limited: TestServer;
+    let address = 0;
+    const from = () => ({ 'x-forwarded-for': `10.2.${Math.floor(address / 250)}.${(address++ % 250) + 1}` });
+    const person = async (): Promise<TestUser> => {
+      const username = `inv_${Date.now().toString(36)}_${address}`;
+      const r = await call(limited.url, 'POST', '/auth/register', { body: { username, password: 'correct horse battery' }, headers: from() });
+      expect(r.status, r.text).toBe(201);
+      return { id: r.body.user.id, name: username, token: r.body.token, auth: `Bearer ${r.body.token}` };
+    };
+    const guess = (auth: string | undefined, code: string, headers = from()) =>
+      call(limited.url, 'POST', `/invites/${code}`, { ...(auth ? { auth } : {}), headers });
+
+    beforeAll(async () => {
+      limited = await startServer({ env: { RATE_LIMITS: 'on', TRUST_PROXY: 'true' } });
+    });
+    afterAll(() => limited?.close());
+
+    it('per caller: 10 a minute, from any number of addresses; the 11th is 429 even with a valid code', async () => {
+      const owner = await person();
+      const guesser = await person();
+      const { server } = await createServer(limited.url, owner, 'Guarded');
+      const code = (await call(limited.url, 'POST', `/servers/${server.id}/invites`, { auth: owner.auth })).body.code;
+      for (let i = 0; i < 10; i++) expectError(await guess(guesser.auth, `guess${i}`), 404);
+      expectRateLimited(await guess(guesser.auth, code), 10, 60);
+      expectError(await call(limited.url, 'GET', `/servers/${server.id}`, { auth: guesser.auth }), 403);
+      // Someone else is not held back by the guesser.
+      const other = await person();
+      expect((await guess(other.auth, code)).status).toBe(200);
+    });
+
+    it('per address: 30 a minute, whoever asks (even without a token); the 31st is 429', async () => {
+      const owner = await person();
+      const joiner = await person();
+      const { server } = await createServer(limited.url, owner, 'Crowded');
+      const code = (await call(limited.url, 'POST', `/servers/${server.id}/invites`, { auth: owner.auth })).body.code;
+      const shared = { 'x-forwarded-for': '10.99.0.1' };
+      for (let i = 0; i < 30; i++) expectError(await guess(undefined, `guess${i}`, shared), 401);
+      expectRateLimited(await guess(joiner.auth, code, shared), 30, 60);
+      expectError(await call(limited.url, 'GET', `/servers/${server.id}`, { auth: joiner.auth }), 403);
+      expect((await guess(joiner.auth, code)).status).toBe(200);
+    });
+  });
+});
+
 describe('members', () => {
   it('GET /servers/{id}/members: users and bots, each with bot true/false; 403 for non-members', async () => {
     const s = await setup();
@@ -323,6 +395,35 @@ describe('bot membership', () => {
     expectError(await call(srv.url, 'DELETE', `/servers/${server.id}/bots/${bot.id}`, { auth: bot.auth }), 403);
     expect(await permsOf(owner, server.id, bot.id)).toEqual(ALL);
     expect(await permsOf(owner, server.id, other.id)).toBeUndefined();
+  });
+
+  it('someone else’s bot: 403 unless its owner made it public; the bot hears nothing of the server', async () => {
+    const { owner, server, general } = await fresh();
+    const botOwner = await registerUser(srv.url);
+    const theirs = await createBot(srv.url, botOwner, 'Not yours');
+    const add = (botId: string) => call(srv.url, 'POST', `/servers/${server.id}/bots`, { auth: owner.auth, body: { botId } });
+
+    expectError(await add(theirs.id), 403, /owner|public/);
+    expect(await permsOf(owner, server.id, theirs.id)).toBeUndefined();
+    expectError(await call(srv.url, 'GET', `/channels/${general.id}/messages`, { auth: theirs.auth }), 403);
+    expectError(await call(srv.url, 'GET', `/servers/${server.id}`, { auth: theirs.auth }), 403);
+
+    // Its owner makes it public: now anyone who owns a server may add it.
+    const pub = await call(srv.url, 'PATCH', `/bots/${theirs.id}`, { auth: botOwner.auth, body: { public: true } });
+    expect(pub.status, pub.text).toBe(200);
+    const added = await add(theirs.id);
+    expect(added.status, added.text).toBe(201);
+    expect(added.body).toMatchObject({ id: theirs.id, ownerId: botOwner.id, permissions: ALL });
+    expect((await call(srv.url, 'GET', `/channels/${general.id}/messages`, { auth: theirs.auth })).status).toBe(200);
+
+    // Private again: servers that already have it keep it, new ones cannot add it.
+    await call(srv.url, 'PATCH', `/bots/${theirs.id}`, { auth: botOwner.auth, body: { public: false } });
+    expect(await permsOf(owner, server.id, theirs.id)).toEqual(ALL);
+    const { server: another } = await createServer(srv.url, owner, 'Another');
+    expectError(await call(srv.url, 'POST', `/servers/${another.id}/bots`, { auth: owner.auth, body: { botId: theirs.id } }), 403);
+    // Its owner still may.
+    const { server: ownersOwn } = await createServer(srv.url, botOwner, 'Own');
+    expect((await call(srv.url, 'POST', `/servers/${ownersOwn.id}/bots`, { auth: botOwner.auth, body: { botId: theirs.id } })).status).toBe(201);
   });
 
   it('unknown bot: 404 on add, patch and remove; a person is not a bot', async () => {

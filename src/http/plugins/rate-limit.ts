@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { hashToken } from '../../crypto.js';
 import { AppError } from '../../errors.js';
-import type { RateLimiter, RateRule } from '../../ratelimit/limiter.js';
+import type { RateDecision, RateLimiter, RateRule } from '../../ratelimit/limiter.js';
 
 /**
  * The limits of every limited route. The seed's two are binding (typing, webhook);
@@ -14,6 +15,12 @@ export const RULES = {
   uploads: { name: 'uploads', limit: 10, windowMs: 60_000 },
   auth: { name: 'auth', limit: 10, windowMs: 60_000 },
   manage: { name: 'manage', limit: 30, windowMs: 10_000 },
+  /** Failed logins per account name, known or not (so the limit says nothing about which exist). */
+  loginFailures: { name: 'login-failures', limit: 10, windowMs: 15 * 60_000 },
+  /** Joining by invite code, per client address (generous: many people may share one address)... */
+  joinByAddress: { name: 'join-address', limit: 30, windowMs: 60_000 },
+  /** ...and per caller, so neither many accounts nor many addresses make guessing fast. */
+  joinByCaller: { name: 'join-caller', limit: 10, windowMs: 60_000 },
 } satisfies Record<string, RateRule>;
 
 /** Applies `rule` to `key`: sets the X-RateLimit-* headers, and answers 429 past the limit. */
@@ -25,15 +32,58 @@ export async function enforce(
 ): Promise<void> {
   if (!limiter) return;
   const d = await limiter.hit(rule, key);
-  const resetAfter = d.resetAfter.toFixed(3);
-  reply.header('X-RateLimit-Limit', d.limit);
-  reply.header('X-RateLimit-Remaining', d.remaining);
-  reply.header('X-RateLimit-Reset-After', resetAfter);
+  rateHeaders(d, reply);
+  if (!d.allowed) refuse(d, reply);
+}
+
+/**
+ * Runs `attempt` under a limit on its failures: the attempt is counted before it runs (so
+ * parallel attempts cannot slip past the limit together) and refunded unless it fails
+ * with `failure`. Past the limit it answers 429 without running `attempt`, whether or not
+ * it would have succeeded. Headers are set only on that 429: the count of an account's
+ * failures is nobody's business while it is under the limit.
+ */
+export async function limitFailures<T>(
+  limiter: RateLimiter | null,
+  rule: RateRule,
+  key: string,
+  reply: FastifyReply,
+  failure: AppError['code'],
+  attempt: () => Promise<T>,
+): Promise<T> {
+  if (!limiter) return attempt();
+  const d = await limiter.hit(rule, key);
   if (!d.allowed) {
-    reply.header('Retry-After', Math.max(1, Math.ceil(d.resetAfter)));
-    throw new AppError('rate_limited', 'rate limited: too many requests, retry later', { retryAfter: Number(resetAfter) });
+    rateHeaders(d, reply);
+    refuse(d, reply);
+  }
+  let failed = false;
+  try {
+    return await attempt();
+  } catch (err) {
+    failed = err instanceof AppError && err.code === failure;
+    throw err;
+  } finally {
+    if (!failed) await limiter.refund(rule, key);
   }
 }
+
+function rateHeaders(d: RateDecision, reply: FastifyReply): void {
+  reply.header('X-RateLimit-Limit', d.limit);
+  reply.header('X-RateLimit-Remaining', d.remaining);
+  reply.header('X-RateLimit-Reset-After', d.resetAfter.toFixed(3));
+}
+
+function refuse(d: RateDecision, reply: FastifyReply): never {
+  reply.header('Retry-After', Math.max(1, Math.ceil(d.resetAfter)));
+  throw new AppError('rate_limited', 'rate limited: too many requests, retry later', { retryAfter: Number(d.resetAfter.toFixed(3)) });
+}
+
+/**
+ * The limiter key of a login name: case-folded as names are, and hashed so that no raw
+ * client input (NUL, megabytes of it) becomes a limiter key.
+ */
+export const accountKey = (username: string) => hashToken(username.toLowerCase());
 
 /** The client address as seen by this instance (set `trustProxy` behind a load balancer). */
 export const clientKey = (request: FastifyRequest) => request.ip;

@@ -3,7 +3,7 @@ import { type Static, Type } from 'typebox';
 import { servers } from '../../domain/servers.js';
 import { PERMISSION_NAMES, type PermissionName } from '../../domain/types.js';
 import { authenticate } from '../plugins/auth.js';
-import { RULES, enforce } from '../plugins/rate-limit.js';
+import { RULES, clientKey, enforce } from '../plugins/rate-limit.js';
 import type { RouteDeps } from './deps.js';
 
 const Name = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) });
@@ -76,9 +76,14 @@ export function serverRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps):
     return reply.status(204).send();
   });
 
-  app.post<{ Params: Static<typeof CodeParams> }>('/invites/:code', { schema: { params: CodeParams } }, async (req) =>
-    servers.join(ctx, await authenticate(ctx, req, 'any'), req.params.code),
-  );
+  app.post<{ Params: Static<typeof CodeParams> }>('/invites/:code', { schema: { params: CodeParams } }, async (req, reply) => {
+    // Invite codes are bearer secrets: limit how fast anyone can try them, by address
+    // first (before spending a lookup on the token), then by account.
+    await enforce(limiter, RULES.joinByAddress, clientKey(req), reply);
+    const caller = await authenticate(ctx, req, 'any');
+    await enforce(limiter, RULES.joinByCaller, caller.id, reply);
+    return servers.join(ctx, caller, req.params.code);
+  });
 
   app.get<{ Params: Static<typeof ServerParams> }>('/servers/:serverId/members', { schema: { params: ServerParams } }, async (req) =>
     servers.members(ctx, await authenticate(ctx, req, 'any'), req.params.serverId),

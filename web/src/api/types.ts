@@ -112,6 +112,8 @@ export interface Bot {
   id: string;
   name: string;
   ownerId: string;
+  /** Anyone may add the bot to their server; otherwise only its owner may. */
+  public: boolean;
   createdAt: string;
   /** Only in the response that creates the bot. */
   token?: string;

@@ -18,6 +18,8 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  /** Bots whose public flag is being saved; their checkbox waits for the answer. */
+  const [saving, setSaving] = useState<ReadonlySet<string>>(new Set());
   const id = useId();
 
   const load = () => {
@@ -47,6 +49,23 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
       setError(describeError(err));
     } finally {
       setBusy(false);
+    }
+  };
+
+  const setPublic = async (bot: Bot, isPublic: boolean) => {
+    setSaving((s) => new Set(s).add(bot.id));
+    try {
+      const updated = await api.patch<Bot>(`/bots/${seg(bot.id)}`, { public: isPublic });
+      setBots((list) => (list ?? []).map((b) => (b.id === bot.id ? { ...b, public: updated.public } : b)));
+      toast(updated.public ? `Anyone can now add ${bot.name} to their server.` : `Only you can add ${bot.name} to a server now.`);
+    } catch (err) {
+      toastError(err);
+    } finally {
+      setSaving((s) => {
+        const next = new Set(s);
+        next.delete(bot.id);
+        return next;
+      });
     }
   };
 
@@ -88,8 +107,8 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
         <section className="settings-section" aria-labelledby="mybots-title">
           <h2 id="mybots-title">My bots</h2>
           <p className="section-intro">
-            A bot signs in to the API with <code>Authorization: Bot &lt;token&gt;</code>. After creating one, give its id to a server owner (or add it
-            yourself in the settings of a server you own).
+            A bot signs in to the API with <code>Authorization: Bot &lt;token&gt;</code>. After creating one, add it in the settings of a server you
+            own. Other server owners can add it with its id only if you make it public.
           </p>
 
           {created?.token && (
@@ -144,6 +163,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
                     <th scope="col">Name</th>
                     <th scope="col">Id</th>
                     <th scope="col">Created</th>
+                    <th scope="col">Public</th>
                     <th scope="col">
                       <span className="visually-hidden">Actions</span>
                     </th>
@@ -179,6 +199,19 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
                           {formatDate(b.createdAt)}
                         </time>
                       </td>
+                      <td>
+                        <label className="check" htmlFor={`${id}-public-${b.id}`}>
+                          <input
+                            id={`${id}-public-${b.id}`}
+                            type="checkbox"
+                            checked={b.public}
+                            disabled={saving.has(b.id)}
+                            aria-label={`Public: anyone can add ${b.name} to their server`}
+                            onChange={(e) => void setPublic(b, e.target.checked)}
+                          />
+                          {b.public ? 'Public' : 'Private'}
+                        </label>
+                      </td>
                       <td className="actions-cell">
                         <button type="button" className="button danger small" onClick={() => void remove(b)} aria-label={`Delete ${b.name}`}>
                           Delete
@@ -189,6 +222,9 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
                 </tbody>
               </table>
             </div>
+          )}
+          {bots && bots.length > 0 && (
+            <p className="small-text">Public: anyone can add this bot to their server. A private bot can only be added by you.</p>
           )}
         </section>
       </main>
