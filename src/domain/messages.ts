@@ -1,5 +1,5 @@
 import { AppError, badRequest, forbidden, notFound } from '../errors.js';
-import { isId, newId } from '../ids.js';
+import { newId } from '../ids.js';
 import type { Tx } from '../store/index.js';
 import type { MessageTable } from '../store/schema.js';
 import type { ReactionSummary } from '../store/repos/messages.js';
@@ -7,15 +7,20 @@ import { requireChannelPermission, requireIdShape } from './access.js';
 import { type DomainContext, notify, nowIso } from './context.js';
 import { rejectNul } from './names.js';
 import { type Attachment, type Caller, type Embed, type Message, PERMISSIONS, type PublicUser } from './types.js';
+import { type StoredUpload, attachmentOf, namesUpload, releaseUploads, uploadIdOf } from './uploads.js';
 
 export const MAX_CONTENT = 4000;
 export const MAX_ATTACHMENTS = 10;
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** A message about to be created, its attachments already resolved to our uploads. */
+/**
+ * A message about to be created. Attachments are upload records, not URLs: the message's
+ * attachment objects (and their canonical URLs) are built from them here, so no caller
+ * can store a URL of its own choosing.
+ */
 export interface NewMessage {
   content: string;
-  attachments: Attachment[];
+  uploads: StoredUpload[];
   embeds: Embed[];
 }
 
@@ -30,6 +35,12 @@ export interface CreateResult {
   message: Message;
   /** True when this is the stored first response of an earlier request with the same key. */
   replayed: boolean;
+}
+
+/** The first response stored under an `Idempotency-Key`, with the fingerprint of its request. */
+export interface EarlierResponse {
+  fingerprint: string;
+  message: Message;
 }
 
 /** Length in Unicode code points, as the contract counts. */
@@ -59,26 +70,34 @@ function toMessage(row: MessageTable, reactions: ReactionSummary[] = []): Messag
   };
 }
 
-/** Upload URLs this service handed out look like `<publicUrl>/uploads/<id>/<name>`. */
+const notOurUpload = (i: number) => badRequest(`attachments[${i}].url must be a URL returned by POST /upload`);
+
+/**
+ * Resolves attachment URLs to our uploads. A URL must be exactly an upload URL this
+ * service hands out (our PUBLIC_URL, `/uploads/<id>/<stored name>`, nothing more): extra
+ * segments, dot segments, a query or a fragment would make a link that leads elsewhere.
+ * The message stores the canonical URL and the stored name, whatever the request said.
+ */
 export async function resolveAttachments(
   ctx: DomainContext,
   items: Array<{ url: string; filename: string }>,
-): Promise<Attachment[]> {
+): Promise<StoredUpload[]> {
   if (items.length > MAX_ATTACHMENTS) throw badRequest(`at most ${MAX_ATTACHMENTS} attachments`);
-  const prefix = `${ctx.publicUrl}/uploads/`;
   const ids = items.map((a, i) => {
-    const rest = a.url.startsWith(prefix) ? a.url.slice(prefix.length) : '';
-    const id = rest.split('/')[0] ?? '';
-    if (!isId(id)) throw badRequest(`attachments[${i}].url must be a URL returned by POST /upload`);
+    const id = uploadIdOf(ctx.publicUrl, a.url);
+    if (!id) throw notOurUpload(i);
     return id;
   });
   const rows = new Map((await ctx.store.uploads.byIds(ctx.store.db, ids)).map((r) => [r.id, r]));
   return items.map((a, i) => {
     const row = rows.get(ids[i]!);
-    if (!row) throw badRequest(`attachments[${i}].url must be a URL returned by POST /upload`);
-    return { url: a.url, filename: a.filename, size: Number(row.size), contentType: row.contentType };
+    if (!row || !namesUpload(ctx.publicUrl, a.url, row)) throw notOurUpload(i);
+    return { id: row.id, filename: row.filename, size: Number(row.size), contentType: row.contentType };
   });
 }
+
+/** Records older than this are expired: they neither replay nor block their key. */
+const idempotencyCutoff = () => new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString();
 
 /**
  * Creates a message in one transaction with its idempotency record, so a retry either
@@ -93,10 +112,12 @@ export async function createMessage(
   input: NewMessage,
   idem?: IdempotencyRequest,
 ): Promise<CreateResult> {
+  const cutoff = idempotencyCutoff();
   if (idem) {
-    const earlier = await findIdempotent(ctx, idem);
+    const earlier = await findIdempotent(ctx, idem, cutoff);
     if (earlier) return earlier;
   }
+  const attachments = input.uploads.map((u) => attachmentOf(ctx.publicUrl, u));
   const row: MessageTable = {
     id: newId(),
     channelId: channel.id,
@@ -107,44 +128,79 @@ export async function createMessage(
     authorBot: author.bot ? 1 : 0,
     webhookId,
     content: input.content,
-    attachments: JSON.stringify(input.attachments),
+    attachments: JSON.stringify(attachments),
     embeds: JSON.stringify(input.embeds),
     createdAt: nowIso(),
     editedAt: null,
   };
   const message = toMessage(row);
+  // Issued above, registered in the same synchronous step: no page can pass it meanwhile.
+  ctx.store.messageHorizon.begin(row.id);
   try {
     await ctx.store.write(async (tx: Tx) => {
       await ctx.store.messages.insert(tx, row);
+      // Only messages with files pay for the link rows; its foreign key fails if the
+      // upload was swept or released since it was resolved.
+      if (input.uploads.length > 0) await ctx.store.uploads.attach(tx, row.id, input.uploads.map((u) => u.id));
       if (idem) {
-        await ctx.store.idempotency.insert(tx, {
+        const record = {
           caller: idem.caller,
           key: idem.key,
           fingerprint: idem.fingerprint,
           status: 201,
           body: JSON.stringify(message),
           createdAt: row.createdAt,
-        });
+        };
+        // An expired record not yet swept is replaced; a live one means a concurrent twin won.
+        if (!(await ctx.store.idempotency.claim(tx, record, cutoff))) throw new AppError('conflict', 'Idempotency-Key is in use');
       }
     });
   } catch (err) {
     if (idem && err instanceof AppError && err.code === 'conflict') {
-      const earlier = await findIdempotent(ctx, idem);
+      const earlier = await findIdempotent(ctx, idem, cutoff);
       if (earlier) return earlier;
     }
+    if (input.uploads.length > 0 && err instanceof AppError && err.code === 'not_found') await requireUploads(ctx, input.uploads);
     throw err;
+  } finally {
+    ctx.store.messageHorizon.end(row.id);
   }
   await notify(ctx, { kind: 'event', serverId: channel.serverId, event: { t: 'MESSAGE_CREATE', d: message } });
   return { message, replayed: false };
 }
 
-async function findIdempotent(ctx: DomainContext, idem: IdempotencyRequest): Promise<CreateResult | null> {
-  const rec = await ctx.store.idempotency.get(ctx.store.db, idem.caller, idem.key);
-  if (!rec || Date.parse(rec.createdAt) < Date.now() - IDEMPOTENCY_TTL_MS) return null;
-  if (rec.fingerprint !== idem.fingerprint) {
+/** A foreign-key failure of a message with files: 400 if one of its uploads is gone meanwhile. */
+async function requireUploads(ctx: DomainContext, wanted: StoredUpload[]): Promise<void> {
+  const found = new Set((await ctx.store.uploads.byIds(ctx.store.db, wanted.map((u) => u.id))).map((r) => r.id));
+  const missing = wanted.findIndex((u) => !found.has(u.id));
+  if (missing >= 0) throw badRequest(`attachments[${missing}] no longer exists; upload the file again`);
+}
+
+async function findIdempotent(ctx: DomainContext, idem: IdempotencyRequest, cutoff: string): Promise<CreateResult | null> {
+  const earlier = await lookupEarlier(ctx, idem.caller, idem.key, cutoff);
+  return earlier && replayEarlier(earlier, idem.fingerprint);
+}
+
+async function lookupEarlier(ctx: DomainContext, caller: string, key: string, cutoff: string): Promise<EarlierResponse | null> {
+  const rec = await ctx.store.idempotency.get(ctx.store.db, caller, key);
+  if (!rec || rec.createdAt < cutoff) return null;
+  return { fingerprint: rec.fingerprint, message: JSON.parse(rec.body) as Message };
+}
+
+/**
+ * The live first response stored under `key` for `caller`, or null. Lets a request look
+ * before it does anything costly (storing files): a replay must store nothing.
+ */
+export function earlierResponse(ctx: DomainContext, caller: string, key: string): Promise<EarlierResponse | null> {
+  return lookupEarlier(ctx, caller, key, idempotencyCutoff());
+}
+
+/** Replays `earlier` for a request with `fingerprint`; 409 if the key was used for a different request. */
+export function replayEarlier(earlier: EarlierResponse, fingerprint: string): CreateResult {
+  if (earlier.fingerprint !== fingerprint) {
     throw new AppError('conflict', 'Idempotency-Key was already used for a different request');
   }
-  return { message: JSON.parse(rec.body) as Message, replayed: true };
+  return { message: earlier.message, replayed: true };
 }
 
 /** Drops idempotency records past their 24 h; run periodically. */
@@ -158,6 +214,76 @@ async function loadMessage(ctx: DomainContext, channelId: string, messageId: str
   const row = await ctx.store.messages.byId(ctx.store.db, channelId, messageId);
   if (!row) throw notFound('message');
   return row;
+}
+
+/**
+ * A message `webhookId` posted, in whichever channel it is now (the webhook may have been
+ * re-pointed since); 404 for any other message, as if it did not exist.
+ */
+export async function loadWebhookMessage(ctx: DomainContext, webhookId: string, messageId: string): Promise<MessageTable> {
+  requireIdShape(messageId, 'message');
+  const row = await ctx.store.messages.byWebhook(ctx.store.db, webhookId, messageId);
+  if (!row) throw notFound('message');
+  return row;
+}
+
+/** A stored message as `viewerId` sees it: with its reactions, `me` meaning `viewerId`'s. */
+export async function messageView(ctx: DomainContext, row: MessageTable, viewerId: string): Promise<Message> {
+  return toMessage(row, await ctx.store.reactions.summaries(ctx.store.db, [row.id], viewerId));
+}
+
+/** What an edit replaces; an absent part stays as it is. */
+export interface MessageChange {
+  content?: string;
+  embeds?: Embed[];
+}
+
+/**
+ * Edits a loaded message and announces it: the rules every edit follows, whoever the
+ * editor (a user or bot on its own message, a webhook on one it posted). The edited
+ * message must still say something: ≤ 4000 code points of content, and not empty unless
+ * attachments or embeds remain.
+ */
+export async function applyEdit(ctx: DomainContext, row: MessageTable, change: MessageChange, viewerId: string): Promise<Message> {
+  const content = change.content ?? row.content;
+  const embeds = change.embeds === undefined ? row.embeds : JSON.stringify(change.embeds);
+  const attachments = JSON.parse(row.attachments) as unknown[];
+  checkContent(content, attachments.length + (JSON.parse(embeds) as unknown[]).length > 0);
+  const editedAt = nowIso();
+  // Only the parts this edit changes are written, so two edits of different parts do not
+  // undo each other.
+  const set = {
+    editedAt,
+    ...(change.content === undefined ? {} : { content }),
+    ...(change.embeds === undefined ? {} : { embeds }),
+  };
+  const updated = await ctx.store.write((tx) => ctx.store.messages.edit(tx, row.id, set));
+  // Deleted since it was loaded: no event may announce a message that no longer exists.
+  if (!updated) throw notFound('message');
+  const message = await messageView(ctx, { ...row, content, embeds, editedAt }, viewerId);
+  await notify(ctx, { kind: 'event', serverId: row.serverId, event: { t: 'MESSAGE_UPDATE', d: message } });
+  return message;
+}
+
+/**
+ * Deletes a loaded message with the files only it referenced, and announces it. The
+ * caller has already decided that the deletion is allowed.
+ */
+export async function removeMessage(ctx: DomainContext, row: MessageTable): Promise<void> {
+  const { deleted, uploadIds } = await ctx.store.write(async (tx) => {
+    // Messages without files skip the lookup (and older ones never had link rows).
+    const uploadIds = row.attachments === '[]' ? [] : await ctx.store.uploads.ofMessage(tx, row.id);
+    return { deleted: await ctx.store.messages.delete(tx, row.id), uploadIds };
+  });
+  // A concurrent delete won: it announces the deletion, once.
+  if (!deleted) throw notFound('message');
+  // Its files go with it, unless another message references the same upload.
+  await releaseUploads(ctx, uploadIds);
+  await notify(ctx, {
+    kind: 'event',
+    serverId: row.serverId,
+    event: { t: 'MESSAGE_DELETE', d: { id: row.id, channelId: row.channelId, serverId: row.serverId } },
+  });
 }
 
 /**
@@ -180,39 +306,29 @@ export const messages = {
     if (wanted.length > 0 && (channel.permissions & PERMISSIONS.ATTACH_FILES) === 0) throw forbidden('missing permission ATTACH_FILES');
     const content = body.content ?? '';
     checkContent(content, wanted.length > 0);
-    const attachments = await resolveAttachments(ctx, wanted);
+    const uploads = await resolveAttachments(ctx, wanted);
     const author: PublicUser = { id: caller.id, name: caller.name, bot: caller.bot, avatar: caller.avatar };
-    return createMessage(ctx, channel, author, null, { content, attachments, embeds: [] }, idem);
+    return createMessage(ctx, channel, author, null, { content, uploads, embeds: [] }, idem);
   },
 
   async list(ctx: DomainContext, caller: Caller, channelId: string, opts: { limit: number; before?: string; after?: string }) {
     await requireChannelPermission(ctx, caller, channelId, 'READ_MESSAGES');
-    const rows = await ctx.store.messages.page(ctx.store.db, channelId, opts);
+    // Never past a message still being written, so a later `after=` page cannot skip it.
+    const rows = await ctx.store.messages.page(ctx.store.db, channelId, { ...opts, below: ctx.store.messageHorizon.oldest() });
     const reactions = await ctx.store.reactions.summaries(ctx.store.db, rows.map((r) => r.id), caller.id);
     return rows.map((r) => toMessage(r, reactions));
   },
 
   async get(ctx: DomainContext, caller: Caller, channelId: string, messageId: string) {
     await requireChannelPermission(ctx, caller, channelId, 'READ_MESSAGES');
-    const row = await loadMessage(ctx, channelId, messageId);
-    return toMessage(row, await ctx.store.reactions.summaries(ctx.store.db, [row.id], caller.id));
+    return messageView(ctx, await loadMessage(ctx, channelId, messageId), caller.id);
   },
 
   async edit(ctx: DomainContext, caller: Caller, channelId: string, messageId: string, content: string) {
-    const channel = await requireChannelPermission(ctx, caller, channelId, 'READ_MESSAGES');
+    await requireChannelPermission(ctx, caller, channelId, 'READ_MESSAGES');
     const row = await loadMessage(ctx, channelId, messageId);
     if (row.authorId !== caller.id || row.webhookId) throw forbidden('you can only edit your own messages');
-    const attachments = JSON.parse(row.attachments) as unknown[];
-    const embeds = JSON.parse(row.embeds) as unknown[];
-    checkContent(content, attachments.length + embeds.length > 0);
-    const editedAt = nowIso();
-    await ctx.store.write((tx) => ctx.store.messages.edit(tx, messageId, content, editedAt));
-    const message = toMessage(
-      { ...row, content, editedAt },
-      await ctx.store.reactions.summaries(ctx.store.db, [row.id], caller.id),
-    );
-    await notify(ctx, { kind: 'event', serverId: channel.serverId, event: { t: 'MESSAGE_UPDATE', d: message } });
-    return message;
+    return applyEdit(ctx, row, { content }, caller.id);
   },
 
   async delete(ctx: DomainContext, caller: Caller, channelId: string, messageId: string) {
@@ -222,12 +338,7 @@ export const messages = {
       const server = await ctx.store.servers.byId(ctx.store.db, channel.serverId);
       if (server?.ownerId !== caller.id) throw forbidden('you can only delete your own messages');
     }
-    await ctx.store.write((tx) => ctx.store.messages.delete(tx, messageId));
-    await notify(ctx, {
-      kind: 'event',
-      serverId: channel.serverId,
-      event: { t: 'MESSAGE_DELETE', d: { id: messageId, channelId, serverId: channel.serverId } },
-    });
+    await removeMessage(ctx, row);
   },
 
   /** Adds the caller's reaction if absent, removes it if present; returns the state after. */
@@ -235,11 +346,16 @@ export const messages = {
     if (!EMOJI.test(emoji)) throw badRequest('emoji must be a single Unicode emoji');
     const channel = await requireChannelPermission(ctx, caller, channelId, 'ADD_REACTIONS');
     await loadMessage(ctx, channelId, messageId);
-    const { added, count } = await ctx.store.write(async (tx) => {
-      const added = await ctx.store.reactions.add(tx, messageId, emoji, caller.id, nowIso());
-      if (!added) await ctx.store.reactions.remove(tx, messageId, emoji, caller.id);
-      return { added, count: await ctx.store.reactions.count(tx, messageId, emoji) };
-    });
+    const { added, count } = await ctx.store
+      .write(async (tx) => {
+        const added = await ctx.store.reactions.add(tx, messageId, emoji, caller.id, nowIso());
+        if (!added) await ctx.store.reactions.remove(tx, messageId, emoji, caller.id);
+        return { added, count: await ctx.store.reactions.count(tx, messageId, emoji) };
+      })
+      .catch((err: unknown) => {
+        // The reaction's foreign key: the message was deleted since it was loaded.
+        throw err instanceof AppError && err.code === 'not_found' ? notFound('message') : err;
+      });
     await notify(ctx, {
       kind: 'event',
       serverId: channel.serverId,

@@ -4,9 +4,20 @@ import { isId, newId } from '../ids.js';
 import type { WebhookTable } from '../store/schema.js';
 import { requireOwner } from './access.js';
 import { type DomainContext, nowIso } from './context.js';
-import { type CreateResult, type IdempotencyRequest, type NewMessage, createMessage } from './messages.js';
-import { cleanAvatar, cleanName, rejectNul } from './names.js';
-import type { Caller, Webhook } from './types.js';
+import { resolveAttachmentRefs } from '../webhooks/discord.js';
+import {
+  type CreateResult,
+  type IdempotencyRequest,
+  type MessageChange,
+  type NewMessage,
+  applyEdit,
+  createMessage,
+  loadWebhookMessage,
+  messageView,
+  removeMessage,
+} from './messages.js';
+import { cleanAvatar, cleanName, rejectNul, stripUnsafeCharacters } from './names.js';
+import type { Attachment, Caller, Message, Webhook } from './types.js';
 
 export const webhookView = (w: WebhookTable): Webhook => ({
   id: w.id,
@@ -35,6 +46,20 @@ async function ownedWebhook(ctx: DomainContext, caller: Caller, webhookId: strin
 
 /** The one answer for an unknown, deleted or wrongly-tokened webhook. */
 const unknownWebhook = () => notFound('webhook');
+
+/** Discord's limit on a per-message username, in code points. */
+const MAX_USERNAME = 80;
+
+/**
+ * The author name of one execution: the per-message override with disguising characters
+ * removed (a name like `invoice\u202Efdp.exe` must not pass for another), trimmed and cut
+ * to Discord's 80; the webhook's own name when no override is given or nothing is left.
+ */
+function authorName(hook: WebhookTable, override: string | undefined): string {
+  if (override === undefined) return hook.name;
+  const cleaned = [...stripUnsafeCharacters(override).trim()].slice(0, MAX_USERNAME).join('').trim();
+  return cleaned === '' ? hook.name : cleaned;
+}
 
 export const webhooks = {
   async create(ctx: DomainContext, caller: Caller, serverId: string, input: { name: string; channelId: string; avatar?: string | null }) {
@@ -98,7 +123,7 @@ export const webhooks = {
     if (input.avatarUrl !== undefined) rejectNul(input.avatarUrl, 'avatar_url');
     const author = {
       id: hook.id,
-      name: input.username ?? hook.name,
+      name: authorName(hook, input.username),
       bot: true,
       avatar: input.avatarUrl ?? hook.avatar,
     };
@@ -107,8 +132,34 @@ export const webhooks = {
       { id: hook.channelId, serverId: hook.serverId },
       author,
       hook.id,
-      { content: input.content, attachments: input.attachments, embeds: input.embeds },
+      { content: input.content, uploads: input.uploads, embeds: input.embeds },
       idem,
     );
+  },
+
+  /** A message the webhook posted, as GET /channels/{id}/messages/{id} shows it; 404 for any other. */
+  async getMessage(ctx: DomainContext, hook: WebhookTable, messageId: string): Promise<Message> {
+    return messageView(ctx, await loadWebhookMessage(ctx, hook.id, messageId), hook.id);
+  },
+
+  /**
+   * Edits a message the webhook posted, under the rules of every edit (`applyEdit`). Embed
+   * images may name the message's own files with attachment://<filename>, as on Discord;
+   * a name it has no file for is dropped, as when executing.
+   */
+  async editMessage(ctx: DomainContext, hook: WebhookTable, messageId: string, change: MessageChange): Promise<Message> {
+    if (change.content !== undefined) rejectNul(change.content, 'content');
+    const row = await loadWebhookMessage(ctx, hook.id, messageId);
+    let embeds = change.embeds;
+    if (embeds !== undefined) {
+      const files = JSON.parse(row.attachments) as Attachment[];
+      embeds = resolveAttachmentRefs(embeds, new Map(files.map((a) => [a.filename, a.url])));
+    }
+    return applyEdit(ctx, row, { content: change.content, embeds }, hook.id);
+  },
+
+  /** Deletes a message the webhook posted, with its files (`removeMessage`); 404 for any other. */
+  async deleteMessage(ctx: DomainContext, hook: WebhookTable, messageId: string): Promise<void> {
+    await removeMessage(ctx, await loadWebhookMessage(ctx, hook.id, messageId));
   },
 };

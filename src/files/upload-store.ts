@@ -4,6 +4,15 @@ import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 
 /**
+ * The path an upload is served at, under PUBLIC_URL: its id and its stored file name as
+ * one encoded segment. The one place this shape is written, so every stored attachment
+ * URL is canonical (the migration that backfilled old messages uses it too).
+ */
+export function uploadPath(id: string, filename: string): string {
+  return `/uploads/${id}/${encodeURIComponent(filename)}`;
+}
+
+/**
  * Where uploaded bytes live. The local directory is the default; several instances
  * share it over a network file system, and an object-storage implementation fits the
  * same three calls.
@@ -13,6 +22,7 @@ export interface UploadStore {
   put(id: string, data: Readable): Promise<number>;
   /** A stream of the stored bytes, or null if there is none. */
   get(id: string): Promise<{ stream: Readable; size: number } | null>;
+  /** Deletes the bytes; removing what is not there is not an error. */
   remove(id: string): Promise<void>;
 }
 

@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { uploadPath } from '../files/upload-store.js';
 
 /**
  * Every schema change, in order. One set serves SQLite and PostgreSQL: only portable
@@ -128,7 +129,97 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('idempotency_keys_created').on('idempotency_keys').column('created_at').execute();
     },
   },
+  '0002_credentials': {
+    async up(db: Kysely<any>) {
+      // Existing bots stay private: only their owner can add them, as the fix intends.
+      await db.schema
+        .alterTable('users')
+        .addColumn('is_public', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
+  '0003_uploads': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('message_attachments')
+        .addColumn('message_id', 'text', (c) => c.notNull().references('messages.id').onDelete('cascade'))
+        // No cascade: deleting an upload a message still references fails, so a message
+        // can never end up pointing at a deleted file, whatever races the delete.
+        .addColumn('upload_id', 'text', (c) => c.notNull().references('uploads.id'))
+        .addPrimaryKeyConstraint('message_attachments_pk', ['message_id', 'upload_id'])
+        .execute();
+      // "Is this upload still referenced?" for deletes and the sweep.
+      await db.schema.createIndex('message_attachments_upload').on('message_attachments').column('upload_id').execute();
+      // The sweep of unattached uploads looks for old ones.
+      await db.schema.createIndex('uploads_created').on('uploads').column('created_at').execute();
+      await backfillMessageAttachments(db);
+    },
+  },
 };
+
+/** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */
+const UPLOAD_IN_URL = /\/uploads\/([0-9A-Z]{26})(?=[/?#]|$)/;
+
+/**
+ * Records the uploads that messages written before 0003 reference (otherwise the sweep
+ * would take them for unattached and delete them), and rewrites their attachment URLs to
+ * the canonical form: earlier versions stored whatever URL the client sent, as long as
+ * it started with the upload prefix. Pages through messages by id to bound memory.
+ */
+async function backfillMessageAttachments(db: Kysely<any>): Promise<void> {
+  let after = '';
+  for (;;) {
+    const rows: Array<{ id: string; attachments: string }> = await db
+      .selectFrom('messages')
+      .select(['id', 'attachments'])
+      .where('id', '>', after)
+      .where('attachments', '<>', '[]')
+      .orderBy('id')
+      .limit(500)
+      .execute();
+    if (rows.length === 0) return;
+    after = rows[rows.length - 1]!.id;
+    const parsed = rows.map((r) => ({ id: r.id, list: parseAttachments(r.attachments) }));
+    const ids = [...new Set(parsed.flatMap((m) => m.list.map((a) => UPLOAD_IN_URL.exec(a.url)?.[1] ?? '')).filter(Boolean))];
+    if (ids.length === 0) continue;
+    const uploads: Array<{ id: string; filename: string }> = await db
+      .selectFrom('uploads')
+      .select(['id', 'filename'])
+      .where('id', 'in', ids)
+      .execute();
+    const byId = new Map(uploads.map((u) => [u.id, u]));
+    const links: Array<{ message_id: string; upload_id: string }> = [];
+    for (const m of parsed) {
+      const referenced = new Set<string>();
+      let changed = false;
+      for (const a of m.list) {
+        const match = UPLOAD_IN_URL.exec(a.url);
+        const upload = match && byId.get(match[1]!);
+        if (!match || !upload) continue;
+        referenced.add(upload.id);
+        const canonical = a.url.slice(0, match.index) + uploadPath(upload.id, upload.filename);
+        if (a.url !== canonical || a.filename !== upload.filename) {
+          a.url = canonical;
+          a.filename = upload.filename;
+          changed = true;
+        }
+      }
+      for (const uploadId of referenced) links.push({ message_id: m.id, upload_id: uploadId });
+      if (changed) await db.updateTable('messages').set({ attachments: JSON.stringify(m.list) }).where('id', '=', m.id).execute();
+    }
+    if (links.length > 0) await db.insertInto('message_attachments').values(links).execute();
+  }
+}
+
+function parseAttachments(json: string): Array<{ url: string; filename: string }> {
+  try {
+    const list: unknown = JSON.parse(json);
+    if (!Array.isArray(list)) return [];
+    return list.filter((a): a is { url: string; filename: string } => typeof (a as { url?: unknown } | null)?.url === 'string');
+  } catch {
+    return [];
+  }
+}
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 

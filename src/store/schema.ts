@@ -14,6 +14,8 @@ export interface UserTable {
   tokenHash: string | null;
   avatar: string | null;
   createdAt: string;
+  /** Bots only: 1 when anyone may add the bot to their server, 0 when only its owner may. */
+  isPublic: number;
 }
 
 export interface SessionTable {
@@ -59,6 +61,16 @@ export interface UploadTable {
   contentType: string;
   size: number;
   createdAt: string;
+}
+
+/**
+ * Which uploads a message references (one row per message and upload). Files are deleted
+ * when no row references them; the foreign key to `uploads` makes a row pointing at a
+ * deleted upload impossible.
+ */
+export interface MessageAttachmentTable {
+  messageId: string;
+  uploadId: string;
 }
 
 export interface MessageTable {
@@ -117,6 +129,7 @@ export interface Database {
   invites: InviteTable;
   uploads: UploadTable;
   messages: MessageTable;
+  messageAttachments: MessageAttachmentTable;
   reactions: ReactionTable;
   webhooks: WebhookTable;
   idempotencyKeys: IdempotencyTable;

@@ -341,3 +341,55 @@ describe('contract 4: get, edit, delete one message', () => {
     expectError(await call(srv.url, 'DELETE', `/channels/${w.channel.id}/messages/${UNKNOWN_ID}`, { auth: w.owner.auth }), 404);
   });
 });
+
+describe('attachment URLs are canonical (security review, finding 2)', () => {
+  it('anything but exactly an upload URL of ours is 400 and stores nothing', async () => {
+    const up = await upload(srv.url, w.bot.auth, 'x', 'x.txt', 'text/plain');
+    expect(up.status, up.text).toBe(200);
+    const url: string = up.body.url;
+    const id = new URL(url).pathname.split('/')[2]!;
+    const port = new URL(srv.url).port;
+    const base = `${srv.url}/uploads/${id}`;
+    const rejected = [
+      `${url}/../../servers/${w.server.id}/invites`, // resolves to another page of ours
+      `${url}/extra`,
+      `${url}?download=1`,
+      `${url}#fragment`,
+      `${url}/`,
+      `${base}/..`,
+      `${base}/.`,
+      `${base}/%2e%2e`,
+      `${base}/x.txt%2F..%2F..%2Fservers`,
+      `${base}\\..\\..\\servers`,
+      `${base}/`,
+      base,
+      `${base}/other-name.txt`,
+      `${srv.url}/uploads/${id.toLowerCase()}/x.txt`,
+      `${srv.url}//uploads/${id}/x.txt`,
+      `${srv.url}/uploads/./${id}/x.txt`,
+      `http://localhost:${port}/uploads/${id}/x.txt`, // the same server under another host
+      `${srv.url}/uploads/${id}/x.txt%`,
+    ];
+    const c = await createChannel(srv.url, w.owner, w.server.id);
+    for (const bad of rejected) {
+      expectError(await send(w.bot.auth, c.id, { content: 'x', attachments: [{ url: bad, filename: 'x.txt' }] }), 400, /url/);
+    }
+    expect(await history(srv.url, w.owner.auth, c.id)).toEqual([]);
+  });
+
+  it('the message stores the canonical URL and the stored name, built from the upload', async () => {
+    const up = await upload(srv.url, w.bot.auth, 'report', 'q3 report (final).txt', 'text/plain');
+    expect(up.status, up.text).toBe(200);
+    const canonical: string = up.body.url;
+    expect(canonical).toMatch(/\/q3%20report%20\(final\)\.txt$/);
+    // Another encoding of the same name names the same file; what is stored is the canonical form.
+    const variant = canonical.replace('(final)', '%28final%29').replace('.txt', '%2Etxt');
+    expect(variant).not.toBe(canonical);
+    const c = await createChannel(srv.url, w.owner, w.server.id);
+    const r = await send(w.bot.auth, c.id, { content: 'see', attachments: [{ url: variant, filename: 'invoice.pdf' }] });
+    expect(r.status, r.text).toBe(201);
+    const expected = [{ url: canonical, filename: 'q3 report (final).txt', size: 6, contentType: 'text/plain' }];
+    expect(r.body.attachments).toEqual(expected);
+    expect((await history(srv.url, w.owner.auth, c.id))[0].attachments).toEqual(expected);
+  });
+});

@@ -103,6 +103,16 @@ describe('seed 4.4: POST /upload', () => {
     expect(back.headers.get('content-disposition')).toContain("filename*=UTF-8''passwd");
   });
 
+  it('a name that would be a dot segment in the URL is stored as "file", so the URL leads to the file', async () => {
+    for (const name of ['..', '.', 'dir/..']) {
+      const r = await upload(srv.url, w.bot.auth, 'dots', name, 'text/plain');
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.filename).toBe('file');
+      expect(new URL(r.body.url).pathname).toMatch(/^\/uploads\/[0-9A-Z]{26}\/file$/);
+      expect((await fetchBack(r.body.url)).bytes.toString()).toBe('dots');
+    }
+  });
+
   it('the download name survives quotes, brackets and non-ASCII (RFC 8187 encoding)', async () => {
     const r = await upload(srv.url, w.bot.auth, 'x', "it's (1) *é*.txt", 'text/plain');
     expect(r.status).toBe(200);

@@ -1,7 +1,7 @@
 import '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
-import { uploads } from '../../domain/uploads.js';
+import { attachmentOf, uploads } from '../../domain/uploads.js';
 import { badRequest } from '../../errors.js';
 import { authenticate } from '../plugins/auth.js';
 import { malformedMultipart, partBytes } from '../plugins/multipart.js';
@@ -10,6 +10,23 @@ import type { RouteDeps } from './deps.js';
 
 /** Types shown inline: images browsers render without running script. Everything else downloads. */
 const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif']);
+
+/**
+ * Files are deleted with their messages, and a cache keeps serving what it holds: five
+ * minutes bounds how long a deleted file outlives its deletion in browsers and shared
+ * caches. After that a cache revalidates with the ETag (a cheap 304 while the file
+ * exists, a 404 once it is gone). docs/security-uploads.md has the retention rules.
+ */
+const CACHE_CONTROL = 'public, max-age=300';
+
+/** If-None-Match holds `etag` (weak or strong) or `*`. */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((t) => {
+    const tag = t.trim();
+    return tag === '*' || tag === etag || tag === `W/${etag}`;
+  });
+}
 
 const FileParams = Type.Object({ id: Type.String(), filename: Type.String() });
 
@@ -26,17 +43,25 @@ export function uploadRoutes(app: FastifyInstance, { ctx, limiter, config }: Rou
       throw malformedMultipart(err);
     });
     if (!part || part.fieldname !== 'file') throw badRequest('multipart field "file" is required');
-    return uploads.store(ctx, caller, {
+    const stored = await uploads.store(ctx, caller, {
       filename: part.filename,
       contentType: part.mimetype,
       data: partBytes(part.file),
       maxBytes: config.maxUploadBytes,
       truncated: () => part.file.truncated,
     });
+    return attachmentOf(ctx.publicUrl, stored);
   });
 
   app.get<{ Params: Static<typeof FileParams> }>('/uploads/:id/:filename', { schema: { params: FileParams } }, async (req, reply) => {
     const file = await uploads.open(ctx, req.params.id);
+    // An upload's bytes never change under its id, so the id is its validator.
+    const etag = `"${file.id}"`;
+    reply.header('ETag', etag).header('Cache-Control', CACHE_CONTROL);
+    if (matchesEtag(req.headers['if-none-match'], etag)) {
+      file.stream.destroy();
+      return reply.status(304).send();
+    }
     const inline = INLINE_TYPES.has(file.contentType);
     reply
       .header('Content-Type', inline ? file.contentType : 'application/octet-stream')
@@ -45,7 +70,6 @@ export function uploadRoutes(app: FastifyInstance, { ctx, limiter, config }: Rou
       // Even if a browser were tricked into rendering it, the file gets no script and no origin.
       .header('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox")
       .header('Cross-Origin-Resource-Policy', 'same-site')
-      .header('Cache-Control', 'public, max-age=31536000, immutable')
       .header(
         'Content-Disposition',
         `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${rfc8187(file.filename)}`,

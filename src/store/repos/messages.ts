@@ -1,7 +1,9 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database, MessageTable, UploadTable } from '../schema.js';
 
 type Db = Kysely<Database>;
+/** Writes take the transaction `Store.write` hands out: a plain handle is a type error. */
+type Tx = Transaction<Database>;
 
 export interface ReactionSummary {
   messageId: string;
@@ -38,14 +40,18 @@ export const messages = {
    * Every message goes through here, so it is plain SQL: building and compiling the
    * insert with the query builder took about a fifth of its CPU time.
    */
-  insert: (db: Db, row: MessageTable) =>
+  insert: (db: Tx, row: MessageTable) =>
     sql`${INSERT_MESSAGE}(${sql.join(MESSAGE_KEYS.map((k) => row[k]))})`.execute(db),
   byId: (db: Db, channelId: string, id: string) =>
     db.selectFrom('messages').selectAll().where('id', '=', id).where('channelId', '=', channelId).executeTakeFirst(),
-  /** Newest first; `before`/`after` are exclusive id bounds. */
-  page: (db: Db, channelId: string, opts: { limit: number; before?: string; after?: string }) => {
+  /**
+   * Newest first; `before`/`after` are exclusive id bounds. `below` is one more exclusive
+   * upper bound that, unlike `before`, leaves the choice of rows to `after` alone.
+   */
+  page: (db: Db, channelId: string, opts: { limit: number; before?: string; after?: string; below?: string }) => {
     let q = db.selectFrom('messages').selectAll().where('channelId', '=', channelId);
     if (opts.before) q = q.where('id', '<', opts.before);
+    if (opts.below) q = q.where('id', '<', opts.below);
     if (opts.after) q = q.where('id', '>', opts.after);
     // With only `after`, take the oldest ones after it, then present newest first.
     if (opts.after && !opts.before) {
@@ -53,14 +59,24 @@ export const messages = {
     }
     return q.orderBy('id', 'desc').limit(opts.limit).execute();
   },
-  edit: (db: Db, id: string, content: string, editedAt: string) =>
-    db.updateTable('messages').set({ content, editedAt }).where('id', '=', id).executeTakeFirst(),
-  delete: (db: Db, id: string) => db.deleteFrom('messages').where('id', '=', id).executeTakeFirst(),
+  /** False when there is no such message (any more). */
+  edit: async (db: Tx, id: string, changes: Pick<MessageTable, 'editedAt'> & Partial<Pick<MessageTable, 'content' | 'embeds'>>) => {
+    const r = await db.updateTable('messages').set(changes).where('id', '=', id).executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  },
+  /** A message `webhookId` posted, in whichever channel it is now. */
+  byWebhook: (db: Db, webhookId: string, id: string) =>
+    db.selectFrom('messages').selectAll().where('id', '=', id).where('webhookId', '=', webhookId).executeTakeFirst(),
+  /** False when there is no such message (any more). */
+  delete: async (db: Tx, id: string) => {
+    const r = await db.deleteFrom('messages').where('id', '=', id).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  },
 };
 
 export const reactions = {
   /** Adds the reaction; false when it was already there. */
-  add: async (db: Db, messageId: string, emoji: string, userId: string, createdAt: string) => {
+  add: async (db: Tx, messageId: string, emoji: string, userId: string, createdAt: string) => {
     const r = await db
       .insertInto('reactions')
       .values({ messageId, emoji, userId, createdAt })
@@ -68,7 +84,7 @@ export const reactions = {
       .executeTakeFirst();
     return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
   },
-  remove: (db: Db, messageId: string, emoji: string, userId: string) =>
+  remove: (db: Tx, messageId: string, emoji: string, userId: string) =>
     db.deleteFrom('reactions').where('messageId', '=', messageId).where('emoji', '=', emoji).where('userId', '=', userId).executeTakeFirst(),
   count: async (db: Db, messageId: string, emoji: string) => {
     const r = await db
@@ -99,11 +115,59 @@ export const reactions = {
   },
 };
 
+/** Uploaded files' records, and which messages reference them. */
 export const uploads = {
-  insert: (db: Db, row: UploadTable) => db.insertInto('uploads').values(row).execute(),
+  insert: (db: Tx, row: UploadTable) => db.insertInto('uploads').values(row).execute(),
   byId: (db: Db, id: string) => db.selectFrom('uploads').selectAll().where('id', '=', id).executeTakeFirst(),
   byIds: (db: Db, ids: string[]) =>
     ids.length === 0 ? Promise.resolve([] as UploadTable[]) : db.selectFrom('uploads').selectAll().where('id', 'in', ids).execute(),
-  deleteMany: (db: Db, ids: string[]) =>
-    ids.length === 0 ? Promise.resolve([]) : db.deleteFrom('uploads').where('id', 'in', ids).execute(),
+  /** Records that a message references these uploads; fails (foreign key) if one is gone. */
+  attach: (db: Tx, messageId: string, uploadIds: string[]) =>
+    db
+      .insertInto('messageAttachments')
+      .values([...new Set(uploadIds)].map((uploadId) => ({ messageId, uploadId })))
+      .execute(),
+  /** The uploads one message references. */
+  ofMessage: async (db: Db, messageId: string) =>
+    (await db.selectFrom('messageAttachments').select('uploadId').where('messageId', '=', messageId).execute()).map((r) => r.uploadId),
+  /** The uploads the messages of one channel reference. */
+  ofChannel: async (db: Db, channelId: string) =>
+    (
+      await db
+        .selectFrom('messageAttachments')
+        .innerJoin('messages', 'messages.id', 'messageAttachments.messageId')
+        .select('messageAttachments.uploadId')
+        .distinct()
+        .where('messages.channelId', '=', channelId)
+        .execute()
+    ).map((r) => r.uploadId),
+  /**
+   * Deletes the upload's record unless a message references it: the check and the delete
+   * are one statement, and the foreign key refuses the delete if a concurrent transaction
+   * attached it meanwhile. True when the record was deleted.
+   */
+  deleteIfUnattached: async (db: Tx, id: string) => {
+    const r = await db
+      .deleteFrom('uploads')
+      .where('id', '=', id)
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('messageAttachments').select('messageAttachments.uploadId').whereRef('messageAttachments.uploadId', '=', 'uploads.id'))),
+      )
+      .executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  },
+  /** Up to `limit` uploads created before `createdBefore` that no message references, oldest first. */
+  unattachedBefore: async (db: Db, createdBefore: string, limit: number) =>
+    (
+      await db
+        .selectFrom('uploads')
+        .select('id')
+        .where('createdAt', '<', createdBefore)
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('messageAttachments').select('messageAttachments.uploadId').whereRef('messageAttachments.uploadId', '=', 'uploads.id'))),
+        )
+        .orderBy('createdAt')
+        .limit(limit)
+        .execute()
+    ).map((r) => r.id),
 };

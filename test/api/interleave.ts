@@ -1,0 +1,24 @@
+/**
+ * Deterministic interleavings for race tests. A race between two requests depends on
+ * timing over HTTP; here the other party's action runs exactly in the window under test
+ * (after the action read, before it writes), against the real store of a real server.
+ */
+import type { DomainContext } from '../../src/domain/context.js';
+import type { Store } from '../../src/store/index.js';
+
+/** `ctx` whose store runs `before` once, just before the first write the action makes. */
+export function beforeFirstWrite(ctx: DomainContext, before: () => Promise<unknown>): DomainContext {
+  let pending = true;
+  const store: Store = Object.create(ctx.store, {
+    write: {
+      value: async (work: Parameters<Store['write']>[0]) => {
+        if (pending) {
+          pending = false;
+          await before();
+        }
+        return ctx.store.write(work);
+      },
+    },
+  });
+  return { ...ctx, store };
+}
