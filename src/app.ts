@@ -1,13 +1,19 @@
 import multipart from '@fastify/multipart';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import type { DomainContext } from './domain/context.js';
 import { expireIdempotencyKeys } from './domain/messages.js';
+import { sweepUnattachedUploads } from './domain/uploads.js';
 import { type EventBus, InProcessBus } from './events/bus.js';
 import { LocalUploadStore, type UploadStore } from './files/upload-store.js';
 import { Gateway } from './gateway/gateway.js';
+import { limitConnectionsPerClient } from './http/connection-limit.js';
+import { type LogDestination, redactSecrets, redactingDestination } from './http/log-redaction.js';
 import { ignoreEmptyBody } from './http/plugins/empty-body.js';
-import { registerErrorHandler } from './http/plugins/errors.js';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './http/plugins/errors.js';
+import { answerWhatNodeWouldAnswerBare } from './http/raw-answer.js';
+import { registerJsonBodyParser } from './http/plugins/json-body.js';
+import { type RouteInfo, recordRoutes, registerNotFound } from './http/plugins/not-found.js';
 import { accountRoutes } from './http/routes/accounts.js';
 import type { RouteDeps } from './http/routes/deps.js';
 import { messageRoutes } from './http/routes/messages.js';
@@ -27,22 +33,32 @@ export interface AppDeps {
   bus?: EventBus;
   limiter?: RateLimiter;
   files?: UploadStore;
+  /** Where log lines go (default stdout); they are scrubbed of secrets on the way. */
+  logDestination?: LogDestination;
 }
 
 export interface App {
   app: FastifyInstance;
   gateway: Gateway;
   ctx: DomainContext;
+  /** Every registered route, HEAD included, in registration order. */
+  routes: readonly RouteInfo[];
   /** Stops the gateway (clients told to resume), drains requests, then closes storage. */
   close(): Promise<void>;
 }
 
-/** Webhook URLs carry their secret in the path: never log it. */
-export function redactUrl(url: string): string {
-  return url.replace(/^(\/webhooks\/[^/?#]+\/)[^/?#]+/, '$1[redacted]');
-}
-
 type Report = (err: unknown, what: string) => void;
+
+/** Runs `fn` at most once every 10 s; for warnings an attacker could repeat at will. */
+function throttled<A extends unknown[]>(fn: (...args: A) => void): (...args: A) => void {
+  let last = 0;
+  return (...args) => {
+    const now = Date.now();
+    if (now - last < 10_000) return;
+    last = now;
+    fn(...args);
+  };
+}
 
 /** Logs failures that must not fail a request; the same failure at most every 10 s. */
 function throttledReporter(app: FastifyInstance): Report {
@@ -57,7 +73,7 @@ function throttledReporter(app: FastifyInstance): Report {
 
 /** REDIS_URL set: the shared Redis stream; otherwise the in-process log. */
 async function openBus(config: Config, report: Report): Promise<EventBus> {
-  if (!config.redisUrl) return new InProcessBus(config.gatewayReplayBuffer);
+  if (!config.redisUrl) return new InProcessBus(config.gatewayReplayBuffer, report);
   return RedisBus.connect({ url: config.redisUrl, prefix: config.redisPrefix, maxLength: config.gatewayReplayBuffer, report });
 }
 
@@ -76,22 +92,43 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
         ? false
         : {
             level: config.logLevel,
-            redact: ['req.headers.authorization', 'req.headers.cookie'],
+            stream: redactingDestination(deps.logDestination),
             serializers: {
-              req: (req) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+              req: (req) => ({ method: req.method, url: redactSecrets(req.url), remoteAddress: req.ip }),
             },
           },
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
+    // Fastify's defaults never time out a request; these bound how long a client that
+    // stalls (or sends nothing at all) can hold a connection.
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    // A response the client stops reading is dropped once nothing has moved for twice the
+    // request timeout (longer, so a stalled request still gets its 408 first).
+    connectionTimeout: 2 * config.requestTimeoutMs,
+    http: {
+      // Node answers a missing Host itself, with an empty 400; let it reach our handlers.
+      requireHostHeader: false,
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.headersTimeoutMs,
+      // Node enforces both deadlines by a periodic check: five times per headers timeout,
+      // at most once a second. Each check is a cheap walk of the open connections.
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(config.headersTimeoutMs / 5))),
+    },
+    // Long enough for any RGI emoji percent-encoded (up to about 120 characters); longer
+    // segments get a 400 from frameworkErrorHandler.
+    routerOptions: { maxParamLength: 256 },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     // Errors raised before routing (a malformed URL) bypass the error handler; same shape here.
-    frameworkErrors: (err, _req, reply) => {
-      const body = { error: err.code === 'FST_ERR_BAD_URL' ? 'malformed URL' : err.message };
-      void (reply as FastifyReply).code(err.statusCode ?? 400).send(body);
-    },
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   });
+  const routes = recordRoutes(app);
+  const refused = throttled((client: string) => app.log.warn({ client }, 'too many connections from one client; refused'));
+  limitConnectionsPerClient(app.server, config.maxConnectionsPerIp, refused);
+  answerWhatNodeWouldAnswerBare(app.server);
 
   const report = throttledReporter(app);
   const store = deps.store ?? (await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
@@ -101,6 +138,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const ctx: DomainContext = { store, bus, files, publicUrl: config.publicUrl, report };
 
   registerErrorHandler(app);
+  registerJsonBodyParser(app);
   // Bots send Content-Type: application/json on every call (seed 5.1), body or not.
   app.addHook('onRequest', ignoreEmptyBody);
   await app.register(multipart, { limits: { fileSize: config.maxUploadBytes, files: 10, fields: 20, fieldSize: 1024 * 1024 } });
@@ -125,22 +163,30 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   webhookRoutes(app, routeDeps);
   webhookExecuteRoutes(app, routeDeps);
 
-  const serveWeb = webClient(config.webDir);
-  app.setNotFoundHandler(async (request, reply) => {
-    if (await serveWeb(request, reply)) return reply;
-    return reply.status(404).send({ error: `no route for ${request.method} ${redactUrl(request.url.split('?')[0] ?? '')}` });
-  });
+  registerNotFound(app, routes, webClient(config.webDir, config.publicUrl));
 
   const gateway = new Gateway(ctx, bus, {
     heartbeatMs: config.gatewayHeartbeatMs,
     resumeWindowMs: config.gatewayResumeWindowMs,
     maxBufferedBytes: config.gatewayMaxBufferBytes,
+    maxPendingPerAddress: config.gatewayMaxPendingPerIp,
+    maxSessionsPerToken: config.gatewayMaxSessionsPerToken,
+    trustProxy: config.trustProxy,
     report,
   });
   gateway.attach(app.server);
 
   const expiry = setInterval(() => void expireIdempotencyKeys(ctx).catch((err) => ctx.report(err, 'idempotency expiry failed')), 3600_000);
   expiry.unref();
+  // Hourly, so an unattached upload lives at most UNATTACHED_UPLOAD_TTL_HOURS plus an hour.
+  const uploadSweep = setInterval(
+    () =>
+      void sweepUnattachedUploads(ctx, new Date(Date.now() - config.unattachedUploadTtlMs)).catch((err) =>
+        ctx.report(err, 'unattached upload sweep failed'),
+      ),
+    3600_000,
+  );
+  uploadSweep.unref();
 
   // While draining, answers close their connection, so keep-alive sockets of requests
   // that were in flight do not hold the shutdown open.
@@ -155,6 +201,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     (closed ??= (async () => {
       draining = true;
       clearInterval(expiry);
+      clearInterval(uploadSweep);
       await gateway.close();
       await app.close();
       await bus.close();
@@ -162,5 +209,5 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       await store.close();
     })());
 
-  return { app, gateway, ctx, close };
+  return { app, gateway, ctx, routes, close };
 }

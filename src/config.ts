@@ -14,6 +14,8 @@ export interface Config {
   uploadsDir: string;
   rateLimits: boolean;
   maxUploadBytes: number;
+  /** Uploads no message references are deleted once older than this (UNATTACHED_UPLOAD_TTL_HOURS). */
+  unattachedUploadTtlMs: number;
   /** Milliseconds a gateway session stays resumable after its connection drops. */
   gatewayResumeWindowMs: number;
   /**
@@ -24,6 +26,10 @@ export interface Config {
   gatewayHeartbeatMs: number;
   /** Bytes queued to one gateway client before it is dropped as a slow consumer. */
   gatewayMaxBufferBytes: number;
+  /** Gateway connections from one address that have not identified yet; more get 429. */
+  gatewayMaxPendingPerIp: number;
+  /** Live gateway sessions of one token (bot token or login session) on one instance. */
+  gatewayMaxSessionsPerToken: number;
   /** Serve the web client from this directory, if it exists. */
   webDir: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -31,6 +37,21 @@ export interface Config {
   shutdownGraceSeconds: number;
   /** Trust X-Forwarded-* from a reverse proxy (for client addresses in rate limits). */
   trustProxy: boolean;
+  /**
+   * Milliseconds a client has to send a whole request, headers and body. A connection
+   * on which nothing moves either way for twice this long is closed too.
+   */
+  requestTimeoutMs: number;
+  /** Milliseconds a client has to send a request's headers (at most requestTimeoutMs). */
+  headersTimeoutMs: number;
+  /** Milliseconds an idle keep-alive connection stays open between requests. */
+  keepAliveTimeoutMs: number;
+  /**
+   * Open TCP connections (HTTP and gateway alike) from one client address, an IPv6 /64
+   * counting as one; 0 means no cap. Behind a reverse proxy every connection comes from
+   * the proxy, so the default is then 0.
+   */
+  maxConnectionsPerIp: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -91,6 +112,15 @@ export function loadConfig(env: Env = process.env): Config {
   const rateRaw = (env.RATE_LIMITS ?? 'on').toLowerCase();
   if (!['on', 'off'].includes(rateRaw)) problems.push(`RATE_LIMITS must be "on" or "off" (got "${env.RATE_LIMITS}")`);
 
+  const trustProxy = bool('TRUST_PROXY', false);
+  // 120 s lets a 25 MiB upload through at about 2 Mbit/s; a stalled request holds its
+  // socket no longer than that. Headers are small: 20 s is generous even on bad links.
+  const requestTimeoutSeconds = int('REQUEST_TIMEOUT_SECONDS', 120, 1, 3600);
+  const headersTimeoutSeconds = int('HEADERS_TIMEOUT_SECONDS', Math.min(20, requestTimeoutSeconds), 1, 3600);
+  if (headersTimeoutSeconds > requestTimeoutSeconds) {
+    problems.push('HEADERS_TIMEOUT_SECONDS must not be more than REQUEST_TIMEOUT_SECONDS');
+  }
+
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -105,16 +135,24 @@ export function loadConfig(env: Env = process.env): Config {
     uploadsDir: path.resolve(env.UPLOADS_DIR || path.join(dataDir, 'uploads')),
     rateLimits: rateRaw !== 'off',
     maxUploadBytes: int('MAX_UPLOAD_BYTES', 25 * 1024 * 1024, 1, 2 ** 40),
+    // A day leaves a client time to attach what it uploaded; at most a year.
+    unattachedUploadTtlMs: int('UNATTACHED_UPLOAD_TTL_HOURS', 24, 1, 8760) * 3600_000,
     gatewayResumeWindowMs: int('GATEWAY_RESUME_SECONDS', 120, 1, 86_400) * 1000,
     // 10,000 entries: about 6-8 MB of typical messages in memory; covers the resume window
     // plus a heartbeat interval at ~60 events/s across the instance (docs/gateway.md).
     gatewayReplayBuffer: int('GATEWAY_REPLAY_BUFFER', 10_000, 1, 1_000_000),
     gatewayHeartbeatMs: int('GATEWAY_HEARTBEAT_MS', 30_000, 100, 600_000),
     gatewayMaxBufferBytes: int('GATEWAY_MAX_BUFFER_BYTES', 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
+    gatewayMaxPendingPerIp: int('GATEWAY_MAX_PENDING_PER_IP', 64, 1, 1_000_000),
+    gatewayMaxSessionsPerToken: int('GATEWAY_MAX_SESSIONS_PER_TOKEN', 32, 1, 1_000_000),
     webDir: path.resolve(env.WEB_DIR || path.join(projectRoot(), 'web', 'dist')),
     logLevel,
     shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),
-    trustProxy: bool('TRUST_PROXY', false),
+    trustProxy,
+    requestTimeoutMs: requestTimeoutSeconds * 1000,
+    headersTimeoutMs: headersTimeoutSeconds * 1000,
+    keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_SECONDS', 72, 1, 3600) * 1000,
+    maxConnectionsPerIp: int('MAX_CONNECTIONS_PER_IP', trustProxy ? 0 : 256, 0, 1_000_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -3,6 +3,7 @@
  * shape checks on untrusted JSON, length counting in code points, URL checks.
  */
 import { badRequest } from '../errors.js';
+import { jsonTooDeep, tooDeepMessage } from '../json-depth.js';
 
 /** Length in Unicode code points, the unit every Parley limit is counted in. */
 export function codePointLength(s: string): number {
@@ -57,6 +58,8 @@ export function optionalHttpUrl(value: unknown, path: string): string | undefine
 
 /** Parse the JSON carried in a form field (Slack's `payload=`, Discord's `payload_json`). */
 export function parseJsonField(raw: string, field: string): unknown {
+  // The same nesting limit as a JSON request body (src/json-depth.ts).
+  if (jsonTooDeep(raw)) throw badRequest(tooDeepMessage(field));
   try {
     return JSON.parse(raw) as unknown;
   } catch {

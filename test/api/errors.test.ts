@@ -30,14 +30,24 @@ describe('error bodies', () => {
       ['DELETE', '/nope'],
       ['GET', '/servers/a/b/c'],
       ['GET', '/channels'],
+      ['POST', '/auth'],
+    ];
+    for (const [method, p] of cases) expectError(await call(srv.url, method, p, { auth: w.owner.auth }), 404);
+  });
+
+  it('a method an existing path lacks: 405 JSON {error} with Allow', async () => {
+    const cases: Array<[string, string]> = [
       ['PUT', '/channels/x/messages'],
       ['DELETE', '/users/@me'],
       ['GET', '/upload'],
-      ['POST', '/auth'],
       ['GET', '/auth/register'],
       ['PATCH', '/bots'],
     ];
-    for (const [method, p] of cases) expectError(await call(srv.url, method, p, { auth: w.owner.auth }), 404);
+    for (const [method, p] of cases) {
+      const r = await call(srv.url, method, p, { auth: w.owner.auth });
+      expectError(r, 405);
+      expect(r.headers.get('allow')).toBeTruthy();
+    }
   });
 
   it('a 404 for a path under a webhook URL does not echo the webhook token', async () => {

@@ -1,5 +1,7 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
+import { answerRaw } from '../raw-answer.js';
 
 /**
  * The one place errors become responses: `{ "error": message }` with the right status.
@@ -48,4 +50,57 @@ function clientMessage(err: FastifyError): string {
       if (err instanceof SyntaxError) return 'request body is not valid JSON';
       return err.message;
   }
+}
+
+/**
+ * Fastify's `frameworkErrors`: failures before a route is found. Their messages quote
+ * the path (a webhook token included), so each gets a fixed message instead. A path
+ * segment over the router's limit is the client's mistake (400), not a 414.
+ */
+export function frameworkErrorHandler(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  switch (err.code) {
+    case 'FST_ERR_BAD_URL':
+      void reply.code(400).send({ error: 'malformed URL' });
+      return;
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      void reply.code(400).send({ error: 'a path segment is too long' });
+      return;
+    default: {
+      const status = typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500;
+      void reply.code(status).send({ error: status >= 500 ? 'internal server error' : 'bad request' });
+    }
+  }
+}
+
+/** Status and message for what Node's HTTP parser refuses before Fastify sees a request. */
+function clientErrorAnswer(err: NodeJS.ErrnoException): [number, string] {
+  switch (err.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'request timed out'];
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'request headers are too large'];
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return [413, 'request body is too large'];
+    default:
+      return [400, 'malformed HTTP request'];
+  }
+}
+
+/**
+ * The http server's 'clientError' (a malformed request, headers over the size limit, a
+ * request not received within its timeout): a JSON answer like every other error, then
+ * the connection is closed, as Node does by default.
+ */
+export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // Not the error itself: Node attaches the raw request bytes (headers, tokens) to it.
+  this.log.debug({ code: err.code, reason: err.message }, 'client error');
+  // A response already under way cannot be followed by another (Node's own check).
+  const pending = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (pending?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, message] = clientErrorAnswer(err);
+  answerRaw(socket, status, message);
 }
