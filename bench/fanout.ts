@@ -294,6 +294,9 @@ async function startParley(
       DATA_DIR: dataDir,
       RATE_LIMITS: 'off',
       LOG_LEVEL: 'warn',
+      // Every client comes from 127.0.0.1, thousands at once: lift the per-address caps.
+      MAX_CONNECTIONS_PER_IP: '0',
+      GATEWAY_MAX_PENDING_PER_IP: '1000000',
       ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,6 +8,7 @@ import type {
   GatewayEventPayloads,
   GatewayEventType,
   MemberEvent,
+  MemberUpdateEvent,
   Message,
   MessageDeleteEvent,
   ReactionEvent,
@@ -34,6 +35,7 @@ export interface ParleyBotEvents {
   channelUpdate: [Channel];
   channelDelete: [ChannelDeleteEvent];
   memberAdd: [MemberEvent];
+  memberUpdate: [MemberUpdateEvent];
   memberRemove: [MemberEvent];
   serverUpdate: [Server];
   /** Every gateway event (including types this SDK does not know yet), before its own handler. */
@@ -58,6 +60,7 @@ export const EVENT_HANDLER_NAMES = {
   CHANNEL_UPDATE: 'channelUpdate',
   CHANNEL_DELETE: 'channelDelete',
   MEMBER_ADD: 'memberAdd',
+  MEMBER_UPDATE: 'memberUpdate',
   MEMBER_REMOVE: 'memberRemove',
   SERVER_UPDATE: 'serverUpdate',
 } as const satisfies { [K in GatewayEventType]: keyof ParleyBotEvents };
@@ -77,6 +80,7 @@ const _handlerPayloadsMatch: HandlerPayloadsMatch = {
   CHANNEL_UPDATE: true,
   CHANNEL_DELETE: true,
   MEMBER_ADD: true,
+  MEMBER_UPDATE: true,
   MEMBER_REMOVE: true,
   SERVER_UPDATE: true,
 };

@@ -11,8 +11,12 @@ export const GatewayCloseCodes = {
   AuthenticationFailed: 4001,
   /** The server could not parse a frame the client sent. */
   MalformedFrame: 4002,
+  /** The client stopped reading and its buffer passed the server's bound. */
+  SlowConsumer: 4008,
   /** The client missed its heartbeats. */
   HeartbeatTimeout: 4009,
+  /** The token already has the most sessions the server allows; reconnecting backs off. */
+  TooManySessions: 4010,
 } as const;
 
 /** Close codes after which the client must not reconnect. */

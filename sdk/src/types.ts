@@ -221,6 +221,11 @@ export interface MemberEvent {
   user: User;
 }
 
+/** `MEMBER_UPDATE` payload: a bot's permissions in the server changed. */
+export interface MemberUpdateEvent extends MemberEvent {
+  permissions: BotPermission[];
+}
+
 /** Event type (`t`) → its payload (`d`). */
 export interface GatewayEventPayloads {
   MESSAGE_CREATE: Message;
@@ -233,6 +238,7 @@ export interface GatewayEventPayloads {
   CHANNEL_UPDATE: Channel;
   CHANNEL_DELETE: ChannelDeleteEvent;
   MEMBER_ADD: MemberEvent;
+  MEMBER_UPDATE: MemberUpdateEvent;
   MEMBER_REMOVE: MemberEvent;
   SERVER_UPDATE: Server;
 }

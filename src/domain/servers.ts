@@ -6,6 +6,7 @@ import { publicUser } from './accounts.js';
 import { cleanName } from './names.js';
 import { requireMember, requireOwner } from './access.js';
 import { type DomainContext, notify, nowIso } from './context.js';
+import { releaseUploads } from './uploads.js';
 import {
   ALL_PERMISSIONS,
   type Caller,
@@ -18,6 +19,13 @@ import {
 
 export const serverView = (s: ServerTable): Server => ({ id: s.id, name: s.name, ownerId: s.ownerId, createdAt: s.createdAt });
 export const channelView = (c: ChannelTable): Channel => ({ id: c.id, serverId: c.serverId, name: c.name, createdAt: c.createdAt });
+
+/**
+ * Random bytes per invite code: 12 bytes (96 bits, 16 characters) cannot be found by
+ * guessing, even before the join rate limits. Codes made before were 6 bytes (8
+ * characters); they keep working.
+ */
+export const INVITE_CODE_BYTES = 12;
 
 /** Codes are base64url; anything else (e.g. a NUL, which PostgreSQL refuses) names no invite. */
 const inviteByCode = (ctx: DomainContext, code: string) =>
@@ -38,6 +46,7 @@ export const servers = {
       kind: 'event',
       serverId: server.id,
       event: { t: 'MEMBER_ADD', d: { serverId: server.id, user: { id: caller.id, name: caller.name, bot: caller.bot, avatar: caller.avatar } } },
+      permissions: ALL_PERMISSIONS,
     });
     return serverView(server);
   },
@@ -88,14 +97,23 @@ export const servers = {
 
   async deleteChannel(ctx: DomainContext, caller: Caller, channelId: string) {
     const channel = await servers.ownedChannel(ctx, caller, channelId);
-    // Messages, reactions and the channel's webhooks go with it (foreign keys cascade).
-    await ctx.store.write((tx) => ctx.store.channels.delete(tx, channelId));
+    // Messages, reactions and the channel's webhooks go with it (foreign keys cascade);
+    // the uploads its messages referenced are collected in the same transaction.
+    const { deleted, uploadIds } = await ctx.store.write(async (tx) => {
+      const uploadIds = await ctx.store.uploads.ofChannel(tx, channelId);
+      const r = await ctx.store.channels.delete(tx, channelId);
+      return { deleted: Number(r.numDeletedRows) > 0, uploadIds };
+    });
+    // A concurrent delete won and announces it.
+    if (!deleted) throw notFound('channel');
+    // The files go too, unless a message elsewhere references the same upload.
+    await releaseUploads(ctx, uploadIds);
     await notify(ctx, { kind: 'event', serverId: channel.serverId, event: { t: 'CHANNEL_DELETE', d: channelView(channel) } });
   },
 
   async createInvite(ctx: DomainContext, caller: Caller, serverId: string) {
     await requireOwner(ctx, caller, serverId);
-    const invite = { code: randomBytes(6).toString('base64url'), serverId, createdBy: caller.id, createdAt: nowIso() };
+    const invite = { code: randomBytes(INVITE_CODE_BYTES).toString('base64url'), serverId, createdBy: caller.id, createdAt: nowIso() };
     await ctx.store.write((tx) => ctx.store.invites.insert(tx, invite));
     return invite;
   },
@@ -126,6 +144,7 @@ export const servers = {
         kind: 'event',
         serverId: server.id,
         event: { t: 'MEMBER_ADD', d: { serverId: server.id, user: { id: caller.id, name: caller.name, bot: false, avatar: caller.avatar } } },
+        permissions: ALL_PERMISSIONS,
       });
     }
     return serverView(server);
@@ -156,11 +175,15 @@ export const servers = {
     await requireOwner(ctx, caller, serverId);
     const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
     if (!bot || bot.bot !== 1) throw notFound('bot');
+    // A bot receives the events of every server it is in: only its owner decides where it
+    // goes, unless they made it public. 403, not 404: bot ids are visible in member lists
+    // and messages anyway, so hiding that the bot exists would protect nothing.
+    if (bot.ownerId !== caller.id && bot.isPublic !== 1) throw forbidden('only its owner can add this bot (it is not public)');
     const bits = permissions ? permissionBits(permissions) : ALL_PERMISSIONS;
     const joinedAt = nowIso();
     const r = await ctx.store.write((tx) => ctx.store.members.insert(tx, { serverId, userId: botId, permissions: bits, joinedAt }));
     if (Number(r.numInsertedOrUpdatedRows ?? 0n) === 0) throw conflict('the bot is already a member of this server');
-    await notify(ctx, { kind: 'event', serverId, event: { t: 'MEMBER_ADD', d: { serverId, user: publicUser(bot) } } });
+    await notify(ctx, { kind: 'event', serverId, event: { t: 'MEMBER_ADD', d: { serverId, user: publicUser(bot) } }, permissions: bits });
     return { ...publicUser(bot), ownerId: bot.ownerId, permissions: permissionNames(bits), joinedAt };
   },
 
@@ -171,6 +194,13 @@ export const servers = {
     const bits = permissionBits(permissions);
     const r = await ctx.store.write((tx) => ctx.store.members.setPermissions(tx, serverId, botId, bits));
     if (Number(r.numUpdatedRows) === 0) throw notFound('bot membership');
+    // Open gateway sessions of the bot take their new view from this entry, in log order.
+    await notify(ctx, {
+      kind: 'event',
+      serverId,
+      event: { t: 'MEMBER_UPDATE', d: { serverId, user: publicUser(bot), permissions: permissionNames(bits) } },
+      permissions: bits,
+    });
     return { ...publicUser(bot), ownerId: bot.ownerId, permissions: permissionNames(bits) };
   },
 

@@ -7,13 +7,14 @@ export type LogListener = (pos: LogPosition, entry: BusEntry) => void;
 
 /**
  * Where a gateway session's numbering can be picked up again: after delivering event
- * `s`, the session stood at log position `pos` and belonged to `serverIds`.
+ * `s`, the session stood at log position `pos` and belonged to `servers`, with its
+ * permission bits in each.
  */
 export interface SessionCheckpoint {
   userId: string;
   s: number;
   pos: LogPosition;
-  serverIds: string[];
+  servers: Array<[string, number]>;
 }
 
 /**
@@ -38,29 +39,50 @@ export interface EventBus {
   close(): Promise<void>;
 }
 
+/** Calls every listener with one entry; a listener that throws is reported and the others still run. */
+export function dispatchTo(
+  listeners: Iterable<LogListener>,
+  pos: LogPosition,
+  entry: BusEntry,
+  report: (err: unknown, what: string) => void,
+): void {
+  for (const l of listeners) {
+    try {
+      l(pos, entry);
+    } catch (err) {
+      report(err, 'event listener failed');
+    }
+  }
+}
+
 /**
  * The single-node bus: a bounded in-memory ring of the last `capacity` entries.
- * Positions are decimal counters. Like the Redis stream, appending and dispatching are
- * apart: `publish` appends and returns, and listeners run on a later turn of the event
- * loop, in order, so the request that caused an event is not held up by fanning it out
- * to thousands of connections.
+ * Positions are decimal counters, given at publish: the position an entry is replayed
+ * from is the one it was dispatched with. Like the Redis stream, appending and
+ * dispatching are apart: `publish` appends and returns, and listeners run on a later turn
+ * of the event loop, in order, so the request that caused an event is not held up by
+ * fanning it out to thousands of connections.
  */
 export class InProcessBus implements EventBus {
   private readonly ring: Array<BusEntry | undefined>;
   private next = 1; // position of the next entry
   private dispatched = 0; // position of the last entry handed to the listeners
-  private undispatched: BusEntry[] = [];
+  private undispatched: Array<[number, BusEntry]> = [];
   private scheduled = false;
   private readonly listeners = new Set<LogListener>();
   private readonly checkpoints = new Map<string, { cp: SessionCheckpoint; expires: number }>();
 
-  constructor(private readonly capacity: number) {
+  constructor(
+    private readonly capacity: number,
+    private readonly report: (err: unknown, what: string) => void = () => {},
+  ) {
     this.ring = new Array(capacity);
   }
 
   async publish(entry: BusEntry): Promise<void> {
-    this.ring[this.next++ % this.capacity] = entry;
-    this.undispatched.push(entry);
+    const pos = this.next++;
+    this.ring[pos % this.capacity] = entry;
+    this.undispatched.push([pos, entry]);
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => this.dispatch());
@@ -71,9 +93,9 @@ export class InProcessBus implements EventBus {
     this.scheduled = false;
     const entries = this.undispatched;
     this.undispatched = [];
-    for (const entry of entries) {
-      const p = String(++this.dispatched);
-      for (const l of this.listeners) l(p, entry);
+    for (const [pos, entry] of entries) {
+      this.dispatched = pos;
+      dispatchTo(this.listeners, String(pos), entry, this.report);
     }
   }
 

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { EventBus, LogListener, LogPosition, SessionCheckpoint } from './bus.js';
+import { type EventBus, type LogListener, type LogPosition, type SessionCheckpoint, dispatchTo } from './bus.js';
 import type { BusEntry } from './types.js';
 
 export interface RedisBusOptions {
@@ -8,8 +8,19 @@ export interface RedisBusOptions {
   prefix: string;
   /** Entries the stream keeps (approximately): the resume horizon across instances. */
   maxLength: number;
+  /**
+   * Entries this instance may have waiting for Redis (while it is unreachable) before it
+   * drops new ones and records a gap instead. Default `maxLength`: more could not all be
+   * replayed anyway, since the stream keeps no more than that.
+   */
+  maxQueued?: number;
+  /** Entries read per XRANGE when replaying (tests use a small page). */
+  pageSize?: number;
   report: (err: unknown, what: string) => void;
 }
+
+/** Beyond this many servers with lost events, a gap names every server. */
+const MAX_GAP_SERVERS = 1000;
 
 /** Stream ids are `<ms>-<seq>`; this orders two of them. */
 export function compareStreamIds(a: string, b: string): number {
@@ -32,6 +43,10 @@ export class RedisBus implements EventBus {
   private last: LogPosition = '0-0';
   private closed = false;
   private loop: Promise<void> | undefined;
+  /** Appends sent to Redis and not yet answered: the offline queue while Redis is away. */
+  private queued = 0;
+  /** Servers whose events were dropped since the last gap entry; null: every server. */
+  private lost: Set<string> | null | undefined;
 
   private constructor(private readonly opts: RedisBusOptions) {
     // Commands queue while Redis is away and go out in order when it is back.
@@ -47,7 +62,9 @@ export class RedisBus implements EventBus {
     const bus = new RedisBus(opts);
     await Promise.all([bus.writer.connect(), bus.reader.connect()]);
     const lastEntry = await bus.writer.xrevrange(bus.stream, '+', '-', 'COUNT', 1);
-    bus.last = lastEntry[0]?.[0] ?? '0-0';
+    // Every position handed out must name an entry that exists (readAfter checks it), so
+    // an empty stream gets an empty entry first.
+    bus.last = lastEntry[0]?.[0] ?? (await bus.writer.xadd(bus.stream, '*', 'e', JSON.stringify({ kind: 'mark' })))!;
     bus.loop = bus.tail();
     return bus;
   }
@@ -55,9 +72,57 @@ export class RedisBus implements EventBus {
   async publish(entry: BusEntry): Promise<void> {
     // Not awaited past queueing: a Redis outage delays events, it does not hold up
     // responses for writes that are already durable. One connection keeps the order.
-    this.writer
-      .xadd(this.stream, 'MAXLEN', '~', String(this.opts.maxLength), '*', 'e', JSON.stringify(entry))
-      .catch((err) => this.opts.report(err, 'event publish failed'));
+    // The queue is bounded: past it, entries are dropped and a gap entry, appended once
+    // Redis answers again, tells every instance which sessions must resynchronise.
+    if (this.queued >= this.limit) return this.recordLoss(entry);
+    this.appendGap();
+    this.append(entry);
+  }
+
+  private get limit(): number {
+    return this.opts.maxQueued ?? this.opts.maxLength;
+  }
+
+  private append(entry: BusEntry): void {
+    this.queued++;
+    this.writer.xadd(this.stream, 'MAXLEN', '~', String(this.opts.maxLength), '*', 'e', JSON.stringify(entry)).then(
+      () => {
+        this.queued--;
+        // Redis answers again: announce what was lost without waiting for the next event.
+        if (this.queued < this.limit) this.appendGap();
+      },
+      (err) => {
+        this.queued--;
+        this.opts.report(err, 'event publish failed');
+        this.recordLoss(entry);
+      },
+    );
+  }
+
+  /** Appends the gap entry for the events lost so far, if any. */
+  private appendGap(): void {
+    if (this.lost === undefined) return;
+    const gap: BusEntry = { kind: 'gap', serverIds: this.lost === null ? null : [...this.lost] };
+    this.lost = undefined;
+    this.append(gap);
+  }
+
+  /** Remembers whose events were lost, so the next gap entry can name them. */
+  private recordLoss(entry: BusEntry): void {
+    this.opts.report(new Error('event log unreachable and its queue is full'), 'event dropped');
+    // A lost revocation or gap concerns sessions of any server.
+    if (entry.kind !== 'event' || this.lost === null) {
+      this.lost = null;
+      return;
+    }
+    this.lost ??= new Set();
+    this.lost.add(entry.serverId);
+    if (this.lost.size > MAX_GAP_SERVERS) this.lost = null;
+  }
+
+  /** Entries waiting for Redis on this instance (for tests and metrics). */
+  get queueLength(): number {
+    return this.queued;
   }
 
   subscribe(listener: LogListener): () => void {
@@ -82,14 +147,7 @@ export class RedisBus implements EventBus {
         for (const [id, fields] of res?.[0]?.[1] ?? []) {
           this.last = id;
           const entry = JSON.parse(fields[1] ?? 'null') as BusEntry | null;
-          if (!entry) continue;
-          for (const l of this.listeners) {
-            try {
-              l(id, entry);
-            } catch (err) {
-              this.opts.report(err, 'event listener failed');
-            }
-          }
+          if (entry) dispatchTo(this.listeners, id, entry, this.opts.report);
         }
       } catch (err) {
         if (this.closed) return;
@@ -99,24 +157,27 @@ export class RedisBus implements EventBus {
     }
   }
 
+  /**
+   * The stream trims from its head, oldest first, so entries after `pos` are all still
+   * there exactly when `pos` itself is. Each page is read from its first entry inclusive
+   * and must begin with it: a trim that races the replay is seen on the next page, on any
+   * Redis version, without XINFO.
+   */
   async readAfter(pos: LogPosition): Promise<Array<[LogPosition, BusEntry]> | null> {
     if (!/^\d+-\d+$/.test(pos)) return null;
-    // Entries after `pos` that the stream trimmed cannot be replayed.
-    const info = (await this.writer.call('XINFO', 'STREAM', this.stream).catch(() => null)) as unknown[] | null;
-    if (info) {
-      const i = info.indexOf('max-deleted-entry-id');
-      const maxDeleted = i >= 0 ? String(info[i + 1]) : '0-0';
-      if (compareStreamIds(pos, maxDeleted) < 0) return null;
-    }
+    const size = this.opts.pageSize ?? 5000;
     const out: Array<[LogPosition, BusEntry]> = [];
-    let from = `(${pos}`;
+    let from = pos;
     for (;;) {
-      const page = await this.writer.xrange(this.stream, from, '+', 'COUNT', 5000);
-      for (const [id, fields] of page) out.push([id, JSON.parse(fields[1] ?? 'null') as BusEntry]);
-      if (page.length < 5000) break;
-      from = `(${page[page.length - 1]![0]}`;
+      const page = await this.writer.xrange(this.stream, from, '+', 'COUNT', size + 1);
+      if (page[0]?.[0] !== from) return null;
+      for (let i = 1; i < page.length; i++) {
+        const [id, fields] = page[i]!;
+        out.push([id, JSON.parse(fields[1] ?? 'null') as BusEntry]);
+      }
+      if (page.length <= size) return out;
+      from = page[page.length - 1]![0];
     }
-    return out;
   }
 
   async saveCheckpoint(sessionId: string, cp: SessionCheckpoint, ttlMs: number): Promise<void> {
@@ -125,7 +186,9 @@ export class RedisBus implements EventBus {
 
   async loadCheckpoint(sessionId: string): Promise<SessionCheckpoint | null> {
     const raw = await this.writer.get(`${this.opts.prefix}gw:${sessionId}`);
-    return raw ? (JSON.parse(raw) as SessionCheckpoint) : null;
+    const cp = raw ? (JSON.parse(raw) as Partial<SessionCheckpoint>) : null;
+    // A checkpoint written by an older version (no permissions) cannot be resumed safely.
+    return cp && Array.isArray(cp.servers) ? (cp as SessionCheckpoint) : null;
   }
 
   async deleteCheckpoint(sessionId: string): Promise<void> {

@@ -8,6 +8,8 @@ export const CLOSE = {
   SLOW_CONSUMER: 4008,
   /** No heartbeat (or identify) within 1.5 intervals. Resumable. */
   HEARTBEAT_TIMEOUT: 4009,
+  /** The credential already has the most gateway sessions allowed on this instance. */
+  TOO_MANY_SESSIONS: 4010,
   /** This instance is shutting down; reconnect and resume (here or elsewhere). */
   RESTARTING: 1012,
 } as const;

@@ -3,8 +3,10 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { accounts, publicUser } from '../domain/accounts.js';
 import type { DomainContext } from '../domain/context.js';
+import { maySee } from '../domain/permissions.js';
 import type { Caller } from '../domain/types.js';
 import { AppError } from '../errors.js';
+import { answerIgnoringUpgrade, answerRaw } from '../http/raw-answer.js';
 import type { EventBus, LogPosition, SessionCheckpoint } from '../events/bus.js';
 import type { BusEntry } from '../events/types.js';
 import { newId } from '../ids.js';
@@ -16,23 +18,31 @@ export interface GatewayOptions {
   resumeWindowMs: number;
   /** Bytes queued to one client before it counts as a slow consumer. */
   maxBufferedBytes?: number;
+  /** Connections from one address that have not identified yet; more are refused with 429. */
+  maxPendingPerAddress?: number;
+  /** Live sessions of one credential (a bot token, a login session) on this instance. */
+  maxSessionsPerToken?: number;
+  /** Take the client address from X-Forwarded-For (behind a trusted reverse proxy). */
+  trustProxy?: boolean;
   report: (err: unknown, what: string) => void;
 }
 
-/** A point where the session's numbering and membership are known; resume starts from one. */
+/** A point where the session's numbering, membership and permissions are known; resume starts from one. */
 interface Mark {
   s: number;
   pos: LogPosition;
-  serverIds: string[];
+  servers: Array<[string, number]>;
 }
 
 /**
- * One client's view of the event log: which servers it belongs to, the sequence number
- * of the last event it was sent, and the log position that event came from.
+ * One client's view of the event log: the servers it belongs to with its permission bits
+ * in each, the sequence number of the last event it was sent, and the log position that
+ * event came from. The permissions change only through log entries (MEMBER_ADD,
+ * MEMBER_UPDATE), so live delivery and a resume's replay filter alike.
  */
 class Session {
   s = 0;
-  serverIds: Set<string>;
+  servers: Map<string, number>;
   /** Entries that arrived while the session was catching up; applied after. */
   backlog: Array<[LogPosition, BusEntry]> | null = [];
   marks: Mark[] = [];
@@ -51,15 +61,17 @@ class Session {
     readonly id: string,
     readonly caller: Caller,
     public pos: LogPosition,
-    serverIds: Iterable<string>,
+    servers: Iterable<[string, number]>,
     readonly ws: WebSocket,
+    /** The connection's state in `Gateway.open`, so the gateway can send it back to identify. */
+    readonly conn: Connection,
   ) {
-    this.serverIds = new Set(serverIds);
+    this.servers = new Map(servers);
     this.mark();
   }
 
   mark(): void {
-    this.marks.push({ s: this.s, pos: this.pos, serverIds: [...this.serverIds] });
+    this.marks.push({ s: this.s, pos: this.pos, servers: [...this.servers] });
     if (this.marks.length > 8) this.marks.shift();
   }
 
@@ -69,7 +81,7 @@ class Session {
    * events in flight between `acked` and it.
    */
   markFor(acked: number): Mark | undefined {
-    if (acked === this.s) return { s: this.s, pos: this.pos, serverIds: [...this.serverIds] };
+    if (acked === this.s) return { s: this.s, pos: this.pos, servers: [...this.servers] };
     for (let i = this.marks.length - 1; i >= 0; i--) if (this.marks[i]!.s <= acked) return this.marks[i];
     return undefined;
   }
@@ -85,10 +97,14 @@ interface Revocation {
 /** How long a revocation is remembered; an identify or resume takes far less. */
 const REVOCATION_MEMORY_MS = 60_000;
 
-/** A connection that has not identified yet. */
-interface Pending {
+/** A connection: pending until it identifies (or after its session was invalidated). */
+interface Connection {
   ws: WebSocket;
   opened: number;
+  address: string;
+  session: Session | null;
+  /** An identify or resume is in progress. */
+  busy: boolean;
 }
 
 const MARK_EVERY = 64;
@@ -99,7 +115,9 @@ const MARK_EVERY = 64;
  */
 export class Gateway {
   private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 64 * 1024 });
-  private readonly pending = new Set<Pending>();
+  private readonly pending = new Set<Connection>();
+  /** Connections not identified yet, per client address. */
+  private readonly pendingByAddress = new Map<string, number>();
   private readonly byServer = new Map<string, Set<Session>>();
   private readonly byUser = new Map<string, Set<Session>>();
   private readonly byId = new Map<string, Session>();
@@ -109,6 +127,8 @@ export class Gateway {
   private readonly unsubscribe: () => void;
   private readonly sweep: NodeJS.Timeout;
   private readonly maxBuffered: number;
+  private readonly maxPendingPerAddress: number;
+  private readonly maxSessionsPerToken: number;
   private closing = false;
 
   constructor(
@@ -117,6 +137,8 @@ export class Gateway {
     private readonly opts: GatewayOptions,
   ) {
     this.maxBuffered = opts.maxBufferedBytes ?? 1024 * 1024;
+    this.maxPendingPerAddress = opts.maxPendingPerAddress ?? 64;
+    this.maxSessionsPerToken = opts.maxSessionsPerToken ?? 32;
     this.unsubscribe = bus.subscribe((pos, entry) => this.dispatch(pos, entry));
     // One timer for every connection, so an idle connection costs no timer of its own.
     this.sweep = setInterval(() => this.checkHeartbeats(), Math.min(1000, Math.max(50, opts.heartbeatMs / 4)));
@@ -127,11 +149,16 @@ export class Gateway {
   attach(server: HttpServer): void {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const path = (req.url ?? '').split('?')[0];
-      if (path !== '/gateway' || this.closing) {
-        socket.end('HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"error":"not found"}');
-        return;
+      if (path !== '/gateway') return answerIgnoringUpgrade(server, req, socket);
+      if (this.closing) return answerRaw(socket, 503, 'server is shutting down');
+      // ws answers a bad handshake with an HTML page; check it first so every answer is JSON.
+      const problem = handshakeProblem(req);
+      if (problem) return answerRaw(socket, 400, problem);
+      const address = clientAddress(req, this.opts.trustProxy ?? false);
+      if ((this.pendingByAddress.get(address) ?? 0) >= this.maxPendingPerAddress) {
+        return answerRaw(socket, 429, 'too many gateway connections waiting to identify from this address', { 'Retry-After': '5' });
       }
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.open(ws));
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.open(ws, address));
     });
   }
 
@@ -152,31 +179,31 @@ export class Gateway {
     return { sessions: this.byId.size, pending: this.pending.size, queuedBytes: queued, maxQueuedBytes: max };
   }
 
-  private open(ws: WebSocket): void {
-    const p: Pending = { ws, opened: Date.now() };
-    this.pending.add(p);
+  private open(ws: WebSocket, address: string): void {
+    const conn: Connection = { ws, opened: Date.now(), address, session: null, busy: false };
+    this.addPending(conn);
     ws.send(frame('hello', { heartbeatInterval: this.opts.heartbeatMs }));
-    let session: Session | null = null;
-    let busy = false;
     ws.on('message', (data, isBinary) => {
       const f = isBinary ? null : parseClientFrame(data.toString());
       if (!f) return ws.close(CLOSE.MALFORMED, 'malformed frame');
       if (f.op === 'heartbeat') {
         // Before identify a heartbeat is answered but does not extend the identify deadline,
         // so a connection cannot stay unauthenticated forever.
-        if (session) this.heartbeat(session, f.d?.s ?? null);
+        if (conn.session) this.heartbeat(conn.session, f.d?.s ?? null);
         return ws.send(frame('heartbeat_ack'));
       }
-      if (session || busy) return ws.close(CLOSE.MALFORMED, 'already identified');
-      busy = true;
-      this.start(ws, f)
+      if (conn.session || conn.busy) return ws.close(CLOSE.MALFORMED, 'already identified');
+      conn.busy = true;
+      this.start(conn, f)
         .then((s) => {
-          session = s;
-          this.pending.delete(p);
+          conn.busy = false;
+          conn.session = s;
+          this.removePending(conn);
         })
         .catch((err) => {
-          busy = false;
+          conn.busy = false;
           if (err instanceof AppError && err.status === 401) ws.close(CLOSE.BAD_TOKEN, 'invalid token');
+          else if (err instanceof TooManySessions) ws.close(CLOSE.TOO_MANY_SESSIONS, err.message);
           else if (err instanceof InvalidSession) ws.send(frame('invalid_session', { resumable: false }));
           else if (!(err instanceof ClosedDuringStart)) {
             this.opts.report(err, 'gateway start failed');
@@ -185,28 +212,52 @@ export class Gateway {
         });
     });
     ws.on('close', () => {
-      this.pending.delete(p);
-      if (session) this.detach(session);
+      this.removePending(conn);
+      if (conn.session) this.detach(conn.session);
     });
     ws.on('error', () => ws.terminate());
   }
 
-  private async start(ws: WebSocket, f: Exclude<ClientFrame, { op: 'heartbeat' }>): Promise<Session> {
+  private addPending(conn: Connection): void {
+    if (this.pending.has(conn)) return;
+    this.pending.add(conn);
+    this.pendingByAddress.set(conn.address, (this.pendingByAddress.get(conn.address) ?? 0) + 1);
+  }
+
+  private removePending(conn: Connection): void {
+    if (!this.pending.delete(conn)) return;
+    const n = (this.pendingByAddress.get(conn.address) ?? 1) - 1;
+    if (n <= 0) this.pendingByAddress.delete(conn.address);
+    else this.pendingByAddress.set(conn.address, n);
+  }
+
+  private async start(conn: Connection, f: Exclude<ClientFrame, { op: 'heartbeat' }>): Promise<Session> {
     // Revocations dispatched from here on were not seen by the authentication below.
     const since = this.bus.position();
     const caller = await accounts.authenticate(this.ctx, f.d.token);
-    if (f.op === 'identify') return this.identify(ws, caller, since);
-    return this.resume(ws, caller, f.d.sessionId, f.d.s, since);
+    if (f.op === 'identify') return this.identify(conn, caller, since);
+    return this.resume(conn, caller, f.d.sessionId, f.d.s, since);
   }
 
-  private async identify(ws: WebSocket, caller: Caller, since: LogPosition): Promise<Session> {
+  /** Live sessions on this instance opened with the same credential as `caller`. */
+  private sessionsOfToken(caller: Caller): number {
+    let n = 0;
+    for (const s of this.byUser.get(caller.id) ?? []) if (s.caller.sessionId === caller.sessionId) n++;
+    return n;
+  }
+
+  private async identify(conn: Connection, caller: Caller, since: LogPosition): Promise<Session> {
+    if (this.sessionsOfToken(caller) >= this.maxSessionsPerToken) {
+      throw new TooManySessions(`at most ${this.maxSessionsPerToken} gateway sessions per token`);
+    }
+    const ws = conn.ws;
     // Register first (catching up) so nothing published from here on is missed.
-    const session = new Session(newId(), caller, this.bus.position(), [], ws);
+    const session = new Session(newId(), caller, this.bus.position(), [], ws, conn);
     this.catchingUp.add(session);
     try {
       const servers = await this.ctx.store.servers.ofMember(this.ctx.store.db, caller.id);
       const channels = await this.ctx.store.channels.ofServers(this.ctx.store.db, servers.map((s) => s.id));
-      for (const s of servers) session.serverIds.add(s.id);
+      for (const s of servers) session.servers.set(s.id, s.permissions);
       session.marks = [];
       session.mark();
       if (ws.readyState !== WebSocket.OPEN) throw new ClosedDuringStart();
@@ -232,7 +283,8 @@ export class Gateway {
     }
   }
 
-  private async resume(ws: WebSocket, caller: Caller, sessionId: string, acked: number, since: LogPosition): Promise<Session> {
+  private async resume(conn: Connection, caller: Caller, sessionId: string, acked: number, since: LogPosition): Promise<Session> {
+    const ws = conn.ws;
     const cp = await this.bus.loadCheckpoint(sessionId);
     if (!cp || cp.userId !== caller.id || acked < cp.s) throw new InvalidSession();
     // A connection of the same session still open (a zombie) must not receive twice.
@@ -241,10 +293,10 @@ export class Gateway {
       this.detach(old, false);
       old.ws.terminate();
     }
-    const session = new Session(sessionId, caller, cp.pos, cp.serverIds, ws);
+    const session = new Session(sessionId, caller, cp.pos, cp.servers, ws, conn);
     session.s = cp.s;
     session.acked = cp.s;
-    session.saved = { s: cp.s, pos: cp.pos, serverIds: cp.serverIds };
+    session.saved = { s: cp.s, pos: cp.pos, servers: cp.servers };
     this.catchingUp.add(session);
     try {
       const missed = await this.bus.readAfter(cp.pos);
@@ -294,7 +346,7 @@ export class Gateway {
     }
     this.byId.set(session.id, session);
     addTo(this.byUser, session.caller.id, session);
-    for (const id of session.serverIds) addTo(this.byServer, id, session);
+    for (const id of session.servers.keys()) addTo(this.byServer, id, session);
   }
 
   /** Live fan-out of one log entry, in log order. */
@@ -311,6 +363,11 @@ export class Gateway {
       }
       return;
     }
+    if (entry.kind === 'gap') {
+      this.resynchronise(entry.serverIds);
+      return;
+    }
+    if (entry.kind !== 'event') return;
     const { event, serverId } = entry;
     const members = this.byServer.get(serverId);
     const joining = event.t === 'MEMBER_ADD' ? this.byUser.get(event.d.user.id) : undefined;
@@ -325,29 +382,55 @@ export class Gateway {
 
   /**
    * The one rule of who gets what, used live and in replay alike so numbering agrees:
-   * events of the session's servers; a MEMBER_ADD of the session's own user joins the
-   * server first; a MEMBER_REMOVE of it leaves the server after delivering the notice.
+   * events of the session's servers that its permissions there let it see
+   * (`permissions.maySee`, the rule REST reads follow too); a MEMBER_ADD or MEMBER_UPDATE
+   * of the session's own user sets its permissions first (joining the server on ADD); a
+   * MEMBER_REMOVE of it leaves the server after delivering the notice.
    */
   private apply(session: Session, pos: LogPosition, entry: BusEntry, skipThrough: number, prepared?: EventFrame): void {
     if (entry.kind !== 'event' || session.closed) return;
     // A resume may have replayed entries this instance has not dispatched yet; never twice.
     if (this.bus.compare(pos, session.pos) <= 0) return;
     const { event, serverId } = entry;
-    const self = (event.t === 'MEMBER_ADD' || event.t === 'MEMBER_REMOVE') && event.d.user.id === session.caller.id;
-    if (self && event.t === 'MEMBER_ADD' && !session.serverIds.has(serverId)) {
-      session.serverIds.add(serverId);
-      if (session.backlog === null) addTo(this.byServer, serverId, session);
+    const self =
+      (event.t === 'MEMBER_ADD' || event.t === 'MEMBER_UPDATE' || event.t === 'MEMBER_REMOVE') && event.d.user.id === session.caller.id;
+    if (self && 'permissions' in entry) {
+      if (event.t === 'MEMBER_ADD' && !session.servers.has(serverId) && session.backlog === null) addTo(this.byServer, serverId, session);
+      // An update for a server the session has left (or never joined) grants nothing.
+      if (event.t === 'MEMBER_ADD' || session.servers.has(serverId)) session.servers.set(serverId, entry.permissions);
     }
-    if (!session.serverIds.has(serverId)) return;
+    const bits = session.servers.get(serverId);
+    if (bits === undefined || !maySee(bits, event)) return;
     session.s++;
     session.pos = pos;
     if (session.s > skipThrough) this.send(session, (prepared ?? new EventFrame(event.t, event.d)).withSeq(session.s));
     if (self && event.t === 'MEMBER_REMOVE') {
-      session.serverIds.delete(serverId);
+      session.servers.delete(serverId);
       if (session.backlog === null) removeFrom(this.byServer, serverId, session);
     }
     // A mark is taken only after an event is counted, so (s, pos, servers) always agree.
     if (self || session.s % MARK_EVERY === 0) session.mark();
+  }
+
+  /**
+   * Events of `serverIds` (every server, when null) were lost before they reached the log:
+   * the sessions that belong to them cannot be brought up to date by replay. Each is told
+   * `invalid_session` (not resumable) on its open connection and identifies again, which
+   * gives it the current state in `ready`.
+   */
+  private resynchronise(serverIds: string[] | null): void {
+    const affected = new Set<Session>();
+    if (serverIds === null) for (const s of this.byId.values()) affected.add(s);
+    else for (const id of serverIds) for (const s of this.byServer.get(id) ?? []) affected.add(s);
+    for (const s of affected) {
+      this.detach(s, false);
+      void this.bus.deleteCheckpoint(s.id).catch(() => {});
+      if (s.ws.readyState !== WebSocket.OPEN) continue;
+      s.conn.session = null;
+      s.conn.opened = Date.now();
+      this.addPending(s.conn);
+      s.ws.send(frame('invalid_session', { resumable: false }));
+    }
   }
 
   /** Sends an event frame (UTF-8 bytes of JSON, as a text frame), unless the client has stopped reading. */
@@ -396,7 +479,7 @@ export class Gateway {
 
   private saveCheckpoint(session: Session, m: Mark): Promise<void> {
     session.saved = m;
-    const cp: SessionCheckpoint = { userId: session.caller.id, s: m.s, pos: m.pos, serverIds: m.serverIds };
+    const cp: SessionCheckpoint = { userId: session.caller.id, s: m.s, pos: m.pos, servers: m.servers };
     return this.bus.saveCheckpoint(session.id, cp, this.opts.resumeWindowMs).catch((err) => this.opts.report(err, 'checkpoint save failed'));
   }
 
@@ -407,7 +490,7 @@ export class Gateway {
     session.closed = true;
     if (this.byId.get(session.id) === session) this.byId.delete(session.id);
     removeFrom(this.byUser, session.caller.id, session);
-    for (const id of session.serverIds) removeFrom(this.byServer, id, session);
+    for (const id of session.servers.keys()) removeFrom(this.byServer, id, session);
     if (resumable) {
       // Saved again even if unchanged, so the resume window runs from the disconnect.
       const m = this.resumePoint(session);
@@ -459,6 +542,32 @@ export class Gateway {
 
 class InvalidSession extends Error {}
 class ClosedDuringStart extends Error {}
+class TooManySessions extends Error {}
+
+/** What ws would refuse in this handshake (RFC 6455 section 4.2.1), or null when it is acceptable. */
+function handshakeProblem(req: IncomingMessage): string | null {
+  if (req.method !== 'GET') return 'the gateway handshake must be a GET request';
+  if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return 'Upgrade: websocket is required';
+  const key = req.headers['sec-websocket-key'];
+  if (typeof key !== 'string' || !/^[+/0-9A-Za-z]{22}==$/.test(key.trim())) return 'Sec-WebSocket-Key is missing or invalid';
+  const version = req.headers['sec-websocket-version'];
+  if (version !== '13' && version !== '8') return 'Sec-WebSocket-Version must be 13';
+  const protocols = req.headers['sec-websocket-protocol'];
+  if (protocols !== undefined && !/^\s*[!#$%&'*+\-.^_`|~0-9A-Za-z]+(\s*,\s*[!#$%&'*+\-.^_`|~0-9A-Za-z]+)*\s*$/.test(protocols)) {
+    return 'Sec-WebSocket-Protocol is malformed';
+  }
+  return null;
+}
+
+/** The client's address for per-address limits: the socket's, or the first X-Forwarded-For hop behind a trusted proxy. */
+function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = req.headers['x-forwarded-for'];
+    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+    if (first) return first;
+  }
+  return req.socket.remoteAddress ?? 'unknown';
+}
 
 function addTo<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
   let set = map.get(key);

@@ -5,6 +5,7 @@ import { sqliteAdapter } from './dialects/sqlite.js';
 import type { DialectAdapter } from './dialects/types.js';
 import { GroupCommitter } from './group-commit.js';
 import { migrateToLatest } from './migrations.js';
+import { WriteHorizon } from './write-horizon.js';
 import { messages, reactions, uploads } from './repos/messages.js';
 import { channels, invites, members, servers } from './repos/servers.js';
 import { sessions, users } from './repos/users.js';
@@ -38,33 +39,42 @@ export class Store {
   readonly uploads = uploads;
   readonly webhooks = webhooks;
   readonly idempotency = idempotency;
+  /** Message ids being written by this process: pages of history stop below the oldest. */
+  readonly messageHorizon = new WriteHorizon();
   private readonly committer: GroupCommitter;
 
   private constructor(
+    /** For reads outside a transaction; writes need the `Tx` that `write` hands out. */
     readonly db: Db,
+    private readonly writer: Db,
     readonly adapter: DialectAdapter,
   ) {
     // A pooled server database gains from several batches in flight; SQLite has one writer.
-    this.committer = new GroupCommitter(db, 256, adapter.concurrentWriters ? 4 : 1);
+    this.committer = new GroupCommitter(writer, 256, adapter.concurrentWriters ? 4 : 1);
   }
 
   /** Opens the database and migrates it to the latest schema. */
   static async open(opts: StoreOptions): Promise<Store> {
     const adapter = opts.databaseUrl ? postgresAdapter(opts.databaseUrl) : sqliteAdapter(opts.dataDir);
-    const db = new Kysely<Database>({ dialect: adapter.kysely, plugins: [new CamelCasePlugin()] });
+    const writer = new Kysely<Database>({ dialect: adapter.kysely, plugins: [new CamelCasePlugin()] });
+    const reader = adapter.readKysely ? new Kysely<Database>({ dialect: adapter.readKysely, plugins: [new CamelCasePlugin()] }) : writer;
     try {
-      await migrateToLatest(db, await adapter.currentSchema?.(db));
+      await migrateToLatest(writer, await adapter.currentSchema?.(writer));
       await adapter.afterOpen?.();
     } catch (err) {
-      await db.destroy().catch(() => {});
+      await writer.destroy().catch(() => {});
+      if (reader !== writer) await reader.destroy().catch(() => {});
       throw err;
     }
-    return new Store(db, adapter);
+    return new Store(reader, writer, adapter);
   }
 
   /**
    * Runs `work` in a transaction and resolves once it is committed (durable). Store
-   * errors become AppErrors here, the one place that knows what they mean.
+   * errors become AppErrors here, the one place that knows what they mean. Repositories'
+   * writes take only the `Tx` given to `work`, so a write cannot escape the transaction;
+   * a read through `db` inside `work` uses another connection and sees the state before
+   * it, so it cannot deadlock SQLite's single writer either.
    */
   async write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     try {
@@ -87,6 +97,7 @@ export class Store {
   }
 
   async close(): Promise<void> {
-    await this.db.destroy();
+    if (this.db !== this.writer) await this.db.destroy();
+    await this.writer.destroy();
   }
 }

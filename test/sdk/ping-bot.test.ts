@@ -77,17 +77,19 @@ describe('ping bot (examples/ping-bot)', () => {
   it('shows typing before the slow answer to !slow', async () => {
     const watcher = new GatewayClient({ url: srv.gatewayUrl, token: w.owner.auth });
     const typing: TypingStartEvent[] = [];
-    let typingBeforeReply = false;
+    // Settles when the watcher's gateway delivers the bot's reply: REST may show it first.
+    let replySeen!: (typingBefore: boolean) => void;
+    const typingBeforeReply = new Promise<boolean>((resolve) => (replySeen = resolve));
     watcher.on('dispatch', (e) => {
       if (e.t === 'TYPING_START') typing.push(e.d as TypingStartEvent);
-      if (e.t === 'MESSAGE_CREATE' && (e.d as Message).author.id === w.bot.id) typingBeforeReply = typing.length > 0;
+      if (e.t === 'MESSAGE_CREATE' && (e.d as Message).author.id === w.bot.id) replySeen(typing.length > 0);
     });
     await watcher.connect();
     try {
       const { command, reply } = await ask('!slow');
       expect(reply.content).toMatch(/wait/);
       expect(typing).toContainEqual({ channelId: w.channel.id, serverId: w.server.id, userId: w.bot.id, name: w.bot.name, bot: true });
-      expect(typingBeforeReply).toBe(true);
+      expect(await typingBeforeReply).toBe(true);
       expect(Date.parse(reply.createdAt) - Date.parse(command.createdAt)).toBeGreaterThanOrEqual(450);
     } finally {
       await watcher.close();

@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Store } from '../../src/store/index.js';
+import Sqlite from 'better-sqlite3';
+import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { type Database, Store } from '../../src/store/index.js';
 import { freshPostgresSchema } from '../harness.js';
 
 /**
@@ -15,14 +18,24 @@ export function storeDialects(): Array<'sqlite' | 'postgres'> {
   return process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 }
 
-/** Opens a fresh, migrated store of the given dialect; `dispose` removes it. */
-export async function openStore(dialect: 'sqlite' | 'postgres'): Promise<{ store: Store; dispose(): Promise<void> }> {
+/**
+ * Opens a fresh, migrated store of the given dialect; `dispose` removes it. `admin` is a
+ * connection of its own to the same database, for what the store deliberately does not
+ * offer outside `write` (schema surgery, a committer under test).
+ */
+export async function openStore(
+  dialect: 'sqlite' | 'postgres',
+): Promise<{ store: Store; admin: Kysely<Database>; dispose(): Promise<void> }> {
+  const plugins = [new CamelCasePlugin()];
   if (dialect === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-store-'));
     const store = await Store.open({ dataDir: dir });
+    const admin = new Kysely<Database>({ dialect: new SqliteDialect({ database: new Sqlite(path.join(dir, 'parley.db')) }), plugins });
     return {
       store,
+      admin,
       async dispose() {
+        await admin.destroy();
         await store.close();
         fs.rmSync(dir, { recursive: true, force: true });
       },
@@ -30,9 +43,12 @@ export async function openStore(dialect: 'sqlite' | 'postgres'): Promise<{ store
   }
   const schema = await freshPostgresSchema();
   const store = await Store.open({ databaseUrl: schema.url, dataDir: os.tmpdir() });
+  const admin = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 4 }) }), plugins });
   return {
     store,
+    admin,
     async dispose() {
+      await admin.destroy();
       await store.close();
       await schema.drop();
     },

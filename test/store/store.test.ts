@@ -110,6 +110,21 @@ describe.each(storeDialects())('store on %s', (dialect) => {
     expect(await store.messages.byId(store.db, channelId, m.id)).toBeUndefined();
   });
 
+  it('a read through the plain handle inside a write neither deadlocks nor sees the uncommitted write', async () => {
+    const m = message(channelId, serverId, userId, 'inside');
+    // Before reads had a connection of their own, this hung SQLite forever: the read waited
+    // for the one connection that the transaction around it held.
+    const seenInside = await Promise.race([
+      store.write(async (tx) => {
+        await store.messages.insert(tx, m);
+        return (await store.messages.byId(store.db, channelId, m.id)) ?? null;
+      }),
+      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 5000).unref()),
+    ]);
+    expect(seenInside).toBeNull();
+    expect((await store.messages.byId(store.db, channelId, m.id))?.content).toBe('inside');
+  });
+
   it('toggles reactions and summarises counts per emoji with "me"', async () => {
     const m = message(channelId, serverId, userId, 'react');
     await store.write((tx) => store.messages.insert(tx, m));

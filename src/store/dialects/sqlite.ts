@@ -17,9 +17,14 @@ export function sqliteAdapter(dataDir: string): DialectAdapter {
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
+  // WAL lets this connection read committed data while the other one writes.
+  const reader = new Database(file);
+  reader.pragma('busy_timeout = 5000');
+  reader.pragma('query_only = ON');
   return {
     name: `sqlite (${file})`,
     kysely: new SqliteDialect({ database: reusingStatements(database) }),
+    readKysely: new SqliteDialect({ database: reusingStatements(reader) }),
     concurrentWriters: false,
     isUniqueViolation: (err) => /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(sqliteCode(err)),
     isForeignKeyViolation: (err) => sqliteCode(err) === 'SQLITE_CONSTRAINT_FOREIGNKEY',

@@ -7,7 +7,14 @@ import type { Dialect, Kysely } from 'kysely';
 export interface DialectAdapter {
   /** Human-readable, for logs and /healthz. */
   readonly name: string;
+  /** The connection(s) writes and migrations go through. */
   readonly kysely: Dialect;
+  /**
+   * Where reads outside a transaction go, when not through `kysely`. SQLite has one
+   * connection per handle and a transaction holds it, so reads get a connection of their
+   * own: a read can never wait for (or deadlock with) an open write transaction.
+   */
+  readonly readKysely?: Dialect;
   /** True when concurrent transactions can run (a pool); SQLite has one writer. */
   readonly concurrentWriters: boolean;
   /** Classifies a driver error. */

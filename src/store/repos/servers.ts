@@ -1,25 +1,29 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type Transaction, sql } from 'kysely';
 import type { ChannelTable, Database, InviteTable, MemberTable, ServerTable } from '../schema.js';
 
 type Db = Kysely<Database>;
+/** Writes take the transaction `Store.write` hands out: a plain handle is a type error. */
+type Tx = Transaction<Database>;
 
 /** Servers with their channels, members and invites (one aggregate). */
 export const servers = {
-  insert: (db: Db, row: ServerTable) => db.insertInto('servers').values(row).execute(),
+  insert: (db: Tx, row: ServerTable) => db.insertInto('servers').values(row).execute(),
   byId: (db: Db, id: string) => db.selectFrom('servers').selectAll().where('id', '=', id).executeTakeFirst(),
-  rename: (db: Db, id: string, name: string) => db.updateTable('servers').set({ name }).where('id', '=', id).execute(),
+  rename: (db: Tx, id: string, name: string) => db.updateTable('servers').set({ name }).where('id', '=', id).execute(),
+  /** The servers `userId` belongs to, each with the member's permission bits there. */
   ofMember: (db: Db, userId: string) =>
     db
       .selectFrom('servers')
       .innerJoin('members', 'members.serverId', 'servers.id')
       .selectAll('servers')
+      .select('members.permissions')
       .where('members.userId', '=', userId)
       .orderBy('servers.id')
       .execute(),
 };
 
 export const channels = {
-  insert: (db: Db, row: ChannelTable) => db.insertInto('channels').values(row).execute(),
+  insert: (db: Tx, row: ChannelTable) => db.insertInto('channels').values(row).execute(),
   byId: (db: Db, id: string) => db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst(),
   ofServer: (db: Db, serverId: string) =>
     db.selectFrom('channels').selectAll().where('serverId', '=', serverId).orderBy('id').execute(),
@@ -27,8 +31,8 @@ export const channels = {
     serverIds.length === 0
       ? Promise.resolve([] as ChannelTable[])
       : db.selectFrom('channels').selectAll().where('serverId', 'in', serverIds).orderBy('id').execute(),
-  rename: (db: Db, id: string, name: string) => db.updateTable('channels').set({ name }).where('id', '=', id).execute(),
-  delete: (db: Db, id: string) => db.deleteFrom('channels').where('id', '=', id).executeTakeFirst(),
+  rename: (db: Tx, id: string, name: string) => db.updateTable('channels').set({ name }).where('id', '=', id).execute(),
+  delete: (db: Tx, id: string) => db.deleteFrom('channels').where('id', '=', id).executeTakeFirst(),
 };
 
 /** A channel with the caller's permissions in its server: null when not a member. */
@@ -41,7 +45,7 @@ export interface ChannelAccess {
 }
 
 export const members = {
-  insert: (db: Db, row: MemberTable) => db.insertInto('members').values(row).onConflict((oc) => oc.doNothing()).executeTakeFirst(),
+  insert: (db: Tx, row: MemberTable) => db.insertInto('members').values(row).onConflict((oc) => oc.doNothing()).executeTakeFirst(),
   get: (db: Db, serverId: string, userId: string) =>
     db.selectFrom('members').selectAll().where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
   /**
@@ -66,18 +70,18 @@ export const members = {
       .orderBy('members.joinedAt')
       .orderBy('users.id')
       .execute(),
-  setPermissions: (db: Db, serverId: string, userId: string, permissions: number) =>
+  setPermissions: (db: Tx, serverId: string, userId: string, permissions: number) =>
     db.updateTable('members').set({ permissions }).where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
-  delete: (db: Db, serverId: string, userId: string) =>
+  delete: (db: Tx, serverId: string, userId: string) =>
     db.deleteFrom('members').where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
   serverIdsOf: async (db: Db, userId: string) =>
     (await db.selectFrom('members').select('serverId').where('userId', '=', userId).execute()).map((r) => r.serverId),
 };
 
 export const invites = {
-  insert: (db: Db, row: InviteTable) => db.insertInto('invites').values(row).execute(),
+  insert: (db: Tx, row: InviteTable) => db.insertInto('invites').values(row).execute(),
   byCode: (db: Db, code: string) => db.selectFrom('invites').selectAll().where('code', '=', code).executeTakeFirst(),
   ofServer: (db: Db, serverId: string) =>
     db.selectFrom('invites').selectAll().where('serverId', '=', serverId).orderBy('createdAt').execute(),
-  delete: (db: Db, code: string) => db.deleteFrom('invites').where('code', '=', code).executeTakeFirst(),
+  delete: (db: Tx, code: string) => db.deleteFrom('invites').where('code', '=', code).executeTakeFirst(),
 };
