@@ -42,10 +42,18 @@ async function open(user: TestUser | null, path = '/', opts: { colorScheme?: 'li
   return o;
 }
 
+/** Every message in the list (each carries its id; styling classes are CSS-module hashes). */
+function messages(page: Page) {
+  return page.locator('li[data-message-id]');
+}
+
 /** The message list item whose text contains `text`. */
 function message(page: Page, text: string) {
-  return page.locator('li.message').filter({ hasText: text });
+  return messages(page).filter({ hasText: text });
 }
+
+/** The BOT badge, found by its tooltip. */
+const BOT_BADGE = 'Posted by a bot or webhook';
 
 async function noPageErrors(o: OpenPage) {
   expect(o.errors, `uncaught errors in the page: ${o.errors.join('\n')}`).toEqual([]);
@@ -147,8 +155,8 @@ describe('web client', () => {
     const live = message(page, 'Deploy of');
     await live.waitFor();
     expect(await live.getAttribute('data-webhook')).toBe('true');
-    expect((await live.locator('.message-author').textContent())?.trim()).toBe('Deploy Bot');
-    expect((await live.locator('.bot-badge').textContent())?.trim()).toBe('BOT');
+    expect(await live.getByText('Deploy Bot', { exact: true }).count()).toBe(1);
+    expect((await live.getByTitle(BOT_BADGE).textContent())?.trim()).toBe('BOT');
     expect(await live.locator('strong').textContent()).toBe('v2.4.0');
     expect(await live.locator('code').textContent()).toBe('3m 12s');
     await screenshot(page, 'chat-webhook-message');
@@ -263,8 +271,8 @@ describe('web client', () => {
 
     const m = message(page, 'Build passed');
     await m.waitFor();
-    expect((await m.locator('.message-author').textContent())?.trim()).toBe('Helper');
-    expect(await m.locator('.bot-badge').count()).toBe(1);
+    expect(await m.getByText('Helper', { exact: true }).count()).toBe(1);
+    expect(await m.getByTitle(BOT_BADGE).count()).toBe(1);
     expect(await m.locator('strong').first().textContent()).toBe('Build passed');
     expect(await m.locator('em').first().textContent()).toBe('main');
     expect(await m.locator('code.md-code').first().textContent()).toBe('npm test');
@@ -277,13 +285,13 @@ describe('web client', () => {
     const rel = await m.locator('a[href="https://example.com/report"]').getAttribute('rel');
     expect(rel).toContain('noopener');
 
-    const img = m.locator('img.attachment-image');
+    const img = m.getByRole('img', { name: 'chart.png' });
     await img.waitFor();
     expect(await img.getAttribute('alt')).toBe('chart.png');
     await expect.poll(() => img.evaluate((el) => (el as any).naturalWidth as number)).toBe(160);
-    const file = m.locator('a.attachment-file');
-    expect(await file.locator('.attachment-name').textContent()).toBe('build-log.txt');
-    expect(await file.locator('.attachment-size').textContent()).toMatch(/KB$/);
+    const file = m.getByRole('link', { name: /build-log\.txt/ });
+    expect(await file.getByText('build-log.txt', { exact: true }).count()).toBe(1);
+    expect(await file.getByText(/KB$/).count()).toBe(1);
 
     // The bot's reaction shows as a chip; clicking it adds mine, clicking again removes it.
     const chip = m.getByRole('button', { name: /🎉 1 reaction/ });
@@ -340,25 +348,30 @@ describe('web client', () => {
     });
     expect(res.status, res.text).toBe(200);
 
-    const m = page.locator('li.message[data-webhook="true"]').last();
+    const m = page.locator('li[data-message-id][data-webhook="true"]').last();
     await m.waitFor();
-    expect(await m.locator('.message-author').textContent()).toBe(evilName);
-    expect(await m.locator('.bot-badge').count()).toBe(1);
-    const contentText = (await m.locator('.message-content').textContent()) ?? '';
+    expect(await m.getByText(evilName, { exact: true }).count()).toBe(1);
+    expect(await m.getByTitle(BOT_BADGE).count()).toBe(1);
+    const contentText = (await m.locator('.md').first().textContent()) ?? '';
     expect(contentText).toContain('<script>window.xssHit=3</script>');
     expect(contentText).toContain('<img src=x onerror="window.xssHit=4">');
     expect(contentText).toContain('[click me](javascript:window.xssHit=5)');
 
-    const embed = m.locator('.embed');
+    const embed = m.getByRole('article', { name: /^Embed/ });
     await embed.waitFor();
-    expect(await embed.locator('.embed-title a').textContent()).toBe('<b>Incident</b> report');
-    expect(await embed.locator('.embed-title a').getAttribute('href')).toBe('https://status.example.com/incidents/1');
-    expect(await embed.locator('.embed-author').textContent()).toBe('<u>Ops</u>');
-    await expect.poll(() => embed.locator('img.embed-thumbnail').evaluate((el) => (el as any).naturalWidth as number)).toBe(80);
-    expect(await embed.locator('.embed-description strong').textContent()).toBe('resolved');
-    expect(await embed.locator('.embed-description').textContent()).toContain('<script>window.xssHit=8</script>');
-    expect(await embed.locator('.embed-field.inline').count()).toBe(2);
-    expect(await embed.locator('.embed-field').nth(2).textContent()).toContain('<iframe');
+    const title = embed.getByRole('link', { name: '<b>Incident</b> report', exact: true });
+    expect(await title.textContent()).toBe('<b>Incident</b> report');
+    expect(await title.getAttribute('href')).toBe('https://status.example.com/incidents/1');
+    expect(await embed.getByRole('link', { name: '<u>Ops</u>', exact: true }).textContent()).toBe('<u>Ops</u>');
+    await expect.poll(() => embed.locator(`img[src="${thumb.body.url}"]`).evaluate((el) => (el as any).naturalWidth as number)).toBe(80);
+    const resolved = embed.getByText('resolved', { exact: true });
+    expect(await resolved.evaluate((el) => el.tagName)).toBe('STRONG');
+    expect(await embed.textContent()).toContain('<script>window.xssHit=8</script>');
+    // Inline fields share a row; the third (not inline) starts below them.
+    const fieldTop = async (name: string) => (await embed.getByText(name, { exact: true }).boundingBox())!.y;
+    expect(await fieldTop('Duration')).toBe(await fieldTop('Service'));
+    expect(await fieldTop('<i>Note</i>')).toBeGreaterThan(await fieldTop('Service'));
+    expect(await embed.getByText(/<iframe/).count()).toBe(1);
     const border = await embed.evaluate((el) => (globalThis as any).getComputedStyle(el).borderInlineStartColor as string);
     expect(border).toBe('rgb(230, 126, 34)');
 
@@ -379,8 +392,9 @@ describe('web client', () => {
 
     // The name is text in the settings list too.
     await page.goto(`${srv.url}/s/${server.id}/settings/webhooks`);
-    await page.locator('.webhook-name').first().waitFor();
-    expect(await page.locator('.webhook-name').first().textContent()).toBe(evilName);
+    const listed = page.getByRole('table', { name: 'Webhooks of Safe Harbour' }).getByText(evilName, { exact: true });
+    await listed.waitFor();
+    expect(await listed.textContent()).toBe(evilName);
     expect(await page.evaluate(() => (globalThis as any).xssHit ?? null)).toBeNull();
     await noPageErrors(o);
   });
@@ -404,7 +418,7 @@ describe('web client', () => {
     const sent = page.locator(`li[data-message-id="${await message(page, 'second line').getAttribute('data-message-id')}"]`);
     expect(await box.inputValue()).toBe('');
     expect(await sent.locator('strong').textContent()).toBe('team');
-    expect(await sent.locator('.message-content br').count()).toBe(1);
+    expect(await sent.locator('.md br').count()).toBe(1);
 
     // Edit with the pencil; Enter saves.
     await sent.hover();
@@ -413,8 +427,8 @@ describe('web client', () => {
     await edit.fill('Hello *everyone*');
     await edit.press('Enter');
     const edited = sent;
-    await edited.locator('.edited').waitFor();
-    expect(await edited.locator('.message-content').textContent()).toBe('Hello everyone (edited)');
+    await edited.getByTitle(/^Edited /).waitFor();
+    expect(await edited.locator('.md').textContent()).toBe('Hello everyone (edited)');
     expect(await edited.locator('em').textContent()).toBe('everyone');
 
     // Up arrow in the empty composer edits the last own message; Escape cancels.
@@ -441,8 +455,9 @@ describe('web client', () => {
     await page.keyboard.type('meeting notes attached');
     await page.keyboard.press('Enter');
     const withFile = message(page, 'meeting notes attached');
-    await withFile.locator('a.attachment-file').waitFor();
-    expect(await withFile.locator('.attachment-name').textContent()).toBe('notes.md');
+    const notes = withFile.getByRole('link', { name: /notes\.md/ });
+    await notes.waitFor();
+    expect(await notes.getByText('notes.md', { exact: true }).count()).toBe(1);
 
     // A message in another channel marks that channel unread until it is opened.
     const random = await createChannel(srv.url, owner, server.id, 'random');
@@ -503,18 +518,18 @@ describe('web client', () => {
     const { page } = o;
     const last = message(page, 'Message number 130');
     await last.waitFor();
-    const scroller = page.locator('.message-scroller');
+    const scroller = page.getByRole('log', { name: 'Messages in #general' });
     // At the bottom: the newest message is in view.
     expect(await scroller.evaluate((el: any) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeLessThan(60);
     expect(await message(page, 'Message number 1$').count()).toBe(0);
-    expect(await page.locator('li.message').count()).toBeLessThanOrEqual(100);
+    expect(await messages(page).count()).toBeLessThanOrEqual(100);
 
     // Scroll to the top: the next page arrives and the view stays on the same messages.
-    const before = await page.locator('li.message').count();
+    const before = await messages(page).count();
     await scroller.evaluate((el: any) => {
       el.scrollTop = 0;
     });
-    await expect.poll(() => page.locator('li.message').count()).toBeGreaterThan(before);
+    await expect.poll(() => messages(page).count()).toBeGreaterThan(before);
     expect(await scroller.evaluate((el: any) => el.scrollTop)).toBeGreaterThan(200);
 
     // Keep going until the start of the channel.
@@ -529,7 +544,7 @@ describe('web client', () => {
         { timeout: 15_000, interval: 300 },
       )
       .toBe(1);
-    const texts = await page.locator('li.message .message-content').allTextContents();
+    const texts = await messages(page).locator('.md').allTextContents();
     expect(texts.length).toBe(130);
     expect(texts[0]).toBe('Message number 1');
     expect(texts[129]).toBe('Message number 130');
@@ -567,7 +582,7 @@ describe('web client', () => {
     await page.evaluate((t) => (globalThis as any).localStorage.setItem('parley.token', t), owner.token);
     await page.goto(`${srv.url}/s/${server.id}/c/${general.id}`);
     await page.getByRole('textbox', { name: 'Message #general' }).waitFor();
-    await page.locator('.user-panel-status', { hasText: 'Online' }).waitFor();
+    await page.getByText('Online', { exact: true }).waitFor();
     expect(sentOps.at(-1)).toContain('identify');
 
     const connections = sentOps.length;
@@ -579,7 +594,7 @@ describe('web client', () => {
     release();
 
     await message(page, 'sent while you were away').waitFor();
-    await page.locator('.user-panel-status', { hasText: 'Online' }).waitFor();
+    await page.getByText('Online', { exact: true }).waitFor();
     expect(sentOps.length).toBe(connections + 1);
     expect(sentOps.at(-1)).toContain('resume');
     expect(sentOps.at(-1)).not.toContain('identify');
@@ -683,7 +698,7 @@ describe('web client', () => {
     const addForm = page.getByRole('form', { name: 'Add a bot' });
     await addForm.getByLabel('Attach files').uncheck();
     await addForm.getByRole('button', { name: 'Add bot' }).click();
-    const row = page.locator('li.bot-row').filter({ hasText: 'Moderator' });
+    const row = page.getByRole('listitem').filter({ hasText: 'Moderator' });
     await row.waitFor();
     const perms = async () => {
       const r = await call(srv.url, 'GET', `/servers/${server.id}/members`, { auth: owner.auth });
@@ -716,7 +731,7 @@ describe('web client', () => {
     const renameBox = page.getByLabel('Name of #random-stuff');
     await renameBox.waitFor();
     await renameBox.fill('off-topic');
-    await page.locator('li.channel-row').filter({ has: renameBox }).getByRole('button', { name: 'Rename' }).click();
+    await page.getByRole('listitem').filter({ has: renameBox }).getByRole('button', { name: 'Rename' }).click();
     await page.getByText('Channel renamed to #off-topic.').waitFor();
     let channels = await call(srv.url, 'GET', `/servers/${server.id}/channels`, { auth: owner.auth });
     expect(channels.body.map((c: { name: string }) => c.name)).toEqual(['general', 'off-topic']);
@@ -796,12 +811,12 @@ describe('web client', () => {
       const { page } = o;
       await message(page, 'Incident resolved').waitFor();
       // The webhook's avatar is shown with its messages.
-      expect(await message(page, 'Incident resolved').locator('img.avatar').getAttribute('src')).toBe(logo.body.url);
+      expect(await message(page, 'Incident resolved').locator('img').first().getAttribute('src')).toBe(logo.body.url);
       const bg = await page.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.body).backgroundColor as string);
       expect(bg).toBe(scheme === 'dark' ? 'rgb(29, 30, 35)' : 'rgb(255, 255, 255)');
       await call(srv.url, 'POST', `/channels/${general.id}/typing`, { auth: grace.auth });
       await page.getByText('grace is typing…').waitFor();
-      await expect.poll(() => page.locator('img.attachment-image').evaluate((el) => (el as any).naturalWidth as number)).toBe(320);
+      await expect.poll(() => page.getByRole('img', { name: 'coverage.png' }).evaluate((el) => (el as any).naturalWidth as number)).toBe(320);
       await page.mouse.move(5, 795);
       await screenshot(page, `overview-${scheme}`);
       await noPageErrors(o);
@@ -809,10 +824,11 @@ describe('web client', () => {
 
     const narrow = await open(ada, `/s/${server.id}/c/${general.id}`, { width: 390, height: 780 });
     await message(narrow.page, 'Incident resolved').waitFor();
-    expect(await narrow.page.locator('.channel-sidebar').isVisible()).toBe(false);
+    const sidebar = narrow.page.getByRole('complementary', { name: 'Analytical Engines channels' });
+    expect(await sidebar.isVisible()).toBe(false);
     await screenshot(narrow.page, 'chat-narrow');
     await narrow.page.getByRole('button', { name: 'Show channels' }).click();
-    await narrow.page.locator('.channel-sidebar').waitFor();
+    await sidebar.waitFor();
     await screenshot(narrow.page, 'chat-narrow-sidebar');
     await noPageErrors(narrow);
   });

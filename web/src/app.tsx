@@ -9,11 +9,12 @@ import { ChatPage } from './pages/chat-page';
 import { HomePage } from './pages/home-page';
 import { InvitePage } from './pages/invite-page';
 import { MyBotsPage } from './pages/my-bots-page';
-import { SettingsPage } from './pages/settings-page';
+import { SettingsPage } from './pages/settings/settings-page';
 import { applyEvent, loadMe, loadMembers, loadServers } from './state/actions';
 import { store, useStore } from './state/store';
 import { toast } from './state/toasts';
 import { Link, match, navigate, paths, usePath } from './router';
+import composerStyles from './components/composer.module.css';
 
 export function App() {
   const [token, setTokenState] = useState<string | null>(getToken);
@@ -63,7 +64,7 @@ export function App() {
 
 function skipToMain(e: MouseEvent) {
   e.preventDefault();
-  const target = document.querySelector<HTMLElement>('.composer-input') ?? document.querySelector<HTMLElement>('main');
+  const target = document.querySelector<HTMLElement>(`.${composerStyles.composerInput}`) ?? document.querySelector<HTMLElement>('main');
   if (!target) return;
   if (target.tabIndex < 0 && target.tagName === 'MAIN') target.tabIndex = -1;
   target.focus();

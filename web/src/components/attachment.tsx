@@ -2,6 +2,7 @@ import type { Attachment } from '../api/types';
 import { safeImageSrc } from '../markdown/parse';
 import { formatSize } from '../lib/format';
 import { FileIcon } from './icons';
+import styles from './attachment.module.css';
 
 const IMAGE_EXT = /\.(png|jpe?g|gif|webp|avif|bmp)$/i;
 
@@ -16,23 +17,23 @@ export function AttachmentView({ attachment }: { attachment: Attachment }) {
   const name = typeof attachment.filename === 'string' && attachment.filename ? attachment.filename : 'file';
   const size = formatSize(attachment.size);
   if (!href) {
-    return <span className="attachment-file unavailable">{name}</span>;
+    return <span className={`${styles.attachmentFile} unavailable`}>{name}</span>;
   }
   if (isImage(attachment)) {
     return (
-      <a className="attachment-image-link" href={href} target="_blank" rel="noopener noreferrer" title={size ? `${name} (${size})` : name}>
-        <img className="attachment-image" src={href} alt={name} loading="lazy" />
+      <a className={styles.attachmentImageLink} href={href} target="_blank" rel="noopener noreferrer" title={size ? `${name} (${size})` : name}>
+        <img className={styles.attachmentImage} src={href} alt={name} loading="lazy" />
       </a>
     );
   }
   return (
-    <a className="attachment-file" href={href} target="_blank" rel="noopener noreferrer" download={name}>
-      <span className="file-icon">
+    <a className={styles.attachmentFile} href={href} target="_blank" rel="noopener noreferrer" download={name}>
+      <span className={styles.fileIcon}>
         <FileIcon />
       </span>
-      <span className="attachment-meta">
-        <span className="attachment-name">{name}</span>
-        {size && <span className="attachment-size">{size}</span>}
+      <span className={styles.attachmentMeta}>
+        <span className={styles.attachmentName}>{name}</span>
+        {size && <span className={styles.attachmentSize}>{size}</span>}
       </span>
     </a>
   );

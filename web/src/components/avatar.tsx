@@ -1,5 +1,6 @@
 import { safeImageSrc } from '../markdown/parse';
 import { hueFor, initials } from '../lib/format';
+import styles from './avatar.module.css';
 
 interface AvatarProps {
   id: string;
@@ -13,19 +14,19 @@ export function Avatar({ id, name, src, size = 40 }: AvatarProps) {
   const url = safeImageSrc(src);
   const style = { width: size, height: size, fontSize: Math.round(size * 0.4) };
   if (url) {
-    return <img className="avatar" src={url} alt="" width={size} height={size} style={style} loading="lazy" referrerPolicy="no-referrer" />;
+    return <img className={styles.avatar} src={url} alt="" width={size} height={size} style={style} loading="lazy" referrerPolicy="no-referrer" />;
   }
   return (
-    <span className="avatar avatar-initials" aria-hidden="true" style={{ ...style, ['--hue' as string]: String(hueFor(id || name)) }}>
+    <span className={`${styles.avatar} ${styles.avatarInitials}`} aria-hidden="true" style={{ ...style, ['--hue' as string]: String(hueFor(id || name)) }}>
       {initials(name)}
     </span>
   );
 }
 
-/** The badge that marks bots and webhooks. */
-export function BotBadge() {
+/** The badge that marks bots and webhooks; `className` lets a layout place it (module classes stay local). */
+export function BotBadge({ className }: { className?: string } = {}) {
   return (
-    <span className="bot-badge" title="Posted by a bot or webhook">
+    <span className={className ? `${styles.botBadge} ${className}` : styles.botBadge} title="Posted by a bot or webhook">
       BOT
     </span>
   );

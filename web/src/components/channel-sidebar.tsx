@@ -10,6 +10,8 @@ import { CopyField } from './copy-field';
 import { Dialog } from './dialog';
 import { PromptDialog, normaliseChannelName } from './forms';
 import { BotIcon, GearIcon, InviteIcon, LogoutIcon, PlusIcon } from './icons';
+import styles from './channel-sidebar.module.css';
+import dialogStyles from './dialog.module.css';
 
 interface Props {
   server: Server;
@@ -25,9 +27,9 @@ export function ChannelSidebar({ server, activeChannelId, isOwner, onLogout }: P
   const [dialog, setDialog] = useState<'channel' | 'invite' | null>(null);
 
   return (
-    <aside className="channel-sidebar" aria-label={`${server.name} channels`}>
-      <header className="sidebar-header">
-        <h1 className="server-name" title={server.name}>
+    <aside className={`channel-sidebar ${styles.channelSidebar}`} aria-label={`${server.name} channels`}>
+      <header className={styles.sidebarHeader}>
+        <h1 className={styles.serverName} title={server.name}>
           {server.name}
         </h1>
         {isOwner && (
@@ -37,14 +39,14 @@ export function ChannelSidebar({ server, activeChannelId, isOwner, onLogout }: P
         )}
       </header>
       {isOwner && (
-        <div className="sidebar-owner-actions">
+        <div className={styles.sidebarOwnerActions}>
           <button type="button" className="button secondary small" onClick={() => setDialog('invite')}>
             <InviteIcon /> Invite people
           </button>
         </div>
       )}
-      <div className="sidebar-section">
-        <div className="sidebar-section-title">
+      <div className={styles.sidebarSection}>
+        <div className={styles.sidebarSectionTitle}>
           <span id={`channels-${server.id}`}>Channels</span>
           {isOwner && (
             <button type="button" className="icon-button small" aria-label="Create a channel" title="Create a channel" onClick={() => setDialog('channel')}>
@@ -52,18 +54,18 @@ export function ChannelSidebar({ server, activeChannelId, isOwner, onLogout }: P
             </button>
           )}
         </div>
-        <ul className="channel-list" aria-labelledby={`channels-${server.id}`}>
+        <ul className={styles.channelList} aria-labelledby={`channels-${server.id}`}>
           {(channels ?? []).map((c) => (
             <li key={c.id}>
               <Link
                 to={paths.channel(server.id, c.id)}
-                className={`channel-link${c.id === activeChannelId ? ' active' : ''}${unread[c.id] ? ' unread' : ''}`}
+                className={`${styles.channelLink}${c.id === activeChannelId ? ` ${styles.active}` : ''}${unread[c.id] ? ` ${styles.unread}` : ''}`}
                 aria-current={c.id === activeChannelId ? 'page' : undefined}
               >
-                <span className="channel-hash" aria-hidden="true">
+                <span className={styles.channelHash} aria-hidden="true">
                   #
                 </span>
-                <span className="channel-name">{c.name}</span>
+                <span className={styles.channelName}>{c.name}</span>
                 {unread[c.id] && <span className="visually-hidden"> (unread)</span>}
               </Link>
             </li>
@@ -106,7 +108,7 @@ export function InviteDialog({ serverId, serverName, onClose }: { serverId: stri
   };
   return (
     <Dialog title={`Invite people to ${serverName}`} onClose={onClose}>
-      <div className="dialog-body stack">
+      <div className={`${dialogStyles.dialogBody} stack`}>
         {link ? (
           <>
             <CopyField label="Invite link" value={link} />
@@ -115,7 +117,7 @@ export function InviteDialog({ serverId, serverName, onClose }: { serverId: stri
         ) : (
           <p>Create a link that lets people join {serverName}.</p>
         )}
-        <footer className="dialog-actions">
+        <footer className={dialogStyles.dialogActions}>
           <button type="button" className="button secondary" onClick={onClose}>
             Done
           </button>
@@ -128,19 +130,20 @@ export function InviteDialog({ serverId, serverName, onClose }: { serverId: stri
   );
 }
 
-export function UserPanel({ onLogout }: { onLogout: () => void }) {
+/** `className` lets a page adjust the panel's placement, since its own classes are module-local. */
+export function UserPanel({ onLogout, className }: { onLogout: () => void; className?: string }) {
   const me = useStore((s) => s.me);
   const status = useStore((s) => s.status);
   if (!me) return null;
   const name = displayName(me);
   return (
-    <div className="user-panel">
+    <div className={className ? `${styles.userPanel} ${className}` : styles.userPanel}>
       <Avatar id={me.id} name={name} src={me.avatar} size={32} />
-      <div className="user-panel-info">
-        <span className="user-panel-name" title={name}>
+      <div className={styles.userPanelInfo}>
+        <span className={styles.userPanelName} title={name}>
           {name}
         </span>
-        <span className={`user-panel-status status-${status}`}>{status === 'connected' ? 'Online' : status === 'offline' ? 'Offline' : 'Connecting…'}</span>
+        <span className={status === 'connected' ? `${styles.userPanelStatus} ${styles.statusConnected}` : styles.userPanelStatus}>{status === 'connected' ? 'Online' : status === 'offline' ? 'Offline' : 'Connecting…'}</span>
       </div>
       <Link to={paths.myBots()} className="icon-button" aria-label="My bots" title="My bots">
         <BotIcon />

@@ -4,6 +4,7 @@ import { sendMessage, sendTyping, uploadFile } from '../state/actions';
 import { toast, toastError } from '../state/toasts';
 import { codePoints, formatSize } from '../lib/format';
 import { CloseIcon, PlusIcon } from './icons';
+import styles from './composer.module.css';
 
 const MAX_CONTENT = 4000;
 const MAX_FILES = 10;
@@ -112,18 +113,18 @@ export const Composer = forwardRef<ComposerHandle, Props>(function Composer({ ch
 
   return (
     <form
-      className="composer"
+      className={styles.composer}
       onSubmit={(e) => {
         e.preventDefault();
         void submit();
       }}
     >
       {files.length > 0 && (
-        <ul className="pending-files" aria-label="Attachments to send">
+        <ul className={styles.pendingFiles} aria-label="Attachments to send">
           {files.map((f) => (
-            <li key={f.key} className={`pending-file ${f.status}`}>
-              <span className="pending-name">{f.name}</span>
-              <span className="pending-size">{f.status === 'uploading' ? 'Uploading…' : formatSize(f.result?.size ?? f.size)}</span>
+            <li key={f.key} className={f.status === 'uploading' ? `${styles.pendingFile} ${styles.uploading}` : styles.pendingFile}>
+              <span className={styles.pendingName}>{f.name}</span>
+              <span className={styles.pendingSize}>{f.status === 'uploading' ? 'Uploading…' : formatSize(f.result?.size ?? f.size)}</span>
               <button type="button" className="icon-button" aria-label={`Remove ${f.name}`} onClick={() => setFiles((prev) => prev.filter((p) => p.key !== f.key))}>
                 <CloseIcon />
               </button>
@@ -131,8 +132,8 @@ export const Composer = forwardRef<ComposerHandle, Props>(function Composer({ ch
           ))}
         </ul>
       )}
-      <div className="composer-row">
-        <button type="button" className="icon-button composer-attach" aria-label="Attach a file" title="Attach a file" onClick={() => fileInput.current?.click()}>
+      <div className={styles.composerRow}>
+        <button type="button" className={`icon-button ${styles.composerAttach}`} aria-label="Attach a file" title="Attach a file" onClick={() => fileInput.current?.click()}>
           <PlusIcon size={20} />
         </button>
         <input
@@ -149,7 +150,7 @@ export const Composer = forwardRef<ComposerHandle, Props>(function Composer({ ch
         />
         <textarea
           ref={area}
-          className="composer-input"
+          className={styles.composerInput}
           rows={1}
           value={text}
           placeholder={`Message #${channel.name}`}
@@ -179,16 +180,16 @@ export const Composer = forwardRef<ComposerHandle, Props>(function Composer({ ch
             }
           }}
         />
-        <button type="submit" className="button primary composer-send" disabled={uploading || tooLong || (!text.trim() && !files.length)}>
+        <button type="submit" className={`button primary ${styles.composerSend}`} disabled={uploading || tooLong || (!text.trim() && !files.length)}>
           Send
         </button>
       </div>
-      <div id="composer-help" className="composer-help">
+      <div id="composer-help" className={styles.composerHelp}>
         <span>
           <kbd>Enter</kbd> to send, <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line. Markdown works.
         </span>
         {length > MAX_CONTENT - 500 && (
-          <span className={`char-count${tooLong ? ' over' : ''}`} aria-live="polite">
+          <span className={tooLong ? `${styles.charCount} ${styles.over}` : styles.charCount} aria-live="polite">
             {length}/{MAX_CONTENT}
           </span>
         )}

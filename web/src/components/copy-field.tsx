@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import { copyText } from '../lib/clipboard';
 import { toastError } from '../state/toasts';
+import styles from './copy-field.module.css';
 
 /** A read-only value with a Copy button (for webhook URLs, tokens and invite links). */
 export function CopyField({ label, value, secret = false }: { label: string; value: string; secret?: boolean }) {
@@ -16,9 +17,9 @@ export function CopyField({ label, value, secret = false }: { label: string; val
     }
   };
   return (
-    <div className="copy-field">
+    <div className={styles.copyField}>
       <label htmlFor={id}>{label}</label>
-      <div className="copy-row">
+      <div className={styles.copyRow}>
         <input
           id={id}
           className={`input mono${secret ? ' secret' : ''}`}

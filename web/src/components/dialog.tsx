@@ -1,6 +1,7 @@
 /** Modal dialogs on the native <dialog> element (focus trap and Escape for free). */
 import { useEffect, useId, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { CloseIcon } from './icons';
+import styles from './dialog.module.css';
 
 interface DialogProps {
   title: string;
@@ -31,7 +32,7 @@ export function Dialog({ title, onClose, children, className }: DialogProps) {
   return (
     <dialog
       ref={ref}
-      className={`dialog ${className ?? ''}`}
+      className={`${styles.dialog} ${className ?? ''}`}
       aria-labelledby={id}
       onCancel={(e) => {
         e.preventDefault();
@@ -42,8 +43,8 @@ export function Dialog({ title, onClose, children, className }: DialogProps) {
         if (e.target === ref.current) closeRef.current();
       }}
     >
-      <div className="dialog-panel">
-        <header className="dialog-header">
+      <div className={styles.dialogPanel}>
+        <header className={styles.dialogHeader}>
           <h2 id={id}>{title}</h2>
           <button type="button" className="icon-button" aria-label="Close" onClick={() => closeRef.current()}>
             <CloseIcon />
@@ -96,8 +97,8 @@ export function ConfirmHost() {
   };
   return (
     <Dialog title={req.title} onClose={() => finish(false)} className="confirm-dialog">
-      <div className="dialog-body">{req.body}</div>
-      <footer className="dialog-actions">
+      <div className={styles.dialogBody}>{req.body}</div>
+      <footer className={styles.dialogActions}>
         <button type="button" className="button secondary" onClick={() => finish(false)} data-autofocus>
           Cancel
         </button>

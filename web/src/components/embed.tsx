@@ -3,6 +3,7 @@ import type { Embed as EmbedData } from '../api/types';
 import { InlineMarkdown, Markdown } from '../markdown/render';
 import { safeHref, safeImageSrc } from '../markdown/parse';
 import { colorToCss, formatMessageTime } from '../lib/format';
+import styles from './embed.module.css';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
@@ -22,12 +23,12 @@ export function Embed({ embed }: { embed: EmbedData }) {
   const timestamp = str(embed.timestamp);
 
   return (
-    <article className="embed" style={color ? { borderInlineStartColor: color } : undefined} aria-label={title ? `Embed: ${title}` : 'Embed'}>
-      <div className={`embed-grid${thumbnail ? ' has-thumb' : ''}`}>
+    <article className={styles.embed} style={color ? { borderInlineStartColor: color } : undefined} aria-label={title ? `Embed: ${title}` : 'Embed'}>
+      <div className={thumbnail ? `${styles.embedGrid} ${styles.hasThumb}` : styles.embedGrid}>
         <div className="embed-main">
           {authorName && (
-            <div className="embed-author">
-              {authorIcon && <img src={authorIcon} alt="" className="embed-author-icon" loading="lazy" referrerPolicy="no-referrer" />}
+            <div className={styles.embedAuthor}>
+              {authorIcon && <img src={authorIcon} alt="" className={styles.embedAuthorIcon} loading="lazy" referrerPolicy="no-referrer" />}
               {authorHref ? (
                 <a href={authorHref} target="_blank" rel="noopener noreferrer nofollow ugc">
                   {authorName}
@@ -38,7 +39,7 @@ export function Embed({ embed }: { embed: EmbedData }) {
             </div>
           )}
           {title && (
-            <div className="embed-title">
+            <div className={styles.embedTitle}>
               {titleHref ? (
                 <a href={titleHref} target="_blank" rel="noopener noreferrer nofollow ugc">
                   {title}
@@ -48,30 +49,30 @@ export function Embed({ embed }: { embed: EmbedData }) {
               )}
             </div>
           )}
-          {description && <Markdown source={description} className="embed-description" />}
+          {description && <Markdown source={description} className={styles.embedDescription} />}
           {fields.length > 0 && (
-            <div className="embed-fields">
+            <div className={styles.embedFields}>
               {fields.map((f, i) => (
-                <div key={i} className={`embed-field${f.inline ? ' inline' : ''}`}>
-                  <div className="embed-field-name">
+                <div key={i} className={f.inline ? `${styles.embedField} ${styles.inline}` : styles.embedField}>
+                  <div className={styles.embedFieldName}>
                     <InlineMarkdown source={str(f.name)} />
                   </div>
-                  <Markdown source={str(f.value)} className="embed-field-value" />
+                  <Markdown source={str(f.value)} className={styles.embedFieldValue} />
                 </div>
               ))}
             </div>
           )}
         </div>
-        {thumbnail && <img className="embed-thumbnail" src={thumbnail} alt="" loading="lazy" referrerPolicy="no-referrer" />}
+        {thumbnail && <img className={styles.embedThumbnail} src={thumbnail} alt="" loading="lazy" referrerPolicy="no-referrer" />}
       </div>
       {image && (
-        <a href={image} target="_blank" rel="noopener noreferrer nofollow" className="embed-image-link">
-          <img className="embed-image" src={image} alt={title ? `Image for ${title}` : 'Embedded image'} loading="lazy" referrerPolicy="no-referrer" />
+        <a href={image} target="_blank" rel="noopener noreferrer nofollow" className={styles.embedImageLink}>
+          <img className={styles.embedImage} src={image} alt={title ? `Image for ${title}` : 'Embedded image'} loading="lazy" referrerPolicy="no-referrer" />
         </a>
       )}
       {(footerText || timestamp) && (
-        <div className="embed-footer">
-          {footerIcon && <img src={footerIcon} alt="" className="embed-footer-icon" loading="lazy" referrerPolicy="no-referrer" />}
+        <div className={styles.embedFooter}>
+          {footerIcon && <img src={footerIcon} alt="" className={styles.embedFooterIcon} loading="lazy" referrerPolicy="no-referrer" />}
           {footerText && <span>{footerText}</span>}
           {footerText && timestamp && <span aria-hidden="true"> • </span>}
           {timestamp && <time dateTime={timestamp}>{formatMessageTime(timestamp)}</time>}

@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'react';
+import styles from './emoji-picker.module.css';
 
 /** A short list of the reactions people reach for most, with names for screen readers. */
 export const QUICK_EMOJI: [string, string][] = [
@@ -30,7 +31,7 @@ export function EmojiPicker({ onPick, onClose }: PickerProps) {
   return (
     <div
       ref={ref}
-      className="emoji-picker"
+      className={styles.emojiPicker}
       role="dialog"
       aria-label="Add a reaction"
       onKeyDown={(e) => {
@@ -49,7 +50,7 @@ export function EmojiPicker({ onPick, onClose }: PickerProps) {
       }}
     >
       {QUICK_EMOJI.map(([emoji, name]) => (
-        <button key={emoji} type="button" className="emoji-option" aria-label={`React with ${name}`} title={name} onClick={() => onPick(emoji)}>
+        <button key={emoji} type="button" className={styles.emojiOption} aria-label={`React with ${name}`} title={name} onClick={() => onPick(emoji)}>
           {emoji}
         </button>
       ))}

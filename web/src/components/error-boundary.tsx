@@ -1,4 +1,5 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react';
+import styles from './error-boundary.module.css';
 
 interface Props {
   children: ReactNode;
@@ -29,7 +30,7 @@ export class ErrorBoundary extends Component<Props, State> {
   override render() {
     if (!this.state.error) return this.props.children;
     return (
-      <div className="error-screen" role="alert">
+      <div className={styles.errorScreen} role="alert">
         <h2>Something went wrong</h2>
         <p>This part of Parley could not be shown: {this.state.error.message || 'unknown error'}.</p>
         <div className="row">

@@ -2,6 +2,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { describeError } from '../api/client';
 import { Dialog } from './dialog';
+import dialogStyles from './dialog.module.css';
 
 interface PromptDialogProps {
   title: string;
@@ -39,7 +40,7 @@ export function PromptDialog({ title, label, submitLabel, initial = '', placehol
   };
   return (
     <Dialog title={title} onClose={onClose}>
-      <form onSubmit={submit} className="dialog-body stack">
+      <form onSubmit={submit} className={`${dialogStyles.dialogBody} stack`}>
         <label htmlFor={id} className="field-label">
           {label}
         </label>
@@ -64,7 +65,7 @@ export function PromptDialog({ title, label, submitLabel, initial = '', placehol
             {error}
           </p>
         )}
-        <footer className="dialog-actions">
+        <footer className={dialogStyles.dialogActions}>
           <button type="button" className="button secondary" onClick={onClose}>
             Cancel
           </button>

@@ -5,6 +5,8 @@ import { loadMembers } from '../state/actions';
 import { useStore } from '../state/store';
 import { toastError } from '../state/toasts';
 import { Avatar, BotBadge } from './avatar';
+import styles from './member-list.module.css';
+import sidebarStyles from './channel-sidebar.module.css';
 
 /** People and bots in the server. */
 export function MemberList({ server }: { server: Server }) {
@@ -16,18 +18,18 @@ export function MemberList({ server }: { server: Server }) {
   const bots = (members ?? []).filter((m) => m.bot);
   const section = (title: string, list: typeof people) =>
     list.length > 0 && (
-      <section className="member-section" aria-label={title}>
-        <h3 className="sidebar-section-title">
+      <section className={styles.memberSection} aria-label={title}>
+        <h3 className={sidebarStyles.sidebarSectionTitle}>
           {title} — {list.length}
         </h3>
         <ul>
           {list.map((m) => (
-            <li key={m.id} className="member">
+            <li key={m.id} className={styles.member}>
               <Avatar id={m.id} name={displayName(m)} src={m.avatar} size={28} />
-              <span className="member-name">{displayName(m)}</span>
+              <span className={styles.memberName}>{displayName(m)}</span>
               {m.bot && <BotBadge />}
               {m.id === server.ownerId && (
-                <span className="owner-crown" title="Server owner" aria-label="owner">
+                <span className={styles.ownerCrown} title="Server owner" aria-label="owner">
                   ★
                 </span>
               )}
@@ -37,7 +39,7 @@ export function MemberList({ server }: { server: Server }) {
       </section>
     );
   return (
-    <aside className="member-list" aria-label="Members">
+    <aside className={`member-list ${styles.memberList}`} aria-label="Members">
       {!members && <p className="empty-note">Loading members…</p>}
       {section('Members', people)}
       {section('Bots', bots)}

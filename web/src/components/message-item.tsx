@@ -10,6 +10,7 @@ import { confirm } from './dialog';
 import { Embed } from './embed';
 import { EmojiPicker } from './emoji-picker';
 import { EditIcon, SmileIcon, TrashIcon } from './icons';
+import styles from './message-item.module.css';
 
 const MAX_CONTENT = 4000;
 
@@ -45,7 +46,7 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
         body: (
           <>
             <p>Delete this message? This cannot be undone.</p>
-            {message.content && <blockquote className="confirm-quote">{message.content.slice(0, 300)}</blockquote>}
+            {message.content && <blockquote className={styles.confirmQuote}>{message.content.slice(0, 300)}</blockquote>}
             <p className="hint">Tip: hold Shift while clicking Delete to skip this question.</p>
           </>
         ),
@@ -59,14 +60,14 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
 
   return (
     <li
-      className={`message${grouped ? ' grouped' : ''}${isBot ? ' from-bot' : ''}${editing ? ' editing' : ''}`}
+      className={`${styles.message}${grouped ? ` ${styles.grouped}` : ''}${editing ? ` ${styles.editing}` : ''}`}
       data-message-id={message.id}
       data-webhook={message.webhookId ? 'true' : undefined}
       tabIndex={-1}
     >
-      <div className="message-gutter">
+      <div className={styles.messageGutter}>
         {grouped ? (
-          <time className="message-hover-time" dateTime={message.createdAt} title={formatFull(message.createdAt)}>
+          <time className={styles.messageHoverTime} dateTime={message.createdAt} title={formatFull(message.createdAt)}>
             {formatClock(message.createdAt)}
           </time>
         ) : (
@@ -75,10 +76,10 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
       </div>
       <div className="message-body">
         {!grouped && (
-          <div className="message-header">
-            <span className="message-author">{name}</span>
-            {isBot && <BotBadge />}
-            <time className="message-time" dateTime={message.createdAt} title={formatFull(message.createdAt)}>
+          <div className={styles.messageHeader}>
+            <span className={styles.messageAuthor}>{name}</span>
+            {isBot && <BotBadge className={styles.headerBadge} />}
+            <time className={styles.messageTime} dateTime={message.createdAt} title={formatFull(message.createdAt)}>
               {formatMessageTime(message.createdAt)}
             </time>
           </div>
@@ -87,12 +88,12 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
           <EditBox message={message} onDone={() => onEdit(null)} />
         ) : (
           message.content && (
-            <div className="message-content">
+            <div className={styles.messageContent}>
               <Markdown
                 source={message.content}
                 trailing={
                   message.editedAt ? (
-                    <span className="edited" title={`Edited ${formatFull(message.editedAt)}`}>
+                    <span className={styles.edited} title={`Edited ${formatFull(message.editedAt)}`}>
                       {' '}
                       (edited)
                     </span>
@@ -103,26 +104,26 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
           )
         )}
         {attachments.length > 0 && (
-          <div className="attachments">
+          <div className={styles.attachments}>
             {attachments.map((a, i) => (
               <AttachmentView key={`${a.url}-${i}`} attachment={a} />
             ))}
           </div>
         )}
         {embeds.length > 0 && (
-          <div className="embeds">
+          <div className={styles.embeds}>
             {embeds.map((e, i) => (e && typeof e === 'object' ? <Embed key={i} embed={e} /> : null))}
           </div>
         )}
         {reactions.length > 0 && (
-          <div className="reactions" role="group" aria-label="Reactions">
+          <div className={styles.reactions} role="group" aria-label="Reactions">
             {reactions.map((r) => (
               <ReactionChip key={r.emoji} reaction={r} onToggle={react} />
             ))}
           </div>
         )}
       </div>
-      <div className="message-actions" role="toolbar" aria-label="Message actions">
+      <div className={styles.messageActions} role="toolbar" aria-label="Message actions">
         <button type="button" className="icon-button" aria-label="Add reaction" title="Add reaction" onClick={() => setPicker((p) => !p)} aria-expanded={picker}>
           <SmileIcon />
         </button>
@@ -145,9 +146,9 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
 function ReactionChip({ reaction, onToggle }: { reaction: Reaction; onToggle: (emoji: string) => void }) {
   const label = `${reaction.emoji} ${reaction.count} ${reaction.count === 1 ? 'reaction' : 'reactions'}${reaction.me ? ', including yours; click to remove yours' : '; click to add yours'}`;
   return (
-    <button type="button" className={`reaction${reaction.me ? ' mine' : ''}`} aria-pressed={!!reaction.me} aria-label={label} onClick={() => onToggle(reaction.emoji)}>
+    <button type="button" className={reaction.me ? `${styles.reaction} ${styles.mine}` : styles.reaction} aria-pressed={!!reaction.me} aria-label={label} onClick={() => onToggle(reaction.emoji)}>
       <span className="reaction-emoji">{reaction.emoji}</span>
-      <span className="reaction-count">{reaction.count}</span>
+      <span className={styles.reactionCount}>{reaction.count}</span>
     </button>
   );
 }
@@ -191,10 +192,10 @@ function EditBox({ message, onDone }: { message: Message; onDone: () => void }) 
   };
 
   return (
-    <div className="edit-box">
+    <div className={styles.editBox}>
       <textarea
         ref={ref}
-        className="input edit-input"
+        className={`input ${styles.editInput}`}
         aria-label="Edit message"
         value={text}
         disabled={saving}
@@ -209,7 +210,7 @@ function EditBox({ message, onDone }: { message: Message; onDone: () => void }) 
           }
         }}
       />
-      <div className="edit-hint">
+      <div className={styles.editHint}>
         Escape to <button type="button" className="link-button" onClick={onDone}>cancel</button> • Enter to{' '}
         <button type="button" className="link-button" onClick={() => void save()}>save</button>
       </div>

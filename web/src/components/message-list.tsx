@@ -4,6 +4,7 @@ import { loadLatest, loadOlder } from '../state/actions';
 import { useStore } from '../state/store';
 import { formatDay, isSameDay, minutesBetween } from '../lib/format';
 import { MessageItem } from './message-item';
+import styles from './message-list.module.css';
 
 interface Props {
   channel: Channel;
@@ -100,20 +101,20 @@ export function MessageList({ channel, isOwner, editingId, onEdit }: Props) {
   const showStart = data?.loaded && !data.hasMore;
 
   return (
-    <div className="message-scroller" ref={scroller} onScroll={onScroll} role="log" aria-label={`Messages in #${channel.name}`} tabIndex={0}>
-      <div className="message-list-top">
+    <div className={styles.messageScroller} ref={scroller} onScroll={onScroll} role="log" aria-label={`Messages in #${channel.name}`} tabIndex={0}>
+      <div className={styles.messageListTop}>
         {showStart && (
-          <div className="channel-start">
-            <div className="channel-start-icon" aria-hidden="true">
+          <div className={styles.channelStart}>
+            <div className={styles.channelStartIcon} aria-hidden="true">
               #
             </div>
             <h2>Welcome to #{channel.name}</h2>
             <p>This is the start of the #{channel.name} channel.</p>
           </div>
         )}
-        {data?.loading && <div className="loading-row">Loading messages…</div>}
+        {data?.loading && <div className={styles.loadingRow}>Loading messages…</div>}
         {data?.error && (
-          <div className="load-error" role="alert">
+          <div className={styles.loadError} role="alert">
             Could not load messages: {data.error}{' '}
             <button type="button" className="link-button" onClick={() => void (items.length ? loadOlder(channel.id) : loadLatest(channel.id))}>
               Try again
@@ -121,14 +122,14 @@ export function MessageList({ channel, isOwner, editingId, onEdit }: Props) {
           </div>
         )}
       </div>
-      <ol className="message-list" ref={content}>
+      <ol className={styles.messageList} ref={content}>
         {items.map((m, i) => {
           const prev = items[i - 1];
           const newDay = !prev || !isSameDay(prev.createdAt, m.createdAt);
           return (
             <Fragment key={m.id}>
               {newDay && (
-                <li className="day-divider" role="separator" aria-label={formatDay(m.createdAt)}>
+                <li className={styles.dayDivider} role="separator" aria-label={formatDay(m.createdAt)}>
                   <span>{formatDay(m.createdAt)}</span>
                 </li>
               )}
@@ -145,7 +146,7 @@ export function MessageList({ channel, isOwner, editingId, onEdit }: Props) {
         })}
       </ol>
       {away && (
-        <button type="button" className="jump-present" onClick={jumpToPresent}>
+        <button type="button" className={styles.jumpPresent} onClick={jumpToPresent}>
           Jump to present ↓
         </button>
       )}

@@ -5,6 +5,7 @@ import { Link, navigate, paths } from '../router';
 import { initials, hueFor } from '../lib/format';
 import { PromptDialog } from './forms';
 import { JoinIcon, PlusIcon } from './icons';
+import styles from './server-rail.module.css';
 
 /** The column of servers at the far left, with create and join. */
 export function ServerRail({ activeServerId }: { activeServerId: string | null }) {
@@ -15,14 +16,14 @@ export function ServerRail({ activeServerId }: { activeServerId: string | null }
   const [dialog, setDialog] = useState<'create' | 'join' | null>(null);
 
   return (
-    <nav className="server-rail" aria-label="Servers">
-      <Link to={paths.home()} className="rail-home" aria-label="Parley home" title="Parley">
+    <nav className={`server-rail ${styles.serverRail}`} aria-label="Servers">
+      <Link to={paths.home()} className={styles.railHome} aria-label="Parley home" title="Parley">
         <svg viewBox="0 0 64 64" width="28" height="28" aria-hidden="true">
           <path d="M18 20h28a4 4 0 0 1 4 4v14a4 4 0 0 1-4 4H30l-9 7v-7h-3a4 4 0 0 1-4-4V24a4 4 0 0 1 4-4z" fill="currentColor" />
         </svg>
       </Link>
-      <div className="rail-separator" role="presentation" />
-      <ul className="rail-list">
+      <div className={styles.railSeparator} role="presentation" />
+      <ul className={styles.railList}>
         {order.map((id) => {
           const s = servers[id];
           if (!s) return null;
@@ -31,7 +32,7 @@ export function ServerRail({ activeServerId }: { activeServerId: string | null }
             <li key={id}>
               <Link
                 to={paths.server(id)}
-                className={`rail-server${id === activeServerId ? ' active' : ''}${hasUnread ? ' unread' : ''}`}
+                className={`${styles.railServer}${id === activeServerId ? ` ${styles.active}` : ''}${hasUnread ? ` ${styles.unread}` : ''}`}
                 aria-label={`${s.name}${hasUnread ? ' (unread messages)' : ''}`}
                 aria-current={id === activeServerId ? 'page' : undefined}
                 title={s.name}
@@ -43,10 +44,10 @@ export function ServerRail({ activeServerId }: { activeServerId: string | null }
           );
         })}
       </ul>
-      <button type="button" className="rail-action" aria-label="Create a server" title="Create a server" onClick={() => setDialog('create')}>
+      <button type="button" className={styles.railAction} aria-label="Create a server" title="Create a server" onClick={() => setDialog('create')}>
         <PlusIcon size={22} />
       </button>
-      <button type="button" className="rail-action" aria-label="Join a server with an invite" title="Join with an invite" onClick={() => setDialog('join')}>
+      <button type="button" className={styles.railAction} aria-label="Join a server with an invite" title="Join with an invite" onClick={() => setDialog('join')}>
         <JoinIcon />
       </button>
       {dialog === 'create' && (

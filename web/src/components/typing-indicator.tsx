@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useStore } from '../state/store';
+import styles from './typing-indicator.module.css';
 
 /** "Ada is typing…" for the channel; entries expire after about 8 seconds. */
 export function TypingIndicator({ channelId }: { channelId: string }) {
@@ -25,15 +26,15 @@ export function TypingIndicator({ channelId }: { channelId: string }) {
   else if (names.length > 3) text = 'Several people are typing…';
 
   return (
-    <div className="typing" aria-live="polite">
+    <div className={styles.typing} aria-live="polite">
       {text && (
         <>
-          <span className="typing-dots" aria-hidden="true">
+          <span className={styles.typingDots} aria-hidden="true">
             <span />
             <span />
             <span />
           </span>
-          <span className="typing-text">{text}</span>
+          <span className={styles.typingText}>{text}</span>
         </>
       )}
     </div>

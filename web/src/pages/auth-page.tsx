@@ -2,6 +2,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { api, describeError } from '../api/client';
 import type { AuthResult } from '../api/types';
 import { Link, paths } from '../router';
+import styles from './auth-page.module.css';
 
 interface Props {
   mode: 'login' | 'register';
@@ -43,17 +44,17 @@ export function AuthPage({ mode, notice, onAuthenticated }: Props) {
   const here = location.pathname.startsWith('/invite/') ? location.pathname : null;
 
   return (
-    <main className="auth-page">
-      <form className="auth-card" onSubmit={submit} aria-labelledby={`${uid}-title`} noValidate>
-        <div className="auth-logo" aria-hidden="true">
+    <main className={styles.authPage}>
+      <form className={styles.authCard} onSubmit={submit} aria-labelledby={`${uid}-title`} noValidate>
+        <div className={styles.authLogo} aria-hidden="true">
           <svg viewBox="0 0 64 64" width="44" height="44">
             <rect width="64" height="64" rx="16" fill="var(--accent)" />
             <path d="M18 20h28a4 4 0 0 1 4 4v14a4 4 0 0 1-4 4H30l-9 7v-7h-3a4 4 0 0 1-4-4V24a4 4 0 0 1 4-4z" fill="#fff" />
           </svg>
         </div>
         <h1 id={`${uid}-title`}>{register ? 'Create your account' : 'Welcome back'}</h1>
-        <p className="auth-sub">{register ? 'Join the conversation on Parley.' : 'Log in to Parley.'}</p>
-        {notice && <p className="auth-notice">{notice}</p>}
+        <p className={styles.authSub}>{register ? 'Join the conversation on Parley.' : 'Log in to Parley.'}</p>
+        {notice && <p className={styles.authNotice}>{notice}</p>}
         <label htmlFor={`${uid}-user`} className="field-label">
           Username
         </label>
@@ -87,7 +88,7 @@ export function AuthPage({ mode, notice, onAuthenticated }: Props) {
         <button type="submit" className="button primary wide" disabled={busy}>
           {busy ? 'Please wait…' : register ? 'Create account' : 'Log in'}
         </button>
-        <p className="auth-switch">
+        <p className={styles.authSwitch}>
           {register ? 'Already have an account? ' : 'New here? '}
           {here ? (
             <a

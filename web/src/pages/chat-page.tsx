@@ -11,6 +11,8 @@ import { store, useStore } from '../state/store';
 import { toastError } from '../state/toasts';
 import { Link, navigate, paths } from '../router';
 import { MenuIcon, UsersIcon } from '../components/icons';
+import styles from './chat-page.module.css';
+import sidebarStyles from '../components/channel-sidebar.module.css';
 
 const LAST_CHANNEL_KEY = 'parley.lastChannel';
 
@@ -125,7 +127,7 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
       <ServerRail activeServerId={serverId} />
       <ChannelSidebar server={server} activeChannelId={channel?.id ?? null} isOwner={isOwner} onLogout={onLogout} />
       <main
-        className={`chat${dragging ? ' dragging' : ''}`}
+        className={styles.chat}
         aria-label={channel ? `#${channel.name}` : server.name}
         onDragOver={(e) => {
           if (channel && e.dataTransfer.types.includes('Files')) {
@@ -144,14 +146,14 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
           }
         }}
       >
-        <header className="chat-header">
-          <button type="button" className="icon-button sidebar-toggle" aria-label="Show channels" onClick={() => setShowSidebar((v) => !v)} aria-expanded={showSidebar}>
+        <header className={styles.chatHeader}>
+          <button type="button" className={`icon-button ${styles.sidebarToggle}`} aria-label="Show channels" onClick={() => setShowSidebar((v) => !v)} aria-expanded={showSidebar}>
             <MenuIcon />
           </button>
-          <h2 className="chat-title">
+          <h2 className={styles.chatTitle}>
             {channel ? (
               <>
-                <span className="channel-hash" aria-hidden="true">
+                <span className={sidebarStyles.channelHash} aria-hidden="true">
                   #
                 </span>
                 {channel.name}
@@ -196,7 +198,7 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
             </div>
           )}
         </ErrorBoundary>
-        {dragging && <div className="drop-overlay">Drop files to attach them</div>}
+        {dragging && <div className={styles.dropOverlay}>Drop files to attach them</div>}
       </main>
       {showMembers && <MemberList server={server} />}
       {showSidebar && <div className="scrim" onClick={() => setShowSidebar(false)} aria-hidden="true" />}
@@ -209,7 +211,7 @@ function ConnectionState() {
   if (status === 'connected') return null;
   const text = status === 'offline' ? 'Offline' : status === 'connecting' ? 'Connecting…' : 'Reconnecting…';
   return (
-    <span className={`connection-state status-${status}`} role="status">
+    <span className={styles.connectionState} role="status">
       {text}
     </span>
   );

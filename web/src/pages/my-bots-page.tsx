@@ -9,6 +9,7 @@ import { ServerRail } from '../components/server-rail';
 import { toast, toastError } from '../state/toasts';
 import { formatDate, formatFull } from '../lib/format';
 import { copyText } from '../lib/clipboard';
+import styles from './settings/settings.module.css';
 
 /** Create, list and delete the bots you own. */
 export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
@@ -95,24 +96,24 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
   };
 
   return (
-    <div className="app-frame settings-frame">
+    <div className={`app-frame ${styles.settingsFrame}`}>
       <ServerRail activeServerId={null} />
-      <nav className="settings-nav" aria-label="Account">
-        <h1 className="settings-server">My bots</h1>
-        <p className="settings-caption">Bots you own</p>
+      <nav className={styles.settingsNav} aria-label="Account">
+        <h1 className={styles.settingsServer}>My bots</h1>
+        <p className={styles.settingsCaption}>Bots you own</p>
         <div className="grow" />
-        <UserPanel onLogout={onLogout} />
+        <UserPanel onLogout={onLogout} className={styles.navUserPanel} />
       </nav>
-      <main className="settings-content">
-        <section className="settings-section" aria-labelledby="mybots-title">
+      <main className={styles.settingsContent}>
+        <section className={styles.settingsSection} aria-labelledby="mybots-title">
           <h2 id="mybots-title">My bots</h2>
-          <p className="section-intro">
+          <p className={styles.sectionIntro}>
             A bot signs in to the API with <code>Authorization: Bot &lt;token&gt;</code>. After creating one, add it in the settings of a server you
             own. Other server owners can add it with its id only if you make it public.
           </p>
 
           {created?.token && (
-            <div className="secret-panel" role="region" aria-label="New bot token">
+            <div className={styles.secretPanel} role="region" aria-label="New bot token">
               <h3>Bot “{created.name}” created</h3>
               <CopyField label="Bot token" value={created.token} secret />
               <CopyField label="Bot id" value={created.id} />
@@ -126,7 +127,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
             </div>
           )}
 
-          <form className="inline-form" onSubmit={create} aria-label="Create a bot">
+          <form className={styles.inlineForm} onSubmit={create} aria-label="Create a bot">
             <div className="field">
               <label htmlFor={`${id}-name`} className="field-label">
                 Bot name
@@ -137,13 +138,13 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
               {busy ? 'Creating…' : 'Create bot'}
             </button>
             {error && (
-              <p className="field-error full" role="alert">
+              <p className={`field-error ${styles.full}`} role="alert">
                 {error}
               </p>
             )}
           </form>
 
-          <h3 className="subheading">Your bots</h3>
+          <h3 className={styles.subheading}>Your bots</h3>
           {loadError && (
             <p className="field-error" role="alert">
               Could not load your bots: {loadError}{' '}
@@ -155,8 +156,8 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
           {!bots && !loadError && <p className="empty-note">Loading…</p>}
           {bots && bots.length === 0 && <p className="empty-note">You have no bots yet.</p>}
           {bots && bots.length > 0 && (
-            <div className="table-wrap">
-              <table className="table">
+            <div className={styles.tableWrap}>
+              <table className={styles.table}>
                 <caption className="visually-hidden">Your bots</caption>
                 <thead>
                   <tr>
@@ -173,7 +174,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
                   {bots.map((b) => (
                     <tr key={b.id} data-bot-id={b.id}>
                       <td>
-                        <span className="hook-name">
+                        <span className={styles.hookName}>
                           <Avatar id={b.id} name={b.name} size={24} />
                           <span>{b.name}</span>
                           <BotBadge />
@@ -212,7 +213,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
                           {b.public ? 'Public' : 'Private'}
                         </label>
                       </td>
-                      <td className="actions-cell">
+                      <td className={styles.actionsCell}>
                         <button type="button" className="button danger small" onClick={() => void remove(b)} aria-label={`Delete ${b.name}`}>
                           Delete
                         </button>

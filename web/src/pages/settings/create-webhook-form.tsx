@@ -1,0 +1,81 @@
+/** The form that creates a webhook; the parent shows the returned URL once. */
+import { useId, useState, type FormEvent } from 'react';
+import { api, describeError, seg } from '../../api/client';
+import type { Channel, Server, Webhook } from '../../api/types';
+import styles from './settings.module.css';
+
+export function CreateWebhookForm({ server, channels, onCreated }: { server: Server; channels: Channel[]; onCreated: (h: Webhook) => void }) {
+  const [name, setName] = useState('');
+  const [avatar, setAvatar] = useState('');
+  const [channelId, setChannelId] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const id = useId();
+  const target = channels.some((c) => c.id === channelId) ? channelId : (channels[0]?.id ?? '');
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!name.trim()) return setError('Give the webhook a name: it is shown as the author of its messages.');
+    if (!target) return setError('Create a channel first: a webhook posts into one channel.');
+    setBusy(true);
+    setError(null);
+    try {
+      const body: { name: string; channelId: string; avatar?: string } = { name: name.trim(), channelId: target };
+      if (avatar.trim()) body.avatar = avatar.trim();
+      const hook = await api.post<Webhook>(`/servers/${seg(server.id)}/webhooks`, body);
+      onCreated(hook);
+      setName('');
+      setAvatar('');
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className={styles.inlineForm} onSubmit={submit} aria-label="Create a webhook">
+      <div className="field">
+        <label htmlFor={`${id}-name`} className="field-label">
+          Webhook name
+        </label>
+        <input id={`${id}-name`} className="input" value={name} maxLength={80} placeholder="Deploy bot" onChange={(e) => setName(e.target.value)} />
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-channel`} className="field-label">
+          Channel
+        </label>
+        <select id={`${id}-channel`} className="input" value={target} onChange={(e) => setChannelId(e.target.value)}>
+          {channels.map((c) => (
+            <option key={c.id} value={c.id}>
+              #{c.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-avatar`} className="field-label">
+          Avatar URL (optional)
+        </label>
+        <input
+          id={`${id}-avatar`}
+          className="input"
+          type="url"
+          value={avatar}
+          maxLength={2048}
+          placeholder="https://…/logo.png"
+          onChange={(e) => setAvatar(e.target.value)}
+        />
+      </div>
+      <button type="submit" className="button primary" disabled={busy}>
+        {busy ? 'Creating…' : 'Create webhook'}
+      </button>
+      {error && (
+        <p className={`field-error ${styles.full}`} role="alert">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}
+

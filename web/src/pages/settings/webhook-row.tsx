@@ -1,0 +1,163 @@
+/** One webhook in the settings table: rename, move to another channel, delete. */
+import { useId, useState, type FormEvent } from 'react';
+import { api, seg } from '../../api/client';
+import { displayName, type Channel, type Member, type Webhook } from '../../api/types';
+import { Avatar, BotBadge } from '../../components/avatar';
+import { confirm } from '../../components/dialog';
+import { toast, toastError } from '../../state/toasts';
+import { formatDate, formatFull } from '../../lib/format';
+import styles from './settings.module.css';
+
+interface WebhookRowProps {
+  hook: Webhook;
+  channels: Channel[];
+  members: Member[];
+  onUpdated: (h: Webhook) => void;
+  onDeleted: (id: string) => void;
+}
+
+export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: WebhookRowProps) {
+  const [renaming, setRenaming] = useState(false);
+  const [name, setName] = useState(hook.name);
+  const [busy, setBusy] = useState(false);
+  const id = useId();
+  const creator = members.find((m) => m.id === hook.createdBy);
+  const channelKnown = channels.some((c) => c.id === hook.channelId);
+
+  const patch = async (body: { name?: string; channelId?: string }, done: string) => {
+    setBusy(true);
+    try {
+      const updated = await api.patch<Webhook>(`/webhooks/${seg(hook.id)}`, body);
+      onUpdated({ ...hook, ...body, ...(updated ?? {}) });
+      toast(done);
+      return true;
+    } catch (err) {
+      toastError(err);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const saveName = async (e: FormEvent) => {
+    e.preventDefault();
+    const next = name.trim();
+    if (!next) return toastError(new Error('A webhook needs a name.'));
+    if (next === hook.name) return setRenaming(false);
+    if (await patch({ name: next }, `Webhook renamed to “${next}”.`)) setRenaming(false);
+  };
+
+  const remove = async () => {
+    const ok = await confirm({
+      title: 'Delete webhook',
+      body: (
+        <>
+          <p>
+            Delete the webhook <strong>{hook.name}</strong>?
+          </p>
+          <p className="warning">
+            Its URL stops working at once, and a deleted webhook cannot be restored. Anything still posting to it will get errors until you give it
+            a new webhook’s URL.
+          </p>
+        </>
+      ),
+      confirmLabel: 'Delete webhook',
+      danger: true,
+    });
+    if (!ok) return;
+    try {
+      await api.delete(`/webhooks/${seg(hook.id)}`);
+      onDeleted(hook.id);
+      toast(`Webhook “${hook.name}” deleted. Its URL no longer works.`);
+    } catch (err) {
+      toastError(err);
+    }
+  };
+
+  return (
+    <tr data-webhook-id={hook.id}>
+      <td>
+        {renaming ? (
+          <form className="row tight" onSubmit={saveName}>
+            <label htmlFor={`${id}-rename`} className="visually-hidden">
+              New name for {hook.name}
+            </label>
+            <input
+              id={`${id}-rename`}
+              className="input small"
+              value={name}
+              maxLength={80}
+              autoFocus
+              onChange={(e) => setName(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === 'Escape') {
+                  e.stopPropagation();
+                  setName(hook.name);
+                  setRenaming(false);
+                }
+              }}
+            />
+            <button type="submit" className="button primary small" disabled={busy}>
+              Save
+            </button>
+            <button
+              type="button"
+              className="button secondary small"
+              onClick={() => {
+                setName(hook.name);
+                setRenaming(false);
+              }}
+            >
+              Cancel
+            </button>
+          </form>
+        ) : (
+          <span className={styles.hookName}>
+            <Avatar id={hook.id} name={hook.name} src={hook.avatar} size={24} />
+            <span className="webhook-name">{hook.name}</span>
+            <BotBadge />
+          </span>
+        )}
+      </td>
+      <td>
+        <label htmlFor={`${id}-channel`} className="visually-hidden">
+          Channel for {hook.name}
+        </label>
+        <select
+          id={`${id}-channel`}
+          className="input small"
+          value={hook.channelId}
+          disabled={busy}
+          onChange={(e) => {
+            const target = channels.find((c) => c.id === e.target.value);
+            void patch({ channelId: e.target.value }, `“${hook.name}” now posts to #${target?.name ?? 'channel'}.`);
+          }}
+        >
+          {!channelKnown && <option value={hook.channelId}>(deleted channel)</option>}
+          {channels.map((c) => (
+            <option key={c.id} value={c.id}>
+              #{c.name}
+            </option>
+          ))}
+        </select>
+      </td>
+      <td>{creator ? displayName(creator) : <span className="mono small-text">{hook.createdBy}</span>}</td>
+      <td>
+        <time dateTime={hook.createdAt} title={formatFull(hook.createdAt)}>
+          {formatDate(hook.createdAt)}
+        </time>
+      </td>
+      <td className={styles.actionsCell}>
+        {!renaming && (
+          <button type="button" className="button secondary small" onClick={() => setRenaming(true)} aria-label={`Rename ${hook.name}`}>
+            Rename
+          </button>
+        )}
+        <button type="button" className="button danger small" onClick={() => void remove()} aria-label={`Delete ${hook.name}`}>
+          Delete
+        </button>
+      </td>
+    </tr>
+  );
+}
+
