@@ -44,7 +44,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { WebSocket, WebSocketServer } from 'ws';
 import { addBot, call, createBot, createServer, registerUser } from '../test/factories.js';
-import { freePort, freshPostgresSchema } from '../test/harness.js';
+import { PARLEY_LISTENING, announced, freshPostgresSchema } from '../test/harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SELF = import.meta.filename;
@@ -271,6 +271,9 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+/** What node prints on stderr once `--inspect=host:0` has bound; group 1 is the port. */
+const INSPECTOR_LISTENING = /Debugger listening on ws:\/\/127\.0\.0\.1:(\d+)\//;
+
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 const kib = (x: number) => `${(x / 1024).toFixed(1)} KiB`;
 const mib = (x: number) => `${(x / 1024 / 1024).toFixed(1)} MiB`;
@@ -279,18 +282,17 @@ async function startParley(
   limit: number,
   extraEnv: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; url: string; log: () => string; dataDir: string; inspectPort: number }> {
-  const port = await freePort();
-  const inspectPort = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-fanout-'));
-  const url = `http://127.0.0.1:${port}`;
+  // Port 0 for both the server and its inspector: each is bound by the system and printed,
+  // so no number is picked first that another process could take.
   // `exec` so the pid is the server's own (its VmRSS is what we read).
-  const child = spawn('sh', ['-c', `ulimit -n ${limit} && exec "${process.execPath}" --inspect=127.0.0.1:${inspectPort} --import tsx src/main.ts`], {
+  const child = spawn('sh', ['-c', `ulimit -n ${limit} && exec "${process.execPath}" --inspect=127.0.0.1:0 --import tsx src/main.ts`], {
     cwd: ROOT,
     env: {
       ...process.env,
-      PORT: String(port),
+      PORT: '0',
       HOST: '127.0.0.1',
-      PUBLIC_URL: url,
+      PUBLIC_URL: 'http://127.0.0.1:0',
       DATA_DIR: dataDir,
       RATE_LIMITS: 'off',
       LOG_LEVEL: 'warn',
@@ -304,17 +306,9 @@ async function startParley(
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`Parley exited (${child.exitCode}):\n${out}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
-    } catch {
-      /* not up yet */
-    }
-    if (Date.now() > deadline) throw new Error(`Parley did not start:\n${out}`);
-    await sleep(100);
-  }
+  const [inspecting, listening] = await Promise.all([announced(child, INSPECTOR_LISTENING, 60_000), announced(child, PARLEY_LISTENING, 60_000)]);
+  const inspectPort = Number(inspecting[1]);
+  const url = listening[1]!;
   return { child, url, log: () => out, dataDir, inspectPort };
 }
 
@@ -624,15 +618,17 @@ async function bareServer(): Promise<void> {
 }
 
 async function startBare(limit: number): Promise<{ child: ChildProcess; gatewayUrl: string; inspectPort: number }> {
-  const inspectPort = await freePort();
-  const child = spawn('sh', ['-c', `ulimit -n ${limit} && exec "${process.execPath}" --inspect=127.0.0.1:${inspectPort} --import tsx "${SELF}" --bare-server`], {
+  const child = spawn('sh', ['-c', `ulimit -n ${limit} && exec "${process.execPath}" --inspect=127.0.0.1:0 --import tsx "${SELF}" --bare-server`], {
     cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    // stderr carries the inspector's "Debugger listening on" line with its port.
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
+  const inspecting = announced(child, INSPECTOR_LISTENING, 60_000);
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (m: { port: number }) => resolve(m.port));
     child.once('exit', (code) => reject(new Error(`bare server exited (${code})`)));
   });
+  const inspectPort = Number((await inspecting)[1]);
   return { child, gatewayUrl: `ws://127.0.0.1:${port}/`, inspectPort };
 }
 

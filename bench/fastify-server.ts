@@ -5,9 +5,10 @@
  * gap between this and the bare node:http server is the framework's share; the gap
  * between this and Parley is authentication, permissions, storage and the event.
  *
- * Run as a child process: `node --import tsx bench/fastify-server.ts <port>`; prints
- * "listening <port>" on stdout when ready.
+ * Run as a child process: `node --import tsx bench/fastify-server.ts [port]` (default 0:
+ * any free one); prints "listening <port>" with the bound port on stdout when ready.
  */
+import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { type Static, Type } from 'typebox';
 
@@ -51,7 +52,7 @@ app.post<{ Params: Static<typeof ChannelParams>; Body: Static<typeof SendBody> }
   },
 );
 
-const port = Number(process.argv[2] ?? 0);
-await app.listen({ port, host: '127.0.0.1' });
-console.log(`listening ${port}`);
+// Port 0 (the default) lets the system pick; what is printed is the port bound.
+await app.listen({ port: Number(process.argv[2] ?? 0), host: '127.0.0.1' });
+console.log(`listening ${(app.server.address() as AddressInfo).port}`);
 process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

@@ -37,7 +37,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { addBot, createBot, createChannel, createServer, registerUser } from '../test/factories.js';
-import { freePort, freshPostgresSchema } from '../test/harness.js';
+import { PARLEY_LISTENING, announced, freshPostgresSchema } from '../test/harness.js';
 import type { CommitStats } from './instrument.js';
 import type { Combo, LoadJob, LoadResult } from './load.js';
 
@@ -126,8 +126,18 @@ interface Child {
   stop(): Promise<void>;
 }
 
-/** Starts `node <args>` from the repository root and waits until `ready` says so. */
-async function startNode(args: string[], env: NodeJS.ProcessEnv, url: string, ready: () => Promise<boolean>): Promise<Child> {
+/**
+ * Starts `node <args>` from the repository root (listening on port 0), learns its address
+ * from the first match of `announce` in its output (`toUrl` turns the match into a base
+ * URL), then waits until `ready(url)` says so.
+ */
+async function startNode(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  announce: RegExp,
+  toUrl: (m: RegExpExecArray) => string,
+  ready: (url: string) => Promise<boolean>,
+): Promise<Child> {
   const proc = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer) => {
@@ -136,9 +146,10 @@ async function startNode(args: string[], env: NodeJS.ProcessEnv, url: string, re
   proc.stdout!.on('data', keep);
   proc.stderr!.on('data', keep);
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const listening = announced(proc, announce, 60_000);
   const child: Child = {
     proc,
-    url,
+    url: '',
     output: () => output,
     async stop() {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
@@ -148,10 +159,16 @@ async function startNode(args: string[], env: NodeJS.ProcessEnv, url: string, re
       clearTimeout(timer);
     },
   };
+  try {
+    child.url = toUrl(await listening);
+  } catch (err) {
+    await child.stop();
+    throw new Error(`${args.join(' ')}: ${(err as Error).message}`);
+  }
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${proc.exitCode}:\n${output}`);
-    if (await ready().catch(() => false)) return child;
+    if (await ready(child.url).catch(() => false)) return child;
     if (Date.now() > deadline) {
       await child.stop();
       throw new Error(`${args.join(' ')} did not become ready:\n${output}`);
@@ -345,12 +362,11 @@ async function benchParley(opts: Options, load: LoadGenerator, run: number): Pro
   const servers: Child[] = [];
   try {
     for (let i = 0; i < opts.instances; i++) {
-      const port = await freePort();
-      const url = `http://127.0.0.1:${port}`;
       const env = parleyEnv({
-        PORT: String(port),
+        // The system assigns the port as it binds; PUBLIC_URL's port 0 follows it.
+        PORT: '0',
         DATA_DIR: path.join(tmp, opts.db === 'sqlite' ? 'data' : `data${i}`),
-        PUBLIC_URL: url,
+        PUBLIC_URL: 'http://127.0.0.1:0',
         BENCH_STATS_FILE: path.join(tmp, `stats${i}.json`),
         ...(opts.stmtCache ? { BENCH_STMT_CACHE: '1' } : {}),
         ...(opts.commitConcurrency ? { BENCH_COMMIT_CONCURRENCY: String(opts.commitConcurrency) } : {}),
@@ -359,7 +375,7 @@ async function benchParley(opts: Options, load: LoadGenerator, run: number): Pro
       });
       const args = [...opts.nodeFlags, '--import', 'tsx', '--import', './bench/instrument.ts', 'src/main.ts'];
       // One at a time: the first one migrates the shared database.
-      servers.push(await startNode(args, env, url, async () => (await fetch(`${url}/healthz`)).ok));
+      servers.push(await startNode(args, env, PARLEY_LISTENING, (m) => m[1]!, async (url) => (await fetch(`${url}/healthz`)).ok));
     }
 
     const base = servers[0]!.url;
@@ -410,10 +426,9 @@ async function benchYardstick(opts: Options, load: LoadGenerator, combos: Combo[
   const servers: Child[] = [];
   try {
     for (let i = 0; i < opts.instances; i++) {
-      const port = await freePort();
-      const url = `http://127.0.0.1:${port}`;
       const probe = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"content":"ready?"}' };
-      const child = await startNode(['--import', 'tsx', YARDSTICKS[which], String(port)], { ...process.env }, url, async () => {
+      const listening = /^listening (\d+)$/m;
+      const child = await startNode(['--import', 'tsx', YARDSTICKS[which], '0'], { ...process.env }, listening, (m) => `http://127.0.0.1:${m[1]}`, async (url) => {
         return (await fetch(`${url}${combos[0]!.path}`, probe)).status === 201;
       });
       servers.push(child);

@@ -5,6 +5,7 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** Base of the links the service writes; port 0 here means the port it listens on (`withListeningPort`). */
   publicUrl: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
@@ -156,6 +157,18 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * The public URL once the server listens on `port`. A PUBLIC_URL whose port is 0 (the
+ * default when PORT=0) takes the port the system assigned, as the listener did; any other
+ * is returned unchanged.
+ */
+export function withListeningPort(publicUrl: string, port: number): string {
+  const u = new URL(publicUrl);
+  if (u.port !== '0') return publicUrl;
+  u.port = String(port);
+  return u.toString().replace(/\/+$/, '');
 }
 
 /** The repository root, whether this file runs from `src/` (tsx) or `dist/src/` (built). */

@@ -12,10 +12,12 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const { app, close } = await buildApp(config);
-  await app.listen({ port: config.port, host: config.host });
-  app.log.info(`Parley listening on ${config.publicUrl} (database: ${config.databaseUrl ? 'postgresql' : 'sqlite'})`);
-  console.log(`Parley is running at ${config.publicUrl}`);
+  const { app, ctx, close } = await buildApp(config);
+  // The bound address, which with PORT=0 only the listener knows (and is what a process
+  // that started this one reads to reach it when PUBLIC_URL names a load balancer).
+  const address = await app.listen({ port: config.port, host: config.host });
+  app.log.info(`Parley listening on ${ctx.publicUrl} (database: ${config.databaseUrl ? 'postgresql' : 'sqlite'})`);
+  console.log(`Parley is running at ${ctx.publicUrl} (listening on ${address})`);
 
   let stopping = false;
   const stop = (signal: string) => {

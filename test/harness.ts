@@ -1,5 +1,6 @@
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -26,17 +27,37 @@ export interface StartOptions {
   postgres?: boolean;
 }
 
-/** A free TCP port on loopback. */
-export function freePort(): Promise<number> {
+/**
+ * The first match of `pattern` in what `child` writes to stdout or stderr: how a process
+ * started with port 0 tells where it listens. Attach right after spawning. Rejects when
+ * the child exits first, or after `timeoutMs`, with what it wrote.
+ */
+export function announced(child: ChildProcess, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
+    let seen = '';
+    const finish = (err: Error | null, m?: RegExpExecArray) => {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.stderr?.off('data', onData);
+      child.off('exit', onExit);
+      if (m) resolve(m);
+      else reject(err);
+    };
+    const onData = (d: Buffer) => {
+      seen += d.toString();
+      const m = pattern.exec(seen);
+      if (m) finish(null, m);
+    };
+    const onExit = (code: number | null) => finish(new Error(`exited (${code}) before printing ${pattern}:\n${seen}`));
+    const timer = setTimeout(() => finish(new Error(`printed no ${pattern} within ${timeoutMs} ms:\n${seen}`)), timeoutMs);
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', onExit);
   });
 }
+
+/** What `src/main.ts` prints once it listens; group 1 is the bound address, e.g. http://127.0.0.1:40123. */
+export const PARLEY_LISTENING = /Parley is running at \S+ \(listening on (http:\/\/[^\s)]+)\)/;
 
 /**
  * A fresh PostgreSQL schema of the database at `baseUrl` (default DATABASE_URL); returns
@@ -46,7 +67,7 @@ export function freePort(): Promise<number> {
 export async function freshPostgresSchema(
   baseUrl = process.env.DATABASE_URL,
   prefix = 't',
-): Promise<{ url: string; drop(): Promise<void> }> {
+): Promise<{ url: string; schema: string; drop(): Promise<void> }> {
   if (!baseUrl) throw new Error('DATABASE_URL is not set');
   const withUser = new URL(baseUrl);
   if (!withUser.username) withUser.username = os.userInfo().username;
@@ -60,6 +81,7 @@ export async function freshPostgresSchema(
   u.searchParams.set('options', `-c search_path=${schema}`);
   return {
     url: u.toString(),
+    schema,
     async drop() {
       const c = new pg.Client({ connectionString: base });
       await c.connect();
@@ -69,30 +91,41 @@ export async function freshPostgresSchema(
   };
 }
 
-/** Starts a real Parley on a free port with a temporary data directory. */
+/**
+ * Starts a real Parley with a temporary data directory on a port the system assigns
+ * (PORT=0): nothing picks a number first that another process could take before we bind.
+ * PUBLIC_URL's port 0 becomes that port once the server listens (`withListeningPort`).
+ */
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-test-'));
-  const port = await freePort();
   const onPostgres = opts.postgres ?? process.env.TEST_DATABASE === 'postgres';
   const pgSchema = onPostgres ? await freshPostgresSchema() : undefined;
   const config = loadConfig({
-    PORT: String(port),
+    PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    PUBLIC_URL: 'http://127.0.0.1:0',
     LOG_LEVEL: 'silent',
     ...(pgSchema ? { DATABASE_URL: pgSchema.url } : {}),
     ...opts.env,
   });
-  let app: App;
+  let built: App | undefined;
+  let port: number;
   try {
-    app = await buildApp(config);
-    await app.app.listen({ port, host: '127.0.0.1' });
+    built = await buildApp(config);
+    await built.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (built.app.server.address() as AddressInfo).port;
+    // Every link the server writes starts with its public URL: one still saying port 0 fails here.
+    if (!opts.env?.PUBLIC_URL && built.ctx.publicUrl !== `http://127.0.0.1:${port}`) {
+      throw new Error(`public URL ${built.ctx.publicUrl} is not the listening address (port ${port})`);
+    }
   } catch (err) {
+    await built?.close().catch(() => {});
     await pgSchema?.drop().catch(() => {});
     fs.rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
+  const app = built;
   const url = `http://127.0.0.1:${port}`;
   return {
     url,

@@ -224,15 +224,17 @@ function parseAttachments(json: string): Array<{ url: string; filename: string }
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 /**
- * Brings the schema up to date; fails loudly if any migration fails. `schema` pins
- * Kysely's own bookkeeping tables to the schema in use, so another application's (or
- * another test's) migration tables elsewhere in the database are never mistaken for ours.
+ * Brings the schema up to date and returns the names of the migrations it ran (none when
+ * already current); fails loudly if any migration fails. `schema` pins Kysely's own
+ * bookkeeping tables to the schema in use, so another application's (or another test's)
+ * migration tables elsewhere in the database are never mistaken for ours.
  */
-export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<void> {
+export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<string[]> {
   const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -12,7 +12,6 @@ import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { REDACTED, redactLogLine, redactSecrets } from '../../src/http/log-redaction.js';
 import { type Res, call, createWebhook, world } from '../factories.js';
-import { freePort } from '../harness.js';
 import { exchange } from './raw-http.js';
 
 let app: App;
@@ -22,11 +21,11 @@ const lines: string[] = [];
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-logs-'));
-  const port = await freePort();
-  url = `http://127.0.0.1:${port}`;
-  const config = loadConfig({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, PUBLIC_URL: url, LOG_LEVEL: 'trace', RATE_LIMITS: 'off' });
+  // Port 0: the system assigns one as we bind (no free-port race); PUBLIC_URL follows it.
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, PUBLIC_URL: 'http://127.0.0.1:0', LOG_LEVEL: 'trace', RATE_LIMITS: 'off' });
   app = await buildApp(config, { logDestination: { write: (line: string) => lines.push(line) } });
-  await app.app.listen({ port, host: '127.0.0.1' });
+  await app.app.listen({ port: 0, host: '127.0.0.1' });
+  url = app.ctx.publicUrl;
 });
 afterAll(async () => {
   await app?.close();

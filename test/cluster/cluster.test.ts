@@ -1,10 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createWebhook, postMessage, upload, world } from '../factories.js';
+import { RedisBus } from '../../src/events/redis-bus.js';
 import { type Cluster, clusterServicesAvailable, startCluster } from './instances.js';
 import { redisProxy } from './redis-proxy.js';
 import { GatewayClient } from './ws-client.js';
 
 const run = clusterServicesAvailable();
+
+/** Resolves once the shared checkpoint of `sessionId` records `s`; fails after 5 s. */
+async function checkpointReaches(cluster: Cluster, sessionId: string, s: number): Promise<void> {
+  const bus = await RedisBus.connect({ url: process.env.REDIS_URL!, prefix: cluster.redisPrefix, maxLength: 1000, report: () => {} });
+  try {
+    const deadline = Date.now() + 5000;
+    let cp = await bus.loadCheckpoint(sessionId);
+    while (cp?.s !== s) {
+      if (Date.now() > deadline) throw new Error(`checkpoint of ${sessionId} still at ${JSON.stringify(cp)}, want s=${s}`);
+      await new Promise((r) => setTimeout(r, 50)); // paces the poll only
+      cp = await bus.loadCheckpoint(sessionId);
+    }
+  } finally {
+    await bus.close();
+  }
+}
 
 describe.runIf(run)('two instances on one PostgreSQL and Redis', () => {
   let cluster: Cluster;
@@ -28,7 +45,10 @@ describe.runIf(run)('two instances on one PostgreSQL and Redis', () => {
       sent.push((await postMessage(via, w.owner.auth, w.channel.id, `n${i}`)).id);
     }
     await client.waitFor(() => client.events('MESSAGE_CREATE').length >= 10);
-    await new Promise((r) => setTimeout(r, 300)); // room for a duplicate to show up
+    // Sync point instead of a pause: the log is ordered, so a duplicate of any message
+    // would reach the client before this later event does.
+    expect((await call(b, 'POST', `/channels/${w.channel.id}/typing`, { auth: w.owner.auth })).status).toBe(204);
+    await client.waitFor((f) => f.t === 'TYPING_START');
     const got = client.events('MESSAGE_CREATE').map((f) => f.d.id);
     expect(got).toEqual(sent);
     const seqs = client.events().map((f) => f.s);
@@ -110,9 +130,10 @@ describe.runIf(run)('losing an instance', () => {
     const before = [];
     for (let i = 0; i < 3; i++) before.push((await postMessage(ib.url, w.owner.auth, w.channel.id, `before${i}`)).id);
     await client.waitFor(() => client.events('MESSAGE_CREATE').length === 3);
-    // Let a heartbeat carry the acknowledged sequence number to the checkpoint.
-    await new Promise((r) => setTimeout(r, 700));
+    // Wait until a heartbeat has carried the acknowledged sequence number to the checkpoint
+    // in Redis (where B will resume from), rather than for a fixed time.
     const acked = client.lastSeq;
+    await checkpointReaches(cluster, sessionId, acked);
 
     ia.proc.kill('SIGKILL');
     await ia.exited;

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, freshPostgresSchema } from '../harness.js';
+import { PARLEY_LISTENING, announced, freshPostgresSchema } from '../harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -24,8 +24,10 @@ export interface Instance {
 }
 
 export interface Cluster {
-  /** What a load balancer would be: the PUBLIC_URL every instance writes into links. */
+  /** What a load balancer would be: the PUBLIC_URL every instance writes into links (nothing listens there). */
   publicUrl: string;
+  /** The REDIS_PREFIX the instances share (a test can read their checkpoints through it). */
+  redisPrefix: string;
   instances: Instance[];
   start(): Promise<Instance>;
   close(): Promise<void>;
@@ -36,19 +38,20 @@ export async function startCluster(count: number, env: Record<string, string> = 
   const schema = await freshPostgresSchema();
   const prefix = `parley-test-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}:`;
   const shared = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-cluster-'));
-  const firstPort = await freePort();
-  const publicUrl = `http://127.0.0.1:${firstPort}`;
+  // No instance's own address: links must work whichever instance wrote them, so they name
+  // the load balancer (none listens there; tests use the paths against an instance).
+  const publicUrl = 'http://parley-lb.test';
   const instances: Instance[] = [];
 
-  async function start(port?: number): Promise<Instance> {
-    const p = port ?? (await freePort());
+  async function start(): Promise<Instance> {
     const dataDir = fs.mkdtempSync(path.join(shared, 'node-'));
     let out = '';
     const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH,
-        PORT: String(p),
+        // The system assigns the port as the instance binds; it prints where it listens.
+        PORT: '0',
         HOST: '127.0.0.1',
         DATA_DIR: dataDir,
         UPLOADS_DIR: path.join(shared, 'uploads'),
@@ -65,29 +68,28 @@ export async function startCluster(count: number, env: Record<string, string> = 
     proc.stdout!.on('data', (d) => (out += d));
     proc.stderr!.on('data', (d) => (out += d));
     const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-    const url = `http://127.0.0.1:${p}`;
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      if (proc.exitCode !== null) throw new Error(`instance exited during start:\n${out}`);
-      try {
-        if ((await fetch(`${url}/healthz`)).ok) break;
-      } catch {
-        /* not listening yet */
-      }
-      if (Date.now() > deadline) throw new Error(`instance did not start:\n${out}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const inst = { url, gatewayUrl: `ws://127.0.0.1:${p}/gateway`, proc, exited, output: () => out };
+    const url = await announced(proc, PARLEY_LISTENING).then(
+      (m) => m[1]!,
+      (err: Error) => {
+        proc.kill('SIGKILL');
+        throw new Error(`instance did not start: ${err.message}`);
+      },
+    );
+    // The line comes after listen() resolved: the instance answers from here on.
+    const health = await fetch(`${url}/healthz`);
+    if (!health.ok) throw new Error(`instance at ${url} is not healthy (${health.status}):\n${out}`);
+    const gatewayUrl = `${url.replace(/^http:/, 'ws:')}/gateway`;
+    const inst = { url, gatewayUrl, proc, exited, output: () => out };
     instances.push(inst);
     return inst;
   }
 
-  await start(firstPort);
-  for (let i = 1; i < count; i++) await start();
+  for (let i = 0; i < count; i++) await start();
   return {
     publicUrl,
+    redisPrefix: prefix,
     instances,
-    start: () => start(),
+    start,
     async close() {
       for (const i of instances) if (i.proc.exitCode === null) i.proc.kill('SIGKILL');
       await Promise.all(instances.map((i) => i.exited));

@@ -1,32 +1,46 @@
-/** A TCP proxy in front of Redis that the test can cut and restore, to simulate an outage. */
+import net from 'node:net';
+
+/**
+ * A TCP proxy in front of Redis that the test can cut and restore, to simulate an outage.
+ * It keeps its port (bound once, to port 0) through the outage and refuses connections
+ * by closing them, rather than stopping and listening on the same number again, which
+ * another process could have taken meanwhile.
+ */
 export async function redisProxy(target: URL) {
-  const net = await import('node:net');
-  const sockets = new Set<import('node:net').Socket>();
-  let server: import('node:net').Server;
-  const listen = (port: number) =>
-    new Promise<number>((resolve) => {
-      server = net.createServer((client) => {
-        const upstream = net.connect(Number(target.port || 6379), target.hostname);
-        for (const s of [client, upstream]) {
-          sockets.add(s);
-          s.on('error', () => {});
-          s.on('close', () => sockets.delete(s));
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      server.listen(port, '127.0.0.1', () => resolve((server.address() as import('node:net').AddressInfo).port));
-    });
-  const port = await listen(0);
+  const sockets = new Set<net.Socket>();
+  let down = false;
+  const server = net.createServer((client) => {
+    if (down) {
+      client.destroy();
+      return;
+    }
+    const upstream = net.connect(Number(target.port || 6379), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => {});
+      s.on('close', () => sockets.delete(s));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port));
+  });
+  const dropAll = () => {
+    for (const s of sockets) s.destroy();
+  };
   return {
     url: `redis://127.0.0.1:${port}`,
-    cut: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-    restore: () => listen(port).then(() => undefined),
+    /** From now on every connection through the proxy is closed, open ones at once. */
+    cut: async () => {
+      down = true;
+      dropAll();
+    },
+    restore: async () => {
+      down = false;
+    },
     close: () => {
-      for (const s of sockets) s.destroy();
+      dropAll();
       server.close();
     },
   };

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { call, createChannel, createServer, registerUser, world } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
-import { ClientPool, sleep } from './client.js';
+import { ClientPool } from './client.js';
 
 // Short, so the timeouts show quickly; the client beats every half interval, which leaves
 // a whole interval of slack for a busy machine.
@@ -78,7 +78,15 @@ describe('heartbeats', () => {
   it('keeps a heartbeating connection open well past the deadline', async () => {
     const w = await world(srv.url);
     const c = await pool.identify(srv.gatewayUrl, w.bot.auth);
-    await sleep(HEARTBEAT_MS * 3);
+    // The deadline's own event instead of a pause: a silent connection identified after
+    // `c` has a deadline no earlier than c's would be without heartbeats, so once the
+    // server has closed it, it would have closed `c` already (the same sweep or before).
+    const silent = await pool.identify(srv.gatewayUrl, w.owner.auth, { heartbeat: false });
+    expect((await silent.waitForClose(HEARTBEAT_MS * 10)).code).toBe(4009);
+    // A round trip on c's own socket: a close sent before it would arrive before the ack.
+    const from = c.frames.length;
+    c.heartbeat();
+    await c.waitFor((f) => f.op === 'heartbeat_ack', 5000, from);
     expect(c.closeInfo).toBeNull();
     expect(c.ws.readyState).toBe(WebSocket.OPEN);
   });

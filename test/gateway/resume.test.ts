@@ -181,11 +181,14 @@ describe('resume', () => {
       pool.resume(srv.gatewayUrl, w.bot.auth, c.sessionId, 0),
       pool.resume(srv.gatewayUrl, w.bot.auth, c.sessionId, 0),
     ]);
-    await sleep(100);
+    // One of the two must lose: wait for that close rather than for a while.
+    await Promise.race([a.waitForClose(), b.waitForClose()]);
     const open = [a, b].filter((x) => x.closeInfo === null);
     expect(open).toHaveLength(1);
+    // Sync point for the winner: a later event reaches it, so no close came before.
     await postMessage(srv.url, w.owner.auth, w.channel.id, 'once');
     await open[0]!.waitForEvent('MESSAGE_CREATE');
+    expect(open[0]!.closeInfo).toBeNull();
     expect(srv.app.gateway.sessionCount).toBeGreaterThan(0);
   });
 
@@ -256,7 +259,12 @@ describe('invalid_session', () => {
     const early = await pool.resume(tight.gatewayUrl, w.bot.auth, c.sessionId, 0);
     expect(early.frames.at(-1)?.op).toBe('resumed');
     await drop(early);
-    await sleep(1300);
+    // Wait for the expiry itself (the checkpoint the resume needs is gone), not a fixed time.
+    const deadline = Date.now() + 10_000;
+    while ((await tight.app.ctx.bus.loadCheckpoint(c.sessionId)) !== null) {
+      if (Date.now() > deadline) throw new Error('the dropped session was still resumable after 10 s');
+      await sleep(50); // paces the poll only
+    }
     const late = await pool.resume(tight.gatewayUrl, w.bot.auth, c.sessionId, 0);
     expect(late.frames.at(-1)?.op).toBe('invalid_session');
   });

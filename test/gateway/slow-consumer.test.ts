@@ -30,34 +30,22 @@ it('disconnects a client that stops reading, bounds its buffer, and keeps delive
 
   // The most the server ever held queued for one connection (in user space; the
   // kernel's socket buffers come on top and are bounded by the kernel).
-  const rssBefore = process.memoryUsage().rss;
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, srv.app.gateway.stats().maxQueuedBytes)), 5);
 
-  // Latency at the healthy client, measured from each POST's start.
-  const started = new Map<string, number>();
-  const latency: number[] = [];
-  healthy.ws.on('message', (data) => {
-    const f = JSON.parse(data.toString());
-    if (f.t === 'MESSAGE_CREATE') latency.push(Date.now() - (started.get(f.d.content.slice(-12)) ?? Date.now()));
-  });
-
   let disconnectedAt = -1;
-  const t0 = Date.now();
   let next = 0;
   const worker = async () => {
     while (next < MESSAGES) {
       const i = next++;
       const tag = String(i).padStart(12, '0');
-      started.set(tag, Date.now());
       await postMessage(srv.url, w.owner.auth, w.channel.id, BIG.slice(0, -12 * 2) + tag);
       if (disconnectedAt < 0 && srv.app.gateway.sessionCount < sessionsBefore) disconnectedAt = i;
     }
   };
   await Promise.all([worker(), worker(), worker(), worker()]);
-  await healthy.collect(MESSAGES, (f) => f.t === 'MESSAGE_CREATE', 20_000);
+  const delivered = await healthy.collect(MESSAGES, (f) => f.t === 'MESSAGE_CREATE', 20_000);
   clearInterval(sampler);
-  const elapsed = Date.now() - t0;
 
   // The slow client was dropped by the server part-way through, not at the end.
   expect(disconnectedAt, 'the server never dropped the slow consumer').toBeGreaterThan(0);
@@ -66,13 +54,13 @@ it('disconnects a client that stops reading, bounds its buffer, and keeps delive
   // it, never the ~14 MB posted.
   expect(peak, `peak queued for one connection: ${(peak / 1e6).toFixed(2)} MB`).toBeGreaterThan(0);
   expect(peak, `peak queued for one connection: ${(peak / 1e6).toFixed(2)} MB`).toBeLessThan(1024 * 1024 + 64 * 1024);
-  // And the process as a whole did not balloon either (the replay log and this test's
-  // own clients account for most of what it holds).
-  expect(process.memoryUsage().rss - rssBefore, 'RSS growth').toBeLessThan(200e6);
-  // The healthy client got everything, promptly, while the slow one was being dealt with.
-  latency.sort((a, b) => a - b);
-  expect(latency).toHaveLength(MESSAGES);
-  expect(latency[Math.floor(MESSAGES * 0.99)]!, `p99 latency; whole run took ${elapsed} ms`).toBeLessThan(1500);
+  // The healthy client got everything, each exactly once, while the slow one was being
+  // dealt with. How promptly, and what the process's memory did, are targets, not
+  // correctness: bench/slow-consumer.ts measures them (bench/README.md).
+  const tags = delivered.map((f) => String(f.d.content).slice(-12));
+  expect(new Set(tags).size).toBe(MESSAGES);
+  expect(tags.map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: MESSAGES }, (_, i) => i));
+  expect(healthy.events('MESSAGE_CREATE')).toHaveLength(MESSAGES);
   expect(healthy.closeInfo).toBeNull();
 
   // When the slow client reads again it finds the 4008 close, and its session resumes.

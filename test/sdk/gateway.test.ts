@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient, GatewayError, ParleyBot, type DispatchEvent, type Message } from '@parley/sdk';
 import { call, createChannel, joinServer, postMessage, registerUser, world } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
+import { TestGatewayClient } from '../gateway/client.js';
 import { until } from './mock-gateway.js';
 
 const HEARTBEAT_MS = 500;
@@ -112,7 +113,15 @@ describe('ParleyBot against a real server', () => {
       closes.push(info.code);
     });
     await bot.connect();
-    await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_MS * 5));
+    // The deadline's own event instead of a pause: a silent connection identified after
+    // the bot is closed (4009) no earlier than the bot would be without heartbeats.
+    const silent = await TestGatewayClient.identify(srv.gatewayUrl, w.owner.auth, { heartbeat: false });
+    expect((await silent.waitForClose(HEARTBEAT_MS * 10)).code).toBe(4009);
+    // Sync point on the bot's own connection: a 4009 would have come before this event
+    // (the SDK would report the close, even if it then resumed).
+    const seen = bot.waitFor('messageCreate', { timeoutMs: 5000 });
+    await postMessage(srv.url, w.owner.auth, w.channel.id, 'still here');
+    await seen;
     expect(closes).toEqual([]); // no 4009
     expect(bot.gateway.ping).toEqual(expect.any(Number));
   });
@@ -138,8 +147,14 @@ describe('ParleyBot against a real server', () => {
     await postMessage(srv.url, w.owner.auth, w.channel.id, 'before 1');
     await postMessage(srv.url, w.owner.auth, w.channel.id, 'before 2');
     await until(() => got.length === 2, 5000, 'messages before the drop');
-    // Let a heartbeat acknowledge what was received, as a long-lived bot would.
-    await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_MS * 2));
+    // Let a heartbeat acknowledge what was received, as a long-lived bot would: the second
+    // ack from here on answers a heartbeat sent after the first ack, so after both
+    // messages, carrying their sequence number (waiting for it, not for a fixed time).
+    let acks = 0;
+    bot.gateway.socket!.on('message', (data) => {
+      if ((JSON.parse(data.toString()) as { op: string }).op === 'heartbeat_ack') acks++;
+    });
+    await until(() => acks >= 2, HEARTBEAT_MS * 10, 'two heartbeat acks');
 
     const closed = bot.waitFor('close');
     bot.gateway.socket!.terminate(); // the network drops; no close frame
@@ -189,6 +204,10 @@ describe('ParleyBot against a real server', () => {
   it('emits error (4001) and stays closed when the bot is deleted while connected', async () => {
     const w = await world(srv.url);
     const bot = newBot(w.bot.token);
+    const closes: Array<{ code: number; reconnecting: boolean }> = [];
+    bot.on('close', ({ code, reconnecting }) => {
+      closes.push({ code, reconnecting });
+    });
     await bot.connect();
     const errored = bot.waitFor('error', { timeoutMs: 5000 });
     const deleted = await call(srv.url, 'DELETE', `/bots/${w.bot.id}`, { auth: w.owner.auth });
@@ -196,7 +215,9 @@ describe('ParleyBot against a real server', () => {
     const [error] = await errored;
     expect(error).toBeInstanceOf(GatewayError);
     expect((error as GatewayError).closeCode).toBe(4001);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The SDK decides at the close whether to reconnect, and says so then: no pause can
+    // show more (a reconnect is only ever scheduled together with reconnecting: true).
+    expect(closes).toEqual([{ code: 4001, reconnecting: false }]);
     expect(bot.gateway.status).toBe('closed');
   });
 

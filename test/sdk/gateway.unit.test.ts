@@ -122,13 +122,19 @@ describe('gateway client (scripted server)', () => {
 
   it('rejects connect() with a GatewayError on a bad token (4001) and does not reconnect', async () => {
     const { gateway, bot } = await start({}, 'wrong');
+    const closes: boolean[] = [];
+    bot.on('close', ({ reconnecting }) => {
+      closes.push(reconnecting);
+    });
     const error = await bot.connect().then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(GatewayError);
     expect((error as GatewayError).closeCode).toBe(4001);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The client decides at the close, and says so: a reconnect is only ever scheduled
+    // with reconnecting: true, so no pause is needed to see that none is coming.
+    expect(closes).toEqual([false]);
     expect(gateway.connections).toBe(1);
     expect(bot.gateway.status).toBe('closed');
   });
@@ -191,9 +197,15 @@ describe('gateway client (scripted server)', () => {
 
   it('close() ends the session for good', async () => {
     const { gateway, bot } = await start();
+    const closes: boolean[] = [];
+    bot.on('close', ({ reconnecting }) => {
+      closes.push(reconnecting);
+    });
     await bot.connect();
     await bot.close();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // close() resolves after the client handled the socket's close, where it decides (and
+    // reports) whether to reconnect; so no pause is needed to see that it will not.
+    expect(closes).toEqual([false]);
     expect(bot.gateway.status).toBe('closed');
     expect(gateway.connections).toBe(1);
   });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { type Database, Store } from '../../src/store/index.js';
+import { type Database, Store, type StoreOptions } from '../../src/store/index.js';
 import { freshPostgresSchema } from '../harness.js';
 
 /**
@@ -16,6 +16,44 @@ export function storeDialects(): Array<'sqlite' | 'postgres'> {
     throw new Error('PARLEY_REQUIRE_SERVICES=1 but DATABASE_URL is not set: the PostgreSQL suite cannot be skipped');
   }
   return process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+/**
+ * An empty database of the given dialect, not yet opened as a store: the options that
+ * open it, an `admin` connection of its own, and the schema Kysely's bookkeeping tables
+ * belong in (PostgreSQL). `dispose` removes it.
+ */
+export async function emptyDatabase(dialect: 'sqlite' | 'postgres'): Promise<{
+  options: StoreOptions;
+  admin: Kysely<Database>;
+  schema: string | undefined;
+  dispose(): Promise<void>;
+}> {
+  const plugins = [new CamelCasePlugin()];
+  if (dialect === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-store-'));
+    const admin = new Kysely<Database>({ dialect: new SqliteDialect({ database: new Sqlite(path.join(dir, 'parley.db')) }), plugins });
+    return {
+      options: { dataDir: dir },
+      admin,
+      schema: undefined,
+      async dispose() {
+        await admin.destroy();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const fresh = await freshPostgresSchema();
+  const admin = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: fresh.url, max: 2 }) }), plugins });
+  return {
+    options: { databaseUrl: fresh.url, dataDir: os.tmpdir() },
+    admin,
+    schema: fresh.schema,
+    async dispose() {
+      await admin.destroy();
+      await fresh.drop();
+    },
+  };
 }
 
 /**
