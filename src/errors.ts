@@ -1,32 +1,118 @@
 /**
- * The one error type of the service. Domain and store code throw it (or the store's
- * own errors, mapped in one place); the HTTP error handler turns it into
- * `{ "error": message }` with `status`.
+ * The one error type of the service and the catalog of its codes. Domain and store code
+ * throw `AppError` (or the store's own errors, mapped in one place); the HTTP error
+ * handler turns it into `{ "error": message, "code": code }` with the code's status.
+ *
+ * `code` is the stable, machine-readable part of every error body; `error` is for people
+ * and may be reworded. docs/api.md lists the catalog (a test keeps the two in step), and
+ * the SDK mirrors the code names (test/sdk checks it).
  */
-export type ErrorCode =
-  | 'bad_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'rate_limited'
-  | 'unavailable'
-  | 'internal';
+export const ERROR_CATALOG = {
+  // 400: the request itself is wrong.
+  bad_request: { status: 400, meaning: 'the request is malformed in a way no more specific code describes (an HTTP framing error, a Content-Length that does not match)' },
+  invalid_body: { status: 400, meaning: 'the body breaks the endpoint\'s schema or one of its rules (a missing field, an empty message, an unknown attachment URL)' },
+  invalid_query: { status: 400, meaning: 'a query-string parameter is missing, unknown or out of range' },
+  invalid_params: { status: 400, meaning: 'a path parameter has the wrong shape' },
+  invalid_headers: { status: 400, meaning: 'a required header is missing or malformed' },
+  invalid_json: { status: 400, meaning: 'the body (or a `payload_json` field) is not valid JSON' },
+  json_too_deep: { status: 400, meaning: 'a JSON document nests deeper than the service accepts' },
+  invalid_url: { status: 400, meaning: 'the URL cannot be decoded, or a path segment is too long' },
+  invalid_idempotency_key: { status: 400, meaning: 'the `Idempotency-Key` header is not 1 to 255 visible ASCII characters' },
+  invalid_handshake: { status: 400, meaning: 'a `/gateway` upgrade request is not a valid WebSocket handshake' },
+  unsupported_protocol: { status: 400, meaning: 'CONNECT, or an `Upgrade` with a body outside `/gateway`: this server is no proxy' },
+  session_required: { status: 400, meaning: 'only a session (not a bot token) can do this, such as logging out' },
+  owner_cannot_leave: { status: 400, meaning: 'the server owner cannot leave their own server' },
+  // 401: who is calling is unknown.
+  unauthorized: { status: 401, meaning: 'credentials are missing, malformed, revoked or unknown' },
+  invalid_credentials: { status: 401, meaning: 'wrong username or password at login' },
+  // 403: the caller is known and not allowed.
+  users_only: { status: 403, meaning: 'the call is for user accounts; bots may not make it' },
+  not_a_member: { status: 403, meaning: 'the caller is not a member of the server' },
+  missing_permission: { status: 403, meaning: 'the caller lacks the permission the call needs (named in `error`)' },
+  owner_only: { status: 403, meaning: 'only the server\'s owner may do this' },
+  bot_owner_only: { status: 403, meaning: 'only the bot\'s owner may do this (or the bot is not public)' },
+  not_message_author: { status: 403, meaning: 'only the message\'s author (or, to delete, the server owner) may do this' },
+  // 404: something named by the request does not exist (or is not visible to the caller).
+  unknown_route: { status: 404, meaning: 'no route has this path' },
+  unknown_server: { status: 404, meaning: 'no such server' },
+  unknown_channel: { status: 404, meaning: 'no such channel' },
+  unknown_message: { status: 404, meaning: 'no such message in this channel' },
+  unknown_member: { status: 404, meaning: 'the user or bot is not a member of this server' },
+  unknown_bot: { status: 404, meaning: 'no such bot' },
+  unknown_webhook: { status: 404, meaning: 'no such webhook, or its token is wrong' },
+  unknown_invite: { status: 404, meaning: 'no such invite, or its server is gone' },
+  unknown_file: { status: 404, meaning: 'no such uploaded file' },
+  unknown_reference: { status: 404, meaning: 'something the write refers to was deleted meanwhile' },
+  // Other client errors.
+  method_not_allowed: { status: 405, meaning: 'the path exists for other methods (listed in `Allow`)' },
+  request_timeout: { status: 408, meaning: 'the request was not received in time' },
+  username_taken: { status: 409, meaning: 'the username is already registered' },
+  already_exists: { status: 409, meaning: 'the thing to create already exists' },
+  bot_already_member: { status: 409, meaning: 'the bot is already a member of this server' },
+  idempotency_key_in_use: { status: 409, meaning: 'a request with this `Idempotency-Key` is still being processed' },
+  idempotency_key_reused: { status: 409, meaning: 'the `Idempotency-Key` was already used for a different request' },
+  payload_too_large: { status: 413, meaning: 'the body or a file is over the size limit' },
+  unsupported_media_type: { status: 415, meaning: 'the endpoint does not accept this `Content-Type`' },
+  expectation_failed: { status: 417, meaning: 'an `Expect` other than `100-continue`' },
+  rate_limited: { status: 429, meaning: 'too many requests; the body\'s `retryAfter` (seconds) says when to retry' },
+  headers_too_large: { status: 431, meaning: 'the request headers are over the size limit' },
+  // 5xx: the service's side.
+  internal_error: { status: 500, meaning: 'an unexpected failure; details are in the service log' },
+  service_unavailable: { status: 503, meaning: 'the service is shutting down or its database is unreachable' },
+} as const satisfies Record<string, { status: number; meaning: string }>;
 
-const STATUS: Record<ErrorCode, number> = {
-  bad_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  rate_limited: 429,
-  unavailable: 503,
-  internal: 500,
-};
+/** Every code an error body can carry; a code outside the catalog does not compile. */
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+/** The codes whose status is `S`: helpers take only codes that match the status they stand for. */
+export type CodeWithStatus<S extends number> = {
+  [K in ErrorCode]: (typeof ERROR_CATALOG)[K]['status'] extends S ? K : never;
+}[ErrorCode];
+
+/** The catalog's codes, in catalog order (for docs checks and fuzzers). */
+export const ERROR_CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];
+
+/** The HTTP status of `code`: the catalog is its only source. */
+export function errorStatus(code: ErrorCode): number {
+  return ERROR_CATALOG[code].status;
+}
+
+/** The JSON body of an error: what every error answer of the service carries. */
+export function errorBody(code: ErrorCode, message: string, extra?: Record<string, unknown>): Record<string, unknown> {
+  return { error: message, code, ...extra };
+}
+
+/**
+ * The generic code for a bare status, for errors that arrive with a status only (Fastify's
+ * own, Node's). A status the catalog has no generic code for becomes `bad_request` (4xx) or
+ * `internal_error` (5xx), so status and code never disagree.
+ */
+export function codeForStatus(status: number): ErrorCode {
+  switch (status) {
+    case 401:
+      return 'unauthorized';
+    case 404:
+      return 'unknown_route';
+    case 405:
+      return 'method_not_allowed';
+    case 408:
+      return 'request_timeout';
+    case 413:
+      return 'payload_too_large';
+    case 415:
+      return 'unsupported_media_type';
+    case 417:
+      return 'expectation_failed';
+    case 429:
+      return 'rate_limited';
+    case 431:
+      return 'headers_too_large';
+    case 503:
+      return 'service_unavailable';
+    default:
+      return status >= 500 ? 'internal_error' : 'bad_request';
+  }
+}
 
 export class AppError extends Error {
   readonly status: number;
@@ -38,13 +124,32 @@ export class AppError extends Error {
   ) {
     super(message);
     this.name = 'AppError';
-    this.status = STATUS[code];
+    this.status = errorStatus(code);
   }
 }
 
-/** Shorthands so call sites read as the rule they enforce. */
-export const badRequest = (message: string) => new AppError('bad_request', message);
-export const unauthorized = (message = 'missing or invalid token') => new AppError('unauthorized', message);
-export const forbidden = (message: string) => new AppError('forbidden', message);
-export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
-export const conflict = (message: string) => new AppError('conflict', message);
+/** The things a request can name that may not exist, each with its `unknown_*` code. */
+const UNKNOWN = {
+  server: 'unknown_server',
+  channel: 'unknown_channel',
+  message: 'unknown_message',
+  member: 'unknown_member',
+  bot: 'unknown_bot',
+  webhook: 'unknown_webhook',
+  invite: 'unknown_invite',
+  file: 'unknown_file',
+} as const satisfies Record<string, ErrorCode>;
+
+/** An entity `notFound` can name. */
+export type Entity = keyof typeof UNKNOWN;
+
+/** A 400 for a body that breaks a rule; pass another 400 code when it is not the body. */
+export const badRequest = (message: string, code: CodeWithStatus<400> = 'invalid_body') => new AppError(code, message);
+/** A 401: missing or invalid credentials (`invalid_credentials` for a failed login). */
+export const unauthorized = (message = 'missing or invalid token', code: CodeWithStatus<401> = 'unauthorized') => new AppError(code, message);
+/** A 403 whose code says which rule refused (`not_a_member`, `missing_permission`, ...). */
+export const forbidden = (code: CodeWithStatus<403>, message: string) => new AppError(code, message);
+/** A 404 `unknown_<what>`; the message defaults to "<what> not found". */
+export const notFound = (what: Entity, message = `${what} not found`) => new AppError(UNKNOWN[what], message);
+/** A 409 whose code says what clashed (`username_taken`, `bot_already_member`, ...). */
+export const conflict = (code: CodeWithStatus<409>, message: string) => new AppError(code, message);

@@ -1,5 +1,64 @@
-/** Machine-readable kind of a failed API call, derived from its HTTP status. */
-export type ParleyErrorCode =
+/**
+ * The codes a Parley server puts in its error bodies (`{ "error", "code" }`), mirroring
+ * the server's catalog (docs/api.md lists each with its status and meaning). A code keeps
+ * its meaning across server versions; the message beside it is for people.
+ */
+export const API_ERROR_CODES = [
+  'bad_request',
+  'invalid_body',
+  'invalid_query',
+  'invalid_params',
+  'invalid_headers',
+  'invalid_json',
+  'json_too_deep',
+  'invalid_url',
+  'invalid_idempotency_key',
+  'invalid_handshake',
+  'unsupported_protocol',
+  'session_required',
+  'owner_cannot_leave',
+  'unauthorized',
+  'invalid_credentials',
+  'users_only',
+  'not_a_member',
+  'missing_permission',
+  'owner_only',
+  'bot_owner_only',
+  'not_message_author',
+  'unknown_route',
+  'unknown_server',
+  'unknown_channel',
+  'unknown_message',
+  'unknown_member',
+  'unknown_bot',
+  'unknown_webhook',
+  'unknown_invite',
+  'unknown_file',
+  'unknown_reference',
+  'method_not_allowed',
+  'request_timeout',
+  'username_taken',
+  'already_exists',
+  'bot_already_member',
+  'idempotency_key_in_use',
+  'idempotency_key_reused',
+  'payload_too_large',
+  'unsupported_media_type',
+  'expectation_failed',
+  'rate_limited',
+  'headers_too_large',
+  'internal_error',
+  'service_unavailable',
+] as const;
+
+/** A code from the server's catalog. */
+export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
+
+/**
+ * Codes derived from the HTTP status alone, for answers without a known code: servers
+ * older than the catalog, proxies answering in HTML, a code newer than this SDK.
+ */
+export type StatusErrorCode =
   | 'bad_request'
   | 'unauthorized'
   | 'forbidden'
@@ -10,8 +69,11 @@ export type ParleyErrorCode =
   | 'server_error'
   | 'http_error';
 
-/** Maps a status to its `ParleyErrorCode`. */
-export function errorCodeForStatus(status: number): ParleyErrorCode {
+/** Machine-readable kind of a failed API call: the server's code, else one derived from the status. */
+export type ParleyErrorCode = ApiErrorCode | StatusErrorCode;
+
+/** Maps a status to its `StatusErrorCode` (the fallback when the body has no known code). */
+export function errorCodeForStatus(status: number): StatusErrorCode {
   switch (status) {
     case 400:
       return 'bad_request';
@@ -32,6 +94,15 @@ export function errorCodeForStatus(status: number): ParleyErrorCode {
   }
 }
 
+const KNOWN_CODES: ReadonlySet<string> = new Set(API_ERROR_CODES);
+
+/** The catalog code in an error body, if it has one this SDK knows. */
+export function apiErrorCodeOf(body: unknown): ApiErrorCode | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const code = (body as { code?: unknown }).code;
+  return typeof code === 'string' && KNOWN_CODES.has(code) ? (code as ApiErrorCode) : undefined;
+}
+
 /** Where a failed request went; carried by every `ParleyApiError`. */
 export interface RequestInfo {
   method: string;
@@ -39,8 +110,10 @@ export interface RequestInfo {
 }
 
 /**
- * A non-2xx answer from the REST API. `message` is the server's `{ error }` text;
- * `body` is the parsed body (or raw text) for anything beyond it.
+ * A non-2xx answer from the REST API. `code` is the server's machine-readable code
+ * (branch on it), or one derived from the status when the answer has none this SDK
+ * knows; `message` is the server's `{ error }` text, for people; `body` is the parsed
+ * body (or raw text) for anything beyond them.
  */
 export class ParleyApiError extends Error {
   override name = 'ParleyApiError';
@@ -53,7 +126,7 @@ export class ParleyApiError extends Error {
     readonly body: unknown,
   ) {
     super(message);
-    this.code = errorCodeForStatus(status);
+    this.code = apiErrorCodeOf(body) ?? errorCodeForStatus(status);
   }
 
   /** Builds the most specific subclass for `status`. */

@@ -38,8 +38,12 @@ export {
   PayloadTooLargeError,
   RateLimitError,
   UnauthorizedError,
+  API_ERROR_CODES,
+  apiErrorCodeOf,
   errorCodeForStatus,
+  type ApiErrorCode,
   type ParleyErrorCode,
+  type StatusErrorCode,
   type RequestInfo,
 } from './errors.js';
 export { TypedEmitter, type EventMap, type Listener } from './emitter.js';

@@ -43,7 +43,7 @@ export const accounts = {
       throw badRequest('username must be 2 to 32 characters: letters, digits, "_", "." or "-"');
     }
     await checkNewPassword(password);
-    if (await ctx.store.users.byUsername(ctx.store.db, username)) throw conflict('username is taken');
+    if (await ctx.store.users.byUsername(ctx.store.db, username)) throw conflict('username_taken', 'username is taken');
     const passwordHash = await hashPassword(password);
     const user: UserTable = {
       id: newId(),
@@ -65,7 +65,7 @@ export const accounts = {
       })
       .catch((err: unknown) => {
         // Two registrations raced for the same name: the unique index decided.
-        if (err instanceof AppError && err.code === 'conflict') throw conflict('username is taken');
+        if (err instanceof AppError && err.code === 'already_exists') throw conflict('username_taken', 'username is taken');
         throw err;
       });
     return { token, user: selfView(user) };
@@ -77,10 +77,10 @@ export const accounts = {
     if (!user || !user.passwordHash) {
       dummyHash ??= hashPassword('not a real password');
       await verifyPassword(password, await dummyHash);
-      throw unauthorized('wrong username or password');
+      throw unauthorized('wrong username or password', 'invalid_credentials');
     }
     const stored = user.passwordHash;
-    if (!(await verifyPassword(password, stored))) throw unauthorized('wrong username or password');
+    if (!(await verifyPassword(password, stored))) throw unauthorized('wrong username or password', 'invalid_credentials');
     // A hash made with older scrypt parameters is remade with today's while the password is at hand.
     const rehashed = passwordNeedsRehash(stored) ? await hashPassword(password) : null;
     const token = await ctx.store.write(async (tx) => {
@@ -91,7 +91,7 @@ export const accounts = {
   },
 
   async logout(ctx: DomainContext, caller: Caller) {
-    if (!caller.sessionId) throw badRequest('only a session can log out');
+    if (!caller.sessionId) throw badRequest('only a session can log out', 'session_required');
     const sessionId = caller.sessionId;
     await ctx.store.write((tx) => ctx.store.sessions.delete(tx, sessionId));
     await notify(ctx, { kind: 'revoke', userId: caller.id, sessionId, reason: 'logged out' });
@@ -137,7 +137,7 @@ export const accounts = {
   },
 
   async createBot(ctx: DomainContext, caller: Caller, name: string, avatar?: string | null) {
-    if (caller.bot) throw forbidden('bots cannot create bots');
+    if (caller.bot) throw forbidden('users_only', 'bots cannot create bots');
     const id = newId();
     const secret = newSecret();
     const row: UserTable = {
@@ -154,12 +154,13 @@ export const accounts = {
       isPublic: 0,
     };
     await ctx.store.write((tx) => ctx.store.users.insert(tx, row));
-    return botView(row, `${id}.${secret}`);
+    // The token is shown once, here; `botView` never carries it.
+    return { ...botView(row), token: `${id}.${secret}` };
   },
 
   /** The owner changes a bot's name, avatar or whether anyone may add it to their server. */
   async updateBot(ctx: DomainContext, caller: Caller, botId: string, patch: { name?: string; avatar?: string | null; public?: boolean }) {
-    if (caller.bot) throw forbidden('bots cannot edit bots');
+    if (caller.bot) throw forbidden('users_only', 'bots cannot edit bots');
     const bot = await ownBot(ctx, caller, botId, "only the bot's owner can edit it");
     const changes: Partial<Pick<UserTable, 'name' | 'avatar' | 'isPublic'>> = {};
     if (patch.name !== undefined) changes.name = cleanName(patch.name, 'name', 80);
@@ -174,7 +175,7 @@ export const accounts = {
   },
 
   async listBots(ctx: DomainContext, caller: Caller) {
-    if (caller.bot) throw forbidden('bots cannot own bots');
+    if (caller.bot) throw forbidden('users_only', 'bots cannot own bots');
     return (await ctx.store.users.botsOf(ctx.store.db, caller.id)).map((b) => botView(b));
   },
 
@@ -198,12 +199,12 @@ export const accounts = {
 async function ownBot(ctx: DomainContext, caller: Caller, botId: string, refusal: string): Promise<UserTable> {
   const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
   if (!bot || bot.bot !== 1) throw notFound('bot');
-  if (bot.ownerId !== caller.id) throw forbidden(refusal);
+  if (bot.ownerId !== caller.id) throw forbidden('bot_owner_only', refusal);
   return bot;
 }
 
 /** A bot as its owner sees it (only its owner: `public` is the owner's setting). */
-function botView(b: UserTable, token?: string) {
+function botView(b: UserTable) {
   return {
     id: b.id,
     name: b.name,
@@ -212,7 +213,6 @@ function botView(b: UserTable, token?: string) {
     bot: true,
     public: b.isPublic === 1,
     createdAt: b.createdAt,
-    ...(token ? { token } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import { AppError, badRequest, forbidden, notFound } from '../errors.js';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Tx } from '../store/index.js';
 import type { MessageTable } from '../store/schema.js';
@@ -152,15 +152,15 @@ export async function createMessage(
           createdAt: row.createdAt,
         };
         // An expired record not yet swept is replaced; a live one means a concurrent twin won.
-        if (!(await ctx.store.idempotency.claim(tx, record, cutoff))) throw new AppError('conflict', 'Idempotency-Key is in use');
+        if (!(await ctx.store.idempotency.claim(tx, record, cutoff))) throw conflict('idempotency_key_in_use', 'Idempotency-Key is in use');
       }
     });
   } catch (err) {
-    if (idem && err instanceof AppError && err.code === 'conflict') {
+    if (idem && err instanceof AppError && (err.code === 'idempotency_key_in_use' || err.code === 'already_exists')) {
       const earlier = await findIdempotent(ctx, idem, cutoff);
       if (earlier) return earlier;
     }
-    if (input.uploads.length > 0 && err instanceof AppError && err.code === 'not_found') await requireUploads(ctx, input.uploads);
+    if (input.uploads.length > 0 && err instanceof AppError && err.code === 'unknown_reference') await requireUploads(ctx, input.uploads);
     throw err;
   } finally {
     ctx.store.messageHorizon.end(row.id);
@@ -198,7 +198,7 @@ export function earlierResponse(ctx: DomainContext, caller: string, key: string)
 /** Replays `earlier` for a request with `fingerprint`; 409 if the key was used for a different request. */
 export function replayEarlier(earlier: EarlierResponse, fingerprint: string): CreateResult {
   if (earlier.fingerprint !== fingerprint) {
-    throw new AppError('conflict', 'Idempotency-Key was already used for a different request');
+    throw conflict('idempotency_key_reused', 'Idempotency-Key was already used for a different request');
   }
   return { message: earlier.message, replayed: true };
 }
@@ -303,7 +303,7 @@ export const messages = {
   ): Promise<CreateResult> {
     const channel = await requireChannelPermission(ctx, caller, channelId, 'SEND_MESSAGES');
     const wanted = body.attachments ?? [];
-    if (wanted.length > 0 && (channel.permissions & PERMISSIONS.ATTACH_FILES) === 0) throw forbidden('missing permission ATTACH_FILES');
+    if (wanted.length > 0 && (channel.permissions & PERMISSIONS.ATTACH_FILES) === 0) throw forbidden('missing_permission', 'missing permission ATTACH_FILES');
     const content = body.content ?? '';
     checkContent(content, wanted.length > 0);
     const uploads = await resolveAttachments(ctx, wanted);
@@ -327,7 +327,7 @@ export const messages = {
   async edit(ctx: DomainContext, caller: Caller, channelId: string, messageId: string, content: string) {
     await requireChannelPermission(ctx, caller, channelId, 'READ_MESSAGES');
     const row = await loadMessage(ctx, channelId, messageId);
-    if (row.authorId !== caller.id || row.webhookId) throw forbidden('you can only edit your own messages');
+    if (row.authorId !== caller.id || row.webhookId) throw forbidden('not_message_author', 'you can only edit your own messages');
     return applyEdit(ctx, row, { content }, caller.id);
   },
 
@@ -336,7 +336,7 @@ export const messages = {
     const row = await loadMessage(ctx, channelId, messageId);
     if (row.authorId !== caller.id) {
       const server = await ctx.store.servers.byId(ctx.store.db, channel.serverId);
-      if (server?.ownerId !== caller.id) throw forbidden('you can only delete your own messages');
+      if (server?.ownerId !== caller.id) throw forbidden('not_message_author', 'you can only delete your own messages');
     }
     await removeMessage(ctx, row);
   },
@@ -354,7 +354,7 @@ export const messages = {
       })
       .catch((err: unknown) => {
         // The reaction's foreign key: the message was deleted since it was loaded.
-        throw err instanceof AppError && err.code === 'not_found' ? notFound('message') : err;
+        throw err instanceof AppError && err.code === 'unknown_reference' ? notFound('message') : err;
       });
     await notify(ctx, {
       kind: 'event',

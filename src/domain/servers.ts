@@ -33,7 +33,7 @@ const inviteByCode = (ctx: DomainContext, code: string) =>
 
 export const servers = {
   async create(ctx: DomainContext, caller: Caller, name: string) {
-    if (caller.bot) throw forbidden('bots cannot create servers');
+    if (caller.bot) throw forbidden('users_only', 'bots cannot create servers');
     const now = nowIso();
     const server: ServerTable = { id: newId(), name: cleanName(name, 'name'), ownerId: caller.id, createdAt: now };
     const general: ChannelTable = { id: newId(), serverId: server.id, name: 'general', createdAt: now };
@@ -131,7 +131,7 @@ export const servers = {
   },
 
   async join(ctx: DomainContext, caller: Caller, code: string) {
-    if (caller.bot) throw forbidden('bots join servers when the owner adds them');
+    if (caller.bot) throw forbidden('users_only', 'bots join servers when the owner adds them');
     const invite = await inviteByCode(ctx, code);
     if (!invite) throw notFound('invite');
     const server = await ctx.store.servers.byId(ctx.store.db, invite.serverId);
@@ -163,8 +163,8 @@ export const servers = {
   /** Removes a member: the owner removing someone, or a person leaving. The owner cannot leave. */
   async removeMember(ctx: DomainContext, caller: Caller, serverId: string, userId: string) {
     const { server } = await requireMember(ctx, caller, serverId);
-    if (userId !== caller.id && server.ownerId !== caller.id) throw forbidden('only the server owner can remove members');
-    if (userId === server.ownerId) throw badRequest('the owner cannot leave their own server');
+    if (userId !== caller.id && server.ownerId !== caller.id) throw forbidden('owner_only', 'only the server owner can remove members');
+    if (userId === server.ownerId) throw badRequest('the owner cannot leave their own server', 'owner_cannot_leave');
     const user = isId(userId) ? await ctx.store.users.byId(ctx.store.db, userId) : undefined;
     const removed = user && (await ctx.store.write((tx) => ctx.store.members.delete(tx, serverId, userId)));
     if (!user || !removed || Number(removed.numDeletedRows) === 0) throw notFound('member');
@@ -178,11 +178,11 @@ export const servers = {
     // A bot receives the events of every server it is in: only its owner decides where it
     // goes, unless they made it public. 403, not 404: bot ids are visible in member lists
     // and messages anyway, so hiding that the bot exists would protect nothing.
-    if (bot.ownerId !== caller.id && bot.isPublic !== 1) throw forbidden('only its owner can add this bot (it is not public)');
+    if (bot.ownerId !== caller.id && bot.isPublic !== 1) throw forbidden('bot_owner_only', 'only its owner can add this bot (it is not public)');
     const bits = permissions ? permissionBits(permissions) : ALL_PERMISSIONS;
     const joinedAt = nowIso();
     const r = await ctx.store.write((tx) => ctx.store.members.insert(tx, { serverId, userId: botId, permissions: bits, joinedAt }));
-    if (Number(r.numInsertedOrUpdatedRows ?? 0n) === 0) throw conflict('the bot is already a member of this server');
+    if (Number(r.numInsertedOrUpdatedRows ?? 0n) === 0) throw conflict('bot_already_member', 'the bot is already a member of this server');
     await notify(ctx, { kind: 'event', serverId, event: { t: 'MEMBER_ADD', d: { serverId, user: publicUser(bot) } }, permissions: bits });
     return { ...publicUser(bot), ownerId: bot.ownerId, permissions: permissionNames(bits), joinedAt };
   },
@@ -193,7 +193,7 @@ export const servers = {
     if (!bot || bot.bot !== 1) throw notFound('bot');
     const bits = permissionBits(permissions);
     const r = await ctx.store.write((tx) => ctx.store.members.setPermissions(tx, serverId, botId, bits));
-    if (Number(r.numUpdatedRows) === 0) throw notFound('bot membership');
+    if (Number(r.numUpdatedRows) === 0) throw notFound('member', 'bot membership not found');
     // Open gateway sessions of the bot take their new view from this entry, in log order.
     await notify(ctx, {
       kind: 'event',
@@ -209,7 +209,7 @@ export const servers = {
     const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
     if (!bot || bot.bot !== 1) throw notFound('bot');
     const r = await ctx.store.write((tx) => ctx.store.members.delete(tx, serverId, botId));
-    if (Number(r.numDeletedRows) === 0) throw notFound('bot membership');
+    if (Number(r.numDeletedRows) === 0) throw notFound('member', 'bot membership not found');
     await notify(ctx, { kind: 'event', serverId, event: { t: 'MEMBER_REMOVE', d: { serverId, user: publicUser(bot) } } });
   },
 };

@@ -91,7 +91,7 @@ export async function releaseUploads(ctx: DomainContext, ids: Iterable<string>):
       const r = results[j]!;
       if (r.status === 'fulfilled') return r.value;
       // not_found is the foreign key: attached meanwhile, so it stays. Anything else is a fault.
-      if (!(r.reason instanceof AppError && r.reason.code === 'not_found')) ctx.report(r.reason, 'upload release failed');
+      if (!(r.reason instanceof AppError && r.reason.code === 'unknown_reference')) ctx.report(r.reason, 'upload release failed');
       return false;
     });
     await Promise.all(gone.map((id) => ctx.files.remove(id).catch((err: unknown) => ctx.report(err, 'upload bytes removal failed'))));

@@ -150,13 +150,13 @@ export class Gateway {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const path = (req.url ?? '').split('?')[0];
       if (path !== '/gateway') return answerIgnoringUpgrade(server, req, socket);
-      if (this.closing) return answerRaw(socket, 503, 'server is shutting down');
+      if (this.closing) return answerRaw(socket, 'service_unavailable', 'server is shutting down');
       // ws answers a bad handshake with an HTML page; check it first so every answer is JSON.
       const problem = handshakeProblem(req);
-      if (problem) return answerRaw(socket, 400, problem);
+      if (problem) return answerRaw(socket, 'invalid_handshake', problem);
       const address = clientAddress(req, this.opts.trustProxy ?? false);
       if ((this.pendingByAddress.get(address) ?? 0) >= this.maxPendingPerAddress) {
-        return answerRaw(socket, 429, 'too many gateway connections waiting to identify from this address', { 'Retry-After': '5' });
+        return answerRaw(socket, 'rate_limited', 'too many gateway connections waiting to identify from this address', { 'Retry-After': '5' });
       }
       this.wss.handleUpgrade(req, socket, head, (ws) => this.open(ws, address));
     });

@@ -1,20 +1,24 @@
 import http from 'node:http';
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { type ErrorCode, errorBody, errorStatus } from '../errors.js';
 
 /**
  * Answers on a raw socket, for the requests Node hands over without a response object
- * (a refused upgrade, CONNECT, a parse error): a JSON `{error}` like every other answer,
- * then the connection is closed. The socket is destroyed once the answer is flushed, so
- * a client still sending an unread body cannot keep it open.
+ * (a refused upgrade, CONNECT, a parse error): a JSON `{error, code}` with the code's
+ * status like every other answer, then the connection is closed. The socket is destroyed
+ * once the answer is flushed, so a client still sending an unread body cannot keep it open.
+ * A `Retry-After` header is repeated as the body's `retryAfter`, as on every other 429.
  */
-export function answerRaw(socket: Duplex, status: number, error: string, headers: Record<string, string> = {}): void {
+export function answerRaw(socket: Duplex, code: ErrorCode, error: string, headers: Record<string, string> = {}): void {
   if (socket.destroyed) return;
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  const body = JSON.stringify({ error });
+  const status = errorStatus(code);
+  const retryAfter = headers['Retry-After'];
+  const body = JSON.stringify(errorBody(code, error, retryAfter === undefined ? undefined : { retryAfter: Number(retryAfter) }));
   const extra = Object.entries(headers)
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('');
@@ -38,7 +42,7 @@ export function answerRaw(socket: Duplex, status: number, error: string, headers
 export function answerIgnoringUpgrade(server: http.Server, req: http.IncomingMessage, socket: Duplex): void {
   const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
   if (hasBody || !(socket instanceof Socket)) {
-    answerRaw(socket, 400, 'Upgrade is only supported on /gateway');
+    answerRaw(socket, 'unsupported_protocol', 'Upgrade is only supported on /gateway');
     return;
   }
   const res = new http.ServerResponse(req);
@@ -54,13 +58,13 @@ export function answerIgnoringUpgrade(server: http.Server, req: http.IncomingMes
 /**
  * Requests Node answers on its own, without a body, unless someone listens: an `Expect`
  * other than `100-continue` (417) and `CONNECT` (Node would just drop the connection).
- * Both get a JSON `{error}` like everything else.
+ * Both get a JSON `{error, code}` like everything else.
  */
 export function answerWhatNodeWouldAnswerBare(server: http.Server): void {
   server.on('checkExpectation', (_req: http.IncomingMessage, res: http.ServerResponse) => {
-    const body = JSON.stringify({ error: 'the only Expect this server supports is 100-continue' });
-    res.writeHead(417, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+    const body = JSON.stringify(errorBody('expectation_failed', 'the only Expect this server supports is 100-continue'));
+    res.writeHead(errorStatus('expectation_failed'), { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
     res.end(body);
   });
-  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => answerRaw(socket, 400, 'CONNECT is not supported: this server is not a proxy'));
+  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => answerRaw(socket, 'unsupported_protocol', 'CONNECT is not supported: this server is not a proxy'));
 }

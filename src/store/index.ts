@@ -86,9 +86,9 @@ export class Store {
 
   private translate(err: unknown): unknown {
     if (err instanceof AppError) return err;
-    if (this.adapter.isUniqueViolation(err)) return new AppError('conflict', 'already exists');
-    if (this.adapter.isForeignKeyViolation(err)) return new AppError('not_found', 'a referenced resource no longer exists');
-    if (this.adapter.isInvalidText(err)) return new AppError('bad_request', 'text contains characters that cannot be stored');
+    if (this.adapter.isUniqueViolation(err)) return new AppError('already_exists', 'already exists');
+    if (this.adapter.isForeignKeyViolation(err)) return new AppError('unknown_reference', 'a referenced resource no longer exists');
+    if (this.adapter.isInvalidText(err)) return new AppError('invalid_body', 'text contains characters that cannot be stored');
     return err;
   }
 

@@ -343,7 +343,7 @@ function workflowRun(r: PayloadReader, body: Json): WebhookPost | null {
  */
 export function parseGithubEvent(event: string | undefined, body: unknown): WebhookPost | null {
   const name = event?.trim().toLowerCase();
-  if (!name) throw badRequest('X-GitHub-Event header is required');
+  if (!name) throw badRequest('X-GitHub-Event header is required', 'invalid_headers');
   if (!(GITHUB_EVENTS as readonly string[]).includes(name)) return null;
   if (!isPlainObject(body)) throw badRequest('body must be a JSON object');
 
@@ -368,7 +368,7 @@ export function parseGithubEvent(event: string | undefined, body: unknown): Webh
 
 /** The same for GitHub's `application/x-www-form-urlencoded` delivery (`payload=<json>`). */
 export function parseGithubForm(event: string | undefined, formBody: Record<string, string | undefined>): WebhookPost | null {
-  if (!event?.trim()) throw badRequest('X-GitHub-Event header is required');
+  if (!event?.trim()) throw badRequest('X-GitHub-Event header is required', 'invalid_headers');
   const payload = formBody.payload;
   if (payload === undefined || payload.trim() === '') {
     throw badRequest('form body must have a "payload" field holding the JSON event');

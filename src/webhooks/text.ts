@@ -59,11 +59,11 @@ export function optionalHttpUrl(value: unknown, path: string): string | undefine
 /** Parse the JSON carried in a form field (Slack's `payload=`, Discord's `payload_json`). */
 export function parseJsonField(raw: string, field: string): unknown {
   // The same nesting limit as a JSON request body (src/json-depth.ts).
-  if (jsonTooDeep(raw)) throw badRequest(tooDeepMessage(field));
+  if (jsonTooDeep(raw)) throw badRequest(tooDeepMessage(field), 'json_too_deep');
   try {
     return JSON.parse(raw) as unknown;
   } catch {
-    throw badRequest(`${field} is not valid JSON`);
+    throw badRequest(`${field} is not valid JSON`, 'invalid_json');
   }
 }
 

@@ -1,6 +1,7 @@
 /** Assertions and small helpers shared by the HTTP suites in test/api. */
 import { sql } from 'kysely';
 import { expect } from 'vitest';
+import { ERROR_CATALOG, type ErrorCode } from '../../src/errors.js';
 import { call, type Res } from '../factories.js';
 import type { TestServer } from '../harness.js';
 
@@ -14,26 +15,40 @@ export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const STACK_LINE = /^\s*at\s.+/m;
 
 /**
- * The seed's error shape: `status`, a JSON body that is exactly `{ error: <non-empty string> }`,
- * and nothing that looks like a stack trace.
+ * The contract's error shape: `status`, a JSON body that is exactly
+ * `{ error: <non-empty string>, code: <a catalog code whose status is status> }`, and
+ * nothing that looks like a stack trace. Each of `expected` is either a pattern the
+ * message must match or the exact code.
  */
-export function expectError(r: Res, status: number, message?: RegExp): void {
+export function expectError(r: Res, status: number, ...expected: Array<RegExp | ErrorCode>): void {
   expect(r.status, `${r.status} ${r.text}`).toBe(status);
   expect(r.headers.get('content-type') ?? '').toMatch(/^application\/json/);
   expect(r.body).toBeTypeOf('object');
-  expect(Object.keys(r.body as object)).toEqual(['error']);
+  expect(Object.keys(r.body as object).sort()).toEqual(['code', 'error']);
   expect(r.body.error).toBeTypeOf('string');
   expect(r.body.error.length).toBeGreaterThan(0);
+  expectCatalogCode(r.body.code, status);
   expect(r.text).not.toMatch(STACK_LINE);
   expect(r.text).not.toMatch(/node_modules|\.ts:\d+|\.js:\d+/);
-  if (message) expect(r.body.error).toMatch(message);
+  for (const e of expected) {
+    if (typeof e === 'string') expect(r.body.code, r.text).toBe(e);
+    else expect(r.body.error).toMatch(e);
+  }
 }
 
-/** A 429 as contract 6 describes it: Retry-After, `{ error, retryAfter }` and the X-RateLimit-* headers. */
+/** `code` is a code of the catalog, and the catalog gives it `status`. */
+export function expectCatalogCode(code: unknown, status: number): void {
+  expect(code).toBeTypeOf('string');
+  expect(Object.keys(ERROR_CATALOG), `unknown code ${String(code)}`).toContain(code);
+  expect(ERROR_CATALOG[code as ErrorCode].status, `status of ${String(code)}`).toBe(status);
+}
+
+/** A 429 as contract 6 describes it: Retry-After, `{ error, code: 'rate_limited', retryAfter }` and the X-RateLimit-* headers. */
 export function expectRateLimited(r: Res, limit: number, windowSeconds: number): void {
   expect(r.status, r.text).toBe(429);
   expect(r.headers.get('content-type') ?? '').toMatch(/^application\/json/);
-  expect(Object.keys(r.body).sort()).toEqual(['error', 'retryAfter']);
+  expect(Object.keys(r.body).sort()).toEqual(['code', 'error', 'retryAfter']);
+  expect(r.body.code).toBe('rate_limited');
   expect(r.body.error).toBeTypeOf('string');
   expect(r.body.error.length).toBeGreaterThan(0);
   expect(r.body.retryAfter).toBeTypeOf('number');

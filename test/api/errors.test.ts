@@ -1,5 +1,6 @@
 /**
- * The error contract (seed 7: every error is JSON `{ error }`; no stack traces) and the
+ * The error contract (seed 7 and the contract's intro: every error is JSON `{ error, code }`;
+ * no stack traces) and the
  * rate-limit headers (contract 6) over HTTP. `srv` runs with RATE_LIMITS=off, `limited`
  * with the defaults.
  */
@@ -24,7 +25,7 @@ afterAll(async () => {
 });
 
 describe('error bodies', () => {
-  it('unknown API routes: 404 JSON {error}', async () => {
+  it('unknown API routes: 404 JSON {error, code}', async () => {
     const cases: Array<[string, string]> = [
       ['POST', '/nope'],
       ['DELETE', '/nope'],
@@ -32,10 +33,10 @@ describe('error bodies', () => {
       ['GET', '/channels'],
       ['POST', '/auth'],
     ];
-    for (const [method, p] of cases) expectError(await call(srv.url, method, p, { auth: w.owner.auth }), 404);
+    for (const [method, p] of cases) expectError(await call(srv.url, method, p, { auth: w.owner.auth }), 404, 'unknown_route');
   });
 
-  it('a method an existing path lacks: 405 JSON {error} with Allow', async () => {
+  it('a method an existing path lacks: 405 JSON {error, code} with Allow', async () => {
     const cases: Array<[string, string]> = [
       ['PUT', '/channels/x/messages'],
       ['DELETE', '/users/@me'],
@@ -45,7 +46,7 @@ describe('error bodies', () => {
     ];
     for (const [method, p] of cases) {
       const r = await call(srv.url, method, p, { auth: w.owner.auth });
-      expectError(r, 405);
+      expectError(r, 405, 'method_not_allowed');
       expect(r.headers.get('allow')).toBeTruthy();
     }
   });
@@ -57,13 +58,13 @@ describe('error bodies', () => {
     expect(r.text).not.toContain(hook.token);
   });
 
-  it('a malformed URL: 400 JSON {error}', async () => {
+  it('a malformed URL: 400 JSON {error, code}', async () => {
     for (const p of ['/channels/%E0%A4%A/messages', '/%E0%A4%A', '/servers/%ZZ']) {
-      expectError(await call(srv.url, 'GET', p, { auth: w.owner.auth }), 400);
+      expectError(await call(srv.url, 'GET', p, { auth: w.owner.auth }), 400, 'invalid_url');
     }
   });
 
-  it('malformed JSON: 400 JSON {error} on every JSON route', async () => {
+  it('malformed JSON: 400 JSON {error, code} on every JSON route', async () => {
     const hook = await createWebhook(srv.url, w.owner, w.server.id, w.channel.id);
     const routes: Array<[string, string, string | undefined]> = [
       ['POST', '/auth/register', undefined],
@@ -78,20 +79,21 @@ describe('error bodies', () => {
     for (const [method, p, auth] of routes) {
       for (const raw of ['{', '{"name": }', 'undefined']) {
         const r = await call(srv.url, method, p, { ...(auth ? { auth } : {}), raw, headers: { 'content-type': 'application/json' } });
-        expectError(r, 400, /JSON/);
+        expectError(r, 400, /JSON/, 'invalid_json');
       }
     }
   });
 
   it('a JSON content type with an empty body on a route that needs a body: 400 JSON', async () => {
     const r = await call(srv.url, 'POST', '/servers', { auth: w.owner.auth, raw: '', headers: { 'content-type': 'application/json' } });
-    expectError(r, 400);
+    // An empty body counts as no body (bots send the header on every call), so it is the schema that refuses.
+    expectError(r, 400, 'invalid_body');
   });
 
   it('a body over the 1 MiB request limit: 413 JSON', async () => {
     const raw = JSON.stringify({ content: 'x'.repeat(1024 * 1024 + 10) });
     const r = await call(srv.url, 'POST', `/channels/${w.channel.id}/messages`, { auth: w.bot.auth, raw, headers: { 'content-type': 'application/json' } });
-    expectError(r, 413);
+    expectError(r, 413, 'payload_too_large');
   });
 
   it('an unsupported content type: 415 JSON', async () => {
@@ -100,24 +102,24 @@ describe('error bodies', () => {
       raw: '<content>x</content>',
       headers: { 'content-type': 'application/xml' },
     });
-    expectError(r, 415);
+    expectError(r, 415, 'unsupported_media_type');
   });
 
-  it('401, 403, 404, 409 bodies are exactly {error}', async () => {
-    expectError(await call(srv.url, 'GET', '/users/@me'), 401);
-    expectError(await call(srv.url, 'POST', '/bots', { auth: w.bot.auth, body: { name: 'x' } }), 403);
-    expectError(await call(srv.url, 'GET', '/servers/01ARZ3NDEKTSV4RRFFQ69G5FAV', { auth: w.owner.auth }), 404);
-    expectError(await call(srv.url, 'POST', `/servers/${w.server.id}/bots`, { auth: w.owner.auth, body: { botId: w.bot.id } }), 409);
+  it('401, 403, 404, 409 bodies are exactly {error, code}', async () => {
+    expectError(await call(srv.url, 'GET', '/users/@me'), 401, 'unauthorized');
+    expectError(await call(srv.url, 'POST', '/bots', { auth: w.bot.auth, body: { name: 'x' } }), 403, 'users_only');
+    expectError(await call(srv.url, 'GET', '/servers/01ARZ3NDEKTSV4RRFFQ69G5FAV', { auth: w.owner.auth }), 404, 'unknown_server');
+    expectError(await call(srv.url, 'POST', `/servers/${w.server.id}/bots`, { auth: w.owner.auth, body: { botId: w.bot.id } }), 409, 'bot_already_member');
   });
 
-  it('an unexpected failure: 500 {error} with nothing of the internals', async () => {
+  it('an unexpected failure: 500 {error, code} with nothing of the internals', async () => {
     // Take the upload directory away under the running server: storing the file fails.
     const dir = path.join(srv.dataDir, 'uploads');
     const aside = `${dir}-aside`;
     fs.renameSync(dir, aside);
     try {
       const r = await upload(srv.url, w.bot.auth, 'bytes', 'f.txt', 'text/plain');
-      expectError(r, 500);
+      expectError(r, 500, 'internal_error');
       expect(r.body.error).toBe('internal server error');
       expect(r.text).not.toContain(srv.dataDir);
       expect(r.text).not.toMatch(/ENOENT|errno|syscall/);

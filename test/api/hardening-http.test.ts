@@ -12,7 +12,8 @@ import { MAX_JSON_DEPTH, jsonTooDeep } from '../../src/json-depth.js';
 import { contentSecurityPolicy } from '../../src/http/routes/web-client.js';
 import { call, createWebhook, postMessage, world } from '../factories.js';
 import { type TestServer, startServer } from '../harness.js';
-import { UNKNOWN_ID, expectError } from './assert.js';
+import type { ErrorCode } from '../../src/errors.js';
+import { UNKNOWN_ID, expectCatalogCode, expectError } from './assert.js';
 import { exchange, parseResponse } from './raw-http.js';
 
 let srv: TestServer;
@@ -225,16 +226,19 @@ describe('path segments over the router limit', () => {
 });
 
 describe("what Node's HTTP parser refuses is JSON too", () => {
-  const expectJson = (text: string, status: number) => {
+  const expectJson = (text: string, status: number, code: ErrorCode) => {
     const r = parseResponse(text);
     expect(r.status, text).toBe(status);
     expect(r.headers['content-type']).toMatch(/^application\/json/);
-    expect(Object.keys(JSON.parse(r.body) as object)).toEqual(['error']);
+    const body = JSON.parse(r.body) as { code?: unknown };
+    expect(Object.keys(body).sort()).toEqual(['code', 'error']);
+    expectCatalogCode(body.code, status);
+    expect(body.code).toBe(code);
   };
 
   it('headers over the size limit: 431', async () => {
     const r = await exchange(srv.url, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 5000);
-    expectJson(r.text, 431);
+    expectJson(r.text, 431, 'headers_too_large');
   });
 
   it('a garbled request line, a bad header, conflicting framing: 400', async () => {
@@ -245,7 +249,7 @@ describe("what Node's HTTP parser refuses is JSON too", () => {
     ]) {
       const r = await exchange(srv.url, raw, 5000);
       expect(r.closed).toBe(true);
-      expectJson(r.text, 400);
+      expectJson(r.text, 400, 'bad_request');
     }
   });
 

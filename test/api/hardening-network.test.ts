@@ -11,6 +11,8 @@ import { loadConfig } from '../../src/config.js';
 import { world } from '../factories.js';
 import { TestGatewayClient, sleep } from '../gateway/client.js';
 import { type TestServer, startServer } from '../harness.js';
+import type { ErrorCode } from '../../src/errors.js';
+import { expectCatalogCode } from './assert.js';
 import { collect, connect, exchange, parseResponse, readResponse } from './raw-http.js';
 
 let timed: TestServer;
@@ -26,12 +28,15 @@ afterAll(async () => {
   await Promise.all([timed?.close(), capped?.close()]);
 });
 
-/** The answer is exactly a JSON `{error}` with `status`. */
-function expectJsonError(text: string, status: number): void {
+/** The answer is exactly a JSON `{error, code}` with `status` (and `code`, when given). */
+function expectJsonError(text: string, status: number, code?: ErrorCode): void {
   const r = parseResponse(text);
   expect(r.status, text).toBe(status);
   expect(r.headers['content-type']).toMatch(/^application\/json/);
-  expect(Object.keys(JSON.parse(r.body) as object)).toEqual(['error']);
+  const body = JSON.parse(r.body) as { code?: unknown };
+  expect(Object.keys(body).sort()).toEqual(['code', 'error']);
+  expectCatalogCode(body.code, status);
+  if (code) expect(body.code).toBe(code);
 }
 
 const GET_HEALTH = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
@@ -46,14 +51,14 @@ describe('timeouts (REQUEST_TIMEOUT_SECONDS=1, HEADERS_TIMEOUT_SECONDS=1)', () =
     expect(r.closed).toBe(true);
     expect(r.elapsedMs).toBeGreaterThanOrEqual(900);
     expect(r.elapsedMs).toBeLessThan(4000);
-    expectJsonError(r.text, 408);
+    expectJsonError(r.text, 408, 'request_timeout');
   });
 
   it('headers that never finish: 408 JSON and closed', async () => {
     const r = await exchange(timed.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ', 8000);
     expect(r.closed).toBe(true);
     expect(r.elapsedMs).toBeLessThan(4000);
-    expectJsonError(r.text, 408);
+    expectJsonError(r.text, 408, 'request_timeout');
   });
 
   it('a connection that sends nothing is closed', async () => {
@@ -183,12 +188,12 @@ describe('requests Node would answer on its own', () => {
 
   it('an Expect other than 100-continue gets a JSON 417', async () => {
     const r = await exchange(capped.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: garbage\r\n\r\n', 5000);
-    expectJsonError(r.text, 417);
+    expectJsonError(r.text, 417, 'expectation_failed');
   });
 
   it('CONNECT gets a JSON 400 and the connection is closed', async () => {
     const r = await exchange(capped.url, 'CONNECT /servers HTTP/1.1\r\nHost: x\r\n\r\n', 5000);
-    expectJsonError(r.text, 400);
+    expectJsonError(r.text, 400, 'unsupported_protocol');
     expect(r.closed).toBe(true);
   });
 
@@ -207,7 +212,7 @@ describe('requests Node would answer on its own', () => {
       `POST /servers HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: h2c\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
       8000,
     );
-    expectJsonError(r.text, 400);
+    expectJsonError(r.text, 400, 'unsupported_protocol');
     expect(r.closed).toBe(true);
   });
 });

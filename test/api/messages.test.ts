@@ -177,7 +177,7 @@ describe('seed 4.1: POST /channels/{channelId}/messages', () => {
     expectError(await send(undefined, UNKNOWN_ID, { content: 'x' }), 401);
   });
 
-  it('malformed JSON: 400 with a JSON {error}', async () => {
+  it('malformed JSON: 400 with a JSON {error, code}', async () => {
     for (const raw of ['{"content":', '{content: "x"}', "{'content':'x'}", 'null,']) {
       const r = await call(srv.url, 'POST', `/channels/${w.channel.id}/messages`, {
         auth: w.bot.auth,

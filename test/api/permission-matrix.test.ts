@@ -27,7 +27,7 @@ import {
 } from '../factories.js';
 import { ClientPool, type TestGatewayClient } from '../gateway/client.js';
 import { type TestServer, startServer } from '../harness.js';
-import { UNKNOWN_ID } from './assert.js';
+import { UNKNOWN_ID, expectCatalogCode } from './assert.js';
 
 let srv: TestServer;
 const base = () => srv.url;
@@ -788,7 +788,13 @@ afterAll(() => srv?.close());
 async function checkRow(row: Row): Promise<void> {
   const { res: r, unchanged } = await row.run();
   expect(r.status, `${r.status} ${r.text.slice(0, 300)}`).toBe(row.expected);
-  if (row.expected >= 400) expect(typeof (r.body as { error?: unknown } | undefined)?.error, 'an { error } body').toBe('string');
+  if (row.expected >= 400) {
+    expect(typeof (r.body as { error?: unknown } | undefined)?.error, 'an { error } body').toBe('string');
+    // A refusal names its rule: a catalog code of this status, and for 404 always an unknown_* thing.
+    const code = (r.body as { code?: unknown } | undefined)?.code;
+    expectCatalogCode(code, row.expected);
+    if (row.expected === 404) expect(code).toMatch(/^unknown_/);
+  }
   if (unchanged !== undefined) {
     expect(unchanged, row.expected >= 400 ? 'a refused request must change nothing' : 'the request must take effect').toBe(row.expected >= 400);
   }

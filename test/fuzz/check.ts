@@ -1,10 +1,11 @@
 /**
  * The oracle: what every answer to a bad request must look like (seed 7, contract
- * section 1 and the error table of docs/api.md).
+ * section 1 and the error catalog of src/errors.ts and docs/api.md).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ERROR_CATALOG, type ErrorCode } from '../../src/errors.js';
 import type { FuzzRequest, Outcome } from './transport.js';
 
 export interface Violation {
@@ -80,9 +81,13 @@ function header(req: FuzzRequest, name: string): string | undefined {
   return h === undefined ? undefined : typeof h[1] === 'string' ? h[1] : h[1].toString('latin1');
 }
 
+/** The API docs page (Swagger UI: HTML, scripts, styles, the document as YAML); not API answers. */
+const isDocsPage = (req: FuzzRequest) => /^\/docs(\/|$)/.test(decodedPath(req) ?? '');
+
 /**
  * A 2xx that is not JSON is allowed only where the contract says so: 204, the Slack
- * route's `ok`, uploaded files, the web client's files, and its HTML to a browser.
+ * route's `ok`, uploaded files, the web client's files, its HTML to a browser, and the
+ * docs page.
  */
 function nonJsonSuccessAllowed(req: FuzzRequest, status: number, contentType: string, text: string, ctx: OracleContext): boolean {
   if (status === 101) return true;
@@ -93,6 +98,7 @@ function nonJsonSuccessAllowed(req: FuzzRequest, status: number, contentType: st
     if (/^\/uploads\/[^/]+\/[^/]+/.test(pathOf(req) ?? '')) return true;
     const p = decodedPath(req);
     if (p !== undefined && ctx.webFiles.has(p)) return true;
+    if (isDocsPage(req)) return true;
     // A browser navigation (any Accept naming text/html) may get the web client.
     if (/^text\/html/.test(contentType) && /text\/html/i.test(header(req, 'accept') ?? '')) return true;
   }
@@ -126,6 +132,15 @@ export function check(req: FuzzRequest, out: Outcome, ctx: OracleContext): Viola
       if (parsed !== undefined && (parsed === null || typeof parsed !== 'object' || typeof (parsed as { error?: unknown }).error !== 'string')) {
         v.push({ rule: `${status} without a string error`, detail: text.slice(0, 200) });
       }
+      // Every error names its cause with a catalog code, and the catalog gives that code this status.
+      const code = (parsed as { code?: unknown } | null | undefined)?.code;
+      if (parsed !== undefined && typeof code !== 'string') {
+        v.push({ rule: `${status} without a string code`, detail: text.slice(0, 200) });
+      } else if (typeof code === 'string' && !Object.hasOwn(ERROR_CATALOG, code)) {
+        v.push({ rule: `${status} with a code outside the catalog`, detail: code });
+      } else if (typeof code === 'string' && ERROR_CATALOG[code as ErrorCode].status !== status) {
+        v.push({ rule: `${status} with code ${code} of status ${ERROR_CATALOG[code as ErrorCode].status}`, detail: text.slice(0, 200) });
+      }
       if (status === 429 && typeof (parsed as { retryAfter?: unknown } | undefined)?.retryAfter !== 'number') {
         v.push({ rule: '429 without retryAfter', detail: text.slice(0, 200) });
       }
@@ -133,9 +148,11 @@ export function check(req: FuzzRequest, out: Outcome, ctx: OracleContext): Viola
     if (status === 429 && !/^\d+$/.test(headers['retry-after'] ?? '')) v.push({ rule: '429 without Retry-After', detail: JSON.stringify(headers) });
     if (status === 405 && !headers.allow) v.push({ rule: '405 without Allow', detail: JSON.stringify(headers) });
   } else if (status >= 300) {
-    // No route redirects; 304 only answers a conditional request.
+    // No API route redirects (Swagger UI sends its static index.html to /docs/); 304 only
+    // answers a conditional request.
     const conditional = header(req, 'if-none-match') !== undefined || header(req, 'if-modified-since') !== undefined;
-    if (!(status === 304 && conditional)) v.push({ rule: `unexpected ${status}`, detail: JSON.stringify(headers) });
+    const docsRedirect = status === 302 && isDocsPage(req) && headers.location === '/docs/';
+    if (!(status === 304 && conditional) && !docsRedirect) v.push({ rule: `unexpected ${status}`, detail: JSON.stringify(headers) });
   } else if (status < 200) {
     if (status !== 101) v.push({ rule: `unexpected ${status}`, detail: JSON.stringify(headers) });
   } else if (req.method !== 'HEAD') {

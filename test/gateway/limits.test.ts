@@ -63,13 +63,13 @@ describe('handshake errors are JSON', () => {
     const r = await rawRequest(port(), upgrade(headers));
     expect(r.status).toBe(status);
     expect(r.headers.toLowerCase()).toContain('content-type: application/json');
-    expect(JSON.parse(r.body)).toEqual({ error: expect.any(String) });
+    expect(JSON.parse(r.body)).toEqual({ error: expect.any(String), code: 'invalid_handshake' });
   });
 
   it('an upgrade to another path answers a JSON 404', async () => {
     const r = await rawRequest(port(), upgrade(GOOD, '/elsewhere'));
     expect(r.status).toBe(404);
-    expect(JSON.parse(r.body)).toEqual({ error: expect.any(String) });
+    expect(JSON.parse(r.body)).toEqual({ error: expect.any(String), code: 'unknown_route' });
   });
 
   it('a well-formed handshake still upgrades', async () => {
@@ -85,7 +85,7 @@ describe('limits', () => {
     const r = await rawRequest(port(), upgrade(GOOD));
     expect(r.status).toBe(429);
     expect(r.headers).toMatch(/retry-after: \d+/i);
-    expect(JSON.parse(r.body)).toEqual({ error: expect.stringContaining('identify') });
+    expect(JSON.parse(r.body)).toEqual({ error: expect.stringContaining('identify'), code: 'rate_limited', retryAfter: 5 });
 
     waiting[0]!.send({ op: 'identify', d: { token: w.bot.auth } });
     await waiting[0]!.waitFor((f) => f.op === 'ready');

@@ -153,7 +153,7 @@ describe('RestClient against a real server', () => {
     const { general: elsewhere } = await createServer(srv.url, w.owner, 'Not the bot’s');
     const error = await rest.sendMessage(elsewhere.id, 'hi').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ForbiddenError);
-    expect(error).toMatchObject({ status: 403, code: 'forbidden' });
+    expect(error).toMatchObject({ status: 403, code: 'not_a_member' });
     await expect(rest.getMessages(elsewhere.id)).rejects.toBeInstanceOf(ForbiddenError);
 
     const readOnly = await createBot(srv.url, w.owner);
@@ -161,12 +161,13 @@ describe('RestClient against a real server', () => {
     const reader = new RestClient({ baseUrl: srv.url, token: readOnly.token });
     await expect(reader.getMessages(w.channel.id, { limit: 1 })).resolves.toEqual(expect.any(Array));
     await expect(reader.sendMessage(w.channel.id, 'hi')).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(reader.sendMessage(w.channel.id, 'hi')).rejects.toMatchObject({ status: 403, code: 'missing_permission' });
     await expect(reader.typing(w.channel.id)).rejects.toBeInstanceOf(ForbiddenError);
   });
 
   it('raises NotFoundError (404) for unknown channels and messages', async () => {
     const unknownChannel = '01ZZZZZZZZZZZZZZZZZZZZZZZZ';
-    await expect(rest.sendMessage(unknownChannel, 'hi')).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    await expect(rest.sendMessage(unknownChannel, 'hi')).rejects.toMatchObject({ status: 404, code: 'unknown_channel' });
     await expect(rest.getMessage(w.channel.id, unknownChannel)).rejects.toBeInstanceOf(NotFoundError);
     await expect(rest.toggleReaction(w.channel.id, unknownChannel, '👍')).rejects.toBeInstanceOf(NotFoundError);
   });
@@ -174,7 +175,7 @@ describe('RestClient against a real server', () => {
   it('raises BadRequestError (400) for invalid input', async () => {
     const blank = await rest.sendMessage(w.channel.id, '   ').catch((e: unknown) => e);
     expect(blank).toBeInstanceOf(BadRequestError);
-    expect(blank).toMatchObject({ status: 400, code: 'bad_request' });
+    expect(blank).toMatchObject({ status: 400, code: 'invalid_body' });
     await expect(rest.sendMessage(w.channel.id, {})).rejects.toBeInstanceOf(BadRequestError);
     await expect(rest.sendMessage(w.channel.id, 'x'.repeat(4001))).rejects.toBeInstanceOf(BadRequestError);
     await expect(

@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  API_ERROR_CODES,
   BadRequestError,
   ForbiddenError,
   NotFoundError,
@@ -15,6 +16,7 @@ import {
   UnauthorizedError,
   type RateLimitInfo,
 } from '@parley/sdk';
+import { ERROR_CODES } from '../../src/errors.js';
 
 interface Seen {
   method: string;
@@ -104,6 +106,25 @@ describe('RestClient (scripted server)', () => {
       expect(error).toBeInstanceOf(ParleyApiError);
       expect(error).toMatchObject({ status, code: codes[i], message: `status ${status}`, request: { method: 'GET' } });
     }
+  });
+
+  it('surfaces the server\'s error code, falling back to the status for codes it does not know', async () => {
+    const bodies: Record<string, unknown> = {
+      '/channels/known/messages/m': { error: 'channel not found', code: 'unknown_channel' },
+      '/channels/newer/messages/m': { error: 'from the future', code: 'some_code_from_a_newer_server' },
+      '/channels/typed/messages/m': { error: 'odd', code: 42 },
+    };
+    const { baseUrl } = await serve((req, res) => json(res, 404, bodies[req.url]));
+    const rest = new RestClient({ baseUrl, token: 't' });
+    const known = await rest.getMessage('known', 'm').catch((e: unknown) => e);
+    expect(known).toBeInstanceOf(NotFoundError);
+    expect(known).toMatchObject({ status: 404, code: 'unknown_channel', message: 'channel not found' });
+    await expect(rest.getMessage('newer', 'm')).rejects.toMatchObject({ code: 'not_found', body: bodies['/channels/newer/messages/m'] });
+    await expect(rest.getMessage('typed', 'm')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('knows exactly the server\'s catalog of codes', () => {
+    expect([...API_ERROR_CODES].sort()).toEqual([...ERROR_CODES].sort());
   });
 
   it('retries a 429 after Retry-After, then succeeds', async () => {

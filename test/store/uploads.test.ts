@@ -71,7 +71,7 @@ describe.each(storeDialects())('uploads and attachments on %s', (dialect) => {
     await attachWrite(m, [up, up]); // the same upload twice is one link
     expect(await store.uploads.ofMessage(store.db, m.id)).toEqual([up]);
     const bad = message();
-    await expect(attachWrite(bad, [newId()])).rejects.toSatisfy((e) => e instanceof AppError && e.code === 'not_found');
+    await expect(attachWrite(bad, [newId()])).rejects.toSatisfy((e) => e instanceof AppError && e.code === 'unknown_reference');
     expect(await store.messages.byId(store.db, channelId, bad.id)).toBeUndefined();
   });
 

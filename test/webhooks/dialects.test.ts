@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
-import { AppError } from '../../src/errors.js';
+import { AppError, type ErrorCode } from '../../src/errors.js';
 import {
   attachmentRefs,
   parseDiscordForm,
@@ -21,8 +21,8 @@ function fixture(dialect: 'discord' | 'slack' | 'github', name: string): Json {
   return JSON.parse(readFileSync(url, 'utf8')) as Json;
 }
 
-/** Asserts `fn` throws a 400 AppError whose message contains `message`. */
-function expect400(fn: () => unknown, message: string): void {
+/** Asserts `fn` throws a 400 AppError with `code` whose message contains `message`. */
+function expect400(fn: () => unknown, message: string, code: ErrorCode = 'invalid_body'): void {
   let caught: unknown;
   try {
     fn();
@@ -32,7 +32,7 @@ function expect400(fn: () => unknown, message: string): void {
   expect(caught, `expected a 400 containing "${message}"`).toBeInstanceOf(AppError);
   const err = caught as AppError;
   expect(err.status).toBe(400);
-  expect(err.code).toBe('bad_request');
+  expect(err.code).toBe(code);
   expect(err.message).toContain(message);
 }
 
@@ -270,7 +270,7 @@ describe('parseDiscordForm', () => {
   });
 
   it('refuses payload_json that is not JSON', () => {
-    expect400(() => parseDiscordForm({ payload_json: '{"content": ' }), 'payload_json is not valid JSON');
+    expect400(() => parseDiscordForm({ payload_json: '{"content": ' }), 'payload_json is not valid JSON', 'invalid_json');
   });
 });
 
@@ -456,7 +456,7 @@ describe('Slack dialect: mrkdwn and bad payloads', () => {
   it('refuses a form without payload or with a payload that is not JSON', () => {
     expect400(() => parseSlackForm({}), 'form body must have a "payload" field');
     expect400(() => parseSlackForm({ text: 'hi' }), 'form body must have a "payload" field');
-    expect400(() => parseSlackForm({ payload: 'text=hi' }), 'payload is not valid JSON');
+    expect400(() => parseSlackForm({ payload: 'text=hi' }), 'payload is not valid JSON', 'invalid_json');
     expect(parseSlackForm({ payload: '{"text":"*hi*"}' }).content).toBe('**hi**');
   });
 
@@ -592,8 +592,8 @@ describe('GitHub dialect: fixtures', () => {
 
 describe('GitHub dialect: ignored events and bad payloads', () => {
   it('requires the X-GitHub-Event header', () => {
-    expect400(() => parseGithubEvent(undefined, fixture('github', 'ping')), 'X-GitHub-Event header is required');
-    expect400(() => parseGithubEvent('  ', fixture('github', 'ping')), 'X-GitHub-Event header is required');
+    expect400(() => parseGithubEvent(undefined, fixture('github', 'ping')), 'X-GitHub-Event header is required', 'invalid_headers');
+    expect400(() => parseGithubEvent('  ', fixture('github', 'ping')), 'X-GitHub-Event header is required', 'invalid_headers');
   });
 
   it('returns null for events and actions it does not announce', () => {
@@ -673,8 +673,8 @@ describe('GitHub dialect: ignored events and bad payloads', () => {
     const p = notNull(parseGithubForm('ping', { payload: JSON.stringify(fixture('github', 'ping')) }));
     expect(p.content).toContain('GitHub webhook connected for [Octocoders/Hello-World]');
     expect400(() => parseGithubForm('ping', {}), 'form body must have a "payload" field');
-    expect400(() => parseGithubForm('ping', { payload: '{' }), 'payload is not valid JSON');
-    expect400(() => parseGithubForm(undefined, { payload: '{}' }), 'X-GitHub-Event header is required');
+    expect400(() => parseGithubForm('ping', { payload: '{' }), 'payload is not valid JSON', 'invalid_json');
+    expect400(() => parseGithubForm(undefined, { payload: '{}' }), 'X-GitHub-Event header is required', 'invalid_headers');
   });
 });
 

@@ -14,6 +14,6 @@ export async function authenticate(ctx: DomainContext, request: FastifyRequest, 
   const header = request.headers.authorization;
   if (!header) throw unauthorized('missing Authorization header');
   const caller = await accounts.authenticate(ctx, header);
-  if (accept === 'user' && caller.bot) throw forbidden('this endpoint is for user accounts, not bots');
+  if (accept === 'user' && caller.bot) throw forbidden('users_only', 'this endpoint is for user accounts, not bots');
   return caller;
 }

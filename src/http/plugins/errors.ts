@@ -1,30 +1,47 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../../errors.js';
+import { AppError, type ErrorCode, codeForStatus, errorBody, errorStatus } from '../../errors.js';
 import { answerRaw } from '../raw-answer.js';
 
 /**
- * The one place errors become responses: `{ "error": message }` with the right status.
- * Fastify's own 4xx (bad JSON, wrong content type, body too large, validation) keep
- * their status; anything else is a 500 whose details stay in the log.
+ * The one place errors become responses: `{ "error": message, "code": code }` with the
+ * code's status. Fastify's own 4xx (bad JSON, wrong content type, body too large,
+ * validation) get the catalog code for what they mean; anything else is a 500
+ * `internal_error` whose details stay in the log.
  */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
     if (err instanceof AppError) {
       if (err.status >= 500) request.log.error({ err }, 'request failed');
-      return reply.status(err.status).send({ error: err.message, ...err.extra });
+      return reply.status(err.status).send(errorBody(err.code, err.message, err.extra));
     }
     const fe = err as FastifyError;
     if (fe.validation) {
-      return reply.status(400).send({ error: validationMessage(fe) });
+      const code = validationCode(fe);
+      return reply.status(errorStatus(code)).send(errorBody(code, validationMessage(fe)));
     }
     const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
     if (status >= 400 && status < 500) {
-      return reply.status(status).send({ error: clientMessage(fe) });
+      const [code, message] = clientAnswer(fe, status);
+      return reply.status(errorStatus(code)).send(errorBody(code, message));
     }
     request.log.error({ err }, 'unexpected error');
-    return reply.status(500).send({ error: 'internal server error' });
+    return reply.status(500).send(errorBody('internal_error', 'internal server error'));
   });
+}
+
+/** Which part of the request broke its schema decides the code. */
+function validationCode(err: FastifyError): ErrorCode {
+  switch (err.validationContext) {
+    case 'querystring':
+      return 'invalid_query';
+    case 'params':
+      return 'invalid_params';
+    case 'headers':
+      return 'invalid_headers';
+    default:
+      return 'invalid_body';
+  }
 }
 
 function validationMessage(err: FastifyError): string {
@@ -36,19 +53,20 @@ function validationMessage(err: FastifyError): string {
   return `${where} ${first.message ?? 'is invalid'}`;
 }
 
-function clientMessage(err: FastifyError): string {
+/** Code and message of a 4xx raised by Fastify or a plugin; other 4xx get their status's generic code. */
+function clientAnswer(err: FastifyError, status: number): [ErrorCode, string] {
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return 'request body is not valid JSON';
+      return ['invalid_json', 'request body is not valid JSON'];
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return 'unsupported content type';
+      return ['unsupported_media_type', 'unsupported content type'];
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':
-      return 'request body is too large';
+      return ['payload_too_large', 'request body is too large'];
     default:
-      if (err instanceof SyntaxError) return 'request body is not valid JSON';
-      return err.message;
+      if (err instanceof SyntaxError) return ['invalid_json', 'request body is not valid JSON'];
+      return [codeForStatus(status), err.message];
   }
 }
 
@@ -60,29 +78,30 @@ function clientMessage(err: FastifyError): string {
 export function frameworkErrorHandler(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   switch (err.code) {
     case 'FST_ERR_BAD_URL':
-      void reply.code(400).send({ error: 'malformed URL' });
+      void reply.code(errorStatus('invalid_url')).send(errorBody('invalid_url', 'malformed URL'));
       return;
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      void reply.code(400).send({ error: 'a path segment is too long' });
+      void reply.code(errorStatus('invalid_url')).send(errorBody('invalid_url', 'a path segment is too long'));
       return;
     default: {
       const status = typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500;
-      void reply.code(status).send({ error: status >= 500 ? 'internal server error' : 'bad request' });
+      const code = codeForStatus(status);
+      void reply.code(errorStatus(code)).send(errorBody(code, status >= 500 ? 'internal server error' : 'bad request'));
     }
   }
 }
 
-/** Status and message for what Node's HTTP parser refuses before Fastify sees a request. */
-function clientErrorAnswer(err: NodeJS.ErrnoException): [number, string] {
+/** Code and message for what Node's HTTP parser refuses before Fastify sees a request. */
+function clientErrorAnswer(err: NodeJS.ErrnoException): [ErrorCode, string] {
   switch (err.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return [408, 'request timed out'];
+      return ['request_timeout', 'request timed out'];
     case 'HPE_HEADER_OVERFLOW':
-      return [431, 'request headers are too large'];
+      return ['headers_too_large', 'request headers are too large'];
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return [413, 'request body is too large'];
+      return ['payload_too_large', 'request body is too large'];
     default:
-      return [400, 'malformed HTTP request'];
+      return ['bad_request', 'malformed HTTP request'];
   }
 }
 
@@ -101,6 +120,6 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
     socket.destroy();
     return;
   }
-  const [status, message] = clientErrorAnswer(err);
-  answerRaw(socket, status, message);
+  const [code, message] = clientErrorAnswer(err);
+  answerRaw(socket, code, message);
 }

@@ -14,7 +14,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (jsonTooDeep(text)) {
-      done(badRequest(tooDeepMessage('request body')), undefined);
+      done(badRequest(tooDeepMessage('request body'), 'json_too_deep'), undefined);
       return;
     }
     parse(request, text, done);

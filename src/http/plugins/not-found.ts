@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { errorBody, errorStatus } from '../../errors.js';
 
 /** One registered route: what `App.routes` lists for suites that enumerate the API. */
 export interface RouteInfo {
@@ -46,11 +47,11 @@ export function registerNotFound(app: FastifyInstance, routes: readonly RouteInf
     const path = request.url.split('?')[0] ?? '/';
     const allowed = allowedMethods(path);
     if (allowed.length > 0) {
-      return reply.status(405).header('Allow', allowed.join(', ')).send({ error: `method ${request.method} is not allowed here` });
+      return reply.status(errorStatus('method_not_allowed')).header('Allow', allowed.join(', ')).send(errorBody('method_not_allowed', `method ${request.method} is not allowed here`));
     }
     if (await fallback(request, reply)) return reply;
     // A browser and a bot get different answers at one URL; shared caches must keep both.
     if (request.method === 'GET' || request.method === 'HEAD') reply.header('Vary', 'Accept');
-    return reply.status(404).send({ error: 'no such route' });
+    return reply.status(errorStatus('unknown_route')).send(errorBody('unknown_route', 'no such route'));
   });
 }
