@@ -1,6 +1,7 @@
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Config } from './config.js';
+import { type Config, withListeningPort } from './config.js';
+import { errorBody, errorStatus } from './errors.js';
 import type { DomainContext } from './domain/context.js';
 import { expireIdempotencyKeys } from './domain/messages.js';
 import { sweepUnattachedUploads } from './domain/uploads.js';
@@ -12,6 +13,8 @@ import { type LogDestination, redactSecrets, redactingDestination } from './http
 import { ignoreEmptyBody } from './http/plugins/empty-body.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './http/plugins/errors.js';
 import { answerWhatNodeWouldAnswerBare } from './http/raw-answer.js';
+import { registerDocs, registerOpenApi } from './http/openapi.js';
+import { Health, errors, ref } from './http/schemas/wire.js';
 import { registerJsonBodyParser } from './http/plugins/json-body.js';
 import { type RouteInfo, recordRoutes, registerNotFound } from './http/plugins/not-found.js';
 import { accountRoutes } from './http/routes/accounts.js';
@@ -136,6 +139,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const limiter = config.rateLimits ? (deps.limiter ?? (await openLimiter(config, report))) : null;
   const files = deps.files ?? new LocalUploadStore(config.uploadsDir);
   const ctx: DomainContext = { store, bus, files, publicUrl: config.publicUrl, report };
+  // With PORT=0 the port is known only once bound. This listener is registered before
+  // Fastify's own, so links carry the real port before listen() resolves or a request lands.
+  app.server.on('listening', () => {
+    const address = app.server.address();
+    if (address !== null && typeof address === 'object') ctx.publicUrl = withListeningPort(config.publicUrl, address.port);
+  });
 
   registerErrorHandler(app);
   registerJsonBodyParser(app);
@@ -146,14 +155,28 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
 
-  app.get('/healthz', async (_req, reply) => {
-    try {
-      await store.ping();
-      return { status: 'ok', database: store.adapter.name.split(' ')[0] };
-    } catch {
-      return reply.status(503).send({ error: 'database unavailable' });
-    }
-  });
+  // Before any route: the document records routes as they are registered.
+  await registerOpenApi(app, () => ctx.publicUrl);
+
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Whether the service and its database answer',
+        security: [],
+        response: { 200: ref(Health), ...errors },
+      },
+    },
+    async (_req, reply) => {
+      try {
+        await store.ping();
+        return { status: 'ok', database: store.adapter.name.split(' ')[0] };
+      } catch {
+        return reply.status(errorStatus('service_unavailable')).send(errorBody('service_unavailable', 'database unavailable'));
+      }
+    },
+  );
 
   const routeDeps: RouteDeps = { ctx, limiter, config };
   accountRoutes(app, routeDeps);
@@ -162,8 +185,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   uploadRoutes(app, routeDeps);
   webhookRoutes(app, routeDeps);
   webhookExecuteRoutes(app, routeDeps);
+  await registerDocs(app);
 
-  registerNotFound(app, routes, webClient(config.webDir, config.publicUrl));
+  registerNotFound(app, routes, webClient(config.webDir, () => ctx.publicUrl));
 
   const gateway = new Gateway(ctx, bus, {
     heartbeatMs: config.gatewayHeartbeatMs,

@@ -1,8 +1,11 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import { accounts } from '../../domain/accounts.js';
 import { authenticate } from '../plugins/auth.js';
 import { RULES, accountKey, clientKey, enforce, limitFailures } from '../plugins/rate-limit.js';
+import { SECURITY } from '../openapi.js';
+import { Bot, BotSelf, CreatedBot, NoContent, SelfUser, Session, errors, ref } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
 const Credentials = Type.Object({
@@ -24,39 +27,74 @@ const BotPatch = Type.Object(
 );
 
 /** Accounts, sessions and bots (contract section 2). */
-export function accountRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps): void {
-  app.post<{ Body: Static<typeof Credentials> }>('/auth/register', { schema: { body: Credentials } }, async (req, reply) => {
+export function accountRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const account = { tags: ['accounts'] };
+  const bots = { tags: ['bots'], security: SECURITY.user };
+
+  const register = {
+    ...account,
+    summary: 'Create an account and a session', security: SECURITY.none,
+    body: Credentials, response: { 201: ref(Session), ...errors },
+  };
+  app.post('/auth/register', { schema: register }, async (req, reply) => {
     await enforce(limiter, RULES.auth, clientKey(req), reply);
     return reply.status(201).send(await accounts.register(ctx, req.body.username, req.body.password));
   });
 
-  app.post<{ Body: Static<typeof Credentials> }>('/auth/login', { schema: { body: Credentials } }, async (req, reply) => {
+  const login = { ...account, summary: 'Open a session', security: SECURITY.none };
+  app.post('/auth/login', { schema: { ...login, body: Credentials, response: { 200: ref(Session), ...errors } } }, async (req, reply) => {
     await enforce(limiter, RULES.auth, clientKey(req), reply);
     // Per account too, so guesses spread over many addresses still run out; a wrong
     // password and an unknown name count alike.
-    return limitFailures(limiter, RULES.loginFailures, accountKey(req.body.username), reply, 'unauthorized', () =>
+    return limitFailures(limiter, RULES.loginFailures, accountKey(req.body.username), reply, 'invalid_credentials', () =>
       accounts.login(ctx, req.body.username, req.body.password),
     );
   });
 
-  app.post('/auth/logout', async (req, reply) => {
+  const logout = { ...account, summary: 'End the calling session', security: SECURITY.user };
+  app.post('/auth/logout', { schema: { ...logout, response: { 204: NoContent, ...errors } } }, async (req, reply) => {
     await accounts.logout(ctx, await authenticate(ctx, req, 'user'));
     return reply.status(204).send();
   });
 
-  app.get('/users/@me', async (req) => accounts.me(ctx, await authenticate(ctx, req, 'any')));
+  const me = {
+    ...account,
+    summary: 'The caller: a person or a bot', security: SECURITY.any,
+    response: { 200: Type.Union([ref(SelfUser), ref(BotSelf)]), ...errors },
+  };
+  app.get('/users/@me', { schema: me }, async (req) => accounts.me(ctx, await authenticate(ctx, req, 'any')));
 
-  app.post<{ Body: Static<typeof BotBody> }>('/bots', { schema: { body: BotBody } }, async (req, reply) => {
+  const createBot = {
+    ...bots,
+    summary: 'Create a bot (its token is shown only here)',
+    body: BotBody,
+    response: { 201: ref(CreatedBot), ...errors },
+  };
+  app.post('/bots', { schema: createBot }, async (req, reply) => {
     const caller = await authenticate(ctx, req, 'user');
     await enforce(limiter, RULES.manage, caller.id, reply);
     return reply.status(201).send(await accounts.createBot(ctx, caller, req.body.name, req.body.avatar));
   });
 
-  app.get('/bots', async (req) => accounts.listBots(ctx, await authenticate(ctx, req, 'user')));
+  const listBots = {
+    ...bots,
+    summary: "The caller's bots",
+    response: { 200: Type.Array(ref(Bot), { description: 'the bots, without tokens' }), ...errors },
+  };
+  app.get('/bots', { schema: listBots }, async (req) => accounts.listBots(ctx, await authenticate(ctx, req, 'user')));
 
-  app.patch<{ Params: Static<typeof BotParams>; Body: Static<typeof BotPatch> }>(
+  app.patch(
     '/bots/:botId',
-    { schema: { params: BotParams, body: BotPatch } },
+    {
+      schema: {
+        ...bots,
+        summary: "Change a bot's name, avatar or visibility",
+        params: BotParams,
+        body: BotPatch,
+        response: { 200: ref(Bot), ...errors },
+      },
+    },
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'user');
       await enforce(limiter, RULES.manage, caller.id, reply);
@@ -64,7 +102,8 @@ export function accountRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps)
     },
   );
 
-  app.delete<{ Params: Static<typeof BotParams> }>('/bots/:botId', { schema: { params: BotParams } }, async (req, reply) => {
+  const deleteBot = { ...bots, summary: 'Delete a bot', params: BotParams, response: { 204: NoContent, ...errors } };
+  app.delete('/bots/:botId', { schema: deleteBot }, async (req, reply) => {
     await accounts.deleteBot(ctx, await authenticate(ctx, req, 'user'), req.params.botId);
     return reply.status(204).send();
   });

@@ -1,10 +1,13 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import { MAX_ATTACHMENTS, MAX_CONTENT, messages } from '../../domain/messages.js';
 import { badRequest } from '../../errors.js';
 import { idempotencyOf } from '../idempotency.js';
 import { authenticate } from '../plugins/auth.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
+import { SECURITY } from '../openapi.js';
+import { Message, NoContent, Reaction, errors, ref } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
 const ChannelParams = Type.Object({ channelId: Type.String() });
@@ -26,10 +29,27 @@ const PageQuery = Type.Object({
 });
 
 /** Messages, reactions and typing (seed 4.1 to 4.3, contract section 4). */
-export function messageRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps): void {
-  app.post<{ Params: Static<typeof ChannelParams>; Body: Static<typeof SendBody> }>(
+export function messageRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const doc = { tags: ['messages'], security: SECURITY.any };
+  const idempotencyKey = Type.Object({
+    'idempotency-key': Type.Optional(
+      Type.String({ description: 'a retry with the same key within 24 h returns the first response and creates nothing' }),
+    ),
+  });
+
+  app.post(
     '/channels/:channelId/messages',
-    { schema: { params: ChannelParams, body: SendBody } },
+    {
+      schema: {
+        ...doc,
+        summary: 'Send a message',
+        params: ChannelParams,
+        headers: idempotencyKey,
+        body: SendBody,
+        response: { 201: ref(Message), ...errors },
+      },
+    },
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'any');
       if (req.body.content === undefined && !req.body.attachments?.length) throw badRequest('content is required unless attachments are given');
@@ -40,26 +60,42 @@ export function messageRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps)
     },
   );
 
-  app.get<{ Params: Static<typeof ChannelParams>; Querystring: Static<typeof PageQuery> }>(
+  app.get(
     '/channels/:channelId/messages',
-    { schema: { params: ChannelParams, querystring: PageQuery } },
+    {
+      schema: {
+        ...doc,
+        summary: 'A page of messages, newest first',
+        params: ChannelParams,
+        querystring: PageQuery,
+        response: { 200: Type.Array(ref(Message), { description: 'the messages, newest first' }), ...errors },
+      },
+    },
     async (req) => {
       const caller = await authenticate(ctx, req, 'any');
       const limit = req.query.limit === undefined ? 50 : Number(req.query.limit);
-      if (limit < 1 || limit > 100) throw badRequest('limit must be from 1 to 100');
+      if (limit < 1 || limit > 100) throw badRequest('limit must be from 1 to 100', 'invalid_query');
       return messages.list(ctx, caller, req.params.channelId, { limit, before: req.query.before, after: req.query.after });
     },
   );
 
-  app.get<{ Params: Static<typeof MessageParams> }>(
+  app.get(
     '/channels/:channelId/messages/:messageId',
-    { schema: { params: MessageParams } },
+    { schema: { ...doc, summary: 'One message', params: MessageParams, response: { 200: ref(Message), ...errors } } },
     async (req) => messages.get(ctx, await authenticate(ctx, req, 'any'), req.params.channelId, req.params.messageId),
   );
 
-  app.patch<{ Params: Static<typeof MessageParams>; Body: Static<typeof EditBody> }>(
+  app.patch(
     '/channels/:channelId/messages/:messageId',
-    { schema: { params: MessageParams, body: EditBody } },
+    {
+      schema: {
+        ...doc,
+        summary: "Edit the caller's own message",
+        params: MessageParams,
+        body: EditBody,
+        response: { 200: ref(Message), ...errors },
+      },
+    },
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'any');
       await enforce(limiter, RULES.messages, `${caller.id}:${req.params.channelId}`, reply);
@@ -67,18 +103,25 @@ export function messageRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps)
     },
   );
 
-  app.delete<{ Params: Static<typeof MessageParams> }>(
+  app.delete(
     '/channels/:channelId/messages/:messageId',
-    { schema: { params: MessageParams } },
+    {
+      schema: {
+        ...doc,
+        summary: 'Delete a message (its author or the server owner)',
+        params: MessageParams,
+        response: { 204: NoContent, ...errors },
+      },
+    },
     async (req, reply) => {
       await messages.delete(ctx, await authenticate(ctx, req, 'any'), req.params.channelId, req.params.messageId);
       return reply.status(204).send();
     },
   );
 
-  app.put<{ Params: Static<typeof ReactionParams> }>(
+  app.put(
     '/channels/:channelId/messages/:messageId/reactions/:emoji',
-    { schema: { params: ReactionParams } },
+    { schema: { ...doc, summary: "Toggle the caller's reaction", params: ReactionParams, response: { 200: ref(Reaction), ...errors } } },
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'any');
       await enforce(limiter, RULES.reactions, `${caller.id}:${req.params.channelId}`, reply);
@@ -86,9 +129,9 @@ export function messageRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps)
     },
   );
 
-  app.post<{ Params: Static<typeof ChannelParams> }>(
+  app.post(
     '/channels/:channelId/typing',
-    { schema: { params: ChannelParams } },
+    { schema: { ...doc, summary: 'Show that the caller is typing', params: ChannelParams, response: { 204: NoContent, ...errors } } },
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'any');
       await enforce(limiter, RULES.typing, `${caller.id}:${req.params.channelId}`, reply);

@@ -1,9 +1,12 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import { servers } from '../../domain/servers.js';
 import { PERMISSION_NAMES, type PermissionName } from '../../domain/types.js';
 import { authenticate } from '../plugins/auth.js';
 import { RULES, clientKey, enforce } from '../plugins/rate-limit.js';
+import { SECURITY } from '../openapi.js';
+import { BotMember, Channel, Invite, Member, NoContent, Server, errors, ref } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
 const Name = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) });
@@ -17,32 +20,64 @@ const AddBot = Type.Object({ botId: Type.String({ minLength: 1, maxLength: 64 })
 const SetPermissions = Type.Object({ permissions: Permissions });
 
 /** Servers, channels, invites, members and bot membership (contract section 3). */
-export function serverRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps): void {
-  app.post<{ Body: Static<typeof Name> }>('/servers', { schema: { body: Name } }, async (req, reply) => {
+export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const any = { tags: ['servers'], security: SECURITY.any };
+  const user = { tags: ['servers'], security: SECURITY.user };
+
+  const create = { ...user, summary: 'Create a server (with a `general` channel)' };
+  app.post('/servers', { schema: { ...create, body: Name, response: { 201: ref(Server), ...errors } } }, async (req, reply) => {
     const caller = await authenticate(ctx, req, 'user');
     await enforce(limiter, RULES.manage, caller.id, reply);
     return reply.status(201).send(await servers.create(ctx, caller, req.body.name));
   });
 
-  app.get('/servers', async (req) => servers.list(ctx, await authenticate(ctx, req, 'any')));
+  const list = {
+    ...any,
+    summary: 'Servers the caller belongs to',
+    response: { 200: Type.Array(ref(Server), { description: 'the servers' }), ...errors },
+  };
+  app.get('/servers', { schema: list }, async (req) => servers.list(ctx, await authenticate(ctx, req, 'any')));
 
-  app.get<{ Params: Static<typeof ServerParams> }>('/servers/:serverId', { schema: { params: ServerParams } }, async (req) =>
+  const get = { ...any, summary: 'A server the caller belongs to' };
+  app.get('/servers/:serverId', { schema: { ...get, params: ServerParams, response: { 200: ref(Server), ...errors } } }, async (req) =>
     servers.get(ctx, await authenticate(ctx, req, 'any'), req.params.serverId),
   );
 
-  app.patch<{ Params: Static<typeof ServerParams>; Body: Static<typeof Name> }>(
+  app.patch(
     '/servers/:serverId',
-    { schema: { params: ServerParams, body: Name } },
+    {
+      schema: {
+        ...user,
+        summary: 'Rename a server (owner)',
+        params: ServerParams,
+        body: Name,
+        response: { 200: ref(Server), ...errors },
+      },
+    },
     async (req) => servers.rename(ctx, await authenticate(ctx, req, 'user'), req.params.serverId, req.body.name),
   );
 
-  app.get<{ Params: Static<typeof ServerParams> }>('/servers/:serverId/channels', { schema: { params: ServerParams } }, async (req) =>
+  const channels = {
+    ...any,
+    summary: "A server's channels",
+    params: ServerParams, response: { 200: Type.Array(ref(Channel), { description: 'the channels' }), ...errors },
+  };
+  app.get('/servers/:serverId/channels', { schema: channels }, async (req) =>
     servers.channels(ctx, await authenticate(ctx, req, 'any'), req.params.serverId),
   );
 
-  app.post<{ Params: Static<typeof ServerParams>; Body: Static<typeof Name> }>(
+  app.post(
     '/servers/:serverId/channels',
-    { schema: { params: ServerParams, body: Name } },
+    {
+      schema: {
+        ...user,
+        summary: 'Create a channel (owner)',
+        params: ServerParams,
+        body: Name,
+        response: { 201: ref(Channel), ...errors },
+      },
+    },
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'user');
       await enforce(limiter, RULES.manage, caller.id, reply);
@@ -50,33 +85,62 @@ export function serverRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps):
     },
   );
 
-  app.patch<{ Params: Static<typeof ChannelParams>; Body: Static<typeof Name> }>(
+  app.patch(
     '/channels/:channelId',
-    { schema: { params: ChannelParams, body: Name } },
+    {
+      schema: {
+        ...user,
+        summary: 'Rename a channel (owner)',
+        params: ChannelParams,
+        body: Name,
+        response: { 200: ref(Channel), ...errors },
+      },
+    },
     async (req) => servers.renameChannel(ctx, await authenticate(ctx, req, 'user'), req.params.channelId, req.body.name),
   );
 
-  app.delete<{ Params: Static<typeof ChannelParams> }>('/channels/:channelId', { schema: { params: ChannelParams } }, async (req, reply) => {
+  const deleteChannel = {
+    ...user,
+    summary: 'Delete a channel with its messages and webhooks (owner)',
+    params: ChannelParams, response: { 204: NoContent, ...errors },
+  };
+  app.delete('/channels/:channelId', { schema: deleteChannel }, async (req, reply) => {
     await servers.deleteChannel(ctx, await authenticate(ctx, req, 'user'), req.params.channelId);
     return reply.status(204).send();
   });
 
-  app.post<{ Params: Static<typeof ServerParams> }>('/servers/:serverId/invites', { schema: { params: ServerParams } }, async (req, reply) => {
+  const createInvite = {
+    ...user,
+    summary: 'Create an invite (owner)',
+    params: ServerParams, response: { 201: ref(Invite), ...errors },
+  };
+  app.post('/servers/:serverId/invites', { schema: createInvite }, async (req, reply) => {
     const caller = await authenticate(ctx, req, 'user');
     await enforce(limiter, RULES.manage, caller.id, reply);
     return reply.status(201).send(await servers.createInvite(ctx, caller, req.params.serverId));
   });
 
-  app.get<{ Params: Static<typeof ServerParams> }>('/servers/:serverId/invites', { schema: { params: ServerParams } }, async (req) =>
+  const invites = {
+    ...user,
+    summary: "A server's invites (owner)",
+    params: ServerParams, response: { 200: Type.Array(ref(Invite), { description: 'the invites' }), ...errors },
+  };
+  app.get('/servers/:serverId/invites', { schema: invites }, async (req) =>
     servers.listInvites(ctx, await authenticate(ctx, req, 'user'), req.params.serverId),
   );
 
-  app.delete<{ Params: Static<typeof CodeParams> }>('/invites/:code', { schema: { params: CodeParams } }, async (req, reply) => {
+  const deleteInvite = {
+    ...user,
+    summary: 'Delete an invite (owner)',
+    params: CodeParams, response: { 204: NoContent, ...errors },
+  };
+  app.delete('/invites/:code', { schema: deleteInvite }, async (req, reply) => {
     await servers.deleteInvite(ctx, await authenticate(ctx, req, 'user'), req.params.code);
     return reply.status(204).send();
   });
 
-  app.post<{ Params: Static<typeof CodeParams> }>('/invites/:code', { schema: { params: CodeParams } }, async (req, reply) => {
+  const join = { ...any, summary: 'Join the server of an invite' };
+  app.post('/invites/:code', { schema: { ...join, params: CodeParams, response: { 200: ref(Server), ...errors } } }, async (req, reply) => {
     // Invite codes are bearer secrets: limit how fast anyone can try them, by address
     // first (before spending a lookup on the token), then by account.
     await enforce(limiter, RULES.joinByAddress, clientKey(req), reply);
@@ -85,13 +149,25 @@ export function serverRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps):
     return servers.join(ctx, caller, req.params.code);
   });
 
-  app.get<{ Params: Static<typeof ServerParams> }>('/servers/:serverId/members', { schema: { params: ServerParams } }, async (req) =>
+  const members = {
+    ...any,
+    summary: "A server's members",
+    params: ServerParams, response: { 200: Type.Array(ref(Member), { description: 'the members' }), ...errors },
+  };
+  app.get('/servers/:serverId/members', { schema: members }, async (req) =>
     servers.members(ctx, await authenticate(ctx, req, 'any'), req.params.serverId),
   );
 
-  app.delete<{ Params: Static<typeof MemberParams> }>(
+  app.delete(
     '/servers/:serverId/members/:userId',
-    { schema: { params: MemberParams } },
+    {
+      schema: {
+        ...user,
+        summary: 'Remove a member (owner), or leave (`@me`)',
+        params: MemberParams,
+        response: { 204: NoContent, ...errors },
+      },
+    },
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'user');
       const userId = req.params.userId === '@me' ? caller.id : req.params.userId;
@@ -100,9 +176,17 @@ export function serverRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps):
     },
   );
 
-  app.post<{ Params: Static<typeof ServerParams>; Body: Static<typeof AddBot> }>(
+  app.post(
     '/servers/:serverId/bots',
-    { schema: { params: ServerParams, body: AddBot } },
+    {
+      schema: {
+        ...user,
+        summary: 'Add a bot (owner; their own bot or a public one)',
+        params: ServerParams,
+        body: AddBot,
+        response: { 201: ref(BotMember), ...errors },
+      },
+    },
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'user');
       await enforce(limiter, RULES.manage, caller.id, reply);
@@ -111,9 +195,17 @@ export function serverRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps):
     },
   );
 
-  app.patch<{ Params: Static<typeof BotParams>; Body: Static<typeof SetPermissions> }>(
+  app.patch(
     '/servers/:serverId/bots/:botId',
-    { schema: { params: BotParams, body: SetPermissions } },
+    {
+      schema: {
+        ...user,
+        summary: "Set a bot's permissions (owner)",
+        params: BotParams,
+        body: SetPermissions,
+        response: { 200: ref(BotMember), ...errors },
+      },
+    },
     async (req) =>
       servers.setBotPermissions(
         ctx,
@@ -124,7 +216,12 @@ export function serverRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps):
       ),
   );
 
-  app.delete<{ Params: Static<typeof BotParams> }>('/servers/:serverId/bots/:botId', { schema: { params: BotParams } }, async (req, reply) => {
+  const removeBot = {
+    ...user,
+    summary: 'Remove a bot from the server (owner)',
+    params: BotParams, response: { 204: NoContent, ...errors },
+  };
+  app.delete('/servers/:serverId/bots/:botId', { schema: removeBot }, async (req, reply) => {
     await servers.removeBot(ctx, await authenticate(ctx, req, 'user'), req.params.serverId, req.params.botId);
     return reply.status(204).send();
   });

@@ -1,11 +1,15 @@
 import '@fastify/multipart';
+import type { Readable } from 'node:stream';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import { attachmentOf, uploads } from '../../domain/uploads.js';
 import { badRequest } from '../../errors.js';
 import { authenticate } from '../plugins/auth.js';
 import { malformedMultipart, partBytes } from '../plugins/multipart.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
+import { SECURITY, documentedBody } from '../openapi.js';
+import { Attachment, NoContent, errors, ref } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
 /** Types shown inline: images browsers render without running script. Everything else downloads. */
@@ -30,12 +34,29 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
 
 const FileParams = Type.Object({ id: Type.String(), filename: Type.String() });
 
+/**
+ * The upload's body, for the document only: @fastify/multipart streams the parts to the
+ * handler, so Fastify never validates a body here (a body schema would refuse every upload).
+ */
+const UploadForm = Type.Object({ file: Type.String({ format: 'binary', description: 'the file; its part names the filename and type' }) });
+
+/** What GET /uploads answers: the file's bytes, an image inline or anything else as a download. */
+const FileBytes = Type.Unsafe<Readable>({ type: 'string', format: 'binary' });
+
 /** RFC 8187 ext-value: encodeURIComponent leaves ' ( ) * as they are, but ' delimits the value. */
 const rfc8187 = (s: string) => encodeURIComponent(s).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /** Upload (seed 4.4) and serving the files back safely (contract section 4). */
-export function uploadRoutes(app: FastifyInstance, { ctx, limiter, config }: RouteDeps): void {
-  app.post('/upload', async (req, reply) => {
+export function uploadRoutes(fastify: FastifyInstance, { ctx, limiter, config }: RouteDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const upload = {
+    tags: ['uploads'],
+    summary: 'Upload a file (multipart/form-data, one field named `file`)',
+    security: SECURITY.any,
+    response: { 200: ref(Attachment), ...errors },
+  };
+  const uploadForm = documentedBody({ 'multipart/form-data': UploadForm });
+  app.post('/upload', { schema: upload, config: { swaggerTransform: uploadForm } }, async (req, reply) => {
     const caller = await authenticate(ctx, req, 'any');
     if (!req.isMultipart()) throw badRequest('upload must be multipart/form-data with a field named "file"');
     await enforce(limiter, RULES.uploads, caller.id, reply);
@@ -53,7 +74,22 @@ export function uploadRoutes(app: FastifyInstance, { ctx, limiter, config }: Rou
     return attachmentOf(ctx.publicUrl, stored);
   });
 
-  app.get<{ Params: Static<typeof FileParams> }>('/uploads/:id/:filename', { schema: { params: FileParams } }, async (req, reply) => {
+  const file = {
+    tags: ['uploads'],
+    summary: 'An uploaded file',
+    description: 'PNG, JPEG, GIF, WebP and AVIF are shown inline with their type; anything else is application/octet-stream, as an attachment.',
+    security: SECURITY.none,
+    params: FileParams,
+    response: {
+      200: {
+        description: "the file's bytes",
+        content: { 'application/octet-stream': { schema: FileBytes }, 'image/*': { schema: FileBytes } },
+      },
+      304: { ...NoContent, description: 'Not Modified (If-None-Match matched the ETag)' },
+      ...errors,
+    },
+  };
+  app.get('/uploads/:id/:filename', { schema: file }, async (req, reply) => {
     const file = await uploads.open(ctx, req.params.id);
     // An upload's bytes never change under its id, so the id is its validator.
     const etag = `"${file.id}"`;

@@ -14,8 +14,25 @@ const TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-/** First path segments that belong to the API; never answered with the web client. */
-const API_PREFIXES = new Set(['auth', 'users', 'bots', 'servers', 'channels', 'invites', 'webhooks', 'upload', 'uploads', 'gateway', 'healthz']);
+/**
+ * First path segments that belong to the API (and its OpenAPI document and docs page);
+ * never answered with the web client.
+ */
+const API_PREFIXES = new Set([
+  'auth',
+  'users',
+  'bots',
+  'servers',
+  'channels',
+  'invites',
+  'webhooks',
+  'upload',
+  'uploads',
+  'gateway',
+  'healthz',
+  'openapi.json',
+  'docs',
+]);
 
 /**
  * The page may connect to its own origin only: 'self' for the API, and the ws(s):// form
@@ -46,10 +63,9 @@ function wantsHtml(request: FastifyRequest): boolean {
  * client-side routes to browser navigations only. Returns the not-found handler's
  * fallback, so anything else (a bot's unknown path) stays a JSON 404.
  */
-export function webClient(webDir: string, publicUrl: string) {
+export function webClient(webDir: string, publicUrl: () => string) {
   const root = path.resolve(webDir);
   const index = path.join(root, 'index.html');
-  const csp = contentSecurityPolicy(publicUrl);
 
   async function sendFile(reply: FastifyReply, file: string, cache: string) {
     const body = await fs.promises.readFile(file);
@@ -57,7 +73,8 @@ export function webClient(webDir: string, publicUrl: string) {
       .header('Content-Type', TYPES[path.extname(file)] ?? 'application/octet-stream')
       .header('Cache-Control', cache)
       .header('X-Content-Type-Options', 'nosniff')
-      .header('Content-Security-Policy', csp)
+      // Read per answer: with PORT=0 the public URL's port is settled only after listen.
+      .header('Content-Security-Policy', contentSecurityPolicy(publicUrl()))
       .header('Referrer-Policy', 'no-referrer')
       .send(body);
   }

@@ -1,8 +1,11 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import { webhooks } from '../../domain/webhooks.js';
 import { authenticate } from '../plugins/auth.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
+import { SECURITY } from '../openapi.js';
+import { CreatedWebhook, NoContent, Webhook, errors, ref } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
 const ServerParams = Type.Object({ serverId: Type.String() });
@@ -20,10 +23,21 @@ const PatchBody = Type.Object({
 });
 
 /** Owner-only webhook management (contract section 5). Execution lives in webhook-execute.ts. */
-export function webhookRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps): void {
-  app.post<{ Params: Static<typeof ServerParams>; Body: Static<typeof CreateBody> }>(
+export function webhookRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const doc = { tags: ['webhooks'], security: SECURITY.user };
+
+  app.post(
     '/servers/:serverId/webhooks',
-    { schema: { params: ServerParams, body: CreateBody } },
+    {
+      schema: {
+        ...doc,
+        summary: 'Create a webhook (owner; its token and URL are shown only here)',
+        params: ServerParams,
+        body: CreateBody,
+        response: { 201: ref(CreatedWebhook), ...errors },
+      },
+    },
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'user');
       await enforce(limiter, RULES.manage, caller.id, reply);
@@ -31,17 +45,35 @@ export function webhookRoutes(app: FastifyInstance, { ctx, limiter }: RouteDeps)
     },
   );
 
-  app.get<{ Params: Static<typeof ServerParams> }>('/servers/:serverId/webhooks', { schema: { params: ServerParams } }, async (req) =>
+  const list = {
+    ...doc,
+    summary: "A server's webhooks (owner)",
+    params: ServerParams, response: { 200: Type.Array(ref(Webhook), { description: 'the webhooks, without tokens' }), ...errors },
+  };
+  app.get('/servers/:serverId/webhooks', { schema: list }, async (req) =>
     webhooks.list(ctx, await authenticate(ctx, req, 'user'), req.params.serverId),
   );
 
-  app.patch<{ Params: Static<typeof WebhookParams>; Body: Static<typeof PatchBody> }>(
+  app.patch(
     '/webhooks/:webhookId',
-    { schema: { params: WebhookParams, body: PatchBody } },
+    {
+      schema: {
+        ...doc,
+        summary: 'Change a webhook (owner)',
+        params: WebhookParams,
+        body: PatchBody,
+        response: { 200: ref(Webhook), ...errors },
+      },
+    },
     async (req) => webhooks.update(ctx, await authenticate(ctx, req, 'user'), req.params.webhookId, req.body),
   );
 
-  app.delete<{ Params: Static<typeof WebhookParams> }>('/webhooks/:webhookId', { schema: { params: WebhookParams } }, async (req, reply) => {
+  const remove = {
+    ...doc,
+    summary: 'Delete a webhook (owner)',
+    params: WebhookParams, response: { 204: NoContent, ...errors },
+  };
+  app.delete('/webhooks/:webhookId', { schema: remove }, async (req, reply) => {
     await webhooks.delete(ctx, await authenticate(ctx, req, 'user'), req.params.webhookId);
     return reply.status(204).send();
   });
