@@ -11,6 +11,9 @@ import { type StoredUpload, attachmentOf, namesUpload, releaseUploads, uploadIdO
 
 export const MAX_CONTENT = 4000;
 export const MAX_ATTACHMENTS = 10;
+/** A page of history: `limit` defaults to 50 and may be 1 to 100. */
+export const PAGE_DEFAULT = 50;
+export const PAGE_MAX = 100;
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
@@ -51,6 +54,14 @@ export function checkContent(content: string, hasOtherParts: boolean): void {
   if (codePoints(content) > MAX_CONTENT) throw badRequest(`content must be at most ${MAX_CONTENT} characters`);
   if (content.trim().length === 0 && !hasOtherParts) throw badRequest('content must not be empty');
   rejectNul(content, 'content');
+}
+
+/**
+ * A message to send must say something: content, or attachments. Callable before the
+ * request costs anything (rate limit, channel lookup); `messages.send` checks it too.
+ */
+export function requireSendable(body: { content?: string; attachments?: unknown[] }): void {
+  if (body.content === undefined && !body.attachments?.length) throw badRequest('content is required unless attachments are given');
 }
 
 function toMessage(row: MessageTable, reactions: ReactionSummary[] = []): Message {
@@ -301,6 +312,7 @@ export const messages = {
     body: { content?: string; attachments?: Array<{ url: string; filename: string }> },
     idem?: IdempotencyRequest,
   ): Promise<CreateResult> {
+    requireSendable(body);
     const channel = await requireChannelPermission(ctx, caller, channelId, 'SEND_MESSAGES');
     const wanted = body.attachments ?? [];
     if (wanted.length > 0 && (channel.permissions & PERMISSIONS.ATTACH_FILES) === 0) throw forbidden('missing_permission', 'missing permission ATTACH_FILES');
@@ -311,7 +323,11 @@ export const messages = {
     return createMessage(ctx, channel, author, null, { content, uploads, embeds: [] }, idem);
   },
 
-  async list(ctx: DomainContext, caller: Caller, channelId: string, opts: { limit: number; before?: string; after?: string }) {
+  /** A page of messages, newest first; `limit` outside 1..100 is refused before anything is read. */
+  async list(ctx: DomainContext, caller: Caller, channelId: string, page: { limit?: number; before?: string; after?: string }) {
+    const limit = page.limit ?? PAGE_DEFAULT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_MAX) throw badRequest(`limit must be from 1 to ${PAGE_MAX}`, 'invalid_query');
+    const opts = { ...page, limit };
     await requireChannelPermission(ctx, caller, channelId, 'READ_MESSAGES');
     // Never past a message still being written, so a later `after=` page cannot skip it.
     const rows = await ctx.store.messages.page(ctx.store.db, channelId, { ...opts, below: ctx.store.messageHorizon.oldest() });

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { type Readable, Transform, pipeline } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { IdempotencyRequest } from '../domain/messages.js';
-import { AppError, badRequest } from '../errors.js';
+import type { RetryIdentity } from '../domain/webhook-execution.js';
+import { badRequest } from '../errors.js';
 
 /**
  * The request's `Idempotency-Key`, validated, or undefined when it has none. Read before
@@ -32,39 +32,10 @@ export function idempotencyOf(request: FastifyRequest, caller: string, body: unk
   return key === undefined ? undefined : { caller, key, fingerprint: fingerprintOf(request, body) };
 }
 
-/** A file part as a request fingerprint sees it: name as sent, size, SHA-256 of the bytes. */
-export type FileDigest = [filename: string, size: number, sha256: string];
-
 /**
- * Passes `data` through unchanged while hashing it, so a stored file part can be
- * fingerprinted without reading it twice. `sha256()` is valid once the stream has ended.
- * Errors and early closes travel both ways, as in a pipeline.
+ * The request's key and fingerprint for a domain action that reads them itself: the key
+ * is validated only when the action asks for it, so the order of refusals stays its own.
  */
-export function digesting(data: Readable): { stream: Readable; sha256(): string } {
-  const hash = createHash('sha256');
-  const tap = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      hash.update(chunk);
-      done(null, chunk);
-    },
-  });
-  // Failures reach the consumer through `tap`; nothing to do here.
-  const stream = pipeline(data, tap, () => {});
-  return { stream, sha256: () => hash.digest('base64url') };
-}
-
-/**
- * Reads a file part to its end without keeping it, for a request that is a replay: its
- * size and SHA-256. Over `maxBytes` (the parser truncates there) is a 413, as storing
- * it would have been.
- */
-export async function digestWithoutStoring(data: Readable, maxBytes: number, truncated: () => boolean): Promise<{ size: number; sha256: string }> {
-  const hash = createHash('sha256');
-  let size = 0;
-  for await (const chunk of data as AsyncIterable<Buffer>) {
-    hash.update(chunk);
-    size += chunk.length;
-  }
-  if (truncated() || size > maxBytes) throw new AppError('payload_too_large', `file is larger than the ${maxBytes}-byte limit`);
-  return { size, sha256: hash.digest('base64url') };
+export function retryIdentityOf(request: FastifyRequest): RetryIdentity {
+  return { key: () => idempotencyKeyOf(request), fingerprint: (body) => fingerprintOf(request, body) };
 }

@@ -115,6 +115,21 @@ export function parseDiscordForm(
   return parseDiscordPayload(body, opts);
 }
 
+/**
+ * Discord's edit-webhook-message body: `content` and `embeds`, each optional (absent keeps
+ * it) and nullable (null clears it); other keys are ignored. Both are checked as executing
+ * checks them, by the same converter; whether the edited message is still not empty
+ * depends on what it keeps, so the domain judges that.
+ */
+export function parseDiscordEdit(body: unknown): { content?: string; embeds?: Embed[] } {
+  if (!isPlainObject(body)) throw badRequest('body must be a JSON object');
+  const parsed = parseDiscordPayload({ content: body.content, embeds: body.embeds }, { hasFiles: true });
+  return {
+    ...(body.content !== undefined ? { content: parsed.content } : {}),
+    ...(body.embeds !== undefined ? { embeds: parsed.embeds } : {}),
+  };
+}
+
 /** The file names an embed refers to with `attachment://name`. */
 export function attachmentRefs(embeds: Embed[]): string[] {
   const names = new Set<string>();

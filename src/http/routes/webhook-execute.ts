@@ -2,21 +2,15 @@ import '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
-import { type CreateResult, type MessageChange, earlierResponse, replayEarlier } from '../../domain/messages.js';
-import { type StoredUpload, attachmentOf, uploads } from '../../domain/uploads.js';
+import { type BodyPart, type FlatBody, executeWebhook } from '../../domain/webhook-execution.js';
 import { webhookView, webhooks } from '../../domain/webhooks.js';
-import { AppError, badRequest } from '../../errors.js';
-import type { WebhookTable } from '../../store/schema.js';
-import { parseDiscordForm, parseDiscordPayload, resolveAttachmentRefs } from '../../webhooks/discord.js';
-import { parseGithubEvent, parseGithubForm } from '../../webhooks/github.js';
-import { parseSlackForm, parseSlackPayload } from '../../webhooks/slack.js';
-import { isPlainObject } from '../../webhooks/text.js';
-import type { WebhookPost } from '../../webhooks/types.js';
-import { type FileDigest, digestWithoutStoring, digesting, fingerprintOf, idempotencyKeyOf, idempotencyOf } from '../idempotency.js';
+import { parseDiscordEdit } from '../../webhooks/discord.js';
+import { retryIdentityOf } from '../idempotency.js';
 import { malformedMultipart, partBytes } from '../plugins/multipart.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
 import { SECURITY, documentedBody } from '../openapi.js';
-import { Embed, Message, NoContent, Webhook, errors, ref } from '../schemas/wire.js';
+import { Embed, Message, Webhook, ref } from '@parley/protocol';
+import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
 const ExecParams = Type.Object({ webhookId: Type.String({ maxLength: 64 }), token: Type.String({ maxLength: 256 }) });
@@ -84,22 +78,27 @@ const GithubJson = Type.Object(
 );
 const GithubForm = Type.Object({ payload: Type.String({ description: 'the delivery as a form field (GitHub\'s form content type)' }) });
 
-const isForm = (req: FastifyRequest) => (req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
-const asForm = (body: unknown) => (body ?? {}) as Record<string, string | undefined>;
+/** The body as Fastify parsed it: urlencoded fields, or JSON (anything else reaches the converters as it is). */
+function flatBody(req: FastifyRequest): FlatBody {
+  const form = (req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+  return form ? { kind: 'form', fields: req.body as Record<string, string | undefined> | undefined } : { kind: 'json', value: req.body };
+}
 
-/**
- * Discord's edit-webhook-message body: `content` and `embeds`, each optional (absent keeps
- * it) and nullable (null clears it); other keys are ignored. Both are checked as executing
- * checks them, by the same converter; whether the edited message is still not empty
- * depends on what it keeps, so the domain judges that.
- */
-function parseDiscordEdit(body: unknown): MessageChange {
-  if (!isPlainObject(body)) throw badRequest('body must be a JSON object');
-  const parsed = parseDiscordPayload({ content: body.content, embeds: body.embeds }, { hasFiles: true });
-  return {
-    ...(body.content !== undefined ? { content: parsed.content } : {}),
-    ...(body.embeds !== undefined ? { embeds: parsed.embeds } : {}),
-  };
+/** The request's multipart parts as the domain reads them: text fields, and files whose bytes open on demand. */
+async function* partsOf(req: FastifyRequest): AsyncGenerator<BodyPart> {
+  for await (const part of req.parts()) {
+    if (part.type === 'file') {
+      yield {
+        type: 'file',
+        filename: part.filename,
+        contentType: part.mimetype,
+        open: () => partBytes(part.file),
+        truncated: () => part.file.truncated,
+      };
+    } else if (typeof part.value === 'string') {
+      yield { type: 'field', name: part.fieldname, value: part.value };
+    }
+  }
 }
 
 /**
@@ -123,88 +122,6 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
     return hook;
   }
 
-  function post(req: FastifyRequest, hook: WebhookTable, dialect: string, p: WebhookPost, fingerprintBody: unknown): Promise<CreateResult> {
-    const idem = idempotencyOf(req, `webhook:${hook.id}`, { dialect, body: fingerprintBody });
-    return webhooks.execute(
-      ctx,
-      hook,
-      { content: p.content, embeds: p.embeds, uploads: [], username: p.username, avatarUrl: p.avatarUrl },
-      idem,
-    );
-  }
-
-  /**
-   * Reads a Discord multipart body: `payload_json` (or plain fields) and file parts. With
-   * `store` false (a replay) the files are only hashed; with `digest` each file's digest
-   * is taken for the fingerprint. On failure, whatever was stored is removed.
-   */
-  async function readMultipart(req: FastifyRequest, hook: WebhookTable, opts: { store: boolean; digest: boolean }) {
-    const fields: Record<string, string> = {};
-    const stored: StoredUpload[] = [];
-    const digests: FileDigest[] = [];
-    let files = 0;
-    try {
-      for await (const part of req.parts()) {
-        if (part.type !== 'file') {
-          if (typeof part.value === 'string') fields[part.fieldname] = part.value;
-          continue;
-        }
-        // Refuse a bad payload before storing a byte, when it comes first (as Discord's own clients send it).
-        if (files === 0 && fields.payload_json !== undefined) parseDiscordForm(fields, { hasFiles: true });
-        files++;
-        const bytes = partBytes(part.file);
-        const truncated = () => part.file.truncated;
-        if (!opts.store) {
-          const { size, sha256 } = await digestWithoutStoring(bytes, config.maxUploadBytes, truncated);
-          digests.push([part.filename, size, sha256]);
-          continue;
-        }
-        const tapped = opts.digest ? digesting(bytes) : undefined;
-        const upload = await uploads.store(ctx, { id: hook.id }, {
-          filename: part.filename,
-          contentType: part.mimetype,
-          data: tapped?.stream ?? bytes,
-          maxBytes: config.maxUploadBytes,
-          truncated,
-        });
-        stored.push(upload);
-        if (tapped) digests.push([part.filename, upload.size, tapped.sha256()]);
-      }
-    } catch (err) {
-      await uploads.discard(ctx, stored);
-      throw err instanceof AppError ? err : malformedMultipart(err);
-    }
-    return { fields, stored, digests, files };
-  }
-
-  /**
-   * A Discord multipart post. The key is looked up before any file is stored: a replay
-   * stores nothing. Stored files are removed on every failure, and when a concurrent
-   * request with the same key won (its message stands; these files were never used).
-   */
-  async function postMultipart(req: FastifyRequest, hook: WebhookTable): Promise<CreateResult> {
-    const caller = `webhook:${hook.id}`;
-    const key = idempotencyKeyOf(req);
-    const earlier = key === undefined ? null : await earlierResponse(ctx, caller, key);
-    const form = await readMultipart(req, hook, { store: earlier === null, digest: key !== undefined });
-    try {
-      const parsed = parseDiscordForm(form.fields, { hasFiles: form.files > 0 });
-      // Files count by name, size and SHA-256, so other bytes under the same name are another request.
-      const fingerprintBody = { dialect: 'discord', body: { fields: form.fields, files: form.digests } };
-      const idem = key === undefined ? undefined : { caller, key, fingerprint: fingerprintOf(req, fingerprintBody) };
-      if (earlier && idem) return replayEarlier(earlier, idem.fingerprint);
-      // Embeds may show an uploaded file with attachment://<filename>.
-      const urls = new Map(form.stored.map((u) => [u.filename, attachmentOf(ctx.publicUrl, u).url]));
-      const input = { ...parsed, embeds: resolveAttachmentRefs(parsed.embeds, urls), uploads: form.stored };
-      const result = await webhooks.execute(ctx, hook, input, idem);
-      if (result.replayed) await uploads.discard(ctx, form.stored);
-      return result;
-    } catch (err) {
-      await uploads.discard(ctx, form.stored);
-      throw err;
-    }
-  }
-
   app.post(
     '/webhooks/:webhookId/:token',
     {
@@ -226,13 +143,10 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
     },
     async (req, reply) => {
       const hook = await admit(req.params, reply);
-      let result: CreateResult;
-      if (req.isMultipart()) {
-        result = await postMultipart(req, hook);
-      } else {
-        const parsed = isForm(req) ? parseDiscordForm(asForm(req.body)) : parseDiscordPayload(req.body);
-        result = await post(req, hook, 'discord', parsed, req.body);
-      }
+      const body = req.isMultipart()
+        ? { kind: 'multipart' as const, stream: { parts: partsOf(req), maxFileBytes: config.maxUploadBytes, explain: malformedMultipart } }
+        : flatBody(req);
+      const result = await executeWebhook(ctx, hook, { dialect: 'discord', body }, retryIdentityOf(req));
       // The seed's default is 200 with the message; Discord clients may ask for 204.
       if (req.query.wait === 'false') return reply.status(204).send();
       return reply.status(200).send(result.message);
@@ -291,8 +205,7 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
   const slackBody = documentedBody({ 'application/json': SlackJson, 'application/x-www-form-urlencoded': SlackForm });
   app.post('/webhooks/:webhookId/:token/slack', { schema: slack, config: { swaggerTransform: slackBody } }, async (req, reply) => {
     const hook = await admit(req.params, reply);
-    const parsed = isForm(req) ? parseSlackForm(asForm(req.body)) : parseSlackPayload(req.body);
-    await post(req, hook, 'slack', parsed, req.body);
+    await executeWebhook(ctx, hook, { dialect: 'slack', body: flatBody(req) }, retryIdentityOf(req));
     // Slack answers a plain "ok"; tools check for it.
     return reply.status(200).type('text/plain; charset=utf-8').send('ok');
   });
@@ -312,10 +225,9 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
     const hook = await admit(req.params, reply);
     const raw = req.headers['x-github-event'];
     const event = Array.isArray(raw) ? raw[0] : raw;
-    if (req.body === undefined) throw badRequest('request body is required');
-    const parsed = isForm(req) ? parseGithubForm(event, asForm(req.body)) : parseGithubEvent(event, req.body);
-    // Events Parley does not render are acknowledged so GitHub marks the delivery successful.
-    if (!parsed) return reply.status(204).send();
-    return reply.status(200).send((await post(req, hook, 'github', parsed, { event, body: req.body })).message);
+    const result = await executeWebhook(ctx, hook, { dialect: 'github', event, body: flatBody(req) }, retryIdentityOf(req));
+    // Null is an event Parley does not render, acknowledged so GitHub marks the delivery successful.
+    if (!result) return reply.status(204).send();
+    return reply.status(200).send(result.message);
   });
 }
