@@ -1,22 +1,23 @@
+import { CLOSE_CODES } from '@parley/protocol';
 import WebSocket from 'ws';
 import { TypedEmitter } from './emitter.js';
 import { GatewayError } from './errors.js';
 import type { DispatchEvent, GatewayFrame, HelloData, ReadyData } from './types.js';
 
-/** Close codes of the Parley gateway (contract section 7). */
+/** Close codes of the Parley gateway (contract section 7), by the SDK's names for them. */
 export const GatewayCloseCodes = {
   /** The server asks the client to reconnect and resume. */
   ReconnectRequested: 4000,
   /** Bad token: reconnecting cannot help. */
-  AuthenticationFailed: 4001,
+  AuthenticationFailed: CLOSE_CODES.BAD_TOKEN,
   /** The server could not parse a frame the client sent. */
-  MalformedFrame: 4002,
+  MalformedFrame: CLOSE_CODES.MALFORMED,
   /** The client stopped reading and its buffer passed the server's bound. */
-  SlowConsumer: 4008,
+  SlowConsumer: CLOSE_CODES.SLOW_CONSUMER,
   /** The client missed its heartbeats. */
-  HeartbeatTimeout: 4009,
+  HeartbeatTimeout: CLOSE_CODES.HEARTBEAT_TIMEOUT,
   /** The token already has the most sessions the server allows; reconnecting backs off. */
-  TooManySessions: 4010,
+  TooManySessions: CLOSE_CODES.TOO_MANY_SESSIONS,
 } as const;
 
 /** Close codes after which the client must not reconnect. */

@@ -1,29 +1,7 @@
-import type { Channel, Message, PermissionName, PublicUser, Server } from '../domain/types.js';
+import type { GatewayEvent } from '@parley/protocol';
 
-/** The gateway's event types; `d` is what clients receive. */
-export type GatewayEvent =
-  | { t: 'MESSAGE_CREATE'; d: Message }
-  | { t: 'MESSAGE_UPDATE'; d: Message }
-  | { t: 'MESSAGE_DELETE'; d: { id: string; channelId: string; serverId: string } }
-  | { t: 'REACTION_ADD' | 'REACTION_REMOVE'; d: ReactionEventData }
-  | { t: 'TYPING_START'; d: { channelId: string; serverId: string; userId: string; name: string; bot: boolean } }
-  | { t: 'CHANNEL_CREATE' | 'CHANNEL_UPDATE' | 'CHANNEL_DELETE'; d: Channel }
-  | { t: 'MEMBER_ADD'; d: { serverId: string; user: PublicUser } }
-  | { t: 'MEMBER_REMOVE'; d: { serverId: string; user: PublicUser } }
-  | { t: 'MEMBER_UPDATE'; d: { serverId: string; user: PublicUser; permissions: PermissionName[] } }
-  | { t: 'SERVER_UPDATE'; d: Server };
-
-export type EventType = GatewayEvent['t'];
-
-export interface ReactionEventData {
-  channelId: string;
-  serverId: string;
-  messageId: string;
-  emoji: string;
-  userId: string;
-  /** The emoji's count on the message after the change. */
-  count: number;
-}
+/** The gateway's events (`d` is what clients receive): the protocol's event union. */
+export type { GatewayEvent };
 
 /** Events that change what the member concerned may see: they carry the member's new permission bits. */
 export type GrantEvent = Extract<GatewayEvent, { t: 'MEMBER_ADD' | 'MEMBER_UPDATE' }>;

@@ -1,23 +1,4 @@
-/** Close codes of the gateway protocol (docs/gateway.md). */
-export const CLOSE = {
-  /** The token is missing, wrong or revoked. */
-  BAD_TOKEN: 4001,
-  /** A frame that is not JSON, or not a valid frame for the connection's state. */
-  MALFORMED: 4002,
-  /** The client stopped reading: its send buffer passed the bound. Resumable. */
-  SLOW_CONSUMER: 4008,
-  /** No heartbeat (or identify) within 1.5 intervals. Resumable. */
-  HEARTBEAT_TIMEOUT: 4009,
-  /** The credential already has the most gateway sessions allowed on this instance. */
-  TOO_MANY_SESSIONS: 4010,
-  /** This instance is shutting down; reconnect and resume (here or elsewhere). */
-  RESTARTING: 1012,
-} as const;
-
-export type ClientFrame =
-  | { op: 'identify'; d: { token: string } }
-  | { op: 'resume'; d: { token: string; sessionId: string; s: number } }
-  | { op: 'heartbeat'; d?: { s?: number | null } | null };
+import type { ClientFrame, ServerFrame } from '@parley/protocol';
 
 /** Parses a client frame; null when it is not one of the protocol's frames. */
 export function parseClientFrame(raw: string): ClientFrame | null {
@@ -50,8 +31,14 @@ export function parseClientFrame(raw: string): ClientFrame | null {
   }
 }
 
-/** Serializes a server frame. */
-export function frame(op: string, d?: unknown): string {
+/** The server's frames other than events (those go through `EventFrame`). */
+type ControlFrame = Exclude<ServerFrame, { op: 'event' }>;
+/** The `d` argument of `frame(op, ...)`: what the protocol says `op` carries, or nothing. */
+type FrameData<O extends ControlFrame['op']> = Extract<ControlFrame, { op: O }> extends { d: infer D } ? [d: D] : [];
+
+/** Serializes a server frame; the protocol's schemas type what each `op` carries. */
+export function frame<O extends ControlFrame['op']>(op: O, ...args: FrameData<O>): string {
+  const [d] = args as [unknown?];
   return JSON.stringify(d === undefined ? { op } : { op, d });
 }
 

@@ -10,7 +10,8 @@ import { answerIgnoringUpgrade, answerRaw } from '../http/raw-answer.js';
 import type { EventBus, LogPosition, SessionCheckpoint } from '../events/bus.js';
 import type { BusEntry } from '../events/types.js';
 import { newId } from '../ids.js';
-import { CLOSE, type ClientFrame, EventFrame, frame, parseClientFrame } from './frames.js';
+import { CLOSE_CODES as CLOSE, type ClientFrame } from '@parley/protocol';
+import { EventFrame, frame, parseClientFrame } from './frames.js';
 
 export interface GatewayOptions {
   heartbeatMs: number;

@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema } from 'fastify';
-import { WIRE_SCHEMAS } from './schemas/wire.js';
+import { WIRE_SCHEMAS } from '@parley/protocol';
 
 /** Who may call an operation, as OpenAPI security requirements (see `securitySchemes` below). */
 export const SECURITY = {

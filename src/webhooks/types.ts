@@ -2,45 +2,16 @@
  * The normalized shape every incoming-webhook dialect converts to, and the validation
  * of Discord-style embeds (the one rich format Parley stores).
  */
+import { CONTENT_MAX, EMBED_LIMITS, type Embed } from '@parley/protocol';
 import { badRequest } from '../errors.js';
 import { codePointLength, isHttpUrl, isPlainObject, optionalString } from './text.js';
 
-export interface EmbedField {
-  name: string;
-  value: string;
-  inline?: boolean;
-}
-
-export interface EmbedAuthor {
-  name: string;
-  url?: string;
-  icon_url?: string;
-}
-
-export interface EmbedFooter {
-  text: string;
-  icon_url?: string;
-}
-
-export interface EmbedMedia {
-  url: string;
-}
-
-/** A rich embed, in Discord's shape and with Discord's limits. */
-export interface Embed {
-  title?: string;
-  description?: string;
-  url?: string;
-  /** 24-bit RGB, 0..0xFFFFFF. */
-  color?: number;
-  fields?: EmbedField[];
-  author?: EmbedAuthor;
-  footer?: EmbedFooter;
-  /** ISO 8601 UTC, normalized by `validateEmbeds`. */
-  timestamp?: string;
-  image?: EmbedMedia;
-  thumbnail?: EmbedMedia;
-}
+/** A rich embed, in Discord's shape and with Discord's limits: the wire schema's type. */
+export type { Embed };
+export type EmbedField = NonNullable<Embed['fields']>[number];
+export type EmbedAuthor = NonNullable<Embed['author']>;
+export type EmbedFooter = NonNullable<Embed['footer']>;
+export type EmbedMedia = NonNullable<Embed['image']>;
 
 /** What a dialect converter hands to the route: one message to create. */
 export interface WebhookPost {
@@ -53,21 +24,8 @@ export interface WebhookPost {
   embeds: Embed[];
 }
 
-/** Discord's embed limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits). */
-export const EMBED_LIMITS = {
-  embeds: 10,
-  title: 256,
-  description: 4096,
-  fields: 25,
-  fieldName: 256,
-  fieldValue: 1024,
-  footerText: 2048,
-  authorName: 256,
-  total: 6000,
-} as const;
-
-/** Parley's message content limit, in code points (same for every dialect). */
-export const CONTENT_MAX = 4000;
+// The limits are the wire schema's too (the Embed and Message schemas use them).
+export { CONTENT_MAX, EMBED_LIMITS };
 
 /** Longest accepted username override. */
 export const USERNAME_MAX = 80;

@@ -5,7 +5,8 @@ import { accounts } from '../../domain/accounts.js';
 import { authenticate } from '../plugins/auth.js';
 import { RULES, accountKey, clientKey, enforce, limitFailures } from '../plugins/rate-limit.js';
 import { SECURITY } from '../openapi.js';
-import { Bot, BotSelf, CreatedBot, NoContent, SelfUser, Session, errors, ref } from '../schemas/wire.js';
+import { Bot, BotSelf, CreatedBot, SelfUser, Session, ref } from '@parley/protocol';
+import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
 const Credentials = Type.Object({

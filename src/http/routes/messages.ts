@@ -1,13 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { MAX_ATTACHMENTS, MAX_CONTENT, messages } from '../../domain/messages.js';
-import { badRequest } from '../../errors.js';
+import { MAX_ATTACHMENTS, MAX_CONTENT, messages, requireSendable } from '../../domain/messages.js';
 import { idempotencyOf } from '../idempotency.js';
 import { authenticate } from '../plugins/auth.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
 import { SECURITY } from '../openapi.js';
-import { Message, NoContent, Reaction, errors, ref } from '../schemas/wire.js';
+import { Message, Reaction, ref } from '@parley/protocol';
+import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
 const ChannelParams = Type.Object({ channelId: Type.String() });
@@ -52,7 +52,8 @@ export function messageRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
     },
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'any');
-      if (req.body.content === undefined && !req.body.attachments?.length) throw badRequest('content is required unless attachments are given');
+      // Refused before the rate limit counts it, as ever.
+      requireSendable(req.body);
       await enforce(limiter, RULES.messages, `${caller.id}:${req.params.channelId}`, reply);
       const idem = idempotencyOf(req, `user:${caller.id}`, { channelId: req.params.channelId, ...req.body });
       const { message } = await messages.send(ctx, caller, req.params.channelId, req.body, idem);
@@ -73,8 +74,7 @@ export function messageRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
     },
     async (req) => {
       const caller = await authenticate(ctx, req, 'any');
-      const limit = req.query.limit === undefined ? 50 : Number(req.query.limit);
-      if (limit < 1 || limit > 100) throw badRequest('limit must be from 1 to 100', 'invalid_query');
+      const limit = req.query.limit === undefined ? undefined : Number(req.query.limit);
       return messages.list(ctx, caller, req.params.channelId, { limit, before: req.query.before, after: req.query.after });
     },
   );

@@ -6,7 +6,8 @@ import { PERMISSION_NAMES, type PermissionName } from '../../domain/types.js';
 import { authenticate } from '../plugins/auth.js';
 import { RULES, clientKey, enforce } from '../plugins/rate-limit.js';
 import { SECURITY } from '../openapi.js';
-import { BotMember, Channel, Invite, Member, NoContent, Server, errors, ref } from '../schemas/wire.js';
+import { BotMember, Channel, Invite, Member, Server, ref } from '@parley/protocol';
+import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
 const Name = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) });

@@ -9,7 +9,8 @@ import { authenticate } from '../plugins/auth.js';
 import { malformedMultipart, partBytes } from '../plugins/multipart.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
 import { SECURITY, documentedBody } from '../openapi.js';
-import { Attachment, NoContent, errors, ref } from '../schemas/wire.js';
+import { Attachment, ref } from '@parley/protocol';
+import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
 /** Types shown inline: images browsers render without running script. Everything else downloads. */

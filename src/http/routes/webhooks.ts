@@ -5,7 +5,8 @@ import { webhooks } from '../../domain/webhooks.js';
 import { authenticate } from '../plugins/auth.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
 import { SECURITY } from '../openapi.js';
-import { CreatedWebhook, NoContent, Webhook, errors, ref } from '../schemas/wire.js';
+import { CreatedWebhook, Webhook, ref } from '@parley/protocol';
+import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
 const ServerParams = Type.Object({ serverId: Type.String() });

@@ -1,0 +1,65 @@
+/**
+ * The error catalog: every `code` an error body can carry, with its HTTP status. It is
+ * part of the wire contract (clients branch on `code`), so it lives here; the server's
+ * `src/errors.ts` builds `AppError` on it, docs/api.md lists it (a test keeps the two in
+ * step), and the SDK mirrors the code names (test/sdk checks it).
+ */
+export const ERROR_CATALOG = {
+  // 400: the request itself is wrong.
+  bad_request: { status: 400, meaning: 'the request is malformed in a way no more specific code describes (an HTTP framing error, a Content-Length that does not match)' },
+  invalid_body: { status: 400, meaning: 'the body breaks the endpoint\'s schema or one of its rules (a missing field, an empty message, an unknown attachment URL)' },
+  invalid_query: { status: 400, meaning: 'a query-string parameter is missing, unknown or out of range' },
+  invalid_params: { status: 400, meaning: 'a path parameter has the wrong shape' },
+  invalid_headers: { status: 400, meaning: 'a required header is missing or malformed' },
+  invalid_json: { status: 400, meaning: 'the body (or a `payload_json` field) is not valid JSON' },
+  json_too_deep: { status: 400, meaning: 'a JSON document nests deeper than the service accepts' },
+  invalid_url: { status: 400, meaning: 'the URL cannot be decoded, or a path segment is too long' },
+  invalid_idempotency_key: { status: 400, meaning: 'the `Idempotency-Key` header is not 1 to 255 visible ASCII characters' },
+  invalid_handshake: { status: 400, meaning: 'a `/gateway` upgrade request is not a valid WebSocket handshake' },
+  unsupported_protocol: { status: 400, meaning: 'CONNECT, or an `Upgrade` with a body outside `/gateway`: this server is no proxy' },
+  session_required: { status: 400, meaning: 'only a session (not a bot token) can do this, such as logging out' },
+  owner_cannot_leave: { status: 400, meaning: 'the server owner cannot leave their own server' },
+  // 401: who is calling is unknown.
+  unauthorized: { status: 401, meaning: 'credentials are missing, malformed, revoked or unknown' },
+  invalid_credentials: { status: 401, meaning: 'wrong username or password at login' },
+  // 403: the caller is known and not allowed.
+  users_only: { status: 403, meaning: 'the call is for user accounts; bots may not make it' },
+  not_a_member: { status: 403, meaning: 'the caller is not a member of the server' },
+  missing_permission: { status: 403, meaning: 'the caller lacks the permission the call needs (named in `error`)' },
+  owner_only: { status: 403, meaning: 'only the server\'s owner may do this' },
+  bot_owner_only: { status: 403, meaning: 'only the bot\'s owner may do this (or the bot is not public)' },
+  not_message_author: { status: 403, meaning: 'only the message\'s author (or, to delete, the server owner) may do this' },
+  // 404: something named by the request does not exist (or is not visible to the caller).
+  unknown_route: { status: 404, meaning: 'no route has this path' },
+  unknown_server: { status: 404, meaning: 'no such server' },
+  unknown_channel: { status: 404, meaning: 'no such channel' },
+  unknown_message: { status: 404, meaning: 'no such message in this channel' },
+  unknown_member: { status: 404, meaning: 'the user or bot is not a member of this server' },
+  unknown_bot: { status: 404, meaning: 'no such bot' },
+  unknown_webhook: { status: 404, meaning: 'no such webhook, or its token is wrong' },
+  unknown_invite: { status: 404, meaning: 'no such invite, or its server is gone' },
+  unknown_file: { status: 404, meaning: 'no such uploaded file' },
+  unknown_reference: { status: 404, meaning: 'something the write refers to was deleted meanwhile' },
+  // Other client errors.
+  method_not_allowed: { status: 405, meaning: 'the path exists for other methods (listed in `Allow`)' },
+  request_timeout: { status: 408, meaning: 'the request was not received in time' },
+  username_taken: { status: 409, meaning: 'the username is already registered' },
+  already_exists: { status: 409, meaning: 'the thing to create already exists' },
+  bot_already_member: { status: 409, meaning: 'the bot is already a member of this server' },
+  idempotency_key_in_use: { status: 409, meaning: 'a request with this `Idempotency-Key` is still being processed' },
+  idempotency_key_reused: { status: 409, meaning: 'the `Idempotency-Key` was already used for a different request' },
+  payload_too_large: { status: 413, meaning: 'the body or a file is over the size limit' },
+  unsupported_media_type: { status: 415, meaning: 'the endpoint does not accept this `Content-Type`' },
+  expectation_failed: { status: 417, meaning: 'an `Expect` other than `100-continue`' },
+  rate_limited: { status: 429, meaning: 'too many requests; the body\'s `retryAfter` (seconds) says when to retry' },
+  headers_too_large: { status: 431, meaning: 'the request headers are over the size limit' },
+  // 5xx: the service's side.
+  internal_error: { status: 500, meaning: 'an unexpected failure; details are in the service log' },
+  service_unavailable: { status: 503, meaning: 'the service is shutting down or its database is unreachable' },
+} as const satisfies Record<string, { status: number; meaning: string }>;
+
+/** Every code an error body can carry; a code outside the catalog does not compile. */
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+/** The catalog's codes, in catalog order (for the error schema, docs checks and fuzzers). */
+export const ERROR_CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];

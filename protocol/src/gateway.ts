@@ -1,0 +1,136 @@
+import { type Static, type TSchema, Type } from 'typebox';
+import { Channel, Message, PermissionName, PublicUser, Server } from './wire.js';
+
+/**
+ * The gateway protocol (docs/gateway.md): the events sessions receive and every frame on
+ * the socket, as schemas, with their types derived from them. The server sends and
+ * parses these; the SDK and the web client read them.
+ */
+
+const Id = Type.String({ description: '26-character ULID' });
+
+/** Close codes of the gateway protocol (docs/gateway.md). */
+export const CLOSE_CODES = {
+  /** The token is missing, wrong or revoked. */
+  BAD_TOKEN: 4001,
+  /** A frame that is not JSON, or not a valid frame for the connection's state. */
+  MALFORMED: 4002,
+  /** The client stopped reading: its send buffer passed the bound. Resumable. */
+  SLOW_CONSUMER: 4008,
+  /** No heartbeat (or identify) within 1.5 intervals. Resumable. */
+  HEARTBEAT_TIMEOUT: 4009,
+  /** The credential already has the most gateway sessions allowed on this instance. */
+  TOO_MANY_SESSIONS: 4010,
+  /** This instance is shutting down; reconnect and resume (here or elsewhere). */
+  RESTARTING: 1012,
+} as const;
+
+// ---------------------------------------------------------------- event payloads
+
+export const MessageDeleteEvent = Type.Object({ id: Id, channelId: Id, serverId: Id });
+
+/** `REACTION_ADD` / `REACTION_REMOVE`. */
+export const ReactionEvent = Type.Object({
+  channelId: Id,
+  serverId: Id,
+  messageId: Id,
+  emoji: Type.String(),
+  userId: Id,
+  count: Type.Integer({ minimum: 0, description: "the emoji's count on the message after the change" }),
+});
+
+export const TypingStartEvent = Type.Object({
+  channelId: Id,
+  serverId: Id,
+  userId: Id,
+  name: Type.String(),
+  bot: Type.Boolean(),
+});
+
+/** `MEMBER_ADD` / `MEMBER_REMOVE`. */
+export const MemberEvent = Type.Object({ serverId: Id, user: PublicUser });
+
+/** `MEMBER_UPDATE`: a member's permissions in the server changed. */
+export const MemberUpdateEvent = Type.Object({ ...MemberEvent.properties, permissions: Type.Array(PermissionName) });
+
+/** One event type (or several sharing a payload) and its payload `d`. */
+const event = <T extends TSchema, D extends TSchema>(t: T, d: D) => Type.Object({ t, d });
+const L = Type.Literal;
+
+/** The gateway's events: `t` is the type, `d` what clients receive. */
+export const GatewayEvent = Type.Union([
+  event(L('MESSAGE_CREATE'), Message),
+  event(L('MESSAGE_UPDATE'), Message),
+  event(L('MESSAGE_DELETE'), MessageDeleteEvent),
+  event(Type.Union([L('REACTION_ADD'), L('REACTION_REMOVE')]), ReactionEvent),
+  event(L('TYPING_START'), TypingStartEvent),
+  event(Type.Union([L('CHANNEL_CREATE'), L('CHANNEL_UPDATE'), L('CHANNEL_DELETE')]), Channel),
+  event(L('MEMBER_ADD'), MemberEvent),
+  event(L('MEMBER_REMOVE'), MemberEvent),
+  event(L('MEMBER_UPDATE'), MemberUpdateEvent),
+  event(L('SERVER_UPDATE'), Server),
+]);
+
+// ---------------------------------------------------------------- frames
+
+/** A server as `ready` lists it, with its channels. */
+export const ReadyServer = Type.Object({ ...Server.properties, channels: Type.Array(Channel) });
+
+export const HelloFrame = Type.Object({
+  op: Type.Literal('hello'),
+  d: Type.Object({ heartbeatInterval: Type.Integer({ description: 'milliseconds between heartbeats' }) }),
+});
+export const ReadyFrame = Type.Object({
+  op: Type.Literal('ready'),
+  d: Type.Object({ sessionId: Id, user: PublicUser, servers: Type.Array(ReadyServer) }),
+});
+export const ResumedFrame = Type.Object({
+  op: Type.Literal('resumed'),
+  d: Type.Object({ sessionId: Id, s: Type.Integer({ description: 'the last sequence number replayed' }) }),
+});
+export const InvalidSessionFrame = Type.Object({ op: Type.Literal('invalid_session'), d: Type.Object({ resumable: Type.Literal(false) }) });
+export const HeartbeatAckFrame = Type.Object({ op: Type.Literal('heartbeat_ack') });
+/** An event: the event's `t` and `d`, and `s`, the session's sequence number (from 1). */
+export const EventFrame = Type.Intersect([GatewayEvent, Type.Object({ op: Type.Literal('event'), s: Type.Integer({ minimum: 1 }) })]);
+
+export const IdentifyFrame = Type.Object({ op: Type.Literal('identify'), d: Type.Object({ token: Type.String() }) });
+export const ResumeFrame = Type.Object({
+  op: Type.Literal('resume'),
+  d: Type.Object({ token: Type.String(), sessionId: Id, s: Type.Integer({ minimum: 0 }) }),
+});
+export const HeartbeatFrame = Type.Object({
+  op: Type.Literal('heartbeat'),
+  d: Type.Optional(Type.Union([Type.Object({ s: Type.Optional(Type.Union([Type.Integer(), Type.Null()])) }), Type.Null()])),
+});
+
+/** What the server sends. */
+export const ServerFrame = Type.Union([HelloFrame, ReadyFrame, ResumedFrame, InvalidSessionFrame, HeartbeatAckFrame, EventFrame]);
+/** What a client sends. */
+export const ClientFrame = Type.Union([IdentifyFrame, ResumeFrame, HeartbeatFrame]);
+
+// The gateway types: each is its schema's static type.
+export type MessageDeleteEvent = Static<typeof MessageDeleteEvent>;
+export type ReactionEvent = Static<typeof ReactionEvent>;
+export type TypingStartEvent = Static<typeof TypingStartEvent>;
+export type MemberEvent = Static<typeof MemberEvent>;
+export type MemberUpdateEvent = Static<typeof MemberUpdateEvent>;
+export type GatewayEvent = Static<typeof GatewayEvent>;
+export type ReadyServer = Static<typeof ReadyServer>;
+export type HelloFrame = Static<typeof HelloFrame>;
+export type ReadyFrame = Static<typeof ReadyFrame>;
+export type ResumedFrame = Static<typeof ResumedFrame>;
+export type InvalidSessionFrame = Static<typeof InvalidSessionFrame>;
+export type HeartbeatAckFrame = Static<typeof HeartbeatAckFrame>;
+export type EventFrame = Static<typeof EventFrame>;
+export type IdentifyFrame = Static<typeof IdentifyFrame>;
+export type ResumeFrame = Static<typeof ResumeFrame>;
+export type HeartbeatFrame = Static<typeof HeartbeatFrame>;
+export type ServerFrame = Static<typeof ServerFrame>;
+export type ClientFrame = Static<typeof ClientFrame>;
+
+/** An event's type. */
+export type GatewayEventType = GatewayEvent['t'];
+/** Event type (`t`) → its payload (`d`). */
+export type GatewayEventPayloads = { [E in GatewayEvent as E['t']]: E['d'] };
+/** Every frame's `op`. */
+export type GatewayOp = ServerFrame['op'] | ClientFrame['op'];

@@ -1,0 +1,264 @@
+import { type Static, type TSchema, Type } from 'typebox';
+import { ERROR_CODES } from './errors.js';
+import { CONTENT_MAX, EMBED_LIMITS, PERMISSION_NAMES } from './limits.js';
+
+/**
+ * The objects the API answers with, as JSON Schema. Each has an `$id`: the server's app.ts
+ * adds them with `addSchema`, so responses are serialized through them and the OpenAPI
+ * document lists them once under components. Routes point at them with `ref()`. The type
+ * of the same name beside each schema is its `Static<>`, which the server, the SDK and the
+ * web client use.
+ *
+ * fast-json-stringify drops what a schema does not declare and fails on a missing
+ * required property, so every field the domain returns is here, with its nullability,
+ * and fields that only some objects carry are optional.
+ */
+
+const Id = Type.String({ description: '26-character ULID' });
+const Timestamp = Type.String({ description: 'ISO 8601 UTC' });
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+/** A `$ref` to a shared schema, typed as the schema it names. */
+export function ref<T extends TSchema & { $id?: string }>(schema: T) {
+  if (!schema.$id) throw new Error('ref() needs a schema with an $id');
+  return Type.Unsafe<Static<T>>({ $ref: `${schema.$id}#` });
+}
+
+// A JSON Schema `enum` (what the OpenAPI document has always shown), typed by the const list.
+export const PermissionName = Type.Unsafe<(typeof PERMISSION_NAMES)[number]>({
+  $id: 'PermissionName',
+  title: 'PermissionName',
+  type: 'string',
+  enum: [...PERMISSION_NAMES],
+});
+
+export const ErrorResponse = Type.Object(
+  {
+    error: Type.String({ description: 'human-readable message' }),
+    code: Type.Union(
+      ERROR_CODES.map((c) => Type.Literal(c)),
+      { description: 'machine-readable error code from the catalog in docs/api.md; stable, unlike `error`' },
+    ),
+    retryAfter: Type.Optional(Type.Number({ description: 'seconds until the rate limit window ends (429 only)' })),
+  },
+  { $id: 'ErrorResponse', title: 'ErrorResponse', description: 'an error; the status says its class, `code` its cause' },
+);
+
+export const PublicUser = Type.Object(
+  { id: Id, name: Type.String(), bot: Type.Boolean(), avatar: Nullable(Type.String()) },
+  { $id: 'PublicUser', title: 'PublicUser', description: 'the public face of a person or bot' },
+);
+
+export const SelfUser = Type.Object(
+  {
+    ...PublicUser.properties,
+    username: Nullable(Type.String()),
+    createdAt: Timestamp,
+  },
+  { $id: 'SelfUser', title: 'SelfUser', description: 'a person as they see themselves' },
+);
+
+export const BotSelf = Type.Object(
+  {
+    ...PublicUser.properties,
+    ownerId: Nullable(Id),
+    createdAt: Timestamp,
+  },
+  { $id: 'BotSelf', title: 'BotSelf', description: 'a bot as it sees itself' },
+);
+
+export const Session = Type.Object(
+  { token: Type.String({ description: 'session token for `Authorization: Bearer <token>`' }), user: ref(SelfUser) },
+  { $id: 'Session', title: 'Session', description: 'a new session and its person' },
+);
+
+const botProperties = {
+  id: Id,
+  name: Type.String(),
+  avatar: Nullable(Type.String()),
+  ownerId: Nullable(Id),
+  bot: Type.Boolean(),
+  public: Type.Boolean({ description: 'whether any server owner may add the bot' }),
+  createdAt: Timestamp,
+};
+
+export const Bot = Type.Object(botProperties, { $id: 'Bot', title: 'Bot', description: 'a bot as its owner sees it' });
+
+export const CreatedBot = Type.Object(
+  { ...botProperties, token: Type.String({ description: 'bot token for `Authorization: Bot <token>`; shown only here' }) },
+  { $id: 'CreatedBot', title: 'CreatedBot', description: 'a new bot, with its token (shown only once)' },
+);
+
+export const Server = Type.Object(
+  { id: Id, name: Type.String(), ownerId: Id, createdAt: Timestamp },
+  { $id: 'Server', title: 'Server', description: 'a server' },
+);
+
+export const Channel = Type.Object(
+  { id: Id, serverId: Id, name: Type.String(), createdAt: Timestamp },
+  { $id: 'Channel', title: 'Channel', description: 'a channel of a server' },
+);
+
+export const Invite = Type.Object(
+  { code: Type.String(), serverId: Id, createdBy: Id, createdAt: Timestamp },
+  { $id: 'Invite', title: 'Invite', description: 'an invite; `code` is a bearer secret' },
+);
+
+export const Member = Type.Object(
+  {
+    ...PublicUser.properties,
+    ownerId: Type.Optional(Nullable(Id)),
+    permissions: Type.Optional(Type.Array(ref(PermissionName), { description: 'bots only' })),
+    joinedAt: Timestamp,
+  },
+  { $id: 'Member', title: 'Member', description: '`ownerId` and `permissions` are present on bots only' },
+);
+
+export const BotMember = Type.Object(
+  {
+    ...PublicUser.properties,
+    ownerId: Nullable(Id),
+    permissions: Type.Array(ref(PermissionName)),
+    joinedAt: Type.Optional(Timestamp),
+  },
+  { $id: 'BotMember', title: 'BotMember', description: 'a bot in a server; `joinedAt` when it was just added' },
+);
+
+export const Attachment = Type.Object(
+  {
+    url: Type.String({ description: `absolute, under PUBLIC_URL/uploads/` }),
+    filename: Type.String(),
+    size: Type.Integer({ minimum: 0 }),
+    contentType: Type.String(),
+  },
+  { $id: 'Attachment', title: 'Attachment', description: 'an uploaded file, as POST /upload returns it and messages carry it' },
+);
+
+const EmbedMedia = Type.Object({ url: Type.String() });
+
+export const Embed = Type.Object(
+  {
+    title: Type.Optional(Type.String({ maxLength: EMBED_LIMITS.title })),
+    description: Type.Optional(Type.String({ maxLength: EMBED_LIMITS.description })),
+    url: Type.Optional(Type.String()),
+    color: Type.Optional(Type.Integer({ minimum: 0, maximum: 0xffffff, description: '24-bit RGB' })),
+    fields: Type.Optional(
+      Type.Array(
+        Type.Object({
+          name: Type.String({ maxLength: EMBED_LIMITS.fieldName }),
+          value: Type.String({ maxLength: EMBED_LIMITS.fieldValue }),
+          inline: Type.Optional(Type.Boolean()),
+        }),
+        { maxItems: EMBED_LIMITS.fields },
+      ),
+    ),
+    author: Type.Optional(
+      Type.Object({
+        name: Type.String({ maxLength: EMBED_LIMITS.authorName }),
+        url: Type.Optional(Type.String()),
+        icon_url: Type.Optional(Type.String()),
+      }),
+    ),
+    footer: Type.Optional(
+      Type.Object({ text: Type.String({ maxLength: EMBED_LIMITS.footerText }), icon_url: Type.Optional(Type.String()) }),
+    ),
+    timestamp: Type.Optional(Timestamp),
+    image: Type.Optional(EmbedMedia),
+    thumbnail: Type.Optional(EmbedMedia),
+  },
+  { $id: 'Embed', title: 'Embed', description: `a Discord-style rich embed, with Discord's limits (${EMBED_LIMITS.total} characters in all)` },
+);
+
+export const Reaction = Type.Object(
+  { emoji: Type.String(), count: Type.Integer({ minimum: 0 }), me: Type.Boolean({ description: 'whether the caller reacted' }) },
+  { $id: 'Reaction', title: 'Reaction', description: "an emoji's reactions on a message" },
+);
+
+export const Message = Type.Object(
+  {
+    id: Id,
+    channelId: Id,
+    serverId: Id,
+    author: ref(PublicUser),
+    content: Type.String({ maxLength: CONTENT_MAX }),
+    attachments: Type.Array(ref(Attachment)),
+    embeds: Type.Array(ref(Embed)),
+    reactions: Type.Array(ref(Reaction)),
+    webhookId: Type.Optional(Type.String({ description: 'present only on webhook messages' })),
+    createdAt: Timestamp,
+    editedAt: Nullable(Timestamp),
+  },
+  { $id: 'Message', title: 'Message', description: 'a message; a webhook\'s carries `webhookId` and the webhook as `author`' },
+);
+
+const webhookProperties = {
+  id: Id,
+  serverId: Id,
+  channelId: Id,
+  name: Type.String(),
+  avatar: Nullable(Type.String()),
+  createdBy: Id,
+  createdAt: Timestamp,
+};
+
+export const Webhook = Type.Object(webhookProperties, { $id: 'Webhook', title: 'Webhook', description: 'a webhook, without its token' });
+
+export const CreatedWebhook = Type.Object(
+  {
+    ...webhookProperties,
+    token: Type.String({ description: 'shown only here' }),
+    url: Type.String({ description: 'the execution URL, token included; shown only here' }),
+  },
+  { $id: 'CreatedWebhook', title: 'CreatedWebhook', description: 'a new webhook, with its token and URL (shown only once)' },
+);
+
+export const Health = Type.Object(
+  { status: Type.Literal('ok'), database: Type.String({ description: '"sqlite" or "postgresql"' }) },
+  { $id: 'Health', title: 'Health', description: 'the service and its database answer' },
+);
+
+/** Every shared schema, in an order where each comes after those it references. */
+export const WIRE_SCHEMAS: readonly TSchema[] = [
+  PermissionName,
+  ErrorResponse,
+  PublicUser,
+  SelfUser,
+  BotSelf,
+  Session,
+  Bot,
+  CreatedBot,
+  Server,
+  Channel,
+  Invite,
+  Member,
+  BotMember,
+  Attachment,
+  Embed,
+  Reaction,
+  Message,
+  Webhook,
+  CreatedWebhook,
+  Health,
+];
+
+// The wire types: each is its schema's static type, never written out by hand.
+export type PermissionName = Static<typeof PermissionName>;
+export type ErrorResponse = Static<typeof ErrorResponse>;
+export type PublicUser = Static<typeof PublicUser>;
+export type SelfUser = Static<typeof SelfUser>;
+export type BotSelf = Static<typeof BotSelf>;
+export type Session = Static<typeof Session>;
+export type Bot = Static<typeof Bot>;
+export type CreatedBot = Static<typeof CreatedBot>;
+export type Server = Static<typeof Server>;
+export type Channel = Static<typeof Channel>;
+export type Invite = Static<typeof Invite>;
+export type Member = Static<typeof Member>;
+export type BotMember = Static<typeof BotMember>;
+export type Attachment = Static<typeof Attachment>;
+export type Embed = Static<typeof Embed>;
+export type Reaction = Static<typeof Reaction>;
+export type Message = Static<typeof Message>;
+export type Webhook = Static<typeof Webhook>;
+export type CreatedWebhook = Static<typeof CreatedWebhook>;
+export type Health = Static<typeof Health>;
