@@ -38,7 +38,7 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
+import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -162,7 +162,6 @@ async function worker(): Promise<void> {
 }
 
 // ---------------------------------------------------------------- orchestrator side
-
 
 /** The hard limit on open files, which a child may raise its soft limit to. */
 function hardFileLimit(): number {
@@ -306,7 +305,10 @@ async function startParley(
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
-  const [inspecting, listening] = await Promise.all([announced(child, INSPECTOR_LISTENING, 60_000), announced(child, PARLEY_LISTENING, 60_000)]);
+  const [inspecting, listening] = await Promise.all([
+    announced(child, INSPECTOR_LISTENING, 60_000),
+    announced(child, PARLEY_LISTENING, 60_000),
+  ]);
   const inspectPort = Number(inspecting[1]);
   const url = listening[1]!;
   return { child, url, log: () => out, dataDir, inspectPort };
@@ -383,12 +385,20 @@ interface Figures {
 }
 
 const sumMemory = (ms: Memory[]): Memory =>
-  ms.reduce((a, m) => ({ rss: a.rss + m.rss, heapUsed: a.heapUsed + m.heapUsed, external: a.external + m.external, arrayBuffers: a.arrayBuffers + m.arrayBuffers }), {
-    rss: 0,
-    heapUsed: 0,
-    external: 0,
-    arrayBuffers: 0,
-  });
+  ms.reduce(
+    (a, m) => ({
+      rss: a.rss + m.rss,
+      heapUsed: a.heapUsed + m.heapUsed,
+      external: a.external + m.external,
+      arrayBuffers: a.arrayBuffers + m.arrayBuffers,
+    }),
+    {
+      rss: 0,
+      heapUsed: 0,
+      external: 0,
+      arrayBuffers: 0,
+    },
+  );
 
 /** Connects `tokens.length` clients to `target` over fresh workers, then sends and times `messages` messages. */
 async function measure(target: Target, tokens: string[], opts: { workers: number; messages: number; profile?: string }): Promise<Figures> {
@@ -488,7 +498,9 @@ async function measure(target: Target, tokens: string[], opts: { workers: number
     }
     const cpuPerMessage = gateways.map((g, k) => (cpuMsOf(g.pid) - cpuBefore[k]!) / opts.messages);
     const workerCpuPerMessage = workers.reduce((a, wk, w) => a + cpuMsOf(wk.pid!) - workerCpuBefore[w]!, 0) / opts.messages;
-    const serviceCpuPerMessage = Object.fromEntries(services.map((name, k) => [name, cpuMsSince([name], serviceCpuBefore[k]!) / opts.messages]));
+    const serviceCpuPerMessage = Object.fromEntries(
+      services.map((name, k) => [name, cpuMsSince([name], serviceCpuBefore[k]!) / opts.messages]),
+    );
     const machineAfter = machineCpuMs();
     const machineBusy = (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total);
     const machineCpuPerMessage = (machineAfter.busy - machineBefore.busy) / opts.messages;
@@ -496,7 +508,9 @@ async function measure(target: Target, tokens: string[], opts: { workers: number
       const { profile } = await profiler.rpc('Profiler.stop');
       fs.writeFileSync(opts.profile!, JSON.stringify(profile));
       profiler.close();
-      console.log(`${target.label}: CPU profile of the message phase in ${opts.profile} (npx tsx bench/profile-summary.ts ${opts.profile})`);
+      console.log(
+        `${target.label}: CPU profile of the message phase in ${opts.profile} (npx tsx bench/profile-summary.ts ${opts.profile})`,
+      );
     }
     const dropped = await Promise.all(
       workers.map(
@@ -618,11 +632,15 @@ async function bareServer(): Promise<void> {
 }
 
 async function startBare(limit: number): Promise<{ child: ChildProcess; gatewayUrl: string; inspectPort: number }> {
-  const child = spawn('sh', ['-c', `ulimit -n ${limit} && exec "${process.execPath}" --inspect=127.0.0.1:0 --import tsx "${SELF}" --bare-server`], {
-    cwd: ROOT,
-    // stderr carries the inspector's "Debugger listening on" line with its port.
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-  });
+  const child = spawn(
+    'sh',
+    ['-c', `ulimit -n ${limit} && exec "${process.execPath}" --inspect=127.0.0.1:0 --import tsx "${SELF}" --bare-server`],
+    {
+      cwd: ROOT,
+      // stderr carries the inspector's "Debugger listening on" line with its port.
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    },
+  );
   const inspecting = announced(child, INSPECTOR_LISTENING, 60_000);
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (m: { port: number }) => resolve(m.port));
@@ -654,10 +672,13 @@ async function main(): Promise<void> {
   const workerCount = Number(values.workers);
   const size = Number(values.size);
   const limit = hardFileLimit();
-  if (n + 256 > limit) throw new Error(`N=${n} needs about ${n + 256} open files; the hard limit here is ${limit} (raise it with ulimit -Hn)`);
+  if (n + 256 > limit)
+    throw new Error(`N=${n} needs about ${n + 256} open files; the hard limit here is ${limit} (raise it with ulimit -Hn)`);
 
   console.log(`gateway fan-out: ${n} clients in ${workerCount} worker process(es), ${messages} messages of ${size} characters`);
-  console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, load average ${os.loadavg()[0]!.toFixed(2)}`);
+  console.log(
+    `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, load average ${os.loadavg()[0]!.toFixed(2)}`,
+  );
 
   const instances = Number(values.instances);
   if (!Number.isInteger(instances) || instances < 1) throw new Error(`--instances must be a positive integer, got ${values.instances}`);
@@ -674,16 +695,27 @@ async function main(): Promise<void> {
     const t0 = now();
     const owner = await registerUser(parley.url, `owner${Date.now().toString(36)}`);
     const { server, general } = await createServer(parley.url, owner, 'Fan-out');
-    const tokens = await pooled(Array.from({ length: n }, (_, i) => i), 16, async (i) => {
-      const bot = await createBot(parley.url, owner, `fan${i}`);
-      await addBot(parley.url, owner, server.id, bot.id, ['READ_MESSAGES']);
-      return bot.auth;
-    });
+    const tokens = await pooled(
+      Array.from({ length: n }, (_, i) => i),
+      16,
+      async (i) => {
+        const bot = await createBot(parley.url, owner, `fan${i}`);
+        await addBot(parley.url, owner, server.id, bot.id, ['READ_MESSAGES']);
+        return bot.auth;
+      },
+    );
     console.log(`set-up: ${n} bots created and added to one server in ${ms(now() - t0)}`);
     const figures = await measure(
       {
         label: 'Parley',
-        gateways: [{ label: 'Parley', gatewayUrl: parley.url.replace('http:', 'ws:') + '/gateway', pid: parley.child.pid!, inspectPort: parley.inspectPort }],
+        gateways: [
+          {
+            label: 'Parley',
+            gatewayUrl: `${parley.url.replace('http:', 'ws:')}/gateway`,
+            pid: parley.child.pid!,
+            inspectPort: parley.inspectPort,
+          },
+        ],
         async send(i) {
           const content = `fanout ${i} `.padEnd(size, 'x');
           const r = await call(parley.url, 'POST', `/channels/${general.id}/messages`, { auth: owner.auth, body: { content } });
@@ -763,7 +795,15 @@ async function main(): Promise<void> {
  * the instances, so a message reaches A's clients and B's alike through the Redis
  * stream. No bare baseline (it is one process; see the single-instance mode).
  */
-async function multiInstance(opts: { n: number; instances: number; messages: number; workers: number; size: number; limit: number; profile?: string }): Promise<void> {
+async function multiInstance(opts: {
+  n: number;
+  instances: number;
+  messages: number;
+  workers: number;
+  size: number;
+  limit: number;
+  profile?: string;
+}): Promise<void> {
   const { n, size } = opts;
   process.env.DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/test';
   const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -783,18 +823,22 @@ async function multiInstance(opts: { n: number; instances: number; messages: num
     const t0 = now();
     const owner = await registerUser(a.url, `owner${Date.now().toString(36)}`);
     const { server, general } = await createServer(a.url, owner, 'Fan-out');
-    const tokens = await pooled(Array.from({ length: n }, (_, i) => i), 16, async (i) => {
-      const bot = await createBot(a.url, owner, `fan${i}`);
-      await addBot(a.url, owner, server.id, bot.id, ['READ_MESSAGES']);
-      return bot.auth;
-    });
+    const tokens = await pooled(
+      Array.from({ length: n }, (_, i) => i),
+      16,
+      async (i) => {
+        const bot = await createBot(a.url, owner, `fan${i}`);
+        await addBot(a.url, owner, server.id, bot.id, ['READ_MESSAGES']);
+        return bot.auth;
+      },
+    );
     console.log(`set-up: ${n} bots created and added to one server through instance A in ${ms(now() - t0)}`);
     const raw = await measure(
       {
         label: `Parley × ${opts.instances}`,
         gateways: started.map((p, k) => ({
           label: `instance ${names[k]}`,
-          gatewayUrl: p.url.replace('http:', 'ws:') + '/gateway',
+          gatewayUrl: `${p.url.replace('http:', 'ws:')}/gateway`,
           pid: p.child.pid!,
           inspectPort: p.inspectPort,
         })),

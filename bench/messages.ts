@@ -375,7 +375,15 @@ async function benchParley(opts: Options, load: LoadGenerator, run: number): Pro
       });
       const args = [...opts.nodeFlags, '--import', 'tsx', '--import', './bench/instrument.ts', 'src/main.ts'];
       // One at a time: the first one migrates the shared database.
-      servers.push(await startNode(args, env, PARLEY_LISTENING, (m) => m[1]!, async (url) => (await fetch(`${url}/healthz`)).ok));
+      servers.push(
+        await startNode(
+          args,
+          env,
+          PARLEY_LISTENING,
+          (m) => m[1]!,
+          async (url) => (await fetch(`${url}/healthz`)).ok,
+        ),
+      );
     }
 
     const base = servers[0]!.url;
@@ -403,11 +411,17 @@ async function benchParley(opts: Options, load: LoadGenerator, run: number): Pro
     const acknowledged = [...side.warmup.ids, ...side.measure.ids];
     const missing = acknowledged.filter((id) => !storedIds.has(id)).length;
     const d = stats[0]!.durability;
-    const durable = opts.db === 'sqlite' ? d.synchronous === 2 && d.journal_mode === 'wal' : d.synchronous_commit === 'on' && d.fsync === 'on';
+    const durable =
+      opts.db === 'sqlite' ? d.synchronous === 2 && d.journal_mode === 'wal' : d.synchronous_commit === 'on' && d.fsync === 'on';
     const durability = Object.entries(d)
       .map(([k, v]) => `${k}=${v}`)
       .join(' ');
-    return { ...side, stats, verify: { stored: storedIds.size, acknowledged: acknowledged.length, missing, durable, durability }, profileDir };
+    return {
+      ...side,
+      stats,
+      verify: { stored: storedIds.size, acknowledged: acknowledged.length, missing, durable, durability },
+      profileDir,
+    };
   } catch (err) {
     for (const s of servers) console.error(`--- ${s.url} output:\n${s.output()}`);
     throw err;
@@ -428,9 +442,15 @@ async function benchYardstick(opts: Options, load: LoadGenerator, combos: Combo[
     for (let i = 0; i < opts.instances; i++) {
       const probe = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"content":"ready?"}' };
       const listening = /^listening (\d+)$/m;
-      const child = await startNode(['--import', 'tsx', YARDSTICKS[which], '0'], { ...process.env }, listening, (m) => `http://127.0.0.1:${m[1]}`, async (url) => {
-        return (await fetch(`${url}${combos[0]!.path}`, probe)).status === 201;
-      });
+      const child = await startNode(
+        ['--import', 'tsx', YARDSTICKS[which], '0'],
+        { ...process.env },
+        listening,
+        (m) => `http://127.0.0.1:${m[1]}`,
+        async (url) => {
+          return (await fetch(`${url}${combos[0]!.path}`, probe)).status === 201;
+        },
+      );
       servers.push(child);
     }
     return await drive(opts, load, servers, combos, false);
@@ -474,7 +494,7 @@ async function pgMessageIds(url: string): Promise<Set<string>> {
 function sqliteMessageIds(file: string): Set<string> {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    return new Set((db.prepare('SELECT id FROM messages').pluck().all() as string[]));
+    return new Set(db.prepare('SELECT id FROM messages').pluck().all() as string[]);
   } finally {
     db.close();
   }
@@ -533,14 +553,21 @@ async function main(): Promise<void> {
     `Parley message POST vs bare node:http — ${opts.db}, ${opts.instances} instance(s), event bus ${bus}${opts.stmtCache ? ', WHAT-IF statement cache' : ''}${opts.commitConcurrency ? `, WHAT-IF ${opts.commitConcurrency} concurrent batches` : ''}${opts.nodeFlags.length ? `, node ${opts.nodeFlags.join(' ')}` : ''}; ` +
       `${opts.connections} connections, ${opts.bots} bots × ${opts.channels} channels, ${opts.warmup} s warm-up + ${opts.duration} s, ${opts.runs} run(s)`,
   );
-  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, Node ${process.versions.node}, ${os.platform()} ${os.release()}`);
+  console.log(
+    `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, Node ${process.versions.node}, ${os.platform()} ${os.release()}`,
+  );
   const load = new LoadGenerator();
   const sides: Array<'parley' | Yardstick> = ['parley', 'bare', ...(opts.withFastify ? (['fastify'] as const) : [])];
   const rows: Array<Record<string, SideResult>> = [];
   let failed = false;
   try {
     for (let run = 1; run <= opts.runs; run++) {
-      console.log(`\nrun ${run}/${opts.runs}  (load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+      console.log(
+        `\nrun ${run}/${opts.runs}  (load average ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')})`,
+      );
       const yardstickCombos = Array.from({ length: opts.bots * opts.channels }, (_, i) => ({
         // Same shape as Parley's: 26-character ids, a 43-character secret.
         path: `/channels/01JDQ4Z9W1X2Y3Z4A5B6${String(i).padStart(6, '0')}/messages`,
@@ -564,7 +591,8 @@ async function main(): Promise<void> {
         `  verify: ${fmt(v.acknowledged)} messages acknowledged (201), ${fmt(v.stored)} stored, ${v.missing} acknowledged but missing; ` +
           `${extra} stored without an answer received (in flight when the load stopped); durability ${v.durability}${v.durable ? '' : '  ← NOT DURABLE'}`,
       );
-      if (parley!.profileDir) console.log(`  cpu profiles of the measured phase: ${parley!.profileDir} (npx tsx bench/profile-summary.ts <file>)`);
+      if (parley!.profileDir)
+        console.log(`  cpu profiles of the measured phase: ${parley!.profileDir} (npx tsx bench/profile-summary.ts <file>)`);
       for (const side of sides.slice(1)) {
         console.log(describeSide(side, results[side]!));
         console.log(`  ratio parley/${side}: ${fmt((parley!.measure.rps / results[side]!.measure.rps) * 100, 1)}%`);

@@ -55,7 +55,12 @@ function area(url: string, name: string): string {
     const rest = url.slice(nm + 'node_modules/'.length).split('/');
     return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
   }
-  if (url.startsWith('node:')) return url.replace(/^node:internal\//, 'node:').split('/').slice(0, 2).join('/');
+  if (url.startsWith('node:'))
+    return url
+      .replace(/^node:internal\//, 'node:')
+      .split('/')
+      .slice(0, 2)
+      .join('/');
   const src = url.indexOf('/src/');
   if (src >= 0) return url.slice(src + 1);
   const bench = url.indexOf('/bench/');
@@ -80,19 +85,33 @@ const key = (n: ProfileNode) => {
 };
 
 /** Buckets in order of precedence: the first that matches a sample's stack takes it. */
-const HTTP = /^(fastify|find-my-way|avvio|secure-json-parse|pino|toad-cache|ajv|fast-|light-my-request|abstract-logging|@fastify\/)|^node:(_http|http|net|stream|events|buffer|async_hooks|timers|process|diagnostics|util|internal|url|string_decoder)/;
+const HTTP =
+  /^(fastify|find-my-way|avvio|secure-json-parse|pino|toad-cache|ajv|fast-|light-my-request|abstract-logging|@fastify\/)|^node:(_http|http|net|stream|events|buffer|async_hooks|timers|process|diagnostics|util|internal|url|string_decoder)/;
 const BUCKETS: Array<[string, (leaf: ProfileNode, stack: ProfileNode[]) => boolean]> = [
   ['GC', (leaf) => leaf.callFrame.functionName === '(garbage collector)'],
   ['SQLite COMMIT (WAL write + fsync, checkpoints)', (_, stack) => stack.some((n) => n.callFrame.functionName === 'commitTransaction')],
   // better-sqlite3's native Statement constructor is prepare(); its JS wrapper is often inlined away.
-  ['SQLite prepare (compile SQL to a statement)', (leaf) => ['Statement', 'prepare'].includes(leaf.callFrame.functionName) && !leaf.callFrame.url],
+  [
+    'SQLite prepare (compile SQL to a statement)',
+    (leaf) => ['Statement', 'prepare'].includes(leaf.callFrame.functionName) && !leaf.callFrame.url,
+  ],
   ['SQLite run reads (all)', (leaf) => leaf.callFrame.functionName === 'all' && !leaf.callFrame.url],
   ['SQLite run writes (run)', (leaf) => leaf.callFrame.functionName === 'run' && !leaf.callFrame.url],
   ['Kysely (build, compile, plugins, executor)', (leaf) => leaf.callFrame.url.includes('/kysely/')],
   ['better-sqlite3 JS', (leaf) => leaf.callFrame.url.includes('/better-sqlite3/')],
   ['Parley code (src/)', (leaf) => leaf.callFrame.url.includes('/src/')],
-  ['HTTP, Fastify, Node core', (leaf) => HTTP.test(area(leaf.callFrame.url, leaf.callFrame.functionName)) || ['writev', 'utf8Write', 'utf8Slice', 'runMicrotasks'].includes(leaf.callFrame.functionName)],
-  ['crypto (token hash, ids)', (leaf) => area(leaf.callFrame.url, leaf.callFrame.functionName).startsWith('node:crypto') || ['Hash', 'digest', 'update', 'RandomBytesJob', 'randomFillSync'].includes(leaf.callFrame.functionName)],
+  [
+    'HTTP, Fastify, Node core',
+    (leaf) =>
+      HTTP.test(area(leaf.callFrame.url, leaf.callFrame.functionName)) ||
+      ['writev', 'utf8Write', 'utf8Slice', 'runMicrotasks'].includes(leaf.callFrame.functionName),
+  ],
+  [
+    'crypto (token hash, ids)',
+    (leaf) =>
+      area(leaf.callFrame.url, leaf.callFrame.functionName).startsWith('node:crypto') ||
+      ['Hash', 'digest', 'update', 'RandomBytesJob', 'randomFillSync'].includes(leaf.callFrame.functionName),
+  ],
   ['other', () => true],
 ];
 const byBucket = new Map<string, number>();

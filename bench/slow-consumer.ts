@@ -105,9 +105,15 @@ async function main(): Promise<void> {
     const growth = after.peak - before.rss;
     const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
     const verdict = (ok: boolean) => (ok ? 'within target' : 'MISSED');
-    console.log(`${messages} messages of ~16 KB from ${workers} posters in ${elapsed} ms; slow client closed with ${closed?.code ?? 'nothing (still open)'}`);
-    console.log(`healthy client latency: p50 ${percentile(latency, 50)} ms, p99 ${p99} ms, max ${latency.at(-1)} ms (target p99 < ${TARGETS.p99LatencyMs} ms: ${verdict(p99 < TARGETS.p99LatencyMs)})`);
-    console.log(`server memory: VmRSS ${mb(before.rss)} before, VmHWM ${mb(after.peak)} peak; growth ${mb(growth)} (target < ${mb(TARGETS.rssGrowthBytes)}: ${verdict(growth < TARGETS.rssGrowthBytes)})`);
+    console.log(
+      `${messages} messages of ~16 KB from ${workers} posters in ${elapsed} ms; slow client closed with ${closed?.code ?? 'nothing (still open)'}`,
+    );
+    console.log(
+      `healthy client latency: p50 ${percentile(latency, 50)} ms, p99 ${p99} ms, max ${latency.at(-1)} ms (target p99 < ${TARGETS.p99LatencyMs} ms: ${verdict(p99 < TARGETS.p99LatencyMs)})`,
+    );
+    console.log(
+      `server memory: VmRSS ${mb(before.rss)} before, VmHWM ${mb(after.peak)} peak; growth ${mb(growth)} (target < ${mb(TARGETS.rssGrowthBytes)}: ${verdict(growth < TARGETS.rssGrowthBytes)})`,
+    );
     if (p99 >= TARGETS.p99LatencyMs || growth >= TARGETS.rssGrowthBytes) process.exitCode = 1;
   } finally {
     await Promise.all(clients.map((c) => c.terminate()));

@@ -25,10 +25,16 @@ if (redisUrl) {
   const u = new URL(redisUrl);
   const reply = await new Promise((resolve) => {
     const sock = net.connect({ host: u.hostname, port: Number(u.port || 6379) });
-    sock.setTimeout(5000, () => { sock.destroy(); resolve('timeout'); });
+    sock.setTimeout(5000, () => {
+      sock.destroy();
+      resolve('timeout');
+    });
     sock.on('error', (e) => resolve(e.message));
     sock.on('connect', () => sock.write('PING\r\n'));
-    sock.on('data', (d) => { sock.end(); resolve(d.toString().trim()); });
+    sock.on('data', (d) => {
+      sock.end();
+      resolve(d.toString().trim());
+    });
   });
   if (reply !== '+PONG') problems.push(`Redis at ${redisUrl} did not answer PING (${reply})`);
 }

@@ -188,7 +188,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   webhookExecuteRoutes(app, routeDeps);
   await registerDocs(app);
 
-  registerNotFound(app, routes, webClient(config.webDir, () => ctx.publicUrl));
+  registerNotFound(
+    app,
+    routes,
+    webClient(config.webDir, () => ctx.publicUrl),
+  );
 
   const gateway = new Gateway(ctx, bus, {
     heartbeatMs: config.gatewayHeartbeatMs,

@@ -92,7 +92,8 @@ export type Entity = keyof typeof UNKNOWN;
 /** A 400 for a body that breaks a rule; pass another 400 code when it is not the body. */
 export const badRequest = (message: string, code: CodeWithStatus<400> = 'invalid_body') => new AppError(code, message);
 /** A 401: missing or invalid credentials (`invalid_credentials` for a failed login). */
-export const unauthorized = (message = 'missing or invalid token', code: CodeWithStatus<401> = 'unauthorized') => new AppError(code, message);
+export const unauthorized = (message = 'missing or invalid token', code: CodeWithStatus<401> = 'unauthorized') =>
+  new AppError(code, message);
 /** A 403 whose code says which rule refused (`not_a_member`, `missing_permission`, ...). */
 export const forbidden = (code: CodeWithStatus<403>, message: string) => new AppError(code, message);
 /** A 404 `unknown_<what>`; the message defaults to "<what> not found". */

@@ -1,8 +1,8 @@
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (err) {
@@ -24,10 +24,13 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.log.info(`${signal}: shutting down`);
-    const timer = setTimeout(() => {
-      app.log.error('shutdown grace period passed; exiting');
-      process.exit(1);
-    }, config.shutdownGraceSeconds * 1000 + 5000);
+    const timer = setTimeout(
+      () => {
+        app.log.error('shutdown grace period passed; exiting');
+        process.exit(1);
+      },
+      config.shutdownGraceSeconds * 1000 + 5000,
+    );
     timer.unref();
     close().then(
       () => process.exit(0),

@@ -75,7 +75,10 @@ export async function createBot(base: string, owner: TestUser, name = unique('bo
 }
 
 export async function addBot(base: string, owner: TestUser, serverId: string, botId: string, permissions?: string[]) {
-  const r = await call(base, 'POST', `/servers/${serverId}/bots`, { auth: owner.auth, body: { botId, ...(permissions ? { permissions } : {}) } });
+  const r = await call(base, 'POST', `/servers/${serverId}/bots`, {
+    auth: owner.auth,
+    body: { botId, ...(permissions ? { permissions } : {}) },
+  });
   if (r.status !== 201) throw new Error(`add bot failed: ${r.status} ${r.text}`);
   return r.body;
 }

@@ -5,10 +5,7 @@ import react from '@vitejs/plugin-react';
 const root = fileURLToPath(new URL('.', import.meta.url));
 
 /** Paths served by the Parley API; `vite dev` proxies them to a running service. */
-const apiPaths = [
-  '/auth', '/users', '/servers', '/channels', '/bots', '/webhooks',
-  '/upload', '/uploads', '/invites', '/healthz',
-];
+const apiPaths = ['/auth', '/users', '/servers', '/channels', '/bots', '/webhooks', '/upload', '/uploads', '/invites', '/healthz'];
 const target = process.env.PARLEY_URL ?? 'http://localhost:8080';
 
 export default defineConfig({

@@ -24,11 +24,7 @@ const HELP = [
  * Answers one message if it is a command; returns the bot's reply (if it sent one).
  * Messages from bots (itself included) and webhooks are ignored, so bots cannot loop.
  */
-export async function handleCommand(
-  rest: RestClient,
-  message: Message,
-  options: PingBotOptions = {},
-): Promise<Message | undefined> {
+export async function handleCommand(rest: RestClient, message: Message, options: PingBotOptions = {}): Promise<Message | undefined> {
   if (message.author.bot) return undefined;
   const text = message.content.trim();
   if (!text.startsWith('!')) return undefined;

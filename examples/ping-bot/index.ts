@@ -32,7 +32,10 @@ async function main(): Promise<void> {
 
   const stop = () => {
     console.log('[ping-bot] shutting down');
-    bot.close().then(() => process.exit(0), () => process.exit(1));
+    bot.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -6,8 +6,15 @@
  */
 export const ERROR_CATALOG = {
   // 400: the request itself is wrong.
-  bad_request: { status: 400, meaning: 'the request is malformed in a way no more specific code describes (an HTTP framing error, a Content-Length that does not match)' },
-  invalid_body: { status: 400, meaning: 'the body breaks the endpoint\'s schema or one of its rules (a missing field, an empty message, an unknown attachment URL)' },
+  bad_request: {
+    status: 400,
+    meaning:
+      'the request is malformed in a way no more specific code describes (an HTTP framing error, a Content-Length that does not match)',
+  },
+  invalid_body: {
+    status: 400,
+    meaning: "the body breaks the endpoint's schema or one of its rules (a missing field, an empty message, an unknown attachment URL)",
+  },
   invalid_query: { status: 400, meaning: 'a query-string parameter is missing, unknown or out of range' },
   invalid_params: { status: 400, meaning: 'a path parameter has the wrong shape' },
   invalid_headers: { status: 400, meaning: 'a required header is missing or malformed' },
@@ -26,9 +33,9 @@ export const ERROR_CATALOG = {
   users_only: { status: 403, meaning: 'the call is for user accounts; bots may not make it' },
   not_a_member: { status: 403, meaning: 'the caller is not a member of the server' },
   missing_permission: { status: 403, meaning: 'the caller lacks the permission the call needs (named in `error`)' },
-  owner_only: { status: 403, meaning: 'only the server\'s owner may do this' },
-  bot_owner_only: { status: 403, meaning: 'only the bot\'s owner may do this (or the bot is not public)' },
-  not_message_author: { status: 403, meaning: 'only the message\'s author (or, to delete, the server owner) may do this' },
+  owner_only: { status: 403, meaning: "only the server's owner may do this" },
+  bot_owner_only: { status: 403, meaning: "only the bot's owner may do this (or the bot is not public)" },
+  not_message_author: { status: 403, meaning: "only the message's author (or, to delete, the server owner) may do this" },
   // 404: something named by the request does not exist (or is not visible to the caller).
   unknown_route: { status: 404, meaning: 'no route has this path' },
   unknown_server: { status: 404, meaning: 'no such server' },
@@ -51,7 +58,7 @@ export const ERROR_CATALOG = {
   payload_too_large: { status: 413, meaning: 'the body or a file is over the size limit' },
   unsupported_media_type: { status: 415, meaning: 'the endpoint does not accept this `Content-Type`' },
   expectation_failed: { status: 417, meaning: 'an `Expect` other than `100-continue`' },
-  rate_limited: { status: 429, meaning: 'too many requests; the body\'s `retryAfter` (seconds) says when to retry' },
+  rate_limited: { status: 429, meaning: "too many requests; the body's `retryAfter` (seconds) says when to retry" },
   headers_too_large: { status: 431, meaning: 'the request headers are over the size limit' },
   // 5xx: the service's side.
   internal_error: { status: 500, meaning: 'an unexpected failure; details are in the service log' },

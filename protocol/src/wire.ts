@@ -166,7 +166,11 @@ export const Embed = Type.Object(
     image: Type.Optional(EmbedMedia),
     thumbnail: Type.Optional(EmbedMedia),
   },
-  { $id: 'Embed', title: 'Embed', description: `a Discord-style rich embed, with Discord's limits (${EMBED_LIMITS.total} characters in all)` },
+  {
+    $id: 'Embed',
+    title: 'Embed',
+    description: `a Discord-style rich embed, with Discord's limits (${EMBED_LIMITS.total} characters in all)`,
+  },
 );
 
 export const Reaction = Type.Object(
@@ -188,7 +192,7 @@ export const Message = Type.Object(
     createdAt: Timestamp,
     editedAt: Nullable(Timestamp),
   },
-  { $id: 'Message', title: 'Message', description: 'a message; a webhook\'s carries `webhookId` and the webhook as `author`' },
+  { $id: 'Message', title: 'Message', description: "a message; a webhook's carries `webhookId` and the webhook as `author`" },
 );
 
 const webhookProperties = {

@@ -114,7 +114,12 @@ export class ParleyBot extends TypedEmitter<ParleyBotEvents> {
 
   constructor(options: ParleyBotOptions) {
     super();
-    this.rest = new RestClient({ ...options.rest, baseUrl: options.baseUrl, token: options.token, tokenType: options.rest?.tokenType ?? 'Bot' });
+    this.rest = new RestClient({
+      ...options.rest,
+      baseUrl: options.baseUrl,
+      token: options.token,
+      tokenType: options.rest?.tokenType ?? 'Bot',
+    });
     this.gateway = new GatewayClient({
       url: options.gatewayUrl ?? gatewayUrlFor(options.baseUrl),
       token: this.rest.authorization,

@@ -267,7 +267,9 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
       this.#status = 'closed';
       const cause = this.#lastSocketError ? `: ${this.#lastSocketError.message}` : reason ? `: ${reason}` : '';
       const error = new GatewayError(
-        this.#everReady ? `gateway connection lost and not reconnecting (close ${code}${cause})` : `gateway connection failed (close ${code}${cause})`,
+        this.#everReady
+          ? `gateway connection lost and not reconnecting (close ${code}${cause})`
+          : `gateway connection failed (close ${code}${cause})`,
         code,
       );
       if (!this.#settleConnect(error)) this.#reportError(error);
@@ -408,10 +410,13 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
       this.#sendHeartbeat(ws);
     };
     // First beat after a random share of the interval, so many clients do not beat in step.
-    this.#heartbeatTimer = setTimeout(() => {
-      beat();
-      if (ws === this.#ws) this.#heartbeatTimer = setInterval(beat, interval);
-    }, Math.floor(interval * Math.random()));
+    this.#heartbeatTimer = setTimeout(
+      () => {
+        beat();
+        if (ws === this.#ws) this.#heartbeatTimer = setInterval(beat, interval);
+      },
+      Math.floor(interval * Math.random()),
+    );
   }
 
   #sendHeartbeat(ws: WebSocket): void {

@@ -23,12 +23,7 @@ export async function requireOwner(ctx: DomainContext, caller: Caller, serverId:
  * The channel, when the caller is a member of its server holding `permission`.
  * Unknown channel → 404; not a member or missing permission → 403 (seed 5.1).
  */
-export async function requireChannelPermission(
-  ctx: DomainContext,
-  caller: Caller,
-  channelId: string,
-  permission: PermissionName,
-) {
+export async function requireChannelPermission(ctx: DomainContext, caller: Caller, channelId: string, permission: PermissionName) {
   const row = isId(channelId) ? await ctx.store.members.forChannel(ctx.store.db, channelId, caller.id) : undefined;
   if (!row) throw notFound('channel');
   if (row.permissions === null || row.permissions === undefined) {

@@ -89,10 +89,7 @@ const notOurUpload = (i: number) => badRequest(`attachments[${i}].url must be a 
  * segments, dot segments, a query or a fragment would make a link that leads elsewhere.
  * The message stores the canonical URL and the stored name, whatever the request said.
  */
-export async function resolveAttachments(
-  ctx: DomainContext,
-  items: Array<{ url: string; filename: string }>,
-): Promise<StoredUpload[]> {
+export async function resolveAttachments(ctx: DomainContext, items: Array<{ url: string; filename: string }>): Promise<StoredUpload[]> {
   if (items.length > MAX_ATTACHMENTS) throw badRequest(`at most ${MAX_ATTACHMENTS} attachments`);
   const ids = items.map((a, i) => {
     const id = uploadIdOf(ctx.publicUrl, a.url);
@@ -152,7 +149,12 @@ export async function createMessage(
       await ctx.store.messages.insert(tx, row);
       // Only messages with files pay for the link rows; its foreign key fails if the
       // upload was swept or released since it was resolved.
-      if (input.uploads.length > 0) await ctx.store.uploads.attach(tx, row.id, input.uploads.map((u) => u.id));
+      if (input.uploads.length > 0)
+        await ctx.store.uploads.attach(
+          tx,
+          row.id,
+          input.uploads.map((u) => u.id),
+        );
       if (idem) {
         const record = {
           caller: idem.caller,
@@ -182,7 +184,14 @@ export async function createMessage(
 
 /** A foreign-key failure of a message with files: 400 if one of its uploads is gone meanwhile. */
 async function requireUploads(ctx: DomainContext, wanted: StoredUpload[]): Promise<void> {
-  const found = new Set((await ctx.store.uploads.byIds(ctx.store.db, wanted.map((u) => u.id))).map((r) => r.id));
+  const found = new Set(
+    (
+      await ctx.store.uploads.byIds(
+        ctx.store.db,
+        wanted.map((u) => u.id),
+      )
+    ).map((r) => r.id),
+  );
   const missing = wanted.findIndex((u) => !found.has(u.id));
   if (missing >= 0) throw badRequest(`attachments[${missing}] no longer exists; upload the file again`);
 }
@@ -315,7 +324,8 @@ export const messages = {
     requireSendable(body);
     const channel = await requireChannelPermission(ctx, caller, channelId, 'SEND_MESSAGES');
     const wanted = body.attachments ?? [];
-    if (wanted.length > 0 && (channel.permissions & PERMISSIONS.ATTACH_FILES) === 0) throw forbidden('missing_permission', 'missing permission ATTACH_FILES');
+    if (wanted.length > 0 && (channel.permissions & PERMISSIONS.ATTACH_FILES) === 0)
+      throw forbidden('missing_permission', 'missing permission ATTACH_FILES');
     const content = body.content ?? '';
     checkContent(content, wanted.length > 0);
     const uploads = await resolveAttachments(ctx, wanted);
@@ -331,7 +341,11 @@ export const messages = {
     await requireChannelPermission(ctx, caller, channelId, 'READ_MESSAGES');
     // Never past a message still being written, so a later `after=` page cannot skip it.
     const rows = await ctx.store.messages.page(ctx.store.db, channelId, { ...opts, below: ctx.store.messageHorizon.oldest() });
-    const reactions = await ctx.store.reactions.summaries(ctx.store.db, rows.map((r) => r.id), caller.id);
+    const reactions = await ctx.store.reactions.summaries(
+      ctx.store.db,
+      rows.map((r) => r.id),
+      caller.id,
+    );
     return rows.map((r) => toMessage(r, reactions));
   },
 

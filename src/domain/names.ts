@@ -18,7 +18,7 @@ const UNSAFE =
  * and emoji flag tag sequences.
  */
 export function stripUnsafeCharacters(text: string): string {
-  return text.replace(UNSAFE, (match, flag: string | undefined) => flag ?? '');
+  return text.replace(UNSAFE, (_match, flag: string | undefined) => flag ?? '');
 }
 
 /**

@@ -7,15 +7,7 @@ import { cleanName } from './names.js';
 import { requireMember, requireOwner } from './access.js';
 import { type DomainContext, notify, nowIso } from './context.js';
 import { releaseUploads } from './uploads.js';
-import {
-  ALL_PERMISSIONS,
-  type Caller,
-  type Channel,
-  type PermissionName,
-  type Server,
-  permissionBits,
-  permissionNames,
-} from './types.js';
+import { ALL_PERMISSIONS, type Caller, type Channel, type PermissionName, type Server, permissionBits, permissionNames } from './types.js';
 
 export const serverView = (s: ServerTable): Server => ({ id: s.id, name: s.name, ownerId: s.ownerId, createdAt: s.createdAt });
 export const channelView = (c: ChannelTable): Channel => ({ id: c.id, serverId: c.serverId, name: c.name, createdAt: c.createdAt });
@@ -45,7 +37,10 @@ export const servers = {
     await notify(ctx, {
       kind: 'event',
       serverId: server.id,
-      event: { t: 'MEMBER_ADD', d: { serverId: server.id, user: { id: caller.id, name: caller.name, bot: caller.bot, avatar: caller.avatar } } },
+      event: {
+        t: 'MEMBER_ADD',
+        d: { serverId: server.id, user: { id: caller.id, name: caller.name, bot: caller.bot, avatar: caller.avatar } },
+      },
       permissions: ALL_PERMISSIONS,
     });
     return serverView(server);
@@ -143,7 +138,10 @@ export const servers = {
       await notify(ctx, {
         kind: 'event',
         serverId: server.id,
-        event: { t: 'MEMBER_ADD', d: { serverId: server.id, user: { id: caller.id, name: caller.name, bot: false, avatar: caller.avatar } } },
+        event: {
+          t: 'MEMBER_ADD',
+          d: { serverId: server.id, user: { id: caller.id, name: caller.name, bot: false, avatar: caller.avatar } },
+        },
         permissions: ALL_PERMISSIONS,
       });
     }
@@ -178,7 +176,8 @@ export const servers = {
     // A bot receives the events of every server it is in: only its owner decides where it
     // goes, unless they made it public. 403, not 404: bot ids are visible in member lists
     // and messages anyway, so hiding that the bot exists would protect nothing.
-    if (bot.ownerId !== caller.id && bot.isPublic !== 1) throw forbidden('bot_owner_only', 'only its owner can add this bot (it is not public)');
+    if (bot.ownerId !== caller.id && bot.isPublic !== 1)
+      throw forbidden('bot_owner_only', 'only its owner can add this bot (it is not public)');
     const bits = permissions ? permissionBits(permissions) : ALL_PERMISSIONS;
     const joinedAt = nowIso();
     const r = await ctx.store.write((tx) => ctx.store.members.insert(tx, { serverId, userId: botId, permissions: bits, joinedAt }));

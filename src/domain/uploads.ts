@@ -150,7 +150,11 @@ export const uploads = {
    * Never throws, so the request's own error is the one answered.
    */
   async discard(ctx: DomainContext, stored: StoredUpload[]): Promise<void> {
-    if (stored.length > 0) await releaseUploads(ctx, stored.map((u) => u.id));
+    if (stored.length > 0)
+      await releaseUploads(
+        ctx,
+        stored.map((u) => u.id),
+      );
   },
 
   async open(ctx: DomainContext, id: string) {

@@ -79,7 +79,12 @@ export function executeWebhook(
   retry: RetryIdentity,
 ): Promise<CreateResult>;
 export function executeWebhook(ctx: DomainContext, hook: WebhookTable, exec: Execution, retry: RetryIdentity): Promise<CreateResult | null>;
-export async function executeWebhook(ctx: DomainContext, hook: WebhookTable, exec: Execution, retry: RetryIdentity): Promise<CreateResult | null> {
+export async function executeWebhook(
+  ctx: DomainContext,
+  hook: WebhookTable,
+  exec: Execution,
+  retry: RetryIdentity,
+): Promise<CreateResult | null> {
   switch (exec.dialect) {
     case 'discord': {
       const { body } = exec;
@@ -105,7 +110,13 @@ export async function executeWebhook(ctx: DomainContext, hook: WebhookTable, exe
 }
 
 /** Posts a converted body without files; the key is read after the body converted, as it always was. */
-function postOne(ctx: DomainContext, hook: WebhookTable, retry: RetryIdentity, p: WebhookPost, fingerprintBody: unknown): Promise<CreateResult> {
+function postOne(
+  ctx: DomainContext,
+  hook: WebhookTable,
+  retry: RetryIdentity,
+  p: WebhookPost,
+  fingerprintBody: unknown,
+): Promise<CreateResult> {
   const key = retry.key();
   const idem: IdempotencyRequest | undefined =
     key === undefined ? undefined : { caller: callerOf(hook), key, fingerprint: retry.fingerprint(fingerprintBody) };
@@ -172,13 +183,17 @@ async function readParts(ctx: DomainContext, hook: WebhookTable, source: PartStr
         continue;
       }
       const tapped = opts.digest ? digesting(bytes) : undefined;
-      const upload = await uploads.store(ctx, { id: hook.id }, {
-        filename: part.filename,
-        contentType: part.contentType,
-        data: tapped?.stream ?? bytes,
-        maxBytes: source.maxFileBytes,
-        truncated,
-      });
+      const upload = await uploads.store(
+        ctx,
+        { id: hook.id },
+        {
+          filename: part.filename,
+          contentType: part.contentType,
+          data: tapped?.stream ?? bytes,
+          maxBytes: source.maxFileBytes,
+          truncated,
+        },
+      );
       stored.push(upload);
       if (tapped) digests.push([part.filename, upload.size, tapped.sha256()]);
     }

@@ -86,7 +86,12 @@ export const webhooks = {
     return (await ctx.store.webhooks.ofServer(ctx.store.db, serverId)).map(webhookView);
   },
 
-  async update(ctx: DomainContext, caller: Caller, webhookId: string, patch: { name?: string; channelId?: string; avatar?: string | null }) {
+  async update(
+    ctx: DomainContext,
+    caller: Caller,
+    webhookId: string,
+    patch: { name?: string; channelId?: string; avatar?: string | null },
+  ) {
     const hook = await ownedWebhook(ctx, caller, webhookId);
     const changes: Partial<Pick<WebhookTable, 'name' | 'channelId' | 'avatar'>> = {};
     if (patch.name !== undefined) changes.name = cleanName(patch.name, 'name', 80);

@@ -141,9 +141,9 @@ export class RedisBus implements EventBus {
   private async tail(): Promise<void> {
     while (!this.closed) {
       try {
-        const res = (await this.reader.xread('COUNT', 1000, 'BLOCK', 1000, 'STREAMS', this.stream, this.last)) as
-          | Array<[string, Array<[string, string[]]>]>
-          | null;
+        const res = (await this.reader.xread('COUNT', 1000, 'BLOCK', 1000, 'STREAMS', this.stream, this.last)) as Array<
+          [string, Array<[string, string[]]>]
+        > | null;
         for (const [id, fields] of res?.[0]?.[1] ?? []) {
           this.last = id;
           const entry = JSON.parse(fields[1] ?? 'null') as BusEntry | null;

@@ -157,7 +157,9 @@ export class Gateway {
       if (problem) return answerRaw(socket, 'invalid_handshake', problem);
       const address = clientAddress(req, this.opts.trustProxy ?? false);
       if ((this.pendingByAddress.get(address) ?? 0) >= this.maxPendingPerAddress) {
-        return answerRaw(socket, 'rate_limited', 'too many gateway connections waiting to identify from this address', { 'Retry-After': '5' });
+        return answerRaw(socket, 'rate_limited', 'too many gateway connections waiting to identify from this address', {
+          'Retry-After': '5',
+        });
       }
       this.wss.handleUpgrade(req, socket, head, (ws) => this.open(ws, address));
     });
@@ -257,7 +259,10 @@ export class Gateway {
     this.catchingUp.add(session);
     try {
       const servers = await this.ctx.store.servers.ofMember(this.ctx.store.db, caller.id);
-      const channels = await this.ctx.store.channels.ofServers(this.ctx.store.db, servers.map((s) => s.id));
+      const channels = await this.ctx.store.channels.ofServers(
+        this.ctx.store.db,
+        servers.map((s) => s.id),
+      );
       for (const s of servers) session.servers.set(s.id, s.permissions);
       session.marks = [];
       session.mark();
@@ -271,7 +276,9 @@ export class Gateway {
             name: s.name,
             ownerId: s.ownerId,
             createdAt: s.createdAt,
-            channels: channels.filter((c) => c.serverId === s.id).map((c) => ({ id: c.id, serverId: c.serverId, name: c.name, createdAt: c.createdAt })),
+            channels: channels
+              .filter((c) => c.serverId === s.id)
+              .map((c) => ({ id: c.id, serverId: c.serverId, name: c.name, createdAt: c.createdAt })),
           })),
         }),
       );
@@ -438,7 +445,10 @@ export class Gateway {
   private send(session: Session, data: Buffer): void {
     const ws = session.ws;
     if (ws.readyState !== WebSocket.OPEN) return;
-    if (session.replaying) return ws.send(data, { binary: false });
+    if (session.replaying) {
+      ws.send(data, { binary: false });
+      return;
+    }
     const buffered = ws.bufferedAmount;
     if (session.slack > 0 && buffered <= this.maxBuffered) session.slack = 0;
     if (buffered > this.maxBuffered + session.slack) {
@@ -481,7 +491,9 @@ export class Gateway {
   private saveCheckpoint(session: Session, m: Mark): Promise<void> {
     session.saved = m;
     const cp: SessionCheckpoint = { userId: session.caller.id, s: m.s, pos: m.pos, servers: m.servers };
-    return this.bus.saveCheckpoint(session.id, cp, this.opts.resumeWindowMs).catch((err) => this.opts.report(err, 'checkpoint save failed'));
+    return this.bus
+      .saveCheckpoint(session.id, cp, this.opts.resumeWindowMs)
+      .catch((err) => this.opts.report(err, 'checkpoint save failed'));
   }
 
   /** Unregisters a session; by default leaves a checkpoint so the client can resume. */

@@ -12,7 +12,8 @@ export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const raw = request.headers['idempotency-key'];
   if (raw === undefined) return undefined;
   const key = Array.isArray(raw) ? raw[0]! : raw;
-  if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters', 'invalid_idempotency_key');
+  if (!/^[\x21-\x7e]{1,255}$/.test(key))
+    throw badRequest('Idempotency-Key must be 1 to 255 visible ASCII characters', 'invalid_idempotency_key');
   return key;
 }
 

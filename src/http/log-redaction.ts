@@ -7,14 +7,13 @@
  */
 
 /** One base64url character, literally or percent-encoded (Fastify decodes `%41` in a path to `A`). */
-const B64URL_UNIT = String.raw`(?:[A-Za-z0-9_-]|%(?:3[0-9]|[46][1-9A-Fa-f]|[57][0-9Aa]|2[Dd]|5[Ff]))`;
+const B64URL_UNIT = '(?:[A-Za-z0-9_-]|%(?:3[0-9]|[46][1-9A-Fa-f]|[57][0-9Aa]|2[Dd]|5[Ff]))';
 /** A run long enough to hold a secret: 32 characters are 192 bits. */
 const SECRET_RUN = new RegExp(`${B64URL_UNIT}{32,}`, 'g');
 const ESCAPE = /%([0-9A-Fa-f]{2})/g;
 
 /** Headers whose whole value is a credential, whatever its scheme (Basic has no long run). */
-const CREDENTIAL_HEADER =
-  /"(authorization|proxy-authorization|cookie|set-cookie)":("(?:[^"\\]|\\.)*"|\[(?:"(?:[^"\\]|\\.)*",?)*\])/gi;
+const CREDENTIAL_HEADER = /"(authorization|proxy-authorization|cookie|set-cookie)":("(?:[^"\\]|\\.)*"|\[(?:"(?:[^"\\]|\\.)*",?)*\])/gi;
 
 export const REDACTED = '[redacted]';
 
@@ -39,9 +38,7 @@ const SERIALIZED_BUFFER = /\{"type":"Buffer","data":\[[\d,]*\]\}/g;
 /** Scrubs one serialized (JSON) log line: buffers, credential headers by name, then secrets by shape. */
 export function redactLogLine(line: string): string {
   return redactSecrets(
-    line
-      .replace(SERIALIZED_BUFFER, `"${REDACTED}"`)
-      .replace(CREDENTIAL_HEADER, (_, name: string) => `"${name}":"${REDACTED}"`),
+    line.replace(SERIALIZED_BUFFER, `"${REDACTED}"`).replace(CREDENTIAL_HEADER, (_, name: string) => `"${name}":"${REDACTED}"`),
   );
 }
 

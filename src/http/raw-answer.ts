@@ -63,8 +63,14 @@ export function answerIgnoringUpgrade(server: http.Server, req: http.IncomingMes
 export function answerWhatNodeWouldAnswerBare(server: http.Server): void {
   server.on('checkExpectation', (_req: http.IncomingMessage, res: http.ServerResponse) => {
     const body = JSON.stringify(errorBody('expectation_failed', 'the only Expect this server supports is 100-continue'));
-    res.writeHead(errorStatus('expectation_failed'), { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+    res.writeHead(errorStatus('expectation_failed'), {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      Connection: 'close',
+    });
     res.end(body);
   });
-  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => answerRaw(socket, 'unsupported_protocol', 'CONNECT is not supported: this server is not a proxy'));
+  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) =>
+    answerRaw(socket, 'unsupported_protocol', 'CONNECT is not supported: this server is not a proxy'),
+  );
 }

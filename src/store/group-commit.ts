@@ -115,7 +115,10 @@ export class GroupCommitter {
       }
       await trx.commit().execute();
     } catch (error) {
-      await trx.rollback().execute().catch(() => {});
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => {});
       throw error;
     }
     return outcomes;

@@ -205,7 +205,12 @@ async function backfillMessageAttachments(db: Kysely<any>): Promise<void> {
         }
       }
       for (const uploadId of referenced) links.push({ message_id: m.id, upload_id: uploadId });
-      if (changed) await db.updateTable('messages').set({ attachments: JSON.stringify(m.list) }).where('id', '=', m.id).execute();
+      if (changed)
+        await db
+          .updateTable('messages')
+          .set({ attachments: JSON.stringify(m.list) })
+          .where('id', '=', m.id)
+          .execute();
     }
     if (links.length > 0) await db.insertInto('message_attachments').values(links).execute();
   }

@@ -99,10 +99,7 @@ export function parseDiscordPayload(body: unknown, opts: DiscordParseOptions = {
  * either `payload_json` holding the whole JSON body, or plain `content`, `username`
  * and `avatar_url` fields, as Discord accepts both.
  */
-export function parseDiscordForm(
-  fields: Record<string, string | undefined>,
-  opts: DiscordParseOptions = {},
-): WebhookPost {
+export function parseDiscordForm(fields: Record<string, string | undefined>, opts: DiscordParseOptions = {}): WebhookPost {
   const payloadJson = fields.payload_json;
   if (payloadJson !== undefined) {
     return parseDiscordPayload(parseJsonField(payloadJson, 'payload_json'), opts);

@@ -252,10 +252,7 @@ function issues(r: PayloadReader, body: Json): WebhookPost | null {
   const issueLink = link(`#${number} ${title}`, url);
 
   if (action === 'opened') {
-    return post([
-      `${bold(actor)} opened issue ${issueLink} in ${repo.link}`,
-      quote(r.optionalString(issue, 'body', 'issue.body'), 300),
-    ]);
+    return post([`${bold(actor)} opened issue ${issueLink} in ${repo.link}`, quote(r.optionalString(issue, 'body', 'issue.body'), 300)]);
   }
   if (action === 'closed') {
     const reason = issue.state_reason === 'not_planned' ? ' as not planned' : '';
@@ -323,9 +320,7 @@ function workflowRun(r: PayloadReader, body: Json): WebhookPost | null {
 
   const workflow = r.optionalObject(body, 'workflow');
   const name =
-    r.optionalString(run, 'name', 'workflow_run.name') ??
-    (workflow && r.optionalString(workflow, 'name', 'workflow.name')) ??
-    'workflow';
+    r.optionalString(run, 'name', 'workflow_run.name') ?? (workflow && r.optionalString(workflow, 'name', 'workflow.name')) ?? 'workflow';
   const runNumber = typeof run.run_number === 'number' ? ` #${run.run_number}` : '';
   const url = r.string(run, 'html_url', 'workflow_run.html_url');
   const branch = r.optionalString(run, 'head_branch', 'workflow_run.head_branch');

@@ -294,8 +294,7 @@ function attachmentToEmbed(a: unknown, path: string): ConvertedAttachment {
 
   // fallback is the plain-text summary; show it only when nothing richer is there.
   const fallback = optionalString(a.fallback, `${path}.fallback`);
-  const rich =
-    embed.title !== undefined || description.length > 0 || embed.fields !== undefined || embed.image !== undefined;
+  const rich = embed.title !== undefined || description.length > 0 || embed.fields !== undefined || embed.image !== undefined;
   if (!rich && fallback !== undefined && fallback.trim() !== '') description.push(slackToMarkdown(fallback));
 
   if (description.length > 0) embed.description = truncate(description.join('\n'), EMBED_LIMITS.description);

@@ -16,7 +16,7 @@ export function codePointLength(s: string): number {
 /** Cut `s` to at most `max` code points, ending with an ellipsis when cut. */
 export function truncate(s: string, max: number): string {
   if (codePointLength(s) <= max) return s;
-  return [...s].slice(0, Math.max(0, max - 1)).join('') + '…';
+  return `${[...s].slice(0, Math.max(0, max - 1)).join('')}…`;
 }
 
 /** A JSON object (not null, not an array). */

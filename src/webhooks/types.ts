@@ -30,8 +30,7 @@ export { CONTENT_MAX, EMBED_LIMITS };
 /** Longest accepted username override. */
 export const USERNAME_MAX = 80;
 
-const ISO_8601 =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 /**
  * Parse an ISO 8601 timestamp into a normalized UTC string, or undefined if it is not

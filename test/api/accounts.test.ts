@@ -38,7 +38,10 @@ describe('POST /auth/register', () => {
     expect((await call(srv.url, 'POST', '/auth/register', { body: { username, password: PASSWORD } })).status).toBe(201);
     expectError(await call(srv.url, 'POST', '/auth/register', { body: { username, password: PASSWORD } }), 409);
     expectError(await call(srv.url, 'POST', '/auth/register', { body: { username: username.toUpperCase(), password: PASSWORD } }), 409);
-    expectError(await call(srv.url, 'POST', '/auth/register', { body: { username: username.toLowerCase(), password: 'other password 1' } }), 409);
+    expectError(
+      await call(srv.url, 'POST', '/auth/register', { body: { username: username.toLowerCase(), password: 'other password 1' } }),
+      409,
+    );
   });
 
   it('400 for a password shorter than 8 or longer than 256 characters; 8 and 256 are fine', async () => {
@@ -48,7 +51,11 @@ describe('POST /auth/register', () => {
     expect((await call(srv.url, 'POST', '/auth/register', { body: { username: uname(), password: 'kq7#vmz2' } })).status).toBe(201);
     // Code points, not UTF-16 units: eight emoji are eight characters.
     expect((await call(srv.url, 'POST', '/auth/register', { body: { username: uname(), password: '🔑'.repeat(8) } })).status).toBe(201);
-    expectError(await call(srv.url, 'POST', '/auth/register', { body: { username: uname(), password: 'q'.repeat(257) } }), 400, /at most 256/);
+    expectError(
+      await call(srv.url, 'POST', '/auth/register', { body: { username: uname(), password: 'q'.repeat(257) } }),
+      400,
+      /at most 256/,
+    );
     expect((await call(srv.url, 'POST', '/auth/register', { body: { username: uname(), password: 'q'.repeat(256) } })).status).toBe(201);
   });
 
@@ -451,7 +458,10 @@ describe('PATCH /bots/{botId}: name, avatar, public', () => {
       createdAt: created.body.createdAt,
     });
     expect((await call(srv.url, 'GET', '/bots', { auth: u.auth })).body).toEqual([r.body]);
-    expect((await call(srv.url, 'GET', '/users/@me', { auth: bot.auth })).body).toMatchObject({ name: 'After', avatar: 'https://example.com/a.png' });
+    expect((await call(srv.url, 'GET', '/users/@me', { auth: bot.auth })).body).toMatchObject({
+      name: 'After',
+      avatar: 'https://example.com/a.png',
+    });
     // The public flag is the owner's business: the bot's own view and member lists do not carry it.
     expect((await call(srv.url, 'GET', '/users/@me', { auth: bot.auth })).body).not.toHaveProperty('public');
 

@@ -34,7 +34,8 @@ describe('the catalog', () => {
   });
 
   it('maps a bare status to a code of that status, or to bad_request / internal_error', () => {
-    for (const status of [400, 401, 404, 405, 408, 413, 415, 417, 429, 431, 500, 503]) expect(errorStatus(codeForStatus(status))).toBe(status);
+    for (const status of [400, 401, 404, 405, 408, 413, 415, 417, 429, 431, 500, 503])
+      expect(errorStatus(codeForStatus(status))).toBe(status);
     expect(codeForStatus(418)).toBe('bad_request');
     expect(codeForStatus(502)).toBe('internal_error');
   });
@@ -55,18 +56,31 @@ describe('codes over HTTP', () => {
 
   it('an unknown channel: 404 unknown_channel', async () => {
     expectError(await call(srv.url, 'GET', `/channels/${UNKNOWN_ID}/messages`, { auth: w.owner.auth }), 404, 'unknown_channel');
-    expectError(await call(srv.url, 'POST', `/channels/${UNKNOWN_ID}/messages`, { auth: w.bot.auth, body: { content: 'x' } }), 404, 'unknown_channel');
+    expectError(
+      await call(srv.url, 'POST', `/channels/${UNKNOWN_ID}/messages`, { auth: w.bot.auth, body: { content: 'x' } }),
+      404,
+      'unknown_channel',
+    );
   });
 
   it('other unknown things get their own unknown_* code', async () => {
     expectError(await call(srv.url, 'GET', `/servers/${UNKNOWN_ID}`, { auth: w.owner.auth }), 404, 'unknown_server');
-    expectError(await call(srv.url, 'GET', `/channels/${w.channel.id}/messages/${UNKNOWN_ID}`, { auth: w.owner.auth }), 404, 'unknown_message');
+    expectError(
+      await call(srv.url, 'GET', `/channels/${w.channel.id}/messages/${UNKNOWN_ID}`, { auth: w.owner.auth }),
+      404,
+      'unknown_message',
+    );
     expectError(await call(srv.url, 'POST', '/invites/nope', { auth: w.owner.auth }), 404, 'unknown_invite');
     expectError(await call(srv.url, 'GET', '/no/such/route', { auth: w.owner.auth }), 404, 'unknown_route');
   });
 
   it('a bot without READ_MESSAGES: 403 missing_permission', async () => {
-    expectError(await call(srv.url, 'GET', `/channels/${w.channel.id}/messages`, { auth: w.bot.auth }), 403, 'missing_permission', /READ_MESSAGES/);
+    expectError(
+      await call(srv.url, 'GET', `/channels/${w.channel.id}/messages`, { auth: w.bot.auth }),
+      403,
+      'missing_permission',
+      /READ_MESSAGES/,
+    );
   });
 
   it('a non-member: 403 not_a_member; a member where only the owner may act: 403 owner_only', async () => {
@@ -76,7 +90,11 @@ describe('codes over HTTP', () => {
     expectError(await call(srv.url, 'GET', `/servers/${server.id}/members`, { auth: w.bot.auth }), 403, 'not_a_member');
     const member = await registerUser(srv.url);
     await joinServer(srv.url, w.owner, member, w.server.id);
-    expectError(await call(srv.url, 'POST', `/servers/${w.server.id}/channels`, { auth: member.auth, body: { name: 'mine' } }), 403, 'owner_only');
+    expectError(
+      await call(srv.url, 'POST', `/servers/${w.server.id}/channels`, { auth: member.auth, body: { name: 'mine' } }),
+      403,
+      'owner_only',
+    );
   });
 
   it('credentials: 401 unauthorized; a bot on a people-only route: 403 users_only', async () => {
@@ -90,7 +108,11 @@ describe('codes over HTTP', () => {
     expectError(await call(srv.url, 'POST', '/servers', { auth: w.owner.auth, raw: '{"name": ', headers: json }), 400, 'invalid_json');
     expectError(await call(srv.url, 'POST', '/servers', { auth: w.owner.auth, body: { name: 42 } }), 400, 'invalid_body', /name/);
     expectError(await call(srv.url, 'POST', '/servers', { auth: w.owner.auth, body: {} }), 400, 'invalid_body', /name/);
-    expectError(await call(srv.url, 'POST', `/channels/${w.channel.id}/messages`, { auth: w.bot.auth, body: { content: '   ' } }), 400, 'invalid_body');
+    expectError(
+      await call(srv.url, 'POST', `/channels/${w.channel.id}/messages`, { auth: w.bot.auth, body: { content: '   ' } }),
+      400,
+      'invalid_body',
+    );
     expectError(await call(srv.url, 'GET', `/channels/${w.channel.id}/messages?limit=0`, { auth: w.owner.auth }), 400, 'invalid_query');
     const deep = '['.repeat(200) + ']'.repeat(200);
     expectError(await call(srv.url, 'POST', '/servers', { auth: w.owner.auth, raw: deep, headers: json }), 400, 'json_too_deep');
@@ -103,8 +125,16 @@ describe('codes over HTTP', () => {
   });
 
   it('clashes: 409 username_taken and bot_already_member', async () => {
-    expectError(await call(srv.url, 'POST', '/auth/register', { body: { username: w.owner.name, password: 'another long passphrase' } }), 409, 'username_taken');
-    expectError(await call(srv.url, 'POST', `/servers/${w.server.id}/bots`, { auth: w.owner.auth, body: { botId: w.bot.id } }), 409, 'bot_already_member');
+    expectError(
+      await call(srv.url, 'POST', '/auth/register', { body: { username: w.owner.name, password: 'another long passphrase' } }),
+      409,
+      'username_taken',
+    );
+    expectError(
+      await call(srv.url, 'POST', `/servers/${w.server.id}/bots`, { auth: w.owner.auth, body: { botId: w.bot.id } }),
+      409,
+      'bot_already_member',
+    );
   });
 
   it('past a rate limit: 429 rate_limited with retryAfter', async () => {
@@ -113,7 +143,10 @@ describe('codes over HTTP', () => {
       const r = await call(limited.url, 'POST', `/channels/${lw.channel.id}/messages`, { auth: lw.bot.auth, body: { content: `m${i}` } });
       expect(r.status, r.text).toBe(201);
     }
-    const r = await call(limited.url, 'POST', `/channels/${lw.channel.id}/messages`, { auth: lw.bot.auth, body: { content: 'one too many' } });
+    const r = await call(limited.url, 'POST', `/channels/${lw.channel.id}/messages`, {
+      auth: lw.bot.auth,
+      body: { content: 'one too many' },
+    });
     expectRateLimited(r, 10, 5);
   });
 });

@@ -92,7 +92,11 @@ describe('error bodies', () => {
 
   it('a body over the 1 MiB request limit: 413 JSON', async () => {
     const raw = JSON.stringify({ content: 'x'.repeat(1024 * 1024 + 10) });
-    const r = await call(srv.url, 'POST', `/channels/${w.channel.id}/messages`, { auth: w.bot.auth, raw, headers: { 'content-type': 'application/json' } });
+    const r = await call(srv.url, 'POST', `/channels/${w.channel.id}/messages`, {
+      auth: w.bot.auth,
+      raw,
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(r, 413, 'payload_too_large');
   });
 
@@ -109,7 +113,11 @@ describe('error bodies', () => {
     expectError(await call(srv.url, 'GET', '/users/@me'), 401, 'unauthorized');
     expectError(await call(srv.url, 'POST', '/bots', { auth: w.bot.auth, body: { name: 'x' } }), 403, 'users_only');
     expectError(await call(srv.url, 'GET', '/servers/01ARZ3NDEKTSV4RRFFQ69G5FAV', { auth: w.owner.auth }), 404, 'unknown_server');
-    expectError(await call(srv.url, 'POST', `/servers/${w.server.id}/bots`, { auth: w.owner.auth, body: { botId: w.bot.id } }), 409, 'bot_already_member');
+    expectError(
+      await call(srv.url, 'POST', `/servers/${w.server.id}/bots`, { auth: w.owner.auth, body: { botId: w.bot.id } }),
+      409,
+      'bot_already_member',
+    );
   });
 
   it('an unexpected failure: 500 {error, code} with nothing of the internals', async () => {
@@ -138,7 +146,10 @@ describe('contract 6: rate-limit headers', () => {
       expect(r.status, r.text).toBe(201);
       expectRateHeaders(r, 10, 10 - i, 5);
     }
-    const r = await call(limited.url, 'POST', `/channels/${lw.channel.id}/messages`, { auth: lw.bot.auth, body: { content: 'one too many' } });
+    const r = await call(limited.url, 'POST', `/channels/${lw.channel.id}/messages`, {
+      auth: lw.bot.auth,
+      body: { content: 'one too many' },
+    });
     expectRateLimited(r, 10, 5);
     const contents = (await call(limited.url, 'GET', `/channels/${lw.channel.id}/messages?limit=100`, { auth: lw.owner.auth })).body.map(
       (m: { content: string }) => m.content,
@@ -150,7 +161,9 @@ describe('contract 6: rate-limit headers', () => {
     const m = await postMessage(limited.url, lw.owner.auth, lw.channel.id, 'target');
     expectRateHeaders(await call(limited.url, 'POST', `/channels/${lw.channel.id}/typing`, { auth: lw.owner.auth }), 15, 14, 5);
     expectRateHeaders(
-      await call(limited.url, 'PUT', `/channels/${lw.channel.id}/messages/${m.id}/reactions/${encodeURIComponent('✅')}`, { auth: lw.owner.auth }),
+      await call(limited.url, 'PUT', `/channels/${lw.channel.id}/messages/${m.id}/reactions/${encodeURIComponent('✅')}`, {
+        auth: lw.owner.auth,
+      }),
       20,
       19,
       5,
@@ -162,7 +175,9 @@ describe('contract 6: rate-limit headers', () => {
     const exec = await call(hook.url, 'POST', '', { body: { content: 'hi' } });
     expect(exec.status).toBe(200);
     expectRateHeaders(exec, 5, 4, 5);
-    const reg = await call(limited.url, 'POST', '/auth/register', { body: { username: `rl_${Date.now().toString(36)}`, password: 'long enough pw' } });
+    const reg = await call(limited.url, 'POST', '/auth/register', {
+      body: { username: `rl_${Date.now().toString(36)}`, password: 'long enough pw' },
+    });
     expect(reg.status).toBe(201);
     expect(reg.headers.get('x-ratelimit-limit')).toBe('10');
     const srvCreate = await call(limited.url, 'POST', '/servers', { auth: lw.owner.auth, body: { name: 'more' } });
@@ -190,13 +205,17 @@ describe('contract 6: rate-limit headers', () => {
       expectNoRateHeaders(r);
     }
     for (let i = 0; i < 22; i++) {
-      const r = await call(srv.url, 'PUT', `/channels/${w.channel.id}/messages/${m.id}/reactions/${encodeURIComponent('👀')}`, { auth: w.bot.auth });
+      const r = await call(srv.url, 'PUT', `/channels/${w.channel.id}/messages/${m.id}/reactions/${encodeURIComponent('👀')}`, {
+        auth: w.bot.auth,
+      });
       expect(r.status).toBe(200);
       expectNoRateHeaders(r);
     }
     const up = await upload(srv.url, w.bot.auth, 'x', 'x.txt', 'text/plain');
     expectNoRateHeaders(up);
-    const reg = await call(srv.url, 'POST', '/auth/register', { body: { username: `nr_${Date.now().toString(36)}`, password: 'long enough pw' } });
+    const reg = await call(srv.url, 'POST', '/auth/register', {
+      body: { username: `nr_${Date.now().toString(36)}`, password: 'long enough pw' },
+    });
     expect(reg.status).toBe(201);
     expectNoRateHeaders(reg);
   });

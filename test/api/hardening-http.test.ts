@@ -92,9 +92,15 @@ describe('deep JSON', () => {
     expectError(multipart, 400, /payload_json is nested/);
 
     const urlencoded = { 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': 'deep-3' };
-    const discordForm = await call(srv.url, 'POST', hookPath, { raw: new URLSearchParams({ payload_json: deep }).toString(), headers: urlencoded });
+    const discordForm = await call(srv.url, 'POST', hookPath, {
+      raw: new URLSearchParams({ payload_json: deep }).toString(),
+      headers: urlencoded,
+    });
     expectError(discordForm, 400, /payload_json is nested/);
-    const slack = await call(srv.url, 'POST', `${hookPath}/slack`, { raw: new URLSearchParams({ payload: deep }).toString(), headers: urlencoded });
+    const slack = await call(srv.url, 'POST', `${hookPath}/slack`, {
+      raw: new URLSearchParams({ payload: deep }).toString(),
+      headers: urlencoded,
+    });
     expectError(slack, 400, /payload is nested/);
     const github = await call(srv.url, 'POST', `${hookPath}/github`, {
       raw: new URLSearchParams({ payload: deep }).toString(),
@@ -104,8 +110,15 @@ describe('deep JSON', () => {
   });
 
   it("Fastify's own JSON answers are kept: malformed is 'not valid JSON', an empty body on a bodiless route is fine", async () => {
-    expectError(await call(srv.url, 'POST', '/servers', { auth: w.owner.auth, raw: '{"name": ', headers: json }), 400, /^request body is not valid JSON$/);
-    expectError(await call(srv.url, 'POST', '/servers', { auth: w.owner.auth, raw: '{"__proto__":{"x":1},"name":"a"}', headers: json }), 400);
+    expectError(
+      await call(srv.url, 'POST', '/servers', { auth: w.owner.auth, raw: '{"name": ', headers: json }),
+      400,
+      /^request body is not valid JSON$/,
+    );
+    expectError(
+      await call(srv.url, 'POST', '/servers', { auth: w.owner.auth, raw: '{"__proto__":{"x":1},"name":"a"}', headers: json }),
+      400,
+    );
     const typing = await call(srv.url, 'POST', `/channels/${w.channel.id}/typing`, { auth: w.bot.auth, raw: '', headers: json });
     expect(typing.status, typing.text).toBe(204);
   });
@@ -175,7 +188,10 @@ describe('unknown paths and methods', () => {
     expect(byUrl.get('/webhooks/:webhookId/:token')?.has('POST')).toBe(true);
     expect(byUrl.size).toBeGreaterThan(15);
     for (const [url, methods] of byUrl) {
-      const concrete = url.replace(/:emoji/, '%F0%9F%98%80').replace(/:filename/, 'f.txt').replace(/:[A-Za-z]+/g, UNKNOWN_ID);
+      const concrete = url
+        .replace(/:emoji/, '%F0%9F%98%80')
+        .replace(/:filename/, 'f.txt')
+        .replace(/:[A-Za-z]+/g, UNKNOWN_ID);
       const wrong = ['PATCH', 'PUT', 'DELETE', 'POST', 'GET'].find((m) => !methods.has(m))!;
       const r = await call(srv.url, wrong, concrete, { auth: w.owner.auth });
       expectError(r, 405);

@@ -22,7 +22,14 @@ const lines: string[] = [];
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-logs-'));
   // Port 0: the system assigns one as we bind (no free-port race); PUBLIC_URL follows it.
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, PUBLIC_URL: 'http://127.0.0.1:0', LOG_LEVEL: 'trace', RATE_LIMITS: 'off' });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    PUBLIC_URL: 'http://127.0.0.1:0',
+    LOG_LEVEL: 'trace',
+    RATE_LIMITS: 'off',
+  });
   app = await buildApp(config, { logDestination: { write: (line: string) => lines.push(line) } });
   await app.app.listen({ port: 0, host: '127.0.0.1' });
   url = app.ctx.publicUrl;
@@ -55,14 +62,20 @@ describe('log redaction', () => {
     await send('POST', `/webhooks/${hook.id}/${hook.token}/unknown-dialect`, { body });
     await send('POST', `/webhooks/${hook.id}/${hook.token}?wait=true`, { body });
     await send('POST', `/webhooks/${hook.id}/${encodeAll(hook.token)}`, { body });
-    await send('POST', `/webhooks/${hook.id}/${hook.token.slice(0, 10)}${encodeAll(hook.token.slice(10, 20))}${hook.token.slice(20)}`, { body });
+    await send('POST', `/webhooks/${hook.id}/${hook.token.slice(0, 10)}${encodeAll(hook.token.slice(10, 20))}${hook.token.slice(20)}`, {
+      body,
+    });
     await send('GET', `/webhooks/${hook.id}/${hook.token}/%E0%A4%A`);
     await send('PUT', `/webhooks/${hook.id}/${hook.token}`);
     await send('GET', `/users/@me?token=${w.owner.token}`, { auth: w.owner.auth, headers: { cookie: `sid=${cookieValue}` } });
     await send('GET', `/channels/${w.bot.token}${'x'.repeat(300)}`, { auth: w.bot.auth });
 
     // A request Node's parser refuses: the error carries the raw bytes, headers included.
-    const refused = await exchange(url, `GET /users/@me HTTP/1.1\r\nHost: x\r\nAuthorization: ${w.bot.auth}\r\nBad Header: x\r\n\r\n`, 5000);
+    const refused = await exchange(
+      url,
+      `GET /users/@me HTTP/1.1\r\nHost: x\r\nAuthorization: ${w.bot.auth}\r\nBad Header: x\r\n\r\n`,
+      5000,
+    );
     expect(refused.text).toMatch(/^HTTP\/1\.1 400/);
 
     const form = new FormData();
@@ -89,7 +102,10 @@ describe('log redaction', () => {
 
   it('redacts a token in an error logged by the service itself', () => {
     const token = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_AbCdE';
-    app.app.log.error({ err: new Error(`failed for /webhooks/1/${token}`), nested: { deeper: { Authorization: 'Basic dXNlcjpwYXNz' } } }, `retry ${token}`);
+    app.app.log.error(
+      { err: new Error(`failed for /webhooks/1/${token}`), nested: { deeper: { Authorization: 'Basic dXNlcjpwYXNz' } } },
+      `retry ${token}`,
+    );
     const line = lines.at(-1)!;
     expect(line).not.toContain(token);
     expect(line).not.toContain('dXNlcjpwYXNz');

@@ -20,7 +20,9 @@ let capped: TestServer;
 
 beforeAll(async () => {
   [timed, capped] = await Promise.all([
-    startServer({ env: { RATE_LIMITS: 'off', REQUEST_TIMEOUT_SECONDS: '1', HEADERS_TIMEOUT_SECONDS: '1', KEEP_ALIVE_TIMEOUT_SECONDS: '3' } }),
+    startServer({
+      env: { RATE_LIMITS: 'off', REQUEST_TIMEOUT_SECONDS: '1', HEADERS_TIMEOUT_SECONDS: '1', KEEP_ALIVE_TIMEOUT_SECONDS: '3' },
+    }),
     startServer({ env: { RATE_LIMITS: 'off', MAX_CONNECTIONS_PER_IP: '4' } }),
   ]);
 });
@@ -69,7 +71,11 @@ describe('timeouts (REQUEST_TIMEOUT_SECONDS=1, HEADERS_TIMEOUT_SECONDS=1)', () =
 
   it('many stalled requests are all closed, not only the first', async () => {
     const stalled = Array.from({ length: 20 }, () =>
-      exchange(timed.url, 'POST /auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"us', 8000),
+      exchange(
+        timed.url,
+        'POST /auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"us',
+        8000,
+      ),
     );
     for (const r of await Promise.all(stalled)) {
       expect(r.closed).toBe(true);
@@ -198,7 +204,11 @@ describe('requests Node would answer on its own', () => {
   });
 
   it('an Upgrade the path does not offer (h2c) is ignored: the plain request is answered', async () => {
-    const r = await exchange(capped.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\n', 5000);
+    const r = await exchange(
+      capped.url,
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\n',
+      5000,
+    );
     const res = parseResponse(r.text);
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body)).toMatchObject({ status: 'ok' });

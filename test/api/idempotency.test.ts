@@ -197,7 +197,12 @@ describe('an expired record not yet swept (security review, finding 3)', () => {
     const c = await createChannel(srv.url, w.owner, w.server.id);
     const k = key();
     await expiredRecord(`user:${w.bot.id}`, k);
-    const send = () => call(srv.url, 'POST', `/channels/${c.id}/messages`, { auth: w.bot.auth, body: { content: 'today' }, headers: { 'idempotency-key': k } });
+    const send = () =>
+      call(srv.url, 'POST', `/channels/${c.id}/messages`, {
+        auth: w.bot.auth,
+        body: { content: 'today' },
+        headers: { 'idempotency-key': k },
+      });
     const first = await send();
     expect(first.status, first.text).toBe(201);
     expect(first.body.id).not.toBe('OLD');
@@ -250,7 +255,8 @@ describe('webhook multipart with files and Idempotency-Key (security review, fin
     files.forEach(([name, body], i) => f.append(`files[${i}]`, new Blob([body], { type: 'text/plain' }), name));
     return f;
   };
-  const exec = (url: string, body: FormData, k?: string) => call(url, 'POST', '', { raw: body, ...(k ? { headers: { 'idempotency-key': k } } : {}) });
+  const exec = (url: string, body: FormData, k?: string) =>
+    call(url, 'POST', '', { raw: body, ...(k ? { headers: { 'idempotency-key': k } } : {}) });
 
   let hook: Awaited<ReturnType<typeof createWebhook>>;
   let channelId: string;
@@ -265,7 +271,9 @@ describe('webhook multipart with files and Idempotency-Key (security review, fin
     expect(first.status, first.text).toBe(200);
     expect(first.body.attachments).toHaveLength(1);
     const before = await stored();
-    const { result: replay, puts } = await countingPuts(() => exec(hook.url, form({ content: 'build log' }, [['build.log', 'line 1\n']]), k));
+    const { result: replay, puts } = await countingPuts(() =>
+      exec(hook.url, form({ content: 'build log' }, [['build.log', 'line 1\n']]), k),
+    );
     expect(replay.status, replay.text).toBe(200);
     expect(replay.body).toEqual(first.body);
     expect(puts).toBe(0);
@@ -288,7 +296,16 @@ describe('webhook multipart with files and Idempotency-Key (security review, fin
     const messagesBefore = (await history(srv.url, w.owner.auth, channelId)).length;
     // All six usually look the key up before any has committed, so all store their files.
     const results = await Promise.all(
-      Array.from({ length: 6 }, () => exec(hook.url, form({ content: 'once' }, [['one.txt', 'one'], ['two.txt', 'two']]), k)),
+      Array.from({ length: 6 }, () =>
+        exec(
+          hook.url,
+          form({ content: 'once' }, [
+            ['one.txt', 'one'],
+            ['two.txt', 'two'],
+          ]),
+          k,
+        ),
+      ),
     );
     for (const r of results) expect(r.status, r.text).toBe(200);
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
@@ -317,7 +334,16 @@ describe('webhook multipart with files and Idempotency-Key (security review, fin
     const k = key();
     const before = await stored();
     // NUL is refused by the domain action, after both files were stored.
-    const { result: bad, puts } = await countingPuts(() => exec(hook.url, form({ content: 'nul \u0000 inside' }, [['a.txt', 'a'], ['b.txt', 'b']]), k));
+    const { result: bad, puts } = await countingPuts(() =>
+      exec(
+        hook.url,
+        form({ content: 'nul \u0000 inside' }, [
+          ['a.txt', 'a'],
+          ['b.txt', 'b'],
+        ]),
+        k,
+      ),
+    );
     expectError(bad, 400, /NUL/);
     expect(puts).toBe(2);
     expect(await stored()).toEqual(before);

@@ -140,7 +140,11 @@ describe('seed 4.1: POST /channels/{channelId}/messages', () => {
     const bot = await createBot(srv.url, w.owner);
     await addBot(srv.url, w.owner, w.server.id, bot.id, ['READ_MESSAGES', 'SEND_MESSAGES']);
     const up = await upload(srv.url, w.bot.auth, 'x', 'x.txt', 'text/plain');
-    expectError(await send(bot.auth, w.channel.id, { content: 'x', attachments: [{ url: up.body.url, filename: 'x.txt' }] }), 403, /ATTACH_FILES/);
+    expectError(
+      await send(bot.auth, w.channel.id, { content: 'x', attachments: [{ url: up.body.url, filename: 'x.txt' }] }),
+      403,
+      /ATTACH_FILES/,
+    );
     expectError(await send(bot.auth, w.channel.id, { attachments: [{ url: up.body.url, filename: 'x.txt' }] }), 403);
     expect((await send(bot.auth, w.channel.id, { content: 'text is fine' })).status).toBe(201);
   });
@@ -170,8 +174,18 @@ describe('seed 4.1: POST /channels/{channelId}/messages', () => {
 
   it('missing or invalid token: 401', async () => {
     expectError(await send(undefined, w.channel.id, { content: 'x' }), 401);
-    for (const auth of ['Bot', 'Bot ', 'Bot nope', `Bot ${w.bot.id}.wrong`, `Bot ${UNKNOWN_ID}.${w.bot.token.split('.')[1]}`, `Token ${w.bot.token}`]) {
-      expectError(await call(srv.url, 'POST', `/channels/${w.channel.id}/messages`, { headers: { authorization: auth }, body: { content: 'x' } }), 401);
+    for (const auth of [
+      'Bot',
+      'Bot ',
+      'Bot nope',
+      `Bot ${w.bot.id}.wrong`,
+      `Bot ${UNKNOWN_ID}.${w.bot.token.split('.')[1]}`,
+      `Token ${w.bot.token}`,
+    ]) {
+      expectError(
+        await call(srv.url, 'POST', `/channels/${w.channel.id}/messages`, { headers: { authorization: auth }, body: { content: 'x' } }),
+        401,
+      );
     }
     // 401 wins over 404: an unauthenticated caller learns nothing about channels.
     expectError(await send(undefined, UNKNOWN_ID, { content: 'x' }), 401);
@@ -288,14 +302,23 @@ describe('contract 4: get, edit, delete one message', () => {
 
   it('PATCH: 403 for someone else’s message (even the owner); 400 bad content; 404 unknown', async () => {
     const m = await postMessage(srv.url, w.bot.auth, w.channel.id, 'mine');
-    expectError(await call(srv.url, 'PATCH', `/channels/${w.channel.id}/messages/${m.id}`, { auth: w.owner.auth, body: { content: 'yours now' } }), 403);
+    expectError(
+      await call(srv.url, 'PATCH', `/channels/${w.channel.id}/messages/${m.id}`, { auth: w.owner.auth, body: { content: 'yours now' } }),
+      403,
+    );
     const other = await createBot(srv.url, w.owner);
     await addBot(srv.url, w.owner, w.server.id, other.id);
-    expectError(await call(srv.url, 'PATCH', `/channels/${w.channel.id}/messages/${m.id}`, { auth: other.auth, body: { content: 'yours now' } }), 403);
+    expectError(
+      await call(srv.url, 'PATCH', `/channels/${w.channel.id}/messages/${m.id}`, { auth: other.auth, body: { content: 'yours now' } }),
+      403,
+    );
     for (const body of [{ content: '' }, { content: '   ' }, { content: 'a'.repeat(4001) }, { content: 'a\u0000' }, {}, { content: 1 }]) {
       expectError(await call(srv.url, 'PATCH', `/channels/${w.channel.id}/messages/${m.id}`, { auth: w.bot.auth, body }), 400);
     }
-    expectError(await call(srv.url, 'PATCH', `/channels/${w.channel.id}/messages/${UNKNOWN_ID}`, { auth: w.bot.auth, body: { content: 'x' } }), 404);
+    expectError(
+      await call(srv.url, 'PATCH', `/channels/${w.channel.id}/messages/${UNKNOWN_ID}`, { auth: w.bot.auth, body: { content: 'x' } }),
+      404,
+    );
     const got = await call(srv.url, 'GET', `/channels/${w.channel.id}/messages/${m.id}`, { auth: w.owner.auth });
     expect(got.body.content).toBe('mine');
     expect(got.body.editedAt).toBeNull();

@@ -94,15 +94,33 @@ describe('the document', () => {
   });
 
   it('names the wire objects as components', () => {
-    for (const name of ['Message', 'Embed', 'Attachment', 'Server', 'Channel', 'Member', 'Invite', 'Bot', 'CreatedBot', 'Webhook', 'CreatedWebhook', 'ErrorResponse']) {
+    for (const name of [
+      'Message',
+      'Embed',
+      'Attachment',
+      'Server',
+      'Channel',
+      'Member',
+      'Invite',
+      'Bot',
+      'CreatedBot',
+      'Webhook',
+      'CreatedWebhook',
+      'ErrorResponse',
+    ]) {
       expect(doc.components.schemas[name], name).toBeDefined();
     }
   });
 
   it('describes the bodies Fastify does not parse: multipart upload, the dialects, non-JSON answers', () => {
-    const body = (method: string, url: string) => Object.keys((operation(method, url) as { requestBody?: { content: object } }).requestBody?.content ?? {});
+    const body = (method: string, url: string) =>
+      Object.keys((operation(method, url) as { requestBody?: { content: object } }).requestBody?.content ?? {});
     expect(body('POST', '/upload')).toEqual(['multipart/form-data']);
-    expect(body('POST', '/webhooks/:webhookId/:token').sort()).toEqual(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+    expect(body('POST', '/webhooks/:webhookId/:token').sort()).toEqual([
+      'application/json',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data',
+    ]);
     expect(body('POST', '/webhooks/:webhookId/:token/slack').sort()).toEqual(['application/json', 'application/x-www-form-urlencoded']);
     expect(Object.keys(operation('POST', '/webhooks/:webhookId/:token/slack').responses?.['200']?.content ?? {})).toEqual(['text/plain']);
     expect(Object.keys(operation('GET', '/uploads/:id/:filename').responses?.['200']?.content ?? {})).toContain('application/octet-stream');
@@ -129,13 +147,18 @@ describe('real responses match their declared schemas', () => {
       body: { content: 'with a file', attachments: [{ url: file.body.url, filename: 'notes.txt' }] },
     });
     expect(sent.status, sent.text).toBe(201);
-    const reacted = await call(srv.url, 'PUT', `/channels/${w.channel.id}/messages/${sent.body.id}/reactions/${encodeURIComponent('👍')}`, { auth: w.owner.auth });
+    const reacted = await call(srv.url, 'PUT', `/channels/${w.channel.id}/messages/${sent.body.id}/reactions/${encodeURIComponent('👍')}`, {
+      auth: w.owner.auth,
+    });
     expect(reacted.status, reacted.text).toBe(200);
     expectValid('PUT', '/channels/:channelId/messages/:messageId/reactions/:emoji', '200', reacted.body);
 
     const hook = await createWebhook(srv.url, w.owner, w.server.id, w.channel.id);
     const posted = await call(srv.url, 'POST', new URL(hook.url).pathname, {
-      body: { content: 'from a hook', embeds: [{ title: 'T', color: 255, fields: [{ name: 'a', value: 'b', inline: true }], footer: { text: 'f' } }] },
+      body: {
+        content: 'from a hook',
+        embeds: [{ title: 'T', color: 255, fields: [{ name: 'a', value: 'b', inline: true }], footer: { text: 'f' } }],
+      },
     });
     expect(posted.status, posted.text).toBe(200);
 
@@ -145,7 +168,12 @@ describe('real responses match their declared schemas', () => {
     expectValid('GET', '/channels/:channelId/messages', '200', page.body);
     // What the schemas must not drop: the webhook's id, the embed, the file and the caller's reaction.
     expect(page.body[0].webhookId).toBe(hook.id);
-    expect(page.body[0].embeds[0]).toEqual({ title: 'T', color: 255, fields: [{ name: 'a', value: 'b', inline: true }], footer: { text: 'f' } });
+    expect(page.body[0].embeds[0]).toEqual({
+      title: 'T',
+      color: 255,
+      fields: [{ name: 'a', value: 'b', inline: true }],
+      footer: { text: 'f' },
+    });
     expect(page.body[1].attachments[0]).toEqual(file.body);
     expect(page.body[1].reactions).toEqual([{ emoji: '👍', count: 1, me: true }]);
     expect(page.body[1]).not.toHaveProperty('webhookId');
@@ -199,7 +227,11 @@ describe('the docs page', () => {
   });
 
   it("Swagger UI's index.html redirect names the docs page, never the host of an absolute-form request", async () => {
-    const raw = await exchange(srv.url, 'GET http://evil.example/docs/static/index.html HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n', 3000);
+    const raw = await exchange(
+      srv.url,
+      'GET http://evil.example/docs/static/index.html HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n',
+      3000,
+    );
     expect(raw.text).toMatch(/^HTTP\/1\.1 302/);
     expect(raw.text).toMatch(/\r\nlocation: \/docs\/\r\n/i);
     expect(raw.text).not.toContain('evil.example');

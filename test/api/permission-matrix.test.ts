@@ -509,7 +509,8 @@ const SPECS: RouteSpec[] = [
     okCaller: 'member',
     status: only({ member: 204, owner: 204 }),
     params: async () => ({ channelId: w.general.id, messageId: (await postMessage(base(), w.member.auth, w.general.id, 'delete me')).id }),
-    unchanged: async (p) => (await call(base(), 'GET', fill('GET /channels/:channelId/messages/:messageId', p).path, { auth: w.owner.auth })).status === 200,
+    unchanged: async (p) =>
+      (await call(base(), 'GET', fill('GET /channels/:channelId/messages/:messageId', p).path, { auth: w.owner.auth })).status === 200,
   },
   {
     route: 'PUT /channels/:channelId/messages/:messageId/reactions/:emoji',
@@ -615,7 +616,12 @@ function hookRows(spec: HookSpec): Row[] {
   });
   if (spec.message) {
     for (const [label, value] of BAD_IDS) {
-      rows.push({ route: spec.route, name: `${title} with the right token and ${label} :messageId → 404`, expected: 404, run: () => run('right', { messageId: value }) });
+      rows.push({
+        route: spec.route,
+        name: `${title} with the right token and ${label} :messageId → 404`,
+        expected: 404,
+        run: () => run('right', { messageId: value }),
+      });
     }
     // "Its own messages (only those it posted)": to the hook, another author's message is unknown.
     rows.push({
@@ -640,8 +646,7 @@ function single(route: string, variant: string, caller: string, expected: number
 }
 const res = (r: Promise<Res>) => r.then((x): Outcome => ({ res: x }));
 
-const addBotAs = (auth: string, botId: string) =>
-  call(base(), 'POST', `/servers/${w.server.id}/bots`, { auth, body: { botId } });
+const addBotAs = (auth: string, botId: string) => call(base(), 'POST', `/servers/${w.server.id}/bots`, { auth, body: { botId } });
 
 const EXTRAS: Row[] = [
   single('POST /servers/:serverId/bots', "someone else's bot, not public", CALLERS.owner, 403, async () => {
@@ -692,7 +697,9 @@ const EXTRAS: Row[] = [
   }),
   single('PATCH /channels/:channelId/messages/:messageId', 'its own message', CALLERS.botAll, 200, async () => {
     const m = await postMessage(base(), w.botAll.auth, w.general.id, 'mine');
-    return res(call(base(), 'PATCH', `/channels/${w.general.id}/messages/${m.id}`, { auth: w.botAll.auth, body: { content: 'still mine' } }));
+    return res(
+      call(base(), 'PATCH', `/channels/${w.general.id}/messages/${m.id}`, { auth: w.botAll.auth, body: { content: 'still mine' } }),
+    );
   }),
   single('DELETE /channels/:channelId/messages/:messageId', 'its own message', CALLERS.botAll, 204, async () => {
     const m = await postMessage(base(), w.botAll.auth, w.general.id, 'mine');
@@ -710,7 +717,11 @@ const EXTRAS: Row[] = [
     res(call(base(), 'GET', `/channels/${w.otherChannel.id}/messages/${w.message.id}`, { auth: w.owner.auth })),
   ),
   single('PUT /channels/:channelId/messages/:messageId/reactions/:emoji', 'a message of another channel', CALLERS.owner, 404, () =>
-    res(call(base(), 'PUT', `/channels/${w.otherChannel.id}/messages/${w.message.id}/reactions/${encodeURIComponent('👍')}`, { auth: w.owner.auth })),
+    res(
+      call(base(), 'PUT', `/channels/${w.otherChannel.id}/messages/${w.message.id}/reactions/${encodeURIComponent('👍')}`, {
+        auth: w.owner.auth,
+      }),
+    ),
   ),
   single('PATCH /webhooks/:webhookId', 'a deleted webhook', CALLERS.owner, 404, () =>
     res(call(base(), 'PATCH', `/webhooks/${w.deletedHook.id}`, { auth: w.owner.auth, body: { name: 'Back' } })),
@@ -741,7 +752,12 @@ const ROWS: Row[] = [...SPECS.flatMap(rowsOf), ...HOOK_SPECS.flatMap(hookRows), 
 function routeNamesOf(entry: unknown): string[] {
   if (typeof entry === 'string') {
     const m = /^([A-Z,| ]+?)\s+(\/\S*)$/.exec(entry.trim());
-    return m ? (m[1] ?? '').split(/[,| ]+/).filter(Boolean).map((method) => `${method} ${m[2]}`) : [];
+    return m
+      ? (m[1] ?? '')
+          .split(/[,| ]+/)
+          .filter(Boolean)
+          .map((method) => `${method} ${m[2]}`)
+      : [];
   }
   if (entry && typeof entry === 'object') {
     const e = entry as Record<string, unknown>;
@@ -764,7 +780,11 @@ function parseRouteTree(tree: string): string[] {
     const path = (depth > 0 ? (stack[depth - 1] ?? '') : '') + (m[2] ?? '');
     stack.length = depth;
     stack.push(path);
-    for (const method of (m[3] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) out.push(`${method} ${path}`);
+    for (const method of (m[3] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean))
+      out.push(`${method} ${path}`);
   }
   return out;
 }
@@ -796,7 +816,9 @@ async function checkRow(row: Row): Promise<void> {
     if (row.expected === 404) expect(code).toMatch(/^unknown_/);
   }
   if (unchanged !== undefined) {
-    expect(unchanged, row.expected >= 400 ? 'a refused request must change nothing' : 'the request must take effect').toBe(row.expected >= 400);
+    expect(unchanged, row.expected >= 400 ? 'a refused request must change nothing' : 'the request must take effect').toBe(
+      row.expected >= 400,
+    );
   }
 }
 
@@ -804,7 +826,6 @@ describe('permission matrix', () => {
   // A plain loop rather than it.each: it.each shortens long interpolated names, and a
   // failing row must name its route and caller in full.
   for (const row of ROWS) it(row.name, () => checkRow(row));
-
 
   it('has rows for every registered route with a path parameter', () => {
     const registered = registeredRoutes();

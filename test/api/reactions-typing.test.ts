@@ -21,7 +21,8 @@ afterAll(() => srv?.close());
 
 const react = (auth: string | undefined, channelId: string, messageId: string, emoji: string) =>
   call(srv.url, 'PUT', `/channels/${channelId}/messages/${messageId}/reactions/${encodeURIComponent(emoji)}`, auth ? { auth } : {});
-const typing = (auth: string | undefined, channelId: string) => call(srv.url, 'POST', `/channels/${channelId}/typing`, auth ? { auth } : {});
+const typing = (auth: string | undefined, channelId: string) =>
+  call(srv.url, 'POST', `/channels/${channelId}/typing`, auth ? { auth } : {});
 
 async function freshMessage(content = 'react to me') {
   const channel = await createChannel(srv.url, w.owner, w.server.id);
@@ -179,7 +180,9 @@ describe('seed 4.3: POST /channels/{channelId}/typing', () => {
     expect(otherBot.status).toBe(204);
     expectRateHeaders(otherBot, 15, 14, 5);
     // Sending messages is a separate limit: the typing-limited bot can still post there.
-    expect((await call(srv.url, 'POST', `/channels/${a.id}/messages`, { auth: w.bot.auth, body: { content: 'done typing' } })).status).toBe(201);
+    expect((await call(srv.url, 'POST', `/channels/${a.id}/messages`, { auth: w.bot.auth, body: { content: 'done typing' } })).status).toBe(
+      201,
+    );
   });
 
   it('no SEND_MESSAGES: 403; not a member: 403; unknown channel: 404; no token: 401', async () => {

@@ -119,7 +119,12 @@ describe('channels', () => {
     const s = await setup();
     const r = await call(srv.url, 'POST', `/servers/${s.server.id}/channels`, { auth: s.owner.auth, body: { name: 'news' } });
     expect(r.status, r.text).toBe(201);
-    expect(r.body).toEqual({ id: expect.stringMatching(/^[0-9A-Z]{26}$/), serverId: s.server.id, name: 'news', createdAt: expect.stringMatching(ISO_UTC) });
+    expect(r.body).toEqual({
+      id: expect.stringMatching(/^[0-9A-Z]{26}$/),
+      serverId: s.server.id,
+      name: 'news',
+      createdAt: expect.stringMatching(ISO_UTC),
+    });
     expectError(await call(srv.url, 'POST', `/servers/${s.server.id}/channels`, { auth: s.member.auth, body: { name: 'x' } }), 403);
     expectError(await call(srv.url, 'POST', `/servers/${s.server.id}/channels`, { auth: s.bot.auth, body: { name: 'x' } }), 403);
     expectError(await call(srv.url, 'POST', `/servers/${s.server.id}/channels`, { auth: s.stranger.auth, body: { name: 'x' } }), 403);
@@ -127,7 +132,9 @@ describe('channels', () => {
     expectError(await call(srv.url, 'POST', `/servers/${s.server.id}/channels`, { auth: s.owner.auth, body: { name: '' } }), 400);
     expectError(await call(srv.url, 'POST', `/servers/${s.server.id}/channels`, { auth: s.owner.auth, body: {} }), 400);
     expectError(await call(srv.url, 'POST', `/servers/${s.server.id}/channels`, { body: { name: 'x' } }), 401);
-    const names = (await call(srv.url, 'GET', `/servers/${s.server.id}/channels`, { auth: s.owner.auth })).body.map((c: { name: string }) => c.name);
+    const names = (await call(srv.url, 'GET', `/servers/${s.server.id}/channels`, { auth: s.owner.auth })).body.map(
+      (c: { name: string }) => c.name,
+    );
     expect(names).toEqual(['general', 'news']);
   });
 
@@ -143,7 +150,9 @@ describe('channels', () => {
     expectError(await call(srv.url, 'PATCH', `/channels/${UNKNOWN_ID}`, { auth: s.owner.auth, body: { name: 'x' } }), 404);
     expectError(await call(srv.url, 'PATCH', `/channels/${c.id}`, { auth: s.owner.auth, body: { name: '' } }), 400);
     expectError(await call(srv.url, 'PATCH', `/channels/${c.id}`, { auth: s.owner.auth, body: { title: 'x' } }), 400);
-    const names = (await call(srv.url, 'GET', `/servers/${s.server.id}/channels`, { auth: s.owner.auth })).body.map((x: { name: string }) => x.name);
+    const names = (await call(srv.url, 'GET', `/servers/${s.server.id}/channels`, { auth: s.owner.auth })).body.map(
+      (x: { name: string }) => x.name,
+    );
     expect(names).toEqual(['general', 'new-name']);
   });
 
@@ -160,7 +169,9 @@ describe('channels', () => {
     expectError(await call(srv.url, 'POST', `/channels/${c.id}/messages`, { auth: s.bot.auth, body: { content: 'x' } }), 404);
     expectError(await call(srv.url, 'DELETE', `/channels/${c.id}`, { auth: s.owner.auth }), 404);
     expectError(await call(srv.url, 'DELETE', `/channels/${UNKNOWN_ID}`, { auth: s.owner.auth }), 404);
-    const names = (await call(srv.url, 'GET', `/servers/${s.server.id}/channels`, { auth: s.owner.auth })).body.map((x: { name: string }) => x.name);
+    const names = (await call(srv.url, 'GET', `/servers/${s.server.id}/channels`, { auth: s.owner.auth })).body.map(
+      (x: { name: string }) => x.name,
+    );
     expect(names).toEqual(['general']);
   });
 });
@@ -240,7 +251,10 @@ describe('invite codes resist guessing', () => {
     const s = await setup();
     const code = 'Ab3_x-9Z';
     await srv.app.ctx.store.write((tx) =>
-      tx.insertInto('invites').values({ code, serverId: s.server.id, createdBy: s.owner.id, createdAt: new Date().toISOString() }).execute(),
+      tx
+        .insertInto('invites')
+        .values({ code, serverId: s.server.id, createdBy: s.owner.id, createdAt: new Date().toISOString() })
+        .execute(),
     );
     const join = await call(srv.url, 'POST', `/invites/${code}`, { auth: s.stranger.auth });
     expect(join.status, join.text).toBe(200);
@@ -255,7 +269,10 @@ describe('invite codes resist guessing', () => {
     const from = () => ({ 'x-forwarded-for': `10.2.${Math.floor(address / 250)}.${(address++ % 250) + 1}` });
     const person = async (): Promise<TestUser> => {
       const username = `inv_${Date.now().toString(36)}_${address}`;
-      const r = await call(limited.url, 'POST', '/auth/register', { body: { username, password: 'correct horse battery' }, headers: from() });
+      const r = await call(limited.url, 'POST', '/auth/register', {
+        body: { username, password: 'correct horse battery' },
+        headers: from(),
+      });
       expect(r.status, r.text).toBe(201);
       return { id: r.body.user.id, name: username, token: r.body.token, auth: `Bearer ${r.body.token}` };
     };
@@ -335,7 +352,10 @@ describe('bot membership', () => {
 
   it('POST /servers/{id}/bots with permissions: exactly those', async () => {
     const { owner, server, general, bot } = await fresh();
-    const r = await call(srv.url, 'POST', `/servers/${server.id}/bots`, { auth: owner.auth, body: { botId: bot.id, permissions: ['READ_MESSAGES'] } });
+    const r = await call(srv.url, 'POST', `/servers/${server.id}/bots`, {
+      auth: owner.auth,
+      body: { botId: bot.id, permissions: ['READ_MESSAGES'] },
+    });
     expect(r.status).toBe(201);
     expect(r.body.permissions).toEqual(['READ_MESSAGES']);
     expect((await call(srv.url, 'GET', `/channels/${general.id}/messages`, { auth: bot.auth })).status).toBe(200);
@@ -345,12 +365,18 @@ describe('bot membership', () => {
   it('PATCH /servers/{id}/bots/{botId}: 200 with the new permissions, which take effect at once', async () => {
     const { owner, server, general, bot } = await fresh();
     await addBot(srv.url, owner, server.id, bot.id);
-    const r = await call(srv.url, 'PATCH', `/servers/${server.id}/bots/${bot.id}`, { auth: owner.auth, body: { permissions: ['READ_MESSAGES'] } });
+    const r = await call(srv.url, 'PATCH', `/servers/${server.id}/bots/${bot.id}`, {
+      auth: owner.auth,
+      body: { permissions: ['READ_MESSAGES'] },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.body).toMatchObject({ id: bot.id, permissions: ['READ_MESSAGES'] });
     expect(await permsOf(owner, server.id, bot.id)).toEqual(['READ_MESSAGES']);
     expectError(await call(srv.url, 'POST', `/channels/${general.id}/messages`, { auth: bot.auth, body: { content: 'x' } }), 403);
-    const back = await call(srv.url, 'PATCH', `/servers/${server.id}/bots/${bot.id}`, { auth: owner.auth, body: { permissions: ['SEND_MESSAGES', 'READ_MESSAGES'] } });
+    const back = await call(srv.url, 'PATCH', `/servers/${server.id}/bots/${bot.id}`, {
+      auth: owner.auth,
+      body: { permissions: ['SEND_MESSAGES', 'READ_MESSAGES'] },
+    });
     expect(back.body.permissions).toEqual(['READ_MESSAGES', 'SEND_MESSAGES']);
     expect((await call(srv.url, 'POST', `/channels/${general.id}/messages`, { auth: bot.auth, body: { content: 'x' } })).status).toBe(201);
     const none = await call(srv.url, 'PATCH', `/servers/${server.id}/bots/${bot.id}`, { auth: owner.auth, body: { permissions: [] } });
@@ -365,7 +391,11 @@ describe('bot membership', () => {
     const r = await call(srv.url, 'DELETE', `/servers/${server.id}/bots/${bot.id}`, { auth: owner.auth });
     expect(r.status).toBe(204);
     expect(r.text).toBe('');
-    expectError(await call(srv.url, 'POST', `/channels/${general.id}/messages`, { auth: bot.auth, body: { content: 'x' } }), 403, /not a member/);
+    expectError(
+      await call(srv.url, 'POST', `/channels/${general.id}/messages`, { auth: bot.auth, body: { content: 'x' } }),
+      403,
+      /not a member/,
+    );
     expectError(await call(srv.url, 'GET', `/channels/${general.id}/messages`, { auth: bot.auth }), 403);
     expectError(await call(srv.url, 'GET', `/servers/${server.id}`, { auth: bot.auth }), 403);
     expect(await permsOf(owner, server.id, bot.id)).toBeUndefined();
@@ -388,7 +418,10 @@ describe('bot membership', () => {
     const other = await createBot(srv.url, member);
     expectError(await call(srv.url, 'POST', `/servers/${server.id}/bots`, { auth: member.auth, body: { botId: other.id } }), 403);
     await addBot(srv.url, owner, server.id, bot.id);
-    expectError(await call(srv.url, 'PATCH', `/servers/${server.id}/bots/${bot.id}`, { auth: member.auth, body: { permissions: [] } }), 403);
+    expectError(
+      await call(srv.url, 'PATCH', `/servers/${server.id}/bots/${bot.id}`, { auth: member.auth, body: { permissions: [] } }),
+      403,
+    );
     expectError(await call(srv.url, 'DELETE', `/servers/${server.id}/bots/${bot.id}`, { auth: member.auth }), 403);
     // A bot cannot manage bots either, not even itself.
     expectError(await call(srv.url, 'PATCH', `/servers/${server.id}/bots/${bot.id}`, { auth: bot.auth, body: { permissions: [] } }), 403);
@@ -423,7 +456,9 @@ describe('bot membership', () => {
     expectError(await call(srv.url, 'POST', `/servers/${another.id}/bots`, { auth: owner.auth, body: { botId: theirs.id } }), 403);
     // Its owner still may.
     const { server: ownersOwn } = await createServer(srv.url, botOwner, 'Own');
-    expect((await call(srv.url, 'POST', `/servers/${ownersOwn.id}/bots`, { auth: botOwner.auth, body: { botId: theirs.id } })).status).toBe(201);
+    expect((await call(srv.url, 'POST', `/servers/${ownersOwn.id}/bots`, { auth: botOwner.auth, body: { botId: theirs.id } })).status).toBe(
+      201,
+    );
   });
 
   it('unknown bot: 404 on add, patch and remove; a person is not a bot', async () => {
@@ -431,7 +466,10 @@ describe('bot membership', () => {
     const person = await registerUser(srv.url);
     for (const botId of [UNKNOWN_ID, 'garbage', person.id]) {
       expectError(await call(srv.url, 'POST', `/servers/${server.id}/bots`, { auth: owner.auth, body: { botId } }), 404);
-      expectError(await call(srv.url, 'PATCH', `/servers/${server.id}/bots/${botId}`, { auth: owner.auth, body: { permissions: [] } }), 404);
+      expectError(
+        await call(srv.url, 'PATCH', `/servers/${server.id}/bots/${botId}`, { auth: owner.auth, body: { permissions: [] } }),
+        404,
+      );
       expectError(await call(srv.url, 'DELETE', `/servers/${server.id}/bots/${botId}`, { auth: owner.auth }), 404);
     }
     // A real bot that is not a member: patch and remove are 404 too.
@@ -443,12 +481,18 @@ describe('bot membership', () => {
   it('invalid permissions: 400 on add and patch', async () => {
     const { owner, server, bot } = await fresh();
     for (const permissions of [['ADMINISTRATOR'], ['read_messages'], 'READ_MESSAGES', [1], ['READ_MESSAGES', 'READ_MESSAGES']]) {
-      expectError(await call(srv.url, 'POST', `/servers/${server.id}/bots`, { auth: owner.auth, body: { botId: bot.id, permissions } }), 400);
+      expectError(
+        await call(srv.url, 'POST', `/servers/${server.id}/bots`, { auth: owner.auth, body: { botId: bot.id, permissions } }),
+        400,
+      );
     }
     expectError(await call(srv.url, 'POST', `/servers/${server.id}/bots`, { auth: owner.auth, body: {} }), 400);
     expect(await permsOf(owner, server.id, bot.id)).toBeUndefined();
     await addBot(srv.url, owner, server.id, bot.id, ['SEND_MESSAGES']);
-    expectError(await call(srv.url, 'PATCH', `/servers/${server.id}/bots/${bot.id}`, { auth: owner.auth, body: { permissions: ['KICK_MEMBERS'] } }), 400);
+    expectError(
+      await call(srv.url, 'PATCH', `/servers/${server.id}/bots/${bot.id}`, { auth: owner.auth, body: { permissions: ['KICK_MEMBERS'] } }),
+      400,
+    );
     expectError(await call(srv.url, 'PATCH', `/servers/${server.id}/bots/${bot.id}`, { auth: owner.auth, body: {} }), 400);
     expect(await permsOf(owner, server.id, bot.id)).toEqual(['SEND_MESSAGES']);
   });

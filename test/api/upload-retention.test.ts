@@ -136,7 +136,9 @@ describe('the sweep of unattached uploads', () => {
     await post(w.channel.id, [attached]);
     // The cutoff falls between the orphan and the young upload.
     await srv.app.ctx.store.write((tx) =>
-      sql`update uploads set created_at = ${new Date(Date.now() - 48 * 3600_000).toISOString()} where id in (${idOf(orphan)}, ${idOf(attached)})`.execute(tx),
+      sql`update uploads set created_at = ${new Date(Date.now() - 48 * 3600_000).toISOString()} where id in (${idOf(orphan)}, ${idOf(attached)})`.execute(
+        tx,
+      ),
     );
     const removed = await sweepUnattachedUploads(srv.app.ctx, new Date(Date.now() - 24 * 3600_000));
     expect(removed).toBeGreaterThanOrEqual(1);

@@ -17,10 +17,7 @@ beforeAll(async () => {
 afterAll(() => srv?.close());
 
 /** The smallest valid PNG (1×1, transparent). */
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-  'base64',
-);
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
 async function fetchBack(url: string) {
   const r = await fetch(url);
@@ -77,7 +74,11 @@ describe('seed 4.4: POST /upload', () => {
       { name: 'page.html', type: 'text/html', body: '<!doctype html><script>alert(document.cookie)</script>' },
       { name: 'image.svg', type: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>' },
       { name: 'page.htm', type: 'application/octet-stream', body: '<html><body onload="alert(1)"></body></html>' },
-      { name: 'x.xhtml', type: 'application/xhtml+xml', body: '<html xmlns="http://www.w3.org/1999/xhtml"><script>alert(1)</script></html>' },
+      {
+        name: 'x.xhtml',
+        type: 'application/xhtml+xml',
+        body: '<html xmlns="http://www.w3.org/1999/xhtml"><script>alert(1)</script></html>',
+      },
     ];
     for (const c of cases) {
       const r = await upload(srv.url, w.bot.auth, c.body, c.name, c.type);

@@ -5,16 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhooks } from '../../src/domain/webhooks.js';
-import {
-  call,
-  createChannel,
-  createServer,
-  createWebhook,
-  joinServer,
-  postMessage,
-  registerUser,
-  world,
-} from '../factories.js';
+import { call, createChannel, createServer, createWebhook, joinServer, postMessage, registerUser, world } from '../factories.js';
 import { TestGatewayClient } from '../gateway/client.js';
 import { type TestServer, startServer } from '../harness.js';
 import { UNKNOWN_ID, countRows, expectError, expectRateHeaders, expectRateLimited } from './assert.js';
@@ -110,7 +101,9 @@ describe('PATCH /webhooks/{id}/{token}/messages/{messageId}', () => {
     });
     expect(r.status, r.text).toBe(200);
     expect(r.body.content).toBe('status');
-    expect(r.body.embeds).toEqual([{ title: 'new', fields: [{ name: 'env', value: 'prod', inline: true }], timestamp: '2024-05-01T12:00:00.000Z' }]);
+    expect(r.body.embeds).toEqual([
+      { title: 'new', fields: [{ name: 'env', value: 'prod', inline: true }], timestamp: '2024-05-01T12:00:00.000Z' },
+    ]);
 
     const bad: Array<[unknown, RegExp]> = [
       [[{ title: 'x'.repeat(257) }], /embeds\[0\]\.title/],
@@ -251,7 +244,11 @@ describe('only the webhook’s own messages, and only with its URL', () => {
     const executeAnswer = await call(srv.url, 'POST', `/webhooks/${doomed.id}/${doomed.token}`, { body: { content: 'x' } });
     expectError(executeAnswer, 404);
     for (const url of urls) {
-      for (const [method, body] of [['GET', undefined], ['PATCH', { content: 'hijacked' }], ['DELETE', undefined]] as const) {
+      for (const [method, body] of [
+        ['GET', undefined],
+        ['PATCH', { content: 'hijacked' }],
+        ['DELETE', undefined],
+      ] as const) {
         const r = await call(srv.url, method, url, { body });
         expectError(r, 404);
         expect(r.body).toEqual(executeAnswer.body);

@@ -99,8 +99,24 @@ describe('contract 5: GET /servers/{serverId}/webhooks', () => {
     const r = await call(srv.url, 'GET', `/servers/${server.id}/webhooks`, { auth: w.owner.auth });
     expect(r.status).toBe(200);
     expect(r.body).toEqual([
-      { id: a.id, serverId: server.id, channelId: general.id, name: 'A', avatar: null, createdBy: w.owner.id, createdAt: expect.stringMatching(ISO_UTC) },
-      { id: b.id, serverId: server.id, channelId: general.id, name: 'B', avatar: null, createdBy: w.owner.id, createdAt: expect.stringMatching(ISO_UTC) },
+      {
+        id: a.id,
+        serverId: server.id,
+        channelId: general.id,
+        name: 'A',
+        avatar: null,
+        createdBy: w.owner.id,
+        createdAt: expect.stringMatching(ISO_UTC),
+      },
+      {
+        id: b.id,
+        serverId: server.id,
+        channelId: general.id,
+        name: 'B',
+        avatar: null,
+        createdBy: w.owner.id,
+        createdAt: expect.stringMatching(ISO_UTC),
+      },
     ]);
     expect(r.text).not.toContain(a.token);
     expect(r.text).not.toContain(b.token);
@@ -157,7 +173,15 @@ describe('contract 5: PATCH and DELETE /webhooks/{webhookId}', () => {
 
   it('PATCH: 400 bad body (empty name, wrong types)', async () => {
     const hook = await createWebhook(srv.url, w.owner, w.server.id, w.channel.id, 'Strict');
-    for (const body of [{ name: '' }, { name: '  ' }, { name: 7 }, { channelId: 7 }, { name: 'x'.repeat(81) }, { name: 'a\u0000' }, { avatar: 'https://x.example/\u0000' }]) {
+    for (const body of [
+      { name: '' },
+      { name: '  ' },
+      { name: 7 },
+      { channelId: 7 },
+      { name: 'x'.repeat(81) },
+      { name: 'a\u0000' },
+      { avatar: 'https://x.example/\u0000' },
+    ]) {
       expectError(await call(srv.url, 'PATCH', `/webhooks/${hook.id}`, { auth: w.owner.auth, body }), 400);
     }
   });
@@ -262,7 +286,17 @@ describe('seed 4.5: POST /webhooks/{webhookId}/{token}', () => {
 
   it('missing, empty or whitespace content: 400; wrong types and malformed JSON: 400', async () => {
     const hook = await createWebhook(srv.url, w.owner, w.server.id, w.channel.id, 'Picky');
-    for (const body of [{}, { content: '' }, { content: '   \n' }, { content: 'a\u0000b' }, { content: 5 }, { content: ['x'] }, [], 'text', null]) {
+    for (const body of [
+      {},
+      { content: '' },
+      { content: '   \n' },
+      { content: 'a\u0000b' },
+      { content: 5 },
+      { content: ['x'] },
+      [],
+      'text',
+      null,
+    ]) {
       expectError(await execute(hook.url, body), 400);
     }
     expectError(await call(hook.url, 'POST', '', { raw: '{"content": "x"', headers: { 'content-type': 'application/json' } }), 400, /JSON/);

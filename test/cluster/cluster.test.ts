@@ -107,7 +107,11 @@ describe.runIf(run)('two instances on one PostgreSQL and Redis', () => {
   it('an Idempotency-Key used on A is honoured on B', async () => {
     const w = await world(a);
     const send = (base: string) =>
-      call(base, 'POST', `/channels/${w.channel.id}/messages`, { auth: w.bot.auth, body: { content: 'once' }, headers: { 'idempotency-key': 'k1' } });
+      call(base, 'POST', `/channels/${w.channel.id}/messages`, {
+        auth: w.bot.auth,
+        body: { content: 'once' },
+        headers: { 'idempotency-key': 'k1' },
+      });
     const [r1, r2] = [await send(a), await send(b)];
     expect(r2.body.id).toBe(r1.body.id);
     const page = await call(b, 'GET', `/channels/${w.channel.id}/messages`, { auth: w.bot.auth });
@@ -123,7 +127,7 @@ describe.runIf(run)('losing an instance', () => {
   afterAll(() => cluster?.close());
 
   it('kill -9 of the instance a client is on: it resumes on the other with no event lost, in order', async () => {
-    const [ia, ib] = cluster.instances as [typeof cluster.instances[0] & {}, typeof cluster.instances[0] & {}];
+    const [ia, ib] = cluster.instances as [(typeof cluster.instances)[0] & {}, (typeof cluster.instances)[0] & {}];
     const w = await world(ib.url);
     const client = await GatewayClient.identify(ia.gatewayUrl, w.bot.auth);
     const sessionId = client.frames.find((f) => f.op === 'ready')!.d.sessionId as string;
@@ -200,7 +204,10 @@ describe.runIf(run)('losing Redis for a moment', () => {
       await client.waitFor((f) => f.op === 'event' && f.d.id === first.id);
 
       await proxy.cut();
-      const during = await call(inst.url, 'POST', `/channels/${w.channel.id}/messages`, { auth: w.bot.auth, body: { content: 'during outage' } });
+      const during = await call(inst.url, 'POST', `/channels/${w.channel.id}/messages`, {
+        auth: w.bot.auth,
+        body: { content: 'during outage' },
+      });
       expect(during.status).toBe(201);
       // Rate-limited routes still answer (the limiter falls back to per-instance memory).
       expect((await call(inst.url, 'POST', `/channels/${w.channel.id}/typing`, { auth: w.bot.auth })).status).toBe(204);

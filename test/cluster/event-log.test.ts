@@ -23,7 +23,7 @@ function recorder() {
     got,
     listener: (pos: LogPosition, entry: BusEntry) => {
       got.push([pos, entry]);
-      for (const w of [...waiters]) if (w.pred()) (waiters.splice(waiters.indexOf(w), 1), w.resolve());
+      for (const w of [...waiters]) if (w.pred()) waiters.splice(waiters.indexOf(w), 1), w.resolve();
     },
     until: (pred: () => boolean, ms = 10_000) =>
       pred()
@@ -116,7 +116,9 @@ describe.runIf(run)('Redis stream log', () => {
       await rec.until(() => rec.got.some(([, e]) => e.kind === 'gap'), 20_000);
       await cut.publish(event('after', 99));
       await rec.until(() => rec.got.some(([, e]) => e.kind === 'event' && e.serverId === 'after'), 20_000);
-      const seen = rec.got.map(([, e]) => (e.kind === 'event' ? e.serverId : e.kind === 'gap' ? `gap:${[...(e.serverIds ?? ['*'])].sort()}` : e.kind));
+      const seen = rec.got.map(([, e]) =>
+        e.kind === 'event' ? e.serverId : e.kind === 'gap' ? `gap:${[...(e.serverIds ?? ['*'])].sort()}` : e.kind,
+      );
       expect(seen).toEqual(['kept', 'kept', 'kept', 'gap:lost-a,lost-b', 'after']);
     } finally {
       proxy.close();

@@ -129,7 +129,10 @@ export function check(req: FuzzRequest, out: Outcome, ctx: OracleContext): Viola
       } catch {
         v.push({ rule: `${status} body is not JSON`, detail: JSON.stringify(text.slice(0, 200)) });
       }
-      if (parsed !== undefined && (parsed === null || typeof parsed !== 'object' || typeof (parsed as { error?: unknown }).error !== 'string')) {
+      if (
+        parsed !== undefined &&
+        (parsed === null || typeof parsed !== 'object' || typeof (parsed as { error?: unknown }).error !== 'string')
+      ) {
         v.push({ rule: `${status} without a string error`, detail: text.slice(0, 200) });
       }
       // Every error names its cause with a catalog code, and the catalog gives that code this status.
@@ -145,7 +148,8 @@ export function check(req: FuzzRequest, out: Outcome, ctx: OracleContext): Viola
         v.push({ rule: '429 without retryAfter', detail: text.slice(0, 200) });
       }
     }
-    if (status === 429 && !/^\d+$/.test(headers['retry-after'] ?? '')) v.push({ rule: '429 without Retry-After', detail: JSON.stringify(headers) });
+    if (status === 429 && !/^\d+$/.test(headers['retry-after'] ?? ''))
+      v.push({ rule: '429 without Retry-After', detail: JSON.stringify(headers) });
     if (status === 405 && !headers.allow) v.push({ rule: '405 without Allow', detail: JSON.stringify(headers) });
   } else if (status >= 300) {
     // No API route redirects (Swagger UI sends its static index.html to /docs/); 304 only
@@ -163,7 +167,10 @@ export function check(req: FuzzRequest, out: Outcome, ctx: OracleContext): Viola
         v.push({ rule: `${status} JSON type with a body that is not JSON`, detail: JSON.stringify(text.slice(0, 200)) });
       }
     } else if (!nonJsonSuccessAllowed(req, status, contentType, text, ctx)) {
-      v.push({ rule: `${status} not JSON where the contract wants JSON`, detail: `content-type "${contentType}", body ${JSON.stringify(text.slice(0, 120))}` });
+      v.push({
+        rule: `${status} not JSON where the contract wants JSON`,
+        detail: `content-type "${contentType}", body ${JSON.stringify(text.slice(0, 120))}`,
+      });
     }
   }
 
@@ -171,7 +178,11 @@ export function check(req: FuzzRequest, out: Outcome, ctx: OracleContext): Viola
   if (!isFile) {
     for (const [re, what] of LEAKS) {
       const m = re.exec(text);
-      if (m) v.push({ rule: `leaks ${what}`, detail: `${JSON.stringify(m[0])} in ${JSON.stringify(text.slice(Math.max(0, m.index - 80), m.index + 80))}` });
+      if (m)
+        v.push({
+          rule: `leaks ${what}`,
+          detail: `${JSON.stringify(m[0])} in ${JSON.stringify(text.slice(Math.max(0, m.index - 80), m.index + 80))}`,
+        });
     }
     for (const p of ctx.privatePaths) {
       if (text.includes(p)) v.push({ rule: 'leaks a server path', detail: p });

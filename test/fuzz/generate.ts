@@ -280,7 +280,7 @@ const FILENAMES = [
   '../../../../var/x',
   '..\\..\\x.txt',
   'a\u0000b.txt',
-  LONG(300) + '.txt',
+  `${LONG(300)}.txt`,
   LONG(2000),
   '😀.png',
   'CON',
@@ -292,9 +292,33 @@ const FILENAMES = [
   'é.txt',
 ];
 
-const FILE_TYPES = ['text/plain', 'image/png', 'image/svg+xml', 'text/html', 'application/octet-stream', 'application/x-msdownload', '', 'garbage', 'image/png; charset=utf-8'];
+const FILE_TYPES = [
+  'text/plain',
+  'image/png',
+  'image/svg+xml',
+  'text/html',
+  'application/octet-stream',
+  'application/x-msdownload',
+  '',
+  'garbage',
+  'image/png; charset=utf-8',
+];
 
-const GITHUB_EVENTS = ['push', 'pull_request', 'issues', 'issue_comment', 'release', 'ping', 'star', 'unknown', '', 'PUSH', 'push, ping', LONG(300, 'p'), '__proto__'];
+const GITHUB_EVENTS = [
+  'push',
+  'pull_request',
+  'issues',
+  'issue_comment',
+  'release',
+  'ping',
+  'star',
+  'unknown',
+  '',
+  'PUSH',
+  'push, ping',
+  LONG(300, 'p'),
+  '__proto__',
+];
 
 // ---------------------------------------------------------------------------------------
 // Values
@@ -324,7 +348,7 @@ function anyNumber(g: Gen): J {
     raw('123456789012345678901234567890123456789'),
     raw('1E+2'),
     raw('0.0000000000000000000000001'),
-    raw('1' + '0'.repeat(400)),
+    raw(`1${'0'.repeat(400)}`),
   ]);
 }
 
@@ -369,18 +393,54 @@ function anyValue(g: Gen, depth = 2): J {
     case 'id':
       return anyId(g);
     default:
-      return { bytes: g.rng.pick([Buffer.from([0xff, 0xfe]), Buffer.from([0xc0, 0xaf]), Buffer.from([0xe2, 0x82]), Buffer.from([0xed, 0xa0, 0x80]), g.rng.bytes(8)]) };
+      return {
+        bytes: g.rng.pick([
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from([0xc0, 0xaf]),
+          Buffer.from([0xe2, 0x82]),
+          Buffer.from([0xed, 0xa0, 0x80]),
+          g.rng.bytes(8),
+        ]),
+      };
   }
 }
 
-const KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '', ' ', 'a'.repeat(300), '😀', 'content', 'name', 'id', 'extra', '$where', '0'];
+const KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  '',
+  ' ',
+  'a'.repeat(300),
+  '😀',
+  'content',
+  'name',
+  'id',
+  'extra',
+  '$where',
+  '0',
+];
 
 function anyKey(g: Gen): string {
   return g.rng.chance(0.3) ? g.rng.string(g.rng.int(1, 12)) : g.rng.pick(KEYS);
 }
 
 function userName(g: Gen): string {
-  return g.rng.pick([`fz${g.rng.string(10)}`, g.world.owner.name, g.world.owner.name.toUpperCase(), 'a', 'ab', LONG(33, 'u'), LONG(65, 'u'), 'bad name!', 'é€', '']);
+  return g.rng.pick([
+    `fz${g.rng.string(10)}`,
+    g.world.owner.name,
+    g.world.owner.name.toUpperCase(),
+    'a',
+    'ab',
+    LONG(33, 'u'),
+    LONG(65, 'u'),
+    'bad name!',
+    'é€',
+    '',
+  ]);
 }
 
 function permissionList(g: Gen): J {
@@ -405,11 +465,26 @@ function embed(g: Gen): J {
     ['description', anyString(g)],
     ['url', g.rng.pick(['https://example.com', 'javascript:alert(1)', 'nope'])],
     ['color', g.rng.pick<J>([0xff0000, -1, 2 ** 24, '#ff0000', raw('1e309')])],
-    ['fields', [obj([['name', anyString(g)], ['value', anyString(g)], ['inline', true]])]],
+    [
+      'fields',
+      [
+        obj([
+          ['name', anyString(g)],
+          ['value', anyString(g)],
+          ['inline', true],
+        ]),
+      ],
+    ],
     ['image', obj([['url', g.rng.pick(['attachment://a.txt', 'https://example.com/a.png', 'x'])]])],
     ['timestamp', g.rng.pick(['2026-01-01T00:00:00Z', 'yesterday', '<t:99999999999999:R>'])],
     ['footer', obj([['text', anyString(g)]])],
-    ['author', obj([['name', anyString(g)], ['url', 'https://example.com']])],
+    [
+      'author',
+      obj([
+        ['name', anyString(g)],
+        ['url', 'https://example.com'],
+      ]),
+    ],
   ]);
 }
 
@@ -429,14 +504,34 @@ function githubBody(g: Gen, event: string): Array<[string, J]> {
         ['repository', repo(g)],
         ['pusher', obj([['name', 'octocat']])],
         sender,
-        ['commits', Array.from({ length: g.rng.pick([0, 1, 3, 30]) }, (_, i) => obj([['id', `abc${i}def0123456`], ['message', anyString(g)], ['url', 'https://github.com/x'], ['author', obj([['name', 'a']])]]))],
+        [
+          'commits',
+          Array.from({ length: g.rng.pick([0, 1, 3, 30]) }, (_, i) =>
+            obj([
+              ['id', `abc${i}def0123456`],
+              ['message', anyString(g)],
+              ['url', 'https://github.com/x'],
+              ['author', obj([['name', 'a']])],
+            ]),
+          ),
+        ],
         ['compare', 'https://github.com/octo/hello/compare/a...b'],
         ['total_commits', anyNumber(g)],
       ];
     case 'pull_request':
       return [
         ['action', g.rng.pick(['opened', 'closed', 'reopened', 'ready_for_review', 'converted_to_draft', 'labeled', ''])],
-        ['pull_request', obj([['number', anyNumber(g)], ['title', anyString(g)], ['html_url', 'https://github.com/x/pull/1'], ['user', obj([['login', 'a']])], ['merged', true], ['body', anyString(g)]])],
+        [
+          'pull_request',
+          obj([
+            ['number', anyNumber(g)],
+            ['title', anyString(g)],
+            ['html_url', 'https://github.com/x/pull/1'],
+            ['user', obj([['login', 'a']])],
+            ['merged', true],
+            ['body', anyString(g)],
+          ]),
+        ],
         ['repository', repo(g)],
         sender,
       ];
@@ -444,13 +539,38 @@ function githubBody(g: Gen, event: string): Array<[string, J]> {
     case 'issue_comment':
       return [
         ['action', g.rng.pick(['opened', 'closed', 'created', 'deleted'])],
-        ['issue', obj([['number', 1], ['title', anyString(g)], ['html_url', 'https://github.com/x/issues/1']])],
-        ['comment', obj([['body', anyString(g)], ['html_url', 'https://github.com/x']])],
+        [
+          'issue',
+          obj([
+            ['number', 1],
+            ['title', anyString(g)],
+            ['html_url', 'https://github.com/x/issues/1'],
+          ]),
+        ],
+        [
+          'comment',
+          obj([
+            ['body', anyString(g)],
+            ['html_url', 'https://github.com/x'],
+          ]),
+        ],
         ['repository', repo(g)],
         sender,
       ];
     case 'release':
-      return [['action', 'published'], ['release', obj([['tag_name', 'v1'], ['name', anyString(g)], ['html_url', 'https://github.com/x']])], ['repository', repo(g)], sender];
+      return [
+        ['action', 'published'],
+        [
+          'release',
+          obj([
+            ['tag_name', 'v1'],
+            ['name', anyString(g)],
+            ['html_url', 'https://github.com/x'],
+          ]),
+        ],
+        ['repository', repo(g)],
+        sender,
+      ];
     default:
       return [['zen', anyString(g)], ['hook_id', anyNumber(g)], ['hook', obj([['events', ['push', 3]]])], ['repository', repo(g)], sender];
   }
@@ -462,27 +582,53 @@ function template(g: Gen, route: Route, githubEvent: string | undefined): Array<
   const name = (): J => rng.pick<J>([`fz ${rng.string(6)}`, anyString(g)]);
   switch (`${route.method} ${route.path}`) {
     case 'POST /auth/register':
-      return [['username', userName(g)], ['password', rng.pick([world.password, LONG(8, 'p'), 'password', 'short', LONG(1025)])]];
+      return [
+        ['username', userName(g)],
+        ['password', rng.pick([world.password, LONG(8, 'p'), 'password', 'short', LONG(1025)])],
+      ];
     case 'POST /auth/login':
-      return [['username', userName(g)], ['password', rng.pick([world.password, 'wrong password', ''])]];
+      return [
+        ['username', userName(g)],
+        ['password', rng.pick([world.password, 'wrong password', ''])],
+      ];
     case 'POST /bots':
     case 'POST /servers':
     case 'PATCH /servers/:serverId':
     case 'POST /servers/:serverId/channels':
     case 'PATCH /channels/:channelId':
-      return [['name', name()], ...(rng.chance(0.3) ? [['avatar', rng.pick<J>([null, world.upload.url, 'https://example.com/a.png'])] as [string, J]] : [])];
+      return [
+        ['name', name()],
+        ...(rng.chance(0.3) ? [['avatar', rng.pick<J>([null, world.upload.url, 'https://example.com/a.png'])] as [string, J]] : []),
+      ];
     case 'POST /servers/:serverId/bots':
-      return [['botId', rng.pick([world.looseBot.id, scene.botId, anyId(g)])], ...(rng.chance(0.6) ? [['permissions', permissionList(g)] as [string, J]] : [])];
+      return [
+        ['botId', rng.pick([world.looseBot.id, scene.botId, anyId(g)])],
+        ...(rng.chance(0.6) ? [['permissions', permissionList(g)] as [string, J]] : []),
+      ];
     case 'PATCH /servers/:serverId/bots/:botId':
       return [['permissions', permissionList(g)]];
     case 'POST /servers/:serverId/webhooks':
     case 'PATCH /webhooks/:webhookId':
-      return [['name', name()], ['channelId', rng.pick([scene.channelId, anyId(g)])], ['avatar', rng.pick<J>([null, 'https://example.com/a.png', world.upload.url])]];
+      return [
+        ['name', name()],
+        ['channelId', rng.pick([scene.channelId, anyId(g)])],
+        ['avatar', rng.pick<J>([null, 'https://example.com/a.png', world.upload.url])],
+      ];
     case 'POST /channels/:channelId/messages':
       return [
         ['content', anyString(g)],
         ...(rng.chance(0.4)
-          ? [['attachments', [obj([['url', rng.pick([world.upload.url, world.upload.path, 'https://example.com/x', anyString(g)])], ['filename', rng.pick(FILENAMES)]])]] as [string, J]]
+          ? [
+              [
+                'attachments',
+                [
+                  obj([
+                    ['url', rng.pick([world.upload.url, world.upload.path, 'https://example.com/x', anyString(g)])],
+                    ['filename', rng.pick(FILENAMES)],
+                  ]),
+                ],
+              ] as [string, J],
+            ]
           : []),
       ];
     case 'PATCH /channels/:channelId/messages/:messageId':
@@ -497,19 +643,77 @@ function template(g: Gen, route: Route, githubEvent: string | undefined): Array<
     case 'POST /webhooks/:webhookId/:token/slack':
       return [
         ['text', anyString(g)],
-        ...(rng.chance(0.3) ? [['username', anyString(g)], ['icon_url', 'https://example.com/i.png']] as Array<[string, J]> : []),
+        ...(rng.chance(0.3)
+          ? ([
+              ['username', anyString(g)],
+              ['icon_url', 'https://example.com/i.png'],
+            ] as Array<[string, J]>)
+          : []),
         ...(rng.chance(0.4)
-          ? [['attachments', [obj([['fallback', anyString(g)], ['title', anyString(g)], ['text', anyString(g)], ['color', rng.pick(['good', '#zzz', '#ff0000', 'danger'])], ['fields', [obj([['title', 'a'], ['value', anyString(g)], ['short', true]])]]])]] as [string, J]]
+          ? [
+              [
+                'attachments',
+                [
+                  obj([
+                    ['fallback', anyString(g)],
+                    ['title', anyString(g)],
+                    ['text', anyString(g)],
+                    ['color', rng.pick(['good', '#zzz', '#ff0000', 'danger'])],
+                    [
+                      'fields',
+                      [
+                        obj([
+                          ['title', 'a'],
+                          ['value', anyString(g)],
+                          ['short', true],
+                        ]),
+                      ],
+                    ],
+                  ]),
+                ],
+              ] as [string, J],
+            ]
           : []),
         ...(rng.chance(0.3)
-          ? [['blocks', [obj([['type', 'section'], ['text', obj([['type', 'mrkdwn'], ['text', anyString(g)]])]]), obj([['type', rng.pick(['header', 'image', 'context', 'divider', 'bogus'])], ['image_url', 'https://example.com/a.png'], ['text', obj([['type', 'plain_text'], ['text', anyString(g)]])]])]] as [string, J]]
+          ? [
+              [
+                'blocks',
+                [
+                  obj([
+                    ['type', 'section'],
+                    [
+                      'text',
+                      obj([
+                        ['type', 'mrkdwn'],
+                        ['text', anyString(g)],
+                      ]),
+                    ],
+                  ]),
+                  obj([
+                    ['type', rng.pick(['header', 'image', 'context', 'divider', 'bogus'])],
+                    ['image_url', 'https://example.com/a.png'],
+                    [
+                      'text',
+                      obj([
+                        ['type', 'plain_text'],
+                        ['text', anyString(g)],
+                      ]),
+                    ],
+                  ]),
+                ],
+              ] as [string, J],
+            ]
           : []),
       ];
     case 'POST /webhooks/:webhookId/:token/github':
       return githubBody(g, githubEvent ?? 'push');
     default:
       // A route this suite does not know yet: fields common across the API.
-      return Array.from({ length: rng.int(1, 3) }, () => [rng.pick(['name', 'content', 'channelId', 'permissions', 'avatar', 'text', 'botId', 'username']), anyValue(g, 1)] as [string, J]);
+      return Array.from(
+        { length: rng.int(1, 3) },
+        () =>
+          [rng.pick(['name', 'content', 'channelId', 'permissions', 'avatar', 'text', 'botId', 'username']), anyValue(g, 1)] as [string, J],
+      );
   }
 }
 
@@ -539,7 +743,13 @@ function mutate(g: Gen, entries: Array<[string, J]>): J {
       case 'proto':
         cur.push(
           g.rng.pick<[string, J]>([
-            ['__proto__', obj([['isAdmin', true], ['bot', false]])],
+            [
+              '__proto__',
+              obj([
+                ['isAdmin', true],
+                ['bot', false],
+              ]),
+            ],
             ['constructor', obj([['prototype', obj([['isAdmin', true]])]])],
             ['__proto__', null],
             ['__proto__', []],
@@ -633,7 +843,7 @@ function deepJson(g: Gen, entries: Array<[string, J]> = []): string {
     case 'arrays':
       return '['.repeat(depth) + ']'.repeat(depth);
     case 'content':
-      return '{"content":'.repeat(depth) + '"x"' + '}'.repeat(depth);
+      return `${'{"content":'.repeat(depth)}"x"${'}'.repeat(depth)}`;
     case 'embeds':
       // Where the dialects look without a schema: embeds, Slack attachments and blocks.
       return `{"content":"x","text":"y","embeds":[${'{"fields":['.repeat(depth)}${']}'.repeat(depth)}],"blocks":[]}`;
@@ -658,12 +868,19 @@ function multipartBody(g: Gen, fields: Array<[string, string]>, forUpload: boole
   type Part = { headers: Array<string | Buffer>; data: Buffer };
   const file = (name: string, filename: string | Buffer, type: string, data: Buffer): Part => ({
     headers: [
-      Buffer.concat([Buffer.from(`Content-Disposition: form-data; name="${name}"; filename="`), typeof filename === 'string' ? Buffer.from(filename) : filename, Buffer.from('"')]),
+      Buffer.concat([
+        Buffer.from(`Content-Disposition: form-data; name="${name}"; filename="`),
+        typeof filename === 'string' ? Buffer.from(filename) : filename,
+        Buffer.from('"'),
+      ]),
       ...(type ? [`Content-Type: ${type}`] : []),
     ],
     data,
   });
-  const field = (name: string, value: string): Part => ({ headers: [`Content-Disposition: form-data; name="${name}"`], data: Buffer.from(value) });
+  const field = (name: string, value: string): Part => ({
+    headers: [`Content-Disposition: form-data; name="${name}"`],
+    data: Buffer.from(value),
+  });
   const fileData = () => (rng.chance(0.05) ? rng.bytes(200_000) : rng.chance(0.3) ? Buffer.alloc(0) : rng.bytes(rng.int(1, 4096)));
 
   const variant = rng.pick([
@@ -702,10 +919,29 @@ function multipartBody(g: Gen, fields: Array<[string, string]>, forUpload: boole
       if (!forUpload) parts.unshift(...fields.map(([k, v]) => field(k, v)));
       break;
     case 'weird-filename':
-      parts = [file('file', rng.pick<string | Buffer>([Buffer.from([0xff, 0xfe, 0x2e, 0x74]), Buffer.from('a\r\nInjected: 1'), 'x'.repeat(5000), ...FILENAMES]), 'text/plain', fileData())];
+      parts = [
+        file(
+          'file',
+          rng.pick<string | Buffer>([
+            Buffer.from([0xff, 0xfe, 0x2e, 0x74]),
+            Buffer.from('a\r\nInjected: 1'),
+            'x'.repeat(5000),
+            ...FILENAMES,
+          ]),
+          'text/plain',
+          fileData(),
+        ),
+      ];
       break;
     case 'filename-star':
-      parts = [{ headers: [`Content-Disposition: form-data; name="file"; filename*=UTF-8''${rng.pick(['%FF%FE', '%E2%82%AC.txt', '..%2F..%2Fx', '%', ''])}`], data: fileData() }];
+      parts = [
+        {
+          headers: [
+            `Content-Disposition: form-data; name="file"; filename*=UTF-8''${rng.pick(['%FF%FE', '%E2%82%AC.txt', '..%2F..%2Fx', '%', ''])}`,
+          ],
+          data: fileData(),
+        },
+      ];
       break;
     case 'two-files':
       parts = [file('file', 'a.txt', 'text/plain', fileData()), file('file', 'b.txt', 'text/plain', fileData())];
@@ -737,7 +973,14 @@ function multipartBody(g: Gen, fields: Array<[string, string]>, forUpload: boole
       const json = rng.weighted<() => string>([
         [5, () => serialize(obj(fields.map(([k, v]) => [k, v] as [string, J]))).toString()],
         [3, () => rng.pick(MALFORMED_JSON)],
-        [2, () => deepJson(g, fields.map(([k, v]) => [k, v] as [string, J]))],
+        [
+          2,
+          () =>
+            deepJson(
+              g,
+              fields.map(([k, v]) => [k, v] as [string, J]),
+            ),
+        ],
       ])();
       parts = [field('payload_json', json)];
       if (variant === 'payload_json+file') parts.push(file('files[0]', fname, rng.pick(FILE_TYPES), fileData()));
@@ -748,10 +991,17 @@ function multipartBody(g: Gen, fields: Array<[string, string]>, forUpload: boole
     case 'empty-body':
       return { body: Buffer.alloc(0), contentType: `multipart/form-data; boundary=${boundary}` };
     case 'nested-multipart':
-      parts = [{ headers: ['Content-Disposition: form-data; name="file"', 'Content-Type: multipart/mixed; boundary=inner'], data: Buffer.from(`--inner${CRLF}Content-Disposition: file; filename="a.txt"${CRLF}${CRLF}x${CRLF}--inner--`) }];
+      parts = [
+        {
+          headers: ['Content-Disposition: form-data; name="file"', 'Content-Type: multipart/mixed; boundary=inner'],
+          data: Buffer.from(`--inner${CRLF}Content-Disposition: file; filename="a.txt"${CRLF}${CRLF}x${CRLF}--inner--`),
+        },
+      ];
       break;
     case 'huge-part-header':
-      parts = [{ headers: [`Content-Disposition: form-data; name="file"; filename="a.txt"`, `X-Pad: ${LONG(100_000)}`], data: Buffer.from('x') }];
+      parts = [
+        { headers: [`Content-Disposition: form-data; name="file"; filename="a.txt"`, `X-Pad: ${LONG(100_000)}`], data: Buffer.from('x') },
+      ];
       break;
     case 'bad-part-header':
       parts = [{ headers: ['Content-Disposition form-data name=file', 'no colon here'], data: Buffer.from('x') }];
@@ -804,7 +1054,12 @@ function formBody(g: Gen, fields: Array<[string, string]>, slack: boolean): Body
       text = `${rng.pick(['payload', 'payload_json', 'embeds'])}=${encodeURIComponent(rng.pick(MALFORMED_JSON))}`;
       break;
     case 'payload-deep':
-      text = `${rng.pick(['payload', 'payload_json', 'embeds'])}=${encodeURIComponent(deepJson(g, fields.map(([k, v]) => [k, v] as [string, J])))}`;
+      text = `${rng.pick(['payload', 'payload_json', 'embeds'])}=${encodeURIComponent(
+        deepJson(
+          g,
+          fields.map(([k, v]) => [k, v] as [string, J]),
+        ),
+      )}`;
       break;
     default:
       text = rng.pick<string | Buffer>([
@@ -817,13 +1072,20 @@ function formBody(g: Gen, fields: Array<[string, string]>, slack: boolean): Body
         '__proto__[x]=1',
         'content=%FF%FE',
         'content=%00',
-        'content=' + LONG(70_000),
+        `content=${LONG(70_000)}`,
         Buffer.from([0x63, 0x3d, 0xff, 0xfe]),
-        'text=' + encodeURIComponent('*bold* <https://example.com|link>'),
+        `text=${encodeURIComponent('*bold* <https://example.com|link>')}`,
         'payload=',
       ]);
   }
-  return { body: typeof text === 'string' ? Buffer.from(text) : text, contentType: rng.pick(['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=utf-8', 'application/x-www-form-urlencoded; charset=latin1']) };
+  return {
+    body: typeof text === 'string' ? Buffer.from(text) : text,
+    contentType: rng.pick([
+      'application/x-www-form-urlencoded',
+      'application/x-www-form-urlencoded; charset=utf-8',
+      'application/x-www-form-urlencoded; charset=latin1',
+    ]),
+  };
 }
 
 function makeBody(g: Gen, route: Route, githubEvent: string | undefined): Body {
@@ -865,15 +1127,33 @@ function makeBody(g: Gen, route: Route, githubEvent: string | undefined): Body {
         case 'bom':
           return { body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), base]), contentType: 'application/json' };
         case 'utf16':
-          return { body: Buffer.from(base.toString('utf8'), 'utf16le'), contentType: rng.pick(['application/json', 'application/json; charset=utf-16le']) };
+          return {
+            body: Buffer.from(base.toString('utf8'), 'utf16le'),
+            contentType: rng.pick(['application/json', 'application/json; charset=utf-16le']),
+          };
         case 'utf32':
-          return { body: Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), Buffer.from(base.toString('utf8'), 'utf16le')]), contentType: 'application/json' };
+          return {
+            body: Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), Buffer.from(base.toString('utf8'), 'utf16le')]),
+            contentType: 'application/json',
+          };
         case 'invalid-utf8':
-          return json(obj([...entries.map(([k]) => [k, { bytes: Buffer.from([0x61, 0xff, 0xc3, 0x28, 0xed, 0xa0, 0x80]) }] as [string, J])]));
+          return json(
+            obj([...entries.map(([k]) => [k, { bytes: Buffer.from([0x61, 0xff, 0xc3, 0x28, 0xed, 0xa0, 0x80]) }] as [string, J])]),
+          );
         case 'nul-bytes':
-          return { body: Buffer.concat([base.subarray(0, Math.floor(base.length / 2)), Buffer.from([0]), base.subarray(Math.floor(base.length / 2))]), contentType: 'application/json' };
+          return {
+            body: Buffer.concat([
+              base.subarray(0, Math.floor(base.length / 2)),
+              Buffer.from([0]),
+              base.subarray(Math.floor(base.length / 2)),
+            ]),
+            contentType: 'application/json',
+          };
         default:
-          return { body: Buffer.from(base.toString('utf8').replace(/"$/, ''), 'latin1'), contentType: 'application/json; charset=iso-8859-1' };
+          return {
+            body: Buffer.from(base.toString('utf8').replace(/"$/, ''), 'latin1'),
+            contentType: 'application/json; charset=iso-8859-1',
+          };
       }
     }
     case 'deep':
@@ -881,10 +1161,16 @@ function makeBody(g: Gen, route: Route, githubEvent: string | undefined): Body {
     case 'huge': {
       const size = rng.pick([1024 * 1024 + 1, 3 * 1024 * 1024]);
       const content = LONG(size);
-      return { body: Buffer.from(`{"content":"${content}","name":"${content.slice(0, 10)}"}`), contentType: rng.pick(['application/json', 'text/plain', 'application/x-www-form-urlencoded']) };
+      return {
+        body: Buffer.from(`{"content":"${content}","name":"${content.slice(0, 10)}"}`),
+        contentType: rng.pick(['application/json', 'text/plain', 'application/x-www-form-urlencoded']),
+      };
     }
     case 'empty':
-      return { body: Buffer.alloc(0), contentType: rng.pick(['application/json', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'text/plain']) };
+      return {
+        body: Buffer.alloc(0),
+        contentType: rng.pick(['application/json', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'text/plain']),
+      };
     case 'form':
       return formBody(g, flatten(obj(entries)), isSlack);
     case 'multipart':
@@ -914,7 +1200,9 @@ function realParam(g: Gen, route: Route, name: string): string {
   if (n === 'token') return scene.webhookToken;
   if (n.includes('bot')) return scene.botId;
   if (n.includes('user') || n.includes('member')) {
-    return g.destructive ? rng.pick([scene.userId, '@me']) : rng.pick([scene.userId, '@me', world.owner.id, world.bot.id, world.outsider.id]);
+    return g.destructive
+      ? rng.pick([scene.userId, '@me'])
+      : rng.pick([scene.userId, '@me', world.owner.id, world.bot.id, world.outsider.id]);
   }
   if (n === 'code' || n.includes('invite')) return scene.inviteCode;
   if (n === 'emoji') return encodeURIComponent(rng.pick(EMOJIS));
@@ -1022,7 +1310,8 @@ function query(g: Gen): string {
   const { rng } = g;
   const id = () => rng.pick([g.world.main.messageId, ...GARBAGE_IDS]);
   const pairs = [
-    () => `limit=${rng.pick(['0', '-1', '1', '50', '100', '101', '1e2', 'abc', '', '1.5', '9'.repeat(400), '%FF', '%00', '%205', '0x10', 'NaN', 'Infinity', '001'])}`,
+    () =>
+      `limit=${rng.pick(['0', '-1', '1', '50', '100', '101', '1e2', 'abc', '', '1.5', '9'.repeat(400), '%FF', '%00', '%205', '0x10', 'NaN', 'Infinity', '001'])}`,
     () => `before=${encodeURIComponent(id())}`,
     () => `after=${encodeURIComponent(id())}`,
     () => `wait=${rng.pick(['true', 'false', 'maybe', '', 'TRUE', '1'])}`,
@@ -1181,7 +1470,7 @@ function rawHeaderMutation(g: Gen, headers: Array<[string, string | Buffer]>): P
     case 'stalled-body':
       // Promises more than it sends: the server's request timeout must answer (408).
       g.notes.push('stalls');
-      return { contentLength: 100 + (g.rng.int(0, 1000)) };
+      return { contentLength: 100 + g.rng.int(0, 1000) };
     case 'expect-continue':
       headers.push(['Expect', '100-continue']);
       return {};
@@ -1256,7 +1545,11 @@ export function generate(opts: GenOptions, index: number): FuzzRequest {
   if (kind === 'unrouted') return unrouted(opts, index, rng);
 
   const route = rng.weighted(opts.routes.map((r) => [routeWeight(r), r] as const));
-  const method = rng.chance(0.9) ? route.method : rng.chance(0.7) ? rng.pick(METHODS.filter((m) => m !== route.method)) : rng.pick(ODD_METHODS);
+  const method = rng.chance(0.9)
+    ? route.method
+    : rng.chance(0.7)
+      ? rng.pick(METHODS.filter((m) => m !== route.method))
+      : rng.pick(ODD_METHODS);
   const destructive = method === 'DELETE' || /logout|sessions|password/.test(route.path);
   const g: Gen = {
     rng,
@@ -1287,7 +1580,10 @@ export function generate(opts: GenOptions, index: number): FuzzRequest {
   if (wantsBody) body = makeBody(g, route, githubEvent);
   else if (rng.chance(0.3)) {
     // Seed 5.1: bots send a JSON content type on every call, body or not.
-    body = { body: rng.chance(0.5) ? Buffer.alloc(0) : undefined, contentType: rng.pick(['application/json', 'text/plain', 'multipart/form-data']) };
+    body = {
+      body: rng.chance(0.5) ? Buffer.alloc(0) : undefined,
+      contentType: rng.pick(['application/json', 'text/plain', 'multipart/form-data']),
+    };
     g.notes.push('content-type-without-body');
   }
   let contentType = body.contentType;
@@ -1377,9 +1673,22 @@ function gatewayHandshake(opts: GenOptions, index: number, rng: Rng): FuzzReques
   if (rng.chance(0.85)) headers.push(['Sec-WebSocket-Key', key]);
   if (rng.chance(0.85)) headers.push(['Sec-WebSocket-Version', version]);
   if (rng.chance(0.2)) headers.push(['Sec-WebSocket-Protocol', rng.pick(['', 'a b', 'json, json', '\u00e9'])]);
-  if (rng.chance(0.2)) headers.push(['Sec-WebSocket-Extensions', rng.pick(['permessage-deflate; client_max_window_bits=99', 'garbage;;', 'permessage-deflate; server_max_window_bits'])]);
+  if (rng.chance(0.2))
+    headers.push([
+      'Sec-WebSocket-Extensions',
+      rng.pick(['permessage-deflate; client_max_window_bits=99', 'garbage;;', 'permessage-deflate; server_max_window_bits']),
+    ]);
   if (rng.chance(0.2)) headers.push(['Authorization', `Bearer ${opts.world.owner.token}`]);
-  const path = rng.pick(['/gateway', '/gateway', '/gateway?v=10&encoding=json', '/gateway/', '/gatewayx', '/Gateway', '/gateway?%FF', '/%67ateway']);
+  const path = rng.pick([
+    '/gateway',
+    '/gateway',
+    '/gateway?v=10&encoding=json',
+    '/gateway/',
+    '/gatewayx',
+    '/Gateway',
+    '/gateway?%FF',
+    '/%67ateway',
+  ]);
   const method = rng.chance(0.9) ? 'GET' : rng.pick(['POST', 'HEAD', 'PUT']);
   notes.push(`ws:upgrade=${upgrade},conn=${connection},version=${version}`);
   return { phase: opts.phase, index, target: 'gateway', method, path, headers, raw: true, notes };

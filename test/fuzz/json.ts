@@ -3,15 +3,7 @@
  * hold duplicate keys, `__proto__` keys, number literals JavaScript cannot represent,
  * and strings carrying bytes that are not UTF-8.
  */
-export type J =
-  | null
-  | boolean
-  | number
-  | string
-  | J[]
-  | { raw: string }
-  | { entries: Array<[string, J]> }
-  | { bytes: Buffer };
+export type J = null | boolean | number | string | J[] | { raw: string } | { entries: Array<[string, J]> } | { bytes: Buffer };
 
 export const obj = (entries: Array<[string, J]>): J => ({ entries });
 export const raw = (text: string): J => ({ raw: text });

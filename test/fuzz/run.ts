@@ -66,7 +66,9 @@ function record(result: RunResult, req: FuzzRequest, out: Outcome, found: Violat
       detail: v.detail,
       request: describeRequest(req),
       notes: new Map([...new Set(req.notes.map(noteKind))].map((n) => [n, 1])),
-      ...(res ? { response: { status: res.status, contentType: res.headers['content-type'], body: res.body.toString('utf8').slice(0, 300) } } : {}),
+      ...(res
+        ? { response: { status: res.status, contentType: res.headers['content-type'], body: res.body.toString('utf8').slice(0, 300) } }
+        : {}),
     });
   }
 }
@@ -118,23 +120,38 @@ export function report(seed: string, results: Array<[string, RunResult]>): strin
       // What the failing requests had in common: the likeliest cause.
       const tally = new Map<string, number>();
       for (const e of examples) for (const [n, c] of e.notes) tally.set(n, (tally.get(n) ?? 0) + c);
-      const common = [...tally].filter(([, c]) => c / total >= 0.5).sort((a, b) => b[1] - a[1]).slice(0, 5);
+      const common = [...tally]
+        .filter(([, c]) => c / total >= 0.5)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 5);
       if (common.length > 0) lines.push(`   common to most: ${common.map(([n, c]) => `${n} (${c}/${total})`).join(', ')}`);
       for (const e of examples.slice(0, 6)) {
         lines.push(`   ${e.target} ×${e.count}: ${e.detail.slice(0, 200)}`);
         lines.push(`     request:  ${JSON.stringify(e.request).slice(0, 900)}`);
         if (e.response) lines.push(`     response: ${JSON.stringify(e.response).slice(0, 400)}`);
       }
-      if (examples.length > 6) lines.push(`   … and ${examples.length - 6} more target(s): ${examples.slice(6).map((e) => e.target).join(', ')}`);
+      if (examples.length > 6)
+        lines.push(
+          `   … and ${examples.length - 6} more target(s): ${examples
+            .slice(6)
+            .map((e) => e.target)
+            .join(', ')}`,
+        );
     }
   }
   if (lines.length === 0) return '';
-  return [`fuzz seed ${JSON.stringify(seed)}: reproduce with FUZZ_SEED=${JSON.stringify(seed)} (request ids are <phase>#<index>)`, ...lines].join('\n');
+  return [
+    `fuzz seed ${JSON.stringify(seed)}: reproduce with FUZZ_SEED=${JSON.stringify(seed)} (request ids are <phase>#<index>)`,
+    ...lines,
+  ].join('\n');
 }
 
 /** One line of numbers for the log: what was sent and what came back. */
 export function summary(name: string, r: RunResult): string {
-  const statuses = [...r.statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}:${n}`).join(' ');
+  const statuses = [...r.statuses]
+    .sort((a, b) => a[0] - b[0])
+    .map(([s, n]) => `${s}:${n}`)
+    .join(' ');
   const least = [...r.reached].sort((a, b) => a[1] - b[1])[0];
   const coverage = least ? `; ${r.reached.size} routes reached, the least ${least[1]}× (${least[0]})` : '';
   return `${name}: ${r.sent} requests (${r.raw} raw) in ${(r.ms / 1000).toFixed(1)} s; statuses ${statuses}${coverage}`;

@@ -258,13 +258,20 @@ export function describe(req: FuzzRequest): Record<string, unknown> {
     const utf8 = buf.toString('utf8');
     const clean = Buffer.from(utf8, 'utf8').equals(buf) && !/[\0-\x08\x0e-\x1f]/.test(utf8);
     if (clean) return buf.length > max ? `${utf8.slice(0, max)}… (${buf.length} bytes)` : utf8;
-    return buf.length > max ? `base64:${buf.subarray(0, max).toString('base64')}… (${buf.length} bytes)` : `base64:${buf.toString('base64')}`;
+    return buf.length > max
+      ? `base64:${buf.subarray(0, max).toString('base64')}… (${buf.length} bytes)`
+      : `base64:${buf.toString('base64')}`;
   };
   return {
     request: `${req.phase}#${req.index}`,
     transport: req.raw ? 'raw' : 'fetch',
     method: req.method,
-    path: typeof req.path === 'string' ? (req.path.length > 300 ? `${req.path.slice(0, 300)}… (${req.path.length} chars)` : req.path) : text(req.path, 300),
+    path:
+      typeof req.path === 'string'
+        ? req.path.length > 300
+          ? `${req.path.slice(0, 300)}… (${req.path.length} chars)`
+          : req.path
+        : text(req.path, 300),
     ...(req.version ? { version: req.version } : {}),
     headers: req.headers.map(([n, v]) => `${n}: ${text(v, 200)}`),
     ...(req.body !== undefined ? { body: text(req.body, 600) } : {}),

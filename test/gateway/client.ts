@@ -130,7 +130,11 @@ export class TestGatewayClient {
       const t = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
         const seen = this.frames.map((f) => f.t ?? f.op).join(', ');
-        reject(new Error(`no matching frame within ${timeoutMs} ms; received: [${seen}]${this.closeInfo ? `; closed ${this.closeInfo.code}` : ''}`));
+        reject(
+          new Error(
+            `no matching frame within ${timeoutMs} ms; received: [${seen}]${this.closeInfo ? `; closed ${this.closeInfo.code}` : ''}`,
+          ),
+        );
       }, timeoutMs);
       this.waiters.push(waiter);
     });

@@ -44,7 +44,10 @@ describe('every event type, caused through the REST API', () => {
     // Each step: the REST call, then what the event must look like.
     const msg = await postMessage(url, w.owner.auth, ch, 'first');
     const steps: Array<{ t: string; d: Record<string, unknown>; act?: () => Promise<unknown> }> = [
-      { t: 'MESSAGE_CREATE', d: { id: msg.id, channelId: ch, serverId: sid, content: 'first', author: expect.objectContaining({ id: w.owner.id, bot: false }) } },
+      {
+        t: 'MESSAGE_CREATE',
+        d: { id: msg.id, channelId: ch, serverId: sid, content: 'first', author: expect.objectContaining({ id: w.owner.id, bot: false }) },
+      },
       {
         t: 'MESSAGE_UPDATE',
         act: () => call(url, 'PATCH', `/channels/${ch}/messages/${msg.id}`, { auth: w.owner.auth, body: { content: 'edited' } }),
@@ -127,7 +130,12 @@ describe('every event type, caused through the REST API', () => {
     const r = await call(srv.url, 'POST', new URL(hook.url).pathname, { body: { content: 'build passed' } });
     expect(r.status).toBe(200);
     const f = await bot.waitForEvent('MESSAGE_CREATE');
-    expect(f.d).toMatchObject({ id: r.body.id, content: 'build passed', webhookId: hook.id, author: expect.objectContaining({ name: 'CI', bot: true }) });
+    expect(f.d).toMatchObject({
+      id: r.body.id,
+      content: 'build passed',
+      webhookId: hook.id,
+      author: expect.objectContaining({ name: 'CI', bot: true }),
+    });
   });
 
   it('announces a write only after it committed: the message can be read back when its event arrives', async () => {
@@ -147,7 +155,7 @@ describe('every event type, caused through the REST API', () => {
 });
 
 describe('audience', () => {
-  it("isolates servers: a client of server B receives nothing from server A, and the reverse", async () => {
+  it('isolates servers: a client of server B receives nothing from server A, and the reverse', async () => {
     const a = await world(srv.url);
     const b = await world(srv.url);
     const aUser = await pool.identify(srv.gatewayUrl, a.owner.auth);
@@ -286,7 +294,7 @@ describe('audience', () => {
     expect((await resume.waitForClose()).code).toBe(4001);
   });
 
-  it('closes the connections of a logged-out session with 4001 and leaves the user\'s other sessions open', async () => {
+  it("closes the connections of a logged-out session with 4001 and leaves the user's other sessions open", async () => {
     const user = await registerUser(srv.url);
     const login = await call(srv.url, 'POST', '/auth/login', { body: { username: user.name, password: 'correct horse battery' } });
     const otherAuth = `Bearer ${login.body.token}`;

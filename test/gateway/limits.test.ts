@@ -51,7 +51,12 @@ const upgrade = (headers: Record<string, string>, path = '/gateway', method = 'G
   `${method} ${path} HTTP/1.1\r\nHost: localhost\r\n${Object.entries(headers)
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('')}\r\n`;
-const GOOD = { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' };
+const GOOD = {
+  Connection: 'Upgrade',
+  Upgrade: 'websocket',
+  'Sec-WebSocket-Version': '13',
+  'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+};
 
 describe('handshake errors are JSON', () => {
   it.each([

@@ -33,7 +33,9 @@ async function syncPoint(owner: string, channelId: string, ...clients: TestGatew
 async function everyContentEvent(actor: string, channelId: string): Promise<void> {
   const { url } = srv;
   const msg = await postMessage(url, actor, channelId, 'secret plans');
-  expect((await call(url, 'PATCH', `/channels/${channelId}/messages/${msg.id}`, { auth: actor, body: { content: 'edited plans' } })).status).toBe(200);
+  expect(
+    (await call(url, 'PATCH', `/channels/${channelId}/messages/${msg.id}`, { auth: actor, body: { content: 'edited plans' } })).status,
+  ).toBe(200);
   expect((await call(url, 'PUT', `/channels/${channelId}/messages/${msg.id}/reactions/${thumbs}`, { auth: actor })).status).toBe(200);
   expect((await call(url, 'PUT', `/channels/${channelId}/messages/${msg.id}/reactions/${thumbs}`, { auth: actor })).status).toBe(200);
   expect((await call(url, 'POST', `/channels/${channelId}/typing`, { auth: actor })).status).toBe(204);

@@ -88,7 +88,12 @@ describe('resume', () => {
     const w = await world(srv.url);
     const c = await pool.identify(srv.gatewayUrl, w.bot.auth, { heartbeat: false });
     const total = 150;
-    await post(srv.url, w.owner.auth, w.channel.id, Array.from({ length: total }, (_, i) => `n${i + 1}`));
+    await post(
+      srv.url,
+      w.owner.auth,
+      w.channel.id,
+      Array.from({ length: total }, (_, i) => `n${i + 1}`),
+    );
     await c.collect(total);
     c.send({ op: 'heartbeat', d: { s: 100 } });
     await c.waitFor((f) => f.op === 'heartbeat_ack');

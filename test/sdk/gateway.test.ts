@@ -53,7 +53,12 @@ describe('ParleyBot against a real server', () => {
     const [message] = await next;
     const content: string = message.content; // typed: Message
     expect(content).toBe('hello bot');
-    expect(message).toMatchObject({ id: posted.id, channelId: w.channel.id, serverId: w.server.id, author: { id: w.owner.id, bot: false } });
+    expect(message).toMatchObject({
+      id: posted.id,
+      channelId: w.channel.id,
+      serverId: w.server.id,
+      author: { id: w.owner.id, bot: false },
+    });
   });
 
   it('delivers the other event types with their payloads', async () => {
@@ -73,14 +78,27 @@ describe('ParleyBot against a real server', () => {
 
     const added = bot.waitFor('reactionAdd');
     await call(srv.url, 'PUT', `/channels/${w.channel.id}/messages/${message.id}/reactions/${encodeURIComponent('🎉')}`, { auth: owner });
-    expect((await added)[0]).toEqual({ channelId: w.channel.id, serverId: w.server.id, messageId: message.id, emoji: '🎉', userId: w.owner.id, count: 1 });
+    expect((await added)[0]).toEqual({
+      channelId: w.channel.id,
+      serverId: w.server.id,
+      messageId: message.id,
+      emoji: '🎉',
+      userId: w.owner.id,
+      count: 1,
+    });
     const removed = bot.waitFor('reactionRemove');
     await call(srv.url, 'PUT', `/channels/${w.channel.id}/messages/${message.id}/reactions/${encodeURIComponent('🎉')}`, { auth: owner });
     expect((await removed)[0]).toMatchObject({ messageId: message.id, emoji: '🎉', count: 0 });
 
     const typing = bot.waitFor('typingStart');
     await call(srv.url, 'POST', `/channels/${w.channel.id}/typing`, { auth: owner });
-    expect((await typing)[0]).toEqual({ channelId: w.channel.id, serverId: w.server.id, userId: w.owner.id, name: w.owner.name, bot: false });
+    expect((await typing)[0]).toEqual({
+      channelId: w.channel.id,
+      serverId: w.server.id,
+      userId: w.owner.id,
+      name: w.owner.name,
+      bot: false,
+    });
 
     const deleted = bot.waitFor('messageDelete');
     await call(srv.url, 'DELETE', `/channels/${w.channel.id}/messages/${message.id}`, { auth: owner });
@@ -169,7 +187,16 @@ describe('ParleyBot against a real server', () => {
     await postMessage(srv.url, w.owner.auth, w.channel.id, 'after');
     await until(() => got.length === 8, 5000, 'all eight messages');
 
-    expect(got.map((m) => m.content)).toEqual(['before 1', 'before 2', 'while away 1', 'while away 2', 'while away 3', 'while away 4', 'while away 5', 'after']);
+    expect(got.map((m) => m.content)).toEqual([
+      'before 1',
+      'before 2',
+      'while away 1',
+      'while away 2',
+      'while away 3',
+      'while away 4',
+      'while away 5',
+      'after',
+    ]);
     expect(got.slice(2, 7).map((m) => m.id)).toEqual(missed);
     expect(sequences).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(readies).toBe(1); // resumed, not re-identified

@@ -128,7 +128,13 @@ export class MockGateway {
               d: {
                 sessionId: session.id,
                 user: { id: 'bot-1', name: 'Testbot', bot: true },
-                servers: [{ id: 'srv-1', name: 'Test', channels: [{ id: 'ch-1', serverId: 'srv-1', name: 'general', createdAt: '2025-01-01T00:00:00.000Z' }] }],
+                servers: [
+                  {
+                    id: 'srv-1',
+                    name: 'Test',
+                    channels: [{ id: 'ch-1', serverId: 'srv-1', name: 'general', createdAt: '2025-01-01T00:00:00.000Z' }],
+                  },
+                ],
               },
             }),
           );

@@ -40,7 +40,13 @@ async function serve(handler: Handler): Promise<{ baseUrl: string; seen: Seen[] 
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const entry = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const entry = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       seen.push(entry);
       handler(entry, res);
     });
@@ -84,7 +90,9 @@ describe('RestClient (scripted server)', () => {
   });
 
   it('uploads multipart/form-data with the field "file"', async () => {
-    const { baseUrl, seen } = await serve((_req, res) => json(res, 200, { url: 'http://x/uploads/a/notes.txt', filename: 'notes.txt', size: 5, contentType: 'text/plain' }));
+    const { baseUrl, seen } = await serve((_req, res) =>
+      json(res, 200, { url: 'http://x/uploads/a/notes.txt', filename: 'notes.txt', size: 5, contentType: 'text/plain' }),
+    );
     const rest = new RestClient({ baseUrl, token: 't' });
     const result = await rest.upload(Buffer.from('hello'), 'notes.txt', 'text/plain');
     expect(result.filename).toBe('notes.txt');
@@ -108,7 +116,7 @@ describe('RestClient (scripted server)', () => {
     }
   });
 
-  it('surfaces the server\'s error code, falling back to the status for codes it does not know', async () => {
+  it("surfaces the server's error code, falling back to the status for codes it does not know", async () => {
     const bodies: Record<string, unknown> = {
       '/channels/known/messages/m': { error: 'channel not found', code: 'unknown_channel' },
       '/channels/newer/messages/m': { error: 'from the future', code: 'some_code_from_a_newer_server' },
@@ -123,7 +131,7 @@ describe('RestClient (scripted server)', () => {
     await expect(rest.getMessage('typed', 'm')).rejects.toMatchObject({ code: 'not_found' });
   });
 
-  it('knows exactly the server\'s catalog of codes', () => {
+  it("knows exactly the server's catalog of codes", () => {
     expect([...API_ERROR_CODES].sort()).toEqual([...ERROR_CODES].sort());
   });
 
@@ -181,7 +189,11 @@ describe('RestClient (scripted server)', () => {
     const waits: RateLimitInfo[] = [];
     const rest = new RestClient({ baseUrl, token: 't', onRateLimit: (info) => waits.push(info) });
     await Promise.all([rest.typing('c1'), rest.typing('c1'), rest.typing('c2')]);
-    const [first, second, third] = [seen.find((s) => s.url === '/channels/c1/typing')!, seen.filter((s) => s.url === '/channels/c1/typing')[1]!, seen.find((s) => s.url === '/channels/c2/typing')!];
+    const [first, second, third] = [
+      seen.find((s) => s.url === '/channels/c1/typing')!,
+      seen.filter((s) => s.url === '/channels/c1/typing')[1]!,
+      seen.find((s) => s.url === '/channels/c2/typing')!,
+    ];
     expect(second.at - first.at).toBeGreaterThanOrEqual(200); // same bucket: waited for the reset
     expect(third.at - first.at).toBeLessThan(200); // another channel is another bucket
     expect(waits.filter((w) => w.reason === 'bucket')).toHaveLength(1);

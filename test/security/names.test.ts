@@ -68,7 +68,14 @@ describe('stripUnsafeCharacters', () => {
   });
 
   it('keeps emoji sequences: ZWJ families, skin tones, keycaps, flags (regional and subdivision)', () => {
-    for (const e of ['👨\u200D👩\u200D👧', '👍🏽', '1\uFE0F\u20E3', '🇫🇷', '🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}', '❤️']) {
+    for (const e of [
+      '👨\u200D👩\u200D👧',
+      '👍🏽',
+      '1\uFE0F\u20E3',
+      '🇫🇷',
+      '🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}',
+      '❤️',
+    ]) {
       expect(stripUnsafeCharacters(`x${e}y`)).toBe(`x${e}y`);
     }
     // Tag characters outside a flag sequence are hidden text: removed.

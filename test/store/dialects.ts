@@ -44,7 +44,10 @@ export async function emptyDatabase(dialect: 'sqlite' | 'postgres'): Promise<{
     };
   }
   const fresh = await freshPostgresSchema();
-  const admin = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: fresh.url, max: 2 }) }), plugins });
+  const admin = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: fresh.url, max: 2 }) }),
+    plugins,
+  });
   return {
     options: { databaseUrl: fresh.url, dataDir: os.tmpdir() },
     admin,
@@ -81,7 +84,10 @@ export async function openStore(
   }
   const schema = await freshPostgresSchema();
   const store = await Store.open({ databaseUrl: schema.url, dataDir: os.tmpdir() });
-  const admin = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 4 }) }), plugins });
+  const admin = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 4 }) }),
+    plugins,
+  });
   return {
     store,
     admin,

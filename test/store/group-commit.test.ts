@@ -16,8 +16,19 @@ describe.each(storeDialects())('group commit on %s', (dialect) => {
   const serverId = newId();
   const channelId = newId();
   const message = (content: string, id = newId()): MessageTable => ({
-    id, channelId, serverId, authorId: userId, authorName: 'a', authorAvatar: null, authorBot: 0,
-    webhookId: null, content, attachments: '[]', embeds: '[]', createdAt: now(), editedAt: null,
+    id,
+    channelId,
+    serverId,
+    authorId: userId,
+    authorName: 'a',
+    authorAvatar: null,
+    authorBot: 0,
+    webhookId: null,
+    content,
+    attachments: '[]',
+    embeds: '[]',
+    createdAt: now(),
+    editedAt: null,
   });
   const stored = async (id: string) => (await store.messages.byId(store.db, channelId, id)) !== undefined;
 
@@ -25,8 +36,16 @@ describe.each(storeDialects())('group commit on %s', (dialect) => {
     ({ store, admin, dispose } = await openStore(dialect));
     await store.write(async (tx) => {
       await store.users.insert(tx, {
-        id: userId, username: 'gc', usernameKey: 'gc', name: 'gc', bot: 0, ownerId: null,
-        passwordHash: 'x', tokenHash: null, avatar: null, createdAt: now(),
+        id: userId,
+        username: 'gc',
+        usernameKey: 'gc',
+        name: 'gc',
+        bot: 0,
+        ownerId: null,
+        passwordHash: 'x',
+        tokenHash: null,
+        avatar: null,
+        createdAt: now(),
       });
       await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
       await store.channels.insert(tx, { id: channelId, serverId, name: 'general', createdAt: now() });
@@ -65,11 +84,7 @@ describe.each(storeDialects())('group commit on %s', (dialect) => {
   it('with several batches in flight, every write is committed when it resolves', async () => {
     const committer = new GroupCommitter(admin, 8, 4);
     const rows = Array.from({ length: 60 }, (_, i) => message(`concurrent${i}`));
-    const seen = await Promise.all(
-      rows.map((m) =>
-        committer.run((tx) => store.messages.insert(tx, m)).then(() => stored(m.id)),
-      ),
-    );
+    const seen = await Promise.all(rows.map((m) => committer.run((tx) => store.messages.insert(tx, m)).then(() => stored(m.id))));
     expect(seen.every(Boolean)).toBe(true);
   });
 });

@@ -38,8 +38,16 @@ describe.each(storeDialects())('store on %s', (dialect) => {
     ({ store, dispose } = await openStore(dialect));
     await store.write(async (tx) => {
       await store.users.insert(tx, {
-        id: userId, username: 'Alice', usernameKey: 'alice', name: 'Alice', bot: 0, ownerId: null,
-        passwordHash: 'x', tokenHash: null, avatar: null, createdAt: now(),
+        id: userId,
+        username: 'Alice',
+        usernameKey: 'alice',
+        name: 'Alice',
+        bot: 0,
+        ownerId: null,
+        passwordHash: 'x',
+        tokenHash: null,
+        avatar: null,
+        createdAt: now(),
       });
       await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
       await store.members.insert(tx, { serverId, userId, permissions: 15, joinedAt: now() });
@@ -52,8 +60,16 @@ describe.each(storeDialects())('store on %s', (dialect) => {
     expect((await store.users.byUsername(store.db, 'ALICE'))?.id).toBe(userId);
     const dup = store.write((tx) =>
       store.users.insert(tx, {
-        id: newId(), username: 'alice', usernameKey: 'alice', name: 'alice', bot: 0, ownerId: null,
-        passwordHash: 'x', tokenHash: null, avatar: null, createdAt: now(),
+        id: newId(),
+        username: 'alice',
+        usernameKey: 'alice',
+        name: 'alice',
+        bot: 0,
+        ownerId: null,
+        passwordHash: 'x',
+        tokenHash: null,
+        avatar: null,
+        createdAt: now(),
       }),
     );
     await expect(dup).rejects.toSatisfy((e) => e instanceof AppError && e.code === 'already_exists');
@@ -152,7 +168,16 @@ describe.each(storeDialects())('store on %s', (dialect) => {
       await store.channels.insert(tx, { id: ch, serverId, name: 'tmp', createdAt: now() });
       await store.messages.insert(tx, m);
       await store.reactions.add(tx, m.id, '👍', userId, now());
-      await store.webhooks.insert(tx, { id: hookId, serverId, channelId: ch, name: 'h', avatar: null, tokenHash: 'h', createdBy: userId, createdAt: now() });
+      await store.webhooks.insert(tx, {
+        id: hookId,
+        serverId,
+        channelId: ch,
+        name: 'h',
+        avatar: null,
+        tokenHash: 'h',
+        createdBy: userId,
+        createdAt: now(),
+      });
     });
     await store.write((tx) => store.channels.delete(tx, ch));
     expect(await store.messages.byId(store.db, ch, m.id)).toBeUndefined();
@@ -176,7 +201,16 @@ describe.each(storeDialects())('store on %s', (dialect) => {
 
   it('stores upload sizes as numbers beyond 32 bits', async () => {
     const id = newId();
-    await store.write((tx) => store.uploads.insert(tx, { id, uploaderId: userId, filename: 'big', contentType: 'application/octet-stream', size: 5 * 2 ** 32, createdAt: now() }));
+    await store.write((tx) =>
+      store.uploads.insert(tx, {
+        id,
+        uploaderId: userId,
+        filename: 'big',
+        contentType: 'application/octet-stream',
+        size: 5 * 2 ** 32,
+        createdAt: now(),
+      }),
+    );
     expect(Number((await store.uploads.byId(store.db, id))?.size)).toBe(5 * 2 ** 32);
   });
 
@@ -192,8 +226,16 @@ describe.each(storeDialects())('store on %s', (dialect) => {
       const id = newId();
       await first.write((tx) =>
         first.users.insert(tx, {
-          id, username: 'Kept', usernameKey: 'kept', name: 'Kept', bot: 0, ownerId: null,
-          passwordHash: 'x', tokenHash: null, avatar: null, createdAt: now(),
+          id,
+          username: 'Kept',
+          usernameKey: 'kept',
+          name: 'Kept',
+          bot: 0,
+          ownerId: null,
+          passwordHash: 'x',
+          tokenHash: null,
+          avatar: null,
+          createdAt: now(),
         }),
       );
       await first.close();

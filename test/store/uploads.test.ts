@@ -41,7 +41,9 @@ describe.each(storeDialects())('uploads and attachments on %s', (dialect) => {
 
   async function newUpload(filename = 'f.txt', createdAt = now()): Promise<string> {
     const id = newId();
-    await store.write((tx) => store.uploads.insert(tx, { id, uploaderId: userId, filename, contentType: 'text/plain', size: 1, createdAt }));
+    await store.write((tx) =>
+      store.uploads.insert(tx, { id, uploaderId: userId, filename, contentType: 'text/plain', size: 1, createdAt }),
+    );
     return id;
   }
 
@@ -56,8 +58,16 @@ describe.each(storeDialects())('uploads and attachments on %s', (dialect) => {
     ({ store, admin, dispose } = await openStore(dialect));
     await store.write(async (tx) => {
       await store.users.insert(tx, {
-        id: userId, username: 'Up', usernameKey: 'up', name: 'Up', bot: 0, ownerId: null,
-        passwordHash: 'x', tokenHash: null, avatar: null, createdAt: now(),
+        id: userId,
+        username: 'Up',
+        usernameKey: 'up',
+        name: 'Up',
+        bot: 0,
+        ownerId: null,
+        passwordHash: 'x',
+        tokenHash: null,
+        avatar: null,
+        createdAt: now(),
       } as Parameters<typeof store.users.insert>[1]);
       await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
       await store.channels.insert(tx, { id: channelId, serverId, name: 'general', createdAt: now() });
@@ -101,7 +111,12 @@ describe.each(storeDialects())('uploads and attachments on %s', (dialect) => {
   it('lists the uploads of a channel, and the unattached ones older than a cutoff', async () => {
     const ch = newId();
     await store.write((tx) => store.channels.insert(tx, { id: ch, serverId, name: 'other', createdAt: now() }));
-    const [a, b, old, young] = [await newUpload(), await newUpload(), await newUpload('o', hoursAgo(30)), await newUpload('y', hoursAgo(1))];
+    const [a, b, old, young] = [
+      await newUpload(),
+      await newUpload(),
+      await newUpload('o', hoursAgo(30)),
+      await newUpload('y', hoursAgo(1)),
+    ];
     await attachWrite(message('[]', ch), [a, b]);
     await attachWrite(message('[]', ch), [a]);
     expect((await store.uploads.ofChannel(store.db, ch)).sort()).toEqual([a, b].sort());
@@ -153,11 +168,17 @@ describe.each(storeDialects())('uploads and attachments on %s', (dialect) => {
     const base = 'https://chat.example/parley';
     const u1 = await newUpload('a b.txt');
     const u2 = await newUpload('report.pdf');
-    const m1 = message(JSON.stringify([{ url: `${base}/uploads/${u1}/a%20b.txt/../../servers/x/invites`, filename: 'invite.txt', size: 1, contentType: 'text/plain' }]));
-    const m2 = message(JSON.stringify([
-      { url: `${base}/uploads/${u2}/report.pdf`, filename: 'report.pdf', size: 1, contentType: 'text/plain' },
-      { url: `${base}/uploads/${u1}/a%20b.txt`, filename: 'a b.txt', size: 1, contentType: 'text/plain' },
-    ]));
+    const m1 = message(
+      JSON.stringify([
+        { url: `${base}/uploads/${u1}/a%20b.txt/../../servers/x/invites`, filename: 'invite.txt', size: 1, contentType: 'text/plain' },
+      ]),
+    );
+    const m2 = message(
+      JSON.stringify([
+        { url: `${base}/uploads/${u2}/report.pdf`, filename: 'report.pdf', size: 1, contentType: 'text/plain' },
+        { url: `${base}/uploads/${u1}/a%20b.txt`, filename: 'a b.txt', size: 1, contentType: 'text/plain' },
+      ]),
+    );
     const unknown = `${base}/uploads/${newId()}/gone.txt`;
     const m3 = message(JSON.stringify([{ url: unknown, filename: 'gone.txt', size: 1, contentType: 'text/plain' }]));
     const plain = message();
@@ -175,7 +196,10 @@ describe.each(storeDialects())('uploads and attachments on %s', (dialect) => {
     expect(await store.uploads.ofMessage(store.db, m3.id)).toEqual([]);
     const after = async (m: MessageTable) => JSON.parse((await store.messages.byId(store.db, channelId, m.id))!.attachments);
     expect(await after(m1)).toEqual([{ url: `${base}/uploads/${u1}/a%20b.txt`, filename: 'a b.txt', size: 1, contentType: 'text/plain' }]);
-    expect((await after(m2)).map((a: { url: string }) => a.url)).toEqual([`${base}/uploads/${u2}/report.pdf`, `${base}/uploads/${u1}/a%20b.txt`]);
+    expect((await after(m2)).map((a: { url: string }) => a.url)).toEqual([
+      `${base}/uploads/${u2}/report.pdf`,
+      `${base}/uploads/${u1}/a%20b.txt`,
+    ]);
     expect((await after(m3))[0].url).toBe(unknown);
     expect(await after(plain)).toEqual([]);
     // The links protect the files: the old uploads are no longer "unattached".

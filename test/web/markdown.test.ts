@@ -44,9 +44,20 @@ describe('inline Markdown', () => {
     expect(show(parseInline('mail [me](mailto:a@example.com)'))).toBe('mail <a mailto:a@example.com>me</a>');
     expect(show(parseInline('see https://example.com/x, then'))).toBe('see <a https://example.com/x>https://example.com/x</a>, then');
     expect(show(parseInline('<https://example.com>'))).toBe('<a https://example.com/>https://example.com</a>');
-    for (const bad of ['javascript:alert(1)', 'JaVaScRiPt:alert(1)', 'java\tscript:alert(1)', 'data:text/html,<script>x</script>', 'vbscript:x', '/relative', '//evil.example']) {
+    for (const bad of [
+      'javascript:alert(1)',
+      'JaVaScRiPt:alert(1)',
+      'java\tscript:alert(1)',
+      'data:text/html,<script>x</script>',
+      'vbscript:x',
+      '/relative',
+      '//evil.example',
+    ]) {
       const nodes = parseInline(`[x](${bad})`);
-      expect(nodes.some((n) => n.type === 'link'), bad).toBe(false);
+      expect(
+        nodes.some((n) => n.type === 'link'),
+        bad,
+      ).toBe(false);
     }
   });
 
@@ -94,7 +105,9 @@ describe('inline Markdown', () => {
 
 describe('block Markdown', () => {
   it('parses code blocks, quotes, lists and headings', () => {
-    const blocks = parseMarkdown(['# Title', '```js', 'const a = "<b>";', '```', '> quoted', '> more', '', '- a', '- b', '  - c', '1. one', '2. two'].join('\n'));
+    const blocks = parseMarkdown(
+      ['# Title', '```js', 'const a = "<b>";', '```', '> quoted', '> more', '', '- a', '- b', '  - c', '1. one', '2. two'].join('\n'),
+    );
     expect(blocks.map((b) => b.type)).toEqual(['heading', 'codeblock', 'quote', 'list', 'list']);
     expect(blocks[1]).toEqual({ type: 'codeblock', lang: 'js', value: 'const a = "<b>";' });
     const bullets = blocks[3];
@@ -111,10 +124,21 @@ describe('block Markdown', () => {
     expect(parseMarkdown('#### no')).toEqual([{ type: 'paragraph', children: [{ type: 'text', value: '#### no' }] }]);
     expect(parseMarkdown('~~~ py \nx\n~~~~')).toEqual([{ type: 'codeblock', lang: 'py', value: 'x' }]);
     expect(parseMarkdown('````\nx\n```')).toEqual([
-      { type: 'paragraph', children: [{ type: 'text', value: '````' }, { type: 'br' }, { type: 'text', value: 'x' }, { type: 'br' }, { type: 'text', value: '```' }] },
+      {
+        type: 'paragraph',
+        children: [
+          { type: 'text', value: '````' },
+          { type: 'br' },
+          { type: 'text', value: 'x' },
+          { type: 'br' },
+          { type: 'text', value: '```' },
+        ],
+      },
     ]);
     expect(parseMarkdown(' - - -')).toEqual([{ type: 'hr' }]);
-    expect(parseMarkdown('3) x\n4) y')).toMatchObject([{ type: 'list', ordered: true, start: 3, items: [[{ type: 'paragraph' }], [{ type: 'paragraph' }]] }]);
+    expect(parseMarkdown('3) x\n4) y')).toMatchObject([
+      { type: 'list', ordered: true, start: 3, items: [[{ type: 'paragraph' }], [{ type: 'paragraph' }]] },
+    ]);
     expect(parseMarkdown('1234567890. x')[0]?.type).toBe('paragraph');
   });
 

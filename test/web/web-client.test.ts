@@ -125,7 +125,7 @@ describe('web client', () => {
     await panel.getByText('Webhook URL copied to the clipboard').waitFor();
     const copied: string = await page.evaluate(() => (globalThis as any).navigator.clipboard.readText());
     expect(copied).toMatch(new RegExp(`^${srv.url}/webhooks/[^/]+/[^/]+$`));
-    expect(await panel.getByLabel("Webhook URL", { exact: true }).inputValue()).toBe(copied);
+    expect(await panel.getByLabel('Webhook URL', { exact: true }).inputValue()).toBe(copied);
 
     // The list shows name, channel, creator and date.
     const row = page.locator('tbody tr').filter({ hasText: 'Deploy Bot' });
@@ -264,7 +264,13 @@ describe('web client', () => {
     ].join('\n');
     const r = await call(srv.url, 'POST', `/channels/${general.id}/messages`, {
       auth: bot.auth,
-      body: { content, attachments: [{ url: png.body.url, filename: 'chart.png' }, { url: txt.body.url, filename: 'build-log.txt' }] },
+      body: {
+        content,
+        attachments: [
+          { url: png.body.url, filename: 'chart.png' },
+          { url: txt.body.url, filename: 'build-log.txt' },
+        ],
+      },
     });
     expect(r.status).toBe(201);
     await call(srv.url, 'PUT', `/channels/${general.id}/messages/${r.body.id}/reactions/${encodeURIComponent('🎉')}`, { auth: bot.auth });
@@ -702,7 +708,12 @@ describe('web client', () => {
     await row.waitFor();
     const perms = async () => {
       const r = await call(srv.url, 'GET', `/servers/${server.id}/members`, { auth: owner.auth });
-      return (r.body as { id: string; permissions?: string[] }[]).find((m) => m.id === bot.id)?.permissions?.slice().sort() ?? null;
+      return (
+        (r.body as { id: string; permissions?: string[] }[])
+          .find((m) => m.id === bot.id)
+          ?.permissions?.slice()
+          .sort() ?? null
+      );
     };
     expect(await perms()).toEqual(['ADD_REACTIONS', 'READ_MESSAGES', 'SEND_MESSAGES']);
     expect(await row.getByLabel('Attach files').isChecked()).toBe(false);
@@ -768,11 +779,19 @@ describe('web client', () => {
     await addBot(srv.url, ada, server.id, bot.id);
 
     const hello = await postMessage(srv.url, ada.auth, general.id, 'Morning all! Release **1.4** goes out today 🚀');
-    await postMessage(srv.url, grace.auth, general.id, 'Nice. Before we ship:\n- migrations are applied\n- the changelog mentions the new *webhook settings*');
+    await postMessage(
+      srv.url,
+      grace.auth,
+      general.id,
+      'Nice. Before we ship:\n- migrations are applied\n- the changelog mentions the new *webhook settings*',
+    );
     const png = await upload(srv.url, bot.auth, makePng(320, 120), 'coverage.png', 'image/png');
     await call(srv.url, 'POST', `/channels/${general.id}/messages`, {
       auth: bot.auth,
-      body: { content: 'Build **#412** passed on `main`\n> 212 tests, 0 failures, coverage 91%', attachments: [{ url: png.body.url, filename: 'coverage.png' }] },
+      body: {
+        content: 'Build **#412** passed on `main`\n> 212 tests, 0 failures, coverage 91%',
+        attachments: [{ url: png.body.url, filename: 'coverage.png' }],
+      },
     });
     const logo = await upload(srv.url, ada.auth, makePng(64, 64), 'pager.png', 'image/png');
     const created = await call(srv.url, 'POST', `/servers/${server.id}/webhooks`, {
@@ -812,11 +831,15 @@ describe('web client', () => {
       await message(page, 'Incident resolved').waitFor();
       // The webhook's avatar is shown with its messages.
       expect(await message(page, 'Incident resolved').locator('img').first().getAttribute('src')).toBe(logo.body.url);
-      const bg = await page.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.body).backgroundColor as string);
+      const bg = await page.evaluate(
+        () => (globalThis as any).getComputedStyle((globalThis as any).document.body).backgroundColor as string,
+      );
       expect(bg).toBe(scheme === 'dark' ? 'rgb(29, 30, 35)' : 'rgb(255, 255, 255)');
       await call(srv.url, 'POST', `/channels/${general.id}/typing`, { auth: grace.auth });
       await page.getByText('grace is typing…').waitFor();
-      await expect.poll(() => page.getByRole('img', { name: 'coverage.png' }).evaluate((el) => (el as any).naturalWidth as number)).toBe(320);
+      await expect
+        .poll(() => page.getByRole('img', { name: 'coverage.png' }).evaluate((el) => (el as any).naturalWidth as number))
+        .toBe(320);
       await page.mouse.move(5, 795);
       await screenshot(page, `overview-${scheme}`);
       await noPageErrors(o);

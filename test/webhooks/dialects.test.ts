@@ -78,10 +78,7 @@ describe('Discord dialect: fixtures', () => {
     expect(p.embeds[1]).toEqual({ title: 'HighCPU', color: 0xd63232, image: { url: 'attachment://panel-efgh.png' } });
     expect(attachmentRefs(p.embeds)).toEqual(['panel-efgh.png']);
 
-    const resolved = resolveAttachmentRefs(
-      p.embeds,
-      new Map([['panel-efgh.png', 'http://localhost:8080/uploads/01J/panel-efgh.png']]),
-    );
+    const resolved = resolveAttachmentRefs(p.embeds, new Map([['panel-efgh.png', 'http://localhost:8080/uploads/01J/panel-efgh.png']]));
     expect(resolved[1]?.image).toEqual({ url: 'http://localhost:8080/uploads/01J/panel-efgh.png' });
     // A reference to a file that was not uploaded is dropped.
     expect(resolveAttachmentRefs(p.embeds, new Map())[1]).toEqual({ title: 'HighCPU', color: 0xd63232 });
@@ -102,13 +99,7 @@ describe('Discord dialect: fixtures', () => {
     expect(e.title).toBe('❌ Your service My Website went down. ❌');
     expect(e.color).toBe(0xff0000);
     expect(e.timestamp).toBe('2024-05-01T12:00:00.000Z');
-    expect(e.fields?.map((f) => f.name)).toEqual([
-      'Service Name',
-      'Service URL',
-      'Went Offline',
-      'Time (Europe/Berlin)',
-      'Error',
-    ]);
+    expect(e.fields?.map((f) => f.name)).toEqual(['Service Name', 'Service URL', 'Went Offline', 'Time (Europe/Berlin)', 'Error']);
     expect(e.fields?.[2]?.value).toBe('2024-05-01 12:00 UTC');
     expect(e.fields?.[4]?.value).toBe('Request failed with status code 503');
   });
@@ -159,9 +150,7 @@ describe('Discord dialect: rules and bad payloads', () => {
     expect400(() => parseDiscordPayload({ content: '  \n\t ' }), 'content must not be empty');
     expect400(() => parseDiscordPayload({ content: '', embeds: [{}] }), 'content must not be empty');
     expect(parseDiscordPayload({ content: '   ' }, { hasFiles: true })).toEqual({ content: '', embeds: [] });
-    expect(parseDiscordPayload({ embeds: [{ description: 'only an embed' }] }).embeds).toEqual([
-      { description: 'only an embed' },
-    ]);
+    expect(parseDiscordPayload({ embeds: [{ description: 'only an embed' }] }).embeds).toEqual([{ description: 'only an embed' }]);
   });
 
   it('counts the 4000-character content limit in code points', () => {
@@ -193,10 +182,7 @@ describe('Discord dialect: rules and bad payloads', () => {
   });
 
   it('enforces per-field embed limits', () => {
-    expect400(
-      () => parseDiscordPayload({ embeds: [{ title: longString(257) }] }),
-      'embeds[0].title must be at most 256 characters',
-    );
+    expect400(() => parseDiscordPayload({ embeds: [{ title: longString(257) }] }), 'embeds[0].title must be at most 256 characters');
     expect(parseDiscordPayload({ embeds: [{ title: longString(256) }] }).embeds[0]?.title).toHaveLength(256);
     expect400(
       () => parseDiscordPayload({ embeds: [{ description: longString(4097) }] }),
@@ -226,33 +212,39 @@ describe('Discord dialect: rules and bad payloads', () => {
     expect(parseDiscordPayload({ embeds: eleven.slice(0, 10) }).embeds).toHaveLength(10);
 
     const fields = Array.from({ length: 26 }, (_, i) => ({ name: `f${i}`, value: 'v' }));
-    expect400(
-      () => parseDiscordPayload({ embeds: [{ title: 't', fields }] }),
-      'embeds[0].fields must have at most 25 fields',
-    );
+    expect400(() => parseDiscordPayload({ embeds: [{ title: 't', fields }] }), 'embeds[0].fields must have at most 25 fields');
     expect(parseDiscordPayload({ embeds: [{ title: 't', fields: fields.slice(0, 25) }] }).embeds[0]?.fields).toHaveLength(25);
 
     const big = { description: longString(3000) };
     expect(parseDiscordPayload({ embeds: [big, big] }).embeds).toHaveLength(2); // exactly 6000
-    expect400(
-      () => parseDiscordPayload({ embeds: [big, big, { title: 'x' }] }),
-      'embeds must have at most 6000 characters in total',
-    );
+    expect400(() => parseDiscordPayload({ embeds: [big, big, { title: 'x' }] }), 'embeds must have at most 6000 characters in total');
   });
 
   it('requires non-empty field names and values', () => {
     expect400(() => parseDiscordPayload({ embeds: [{ fields: [{ value: 'v' }] }] }), 'embeds[0].fields[0].name must be a non-empty string');
-    expect400(() => parseDiscordPayload({ embeds: [{ fields: [{ name: 'n', value: ' ' }] }] }), 'embeds[0].fields[0].value must be a non-empty string');
+    expect400(
+      () => parseDiscordPayload({ embeds: [{ fields: [{ name: 'n', value: ' ' }] }] }),
+      'embeds[0].fields[0].value must be a non-empty string',
+    );
   });
 
   it('validates urls, color and timestamp', () => {
     expect400(() => parseDiscordPayload({ embeds: [{ title: 't', url: 'javascript:alert(1)' }] }), 'embeds[0].url must be an http(s) URL');
     expect400(() => parseDiscordPayload({ embeds: [{ title: 't', url: 'attachment://a.png' }] }), 'embeds[0].url must be an http(s) URL');
-    expect400(() => parseDiscordPayload({ embeds: [{ image: { url: 'file:///etc/passwd' } }] }), 'embeds[0].image.url must be an http(s) URL');
-    expect400(() => parseDiscordPayload({ embeds: [{ title: 't', color: '#ff0000' }] }), 'embeds[0].color must be an integer between 0 and 16777215');
+    expect400(
+      () => parseDiscordPayload({ embeds: [{ image: { url: 'file:///etc/passwd' } }] }),
+      'embeds[0].image.url must be an http(s) URL',
+    );
+    expect400(
+      () => parseDiscordPayload({ embeds: [{ title: 't', color: '#ff0000' }] }),
+      'embeds[0].color must be an integer between 0 and 16777215',
+    );
     expect400(() => parseDiscordPayload({ embeds: [{ title: 't', color: 0x1000000 }] }), 'embeds[0].color');
     expect400(() => parseDiscordPayload({ embeds: [{ title: 't', color: 1.5 }] }), 'embeds[0].color');
-    expect400(() => parseDiscordPayload({ embeds: [{ title: 't', timestamp: 'yesterday' }] }), 'embeds[0].timestamp must be an ISO 8601 timestamp');
+    expect400(
+      () => parseDiscordPayload({ embeds: [{ title: 't', timestamp: 'yesterday' }] }),
+      'embeds[0].timestamp must be an ISO 8601 timestamp',
+    );
     expect400(() => parseDiscordPayload({ embeds: [{ title: 't', timestamp: 1714564800 }] }), 'embeds[0].timestamp must be a string');
     expect(parseDiscordPayload({ embeds: [{ title: 't', color: 0 }] }).embeds[0]?.color).toBe(0);
   });
@@ -464,12 +456,8 @@ describe('Slack dialect: mrkdwn and bad payloads', () => {
     expect400(() => parseSlackPayload({}), 'text must not be empty unless attachments or blocks are sent');
     expect400(() => parseSlackPayload({ text: '   ', attachments: [] }), 'text must not be empty');
     expect400(() => parseSlackPayload({ attachments: [{ color: 'good' }] }), 'text must not be empty');
-    expect(parseSlackPayload({ attachments: [{ fallback: 'only fallback' }] }).embeds).toEqual([
-      { description: 'only fallback' },
-    ]);
-    expect(parseSlackPayload({ blocks: [{ type: 'section', text: { type: 'mrkdwn', text: '*deployed*' } }] }).content).toBe(
-      '**deployed**',
-    );
+    expect(parseSlackPayload({ attachments: [{ fallback: 'only fallback' }] }).embeds).toEqual([{ description: 'only fallback' }]);
+    expect(parseSlackPayload({ blocks: [{ type: 'section', text: { type: 'mrkdwn', text: '*deployed*' } }] }).content).toBe('**deployed**');
   });
 
   it('refuses wrong types with the field name', () => {
@@ -478,7 +466,10 @@ describe('Slack dialect: mrkdwn and bad payloads', () => {
     expect400(() => parseSlackPayload({ text: 'x', attachments: ['a'] }), 'attachments[0] must be an object');
     expect400(() => parseSlackPayload({ attachments: [{ title: 't', fields: 'f' }] }), 'attachments[0].fields must be an array');
     expect400(() => parseSlackPayload({ attachments: [{ title: 't', color: 0xff0000 }] }), 'attachments[0].color must be a string');
-    expect400(() => parseSlackPayload({ attachments: [{ title: 't', title_link: 'not a url' }] }), 'attachments[0].title_link must be an http(s) URL');
+    expect400(
+      () => parseSlackPayload({ attachments: [{ title: 't', title_link: 'not a url' }] }),
+      'attachments[0].title_link must be an http(s) URL',
+    );
     expect400(() => parseSlackPayload({ attachments: [{ title: 't', ts: 'noon' }] }), 'attachments[0].ts must be a Unix timestamp');
     expect400(() => parseSlackPayload({ text: 'x', icon_url: 'data:image/png;base64,AAAA' }), 'icon_url must be an http(s) URL');
     expect400(() => parseSlackPayload({ text: 'x', blocks: [7] }), 'blocks[0] must be an object');
@@ -620,7 +611,10 @@ describe('GitHub dialect: ignored events and bad payloads', () => {
     expect400(() => parseGithubEvent('push', { ...push, commits: 'many' }), 'push payload: commits must be an array');
     expect400(() => parseGithubEvent('push', { ...push, commits: [{ id: 'abc' }] }), 'push payload: commits[0].message must be a string');
     const pr = fixture('github', 'pull_request-closed');
-    expect400(() => parseGithubEvent('pull_request', { ...pr, pull_request: null }), 'pull_request payload: pull_request must be an object');
+    expect400(
+      () => parseGithubEvent('pull_request', { ...pr, pull_request: null }),
+      'pull_request payload: pull_request must be an object',
+    );
     expect400(
       () => parseGithubEvent('pull_request', { ...pr, pull_request: { ...(pr.pull_request as Json), title: 7 } }),
       'pull_request payload: pull_request.title must be a string',

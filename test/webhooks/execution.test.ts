@@ -50,7 +50,12 @@ async function uploadsOfHook(): Promise<string[]> {
 describe('executeWebhook with multipart parts', () => {
   it('posts the fields and files it is handed', async () => {
     const parts = [{ type: 'field', name: 'content', value: 'from parts' } as const, file('a.txt', 'aaa')];
-    const result = await executeWebhook(srv.app.ctx, hook, { dialect: 'discord', body: { kind: 'multipart', stream: stream(parts) } }, retry());
+    const result = await executeWebhook(
+      srv.app.ctx,
+      hook,
+      { dialect: 'discord', body: { kind: 'multipart', stream: stream(parts) } },
+      retry(),
+    );
     expect(result.replayed).toBe(false);
     expect(result.message.content).toBe('from parts');
     expect(result.message.attachments.map((a) => a.filename)).toEqual(['a.txt']);
@@ -59,8 +64,16 @@ describe('executeWebhook with multipart parts', () => {
   it("answers the reader's own failure with its explanation and removes the files stored before it", async () => {
     const before = await uploadsOfHook();
     const parts = [{ type: 'field', name: 'content', value: 'cut short' } as const, file('b.txt', 'bbb')];
-    const run = executeWebhook(srv.app.ctx, hook, { dialect: 'discord', body: { kind: 'multipart', stream: stream(parts, new Error('socket reset')) } }, retry());
-    const err = await run.then(() => null, (e: unknown) => e);
+    const run = executeWebhook(
+      srv.app.ctx,
+      hook,
+      { dialect: 'discord', body: { kind: 'multipart', stream: stream(parts, new Error('socket reset')) } },
+      retry(),
+    );
+    const err = await run.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).message).toBe('explained by the reader');
     expect(await uploadsOfHook()).toEqual(before);

@@ -166,7 +166,9 @@ describe('Discord specifics', () => {
   });
 
   it('username and avatar_url override the author for that message only; the BOT badge and webhookId stay', async () => {
-    const r = await call(srv.url, 'POST', hookPath, { body: { content: 'hi', username: 'Deployer', avatar_url: 'https://example.com/a.png' } });
+    const r = await call(srv.url, 'POST', hookPath, {
+      body: { content: 'hi', username: 'Deployer', avatar_url: 'https://example.com/a.png' },
+    });
     expect(r.body.author).toMatchObject({ name: 'Deployer', bot: true, avatar: 'https://example.com/a.png' });
     expect(r.body.webhookId).toBeTruthy();
     const next = await call(srv.url, 'POST', hookPath, { body: { content: 'again' } });

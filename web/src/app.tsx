@@ -55,7 +55,11 @@ export function App() {
       <a href="#main" className="skip-link" onClick={skipToMain}>
         Skip to content
       </a>
-      {token ? <Session key={token} token={token} onLogout={plainLogout} onAuthFailed={expiredLogout} /> : <LoggedOut onAuthenticated={login} />}
+      {token ? (
+        <Session key={token} token={token} onLogout={plainLogout} onAuthFailed={expiredLogout} />
+      ) : (
+        <LoggedOut onAuthenticated={login} />
+      )}
       <ToastRegion />
       <ConfirmHost />
     </ErrorBoundary>
@@ -82,7 +86,13 @@ function LoggedOut({ onAuthenticated }: { onAuthenticated: (token: string) => vo
     document.title = 'Parley';
   }, []);
   if (match('/invite/:code', path)) {
-    return <AuthPage mode={inviteMode} notice="You have been invited to a server. Log in or create an account to join it." onAuthenticated={onAuthenticated} />;
+    return (
+      <AuthPage
+        mode={inviteMode}
+        notice="You have been invited to a server. Log in or create an account to join it."
+        onAuthenticated={onAuthenticated}
+      />
+    );
   }
   return <AuthPage mode={path === '/register' ? 'register' : 'login'} onAuthenticated={onAuthenticated} />;
 }

@@ -70,8 +70,7 @@ export const paths = {
   login: () => '/login',
   register: () => '/register',
   server: (serverId: string) => `/s/${encodeURIComponent(serverId)}`,
-  channel: (serverId: string, channelId: string) =>
-    `/s/${encodeURIComponent(serverId)}/c/${encodeURIComponent(channelId)}`,
+  channel: (serverId: string, channelId: string) => `/s/${encodeURIComponent(serverId)}/c/${encodeURIComponent(channelId)}`,
   settings: (serverId: string, tab = 'webhooks') => `/s/${encodeURIComponent(serverId)}/settings/${tab}`,
   myBots: () => '/my-bots',
   invite: (code: string) => `/invite/${encodeURIComponent(code)}`,

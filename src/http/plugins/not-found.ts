@@ -47,7 +47,10 @@ export function registerNotFound(app: FastifyInstance, routes: readonly RouteInf
     const path = request.url.split('?')[0] ?? '/';
     const allowed = allowedMethods(path);
     if (allowed.length > 0) {
-      return reply.status(errorStatus('method_not_allowed')).header('Allow', allowed.join(', ')).send(errorBody('method_not_allowed', `method ${request.method} is not allowed here`));
+      return reply
+        .status(errorStatus('method_not_allowed'))
+        .header('Allow', allowed.join(', '))
+        .send(errorBody('method_not_allowed', `method ${request.method} is not allowed here`));
     }
     if (await fallback(request, reply)) return reply;
     // A browser and a bot get different answers at one URL; shared caches must keep both.

@@ -24,12 +24,7 @@ export const RULES = {
 } satisfies Record<string, RateRule>;
 
 /** Applies `rule` to `key`: sets the X-RateLimit-* headers, and answers 429 past the limit. */
-export async function enforce(
-  limiter: RateLimiter | null,
-  rule: RateRule,
-  key: string,
-  reply: FastifyReply,
-): Promise<void> {
+export async function enforce(limiter: RateLimiter | null, rule: RateRule, key: string, reply: FastifyReply): Promise<void> {
   if (!limiter) return;
   const d = await limiter.hit(rule, key);
   rateHeaders(d, reply);

@@ -35,8 +35,10 @@ export function accountRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
 
   const register = {
     ...account,
-    summary: 'Create an account and a session', security: SECURITY.none,
-    body: Credentials, response: { 201: ref(Session), ...errors },
+    summary: 'Create an account and a session',
+    security: SECURITY.none,
+    body: Credentials,
+    response: { 201: ref(Session), ...errors },
   };
   app.post('/auth/register', { schema: register }, async (req, reply) => {
     await enforce(limiter, RULES.auth, clientKey(req), reply);
@@ -61,7 +63,8 @@ export function accountRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
 
   const me = {
     ...account,
-    summary: 'The caller: a person or a bot', security: SECURITY.any,
+    summary: 'The caller: a person or a bot',
+    security: SECURITY.any,
     response: { 200: Type.Union([ref(SelfUser), ref(BotSelf)]), ...errors },
   };
   app.get('/users/@me', { schema: me }, async (req) => accounts.me(ctx, await authenticate(ctx, req, 'any')));

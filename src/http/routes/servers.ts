@@ -62,7 +62,8 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
   const channels = {
     ...any,
     summary: "A server's channels",
-    params: ServerParams, response: { 200: Type.Array(ref(Channel), { description: 'the channels' }), ...errors },
+    params: ServerParams,
+    response: { 200: Type.Array(ref(Channel), { description: 'the channels' }), ...errors },
   };
   app.get('/servers/:serverId/channels', { schema: channels }, async (req) =>
     servers.channels(ctx, await authenticate(ctx, req, 'any'), req.params.serverId),
@@ -103,7 +104,8 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
   const deleteChannel = {
     ...user,
     summary: 'Delete a channel with its messages and webhooks (owner)',
-    params: ChannelParams, response: { 204: NoContent, ...errors },
+    params: ChannelParams,
+    response: { 204: NoContent, ...errors },
   };
   app.delete('/channels/:channelId', { schema: deleteChannel }, async (req, reply) => {
     await servers.deleteChannel(ctx, await authenticate(ctx, req, 'user'), req.params.channelId);
@@ -113,7 +115,8 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
   const createInvite = {
     ...user,
     summary: 'Create an invite (owner)',
-    params: ServerParams, response: { 201: ref(Invite), ...errors },
+    params: ServerParams,
+    response: { 201: ref(Invite), ...errors },
   };
   app.post('/servers/:serverId/invites', { schema: createInvite }, async (req, reply) => {
     const caller = await authenticate(ctx, req, 'user');
@@ -124,7 +127,8 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
   const invites = {
     ...user,
     summary: "A server's invites (owner)",
-    params: ServerParams, response: { 200: Type.Array(ref(Invite), { description: 'the invites' }), ...errors },
+    params: ServerParams,
+    response: { 200: Type.Array(ref(Invite), { description: 'the invites' }), ...errors },
   };
   app.get('/servers/:serverId/invites', { schema: invites }, async (req) =>
     servers.listInvites(ctx, await authenticate(ctx, req, 'user'), req.params.serverId),
@@ -133,7 +137,8 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
   const deleteInvite = {
     ...user,
     summary: 'Delete an invite (owner)',
-    params: CodeParams, response: { 204: NoContent, ...errors },
+    params: CodeParams,
+    response: { 204: NoContent, ...errors },
   };
   app.delete('/invites/:code', { schema: deleteInvite }, async (req, reply) => {
     await servers.deleteInvite(ctx, await authenticate(ctx, req, 'user'), req.params.code);
@@ -153,7 +158,8 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
   const members = {
     ...any,
     summary: "A server's members",
-    params: ServerParams, response: { 200: Type.Array(ref(Member), { description: 'the members' }), ...errors },
+    params: ServerParams,
+    response: { 200: Type.Array(ref(Member), { description: 'the members' }), ...errors },
   };
   app.get('/servers/:serverId/members', { schema: members }, async (req) =>
     servers.members(ctx, await authenticate(ctx, req, 'any'), req.params.serverId),
@@ -220,7 +226,8 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
   const removeBot = {
     ...user,
     summary: 'Remove a bot from the server (owner)',
-    params: BotParams, response: { 204: NoContent, ...errors },
+    params: BotParams,
+    response: { 204: NoContent, ...errors },
   };
   app.delete('/servers/:serverId/bots/:botId', { schema: removeBot }, async (req, reply) => {
     await servers.removeBot(ctx, await authenticate(ctx, req, 'user'), req.params.serverId, req.params.botId);

@@ -78,7 +78,8 @@ export function uploadRoutes(fastify: FastifyInstance, { ctx, limiter, config }:
   const file = {
     tags: ['uploads'],
     summary: 'An uploaded file',
-    description: 'PNG, JPEG, GIF, WebP and AVIF are shown inline with their type; anything else is application/octet-stream, as an attachment.',
+    description:
+      'PNG, JPEG, GIF, WebP and AVIF are shown inline with their type; anything else is application/octet-stream, as an attachment.',
     security: SECURITY.none,
     params: FileParams,
     response: {
@@ -107,10 +108,7 @@ export function uploadRoutes(fastify: FastifyInstance, { ctx, limiter, config }:
       // Even if a browser were tricked into rendering it, the file gets no script and no origin.
       .header('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox")
       .header('Cross-Origin-Resource-Policy', 'same-site')
-      .header(
-        'Content-Disposition',
-        `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${rfc8187(file.filename)}`,
-      );
+      .header('Content-Disposition', `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${rfc8187(file.filename)}`);
     return reply.send(file.stream);
   });
 }

@@ -69,14 +69,16 @@ export function webClient(webDir: string, publicUrl: () => string) {
 
   async function sendFile(reply: FastifyReply, file: string, cache: string) {
     const body = await fs.promises.readFile(file);
-    return reply
-      .header('Content-Type', TYPES[path.extname(file)] ?? 'application/octet-stream')
-      .header('Cache-Control', cache)
-      .header('X-Content-Type-Options', 'nosniff')
-      // Read per answer: with PORT=0 the public URL's port is settled only after listen.
-      .header('Content-Security-Policy', contentSecurityPolicy(publicUrl()))
-      .header('Referrer-Policy', 'no-referrer')
-      .send(body);
+    return (
+      reply
+        .header('Content-Type', TYPES[path.extname(file)] ?? 'application/octet-stream')
+        .header('Cache-Control', cache)
+        .header('X-Content-Type-Options', 'nosniff')
+        // Read per answer: with PORT=0 the public URL's port is settled only after listen.
+        .header('Content-Security-Policy', contentSecurityPolicy(publicUrl()))
+        .header('Referrer-Policy', 'no-referrer')
+        .send(body)
+    );
   }
 
   /** Answers a GET the API did not route, or returns false. */

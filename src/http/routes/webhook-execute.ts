@@ -76,7 +76,7 @@ const GithubJson = Type.Object(
   {},
   { additionalProperties: true, description: 'a GitHub webhook delivery; the event is named by X-GitHub-Event' },
 );
-const GithubForm = Type.Object({ payload: Type.String({ description: 'the delivery as a form field (GitHub\'s form content type)' }) });
+const GithubForm = Type.Object({ payload: Type.String({ description: "the delivery as a form field (GitHub's form content type)" }) });
 
 /** The body as Fastify parsed it: urlencoded fields, or JSON (anything else reaches the converters as it is). */
 function flatBody(req: FastifyRequest): FlatBody {
@@ -156,7 +156,8 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
   const view = {
     ...doc,
     summary: 'The webhook its URL names (without its token)',
-    params: ExecParams, response: { 200: ref(Webhook), ...errors },
+    params: ExecParams,
+    response: { 200: ref(Webhook), ...errors },
   };
   app.get('/webhooks/:webhookId/:token', { schema: view }, async (req) =>
     webhookView(await webhooks.authenticate(ctx, req.params.webhookId, req.params.token)),
@@ -169,9 +170,10 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
     '/webhooks/:webhookId/:token/messages/:messageId',
     { schema: { ...getMessage, params: MessageParams, response: { 200: ref(Message), ...errors } } },
     async (req) => {
-    const hook = await webhooks.authenticate(ctx, req.params.webhookId, req.params.token);
-    return webhooks.getMessage(ctx, hook, req.params.messageId);
-  });
+      const hook = await webhooks.authenticate(ctx, req.params.webhookId, req.params.token);
+      return webhooks.getMessage(ctx, hook, req.params.messageId);
+    },
+  );
 
   app.patch(
     '/webhooks/:webhookId/:token/messages/:messageId',

@@ -49,7 +49,8 @@ export function webhookRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
   const list = {
     ...doc,
     summary: "A server's webhooks (owner)",
-    params: ServerParams, response: { 200: Type.Array(ref(Webhook), { description: 'the webhooks, without tokens' }), ...errors },
+    params: ServerParams,
+    response: { 200: Type.Array(ref(Webhook), { description: 'the webhooks, without tokens' }), ...errors },
   };
   app.get('/servers/:serverId/webhooks', { schema: list }, async (req) =>
     webhooks.list(ctx, await authenticate(ctx, req, 'user'), req.params.serverId),
@@ -72,7 +73,8 @@ export function webhookRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
   const remove = {
     ...doc,
     summary: 'Delete a webhook (owner)',
-    params: WebhookParams, response: { 204: NoContent, ...errors },
+    params: WebhookParams,
+    response: { 204: NoContent, ...errors },
   };
   app.delete('/webhooks/:webhookId', { schema: remove }, async (req, reply) => {
     await webhooks.delete(ctx, await authenticate(ctx, req, 'user'), req.params.webhookId);

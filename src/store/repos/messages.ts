@@ -40,8 +40,7 @@ export const messages = {
    * Every message goes through here, so it is plain SQL: building and compiling the
    * insert with the query builder took about a fifth of its CPU time.
    */
-  insert: (db: Tx, row: MessageTable) =>
-    sql`${INSERT_MESSAGE}(${sql.join(MESSAGE_KEYS.map((k) => row[k]))})`.execute(db),
+  insert: (db: Tx, row: MessageTable) => sql`${INSERT_MESSAGE}(${sql.join(MESSAGE_KEYS.map((k) => row[k]))})`.execute(db),
   byId: (db: Db, channelId: string, id: string) =>
     db.selectFrom('messages').selectAll().where('id', '=', id).where('channelId', '=', channelId).executeTakeFirst(),
   /**
@@ -55,7 +54,11 @@ export const messages = {
     if (opts.after) q = q.where('id', '>', opts.after);
     // With only `after`, take the oldest ones after it, then present newest first.
     if (opts.after && !opts.before) {
-      return q.orderBy('id', 'asc').limit(opts.limit).execute().then((rows) => rows.reverse());
+      return q
+        .orderBy('id', 'asc')
+        .limit(opts.limit)
+        .execute()
+        .then((rows) => rows.reverse());
     }
     return q.orderBy('id', 'desc').limit(opts.limit).execute();
   },
@@ -85,7 +88,12 @@ export const reactions = {
     return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
   },
   remove: (db: Tx, messageId: string, emoji: string, userId: string) =>
-    db.deleteFrom('reactions').where('messageId', '=', messageId).where('emoji', '=', emoji).where('userId', '=', userId).executeTakeFirst(),
+    db
+      .deleteFrom('reactions')
+      .where('messageId', '=', messageId)
+      .where('emoji', '=', emoji)
+      .where('userId', '=', userId)
+      .executeTakeFirst(),
   count: async (db: Db, messageId: string, emoji: string) => {
     const r = await db
       .selectFrom('reactions')
@@ -151,7 +159,13 @@ export const uploads = {
       .deleteFrom('uploads')
       .where('id', '=', id)
       .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('messageAttachments').select('messageAttachments.uploadId').whereRef('messageAttachments.uploadId', '=', 'uploads.id'))),
+        not(
+          exists(
+            selectFrom('messageAttachments')
+              .select('messageAttachments.uploadId')
+              .whereRef('messageAttachments.uploadId', '=', 'uploads.id'),
+          ),
+        ),
       )
       .executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
@@ -164,7 +178,13 @@ export const uploads = {
         .select('id')
         .where('createdAt', '<', createdBefore)
         .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('messageAttachments').select('messageAttachments.uploadId').whereRef('messageAttachments.uploadId', '=', 'uploads.id'))),
+          not(
+            exists(
+              selectFrom('messageAttachments')
+                .select('messageAttachments.uploadId')
+                .whereRef('messageAttachments.uploadId', '=', 'uploads.id'),
+            ),
+          ),
         )
         .orderBy('createdAt')
         .limit(limit)

@@ -25,8 +25,7 @@ export const servers = {
 export const channels = {
   insert: (db: Tx, row: ChannelTable) => db.insertInto('channels').values(row).execute(),
   byId: (db: Db, id: string) => db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst(),
-  ofServer: (db: Db, serverId: string) =>
-    db.selectFrom('channels').selectAll().where('serverId', '=', serverId).orderBy('id').execute(),
+  ofServer: (db: Db, serverId: string) => db.selectFrom('channels').selectAll().where('serverId', '=', serverId).orderBy('id').execute(),
   ofServers: (db: Db, serverIds: string[]) =>
     serverIds.length === 0
       ? Promise.resolve([] as ChannelTable[])
@@ -45,7 +44,12 @@ export interface ChannelAccess {
 }
 
 export const members = {
-  insert: (db: Tx, row: MemberTable) => db.insertInto('members').values(row).onConflict((oc) => oc.doNothing()).executeTakeFirst(),
+  insert: (db: Tx, row: MemberTable) =>
+    db
+      .insertInto('members')
+      .values(row)
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst(),
   get: (db: Db, serverId: string, userId: string) =>
     db.selectFrom('members').selectAll().where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
   /**

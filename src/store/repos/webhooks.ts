@@ -8,8 +8,7 @@ type Tx = Transaction<Database>;
 export const webhooks = {
   insert: (db: Tx, row: WebhookTable) => db.insertInto('webhooks').values(row).execute(),
   byId: (db: Db, id: string) => db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst(),
-  ofServer: (db: Db, serverId: string) =>
-    db.selectFrom('webhooks').selectAll().where('serverId', '=', serverId).orderBy('id').execute(),
+  ofServer: (db: Db, serverId: string) => db.selectFrom('webhooks').selectAll().where('serverId', '=', serverId).orderBy('id').execute(),
   update: (db: Tx, id: string, patch: Partial<Pick<WebhookTable, 'name' | 'channelId' | 'avatar'>>) =>
     db.updateTable('webhooks').set(patch).where('id', '=', id).executeTakeFirst(),
   delete: (db: Tx, id: string) => db.deleteFrom('webhooks').where('id', '=', id).executeTakeFirst(),

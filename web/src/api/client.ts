@@ -110,12 +110,7 @@ function capitalise(s: string): string {
 }
 
 /** Make one API call; resolves to the parsed body (undefined for 204). */
-export async function request<T>(
-  method: string,
-  path: string,
-  body?: unknown,
-  options: RequestOptions = {},
-): Promise<T> {
+export async function request<T>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     const headers: Record<string, string> = { Accept: 'application/json' };
     const token = getToken();

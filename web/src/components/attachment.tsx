@@ -21,7 +21,13 @@ export function AttachmentView({ attachment }: { attachment: Attachment }) {
   }
   if (isImage(attachment)) {
     return (
-      <a className={styles.attachmentImageLink} href={href} target="_blank" rel="noopener noreferrer" title={size ? `${name} (${size})` : name}>
+      <a
+        className={styles.attachmentImageLink}
+        href={href}
+        target="_blank"
+        rel="noopener noreferrer"
+        title={size ? `${name} (${size})` : name}
+      >
         <img className={styles.attachmentImage} src={href} alt={name} loading="lazy" />
       </a>
     );

@@ -14,10 +14,25 @@ export function Avatar({ id, name, src, size = 40 }: AvatarProps) {
   const url = safeImageSrc(src);
   const style = { width: size, height: size, fontSize: Math.round(size * 0.4) };
   if (url) {
-    return <img className={styles.avatar} src={url} alt="" width={size} height={size} style={style} loading="lazy" referrerPolicy="no-referrer" />;
+    return (
+      <img
+        className={styles.avatar}
+        src={url}
+        alt=""
+        width={size}
+        height={size}
+        style={style}
+        loading="lazy"
+        referrerPolicy="no-referrer"
+      />
+    );
   }
   return (
-    <span className={`${styles.avatar} ${styles.avatarInitials}`} aria-hidden="true" style={{ ...style, ['--hue' as string]: String(hueFor(id || name)) }}>
+    <span
+      className={`${styles.avatar} ${styles.avatarInitials}`}
+      aria-hidden="true"
+      style={{ ...style, ['--hue' as string]: String(hueFor(id || name)) }}
+    >
       {initials(name)}
     </span>
   );

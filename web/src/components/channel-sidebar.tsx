@@ -49,7 +49,13 @@ export function ChannelSidebar({ server, activeChannelId, isOwner, onLogout }: P
         <div className={styles.sidebarSectionTitle}>
           <span id={`channels-${server.id}`}>Channels</span>
           {isOwner && (
-            <button type="button" className="icon-button small" aria-label="Create a channel" title="Create a channel" onClick={() => setDialog('channel')}>
+            <button
+              type="button"
+              className="icon-button small"
+              aria-label="Create a channel"
+              title="Create a channel"
+              onClick={() => setDialog('channel')}
+            >
               <PlusIcon size={16} />
             </button>
           )}
@@ -143,7 +149,9 @@ export function UserPanel({ onLogout, className }: { onLogout: () => void; class
         <span className={styles.userPanelName} title={name}>
           {name}
         </span>
-        <span className={status === 'connected' ? `${styles.userPanelStatus} ${styles.statusConnected}` : styles.userPanelStatus}>{status === 'connected' ? 'Online' : status === 'offline' ? 'Offline' : 'Connecting…'}</span>
+        <span className={status === 'connected' ? `${styles.userPanelStatus} ${styles.statusConnected}` : styles.userPanelStatus}>
+          {status === 'connected' ? 'Online' : status === 'offline' ? 'Offline' : 'Connecting…'}
+        </span>
       </div>
       <Link to={paths.myBots()} className="icon-button" aria-label="My bots" title="My bots">
         <BotIcon />

@@ -125,7 +125,12 @@ export const Composer = forwardRef<ComposerHandle, Props>(function Composer({ ch
             <li key={f.key} className={f.status === 'uploading' ? `${styles.pendingFile} ${styles.uploading}` : styles.pendingFile}>
               <span className={styles.pendingName}>{f.name}</span>
               <span className={styles.pendingSize}>{f.status === 'uploading' ? 'Uploading…' : formatSize(f.result?.size ?? f.size)}</span>
-              <button type="button" className="icon-button" aria-label={`Remove ${f.name}`} onClick={() => setFiles((prev) => prev.filter((p) => p.key !== f.key))}>
+              <button
+                type="button"
+                className="icon-button"
+                aria-label={`Remove ${f.name}`}
+                onClick={() => setFiles((prev) => prev.filter((p) => p.key !== f.key))}
+              >
                 <CloseIcon />
               </button>
             </li>
@@ -133,7 +138,13 @@ export const Composer = forwardRef<ComposerHandle, Props>(function Composer({ ch
         </ul>
       )}
       <div className={styles.composerRow}>
-        <button type="button" className={`icon-button ${styles.composerAttach}`} aria-label="Attach a file" title="Attach a file" onClick={() => fileInput.current?.click()}>
+        <button
+          type="button"
+          className={`icon-button ${styles.composerAttach}`}
+          aria-label="Attach a file"
+          title="Attach a file"
+          onClick={() => fileInput.current?.click()}
+        >
           <PlusIcon size={20} />
         </button>
         <input
@@ -180,7 +191,11 @@ export const Composer = forwardRef<ComposerHandle, Props>(function Composer({ ch
             }
           }}
         />
-        <button type="submit" className={`button primary ${styles.composerSend}`} disabled={uploading || tooLong || (!text.trim() && !files.length)}>
+        <button
+          type="submit"
+          className={`button primary ${styles.composerSend}`}
+          disabled={uploading || tooLong || (!text.trim() && !files.length)}
+        >
           Send
         </button>
       </div>

@@ -23,7 +23,11 @@ export function Embed({ embed }: { embed: EmbedData }) {
   const timestamp = str(embed.timestamp);
 
   return (
-    <article className={styles.embed} style={color ? { borderInlineStartColor: color } : undefined} aria-label={title ? `Embed: ${title}` : 'Embed'}>
+    <article
+      className={styles.embed}
+      style={color ? { borderInlineStartColor: color } : undefined}
+      aria-label={title ? `Embed: ${title}` : 'Embed'}
+    >
       <div className={thumbnail ? `${styles.embedGrid} ${styles.hasThumb}` : styles.embedGrid}>
         <div className="embed-main">
           {authorName && (
@@ -67,7 +71,13 @@ export function Embed({ embed }: { embed: EmbedData }) {
       </div>
       {image && (
         <a href={image} target="_blank" rel="noopener noreferrer nofollow" className={styles.embedImageLink}>
-          <img className={styles.embedImage} src={image} alt={title ? `Image for ${title}` : 'Embedded image'} loading="lazy" referrerPolicy="no-referrer" />
+          <img
+            className={styles.embedImage}
+            src={image}
+            alt={title ? `Image for ${title}` : 'Embedded image'}
+            loading="lazy"
+            referrerPolicy="no-referrer"
+          />
         </a>
       )}
       {(footerText || timestamp) && (

@@ -3,12 +3,30 @@ import styles from './emoji-picker.module.css';
 
 /** A short list of the reactions people reach for most, with names for screen readers. */
 export const QUICK_EMOJI: [string, string][] = [
-  ['👍', 'thumbs up'], ['👎', 'thumbs down'], ['❤️', 'red heart'], ['😂', 'tears of joy'],
-  ['😄', 'grinning'], ['🎉', 'party popper'], ['😮', 'surprised'], ['😢', 'crying'],
-  ['🙏', 'folded hands'], ['👀', 'eyes'], ['🔥', 'fire'], ['✅', 'check mark'],
-  ['❌', 'cross mark'], ['🚀', 'rocket'], ['💯', 'hundred points'], ['🤔', 'thinking'],
-  ['👏', 'clapping'], ['😅', 'sweat smile'], ['🙌', 'raising hands'], ['⭐', 'star'],
-  ['🐛', 'bug'], ['⚠️', 'warning'], ['💡', 'light bulb'], ['➕', 'plus'],
+  ['👍', 'thumbs up'],
+  ['👎', 'thumbs down'],
+  ['❤️', 'red heart'],
+  ['😂', 'tears of joy'],
+  ['😄', 'grinning'],
+  ['🎉', 'party popper'],
+  ['😮', 'surprised'],
+  ['😢', 'crying'],
+  ['🙏', 'folded hands'],
+  ['👀', 'eyes'],
+  ['🔥', 'fire'],
+  ['✅', 'check mark'],
+  ['❌', 'cross mark'],
+  ['🚀', 'rocket'],
+  ['💯', 'hundred points'],
+  ['🤔', 'thinking'],
+  ['👏', 'clapping'],
+  ['😅', 'sweat smile'],
+  ['🙌', 'raising hands'],
+  ['⭐', 'star'],
+  ['🐛', 'bug'],
+  ['⚠️', 'warning'],
+  ['💡', 'light bulb'],
+  ['➕', 'plus'],
 ];
 
 interface PickerProps {
@@ -50,7 +68,14 @@ export function EmojiPicker({ onPick, onClose }: PickerProps) {
       }}
     >
       {QUICK_EMOJI.map(([emoji, name]) => (
-        <button key={emoji} type="button" className={styles.emojiOption} aria-label={`React with ${name}`} title={name} onClick={() => onPick(emoji)}>
+        <button
+          key={emoji}
+          type="button"
+          className={styles.emojiOption}
+          aria-label={`React with ${name}`}
+          title={name}
+          onClick={() => onPick(emoji)}
+        >
           {emoji}
         </button>
       ))}

@@ -17,7 +17,17 @@ interface PromptDialogProps {
   onClose: () => void;
 }
 
-export function PromptDialog({ title, label, submitLabel, initial = '', placeholder, help, maxLength = 100, onSubmit, onClose }: PromptDialogProps) {
+export function PromptDialog({
+  title,
+  label,
+  submitLabel,
+  initial = '',
+  placeholder,
+  help,
+  maxLength = 100,
+  onSubmit,
+  onClose,
+}: PromptDialogProps) {
   const [value, setValue] = useState(initial);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -80,9 +90,5 @@ export function PromptDialog({ title, label, submitLabel, initial = '', placehol
 
 /** Channel names: lower case, words joined by dashes, as people expect. */
 export function normaliseChannelName(name: string): string {
-  return name
-    .trim()
-    .toLowerCase()
-    .replace(/^#+/, '')
-    .replace(/\s+/g, '-');
+  return name.trim().toLowerCase().replace(/^#+/, '').replace(/\s+/g, '-');
 }

@@ -111,9 +111,7 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
           </div>
         )}
         {embeds.length > 0 && (
-          <div className={styles.embeds}>
-            {embeds.map((e, i) => (e && typeof e === 'object' ? <Embed key={i} embed={e} /> : null))}
-          </div>
+          <div className={styles.embeds}>{embeds.map((e, i) => (e && typeof e === 'object' ? <Embed key={i} embed={e} /> : null))}</div>
         )}
         {reactions.length > 0 && (
           <div className={styles.reactions} role="group" aria-label="Reactions">
@@ -124,7 +122,14 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
         )}
       </div>
       <div className={styles.messageActions} role="toolbar" aria-label="Message actions">
-        <button type="button" className="icon-button" aria-label="Add reaction" title="Add reaction" onClick={() => setPicker((p) => !p)} aria-expanded={picker}>
+        <button
+          type="button"
+          className="icon-button"
+          aria-label="Add reaction"
+          title="Add reaction"
+          onClick={() => setPicker((p) => !p)}
+          aria-expanded={picker}
+        >
           <SmileIcon />
         </button>
         {canEdit && (
@@ -133,7 +138,13 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
           </button>
         )}
         {canDelete && (
-          <button type="button" className="icon-button danger" aria-label="Delete message" title="Delete (Shift+click to skip confirmation)" onClick={(e) => void remove(e.shiftKey)}>
+          <button
+            type="button"
+            className="icon-button danger"
+            aria-label="Delete message"
+            title="Delete (Shift+click to skip confirmation)"
+            onClick={(e) => void remove(e.shiftKey)}
+          >
             <TrashIcon />
           </button>
         )}
@@ -146,7 +157,13 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
 function ReactionChip({ reaction, onToggle }: { reaction: Reaction; onToggle: (emoji: string) => void }) {
   const label = `${reaction.emoji} ${reaction.count} ${reaction.count === 1 ? 'reaction' : 'reactions'}${reaction.me ? ', including yours; click to remove yours' : '; click to add yours'}`;
   return (
-    <button type="button" className={reaction.me ? `${styles.reaction} ${styles.mine}` : styles.reaction} aria-pressed={!!reaction.me} aria-label={label} onClick={() => onToggle(reaction.emoji)}>
+    <button
+      type="button"
+      className={reaction.me ? `${styles.reaction} ${styles.mine}` : styles.reaction}
+      aria-pressed={!!reaction.me}
+      aria-label={label}
+      onClick={() => onToggle(reaction.emoji)}
+    >
       <span className="reaction-emoji">{reaction.emoji}</span>
       <span className={styles.reactionCount}>{reaction.count}</span>
     </button>
@@ -173,7 +190,7 @@ function EditBox({ message, onDone }: { message: Message; onDone: () => void }) 
 
   const save = async () => {
     if (text === message.content) return onDone();
-    if (!text.trim() && !(message.attachments?.length)) {
+    if (!text.trim() && !message.attachments?.length) {
       toastError(new Error('A message cannot be empty. Delete it instead.'));
       return;
     }
@@ -211,8 +228,14 @@ function EditBox({ message, onDone }: { message: Message; onDone: () => void }) 
         }}
       />
       <div className={styles.editHint}>
-        Escape to <button type="button" className="link-button" onClick={onDone}>cancel</button> • Enter to{' '}
-        <button type="button" className="link-button" onClick={() => void save()}>save</button>
+        Escape to{' '}
+        <button type="button" className="link-button" onClick={onDone}>
+          cancel
+        </button>{' '}
+        • Enter to{' '}
+        <button type="button" className="link-button" onClick={() => void save()}>
+          save
+        </button>
       </div>
     </div>
   );

@@ -101,7 +101,14 @@ export function MessageList({ channel, isOwner, editingId, onEdit }: Props) {
   const showStart = data?.loaded && !data.hasMore;
 
   return (
-    <div className={styles.messageScroller} ref={scroller} onScroll={onScroll} role="log" aria-label={`Messages in #${channel.name}`} tabIndex={0}>
+    <div
+      className={styles.messageScroller}
+      ref={scroller}
+      onScroll={onScroll}
+      role="log"
+      aria-label={`Messages in #${channel.name}`}
+      tabIndex={0}
+    >
       <div className={styles.messageListTop}>
         {showStart && (
           <div className={styles.channelStart}>
@@ -116,7 +123,11 @@ export function MessageList({ channel, isOwner, editingId, onEdit }: Props) {
         {data?.error && (
           <div className={styles.loadError} role="alert">
             Could not load messages: {data.error}{' '}
-            <button type="button" className="link-button" onClick={() => void (items.length ? loadOlder(channel.id) : loadLatest(channel.id))}>
+            <button
+              type="button"
+              className="link-button"
+              onClick={() => void (items.length ? loadOlder(channel.id) : loadLatest(channel.id))}
+            >
               Try again
             </button>
           </div>

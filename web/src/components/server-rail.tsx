@@ -44,10 +44,22 @@ export function ServerRail({ activeServerId }: { activeServerId: string | null }
           );
         })}
       </ul>
-      <button type="button" className={styles.railAction} aria-label="Create a server" title="Create a server" onClick={() => setDialog('create')}>
+      <button
+        type="button"
+        className={styles.railAction}
+        aria-label="Create a server"
+        title="Create a server"
+        onClick={() => setDialog('create')}
+      >
         <PlusIcon size={22} />
       </button>
-      <button type="button" className={styles.railAction} aria-label="Join a server with an invite" title="Join with an invite" onClick={() => setDialog('join')}>
+      <button
+        type="button"
+        className={styles.railAction}
+        aria-label="Join a server with an invite"
+        title="Join with an invite"
+        onClick={() => setDialog('join')}
+      >
         <JoinIcon />
       </button>
       {dialog === 'create' && (

@@ -9,7 +9,11 @@ export function ToastRegion() {
     <div className={styles.toasts} role="region" aria-label="Notifications">
       <div aria-live="polite" aria-atomic="false">
         {toasts.map((t) => (
-          <div key={t.id} className={t.kind === 'error' ? `${styles.toast} ${styles.toastError}` : styles.toast} role={t.kind === 'error' ? 'alert' : 'status'}>
+          <div
+            key={t.id}
+            className={t.kind === 'error' ? `${styles.toast} ${styles.toastError}` : styles.toast}
+            role={t.kind === 'error' ? 'alert' : 'status'}
+          >
             <span>{t.text}</span>
             <button type="button" className="icon-button" aria-label="Dismiss" onClick={() => dismissToast(t.id)}>
               <CloseIcon />

@@ -81,7 +81,10 @@ export function colorToCss(color: unknown): string | null {
 
 /** Up to two letters for an avatar placeholder. */
 export function initials(name: string): string {
-  const words = name.trim().split(/[\s_-]+/).filter(Boolean);
+  const words = name
+    .trim()
+    .split(/[\s_-]+/)
+    .filter(Boolean);
   const letters = words.length > 1 ? words.slice(0, 2).map((w) => [...w][0] ?? '') : [...(words[0] ?? '?')].slice(0, 2);
   return letters.join('').toUpperCase() || '?';
 }

@@ -319,7 +319,9 @@ function indentOf(line: string): number {
 
 /** Parse Markdown source into blocks. */
 export function parseMarkdown(source: string): Block[] {
-  const lines = String(source ?? '').replace(/\r\n?/g, '\n').split('\n');
+  const lines = String(source ?? '')
+    .replace(/\r\n?/g, '\n')
+    .split('\n');
   return parseBlocks(lines, 0);
 }
 
@@ -935,13 +937,7 @@ function authorityParses(t: string, i: number, after: number, end: number, speci
   return parseUrl(t.slice(i, k)) !== null;
 }
 
-function parseDelimited(
-  sc: InlineScanner,
-  i: number,
-  lo: number,
-  hi: number,
-  depth: number,
-): { node: Inline; end: number } | null {
+function parseDelimited(sc: InlineScanner, i: number, lo: number, hi: number, depth: number): { node: Inline; end: number } | null {
   const t = sc.text;
   for (let d = 0; d < DELIMS.length; d++) {
     const delim = DELIMS[d];

@@ -147,7 +147,13 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
         }}
       >
         <header className={styles.chatHeader}>
-          <button type="button" className={`icon-button ${styles.sidebarToggle}`} aria-label="Show channels" onClick={() => setShowSidebar((v) => !v)} aria-expanded={showSidebar}>
+          <button
+            type="button"
+            className={`icon-button ${styles.sidebarToggle}`}
+            aria-label="Show channels"
+            onClick={() => setShowSidebar((v) => !v)}
+            aria-expanded={showSidebar}
+          >
             <MenuIcon />
           </button>
           <h2 className={styles.chatTitle}>
@@ -187,7 +193,9 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
                 {channels && channels.length === 0 ? (
                   <>
                     <h2>No channels yet</h2>
-                    <p>{isOwner ? 'Create the first channel with the + next to “Channels”.' : 'The owner has not created any channels yet.'}</p>
+                    <p>
+                      {isOwner ? 'Create the first channel with the + next to “Channels”.' : 'The owner has not created any channels yet.'}
+                    </p>
                   </>
                 ) : channelId && channels ? (
                   <p>That channel no longer exists.</p>

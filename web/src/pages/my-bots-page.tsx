@@ -108,8 +108,8 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
         <section className={styles.settingsSection} aria-labelledby="mybots-title">
           <h2 id="mybots-title">My bots</h2>
           <p className={styles.sectionIntro}>
-            A bot signs in to the API with <code>Authorization: Bot &lt;token&gt;</code>. After creating one, add it in the settings of a server you
-            own. Other server owners can add it with its id only if you make it public.
+            A bot signs in to the API with <code>Authorization: Bot &lt;token&gt;</code>. After creating one, add it in the settings of a
+            server you own. Other server owners can add it with its id only if you make it public.
           </p>
 
           {created?.token && (
@@ -118,8 +118,8 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
               <CopyField label="Bot token" value={created.token} secret />
               <CopyField label="Bot id" value={created.id} />
               <p className="warning">
-                <strong>Copy the token now. You will not see it again.</strong> Anyone with it can act as your bot. If it leaks, delete the bot and
-                create a new one.
+                <strong>Copy the token now. You will not see it again.</strong> Anyone with it can act as your bot. If it leaks, delete the
+                bot and create a new one.
               </p>
               <button type="button" className="button secondary" onClick={() => setCreated(null)}>
                 I have copied it
@@ -132,7 +132,14 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
               <label htmlFor={`${id}-name`} className="field-label">
                 Bot name
               </label>
-              <input id={`${id}-name`} className="input" value={name} maxLength={80} placeholder="Helper" onChange={(e) => setName(e.target.value)} />
+              <input
+                id={`${id}-name`}
+                className="input"
+                value={name}
+                maxLength={80}
+                placeholder="Helper"
+                onChange={(e) => setName(e.target.value)}
+              />
             </div>
             <button type="submit" className="button primary" disabled={busy}>
               {busy ? 'Creating…' : 'Create bot'}
@@ -214,7 +221,12 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
                         </label>
                       </td>
                       <td className={styles.actionsCell}>
-                        <button type="button" className="button danger small" onClick={() => void remove(b)} aria-label={`Delete ${b.name}`}>
+                        <button
+                          type="button"
+                          className="button danger small"
+                          onClick={() => void remove(b)}
+                          aria-label={`Delete ${b.name}`}
+                        >
                           Delete
                         </button>
                       </td>

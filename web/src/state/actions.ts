@@ -1,16 +1,6 @@
 /** Operations the UI performs: an API call, then the store update that follows. */
 import { api, seg } from '../api/client';
-import type {
-  Attachment,
-  Channel,
-  GatewayEvent,
-  Member,
-  Message,
-  Reaction,
-  Server,
-  UploadResult,
-  User,
-} from '../api/types';
+import type { Attachment, Channel, GatewayEvent, Member, Message, Reaction, Server, UploadResult, User } from '../api/types';
 import { store } from './store';
 
 const PAGE = 50;
@@ -73,9 +63,7 @@ export function loadOlder(channelId: string): Promise<void> {
   return once(`older:${channelId}`, async () => {
     dispatch({ type: 'messages/loading', channelId });
     try {
-      const page = await api.get<Message[]>(
-        `/channels/${seg(channelId)}/messages?limit=${PAGE}&before=${encodeURIComponent(before)}`,
-      );
+      const page = await api.get<Message[]>(`/channels/${seg(channelId)}/messages?limit=${PAGE}&before=${encodeURIComponent(before)}`);
       dispatch({ type: 'messages/loaded', channelId, newestFirst: page, limit: PAGE, mode: 'older' });
     } catch (err) {
       dispatch({ type: 'messages/error', channelId, error: err instanceof Error ? err.message : String(err) });
@@ -96,10 +84,7 @@ export async function sendMessage(
 }
 
 export async function editMessage(message: Message, content: string): Promise<void> {
-  const updated = await api.patch<Message>(
-    `/channels/${seg(message.channelId)}/messages/${seg(message.id)}`,
-    { content },
-  );
+  const updated = await api.patch<Message>(`/channels/${seg(message.channelId)}/messages/${seg(message.id)}`, { content });
   dispatch({ type: 'message/upsert', message: updated ?? { ...message, content } });
 }
 

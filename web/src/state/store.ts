@@ -86,8 +86,7 @@ const emptyChannel: ChannelMessages = {
 };
 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-const byCreated = (a: Channel, b: Channel) =>
-  (a.createdAt ?? '').localeCompare(b.createdAt ?? '') || byId(a, b);
+const byCreated = (a: Channel, b: Channel) => (a.createdAt ?? '').localeCompare(b.createdAt ?? '') || byId(a, b);
 
 /** Insert or replace by id, keeping id order (ids sort by creation time). */
 function upsertSorted(items: Message[], message: Message): Message[] {
@@ -235,7 +234,10 @@ export function reduce(state: State, action: Action): State {
       } else {
         // Replace: anything older than this page may be out of date. Keep messages that
         // arrived over the gateway while the page was loading.
-        items = mergeMessages(incoming, ch.items.filter((m) => newestNew !== undefined && m.id > newestNew));
+        items = mergeMessages(
+          incoming,
+          ch.items.filter((m) => newestNew !== undefined && m.id > newestNew),
+        );
         hasMore = full;
       }
       return {
@@ -293,9 +295,7 @@ export function reduce(state: State, action: Action): State {
       if (!!state.unread[action.channelId] === action.unread) return state;
       return {
         ...state,
-        unread: action.unread
-          ? { ...state.unread, [action.channelId]: true }
-          : withoutKey(state.unread, action.channelId),
+        unread: action.unread ? { ...state.unread, [action.channelId]: true } : withoutKey(state.unread, action.channelId),
       };
     default:
       return state;

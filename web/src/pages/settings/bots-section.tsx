@@ -21,7 +21,10 @@ export function BotsSection({ server }: { server: Server }) {
 
   useEffect(() => {
     loadMembers(server.id).catch(toastError);
-    api.get<Bot[]>('/bots').then(setMyBots).catch(() => undefined);
+    api
+      .get<Bot[]>('/bots')
+      .then(setMyBots)
+      .catch(() => undefined);
   }, [server.id]);
 
   const bots = (members ?? []).filter((m) => m.bot);
@@ -127,7 +130,11 @@ function BotRow({ server, bot }: { server: Server; bot: Member }) {
   const remove = async () => {
     const ok = await confirm({
       title: 'Remove bot',
-      body: <p>Remove {name} from {server.name}? It will no longer read or post here. You can add it again later.</p>,
+      body: (
+        <p>
+          Remove {name} from {server.name}? It will no longer read or post here. You can add it again later.
+        </p>
+      ),
       confirmLabel: 'Remove bot',
       danger: true,
     });
@@ -164,4 +171,3 @@ function BotRow({ server, bot }: { server: Server; bot: Member }) {
     </li>
   );
 }
-

@@ -40,7 +40,14 @@ export function ChannelsSection({ server, channels }: { server: Server; channels
           <label htmlFor={`${id}-new`} className="field-label">
             New channel name
           </label>
-          <input id={`${id}-new`} className="input" value={name} maxLength={100} placeholder="announcements" onChange={(e) => setName(e.target.value)} />
+          <input
+            id={`${id}-new`}
+            className="input"
+            value={name}
+            maxLength={100}
+            placeholder="announcements"
+            onChange={(e) => setName(e.target.value)}
+          />
         </div>
         <button type="submit" className="button primary" disabled={busy}>
           Create channel
@@ -111,7 +118,11 @@ function ChannelRow({ channel }: { channel: Channel }) {
           #
         </span>
         <input id={`${id}-name`} className="input small" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />
-        <button type="submit" className="button secondary small" disabled={busy || normaliseChannelName(name) === channel.name || !name.trim()}>
+        <button
+          type="submit"
+          className="button secondary small"
+          disabled={busy || normaliseChannelName(name) === channel.name || !name.trim()}
+        >
           Rename
         </button>
         <button type="button" className="button danger small" onClick={() => void remove()} aria-label={`Delete #${channel.name}`}>
@@ -121,4 +132,3 @@ function ChannelRow({ channel }: { channel: Channel }) {
     </li>
   );
 }
-

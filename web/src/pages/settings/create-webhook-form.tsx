@@ -4,7 +4,15 @@ import { api, describeError, seg } from '../../api/client';
 import type { Channel, Server, Webhook } from '../../api/types';
 import styles from './settings.module.css';
 
-export function CreateWebhookForm({ server, channels, onCreated }: { server: Server; channels: Channel[]; onCreated: (h: Webhook) => void }) {
+export function CreateWebhookForm({
+  server,
+  channels,
+  onCreated,
+}: {
+  server: Server;
+  channels: Channel[];
+  onCreated: (h: Webhook) => void;
+}) {
   const [name, setName] = useState('');
   const [avatar, setAvatar] = useState('');
   const [channelId, setChannelId] = useState('');
@@ -39,7 +47,14 @@ export function CreateWebhookForm({ server, channels, onCreated }: { server: Ser
         <label htmlFor={`${id}-name`} className="field-label">
           Webhook name
         </label>
-        <input id={`${id}-name`} className="input" value={name} maxLength={80} placeholder="Deploy bot" onChange={(e) => setName(e.target.value)} />
+        <input
+          id={`${id}-name`}
+          className="input"
+          value={name}
+          maxLength={80}
+          placeholder="Deploy bot"
+          onChange={(e) => setName(e.target.value)}
+        />
       </div>
       <div className="field">
         <label htmlFor={`${id}-channel`} className="field-label">
@@ -78,4 +93,3 @@ export function CreateWebhookForm({ server, channels, onCreated }: { server: Ser
     </form>
   );
 }
-

@@ -10,7 +10,17 @@ const PERMISSION_LABELS: Record<Permission, string> = {
   ATTACH_FILES: 'Attach files',
 };
 
-export function PermissionBoxes({ value, onChange, label, disabled }: { value: Permission[]; onChange: (p: Permission[]) => void; label: string; disabled?: boolean }) {
+export function PermissionBoxes({
+  value,
+  onChange,
+  label,
+  disabled,
+}: {
+  value: Permission[];
+  onChange: (p: Permission[]) => void;
+  label: string;
+  disabled?: boolean;
+}) {
   const id = useId();
   return (
     <fieldset className={styles.permissions} disabled={disabled}>
@@ -21,7 +31,9 @@ export function PermissionBoxes({ value, onChange, label, disabled }: { value: P
             id={`${id}-${p}`}
             type="checkbox"
             checked={value.includes(p)}
-            onChange={(e) => onChange(e.target.checked ? ALL_PERMISSIONS.filter((x) => x === p || value.includes(x)) : value.filter((x) => x !== p))}
+            onChange={(e) =>
+              onChange(e.target.checked ? ALL_PERMISSIONS.filter((x) => x === p || value.includes(x)) : value.filter((x) => x !== p))
+            }
           />
           {PERMISSION_LABELS[p]}
         </label>
@@ -29,4 +41,3 @@ export function PermissionBoxes({ value, onChange, label, disabled }: { value: P
     </fieldset>
   );
 }
-

@@ -90,7 +90,11 @@ export function SettingsPage({ serverId, tab }: { serverId: string; tab: string 
         <ul>
           {TABS.map((t) => (
             <li key={t.id}>
-              <Link to={paths.settings(serverId, t.id)} className={t.id === active ? `${styles.settingsTab} ${styles.active}` : styles.settingsTab} aria-current={t.id === active ? 'page' : undefined}>
+              <Link
+                to={paths.settings(serverId, t.id)}
+                className={t.id === active ? `${styles.settingsTab} ${styles.active}` : styles.settingsTab}
+                aria-current={t.id === active ? 'page' : undefined}
+              >
                 {t.label}
               </Link>
             </li>

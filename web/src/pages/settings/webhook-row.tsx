@@ -56,8 +56,8 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
             Delete the webhook <strong>{hook.name}</strong>?
           </p>
           <p className="warning">
-            Its URL stops working at once, and a deleted webhook cannot be restored. Anything still posting to it will get errors until you give it
-            a new webhook’s URL.
+            Its URL stops working at once, and a deleted webhook cannot be restored. Anything still posting to it will get errors until you
+            give it a new webhook’s URL.
           </p>
         </>
       ),
@@ -160,4 +160,3 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
     </tr>
   );
 }
-

@@ -35,24 +35,30 @@ export function WebhooksSection({ server, channels }: { server: Server; channels
     if (!members) loadMembers(server.id).catch(() => undefined);
   }, [load]);
 
-  const update = (hook: Webhook) => setHooks((list) => (list ?? []).map((h) => (h.id === hook.id ? { ...h, ...hook, token: undefined, url: undefined } : h)));
+  const update = (hook: Webhook) =>
+    setHooks((list) => (list ?? []).map((h) => (h.id === hook.id ? { ...h, ...hook, token: undefined, url: undefined } : h)));
   const remove = (id: string) => setHooks((list) => (list ?? []).filter((h) => h.id !== id));
 
   return (
     <section className={styles.settingsSection} aria-labelledby="webhooks-title">
       <h2 id="webhooks-title">Webhooks</h2>
       <p className={styles.sectionIntro}>
-        A webhook lets another service post into a channel with a simple HTTP request, such as <code>{'POST <url> {"content": "Build passed"}'}</code>.
-        Its messages show the webhook’s name with a BOT badge. Anyone who has the URL can post, so keep it secret.
+        A webhook lets another service post into a channel with a simple HTTP request, such as{' '}
+        <code>{'POST <url> {"content": "Build passed"}'}</code>. Its messages show the webhook’s name with a BOT badge. Anyone who has the
+        URL can post, so keep it secret.
       </p>
 
       {created && (
         <div className={styles.secretPanel} role="region" aria-label="New webhook URL">
           <h3>Webhook “{created.name}” created</h3>
-          {webhookUrl(created) ? <CopyField label="Webhook URL" value={webhookUrl(created)!} secret /> : <p>The server did not return a URL.</p>}
+          {webhookUrl(created) ? (
+            <CopyField label="Webhook URL" value={webhookUrl(created)!} secret />
+          ) : (
+            <p>The server did not return a URL.</p>
+          )}
           <p className="warning">
-            <strong>Copy this URL now. You will not see it again.</strong> Parley keeps only a fingerprint of its secret token. If you lose it,
-            delete this webhook and create a new one.
+            <strong>Copy this URL now. You will not see it again.</strong> Parley keeps only a fingerprint of its secret token. If you lose
+            it, delete this webhook and create a new one.
           </p>
           <button type="button" className="button secondary" onClick={() => setCreated(null)}>
             I have copied it
@@ -106,4 +112,3 @@ export function WebhooksSection({ server, channels }: { server: Server; channels
     </section>
   );
 }
-
