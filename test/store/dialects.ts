@@ -4,7 +4,9 @@ import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { newId } from '../../src/ids.js';
 import { type Database, Store, type StoreOptions } from '../../src/store/index.js';
+import type { MessageTable } from '../../src/store/schema.js';
 import { freshPostgresSchema } from '../harness.js';
 
 /**
@@ -96,5 +98,22 @@ export async function openStore(
       await store.close();
       await schema.drop();
     },
+  };
+}
+
+/** A message row for the store suites: the given fields over plain defaults (a fresh id, now). */
+export function messageRow(fields: Pick<MessageTable, 'channelId' | 'serverId' | 'authorId'> & Partial<MessageTable>): MessageTable {
+  return {
+    id: newId(),
+    authorName: 'a',
+    authorAvatar: null,
+    authorBot: 0,
+    webhookId: null,
+    content: 'x',
+    attachments: '[]',
+    embeds: '[]',
+    createdAt: new Date().toISOString(),
+    editedAt: null,
+    ...fields,
   };
 }

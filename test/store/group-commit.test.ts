@@ -4,7 +4,7 @@ import { newId } from '../../src/ids.js';
 import { GroupCommitter } from '../../src/store/group-commit.js';
 import type { Database, Store } from '../../src/store/index.js';
 import type { MessageTable } from '../../src/store/schema.js';
-import { openStore, storeDialects } from './dialects.js';
+import { messageRow, openStore, storeDialects } from './dialects.js';
 
 const now = () => new Date().toISOString();
 
@@ -15,21 +15,7 @@ describe.each(storeDialects())('group commit on %s', (dialect) => {
   const userId = newId();
   const serverId = newId();
   const channelId = newId();
-  const message = (content: string, id = newId()): MessageTable => ({
-    id,
-    channelId,
-    serverId,
-    authorId: userId,
-    authorName: 'a',
-    authorAvatar: null,
-    authorBot: 0,
-    webhookId: null,
-    content,
-    attachments: '[]',
-    embeds: '[]',
-    createdAt: now(),
-    editedAt: null,
-  });
+  const message = (content: string, id = newId()): MessageTable => messageRow({ id, channelId, serverId, authorId: userId, content });
   const stored = async (id: string) => (await store.messages.byId(store.db, channelId, id)) !== undefined;
 
   beforeAll(async () => {

@@ -5,26 +5,12 @@ import { newId } from '../../src/ids.js';
 import { Store } from '../../src/store/index.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 import type { MessageTable } from '../../src/store/schema.js';
-import { emptyDatabase, openStore, storeDialects } from './dialects.js';
+import { emptyDatabase, messageRow, openStore, storeDialects } from './dialects.js';
 
 const now = () => new Date().toISOString();
 
 function message(channelId: string, serverId: string, authorId: string, content: string): MessageTable {
-  return {
-    id: newId(),
-    channelId,
-    serverId,
-    authorId,
-    authorName: 'a',
-    authorAvatar: null,
-    authorBot: 0,
-    webhookId: null,
-    content,
-    attachments: '[]',
-    embeds: '[]',
-    createdAt: now(),
-    editedAt: null,
-  };
+  return messageRow({ channelId, serverId, authorId, content });
 }
 
 describe.each(storeDialects())('store on %s', (dialect) => {

@@ -10,7 +10,7 @@ import { newId } from '../../src/ids.js';
 import type { Database, Store } from '../../src/store/index.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 import type { MessageTable } from '../../src/store/schema.js';
-import { openStore, storeDialects } from './dialects.js';
+import { messageRow, openStore, storeDialects } from './dialects.js';
 
 const now = () => new Date().toISOString();
 const hoursAgo = (h: number) => new Date(Date.now() - h * 3600_000).toISOString();
@@ -23,21 +23,8 @@ describe.each(storeDialects())('uploads and attachments on %s', (dialect) => {
   const serverId = newId();
   const channelId = newId();
 
-  const message = (attachments = '[]', channel = channelId): MessageTable => ({
-    id: newId(),
-    channelId: channel,
-    serverId,
-    authorId: userId,
-    authorName: 'a',
-    authorAvatar: null,
-    authorBot: 0,
-    webhookId: null,
-    content: 'x',
-    attachments,
-    embeds: '[]',
-    createdAt: now(),
-    editedAt: null,
-  });
+  const message = (attachments = '[]', channel = channelId): MessageTable =>
+    messageRow({ channelId: channel, serverId, authorId: userId, attachments });
 
   async function newUpload(filename = 'f.txt', createdAt = now()): Promise<string> {
     const id = newId();
