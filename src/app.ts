@@ -2,6 +2,7 @@ import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { type Config, withListeningPort } from './config.js';
 import { errorBody, errorStatus } from './errors.js';
+import { isLegacyId } from './ids.js';
 import type { DomainContext } from './domain/context.js';
 import { expireIdempotencyKeys } from './domain/messages.js';
 import { sweepUnattachedUploads } from './domain/uploads.js';
@@ -151,6 +152,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   registerJsonBodyParser(app);
   // Bots send Content-Type: application/json on every call (seed 5.1), body or not.
   app.addHook('onRequest', ignoreEmptyBody);
+  // Ids in paths may be ULIDs from before snowflakes (old webhook URLs, upload links,
+  // a bot's configuration): each names what its snowflake names now.
+  app.addHook('preValidation', async (req) => {
+    const params = req.params as Record<string, string> | undefined;
+    if (!params) return;
+    for (const key in params) {
+      const value = params[key]!;
+      if (isLegacyId(value)) params[key] = (await store.currentId(value)) ?? value;
+    }
+  });
   await app.register(multipart, { limits: { fileSize: config.maxUploadBytes, files: 10, fields: 20, fieldSize: 1024 * 1024 } });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));

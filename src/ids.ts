@@ -1,51 +1,96 @@
-import { randomBytes } from 'node:crypto';
+import { isSnowflake, MAX_SEQUENCE, MAX_WORKER, SEQUENCE_BITS, SNOWFLAKE_EPOCH, WORKER_BITS } from '@parley/protocol';
+import { AppError } from './errors.js';
 
-const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'; // Crockford base32
+export { compareIds } from '@parley/protocol';
 
-let lastTime = 0;
-let lastRandom: Uint8Array = new Uint8Array(10);
+/** True when `s` has the shape of an id: a snowflake as a decimal string. */
+export const isId: (s: string) => boolean = isSnowflake;
 
 /**
- * A ULID: 48-bit millisecond time then 80 random bits, 26 characters that sort by
- * creation time. Monotonic within this process (same millisecond → random part + 1),
- * so `before`/`after` paging never skips a message created in the same millisecond.
+ * True when `s` is a ULID, the id format before snowflakes (0004_snowflakes). Old
+ * webhook URLs, tokens and upload links carry them; `legacy_ids` maps them to snowflakes.
  */
-export function newId(now = Date.now()): string {
-  let rand: Uint8Array;
-  if (now <= lastTime) {
-    now = lastTime;
-    rand = lastRandom.slice();
-    for (let i = rand.length - 1; i >= 0; i--) {
-      rand[i] = (rand[i]! + 1) & 0xff;
-      if (rand[i] !== 0) break;
-    }
-  } else {
-    rand = randomBytes(10);
-  }
-  lastTime = now;
-  lastRandom = rand;
-  let out = '';
-  let t = now;
-  for (let i = 0; i < 10; i++) {
-    out = ALPHABET[t % 32]! + out;
-    t = Math.floor(t / 32);
-  }
-  // 80 bits → 16 base32 characters, 5 bits at a time.
-  let bits = 0;
-  let acc = 0;
-  for (const byte of rand) {
-    acc = (acc << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += ALPHABET[(acc >> (bits - 5)) & 31]!;
-      bits -= 5;
-    }
-    acc &= (1 << bits) - 1;
-  }
-  return out;
+export function isLegacyId(s: string): boolean {
+  return s.length === 26 && /^[0-9A-HJKMNP-TV-Z]{26}$/.test(s);
 }
 
-/** True when `s` has the shape of an id made by `newId`. */
-export function isId(s: string): boolean {
-  return /^[0-9A-HJKMNP-TV-Z]{26}$/.test(s);
+const WORKER_SHIFT = BigInt(SEQUENCE_BITS);
+const TIME_SHIFT = BigInt(WORKER_BITS + SEQUENCE_BITS);
+
+/**
+ * Issues snowflakes for one worker number. Time never goes backwards here: the clock
+ * stepping back (NTP, a VM resumed) leaves the generator on the last millisecond it used,
+ * counting the sequence on; a sequence exhausted within a millisecond borrows the next
+ * one. So ids are unique and increasing in issue order whatever the clock does.
+ *
+ * The worker number comes from a lease (src/store/worker-lease.ts) that is valid until
+ * `validUntil`: no id is issued for a millisecond past it, because after that the number
+ * may belong to another instance. The next holder starts after the old lease's end.
+ */
+export class SnowflakeGenerator {
+  private lastMs: number;
+  private sequence = 0;
+  private workerBits = 0n;
+  private leaseEnd = 0;
+
+  constructor(
+    /** Milliseconds since 1970; injectable so tests can step it. */
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.lastMs = -1;
+  }
+
+  /**
+   * Takes a lease: worker `worker`, issuing ids for no millisecond past `validUntil` (ms
+   * since 1970) and none at or before `startAfter` (where the number's previous holder
+   * may have stopped).
+   */
+  lease(worker: number, validUntil: number, startAfter = 0): void {
+    if (!Number.isInteger(worker) || worker < 0 || worker > MAX_WORKER) throw new Error(`worker must be 0..${MAX_WORKER}`);
+    const bits = BigInt(worker) << WORKER_SHIFT;
+    if (bits !== this.workerBits) {
+      // A new number has never issued anything here: only the previous holder's end binds.
+      this.workerBits = bits;
+      this.lastMs = Math.max(startAfter, -1);
+      this.sequence = MAX_SEQUENCE; // the next id moves past lastMs
+    } else if (startAfter > this.lastMs) {
+      this.lastMs = startAfter;
+      this.sequence = MAX_SEQUENCE;
+    }
+    this.leaseEnd = validUntil;
+  }
+
+  /** Moves the current lease's last usable millisecond. */
+  renew(validUntil: number): void {
+    this.leaseEnd = validUntil;
+  }
+
+  /** The worker number in use. */
+  get worker(): number {
+    return Number(this.workerBits >> WORKER_SHIFT);
+  }
+
+  /** The last millisecond an id was issued for: where the next holder must start after. */
+  get highWater(): number {
+    return this.lastMs;
+  }
+
+  /** The next id. Throws a 503 when the lease has run out (the database is unreachable). */
+  next(): string {
+    let ms = this.clock();
+    let sequence = 0;
+    if (ms <= this.lastMs) {
+      ms = this.lastMs;
+      sequence = this.sequence + 1;
+      if (sequence > MAX_SEQUENCE) {
+        ms++;
+        sequence = 0;
+      }
+    }
+    // Refused without a trace: the state moves only when an id is issued.
+    if (ms > this.leaseEnd) throw new AppError('service_unavailable', 'the id lease has expired: the database is unreachable');
+    this.lastMs = ms;
+    this.sequence = sequence;
+    return ((BigInt(ms - SNOWFLAKE_EPOCH) << TIME_SHIFT) | this.workerBits | BigInt(sequence)).toString();
+  }
 }

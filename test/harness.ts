@@ -25,6 +25,8 @@ export interface StartOptions {
    * TEST_DATABASE=postgres, so a whole HTTP suite can be re-run on PostgreSQL.
    */
   postgres?: boolean;
+  /** Runs before the service starts, on its empty database: to seed what an earlier version left. */
+  before?: (where: { dataDir: string; databaseUrl?: string; schema?: string }) => Promise<void>;
 }
 
 /**
@@ -112,6 +114,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   let built: App | undefined;
   let port: number;
   try {
+    await opts.before?.({ dataDir, ...(pgSchema ? { databaseUrl: pgSchema.url, schema: pgSchema.schema } : {}) });
     built = await buildApp(config);
     await built.app.listen({ port: 0, host: '127.0.0.1' });
     port = (built.app.server.address() as AddressInfo).port;

@@ -1,13 +1,11 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { Channel, Message, PermissionName, PublicUser, Server } from './wire.js';
+import { Channel, Id, Message, PermissionName, PublicUser, Server } from './wire.js';
 
 /**
  * The gateway protocol (docs/gateway.md): the events sessions receive and every frame on
  * the socket, as schemas, with their types derived from them. The server sends and
  * parses these; the SDK and the web client read them.
  */
-
-const Id = Type.String({ description: '26-character ULID' });
 
 /** Close codes of the gateway protocol (docs/gateway.md). */
 export const CLOSE_CODES = {

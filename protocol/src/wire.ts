@@ -14,7 +14,8 @@ import { CONTENT_MAX, EMBED_LIMITS, PERMISSION_NAMES } from './limits.js';
  * and fields that only some objects carry are optional.
  */
 
-const Id = Type.String({ description: '26-character ULID' });
+/** An id in the API's JSON and URLs: a snowflake (see ids.ts). */
+export const Id = Type.String({ pattern: '^[0-9]{1,19}$', description: 'snowflake: a 64-bit integer as a decimal string' });
 const Timestamp = Type.String({ description: 'ISO 8601 UTC' });
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 

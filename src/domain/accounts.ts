@@ -1,6 +1,6 @@
 import { hashPassword, hashToken, newSecret, passwordNeedsRehash, splitToken, tokenMatches, verifyPassword } from '../crypto.js';
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.js';
-import { isId, newId } from '../ids.js';
+import { isId } from '../ids.js';
 import type { Tx } from '../store/index.js';
 import type { UserTable } from '../store/schema.js';
 import { isCommonPassword } from './common-passwords.js';
@@ -46,7 +46,7 @@ export const accounts = {
     if (await ctx.store.users.byUsername(ctx.store.db, username)) throw conflict('username_taken', 'username is taken');
     const passwordHash = await hashPassword(password);
     const user: UserTable = {
-      id: newId(),
+      id: ctx.store.ids.next(),
       username,
       usernameKey: username.toLowerCase(),
       name: username,
@@ -99,8 +99,8 @@ export const accounts = {
 
   /** `Bearer <sessionId>.<secret>` → the person, or 401. */
   async authenticateSession(ctx: DomainContext, token: string): Promise<Caller> {
-    const parts = splitToken(token);
-    if (!parts || !isId(parts.id)) throw unauthorized();
+    const parts = await tokenParts(ctx, token);
+    if (!parts) throw unauthorized();
     const session = await ctx.store.sessions.byId(ctx.store.db, parts.id);
     if (!session || !tokenMatches(parts.secret, session.tokenHash)) throw unauthorized();
     const user = await ctx.store.users.byId(ctx.store.db, session.userId);
@@ -123,8 +123,8 @@ export const accounts = {
 
   /** `Bot <botId>.<secret>` → the bot, or 401. */
   async authenticateBot(ctx: DomainContext, token: string): Promise<Caller> {
-    const parts = splitToken(token);
-    if (!parts || !isId(parts.id)) throw unauthorized();
+    const parts = await tokenParts(ctx, token);
+    if (!parts) throw unauthorized();
     const bot = await ctx.store.users.byId(ctx.store.db, parts.id);
     if (!bot || bot.bot !== 1 || !bot.tokenHash || !tokenMatches(parts.secret, bot.tokenHash)) throw unauthorized();
     return callerOf(bot);
@@ -138,7 +138,7 @@ export const accounts = {
 
   async createBot(ctx: DomainContext, caller: Caller, name: string, avatar?: string | null) {
     if (caller.bot) throw forbidden('users_only', 'bots cannot create bots');
-    const id = newId();
+    const id = ctx.store.ids.next();
     const secret = newSecret();
     const row: UserTable = {
       id,
@@ -217,8 +217,19 @@ function botView(b: UserTable) {
 }
 
 async function newSession(ctx: DomainContext, tx: Tx, userId: string) {
-  const id = newId();
+  const id = ctx.store.ids.next();
   const secret = newSecret();
   await ctx.store.sessions.insert(tx, { id, userId, tokenHash: hashToken(secret), createdAt: nowIso() });
   return `${id}.${secret}`;
+}
+
+/**
+ * A token's id and secret, the id as it is now: tokens issued before snowflakes carry
+ * the ULID their session or bot had, which `legacy_ids` maps. Null for anything else.
+ */
+async function tokenParts(ctx: DomainContext, token: string): Promise<{ id: string; secret: string } | null> {
+  const parts = splitToken(token);
+  if (!parts) return null;
+  const id = isId(parts.id) ? parts.id : await ctx.store.currentId(parts.id);
+  return id && isId(id) ? { id, secret: parts.secret } : null;
 }

@@ -1,5 +1,4 @@
 import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
-import { newId } from '../ids.js';
 import type { Tx } from '../store/index.js';
 import type { MessageTable } from '../store/schema.js';
 import type { ReactionSummary } from '../store/repos/messages.js';
@@ -127,7 +126,7 @@ export async function createMessage(
   }
   const attachments = input.uploads.map((u) => attachmentOf(ctx.publicUrl, u));
   const row: MessageTable = {
-    id: newId(),
+    id: ctx.store.ids.next(),
     channelId: channel.id,
     serverId: channel.serverId,
     authorId: author.id,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { badRequest, conflict, forbidden, notFound } from '../errors.js';
-import { isId, newId } from '../ids.js';
+import { isId } from '../ids.js';
 import type { ChannelTable, ServerTable } from '../store/schema.js';
 import { publicUser } from './accounts.js';
 import { cleanName } from './names.js';
@@ -27,8 +27,8 @@ export const servers = {
   async create(ctx: DomainContext, caller: Caller, name: string) {
     if (caller.bot) throw forbidden('users_only', 'bots cannot create servers');
     const now = nowIso();
-    const server: ServerTable = { id: newId(), name: cleanName(name, 'name'), ownerId: caller.id, createdAt: now };
-    const general: ChannelTable = { id: newId(), serverId: server.id, name: 'general', createdAt: now };
+    const server: ServerTable = { id: ctx.store.ids.next(), name: cleanName(name, 'name'), ownerId: caller.id, createdAt: now };
+    const general: ChannelTable = { id: ctx.store.ids.next(), serverId: server.id, name: 'general', createdAt: now };
     await ctx.store.write(async (tx) => {
       await ctx.store.servers.insert(tx, server);
       await ctx.store.members.insert(tx, { serverId: server.id, userId: caller.id, permissions: ALL_PERMISSIONS, joinedAt: now });
@@ -69,7 +69,7 @@ export const servers = {
 
   async createChannel(ctx: DomainContext, caller: Caller, serverId: string, name: string) {
     await requireOwner(ctx, caller, serverId);
-    const channel: ChannelTable = { id: newId(), serverId, name: cleanName(name, 'name'), createdAt: nowIso() };
+    const channel: ChannelTable = { id: ctx.store.ids.next(), serverId, name: cleanName(name, 'name'), createdAt: nowIso() };
     await ctx.store.write((tx) => ctx.store.channels.insert(tx, channel));
     await notify(ctx, { kind: 'event', serverId, event: { t: 'CHANNEL_CREATE', d: channelView(channel) } });
     return channelView(channel);

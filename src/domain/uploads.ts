@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { AppError, notFound } from '../errors.js';
 import { uploadPath } from '../files/upload-store.js';
-import { isId, newId } from '../ids.js';
+import { isId } from '../ids.js';
 import type { DomainContext } from './context.js';
 import { nowIso } from './context.js';
 import { stripUnsafeCharacters } from './names.js';
@@ -35,7 +35,7 @@ export function attachmentOf(publicUrl: string, upload: StoredUpload): Attachmen
 }
 
 /** `<id>/<one name segment>`: no further segment, no query, no fragment. */
-const UPLOAD_REST = /^([0-9A-Z]{26})\/([^/?#\\]+)$/;
+const UPLOAD_REST = /^(0|[1-9][0-9]{0,18})\/([^/?#\\]+)$/;
 
 /** Splits `url` into upload id and raw name segment if it has the shape of our upload URLs. */
 function parseUploadUrl(publicUrl: string, url: string): { id: string; segment: string } | null {
@@ -87,14 +87,14 @@ export async function releaseUploads(ctx: DomainContext, ids: Iterable<string>):
   for (let i = 0; i < unique.length; i += RELEASE_BATCH) {
     const round = unique.slice(i, i + RELEASE_BATCH);
     const results = await Promise.allSettled(round.map((id) => ctx.store.write((tx) => ctx.store.uploads.deleteIfUnattached(tx, id))));
-    const gone = round.filter((_, j) => {
-      const r = results[j]!;
-      if (r.status === 'fulfilled') return r.value;
-      // not_found is the foreign key: attached meanwhile, so it stays. Anything else is a fault.
-      if (!(r.reason instanceof AppError && r.reason.code === 'unknown_reference')) ctx.report(r.reason, 'upload release failed');
-      return false;
-    });
-    await Promise.all(gone.map((id) => ctx.files.remove(id).catch((err: unknown) => ctx.report(err, 'upload bytes removal failed'))));
+    const gone: string[] = [];
+    for (const r of results) {
+      if (r.status === 'fulfilled') {
+        if (r.value !== undefined) gone.push(r.value);
+        // unknown_reference is the foreign key: attached meanwhile, so it stays. Anything else is a fault.
+      } else if (!(r.reason instanceof AppError && r.reason.code === 'unknown_reference')) ctx.report(r.reason, 'upload release failed');
+    }
+    await Promise.all(gone.map((key) => ctx.files.remove(key).catch((err: unknown) => ctx.report(err, 'upload bytes removal failed'))));
     removed += gone.length;
   }
   return removed;
@@ -124,7 +124,7 @@ export const uploads = {
     caller: { id: string },
     file: { filename: string; contentType: string; data: Readable; maxBytes: number; truncated: () => boolean },
   ): Promise<StoredUpload> {
-    const id = newId();
+    const id = ctx.store.ids.next();
     const name = cleanFilename(file.filename);
     const contentType = file.contentType;
     const size = await ctx.files.put(id, file.data);
@@ -159,7 +159,7 @@ export const uploads = {
 
   async open(ctx: DomainContext, id: string) {
     const row = isId(id) ? await ctx.store.uploads.byId(ctx.store.db, id) : undefined;
-    const file = row && (await ctx.files.get(id));
+    const file = row && (await ctx.files.get(row.fileKey ?? row.id));
     if (!row || !file) throw notFound('file');
     return { ...file, id: row.id, filename: row.filename, contentType: row.contentType };
   },

@@ -1,6 +1,6 @@
 import { hashToken, newSecret, tokenMatches } from '../crypto.js';
 import { badRequest, notFound } from '../errors.js';
-import { isId, newId } from '../ids.js';
+import { isId } from '../ids.js';
 import type { WebhookTable } from '../store/schema.js';
 import { requireOwner } from './access.js';
 import { type DomainContext, nowIso } from './context.js';
@@ -68,7 +68,7 @@ export const webhooks = {
     await channelOfServer(ctx, serverId, input.channelId);
     const secret = newSecret();
     const row: WebhookTable = {
-      id: newId(),
+      id: ctx.store.ids.next(),
       serverId,
       channelId: input.channelId,
       name,

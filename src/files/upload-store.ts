@@ -32,8 +32,9 @@ export class LocalUploadStore implements UploadStore {
   }
 
   private file(id: string): string {
-    // ids are ULIDs; refuse anything else so no path can escape the directory.
-    if (!/^[0-9A-Z]{26}$/.test(id)) throw new Error('invalid upload id');
+    // Snowflakes, or the ULIDs of uploads made before them; refuse anything else, so no
+    // path can escape the directory.
+    if (!/^([0-9]{1,19}|[0-9A-Z]{26})$/.test(id)) throw new Error('invalid upload id');
     return path.join(this.dir, id);
   }
 

@@ -9,7 +9,6 @@ import { AppError } from '../errors.js';
 import { answerIgnoringUpgrade, answerRaw } from '../http/raw-answer.js';
 import type { EventBus, LogPosition, SessionCheckpoint } from '../events/bus.js';
 import type { BusEntry } from '../events/types.js';
-import { newId } from '../ids.js';
 import { CLOSE_CODES as CLOSE, type ClientFrame } from '@parley/protocol';
 import { EventFrame, frame, parseClientFrame } from './frames.js';
 
@@ -255,7 +254,7 @@ export class Gateway {
     }
     const ws = conn.ws;
     // Register first (catching up) so nothing published from here on is missed.
-    const session = new Session(newId(), caller, this.bus.position(), [], ws, conn);
+    const session = new Session(this.ctx.store.ids.next(), caller, this.bus.position(), [], ws, conn);
     this.catchingUp.add(session);
     try {
       const servers = await this.ctx.store.servers.ofMember(this.ctx.store.db, caller.id);

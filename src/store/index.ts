@@ -1,10 +1,12 @@
 import { CamelCasePlugin, Kysely, type Transaction } from 'kysely';
 import { AppError } from '../errors.js';
+import { isLegacyId, SnowflakeGenerator } from '../ids.js';
 import { postgresAdapter } from './dialects/postgres.js';
 import { sqliteAdapter } from './dialects/sqlite.js';
 import type { DialectAdapter } from './dialects/types.js';
 import { GroupCommitter } from './group-commit.js';
 import { migrateToLatest } from './migrations.js';
+import { type LeaseOptions, WorkerLease } from './worker-lease.js';
 import { WriteHorizon } from './write-horizon.js';
 import { messages, reactions, uploads } from './repos/messages.js';
 import { channels, invites, members, servers } from './repos/servers.js';
@@ -20,6 +22,8 @@ export type { Database } from './schema.js';
 export interface StoreOptions {
   databaseUrl?: string;
   dataDir: string;
+  /** The worker-number lease of the id generator (tests shorten it). */
+  idLease?: LeaseOptions;
 }
 
 /**
@@ -41,14 +45,21 @@ export class Store {
   readonly idempotency = idempotency;
   /** Message ids being written by this process: pages of history stop below the oldest. */
   readonly messageHorizon = new WriteHorizon();
+  /** Issues this instance's ids, under a worker number leased from the database. */
+  readonly ids: SnowflakeGenerator;
+  private lease: WorkerLease | undefined;
   private readonly committer: GroupCommitter;
+  /** ULIDs seen since start and the snowflakes they became: old links are reused a lot. */
+  private readonly legacy = new Map<string, string | null>();
 
   private constructor(
     /** For reads outside a transaction; writes need the `Tx` that `write` hands out. */
     readonly db: Db,
     private readonly writer: Db,
     readonly adapter: DialectAdapter,
+    clock?: () => number,
   ) {
+    this.ids = new SnowflakeGenerator(clock);
     // A pooled server database gains from several batches in flight; SQLite has one writer.
     this.committer = new GroupCommitter(writer, 256, adapter.concurrentWriters ? 4 : 1);
   }
@@ -56,17 +67,41 @@ export class Store {
   /** Opens the database and migrates it to the latest schema. */
   static async open(opts: StoreOptions): Promise<Store> {
     const adapter = opts.databaseUrl ? postgresAdapter(opts.databaseUrl) : sqliteAdapter(opts.dataDir);
-    const writer = new Kysely<Database>({ dialect: adapter.kysely, plugins: [new CamelCasePlugin()] });
-    const reader = adapter.readKysely ? new Kysely<Database>({ dialect: adapter.readKysely, plugins: [new CamelCasePlugin()] }) : writer;
+    const plugins = [new CamelCasePlugin(), ...(adapter.plugins ?? [])];
+    const writer = new Kysely<Database>({ dialect: adapter.kysely, plugins });
+    const reader = adapter.readKysely ? new Kysely<Database>({ dialect: adapter.readKysely, plugins }) : writer;
     try {
       await migrateToLatest(writer, await adapter.currentSchema?.(writer));
       await adapter.afterOpen?.();
+      const store = new Store(reader, writer, adapter, opts.idLease?.clock);
+      store.lease = await WorkerLease.start(writer, store.ids, opts.idLease);
+      return store;
     } catch (err) {
       await writer.destroy().catch(() => {});
       if (reader !== writer) await reader.destroy().catch(() => {});
       throw err;
     }
-    return new Store(reader, writer, adapter);
+  }
+
+  /** The worker number this instance's ids carry. */
+  get worker(): number {
+    return this.ids.worker;
+  }
+
+  /**
+   * The snowflake an id from before 0004 (a ULID in an old webhook URL, token or upload
+   * link) became; a snowflake is returned as it is; undefined when it names nothing.
+   */
+  async currentId(id: string): Promise<string | undefined> {
+    if (!isLegacyId(id)) return id;
+    let found = this.legacy.get(id);
+    if (found === undefined) {
+      const row = await this.db.selectFrom('legacyIds').select('newId').where('oldId', '=', id).executeTakeFirst();
+      found = row ? String(row.newId) : null;
+      if (this.legacy.size >= 10_000) this.legacy.clear();
+      this.legacy.set(id, found);
+    }
+    return found ?? undefined;
   }
 
   /**
@@ -97,6 +132,7 @@ export class Store {
   }
 
   async close(): Promise<void> {
+    await this.lease?.release().catch(() => {});
     if (this.db !== this.writer) await this.db.destroy();
     await this.writer.destroy();
   }

@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import { uploadPath } from '../files/upload-store.js';
+import { migrateToSnowflakes } from './snowflake-migration.js';
 
 /**
  * Every schema change, in order. One set serves SQLite and PostgreSQL: only portable
@@ -155,6 +156,7 @@ const migrations: Record<string, Migration> = {
       await backfillMessageAttachments(db);
     },
   },
+  '0004_snowflakes': { up: migrateToSnowflakes },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */
@@ -230,13 +232,14 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 /**
  * Brings the schema up to date and returns the names of the migrations it ran (none when
- * already current); fails loudly if any migration fails. `schema` pins Kysely's own
+ * already current); fails loudly if any migration fails. `target` stops at that migration
+ * (tests build a database as an earlier version left it). `schema` pins Kysely's own
  * bookkeeping tables to the schema in use, so another application's (or another test's)
  * migration tables elsewhere in the database are never mistaken for ours.
  */
-export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<string[]> {
+export async function migrateToLatest(db: Kysely<any>, schema?: string, target?: string): Promise<string[]> {
   const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await (target ? migrator.migrateTo(target) : migrator.migrateToLatest());
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);

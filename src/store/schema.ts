@@ -61,6 +61,8 @@ export interface UploadTable {
   contentType: string;
   size: number;
   createdAt: string;
+  /** The stored file's name when it is not the id: uploads made before snowflakes (0004). */
+  fileKey?: string | null;
 }
 
 /**
@@ -120,6 +122,22 @@ export interface IdempotencyTable {
   createdAt: string;
 }
 
+/** ULIDs, the ids before snowflakes, and the snowflakes they became (0004). */
+export interface LegacyIdTable {
+  oldId: string;
+  newId: string;
+}
+
+/** Worker numbers of snowflake generators: who holds each, and until when (ms since 1970). */
+export interface WorkerLeaseTable {
+  worker: number;
+  holder: string;
+  /** When the lease runs out unless renewed; 0 once released. */
+  expiresAt: number;
+  /** The last millisecond the holder may have issued ids for: the next holder starts after it. */
+  highWater: number;
+}
+
 export interface Database {
   users: UserTable;
   sessions: SessionTable;
@@ -133,6 +151,8 @@ export interface Database {
   reactions: ReactionTable;
   webhooks: WebhookTable;
   idempotencyKeys: IdempotencyTable;
+  legacyIds: LegacyIdTable;
+  workerLeases: WorkerLeaseTable;
   // kysely's own tables are not typed here.
   _unused?: Generated<number>;
 }

@@ -25,7 +25,7 @@ describe('POST /auth/register', () => {
     expect(r.body.token).toBeTypeOf('string');
     expect(r.body.token.length).toBeGreaterThanOrEqual(32);
     expect(r.body.user).toMatchObject({ name: username, username, bot: false, avatar: null });
-    expect(r.body.user.id).toMatch(/^[0-9A-Z]{26}$/);
+    expect(r.body.user.id).toMatch(/^[1-9][0-9]{15,18}$/);
     expect(r.body.user.createdAt).toMatch(ISO_UTC);
     expect(r.body.user).not.toHaveProperty('passwordHash');
     const me = await call(srv.url, 'GET', '/users/@me', { auth: `Bearer ${r.body.token}` });
@@ -334,7 +334,7 @@ describe('bots: POST /bots, GET /bots, DELETE /bots/{botId}', () => {
     const r = await call(srv.url, 'POST', '/bots', { auth: u.auth, body: { name: 'Helper' } });
     expect(r.status, r.text).toBe(201);
     expect(r.body).toMatchObject({ name: 'Helper', ownerId: u.id });
-    expect(r.body.id).toMatch(/^[0-9A-Z]{26}$/);
+    expect(r.body.id).toMatch(/^[1-9][0-9]{15,18}$/);
     expect(r.body.token).toBeTypeOf('string');
     expect(r.body.token.length).toBeGreaterThanOrEqual(32);
     expect(r.body.createdAt).toMatch(ISO_UTC);

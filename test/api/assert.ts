@@ -5,8 +5,8 @@ import { ERROR_CATALOG, type ErrorCode } from '../../src/errors.js';
 import { call, type Res } from '../factories.js';
 import type { TestServer } from '../harness.js';
 
-/** An id with the right shape (a ULID) that names nothing. */
-export const UNKNOWN_ID = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
+/** An id with the right shape (a snowflake) that names nothing. */
+export const UNKNOWN_ID = '1234567890123456789';
 
 /** ISO 8601 UTC timestamp as the API writes them. */
 export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;

@@ -30,7 +30,7 @@ describe('seed 4.1: POST /channels/{channelId}/messages', () => {
       editedAt: null,
       author: { id: w.bot.id, name: w.bot.name, bot: true, avatar: null },
     });
-    expect(r.body.id).toMatch(/^[0-9A-Z]{26}$/);
+    expect(r.body.id).toMatch(/^[1-9][0-9]{15,18}$/);
     expect(r.body.createdAt).toMatch(ISO_UTC);
     expect(r.body).not.toHaveProperty('webhookId');
     const latest = (await history(srv.url, w.owner.auth, w.channel.id, 'limit=1'))[0];
@@ -387,7 +387,7 @@ describe('attachment URLs are canonical (security review, finding 2)', () => {
       `${base}/`,
       base,
       `${base}/other-name.txt`,
-      `${srv.url}/uploads/${id.toLowerCase()}/x.txt`,
+      `${srv.url}/uploads/0${id}/x.txt`, // the same number, another spelling
       `${srv.url}//uploads/${id}/x.txt`,
       `${srv.url}/uploads/./${id}/x.txt`,
       `http://localhost:${port}/uploads/${id}/x.txt`, // the same server under another host

@@ -199,9 +199,12 @@ describe('real responses match their declared schemas', () => {
 
   it('a validator built from the document refuses a body that breaks it (the check can fail)', () => {
     const check = responseValidator('POST', '/servers', '201');
-    expect(check({ id: 'x', name: 'n', ownerId: 'o', createdAt: 't' }).ok).toBe(true);
-    expect(check({ id: 'x', name: 'n', createdAt: 't' }).ok).toBe(false);
-    expect(check({ id: 'x', name: 7, ownerId: 'o', createdAt: 't' }).ok).toBe(false);
+    const server = { id: '1315520512234881024', name: 'n', ownerId: '1315520512234881025', createdAt: 't' };
+    expect(check(server).ok).toBe(true);
+    expect(check({ ...server, ownerId: undefined }).ok).toBe(false);
+    expect(check({ ...server, name: 7 }).ok).toBe(false);
+    // Ids are snowflakes: decimal strings, not ULIDs.
+    expect(check({ ...server, id: '01ARZ3NDEKTSV4RRFFQ69G5FAV' }).ok).toBe(false);
   });
 });
 

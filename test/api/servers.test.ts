@@ -120,7 +120,7 @@ describe('channels', () => {
     const r = await call(srv.url, 'POST', `/servers/${s.server.id}/channels`, { auth: s.owner.auth, body: { name: 'news' } });
     expect(r.status, r.text).toBe(201);
     expect(r.body).toEqual({
-      id: expect.stringMatching(/^[0-9A-Z]{26}$/),
+      id: expect.stringMatching(/^[1-9][0-9]{15,18}$/),
       serverId: s.server.id,
       name: 'news',
       createdAt: expect.stringMatching(ISO_UTC),

@@ -36,7 +36,7 @@ describe('contract 5: POST /servers/{serverId}/webhooks', () => {
     expect(r.status, r.text).toBe(201);
     expect(Object.keys(r.body).sort()).toEqual(['avatar', 'channelId', 'createdAt', 'createdBy', 'id', 'name', 'serverId', 'token', 'url']);
     expect(r.body).toMatchObject({ serverId: w.server.id, channelId: w.channel.id, name: 'Deploys', avatar: null, createdBy: w.owner.id });
-    expect(r.body.id).toMatch(/^[0-9A-Z]{26}$/);
+    expect(r.body.id).toMatch(/^[1-9][0-9]{15,18}$/);
     expect(r.body.createdAt).toMatch(ISO_UTC);
     expect(r.body.token).toBeTypeOf('string');
     expect(r.body.token.length).toBeGreaterThanOrEqual(32);
@@ -257,7 +257,7 @@ describe('seed 4.5: POST /webhooks/{webhookId}/{token}', () => {
       author: { name: 'CI Pipeline', bot: true },
       editedAt: null,
     });
-    expect(r.body.id).toMatch(/^[0-9A-Z]{26}$/);
+    expect(r.body.id).toMatch(/^[1-9][0-9]{15,18}$/);
     expect(r.body.createdAt).toMatch(ISO_UTC);
     const latest = (await history(srv.url, w.owner.auth, w.channel.id, 'limit=1'))[0];
     expect(latest).toEqual(r.body);

@@ -114,6 +114,11 @@ const GARBAGE_IDS = [
   '01ARZ3NDEKTSV4RRFFQ69G5FAVX',
   '9007199254740993',
   '18446744073709551616',
+  // Snowflakes: unknown but well-formed, the largest bigint, one past it, a leading zero.
+  '1315520512234881024',
+  '9223372036854775807',
+  '9223372036854775808',
+  '01315520512234881024',
   '123456789012345678901234567890',
   'null',
   'undefined',

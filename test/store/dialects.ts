@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Sqlite from 'better-sqlite3';
 import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { newId } from '../../src/ids.js';
+import { SnowflakeGenerator } from '../../src/ids.js';
+import { openSqlite, SqliteIntegers } from '../../src/store/dialects/sqlite.js';
 import { type Database, Store, type StoreOptions } from '../../src/store/index.js';
 import type { MessageTable } from '../../src/store/schema.js';
 import { freshPostgresSchema } from '../harness.js';
@@ -31,10 +31,10 @@ export async function emptyDatabase(dialect: 'sqlite' | 'postgres'): Promise<{
   schema: string | undefined;
   dispose(): Promise<void>;
 }> {
-  const plugins = [new CamelCasePlugin()];
+  const plugins = dialect === 'sqlite' ? [new CamelCasePlugin(), new SqliteIntegers()] : [new CamelCasePlugin()];
   if (dialect === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-store-'));
-    const admin = new Kysely<Database>({ dialect: new SqliteDialect({ database: new Sqlite(path.join(dir, 'parley.db')) }), plugins });
+    const admin = new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(path.join(dir, 'parley.db')) }), plugins });
     return {
       options: { dataDir: dir },
       admin,
@@ -69,11 +69,11 @@ export async function emptyDatabase(dialect: 'sqlite' | 'postgres'): Promise<{
 export async function openStore(
   dialect: 'sqlite' | 'postgres',
 ): Promise<{ store: Store; admin: Kysely<Database>; dispose(): Promise<void> }> {
-  const plugins = [new CamelCasePlugin()];
+  const plugins = dialect === 'sqlite' ? [new CamelCasePlugin(), new SqliteIntegers()] : [new CamelCasePlugin()];
   if (dialect === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-store-'));
     const store = await Store.open({ dataDir: dir });
-    const admin = new Kysely<Database>({ dialect: new SqliteDialect({ database: new Sqlite(path.join(dir, 'parley.db')) }), plugins });
+    const admin = new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(path.join(dir, 'parley.db')) }), plugins });
     return {
       store,
       admin,
@@ -100,6 +100,14 @@ export async function openStore(
     },
   };
 }
+
+/**
+ * Ids for rows the store suites write themselves, beside the store's own: worker 1023,
+ * which a store under test (leasing from 0 up) does not reach.
+ */
+const testIds = new SnowflakeGenerator();
+testIds.lease(1023, Number.POSITIVE_INFINITY);
+export const newId = (): string => testIds.next();
 
 /** A message row for the store suites: the given fields over plain defaults (a fresh id, now). */
 export function messageRow(fields: Pick<MessageTable, 'channelId' | 'serverId' | 'authorId'> & Partial<MessageTable>): MessageTable {

@@ -1,10 +1,9 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/ids.js';
 import { GroupCommitter } from '../../src/store/group-commit.js';
 import type { Database, Store } from '../../src/store/index.js';
 import type { MessageTable } from '../../src/store/schema.js';
-import { messageRow, openStore, storeDialects } from './dialects.js';
+import { messageRow, openStore, storeDialects, newId } from './dialects.js';
 
 const now = () => new Date().toISOString();
 

@@ -1,11 +1,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
-import { newId } from '../../src/ids.js';
 import { Store } from '../../src/store/index.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 import type { MessageTable } from '../../src/store/schema.js';
-import { emptyDatabase, messageRow, openStore, storeDialects } from './dialects.js';
+import { emptyDatabase, messageRow, openStore, storeDialects, newId } from './dialects.js';
 
 const now = () => new Date().toISOString();
 

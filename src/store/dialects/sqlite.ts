@@ -1,7 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { SqliteDialect } from 'kysely';
+import {
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  SqliteDialect,
+  type UnknownRow,
+} from 'kysely';
 import type { DialectAdapter } from './types.js';
 
 function sqliteCode(err: unknown): string {
@@ -12,19 +20,20 @@ function sqliteCode(err: unknown): string {
 export function sqliteAdapter(dataDir: string): DialectAdapter {
   fs.mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, 'parley.db');
-  const database = new Database(file);
+  const database = openSqlite(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   // WAL lets this connection read committed data while the other one writes.
-  const reader = new Database(file);
+  const reader = openSqlite(file);
   reader.pragma('busy_timeout = 5000');
   reader.pragma('query_only = ON');
   return {
     name: `sqlite (${file})`,
     kysely: new SqliteDialect({ database: reusingStatements(database) }),
     readKysely: new SqliteDialect({ database: reusingStatements(reader) }),
+    plugins: [new SqliteIntegers()],
     concurrentWriters: false,
     isUniqueViolation: (err) => /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(sqliteCode(err)),
     isForeignKeyViolation: (err) => sqliteCode(err) === 'SQLITE_CONSTRAINT_FOREIGNKEY',
@@ -53,4 +62,41 @@ function reusingStatements(database: Database.Database, max = 1000) {
       return stmt;
     },
   };
+}
+
+/**
+ * A better-sqlite3 handle that reads integers exactly: ids are 64-bit snowflakes, beyond
+ * the 53 bits a JavaScript number holds, so integers come back as BigInt and
+ * `SqliteIntegers` turns them into what the rest of the code expects.
+ */
+export function openSqlite(file: string): Database.Database {
+  const database = new Database(file);
+  database.defaultSafeIntegers(true);
+  return database;
+}
+
+/** Result columns that hold ids, after CamelCasePlugin: `id`, `…Id`, and `createdBy`. */
+function isIdColumn(name: string): boolean {
+  return name === 'id' || name.endsWith('Id') || name === 'createdBy';
+}
+
+/**
+ * Ids as decimal strings, as PostgreSQL's driver returns bigint and the API sends them;
+ * every other integer (flags, counts, sizes) as a number. Runs after CamelCasePlugin, so
+ * it sees the camelCase names.
+ */
+export class SqliteIntegers implements KyselyPlugin {
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    return args.node;
+  }
+
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    for (const row of args.result.rows) {
+      for (const key in row) {
+        const value = row[key];
+        if (typeof value === 'bigint') row[key] = isIdColumn(key) ? value.toString() : Number(value);
+      }
+    }
+    return args.result;
+  }
 }

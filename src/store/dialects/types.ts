@@ -1,4 +1,4 @@
-import type { Dialect, Kysely } from 'kysely';
+import type { Dialect, Kysely, KyselyPlugin } from 'kysely';
 
 /**
  * What differs between databases, as capabilities rather than names: the domain and the
@@ -15,6 +15,8 @@ export interface DialectAdapter {
    * own: a read can never wait for (or deadlock with) an open write transaction.
    */
   readonly readKysely?: Dialect;
+  /** Result conversions the driver needs (SQLite: exact 64-bit integers). */
+  readonly plugins?: KyselyPlugin[];
   /** True when concurrent transactions can run (a pool); SQLite has one writer. */
   readonly concurrentWriters: boolean;
   /** Classifies a driver error. */

@@ -152,9 +152,10 @@ export const uploads = {
   /**
    * Deletes the upload's record unless a message references it: the check and the delete
    * are one statement, and the foreign key refuses the delete if a concurrent transaction
-   * attached it meanwhile. True when the record was deleted.
+   * attached it meanwhile. Resolves with the name of the upload's bytes (`fileKey`, else
+   * the id) when the record was deleted, undefined when not.
    */
-  deleteIfUnattached: async (db: Tx, id: string) => {
+  deleteIfUnattached: async (db: Tx, id: string): Promise<string | undefined> => {
     const r = await db
       .deleteFrom('uploads')
       .where('id', '=', id)
@@ -167,8 +168,9 @@ export const uploads = {
           ),
         ),
       )
+      .returning(['id', 'fileKey'])
       .executeTakeFirst();
-    return Number(r.numDeletedRows) > 0;
+    return r ? (r.fileKey ?? r.id) : undefined;
   },
   /** Up to `limit` uploads created before `createdBefore` that no message references, oldest first. */
   unattachedBefore: async (db: Db, createdBefore: string, limit: number) =>

@@ -3,6 +3,7 @@
  * `useStore(selector)`. Gateway events and API responses both become actions, so a
  * message that arrives twice (POST response and MESSAGE_CREATE) is stored once.
  */
+import { compareIds } from '@parley/protocol/ids';
 import { useSyncExternalStore } from 'react';
 import type { GatewayStatus } from '../api/gateway';
 import type { Channel, Member, Message, Reaction, Server, User } from '../api/types';
@@ -85,7 +86,8 @@ const emptyChannel: ChannelMessages = {
   error: null,
 };
 
-const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+/** Ids are snowflakes: numbers as strings, so they compare as numbers. */
+const byId = (a: { id: string }, b: { id: string }) => compareIds(a.id, b.id);
 const byCreated = (a: Channel, b: Channel) => (a.createdAt ?? '').localeCompare(b.createdAt ?? '') || byId(a, b);
 
 /** Insert or replace by id, keeping id order (ids sort by creation time). */
@@ -97,7 +99,7 @@ function upsertSorted(items: Message[], message: Message): Message[] {
     return next;
   }
   const last = items[items.length - 1];
-  if (!last || last.id < message.id) return [...items, message];
+  if (!last || compareIds(last.id, message.id) < 0) return [...items, message];
   const next = [...items, message];
   next.sort(byId);
   return next;
@@ -236,7 +238,7 @@ export function reduce(state: State, action: Action): State {
         // arrived over the gateway while the page was loading.
         items = mergeMessages(
           incoming,
-          ch.items.filter((m) => newestNew !== undefined && m.id > newestNew),
+          ch.items.filter((m) => newestNew !== undefined && compareIds(m.id, newestNew) > 0),
         );
         hasMore = full;
       }

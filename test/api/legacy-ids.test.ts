@@ -1,0 +1,84 @@
+/**
+ * A Parley upgraded from ULIDs to snowflakes (migration 0004): what users and their tools
+ * hold from before keeps working. Bot and session tokens, webhook URLs, upload links and
+ * ids in a bot's configuration all carry ULIDs; answers carry the new ids.
+ */
+import path from 'node:path';
+import { compareIds } from '@parley/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call } from '../factories.js';
+import { startServer, type TestServer } from '../harness.js';
+import { adminOf, type LegacyWorld, seedLegacyDatabase, ulid } from '../store/legacy.js';
+import { expectError } from './assert.js';
+
+describe('ids from before snowflakes', () => {
+  let srv: TestServer;
+  let w: LegacyWorld;
+  /** The snowflake each old id became. */
+  let id: (old: string) => Promise<string>;
+
+  beforeAll(async () => {
+    srv = await startServer({
+      async before(where) {
+        const admin = adminOf(where);
+        try {
+          w = await seedLegacyDatabase(admin, {
+            schema: where.schema,
+            base: 'https://old.example',
+            uploadsDir: path.join(where.dataDir, 'uploads'),
+          });
+        } finally {
+          await admin.destroy();
+        }
+      },
+    });
+    id = async (old) => (await srv.app.ctx.store.currentId(old))!;
+  });
+  afterAll(() => srv?.close());
+
+  it('an old bot token and an old session token still sign in, as the new ids', async () => {
+    const bot = await call(srv.url, 'GET', '/users/@me', { auth: `Bot ${w.botToken}` });
+    expect(bot.status, bot.text).toBe(200);
+    expect(bot.body.id).toBe(await id(w.bot));
+    const person = await call(srv.url, 'GET', '/users/@me', { auth: `Bearer ${w.sessionToken}` });
+    expect(person.status, person.text).toBe(200);
+    expect(person.body.id).toBe(await id(w.owner));
+    // The secret still has to match.
+    expectError(await call(srv.url, 'GET', '/users/@me', { auth: `Bot ${w.bot}.wrong-secret` }), 401);
+  });
+
+  it('ids in paths may be the old ones: history comes back in order, with new ids and links', async () => {
+    const r = await call(srv.url, 'GET', `/channels/${w.channel}/messages?limit=50`, { auth: `Bot ${w.botToken}` });
+    expect(r.status, r.text).toBe(200);
+    const ids = await Promise.all([...w.messages, w.webhookMessage].map(id));
+    expect(r.body.map((m: { id: string }) => m.id)).toEqual([...ids].reverse());
+    const first = r.body.find((m: { id: string }) => m.id === ids[0]);
+    expect(first.channelId).toBe(await id(w.channel));
+    expect(new URL(first.attachments[0].url).pathname).toBe(`/uploads/${await id(w.upload)}/notes.txt`);
+    // `before` may be old too.
+    const older = await call(srv.url, 'GET', `/channels/${w.channel}/messages?before=${ids[2]}`, { auth: `Bot ${w.botToken}` });
+    expect(older.body.map((m: { id: string }) => m.id)).toEqual([ids[1], ids[0]]);
+    // An old id that named nothing still names nothing.
+    expectError(
+      await call(srv.url, 'GET', `/channels/${ulid(Date.now())}/messages`, { auth: `Bot ${w.botToken}` }),
+      404,
+      'unknown_channel',
+    );
+  });
+
+  it('an old webhook URL still posts, and new ids come after every old one', async () => {
+    const r = await call(srv.url, 'POST', `/webhooks/${w.hook}/${w.hookSecret}?wait=true`, { body: { content: 'deploy finished' } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.webhookId).toBe(await id(w.hook));
+    expect(compareIds(r.body.id, await id(w.webhookMessage))).toBeGreaterThan(0);
+    expectError(await call(srv.url, 'POST', `/webhooks/${w.hook}/not-the-secret`, { body: { content: 'x' } }), 404);
+  });
+
+  it('an uploaded file is served at its old link and its new one', async () => {
+    for (const key of [w.upload, await id(w.upload)]) {
+      const r = await fetch(`${srv.url}/uploads/${key}/notes.txt`);
+      expect(r.status, key).toBe(200);
+      expect(await r.text()).toBe('hello');
+    }
+  });
+});

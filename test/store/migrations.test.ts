@@ -1,0 +1,210 @@
+/**
+ * Data migrations, on every database, from a database as the old code left it:
+ * 0003 links the uploads of older messages; 0004 turns every ULID into a snowflake of the
+ * same millisecond, keeping order, references, old links and credentials.
+ */
+import { type Kysely, sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isId, SnowflakeGenerator } from '../../src/ids.js';
+import { compareIds, snowflakeTime } from '@parley/protocol';
+import { Store } from '../../src/store/index.js';
+import { migrateToLatest } from '../../src/store/migrations.js';
+import { emptyDatabase, storeDialects } from './dialects.js';
+import { type LegacyWorld, seedLegacyDatabase, ulid } from './legacy.js';
+
+const base = 'https://chat.example/parley';
+
+describe.each(storeDialects())('migrations on %s', (dialect) => {
+  let cleanup: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of cleanup.reverse()) await c();
+    cleanup = [];
+  });
+
+  async function legacy(): Promise<{ db: Awaited<ReturnType<typeof emptyDatabase>>; w: LegacyWorld }> {
+    const db = await emptyDatabase(dialect);
+    cleanup.push(() => db.dispose());
+    const w = await seedLegacyDatabase(db.admin as Kysely<any>, { schema: db.schema, base });
+    return { db, w };
+  }
+
+  async function open(db: Awaited<ReturnType<typeof emptyDatabase>>, clock?: () => number): Promise<Store> {
+    const store = await Store.open({ ...db.options, ...(clock ? { idLease: { clock } } : {}) });
+    cleanup.push(() => store.close());
+    return store;
+  }
+
+  it('0003 links the uploads of older messages and makes their URLs canonical', async () => {
+    const db = await emptyDatabase(dialect);
+    cleanup.push(() => db.dispose());
+    await migrateToLatest(db.admin, db.schema, '0002_credentials');
+    const admin = db.admin as Kysely<any>;
+    const t = Date.now() - 10_000;
+    const [user, server, channel, u1, u2, gone] = [0, 1, 2, 3, 4, 5].map((i) => ulid(t + i));
+    await admin
+      .insertInto('users')
+      .values({ id: user, username: 'U', username_key: 'u', name: 'U', bot: 0, password_hash: 'x', created_at: 'x', is_public: 0 })
+      .execute();
+    await admin.insertInto('servers').values({ id: server, name: 's', owner_id: user, created_at: 'x' }).execute();
+    await admin.insertInto('channels').values({ id: channel, server_id: server, name: 'g', created_at: 'x' }).execute();
+    await admin
+      .insertInto('uploads')
+      .values([
+        { id: u1, uploader_id: user, filename: 'a b.txt', content_type: 'text/plain', size: 1, created_at: 'x' },
+        { id: u2, uploader_id: user, filename: 'report.pdf', content_type: 'text/plain', size: 1, created_at: 'x' },
+      ])
+      .execute();
+    const a = (url: string, filename: string) => ({ url, filename, size: 1, contentType: 'text/plain' });
+    const unknown = `${base}/uploads/${gone}/gone.txt`;
+    const lists = [
+      [a(`${base}/uploads/${u1}/a%20b.txt/../../servers/x/invites`, 'invite.txt')],
+      [a(`${base}/uploads/${u2}/report.pdf`, 'report.pdf'), a(`${base}/uploads/${u1}/a%20b.txt`, 'a b.txt')],
+      [a(unknown, 'gone.txt')],
+      [],
+    ];
+    const messages = lists.map((_, i) => ulid(t + 10 + i));
+    await admin
+      .insertInto('messages')
+      .values(
+        lists.map((list, i) => ({
+          id: messages[i],
+          channel_id: channel,
+          server_id: server,
+          author_id: user,
+          author_name: 'U',
+          author_bot: 0,
+          content: 'x',
+          attachments: JSON.stringify(list),
+          embeds: '[]',
+          created_at: 'x',
+        })),
+      )
+      .execute();
+    await migrateToLatest(admin, db.schema, '0003_uploads');
+
+    const links: Array<Record<string, string>> = await admin
+      .selectFrom('message_attachments')
+      .select(['message_id', 'upload_id'])
+      .execute();
+    const linked = (m: string) => links.filter((l) => l.messageId === m).map((l) => l.uploadId!);
+    expect(linked(messages[0]!)).toEqual([u1]);
+    expect(linked(messages[1]!).sort()).toEqual([u1, u2].sort());
+    expect(linked(messages[2]!)).toEqual([]);
+    const after = async (m: string) =>
+      JSON.parse((await admin.selectFrom('messages').select('attachments').where('id', '=', m).executeTakeFirstOrThrow()).attachments);
+    expect(await after(messages[0]!)).toEqual([
+      { url: `${base}/uploads/${u1}/a%20b.txt`, filename: 'a b.txt', size: 1, contentType: 'text/plain' },
+    ]);
+    expect((await after(messages[1]!)).map((x: { url: string }) => x.url)).toEqual([
+      `${base}/uploads/${u2}/report.pdf`,
+      `${base}/uploads/${u1}/a%20b.txt`,
+    ]);
+    expect((await after(messages[2]!))[0].url).toBe(unknown);
+    expect(await after(messages[3]!)).toEqual([]);
+  });
+
+  it('0004 gives every row a snowflake of its ULID millisecond, with its references, order and links intact', async () => {
+    const { db, w } = await legacy();
+    const store = await open(db);
+    const id = (old: string) => store.currentId(old).then((v) => v!);
+
+    const owner = await id(w.owner);
+    const bot = await id(w.bot);
+    const server = await id(w.server);
+    const channel = await id(w.channel);
+    const upload = await id(w.upload);
+    const avatarUpload = await id(w.avatarUpload);
+    const hook = await id(w.hook);
+    const messages = await Promise.all(w.messages.map(id));
+    for (const x of [owner, bot, server, channel, upload, avatarUpload, hook, ...messages]) expect(isId(x), x).toBe(true);
+    // The same instant: the creation time reads back from the new id.
+    expect(snowflakeTime(owner)).toBe(Number(new Date((await store.users.byId(store.db, owner))!.createdAt)));
+    // Every id is different, also across tables and within one millisecond.
+    const all = [owner, bot, server, channel, upload, avatarUpload, hook, ...messages, await id(w.session), await id(w.goneAuthor)];
+    expect(new Set(all).size).toBe(all.length);
+
+    // References follow their rows.
+    expect((await store.users.byId(store.db, bot))?.ownerId).toBe(owner);
+    expect((await store.servers.byId(store.db, server))?.ownerId).toBe(owner);
+    expect((await store.channels.byId(store.db, channel))?.serverId).toBe(server);
+    expect((await store.members.forChannel(store.db, channel, bot))?.serverId).toBe(server);
+    const page = await store.messages.page(store.db, channel, { limit: 50 });
+    // Newest first, in the old order, the two of one millisecond included.
+    expect(page.map((m) => m.id)).toEqual([await id(w.webhookMessage), ...[...messages].reverse()]);
+    expect([...messages].sort(compareIds)).toEqual(messages);
+    expect(page.find((m) => m.id === messages[2])?.authorId).toBe(await id(w.goneAuthor));
+    const fromHook = page.find((m) => m.webhookId !== null)!;
+    expect([fromHook.webhookId, fromHook.authorId]).toEqual([hook, hook]);
+    expect(await store.uploads.ofMessage(store.db, messages[0]!)).toEqual([upload]);
+    expect((await store.reactions.summaries(store.db, [messages[0]!], bot))[0]).toMatchObject({ emoji: '👍', count: 1, me: 1 });
+    expect((await store.invites.byCode(store.db, 'oldinvite'))?.serverId).toBe(server);
+    expect((await store.webhooks.byId(store.db, hook))?.channelId).toBe(channel);
+
+    // Links inside text point at the new ids; the bytes stay under their old name.
+    const first = page.find((m) => m.id === messages[0])!;
+    expect(JSON.parse(first.attachments)[0].url).toBe(`${base}/uploads/${upload}/notes.txt`);
+    expect(first.authorAvatar).toBe(`${base}/uploads/${avatarUpload}/me.png`);
+    expect((await store.users.byId(store.db, owner))?.avatar).toBe(`${base}/uploads/${avatarUpload}/me.png`);
+    expect((await store.uploads.byId(store.db, upload))?.fileKey).toBe(w.upload);
+    // A retried request replays the answer it got, in the new ids.
+    const record = await store.idempotency.get(store.db, `bot:${bot}`, 'retry-1');
+    expect(JSON.parse(record!.body)).toEqual({ id: messages[1], channelId: channel, content: 'message 1' });
+
+    // Not a ULID we had, or not a ULID at all: nothing.
+    expect(await store.currentId(ulid(Date.now()))).toBeUndefined();
+    expect(await store.currentId(owner)).toBe(owner);
+  });
+
+  it('0004 orders ids as numbers, whatever their length', async () => {
+    const { db } = await legacy();
+    const store = await open(db);
+    const channel = (await store.db.selectFrom('channels').select('id').executeTakeFirstOrThrow()).id;
+    const server = (await store.db.selectFrom('servers').select('id').executeTakeFirstOrThrow()).id;
+    const author = (await store.db.selectFrom('users').select('id').executeTakeFirstOrThrow()).id;
+    // As strings, "9…" sorts after "10…"; as numbers it is smaller.
+    const short = '999999999999999999';
+    const long = '1000000000000000000';
+    await store.write(async (tx) => {
+      for (const id of [long, short])
+        await store.messages.insert(tx, {
+          id,
+          channelId: channel,
+          serverId: server,
+          authorId: author,
+          authorName: 'a',
+          authorAvatar: null,
+          authorBot: 0,
+          webhookId: null,
+          content: 'x',
+          attachments: '[]',
+          embeds: '[]',
+          createdAt: new Date().toISOString(),
+          editedAt: null,
+        });
+    });
+    const oldest = await store.messages.page(store.db, channel, { limit: 2, after: '0' });
+    expect(oldest.map((m) => m.id)).toEqual([long, short]);
+    expect((await store.messages.page(store.db, channel, { limit: 5, before: long })).map((m) => m.id)).toEqual([short]);
+  });
+
+  it('the first ids after 0004 come after every migrated one, even with the clock behind', async () => {
+    const { db, w } = await legacy();
+    // The clock says an hour before the newest migrated row.
+    const store = await open(db, () => w.newestMs - 3600_000);
+    const next = store.ids.next();
+    expect(compareIds(next, (await store.currentId(w.webhookMessage))!)).toBeGreaterThan(0);
+    expect(snowflakeTime(next)).toBeGreaterThan(w.newestMs);
+  });
+
+  it('0004 on an empty database leaves ids to the generator', async () => {
+    const db = await emptyDatabase(dialect);
+    cleanup.push(() => db.dispose());
+    const store = await open(db);
+    const { rows } = await sql<{ n: number | string }>`select count(*) as n from legacy_ids`.execute(store.db);
+    expect(Number(rows[0]!.n)).toBe(0);
+    const a = store.ids.next();
+    expect(isId(a)).toBe(true);
+    expect(Math.abs(snowflakeTime(a) - Date.now())).toBeLessThan(5_000);
+    expect(new SnowflakeGenerator()).toBeDefined();
+  });
+});
