@@ -5,7 +5,7 @@
  *
  * `code` is the stable, machine-readable part of every error body; `error` is for people
  * and may be reworded. docs/api.md lists the catalog (a test keeps the two in step), and
- * the SDK mirrors the code names (test/sdk checks it).
+ * the SDK takes its list of codes from @parley/protocol too.
  */
 import { ERROR_CATALOG, ERROR_CODES, type ErrorCode } from '@parley/protocol';
 

@@ -2,7 +2,7 @@
  * The error catalog: every `code` an error body can carry, with its HTTP status. It is
  * part of the wire contract (clients branch on `code`), so it lives here; the server's
  * `src/errors.ts` builds `AppError` on it, docs/api.md lists it (a test keeps the two in
- * step), and the SDK mirrors the code names (test/sdk checks it).
+ * step), and the SDK takes its list of codes from it.
  */
 export const ERROR_CATALOG = {
   // 400: the request itself is wrong.

@@ -22,3 +22,6 @@ export const EMBED_LIMITS = {
 
 /** Parley's message content limit, in code points (same for every dialect). */
 export const CONTENT_MAX = 4000;
+
+/** The most attachments one message may carry. */
+export const ATTACHMENTS_MAX = 10;

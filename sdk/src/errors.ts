@@ -1,58 +1,15 @@
-/**
- * The codes a Parley server puts in its error bodies (`{ "error", "code" }`), mirroring
- * the server's catalog (docs/api.md lists each with its status and meaning). A code keeps
- * its meaning across server versions; the message beside it is for people.
- */
-export const API_ERROR_CODES = [
-  'bad_request',
-  'invalid_body',
-  'invalid_query',
-  'invalid_params',
-  'invalid_headers',
-  'invalid_json',
-  'json_too_deep',
-  'invalid_url',
-  'invalid_idempotency_key',
-  'invalid_handshake',
-  'unsupported_protocol',
-  'session_required',
-  'owner_cannot_leave',
-  'unauthorized',
-  'invalid_credentials',
-  'users_only',
-  'not_a_member',
-  'missing_permission',
-  'owner_only',
-  'bot_owner_only',
-  'not_message_author',
-  'unknown_route',
-  'unknown_server',
-  'unknown_channel',
-  'unknown_message',
-  'unknown_member',
-  'unknown_bot',
-  'unknown_webhook',
-  'unknown_invite',
-  'unknown_file',
-  'unknown_reference',
-  'method_not_allowed',
-  'request_timeout',
-  'username_taken',
-  'already_exists',
-  'bot_already_member',
-  'idempotency_key_in_use',
-  'idempotency_key_reused',
-  'payload_too_large',
-  'unsupported_media_type',
-  'expectation_failed',
-  'rate_limited',
-  'headers_too_large',
-  'internal_error',
-  'service_unavailable',
-] as const;
+import { ERROR_CODES, type ErrorCode } from '@parley/protocol';
 
 /** A code from the server's catalog. */
-export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
+export type ApiErrorCode = ErrorCode;
+
+/**
+ * The codes a Parley server puts in its error bodies (`{ "error", "code" }`), in catalog
+ * order: the catalog of @parley/protocol, the one the server answers with (docs/api.md
+ * lists each with its status and meaning). A code keeps its meaning across server
+ * versions; the message beside it is for people.
+ */
+export const API_ERROR_CODES: readonly ApiErrorCode[] = Object.freeze([...ERROR_CODES]);
 
 /**
  * Codes derived from the HTTP status alone, for answers without a known code: servers

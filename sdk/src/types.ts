@@ -1,19 +1,23 @@
 /**
- * Wire types of the Parley API (contract sections 2-7). The objects the service sends
- * are the types of @parley/protocol's schemas, the ones the service serializes with, so
- * the SDK cannot drift from it; this module names them as the SDK always has. Ids are
- * opaque strings that sort by creation time, timestamps ISO 8601 UTC strings.
+ * Wire types of the Parley API (contract sections 2-7). The objects the service sends,
+ * and the bodies the SDK sends it, are the types of @parley/protocol's schemas, the ones
+ * the service serializes and validates with, so the SDK cannot drift from it; this module
+ * names them as the SDK always has. Ids are opaque strings that sort by creation time,
+ * timestamps ISO 8601 UTC strings.
  */
 import type {
   Attachment,
+  AttachmentRef,
   BotSelf,
   Channel,
   GatewayEventPayloads,
   GatewayOp,
   HelloFrame,
+  MessagePageQuery,
   PermissionName,
   PublicUser,
   ReadyFrame,
+  SendMessageBody as WireSendMessageBody,
 } from '@parley/protocol';
 
 export type {
@@ -48,13 +52,11 @@ export type User = PublicUser & Partial<Pick<BotSelf, 'ownerId' | 'createdAt'>>;
 /** A message's author. `bot` is true for bots and webhooks (the BOT badge). */
 export type MessageAuthor = PublicUser;
 
-/** What a send-message request may carry per attachment (the rest is looked up). */
-export interface AttachmentInput {
-  url: string;
-  filename: string;
-  size?: number;
-  contentType?: string;
-}
+/**
+ * What a send-message request may carry per attachment: the wire's `url` and `filename`
+ * (the rest is looked up). An `UploadResult` may be passed as it is.
+ */
+export type AttachmentInput = AttachmentRef & Partial<Pick<Attachment, 'size' | 'contentType'>>;
 
 /** The state of a reaction after `PUT .../reactions/{emoji}` toggled it (`me`: whether the caller's reaction is present). */
 export type { Reaction as ReactionState } from '@parley/protocol';
@@ -62,26 +64,20 @@ export type { Reaction as ReactionState } from '@parley/protocol';
 /** The result of `POST /upload`. */
 export type UploadResult = Attachment;
 
-/** Body of `POST /channels/{channelId}/messages`. */
-export interface SendMessageBody {
-  content?: string;
-  attachments?: AttachmentInput[];
-}
+/** Body of `POST /channels/{channelId}/messages`: the wire's, attachments as `AttachmentInput`. */
+export type SendMessageBody = Omit<WireSendMessageBody, 'attachments'> & { attachments?: AttachmentInput[] };
 
 /** Body of `PATCH /channels/{channelId}/messages/{messageId}`. */
-export interface EditMessageBody {
-  content: string;
-}
+export type { EditMessageBody } from '@parley/protocol';
 
-/** Paging for `GET /channels/{channelId}/messages` (newest first). */
-export interface GetMessagesQuery {
+/**
+ * Paging for `GET /channels/{channelId}/messages` (newest first): the wire's query
+ * (`before`: only messages older than this id; `after`: only newer), `limit` as a number.
+ */
+export type GetMessagesQuery = Omit<MessagePageQuery, 'limit'> & {
   /** 1..100, server default 50. */
   limit?: number;
-  /** Only messages older than this id. */
-  before?: Snowflake;
-  /** Only messages newer than this id. */
-  after?: Snowflake;
-}
+};
 
 // ---------------------------------------------------------------------------------
 // Gateway (contract section 7)

@@ -1,3 +1,4 @@
+import { ATTACHMENTS_MAX, CONTENT_MAX } from '@parley/protocol';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
 import type { Tx } from '../store/index.js';
 import type { MessageTable } from '../store/schema.js';
@@ -8,8 +9,9 @@ import { rejectNul } from './names.js';
 import { type Attachment, type Caller, type Embed, type Message, PERMISSIONS, type PublicUser } from './types.js';
 import { type StoredUpload, attachmentOf, namesUpload, releaseUploads, uploadIdOf } from './uploads.js';
 
-export const MAX_CONTENT = 4000;
-export const MAX_ATTACHMENTS = 10;
+/** The wire's limits (the request schemas in @parley/protocol carry them too). */
+export const MAX_CONTENT = CONTENT_MAX;
+export const MAX_ATTACHMENTS = ATTACHMENTS_MAX;
 /** A page of history: `limit` defaults to 50 and may be 1 to 100. */
 export const PAGE_DEFAULT = 50;
 export const PAGE_MAX = 100;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createWebhook, postMessage, upload, world } from '../factories.js';
 import { RedisBus } from '../../src/events/redis-bus.js';
+import { TestGatewayClient } from '../gateway/client.js';
 import { type Cluster, clusterServicesAvailable, startCluster } from './instances.js';
 import { redisProxy } from './redis-proxy.js';
-import { GatewayClient } from './ws-client.js';
 
 const run = clusterServicesAvailable();
 
@@ -37,7 +37,7 @@ describe.runIf(run)('two instances on one PostgreSQL and Redis', () => {
 
   it('a message posted through A reaches a gateway client on B, in order, exactly once', async () => {
     const w = await world(a);
-    const client = await GatewayClient.identify(cluster.instances[1]!.gatewayUrl, w.bot.auth);
+    const client = await TestGatewayClient.identify(cluster.instances[1]!.gatewayUrl, w.bot.auth);
     const sent: string[] = [];
     // 10 messages: the per-channel message limit (10 per 5 s) is shared by the instances too.
     for (let i = 0; i < 10; i++) {
@@ -53,7 +53,7 @@ describe.runIf(run)('two instances on one PostgreSQL and Redis', () => {
     expect(got).toEqual(sent);
     const seqs = client.events().map((f) => f.s);
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
-    client.close();
+    await client.close();
   });
 
   it('webhook rate limit (5 per 5 s) is shared across instances', async () => {
@@ -129,8 +129,8 @@ describe.runIf(run)('losing an instance', () => {
   it('kill -9 of the instance a client is on: it resumes on the other with no event lost, in order', async () => {
     const [ia, ib] = cluster.instances as [(typeof cluster.instances)[0] & {}, (typeof cluster.instances)[0] & {}];
     const w = await world(ib.url);
-    const client = await GatewayClient.identify(ia.gatewayUrl, w.bot.auth);
-    const sessionId = client.frames.find((f) => f.op === 'ready')!.d.sessionId as string;
+    const client = await TestGatewayClient.identify(ia.gatewayUrl, w.bot.auth);
+    const sessionId = client.sessionId;
     const before = [];
     for (let i = 0; i < 3; i++) before.push((await postMessage(ib.url, w.owner.auth, w.channel.id, `before${i}`)).id);
     await client.waitFor(() => client.events('MESSAGE_CREATE').length === 3);
@@ -145,26 +145,23 @@ describe.runIf(run)('losing an instance', () => {
     const missed = [];
     for (let i = 0; i < 4; i++) missed.push((await postMessage(ib.url, w.owner.auth, w.channel.id, `missed${i}`)).id);
 
-    const resumed = new GatewayClient(ib.gatewayUrl);
-    await resumed.opened;
-    await resumed.waitFor((f) => f.op === 'hello');
-    resumed.send({ op: 'resume', d: { token: w.bot.auth, sessionId, s: acked } });
-    await resumed.waitFor((f) => f.op === 'resumed');
+    const resumed = await TestGatewayClient.resume(ib.gatewayUrl, w.bot.auth, sessionId, acked);
+    expect(resumed.frames.map((f) => f.op)).toContain('resumed');
     expect(resumed.events('MESSAGE_CREATE').map((f) => f.d.id)).toEqual(missed);
     expect(resumed.events().map((f) => f.s)).toEqual([acked + 1, acked + 2, acked + 3, acked + 4]);
     // and it keeps receiving live events on B
     const live = await postMessage(ib.url, w.owner.auth, w.channel.id, 'live');
     await resumed.waitFor((f) => f.op === 'event' && f.d.id === live.id);
     expect(before).toHaveLength(3);
-    resumed.close();
+    await resumed.close();
   });
 
   it('SIGTERM: in-flight work finishes, clients are told to reconnect, and they resume elsewhere', async () => {
     const ic = await cluster.start();
     const ib = cluster.instances[1]!;
     const w = await world(ib.url);
-    const client = await GatewayClient.identify(ic.gatewayUrl, w.bot.auth);
-    const sessionId = client.frames.find((f) => f.op === 'ready')!.d.sessionId as string;
+    const client = await TestGatewayClient.identify(ic.gatewayUrl, w.bot.auth);
+    const sessionId = client.sessionId;
     const first = await postMessage(ic.url, w.owner.auth, w.channel.id, 'one');
     await client.waitFor((f) => f.op === 'event' && f.d.id === first.id);
     const acked = client.lastSeq;
@@ -173,7 +170,7 @@ describe.runIf(run)('losing an instance', () => {
     const inflight = call(ic.url, 'POST', `/channels/${w.channel.id}/messages`, { auth: w.bot.auth, body: { content: 'in flight' } });
     await new Promise((r) => setTimeout(r, 5));
     ic.proc.kill('SIGTERM');
-    const code = await client.closed;
+    const { code } = await client.closed;
     expect(code).toBe(1012);
     expect(await ic.exited).toBe(0);
     const r = await inflight.catch(() => null);
@@ -181,14 +178,11 @@ describe.runIf(run)('losing an instance', () => {
     const page = await call(ib.url, 'GET', `/channels/${w.channel.id}/messages`, { auth: w.bot.auth });
     if (r?.status === 201) expect(page.body.some((m: { id: string }) => m.id === r.body.id)).toBe(true);
 
-    const resumed = new GatewayClient(ib.gatewayUrl);
-    await resumed.opened;
-    await resumed.waitFor((f) => f.op === 'hello');
-    resumed.send({ op: 'resume', d: { token: w.bot.auth, sessionId, s: acked } });
-    await resumed.waitFor((f) => f.op === 'resumed');
+    const resumed = await TestGatewayClient.resume(ib.gatewayUrl, w.bot.auth, sessionId, acked);
+    expect(resumed.frames.map((f) => f.op)).toContain('resumed');
     const stored = page.body.filter((m: { content: string }) => m.content === 'in flight').map((m: { id: string }) => m.id);
     expect(resumed.events('MESSAGE_CREATE').map((f) => f.d.id)).toEqual(stored);
-    resumed.close();
+    await resumed.close();
   });
 });
 
@@ -199,7 +193,7 @@ describe.runIf(run)('losing Redis for a moment', () => {
     try {
       const inst = cluster.instances[0]!;
       const w = await world(inst.url);
-      const client = await GatewayClient.identify(inst.gatewayUrl, w.bot.auth);
+      const client = await TestGatewayClient.identify(inst.gatewayUrl, w.bot.auth);
       const first = await postMessage(inst.url, w.owner.auth, w.channel.id, 'before outage');
       await client.waitFor((f) => f.op === 'event' && f.d.id === first.id);
 
@@ -218,7 +212,7 @@ describe.runIf(run)('losing Redis for a moment', () => {
       await client.waitFor((f) => f.op === 'event' && f.d.id === during.body.id, 15_000);
       const after = await postMessage(inst.url, w.owner.auth, w.channel.id, 'after outage');
       await client.waitFor((f) => f.op === 'event' && f.d.id === after.id, 10_000);
-      client.close();
+      await client.close();
     } finally {
       await cluster.close();
       proxy.close();

@@ -1,7 +1,9 @@
 /**
- * A plain gateway test client over `ws`: records every frame, heartbeats on its own
- * (unless told not to), and lets a test wait for frames, events or the close.
- * It knows the protocol only as far as a test needs; reuse it from any suite.
+ * The one gateway test client, over `ws`: records every frame, heartbeats on its own
+ * (unless told not to), and lets a test wait for frames, events or the close. Every wait
+ * is on the socket's own events (a frame arriving, the close), never a polling loop.
+ * It knows the protocol only as far as a test needs; the gateway, API, fuzz and cluster
+ * suites all use it.
  */
 import { WebSocket } from 'ws';
 

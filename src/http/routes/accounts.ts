@@ -5,27 +5,20 @@ import { accounts } from '../../domain/accounts.js';
 import { authenticate } from '../plugins/auth.js';
 import { RULES, accountKey, clientKey, enforce, limitFailures } from '../plugins/rate-limit.js';
 import { SECURITY } from '../openapi.js';
-import { Bot, BotSelf, CreatedBot, SelfUser, Session, ref } from '@parley/protocol';
+import {
+  Bot,
+  BotParams,
+  BotSelf,
+  CreateBotBody,
+  CreatedBot,
+  CredentialsBody,
+  SelfUser,
+  Session,
+  UpdateBotBody,
+  ref,
+} from '@parley/protocol';
 import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
-
-const Credentials = Type.Object({
-  username: Type.String({ minLength: 1, maxLength: 64 }),
-  password: Type.String({ minLength: 1, maxLength: 1024 }),
-});
-const BotBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 80 }),
-  avatar: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()])),
-});
-const BotParams = Type.Object({ botId: Type.String() });
-const BotPatch = Type.Object(
-  {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
-    avatar: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()])),
-    public: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false },
-);
 
 /** Accounts, sessions and bots (contract section 2). */
 export function accountRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDeps): void {
@@ -37,7 +30,7 @@ export function accountRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
     ...account,
     summary: 'Create an account and a session',
     security: SECURITY.none,
-    body: Credentials,
+    body: CredentialsBody,
     response: { 201: ref(Session), ...errors },
   };
   app.post('/auth/register', { schema: register }, async (req, reply) => {
@@ -45,8 +38,8 @@ export function accountRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
     return reply.status(201).send(await accounts.register(ctx, req.body.username, req.body.password));
   });
 
-  const login = { ...account, summary: 'Open a session', security: SECURITY.none };
-  app.post('/auth/login', { schema: { ...login, body: Credentials, response: { 200: ref(Session), ...errors } } }, async (req, reply) => {
+  const login = { ...account, summary: 'Open a session', security: SECURITY.none, body: CredentialsBody };
+  app.post('/auth/login', { schema: { ...login, response: { 200: ref(Session), ...errors } } }, async (req, reply) => {
     await enforce(limiter, RULES.auth, clientKey(req), reply);
     // Per account too, so guesses spread over many addresses still run out; a wrong
     // password and an unknown name count alike.
@@ -72,7 +65,7 @@ export function accountRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
   const createBot = {
     ...bots,
     summary: 'Create a bot (its token is shown only here)',
-    body: BotBody,
+    body: CreateBotBody,
     response: { 201: ref(CreatedBot), ...errors },
   };
   app.post('/bots', { schema: createBot }, async (req, reply) => {
@@ -95,7 +88,7 @@ export function accountRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
         ...bots,
         summary: "Change a bot's name, avatar or visibility",
         params: BotParams,
-        body: BotPatch,
+        body: UpdateBotBody,
         response: { 200: ref(Bot), ...errors },
       },
     },

@@ -1,42 +1,30 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { MAX_ATTACHMENTS, MAX_CONTENT, messages, requireSendable } from '../../domain/messages.js';
+import { messages, requireSendable } from '../../domain/messages.js';
 import { idempotencyOf } from '../idempotency.js';
 import { authenticate } from '../plugins/auth.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
 import { SECURITY } from '../openapi.js';
-import { Message, Reaction, ref } from '@parley/protocol';
+import {
+  ChannelParams,
+  EditMessageBody,
+  IdempotencyHeaders,
+  Message,
+  MessagePageQuery,
+  MessageParams,
+  Reaction,
+  ReactionParams,
+  SendMessageBody,
+  ref,
+} from '@parley/protocol';
 import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
-
-const ChannelParams = Type.Object({ channelId: Type.String() });
-const MessageParams = Type.Object({ channelId: Type.String(), messageId: Type.String() });
-const ReactionParams = Type.Object({ channelId: Type.String(), messageId: Type.String(), emoji: Type.String({ maxLength: 64 }) });
-const AttachmentRef = Type.Object({
-  url: Type.String({ minLength: 1, maxLength: 2048 }),
-  filename: Type.String({ minLength: 1, maxLength: 255 }),
-});
-const SendBody = Type.Object({
-  content: Type.Optional(Type.String({ maxLength: MAX_CONTENT })),
-  attachments: Type.Optional(Type.Array(AttachmentRef, { maxItems: MAX_ATTACHMENTS })),
-});
-const EditBody = Type.Object({ content: Type.String({ maxLength: MAX_CONTENT }) });
-const PageQuery = Type.Object({
-  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$' })),
-  before: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z]{1,64}$' })),
-  after: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z]{1,64}$' })),
-});
 
 /** Messages, reactions and typing (seed 4.1 to 4.3, contract section 4). */
 export function messageRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const doc = { tags: ['messages'], security: SECURITY.any };
-  const idempotencyKey = Type.Object({
-    'idempotency-key': Type.Optional(
-      Type.String({ description: 'a retry with the same key within 24 h returns the first response and creates nothing' }),
-    ),
-  });
 
   app.post(
     '/channels/:channelId/messages',
@@ -45,8 +33,8 @@ export function messageRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
         ...doc,
         summary: 'Send a message',
         params: ChannelParams,
-        headers: idempotencyKey,
-        body: SendBody,
+        headers: IdempotencyHeaders,
+        body: SendMessageBody,
         response: { 201: ref(Message), ...errors },
       },
     },
@@ -68,7 +56,7 @@ export function messageRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
         ...doc,
         summary: 'A page of messages, newest first',
         params: ChannelParams,
-        querystring: PageQuery,
+        querystring: MessagePageQuery,
         response: { 200: Type.Array(ref(Message), { description: 'the messages, newest first' }), ...errors },
       },
     },
@@ -92,7 +80,7 @@ export function messageRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
         ...doc,
         summary: "Edit the caller's own message",
         params: MessageParams,
-        body: EditBody,
+        body: EditMessageBody,
         response: { 200: ref(Message), ...errors },
       },
     },

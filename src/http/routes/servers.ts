@@ -2,23 +2,27 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { servers } from '../../domain/servers.js';
-import { PERMISSION_NAMES, type PermissionName } from '../../domain/types.js';
 import { authenticate } from '../plugins/auth.js';
 import { RULES, clientKey, enforce } from '../plugins/rate-limit.js';
 import { SECURITY } from '../openapi.js';
-import { BotMember, Channel, Invite, Member, Server, ref } from '@parley/protocol';
+import {
+  AddBotBody,
+  BotMember,
+  Channel,
+  ChannelParams,
+  Invite,
+  InviteParams,
+  Member,
+  MemberParams,
+  NameBody,
+  Server,
+  ServerBotParams,
+  ServerParams,
+  SetBotPermissionsBody,
+  ref,
+} from '@parley/protocol';
 import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
-
-const Name = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) });
-const ServerParams = Type.Object({ serverId: Type.String() });
-const ChannelParams = Type.Object({ channelId: Type.String() });
-const CodeParams = Type.Object({ code: Type.String({ maxLength: 64 }) });
-const MemberParams = Type.Object({ serverId: Type.String(), userId: Type.String() });
-const BotParams = Type.Object({ serverId: Type.String(), botId: Type.String() });
-const Permissions = Type.Array(Type.Union(PERMISSION_NAMES.map((p) => Type.Literal(p))), { uniqueItems: true, maxItems: 4 });
-const AddBot = Type.Object({ botId: Type.String({ minLength: 1, maxLength: 64 }), permissions: Type.Optional(Permissions) });
-const SetPermissions = Type.Object({ permissions: Permissions });
 
 /** Servers, channels, invites, members and bot membership (contract section 3). */
 export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDeps): void {
@@ -27,7 +31,7 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
   const user = { tags: ['servers'], security: SECURITY.user };
 
   const create = { ...user, summary: 'Create a server (with a `general` channel)' };
-  app.post('/servers', { schema: { ...create, body: Name, response: { 201: ref(Server), ...errors } } }, async (req, reply) => {
+  app.post('/servers', { schema: { ...create, body: NameBody, response: { 201: ref(Server), ...errors } } }, async (req, reply) => {
     const caller = await authenticate(ctx, req, 'user');
     await enforce(limiter, RULES.manage, caller.id, reply);
     return reply.status(201).send(await servers.create(ctx, caller, req.body.name));
@@ -52,7 +56,7 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
         ...user,
         summary: 'Rename a server (owner)',
         params: ServerParams,
-        body: Name,
+        body: NameBody,
         response: { 200: ref(Server), ...errors },
       },
     },
@@ -76,7 +80,7 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
         ...user,
         summary: 'Create a channel (owner)',
         params: ServerParams,
-        body: Name,
+        body: NameBody,
         response: { 201: ref(Channel), ...errors },
       },
     },
@@ -94,7 +98,7 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
         ...user,
         summary: 'Rename a channel (owner)',
         params: ChannelParams,
-        body: Name,
+        body: NameBody,
         response: { 200: ref(Channel), ...errors },
       },
     },
@@ -137,7 +141,7 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
   const deleteInvite = {
     ...user,
     summary: 'Delete an invite (owner)',
-    params: CodeParams,
+    params: InviteParams,
     response: { 204: NoContent, ...errors },
   };
   app.delete('/invites/:code', { schema: deleteInvite }, async (req, reply) => {
@@ -145,8 +149,8 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
     return reply.status(204).send();
   });
 
-  const join = { ...any, summary: 'Join the server of an invite' };
-  app.post('/invites/:code', { schema: { ...join, params: CodeParams, response: { 200: ref(Server), ...errors } } }, async (req, reply) => {
+  const join = { ...any, summary: 'Join the server of an invite', params: InviteParams };
+  app.post('/invites/:code', { schema: { ...join, response: { 200: ref(Server), ...errors } } }, async (req, reply) => {
     // Invite codes are bearer secrets: limit how fast anyone can try them, by address
     // first (before spending a lookup on the token), then by account.
     await enforce(limiter, RULES.joinByAddress, clientKey(req), reply);
@@ -190,15 +194,14 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
         ...user,
         summary: 'Add a bot (owner; their own bot or a public one)',
         params: ServerParams,
-        body: AddBot,
+        body: AddBotBody,
         response: { 201: ref(BotMember), ...errors },
       },
     },
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'user');
       await enforce(limiter, RULES.manage, caller.id, reply);
-      const perms = req.body.permissions as PermissionName[] | undefined;
-      return reply.status(201).send(await servers.addBot(ctx, caller, req.params.serverId, req.body.botId, perms));
+      return reply.status(201).send(await servers.addBot(ctx, caller, req.params.serverId, req.body.botId, req.body.permissions));
     },
   );
 
@@ -208,25 +211,19 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
       schema: {
         ...user,
         summary: "Set a bot's permissions (owner)",
-        params: BotParams,
-        body: SetPermissions,
+        params: ServerBotParams,
+        body: SetBotPermissionsBody,
         response: { 200: ref(BotMember), ...errors },
       },
     },
     async (req) =>
-      servers.setBotPermissions(
-        ctx,
-        await authenticate(ctx, req, 'user'),
-        req.params.serverId,
-        req.params.botId,
-        req.body.permissions as PermissionName[],
-      ),
+      servers.setBotPermissions(ctx, await authenticate(ctx, req, 'user'), req.params.serverId, req.params.botId, req.body.permissions),
   );
 
   const removeBot = {
     ...user,
     summary: 'Remove a bot from the server (owner)',
-    params: BotParams,
+    params: ServerBotParams,
     response: { 204: NoContent, ...errors },
   };
   app.delete('/servers/:serverId/bots/:botId', { schema: removeBot }, async (req, reply) => {

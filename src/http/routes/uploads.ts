@@ -9,7 +9,7 @@ import { authenticate } from '../plugins/auth.js';
 import { malformedMultipart, partBytes } from '../plugins/multipart.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
 import { SECURITY, documentedBody } from '../openapi.js';
-import { Attachment, ref } from '@parley/protocol';
+import { Attachment, UploadForm, UploadParams, ref } from '@parley/protocol';
 import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
@@ -33,14 +33,6 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
   });
 }
 
-const FileParams = Type.Object({ id: Type.String(), filename: Type.String() });
-
-/**
- * The upload's body, for the document only: @fastify/multipart streams the parts to the
- * handler, so Fastify never validates a body here (a body schema would refuse every upload).
- */
-const UploadForm = Type.Object({ file: Type.String({ format: 'binary', description: 'the file; its part names the filename and type' }) });
-
 /** What GET /uploads answers: the file's bytes, an image inline or anything else as a download. */
 const FileBytes = Type.Unsafe<Readable>({ type: 'string', format: 'binary' });
 
@@ -56,6 +48,8 @@ export function uploadRoutes(fastify: FastifyInstance, { ctx, limiter, config }:
     security: SECURITY.any,
     response: { 200: ref(Attachment), ...errors },
   };
+  // The body is in the document only: @fastify/multipart streams the parts to the handler,
+  // so Fastify never validates a body here (a body schema would refuse every upload).
   const uploadForm = documentedBody({ 'multipart/form-data': UploadForm });
   app.post('/upload', { schema: upload, config: { swaggerTransform: uploadForm } }, async (req, reply) => {
     const caller = await authenticate(ctx, req, 'any');
@@ -81,7 +75,7 @@ export function uploadRoutes(fastify: FastifyInstance, { ctx, limiter, config }:
     description:
       'PNG, JPEG, GIF, WebP and AVIF are shown inline with their type; anything else is application/octet-stream, as an attachment.',
     security: SECURITY.none,
-    params: FileParams,
+    params: UploadParams,
     response: {
       200: {
         description: "the file's bytes",

@@ -1,7 +1,7 @@
 import '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import { type BodyPart, type FlatBody, executeWebhook } from '../../domain/webhook-execution.js';
 import { webhookView, webhooks } from '../../domain/webhooks.js';
 import { parseDiscordEdit } from '../../webhooks/discord.js';
@@ -9,74 +9,26 @@ import { retryIdentityOf } from '../idempotency.js';
 import { malformedMultipart, partBytes } from '../plugins/multipart.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
 import { SECURITY, documentedBody } from '../openapi.js';
-import { Embed, Message, Webhook, ref } from '@parley/protocol';
+import {
+  DiscordEditBody,
+  DiscordExecuteForm,
+  DiscordExecuteJson,
+  DiscordExecuteMultipart,
+  GithubDeliveryForm,
+  GithubDeliveryJson,
+  GithubHeaders,
+  IdempotencyHeaders,
+  Message,
+  SlackExecuteForm,
+  SlackExecuteJson,
+  Webhook,
+  WebhookExecParams,
+  WebhookExecQuery,
+  WebhookMessageParams,
+  ref,
+} from '@parley/protocol';
 import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
-
-const ExecParams = Type.Object({ webhookId: Type.String({ maxLength: 64 }), token: Type.String({ maxLength: 256 }) });
-const ExecQuery = Type.Object({
-  wait: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
-  thread_id: Type.Optional(Type.String()),
-});
-type Params = Static<typeof ExecParams>;
-// No length limit on messageId: a malformed id is a 404 (as on Discord), not a 400.
-const MessageParams = Type.Object({ ...ExecParams.properties, messageId: Type.String() });
-
-/*
- * Request bodies of the dialect routes, for the OpenAPI document only. The converters in
- * src/webhooks/ check these bodies (JSON, form or multipart, each dialect its own way),
- * so Fastify validates none of them; a body schema on the route would refuse forms and
- * multipart.
- */
-const DiscordJson = Type.Object(
-  {
-    content: Type.Optional(Type.String({ description: 'Markdown; may be empty when embeds or files carry the message' })),
-    username: Type.Optional(Type.String({ description: "overrides the webhook's name for this message" })),
-    avatar_url: Type.Optional(Type.String({ description: "overrides the webhook's avatar for this message" })),
-    embeds: Type.Optional(Type.Array(ref(Embed), { maxItems: 10 })),
-  },
-  { description: "Discord's execute-webhook body; unknown keys (tts, flags, allowed_mentions, ...) are ignored" },
-);
-const DiscordForm = Type.Object({
-  content: Type.Optional(Type.String()),
-  username: Type.Optional(Type.String()),
-  avatar_url: Type.Optional(Type.String()),
-  embeds: Type.Optional(Type.String({ description: 'JSON array of embeds' })),
-});
-const DiscordMultipart = Type.Object({
-  payload_json: Type.Optional(Type.String({ description: 'the whole JSON body (instead of the plain fields)' })),
-  content: Type.Optional(Type.String()),
-  username: Type.Optional(Type.String()),
-  avatar_url: Type.Optional(Type.String()),
-  'files[0]': Type.Optional(
-    Type.String({ format: 'binary', description: 'file parts, any field name; embeds may show one as attachment://<filename>' }),
-  ),
-});
-const DiscordEdit = Type.Object(
-  {
-    content: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'absent keeps it, null clears it' })),
-    embeds: Type.Optional(Type.Union([Type.Array(ref(Embed)), Type.Null()], { description: 'absent keeps them, null clears them' })),
-  },
-  { description: "Discord's edit-webhook-message body; other keys are ignored" },
-);
-const SlackJson = Type.Object(
-  {
-    text: Type.Optional(Type.String({ description: 'mrkdwn' })),
-    username: Type.Optional(Type.String()),
-    icon_url: Type.Optional(Type.String()),
-    attachments: Type.Optional(
-      Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'legacy attachments (become embeds)' }),
-    ),
-    blocks: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'simple Block Kit blocks' })),
-  },
-  { description: "Slack's incoming-webhook body" },
-);
-const SlackForm = Type.Object({ payload: Type.String({ description: 'the JSON body as a form field' }) });
-const GithubJson = Type.Object(
-  {},
-  { additionalProperties: true, description: 'a GitHub webhook delivery; the event is named by X-GitHub-Event' },
-);
-const GithubForm = Type.Object({ payload: Type.String({ description: "the delivery as a form field (GitHub's form content type)" }) });
 
 /** The body as Fastify parsed it: urlencoded fields, or JSON (anything else reaches the converters as it is). */
 function flatBody(req: FastifyRequest): FlatBody {
@@ -109,14 +61,11 @@ async function* partsOf(req: FastifyRequest): AsyncGenerator<BodyPart> {
 export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, config }: RouteDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const doc = { tags: ['webhook execution'], security: SECURITY.none };
-  const idempotencyKey = Type.Object({
-    'idempotency-key': Type.Optional(
-      Type.String({ description: 'a retry with the same key within 24 h returns the first response and creates nothing' }),
-    ),
-  });
+  // The dialects' bodies are in the document only (documentedBody): the converters in
+  // src/webhooks/ check them, JSON, form or multipart, each dialect its own way.
 
   /** Authenticates the URL, then applies the webhook's limit (unknown hooks get 404, not 429). */
-  async function admit(params: Params, reply: FastifyReply) {
+  async function admit(params: WebhookExecParams, reply: FastifyReply) {
     const hook = await webhooks.authenticate(ctx, params.webhookId, params.token);
     await enforce(limiter, RULES.webhook, hook.id, reply);
     return hook;
@@ -128,16 +77,16 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
       schema: {
         ...doc,
         summary: 'Execute a webhook (Discord-compatible): post a message',
-        params: ExecParams,
-        querystring: ExecQuery,
-        headers: idempotencyKey,
+        params: WebhookExecParams,
+        querystring: WebhookExecQuery,
+        headers: IdempotencyHeaders,
         response: { 200: ref(Message), 204: { ...NoContent, description: 'with `wait=false`' }, ...errors },
       },
       config: {
         swaggerTransform: documentedBody({
-          'application/json': DiscordJson,
-          'application/x-www-form-urlencoded': DiscordForm,
-          'multipart/form-data': DiscordMultipart,
+          'application/json': DiscordExecuteJson,
+          'application/x-www-form-urlencoded': DiscordExecuteForm,
+          'multipart/form-data': DiscordExecuteMultipart,
         }),
       },
     },
@@ -156,7 +105,7 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
   const view = {
     ...doc,
     summary: 'The webhook its URL names (without its token)',
-    params: ExecParams,
+    params: WebhookExecParams,
     response: { 200: ref(Webhook), ...errors },
   };
   app.get('/webhooks/:webhookId/:token', { schema: view }, async (req) =>
@@ -165,10 +114,10 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
 
   // A webhook's own messages (contract 8), as Discord's fetch/edit/delete-webhook-message.
   // Edits and deletes share the execution limit: they are the webhook acting.
-  const getMessage = { ...doc, summary: 'A message this webhook posted' };
+  const own = { ...doc, params: WebhookMessageParams };
   app.get(
     '/webhooks/:webhookId/:token/messages/:messageId',
-    { schema: { ...getMessage, params: MessageParams, response: { 200: ref(Message), ...errors } } },
+    { schema: { ...own, summary: 'A message this webhook posted', response: { 200: ref(Message), ...errors } } },
     async (req) => {
       const hook = await webhooks.authenticate(ctx, req.params.webhookId, req.params.token);
       return webhooks.getMessage(ctx, hook, req.params.messageId);
@@ -178,8 +127,8 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
   app.patch(
     '/webhooks/:webhookId/:token/messages/:messageId',
     {
-      schema: { ...doc, summary: 'Edit a message this webhook posted', params: MessageParams, response: { 200: ref(Message), ...errors } },
-      config: { swaggerTransform: documentedBody({ 'application/json': DiscordEdit }) },
+      schema: { ...own, summary: 'Edit a message this webhook posted', response: { 200: ref(Message), ...errors } },
+      config: { swaggerTransform: documentedBody({ 'application/json': DiscordEditBody }) },
     },
     async (req, reply) => {
       const hook = await admit(req.params, reply);
@@ -189,7 +138,7 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
 
   app.delete(
     '/webhooks/:webhookId/:token/messages/:messageId',
-    { schema: { ...doc, summary: 'Delete a message this webhook posted', params: MessageParams, response: { 204: NoContent, ...errors } } },
+    { schema: { ...own, summary: 'Delete a message this webhook posted', response: { 204: NoContent, ...errors } } },
     async (req, reply) => {
       const hook = await admit(req.params, reply);
       await webhooks.deleteMessage(ctx, hook, req.params.messageId);
@@ -200,11 +149,11 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
   const slack = {
     ...doc,
     summary: 'Execute a webhook with a Slack incoming-webhook body',
-    params: ExecParams,
-    headers: idempotencyKey,
+    params: WebhookExecParams,
+    headers: IdempotencyHeaders,
     response: { 200: { description: 'Slack\'s plain "ok"', content: { 'text/plain': { schema: Type.Literal('ok') } } }, ...errors },
   };
-  const slackBody = documentedBody({ 'application/json': SlackJson, 'application/x-www-form-urlencoded': SlackForm });
+  const slackBody = documentedBody({ 'application/json': SlackExecuteJson, 'application/x-www-form-urlencoded': SlackExecuteForm });
   app.post('/webhooks/:webhookId/:token/slack', { schema: slack, config: { swaggerTransform: slackBody } }, async (req, reply) => {
     const hook = await admit(req.params, reply);
     await executeWebhook(ctx, hook, { dialect: 'slack', body: flatBody(req) }, retryIdentityOf(req));
@@ -215,14 +164,11 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
   const github = {
     ...doc,
     summary: 'Execute a webhook with a GitHub delivery',
-    params: ExecParams,
-    headers: Type.Object({
-      'x-github-event': Type.Optional(Type.String({ description: 'the event name, as GitHub sends it' })),
-      'idempotency-key': idempotencyKey.properties['idempotency-key'],
-    }),
+    params: WebhookExecParams,
+    headers: GithubHeaders,
     response: { 200: ref(Message), 204: { ...NoContent, description: 'an event Parley does not render (acknowledged)' }, ...errors },
   };
-  const githubBody = documentedBody({ 'application/json': GithubJson, 'application/x-www-form-urlencoded': GithubForm });
+  const githubBody = documentedBody({ 'application/json': GithubDeliveryJson, 'application/x-www-form-urlencoded': GithubDeliveryForm });
   app.post('/webhooks/:webhookId/:token/github', { schema: github, config: { swaggerTransform: githubBody } }, async (req, reply) => {
     const hook = await admit(req.params, reply);
     const raw = req.headers['x-github-event'];

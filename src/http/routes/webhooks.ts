@@ -5,23 +5,9 @@ import { webhooks } from '../../domain/webhooks.js';
 import { authenticate } from '../plugins/auth.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
 import { SECURITY } from '../openapi.js';
-import { CreatedWebhook, Webhook, ref } from '@parley/protocol';
+import { CreateWebhookBody, CreatedWebhook, ServerParams, UpdateWebhookBody, Webhook, WebhookParams, ref } from '@parley/protocol';
 import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
-
-const ServerParams = Type.Object({ serverId: Type.String() });
-const WebhookParams = Type.Object({ webhookId: Type.String() });
-const Avatar = Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()]));
-const CreateBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 80 }),
-  channelId: Type.String({ minLength: 1, maxLength: 64 }),
-  avatar: Avatar,
-});
-const PatchBody = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
-  channelId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  avatar: Avatar,
-});
 
 /** Owner-only webhook management (contract section 5). Execution lives in webhook-execute.ts. */
 export function webhookRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDeps): void {
@@ -35,7 +21,7 @@ export function webhookRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
         ...doc,
         summary: 'Create a webhook (owner; its token and URL are shown only here)',
         params: ServerParams,
-        body: CreateBody,
+        body: CreateWebhookBody,
         response: { 201: ref(CreatedWebhook), ...errors },
       },
     },
@@ -63,7 +49,7 @@ export function webhookRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
         ...doc,
         summary: 'Change a webhook (owner)',
         params: WebhookParams,
-        body: PatchBody,
+        body: UpdateWebhookBody,
         response: { 200: ref(Webhook), ...errors },
       },
     },

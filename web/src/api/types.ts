@@ -1,7 +1,8 @@
 /**
- * Shapes of the Parley API, as the web client reads them: the types of @parley/protocol's
- * schemas, which the service serializes with (see docs/api.md). Only `import type` from
- * the schema modules, so no schema code reaches the bundle.
+ * Shapes of the Parley API, as the web client reads and sends them: the types of
+ * @parley/protocol's schemas, which the service serializes and validates with (see
+ * docs/api.md). Only `import type` from the schema modules, so no schema code reaches the
+ * bundle.
  */
 import type {
   Bot as WireBot,
@@ -24,6 +25,21 @@ import type {
 import { PERMISSION_NAMES } from '@parley/protocol';
 
 export type { Attachment, Channel, Embed, GatewayEvent, Message, Reaction } from '@parley/protocol';
+
+/** What the client sends: request bodies, exactly as the service's routes validate them. */
+export type {
+  AddBotBody,
+  AttachmentRef,
+  CreateBotBody,
+  CreateWebhookBody,
+  CredentialsBody,
+  EditMessageBody,
+  NameBody,
+  SendMessageBody,
+  SetBotPermissionsBody,
+  UpdateBotBody,
+  UpdateWebhookBody,
+} from '@parley/protocol';
 
 /**
  * A member as the client keeps it: from `GET /servers/{id}/members`, or from a

@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { api, describeError } from '../api/client';
-import type { AuthResult } from '../api/types';
+import type { AuthResult, CredentialsBody } from '../api/types';
 import { Link, paths } from '../router';
 import styles from './auth-page.module.css';
 
@@ -29,10 +29,8 @@ export function AuthPage({ mode, notice, onAuthenticated }: Props) {
     setBusy(true);
     setError(null);
     try {
-      const res = await api.post<AuthResult>(register ? '/auth/register' : '/auth/login', {
-        username: username.trim(),
-        password,
-      });
+      const credentials: CredentialsBody = { username: username.trim(), password };
+      const res = await api.post<AuthResult>(register ? '/auth/register' : '/auth/login', credentials);
       onAuthenticated(res.token);
     } catch (err) {
       setError(describeError(err));

@@ -1,6 +1,6 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { api, describeError, seg } from '../api/client';
-import type { Bot } from '../api/types';
+import type { Bot, CreateBotBody, UpdateBotBody } from '../api/types';
 import { Avatar, BotBadge } from '../components/avatar';
 import { UserPanel } from '../components/channel-sidebar';
 import { CopyField } from '../components/copy-field';
@@ -42,7 +42,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      const bot = await api.post<Bot>('/bots', { name: name.trim() });
+      const bot = await api.post<Bot>('/bots', { name: name.trim() } satisfies CreateBotBody);
       setCreated(bot);
       setBots((list) => [...(list ?? []), { ...bot, token: undefined }]);
       setName('');
@@ -56,7 +56,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
   const setPublic = async (bot: Bot, isPublic: boolean) => {
     setSaving((s) => new Set(s).add(bot.id));
     try {
-      const updated = await api.patch<Bot>(`/bots/${seg(bot.id)}`, { public: isPublic });
+      const updated = await api.patch<Bot>(`/bots/${seg(bot.id)}`, { public: isPublic } satisfies UpdateBotBody);
       setBots((list) => (list ?? []).map((b) => (b.id === bot.id ? { ...b, public: updated.public } : b)));
       toast(updated.public ? `Anyone can now add ${bot.name} to their server.` : `Only you can add ${bot.name} to a server now.`);
     } catch (err) {

@@ -1,6 +1,19 @@
 /** Operations the UI performs: an API call, then the store update that follows. */
 import { api, seg } from '../api/client';
-import type { Attachment, Channel, GatewayEvent, Member, Message, Reaction, Server, UploadResult, User } from '../api/types';
+import type {
+  AttachmentRef,
+  Channel,
+  EditMessageBody,
+  GatewayEvent,
+  Member,
+  Message,
+  NameBody,
+  Reaction,
+  SendMessageBody,
+  Server,
+  UploadResult,
+  User,
+} from '../api/types';
 import { store } from './store';
 
 const PAGE = 50;
@@ -71,12 +84,8 @@ export function loadOlder(channelId: string): Promise<void> {
   });
 }
 
-export async function sendMessage(
-  channelId: string,
-  content: string,
-  attachments: Pick<Attachment, 'url' | 'filename'>[],
-): Promise<Message> {
-  const body: { content: string; attachments?: Pick<Attachment, 'url' | 'filename'>[] } = { content };
+export async function sendMessage(channelId: string, content: string, attachments: AttachmentRef[]): Promise<Message> {
+  const body: SendMessageBody = { content };
   if (attachments.length) body.attachments = attachments;
   const message = await api.post<Message>(`/channels/${seg(channelId)}/messages`, body);
   dispatch({ type: 'message/upsert', message });
@@ -84,7 +93,8 @@ export async function sendMessage(
 }
 
 export async function editMessage(message: Message, content: string): Promise<void> {
-  const updated = await api.patch<Message>(`/channels/${seg(message.channelId)}/messages/${seg(message.id)}`, { content });
+  const body: EditMessageBody = { content };
+  const updated = await api.patch<Message>(`/channels/${seg(message.channelId)}/messages/${seg(message.id)}`, body);
   dispatch({ type: 'message/upsert', message: updated ?? { ...message, content } });
 }
 
@@ -115,20 +125,20 @@ export function sendTyping(channelId: string): void {
 }
 
 export async function createServer(name: string): Promise<Server> {
-  const server = await api.post<Server>('/servers', { name });
+  const server = await api.post<Server>('/servers', { name } satisfies NameBody);
   dispatch({ type: 'server/upsert', server });
   await loadChannels(server.id).catch(() => undefined);
   return server;
 }
 
 export async function createChannel(serverId: string, name: string): Promise<Channel> {
-  const channel = await api.post<Channel>(`/servers/${seg(serverId)}/channels`, { name });
+  const channel = await api.post<Channel>(`/servers/${seg(serverId)}/channels`, { name } satisfies NameBody);
   dispatch({ type: 'channel/upsert', channel });
   return channel;
 }
 
 export async function renameChannel(channel: Channel, name: string): Promise<Channel> {
-  const updated = await api.patch<Channel>(`/channels/${seg(channel.id)}`, { name });
+  const updated = await api.patch<Channel>(`/channels/${seg(channel.id)}`, { name } satisfies NameBody);
   dispatch({ type: 'channel/upsert', channel: updated ?? { ...channel, name } });
   return updated;
 }

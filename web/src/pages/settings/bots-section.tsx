@@ -1,7 +1,16 @@
 /** The Bots section of server settings: add a bot by id and edit or remove the ones present. */
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { api, describeError, seg } from '../../api/client';
-import { ALL_PERMISSIONS, displayName, type Bot, type Member, type Permission, type Server } from '../../api/types';
+import {
+  ALL_PERMISSIONS,
+  displayName,
+  type AddBotBody,
+  type Bot,
+  type Member,
+  type Permission,
+  type Server,
+  type SetBotPermissionsBody,
+} from '../../api/types';
 import { Avatar, BotBadge } from '../../components/avatar';
 import { confirm } from '../../components/dialog';
 import { loadMembers } from '../../state/actions';
@@ -36,7 +45,7 @@ export function BotsSection({ server }: { server: Server }) {
     setBusy(true);
     setError(null);
     try {
-      await api.post(`/servers/${seg(server.id)}/bots`, { botId: target, permissions: perms });
+      await api.post(`/servers/${seg(server.id)}/bots`, { botId: target, permissions: perms } satisfies AddBotBody);
       await loadMembers(server.id);
       setBotId('');
       toast('Bot added to the server.');
@@ -117,7 +126,7 @@ function BotRow({ server, bot }: { server: Server; bot: Member }) {
   const save = async () => {
     setBusy(true);
     try {
-      await api.patch(`/servers/${seg(server.id)}/bots/${seg(bot.id)}`, { permissions: perms });
+      await api.patch(`/servers/${seg(server.id)}/bots/${seg(bot.id)}`, { permissions: perms } satisfies SetBotPermissionsBody);
       await loadMembers(server.id);
       toast(`Permissions of ${name} saved.`);
     } catch (err) {

@@ -1,7 +1,7 @@
 /** The form that creates a webhook; the parent shows the returned URL once. */
 import { useId, useState, type FormEvent } from 'react';
 import { api, describeError, seg } from '../../api/client';
-import type { Channel, Server, Webhook } from '../../api/types';
+import type { Channel, CreateWebhookBody, Server, Webhook } from '../../api/types';
 import styles from './settings.module.css';
 
 export function CreateWebhookForm({
@@ -28,7 +28,7 @@ export function CreateWebhookForm({
     setBusy(true);
     setError(null);
     try {
-      const body: { name: string; channelId: string; avatar?: string } = { name: name.trim(), channelId: target };
+      const body: CreateWebhookBody = { name: name.trim(), channelId: target };
       if (avatar.trim()) body.avatar = avatar.trim();
       const hook = await api.post<Webhook>(`/servers/${seg(server.id)}/webhooks`, body);
       onCreated(hook);

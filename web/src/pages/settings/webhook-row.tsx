@@ -1,7 +1,7 @@
 /** One webhook in the settings table: rename, move to another channel, delete. */
 import { useId, useState, type FormEvent } from 'react';
 import { api, seg } from '../../api/client';
-import { displayName, type Channel, type Member, type Webhook } from '../../api/types';
+import { displayName, type Channel, type Member, type UpdateWebhookBody, type Webhook } from '../../api/types';
 import { Avatar, BotBadge } from '../../components/avatar';
 import { confirm } from '../../components/dialog';
 import { toast, toastError } from '../../state/toasts';
@@ -24,7 +24,7 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
   const creator = members.find((m) => m.id === hook.createdBy);
   const channelKnown = channels.some((c) => c.id === hook.channelId);
 
-  const patch = async (body: { name?: string; channelId?: string }, done: string) => {
+  const patch = async (body: UpdateWebhookBody, done: string) => {
     setBusy(true);
     try {
       const updated = await api.patch<Webhook>(`/webhooks/${seg(hook.id)}`, body);

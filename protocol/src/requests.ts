@@ -1,0 +1,264 @@
+import { type Static, type TLiteral, Type } from 'typebox';
+import { ATTACHMENTS_MAX, CONTENT_MAX, EMBED_LIMITS, PERMISSION_NAMES } from './limits.js';
+import { Embed, ref } from './wire.js';
+
+/**
+ * What clients send: the path parameters, query strings, headers and bodies of the API's
+ * requests, as JSON Schema. The server's routes validate requests with these (and the
+ * OpenAPI document shows them inline, so they carry no `$id`); the SDK and the web client
+ * type what they send with the `Static<>` type of the same name beside each schema.
+ *
+ * A change here changes what the service accepts: the limits and shapes are the contract.
+ */
+
+// ---------------------------------------------------------------- path parameters
+//
+// Ids in paths are plain strings: an id of the wrong shape is answered like an unknown
+// one (404), so no pattern here.
+
+export const ServerParams = Type.Object({ serverId: Type.String() });
+export const ChannelParams = Type.Object({ channelId: Type.String() });
+export const MessageParams = Type.Object({ channelId: Type.String(), messageId: Type.String() });
+export const ReactionParams = Type.Object({ channelId: Type.String(), messageId: Type.String(), emoji: Type.String({ maxLength: 64 }) });
+/** `/invites/{code}`. */
+export const InviteParams = Type.Object({ code: Type.String({ maxLength: 64 }) });
+/** `/servers/{serverId}/members/{userId}`; `userId` may be `@me`. */
+export const MemberParams = Type.Object({ serverId: Type.String(), userId: Type.String() });
+/** `/bots/{botId}`: one of the caller's bots. */
+export const BotParams = Type.Object({ botId: Type.String() });
+/** `/servers/{serverId}/bots/{botId}`: a bot in a server. */
+export const ServerBotParams = Type.Object({ serverId: Type.String(), botId: Type.String() });
+/** `/webhooks/{webhookId}` (management, with a session). */
+export const WebhookParams = Type.Object({ webhookId: Type.String() });
+/** `/webhooks/{webhookId}/{token}`: the execution URL, whose token is the credential. */
+export const WebhookExecParams = Type.Object({ webhookId: Type.String({ maxLength: 64 }), token: Type.String({ maxLength: 256 }) });
+// No length limit on messageId: a malformed id is a 404 (as on Discord), not a 400.
+export const WebhookMessageParams = Type.Object({ ...WebhookExecParams.properties, messageId: Type.String() });
+/** `/uploads/{id}/{filename}`. */
+export const UploadParams = Type.Object({ id: Type.String(), filename: Type.String() });
+
+// ---------------------------------------------------------------- query strings and headers
+
+/** `GET /channels/{channelId}/messages`: a page, newest first (`limit` 1 to 100, default 50). */
+export const MessagePageQuery = Type.Object({
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$' })),
+  before: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z]{1,64}$' })),
+  after: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z]{1,64}$' })),
+});
+
+/** Executing a webhook: `wait=false` answers 204 instead of the message. */
+export const WebhookExecQuery = Type.Object({
+  wait: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+  thread_id: Type.Optional(Type.String()),
+});
+
+const IdempotencyKey = Type.Optional(
+  Type.String({ description: 'a retry with the same key within 24 h returns the first response and creates nothing' }),
+);
+
+/** The `Idempotency-Key` header of the writes that honour it (its shape is checked by the service). */
+export const IdempotencyHeaders = Type.Object({ 'idempotency-key': IdempotencyKey });
+
+/** A GitHub delivery's headers. */
+export const GithubHeaders = Type.Object({
+  'x-github-event': Type.Optional(Type.String({ description: 'the event name, as GitHub sends it' })),
+  'idempotency-key': IdempotencyKey,
+});
+
+// ---------------------------------------------------------------- accounts and bots
+
+/** `POST /auth/register` and `POST /auth/login`. */
+export const CredentialsBody = Type.Object({
+  username: Type.String({ minLength: 1, maxLength: 64 }),
+  password: Type.String({ minLength: 1, maxLength: 1024 }),
+});
+
+const Avatar = Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()]));
+
+/** `POST /bots`. */
+export const CreateBotBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 80 }),
+  avatar: Avatar,
+});
+
+/** `PATCH /bots/{botId}`: only the fields to change. */
+export const UpdateBotBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
+    avatar: Avatar,
+    public: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+// ---------------------------------------------------------------- servers, channels and bot membership
+
+/** `POST /servers`, `PATCH /servers/{serverId}`, `POST /servers/{serverId}/channels`, `PATCH /channels/{channelId}`. */
+export const NameBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) });
+
+// One literal per permission name, typed as the tuple it is (so the union's type is the names).
+type Literals<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K]> };
+const permissionLiterals = PERMISSION_NAMES.map((p) => Type.Literal(p)) as Literals<typeof PERMISSION_NAMES>;
+
+/** A bot's permissions in a server: each name at most once. */
+export const BotPermissions = Type.Array(Type.Union(permissionLiterals), {
+  uniqueItems: true,
+  maxItems: PERMISSION_NAMES.length,
+});
+
+/** `POST /servers/{serverId}/bots`. */
+export const AddBotBody = Type.Object({ botId: Type.String({ minLength: 1, maxLength: 64 }), permissions: Type.Optional(BotPermissions) });
+
+/** `PATCH /servers/{serverId}/bots/{botId}`. */
+export const SetBotPermissionsBody = Type.Object({ permissions: BotPermissions });
+
+// ---------------------------------------------------------------- messages
+
+/** An attachment of a message to send: a file `POST /upload` stored (the rest is looked up). */
+export const AttachmentRef = Type.Object({
+  url: Type.String({ minLength: 1, maxLength: 2048 }),
+  filename: Type.String({ minLength: 1, maxLength: 255 }),
+});
+
+/** `POST /channels/{channelId}/messages`: content, attachments or both (the service refuses an empty message). */
+export const SendMessageBody = Type.Object({
+  content: Type.Optional(Type.String({ maxLength: CONTENT_MAX })),
+  attachments: Type.Optional(Type.Array(AttachmentRef, { maxItems: ATTACHMENTS_MAX })),
+});
+
+/** `PATCH /channels/{channelId}/messages/{messageId}`. */
+export const EditMessageBody = Type.Object({ content: Type.String({ maxLength: CONTENT_MAX }) });
+
+// ---------------------------------------------------------------- webhooks
+
+/** `POST /servers/{serverId}/webhooks`. */
+export const CreateWebhookBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 80 }),
+  channelId: Type.String({ minLength: 1, maxLength: 64 }),
+  avatar: Avatar,
+});
+
+/** `PATCH /webhooks/{webhookId}`: only the fields to change. */
+export const UpdateWebhookBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
+  channelId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  avatar: Avatar,
+});
+
+/*
+ * The bodies of webhook execution and of uploads, for the OpenAPI document only. The
+ * service's converters check these bodies (JSON, form or multipart, each dialect its own
+ * way), so the server validates none of them with these schemas: a body schema on the
+ * route would refuse forms and multipart.
+ */
+
+/** Discord's execute-webhook body (`POST /webhooks/{webhookId}/{token}`, JSON). */
+export const DiscordExecuteJson = Type.Object(
+  {
+    content: Type.Optional(Type.String({ description: 'Markdown; may be empty when embeds or files carry the message' })),
+    username: Type.Optional(Type.String({ description: "overrides the webhook's name for this message" })),
+    avatar_url: Type.Optional(Type.String({ description: "overrides the webhook's avatar for this message" })),
+    embeds: Type.Optional(Type.Array(ref(Embed), { maxItems: EMBED_LIMITS.embeds })),
+  },
+  { description: "Discord's execute-webhook body; unknown keys (tts, flags, allowed_mentions, ...) are ignored" },
+);
+
+/** The same as a form (`application/x-www-form-urlencoded`). */
+export const DiscordExecuteForm = Type.Object({
+  content: Type.Optional(Type.String()),
+  username: Type.Optional(Type.String()),
+  avatar_url: Type.Optional(Type.String()),
+  embeds: Type.Optional(Type.String({ description: 'JSON array of embeds' })),
+});
+
+/** The same with files (`multipart/form-data`). */
+export const DiscordExecuteMultipart = Type.Object({
+  payload_json: Type.Optional(Type.String({ description: 'the whole JSON body (instead of the plain fields)' })),
+  content: Type.Optional(Type.String()),
+  username: Type.Optional(Type.String()),
+  avatar_url: Type.Optional(Type.String()),
+  'files[0]': Type.Optional(
+    Type.String({ format: 'binary', description: 'file parts, any field name; embeds may show one as attachment://<filename>' }),
+  ),
+});
+
+/** Discord's edit-webhook-message body (`PATCH /webhooks/{webhookId}/{token}/messages/{messageId}`). */
+export const DiscordEditBody = Type.Object(
+  {
+    content: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'absent keeps it, null clears it' })),
+    embeds: Type.Optional(Type.Union([Type.Array(ref(Embed)), Type.Null()], { description: 'absent keeps them, null clears them' })),
+  },
+  { description: "Discord's edit-webhook-message body; other keys are ignored" },
+);
+
+/** Slack's incoming-webhook body (`POST /webhooks/{webhookId}/{token}/slack`, JSON). */
+export const SlackExecuteJson = Type.Object(
+  {
+    text: Type.Optional(Type.String({ description: 'mrkdwn' })),
+    username: Type.Optional(Type.String()),
+    icon_url: Type.Optional(Type.String()),
+    attachments: Type.Optional(
+      Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'legacy attachments (become embeds)' }),
+    ),
+    blocks: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'simple Block Kit blocks' })),
+  },
+  { description: "Slack's incoming-webhook body" },
+);
+
+/** The same as a form. */
+export const SlackExecuteForm = Type.Object({ payload: Type.String({ description: 'the JSON body as a form field' }) });
+
+/** A GitHub delivery (`POST /webhooks/{webhookId}/{token}/github`, JSON). */
+export const GithubDeliveryJson = Type.Object(
+  {},
+  { additionalProperties: true, description: 'a GitHub webhook delivery; the event is named by X-GitHub-Event' },
+);
+
+/** The same as a form. */
+export const GithubDeliveryForm = Type.Object({
+  payload: Type.String({ description: "the delivery as a form field (GitHub's form content type)" }),
+});
+
+/** `POST /upload` (`multipart/form-data`). */
+export const UploadForm = Type.Object({
+  file: Type.String({ format: 'binary', description: 'the file; its part names the filename and type' }),
+});
+
+// The request types: each is its schema's static type, never written out by hand.
+export type ServerParams = Static<typeof ServerParams>;
+export type ChannelParams = Static<typeof ChannelParams>;
+export type MessageParams = Static<typeof MessageParams>;
+export type ReactionParams = Static<typeof ReactionParams>;
+export type InviteParams = Static<typeof InviteParams>;
+export type MemberParams = Static<typeof MemberParams>;
+export type BotParams = Static<typeof BotParams>;
+export type ServerBotParams = Static<typeof ServerBotParams>;
+export type WebhookParams = Static<typeof WebhookParams>;
+export type WebhookExecParams = Static<typeof WebhookExecParams>;
+export type WebhookMessageParams = Static<typeof WebhookMessageParams>;
+export type UploadParams = Static<typeof UploadParams>;
+export type MessagePageQuery = Static<typeof MessagePageQuery>;
+export type WebhookExecQuery = Static<typeof WebhookExecQuery>;
+export type IdempotencyHeaders = Static<typeof IdempotencyHeaders>;
+export type GithubHeaders = Static<typeof GithubHeaders>;
+export type CredentialsBody = Static<typeof CredentialsBody>;
+export type CreateBotBody = Static<typeof CreateBotBody>;
+export type UpdateBotBody = Static<typeof UpdateBotBody>;
+export type NameBody = Static<typeof NameBody>;
+export type BotPermissions = Static<typeof BotPermissions>;
+export type AddBotBody = Static<typeof AddBotBody>;
+export type SetBotPermissionsBody = Static<typeof SetBotPermissionsBody>;
+export type AttachmentRef = Static<typeof AttachmentRef>;
+export type SendMessageBody = Static<typeof SendMessageBody>;
+export type EditMessageBody = Static<typeof EditMessageBody>;
+export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
+export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
+export type DiscordExecuteJson = Static<typeof DiscordExecuteJson>;
+export type DiscordExecuteForm = Static<typeof DiscordExecuteForm>;
+export type DiscordExecuteMultipart = Static<typeof DiscordExecuteMultipart>;
+export type DiscordEditBody = Static<typeof DiscordEditBody>;
+export type SlackExecuteJson = Static<typeof SlackExecuteJson>;
+export type SlackExecuteForm = Static<typeof SlackExecuteForm>;
+export type GithubDeliveryJson = Static<typeof GithubDeliveryJson>;
+export type GithubDeliveryForm = Static<typeof GithubDeliveryForm>;
+export type UploadForm = Static<typeof UploadForm>;
