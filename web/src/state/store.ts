@@ -4,7 +4,7 @@
  * message that arrives twice (POST response and MESSAGE_CREATE) is stored once.
  */
 import { useSyncExternalStore } from 'react';
-import type { GatewayStatus } from '../api/gateway';
+import type { GatewayStatus } from '@parley/sdk';
 import type { Channel, Member, Message, Reaction, Server, User } from '../api/types';
 
 export interface ChannelMessages {
