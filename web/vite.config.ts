@@ -12,6 +12,12 @@ export default defineConfig({
   root,
   base: '/',
   plugins: [react()],
+  resolve: {
+    // The SDK from its TypeScript source, as the type checks and tests see it, so a web
+    // build needs no SDK build first. Its browser entry, index.ts: only the Node entry
+    // (node.ts) imports `ws`.
+    alias: { '@parley/sdk': fileURLToPath(new URL('../sdk/src/index.ts', import.meta.url)) },
+  },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -7,21 +7,8 @@ import { Channel, Id, Message, PermissionName, PublicUser, Server } from './wire
  * parses these; the SDK and the web client read them.
  */
 
-/** Close codes of the gateway protocol (docs/gateway.md). */
-export const CLOSE_CODES = {
-  /** The token is missing, wrong or revoked. */
-  BAD_TOKEN: 4001,
-  /** A frame that is not JSON, or not a valid frame for the connection's state. */
-  MALFORMED: 4002,
-  /** The client stopped reading: its send buffer passed the bound. Resumable. */
-  SLOW_CONSUMER: 4008,
-  /** No heartbeat (or identify) within 1.5 intervals. Resumable. */
-  HEARTBEAT_TIMEOUT: 4009,
-  /** The credential already has the most gateway sessions allowed on this instance. */
-  TOO_MANY_SESSIONS: 4010,
-  /** This instance is shutting down; reconnect and resume (here or elsewhere). */
-  RESTARTING: 1012,
-} as const;
+// The close codes (CLOSE_CODES) are in limits.ts, with the other constants a bundle can
+// import without the schemas.
 
 // ---------------------------------------------------------------- event payloads
 

@@ -1,5 +1,5 @@
 import { TypedEmitter } from './emitter.js';
-import { GatewayClient, type GatewayCloseInfo, type ReconnectOptions } from './gateway.js';
+import { GatewayClient, type GatewayCloseInfo, type ReconnectOptions, type WebSocketConstructor } from './gateway.js';
 import { RestClient, type RestClientOptions } from './rest.js';
 import type {
   Channel,
@@ -96,6 +96,8 @@ export interface ParleyBotOptions {
   gatewayUrl?: string;
   /** Gateway reconnect policy, or `false` to stay down after a drop. */
   reconnect?: ReconnectOptions | false;
+  /** The gateway's WebSocket class (default: `ws` on Node, else `globalThis.WebSocket`). */
+  WebSocket?: WebSocketConstructor;
   /** Extra REST options (retries, timeouts, rate-limit hook). */
   rest?: Omit<RestClientOptions, 'baseUrl' | 'token'>;
 }
@@ -124,6 +126,7 @@ export class ParleyBot extends TypedEmitter<ParleyBotEvents> {
       url: options.gatewayUrl ?? gatewayUrlFor(options.baseUrl),
       token: this.rest.authorization,
       ...(options.reconnect === undefined ? {} : { reconnect: options.reconnect }),
+      ...(options.WebSocket === undefined ? {} : { WebSocket: options.WebSocket }),
     });
     this.gateway.on('ready', (ready) => {
       this.user = ready.user;

@@ -1,5 +1,4 @@
 import { CLOSE_CODES } from '@parley/protocol';
-import WebSocket from 'ws';
 import { TypedEmitter } from './emitter.js';
 import { GatewayError } from './errors.js';
 import type { DispatchEvent, GatewayFrame, HelloData, ReadyData } from './types.js';
@@ -31,7 +30,31 @@ export interface ReconnectOptions {
   maxDelayMs?: number;
   /** Give up (emit `error`, stay closed) after this many failed attempts in a row (default: never). */
   maxAttempts?: number;
+  /**
+   * Also retry when the first connection fails (server unreachable, socket closed before
+   * `ready`) instead of rejecting `connect()` (default false). `connect()` then resolves with
+   * the first `ready`, and rejects only on a fatal close, on `close()` or after `maxAttempts`.
+   * For a long-lived client such as a web page that should come up whenever the server does.
+   */
+  retryFirstConnection?: boolean;
 }
+
+/**
+ * The part of a WebSocket the client uses. Browsers' `WebSocket`, Node 22+'s global one and
+ * the `ws` package all have it.
+ */
+export interface WebSocketLike {
+  readonly readyState: number;
+  binaryType: string;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
+  addEventListener(type: 'close', listener: (event: { code: number; reason: string }) => void): void;
+  addEventListener(type: 'error', listener: (event: unknown) => void): void;
+}
+
+/** A WebSocket class: `new WebSocket(url)`, as in browsers (the `ws` package's fits too). */
+export type WebSocketConstructor = new (url: string) => WebSocketLike;
 
 /** Options of `new GatewayClient(...)`. */
 export interface GatewayClientOptions {
@@ -43,6 +66,11 @@ export interface GatewayClientOptions {
   reconnect?: ReconnectOptions | false;
   /** How long to wait for `hello` after opening the socket, in ms (default 15 000). */
   helloTimeoutMs?: number;
+  /**
+   * The WebSocket class to connect with. Default: on Node (the package's `node` entry) the
+   * `ws` package, elsewhere the platform's `globalThis.WebSocket` (browsers, Deno, Bun).
+   */
+  WebSocket?: WebSocketConstructor;
 }
 
 /** What the `close` event reports about one closed socket. */
@@ -67,6 +95,8 @@ export interface GatewayClientEvents {
   close: [GatewayCloseInfo];
   /** Human-readable trace of what the client does (connects, resumes, heartbeats). */
   debug: [string];
+  /** `status` changed, e.g. to show the connection's state in a UI. */
+  status: [GatewayStatus];
 }
 
 /** Connection lifecycle of a `GatewayClient`. */
@@ -82,8 +112,9 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
   #token: string;
   readonly #reconnect: Required<ReconnectOptions> | false;
   readonly #helloTimeoutMs: number;
+  readonly #createSocket: SocketFactory;
 
-  #ws: WebSocket | undefined;
+  #ws: SocketAdapter | undefined;
   #status: GatewayStatus = 'idle';
   #sessionId: string | undefined;
   #seq = 0;
@@ -93,12 +124,12 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
   #lastSocketError: Error | undefined;
 
   #heartbeatIntervalMs = 0;
-  #heartbeatTimer: NodeJS.Timeout | undefined;
+  #heartbeatTimer: Timer | undefined;
   #awaitingAck = false;
   #lastHeartbeatAt = 0;
   #ping: number | undefined;
-  #helloTimer: NodeJS.Timeout | undefined;
-  #reconnectTimer: NodeJS.Timeout | undefined;
+  #helloTimer: Timer | undefined;
+  #reconnectTimer: Timer | undefined;
 
   #pendingConnect: { resolve: (ready: ReadyData) => void; reject: (error: Error) => void } | undefined;
   #connecting: Promise<ReadyData> | undefined;
@@ -115,8 +146,10 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
             initialDelayMs: options.reconnect?.initialDelayMs ?? 1000,
             maxDelayMs: options.reconnect?.maxDelayMs ?? 30_000,
             maxAttempts: options.reconnect?.maxAttempts ?? Number.POSITIVE_INFINITY,
+            retryFirstConnection: options.reconnect?.retryFirstConnection ?? false,
           };
     this.#helloTimeoutMs = options.helloTimeoutMs ?? 15_000;
+    this.#createSocket = socketFactory(options.WebSocket);
   }
 
   protected override onListenerError(error: unknown, event: keyof GatewayClientEvents): void {
@@ -145,9 +178,12 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
     return this.#ping;
   }
 
-  /** The underlying socket (for diagnostics and tests; do not send on it). */
-  get socket(): WebSocket | undefined {
-    return this.#ws;
+  /**
+   * The underlying socket, as the WebSocket class made it (on Node a `ws` WebSocket), for
+   * diagnostics and tests; do not send on it.
+   */
+  get socket(): WebSocketLike | undefined {
+    return this.#ws?.raw;
   }
 
   /**
@@ -185,54 +221,67 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
   close(code = 1000, reason = 'client closing'): Promise<void> {
     this.#closedByUser = true;
     clearTimeout(this.#reconnectTimer);
+    this.#reconnectTimer = undefined;
     this.#settleConnect(new GatewayError('gateway closed by the client'));
     const ws = this.#ws;
     this.#sessionId = undefined;
     this.#seq = 0;
-    if (!ws || ws.readyState === WebSocket.CLOSED) {
+    if (!ws || ws.readyState === CLOSED) {
       this.#stopTimers();
       this.#ws = undefined;
-      this.#status = 'closed';
+      this.#setStatus('closed');
       return Promise.resolve();
     }
     return new Promise<void>((resolve) => {
       const force = setTimeout(() => ws.terminate(), 2000);
-      ws.once('close', () => {
+      ws.afterClose(() => {
         clearTimeout(force);
         resolve();
       });
-      if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
+      if (ws.readyState === CONNECTING) ws.terminate();
       else ws.close(code, reason);
     });
   }
 
-  /** Drops the current socket and reconnects at once, resuming the session. */
+  /**
+   * Reconnects, resuming the session: drops the current socket (the next one opens after
+   * the backoff delay), or, while a reconnect is waiting out its delay, opens it now (e.g.
+   * when a browser comes back online). Does nothing before `connect()` or after `close()`.
+   */
   reconnect(): void {
-    if (this.#closedByUser || !this.#ws) return;
-    this.#debug('reconnect requested by the client');
-    this.#attempts = 0;
-    this.#ws.terminate();
+    if (this.#closedByUser) return;
+    if (this.#ws) {
+      this.#debug('reconnect requested by the client');
+      this.#attempts = 0;
+      this.#ws.terminate();
+    } else if (this.#reconnectTimer !== undefined) {
+      this.#debug('reconnect requested by the client; not waiting any longer');
+      clearTimeout(this.#reconnectTimer);
+      this.#reconnectTimer = undefined;
+      this.#open();
+    }
   }
 
   // ---------------------------------------------------------------- socket lifecycle
 
   #open(): void {
-    this.#status = this.#everReady ? 'reconnecting' : 'connecting';
+    this.#setStatus(this.#everReady ? 'reconnecting' : 'connecting');
     this.#lastSocketError = undefined;
     this.#debug(`connecting to ${this.url}${this.#sessionId ? ` (will resume ${this.#sessionId} at ${this.#seq})` : ''}`);
-    const ws = new WebSocket(this.url, { handshakeTimeout: this.#helloTimeoutMs });
+    const ws: SocketAdapter = new SocketAdapter(this.#createSocket(this.url, { handshakeTimeoutMs: this.#helloTimeoutMs }), {
+      message: (text, binary) => {
+        if (ws === this.#ws) this.#onMessage(ws, text, binary);
+      },
+      error: (error) => {
+        if (ws !== this.#ws) return;
+        this.#lastSocketError = error;
+        this.#debug(`socket error: ${error.message}`);
+      },
+      close: (code, reason) => {
+        if (ws === this.#ws) this.#onClose(code, reason);
+      },
+    });
     this.#ws = ws;
-    ws.on('message', (data, isBinary) => {
-      if (ws === this.#ws) this.#onMessage(ws, data, isBinary);
-    });
-    ws.on('error', (error) => {
-      if (ws !== this.#ws) return;
-      this.#lastSocketError = error;
-      this.#debug(`socket error: ${error.message}`);
-    });
-    ws.on('close', (code, reason) => {
-      if (ws === this.#ws) this.#onClose(code, reason.toString('utf8'));
-    });
     this.#helloTimer = setTimeout(() => {
       if (ws !== this.#ws) return;
       this.#debug(`no hello within ${this.#helloTimeoutMs} ms; dropping the socket`);
@@ -245,16 +294,20 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
     this.#ws = undefined;
     const fatal = FATAL_CLOSE_CODES.has(code);
     const canReconnect =
-      !this.#closedByUser && !fatal && this.#everReady && this.#reconnect !== false && this.#attempts < this.#reconnect.maxAttempts;
+      !this.#closedByUser &&
+      !fatal &&
+      this.#reconnect !== false &&
+      (this.#everReady || this.#reconnect.retryFirstConnection) &&
+      this.#attempts < this.#reconnect.maxAttempts;
     this.#debug(`socket closed: ${code}${reason ? ` ${reason}` : ''}`);
     this.emit('close', { code, reason, reconnecting: canReconnect });
 
     if (this.#closedByUser) {
-      this.#status = 'closed';
+      this.#setStatus('closed');
       return;
     }
     if (fatal) {
-      this.#status = 'closed';
+      this.#setStatus('closed');
       this.#sessionId = undefined;
       const error = new GatewayError(`gateway refused the token (close ${code}${reason ? `: ${reason}` : ''})`, code);
       if (!this.#settleConnect(error)) this.#reportError(error);
@@ -264,7 +317,7 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
       this.#reportError(new GatewayError(`gateway rejected a frame as malformed (close ${code})`, code));
     }
     if (!canReconnect) {
-      this.#status = 'closed';
+      this.#setStatus('closed');
       const cause = this.#lastSocketError ? `: ${this.#lastSocketError.message}` : reason ? `: ${reason}` : '';
       const error = new GatewayError(
         this.#everReady
@@ -275,11 +328,12 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
       if (!this.#settleConnect(error)) this.#reportError(error);
       return;
     }
-    this.#status = 'reconnecting';
+    this.#setStatus('reconnecting');
     const delay = this.#backoffDelay();
     this.#attempts++;
     this.#debug(`reconnecting in ${delay} ms (attempt ${this.#attempts})`);
     this.#reconnectTimer = setTimeout(() => {
+      this.#reconnectTimer = undefined;
       if (!this.#closedByUser) this.#open();
     }, delay);
   }
@@ -301,11 +355,10 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
 
   // ---------------------------------------------------------------- protocol
 
-  #onMessage(ws: WebSocket, data: WebSocket.RawData, isBinary: boolean): void {
+  #onMessage(ws: SocketAdapter, text: string | undefined, isBinary: boolean): void {
     let frame: GatewayFrame;
     try {
-      const buffer = Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? Buffer.from(data) : data;
-      const text = buffer.toString('utf8');
+      if (text === undefined) throw new Error('not text');
       frame = JSON.parse(text) as GatewayFrame;
       if (typeof frame !== 'object' || frame === null || typeof frame.op !== 'string') throw new Error('no op');
     } catch {
@@ -322,7 +375,7 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
         break;
       case 'resumed':
         this.#attempts = 0;
-        this.#status = 'ready';
+        this.#setStatus('ready');
         this.#debug(`resumed session ${this.#sessionId} at ${this.#seq}`);
         this.emit('resumed');
         break;
@@ -347,7 +400,7 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
     }
   }
 
-  #onHello(ws: WebSocket, hello: HelloData | undefined): void {
+  #onHello(ws: SocketAdapter, hello: HelloData | undefined): void {
     clearTimeout(this.#helloTimer);
     const interval = hello?.heartbeatInterval;
     this.#heartbeatIntervalMs = typeof interval === 'number' && interval > 0 ? interval : 30_000;
@@ -360,7 +413,7 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
     }
   }
 
-  #identify(ws: WebSocket): void {
+  #identify(ws: SocketAdapter): void {
     this.#seq = 0; // a new session numbers its events from 1
     this.#send(ws, { op: 'identify', d: { token: this.#token } });
   }
@@ -369,7 +422,7 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
     this.#sessionId = ready.sessionId;
     this.#attempts = 0;
     this.#everReady = true;
-    this.#status = 'ready';
+    this.#setStatus('ready');
     this.#lastReady = ready;
     this.#debug(`ready: session ${ready.sessionId} as ${ready.user?.name ?? '?'}`);
     this.emit('ready', ready);
@@ -394,7 +447,7 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
     this.emit('dispatch', { t: frame.t, s: s ?? this.#seq, d: frame.d });
   }
 
-  #startHeartbeat(ws: WebSocket): void {
+  #startHeartbeat(ws: SocketAdapter): void {
     clearInterval(this.#heartbeatTimer);
     clearTimeout(this.#heartbeatTimer);
     this.#awaitingAck = false;
@@ -419,20 +472,24 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
     );
   }
 
-  #sendHeartbeat(ws: WebSocket): void {
+  #sendHeartbeat(ws: SocketAdapter): void {
     this.#awaitingAck = true;
     this.#lastHeartbeatAt = Date.now();
     this.#send(ws, { op: 'heartbeat', d: { s: this.#seq } });
   }
 
-  #send(ws: WebSocket, frame: GatewayFrame): void {
-    if (ws.readyState !== WebSocket.OPEN) return;
-    ws.send(JSON.stringify(frame), (error) => {
-      if (error) this.#debug(`send failed: ${error.message}`);
-    });
+  #send(ws: SocketAdapter, frame: GatewayFrame): void {
+    if (ws.readyState !== OPEN) return;
+    ws.send(JSON.stringify(frame), (error) => this.#debug(`send failed: ${error.message}`));
   }
 
   // ---------------------------------------------------------------- helpers
+
+  #setStatus(status: GatewayStatus): void {
+    if (status === this.#status) return;
+    this.#status = status;
+    this.emit('status', status);
+  }
 
   /** Resolves or rejects a pending `connect()`; returns whether there was one. */
   #settleConnect(error: Error | undefined, ready?: ReadyData): boolean {
@@ -454,4 +511,126 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
   #debug(message: string): void {
     if (this.listenerCount('debug') > 0) this.emit('debug', message);
   }
+}
+
+// ---------------------------------------------------------------- the socket
+
+type Timer = ReturnType<typeof setTimeout>;
+
+// WebSocket ready states (the same numbers everywhere).
+const CONNECTING = 0;
+const OPEN = 1;
+const CLOSED = 3;
+
+/** Opens a socket; `handshakeTimeoutMs` is for implementations that take it (`ws`). */
+export type SocketFactory = (url: string, options: { handshakeTimeoutMs: number }) => WebSocketLike;
+
+let platformSocketFactory: SocketFactory | undefined;
+
+/**
+ * @internal Sets how clients without a `WebSocket` option open sockets. The package's Node
+ * entry (`node.ts`) installs the `ws` package here; no other module imports `ws`.
+ */
+export function setPlatformWebSocket(factory: SocketFactory): void {
+  platformSocketFactory = factory;
+}
+
+function socketFactory(WebSocketClass: WebSocketConstructor | undefined): SocketFactory {
+  if (WebSocketClass) return (url) => new WebSocketClass(url);
+  if (platformSocketFactory) return platformSocketFactory;
+  const global = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+  if (global) return (url) => new global(url);
+  throw new TypeError('no WebSocket implementation here: pass the GatewayClient option `WebSocket` (e.g. the `ws` package)');
+}
+
+/**
+ * One socket behind the few calls the client makes, whatever made it. The differences it
+ * hides: only `ws` can `terminate()` (drop the connection without a closing handshake);
+ * elsewhere that is `close()` plus a close reported at once, since a dead connection's
+ * closing handshake can take minutes. Binary frames arrive as `ArrayBuffer`s everywhere
+ * (a browser's default is a `Blob`) and are decoded as UTF-8 like text frames. Only `ws`
+ * reports send failures; browsers ignore the callback.
+ */
+class SocketAdapter {
+  readonly raw: WebSocketLike;
+  readonly #onClose: (code: number, reason: string) => void;
+  readonly #afterClose: Array<() => void> = [];
+  #closed = false;
+
+  constructor(
+    raw: WebSocketLike,
+    on: {
+      /** A frame's text, or undefined when it could not be decoded. */
+      message(text: string | undefined, isBinary: boolean): void;
+      error(error: Error): void;
+      close(code: number, reason: string): void;
+    },
+  ) {
+    this.raw = raw;
+    this.#onClose = on.close;
+    raw.binaryType = 'arraybuffer';
+    raw.addEventListener('message', ({ data }) => {
+      if (typeof data === 'string') on.message(data, false);
+      else on.message(decodeUtf8(data), true);
+    });
+    raw.addEventListener('error', (event) => on.error(socketError(event)));
+    raw.addEventListener('close', ({ code, reason }) => this.#closedWith(code, reason));
+  }
+
+  get readyState(): number {
+    return this.raw.readyState;
+  }
+
+  send(text: string, onError: (error: Error) => void): void {
+    // `ws` calls back once the frame is written (with an error if it could not be); the
+    // WebSocket standard's send() takes no callback and ignores the extra argument.
+    (this.raw.send as (data: string, callback: (error?: Error | null) => void) => void)(text, (error) => {
+      if (error) onError(error);
+    });
+  }
+
+  close(code: number, reason: string): void {
+    this.raw.close(code, reason);
+  }
+
+  /** Drops the connection now; the close is reported as 1006, like `ws` does. */
+  terminate(): void {
+    const raw = this.raw as WebSocketLike & { terminate?: () => void };
+    if (typeof raw.terminate === 'function') {
+      raw.terminate();
+      return;
+    }
+    try {
+      raw.close();
+    } catch {
+      // already closing
+    }
+    this.#closedWith(1006, '');
+  }
+
+  /** Runs `fn` once the close has been reported (after the client's own close handling). */
+  afterClose(fn: () => void): void {
+    if (this.#closed) fn();
+    else this.#afterClose.push(fn);
+  }
+
+  #closedWith(code: number, reason: string): void {
+    if (this.#closed) return; // a terminated browser socket's late close event
+    this.#closed = true;
+    this.#onClose(code, reason);
+    for (const fn of this.#afterClose.splice(0)) fn();
+  }
+}
+
+function decodeUtf8(data: unknown): string | undefined {
+  if (data instanceof ArrayBuffer) return new TextDecoder().decode(data);
+  if (ArrayBuffer.isView(data)) return new TextDecoder().decode(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+  return undefined;
+}
+
+/** `ws` reports the error itself; a browser's error event says nothing (its close follows). */
+function socketError(event: unknown): Error {
+  const { error, message } = (event ?? {}) as { error?: unknown; message?: unknown };
+  if (error instanceof Error) return error;
+  return new Error(typeof message === 'string' && message ? message : 'WebSocket error');
 }

@@ -1,5 +1,7 @@
 /**
  * @parley/sdk: a typed client for Parley's bot API (REST) and real-time gateway.
+ * This is the entry for browsers and bundlers: the gateway uses `globalThis.WebSocket`
+ * (or the `WebSocket` option). On Node, `node.ts` adds the `ws` package as the default.
  *
  * ```ts
  * import { ParleyBot } from '@parley/sdk';
@@ -19,6 +21,8 @@ export {
   type GatewayCloseInfo,
   type GatewayStatus,
   type ReconnectOptions,
+  type WebSocketConstructor,
+  type WebSocketLike,
 } from './gateway.js';
 export {
   RestClient,

@@ -2,6 +2,7 @@
 // by HTTP calls, heartbeats, resume after a dropped connection, and fatal closes.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient, GatewayError, ParleyBot, type DispatchEvent, type Message } from '@parley/sdk';
+import type WebSocket from 'ws';
 import { call, createChannel, joinServer, postMessage, registerUser, world } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
 import { TestGatewayClient } from '../gateway/client.js';
@@ -169,13 +170,15 @@ describe('ParleyBot against a real server', () => {
     // ack from here on answers a heartbeat sent after the first ack, so after both
     // messages, carrying their sequence number (waiting for it, not for a fixed time).
     let acks = 0;
-    bot.gateway.socket!.on('message', (data) => {
+    // On Node the client's socket is a `ws` WebSocket.
+    const socket = bot.gateway.socket as WebSocket;
+    socket.on('message', (data) => {
       if ((JSON.parse(data.toString()) as { op: string }).op === 'heartbeat_ack') acks++;
     });
     await until(() => acks >= 2, HEARTBEAT_MS * 10, 'two heartbeat acks');
 
     const closed = bot.waitFor('close');
-    bot.gateway.socket!.terminate(); // the network drops; no close frame
+    socket.terminate(); // the network drops; no close frame
     expect((await closed)[0]).toMatchObject({ code: 1006, reconnecting: true });
     const resumed = bot.waitFor('resumed', { timeoutMs: 10_000 });
     const missed: string[] = [];
@@ -213,7 +216,7 @@ describe('ParleyBot against a real server', () => {
     await bot.connect();
     await postMessage(srv.url, w.owner.auth, w.channel.id, 'one');
     await until(() => got.length === 1, 5000, 'first message');
-    bot.gateway.socket!.terminate();
+    (bot.gateway.socket as WebSocket).terminate();
     await postMessage(srv.url, w.owner.auth, w.channel.id, 'two');
     await bot.waitFor('resumed', { timeoutMs: 10_000 });
     await until(() => got.length === 2, 5000, 'second message');

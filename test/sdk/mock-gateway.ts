@@ -53,10 +53,11 @@ export class MockGateway {
     this.#wss.on('connection', (socket) => this.#onConnection(socket));
   }
 
-  async listen(): Promise<string> {
-    await new Promise<void>((resolve) => this.#http.listen(0, '127.0.0.1', resolve));
-    const { port } = this.#http.address() as AddressInfo;
-    this.url = `http://127.0.0.1:${port}`;
+  /** Starts listening on `port` (default: any free one); resolves with the base URL. */
+  async listen(port = 0): Promise<string> {
+    await new Promise<void>((resolve) => this.#http.listen(port, '127.0.0.1', resolve));
+    const { port: bound } = this.#http.address() as AddressInfo;
+    this.url = `http://127.0.0.1:${bound}`;
     return this.url;
   }
 

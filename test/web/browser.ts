@@ -28,11 +28,12 @@ function newestMtime(p: string): number {
   return newest;
 }
 
-/** Runs `vite build` for web/ unless web/dist is newer than every source file. */
+/** Runs `vite build` for web/ unless web/dist is newer than every source file (the SDK's included: the client bundles it). */
 export function ensureWebBuilt(): void {
   const built = fs.existsSync(DIST_INDEX) ? fs.statSync(DIST_INDEX).mtimeMs : 0;
   const sources = Math.max(
     newestMtime(path.join(WEB, 'src')),
+    newestMtime(path.join(ROOT, 'sdk', 'src')),
     newestMtime(path.join(WEB, 'public')),
     newestMtime(path.join(WEB, 'index.html')),
     newestMtime(path.join(WEB, 'vite.config.ts')),

@@ -606,6 +606,146 @@ describe('web client', () => {
     expect(sentOps.at(-1)).not.toContain('identify');
   }, 40_000);
 
+  it('drops a connection whose heartbeats go unanswered, then resumes it (a browser socket has no terminate())', async () => {
+    const owner = await registerUser(srv.url);
+    const { server, general } = await createServer(srv.url, owner, 'Zombie Link');
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const o: OpenPage = { context, page, errors: [] };
+    page.on('pageerror', (err) => o.errors.push(String(err)));
+    opened.push(o);
+    const sentOps: string[][] = [];
+    const closedByPage: number[] = [];
+    let swallowAcks = false;
+    let holdNext = false;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.routeWebSocket(/\/gateway$/, async (ws) => {
+      const connection = sentOps.length;
+      const ops: string[] = [];
+      sentOps.push(ops);
+      if (holdNext) {
+        holdNext = false;
+        await gate; // keep the reconnect waiting until the test has posted
+      }
+      const upstream = ws.connectToServer();
+      ws.onMessage((msg) => {
+        ops.push(JSON.parse(typeof msg === 'string' ? msg : msg.toString()).op);
+        upstream.send(msg);
+      });
+      ws.onClose(() => {
+        closedByPage.push(connection);
+        upstream.close();
+      });
+      upstream.onMessage((msg) => {
+        const frame = JSON.parse(typeof msg === 'string' ? msg : msg.toString()) as { op: string; d?: { heartbeatInterval?: number } };
+        // Quick heartbeats, so that a missing ack shows within a second.
+        if (frame.op === 'hello') ws.send(JSON.stringify({ ...frame, d: { ...frame.d, heartbeatInterval: 250 } }));
+        else if (!(frame.op === 'heartbeat_ack' && swallowAcks)) ws.send(msg);
+      });
+    });
+    await page.goto(`${srv.url}/login`);
+    await page.evaluate((t) => (globalThis as any).localStorage.setItem('parley.token', t), owner.token);
+    await page.goto(`${srv.url}/s/${server.id}/c/${general.id}`);
+    await page.getByRole('textbox', { name: 'Message #general' }).waitFor();
+    await page.getByText('Online', { exact: true }).waitFor();
+    expect(sentOps.at(-1)).toContain('identify');
+
+    // The link goes dead: the server stops answering heartbeats. The client closes the
+    // socket itself and reconnects without waiting for a closing handshake.
+    const connections = sentOps.length;
+    holdNext = true;
+    swallowAcks = true;
+    await page.getByRole('status').filter({ hasText: 'Reconnecting…' }).waitFor();
+    expect(new Set(closedByPage)).toEqual(new Set([connections - 1])); // the page closed it, not the server
+    await postMessage(srv.url, owner.auth, general.id, 'sent while the link was dead');
+    swallowAcks = false;
+    release();
+
+    await message(page, 'sent while the link was dead').waitFor();
+    await page.getByText('Online', { exact: true }).waitFor();
+    expect(sentOps.length).toBe(connections + 1);
+    expect(sentOps.at(-1)).toContain('resume');
+    expect(sentOps.at(-1)).not.toContain('identify');
+    await noPageErrors(o);
+  }, 40_000);
+
+  it('identifies afresh when the session cannot be resumed, and refetches what it missed', async () => {
+    const owner = await registerUser(srv.url);
+    const { server, general } = await createServer(srv.url, owner, 'Lost Session');
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const o: OpenPage = { context, page, errors: [] };
+    page.on('pageerror', (err) => o.errors.push(String(err)));
+    opened.push(o);
+    const sentOps: string[][] = [];
+    const pageSides: { close(opts?: { code?: number; reason?: string }): Promise<void> }[] = [];
+    let holdNext = false;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.routeWebSocket(/\/gateway$/, async (ws) => {
+      const ops: string[] = [];
+      sentOps.push(ops);
+      pageSides.push(ws);
+      if (holdNext) {
+        holdNext = false;
+        await gate;
+      }
+      const upstream = ws.connectToServer();
+      ws.onMessage((msg) => {
+        const op = JSON.parse(typeof msg === 'string' ? msg : msg.toString()).op as string;
+        ops.push(op);
+        // As if the server had forgotten the session (expired, or restarted without Redis).
+        if (op === 'resume') ws.send(JSON.stringify({ op: 'invalid_session', d: { resumable: false } }));
+        else upstream.send(msg);
+      });
+    });
+    await page.goto(`${srv.url}/login`);
+    await page.evaluate((t) => (globalThis as any).localStorage.setItem('parley.token', t), owner.token);
+    await page.goto(`${srv.url}/s/${server.id}/c/${general.id}`);
+    await page.getByRole('textbox', { name: 'Message #general' }).waitFor();
+    await page.getByText('Online', { exact: true }).waitFor();
+
+    const connections = sentOps.length;
+    holdNext = true;
+    await pageSides.at(-1)!.close({ code: 4000, reason: 'network blip' });
+    await page.getByRole('status').filter({ hasText: 'Reconnecting…' }).waitFor();
+    await postMessage(srv.url, owner.auth, general.id, 'lost with the old session');
+    release();
+
+    // No replay is coming: the message can only arrive by the refetch after the new ready.
+    await message(page, 'lost with the old session').waitFor();
+    await page.getByText('Online', { exact: true }).waitFor();
+    expect(sentOps.length).toBe(connections + 1);
+    expect(sentOps.at(-1)).toEqual(expect.arrayContaining(['resume', 'identify']));
+    await noPageErrors(o);
+  }, 40_000);
+
+  it('logs out when the gateway refuses the session (4001)', async () => {
+    const owner = await registerUser(srv.url);
+    const { server, general } = await createServer(srv.url, owner, 'Revoked');
+    const o = await open(owner, `/s/${server.id}/c/${general.id}`);
+    const { page } = o;
+    await page.getByText('Online', { exact: true }).waitFor();
+    const unauthorized: string[] = [];
+    page.on('response', (res) => {
+      if (res.status() === 401) unauthorized.push(res.url());
+    });
+
+    // The session ends elsewhere (another device logs it out): the gateway closes with 4001.
+    const ended = await call(srv.url, 'POST', '/auth/logout', { auth: owner.auth });
+    expect(ended.status).toBe(204);
+    await page.getByRole('heading', { name: 'Welcome back' }).waitFor();
+    await page.getByText('Your session has ended. Please log in again.').waitFor();
+    expect(unauthorized).toEqual([]); // the gateway said so, not a failed request
+    expect(await page.evaluate(() => (globalThis as any).localStorage.getItem('parley.token'))).toBeNull();
+    await noPageErrors(o);
+  });
+
   it('retries a 429 after Retry-After and shows API errors as readable messages', async () => {
     const owner = await registerUser(srv.url);
     const { server, general } = await createServer(srv.url, owner, 'Busy');

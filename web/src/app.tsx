@@ -1,6 +1,7 @@
+import { GatewayClient, GatewayCloseCodes } from '@parley/sdk';
 import { useCallback, useEffect, useState, type MouseEvent } from 'react';
 import { ApiError, describeError, getToken, onUnauthorized, setToken } from './api/client';
-import { GatewayClient } from './api/gateway';
+import type { GatewayEvent } from './api/types';
 import { ConfirmHost } from './components/dialog';
 import { ErrorBoundary } from './components/error-boundary';
 import { ToastRegion } from './components/toasts';
@@ -123,25 +124,51 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
   }, [token, attempt]);
 
   useEffect(() => {
-    const gateway = new GatewayClient(token, {
-      onReady(ready, isReconnect) {
+    // The SDK's gateway client, on the browser's WebSocket: heartbeats, resume after a
+    // drop, identify again when the session cannot be resumed, reconnect with backoff
+    // (also when the first connection fails: the page comes up whenever the server does).
+    const gateway = new GatewayClient({
+      url: gatewayUrl(),
+      token: `Bearer ${token}`,
+      reconnect: { initialDelayMs: 500, maxDelayMs: 15_000, retryFirstConnection: true },
+    });
+    let hadSession = false;
+    const unsubscribe = [
+      gateway.on('status', (status) => store.dispatch({ type: 'status', status })),
+      gateway.on('ready', (ready) => {
         if (ready.user) store.dispatch({ type: 'me', user: ready.user });
         if (Array.isArray(ready.servers)) {
           store.dispatch({ type: 'servers/set', servers: ready.servers });
           if (ready.servers.some((s) => !s.ownerId)) loadServers().catch(() => undefined);
         }
-        if (isReconnect) {
-          // Events may have been missed: refetch what is on screen.
+        if (hadSession) {
+          // A fresh session after a lost one: events may have been missed, refetch what is on screen.
           store.dispatch({ type: 'messages/stale' });
           for (const serverId of Object.keys(store.getState().members)) loadMembers(serverId).catch(() => undefined);
         }
-      },
-      onEvent: applyEvent,
-      onStatus: (status) => store.dispatch({ type: 'status', status }),
-      onAuthFailed,
-    });
-    gateway.start();
-    return () => gateway.stop();
+        hadSession = true;
+      }),
+      gateway.on('dispatch', (event) => applyEvent(event as GatewayEvent)),
+      gateway.on('close', ({ code }) => {
+        if (code === GatewayCloseCodes.AuthenticationFailed) onAuthFailed();
+      }),
+    ];
+    // Back online: retry now instead of waiting out the backoff delay.
+    const online = () => {
+      if (!gateway.socket) gateway.reconnect();
+    };
+    window.addEventListener('online', online);
+    // Connect on the next tick: a mount immediately undone (React's StrictMode double
+    // effects, fast navigation) then never opens a socket at all.
+    const start = setTimeout(() => {
+      gateway.connect().catch(() => undefined); // failures arrive as close events
+    }, 0);
+    return () => {
+      clearTimeout(start);
+      window.removeEventListener('online', online);
+      for (const off of unsubscribe) off();
+      void gateway.close(1000, 'bye');
+    };
   }, [token, onAuthFailed]);
 
   if (!me) {
@@ -190,4 +217,10 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
       </div>
     </main>
   );
+}
+
+/** The gateway of the service that served this page: same host, `wss:` under `https:`. */
+function gatewayUrl(): string {
+  const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  return `${proto}//${location.host}/gateway`;
 }

@@ -149,8 +149,8 @@ export function UserPanel({ onLogout, className }: { onLogout: () => void; class
         <span className={styles.userPanelName} title={name}>
           {name}
         </span>
-        <span className={status === 'connected' ? `${styles.userPanelStatus} ${styles.statusConnected}` : styles.userPanelStatus}>
-          {status === 'connected' ? 'Online' : status === 'offline' ? 'Offline' : 'Connecting…'}
+        <span className={status === 'ready' ? `${styles.userPanelStatus} ${styles.statusConnected}` : styles.userPanelStatus}>
+          {status === 'ready' ? 'Online' : status === 'closed' ? 'Offline' : 'Connecting…'}
         </span>
       </div>
       <Link to={paths.myBots()} className="icon-button" aria-label="My bots" title="My bots">

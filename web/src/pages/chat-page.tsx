@@ -216,8 +216,8 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
 
 function ConnectionState() {
   const status = useStore((s) => s.status);
-  if (status === 'connected') return null;
-  const text = status === 'offline' ? 'Offline' : status === 'connecting' ? 'Connecting…' : 'Reconnecting…';
+  if (status === 'ready') return null;
+  const text = status === 'closed' ? 'Offline' : status === 'reconnecting' ? 'Reconnecting…' : 'Connecting…';
   return (
     <span className={styles.connectionState} role="status">
       {text}

@@ -5,7 +5,7 @@
  */
 import { compareIds } from '@parley/protocol/ids';
 import { useSyncExternalStore } from 'react';
-import type { GatewayStatus } from '../api/gateway';
+import type { GatewayStatus } from '@parley/sdk';
 import type { Channel, Member, Message, Reaction, Server, User } from '../api/types';
 
 export interface ChannelMessages {

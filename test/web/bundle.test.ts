@@ -1,0 +1,28 @@
+/**
+ * The web client's bundle: it carries the SDK's gateway client on the browser's own
+ * WebSocket, and nothing of the `ws` package the SDK uses on Node.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureWebBuilt, ROOT } from './browser.js';
+
+const ASSETS = path.join(ROOT, 'web', 'dist', 'assets');
+
+beforeAll(() => {
+  ensureWebBuilt();
+}, 240_000);
+
+describe('web bundle', () => {
+  it('does not include the ws package', () => {
+    const scripts = fs.readdirSync(ASSETS).filter((file) => file.endsWith('.js'));
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const file of scripts) {
+      const code = fs.readFileSync(path.join(ASSETS, file), 'utf8');
+      // ws's handshake GUID (lib/constants.js), its browser stub's message, a Node import of it.
+      expect(code, file).not.toContain('258EAFA5-E914-47DA-95CA-C5AB0DC85B11');
+      expect(code, file).not.toContain('ws does not work in the browser');
+      expect(code, file).not.toMatch(/(?:require\(|import\(?)\s*["'](?:ws|node:[a-z_]+)["']/);
+    }
+  });
+});
