@@ -11,10 +11,10 @@ import http from 'node:http';
 
 /** A message as Parley returns it from POST /channels/:id/messages (same keys, similar size). */
 const FIXED_BODY = JSON.stringify({
-  id: '01JDQ4ZJ6Q3V8E1K9M2N5P7R0S',
-  channelId: '01JDQ4Z9W1X2Y3Z4A5B6C7D8E9',
-  serverId: '01JDQ4Z8V0W1X2Y3Z4A5B6C7D8',
-  author: { id: '01JDQ4ZA0B1C2D3E4F5G6H7J8K', name: 'bench-bot-17', bot: true, avatar: null },
+  id: '1574749034000699392',
+  channelId: '1574749033862287360',
+  serverId: '1574749022172762112',
+  author: { id: '1574749022302785536', name: 'bench-bot-17', bot: true, avatar: null },
   content: 'load test message 123456 from bench-bot-17: the quick brown fox jumps over the lazy dog',
   attachments: [],
   embeds: [],

@@ -105,8 +105,9 @@ export function runLoad(job: LoadJob): Promise<LoadResult> {
     onResponse(status, body) {
       if (status === 201) {
         if (!job.collectIds) return;
-        // Parley serializes the message with `id` first: {"id":"<26 chars>",...
-        ids.push(body.startsWith('{"id":"') ? body.slice(7, 33) : (JSON.parse(body) as { id: string }).id);
+        // Parley serializes the message with `id` first: {"id":"<snowflake>",...
+        const end = body.startsWith('{"id":"') ? body.indexOf('"', 7) : -1;
+        ids.push(end > 7 ? body.slice(7, end) : (JSON.parse(body) as { id: string }).id);
       } else if (sampleFailures.length < 5) {
         sampleFailures.push(`${status} ${body.slice(0, 200)}`);
       }

@@ -494,7 +494,8 @@ async function pgMessageIds(url: string): Promise<Set<string>> {
 function sqliteMessageIds(file: string): Set<string> {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    return new Set(db.prepare('SELECT id FROM messages').pluck().all() as string[]);
+    // Ids are 64-bit integers: read them exactly (BigInt), as decimal strings.
+    return new Set((db.prepare('SELECT id FROM messages').pluck().safeIntegers().all() as bigint[]).map(String));
   } finally {
     db.close();
   }
@@ -569,9 +570,9 @@ async function main(): Promise<void> {
           .join(' ')})`,
       );
       const yardstickCombos = Array.from({ length: opts.bots * opts.channels }, (_, i) => ({
-        // Same shape as Parley's: 26-character ids, a 43-character secret.
-        path: `/channels/01JDQ4Z9W1X2Y3Z4A5B6${String(i).padStart(6, '0')}/messages`,
-        auth: `Bot 01JDQ4ZA0B1C2D3E4F5G6H${String(i % opts.bots).padStart(2, '0')}.${'x'.repeat(43)}`,
+        // Same shape as Parley's: 19-digit snowflakes, a 43-character secret.
+        path: `/channels/13155205122348${String(i).padStart(5, '0')}/messages`,
+        auth: `Bot 13155205122349${String(i % opts.bots).padStart(5, '0')}.${'x'.repeat(43)}`,
         botName: `bench-bot-${i % opts.bots}`,
       }));
       // Rotate which side goes first, so drift in background load hits all alike.
