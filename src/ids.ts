@@ -1,7 +1,7 @@
 import { isSnowflake, MAX_SEQUENCE, MAX_WORKER, SEQUENCE_BITS, SNOWFLAKE_EPOCH, WORKER_BITS } from '@parley/protocol';
 import { AppError } from './errors.js';
 
-export { compareIds } from '@parley/protocol';
+export { compareIds, snowflakeAt } from '@parley/protocol';
 
 /** True when `s` has the shape of an id: a snowflake as a decimal string. */
 export const isId: (s: string) => boolean = isSnowflake;
@@ -12,6 +12,15 @@ export const isId: (s: string) => boolean = isSnowflake;
  */
 export function isLegacyId(s: string): boolean {
   return s.length === 26 && /^[0-9A-HJKMNP-TV-Z]{26}$/.test(s);
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** The millisecond (since 1970) a ULID was made in. */
+export function legacyIdTime(id: string): number {
+  let ms = 0;
+  for (let i = 0; i < 10; i++) ms = ms * 32 + CROCKFORD.indexOf(id[i]!);
+  return ms;
 }
 
 const WORKER_SHIFT = BigInt(SEQUENCE_BITS);

@@ -1,5 +1,6 @@
 import { ATTACHMENTS_MAX, CONTENT_MAX } from '@parley/protocol';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
+import { isId, isLegacyId, legacyIdTime, snowflakeAt } from '../ids.js';
 import type { Tx } from '../store/index.js';
 import type { MessageTable } from '../store/schema.js';
 import type { ReactionSummary } from '../store/repos/messages.js';
@@ -338,7 +339,7 @@ export const messages = {
   async list(ctx: DomainContext, caller: Caller, channelId: string, page: { limit?: number; before?: string; after?: string }) {
     const limit = page.limit ?? PAGE_DEFAULT;
     if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_MAX) throw badRequest(`limit must be from 1 to ${PAGE_MAX}`, 'invalid_query');
-    const opts = { ...page, limit };
+    const opts = { limit, before: await pageBound(ctx, 'before', page.before), after: await pageBound(ctx, 'after', page.after) };
     await requireChannelPermission(ctx, caller, channelId, 'READ_MESSAGES');
     // Never past a message still being written, so a later `after=` page cannot skip it.
     const rows = await ctx.store.messages.page(ctx.store.db, channelId, { ...opts, below: ctx.store.messageHorizon.oldest() });
@@ -407,3 +408,16 @@ export const messages = {
     });
   },
 };
+
+/**
+ * A `before`/`after` bound as the store compares it: a snowflake (any, not only a
+ * message's, as Discord allows), or a ULID from before snowflakes, which stands for the
+ * snowflake it became or, if it named nothing, its millisecond. Anything else is refused:
+ * the database compares numbers.
+ */
+async function pageBound(ctx: DomainContext, name: string, value: string | undefined): Promise<string | undefined> {
+  if (value === undefined || value === '') return undefined;
+  if (isId(value)) return value;
+  if (isLegacyId(value)) return (await ctx.store.currentId(value)) ?? snowflakeAt(legacyIdTime(value));
+  throw badRequest(`${name} must be a message id (a snowflake)`, 'invalid_query');
+}

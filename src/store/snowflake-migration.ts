@@ -1,5 +1,6 @@
 import { type ColumnDefinitionBuilder, type Kysely, SqliteAdapter, sql } from 'kysely';
 import { MAX_WORKER, SEQUENCE_BITS, SNOWFLAKE_EPOCH, WORKER_BITS } from '@parley/protocol';
+import { legacyIdTime } from '../ids.js';
 
 /**
  * Migration 0004: ids become snowflakes. Every id column becomes a 64-bit integer (SQLite:
@@ -19,14 +20,6 @@ const RANK_BITS = WORKER_BITS + SEQUENCE_BITS - SOURCE_BITS;
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const ULID_ANYWHERE = /(?<![0-9A-Za-z])[0-9A-HJKMNP-TV-Z]{26}(?![0-9A-Za-z])/g;
 const ULID_IN_UPLOAD_URL = /\/uploads\/([0-9A-HJKMNP-TV-Z]{26})(?=\/)/g;
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-/** The millisecond a ULID was made in. */
-function ulidTime(id: string): number {
-  let ms = 0;
-  for (let i = 0; i < 10; i++) ms = ms * 32 + CROCKFORD.indexOf(id[i]!);
-  return Math.max(ms, SNOWFLAKE_EPOCH);
-}
 
 /** Tables that own ids, each a source of the map; the last source is referenced-only ids. */
 const ID_TABLES = ['users', 'sessions', 'servers', 'channels', 'uploads', 'messages', 'webhooks'] as const;
@@ -71,7 +64,7 @@ class Ranker {
     let ms: number;
     let rank: number;
     if (ULID.test(old)) {
-      ms = Math.max(ulidTime(old), SNOWFLAKE_EPOCH);
+      ms = Math.max(legacyIdTime(old), SNOWFLAKE_EPOCH);
       this.rank = ms === this.ms ? this.rank + 1 : 0;
       this.ms = ms;
       this.lastMs = Math.max(this.lastMs, ms);
