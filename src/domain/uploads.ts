@@ -41,7 +41,8 @@ const UPLOAD_REST = /^(0|[1-9][0-9]{0,18})\/([^/?#\\]+)$/;
 function parseUploadUrl(publicUrl: string, url: string): { id: string; segment: string } | null {
   const prefix = `${publicUrl}/uploads/`;
   const rest = url.startsWith(prefix) ? UPLOAD_REST.exec(url.slice(prefix.length)) : null;
-  return rest ? { id: rest[1]!, segment: rest[2]! } : null;
+  // isId also bounds the number: one past 2^63 - 1 would be a database error, not a 400.
+  return rest && isId(rest[1]!) ? { id: rest[1]!, segment: rest[2]! } : null;
 }
 
 /**

@@ -388,6 +388,7 @@ describe('attachment URLs are canonical (security review, finding 2)', () => {
       base,
       `${base}/other-name.txt`,
       `${srv.url}/uploads/0${id}/x.txt`, // the same number, another spelling
+      `${srv.url}/uploads/9999999999999999999/x.txt`, // past the largest 64-bit id
       `${srv.url}//uploads/${id}/x.txt`,
       `${srv.url}/uploads/./${id}/x.txt`,
       `http://localhost:${port}/uploads/${id}/x.txt`, // the same server under another host
