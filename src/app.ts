@@ -158,8 +158,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     const params = req.params as Record<string, string> | undefined;
     if (!params) return;
     for (const key in params) {
+      // Only id parameters (`id`, `channelId`, …): a file name or invite code is left as sent.
       const value = params[key]!;
-      if (isLegacyId(value)) params[key] = (await store.currentId(value)) ?? value;
+      if ((key === 'id' || key.endsWith('Id')) && isLegacyId(value)) params[key] = (await store.currentId(value)) ?? value;
     }
   });
   await app.register(multipart, { limits: { fileSize: config.maxUploadBytes, files: 10, fields: 20, fieldSize: 1024 * 1024 } });
