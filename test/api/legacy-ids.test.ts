@@ -59,10 +59,16 @@ describe('ids from before snowflakes', () => {
     const older = await call(srv.url, 'GET', `/channels/${w.channel}/messages?before=${ids[2]}`, { auth: `Bot ${w.botToken}` });
     expect(older.body.map((m: { id: string }) => m.id)).toEqual([ids[1], ids[0]]);
     // An old cursor that named no message pages from its instant, as a snowflake of that time would.
-    const cursor = await call(srv.url, 'GET', `/channels/${w.channel}/messages?before=${ulid(w.newestMs - 1)}`, { auth: `Bot ${w.botToken}` });
+    const cursor = await call(srv.url, 'GET', `/channels/${w.channel}/messages?before=${ulid(w.newestMs - 1)}`, {
+      auth: `Bot ${w.botToken}`,
+    });
     expect(cursor.body.map((m: { id: string }) => m.id)).toEqual([ids[2], ids[1], ids[0]]);
     // Neither a snowflake nor an old id: the database compares numbers, so it is refused.
-    expectError(await call(srv.url, 'GET', `/channels/${w.channel}/messages?after=abc`, { auth: `Bot ${w.botToken}` }), 400, 'invalid_query');
+    expectError(
+      await call(srv.url, 'GET', `/channels/${w.channel}/messages?after=abc`, { auth: `Bot ${w.botToken}` }),
+      400,
+      'invalid_query',
+    );
     // An old id that named nothing still names nothing.
     expectError(
       await call(srv.url, 'GET', `/channels/${ulid(Date.now())}/messages`, { auth: `Bot ${w.botToken}` }),
