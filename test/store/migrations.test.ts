@@ -9,7 +9,7 @@ import { isId, SnowflakeGenerator } from '../../src/ids.js';
 import { compareIds, snowflakeTime } from '@parley/protocol';
 import { Store } from '../../src/store/index.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
-import { emptyDatabase, storeDialects } from './dialects.js';
+import { emptyDatabase, messageRow, storeDialects } from './dialects.js';
 import { type LegacyWorld, seedLegacyDatabase, ulid } from './legacy.js';
 
 const base = 'https://chat.example/parley';
@@ -166,21 +166,7 @@ describe.each(storeDialects())('migrations on %s', (dialect) => {
     const long = '1000000000000000000';
     await store.write(async (tx) => {
       for (const id of [long, short])
-        await store.messages.insert(tx, {
-          id,
-          channelId: channel,
-          serverId: server,
-          authorId: author,
-          authorName: 'a',
-          authorAvatar: null,
-          authorBot: 0,
-          webhookId: null,
-          content: 'x',
-          attachments: '[]',
-          embeds: '[]',
-          createdAt: new Date().toISOString(),
-          editedAt: null,
-        });
+        await store.messages.insert(tx, messageRow({ id, channelId: channel, serverId: server, authorId: author }));
     });
     const oldest = await store.messages.page(store.db, channel, { limit: 2, after: '0' });
     expect(oldest.map((m) => m.id)).toEqual([long, short]);
