@@ -79,7 +79,15 @@ export interface OpenPage {
 export async function openPage(
   browser: Browser,
   base: string,
-  opts: { token?: string; path?: string; colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {},
+  opts: {
+    token?: string;
+    path?: string;
+    colorScheme?: 'light' | 'dark';
+    width?: number;
+    height?: number;
+    /** Runs before the first navigation (routes to install, such as a gateway proxy). */
+    prepare?: (page: Page) => Promise<void>;
+  } = {},
 ): Promise<OpenPage> {
   const context = await browser.newContext({
     viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 },
@@ -97,6 +105,7 @@ export async function openPage(
       if (m.type() === 'error' || m.type() === 'warning') console.log(`[page ${m.type()}] ${m.text().slice(0, 800)}`);
     });
   }
+  await opts.prepare?.(page);
   if (opts.token) {
     await page.goto(`${base}/login`);
     await page.evaluate((t) => (globalThis as any).localStorage.setItem('parley.token', t), opts.token);

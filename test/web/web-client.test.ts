@@ -2,7 +2,7 @@
  * The web client in a real browser (Debian's Chromium via playwright-core) against a
  * real Parley on a temporary data directory. Screenshots land in test-results/web/.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../harness.js';
 import {
@@ -36,7 +36,11 @@ afterAll(async () => {
   await srv?.close();
 });
 
-async function open(user: TestUser | null, path = '/', opts: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {}) {
+async function open(
+  user: TestUser | null,
+  path = '/',
+  opts: { colorScheme?: 'light' | 'dark'; width?: number; height?: number; prepare?: (page: Page) => Promise<void> } = {},
+) {
   const o = await openPage(browser, srv.url, { token: user?.token, path, ...opts });
   opened.push(o);
   return o;
@@ -50,6 +54,63 @@ function messages(page: Page) {
 /** The message list item whose text contains `text`. */
 function message(page: Page, text: string) {
   return messages(page).filter({ hasText: text });
+}
+
+type Frame = string | Buffer;
+const opOf = (msg: Frame) => JSON.parse(typeof msg === 'string' ? msg : msg.toString()).op as string;
+
+/**
+ * The page's gateway connections through a proxy the test drives: the ops of each
+ * connection's client frames, the page side of each (to drop it), and `holdNext()`, which
+ * keeps the next connection waiting until `release()`. `fromPage` and `fromServer` may
+ * answer a frame themselves (returning true) instead of passing it on; `onPageClose`
+ * hears the page close a connection. Install it with `open(…, { prepare: proxy.attach })`.
+ */
+function gatewayProxy(
+  hooks: {
+    fromPage?: (op: string, ws: WebSocketRoute) => boolean;
+    fromServer?: (msg: Frame, ws: WebSocketRoute) => boolean;
+    onPageClose?: (connection: number) => void;
+  } = {},
+) {
+  const sentOps: string[][] = [];
+  const pageSides: WebSocketRoute[] = [];
+  let hold: Promise<void> | undefined;
+  let release: () => void = () => undefined;
+  return {
+    sentOps,
+    pageSides,
+    holdNext() {
+      hold = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+    },
+    release: () => release(),
+    attach: (page: Page) =>
+      page.routeWebSocket(/\/gateway$/, async (ws) => {
+        const connection = sentOps.length;
+        const ops: string[] = [];
+        sentOps.push(ops);
+        pageSides.push(ws);
+        const gate = hold;
+        hold = undefined;
+        await gate;
+        const upstream = ws.connectToServer();
+        ws.onMessage((msg) => {
+          const op = opOf(msg);
+          ops.push(op);
+          if (!hooks.fromPage?.(op, ws)) upstream.send(msg);
+        });
+        // A handler replaces Playwright's own forwarding in that direction, so only with a hook.
+        const { fromServer, onPageClose } = hooks;
+        if (onPageClose)
+          ws.onClose(() => {
+            onPageClose(connection);
+            upstream.close();
+          });
+        if (fromServer) upstream.onMessage((msg) => fromServer(msg, ws) || ws.send(msg));
+      }),
+  };
 }
 
 /** The BOT badge, found by its tooltip. */
@@ -560,44 +621,20 @@ describe('web client', () => {
   it('reconnects after the gateway drops, resumes, and shows what was missed', async () => {
     const owner = await registerUser(srv.url);
     const { server, general } = await createServer(srv.url, owner, 'Flaky Wifi');
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    opened.push({ context, page, errors: [] });
-    const sentOps: string[][] = [];
-    const pageSides: { close(opts?: { code?: number; reason?: string }): Promise<void> }[] = [];
-    let holdNext = false;
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await page.routeWebSocket(/\/gateway$/, async (ws) => {
-      const ops: string[] = [];
-      sentOps.push(ops);
-      pageSides.push(ws);
-      if (holdNext) {
-        holdNext = false;
-        await gate; // keep the reconnect waiting until the test has posted
-      }
-      const upstream = ws.connectToServer();
-      ws.onMessage((msg) => {
-        ops.push(JSON.parse(typeof msg === 'string' ? msg : msg.toString()).op);
-        upstream.send(msg);
-      });
-    });
-    await page.goto(`${srv.url}/login`);
-    await page.evaluate((t) => (globalThis as any).localStorage.setItem('parley.token', t), owner.token);
-    await page.goto(`${srv.url}/s/${server.id}/c/${general.id}`);
+    const proxy = gatewayProxy();
+    const { sentOps } = proxy;
+    const { page } = await open(owner, `/s/${server.id}/c/${general.id}`, { prepare: proxy.attach });
     await page.getByRole('textbox', { name: 'Message #general' }).waitFor();
     await page.getByText('Online', { exact: true }).waitFor();
     expect(sentOps.at(-1)).toContain('identify');
 
     const connections = sentOps.length;
-    holdNext = true;
-    await pageSides.at(-1)!.close({ code: 4000, reason: 'network blip' });
+    proxy.holdNext(); // the reconnect waits until the test has posted
+    await proxy.pageSides.at(-1)!.close({ code: 4000, reason: 'network blip' });
     await page.getByRole('status').filter({ hasText: 'Reconnecting…' }).waitFor();
     await postMessage(srv.url, owner.auth, general.id, 'sent while you were away');
     await screenshot(page, 'chat-reconnecting');
-    release();
+    proxy.release();
 
     await message(page, 'sent while you were away').waitFor();
     await page.getByText('Online', { exact: true }).waitFor();
@@ -609,46 +646,20 @@ describe('web client', () => {
   it('drops a connection whose heartbeats go unanswered, then resumes it (a browser socket has no terminate())', async () => {
     const owner = await registerUser(srv.url);
     const { server, general } = await createServer(srv.url, owner, 'Zombie Link');
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    const o: OpenPage = { context, page, errors: [] };
-    page.on('pageerror', (err) => o.errors.push(String(err)));
-    opened.push(o);
-    const sentOps: string[][] = [];
     const closedByPage: number[] = [];
     let swallowAcks = false;
-    let holdNext = false;
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await page.routeWebSocket(/\/gateway$/, async (ws) => {
-      const connection = sentOps.length;
-      const ops: string[] = [];
-      sentOps.push(ops);
-      if (holdNext) {
-        holdNext = false;
-        await gate; // keep the reconnect waiting until the test has posted
-      }
-      const upstream = ws.connectToServer();
-      ws.onMessage((msg) => {
-        ops.push(JSON.parse(typeof msg === 'string' ? msg : msg.toString()).op);
-        upstream.send(msg);
-      });
-      ws.onClose(() => {
-        closedByPage.push(connection);
-        upstream.close();
-      });
-      upstream.onMessage((msg) => {
+    const proxy = gatewayProxy({
+      onPageClose: (connection) => closedByPage.push(connection),
+      fromServer(msg, ws) {
         const frame = JSON.parse(typeof msg === 'string' ? msg : msg.toString()) as { op: string; d?: { heartbeatInterval?: number } };
         // Quick heartbeats, so that a missing ack shows within a second.
         if (frame.op === 'hello') ws.send(JSON.stringify({ ...frame, d: { ...frame.d, heartbeatInterval: 250 } }));
-        else if (!(frame.op === 'heartbeat_ack' && swallowAcks)) ws.send(msg);
-      });
+        return frame.op === 'hello' || (frame.op === 'heartbeat_ack' && swallowAcks);
+      },
     });
-    await page.goto(`${srv.url}/login`);
-    await page.evaluate((t) => (globalThis as any).localStorage.setItem('parley.token', t), owner.token);
-    await page.goto(`${srv.url}/s/${server.id}/c/${general.id}`);
+    const { sentOps } = proxy;
+    const o = await open(owner, `/s/${server.id}/c/${general.id}`, { prepare: proxy.attach });
+    const { page } = o;
     await page.getByRole('textbox', { name: 'Message #general' }).waitFor();
     await page.getByText('Online', { exact: true }).waitFor();
     expect(sentOps.at(-1)).toContain('identify');
@@ -656,13 +667,13 @@ describe('web client', () => {
     // The link goes dead: the server stops answering heartbeats. The client closes the
     // socket itself and reconnects without waiting for a closing handshake.
     const connections = sentOps.length;
-    holdNext = true;
+    proxy.holdNext(); // the reconnect waits until the test has posted
     swallowAcks = true;
     await page.getByRole('status').filter({ hasText: 'Reconnecting…' }).waitFor();
     expect(new Set(closedByPage)).toEqual(new Set([connections - 1])); // the page closed it, not the server
     await postMessage(srv.url, owner.auth, general.id, 'sent while the link was dead');
     swallowAcks = false;
-    release();
+    proxy.release();
 
     await message(page, 'sent while the link was dead').waitFor();
     await page.getByText('Online', { exact: true }).waitFor();
@@ -675,47 +686,25 @@ describe('web client', () => {
   it('identifies afresh when the session cannot be resumed, and refetches what it missed', async () => {
     const owner = await registerUser(srv.url);
     const { server, general } = await createServer(srv.url, owner, 'Lost Session');
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    const o: OpenPage = { context, page, errors: [] };
-    page.on('pageerror', (err) => o.errors.push(String(err)));
-    opened.push(o);
-    const sentOps: string[][] = [];
-    const pageSides: { close(opts?: { code?: number; reason?: string }): Promise<void> }[] = [];
-    let holdNext = false;
-    let release: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await page.routeWebSocket(/\/gateway$/, async (ws) => {
-      const ops: string[] = [];
-      sentOps.push(ops);
-      pageSides.push(ws);
-      if (holdNext) {
-        holdNext = false;
-        await gate;
-      }
-      const upstream = ws.connectToServer();
-      ws.onMessage((msg) => {
-        const op = JSON.parse(typeof msg === 'string' ? msg : msg.toString()).op as string;
-        ops.push(op);
-        // As if the server had forgotten the session (expired, or restarted without Redis).
+    const proxy = gatewayProxy({
+      // As if the server had forgotten the session (expired, or restarted without Redis).
+      fromPage(op, ws) {
         if (op === 'resume') ws.send(JSON.stringify({ op: 'invalid_session', d: { resumable: false } }));
-        else upstream.send(msg);
-      });
+        return op === 'resume';
+      },
     });
-    await page.goto(`${srv.url}/login`);
-    await page.evaluate((t) => (globalThis as any).localStorage.setItem('parley.token', t), owner.token);
-    await page.goto(`${srv.url}/s/${server.id}/c/${general.id}`);
+    const { sentOps } = proxy;
+    const o = await open(owner, `/s/${server.id}/c/${general.id}`, { prepare: proxy.attach });
+    const { page } = o;
     await page.getByRole('textbox', { name: 'Message #general' }).waitFor();
     await page.getByText('Online', { exact: true }).waitFor();
 
     const connections = sentOps.length;
-    holdNext = true;
-    await pageSides.at(-1)!.close({ code: 4000, reason: 'network blip' });
+    proxy.holdNext();
+    await proxy.pageSides.at(-1)!.close({ code: 4000, reason: 'network blip' });
     await page.getByRole('status').filter({ hasText: 'Reconnecting…' }).waitFor();
     await postMessage(srv.url, owner.auth, general.id, 'lost with the old session');
-    release();
+    proxy.release();
 
     // No replay is coming: the message can only arrive by the refetch after the new ready.
     await message(page, 'lost with the old session').waitFor();
