@@ -37,7 +37,7 @@ const TIME_SHIFT = BigInt(WORKER_BITS + SEQUENCE_BITS);
  * may belong to another instance. The next holder starts after the old lease's end.
  */
 export class SnowflakeGenerator {
-  private lastMs: number;
+  private lastMs = -1;
   private sequence = 0;
   private workerBits = 0n;
   private leaseEnd = 0;
@@ -45,9 +45,7 @@ export class SnowflakeGenerator {
   constructor(
     /** Milliseconds since 1970; injectable so tests can step it. */
     private readonly clock: () => number = Date.now,
-  ) {
-    this.lastMs = -1;
-  }
+  ) {}
 
   /**
    * Takes a lease: worker `worker`, issuing ids for no millisecond past `validUntil` (ms
@@ -57,15 +55,13 @@ export class SnowflakeGenerator {
   lease(worker: number, validUntil: number, startAfter = 0): void {
     if (!Number.isInteger(worker) || worker < 0 || worker > MAX_WORKER) throw new Error(`worker must be 0..${MAX_WORKER}`);
     const bits = BigInt(worker) << WORKER_SHIFT;
-    if (bits !== this.workerBits) {
-      // A new number has never issued anything here: only the previous holder's end binds.
-      this.workerBits = bits;
-      this.lastMs = Math.max(startAfter, -1);
-      this.sequence = MAX_SEQUENCE; // the next id moves past lastMs
-    } else if (startAfter > this.lastMs) {
-      this.lastMs = startAfter;
-      this.sequence = MAX_SEQUENCE;
-    }
+    // Never behind what this generator or the number's previous holder issued. A sequence
+    // at its end moves the next id to the following millisecond: past `startAfter`, and
+    // after a change of number past this millisecond too, so ids keep increasing here
+    // (a smaller number in the same millisecond would sort before ids already issued).
+    if (bits !== this.workerBits || startAfter > this.lastMs) this.sequence = MAX_SEQUENCE;
+    this.lastMs = Math.max(this.lastMs, startAfter);
+    this.workerBits = bits;
     this.leaseEnd = validUntil;
   }
 

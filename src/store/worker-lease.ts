@@ -54,11 +54,6 @@ export class WorkerLease {
     return lease;
   }
 
-  /** The number held. */
-  get number(): number {
-    return this.worker;
-  }
-
   private async acquire(): Promise<void> {
     for (let attempt = 0; attempt < 20; attempt++) {
       const now = this.clock();

@@ -70,6 +70,18 @@ describe('the snowflake generator', () => {
   });
 });
 
+describe('the snowflake generator changing numbers', () => {
+  it('keeps ids increasing when a lost lease gives it a smaller number in the same millisecond', () => {
+    const gen = new SnowflakeGenerator(() => 1_700_000_000_000);
+    gen.lease(900, Number.POSITIVE_INFINITY);
+    const before = gen.next();
+    gen.lease(3, Number.POSITIVE_INFINITY);
+    const after = gen.next();
+    expect(workerOf(after)).toBe(3);
+    expect(compareIds(after, before)).toBeGreaterThan(0);
+  });
+});
+
 describe.each(storeDialects())('worker numbers leased from %s', (dialect) => {
   let cleanup: Array<() => Promise<void>> = [];
   afterEach(async () => {
