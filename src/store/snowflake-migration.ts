@@ -1,6 +1,6 @@
 import { type ColumnDefinitionBuilder, type Kysely, SqliteAdapter, sql } from 'kysely';
 import { MAX_WORKER, SEQUENCE_BITS, SNOWFLAKE_EPOCH, WORKER_BITS } from '@parley/protocol';
-import { legacyIdTime } from '../ids.js';
+import { isLegacyId, legacyIdTime } from '../ids.js';
 
 /**
  * Migration 0004: ids become snowflakes. Every id column becomes a 64-bit integer (SQLite:
@@ -17,37 +17,32 @@ import { legacyIdTime } from '../ids.js';
 /** ULID → snowflake: `ms << 22 | source << 19 | rank`, rank counting ULIDs of one millisecond. */
 const SOURCE_BITS = 3;
 const RANK_BITS = WORKER_BITS + SEQUENCE_BITS - SOURCE_BITS;
-const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const ULID_ANYWHERE = /(?<![0-9A-Za-z])[0-9A-HJKMNP-TV-Z]{26}(?![0-9A-Za-z])/g;
 const ULID_IN_UPLOAD_URL = /\/uploads\/([0-9A-HJKMNP-TV-Z]{26})(?=\/)/g;
 
-/** Tables that own ids, each a source of the map; the last source is referenced-only ids. */
-const ID_TABLES = ['users', 'sessions', 'servers', 'channels', 'uploads', 'messages', 'webhooks'] as const;
+/** The id columns of each rebuilt table; every other column is copied as it is. */
+const ID_COLUMNS: Record<string, string[]> = {
+  users: ['id', 'owner_id'],
+  sessions: ['id', 'user_id'],
+  servers: ['id', 'owner_id'],
+  channels: ['id', 'server_id'],
+  members: ['server_id', 'user_id'],
+  invites: ['server_id', 'created_by'],
+  uploads: ['id', 'uploader_id'],
+  messages: ['id', 'channel_id', 'server_id', 'author_id', 'webhook_id'],
+  message_attachments: ['message_id', 'upload_id'],
+  reactions: ['message_id', 'user_id'],
+  webhooks: ['id', 'server_id', 'channel_id', 'created_by'],
+};
+
+/** Tables that own ids (an `id` column), each a source of the map; the last source is referenced-only ids. */
+const ID_TABLES = Object.keys(ID_COLUMNS).filter((table) => ID_COLUMNS[table]!.includes('id'));
 const ORPHAN_SOURCE = ID_TABLES.length;
 
-/** Columns that hold ids of rows that may be gone (no foreign key, or an author long deleted). */
-const REFERENCES: Array<[table: string, column: string]> = [
-  ['users', 'owner_id'],
-  ['sessions', 'user_id'],
-  ['servers', 'owner_id'],
-  ['channels', 'server_id'],
-  ['members', 'server_id'],
-  ['members', 'user_id'],
-  ['invites', 'server_id'],
-  ['invites', 'created_by'],
-  ['uploads', 'uploader_id'],
-  ['messages', 'channel_id'],
-  ['messages', 'server_id'],
-  ['messages', 'author_id'],
-  ['messages', 'webhook_id'],
-  ['message_attachments', 'message_id'],
-  ['message_attachments', 'upload_id'],
-  ['reactions', 'message_id'],
-  ['reactions', 'user_id'],
-  ['webhooks', 'server_id'],
-  ['webhooks', 'channel_id'],
-  ['webhooks', 'created_by'],
-];
+/** Columns that hold ids of other rows, which may be gone (no foreign key, or an author long deleted). */
+const REFERENCES = Object.entries(ID_COLUMNS).flatMap(([table, columns]) =>
+  columns.filter((c) => c !== 'id').map((column): [table: string, column: string] => [table, column]),
+);
 
 /**
  * Assigns snowflakes to one source's ids, given in sorted order: ULIDs sort by time, so
@@ -63,7 +58,7 @@ class Ranker {
   next(old: string): string {
     let ms: number;
     let rank: number;
-    if (ULID.test(old)) {
+    if (isLegacyId(old)) {
       ms = Math.max(legacyIdTime(old), SNOWFLAKE_EPOCH);
       this.rank = ms === this.ms ? this.rank + 1 : 0;
       this.ms = ms;
@@ -264,21 +259,6 @@ const COLUMNS: Record<string, string[]> = {
   message_attachments: ['message_id', 'upload_id'],
   reactions: ['message_id', 'emoji', 'user_id', 'created_at'],
   webhooks: ['id', 'server_id', 'channel_id', 'name', 'avatar', 'token_hash', 'created_by', 'created_at'],
-};
-
-/** The id columns of each rebuilt table; every other column is copied as it is. */
-const ID_COLUMNS: Record<string, string[]> = {
-  users: ['id', 'owner_id'],
-  sessions: ['id', 'user_id'],
-  servers: ['id', 'owner_id'],
-  channels: ['id', 'server_id'],
-  members: ['server_id', 'user_id'],
-  invites: ['server_id', 'created_by'],
-  uploads: ['id', 'uploader_id'],
-  messages: ['id', 'channel_id', 'server_id', 'author_id', 'webhook_id'],
-  message_attachments: ['message_id', 'upload_id'],
-  reactions: ['message_id', 'user_id'],
-  webhooks: ['id', 'server_id', 'channel_id', 'created_by'],
 };
 
 const INDEXES: Array<[name: string, table: string, columns: string[]]> = [
