@@ -91,9 +91,11 @@ export async function releaseUploads(ctx: DomainContext, ids: Iterable<string>):
     const gone: string[] = [];
     for (const r of results) {
       if (r.status === 'fulfilled') {
-        if (r.value !== undefined) gone.push(r.value);
+        if (r.value !== undefined) gone.push(r.value); // the name of the bytes to remove
+      } else if (!(r.reason instanceof AppError && r.reason.code === 'unknown_reference')) {
         // unknown_reference is the foreign key: attached meanwhile, so it stays. Anything else is a fault.
-      } else if (!(r.reason instanceof AppError && r.reason.code === 'unknown_reference')) ctx.report(r.reason, 'upload release failed');
+        ctx.report(r.reason, 'upload release failed');
+      }
     }
     await Promise.all(gone.map((key) => ctx.files.remove(key).catch((err: unknown) => ctx.report(err, 'upload bytes removal failed'))));
     removed += gone.length;
