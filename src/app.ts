@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { type Config, withListeningPort } from './config.js';
 import { errorBody, errorStatus } from './errors.js';
 import { isLegacyId } from './ids.js';
+import { PermissionCache } from './domain/permissions.js';
 import type { DomainContext } from './domain/context.js';
 import { expireIdempotencyKeys } from './domain/messages.js';
 import { sweepUnattachedUploads } from './domain/uploads.js';
@@ -22,6 +23,8 @@ import { type RouteInfo, recordRoutes, registerNotFound } from './http/plugins/n
 import { accountRoutes } from './http/routes/accounts.js';
 import type { RouteDeps } from './http/routes/deps.js';
 import { messageRoutes } from './http/routes/messages.js';
+import { backfillManagedRoles } from './domain/servers.js';
+import { moderationRoutes } from './http/routes/moderation.js';
 import { serverRoutes } from './http/routes/servers.js';
 import { uploadRoutes } from './http/routes/uploads.js';
 import { webClient } from './http/routes/web-client.js';
@@ -140,7 +143,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const bus = deps.bus ?? (await openBus(config, report));
   const limiter = config.rateLimits ? (deps.limiter ?? (await openLimiter(config, report))) : null;
   const files = deps.files ?? new LocalUploadStore(config.uploadsDir);
-  const ctx: DomainContext = { store, bus, files, publicUrl: config.publicUrl, report };
+  const ctx: DomainContext = { store, bus, files, publicUrl: config.publicUrl, report, perms: new PermissionCache() };
+  // Bots added before roles (migration 0005) get their managed roles now that ids can be issued.
+  await backfillManagedRoles(ctx);
   // With PORT=0 the port is known only once bound. This listener is registered before
   // Fastify's own, so links carry the real port before listen() resolves or a request lands.
   app.server.on('listening', () => {
@@ -194,6 +199,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const routeDeps: RouteDeps = { ctx, limiter, config };
   accountRoutes(app, routeDeps);
   serverRoutes(app, routeDeps);
+  moderationRoutes(app, routeDeps);
   messageRoutes(app, routeDeps);
   uploadRoutes(app, routeDeps);
   webhookRoutes(app, routeDeps);

@@ -84,6 +84,10 @@ const UNKNOWN = {
   webhook: 'unknown_webhook',
   invite: 'unknown_invite',
   file: 'unknown_file',
+  role: 'unknown_role',
+  overwrite: 'unknown_overwrite',
+  user: 'unknown_user',
+  ban: 'unknown_ban',
 } as const satisfies Record<string, ErrorCode>;
 
 /** An entity `notFound` can name. */

@@ -26,6 +26,10 @@ export const ERROR_CATALOG = {
   unsupported_protocol: { status: 400, meaning: 'CONNECT, or an `Upgrade` with a body outside `/gateway`: this server is no proxy' },
   session_required: { status: 400, meaning: 'only a session (not a bot token) can do this, such as logging out' },
   owner_cannot_leave: { status: 400, meaning: 'the server owner cannot leave their own server' },
+  everyone_role: { status: 400, meaning: '`@everyone` cannot be deleted, given, taken, renamed or moved' },
+  invalid_owner: { status: 400, meaning: 'the new owner must be a person who is a member of the server' },
+  cannot_ban_owner: { status: 400, meaning: 'the server owner cannot be banned' },
+  cannot_ban_self: { status: 400, meaning: 'a member cannot ban themselves' },
   // 401: who is calling is unknown.
   unauthorized: { status: 401, meaning: 'credentials are missing, malformed, revoked or unknown' },
   invalid_credentials: { status: 401, meaning: 'wrong username or password at login' },
@@ -36,6 +40,12 @@ export const ERROR_CATALOG = {
   owner_only: { status: 403, meaning: "only the server's owner may do this" },
   bot_owner_only: { status: 403, meaning: "only the bot's owner may do this (or the bot is not public)" },
   not_message_author: { status: 403, meaning: "only the message's author (or, to delete, the server owner) may do this" },
+  role_hierarchy: {
+    status: 403,
+    meaning: "the role or member is not below the caller's highest role, or the change grants permissions the caller lacks",
+  },
+  managed_role: { status: 403, meaning: "a bot's managed role belongs to that bot: it cannot be given, taken or deleted" },
+  banned: { status: 403, meaning: 'the caller is banned from this server' },
   // 404: something named by the request does not exist (or is not visible to the caller).
   unknown_route: { status: 404, meaning: 'no route has this path' },
   unknown_server: { status: 404, meaning: 'no such server' },
@@ -46,6 +56,10 @@ export const ERROR_CATALOG = {
   unknown_webhook: { status: 404, meaning: 'no such webhook, or its token is wrong' },
   unknown_invite: { status: 404, meaning: 'no such invite, or its server is gone' },
   unknown_file: { status: 404, meaning: 'no such uploaded file' },
+  unknown_role: { status: 404, meaning: 'no such role in this server' },
+  unknown_overwrite: { status: 404, meaning: 'the channel has no overwrite for that role or member' },
+  unknown_user: { status: 404, meaning: 'no such user' },
+  unknown_ban: { status: 404, meaning: 'the user is not banned from this server' },
   unknown_reference: { status: 404, meaning: 'something the write refers to was deleted meanwhile' },
   // Other client errors.
   method_not_allowed: { status: 405, meaning: 'the path exists for other methods (listed in `Allow`)' },

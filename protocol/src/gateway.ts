@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { Channel, Id, Message, PermissionName, PublicUser, Server } from './wire.js';
+import { Channel, Id, Message, PermissionName, PublicUser, Role, Server } from './wire.js';
 
 /**
  * The gateway protocol (docs/gateway.md): the events sessions receive and every frame on
@@ -35,8 +35,21 @@ export const TypingStartEvent = Type.Object({
 /** `MEMBER_ADD` / `MEMBER_REMOVE`. */
 export const MemberEvent = Type.Object({ serverId: Id, user: PublicUser });
 
-/** `MEMBER_UPDATE`: a member's permissions in the server changed. */
-export const MemberUpdateEvent = Type.Object({ ...MemberEvent.properties, permissions: Type.Array(PermissionName) });
+/**
+ * `MEMBER_UPDATE`: a member's roles changed (`roles`), or a bot's permissions were set
+ * through section 3's route (`permissions`, section 3's names).
+ */
+export const MemberUpdateEvent = Type.Object({
+  ...MemberEvent.properties,
+  roles: Type.Optional(Type.Array(Id)),
+  permissions: Type.Optional(Type.Array(PermissionName)),
+});
+
+/** `ROLE_CREATE` / `ROLE_UPDATE`. */
+export const RoleEvent = Type.Object({ serverId: Id, role: Role });
+export const RoleDeleteEvent = Type.Object({ serverId: Id, roleId: Id });
+/** `BAN_ADD` / `BAN_REMOVE`: sent to members who may ban. */
+export const BanEvent = Type.Object({ serverId: Id, user: PublicUser });
 
 /** One event type (or several sharing a payload) and its payload `d`. */
 const event = <T extends TSchema, D extends TSchema>(t: T, d: D) => Type.Object({ t, d });
@@ -54,12 +67,24 @@ export const GatewayEvent = Type.Union([
   event(L('MEMBER_REMOVE'), MemberEvent),
   event(L('MEMBER_UPDATE'), MemberUpdateEvent),
   event(L('SERVER_UPDATE'), Server),
+  event(L('SERVER_DELETE'), Type.Object({ id: Id })),
+  event(Type.Union([L('ROLE_CREATE'), L('ROLE_UPDATE')]), RoleEvent),
+  event(L('ROLE_DELETE'), RoleDeleteEvent),
+  event(Type.Union([L('BAN_ADD'), L('BAN_REMOVE')]), BanEvent),
 ]);
 
 // ---------------------------------------------------------------- frames
 
 /** A server as `ready` lists it, with its channels. */
-export const ReadyServer = Type.Object({ ...Server.properties, channels: Type.Array(Channel) });
+export const ReadyServer = Type.Object({
+  ...Server.properties,
+  channels: Type.Array(Channel, { description: 'the channels the identity may see' }),
+  roles: Type.Optional(Type.Array(Role)),
+  /** The identity's own roles there. */
+  memberRoles: Type.Optional(Type.Array(Id)),
+  /** The identity's server-wide permissions there (bitfield). */
+  permissions: Type.Optional(Type.String()),
+});
 
 export const HelloFrame = Type.Object({
   op: Type.Literal('hello'),
@@ -99,6 +124,9 @@ export type ReactionEvent = Static<typeof ReactionEvent>;
 export type TypingStartEvent = Static<typeof TypingStartEvent>;
 export type MemberEvent = Static<typeof MemberEvent>;
 export type MemberUpdateEvent = Static<typeof MemberUpdateEvent>;
+export type RoleEvent = Static<typeof RoleEvent>;
+export type RoleDeleteEvent = Static<typeof RoleDeleteEvent>;
+export type BanEvent = Static<typeof BanEvent>;
 export type GatewayEvent = Static<typeof GatewayEvent>;
 export type ReadyServer = Static<typeof ReadyServer>;
 export type HelloFrame = Static<typeof HelloFrame>;

@@ -9,3 +9,4 @@ export * from './limits.js';
 export * from './wire.js';
 export * from './gateway.js';
 export * from './requests.js';
+export * from './permissions.js';

@@ -1,5 +1,6 @@
 import { type Static, type TLiteral, Type } from 'typebox';
 import { ATTACHMENTS_MAX, CONTENT_MAX, EMBED_LIMITS, PERMISSION_NAMES } from './limits.js';
+import { PERMISSION_LIST } from './permissions.js';
 import { Embed, ref } from './wire.js';
 
 /**
@@ -24,6 +25,14 @@ export const ReactionParams = Type.Object({ channelId: Type.String(), messageId:
 export const InviteParams = Type.Object({ code: Type.String({ maxLength: 64 }) });
 /** `/servers/{serverId}/members/{userId}`; `userId` may be `@me`. */
 export const MemberParams = Type.Object({ serverId: Type.String(), userId: Type.String() });
+/** `/servers/{serverId}/roles/{roleId}`. */
+export const RoleParams = Type.Object({ serverId: Type.String(), roleId: Type.String() });
+/** `/servers/{serverId}/members/{userId}/roles/{roleId}`. */
+export const MemberRoleParams = Type.Object({ serverId: Type.String(), userId: Type.String(), roleId: Type.String() });
+/** `/channels/{channelId}/permissions/{targetId}`: a role's or a member's overwrite. */
+export const OverwriteParams = Type.Object({ channelId: Type.String(), targetId: Type.String() });
+/** `/servers/{serverId}/bans/{userId}`. */
+export const BanParams = Type.Object({ serverId: Type.String(), userId: Type.String() });
 /** `/bots/{botId}`: one of the caller's bots. */
 export const BotParams = Type.Object({ botId: Type.String() });
 /** `/servers/{serverId}/bots/{botId}`: a bot in a server. */
@@ -100,10 +109,84 @@ export const NameBody = Type.Object({ name: Type.String({ minLength: 1, maxLengt
 type Literals<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K]> };
 const permissionLiterals = PERMISSION_NAMES.map((p) => Type.Literal(p)) as Literals<typeof PERMISSION_NAMES>;
 
-/** A bot's permissions in a server: each name at most once. */
-export const BotPermissions = Type.Array(Type.Union(permissionLiterals), {
-  uniqueItems: true,
-  maxItems: PERMISSION_NAMES.length,
+/** A permission bitfield in a request: a decimal string (checked for known bits by the service). */
+export const PermissionBitsBody = Type.String({ maxLength: 20, description: 'permission bitfield, decimal (docs/permissions.md)' });
+
+const sectionNinePermissions = PERMISSION_LIST.map((p) => Type.Literal(p));
+
+/**
+ * A bot's permissions in a server: section 3's names (each at most once), section 9's
+ * names, or a bitfield string.
+ */
+export const BotPermissions = Type.Union([
+  Type.Array(Type.Union([...permissionLiterals, ...sectionNinePermissions]), { uniqueItems: true, maxItems: 32 }),
+  PermissionBitsBody,
+]);
+
+/** `PATCH /servers/{serverId}`. */
+export const UpdateServerBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  icon: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()])),
+  description: Type.Optional(Type.Union([Type.String({ maxLength: 4000 }), Type.Null()])),
+  ownerId: Type.Optional(Type.String({ maxLength: 32 })),
+});
+
+/** `POST /servers/{serverId}/channels`. */
+export const CreateChannelBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  topic: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])),
+  position: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+});
+
+/** `PATCH /channels/{channelId}`. */
+export const UpdateChannelBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  topic: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])),
+  position: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+});
+
+const roleFields = {
+  permissions: Type.Optional(PermissionBitsBody),
+  color: Type.Optional(Type.Integer({ minimum: 0, maximum: 0xffffff })),
+  hoist: Type.Optional(Type.Boolean()),
+  mentionable: Type.Optional(Type.Boolean()),
+};
+
+/** `POST /servers/{serverId}/roles`. */
+export const CreateRoleBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), ...roleFields });
+
+/** `PATCH /servers/{serverId}/roles/{roleId}`. */
+export const UpdateRoleBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  ...roleFields,
+  position: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: '1 is just above `@everyone`' })),
+});
+
+/** `PUT /channels/{channelId}/permissions/{targetId}`. */
+export const OverwriteBody = Type.Object({
+  type: Type.Union([Type.Literal('role'), Type.Literal('member')]),
+  allow: Type.Optional(PermissionBitsBody),
+  deny: Type.Optional(PermissionBitsBody),
+});
+
+/** `PUT /servers/{serverId}/bans/{userId}`. */
+export const BanBody = Type.Object({
+  reason: Type.Optional(Type.String({ maxLength: 512 })),
+  deleteMessageSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800 })),
+});
+
+/** `POST /servers/{serverId}/invites`. */
+export const CreateInviteBody = Type.Object({
+  maxAge: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800 * 4, description: 'seconds; 0 never expires; default 604800' })),
+  maxUses: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, description: '0 is unlimited' })),
+});
+
+/** `GET /servers/{serverId}/audit-log`. */
+export const AuditLogQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  before: Type.Optional(Type.String({ maxLength: 32 })),
+  action: Type.Optional(Type.String({ maxLength: 64 })),
+  actorId: Type.Optional(Type.String({ maxLength: 32 })),
 });
 
 /** `POST /servers/{serverId}/bots`. */
@@ -231,6 +314,14 @@ export type MessageParams = Static<typeof MessageParams>;
 export type ReactionParams = Static<typeof ReactionParams>;
 export type InviteParams = Static<typeof InviteParams>;
 export type MemberParams = Static<typeof MemberParams>;
+export type RoleParams = Static<typeof RoleParams>;
+export type MemberRoleParams = Static<typeof MemberRoleParams>;
+export type OverwriteParams = Static<typeof OverwriteParams>;
+export type BanParams = Static<typeof BanParams>;
+export type UpdateServerBody = Static<typeof UpdateServerBody>;
+export type CreateRoleBody = Static<typeof CreateRoleBody>;
+export type UpdateRoleBody = Static<typeof UpdateRoleBody>;
+export type OverwriteBody = Static<typeof OverwriteBody>;
 export type BotParams = Static<typeof BotParams>;
 export type ServerBotParams = Static<typeof ServerBotParams>;
 export type WebhookParams = Static<typeof WebhookParams>;

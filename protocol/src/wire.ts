@@ -90,24 +90,111 @@ export const CreatedBot = Type.Object(
   { $id: 'CreatedBot', title: 'CreatedBot', description: 'a new bot, with its token (shown only once)' },
 );
 
+/** A permission bitfield (section 9): a decimal string of Discord's bits. */
+export const PermissionBits = Type.String({ pattern: '^[0-9]{1,20}$', description: 'permission bitfield, decimal (docs/permissions.md)' });
+
 export const Server = Type.Object(
-  { id: Id, name: Type.String(), ownerId: Id, createdAt: Timestamp },
+  {
+    id: Id,
+    name: Type.String(),
+    ownerId: Id,
+    createdAt: Timestamp,
+    icon: Type.Optional(Nullable(Type.String({ description: 'an upload URL' }))),
+    description: Type.Optional(Nullable(Type.String())),
+  },
   { $id: 'Server', title: 'Server', description: 'a server' },
 );
 
+export const Overwrite = Type.Object(
+  {
+    id: Id,
+    type: Type.Union([Type.Literal('role'), Type.Literal('member')]),
+    allow: PermissionBits,
+    deny: PermissionBits,
+  },
+  {
+    $id: 'Overwrite',
+    title: 'Overwrite',
+    description: "a channel's permission overwrite for a role (the server's id: `@everyone`) or a member",
+  },
+);
+
 export const Channel = Type.Object(
-  { id: Id, serverId: Id, name: Type.String(), createdAt: Timestamp },
+  {
+    id: Id,
+    serverId: Id,
+    name: Type.String(),
+    createdAt: Timestamp,
+    topic: Type.Optional(Nullable(Type.String())),
+    position: Type.Optional(Type.Integer()),
+    permissionOverwrites: Type.Optional(Type.Array(ref(Overwrite))),
+  },
   { $id: 'Channel', title: 'Channel', description: 'a channel of a server' },
 );
 
+export const Role = Type.Object(
+  {
+    id: Id,
+    serverId: Id,
+    name: Type.String(),
+    color: Type.Integer({ minimum: 0, maximum: 0xffffff, description: 'RGB; 0 is no colour' }),
+    position: Type.Integer({ minimum: 0, description: '`@everyone` is 0; higher is above' }),
+    permissions: PermissionBits,
+    hoist: Type.Boolean({ description: 'shown as its own group in the member list' }),
+    mentionable: Type.Boolean(),
+    managed: Type.Boolean({ description: "a bot's own role: created and deleted with its membership" }),
+  },
+  { $id: 'Role', title: 'Role', description: "a server's role; the one whose id is the server's is `@everyone`" },
+);
+
 export const Invite = Type.Object(
-  { code: Type.String(), serverId: Id, createdBy: Id, createdAt: Timestamp },
+  {
+    code: Type.String(),
+    serverId: Id,
+    inviterId: Id,
+    /** @deprecated the inviter; `inviterId` */
+    createdBy: Id,
+    uses: Type.Integer({ minimum: 0 }),
+    maxUses: Type.Integer({ minimum: 0, description: '0 is unlimited' }),
+    maxAge: Type.Integer({ minimum: 0, description: 'seconds; 0 is never expires' }),
+    expiresAt: Nullable(Timestamp),
+    createdAt: Timestamp,
+  },
   { $id: 'Invite', title: 'Invite', description: 'an invite; `code` is a bearer secret' },
+);
+
+export const InvitePreview = Type.Object(
+  {
+    code: Type.String(),
+    server: Type.Object({ id: Id, name: Type.String(), icon: Nullable(Type.String()), memberCount: Type.Integer({ minimum: 0 }) }),
+    expiresAt: Nullable(Timestamp),
+  },
+  { $id: 'InvitePreview', title: 'InvitePreview', description: 'what an invite leads to, for anyone holding its code' },
+);
+
+export const Ban = Type.Object(
+  { user: ref(PublicUser), reason: Nullable(Type.String()), createdAt: Timestamp },
+  { $id: 'Ban', title: 'Ban', description: 'a ban: the user cannot rejoin' },
+);
+
+export const AuditLogEntry = Type.Object(
+  {
+    id: Id,
+    action: Type.String({ description: 'e.g. role_update, member_ban; docs/permissions.md lists them' }),
+    actorId: Id,
+    targetId: Nullable(Type.String()),
+    changes: Type.Record(Type.String(), Type.Unknown(), { description: 'what changed: `{field: {old, new}}` or the object' }),
+    reason: Nullable(Type.String()),
+    createdAt: Timestamp,
+  },
+  { $id: 'AuditLogEntry', title: 'AuditLogEntry', description: 'one moderation or configuration change' },
 );
 
 export const Member = Type.Object(
   {
     ...PublicUser.properties,
+    user: ref(PublicUser),
+    roles: Type.Array(Id, { description: "the member's role ids, `@everyone` not included" }),
     ownerId: Type.Optional(Nullable(Id)),
     permissions: Type.Optional(Type.Array(ref(PermissionName), { description: 'bots only' })),
     joinedAt: Timestamp,
@@ -121,6 +208,7 @@ export const BotMember = Type.Object(
     ownerId: Nullable(Id),
     permissions: Type.Array(ref(PermissionName)),
     joinedAt: Type.Optional(Timestamp),
+    role: Type.Optional(ref(Role)),
   },
   { $id: 'BotMember', title: 'BotMember', description: 'a bot in a server; `joinedAt` when it was just added' },
 );
@@ -233,6 +321,8 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
   Bot,
   CreatedBot,
   Server,
+  Overwrite,
+  Role,
   Channel,
   Invite,
   Member,
@@ -244,6 +334,9 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
   Webhook,
   CreatedWebhook,
   Health,
+  InvitePreview,
+  Ban,
+  AuditLogEntry,
 ];
 
 // The wire types: each is its schema's static type, never written out by hand.
@@ -267,3 +360,8 @@ export type Message = Static<typeof Message>;
 export type Webhook = Static<typeof Webhook>;
 export type CreatedWebhook = Static<typeof CreatedWebhook>;
 export type Health = Static<typeof Health>;
+export type Overwrite = Static<typeof Overwrite>;
+export type Role = Static<typeof Role>;
+export type InvitePreview = Static<typeof InvitePreview>;
+export type Ban = Static<typeof Ban>;
+export type AuditLogEntry = Static<typeof AuditLogEntry>;

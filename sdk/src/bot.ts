@@ -2,6 +2,9 @@ import { TypedEmitter } from './emitter.js';
 import { GatewayClient, type GatewayCloseInfo, type ReconnectOptions, type WebSocketConstructor } from './gateway.js';
 import { RestClient, type RestClientOptions } from './rest.js';
 import type {
+  BanEvent,
+  RoleDeleteEvent,
+  RoleEvent,
   Channel,
   ChannelDeleteEvent,
   DispatchEvent,
@@ -38,6 +41,14 @@ export interface ParleyBotEvents {
   memberUpdate: [MemberUpdateEvent];
   memberRemove: [MemberEvent];
   serverUpdate: [Server];
+  /** The server was deleted. */
+  serverDelete: [{ id: string }];
+  roleCreate: [RoleEvent];
+  roleUpdate: [RoleEvent];
+  roleDelete: [RoleDeleteEvent];
+  /** Sent to members who may ban. */
+  banAdd: [BanEvent];
+  banRemove: [BanEvent];
   /** Every gateway event (including types this SDK does not know yet), before its own handler. */
   dispatch: [DispatchEvent];
   /** A fatal gateway close (4001 bad token), a protocol problem, or a handler that threw. */
@@ -63,6 +74,12 @@ export const EVENT_HANDLER_NAMES = {
   MEMBER_UPDATE: 'memberUpdate',
   MEMBER_REMOVE: 'memberRemove',
   SERVER_UPDATE: 'serverUpdate',
+  SERVER_DELETE: 'serverDelete',
+  ROLE_CREATE: 'roleCreate',
+  ROLE_UPDATE: 'roleUpdate',
+  ROLE_DELETE: 'roleDelete',
+  BAN_ADD: 'banAdd',
+  BAN_REMOVE: 'banRemove',
 } as const satisfies { [K in GatewayEventType]: keyof ParleyBotEvents };
 
 // Compile-time check: each handler receives exactly its event type's payload.
@@ -83,6 +100,12 @@ const _handlerPayloadsMatch: HandlerPayloadsMatch = {
   MEMBER_UPDATE: true,
   MEMBER_REMOVE: true,
   SERVER_UPDATE: true,
+  SERVER_DELETE: true,
+  ROLE_CREATE: true,
+  ROLE_UPDATE: true,
+  ROLE_DELETE: true,
+  BAN_ADD: true,
+  BAN_REMOVE: true,
 };
 void _handlerPayloadsMatch;
 

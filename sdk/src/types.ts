@@ -22,6 +22,10 @@ import type {
 
 export type {
   Attachment,
+  BanEvent,
+  Role,
+  RoleDeleteEvent,
+  RoleEvent,
   Channel,
   Embed,
   GatewayEventPayloads,

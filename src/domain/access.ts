@@ -1,15 +1,42 @@
+import { P, type Permission, permissionNamesOf } from '@parley/protocol';
 import { type Entity, forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
+import type { ServerTable } from '../store/schema.js';
 import type { DomainContext } from './context.js';
-import { type Caller, PERMISSIONS, type PermissionName } from './types.js';
+import { type ServerModel, has } from './permissions.js';
+import type { Caller } from './types.js';
+
+/** A caller's membership of a server, with the model their permissions come from. */
+export interface Membership {
+  server: ServerTable;
+  /** The member's role ids, comma-joined. */
+  roles: string;
+  model: ServerModel;
+  /** Server-wide permissions. */
+  bits: bigint;
+}
+
+const notMember = (caller: Caller) =>
+  forbidden('not_a_member', caller.bot ? 'bot is not a member of this server' : 'you are not a member of this server');
+
+const missing = (needed: bigint) =>
+  forbidden('missing_permission', `missing permission ${permissionNamesOf(needed).join(', ') || 'VIEW_CHANNEL'}`);
 
 /** The caller's membership of a server; 404 for an unknown server, 403 for a non-member. */
-export async function requireMember(ctx: DomainContext, caller: Caller, serverId: string) {
+export async function requireMember(ctx: DomainContext, caller: Caller, serverId: string): Promise<Membership> {
   const server = isId(serverId) ? await ctx.store.servers.byId(ctx.store.db, serverId) : undefined;
   if (!server) throw notFound('server');
   const member = await ctx.store.members.get(ctx.store.db, serverId, caller.id);
-  if (!member) throw forbidden('not_a_member', caller.bot ? 'bot is not a member of this server' : 'you are not a member of this server');
-  return { server, member };
+  if (!member) throw notMember(caller);
+  const model = await ctx.perms.model(ctx.store.db, server.id, server.ownerId, Number(server.permVersion));
+  return { server, roles: member.roles, model, bits: model.permissions(caller.id, caller.bot, member.roles) };
+}
+
+/** The membership, when the caller holds `permission` server-wide (ADMINISTRATOR and ownership hold all). */
+export async function requireServerPermission(ctx: DomainContext, caller: Caller, serverId: string, permission: Permission) {
+  const m = await requireMember(ctx, caller, serverId);
+  if (!has(m.bits, P[permission])) throw missing(P[permission]);
+  return m;
 }
 
 /** The server, when the caller owns it; members get 403, strangers 404-or-403 like any member check. */
@@ -19,18 +46,50 @@ export async function requireOwner(ctx: DomainContext, caller: Caller, serverId:
   return server;
 }
 
+/** A channel the caller may act in, with their permissions there. */
+export interface ChannelGrant {
+  id: string;
+  serverId: string;
+  name: string;
+  createdAt: string;
+  topic: string | null;
+  position: number;
+  ownerId: string;
+  roles: string;
+  model: ServerModel;
+  /** The caller's permissions in the channel. */
+  permissions: bigint;
+}
+
 /**
- * The channel, when the caller is a member of its server holding `permission`.
- * Unknown channel → 404; not a member or missing permission → 403 (seed 5.1).
+ * The channel, when the caller is a member of its server holding every bit of `needed`
+ * there. Unknown channel → 404; not a member, a channel they cannot see, or a missing
+ * permission → 403 (seed 5.1). One query, then cached computation (`PermissionCache`).
  */
-export async function requireChannelPermission(ctx: DomainContext, caller: Caller, channelId: string, permission: PermissionName) {
+export async function requireChannelPermission(
+  ctx: DomainContext,
+  caller: Caller,
+  channelId: string,
+  needed: bigint,
+): Promise<ChannelGrant> {
   const row = isId(channelId) ? await ctx.store.members.forChannel(ctx.store.db, channelId, caller.id) : undefined;
   if (!row) throw notFound('channel');
-  if (row.permissions === null || row.permissions === undefined) {
-    throw forbidden('not_a_member', caller.bot ? 'bot is not a member of this server' : 'you are not a member of this server');
-  }
-  if ((row.permissions & PERMISSIONS[permission]) === 0) throw forbidden('missing_permission', `missing permission ${permission}`);
-  return { id: row.channelId, serverId: row.serverId, name: row.name, createdAt: row.createdAt, permissions: row.permissions };
+  if (row.roles === null || row.roles === undefined) throw notMember(caller);
+  const model = await ctx.perms.model(ctx.store.db, row.serverId, row.ownerId, row.permVersion);
+  const permissions = model.permissions(caller.id, caller.bot, row.roles, row.channelId);
+  if ((permissions & needed) !== needed) throw missing(needed & ~permissions);
+  return {
+    id: row.channelId,
+    serverId: row.serverId,
+    name: row.name,
+    createdAt: row.createdAt,
+    topic: row.topic,
+    position: row.position,
+    ownerId: row.ownerId,
+    roles: row.roles,
+    model,
+    permissions,
+  };
 }
 
 /** Checks an id-shaped path parameter, so malformed ids are a clean 404 rather than a query. */

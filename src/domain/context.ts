@@ -2,6 +2,7 @@ import type { EventBus } from '../events/bus.js';
 import type { BusEntry } from '../events/types.js';
 import type { UploadStore } from '../files/upload-store.js';
 import type { Store } from '../store/index.js';
+import type { PermissionCache } from './permissions.js';
 
 /** What domain actions need: the store, the bus, the upload store and the public base URL. */
 export interface DomainContext {
@@ -11,6 +12,8 @@ export interface DomainContext {
   publicUrl: string;
   /** Where failures that must not fail the request (a bus outage) are reported. */
   report: (err: unknown, what: string) => void;
+  /** Server permission models per version, shared by every request. */
+  perms: PermissionCache;
 }
 
 /**

@@ -7,7 +7,9 @@ import type { ReactionSummary } from '../store/repos/messages.js';
 import { requireChannelPermission, requireIdShape } from './access.js';
 import { type DomainContext, notify, nowIso } from './context.js';
 import { rejectNul } from './names.js';
-import { type Attachment, type Caller, type Embed, type Message, PERMISSIONS, type PublicUser } from './types.js';
+import type { Attachment, Caller, Embed, Message, PublicUser } from './types.js';
+import { NEEDS, hasPermission } from './permissions.js';
+import { audit } from './audit.js';
 import { type StoredUpload, attachmentOf, namesUpload, releaseUploads, uploadIdOf } from './uploads.js';
 
 /** The wire's limits (the request schemas in @parley/protocol carry them too). */
@@ -324,9 +326,9 @@ export const messages = {
     idem?: IdempotencyRequest,
   ): Promise<CreateResult> {
     requireSendable(body);
-    const channel = await requireChannelPermission(ctx, caller, channelId, 'SEND_MESSAGES');
+    const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.send);
     const wanted = body.attachments ?? [];
-    if (wanted.length > 0 && (channel.permissions & PERMISSIONS.ATTACH_FILES) === 0)
+    if (wanted.length > 0 && !hasPermission(channel.permissions, 'ATTACH_FILES'))
       throw forbidden('missing_permission', 'missing permission ATTACH_FILES');
     const content = body.content ?? '';
     checkContent(content, wanted.length > 0);
@@ -340,7 +342,7 @@ export const messages = {
     const limit = page.limit ?? PAGE_DEFAULT;
     if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_MAX) throw badRequest(`limit must be from 1 to ${PAGE_MAX}`, 'invalid_query');
     const opts = { limit, before: await pageBound(ctx, 'before', page.before), after: await pageBound(ctx, 'after', page.after) };
-    await requireChannelPermission(ctx, caller, channelId, 'READ_MESSAGES');
+    await requireChannelPermission(ctx, caller, channelId, NEEDS.read);
     // Never past a message still being written, so a later `after=` page cannot skip it.
     const rows = await ctx.store.messages.page(ctx.store.db, channelId, { ...opts, below: ctx.store.messageHorizon.oldest() });
     const reactions = await ctx.store.reactions.summaries(
@@ -352,31 +354,31 @@ export const messages = {
   },
 
   async get(ctx: DomainContext, caller: Caller, channelId: string, messageId: string) {
-    await requireChannelPermission(ctx, caller, channelId, 'READ_MESSAGES');
+    await requireChannelPermission(ctx, caller, channelId, NEEDS.read);
     return messageView(ctx, await loadMessage(ctx, channelId, messageId), caller.id);
   },
 
   async edit(ctx: DomainContext, caller: Caller, channelId: string, messageId: string, content: string) {
-    await requireChannelPermission(ctx, caller, channelId, 'READ_MESSAGES');
+    await requireChannelPermission(ctx, caller, channelId, NEEDS.view);
     const row = await loadMessage(ctx, channelId, messageId);
     if (row.authorId !== caller.id || row.webhookId) throw forbidden('not_message_author', 'you can only edit your own messages');
     return applyEdit(ctx, row, { content }, caller.id);
   },
 
-  async delete(ctx: DomainContext, caller: Caller, channelId: string, messageId: string) {
-    const channel = await requireChannelPermission(ctx, caller, channelId, 'READ_MESSAGES');
+  async delete(ctx: DomainContext, caller: Caller, channelId: string, messageId: string, reason?: string) {
+    const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.view);
     const row = await loadMessage(ctx, channelId, messageId);
-    if (row.authorId !== caller.id) {
-      const server = await ctx.store.servers.byId(ctx.store.db, channel.serverId);
-      if (server?.ownerId !== caller.id) throw forbidden('not_message_author', 'you can only delete your own messages');
-    }
+    const moderated = row.authorId !== caller.id;
+    if (moderated && !hasPermission(channel.permissions, 'MANAGE_MESSAGES'))
+      throw forbidden('not_message_author', 'you can only delete your own messages (MANAGE_MESSAGES deletes others)');
     await removeMessage(ctx, row);
+    if (moderated) await audit(ctx, channel.serverId, caller, 'message_delete', row.id, { channelId, authorId: row.authorId }, reason);
   },
 
   /** Adds the caller's reaction if absent, removes it if present; returns the state after. */
   async toggleReaction(ctx: DomainContext, caller: Caller, channelId: string, messageId: string, emoji: string) {
     if (!EMOJI.test(emoji)) throw badRequest('emoji must be a single Unicode emoji');
-    const channel = await requireChannelPermission(ctx, caller, channelId, 'ADD_REACTIONS');
+    const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.react);
     await loadMessage(ctx, channelId, messageId);
     const { added, count } = await ctx.store
       .write(async (tx) => {
@@ -400,7 +402,7 @@ export const messages = {
   },
 
   async typing(ctx: DomainContext, caller: Caller, channelId: string) {
-    const channel = await requireChannelPermission(ctx, caller, channelId, 'SEND_MESSAGES');
+    const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.send);
     await notify(ctx, {
       kind: 'event',
       serverId: channel.serverId,

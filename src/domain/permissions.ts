@@ -1,24 +1,233 @@
+import {
+  ALL_PERMISSION_BITS,
+  computePermissions,
+  type OverwriteBits,
+  P,
+  type Permission,
+  type RoleBits,
+  parsePermissions,
+} from '@parley/protocol';
 import type { GatewayEvent } from '../events/types.js';
-import { PERMISSIONS, type PermissionName } from './types.js';
+import type { ChannelOverwriteTable, RoleTable } from '../store/schema.js';
+import type { Db } from '../store/index.js';
 
 /**
- * Who may see or do what, in one place. Routes (through `access.ts`), the gateway's event
- * filter and anything that later lists or searches content ask these functions; nothing
- * else compares permission bits.
+ * Who may see or do what, in one place. `computePermissions` (in @parley/protocol, so the
+ * web client shows the same answer) is the rule; this module holds a server's inputs to it
+ * (`ServerModel`), caches results per permission version, and says which permission each
+ * gateway event needs. Routes (through `access.ts`), the gateway's event filter and
+ * anything that lists or searches content ask here; nothing else compares permission bits.
  */
 
-/** True when a member holding `bits` in a server has `permission` there. */
-export function hasPermission(bits: number, permission: PermissionName): boolean {
-  return (bits & PERMISSIONS[permission]) !== 0;
+/** A member's role ids as stored (comma-joined, ascending) and as a list. */
+export const joinRoles = (ids: Iterable<string>): string => [...new Set(ids)].sort(compareNumeric).join(',');
+export const splitRoles = (s: string | null | undefined): string[] => (s ? s.split(',') : []);
+
+function compareNumeric(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** A channel as the gateway model keeps it (its overwrites are in the model). */
+export interface ChannelInfo {
+  id: string;
+  serverId: string;
+  name: string;
+  createdAt: string;
+  topic: string | null;
+  position: number;
+}
+
+/** What the gateway carries so every instance can rebuild a server's model: JSON-safe. */
+export interface ModelSnapshot {
+  serverId: string;
+  ownerId: string;
+  version: number;
+  /** The server's channels (the gateway announces those a change lets a member see). */
+  channels?: ChannelInfo[];
+  roles: Array<[id: string, permissions: string, position: number]>;
+  overwrites: Array<[channelId: string, targetId: string, type: 'role' | 'member', allow: string, deny: string]>;
 }
 
 /**
- * The permission a member needs, beyond membership, to receive `event`: content and
- * activity in channels (messages, reactions, typing) need READ_MESSAGES, exactly as
- * reading history does; the server's shape (channels, members, its name) needs only
- * membership, as `GET /servers/{id}/channels` and `/members` do.
+ * One server's roles, owner and channel overwrites at one permission version: immutable,
+ * so gateway sessions at the same version share it, with its computed results.
  */
-export function permissionToSee(event: GatewayEvent): PermissionName | null {
+export class ServerModel {
+  readonly roles: ReadonlyMap<string, RoleBits>;
+  readonly overwrites: ReadonlyMap<string, readonly OverwriteBits[]>;
+  /** The server's channels, when the model was loaded with them (the gateway's models are). */
+  readonly channels: ReadonlyMap<string, ChannelInfo>;
+  /** The models that channel events turned this one into, per bus entry: sessions share them. */
+  readonly next = new WeakMap<object, ServerModel>();
+  /** Computed permissions by (bot, roles key, channel or ''): members with the same roles share them. */
+  private readonly results = new Map<string, bigint>();
+
+  constructor(
+    readonly serverId: string,
+    readonly ownerId: string,
+    readonly version: number,
+    roles: Iterable<RoleBits>,
+    overwrites: Iterable<[string, OverwriteBits]>,
+    channels: Iterable<ChannelInfo> = [],
+  ) {
+    this.channels = new Map([...channels].map((c) => [c.id, c]));
+    this.roles = new Map([...roles].map((r) => [r.id, r]));
+    const byChannel = new Map<string, OverwriteBits[]>();
+    for (const [channelId, o] of overwrites) {
+      let list = byChannel.get(channelId);
+      if (!list) byChannel.set(channelId, (list = []));
+      list.push(o);
+    }
+    this.overwrites = byChannel;
+  }
+
+  static fromRows(serverId: string, ownerId: string, version: number, roles: RoleTable[], overwrites: ChannelOverwriteTable[]) {
+    return new ServerModel(
+      serverId,
+      ownerId,
+      version,
+      roles.map((r) => ({ id: r.id, permissions: parsePermissions(r.permissions) ?? 0n, position: r.position })),
+      overwrites.map((o) => [
+        o.channelId,
+        { id: o.targetId, type: o.type, allow: parsePermissions(o.allow) ?? 0n, deny: parsePermissions(o.deny) ?? 0n },
+      ]),
+    );
+  }
+
+  static fromSnapshot(s: ModelSnapshot): ServerModel {
+    return new ServerModel(
+      s.serverId,
+      s.ownerId,
+      s.version,
+      s.roles.map(([id, permissions, position]) => ({ id, permissions: BigInt(permissions), position })),
+      s.overwrites.map(([channelId, id, type, allow, deny]) => [channelId, { id, type, allow: BigInt(allow), deny: BigInt(deny) }]),
+      s.channels ?? [],
+    );
+  }
+
+  /** The same model with one channel added, changed (`info`) or removed (`null`): for channel events. */
+  withChannel(id: string, info: ChannelInfo | null): ServerModel {
+    const channels = new Map(this.channels);
+    if (info) channels.set(id, info);
+    else channels.delete(id);
+    const overwrites: Array<[string, OverwriteBits]> = [];
+    for (const [channelId, list] of this.overwrites) if (info || channelId !== id) for (const o of list) overwrites.push([channelId, o]);
+    return new ServerModel(this.serverId, this.ownerId, this.version, this.roles.values(), overwrites, channels.values());
+  }
+
+  snapshot(): ModelSnapshot {
+    const overwrites: ModelSnapshot['overwrites'] = [];
+    for (const [channelId, list] of this.overwrites)
+      for (const o of list) overwrites.push([channelId, o.id, o.type, o.allow.toString(), o.deny.toString()]);
+    return {
+      serverId: this.serverId,
+      ownerId: this.ownerId,
+      version: this.version,
+      roles: [...this.roles.values()].map((r) => [r.id, r.permissions.toString(), r.position]),
+      overwrites,
+      channels: [...this.channels.values()],
+    };
+  }
+
+  /** A member's permissions server-wide (`channelId` omitted) or in a channel. */
+  permissions(userId: string, bot: boolean, memberRoles: string, channelId?: string): bigint {
+    if (userId === this.ownerId) return ALL_PERMISSION_BITS;
+    const key = `${bot ? 'b' : 'p'}${memberRoles}/${channelId ?? ''}`;
+    let bits = this.results.get(key);
+    if (bits === undefined) {
+      // Member overwrites name one person: results that depend on one are not shared.
+      const overwrites = channelId === undefined ? undefined : (this.overwrites.get(channelId) ?? []);
+      if (overwrites?.some((o) => o.type === 'member' && o.id === userId)) {
+        return computePermissions(this.input(userId, bot, memberRoles, overwrites));
+      }
+      bits = computePermissions(this.input(userId, bot, memberRoles, overwrites));
+      if (this.results.size > 10_000) this.results.clear();
+      this.results.set(key, bits);
+    }
+    return bits;
+  }
+
+  private input(userId: string, bot: boolean, memberRoles: string, overwrites: readonly OverwriteBits[] | undefined) {
+    return {
+      serverId: this.serverId,
+      ownerId: this.ownerId,
+      userId,
+      bot,
+      roles: this.roles,
+      memberRoles: splitRoles(memberRoles),
+      ...(overwrites ? { overwrites } : {}),
+    };
+  }
+
+  /** The position of a member's highest role; the owner is above all. */
+  highest(userId: string, memberRoles: string): number {
+    if (userId === this.ownerId) return Number.POSITIVE_INFINITY;
+    let top = 0;
+    for (const id of splitRoles(memberRoles)) top = Math.max(top, this.roles.get(id)?.position ?? 0);
+    return top;
+  }
+}
+
+/**
+ * Server models per permission version, read from the store on a miss. A request reads
+ * the server's current version with the membership (one query, `members.forChannel`), so
+ * a change made on any instance takes effect on the next request everywhere.
+ */
+export class PermissionCache {
+  private readonly models = new Map<string, ServerModel>();
+  private readonly loading = new Map<string, Promise<ServerModel>>();
+
+  async model(db: Db, serverId: string, ownerId: string, version: number): Promise<ServerModel> {
+    const cached = this.models.get(serverId);
+    if (cached && cached.version === version && cached.ownerId === ownerId) return cached;
+    const key = `${serverId}/${version}`;
+    let pending = this.loading.get(key);
+    if (!pending) {
+      pending = (async () => {
+        const [roles, overwrites] = await Promise.all([
+          db.selectFrom('roles').selectAll().where('serverId', '=', serverId).execute(),
+          db.selectFrom('channelOverwrites').selectAll().where('serverId', '=', serverId).execute(),
+        ]);
+        return ServerModel.fromRows(serverId, ownerId, version, roles, overwrites);
+      })().finally(() => this.loading.delete(key));
+      this.loading.set(key, pending);
+    }
+    const model = await pending;
+    const current = this.models.get(serverId);
+    if (!current || current.version <= version) {
+      if (this.models.size >= 10_000 && !current) this.models.clear();
+      this.models.set(serverId, model);
+    }
+    return model;
+  }
+}
+
+/**
+ * What each route needs, as bits. Section 3's READ_MESSAGES is seeing the channel and its
+ * history; receiving live events of a channel needs only VIEW_CHANNEL (as Discord).
+ */
+export const NEEDS = {
+  read: P.VIEW_CHANNEL | P.READ_MESSAGE_HISTORY,
+  send: P.VIEW_CHANNEL | P.SEND_MESSAGES,
+  react: P.VIEW_CHANNEL | P.ADD_REACTIONS,
+  view: P.VIEW_CHANNEL,
+} as const;
+
+export function has(bits: bigint, needed: bigint): boolean {
+  return (bits & needed) === needed;
+}
+
+export function hasPermission(bits: bigint, permission: Permission): boolean {
+  return (bits & P[permission]) !== 0n;
+}
+
+/**
+ * How an event of a server is filtered, per session: by the channel it belongs to (the
+ * session needs VIEW_CHANNEL there), by a server-wide permission, or membership alone.
+ */
+export type Visibility = { channel: string } | { server: bigint } | null;
+
+export function visibilityOf(event: GatewayEvent): Visibility {
   switch (event.t) {
     case 'MESSAGE_CREATE':
     case 'MESSAGE_UPDATE':
@@ -26,20 +235,22 @@ export function permissionToSee(event: GatewayEvent): PermissionName | null {
     case 'REACTION_ADD':
     case 'REACTION_REMOVE':
     case 'TYPING_START':
-      return 'READ_MESSAGES';
+      return { channel: event.d.channelId };
     case 'CHANNEL_CREATE':
     case 'CHANNEL_UPDATE':
     case 'CHANNEL_DELETE':
+      return { channel: event.d.id };
+    case 'BAN_ADD':
+    case 'BAN_REMOVE':
+      return { server: P.BAN_MEMBERS };
     case 'MEMBER_ADD':
     case 'MEMBER_UPDATE':
     case 'MEMBER_REMOVE':
     case 'SERVER_UPDATE':
+    case 'SERVER_DELETE':
+    case 'ROLE_CREATE':
+    case 'ROLE_UPDATE':
+    case 'ROLE_DELETE':
       return null;
   }
-}
-
-/** True when a member holding `bits` may receive `event` of their server. */
-export function maySee(bits: number, event: GatewayEvent): boolean {
-  const needed = permissionToSee(event);
-  return needed === null || hasPermission(bits, needed);
 }

@@ -1,16 +1,38 @@
 import { randomBytes } from 'node:crypto';
+import {
+  ALL_LEGACY_BITS,
+  DEFAULT_EVERYONE_PERMISSIONS,
+  type LegacyPermission,
+  P,
+  type Permission,
+  bitsOfNames,
+  legacyNamesOf,
+  parsePermissions,
+} from '@parley/protocol';
 import { badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
-import type { ChannelTable, ServerTable } from '../store/schema.js';
+import type { Tx } from '../store/index.js';
+import type { ChannelTable, InviteTable, RoleTable, ServerTable, UserTable } from '../store/schema.js';
 import { publicUser } from './accounts.js';
-import { cleanName } from './names.js';
-import { requireMember, requireOwner } from './access.js';
+import { requireChannelPermission, requireMember, requireOwner, requireServerPermission } from './access.js';
+import { auditIn, diff } from './audit.js';
 import { type DomainContext, notify, nowIso } from './context.js';
+import { cleanAvatar, cleanName, rejectNul, stripUnsafeCharacters } from './names.js';
+import { joinRoles, splitRoles } from './permissions.js';
+import { channelView, requirePermissions, roleView, snapshotIn } from './roles.js';
 import { releaseUploads } from './uploads.js';
-import { ALL_PERMISSIONS, type Caller, type Channel, type PermissionName, type Server, permissionBits, permissionNames } from './types.js';
+import type { Caller, Server } from './types.js';
 
-export const serverView = (s: ServerTable): Server => ({ id: s.id, name: s.name, ownerId: s.ownerId, createdAt: s.createdAt });
-export const channelView = (c: ChannelTable): Channel => ({ id: c.id, serverId: c.serverId, name: c.name, createdAt: c.createdAt });
+export { channelView };
+
+export const serverView = (s: ServerTable): Server => ({
+  id: s.id,
+  name: s.name,
+  ownerId: s.ownerId,
+  createdAt: s.createdAt,
+  icon: s.icon ?? null,
+  description: s.description ?? null,
+});
 
 /**
  * Random bytes per invite code: 12 bytes (96 bits, 16 characters) cannot be found by
@@ -18,21 +40,75 @@ export const channelView = (c: ChannelTable): Channel => ({ id: c.id, serverId: 
  * characters); they keep working.
  */
 export const INVITE_CODE_BYTES = 12;
+/** An invite's default lifetime (Discord's): 7 days. */
+export const INVITE_DEFAULT_MAX_AGE = 604_800;
+/** Messages a ban may delete: up to 7 days back. */
+const BAN_DELETE_MAX_SECONDS = 604_800;
 
 /** Codes are base64url; anything else (e.g. a NUL, which PostgreSQL refuses) names no invite. */
 const inviteByCode = (ctx: DomainContext, code: string) =>
   /^[A-Za-z0-9_-]{1,64}$/.test(code) ? ctx.store.invites.byCode(ctx.store.db, code) : Promise.resolve(undefined);
 
+export const inviteView = (i: InviteTable) => ({
+  code: i.code,
+  serverId: i.serverId,
+  inviterId: i.createdBy,
+  createdBy: i.createdBy,
+  uses: Number(i.uses ?? 0),
+  maxUses: Number(i.maxUses ?? 0),
+  maxAge: Number(i.maxAge ?? 0),
+  expiresAt: i.expiresAt ?? null,
+  createdAt: i.createdAt,
+});
+
+/** True while an invite can still be used: not expired, not used up. */
+export function inviteUsable(i: InviteTable, now = nowIso()): boolean {
+  if (i.expiresAt && i.expiresAt <= now) return false;
+  return Number(i.maxUses) === 0 || Number(i.uses) < Number(i.maxUses);
+}
+
+/** Bits of section 3's names or section 9's, or a bitfield string (POST/PATCH of a bot). */
+function botBits(permissions: ReadonlyArray<string> | string | undefined): bigint {
+  if (permissions === undefined) return ALL_LEGACY_BITS;
+  if (typeof permissions === 'string') return requirePermissions(permissions, 'permissions') ?? 0n;
+  return bitsOfNames(permissions as (Permission | LegacyPermission)[]);
+}
+
+const botMember = (bot: UserTable, role: RoleTable, joinedAt?: string) => ({
+  ...publicUser(bot),
+  ownerId: bot.ownerId,
+  permissions: legacyNamesOf(parsePermissions(role.permissions) ?? 0n),
+  ...(joinedAt ? { joinedAt } : {}),
+  role: roleView(role),
+});
+
 export const servers = {
   async create(ctx: DomainContext, caller: Caller, name: string) {
     if (caller.bot) throw forbidden('users_only', 'bots cannot create servers');
     const now = nowIso();
-    const server: ServerTable = { id: ctx.store.ids.next(), name: cleanName(name, 'name'), ownerId: caller.id, createdAt: now };
-    const general: ChannelTable = { id: ctx.store.ids.next(), serverId: server.id, name: 'general', createdAt: now };
-    await ctx.store.write(async (tx) => {
+    const server: ServerTable = {
+      id: ctx.store.ids.next(),
+      name: cleanName(name, 'name'),
+      ownerId: caller.id,
+      createdAt: now,
+      icon: null,
+      description: null,
+      permVersion: 0,
+    };
+    const general: ChannelTable = {
+      id: ctx.store.ids.next(),
+      serverId: server.id,
+      name: 'general',
+      createdAt: now,
+      topic: null,
+      position: 0,
+    };
+    const model = await ctx.store.write(async (tx) => {
       await ctx.store.servers.insert(tx, server);
-      await ctx.store.members.insert(tx, { serverId: server.id, userId: caller.id, permissions: ALL_PERMISSIONS, joinedAt: now });
+      await ctx.store.roles.insert(tx, everyoneRole(server.id));
+      await ctx.store.members.insert(tx, { serverId: server.id, userId: caller.id, roles: '', legacyPermissions: -1, joinedAt: now });
       await ctx.store.channels.insert(tx, general);
+      return snapshotIn(ctx, tx, server.id);
     });
     await notify(ctx, {
       kind: 'event',
@@ -41,7 +117,8 @@ export const servers = {
         t: 'MEMBER_ADD',
         d: { serverId: server.id, user: { id: caller.id, name: caller.name, bot: caller.bot, avatar: caller.avatar } },
       },
-      permissions: ALL_PERMISSIONS,
+      model,
+      roles: [],
     });
     return serverView(server);
   },
@@ -54,87 +131,214 @@ export const servers = {
     return serverView((await requireMember(ctx, caller, serverId)).server);
   },
 
-  async rename(ctx: DomainContext, caller: Caller, serverId: string, name: string) {
-    const server = await requireOwner(ctx, caller, serverId);
-    const updated = { ...server, name: cleanName(name, 'name') };
-    await ctx.store.write((tx) => ctx.store.servers.rename(tx, serverId, updated.name));
-    await notify(ctx, { kind: 'event', serverId, event: { t: 'SERVER_UPDATE', d: serverView(updated) } });
+  /** `PATCH /servers/{id}`: name, icon, description (MANAGE_SERVER); `ownerId` (the owner only). */
+  async update(
+    ctx: DomainContext,
+    caller: Caller,
+    serverId: string,
+    body: { name?: string; icon?: string | null; description?: string | null; ownerId?: string },
+  ) {
+    const m = await requireServerPermission(ctx, caller, serverId, 'MANAGE_SERVER');
+    const server = m.server;
+    const patch: Partial<Pick<ServerTable, 'name' | 'icon' | 'description' | 'ownerId'>> = {};
+    if (body.name !== undefined) patch.name = cleanName(body.name, 'name');
+    if (body.icon !== undefined) patch.icon = cleanAvatar(body.icon);
+    if (body.description !== undefined) patch.description = cleanDescription(body.description);
+    if (body.ownerId !== undefined && body.ownerId !== server.ownerId) {
+      if (caller.id !== server.ownerId) throw forbidden('owner_only', 'only the owner can transfer the server');
+      const next = isId(body.ownerId) ? await ctx.store.users.byId(ctx.store.db, body.ownerId) : undefined;
+      const member = next && (await ctx.store.members.get(ctx.store.db, serverId, body.ownerId));
+      if (!next || !member) throw badRequest('the new owner must be a member of the server', 'invalid_owner');
+      if (next.bot === 1) throw badRequest('a bot cannot own a server', 'invalid_owner');
+      patch.ownerId = body.ownerId;
+    }
+    const { updated, model } = await ctx.store.write(async (tx) => {
+      if (Object.keys(patch).length > 0) await ctx.store.servers.update(tx, serverId, patch);
+      if (patch.ownerId) await ctx.store.bumpPermVersion(tx, serverId);
+      await auditIn(ctx, tx, serverId, caller, 'server_update', serverId, diff(server, patch));
+      const updated = await ctx.store.servers.byId(tx, serverId);
+      if (!updated) throw notFound('server');
+      return { updated, model: patch.ownerId ? await snapshotIn(ctx, tx, serverId) : undefined };
+    });
+    await notify(ctx, { kind: 'event', serverId, event: { t: 'SERVER_UPDATE', d: serverView(updated) }, ...(model ? { model } : {}) });
     return serverView(updated);
   },
 
-  async channels(ctx: DomainContext, caller: Caller, serverId: string) {
-    await requireMember(ctx, caller, serverId);
-    return (await ctx.store.channels.ofServer(ctx.store.db, serverId)).map(channelView);
+  /** `DELETE /servers/{id}`: the owner only; everything in it goes. */
+  async delete(ctx: DomainContext, caller: Caller, serverId: string) {
+    await requireOwner(ctx, caller, serverId);
+    const channels = await ctx.store.channels.ofServer(ctx.store.db, serverId);
+    const { deleted, uploadIds } = await ctx.store.write(async (tx) => {
+      const uploadIds: string[] = [];
+      for (const c of channels) uploadIds.push(...(await ctx.store.uploads.ofChannel(tx, c.id)));
+      const r = await ctx.store.servers.delete(tx, serverId);
+      return { deleted: Number(r.numDeletedRows) > 0, uploadIds };
+    });
+    if (!deleted) throw notFound('server');
+    await releaseUploads(ctx, uploadIds);
+    await notify(ctx, { kind: 'event', serverId, event: { t: 'SERVER_DELETE', d: { id: serverId } } });
   },
 
-  async createChannel(ctx: DomainContext, caller: Caller, serverId: string, name: string) {
-    await requireOwner(ctx, caller, serverId);
-    const channel: ChannelTable = { id: ctx.store.ids.next(), serverId, name: cleanName(name, 'name'), createdAt: nowIso() };
-    await ctx.store.write((tx) => ctx.store.channels.insert(tx, channel));
+  /** The channels the caller may see. */
+  async channels(ctx: DomainContext, caller: Caller, serverId: string) {
+    const m = await requireMember(ctx, caller, serverId);
+    const [list, overwrites] = await Promise.all([
+      ctx.store.channels.ofServer(ctx.store.db, serverId),
+      ctx.store.overwrites.ofServer(ctx.store.db, serverId),
+    ]);
+    return list
+      .filter((c) => (m.model.permissions(caller.id, caller.bot, m.roles, c.id) & P.VIEW_CHANNEL) !== 0n)
+      .map((c) => channelView(c, overwrites));
+  },
+
+  async createChannel(
+    ctx: DomainContext,
+    caller: Caller,
+    serverId: string,
+    body: { name: string; topic?: string | null; position?: number },
+  ) {
+    await requireServerPermission(ctx, caller, serverId, 'MANAGE_CHANNELS');
+    const channel: ChannelTable = {
+      id: ctx.store.ids.next(),
+      serverId,
+      name: cleanName(body.name, 'name'),
+      createdAt: nowIso(),
+      topic: cleanTopic(body.topic),
+      position: 0,
+    };
+    await ctx.store.write(async (tx) => {
+      const top = await tx
+        .selectFrom('channels')
+        .select((eb) => eb.fn.max('position').as('top'))
+        .where('serverId', '=', serverId)
+        .executeTakeFirst();
+      channel.position = body.position ?? Number(top?.top ?? -1) + 1;
+      await ctx.store.channels.insert(tx, channel);
+      await auditIn(ctx, tx, serverId, caller, 'channel_create', channel.id, { name: channel.name, topic: channel.topic });
+    });
     await notify(ctx, { kind: 'event', serverId, event: { t: 'CHANNEL_CREATE', d: channelView(channel) } });
     return channelView(channel);
   },
 
-  async ownedChannel(ctx: DomainContext, caller: Caller, channelId: string) {
-    const channel = isId(channelId) ? await ctx.store.channels.byId(ctx.store.db, channelId) : undefined;
-    if (!channel) throw notFound('channel');
-    await requireOwner(ctx, caller, channel.serverId);
-    return channel;
-  },
-
-  async renameChannel(ctx: DomainContext, caller: Caller, channelId: string, name: string) {
-    const channel = await servers.ownedChannel(ctx, caller, channelId);
-    const updated = { ...channel, name: cleanName(name, 'name') };
-    await ctx.store.write((tx) => ctx.store.channels.rename(tx, channelId, updated.name));
-    await notify(ctx, { kind: 'event', serverId: channel.serverId, event: { t: 'CHANNEL_UPDATE', d: channelView(updated) } });
-    return channelView(updated);
+  async updateChannel(
+    ctx: DomainContext,
+    caller: Caller,
+    channelId: string,
+    body: { name?: string; topic?: string | null; position?: number },
+  ) {
+    const channel = await requireChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL | P.MANAGE_CHANNELS);
+    const patch: Partial<Pick<ChannelTable, 'name' | 'topic' | 'position'>> = {};
+    if (body.name !== undefined) patch.name = cleanName(body.name, 'name');
+    if (body.topic !== undefined) patch.topic = cleanTopic(body.topic);
+    if (body.position !== undefined) patch.position = body.position;
+    const { updated, overwrites } = await ctx.store.write(async (tx) => {
+      if (Object.keys(patch).length > 0) await ctx.store.channels.update(tx, channelId, patch);
+      await auditIn(ctx, tx, channel.serverId, caller, 'channel_update', channelId, diff(channel, patch));
+      const updated = await ctx.store.channels.byId(tx, channelId);
+      if (!updated) throw notFound('channel');
+      return { updated, overwrites: await ctx.store.overwrites.ofChannel(tx, channelId) };
+    });
+    const view = channelView(updated, overwrites);
+    await notify(ctx, { kind: 'event', serverId: channel.serverId, event: { t: 'CHANNEL_UPDATE', d: view } });
+    return view;
   },
 
   async deleteChannel(ctx: DomainContext, caller: Caller, channelId: string) {
-    const channel = await servers.ownedChannel(ctx, caller, channelId);
+    const channel = await requireChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL | P.MANAGE_CHANNELS);
     // Messages, reactions and the channel's webhooks go with it (foreign keys cascade);
     // the uploads its messages referenced are collected in the same transaction.
-    const { deleted, uploadIds } = await ctx.store.write(async (tx) => {
+    const { deleted, uploadIds, row } = await ctx.store.write(async (tx) => {
+      const row = await ctx.store.channels.byId(tx, channelId);
       const uploadIds = await ctx.store.uploads.ofChannel(tx, channelId);
       const r = await ctx.store.channels.delete(tx, channelId);
-      return { deleted: Number(r.numDeletedRows) > 0, uploadIds };
+      const deleted = Number(r.numDeletedRows) > 0;
+      if (deleted) await auditIn(ctx, tx, channel.serverId, caller, 'channel_delete', channelId, { name: channel.name });
+      return { deleted, uploadIds, row };
     });
     // A concurrent delete won and announces it.
-    if (!deleted) throw notFound('channel');
+    if (!deleted || !row) throw notFound('channel');
     // The files go too, unless a message elsewhere references the same upload.
     await releaseUploads(ctx, uploadIds);
-    await notify(ctx, { kind: 'event', serverId: channel.serverId, event: { t: 'CHANNEL_DELETE', d: channelView(channel) } });
+    await notify(ctx, { kind: 'event', serverId: channel.serverId, event: { t: 'CHANNEL_DELETE', d: channelView(row) } });
   },
 
-  async createInvite(ctx: DomainContext, caller: Caller, serverId: string) {
-    await requireOwner(ctx, caller, serverId);
-    const invite = { code: randomBytes(INVITE_CODE_BYTES).toString('base64url'), serverId, createdBy: caller.id, createdAt: nowIso() };
-    await ctx.store.write((tx) => ctx.store.invites.insert(tx, invite));
-    return invite;
+  async createInvite(ctx: DomainContext, caller: Caller, serverId: string, body: { maxAge?: number; maxUses?: number } = {}) {
+    await requireServerPermission(ctx, caller, serverId, 'CREATE_INVITE');
+    const maxAge = body.maxAge ?? INVITE_DEFAULT_MAX_AGE;
+    const maxUses = body.maxUses ?? 0;
+    const now = new Date();
+    const invite: InviteTable = {
+      code: randomBytes(INVITE_CODE_BYTES).toString('base64url'),
+      serverId,
+      createdBy: caller.id,
+      createdAt: now.toISOString(),
+      uses: 0,
+      maxUses,
+      maxAge,
+      expiresAt: maxAge === 0 ? null : new Date(now.getTime() + maxAge * 1000).toISOString(),
+    };
+    await ctx.store.write(async (tx) => {
+      await ctx.store.invites.insert(tx, invite);
+      await auditIn(ctx, tx, serverId, caller, 'invite_create', null, { maxAge, maxUses, expiresAt: invite.expiresAt });
+    });
+    return inviteView(invite);
   },
 
   async listInvites(ctx: DomainContext, caller: Caller, serverId: string) {
-    await requireOwner(ctx, caller, serverId);
-    return ctx.store.invites.ofServer(ctx.store.db, serverId);
+    await requireServerPermission(ctx, caller, serverId, 'MANAGE_SERVER');
+    return (await ctx.store.invites.ofServer(ctx.store.db, serverId)).map(inviteView);
+  },
+
+  /** `GET /invites/{code}`: anyone holding the code sees where it leads. */
+  async previewInvite(ctx: DomainContext, code: string) {
+    const invite = await inviteByCode(ctx, code);
+    if (!invite || !inviteUsable(invite)) throw notFound('invite');
+    const server = await ctx.store.servers.byId(ctx.store.db, invite.serverId);
+    if (!server) throw notFound('invite');
+    return {
+      code: invite.code,
+      server: {
+        id: server.id,
+        name: server.name,
+        icon: server.icon ?? null,
+        memberCount: await ctx.store.servers.memberCount(ctx.store.db, server.id),
+      },
+      expiresAt: invite.expiresAt ?? null,
+    };
   },
 
   async deleteInvite(ctx: DomainContext, caller: Caller, code: string) {
     const invite = await inviteByCode(ctx, code);
     if (!invite) throw notFound('invite');
-    await requireOwner(ctx, caller, invite.serverId);
-    await ctx.store.write((tx) => ctx.store.invites.delete(tx, code));
+    const m = await requireMember(ctx, caller, invite.serverId);
+    if (invite.createdBy !== caller.id && (m.bits & P.MANAGE_SERVER) === 0n)
+      throw forbidden('missing_permission', 'missing permission MANAGE_SERVER (or be the inviter)');
+    await ctx.store.write(async (tx) => {
+      await ctx.store.invites.delete(tx, code);
+      await auditIn(ctx, tx, invite.serverId, caller, 'invite_delete', null, { inviterId: invite.createdBy });
+    });
   },
 
   async join(ctx: DomainContext, caller: Caller, code: string) {
     if (caller.bot) throw forbidden('users_only', 'bots join servers when the owner adds them');
     const invite = await inviteByCode(ctx, code);
-    if (!invite) throw notFound('invite');
+    if (!invite || !inviteUsable(invite)) throw notFound('invite');
     const server = await ctx.store.servers.byId(ctx.store.db, invite.serverId);
     if (!server) throw notFound('invite');
-    const inserted = await ctx.store.write((tx) =>
-      ctx.store.members.insert(tx, { serverId: server.id, userId: caller.id, permissions: ALL_PERMISSIONS, joinedAt: nowIso() }),
-    );
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) {
+    if (await ctx.store.bans.get(ctx.store.db, server.id, caller.id)) throw forbidden('banned', 'you are banned from this server');
+    const model = await ctx.store.write(async (tx) => {
+      if (await ctx.store.members.get(tx, server.id, caller.id)) return undefined;
+      if (!(await ctx.store.invites.use(tx, code, nowIso()))) throw notFound('invite');
+      const inserted = await ctx.store.members.insert(tx, {
+        serverId: server.id,
+        userId: caller.id,
+        roles: '',
+        legacyPermissions: -1,
+        joinedAt: nowIso(),
+      });
+      return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0 ? snapshotIn(ctx, tx, server.id) : undefined;
+    });
+    if (model) {
       await notify(ctx, {
         kind: 'event',
         serverId: server.id,
@@ -142,7 +346,8 @@ export const servers = {
           t: 'MEMBER_ADD',
           d: { serverId: server.id, user: { id: caller.id, name: caller.name, bot: false, avatar: caller.avatar } },
         },
-        permissions: ALL_PERMISSIONS,
+        model,
+        roles: [],
       });
     }
     return serverView(server);
@@ -150,26 +355,168 @@ export const servers = {
 
   async members(ctx: DomainContext, caller: Caller, serverId: string) {
     await requireMember(ctx, caller, serverId);
-    const rows = await ctx.store.members.ofServer(ctx.store.db, serverId);
-    return rows.map((r) => ({
-      ...publicUser(r),
-      ...(r.bot === 1 ? { ownerId: r.ownerId, permissions: permissionNames(r.permissions) } : {}),
-      joinedAt: r.joinedAt,
+    const [rows, roles] = await Promise.all([
+      ctx.store.members.ofServer(ctx.store.db, serverId),
+      ctx.store.roles.ofServer(ctx.store.db, serverId),
+    ]);
+    const managed = new Map(roles.filter((r) => r.botId).map((r) => [r.botId!, r]));
+    return rows.map((r) => {
+      const user = publicUser(r);
+      const role = r.bot === 1 ? managed.get(r.id) : undefined;
+      return {
+        ...user,
+        user,
+        roles: splitRoles(r.roles),
+        ...(r.bot === 1 ? { ownerId: r.ownerId, permissions: legacyNamesOf(parsePermissions(role?.permissions ?? '0') ?? 0n) } : {}),
+        joinedAt: r.joinedAt,
+      };
+    });
+  },
+
+  /**
+   * Removes a member: a kick (KICK_MEMBERS, of someone whose highest role is below the
+   * caller's), or a person leaving. The owner can be neither kicked nor leave.
+   */
+  async removeMember(ctx: DomainContext, caller: Caller, serverId: string, userId: string) {
+    const m = await requireMember(ctx, caller, serverId);
+    const self = userId === caller.id;
+    if (userId === m.server.ownerId)
+      throw badRequest(
+        self ? 'the owner cannot leave their own server (transfer it first)' : 'the owner cannot be kicked',
+        'owner_cannot_leave',
+      );
+    if (!self) await requireModeration(ctx, caller, m, serverId, userId, 'KICK_MEMBERS');
+    const user = isId(userId) ? await ctx.store.users.byId(ctx.store.db, userId) : undefined;
+    const removed =
+      user &&
+      (await ctx.store.write(async (tx) => {
+        const r = await removeMembership(ctx, tx, serverId, userId);
+        if (r && !self) await auditIn(ctx, tx, serverId, caller, 'member_kick', userId, {});
+        return r;
+      }));
+    if (!user || !removed) throw notFound('member');
+    await afterRemoval(ctx, serverId, user, removed.managedRole);
+  },
+
+  async ban(
+    ctx: DomainContext,
+    caller: Caller,
+    serverId: string,
+    userId: string,
+    body: { reason?: string; deleteMessageSeconds?: number },
+  ) {
+    const m = await requireServerPermission(ctx, caller, serverId, 'BAN_MEMBERS');
+    if (userId === m.server.ownerId) throw badRequest('the owner cannot be banned', 'cannot_ban_owner');
+    if (userId === caller.id) throw badRequest('you cannot ban yourself', 'cannot_ban_self');
+    const user = isId(userId) ? await ctx.store.users.byId(ctx.store.db, userId) : undefined;
+    if (!user) throw notFound('user');
+    const target = await ctx.store.members.get(ctx.store.db, serverId, userId);
+    if (target) await requireModeration(ctx, caller, m, serverId, userId, 'BAN_MEMBERS');
+    const seconds = body.deleteMessageSeconds ?? 0;
+    if (!Number.isInteger(seconds) || seconds < 0 || seconds > BAN_DELETE_MAX_SECONDS)
+      throw badRequest(`deleteMessageSeconds must be from 0 to ${BAN_DELETE_MAX_SECONDS}`);
+    const reason = body.reason !== undefined ? cleanReason(body.reason) : (caller.reason ?? null);
+    const since = new Date(Date.now() - seconds * 1000).toISOString();
+    const { removed, deletedMessages } = await ctx.store.write(async (tx) => {
+      await ctx.store.bans.put(tx, { serverId, userId, reason, createdBy: caller.id, createdAt: nowIso() });
+      const removed = await removeMembership(ctx, tx, serverId, userId);
+      let deletedMessages: Array<{ id: string; channelId: string }> = [];
+      if (seconds > 0) {
+        deletedMessages = await tx
+          .selectFrom('messages')
+          .select(['id', 'channelId'])
+          .where('serverId', '=', serverId)
+          .where('authorId', '=', userId)
+          .where('createdAt', '>=', since)
+          .execute();
+        if (deletedMessages.length > 0)
+          await tx
+            .deleteFrom('messages')
+            .where(
+              'id',
+              'in',
+              deletedMessages.map((d) => d.id),
+            )
+            .execute();
+      }
+      await auditIn(
+        ctx,
+        tx,
+        serverId,
+        caller,
+        'member_ban',
+        userId,
+        { deleteMessageSeconds: seconds, deletedMessages: deletedMessages.length },
+        reason ?? undefined,
+      );
+      return { removed, deletedMessages };
+    });
+    await notify(ctx, { kind: 'event', serverId, event: { t: 'BAN_ADD', d: { serverId, user: publicUser(user) } } });
+    for (const d of deletedMessages)
+      await notify(ctx, { kind: 'event', serverId, event: { t: 'MESSAGE_DELETE', d: { id: d.id, channelId: d.channelId, serverId } } });
+    if (removed) await afterRemoval(ctx, serverId, user, removed.managedRole);
+  },
+
+  async bans(ctx: DomainContext, caller: Caller, serverId: string) {
+    await requireServerPermission(ctx, caller, serverId, 'BAN_MEMBERS');
+    return (await ctx.store.bans.ofServer(ctx.store.db, serverId)).map((b) => ({
+      user: { id: b.userId, name: b.name ?? 'Deleted user', bot: b.bot === 1, avatar: b.avatar ?? null },
+      reason: b.reason,
+      createdAt: b.createdAt,
     }));
   },
 
-  /** Removes a member: the owner removing someone, or a person leaving. The owner cannot leave. */
-  async removeMember(ctx: DomainContext, caller: Caller, serverId: string, userId: string) {
-    const { server } = await requireMember(ctx, caller, serverId);
-    if (userId !== caller.id && server.ownerId !== caller.id) throw forbidden('owner_only', 'only the server owner can remove members');
-    if (userId === server.ownerId) throw badRequest('the owner cannot leave their own server', 'owner_cannot_leave');
-    const user = isId(userId) ? await ctx.store.users.byId(ctx.store.db, userId) : undefined;
-    const removed = user && (await ctx.store.write((tx) => ctx.store.members.delete(tx, serverId, userId)));
-    if (!user || !removed || Number(removed.numDeletedRows) === 0) throw notFound('member');
-    await notify(ctx, { kind: 'event', serverId, event: { t: 'MEMBER_REMOVE', d: { serverId, user: publicUser(user) } } });
+  async unban(ctx: DomainContext, caller: Caller, serverId: string, userId: string) {
+    await requireServerPermission(ctx, caller, serverId, 'BAN_MEMBERS');
+    const removed = isId(userId)
+      ? await ctx.store.write(async (tx) => {
+          const r = await ctx.store.bans.delete(tx, serverId, userId);
+          if (Number(r.numDeletedRows) > 0) await auditIn(ctx, tx, serverId, caller, 'member_unban', userId, {});
+          return Number(r.numDeletedRows) > 0;
+        })
+      : false;
+    if (!removed) throw notFound('ban');
+    const user = await ctx.store.users.byId(ctx.store.db, userId);
+    await notify(ctx, {
+      kind: 'event',
+      serverId,
+      event: {
+        t: 'BAN_REMOVE',
+        d: { serverId, user: user ? publicUser(user) : { id: userId, name: 'Deleted user', bot: false, avatar: null } },
+      },
+    });
   },
 
-  async addBot(ctx: DomainContext, caller: Caller, serverId: string, botId: string, permissions?: PermissionName[]) {
+  async auditLog(
+    ctx: DomainContext,
+    caller: Caller,
+    serverId: string,
+    q: { limit?: number; before?: string; action?: string; actorId?: string },
+  ) {
+    await requireServerPermission(ctx, caller, serverId, 'VIEW_AUDIT_LOG');
+    const limit = q.limit ?? 50;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw badRequest('limit must be from 1 to 100', 'invalid_query');
+    if (q.before !== undefined && !isId(q.before)) throw badRequest('before must be an entry id', 'invalid_query');
+    if (q.actorId !== undefined && !isId(q.actorId)) throw badRequest('actorId must be a user id', 'invalid_query');
+    const rows = await ctx.store.auditLog.ofServer(ctx.store.db, serverId, {
+      limit,
+      ...(q.before ? { before: q.before } : {}),
+      ...(q.action ? { action: q.action } : {}),
+      ...(q.actorId ? { actorId: q.actorId } : {}),
+    });
+    return rows.map((r) => ({
+      id: r.id,
+      action: r.action,
+      actorId: r.actorId,
+      targetId: r.targetId,
+      changes: JSON.parse(r.changes) as Record<string, unknown>,
+      reason: r.reason,
+      createdAt: r.createdAt,
+    }));
+  },
+
+  /** Adds a bot with a managed role holding `permissions` (section 3's names, section 9's, or a bitfield). */
+  async addBot(ctx: DomainContext, caller: Caller, serverId: string, botId: string, permissions?: ReadonlyArray<string> | string) {
     await requireOwner(ctx, caller, serverId);
     const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
     if (!bot || bot.bot !== 1) throw notFound('bot');
@@ -178,37 +525,211 @@ export const servers = {
     // and messages anyway, so hiding that the bot exists would protect nothing.
     if (bot.ownerId !== caller.id && bot.isPublic !== 1)
       throw forbidden('bot_owner_only', 'only its owner can add this bot (it is not public)');
-    const bits = permissions ? permissionBits(permissions) : ALL_PERMISSIONS;
+    const bits = botBits(permissions);
     const joinedAt = nowIso();
-    const r = await ctx.store.write((tx) => ctx.store.members.insert(tx, { serverId, userId: botId, permissions: bits, joinedAt }));
-    if (Number(r.numInsertedOrUpdatedRows ?? 0n) === 0) throw conflict('bot_already_member', 'the bot is already a member of this server');
-    await notify(ctx, { kind: 'event', serverId, event: { t: 'MEMBER_ADD', d: { serverId, user: publicUser(bot) } }, permissions: bits });
-    return { ...publicUser(bot), ownerId: bot.ownerId, permissions: permissionNames(bits), joinedAt };
-  },
-
-  async setBotPermissions(ctx: DomainContext, caller: Caller, serverId: string, botId: string, permissions: PermissionName[]) {
-    await requireOwner(ctx, caller, serverId);
-    const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
-    if (!bot || bot.bot !== 1) throw notFound('bot');
-    const bits = permissionBits(permissions);
-    const r = await ctx.store.write((tx) => ctx.store.members.setPermissions(tx, serverId, botId, bits));
-    if (Number(r.numUpdatedRows) === 0) throw notFound('member', 'bot membership not found');
-    // Open gateway sessions of the bot take their new view from this entry, in log order.
+    const role = managedRole(ctx, serverId, bot, bits);
+    const model = await ctx.store.write(async (tx) => {
+      const r = await ctx.store.members.insert(tx, { serverId, userId: botId, roles: role.id, legacyPermissions: -1, joinedAt });
+      if (Number(r.numInsertedOrUpdatedRows ?? 0n) === 0)
+        throw conflict('bot_already_member', 'the bot is already a member of this server');
+      await insertManagedRole(ctx, tx, role);
+      await auditIn(ctx, tx, serverId, caller, 'bot_add', botId, { permissions: bits.toString() });
+      return snapshotIn(ctx, tx, serverId);
+    });
+    await notify(ctx, { kind: 'event', serverId, event: { t: 'ROLE_CREATE', d: { serverId, role: roleView(role) } } });
     await notify(ctx, {
       kind: 'event',
       serverId,
-      event: { t: 'MEMBER_UPDATE', d: { serverId, user: publicUser(bot), permissions: permissionNames(bits) } },
-      permissions: bits,
+      event: { t: 'MEMBER_ADD', d: { serverId, user: publicUser(bot) } },
+      model,
+      roles: [role.id],
     });
-    return { ...publicUser(bot), ownerId: bot.ownerId, permissions: permissionNames(bits) };
+    return botMember(bot, role, joinedAt);
+  },
+
+  /** Section 3's route: sets the bot's managed role's permissions. */
+  async setBotPermissions(
+    ctx: DomainContext,
+    caller: Caller,
+    serverId: string,
+    botId: string,
+    permissions: ReadonlyArray<string> | string,
+  ) {
+    await requireOwner(ctx, caller, serverId);
+    const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
+    if (!bot || bot.bot !== 1) throw notFound('bot');
+    const bits = botBits(permissions);
+    const { role, model } = await ctx.store.write(async (tx) => {
+      const member = await ctx.store.members.get(tx, serverId, botId);
+      if (!member) throw notFound('member', 'bot membership not found');
+      let role = await ctx.store.roles.managedOf(tx, serverId, botId);
+      if (!role) {
+        role = managedRole(ctx, serverId, bot, bits);
+        await insertManagedRole(ctx, tx, role);
+        await ctx.store.members.setRoles(tx, serverId, botId, joinRoles([...splitRoles(member.roles), role.id]));
+      } else {
+        await ctx.store.roles.update(tx, serverId, role.id, { permissions: bits.toString() });
+        await ctx.store.bumpPermVersion(tx, serverId);
+        role = { ...role, permissions: bits.toString() };
+      }
+      await auditIn(ctx, tx, serverId, caller, 'bot_update', botId, { permissions: bits.toString() });
+      return { role, model: await snapshotIn(ctx, tx, serverId) };
+    });
+    await notify(ctx, { kind: 'event', serverId, event: { t: 'ROLE_UPDATE', d: { serverId, role: roleView(role) } }, model });
+    await notify(ctx, {
+      kind: 'event',
+      serverId,
+      event: { t: 'MEMBER_UPDATE', d: { serverId, user: publicUser(bot), roles: [role.id], permissions: legacyNamesOf(bits) } },
+    });
+    return botMember(bot, role);
   },
 
   async removeBot(ctx: DomainContext, caller: Caller, serverId: string, botId: string) {
     await requireOwner(ctx, caller, serverId);
     const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
     if (!bot || bot.bot !== 1) throw notFound('bot');
-    const r = await ctx.store.write((tx) => ctx.store.members.delete(tx, serverId, botId));
-    if (Number(r.numDeletedRows) === 0) throw notFound('member', 'bot membership not found');
-    await notify(ctx, { kind: 'event', serverId, event: { t: 'MEMBER_REMOVE', d: { serverId, user: publicUser(bot) } } });
+    const removed = await ctx.store.write(async (tx) => {
+      const r = await removeMembership(ctx, tx, serverId, botId);
+      if (r) await auditIn(ctx, tx, serverId, caller, 'bot_remove', botId, {});
+      return r;
+    });
+    if (!removed) throw notFound('member', 'bot membership not found');
+    await afterRemoval(ctx, serverId, bot, removed.managedRole);
   },
 };
+
+function everyoneRole(serverId: string): RoleTable {
+  return {
+    id: serverId,
+    serverId,
+    name: '@everyone',
+    color: 0,
+    position: 0,
+    permissions: DEFAULT_EVERYONE_PERMISSIONS.toString(),
+    hoist: 0,
+    mentionable: 0,
+    managed: 0,
+    botId: null,
+  };
+}
+
+function managedRole(ctx: DomainContext, serverId: string, bot: UserTable, bits: bigint): RoleTable {
+  return {
+    id: ctx.store.ids.next(),
+    serverId,
+    name: bot.name,
+    color: 0,
+    position: 1,
+    permissions: bits.toString(),
+    hoist: 0,
+    mentionable: 0,
+    managed: 1,
+    botId: bot.id,
+  };
+}
+
+/** A managed role goes on top of the other roles: it is the bot's own. */
+async function insertManagedRole(ctx: DomainContext, tx: Tx, role: RoleTable): Promise<void> {
+  role.position = (await ctx.store.roles.maxPosition(tx, role.serverId)) + 1;
+  await ctx.store.roles.insert(tx, role);
+  await ctx.store.bumpPermVersion(tx, role.serverId);
+}
+
+/**
+ * Ends a membership inside `tx`: the member row, their member overwrites and, for a bot,
+ * its managed role. Null when they were not a member.
+ */
+async function removeMembership(ctx: DomainContext, tx: Tx, serverId: string, userId: string) {
+  const r = await ctx.store.members.delete(tx, serverId, userId);
+  if (Number(r.numDeletedRows) === 0) return null;
+  const managed = await ctx.store.roles.managedOf(tx, serverId, userId);
+  await ctx.store.overwrites.deleteTarget(tx, serverId, userId);
+  if (managed) {
+    await ctx.store.overwrites.deleteTarget(tx, serverId, managed.id);
+    await ctx.store.roles.delete(tx, serverId, managed.id);
+    await ctx.store.bumpPermVersion(tx, serverId);
+  }
+  return { managedRole: managed ?? null };
+}
+
+async function afterRemoval(ctx: DomainContext, serverId: string, user: UserTable, managedRole: RoleTable | null): Promise<void> {
+  await notify(ctx, { kind: 'event', serverId, event: { t: 'MEMBER_REMOVE', d: { serverId, user: publicUser(user) } } });
+  if (managedRole) {
+    const model = await ctx.store.write((tx) => snapshotIn(ctx, tx, serverId)).catch(() => undefined);
+    await notify(ctx, {
+      kind: 'event',
+      serverId,
+      event: { t: 'ROLE_DELETE', d: { serverId, roleId: managedRole.id } },
+      ...(model ? { model } : {}),
+    });
+  }
+}
+
+/** Kicks and bans: the permission, and a target whose highest role is below the caller's. */
+async function requireModeration(
+  ctx: DomainContext,
+  caller: Caller,
+  m: Awaited<ReturnType<typeof requireMember>>,
+  serverId: string,
+  userId: string,
+  permission: 'KICK_MEMBERS' | 'BAN_MEMBERS',
+): Promise<void> {
+  if ((m.bits & P[permission]) === 0n) throw forbidden('missing_permission', `missing permission ${permission}`);
+  const target = isId(userId) ? await ctx.store.members.get(ctx.store.db, serverId, userId) : undefined;
+  if (!target) throw notFound('member');
+  if (m.model.highest(userId, target.roles) >= m.model.highest(caller.id, m.roles))
+    throw forbidden('role_hierarchy', "that member's highest role is not below yours");
+}
+
+function cleanDescription(text: string | null): string | null {
+  if (text === null) return null;
+  rejectNul(text, 'description');
+  const t = text.trim();
+  if ([...t].length > 1000) throw badRequest('description must be at most 1000 characters');
+  return t === '' ? null : t;
+}
+
+function cleanTopic(text: string | null | undefined): string | null {
+  if (text === undefined || text === null) return null;
+  rejectNul(text, 'topic');
+  const t = stripUnsafeCharacters(text).trim();
+  if ([...t].length > 1024) throw badRequest('topic must be at most 1024 characters');
+  return t === '' ? null : t;
+}
+
+function cleanReason(text: string): string | null {
+  rejectNul(text, 'reason');
+  const t = stripUnsafeCharacters(text).trim();
+  if ([...t].length > 512) throw badRequest('reason must be at most 512 characters');
+  return t === '' ? null : t;
+}
+
+/** Bots added before roles (0005) get their managed role, with their old bits, once ids can be issued. */
+export async function backfillManagedRoles(ctx: Pick<DomainContext, 'store'>): Promise<void> {
+  const pending = await ctx.store.members.pendingLegacy(ctx.store.db);
+  for (const p of pending) {
+    const bot = await ctx.store.users.byId(ctx.store.db, p.userId);
+    await ctx.store.write(async (tx) => {
+      if (!bot || bot.bot !== 1) {
+        await tx
+          .updateTable('members')
+          .set({ legacyPermissions: -1 })
+          .where('serverId', '=', p.serverId)
+          .where('userId', '=', p.userId)
+          .execute();
+        return;
+      }
+      const old = Number(p.legacyPermissions);
+      // Section 3's bits were READ_MESSAGES 1, SEND_MESSAGES 2, ADD_REACTIONS 4, ATTACH_FILES 8.
+      const names = (['READ_MESSAGES', 'SEND_MESSAGES', 'ADD_REACTIONS', 'ATTACH_FILES'] as const).filter((_, i) => (old & (1 << i)) !== 0);
+      const role = managedRole(ctx as DomainContext, p.serverId, bot, bitsOfNames(names));
+      await insertManagedRole(ctx as DomainContext, tx, role);
+      await tx
+        .updateTable('members')
+        .set({ legacyPermissions: -1, roles: joinRoles([...splitRoles(p.roles), role.id]) })
+        .where('serverId', '=', p.serverId)
+        .where('userId', '=', p.userId)
+        .execute();
+    });
+  }
+}

@@ -13,6 +13,8 @@ export interface Caller {
   bot: boolean;
   avatar: string | null;
   sessionId?: string;
+  /** This request's `X-Audit-Log-Reason`, for the audit-log entries it writes. */
+  reason?: string;
 }
 
 /** The bit of each permission the wire names; the bits never leave the service. */

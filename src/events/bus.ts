@@ -14,7 +14,8 @@ export interface SessionCheckpoint {
   userId: string;
   s: number;
   pos: LogPosition;
-  servers: Array<[string, number]>;
+  /** Each server's permission version and the member's roles there, at `pos`. */
+  servers: Array<[serverId: string, version: number, roles: string]>;
 }
 
 /**

@@ -1,16 +1,16 @@
 import type { GatewayEvent } from '@parley/protocol';
+import type { ModelSnapshot } from '../domain/permissions.js';
 
 /** The gateway's events (`d` is what clients receive): the protocol's event union. */
 export type { GatewayEvent };
 
-/** Events that change what the member concerned may see: they carry the member's new permission bits. */
-export type GrantEvent = Extract<GatewayEvent, { t: 'MEMBER_ADD' | 'MEMBER_UPDATE' }>;
-
 /**
  * What travels on the bus. Every event names its audience explicitly: the members of
  * `serverId` (for MEMBER_ADD/REMOVE, the member concerned too) who may see it
- * (`permissions.ts`). An event that grants or changes a member's permissions carries the
- * bits, so every gateway session keeps its view current from the log itself.
+ * (`permissions.ts`). An event that changes what decides permissions carries the server's
+ * whole permission model after it (`model`: roles, overwrites, owner, with its version),
+ * and MEMBER_ADD carries it for the joining member; MEMBER_ADD and MEMBER_UPDATE carry
+ * the member's roles. So every gateway session keeps its view current from the log itself.
  *
  * Control entries: `revoke` closes connections of a revoked identity; `gap` says events of
  * `serverIds` (every server, when null) were lost (the log was unreachable), so sessions
@@ -18,8 +18,7 @@ export type GrantEvent = Extract<GatewayEvent, { t: 'MEMBER_ADD' | 'MEMBER_UPDAT
  * positions always name an entry that exists.
  */
 export type BusEntry =
-  | { kind: 'event'; serverId: string; event: Exclude<GatewayEvent, GrantEvent> }
-  | { kind: 'event'; serverId: string; event: GrantEvent; permissions: number }
+  | { kind: 'event'; serverId: string; event: GatewayEvent; model?: ModelSnapshot; roles?: string[] }
   | { kind: 'revoke'; userId: string; sessionId?: string; reason: string }
   | { kind: 'gap'; serverIds: string[] | null }
   | { kind: 'mark' };

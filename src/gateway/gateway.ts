@@ -3,12 +3,14 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { accounts, publicUser } from '../domain/accounts.js';
 import type { DomainContext } from '../domain/context.js';
-import { maySee } from '../domain/permissions.js';
+import { P } from '@parley/protocol';
+import { type ModelSnapshot, ServerModel, joinRoles, visibilityOf } from '../domain/permissions.js';
+import { roleView, snapshotIn } from '../domain/roles.js';
 import type { Caller } from '../domain/types.js';
 import { AppError } from '../errors.js';
 import { answerIgnoringUpgrade, answerRaw } from '../http/raw-answer.js';
 import type { EventBus, LogPosition, SessionCheckpoint } from '../events/bus.js';
-import type { BusEntry } from '../events/types.js';
+import type { BusEntry, GatewayEvent } from '../events/types.js';
 import { CLOSE_CODES as CLOSE, type ClientFrame } from '@parley/protocol';
 import { EventFrame, frame, parseClientFrame } from './frames.js';
 
@@ -27,11 +29,25 @@ export interface GatewayOptions {
   report: (err: unknown, what: string) => void;
 }
 
+/** A session's view of one server: the server's model (roles, overwrites, channels) and its own roles. */
+interface View {
+  model: ServerModel;
+  roles: string;
+}
+
 /** A point where the session's numbering, membership and permissions are known; resume starts from one. */
 interface Mark {
   s: number;
   pos: LogPosition;
-  servers: Array<[string, number]>;
+  servers: Array<[string, View]>;
+}
+
+/** Models made from an entry's snapshot, per snapshot: the sessions a live entry reaches share one. */
+const fromSnapshots = new WeakMap<ModelSnapshot, ServerModel>();
+function modelOf(snapshot: ModelSnapshot): ServerModel {
+  let m = fromSnapshots.get(snapshot);
+  if (!m) fromSnapshots.set(snapshot, (m = ServerModel.fromSnapshot(snapshot)));
+  return m;
 }
 
 /**
@@ -42,7 +58,7 @@ interface Mark {
  */
 class Session {
   s = 0;
-  servers: Map<string, number>;
+  servers: Map<string, View>;
   /** Entries that arrived while the session was catching up; applied after. */
   backlog: Array<[LogPosition, BusEntry]> | null = [];
   marks: Mark[] = [];
@@ -61,7 +77,7 @@ class Session {
     readonly id: string,
     readonly caller: Caller,
     public pos: LogPosition,
-    servers: Iterable<[string, number]>,
+    servers: Iterable<[string, View]>,
     readonly ws: WebSocket,
     /** The connection's state in `Gateway.open`, so the gateway can send it back to identify. */
     readonly conn: Connection,
@@ -257,12 +273,14 @@ export class Gateway {
     const session = new Session(this.ctx.store.ids.next(), caller, this.bus.position(), [], ws, conn);
     this.catchingUp.add(session);
     try {
-      const servers = await this.ctx.store.servers.ofMember(this.ctx.store.db, caller.id);
-      const channels = await this.ctx.store.channels.ofServers(
-        this.ctx.store.db,
-        servers.map((s) => s.id),
-      );
-      for (const s of servers) session.servers.set(s.id, s.permissions);
+      const db = this.ctx.store.db;
+      const servers = await this.ctx.store.servers.ofMember(db, caller.id);
+      const ids = servers.map((s) => s.id);
+      const [models, roles] = await Promise.all([
+        Promise.all(ids.map(async (id) => ServerModel.fromSnapshot(await snapshotIn(this.ctx, db, id)))),
+        ids.length === 0 ? [] : db.selectFrom('roles').selectAll().where('serverId', 'in', ids).orderBy('position').orderBy('id').execute(),
+      ]);
+      servers.forEach((s, i) => session.servers.set(s.id, { model: models[i]!, roles: s.roles }));
       session.marks = [];
       session.mark();
       if (ws.readyState !== WebSocket.OPEN) throw new ClosedDuringStart();
@@ -270,15 +288,21 @@ export class Gateway {
         frame('ready', {
           sessionId: session.id,
           user: { ...publicUser({ ...caller, bot: caller.bot ? 1 : 0 }) },
-          servers: servers.map((s) => ({
-            id: s.id,
-            name: s.name,
-            ownerId: s.ownerId,
-            createdAt: s.createdAt,
-            channels: channels
-              .filter((c) => c.serverId === s.id)
-              .map((c) => ({ id: c.id, serverId: c.serverId, name: c.name, createdAt: c.createdAt })),
-          })),
+          servers: servers.map((s, i) => {
+            const model = models[i]!;
+            return {
+              id: s.id,
+              name: s.name,
+              ownerId: s.ownerId,
+              createdAt: s.createdAt,
+              icon: s.icon ?? null,
+              description: s.description ?? null,
+              channels: visibleChannels(model, caller, s.roles).map((c) => channelOf(model, c.id)!),
+              roles: roles.filter((r) => r.serverId === s.id).map(roleView),
+              memberRoles: s.roles ? s.roles.split(',') : [],
+              permissions: model.permissions(caller.id, caller.bot, s.roles).toString(),
+            };
+          }),
         }),
       );
       this.goLive(session, [], since);
@@ -300,14 +324,24 @@ export class Gateway {
       this.detach(old, false);
       old.ws.terminate();
     }
-    const session = new Session(sessionId, caller, cp.pos, cp.servers, ws, conn);
+    // Resumes replay with the permission model the session had. The store holds the current
+    // one: if it changed since (a role, an overwrite, the owner), or the member's roles did,
+    // the replay cannot be filtered as it was live, and the client identifies again.
+    const views = await Promise.all(
+      cp.servers.map(async ([id, version, roles]): Promise<[string, View] | null> => {
+        const snapshot = await snapshotIn(this.ctx, this.ctx.store.db, id).catch(() => null);
+        return snapshot && snapshot.version === version ? [id, { model: ServerModel.fromSnapshot(snapshot), roles }] : null;
+      }),
+    );
+    if (views.some((v) => v === null)) throw new InvalidSession();
+    const session = new Session(sessionId, caller, cp.pos, views as Array<[string, View]>, ws, conn);
     session.s = cp.s;
     session.acked = cp.s;
-    session.saved = { s: cp.s, pos: cp.pos, servers: cp.servers };
+    session.saved = { s: cp.s, pos: cp.pos, servers: [...session.servers] };
     this.catchingUp.add(session);
     try {
       const missed = await this.bus.readAfter(cp.pos);
-      if (!missed) throw new InvalidSession();
+      if (!missed || missed.some(([, e]) => changesPermissionsOf(e, caller.id, session.servers))) throw new InvalidSession();
       if (ws.readyState !== WebSocket.OPEN) throw new ClosedDuringStart();
       this.goLive(session, missed, since, acked);
       if (session.s < acked) {
@@ -381,42 +415,74 @@ export class Gateway {
     if (!members && !joining) return;
     // Membership events change the indexes while they are applied: iterate a copy then.
     // Otherwise iterate the index itself (a slow consumer dropped mid-way is only deleted).
-    const membership = event.t === 'MEMBER_ADD' || event.t === 'MEMBER_REMOVE';
+    const membership = event.t === 'MEMBER_ADD' || event.t === 'MEMBER_REMOVE' || event.t === 'SERVER_DELETE';
     const audience = membership ? new Set([...(members ?? []), ...(joining ?? [])]) : members!;
     const prepared = new EventFrame(event.t, event.d);
     for (const s of audience) this.apply(s, pos, entry, 0, prepared);
   }
 
   /**
-   * The one rule of who gets what, used live and in replay alike so numbering agrees:
-   * events of the session's servers that its permissions there let it see
-   * (`permissions.maySee`, the rule REST reads follow too); a MEMBER_ADD or MEMBER_UPDATE
-   * of the session's own user sets its permissions first (joining the server on ADD); a
-   * MEMBER_REMOVE of it leaves the server after delivering the notice.
+   * The one rule of who gets what, used live and in replay alike so numbering agrees.
+   * First the entry updates the session's view of its server: a MEMBER_ADD of its own user
+   * joins it (with the entry's model); an entry carrying a newer model replaces the model;
+   * channel events add, change or remove the channel; a MEMBER_UPDATE of its own user sets
+   * its roles. Then the event is sent if the session may see it (`permissions.visibilityOf`:
+   * VIEW_CHANNEL in the event's channel, a server-wide permission, or membership), and the
+   * channels a change of permissions showed or hid arrive as CHANNEL_CREATE or
+   * CHANNEL_DELETE. A MEMBER_REMOVE of its own user, or SERVER_DELETE, leaves the server
+   * after delivering the notice.
    */
   private apply(session: Session, pos: LogPosition, entry: BusEntry, skipThrough: number, prepared?: EventFrame): void {
     if (entry.kind !== 'event' || session.closed) return;
     // A resume may have replayed entries this instance has not dispatched yet; never twice.
     if (this.bus.compare(pos, session.pos) <= 0) return;
     const { event, serverId } = entry;
-    const self =
-      (event.t === 'MEMBER_ADD' || event.t === 'MEMBER_UPDATE' || event.t === 'MEMBER_REMOVE') && event.d.user.id === session.caller.id;
-    if (self && 'permissions' in entry) {
-      if (event.t === 'MEMBER_ADD' && !session.servers.has(serverId) && session.backlog === null) addTo(this.byServer, serverId, session);
-      // An update for a server the session has left (or never joined) grants nothing.
-      if (event.t === 'MEMBER_ADD' || session.servers.has(serverId)) session.servers.set(serverId, entry.permissions);
+    const me = session.caller;
+    const self = (event.t === 'MEMBER_ADD' || event.t === 'MEMBER_UPDATE' || event.t === 'MEMBER_REMOVE') && event.d.user.id === me.id;
+    let before = session.servers.get(serverId);
+    let joined = false;
+    if (!before) {
+      if (!(self && event.t === 'MEMBER_ADD' && entry.model)) return;
+      // Joining: the entry carries the server's model.
+      joined = true;
+      before = { model: modelOf(entry.model), roles: '' };
+      if (session.backlog === null) addTo(this.byServer, serverId, session);
     }
-    const bits = session.servers.get(serverId);
-    if (bits === undefined || !maySee(bits, event)) return;
-    session.s++;
-    session.pos = pos;
-    if (session.s > skipThrough) this.send(session, (prepared ?? new EventFrame(event.t, event.d)).withSeq(session.s));
-    if (self && event.t === 'MEMBER_REMOVE') {
+    const after = nextView(before, entry, self);
+    session.servers.set(serverId, after);
+    // A deleted channel's notice goes to those who could see it; everything else is judged by the view after.
+    const judge = event.t === 'CHANNEL_DELETE' ? before : after;
+    const channelEvent = event.t === 'CHANNEL_CREATE' || event.t === 'CHANNEL_UPDATE' || event.t === 'CHANNEL_DELETE';
+    const permissionsChanged = !joined && !channelEvent && (after.model !== before.model || after.roles !== before.roles);
+    const shown = joined || !permissionsChanged ? null : visibilityChanges(before, after, me);
+    const overwritten = event.t === 'CHANNEL_UPDATE' && before.model !== after.model ? visibilityChanges(before, after, me) : null;
+    const changes = shown ?? overwritten;
+    const skipEvent =
+      event.t === 'CHANNEL_UPDATE' && changes !== null && (changes.gained.includes(event.d.id) || changes.lost.includes(event.d.id));
+    if (!skipEvent && mayReceive(judge, me, event)) this.deliver(session, pos, skipThrough, prepared ?? new EventFrame(event.t, event.d));
+    if (changes) {
+      for (const id of changes.lost) {
+        const c = before.model.channels.get(id);
+        if (c) this.deliver(session, pos, skipThrough, new EventFrame('CHANNEL_DELETE', channelOf(before.model, id)!));
+      }
+      for (const id of changes.gained) {
+        const c = after.model.channels.get(id);
+        if (c) this.deliver(session, pos, skipThrough, new EventFrame('CHANNEL_CREATE', channelOf(after.model, id)!));
+      }
+    }
+    if ((self && event.t === 'MEMBER_REMOVE') || event.t === 'SERVER_DELETE') {
       session.servers.delete(serverId);
       if (session.backlog === null) removeFrom(this.byServer, serverId, session);
     }
     // A mark is taken only after an event is counted, so (s, pos, servers) always agree.
-    if (self || session.s % MARK_EVERY === 0) session.mark();
+    if (self || permissionsChanged || session.s % MARK_EVERY === 0) session.mark();
+  }
+
+  /** Counts and sends one event frame to the session (unless a resume's client already has it). */
+  private deliver(session: Session, pos: LogPosition, skipThrough: number, f: EventFrame): void {
+    session.s++;
+    session.pos = pos;
+    if (session.s > skipThrough) this.send(session, f.withSeq(session.s));
   }
 
   /**
@@ -489,7 +555,12 @@ export class Gateway {
 
   private saveCheckpoint(session: Session, m: Mark): Promise<void> {
     session.saved = m;
-    const cp: SessionCheckpoint = { userId: session.caller.id, s: m.s, pos: m.pos, servers: m.servers };
+    const cp: SessionCheckpoint = {
+      userId: session.caller.id,
+      s: m.s,
+      pos: m.pos,
+      servers: m.servers.map(([id, v]) => [id, v.model.version, v.roles]),
+    };
     return this.bus
       .saveCheckpoint(session.id, cp, this.opts.resumeWindowMs)
       .catch((err) => this.opts.report(err, 'checkpoint save failed'));
@@ -579,6 +650,82 @@ function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
     if (first) return first;
   }
   return req.socket.remoteAddress ?? 'unknown';
+}
+
+/** The view after `entry`: a newer model, a channel added, changed or removed, or the member's new roles. */
+function nextView(view: View, entry: Extract<BusEntry, { kind: 'event' }>, self: boolean): View {
+  const { event } = entry;
+  let model = view.model;
+  if (entry.model && entry.model.version >= model.version) model = modelOf(entry.model);
+  else if (event.t === 'CHANNEL_CREATE' || event.t === 'CHANNEL_UPDATE' || event.t === 'CHANNEL_DELETE') {
+    let next = model.next.get(entry);
+    if (!next) {
+      const d = event.d;
+      const info = {
+        id: d.id,
+        serverId: d.serverId,
+        name: d.name,
+        createdAt: d.createdAt,
+        topic: d.topic ?? null,
+        position: d.position ?? 0,
+      };
+      model.next.set(entry, (next = model.withChannel(d.id, event.t === 'CHANNEL_DELETE' ? null : info)));
+    }
+    model = next;
+  }
+  let roles = view.roles;
+  if (self && (event.t === 'MEMBER_UPDATE' || event.t === 'MEMBER_ADD')) {
+    const given = entry.roles ?? (event.t === 'MEMBER_UPDATE' ? event.d.roles : undefined);
+    if (given) roles = joinRoles(given);
+  }
+  return model === view.model && roles === view.roles ? view : { model, roles };
+}
+
+/** The channels of a server the caller may see in `view`. */
+function visibleChannels(model: ServerModel, caller: Caller, roles: string) {
+  return [...model.channels.values()]
+    .filter((c) => (model.permissions(caller.id, caller.bot, roles, c.id) & P.VIEW_CHANNEL) !== 0n)
+    .sort((a, b) => a.position - b.position || a.id.length - b.id.length || (a.id < b.id ? -1 : 1));
+}
+
+/** A channel as events show it, with its overwrites from the model. */
+function channelOf(model: ServerModel, id: string) {
+  const c = model.channels.get(id);
+  if (!c) return undefined;
+  return {
+    ...c,
+    permissionOverwrites: (model.overwrites.get(id) ?? []).map((o) => ({
+      id: o.id,
+      type: o.type,
+      allow: o.allow.toString(),
+      deny: o.deny.toString(),
+    })),
+  };
+}
+
+/** Channels that became visible or hidden between two views. */
+function visibilityChanges(before: View, after: View, caller: Caller): { gained: string[]; lost: string[] } | null {
+  const was = new Set(visibleChannels(before.model, caller, before.roles).map((c) => c.id));
+  const now = new Set(visibleChannels(after.model, caller, after.roles).map((c) => c.id));
+  const gained = [...now].filter((id) => !was.has(id));
+  const lost = [...was].filter((id) => !now.has(id) && after.model.channels.has(id));
+  return gained.length + lost.length === 0 ? null : { gained, lost };
+}
+
+/** Whether a session with `view` may receive `event` (`permissions.visibilityOf`). */
+function mayReceive(view: View, caller: Caller, event: GatewayEvent): boolean {
+  const needed = visibilityOf(event);
+  if (needed === null) return true;
+  if ('channel' in needed) return (view.model.permissions(caller.id, caller.bot, view.roles, needed.channel) & P.VIEW_CHANNEL) !== 0n;
+  return (view.model.permissions(caller.id, caller.bot, view.roles) & needed.server) === needed.server;
+}
+
+/** Whether a missed entry changed the permissions `userId` has in the servers of `servers`. */
+function changesPermissionsOf(entry: BusEntry, userId: string, servers: Map<string, View>): boolean {
+  if (entry.kind !== 'event' || !servers.has(entry.serverId)) return false;
+  if (entry.model && entry.model.version !== servers.get(entry.serverId)!.model.version) return true;
+  const e = entry.event;
+  return e.t === 'MEMBER_UPDATE' && e.d.user.id === userId;
 }
 
 function addTo<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {

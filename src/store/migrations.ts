@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import { uploadPath } from '../files/upload-store.js';
+import { migrateToRoles } from './roles-migration.js';
 import { migrateToSnowflakes } from './snowflake-migration.js';
 
 /**
@@ -157,6 +158,7 @@ const migrations: Record<string, Migration> = {
     },
   },
   '0004_snowflakes': { up: migrateToSnowflakes },
+  '0005_roles': { up: migrateToRoles },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */

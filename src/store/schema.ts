@@ -30,6 +30,10 @@ export interface ServerTable {
   name: string;
   ownerId: string;
   createdAt: string;
+  icon?: string | null;
+  description?: string | null;
+  /** Counts changes to what decides permissions (roles, overwrites, owner): caches key on it. */
+  permVersion?: number;
 }
 
 export interface ChannelTable {
@@ -37,14 +41,65 @@ export interface ChannelTable {
   serverId: string;
   name: string;
   createdAt: string;
+  topic?: string | null;
+  position?: number;
 }
 
 export interface MemberTable {
   serverId: string;
   userId: string;
-  /** Bitmask of `Permission`s. */
-  permissions: number;
+  /** The member's role ids (not `@everyone`), joined by commas, ascending. */
+  roles: string;
+  /**
+   * Section 3's bits of a bot added before roles (0005), until its managed role is made
+   * just after the store opens; -1 once there is nothing to carry over.
+   */
+  legacyPermissions?: number;
   joinedAt: string;
+}
+
+export interface RoleTable {
+  id: string;
+  serverId: string;
+  name: string;
+  color: number;
+  position: number;
+  /** Decimal bitfield. */
+  permissions: string;
+  hoist: number;
+  mentionable: number;
+  managed: number;
+  /** The bot a managed role belongs to. */
+  botId: string | null;
+}
+
+export interface ChannelOverwriteTable {
+  channelId: string;
+  serverId: string;
+  targetId: string;
+  type: 'role' | 'member';
+  allow: string;
+  deny: string;
+}
+
+export interface BanTable {
+  serverId: string;
+  userId: string;
+  reason: string | null;
+  createdBy: string;
+  createdAt: string;
+}
+
+export interface AuditLogTable {
+  id: string;
+  serverId: string;
+  action: string;
+  actorId: string;
+  targetId: string | null;
+  /** JSON object. */
+  changes: string;
+  reason: string | null;
+  createdAt: string;
 }
 
 export interface InviteTable {
@@ -52,6 +107,12 @@ export interface InviteTable {
   serverId: string;
   createdBy: string;
   createdAt: string;
+  uses?: number;
+  /** 0: unlimited. */
+  maxUses?: number;
+  /** Seconds; 0: never expires. */
+  maxAge?: number;
+  expiresAt?: string | null;
 }
 
 export interface UploadTable {
@@ -144,6 +205,10 @@ export interface Database {
   servers: ServerTable;
   channels: ChannelTable;
   members: MemberTable;
+  roles: RoleTable;
+  channelOverwrites: ChannelOverwriteTable;
+  bans: BanTable;
+  auditLog: AuditLogTable;
   invites: InviteTable;
   uploads: UploadTable;
   messages: MessageTable;

@@ -35,7 +35,7 @@ describe.each(storeDialects())('store on %s', (dialect) => {
         createdAt: now(),
       });
       await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
-      await store.members.insert(tx, { serverId, userId, permissions: 15, joinedAt: now() });
+      await store.members.insert(tx, { serverId, userId, roles: '7,12', joinedAt: now() });
       await store.channels.insert(tx, { id: channelId, serverId, name: 'general', createdAt: now() });
     });
   });
@@ -60,11 +60,11 @@ describe.each(storeDialects())('store on %s', (dialect) => {
     await expect(dup).rejects.toSatisfy((e) => e instanceof AppError && e.code === 'already_exists');
   });
 
-  it('joins membership and channel in one lookup', async () => {
+  it("joins membership, channel and the server's permission version in one lookup", async () => {
     const row = await store.members.forChannel(store.db, channelId, userId);
-    expect(row).toMatchObject({ channelId, serverId, permissions: 15 });
+    expect(row).toMatchObject({ channelId, serverId, roles: '7,12', ownerId: userId, permVersion: 0 });
     const stranger = await store.members.forChannel(store.db, channelId, newId());
-    expect(stranger?.permissions ?? null).toBeNull();
+    expect(stranger?.roles ?? null).toBeNull();
     expect(await store.members.forChannel(store.db, newId(), userId)).toBeUndefined();
   });
 

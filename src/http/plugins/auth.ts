@@ -3,6 +3,7 @@ import { accounts } from '../../domain/accounts.js';
 import type { DomainContext } from '../../domain/context.js';
 import type { Caller } from '../../domain/types.js';
 import { forbidden, unauthorized } from '../../errors.js';
+import { stripUnsafeCharacters } from '../../domain/names.js';
 
 export type Accept = 'any' | 'user';
 
@@ -15,5 +16,18 @@ export async function authenticate(ctx: DomainContext, request: FastifyRequest, 
   if (!header) throw unauthorized('missing Authorization header');
   const caller = await accounts.authenticate(ctx, header);
   if (accept === 'user' && caller.bot) throw forbidden('users_only', 'this endpoint is for user accounts, not bots');
+  const reason = request.headers['x-audit-log-reason'];
+  if (typeof reason === 'string' && reason !== '') caller.reason = auditReason(reason);
   return caller;
+}
+
+/** An `X-Audit-Log-Reason` as Discord sends it (URL-encoded), cleaned, at most 512 characters. */
+function auditReason(raw: string): string {
+  let text = raw;
+  try {
+    text = decodeURIComponent(raw);
+  } catch {
+    // Not encoded: taken as it is.
+  }
+  return [...stripUnsafeCharacters(text).replaceAll('\u0000', '').trim()].slice(0, 512).join('');
 }

@@ -10,8 +10,11 @@ import {
   BotMember,
   Channel,
   ChannelParams,
+  CreateChannelBody,
+  CreateInviteBody,
   Invite,
   InviteParams,
+  InvitePreview,
   Member,
   MemberParams,
   NameBody,
@@ -19,6 +22,8 @@ import {
   ServerBotParams,
   ServerParams,
   SetBotPermissionsBody,
+  UpdateChannelBody,
+  UpdateServerBody,
   ref,
 } from '@parley/protocol';
 import { NoContent, errors } from '../schemas/wire.js';
@@ -53,19 +58,30 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
     '/servers/:serverId',
     {
       schema: {
-        ...user,
-        summary: 'Rename a server (owner)',
+        ...any,
+        summary: 'Change a server: name, icon, description (MANAGE_SERVER); transfer it (`ownerId`, the owner)',
         params: ServerParams,
-        body: NameBody,
+        body: UpdateServerBody,
         response: { 200: ref(Server), ...errors },
       },
     },
-    async (req) => servers.rename(ctx, await authenticate(ctx, req, 'user'), req.params.serverId, req.body.name),
+    async (req) => servers.update(ctx, await authenticate(ctx, req, 'any'), req.params.serverId, req.body),
   );
+
+  const deleteServer = {
+    ...user,
+    summary: 'Delete a server with everything in it (owner)',
+    params: ServerParams,
+    response: { 204: NoContent, ...errors },
+  };
+  app.delete('/servers/:serverId', { schema: deleteServer }, async (req, reply) => {
+    await servers.delete(ctx, await authenticate(ctx, req, 'user'), req.params.serverId);
+    return reply.status(204).send();
+  });
 
   const channels = {
     ...any,
-    summary: "A server's channels",
+    summary: "A server's channels the caller may see",
     params: ServerParams,
     response: { 200: Type.Array(ref(Channel), { description: 'the channels' }), ...errors },
   };
@@ -77,17 +93,17 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
     '/servers/:serverId/channels',
     {
       schema: {
-        ...user,
-        summary: 'Create a channel (owner)',
+        ...any,
+        summary: 'Create a channel (MANAGE_CHANNELS)',
         params: ServerParams,
-        body: NameBody,
+        body: CreateChannelBody,
         response: { 201: ref(Channel), ...errors },
       },
     },
     async (req, reply) => {
-      const caller = await authenticate(ctx, req, 'user');
+      const caller = await authenticate(ctx, req, 'any');
       await enforce(limiter, RULES.manage, caller.id, reply);
-      return reply.status(201).send(await servers.createChannel(ctx, caller, req.params.serverId, req.body.name));
+      return reply.status(201).send(await servers.createChannel(ctx, caller, req.params.serverId, req.body));
     },
   );
 
@@ -95,61 +111,73 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
     '/channels/:channelId',
     {
       schema: {
-        ...user,
-        summary: 'Rename a channel (owner)',
+        ...any,
+        summary: 'Change a channel: name, topic, position (MANAGE_CHANNELS)',
         params: ChannelParams,
-        body: NameBody,
+        body: UpdateChannelBody,
         response: { 200: ref(Channel), ...errors },
       },
     },
-    async (req) => servers.renameChannel(ctx, await authenticate(ctx, req, 'user'), req.params.channelId, req.body.name),
+    async (req) => servers.updateChannel(ctx, await authenticate(ctx, req, 'any'), req.params.channelId, req.body),
   );
 
   const deleteChannel = {
-    ...user,
-    summary: 'Delete a channel with its messages and webhooks (owner)',
+    ...any,
+    summary: 'Delete a channel with its messages and webhooks (MANAGE_CHANNELS)',
     params: ChannelParams,
     response: { 204: NoContent, ...errors },
   };
   app.delete('/channels/:channelId', { schema: deleteChannel }, async (req, reply) => {
-    await servers.deleteChannel(ctx, await authenticate(ctx, req, 'user'), req.params.channelId);
+    await servers.deleteChannel(ctx, await authenticate(ctx, req, 'any'), req.params.channelId);
     return reply.status(204).send();
   });
 
   const createInvite = {
-    ...user,
-    summary: 'Create an invite (owner)',
+    ...any,
+    summary: 'Create an invite (CREATE_INVITE); by default it expires in 7 days, with unlimited uses',
     params: ServerParams,
+    body: Type.Optional(CreateInviteBody),
     response: { 201: ref(Invite), ...errors },
   };
   app.post('/servers/:serverId/invites', { schema: createInvite }, async (req, reply) => {
-    const caller = await authenticate(ctx, req, 'user');
+    const caller = await authenticate(ctx, req, 'any');
     await enforce(limiter, RULES.manage, caller.id, reply);
-    return reply.status(201).send(await servers.createInvite(ctx, caller, req.params.serverId));
+    return reply.status(201).send(await servers.createInvite(ctx, caller, req.params.serverId, req.body ?? {}));
   });
 
   const invites = {
-    ...user,
-    summary: "A server's invites (owner)",
+    ...any,
+    summary: "A server's invites (MANAGE_SERVER)",
     params: ServerParams,
     response: { 200: Type.Array(ref(Invite), { description: 'the invites' }), ...errors },
   };
   app.get('/servers/:serverId/invites', { schema: invites }, async (req) =>
-    servers.listInvites(ctx, await authenticate(ctx, req, 'user'), req.params.serverId),
+    servers.listInvites(ctx, await authenticate(ctx, req, 'any'), req.params.serverId),
   );
 
   const deleteInvite = {
-    ...user,
-    summary: 'Delete an invite (owner)',
+    ...any,
+    summary: 'Delete an invite (MANAGE_SERVER, or its inviter)',
     params: InviteParams,
     response: { 204: NoContent, ...errors },
   };
   app.delete('/invites/:code', { schema: deleteInvite }, async (req, reply) => {
-    await servers.deleteInvite(ctx, await authenticate(ctx, req, 'user'), req.params.code);
+    await servers.deleteInvite(ctx, await authenticate(ctx, req, 'any'), req.params.code);
     return reply.status(204).send();
   });
 
-  const join = { ...any, summary: 'Join the server of an invite', params: InviteParams };
+  const preview = {
+    tags: ['servers'],
+    summary: 'Where an invite leads (anyone holding the code)',
+    params: InviteParams,
+    response: { 200: ref(InvitePreview), ...errors },
+  };
+  app.get('/invites/:code', { schema: preview }, async (req, reply) => {
+    await enforce(limiter, RULES.joinByAddress, clientKey(req), reply);
+    return servers.previewInvite(ctx, req.params.code);
+  });
+
+  const join = { ...any, summary: 'Join the server of an invite (403 if banned; 404 if expired or used up)', params: InviteParams };
   app.post('/invites/:code', { schema: { ...join, response: { 200: ref(Server), ...errors } } }, async (req, reply) => {
     // Invite codes are bearer secrets: limit how fast anyone can try them, by address
     // first (before spending a lookup on the token), then by account.
@@ -173,14 +201,14 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
     '/servers/:serverId/members/:userId',
     {
       schema: {
-        ...user,
-        summary: 'Remove a member (owner), or leave (`@me`)',
+        ...any,
+        summary: 'Kick a member (KICK_MEMBERS, below your highest role), or leave (`@me`)',
         params: MemberParams,
         response: { 204: NoContent, ...errors },
       },
     },
     async (req, reply) => {
-      const caller = await authenticate(ctx, req, 'user');
+      const caller = await authenticate(ctx, req, 'any');
       const userId = req.params.userId === '@me' ? caller.id : req.params.userId;
       await servers.removeMember(ctx, caller, req.params.serverId, userId);
       return reply.status(204).send();

@@ -10,13 +10,26 @@ export const servers = {
   insert: (db: Tx, row: ServerTable) => db.insertInto('servers').values(row).execute(),
   byId: (db: Db, id: string) => db.selectFrom('servers').selectAll().where('id', '=', id).executeTakeFirst(),
   rename: (db: Tx, id: string, name: string) => db.updateTable('servers').set({ name }).where('id', '=', id).execute(),
-  /** The servers `userId` belongs to, each with the member's permission bits there. */
+  update: (db: Tx, id: string, patch: Partial<Pick<ServerTable, 'name' | 'icon' | 'description' | 'ownerId'>>) =>
+    db.updateTable('servers').set(patch).where('id', '=', id).executeTakeFirst(),
+  delete: (db: Tx, id: string) => db.deleteFrom('servers').where('id', '=', id).executeTakeFirst(),
+  memberCount: async (db: Db, id: string) =>
+    Number(
+      (
+        await db
+          .selectFrom('members')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('serverId', '=', id)
+          .executeTakeFirst()
+      )?.n ?? 0,
+    ),
+  /** The servers `userId` belongs to, each with the member's roles there. */
   ofMember: (db: Db, userId: string) =>
     db
       .selectFrom('servers')
       .innerJoin('members', 'members.serverId', 'servers.id')
       .selectAll('servers')
-      .select('members.permissions')
+      .select('members.roles')
       .where('members.userId', '=', userId)
       .orderBy('servers.id')
       .execute(),
@@ -31,16 +44,22 @@ export const channels = {
       ? Promise.resolve([] as ChannelTable[])
       : db.selectFrom('channels').selectAll().where('serverId', 'in', serverIds).orderBy('id').execute(),
   rename: (db: Tx, id: string, name: string) => db.updateTable('channels').set({ name }).where('id', '=', id).execute(),
+  update: (db: Tx, id: string, patch: Partial<Pick<ChannelTable, 'name' | 'topic' | 'position'>>) =>
+    db.updateTable('channels').set(patch).where('id', '=', id).executeTakeFirst(),
   delete: (db: Tx, id: string) => db.deleteFrom('channels').where('id', '=', id).executeTakeFirst(),
 };
 
-/** A channel with the caller's permissions in its server: null when not a member. */
+/** A channel with what decides the caller's permissions there; `roles` is null when not a member. */
 export interface ChannelAccess {
   channelId: string;
   serverId: string;
   name: string;
   createdAt: string;
-  permissions: number | null;
+  topic: string | null;
+  position: number;
+  ownerId: string;
+  permVersion: number;
+  roles: string | null;
 }
 
 export const members = {
@@ -60,22 +79,38 @@ export const members = {
    */
   forChannel: async (db: Db, channelId: string, userId: string) => {
     const { rows } = await sql<ChannelAccess>`
-      select c.id as channel_id, c.server_id, c.name, c.created_at, m.permissions
-      from channels c left join members m on m.server_id = c.server_id and m.user_id = ${userId}
+      select c.id as channel_id, c.server_id, c.name, c.created_at, c.topic, c.position,
+        s.owner_id, s.perm_version, m.roles
+      from channels c join servers s on s.id = c.server_id
+      left join members m on m.server_id = c.server_id and m.user_id = ${userId}
       where c.id = ${channelId}`.execute(db);
-    return rows[0];
+    const row = rows[0];
+    // PostgreSQL's driver answers bigint columns as strings, SQLite's plugin numbers.
+    if (row) row.permVersion = Number(row.permVersion);
+    return row;
   },
   ofServer: (db: Db, serverId: string) =>
     db
       .selectFrom('members')
       .innerJoin('users', 'users.id', 'members.userId')
-      .select(['users.id', 'users.name', 'users.bot', 'users.avatar', 'users.ownerId', 'members.permissions', 'members.joinedAt'])
+      .select(['users.id', 'users.name', 'users.bot', 'users.avatar', 'users.ownerId', 'members.roles', 'members.joinedAt'])
       .where('members.serverId', '=', serverId)
       .orderBy('members.joinedAt')
       .orderBy('users.id')
       .execute(),
-  setPermissions: (db: Tx, serverId: string, userId: string, permissions: number) =>
-    db.updateTable('members').set({ permissions }).where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
+  setRoles: (db: Tx, serverId: string, userId: string, roles: string) =>
+    db.updateTable('members').set({ roles }).where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
+  /** Members holding `roleId` (a role being deleted). */
+  withRole: (db: Db | Tx, serverId: string, roleId: string) =>
+    db
+      .selectFrom('members')
+      .select(['userId', 'roles'])
+      .where('serverId', '=', serverId)
+      .where(sql<boolean>`(',' || roles || ',') like ${`%,${roleId},%`}`)
+      .execute(),
+  /** Bots added before roles whose managed role is still to be made. */
+  pendingLegacy: (db: Db) =>
+    db.selectFrom('members').select(['serverId', 'userId', 'legacyPermissions', 'roles']).where('legacyPermissions', '>=', 0).execute(),
   delete: (db: Tx, serverId: string, userId: string) =>
     db.deleteFrom('members').where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
   serverIdsOf: async (db: Db, userId: string) =>
@@ -84,6 +119,17 @@ export const members = {
 
 export const invites = {
   insert: (db: Tx, row: InviteTable) => db.insertInto('invites').values(row).execute(),
+  /** Counts a use, unless it is used up or expired; false when it was not usable. */
+  use: async (db: Tx, code: string, now: string) => {
+    const r = await db
+      .updateTable('invites')
+      .set({ uses: sql`uses + 1` })
+      .where('code', '=', code)
+      .where((eb) => eb.or([eb('maxUses', '=', 0), eb('uses', '<', eb.ref('maxUses'))]))
+      .where((eb) => eb.or([eb('expiresAt', 'is', null), eb('expiresAt', '>', now)]))
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  },
   byCode: (db: Db, code: string) => db.selectFrom('invites').selectAll().where('code', '=', code).executeTakeFirst(),
   ofServer: (db: Db, serverId: string) =>
     db.selectFrom('invites').selectAll().where('serverId', '=', serverId).orderBy('createdAt').execute(),

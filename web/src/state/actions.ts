@@ -226,7 +226,8 @@ export function applyEvent(event: GatewayEvent): void {
       dispatch({ type: 'channel/remove', channelId: event.d.id, serverId: event.d.serverId });
       break;
     case 'MEMBER_ADD':
-      if (event.d.user) dispatch({ type: 'member/upsert', serverId: event.d.serverId, member: event.d.user });
+      if (event.d.user)
+        dispatch({ type: 'member/upsert', serverId: event.d.serverId, member: { ...event.d.user, user: event.d.user, roles: [] } });
       if (event.d.user?.id === me?.id && !getState().servers[event.d.serverId]) void loadServers().catch(() => undefined);
       break;
     case 'MEMBER_REMOVE':

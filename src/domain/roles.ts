@@ -1,0 +1,341 @@
+import { ALL_PERMISSION_BITS, P, parsePermissions, permissionNamesOf, type Overwrite, type Role } from '@parley/protocol';
+import { badRequest, forbidden, notFound } from '../errors.js';
+import { isId } from '../ids.js';
+import type { Db, Tx } from '../store/index.js';
+import type { ChannelOverwriteTable, ChannelTable, RoleTable } from '../store/schema.js';
+import { publicUser } from './accounts.js';
+import { type Membership, requireChannelPermission, requireMember, requireServerPermission } from './access.js';
+import { auditIn, diff } from './audit.js';
+import { type DomainContext, notify } from './context.js';
+import { cleanName } from './names.js';
+import { type ModelSnapshot, joinRoles, splitRoles } from './permissions.js';
+import type { Caller } from './types.js';
+
+export const roleView = (r: RoleTable): Role => ({
+  id: r.id,
+  serverId: r.serverId,
+  name: r.name,
+  color: r.color,
+  position: r.position,
+  permissions: r.permissions,
+  hoist: r.hoist === 1,
+  mentionable: r.mentionable === 1,
+  managed: r.managed === 1,
+});
+
+export const overwriteView = (o: ChannelOverwriteTable): Overwrite => ({ id: o.targetId, type: o.type, allow: o.allow, deny: o.deny });
+
+/** A channel as the API shows it, with its overwrites. */
+export function channelView(c: ChannelTable, overwrites: ChannelOverwriteTable[] = []) {
+  return {
+    id: c.id,
+    serverId: c.serverId,
+    name: c.name,
+    createdAt: c.createdAt,
+    topic: c.topic ?? null,
+    position: c.position ?? 0,
+    permissionOverwrites: overwrites.filter((o) => o.channelId === c.id).map(overwriteView),
+  };
+}
+
+/**
+ * The server's permission model as it stands inside `tx`, for the gateway: entries that
+ * change permissions carry it, so every instance's sessions apply the change in log order.
+ */
+export async function snapshotIn(_ctx: DomainContext, tx: Db | Tx, serverId: string): Promise<ModelSnapshot> {
+  const server = await tx.selectFrom('servers').select(['ownerId', 'permVersion']).where('id', '=', serverId).executeTakeFirstOrThrow();
+  const [roles, overwrites, channels] = await Promise.all([
+    tx.selectFrom('roles').select(['id', 'permissions', 'position']).where('serverId', '=', serverId).execute(),
+    tx.selectFrom('channelOverwrites').selectAll().where('serverId', '=', serverId).execute(),
+    tx
+      .selectFrom('channels')
+      .select(['id', 'serverId', 'name', 'createdAt', 'topic', 'position'])
+      .where('serverId', '=', serverId)
+      .execute(),
+  ]);
+  return {
+    serverId,
+    ownerId: server.ownerId,
+    version: Number(server.permVersion),
+    channels: channels.map((c) => ({ ...c, topic: c.topic ?? null, position: Number(c.position) })),
+    roles: roles.map((r) => [r.id, r.permissions, r.position]),
+    overwrites: overwrites.map((o) => [o.channelId, o.targetId, o.type, o.allow, o.deny]),
+  };
+}
+
+/** Parses a bitfield from a request: a decimal string of known bits, else 400. */
+export function requirePermissions(value: string | undefined, what: string): bigint | undefined {
+  if (value === undefined) return undefined;
+  const bits = parsePermissions(value);
+  if (bits === null) throw badRequest(`${what} must be a permission bitfield: a decimal integer string`);
+  if ((bits & ~ALL_PERMISSION_BITS) !== 0n) throw badRequest(`${what} has bits that name no permission`);
+  return bits;
+}
+
+/** Refuses granting what the caller does not hold themselves (the owner and administrators hold all). */
+function requireHeld(m: Membership, bits: bigint, where?: bigint): void {
+  const held = where ?? m.bits;
+  const extra = bits & ~held;
+  if (extra !== 0n)
+    throw forbidden('role_hierarchy', `you cannot grant permissions you do not have: ${permissionNamesOf(extra).join(', ')}`);
+}
+
+/** Refuses acting on a role at or above the caller's highest role. */
+function requireBelow(caller: Caller, m: Membership, position: number, what: string): void {
+  if (position >= m.model.highest(caller.id, m.roles)) throw forbidden('role_hierarchy', `${what} is not below your highest role`);
+}
+
+async function loadRole(ctx: DomainContext, serverId: string, roleId: string): Promise<RoleTable> {
+  const role = isId(roleId) ? await ctx.store.roles.byId(ctx.store.db, serverId, roleId) : undefined;
+  if (!role) throw notFound('role');
+  return role;
+}
+
+function colorOf(color: number | undefined): number | undefined {
+  if (color === undefined) return undefined;
+  if (!Number.isInteger(color) || color < 0 || color > 0xffffff) throw badRequest('color must be an integer from 0 to 16777215');
+  return color;
+}
+
+export interface RoleBody {
+  name?: string;
+  permissions?: string;
+  color?: number;
+  hoist?: boolean;
+  mentionable?: boolean;
+  position?: number;
+}
+
+/** Renumbers `ordered` (every role but `@everyone`, bottom first) to positions 1..n. */
+async function renumber(ctx: DomainContext, tx: Tx, serverId: string, ordered: RoleTable[]): Promise<void> {
+  for (let i = 0; i < ordered.length; i++) {
+    const r = ordered[i]!;
+    if (r.position !== i + 1) await ctx.store.roles.update(tx, serverId, r.id, { position: i + 1 });
+    r.position = i + 1;
+  }
+}
+
+export const roles = {
+  async list(ctx: DomainContext, caller: Caller, serverId: string) {
+    await requireMember(ctx, caller, serverId);
+    return (await ctx.store.roles.ofServer(ctx.store.db, serverId)).map(roleView);
+  },
+
+  async create(ctx: DomainContext, caller: Caller, serverId: string, body: RoleBody) {
+    const m = await requireServerPermission(ctx, caller, serverId, 'MANAGE_ROLES');
+    const permissions = requirePermissions(body.permissions, 'permissions') ?? 0n;
+    requireHeld(m, permissions);
+    const role: RoleTable = {
+      id: ctx.store.ids.next(),
+      serverId,
+      name: cleanName(body.name ?? 'new role', 'name'),
+      color: colorOf(body.color) ?? 0,
+      position: 1,
+      permissions: permissions.toString(),
+      hoist: body.hoist ? 1 : 0,
+      mentionable: body.mentionable ? 1 : 0,
+      managed: 0,
+      botId: null,
+    };
+    const snapshot = await ctx.store.write(async (tx) => {
+      // New roles start just above `@everyone`, as Discord's do: below whoever made them.
+      const existing = (
+        await tx.selectFrom('roles').selectAll().where('serverId', '=', serverId).orderBy('position').orderBy('id').execute()
+      ).filter((r) => r.id !== serverId);
+      await ctx.store.roles.insert(tx, role);
+      await renumber(ctx, tx, serverId, [role, ...existing]);
+      await ctx.store.bumpPermVersion(tx, serverId);
+      await auditIn(ctx, tx, serverId, caller, 'role_create', role.id, { role: roleView(role) });
+      return snapshotIn(ctx, tx, serverId);
+    });
+    await notify(ctx, { kind: 'event', serverId, event: { t: 'ROLE_CREATE', d: { serverId, role: roleView(role) } }, model: snapshot });
+    return roleView(role);
+  },
+
+  async update(ctx: DomainContext, caller: Caller, serverId: string, roleId: string, body: RoleBody) {
+    const m = await requireServerPermission(ctx, caller, serverId, 'MANAGE_ROLES');
+    const role = await loadRole(ctx, serverId, roleId);
+    const everyone = role.id === serverId;
+    if (!everyone) requireBelow(caller, m, role.position, 'that role');
+    if (everyone && (body.name !== undefined || body.position !== undefined || body.hoist !== undefined))
+      throw badRequest("@everyone's name, position and hoist cannot change", 'everyone_role');
+    const permissions = requirePermissions(body.permissions, 'permissions');
+    if (permissions !== undefined) requireHeld(m, permissions ^ (parsePermissions(role.permissions) ?? 0n));
+    if (body.position !== undefined) {
+      if (!Number.isInteger(body.position) || body.position < 1) throw badRequest('position must be an integer of at least 1');
+      requireBelow(caller, m, body.position, 'that position');
+    }
+    const patch: Partial<RoleTable> = {
+      ...(body.name !== undefined ? { name: cleanName(body.name, 'name') } : {}),
+      ...(permissions !== undefined ? { permissions: permissions.toString() } : {}),
+      ...(body.color !== undefined ? { color: colorOf(body.color) } : {}),
+      ...(body.hoist !== undefined ? { hoist: body.hoist ? 1 : 0 } : {}),
+      ...(body.mentionable !== undefined ? { mentionable: body.mentionable ? 1 : 0 } : {}),
+    };
+    const { updated, snapshot, moved } = await ctx.store.write(async (tx) => {
+      if (Object.keys(patch).length > 0) await ctx.store.roles.update(tx, serverId, roleId, patch);
+      let moved: RoleTable[] = [];
+      if (body.position !== undefined && body.position !== role.position) {
+        const others = (
+          await tx.selectFrom('roles').selectAll().where('serverId', '=', serverId).orderBy('position').orderBy('id').execute()
+        ).filter((r) => r.id !== serverId && r.id !== roleId);
+        const before = new Map(others.map((r) => [r.id, r.position]));
+        const at = Math.min(body.position, others.length + 1) - 1;
+        const self = { ...role, ...patch };
+        others.splice(at, 0, self);
+        await renumber(ctx, tx, serverId, others);
+        moved = others.filter((r) => r.id !== roleId && before.get(r.id) !== r.position);
+      }
+      await ctx.store.bumpPermVersion(tx, serverId);
+      const updated = await ctx.store.roles.byId(tx, serverId, roleId);
+      if (!updated) throw notFound('role');
+      await auditIn(ctx, tx, serverId, caller, 'role_update', roleId, diff(roleView(role), roleView(updated)));
+      return { updated, snapshot: await snapshotIn(ctx, tx, serverId), moved };
+    });
+    // Roles whose position shifted are announced too, so clients keep the order.
+    for (const r of moved) await notify(ctx, { kind: 'event', serverId, event: { t: 'ROLE_UPDATE', d: { serverId, role: roleView(r) } } });
+    await notify(ctx, { kind: 'event', serverId, event: { t: 'ROLE_UPDATE', d: { serverId, role: roleView(updated) } }, model: snapshot });
+    return roleView(updated);
+  },
+
+  async delete(ctx: DomainContext, caller: Caller, serverId: string, roleId: string) {
+    const m = await requireServerPermission(ctx, caller, serverId, 'MANAGE_ROLES');
+    if (roleId === serverId) throw badRequest('@everyone cannot be deleted', 'everyone_role');
+    const role = await loadRole(ctx, serverId, roleId);
+    if (role.managed === 1) throw forbidden('managed_role', "a bot's role goes when the bot is removed");
+    requireBelow(caller, m, role.position, 'that role');
+    const { snapshot, holders } = await ctx.store.write(async (tx) => {
+      const holders = await ctx.store.members.withRole(tx, serverId, roleId);
+      for (const h of holders)
+        await ctx.store.members.setRoles(tx, serverId, h.userId, joinRoles(splitRoles(h.roles).filter((id) => id !== roleId)));
+      await ctx.store.overwrites.deleteTarget(tx, serverId, roleId);
+      await ctx.store.roles.delete(tx, serverId, roleId);
+      const rest = (
+        await tx.selectFrom('roles').selectAll().where('serverId', '=', serverId).orderBy('position').orderBy('id').execute()
+      ).filter((r) => r.id !== serverId);
+      await renumber(ctx, tx, serverId, rest);
+      await ctx.store.bumpPermVersion(tx, serverId);
+      await auditIn(ctx, tx, serverId, caller, 'role_delete', roleId, { role: roleView(role) });
+      return { snapshot: await snapshotIn(ctx, tx, serverId), holders };
+    });
+    await notify(ctx, { kind: 'event', serverId, event: { t: 'ROLE_DELETE', d: { serverId, roleId } }, model: snapshot });
+    for (const h of holders) {
+      const user = await ctx.store.users.byId(ctx.store.db, h.userId);
+      if (user)
+        await notify(ctx, {
+          kind: 'event',
+          serverId,
+          event: { t: 'MEMBER_UPDATE', d: { serverId, user: publicUser(user), roles: splitRoles(h.roles).filter((id) => id !== roleId) } },
+        });
+    }
+  },
+
+  /** Gives (`add`) or takes a role from a member. */
+  async setMemberRole(ctx: DomainContext, caller: Caller, serverId: string, userId: string, roleId: string, add: boolean) {
+    const m = await requireServerPermission(ctx, caller, serverId, 'MANAGE_ROLES');
+    if (roleId === serverId) throw badRequest('everyone has @everyone: it cannot be given or taken', 'everyone_role');
+    const role = await loadRole(ctx, serverId, roleId);
+    if (role.managed === 1) throw forbidden('managed_role', "a bot's role belongs to that bot alone");
+    requireBelow(caller, m, role.position, 'that role');
+    const user = isId(userId) ? await ctx.store.users.byId(ctx.store.db, userId) : undefined;
+    const target = user && (await ctx.store.members.get(ctx.store.db, serverId, userId));
+    if (!user || !target) throw notFound('member');
+    const { changed, next } = await ctx.store.write(async (tx) => {
+      const current = await ctx.store.members.get(tx, serverId, userId);
+      if (!current) throw notFound('member');
+      const ids = splitRoles(current.roles);
+      const has = ids.includes(roleId);
+      if (has === add) return { changed: false, next: ids };
+      const next = add ? [...ids, roleId] : ids.filter((id) => id !== roleId);
+      await ctx.store.members.setRoles(tx, serverId, userId, joinRoles(next));
+      await auditIn(ctx, tx, serverId, caller, add ? 'member_role_add' : 'member_role_remove', userId, { roleId });
+      return { changed: true, next: splitRoles(joinRoles(next)) };
+    });
+    if (changed)
+      await notify(ctx, { kind: 'event', serverId, event: { t: 'MEMBER_UPDATE', d: { serverId, user: publicUser(user), roles: next } } });
+  },
+
+  /** `PUT /channels/{id}/permissions/{targetId}`. */
+  async putOverwrite(
+    ctx: DomainContext,
+    caller: Caller,
+    channelId: string,
+    targetId: string,
+    body: { type: 'role' | 'member'; allow?: string; deny?: string },
+  ) {
+    const channel = await requireChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL);
+    const m = await requireServerPermission(ctx, caller, channel.serverId, 'MANAGE_ROLES');
+    const allow = requirePermissions(body.allow ?? '0', 'allow') ?? 0n;
+    const deny = requirePermissions(body.deny ?? '0', 'deny') ?? 0n;
+    await requireOverwriteTarget(ctx, caller, m, channel.serverId, targetId, body.type);
+    const before = await ctx.store.overwrites.get(ctx.store.db, channelId, targetId);
+    // Only what the caller holds in the channel can be allowed or denied, or changed.
+    const changed = (allow ^ (parsePermissions(before?.allow ?? '0') ?? 0n)) | (deny ^ (parsePermissions(before?.deny ?? '0') ?? 0n));
+    requireHeld(m, changed, channel.permissions);
+    const row: ChannelOverwriteTable = {
+      channelId,
+      serverId: channel.serverId,
+      targetId,
+      type: body.type,
+      allow: allow.toString(),
+      deny: deny.toString(),
+    };
+    await changeOverwrites(ctx, caller, channelId, channel.serverId, 'overwrite_update', targetId, async (tx) => {
+      await ctx.store.overwrites.put(tx, row);
+      return { type: body.type, allow: { old: before?.allow ?? null, new: row.allow }, deny: { old: before?.deny ?? null, new: row.deny } };
+    });
+  },
+
+  async deleteOverwrite(ctx: DomainContext, caller: Caller, channelId: string, targetId: string) {
+    const channel = await requireChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL);
+    const m = await requireServerPermission(ctx, caller, channel.serverId, 'MANAGE_ROLES');
+    const before = isId(targetId) ? await ctx.store.overwrites.get(ctx.store.db, channelId, targetId) : undefined;
+    if (!before) throw notFound('overwrite');
+    await requireOverwriteTarget(ctx, caller, m, channel.serverId, targetId, before.type);
+    requireHeld(m, (parsePermissions(before.allow) ?? 0n) | (parsePermissions(before.deny) ?? 0n), channel.permissions);
+    await changeOverwrites(ctx, caller, channelId, channel.serverId, 'overwrite_delete', targetId, async (tx) => {
+      await ctx.store.overwrites.delete(tx, channelId, targetId);
+      return { type: before.type, allow: before.allow, deny: before.deny };
+    });
+  },
+};
+
+async function requireOverwriteTarget(
+  ctx: DomainContext,
+  caller: Caller,
+  m: Membership,
+  serverId: string,
+  targetId: string,
+  type: 'role' | 'member',
+): Promise<void> {
+  if (type === 'role') {
+    const role = await loadRole(ctx, serverId, targetId);
+    if (role.id !== serverId) requireBelow(caller, m, role.position, 'that role');
+    return;
+  }
+  const target = isId(targetId) ? await ctx.store.members.get(ctx.store.db, serverId, targetId) : undefined;
+  if (!target) throw notFound('member');
+  if (targetId !== caller.id) requireBelow(caller, m, m.model.highest(targetId, target.roles), "that member's highest role");
+}
+
+/** Writes an overwrite change with its audit entry, then announces the channel with the new model. */
+async function changeOverwrites(
+  ctx: DomainContext,
+  caller: Caller,
+  channelId: string,
+  serverId: string,
+  action: 'overwrite_update' | 'overwrite_delete',
+  targetId: string,
+  change: (tx: Tx) => Promise<Record<string, unknown>>,
+): Promise<void> {
+  const { channel, overwrites, snapshot } = await ctx.store.write(async (tx) => {
+    const changes = await change(tx);
+    await ctx.store.bumpPermVersion(tx, serverId);
+    await auditIn(ctx, tx, serverId, caller, action, targetId, { channelId, ...changes });
+    const channel = await tx.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirst();
+    if (!channel) throw notFound('channel');
+    const overwrites = await tx.selectFrom('channelOverwrites').selectAll().where('channelId', '=', channelId).execute();
+    return { channel, overwrites, snapshot: await snapshotIn(ctx, tx, serverId) };
+  });
+  await notify(ctx, { kind: 'event', serverId, event: { t: 'CHANNEL_UPDATE', d: channelView(channel, overwrites) }, model: snapshot });
+}

@@ -1,0 +1,100 @@
+import { type Kysely, type Transaction, sql } from 'kysely';
+import type { AuditLogTable, BanTable, ChannelOverwriteTable, Database, RoleTable } from '../schema.js';
+
+type Db = Kysely<Database>;
+type Tx = Transaction<Database>;
+
+/** Roles of servers (`@everyone` has the server's id). */
+export const roles = {
+  insert: (db: Tx, row: RoleTable) => db.insertInto('roles').values(row).execute(),
+  ofServer: (db: Db, serverId: string) =>
+    db.selectFrom('roles').selectAll().where('serverId', '=', serverId).orderBy('position').orderBy('id').execute(),
+  byId: (db: Db, serverId: string, id: string) =>
+    db.selectFrom('roles').selectAll().where('serverId', '=', serverId).where('id', '=', id).executeTakeFirst(),
+  managedOf: (db: Db, serverId: string, botId: string) =>
+    db.selectFrom('roles').selectAll().where('serverId', '=', serverId).where('botId', '=', botId).executeTakeFirst(),
+  update: (db: Tx, serverId: string, id: string, patch: Partial<Omit<RoleTable, 'id' | 'serverId'>>) =>
+    db.updateTable('roles').set(patch).where('serverId', '=', serverId).where('id', '=', id).executeTakeFirst(),
+  delete: (db: Tx, serverId: string, id: string) =>
+    db.deleteFrom('roles').where('serverId', '=', serverId).where('id', '=', id).executeTakeFirst(),
+  maxPosition: async (db: Db | Tx, serverId: string) =>
+    Number(
+      (
+        await db
+          .selectFrom('roles')
+          .select((eb) => eb.fn.max('position').as('top'))
+          .where('serverId', '=', serverId)
+          .executeTakeFirst()
+      )?.top ?? 0,
+    ),
+};
+
+export const overwrites = {
+  ofServer: (db: Db, serverId: string) => db.selectFrom('channelOverwrites').selectAll().where('serverId', '=', serverId).execute(),
+  ofChannel: (db: Db, channelId: string) =>
+    db.selectFrom('channelOverwrites').selectAll().where('channelId', '=', channelId).orderBy('targetId').execute(),
+  ofChannels: (db: Db, channelIds: string[]) =>
+    channelIds.length === 0
+      ? Promise.resolve([] as ChannelOverwriteTable[])
+      : db.selectFrom('channelOverwrites').selectAll().where('channelId', 'in', channelIds).execute(),
+  get: (db: Db, channelId: string, targetId: string) =>
+    db.selectFrom('channelOverwrites').selectAll().where('channelId', '=', channelId).where('targetId', '=', targetId).executeTakeFirst(),
+  put: (db: Tx, row: ChannelOverwriteTable) =>
+    db
+      .insertInto('channelOverwrites')
+      .values(row)
+      .onConflict((oc) => oc.columns(['channelId', 'targetId']).doUpdateSet({ type: row.type, allow: row.allow, deny: row.deny }))
+      .execute(),
+  delete: (db: Tx, channelId: string, targetId: string) =>
+    db.deleteFrom('channelOverwrites').where('channelId', '=', channelId).where('targetId', '=', targetId).executeTakeFirst(),
+  deleteTarget: (db: Tx, serverId: string, targetId: string) =>
+    db.deleteFrom('channelOverwrites').where('serverId', '=', serverId).where('targetId', '=', targetId).execute(),
+};
+
+export const bans = {
+  put: (db: Tx, row: BanTable) =>
+    db
+      .insertInto('bans')
+      .values(row)
+      .onConflict((oc) => oc.columns(['serverId', 'userId']).doUpdateSet({ reason: row.reason }))
+      .execute(),
+  get: (db: Db, serverId: string, userId: string) =>
+    db.selectFrom('bans').selectAll().where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
+  ofServer: (db: Db, serverId: string) =>
+    db
+      .selectFrom('bans')
+      .leftJoin('users', 'users.id', 'bans.userId')
+      .select(['bans.userId', 'bans.reason', 'bans.createdAt', 'users.name', 'users.bot', 'users.avatar'])
+      .where('bans.serverId', '=', serverId)
+      .orderBy('bans.createdAt')
+      .execute(),
+  delete: (db: Tx, serverId: string, userId: string) =>
+    db.deleteFrom('bans').where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
+};
+
+export interface AuditQuery {
+  limit: number;
+  before?: string;
+  action?: string;
+  actorId?: string;
+}
+
+export const auditLog = {
+  insert: (db: Tx, row: AuditLogTable) => db.insertInto('auditLog').values(row).execute(),
+  ofServer: (db: Db, serverId: string, q: AuditQuery) => {
+    let query = db.selectFrom('auditLog').selectAll().where('serverId', '=', serverId);
+    if (q.before) query = query.where('id', '<', q.before);
+    if (q.action) query = query.where('action', '=', q.action);
+    if (q.actorId) query = query.where('actorId', '=', q.actorId);
+    return query.orderBy('id', 'desc').limit(q.limit).execute();
+  },
+};
+
+/** Bumps a server's permission version: every cached computation for it is stale. */
+export const bumpPermVersion = (db: Tx, serverId: string) =>
+  db
+    .updateTable('servers')
+    .set({ permVersion: sql`perm_version + 1` })
+    .where('id', '=', serverId)
+    .returning('permVersion')
+    .executeTakeFirst();
