@@ -48,13 +48,15 @@ export const DEFAULT_EVERYONE_PERMISSIONS: bigint =
 
 /**
  * Section 3's four names for a bot's permissions, still accepted: each stands for these
- * bits. READ_MESSAGES is seeing the channel and its history.
+ * bits. READ_MESSAGES is seeing the channel and its history; each of the others includes
+ * seeing the channel (VIEW_CHANNEL), without which a channel grants nothing, so a bot
+ * granted only SEND_MESSAGES can post but not read, as section 3 had it.
  */
 export const LEGACY_PERMISSIONS = {
   READ_MESSAGES: P.VIEW_CHANNEL | P.READ_MESSAGE_HISTORY,
-  SEND_MESSAGES: P.SEND_MESSAGES,
-  ADD_REACTIONS: P.ADD_REACTIONS,
-  ATTACH_FILES: P.ATTACH_FILES,
+  SEND_MESSAGES: P.VIEW_CHANNEL | P.SEND_MESSAGES,
+  ADD_REACTIONS: P.VIEW_CHANNEL | P.ADD_REACTIONS,
+  ATTACH_FILES: P.VIEW_CHANNEL | P.ATTACH_FILES,
 } as const;
 export type LegacyPermission = keyof typeof LEGACY_PERMISSIONS;
 export const ALL_LEGACY_BITS: bigint = Object.values(LEGACY_PERMISSIONS).reduce((a, b) => a | b, 0n);

@@ -1,6 +1,5 @@
 import { type Static, type TLiteral, Type } from 'typebox';
 import { ATTACHMENTS_MAX, CONTENT_MAX, EMBED_LIMITS, PERMISSION_NAMES } from './limits.js';
-import { PERMISSION_LIST } from './permissions.js';
 import { Embed, ref } from './wire.js';
 
 /**
@@ -112,24 +111,25 @@ const permissionLiterals = PERMISSION_NAMES.map((p) => Type.Literal(p)) as Liter
 /** A permission bitfield in a request: a decimal string (checked for known bits by the service). */
 export const PermissionBitsBody = Type.String({ maxLength: 20, description: 'permission bitfield, decimal (docs/permissions.md)' });
 
-const sectionNinePermissions = PERMISSION_LIST.map((p) => Type.Literal(p));
-
 /**
- * A bot's permissions in a server: section 3's names (each at most once), section 9's
- * names, or a bitfield string.
+ * A bot's permissions in a server: section 3's names (each at most once), or a section 9
+ * bitfield string for its managed role.
  */
 export const BotPermissions = Type.Union([
-  Type.Array(Type.Union([...permissionLiterals, ...sectionNinePermissions]), { uniqueItems: true, maxItems: 32 }),
+  Type.Array(Type.Union(permissionLiterals), { uniqueItems: true, maxItems: PERMISSION_NAMES.length }),
   PermissionBitsBody,
 ]);
 
 /** `PATCH /servers/{serverId}`. */
-export const UpdateServerBody = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  icon: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()])),
-  description: Type.Optional(Type.Union([Type.String({ maxLength: 4000 }), Type.Null()])),
-  ownerId: Type.Optional(Type.String({ maxLength: 32 })),
-});
+export const UpdateServerBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    icon: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()])),
+    description: Type.Optional(Type.Union([Type.String({ maxLength: 4000 }), Type.Null()])),
+    ownerId: Type.Optional(Type.String({ maxLength: 32 })),
+  },
+  { minProperties: 1, additionalProperties: false },
+);
 
 /** `POST /servers/{serverId}/channels`. */
 export const CreateChannelBody = Type.Object({
@@ -139,11 +139,14 @@ export const CreateChannelBody = Type.Object({
 });
 
 /** `PATCH /channels/{channelId}`. */
-export const UpdateChannelBody = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  topic: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])),
-  position: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
-});
+export const UpdateChannelBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    topic: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])),
+    position: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+  },
+  { minProperties: 1, additionalProperties: false },
+);
 
 const roleFields = {
   permissions: Type.Optional(PermissionBitsBody),
@@ -156,11 +159,14 @@ const roleFields = {
 export const CreateRoleBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), ...roleFields });
 
 /** `PATCH /servers/{serverId}/roles/{roleId}`. */
-export const UpdateRoleBody = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  ...roleFields,
-  position: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: '1 is just above `@everyone`' })),
-});
+export const UpdateRoleBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    ...roleFields,
+    position: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: '1 is just above `@everyone`' })),
+  },
+  { minProperties: 1, additionalProperties: false },
+);
 
 /** `PUT /channels/{channelId}/permissions/{targetId}`. */
 export const OverwriteBody = Type.Object({

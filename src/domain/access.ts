@@ -1,4 +1,4 @@
-import { P, type Permission, permissionNamesOf } from '@parley/protocol';
+import { LEGACY_PERMISSIONS, type LegacyPermission, P, type Permission, permissionNamesOf } from '@parley/protocol';
 import { type Entity, forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
 import type { ServerTable } from '../store/schema.js';
@@ -19,8 +19,14 @@ export interface Membership {
 const notMember = (caller: Caller) =>
   forbidden('not_a_member', caller.bot ? 'bot is not a member of this server' : 'you are not a member of this server');
 
-const missing = (needed: bigint) =>
-  forbidden('missing_permission', `missing permission ${permissionNamesOf(needed).join(', ') || 'VIEW_CHANNEL'}`);
+/** Names the missing bits, and section 3's name for them where there is one (what older bots were granted). */
+const missing = (bits: bigint) => {
+  const legacy = (Object.keys(LEGACY_PERMISSIONS) as LegacyPermission[]).filter(
+    (n) => (LEGACY_PERMISSIONS[n] & bits & ~P.VIEW_CHANNEL) !== 0n || (n === 'READ_MESSAGES' && (bits & P.VIEW_CHANNEL) !== 0n),
+  );
+  const names = permissionNamesOf(bits).join(', ');
+  return forbidden('missing_permission', `missing permission ${names}${legacy.length > 0 ? ` (${legacy.join(', ')})` : ''}`);
+};
 
 /** The caller's membership of a server; 404 for an unknown server, 403 for a non-member. */
 export async function requireMember(ctx: DomainContext, caller: Caller, serverId: string): Promise<Membership> {
@@ -75,7 +81,9 @@ export async function requireChannelPermission(
   const row = isId(channelId) ? await ctx.store.members.forChannel(ctx.store.db, channelId, caller.id) : undefined;
   if (!row) throw notFound('channel');
   if (row.roles === null || row.roles === undefined) throw notMember(caller);
-  const model = await ctx.perms.model(ctx.store.db, row.serverId, row.ownerId, row.permVersion);
+  const model =
+    ctx.perms.cached(row.serverId, row.ownerId, row.permVersion) ??
+    (await ctx.perms.model(ctx.store.db, row.serverId, row.ownerId, row.permVersion));
   const permissions = model.permissions(caller.id, caller.bot, row.roles, row.channelId);
   if ((permissions & needed) !== needed) throw missing(needed & ~permissions);
   return {

@@ -4,6 +4,8 @@ import { isId } from '../ids.js';
 import type { Tx } from '../store/index.js';
 import type { UserTable } from '../store/schema.js';
 import { isCommonPassword } from './common-passwords.js';
+import type { ModelSnapshot } from './permissions.js';
+import { snapshotIn } from './roles.js';
 import { type DomainContext, notify, nowIso } from './context.js';
 import { cleanAvatar, cleanName } from './names.js';
 import type { Caller, PublicUser } from './types.js';
@@ -183,13 +185,28 @@ export const accounts = {
     const bot = await ownBot(ctx, caller, botId, "only the bot's owner can delete it");
     // Read the memberships in the deleting transaction, so a server the bot joins
     // meanwhile still hears of its removal.
-    const serverIds = await ctx.store.write(async (tx) => {
+    // Its managed roles and the overwrites naming it or them go in the same transaction.
+    const left = await ctx.store.write(async (tx) => {
       const ids = await ctx.store.members.serverIdsOf(tx, botId);
+      const out: Array<{ serverId: string; roleId: string | null; model: ModelSnapshot | null }> = [];
+      for (const serverId of ids) {
+        const role = await ctx.store.roles.managedOf(tx, serverId, botId);
+        const own = await ctx.store.overwrites.deleteTarget(tx, serverId, botId);
+        if (role) {
+          await ctx.store.overwrites.deleteTarget(tx, serverId, role.id);
+          await ctx.store.roles.delete(tx, serverId, role.id);
+        }
+        const changed = role !== undefined || own.some((r) => Number(r.numDeletedRows) > 0);
+        if (changed) await ctx.store.bumpPermVersion(tx, serverId);
+        out.push({ serverId, roleId: role?.id ?? null, model: changed ? await snapshotIn(ctx, tx, serverId) : null });
+      }
       await ctx.store.users.delete(tx, botId);
-      return ids;
+      return out;
     });
-    for (const serverId of serverIds) {
+    for (const { serverId, roleId, model } of left) {
       await notify(ctx, { kind: 'event', serverId, event: { t: 'MEMBER_REMOVE', d: { serverId, user: publicUser(bot) } } });
+      if (roleId)
+        await notify(ctx, { kind: 'event', serverId, event: { t: 'ROLE_DELETE', d: { serverId, roleId } }, ...(model ? { model } : {}) });
     }
     await notify(ctx, { kind: 'revoke', userId: botId, reason: 'bot deleted' });
   },

@@ -132,14 +132,14 @@ export class ServerModel {
   /** A member's permissions server-wide (`channelId` omitted) or in a channel. */
   permissions(userId: string, bot: boolean, memberRoles: string, channelId?: string): bigint {
     if (userId === this.ownerId) return ALL_PERMISSION_BITS;
+    const overwrites = channelId === undefined ? undefined : (this.overwrites.get(channelId) ?? []);
+    // Member overwrites name one person: results that depend on one are never shared.
+    if (overwrites?.some((o) => o.type === 'member' && o.id === userId)) {
+      return computePermissions(this.input(userId, bot, memberRoles, overwrites));
+    }
     const key = `${bot ? 'b' : 'p'}${memberRoles}/${channelId ?? ''}`;
     let bits = this.results.get(key);
     if (bits === undefined) {
-      // Member overwrites name one person: results that depend on one are not shared.
-      const overwrites = channelId === undefined ? undefined : (this.overwrites.get(channelId) ?? []);
-      if (overwrites?.some((o) => o.type === 'member' && o.id === userId)) {
-        return computePermissions(this.input(userId, bot, memberRoles, overwrites));
-      }
       bits = computePermissions(this.input(userId, bot, memberRoles, overwrites));
       if (this.results.size > 10_000) this.results.clear();
       this.results.set(key, bits);
@@ -177,9 +177,15 @@ export class PermissionCache {
   private readonly models = new Map<string, ServerModel>();
   private readonly loading = new Map<string, Promise<ServerModel>>();
 
-  async model(db: Db, serverId: string, ownerId: string, version: number): Promise<ServerModel> {
+  /** The model at `version` when it is at hand: the hot path then awaits nothing. */
+  cached(serverId: string, ownerId: string, version: number): ServerModel | undefined {
     const cached = this.models.get(serverId);
-    if (cached && cached.version === version && cached.ownerId === ownerId) return cached;
+    return cached && cached.version === version && cached.ownerId === ownerId ? cached : undefined;
+  }
+
+  async model(db: Db, serverId: string, ownerId: string, version: number): Promise<ServerModel> {
+    const cached = this.cached(serverId, ownerId, version);
+    if (cached) return cached;
     const key = `${serverId}/${version}`;
     let pending = this.loading.get(key);
     if (!pending) {
@@ -222,10 +228,12 @@ export function hasPermission(bits: bigint, permission: Permission): boolean {
 }
 
 /**
- * How an event of a server is filtered, per session: by the channel it belongs to (the
- * session needs VIEW_CHANNEL there), by a server-wide permission, or membership alone.
+ * How an event of a server is filtered, per session: by the permissions it needs in the
+ * channel it belongs to, by a server-wide permission, or membership alone. Content
+ * (messages, reactions, typing) needs what reading history needs, as REST does: VIEW_CHANNEL
+ * and READ_MESSAGE_HISTORY; the channel itself needs VIEW_CHANNEL.
  */
-export type Visibility = { channel: string } | { server: bigint } | null;
+export type Visibility = { channel: string; needs: bigint } | { server: bigint } | null;
 
 export function visibilityOf(event: GatewayEvent): Visibility {
   switch (event.t) {
@@ -235,11 +243,11 @@ export function visibilityOf(event: GatewayEvent): Visibility {
     case 'REACTION_ADD':
     case 'REACTION_REMOVE':
     case 'TYPING_START':
-      return { channel: event.d.channelId };
+      return { channel: event.d.channelId, needs: NEEDS.read };
     case 'CHANNEL_CREATE':
     case 'CHANNEL_UPDATE':
     case 'CHANNEL_DELETE':
-      return { channel: event.d.id };
+      return { channel: event.d.id, needs: NEEDS.view };
     case 'BAN_ADD':
     case 'BAN_REMOVE':
       return { server: P.BAN_MEMBERS };

@@ -250,8 +250,10 @@ export const servers = {
     const { deleted, uploadIds, row } = await ctx.store.write(async (tx) => {
       const row = await ctx.store.channels.byId(tx, channelId);
       const uploadIds = await ctx.store.uploads.ofChannel(tx, channelId);
+      const hadOverwrites = (await ctx.store.overwrites.ofChannel(tx, channelId)).length > 0;
       const r = await ctx.store.channels.delete(tx, channelId);
       const deleted = Number(r.numDeletedRows) > 0;
+      if (deleted && hadOverwrites) await ctx.store.bumpPermVersion(tx, channel.serverId);
       if (deleted) await auditIn(ctx, tx, channel.serverId, caller, 'channel_delete', channelId, { name: channel.name });
       return { deleted, uploadIds, row };
     });
@@ -643,12 +645,13 @@ async function removeMembership(ctx: DomainContext, tx: Tx, serverId: string, us
   const r = await ctx.store.members.delete(tx, serverId, userId);
   if (Number(r.numDeletedRows) === 0) return null;
   const managed = await ctx.store.roles.managedOf(tx, serverId, userId);
-  await ctx.store.overwrites.deleteTarget(tx, serverId, userId);
+  const own = await ctx.store.overwrites.deleteTarget(tx, serverId, userId);
   if (managed) {
     await ctx.store.overwrites.deleteTarget(tx, serverId, managed.id);
     await ctx.store.roles.delete(tx, serverId, managed.id);
-    await ctx.store.bumpPermVersion(tx, serverId);
   }
+  // Overwrites decide permissions: cached results and gateway models move to a new version.
+  if (managed || own.some((r) => Number(r.numDeletedRows) > 0)) await ctx.store.bumpPermVersion(tx, serverId);
   return { managedRole: managed ?? null };
 }
 

@@ -3,6 +3,7 @@ import { badRequest, notFound } from '../errors.js';
 import { isId } from '../ids.js';
 import type { WebhookTable } from '../store/schema.js';
 import { requireOwner } from './access.js';
+import { auditIn, diff } from './audit.js';
 import { type DomainContext, nowIso } from './context.js';
 import { resolveAttachmentRefs } from '../webhooks/discord.js';
 import {
@@ -77,7 +78,10 @@ export const webhooks = {
       createdBy: caller.id,
       createdAt: nowIso(),
     };
-    await ctx.store.write((tx) => ctx.store.webhooks.insert(tx, row));
+    await ctx.store.write(async (tx) => {
+      await ctx.store.webhooks.insert(tx, row);
+      await auditIn(ctx, tx, serverId, caller, 'webhook_create', row.id, { name: row.name, channelId: row.channelId });
+    });
     return { ...webhookView(row), token: secret, url: `${ctx.publicUrl}/webhooks/${row.id}/${secret}` };
   },
 
@@ -98,15 +102,22 @@ export const webhooks = {
     if (patch.channelId !== undefined) changes.channelId = (await channelOfServer(ctx, hook.serverId, patch.channelId)).id;
     if (patch.avatar !== undefined) changes.avatar = cleanAvatar(patch.avatar);
     if (Object.keys(changes).length > 0) {
-      const r = await ctx.store.write((tx) => ctx.store.webhooks.update(tx, webhookId, changes));
+      const r = await ctx.store.write(async (tx) => {
+        const r = await ctx.store.webhooks.update(tx, webhookId, changes);
+        if (Number(r.numUpdatedRows) > 0) await auditIn(ctx, tx, hook.serverId, caller, 'webhook_update', webhookId, diff(hook, changes));
+        return r;
+      });
       if (Number(r.numUpdatedRows) === 0) throw notFound('webhook');
     }
     return webhookView({ ...hook, ...changes });
   },
 
   async delete(ctx: DomainContext, caller: Caller, webhookId: string) {
-    await ownedWebhook(ctx, caller, webhookId);
-    await ctx.store.write((tx) => ctx.store.webhooks.delete(tx, webhookId));
+    const hook = await ownedWebhook(ctx, caller, webhookId);
+    await ctx.store.write(async (tx) => {
+      await ctx.store.webhooks.delete(tx, webhookId);
+      await auditIn(ctx, tx, hook.serverId, caller, 'webhook_delete', webhookId, { name: hook.name });
+    });
   },
 
   /** The webhook behind a URL's id and token, or 404 (the same for every failure). */

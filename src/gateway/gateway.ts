@@ -51,10 +51,12 @@ function modelOf(snapshot: ModelSnapshot): ServerModel {
 }
 
 /**
- * One client's view of the event log: the servers it belongs to with its permission bits
- * in each, the sequence number of the last event it was sent, and the log position that
- * event came from. The permissions change only through log entries (MEMBER_ADD,
- * MEMBER_UPDATE), so live delivery and a resume's replay filter alike.
+ * One client's view of the event log: the servers it belongs to with its view of each (the
+ * server's permission model and its own roles), the sequence number of the last event it
+ * was sent, and the log position that event came from. Views change only through log
+ * entries (those that carry a model, channel events, its own MEMBER_ADD/MEMBER_UPDATE). A
+ * resume rebuilds them from the store, so it is refused when the missed entries changed
+ * them in a way the store cannot show as it was (`replayable`).
  */
 class Session {
   s = 0;
@@ -341,7 +343,7 @@ export class Gateway {
     this.catchingUp.add(session);
     try {
       const missed = await this.bus.readAfter(cp.pos);
-      if (!missed || missed.some(([, e]) => changesPermissionsOf(e, caller.id, session.servers))) throw new InvalidSession();
+      if (!missed || !replayable(missed, caller.id, session.servers)) throw new InvalidSession();
       if (ws.readyState !== WebSocket.OPEN) throw new ClosedDuringStart();
       this.goLive(session, missed, since, acked);
       if (session.s < acked) {
@@ -716,8 +718,28 @@ function visibilityChanges(before: View, after: View, caller: Caller): { gained:
 function mayReceive(view: View, caller: Caller, event: GatewayEvent): boolean {
   const needed = visibilityOf(event);
   if (needed === null) return true;
-  if ('channel' in needed) return (view.model.permissions(caller.id, caller.bot, view.roles, needed.channel) & P.VIEW_CHANNEL) !== 0n;
+  if ('channel' in needed) {
+    return (view.model.permissions(caller.id, caller.bot, view.roles, needed.channel) & needed.needs) === needed.needs;
+  }
   return (view.model.permissions(caller.id, caller.bot, view.roles) & needed.server) === needed.server;
+}
+
+/**
+ * Whether a resume can replay `missed` with the views it rebuilt from the store (`servers`):
+ * not when an entry changed the permissions `userId` has in one of them, nor when a channel
+ * that existed at the checkpoint was deleted since. Its overwrites went with it, and no
+ * permission version records that, so the model read now cannot judge the missed events of
+ * that channel (they would be judged as if it had no overwrites).
+ */
+function replayable(missed: Array<[LogPosition, BusEntry]>, userId: string, servers: Map<string, View>): boolean {
+  const created = new Set<string>();
+  for (const [, e] of missed) {
+    if (changesPermissionsOf(e, userId, servers)) return false;
+    if (e.kind !== 'event' || !servers.has(e.serverId)) continue;
+    if (e.event.t === 'CHANNEL_CREATE') created.add(e.event.d.id);
+    else if (e.event.t === 'CHANNEL_DELETE' && !created.has(e.event.d.id)) return false;
+  }
+  return true;
 }
 
 /** Whether a missed entry changed the permissions `userId` has in the servers of `servers`. */

@@ -74,26 +74,28 @@ describe('codes over HTTP', () => {
     expectError(await call(srv.url, 'GET', '/no/such/route', { auth: w.owner.auth }), 404, 'unknown_route');
   });
 
-  it('a bot without READ_MESSAGES: 403 missing_permission', async () => {
+  it('a bot without READ_MESSAGES: 403 missing_permission, naming the missing bit', async () => {
     expectError(
       await call(srv.url, 'GET', `/channels/${w.channel.id}/messages`, { auth: w.bot.auth }),
       403,
       'missing_permission',
-      /READ_MESSAGES/,
+      /READ_MESSAGE_HISTORY/,
     );
   });
 
-  it('a non-member: 403 not_a_member; a member where only the owner may act: 403 owner_only', async () => {
+  it('a non-member: 403 not_a_member; a member where only the owner may act: 403 owner_only; without a permission: 403 missing_permission', async () => {
     const stranger = await registerUser(srv.url);
     expectError(await call(srv.url, 'GET', `/servers/${w.server.id}/channels`, { auth: stranger.auth }), 403, 'not_a_member');
     const { server } = await createServer(srv.url, stranger, 'elsewhere');
     expectError(await call(srv.url, 'GET', `/servers/${server.id}/members`, { auth: w.bot.auth }), 403, 'not_a_member');
     const member = await registerUser(srv.url);
     await joinServer(srv.url, w.owner, member, w.server.id);
+    expectError(await call(srv.url, 'DELETE', `/servers/${w.server.id}`, { auth: member.auth }), 403, 'owner_only');
     expectError(
       await call(srv.url, 'POST', `/servers/${w.server.id}/channels`, { auth: member.auth, body: { name: 'mine' } }),
       403,
-      'owner_only',
+      'missing_permission',
+      /MANAGE_CHANNELS/,
     );
   });
 

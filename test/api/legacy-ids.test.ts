@@ -47,6 +47,20 @@ describe('ids from before snowflakes', () => {
     expectError(await call(srv.url, 'GET', '/users/@me', { auth: `Bot ${w.bot}.wrong-secret` }), 401);
   });
 
+  it("a bot's section-3 permissions became its managed role (0005), and the server its @everyone role", async () => {
+    const owner = `Bearer ${w.sessionToken}`;
+    const serverId = await id(w.server);
+    const roles = await call(srv.url, 'GET', `/servers/${serverId}/roles`, { auth: owner });
+    expect(roles.status, roles.text).toBe(200);
+    const bot = await id(w.bot);
+    const managed = roles.body.find((r: { managed: boolean }) => r.managed);
+    expect(roles.body.map((r: { id: string; name: string }) => r.name)).toEqual(['@everyone', managed?.name]);
+    expect(roles.body[0].id).toBe(serverId);
+    const members = await call(srv.url, 'GET', `/servers/${serverId}/members`, { auth: owner });
+    const row = members.body.find((m: { id: string }) => m.id === bot);
+    expect(row).toMatchObject({ roles: [managed.id], permissions: ['READ_MESSAGES', 'SEND_MESSAGES', 'ADD_REACTIONS', 'ATTACH_FILES'] });
+  });
+
   it('ids in paths may be the old ones: history comes back in order, with new ids and links', async () => {
     const r = await call(srv.url, 'GET', `/channels/${w.channel}/messages?limit=50`, { auth: `Bot ${w.botToken}` });
     expect(r.status, r.text).toBe(200);

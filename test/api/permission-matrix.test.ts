@@ -150,6 +150,37 @@ async function freshInvite(serverId: string): Promise<string> {
   return r.body.code as string;
 }
 
+async function ok(pending: Promise<Res>, status: number): Promise<Res> {
+  const r = await pending;
+  if (r.status !== status) throw new Error(`setup: ${r.status} ${r.text}`);
+  return r;
+}
+
+async function freshRole(): Promise<string> {
+  return (await ok(call(base(), 'POST', `/servers/${w.server.id}/roles`, { auth: w.owner.auth, body: { name: 'fresh' } }), 201)).body
+    .id as string;
+}
+
+/** One role the rows that change a role (not delete it) share. */
+let shared: Promise<string> | undefined;
+const sharedRole = () => (shared ??= freshRole());
+
+async function rolesOf(userId: string): Promise<string[]> {
+  const members = (await ok(call(base(), 'GET', `/servers/${w.server.id}/members`, { auth: w.owner.auth }), 200)).body as Array<{
+    id: string;
+    roles: string[];
+  }>;
+  return members.find((m) => m.id === userId)?.roles ?? [];
+}
+
+async function overwritesOf(channelId: string): Promise<unknown[]> {
+  const list = (await ok(call(base(), 'GET', `/servers/${w.server.id}/channels`, { auth: w.owner.auth }), 200)).body as Array<{
+    id: string;
+    permissionOverwrites: unknown[];
+  }>;
+  return list.find((c) => c.id === channelId)?.permissionOverwrites ?? [];
+}
+
 async function executeHook(hook: { id: string; token: string }, content: string): Promise<{ id: string }> {
   const r = await call(base(), 'POST', `/webhooks/${hook.id}/${hook.token}`, { body: { content } });
   if (r.status !== 200) throw new Error(`execute webhook: ${r.status} ${r.text}`);
@@ -391,7 +422,8 @@ const SPECS: RouteSpec[] = [
     params: async () => ({ channelId: (await createChannel(base(), w.owner, w.server.id)).id }),
     unchanged: async (p) => (await ids(`/servers/${w.server.id}/channels`)).includes(p.channelId ?? ''),
   },
-  { route: 'POST /servers/:serverId/invites', okCaller: 'owner', status: only({ owner: 201 }), params: server },
+  // CREATE_INVITE is in @everyone: people may invite; bots were granted section 3's four only.
+  { route: 'POST /servers/:serverId/invites', okCaller: 'owner', status: only({ owner: 201, member: 201 }), params: server },
   { route: 'GET /servers/:serverId/invites', okCaller: 'owner', status: only({ owner: 200 }), params: server },
   {
     route: 'DELETE /invites/:code',
@@ -519,6 +551,113 @@ const SPECS: RouteSpec[] = [
     params: () => ({ channelId: w.general.id, messageId: w.message.id, emoji: '👍' }),
   },
   { route: 'POST /channels/:channelId/typing', okCaller: 'owner', status: only(SENDERS(204)), params: inGeneral },
+  // Section 9: roles, overwrites, bans, the audit log, server settings. The matrix's
+  // member holds only @everyone's defaults, so these are the owner's here; test/api/roles.test.ts
+  // covers members granted the permissions.
+  {
+    route: 'DELETE /servers/:serverId',
+    okCaller: 'owner',
+    status: only({ owner: 204 }),
+    params: async () => ({ serverId: (await createServer(base(), w.owner, 'Doomed')).server.id }),
+    unchanged: async (p) => (await call(base(), 'GET', `/servers/${p.serverId}`, { auth: w.owner.auth })).status === 200,
+  },
+  {
+    route: 'GET /invites/:code',
+    okCaller: 'anonymous',
+    // Anyone holding a code may see where it leads, with or without (valid) credentials.
+    status: () => 200,
+    params: async () => ({ code: await freshInvite(w.server.id) }),
+  },
+  { route: 'GET /servers/:serverId/roles', okCaller: 'owner', status: only(MEMBERS(200)), params: server },
+  {
+    route: 'POST /servers/:serverId/roles',
+    okCaller: 'owner',
+    status: only({ owner: 201 }),
+    params: server,
+    body: () => ({ name: 'Matrix role' }),
+  },
+  {
+    route: 'PATCH /servers/:serverId/roles/:roleId',
+    okCaller: 'owner',
+    status: only({ owner: 200 }),
+    params: async () => ({ serverId: w.server.id, roleId: await sharedRole() }),
+    body: () => ({ name: 'Shared role' }),
+  },
+  {
+    route: 'DELETE /servers/:serverId/roles/:roleId',
+    okCaller: 'owner',
+    status: only({ owner: 204 }),
+    params: async () => ({ serverId: w.server.id, roleId: await freshRole() }),
+    unchanged: async (p) => (await ids(`/servers/${w.server.id}/roles`)).includes(p.roleId ?? ''),
+  },
+  {
+    route: 'PUT /servers/:serverId/members/:userId/roles/:roleId',
+    okCaller: 'owner',
+    status: only({ owner: 204 }),
+    params: async () => ({ serverId: w.server.id, userId: w.member.id, roleId: await freshRole() }),
+    unchanged: async (p) => !(await rolesOf(w.member.id)).includes(p.roleId ?? ''),
+  },
+  {
+    route: 'DELETE /servers/:serverId/members/:userId/roles/:roleId',
+    okCaller: 'owner',
+    status: only({ owner: 204 }),
+    params: async () => {
+      const roleId = await freshRole();
+      await ok(call(base(), 'PUT', `/servers/${w.server.id}/members/${w.member.id}/roles/${roleId}`, { auth: w.owner.auth }), 204);
+      return { serverId: w.server.id, userId: w.member.id, roleId };
+    },
+    unchanged: async (p) => (await rolesOf(w.member.id)).includes(p.roleId ?? ''),
+  },
+  {
+    route: 'PUT /channels/:channelId/permissions/:targetId',
+    okCaller: 'owner',
+    status: only({ owner: 204 }),
+    params: async () => ({ channelId: (await createChannel(base(), w.owner, w.server.id)).id, targetId: await sharedRole() }),
+    body: () => ({ type: 'role', allow: '64', deny: '0' }),
+    unchanged: async (p) => (await overwritesOf(p.channelId ?? '')).length === 0,
+  },
+  {
+    route: 'DELETE /channels/:channelId/permissions/:targetId',
+    okCaller: 'owner',
+    status: only({ owner: 204 }),
+    params: async () => {
+      const channelId = (await createChannel(base(), w.owner, w.server.id)).id;
+      const targetId = await sharedRole();
+      await ok(
+        call(base(), 'PUT', `/channels/${channelId}/permissions/${targetId}`, { auth: w.owner.auth, body: { type: 'role', allow: '64' } }),
+        204,
+      );
+      return { channelId, targetId };
+    },
+    unchanged: async (p) => (await overwritesOf(p.channelId ?? '')).length === 1,
+  },
+  {
+    route: 'PUT /servers/:serverId/bans/:userId',
+    okCaller: 'owner',
+    status: only({ owner: 204 }),
+    params: async () => {
+      const target = await registerUser(base());
+      await joinServer(base(), w.owner, target, w.server.id);
+      return { serverId: w.server.id, userId: target.id };
+    },
+    unchanged: async (p) => (await memberIds()).includes(p.userId ?? ''),
+  },
+  { route: 'GET /servers/:serverId/bans', okCaller: 'owner', status: only({ owner: 200 }), params: server },
+  {
+    route: 'DELETE /servers/:serverId/bans/:userId',
+    okCaller: 'owner',
+    status: only({ owner: 204 }),
+    params: async () => {
+      const target = await registerUser(base());
+      await ok(call(base(), 'PUT', `/servers/${w.server.id}/bans/${target.id}`, { auth: w.owner.auth }), 204);
+      return { serverId: w.server.id, userId: target.id };
+    },
+    unchanged: async (p) =>
+      (await call(base(), 'GET', `/servers/${w.server.id}/bans`, { auth: w.owner.auth })).body.some(
+        (b: { user: { id: string } }) => b.user.id === p.userId,
+      ),
+  },
+  { route: 'GET /servers/:serverId/audit-log', okCaller: 'owner', status: only({ owner: 200 }), params: server },
   // Uploaded files are public by URL: images are embedded, so no credential is asked for.
   {
     route: 'GET /uploads/:id/:filename',

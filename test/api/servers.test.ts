@@ -38,7 +38,7 @@ describe('servers', () => {
     const u = await registerUser(srv.url);
     const r = await call(srv.url, 'POST', '/servers', { auth: u.auth, body: { name: 'My place' } });
     expect(r.status, r.text).toBe(201);
-    expect(Object.keys(r.body).sort()).toEqual(['createdAt', 'id', 'name', 'ownerId']);
+    expect(Object.keys(r.body).sort()).toEqual(['createdAt', 'description', 'icon', 'id', 'name', 'ownerId']);
     expect(r.body).toMatchObject({ name: 'My place', ownerId: u.id });
     expect(r.body.createdAt).toMatch(ISO_UTC);
     const channels = await call(srv.url, 'GET', `/servers/${r.body.id}/channels`, { auth: u.auth });
@@ -79,7 +79,14 @@ describe('servers', () => {
     for (const who of [s.owner, s.member, s.bot]) {
       const r = await call(srv.url, 'GET', `/servers/${s.server.id}`, { auth: who.auth });
       expect(r.status).toBe(200);
-      expect(r.body).toEqual({ id: s.server.id, name: s.server.name, ownerId: s.owner.id, createdAt: expect.stringMatching(ISO_UTC) });
+      expect(r.body).toEqual({
+        id: s.server.id,
+        name: s.server.name,
+        ownerId: s.owner.id,
+        createdAt: expect.stringMatching(ISO_UTC),
+        icon: null,
+        description: null,
+      });
     }
     expectError(await call(srv.url, 'GET', `/servers/${s.server.id}`, { auth: s.stranger.auth }), 403);
     expectError(await call(srv.url, 'GET', `/servers/${UNKNOWN_ID}`, { auth: s.owner.auth }), 404);
@@ -100,15 +107,17 @@ describe('servers', () => {
 });
 
 describe('channels', () => {
-  it('GET /servers/{id}/channels: 200 [{id, serverId, name, createdAt}] for members; 403 for others', async () => {
+  const channelFields = { createdAt: expect.stringMatching(ISO_UTC), topic: null, permissionOverwrites: [] };
+
+  it('GET /servers/{id}/channels: 200 [{id, serverId, name, createdAt, topic, position, permissionOverwrites}] for members; 403 for others', async () => {
     const s = await setup();
     const c = await createChannel(srv.url, s.owner, s.server.id, 'random');
     for (const who of [s.owner, s.member, s.bot]) {
       const r = await call(srv.url, 'GET', `/servers/${s.server.id}/channels`, { auth: who.auth });
       expect(r.status).toBe(200);
       expect(r.body).toEqual([
-        { id: s.channel.id, serverId: s.server.id, name: 'general', createdAt: expect.stringMatching(ISO_UTC) },
-        { id: c.id, serverId: s.server.id, name: 'random', createdAt: expect.stringMatching(ISO_UTC) },
+        { ...channelFields, id: s.channel.id, serverId: s.server.id, name: 'general', position: 0 },
+        { ...channelFields, id: c.id, serverId: s.server.id, name: 'random', position: 1 },
       ]);
     }
     expectError(await call(srv.url, 'GET', `/servers/${s.server.id}/channels`, { auth: s.stranger.auth }), 403);
@@ -124,6 +133,9 @@ describe('channels', () => {
       serverId: s.server.id,
       name: 'news',
       createdAt: expect.stringMatching(ISO_UTC),
+      topic: null,
+      position: 1,
+      permissionOverwrites: [],
     });
     expectError(await call(srv.url, 'POST', `/servers/${s.server.id}/channels`, { auth: s.member.auth, body: { name: 'x' } }), 403);
     expectError(await call(srv.url, 'POST', `/servers/${s.server.id}/channels`, { auth: s.bot.auth, body: { name: 'x' } }), 403);
@@ -215,9 +227,9 @@ describe('invites', () => {
     expect(after.body.map((i: { code: string }) => i.code)).toEqual(codes.filter((c: string) => c !== a));
   });
 
-  it('invites: member or bot cannot create or list (403); unknown code 404; bots cannot join (403); no token 401', async () => {
+  it('invites: a member may create (CREATE_INVITE is in @everyone) but not list; a bot without it cannot create; unknown code 404; bots cannot join (403); no token 401', async () => {
     const s = await setup();
-    expectError(await call(srv.url, 'POST', `/servers/${s.server.id}/invites`, { auth: s.member.auth }), 403);
+    expect((await call(srv.url, 'POST', `/servers/${s.server.id}/invites`, { auth: s.member.auth })).status).toBe(201);
     expectError(await call(srv.url, 'POST', `/servers/${s.server.id}/invites`, { auth: s.bot.auth }), 403);
     expectError(await call(srv.url, 'GET', `/servers/${s.server.id}/invites`, { auth: s.member.auth }), 403);
     expectError(await call(srv.url, 'POST', `/servers/${UNKNOWN_ID}/invites`, { auth: s.owner.auth }), 404);

@@ -1,5 +1,6 @@
 // Every state change made through the REST API reaches, after its commit, exactly the
 // members of the server concerned, over real WebSocket connections.
+import type { GatewayEventType } from '@parley/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   addBot,
@@ -25,6 +26,30 @@ beforeAll(async () => {
 afterEach(() => pool.closeAll());
 afterAll(() => srv?.close());
 
+/** Every event type of the protocol: a type added there and not here fails the typecheck. */
+const EVENT_TYPES: Record<GatewayEventType, true> = {
+  MESSAGE_CREATE: true,
+  MESSAGE_UPDATE: true,
+  MESSAGE_DELETE: true,
+  REACTION_ADD: true,
+  REACTION_REMOVE: true,
+  TYPING_START: true,
+  CHANNEL_CREATE: true,
+  CHANNEL_UPDATE: true,
+  CHANNEL_DELETE: true,
+  MEMBER_ADD: true,
+  MEMBER_UPDATE: true,
+  MEMBER_REMOVE: true,
+  SERVER_UPDATE: true,
+  SERVER_DELETE: true,
+  ROLE_CREATE: true,
+  ROLE_UPDATE: true,
+  ROLE_DELETE: true,
+  BAN_ADD: true,
+  BAN_REMOVE: true,
+};
+const ALL_EVENT_TYPES = Object.keys(EVENT_TYPES);
+
 /** Sequence numbers of a session's events are 1, 2, 3, ... with no gap. */
 function expectConsecutive(c: TestGatewayClient): void {
   const s = c.events().map((f) => f.s);
@@ -41,9 +66,17 @@ describe('every event type, caused through the REST API', () => {
     const ch = w.channel.id;
     const sid = w.server.id;
 
-    // Each step: the REST call, then what the event must look like.
+    // Each step: the REST call, then what the event must look like, and who receives it
+    // (both, unless `to` says otherwise: BAN_* need BAN_MEMBERS, which the bot lacks).
     const msg = await postMessage(url, w.owner.auth, ch, 'first');
-    const steps: Array<{ t: string; d: Record<string, unknown>; act?: () => Promise<unknown> }> = [
+    const outsider = await registerUser(srv.url);
+    let roleId = '';
+    const steps: Array<{
+      t: string;
+      d: Record<string, unknown> | (() => Record<string, unknown>);
+      act?: () => Promise<unknown>;
+      to?: TestGatewayClient[];
+    }> = [
       {
         t: 'MESSAGE_CREATE',
         d: { id: msg.id, channelId: ch, serverId: sid, content: 'first', author: expect.objectContaining({ id: w.owner.id, bot: false }) },
@@ -76,17 +109,31 @@ describe('every event type, caused through the REST API', () => {
       {
         t: 'CHANNEL_CREATE',
         act: () => call(url, 'POST', `/servers/${sid}/channels`, { auth: w.owner.auth, body: { name: 'news' } }),
-        d: { serverId: sid, name: 'news', id: expect.any(String) },
+        d: { serverId: sid, name: 'news', id: expect.any(String), topic: null, position: 1, permissionOverwrites: [] },
       },
       {
         t: 'CHANNEL_UPDATE',
         act: () => call(url, 'PATCH', `/channels/${ch}`, { auth: w.owner.auth, body: { name: 'lobby' } }),
-        d: { id: ch, serverId: sid, name: 'lobby' },
+        d: { id: ch, serverId: sid, name: 'lobby', topic: null, position: 0, permissionOverwrites: [] },
       },
       {
         t: 'SERVER_UPDATE',
         act: () => call(url, 'PATCH', `/servers/${sid}`, { auth: w.owner.auth, body: { name: 'Renamed' } }),
-        d: { id: sid, name: 'Renamed', ownerId: w.owner.id },
+        d: { id: sid, name: 'Renamed', ownerId: w.owner.id, icon: null, description: null },
+      },
+      {
+        t: 'ROLE_CREATE',
+        act: async () => {
+          const r = await call(url, 'POST', `/servers/${sid}/roles`, { auth: w.owner.auth, body: { name: 'mods', permissions: '0' } });
+          roleId = r.body.id;
+          return r;
+        },
+        d: { serverId: sid, role: expect.objectContaining({ serverId: sid, name: 'mods', permissions: '0', managed: false }) },
+      },
+      {
+        t: 'ROLE_UPDATE',
+        act: () => call(url, 'PATCH', `/servers/${sid}/roles/${roleId}`, { auth: w.owner.auth, body: { name: 'moderators' } }),
+        d: { serverId: sid, role: expect.objectContaining({ name: 'moderators' }) },
       },
       {
         t: 'MEMBER_ADD',
@@ -94,9 +141,31 @@ describe('every event type, caused through the REST API', () => {
         d: { serverId: sid, user: { id: member.id, name: member.name, bot: false, avatar: null } },
       },
       {
+        t: 'MEMBER_UPDATE',
+        act: () => call(url, 'PUT', `/servers/${sid}/members/${member.id}/roles/${roleId}`, { auth: w.owner.auth }),
+        d: () => ({ serverId: sid, user: expect.objectContaining({ id: member.id }), roles: [roleId] }),
+      },
+      {
         t: 'MEMBER_REMOVE',
         act: () => call(url, 'DELETE', `/servers/${sid}/members/@me`, { auth: member.auth }),
         d: { serverId: sid, user: expect.objectContaining({ id: member.id, bot: false }) },
+      },
+      {
+        t: 'ROLE_DELETE',
+        act: () => call(url, 'DELETE', `/servers/${sid}/roles/${roleId}`, { auth: w.owner.auth }),
+        d: () => ({ serverId: sid, roleId }),
+      },
+      {
+        t: 'BAN_ADD',
+        act: () => call(url, 'PUT', `/servers/${sid}/bans/${outsider.id}`, { auth: w.owner.auth, body: { reason: 'spam' } }),
+        d: { serverId: sid, user: expect.objectContaining({ id: outsider.id, bot: false }) },
+        to: [owner],
+      },
+      {
+        t: 'BAN_REMOVE',
+        act: () => call(url, 'DELETE', `/servers/${sid}/bans/${outsider.id}`, { auth: w.owner.auth }),
+        d: { serverId: sid, user: expect.objectContaining({ id: outsider.id }) },
+        to: [owner],
       },
     ];
     for (const step of steps) {
@@ -104,23 +173,31 @@ describe('every event type, caused through the REST API', () => {
         const r = (await step.act()) as { status?: number } | undefined;
         if (r?.status !== undefined) expect(r.status, step.t).toBeLessThan(300);
       }
-      for (const c of [owner, bot]) {
+      for (const c of step.to ?? [owner, bot]) {
         const f = await c.waitForEvent(step.t);
-        expect(f.d, `${step.t} payload`).toMatchObject(step.d);
+        expect(f.d, `${step.t} payload`).toMatchObject(typeof step.d === 'function' ? step.d() : step.d);
       }
     }
-    // The channel created above, deleted last, so every type is covered.
+    // The channel created above, deleted next, then the server itself, so every type is covered.
     const news = owner.events('CHANNEL_CREATE')[0]!.d;
     expect((await call(url, 'DELETE', `/channels/${news.id}`, { auth: w.owner.auth })).status).toBe(204);
     for (const c of [owner, bot]) {
       expect((await c.waitForEvent('CHANNEL_DELETE')).d).toMatchObject({ id: news.id, serverId: sid, name: 'news' });
     }
+    expect((await call(url, 'DELETE', `/servers/${sid}`, { auth: w.owner.auth })).status).toBe(204);
+    for (const c of [owner, bot]) expect((await c.waitForEvent('SERVER_DELETE')).d).toEqual({ id: sid });
 
-    const expectedTypes = [...steps.map((s) => s.t), 'CHANNEL_DELETE'];
-    for (const c of [owner, bot]) {
-      expect(c.events().map((f) => f.t)).toEqual(expectedTypes);
-      expectConsecutive(c);
-    }
+    const tail = ['CHANNEL_DELETE', 'SERVER_DELETE'];
+    expect(owner.events().map((f) => f.t)).toEqual([...steps.map((s) => s.t), ...tail]);
+    expect(bot.events().map((f) => f.t)).toEqual([...steps.filter((s) => !s.to).map((s) => s.t), ...tail]);
+    for (const c of [owner, bot]) expectConsecutive(c);
+    // Every event type of the protocol was caused, and the bot saw every one it may see.
+    expect(new Set(owner.events().map((f) => f.t))).toEqual(new Set(ALL_EVENT_TYPES));
+
+    // After SERVER_DELETE the server is gone from both sessions: nothing of it follows.
+    await postMessage(url, w.owner.auth, (await createServer(url, w.owner, 'Fence')).general.id, 'fence');
+    await owner.waitForEvent('MESSAGE_CREATE', (d) => d.content === 'fence');
+    expect(owner.events().at(-1)!.d.serverId).not.toBe(sid);
   });
 
   it('delivers a webhook message as MESSAGE_CREATE with its webhookId', async () => {
@@ -244,9 +321,19 @@ describe('audience', () => {
     expect(bot.events().map((f) => f.t)).toEqual(['MEMBER_REMOVE', 'MESSAGE_CREATE']);
     expect(bot.events()[0]!.d).toEqual({ serverId: w.server.id, user: expect.objectContaining({ id: w.bot.id, bot: true }) });
     expectConsecutive(bot);
-    // The owner saw the removal and everything after it.
+    // The owner saw the removal, the bot's managed role going with it, and everything after.
     await owner.waitForEvent('MESSAGE_CREATE', (d) => d.content === 'fence');
-    expect(owner.events().map((f) => f.t)).toEqual(['MEMBER_REMOVE', 'MESSAGE_CREATE', 'TYPING_START', 'CHANNEL_CREATE', 'MESSAGE_CREATE']);
+    expect(owner.events().map((f) => f.t)).toEqual([
+      'MEMBER_REMOVE',
+      'ROLE_DELETE',
+      'MESSAGE_CREATE',
+      'TYPING_START',
+      'CHANNEL_CREATE',
+      'MESSAGE_CREATE',
+    ]);
+    const managed = owner.ready!.servers.find((s: { id: string }) => s.id === w.server.id).roles.find((r: any) => r.managed);
+    expect(managed).toMatchObject({ name: w.bot.name, managed: true });
+    expect(owner.events('ROLE_DELETE')[0]!.d).toEqual({ serverId: w.server.id, roleId: managed.id });
   });
 
   it('stops a user removed by the owner, after their own MEMBER_REMOVE', async () => {

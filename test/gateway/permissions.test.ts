@@ -2,7 +2,7 @@
 // as the REST API's reads (src/domain/permissions.ts), kept current on open sessions by
 // the log itself, live and on resume.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addBot, call, createBot, createChannel, createServer, postMessage, registerUser, world } from '../factories.js';
+import { addBot, call, createBot, createChannel, createServer, joinServer, postMessage, registerUser, world } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
 import { ClientPool, type TestGatewayClient } from './client.js';
 
@@ -69,11 +69,19 @@ describe('events need the permission their REST read needs', () => {
     expect(s).toEqual(s.map((_, i) => i + 1));
   });
 
-  it('a bot with no permissions still receives the server-shape events that GET /channels and /members show it', async () => {
+  it('a bot with no permissions sees no channel, in REST or in events, but still receives the member, role and server events GET /members and /roles show it', async () => {
     const w = await world(srv.url, []);
     const restricted = await pool.identify(srv.gatewayUrl, w.bot.auth);
     const other = await createBot(srv.url, w.owner);
     const person = await registerUser(srv.url);
+
+    // What REST shows it: no channel (it lacks VIEW_CHANNEL everywhere), but the members and roles.
+    expect(restricted.ready!.servers).toHaveLength(1);
+    expect(restricted.ready!.servers[0].channels).toEqual([]);
+    expect(restricted.ready!.servers[0].permissions).toBe('0');
+    expect((await call(srv.url, 'GET', `/servers/${w.server.id}/channels`, { auth: w.bot.auth })).body).toEqual([]);
+    expect((await call(srv.url, 'GET', `/servers/${w.server.id}/members`, { auth: w.bot.auth })).status).toBe(200);
+    expect((await call(srv.url, 'GET', `/servers/${w.server.id}/roles`, { auth: w.bot.auth })).status).toBe(200);
 
     const channel = await createChannel(srv.url, w.owner, w.server.id, 'shape');
     expect((await call(srv.url, 'PATCH', `/channels/${channel.id}`, { auth: w.owner.auth, body: { name: 'shape2' } })).status).toBe(200);
@@ -85,25 +93,34 @@ describe('events need the permission their REST read needs', () => {
     expect((await call(srv.url, 'DELETE', `/servers/${w.server.id}/bots/${other.id}`, { auth: w.owner.auth })).status).toBe(204);
     const inv = await call(srv.url, 'POST', `/servers/${w.server.id}/invites`, { auth: w.owner.auth });
     expect((await call(srv.url, 'POST', `/invites/${inv.body.code}`, { auth: person.auth })).status).toBe(200);
+    await everyContentEvent(w.owner.auth, w.channel.id);
+    expect((await call(srv.url, 'PATCH', `/channels/${w.channel.id}`, { auth: w.owner.auth, body: { name: 'lobby' } })).status).toBe(200);
+    // The sync point: a server rename, which every member receives.
     expect((await call(srv.url, 'PATCH', `/servers/${w.server.id}`, { auth: w.owner.auth, body: { name: 'Renamed' } })).status).toBe(200);
-    await syncPoint(w.owner.auth, w.channel.id, restricted);
+    await restricted.waitForEvent('SERVER_UPDATE', (d) => d.name === 'Renamed');
 
     expect(restricted.events().map((f) => f.t)).toEqual([
-      'CHANNEL_CREATE',
-      'CHANNEL_UPDATE',
-      'CHANNEL_DELETE',
+      'ROLE_CREATE',
       'MEMBER_ADD',
+      'ROLE_UPDATE',
       'MEMBER_UPDATE',
       'MEMBER_REMOVE',
+      'ROLE_DELETE',
       'MEMBER_ADD',
       'SERVER_UPDATE',
-      'CHANNEL_UPDATE',
     ]);
+    const role = restricted.events('ROLE_CREATE')[0]!.d.role;
+    expect(role).toMatchObject({ serverId: w.server.id, name: other.name, managed: true });
     expect(restricted.events('MEMBER_UPDATE')[0]!.d).toEqual({
       serverId: w.server.id,
       user: expect.objectContaining({ id: other.id, bot: true }),
+      roles: [role.id],
       permissions: [],
     });
+    expect(restricted.events('ROLE_DELETE')[0]!.d).toEqual({ serverId: w.server.id, roleId: role.id });
+    expect(JSON.stringify(restricted.frames)).not.toContain('shape');
+    expect(JSON.stringify(restricted.frames)).not.toContain('lobby');
+    expect(JSON.stringify(restricted.frames)).not.toContain('plans');
   });
 
   it('a person who is not a member receives nothing of the server, of any event type', async () => {
@@ -143,9 +160,12 @@ describe('a permission change reaches open sessions at once', () => {
     expect(bot.events('MESSAGE_CREATE').map((f) => f.d.content)).toEqual(['before', 'after']);
   });
 
-  it('a resume replays with the permissions of each moment: nothing posted after a revoke, everything before it', async () => {
+  it('a resume across a permission change is refused; identifying again gives a ready without what is now hidden', async () => {
+    // Replay could not be filtered with the permissions of each moment (the store holds only
+    // the current ones), so the gateway refuses it and the client starts over from `ready`.
     const w = await world(srv.url);
     const first = await pool.identify(srv.gatewayUrl, w.bot.auth);
+    expect(first.ready!.servers[0].channels.map((c: { id: string }) => c.id)).toEqual([w.channel.id]);
     await postMessage(srv.url, w.owner.auth, w.channel.id, 'seen live');
     await first.waitForEvent('MESSAGE_CREATE');
     first.heartbeat();
@@ -157,19 +177,58 @@ describe('a permission change reaches open sessions at once', () => {
     const r = await call(srv.url, 'PATCH', `/servers/${w.server.id}/bots/${w.bot.id}`, { auth: w.owner.auth, body: { permissions: [] } });
     expect(r.status).toBe(200);
     await postMessage(srv.url, w.owner.auth, w.channel.id, 'missed and forbidden');
-    await syncPoint(w.owner.auth, w.channel.id);
 
     const resumed = await pool.resume(srv.gatewayUrl, w.bot.auth, first.sessionId, acked);
-    expect(resumed.frames.some((f) => f.op === 'resumed')).toBe(true);
-    const replayed = resumed.events();
-    expect(replayed.map((f) => f.t)).toEqual(['MESSAGE_CREATE', 'MEMBER_UPDATE', 'CHANNEL_UPDATE']);
-    expect(replayed[0]!.d.content).toBe('missed but allowed');
-    expect(replayed.map((f) => f.s)).toEqual([acked + 1, acked + 2, acked + 3]);
+    expect(resumed.frames.slice(1)).toEqual([{ op: 'invalid_session', d: { resumable: false } }]);
 
-    // And live after the resume, the revoked view holds.
+    // The same socket identifies again: the channel it may no longer see is not in `ready`.
+    const from = resumed.frames.length;
+    resumed.send({ op: 'identify', d: { token: w.bot.auth } });
+    const ready = await resumed.waitFor((f) => f.op === 'ready', 5000, from);
+    expect(ready.d.servers.map((s: { id: string }) => s.id)).toEqual([w.server.id]);
+    expect(ready.d.servers[0].channels).toEqual([]);
+    expect(ready.d.servers[0].permissions).toBe('0');
+
+    // And live after it, the revoked view holds.
     await postMessage(srv.url, w.owner.auth, w.channel.id, 'live and forbidden');
-    await syncPoint(w.owner.auth, w.channel.id, resumed);
+    expect((await call(srv.url, 'PATCH', `/servers/${w.server.id}`, { auth: w.owner.auth, body: { name: 'sync' } })).status).toBe(200);
+    await resumed.waitForEvent('SERVER_UPDATE', (d) => d.name === 'sync');
+    expect(resumed.events().map((f) => [f.s, f.t])).toEqual([[1, 'SERVER_UPDATE']]);
     expect(JSON.stringify(resumed.frames)).not.toContain('forbidden');
+  });
+
+  it('a resume across a role given to the member is refused too, though no permission version changed', async () => {
+    const w = await world(srv.url);
+    const member = await registerUser(srv.url);
+    await joinServer(srv.url, w.owner, member, w.server.id);
+    const role = await call(srv.url, 'POST', `/servers/${w.server.id}/roles`, { auth: w.owner.auth, body: { name: 'r' } });
+    expect(role.status).toBe(201);
+    const c = await pool.identify(srv.gatewayUrl, member.auth);
+    await c.terminate();
+    expect(
+      (await call(srv.url, 'PUT', `/servers/${w.server.id}/members/${member.id}/roles/${role.body.id}`, { auth: w.owner.auth })).status,
+    ).toBe(204);
+    const r = await pool.resume(srv.gatewayUrl, member.auth, c.sessionId, 0);
+    expect(r.frames.slice(1)).toEqual([{ op: 'invalid_session', d: { resumable: false } }]);
+  });
+
+  it("a resume across another member's role change (which changes nothing for the session) still replays", async () => {
+    const w = await world(srv.url);
+    const member = await registerUser(srv.url);
+    await joinServer(srv.url, w.owner, member, w.server.id);
+    const role = await call(srv.url, 'POST', `/servers/${w.server.id}/roles`, { auth: w.owner.auth, body: { name: 'r' } });
+    const c = await pool.identify(srv.gatewayUrl, w.bot.auth);
+    await c.terminate();
+    expect(
+      (await call(srv.url, 'PUT', `/servers/${w.server.id}/members/${member.id}/roles/${role.body.id}`, { auth: w.owner.auth })).status,
+    ).toBe(204);
+    await postMessage(srv.url, w.owner.auth, w.channel.id, 'missed');
+    const r = await pool.resume(srv.gatewayUrl, w.bot.auth, c.sessionId, 0);
+    expect(r.frames.slice(1).map((f) => [f.op, f.t, f.s])).toEqual([
+      ['event', 'MEMBER_UPDATE', 1],
+      ['event', 'MESSAGE_CREATE', 2],
+      ['resumed', undefined, undefined],
+    ]);
   });
 
   it('a bot removed from a server stops receiving it, and one added later gets only what follows', async () => {

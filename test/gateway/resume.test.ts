@@ -2,7 +2,7 @@
 // connection, `resume` replays every missed event in order, then `resumed`; a session
 // that cannot be resumed gets `invalid_session`.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addBot, call, createServer, postMessage, world } from '../factories.js';
+import { addBot, call, createServer, joinServer, postMessage, registerUser, world } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
 import { ClientPool, sleep, type TestGatewayClient } from './client.js';
 
@@ -124,26 +124,56 @@ describe('resume', () => {
   });
 
   it('follows membership changes that happened while disconnected, numbering as live', async () => {
+    // A person: being kicked and joining another server change no permission version of the
+    // servers the session is in, so the missed entries replay.
     const w = await world(srv.url);
     const other = await createServer(srv.url, w.owner, 'Other');
-    const c = await pool.identify(srv.gatewayUrl, w.bot.auth);
+    const user = await registerUser(srv.url);
+    await joinServer(srv.url, w.owner, user, w.server.id);
+    const c = await pool.identify(srv.gatewayUrl, user.auth);
     await drop(c);
-    await call(srv.url, 'DELETE', `/servers/${w.server.id}/bots/${w.bot.id}`, { auth: w.owner.auth });
+    expect((await call(srv.url, 'DELETE', `/servers/${w.server.id}/members/${user.id}`, { auth: w.owner.auth })).status).toBe(204);
     await postMessage(srv.url, w.owner.auth, w.channel.id, 'after leaving');
-    await addBot(srv.url, w.owner, other.server.id, w.bot.id);
+    await joinServer(srv.url, w.owner, user, other.server.id);
     await postMessage(srv.url, w.owner.auth, other.general.id, 'in the new server');
 
-    const r = await pool.resume(srv.gatewayUrl, w.bot.auth, c.sessionId, 0);
+    const r = await pool.resume(srv.gatewayUrl, user.auth, c.sessionId, 0);
     expect(afterResume(r).replayed.map((f) => [f.s, f.t, f.d.serverId])).toEqual([
       [1, 'MEMBER_REMOVE', w.server.id],
       [2, 'MEMBER_ADD', other.server.id],
       [3, 'MESSAGE_CREATE', other.server.id],
     ]);
+    expect(afterResume(r).resumed).toEqual({ op: 'resumed', d: { sessionId: c.sessionId, s: 3 } });
     // Live delivery after the resume follows the same membership.
     await postMessage(srv.url, w.owner.auth, w.channel.id, 'old server, live');
     await postMessage(srv.url, w.owner.auth, other.general.id, 'new server, live');
     const f = await r.waitForEvent('MESSAGE_CREATE', (d) => d.content === 'new server, live');
     expect(f.s).toBe(4);
+    expect(JSON.stringify(r.frames)).not.toContain('old server, live');
+    expect(JSON.stringify(r.frames)).not.toContain('after leaving');
+  });
+
+  it("refuses to resume across a bot's removal (its managed role went: a permission change); identifying again gives the new membership", async () => {
+    const w = await world(srv.url);
+    const other = await createServer(srv.url, w.owner, 'Other');
+    const c = await pool.identify(srv.gatewayUrl, w.bot.auth);
+    await drop(c);
+    expect((await call(srv.url, 'DELETE', `/servers/${w.server.id}/bots/${w.bot.id}`, { auth: w.owner.auth })).status).toBe(204);
+    await postMessage(srv.url, w.owner.auth, w.channel.id, 'after leaving');
+    await addBot(srv.url, w.owner, other.server.id, w.bot.id);
+    await postMessage(srv.url, w.owner.auth, other.general.id, 'in the new server');
+
+    const r = await pool.resume(srv.gatewayUrl, w.bot.auth, c.sessionId, 0);
+    expect(r.frames.slice(1)).toEqual([{ op: 'invalid_session', d: { resumable: false } }]);
+    const from = r.frames.length;
+    r.send({ op: 'identify', d: { token: w.bot.auth } });
+    const ready = await r.waitFor((f) => f.op === 'ready', 5000, from);
+    expect(ready.d.servers.map((s: { id: string }) => s.id)).toEqual([other.server.id]);
+    expect(ready.d.servers[0].channels.map((ch: { id: string }) => ch.id)).toEqual([other.general.id]);
+    await postMessage(srv.url, w.owner.auth, w.channel.id, 'old server, live');
+    await postMessage(srv.url, w.owner.auth, other.general.id, 'new server, live');
+    const f = await r.waitForEvent('MESSAGE_CREATE', (d) => d.content === 'new server, live');
+    expect(f.s).toBe(1);
     expect(JSON.stringify(r.frames)).not.toContain('old server, live');
   });
 

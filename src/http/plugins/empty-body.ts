@@ -13,3 +13,9 @@ export function ignoreEmptyBody(request: FastifyRequest, _reply: FastifyReply, d
   }
   done();
 }
+
+/** For routes whose body is optional (every field has a default): no body validates as `{}`. */
+export function defaultEmptyBody(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  if (request.body === undefined || request.body === null) request.body = {};
+  done();
+}

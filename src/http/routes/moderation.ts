@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { roles } from '../../domain/roles.js';
 import { servers } from '../../domain/servers.js';
 import { authenticate } from '../plugins/auth.js';
+import { defaultEmptyBody } from '../plugins/empty-body.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
 import { SECURITY } from '../openapi.js';
 import {
@@ -154,14 +155,15 @@ export function moderationRoutes(fastify: FastifyInstance, { ctx, limiter }: Rou
         ...any,
         summary: 'Ban a user: removed, and cannot rejoin (BAN_MEMBERS, below your highest role)',
         params: BanParams,
-        body: Type.Optional(BanBody),
+        body: BanBody,
         response: { 204: NoContent, ...errors },
       },
+      preValidation: defaultEmptyBody,
     },
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'any');
       await enforce(limiter, RULES.manage, caller.id, reply);
-      await servers.ban(ctx, caller, req.params.serverId, req.params.userId, req.body ?? {});
+      await servers.ban(ctx, caller, req.params.serverId, req.params.userId, req.body);
       return reply.status(204).send();
     },
   );

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { servers } from '../../domain/servers.js';
 import { authenticate } from '../plugins/auth.js';
+import { defaultEmptyBody } from '../plugins/empty-body.js';
 import { RULES, clientKey, enforce } from '../plugins/rate-limit.js';
 import { SECURITY } from '../openapi.js';
 import {
@@ -136,13 +137,13 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
     ...any,
     summary: 'Create an invite (CREATE_INVITE); by default it expires in 7 days, with unlimited uses',
     params: ServerParams,
-    body: Type.Optional(CreateInviteBody),
+    body: CreateInviteBody,
     response: { 201: ref(Invite), ...errors },
   };
-  app.post('/servers/:serverId/invites', { schema: createInvite }, async (req, reply) => {
+  app.post('/servers/:serverId/invites', { schema: createInvite, preValidation: defaultEmptyBody }, async (req, reply) => {
     const caller = await authenticate(ctx, req, 'any');
     await enforce(limiter, RULES.manage, caller.id, reply);
-    return reply.status(201).send(await servers.createInvite(ctx, caller, req.params.serverId, req.body ?? {}));
+    return reply.status(201).send(await servers.createInvite(ctx, caller, req.params.serverId, req.body));
   });
 
   const invites = {

@@ -240,6 +240,9 @@ export function applyEvent(event: GatewayEvent): void {
     case 'SERVER_UPDATE':
       dispatch({ type: 'server/upsert', server: event.d });
       break;
+    case 'SERVER_DELETE':
+      dispatch({ type: 'server/remove', serverId: event.d.id });
+      break;
     default:
       break;
   }

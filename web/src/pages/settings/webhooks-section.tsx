@@ -47,6 +47,9 @@ export function WebhooksSection({ server, channels }: { server: Server; channels
         <code>{'POST <url> {"content": "Build passed"}'}</code>. Its messages show the webhook’s name with a BOT badge. Anyone who has the
         URL can post, so keep it secret.
       </p>
+      <p className={styles.sectionIntro}>
+        Only the server’s owner can create, change or delete webhooks: no role grants it, not even Administrator.
+      </p>
 
       {created && (
         <div className={styles.secretPanel} role="region" aria-label="New webhook URL">

@@ -1,0 +1,139 @@
+import {
+  ALL_PERMISSION_BITS,
+  DEFAULT_EVERYONE_PERMISSIONS,
+  LEGACY_PERMISSIONS,
+  type OverwriteBits,
+  P,
+  type PermissionInput,
+  type RoleBits,
+  bitsOfNames,
+  computePermissions,
+  legacyNamesOf,
+  parsePermissions,
+} from '@parley/protocol';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The one permission rule (contract section 9, Discord's order of evaluation), table-driven:
+ * each row is a server, a member and optionally a channel's overwrites, and the bits they
+ * must come to.
+ */
+
+const SERVER = '100';
+const OWNER = '1';
+const ME = '2';
+const role = (id: string, permissions: bigint, position: number): RoleBits => ({ id, permissions, position });
+const ow = (id: string, type: 'role' | 'member', allow: bigint, deny: bigint): OverwriteBits => ({ id, type, allow, deny });
+
+const ROLES = new Map<string, RoleBits>([
+  [SERVER, role(SERVER, DEFAULT_EVERYONE_PERMISSIONS, 0)],
+  ['10', role('10', P.KICK_MEMBERS | P.MANAGE_MESSAGES, 1)],
+  ['11', role('11', P.ADMINISTRATOR, 2)],
+  ['12', role('12', P.MANAGE_ROLES, 3)],
+]);
+
+function input(over: Partial<PermissionInput>): PermissionInput {
+  return { serverId: SERVER, ownerId: OWNER, userId: ME, bot: false, roles: ROLES, memberRoles: [], ...over };
+}
+
+const ROWS: Array<[name: string, over: Partial<PermissionInput>, expected: bigint]> = [
+  ['a plain member holds @everyone', {}, DEFAULT_EVERYONE_PERMISSIONS],
+  ['roles add to @everyone', { memberRoles: ['10'] }, DEFAULT_EVERYONE_PERMISSIONS | P.KICK_MEMBERS | P.MANAGE_MESSAGES],
+  ['an unknown role id grants nothing', { memberRoles: ['999'] }, DEFAULT_EVERYONE_PERMISSIONS],
+  ['the owner holds everything, with no roles', { userId: OWNER }, ALL_PERMISSION_BITS],
+  [
+    'the owner holds everything even where an overwrite denies them',
+    { userId: OWNER, overwrites: [ow(OWNER, 'member', 0n, ALL_PERMISSION_BITS)] },
+    ALL_PERMISSION_BITS,
+  ],
+  ['ADMINISTRATOR holds everything', { memberRoles: ['11'] }, ALL_PERMISSION_BITS],
+  [
+    'ADMINISTRATOR ignores a channel that denies @everyone and the member',
+    { memberRoles: ['11'], overwrites: [ow(SERVER, 'role', 0n, P.VIEW_CHANNEL), ow(ME, 'member', 0n, P.VIEW_CHANNEL)] },
+    ALL_PERMISSION_BITS,
+  ],
+  ['a private channel: @everyone denied VIEW_CHANNEL leaves nothing', { overwrites: [ow(SERVER, 'role', 0n, P.VIEW_CHANNEL)] }, 0n],
+  [
+    'a role allowed in a private channel sees it',
+    { memberRoles: ['10'], overwrites: [ow(SERVER, 'role', 0n, P.VIEW_CHANNEL), ow('10', 'role', P.VIEW_CHANNEL, 0n)] },
+    DEFAULT_EVERYONE_PERMISSIONS | P.KICK_MEMBERS | P.MANAGE_MESSAGES,
+  ],
+  [
+    "a role's allow beats @everyone's deny; the member's own deny beats the role's allow",
+    {
+      memberRoles: ['10'],
+      overwrites: [ow(SERVER, 'role', 0n, P.SEND_MESSAGES), ow('10', 'role', P.SEND_MESSAGES, 0n), ow(ME, 'member', 0n, P.SEND_MESSAGES)],
+    },
+    (DEFAULT_EVERYONE_PERMISSIONS | P.KICK_MEMBERS | P.MANAGE_MESSAGES) & ~(P.SEND_MESSAGES | P.EMBED_LINKS | P.ATTACH_FILES),
+  ],
+  [
+    "the member's allow beats a role's deny",
+    { memberRoles: ['10'], overwrites: [ow('10', 'role', 0n, P.ADD_REACTIONS), ow(ME, 'member', P.ADD_REACTIONS, 0n)] },
+    DEFAULT_EVERYONE_PERMISSIONS | P.KICK_MEMBERS | P.MANAGE_MESSAGES,
+  ],
+  [
+    "among roles, an allow wins over another role's deny",
+    {
+      memberRoles: ['10', '12'],
+      overwrites: [ow('10', 'role', 0n, P.ADD_REACTIONS), ow('12', 'role', P.ADD_REACTIONS, 0n)],
+    },
+    DEFAULT_EVERYONE_PERMISSIONS | P.KICK_MEMBERS | P.MANAGE_MESSAGES | P.MANAGE_ROLES,
+  ],
+  [
+    "another member's overwrite and a role the member lacks change nothing",
+    { overwrites: [ow('3', 'member', 0n, P.VIEW_CHANNEL), ow('12', 'role', 0n, P.VIEW_CHANNEL)] },
+    DEFAULT_EVERYONE_PERMISSIONS,
+  ],
+  [
+    'without SEND_MESSAGES, nothing only sending uses',
+    { overwrites: [ow(SERVER, 'role', P.MENTION_EVERYONE, P.SEND_MESSAGES)] },
+    DEFAULT_EVERYONE_PERMISSIONS & ~(P.SEND_MESSAGES | P.EMBED_LINKS | P.ATTACH_FILES),
+  ],
+  [
+    'an overwrite cannot grant a server-wide permission',
+    { overwrites: [ow(SERVER, 'role', P.ADMINISTRATOR | P.BAN_MEMBERS, 0n)] },
+    DEFAULT_EVERYONE_PERMISSIONS,
+  ],
+  ["a bot holds its roles, not @everyone's base", { bot: true, memberRoles: ['10'] }, P.KICK_MEMBERS | P.MANAGE_MESSAGES],
+  [
+    "a bot takes @everyone's overwrite denies but not its allows",
+    {
+      bot: true,
+      memberRoles: ['20'],
+      roles: new Map([...ROLES, ['20', role('20', LEGACY_PERMISSIONS.READ_MESSAGES | LEGACY_PERMISSIONS.SEND_MESSAGES, 4)]]),
+      overwrites: [ow(SERVER, 'role', P.ADD_REACTIONS, P.SEND_MESSAGES)],
+    },
+    P.VIEW_CHANNEL | P.READ_MESSAGE_HISTORY,
+  ],
+];
+
+describe('computePermissions', () => {
+  for (const [name, over, expected] of ROWS) {
+    it(name, () => {
+      expect(computePermissions(input(over)).toString(2)).toBe(expected.toString(2));
+    });
+  }
+});
+
+describe('section 3 names and bitfields', () => {
+  it("each of section 3's names stands for its bits, with VIEW_CHANNEL", () => {
+    expect(bitsOfNames(['READ_MESSAGES'])).toBe(P.VIEW_CHANNEL | P.READ_MESSAGE_HISTORY);
+    expect(bitsOfNames(['SEND_MESSAGES'])).toBe(P.VIEW_CHANNEL | P.SEND_MESSAGES);
+    expect(legacyNamesOf(bitsOfNames(['SEND_MESSAGES', 'ATTACH_FILES']))).toEqual(['SEND_MESSAGES', 'ATTACH_FILES']);
+    expect(legacyNamesOf(P.VIEW_CHANNEL)).toEqual([]);
+  });
+
+  it('parses decimal bitfields and refuses anything else', () => {
+    expect(parsePermissions('0')).toBe(0n);
+    expect(parsePermissions(String(1n << 31n))).toBe(P.USE_APPLICATION_COMMANDS);
+    for (const bad of ['', '-1', '1.5', '0x10', ' 1', '01', 'abc', '99999999999999999999999'])
+      expect(parsePermissions(bad), bad).toBeNull();
+  });
+
+  it("Discord's bit positions", () => {
+    expect(P.ADMINISTRATOR).toBe(8n);
+    expect(P.VIEW_CHANNEL).toBe(1024n);
+    expect(P.MANAGE_ROLES).toBe(1n << 28n);
+    expect(DEFAULT_EVERYONE_PERMISSIONS.toString()).toBe('2147601473');
+  });
+});
