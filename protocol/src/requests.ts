@@ -189,7 +189,7 @@ export const CreateInviteBody = Type.Object({
 
 /** `GET /servers/{serverId}/audit-log`. */
 export const AuditLogQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: '1 to 100, default 50' })),
   before: Type.Optional(Type.String({ maxLength: 32 })),
   action: Type.Optional(Type.String({ maxLength: 64 })),
   actorId: Type.Optional(Type.String({ maxLength: 32 })),

@@ -201,6 +201,10 @@ export function moderationRoutes(fastify: FastifyInstance, { ctx, limiter }: Rou
         response: { 200: Type.Array(ref(AuditLogEntry)), ...errors },
       },
     },
-    async (req) => servers.auditLog(ctx, await authenticate(ctx, req, 'any'), req.params.serverId, req.query),
+    async (req) => {
+      const { limit, ...rest } = req.query;
+      const query = { ...rest, ...(limit === undefined ? {} : { limit: Number(limit) }) };
+      return servers.auditLog(ctx, await authenticate(ctx, req, 'any'), req.params.serverId, query);
+    },
   );
 }
