@@ -36,6 +36,9 @@ export const ERROR_CATALOG = {
   owner_only: { status: 403, meaning: "only the server's owner may do this" },
   bot_owner_only: { status: 403, meaning: "only the bot's owner may do this (or the bot is not public)" },
   not_message_author: { status: 403, meaning: "only the message's author (or, to delete, the server owner) may do this" },
+  wrong_password: { status: 403, meaning: 'the password given to confirm a change to the account (new password, deletion) is wrong' },
+  registration_closed: { status: 403, meaning: 'this instance does not take new accounts (`REGISTRATION=closed`)' },
+  invite_required: { status: 403, meaning: 'registering on this instance needs a valid invite code (`REGISTRATION=invite`)' },
   // 404: something named by the request does not exist (or is not visible to the caller).
   unknown_route: { status: 404, meaning: 'no route has this path' },
   unknown_server: { status: 404, meaning: 'no such server' },
@@ -46,6 +49,7 @@ export const ERROR_CATALOG = {
   unknown_webhook: { status: 404, meaning: 'no such webhook, or its token is wrong' },
   unknown_invite: { status: 404, meaning: 'no such invite, or its server is gone' },
   unknown_file: { status: 404, meaning: 'no such uploaded file' },
+  unknown_session: { status: 404, meaning: "no such login session among the caller's own" },
   unknown_reference: { status: 404, meaning: 'something the write refers to was deleted meanwhile' },
   // Other client errors.
   method_not_allowed: { status: 405, meaning: 'the path exists for other methods (listed in `Allow`)' },
@@ -53,6 +57,7 @@ export const ERROR_CATALOG = {
   username_taken: { status: 409, meaning: 'the username is already registered' },
   already_exists: { status: 409, meaning: 'the thing to create already exists' },
   bot_already_member: { status: 409, meaning: 'the bot is already a member of this server' },
+  owns_servers: { status: 409, meaning: 'the account still owns servers, so it cannot be deleted' },
   idempotency_key_in_use: { status: 409, meaning: 'a request with this `Idempotency-Key` is still being processed' },
   idempotency_key_reused: { status: 409, meaning: 'the `Idempotency-Key` was already used for a different request' },
   payload_too_large: { status: 413, meaning: 'the body or a file is over the size limit' },

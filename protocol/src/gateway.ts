@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { Channel, Id, Message, PermissionName, PublicUser, Server } from './wire.js';
+import { Channel, Id, Message, PermissionName, PublicUser, Server, UpdatedUser } from './wire.js';
 
 /**
  * The gateway protocol (docs/gateway.md): the events sessions receive and every frame on
@@ -38,6 +38,9 @@ export const MemberEvent = Type.Object({ serverId: Id, user: PublicUser });
 /** `MEMBER_UPDATE`: a member's permissions in the server changed. */
 export const MemberUpdateEvent = Type.Object({ ...MemberEvent.properties, permissions: Type.Array(PermissionName) });
 
+/** `USER_UPDATE`: a person or bot changed their display name, name or avatar. */
+export const UserUpdateEvent = Type.Object({ user: UpdatedUser });
+
 /** One event type (or several sharing a payload) and its payload `d`. */
 const event = <T extends TSchema, D extends TSchema>(t: T, d: D) => Type.Object({ t, d });
 const L = Type.Literal;
@@ -54,6 +57,7 @@ export const GatewayEvent = Type.Union([
   event(L('MEMBER_REMOVE'), MemberEvent),
   event(L('MEMBER_UPDATE'), MemberUpdateEvent),
   event(L('SERVER_UPDATE'), Server),
+  event(L('USER_UPDATE'), UserUpdateEvent),
 ]);
 
 // ---------------------------------------------------------------- frames
@@ -99,6 +103,7 @@ export type ReactionEvent = Static<typeof ReactionEvent>;
 export type TypingStartEvent = Static<typeof TypingStartEvent>;
 export type MemberEvent = Static<typeof MemberEvent>;
 export type MemberUpdateEvent = Static<typeof MemberUpdateEvent>;
+export type UserUpdateEvent = Static<typeof UserUpdateEvent>;
 export type GatewayEvent = Static<typeof GatewayEvent>;
 export type ReadyServer = Static<typeof ReadyServer>;
 export type HelloFrame = Static<typeof HelloFrame>;

@@ -17,6 +17,7 @@ import type {
   Server,
   TypingStartEvent,
   User,
+  UserUpdateEvent,
 } from './types.js';
 
 /** Events of a `ParleyBot`, with the arguments their handlers receive. */
@@ -38,6 +39,8 @@ export interface ParleyBotEvents {
   memberUpdate: [MemberUpdateEvent];
   memberRemove: [MemberEvent];
   serverUpdate: [Server];
+  /** A person or bot of the bot's servers (or the bot itself) changed their name or avatar. */
+  userUpdate: [UserUpdateEvent];
   /** Every gateway event (including types this SDK does not know yet), before its own handler. */
   dispatch: [DispatchEvent];
   /** A fatal gateway close (4001 bad token), a protocol problem, or a handler that threw. */
@@ -63,6 +66,7 @@ export const EVENT_HANDLER_NAMES = {
   MEMBER_UPDATE: 'memberUpdate',
   MEMBER_REMOVE: 'memberRemove',
   SERVER_UPDATE: 'serverUpdate',
+  USER_UPDATE: 'userUpdate',
 } as const satisfies { [K in GatewayEventType]: keyof ParleyBotEvents };
 
 // Compile-time check: each handler receives exactly its event type's payload.
@@ -83,6 +87,7 @@ const _handlerPayloadsMatch: HandlerPayloadsMatch = {
   MEMBER_UPDATE: true,
   MEMBER_REMOVE: true,
   SERVER_UPDATE: true,
+  USER_UPDATE: true,
 };
 void _handlerPayloadsMatch;
 

@@ -35,6 +35,7 @@ export type {
   ReadyServer,
   Server,
   TypingStartEvent,
+  UserUpdateEvent,
 } from '@parley/protocol';
 
 /** An id: opaque, sortable by creation time. */

@@ -34,6 +34,8 @@ export function permissionToSee(event: GatewayEvent): PermissionName | null {
     case 'MEMBER_UPDATE':
     case 'MEMBER_REMOVE':
     case 'SERVER_UPDATE':
+    // A member's name and avatar, as the member list shows them.
+    case 'USER_UPDATE':
       return null;
   }
 }

@@ -6,11 +6,18 @@ export type { GatewayEvent };
 /** Events that change what the member concerned may see: they carry the member's new permission bits. */
 export type GrantEvent = Extract<GatewayEvent, { t: 'MEMBER_ADD' | 'MEMBER_UPDATE' }>;
 
+/** Events about a person or bot rather than about one server. */
+export type UserEvent = Extract<GatewayEvent, { t: 'USER_UPDATE' }>;
+
 /**
  * What travels on the bus. Every event names its audience explicitly: the members of
  * `serverId` (for MEMBER_ADD/REMOVE, the member concerned too) who may see it
  * (`permissions.ts`). An event that grants or changes a member's permissions carries the
  * bits, so every gateway session keeps its view current from the log itself.
+ *
+ * A `user` entry is about one person or bot: its audience is that identity's own sessions
+ * and the members of `serverIds` (the servers it belongs to) who may see it, each session
+ * once however many of those servers it shares.
  *
  * Control entries: `revoke` closes connections of a revoked identity; `gap` says events of
  * `serverIds` (every server, when null) were lost (the log was unreachable), so sessions
@@ -18,8 +25,9 @@ export type GrantEvent = Extract<GatewayEvent, { t: 'MEMBER_ADD' | 'MEMBER_UPDAT
  * positions always name an entry that exists.
  */
 export type BusEntry =
-  | { kind: 'event'; serverId: string; event: Exclude<GatewayEvent, GrantEvent> }
+  | { kind: 'event'; serverId: string; event: Exclude<GatewayEvent, GrantEvent | UserEvent> }
   | { kind: 'event'; serverId: string; event: GrantEvent; permissions: number }
+  | { kind: 'user'; userId: string; serverIds: string[]; event: UserEvent }
   | { kind: 'revoke'; userId: string; sessionId?: string; reason: string }
   | { kind: 'gap'; serverIds: string[] | null }
   | { kind: 'mark' };

@@ -10,6 +10,9 @@ export const servers = {
   insert: (db: Tx, row: ServerTable) => db.insertInto('servers').values(row).execute(),
   byId: (db: Db, id: string) => db.selectFrom('servers').selectAll().where('id', '=', id).executeTakeFirst(),
   rename: (db: Tx, id: string, name: string) => db.updateTable('servers').set({ name }).where('id', '=', id).execute(),
+  /** The servers `userId` owns (inside a transaction: the check before deleting an account). */
+  ownedBy: (db: Db, userId: string) =>
+    db.selectFrom('servers').select(['id', 'name']).where('ownerId', '=', userId).orderBy('id').execute(),
   /** The servers `userId` belongs to, each with the member's permission bits there. */
   ofMember: (db: Db, userId: string) =>
     db
@@ -78,6 +81,8 @@ export const members = {
     db.updateTable('members').set({ permissions }).where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
   delete: (db: Tx, serverId: string, userId: string) =>
     db.deleteFrom('members').where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
+  /** Removes `userId` from every server (a deleted account). */
+  deleteAllOf: (db: Tx, userId: string) => db.deleteFrom('members').where('userId', '=', userId).execute(),
   serverIdsOf: async (db: Db, userId: string) =>
     (await db.selectFrom('members').select('serverId').where('userId', '=', userId).execute()).map((r) => r.serverId),
 };
