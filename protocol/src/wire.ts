@@ -104,6 +104,7 @@ export const Instance = Type.Object(
     registration: Type.Union([Type.Literal('open'), Type.Literal('invite'), Type.Literal('closed')], {
       description: 'who may create an account: anyone, only with an invite code, or no one',
     }),
+    sessionTtlDays: Type.Integer({ minimum: 1, description: 'a login session unused for this many days ends' }),
   },
   { $id: 'Instance', title: 'Instance', description: 'what a visitor needs to know about this Parley before logging in' },
 );

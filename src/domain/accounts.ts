@@ -184,7 +184,7 @@ async function releaseAvatars(ctx: DomainContext, ids: Array<string | null | und
 export const accounts = {
   /** What a visitor needs to know before logging in or registering. */
   async instance(ctx: DomainContext) {
-    return { registration: await registrationMode(ctx) };
+    return { registration: await registrationMode(ctx), sessionTtlDays: Math.round(ctx.accounts.sessionTtlMs / 86_400_000) };
   },
 
   async register(ctx: DomainContext, body: { username: string; password: string; invite?: string }, userAgent?: string) {
@@ -226,7 +226,7 @@ export const accounts = {
   async login(ctx: DomainContext, username: string, password: string, userAgent?: string) {
     // A name that could never have been registered is not looked up (PostgreSQL refuses NUL).
     const user = USERNAME.test(username) ? await ctx.store.users.byUsername(ctx.store.db, username) : undefined;
-    if (!user || !user.passwordHash) {
+    if (!user?.passwordHash) {
       dummyHash ??= hashPassword('not a real password');
       await verifyPassword(password, await dummyHash);
       throw unauthorized('wrong username or password', 'invalid_credentials');
@@ -301,7 +301,7 @@ export const accounts = {
     const parts = await tokenParts(ctx, token);
     if (!parts) throw unauthorized();
     const bot = await ctx.store.users.byId(ctx.store.db, parts.id);
-    if (!bot || bot.bot !== 1 || !bot.tokenHash || !tokenMatches(parts.secret, bot.tokenHash)) throw unauthorized();
+    if (bot?.bot !== 1 || !bot.tokenHash || !tokenMatches(parts.secret, bot.tokenHash)) throw unauthorized();
     return callerOf(bot);
   },
 
@@ -536,7 +536,7 @@ export async function sweepExpiredSessions(ctx: DomainContext): Promise<number> 
 /** The bot `botId` if the caller owns it: 404 when there is no such bot, 403 when it is someone else's. */
 async function ownBot(ctx: DomainContext, caller: Caller, botId: string, refusal: string): Promise<UserTable> {
   const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
-  if (!bot || bot.bot !== 1) throw notFound('bot');
+  if (bot?.bot !== 1) throw notFound('bot');
   if (bot.ownerId !== caller.id) throw forbidden('bot_owner_only', refusal);
   return bot;
 }

@@ -59,7 +59,7 @@ describe('GET /instance', () => {
   it('200 {registration: "open"} by default, without credentials', async () => {
     const r = await call(srv.url, 'GET', '/instance');
     expect(r.status, r.text).toBe(200);
-    expect(r.body).toEqual({ registration: 'open' });
+    expect(r.body).toEqual({ registration: 'open', sessionTtlDays: 30 });
   });
 });
 
@@ -364,6 +364,7 @@ describe('session expiry (SESSION_TTL_DAYS=2, the service clock moved forward)',
 
   it('a session unused for longer than the TTL is 401 and gone; one used meanwhile lives on', async () => {
     offset = 0;
+    expect((await call(short.url, 'GET', '/instance')).body.sessionTtlDays).toBe(2);
     const idle = await registerUser(short.url);
     const busy = await secondSession(idle, short.url);
     offset = 1.5 * DAY;
@@ -512,9 +513,9 @@ describe('registration modes', () => {
     const inv = await startServer({ env: { RATE_LIMITS: 'off', REGISTRATION: 'invite' } });
     try {
       // A new instance can be set up: the first person registers without a code.
-      expect((await call(inv.url, 'GET', '/instance')).body).toEqual({ registration: 'open' });
+      expect((await call(inv.url, 'GET', '/instance')).body).toMatchObject({ registration: 'open' });
       const owner = await registerUser(inv.url);
-      expect((await call(inv.url, 'GET', '/instance')).body).toEqual({ registration: 'invite' });
+      expect((await call(inv.url, 'GET', '/instance')).body).toMatchObject({ registration: 'invite' });
       const register = (body: Record<string, unknown>) =>
         call(inv.url, 'POST', '/auth/register', { body: { username: uname('Inv'), password: PASSWORD, ...body } });
 
@@ -546,7 +547,7 @@ describe('registration modes', () => {
     const closed = await startServer({ env: { RATE_LIMITS: 'off', REGISTRATION: 'closed' } });
     try {
       const first = await registerUser(closed.url);
-      expect((await call(closed.url, 'GET', '/instance')).body).toEqual({ registration: 'closed' });
+      expect((await call(closed.url, 'GET', '/instance')).body).toMatchObject({ registration: 'closed' });
       const r = await call(closed.url, 'POST', '/auth/register', { body: { username: uname('Late'), password: PASSWORD } });
       expectError(r, 403, 'registration_closed');
       expectError(
