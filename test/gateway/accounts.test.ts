@@ -76,6 +76,27 @@ describe('USER_UPDATE', () => {
     expect(second.s).toBe(2);
   });
 
+  it('a session that resumes gets the USER_UPDATE it missed, numbered in line with the rest', async () => {
+    const u = await registerUser(srv.url);
+    const member = await registerUser(srv.url);
+    const { server } = await createServer(srv.url, u);
+    await joinServer(srv.url, u, member, server.id);
+    const c = await pool.identify(srv.gatewayUrl, member.auth);
+    c.heartbeat();
+    await c.waitFor((f) => f.op === 'heartbeat_ack');
+    const last = c.lastSeq;
+    await c.terminate();
+    await call(srv.url, 'PATCH', '/users/@me', { auth: u.auth, body: { displayName: 'While away' } });
+    await call(srv.url, 'PATCH', `/servers/${server.id}`, { auth: u.auth, body: { name: 'Renamed while away' } });
+    const r = await pool.resume(srv.gatewayUrl, member.auth, c.sessionId, last);
+    await r.waitFor((f) => f.op === 'resumed');
+    expect(r.events().map((f) => [f.t, f.s])).toEqual([
+      ['USER_UPDATE', last + 1],
+      ['SERVER_UPDATE', last + 2],
+    ]);
+    expect(r.events('USER_UPDATE')[0]!.d.user).toMatchObject({ id: u.id, name: 'While away' });
+  });
+
   it('a bot renamed by its owner is announced to the members of its servers', async () => {
     const owner = await registerUser(srv.url);
     const member = await registerUser(srv.url);
