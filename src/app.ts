@@ -4,6 +4,7 @@ import { type Config, withListeningPort } from './config.js';
 import { errorBody, errorStatus } from './errors.js';
 import { isLegacyId } from './ids.js';
 import { PermissionCache } from './domain/permissions.js';
+import { sweepExpiredSessions } from './domain/accounts.js';
 import type { DomainContext } from './domain/context.js';
 import { expireIdempotencyKeys } from './domain/messages.js';
 import { sweepUnattachedUploads } from './domain/uploads.js';
@@ -143,7 +144,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const bus = deps.bus ?? (await openBus(config, report));
   const limiter = config.rateLimits ? (deps.limiter ?? (await openLimiter(config, report))) : null;
   const files = deps.files ?? new LocalUploadStore(config.uploadsDir);
-  const ctx: DomainContext = { store, bus, files, publicUrl: config.publicUrl, report, perms: new PermissionCache() };
+  const ctx: DomainContext = {
+    store,
+    bus,
+    files,
+    publicUrl: config.publicUrl,
+    accounts: { sessionTtlMs: config.sessionTtlMs, registration: config.registration },
+    clock: Date.now,
+    report,
+    perms: new PermissionCache(),
+  };
   // Bots added before roles (migration 0005) get their managed roles now that ids can be issued.
   await backfillManagedRoles(ctx);
   // With PORT=0 the port is known only once bound. This listener is registered before
@@ -234,6 +244,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     3600_000,
   );
   uploadSweep.unref();
+  // Expired sessions are refused when used; this removes the ones nobody comes back with.
+  const sessionSweep = setInterval(
+    () => void sweepExpiredSessions(ctx).catch((err) => ctx.report(err, 'expired session sweep failed')),
+    3600_000,
+  );
+  sessionSweep.unref();
 
   // While draining, answers close their connection, so keep-alive sockets of requests
   // that were in flight do not hold the shutdown open.
@@ -249,6 +265,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       draining = true;
       clearInterval(expiry);
       clearInterval(uploadSweep);
+      clearInterval(sessionSweep);
       await gateway.close();
       await app.close();
       await bus.close();

@@ -53,7 +53,14 @@ export interface Config {
    * the proxy, so the default is then 0.
    */
   maxConnectionsPerIp: number;
+  /** A login session ends once unused for this long (SESSION_TTL_DAYS). */
+  sessionTtlMs: number;
+  /** Who may create an account (REGISTRATION): anyone, only with an invite code, or no one. */
+  registration: RegistrationMode;
 }
+
+export const REGISTRATION_MODES = ['open', 'invite', 'closed'] as const;
+export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
 
 export type Env = Record<string, string | undefined>;
 
@@ -122,6 +129,11 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('HEADERS_TIMEOUT_SECONDS must not be more than REQUEST_TIMEOUT_SECONDS');
   }
 
+  const registration = (env.REGISTRATION || 'open').toLowerCase() as RegistrationMode;
+  if (!REGISTRATION_MODES.includes(registration)) {
+    problems.push(`REGISTRATION must be one of ${REGISTRATION_MODES.join(', ')} (got "${env.REGISTRATION}")`);
+  }
+
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -154,6 +166,8 @@ export function loadConfig(env: Env = process.env): Config {
     headersTimeoutMs: headersTimeoutSeconds * 1000,
     keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_SECONDS', 72, 1, 3600) * 1000,
     maxConnectionsPerIp: int('MAX_CONNECTIONS_PER_IP', trustProxy ? 0 : 256, 0, 1_000_000),
+    sessionTtlMs: int('SESSION_TTL_DAYS', 30, 1, 3650) * 86_400_000,
+    registration,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

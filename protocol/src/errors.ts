@@ -46,6 +46,9 @@ export const ERROR_CATALOG = {
   },
   managed_role: { status: 403, meaning: "a bot's managed role belongs to that bot: it cannot be given, taken or deleted" },
   banned: { status: 403, meaning: 'the caller is banned from this server' },
+  wrong_password: { status: 403, meaning: 'the password given to confirm a change to the account (new password, deletion) is wrong' },
+  registration_closed: { status: 403, meaning: 'this instance does not take new accounts (`REGISTRATION=closed`)' },
+  invite_required: { status: 403, meaning: 'registering on this instance needs a valid invite code (`REGISTRATION=invite`)' },
   // 404: something named by the request does not exist (or is not visible to the caller).
   unknown_route: { status: 404, meaning: 'no route has this path' },
   unknown_server: { status: 404, meaning: 'no such server' },
@@ -60,6 +63,7 @@ export const ERROR_CATALOG = {
   unknown_overwrite: { status: 404, meaning: 'the channel has no overwrite for that role or member' },
   unknown_user: { status: 404, meaning: 'no such user' },
   unknown_ban: { status: 404, meaning: 'the user is not banned from this server' },
+  unknown_session: { status: 404, meaning: "no such login session among the caller's own" },
   unknown_reference: { status: 404, meaning: 'something the write refers to was deleted meanwhile' },
   // Other client errors.
   method_not_allowed: { status: 405, meaning: 'the path exists for other methods (listed in `Allow`)' },
@@ -67,6 +71,7 @@ export const ERROR_CATALOG = {
   username_taken: { status: 409, meaning: 'the username is already registered' },
   already_exists: { status: 409, meaning: 'the thing to create already exists' },
   bot_already_member: { status: 409, meaning: 'the bot is already a member of this server' },
+  owns_servers: { status: 409, meaning: 'the account still owns servers, so it cannot be deleted' },
   idempotency_key_in_use: { status: 409, meaning: 'a request with this `Idempotency-Key` is still being processed' },
   idempotency_key_reused: { status: 409, meaning: 'the `Idempotency-Key` was already used for a different request' },
   payload_too_large: { status: 413, meaning: 'the body or a file is over the size limit' },

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { Channel, Id, Message, PermissionName, PublicUser, Role, Server } from './wire.js';
+import { Channel, Id, Message, PermissionName, PublicUser, Role, Server, UpdatedUser } from './wire.js';
 
 /**
  * The gateway protocol (docs/gateway.md): the events sessions receive and every frame on
@@ -51,6 +51,9 @@ export const RoleDeleteEvent = Type.Object({ serverId: Id, roleId: Id });
 /** `BAN_ADD` / `BAN_REMOVE`: sent to members who may ban. */
 export const BanEvent = Type.Object({ serverId: Id, user: PublicUser });
 
+/** `USER_UPDATE`: a person or bot changed their display name, name or avatar. */
+export const UserUpdateEvent = Type.Object({ user: UpdatedUser });
+
 /** One event type (or several sharing a payload) and its payload `d`. */
 const event = <T extends TSchema, D extends TSchema>(t: T, d: D) => Type.Object({ t, d });
 const L = Type.Literal;
@@ -71,6 +74,7 @@ export const GatewayEvent = Type.Union([
   event(Type.Union([L('ROLE_CREATE'), L('ROLE_UPDATE')]), RoleEvent),
   event(L('ROLE_DELETE'), RoleDeleteEvent),
   event(Type.Union([L('BAN_ADD'), L('BAN_REMOVE')]), BanEvent),
+  event(L('USER_UPDATE'), UserUpdateEvent),
 ]);
 
 // ---------------------------------------------------------------- frames
@@ -127,6 +131,7 @@ export type MemberUpdateEvent = Static<typeof MemberUpdateEvent>;
 export type RoleEvent = Static<typeof RoleEvent>;
 export type RoleDeleteEvent = Static<typeof RoleDeleteEvent>;
 export type BanEvent = Static<typeof BanEvent>;
+export type UserUpdateEvent = Static<typeof UserUpdateEvent>;
 export type GatewayEvent = Static<typeof GatewayEvent>;
 export type ReadyServer = Static<typeof ReadyServer>;
 export type HelloFrame = Static<typeof HelloFrame>;

@@ -32,6 +32,8 @@ export const MemberRoleParams = Type.Object({ serverId: Type.String(), userId: T
 export const OverwriteParams = Type.Object({ channelId: Type.String(), targetId: Type.String() });
 /** `/servers/{serverId}/bans/{userId}`. */
 export const BanParams = Type.Object({ serverId: Type.String(), userId: Type.String() });
+/** `/auth/sessions/{sessionId}`: one of the caller's login sessions. */
+export const SessionParams = Type.Object({ sessionId: Type.String() });
 /** `/bots/{botId}`: one of the caller's bots. */
 export const BotParams = Type.Object({ botId: Type.String() });
 /** `/servers/{serverId}/bots/{botId}`: a bot in a server. */
@@ -81,7 +83,33 @@ export const CredentialsBody = Type.Object({
   password: Type.String({ minLength: 1, maxLength: 1024 }),
 });
 
+/** `POST /auth/register`: `invite` is needed when the instance registers by invite only (`GET /instance`). */
+export const RegisterBody = Type.Object({
+  ...CredentialsBody.properties,
+  invite: Type.Optional(Type.String({ maxLength: 64, description: 'an invite code of this instance' })),
+});
+
+/** `POST /auth/password`: the new password follows the registration rules. */
+export const ChangePasswordBody = Type.Object({
+  currentPassword: Type.String({ minLength: 1, maxLength: 1024 }),
+  newPassword: Type.String({ minLength: 1, maxLength: 1024 }),
+});
+
+/** `DELETE /users/@me`: the password confirms it. */
+export const DeleteAccountBody = Type.Object({ password: Type.String({ minLength: 1, maxLength: 1024 }) });
+
 const Avatar = Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()]));
+
+/** `PATCH /users/@me`: only the fields to change; null or "" clears a person's display name. */
+export const UpdateMeBody = Type.Object(
+  {
+    displayName: Type.Optional(Type.Union([Type.String({ maxLength: 128 }), Type.Null()])),
+    avatar: Type.Optional(
+      Type.Union([Type.String({ maxLength: 2048, description: 'the URL of an image the caller uploaded with POST /upload' }), Type.Null()]),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 /** `POST /bots`. */
 export const CreateBotBody = Type.Object({
@@ -95,6 +123,9 @@ export const UpdateBotBody = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
     avatar: Avatar,
     public: Type.Optional(Type.Boolean()),
+    interactionsUrl: Type.Optional(
+      Type.Union([Type.String({ maxLength: 2048, description: 'an http(s) URL; stored for interactions over HTTP' }), Type.Null()]),
+    ),
   },
   { additionalProperties: false },
 );
@@ -329,6 +360,7 @@ export type CreateRoleBody = Static<typeof CreateRoleBody>;
 export type UpdateRoleBody = Static<typeof UpdateRoleBody>;
 export type OverwriteBody = Static<typeof OverwriteBody>;
 export type BotParams = Static<typeof BotParams>;
+export type SessionParams = Static<typeof SessionParams>;
 export type ServerBotParams = Static<typeof ServerBotParams>;
 export type WebhookParams = Static<typeof WebhookParams>;
 export type WebhookExecParams = Static<typeof WebhookExecParams>;
@@ -339,6 +371,10 @@ export type WebhookExecQuery = Static<typeof WebhookExecQuery>;
 export type IdempotencyHeaders = Static<typeof IdempotencyHeaders>;
 export type GithubHeaders = Static<typeof GithubHeaders>;
 export type CredentialsBody = Static<typeof CredentialsBody>;
+export type RegisterBody = Static<typeof RegisterBody>;
+export type ChangePasswordBody = Static<typeof ChangePasswordBody>;
+export type DeleteAccountBody = Static<typeof DeleteAccountBody>;
+export type UpdateMeBody = Static<typeof UpdateMeBody>;
 export type CreateBotBody = Static<typeof CreateBotBody>;
 export type UpdateBotBody = Static<typeof UpdateBotBody>;
 export type NameBody = Static<typeof NameBody>;

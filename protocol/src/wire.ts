@@ -50,22 +50,63 @@ export const PublicUser = Type.Object(
   { $id: 'PublicUser', title: 'PublicUser', description: 'the public face of a person or bot' },
 );
 
+const DisplayName = Nullable(
+  Type.String({ description: 'the name the person chose to be shown by; null shows their username (a bot: its name)' }),
+);
+
 export const SelfUser = Type.Object(
   {
     ...PublicUser.properties,
     username: Nullable(Type.String()),
+    displayName: DisplayName,
     createdAt: Timestamp,
   },
-  { $id: 'SelfUser', title: 'SelfUser', description: 'a person as they see themselves' },
+  {
+    $id: 'SelfUser',
+    title: 'SelfUser',
+    description: 'a person as they see themselves; `name` is what others see: `displayName` if set, else `username`',
+  },
 );
 
 export const BotSelf = Type.Object(
   {
     ...PublicUser.properties,
+    displayName: DisplayName,
     ownerId: Nullable(Id),
     createdAt: Timestamp,
   },
-  { $id: 'BotSelf', title: 'BotSelf', description: 'a bot as it sees itself' },
+  { $id: 'BotSelf', title: 'BotSelf', description: 'a bot as it sees itself; its `displayName` is its `name`' },
+);
+
+/** A person's or bot's public face with the display name they chose, as `USER_UPDATE` carries it. */
+export const UpdatedUser = Type.Object(
+  { ...PublicUser.properties, displayName: DisplayName },
+  { $id: 'UpdatedUser', title: 'UpdatedUser', description: 'a person or bot after a change of name or avatar' },
+);
+
+export const AuthSession = Type.Object(
+  {
+    id: Id,
+    createdAt: Timestamp,
+    lastUsedAt: Timestamp,
+    userAgent: Nullable(Type.String({ description: 'the User-Agent of the login or registration that opened it, shortened' })),
+    current: Type.Boolean({ description: 'whether this is the session making the request' }),
+  },
+  {
+    $id: 'AuthSession',
+    title: 'AuthSession',
+    description: "one of the caller's login sessions (`lastUsedAt` is updated at most once an hour)",
+  },
+);
+
+export const Instance = Type.Object(
+  {
+    registration: Type.Union([Type.Literal('open'), Type.Literal('invite'), Type.Literal('closed')], {
+      description: 'who may create an account: anyone, only with an invite code, or no one',
+    }),
+    sessionTtlDays: Type.Integer({ minimum: 1, description: 'a login session unused for this many days ends' }),
+  },
+  { $id: 'Instance', title: 'Instance', description: 'what a visitor needs to know about this Parley before logging in' },
 );
 
 export const Session = Type.Object(
@@ -80,6 +121,7 @@ const botProperties = {
   ownerId: Nullable(Id),
   bot: Type.Boolean(),
   public: Type.Boolean({ description: 'whether any server owner may add the bot' }),
+  interactionsUrl: Nullable(Type.String({ description: 'where interactions will be delivered over HTTP (stored; not used yet)' })),
   createdAt: Timestamp,
 };
 
@@ -317,6 +359,9 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
   PublicUser,
   SelfUser,
   BotSelf,
+  UpdatedUser,
+  AuthSession,
+  Instance,
   Session,
   Bot,
   CreatedBot,
@@ -345,6 +390,9 @@ export type ErrorResponse = Static<typeof ErrorResponse>;
 export type PublicUser = Static<typeof PublicUser>;
 export type SelfUser = Static<typeof SelfUser>;
 export type BotSelf = Static<typeof BotSelf>;
+export type UpdatedUser = Static<typeof UpdatedUser>;
+export type AuthSession = Static<typeof AuthSession>;
+export type Instance = Static<typeof Instance>;
 export type Session = Static<typeof Session>;
 export type Bot = Static<typeof Bot>;
 export type CreatedBot = Static<typeof CreatedBot>;

@@ -20,6 +20,7 @@ import type {
   Server,
   TypingStartEvent,
   User,
+  UserUpdateEvent,
 } from './types.js';
 
 /** Events of a `ParleyBot`, with the arguments their handlers receive. */
@@ -49,6 +50,8 @@ export interface ParleyBotEvents {
   /** Sent to members who may ban. */
   banAdd: [BanEvent];
   banRemove: [BanEvent];
+  /** A person or bot of the bot's servers (or the bot itself) changed their name or avatar. */
+  userUpdate: [UserUpdateEvent];
   /** Every gateway event (including types this SDK does not know yet), before its own handler. */
   dispatch: [DispatchEvent];
   /** A fatal gateway close (4001 bad token), a protocol problem, or a handler that threw. */
@@ -80,6 +83,7 @@ export const EVENT_HANDLER_NAMES = {
   ROLE_DELETE: 'roleDelete',
   BAN_ADD: 'banAdd',
   BAN_REMOVE: 'banRemove',
+  USER_UPDATE: 'userUpdate',
 } as const satisfies { [K in GatewayEventType]: keyof ParleyBotEvents };
 
 // Compile-time check: each handler receives exactly its event type's payload.
@@ -106,6 +110,7 @@ const _handlerPayloadsMatch: HandlerPayloadsMatch = {
   ROLE_DELETE: true,
   BAN_ADD: true,
   BAN_REMOVE: true,
+  USER_UPDATE: true,
 };
 void _handlerPayloadsMatch;
 

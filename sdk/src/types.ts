@@ -39,6 +39,7 @@ export type {
   ReadyServer,
   Server,
   TypingStartEvent,
+  UserUpdateEvent,
 } from '@parley/protocol';
 
 /** An id: opaque, sortable by creation time. */

@@ -259,6 +259,8 @@ export function visibilityOf(event: GatewayEvent): Visibility {
     case 'ROLE_CREATE':
     case 'ROLE_UPDATE':
     case 'ROLE_DELETE':
+    // A member's name and avatar, as the member list shows them.
+    case 'USER_UPDATE':
       return null;
   }
 }

@@ -12,6 +12,8 @@ export interface Caller {
   name: string;
   bot: boolean;
   avatar: string | null;
+  /** A person's login name (null for a bot): the key of their failed-password limit. */
+  username?: string | null;
   sessionId?: string;
   /** This request's `X-Audit-Log-Reason`, for the audit-log entries it writes. */
   reason?: string;

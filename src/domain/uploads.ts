@@ -7,6 +7,9 @@ import { nowIso } from './context.js';
 import { stripUnsafeCharacters } from './names.js';
 import type { Attachment } from './types.js';
 
+/** Image types served inline (everything else is served as a download): the ones an avatar may be. */
+export const INLINE_IMAGE_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif']);
+
 /** File names as stored and shown: no path, no control characters, at most 255 characters. */
 export function cleanFilename(name: string | undefined): string {
   const base = (name ?? '').split(/[\\/]/).pop() ?? '';

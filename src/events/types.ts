@@ -4,6 +4,9 @@ import type { ModelSnapshot } from '../domain/permissions.js';
 /** The gateway's events (`d` is what clients receive): the protocol's event union. */
 export type { GatewayEvent };
 
+/** Events about a person or bot rather than about one server. */
+export type UserEvent = Extract<GatewayEvent, { t: 'USER_UPDATE' }>;
+
 /**
  * What travels on the bus. Every event names its audience explicitly: the members of
  * `serverId` (for MEMBER_ADD/REMOVE, the member concerned too) who may see it
@@ -12,13 +15,18 @@ export type { GatewayEvent };
  * and MEMBER_ADD carries it for the joining member; MEMBER_ADD and MEMBER_UPDATE carry
  * the member's roles. So every gateway session keeps its view current from the log itself.
  *
+ * A `user` entry is about one person or bot: its audience is that identity's own sessions
+ * and the members of `serverIds` (the servers it belongs to) who may see it, each session
+ * once however many of those servers it shares.
+ *
  * Control entries: `revoke` closes connections of a revoked identity; `gap` says events of
  * `serverIds` (every server, when null) were lost (the log was unreachable), so sessions
  * that belong to them must resynchronise; `mark` is an empty entry a log may append so that
  * positions always name an entry that exists.
  */
 export type BusEntry =
-  | { kind: 'event'; serverId: string; event: GatewayEvent; model?: ModelSnapshot; roles?: string[] }
+  | { kind: 'event'; serverId: string; event: Exclude<GatewayEvent, UserEvent>; model?: ModelSnapshot; roles?: string[] }
+  | { kind: 'user'; userId: string; serverIds: string[]; event: UserEvent }
   | { kind: 'revoke'; userId: string; sessionId?: string; reason: string }
   | { kind: 'gap'; serverIds: string[] | null }
   | { kind: 'mark' };

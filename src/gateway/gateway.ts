@@ -410,6 +410,14 @@ export class Gateway {
       this.resynchronise(entry.serverIds);
       return;
     }
+    if (entry.kind === 'user') {
+      // Each session once, whether it is the user's own or shares one or many servers with it.
+      const audience = new Set(this.byUser.get(entry.userId));
+      for (const id of entry.serverIds) for (const s of this.byServer.get(id) ?? []) audience.add(s);
+      const prepared = new EventFrame(entry.event.t, entry.event.d);
+      for (const s of audience) this.apply(s, pos, entry, 0, prepared);
+      return;
+    }
     if (entry.kind !== 'event') return;
     const { event, serverId } = entry;
     const members = this.byServer.get(serverId);
@@ -435,9 +443,17 @@ export class Gateway {
    * after delivering the notice.
    */
   private apply(session: Session, pos: LogPosition, entry: BusEntry, skipThrough: number, prepared?: EventFrame): void {
-    if (entry.kind !== 'event' || session.closed) return;
+    if ((entry.kind !== 'event' && entry.kind !== 'user') || session.closed) return;
     // A resume may have replayed entries this instance has not dispatched yet; never twice.
     if (this.bus.compare(pos, session.pos) <= 0) return;
+    if (entry.kind === 'user') {
+      if (!concerns(session, entry)) return;
+      session.s++;
+      session.pos = pos;
+      if (session.s > skipThrough) this.send(session, (prepared ?? new EventFrame(entry.event.t, entry.event.d)).withSeq(session.s));
+      if (session.s % MARK_EVERY === 0) session.mark();
+      return;
+    }
     const { event, serverId } = entry;
     const me = session.caller;
     const self = (event.t === 'MEMBER_ADD' || event.t === 'MEMBER_UPDATE' || event.t === 'MEMBER_REMOVE') && event.d.user.id === me.id;
@@ -623,6 +639,13 @@ export class Gateway {
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
     for (const c of this.wss.clients) c.terminate();
   }
+}
+
+/** Whether a `user` entry is for `session`: the user's own, or a member of one of its servers who may see it. */
+function concerns(session: Session, entry: Extract<BusEntry, { kind: 'user' }>): boolean {
+  if (session.caller.id === entry.userId) return true;
+  // A name and avatar are what the member list shows: membership is enough (`visibilityOf`).
+  return entry.serverIds.some((id) => session.servers.has(id));
 }
 
 class InvalidSession extends Error {}

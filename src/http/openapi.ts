@@ -66,6 +66,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: () => str
       },
       tags: [
         { name: 'accounts', description: 'registration, sessions, the caller' },
+        { name: 'instance', description: 'what this Parley allows, for visitors' },
         { name: 'bots', description: "a person's bots" },
         { name: 'servers', description: 'servers, channels, invites, members' },
         { name: 'messages', description: 'messages, reactions, typing' },

@@ -159,6 +159,29 @@ const migrations: Record<string, Migration> = {
   },
   '0004_snowflakes': { up: migrateToSnowflakes },
   '0005_roles': { up: migrateToRoles },
+  '0006_accounts': {
+    async up(db: Kysely<any>) {
+      // Plain ALTER TABLE ADD COLUMN, so merging with the roles migration (0005) touches nothing here.
+      const users = () => db.schema.alterTable('users');
+      await users().addColumn('display_name', 'text').execute();
+      // No cascade: an upload someone's avatar shows cannot be deleted under it (as 0003 does for messages).
+      await users()
+        .addColumn('avatar_upload_id', 'bigint', (c) => c.references('uploads.id'))
+        .execute();
+      await users().addColumn('interactions_url', 'text').execute();
+      await users().addColumn('deleted_at', 'text').execute();
+      await db.schema.alterTable('sessions').addColumn('last_used_at', 'text').execute();
+      await db.schema.alterTable('sessions').addColumn('user_agent', 'text').execute();
+      // Sessions opened before count as used now: the upgrade does not log everyone out.
+      await db.updateTable('sessions').set({ last_used_at: new Date().toISOString() }).execute();
+      // Listing a person's sessions, and the expiry sweep.
+      await db.schema.createIndex('sessions_user').on('sessions').column('user_id').execute();
+      await db.schema.createIndex('sessions_last_used').on('sessions').column('last_used_at').execute();
+      // Deleting an account rewrites the author of its messages; the sweep of uploads asks which avatars use one.
+      await db.schema.createIndex('messages_author').on('messages').column('author_id').execute();
+      await db.schema.createIndex('users_avatar_upload').on('users').column('avatar_upload_id').execute();
+    },
+  },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */

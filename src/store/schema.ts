@@ -16,6 +16,14 @@ export interface UserTable {
   createdAt: string;
   /** Bots only: 1 when anyone may add the bot to their server, 0 when only its owner may. */
   isPublic: number;
+  /** People only: the name they chose to be shown by; `name` is it, or else the username (0006). */
+  displayName?: string | null;
+  /** The upload `avatar` names, when it is one of this service's: kept from the unattached-upload sweep (0006). */
+  avatarUploadId?: string | null;
+  /** Bots only: where interactions are to be delivered over HTTP; stored, not used yet (0006). */
+  interactionsUrl?: string | null;
+  /** When the person deleted their account: the row stays, anonymised, as the author of their messages (0006). */
+  deletedAt?: string | null;
 }
 
 export interface SessionTable {
@@ -23,6 +31,10 @@ export interface SessionTable {
   userId: string;
   tokenHash: string;
   createdAt: string;
+  /** When the session was last used, to the hour or so: it expires SESSION_TTL_DAYS after (0006). */
+  lastUsedAt?: string | null;
+  /** The User-Agent of the login or registration that opened it, shortened and cleaned (0006). */
+  userAgent?: string | null;
 }
 
 export interface ServerTable {

@@ -455,6 +455,7 @@ describe('PATCH /bots/{botId}: name, avatar, public', () => {
       ownerId: u.id,
       bot: true,
       public: true,
+      interactionsUrl: null,
       createdAt: created.body.createdAt,
     });
     expect((await call(srv.url, 'GET', '/bots', { auth: u.auth })).body).toEqual([r.body]);
@@ -502,7 +503,10 @@ describe('PATCH /bots/{botId}: name, avatar, public', () => {
       { name: 'x'.repeat(81) },
       { name: 'a\u0000' },
       { avatar: 'javascript:alert(1)' },
-      { interactionsUrl: 'https://example.com' },
+      { interactionsUrl: 'ftp://example.com/hook' },
+      { interactionsUrl: 'not a url' },
+      { interactionsUrl: `https://example.com/${'x'.repeat(2048)}` },
+      { interactionsUrl: 42 },
       { Public: true },
     ]) {
       expectError(await call(srv.url, 'PATCH', `/bots/${bot.id}`, { auth: u.auth, body }), 400);

@@ -39,7 +39,7 @@ describe('error bodies', () => {
   it('a method an existing path lacks: 405 JSON {error, code} with Allow', async () => {
     const cases: Array<[string, string]> = [
       ['PUT', '/channels/x/messages'],
-      ['DELETE', '/users/@me'],
+      ['PUT', '/users/@me'],
       ['GET', '/upload'],
       ['GET', '/auth/register'],
       ['PATCH', '/bots'],

@@ -391,6 +391,19 @@ const SPECS: RouteSpec[] = [
     params: () => ({ botId: w.patchBot.id }),
     body: () => ({ public: true }),
   },
+  // Login sessions (section 10): a person ends their own; anyone else's is unknown to them, and bots have none.
+  {
+    route: 'DELETE /auth/sessions/:sessionId',
+    variant: "a session of the owner's",
+    okCaller: 'owner',
+    status: (c) => (INVALID.has(c) ? 401 : c === 'owner' ? 204 : ['stranger', 'botOwner', 'member'].includes(c) ? 404 : 403),
+    params: async () => {
+      const r = await call(base(), 'POST', '/auth/login', { body: { username: w.owner.name, password: 'correct horse battery' } });
+      if (r.status !== 200) throw new Error(`login: ${r.status} ${r.text}`);
+      return { sessionId: String(r.body.token).split('.')[0]!, _auth: `Bearer ${r.body.token}` };
+    },
+    unchanged: async (p) => (await call(base(), 'GET', '/users/@me', { auth: p._auth })).status === 200,
+  },
   // Servers, channels, invites, members (contract 3).
   { route: 'GET /servers/:serverId', okCaller: 'owner', status: only(MEMBERS(200)), params: server },
   {

@@ -95,6 +95,27 @@ describe.runIf(run)('two instances on one PostgreSQL and Redis', () => {
     expect((await call(b, 'GET', '/users/@me', { auth: w.owner.auth })).status).toBe(401);
   });
 
+  it('a password change through A closes the other session’s gateway connection on B; USER_UPDATE reaches B', async () => {
+    const w = await world(a);
+    const other = await call(b, 'POST', '/auth/login', { body: { username: w.owner.name, password: 'correct horse battery' } });
+    expect(other.status, other.text).toBe(200);
+    const elsewhere = await TestGatewayClient.identify(cluster.instances[1]!.gatewayUrl, `Bearer ${other.body.token}`);
+    const bot = await TestGatewayClient.identify(cluster.instances[1]!.gatewayUrl, w.bot.auth);
+    try {
+      const r = await call(a, 'POST', '/auth/password', {
+        auth: w.owner.auth,
+        body: { currentPassword: 'correct horse battery', newPassword: 'another long secret 9' },
+      });
+      expect(r.status, r.text).toBe(204);
+      expect((await elsewhere.waitForClose()).code).toBe(4001);
+      expect((await call(b, 'GET', '/users/@me', { auth: `Bearer ${other.body.token}` })).status).toBe(401);
+      expect((await call(a, 'PATCH', '/users/@me', { auth: w.owner.auth, body: { displayName: 'Owner' } })).status).toBe(200);
+      expect((await bot.waitForEvent('USER_UPDATE')).d.user).toMatchObject({ id: w.owner.id, name: 'Owner', displayName: 'Owner' });
+    } finally {
+      await bot.close();
+    }
+  });
+
   it('a file uploaded through A is served by B', async () => {
     const w = await world(a);
     const up = await upload(a, w.bot.auth, 'shared bytes', 'notes.txt', 'text/plain');

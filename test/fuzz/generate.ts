@@ -590,11 +590,35 @@ function template(g: Gen, route: Route, githubEvent: string | undefined): Array<
       return [
         ['username', userName(g)],
         ['password', rng.pick([world.password, LONG(8, 'p'), 'password', 'short', LONG(1025)])],
+        ...(rng.chance(0.2) ? [['invite', rng.pick<J>([scene.inviteCode, 'nope', '', LONG(65, 'i'), anyString(g)])] as [string, J]] : []),
+      ];
+    case 'PATCH /bots/:botId':
+      return [
+        ...(rng.chance(0.5) ? [['name', name()] as [string, J]] : []),
+        ...(rng.chance(0.5) ? [['public', rng.pick<J>([true, false, 'yes'])] as [string, J]] : []),
+        ...(rng.chance(0.6)
+          ? [['interactionsUrl', rng.pick<J>([null, '', 'https://example.com/i', 'ftp://x', LONG(2049, 'u'), anyString(g)])] as [string, J]]
+          : []),
       ];
     case 'POST /auth/login':
       return [
         ['username', userName(g)],
         ['password', rng.pick([world.password, 'wrong password', ''])],
+      ];
+    case 'POST /auth/password':
+      // Never the right current password: the spare person keeps theirs for the whole run.
+      return [
+        ['currentPassword', rng.pick<J>(['wrong password', '', LONG(1025, 'p'), anyString(g)])],
+        ['newPassword', rng.pick<J>([world.password, 'short', 'password', LONG(257, 'p'), LONG(1025, 'p'), anyString(g)])],
+      ];
+    case 'DELETE /users/@me':
+      return [['password', rng.pick<J>(['wrong password', '', LONG(1025, 'p'), anyString(g)])]];
+    case 'PATCH /users/@me':
+      return [
+        ...(rng.chance(0.7) ? [['displayName', rng.pick<J>([null, '', name(), LONG(33, 'd'), '\u202E\u200B'])] as [string, J]] : []),
+        ...(rng.chance(0.5)
+          ? [['avatar', rng.pick<J>([null, world.upload.url, 'https://example.com/a.png', anyString(g)])] as [string, J]]
+          : []),
       ];
     case 'POST /bots':
     case 'POST /servers':
@@ -1347,9 +1371,14 @@ function query(g: Gen): string {
   return `?${parts.join('&')}`;
 }
 
+/** Routes that end sessions or the account itself: called only with the spare person's sessions. */
+function endsSessions(route: Route): boolean {
+  return /logout|sessions|password/.test(route.path) || (route.method === 'DELETE' && route.path === '/users/@me');
+}
+
 function authHeader(g: Gen, route: Route): string | Buffer | undefined {
   const { rng, world } = g;
-  const sessionEnding = /logout|sessions|password/.test(route.path);
+  const sessionEnding = endsSessions(route);
   const ownerToken = () => (sessionEnding ? rng.pick(world.spareSessions) : world.owner.token);
   const choice = rng.weighted<string>([
     [12, 'none'],
@@ -1555,7 +1584,7 @@ export function generate(opts: GenOptions, index: number): FuzzRequest {
     : rng.chance(0.7)
       ? rng.pick(METHODS.filter((m) => m !== route.method))
       : rng.pick(ODD_METHODS);
-  const destructive = method === 'DELETE' || /logout|sessions|password/.test(route.path);
+  const destructive = method === 'DELETE' || endsSessions(route);
   const g: Gen = {
     rng,
     world: opts.world,

@@ -48,7 +48,11 @@ export interface FuzzWorld {
   password: string;
   main: Scene;
   sacrificial: Scene[];
-  /** Extra sessions of the owner, for the routes that end the session they are called with. */
+  /**
+   * Sessions of a person of their own (in no server), for the routes that end sessions:
+   * logging out, ending one's sessions or all others, changing the password, deleting the
+   * account. Being someone else's, they can never end the sessions the rest of the run uses.
+   */
   spareSessions: string[];
   upload: { id: string; filename: string; url: string; path: string };
   /** A channel of the main server the fuzzer never names: the health check posts there. */
@@ -98,9 +102,10 @@ export async function buildWorld(base: string, sacrificialScenes = 2): Promise<F
   const upPath = new URL(up.body.url).pathname;
   const [, , id, filename] = upPath.split('/');
 
-  const spareSessions: string[] = [];
+  const spare = await registerUser(base);
+  const spareSessions: string[] = [spare.token];
   for (let i = 0; i < 2; i++) {
-    const r = await call(base, 'POST', '/auth/login', { body: { username: owner.name, password } });
+    const r = await call(base, 'POST', '/auth/login', { body: { username: spare.name, password } });
     if (r.status !== 200) throw new Error(`login failed: ${r.status} ${r.text}`);
     spareSessions.push(r.body.token);
   }

@@ -42,6 +42,7 @@ const EVENT_TYPES: Record<GatewayEventType, true> = {
   MEMBER_REMOVE: true,
   SERVER_UPDATE: true,
   SERVER_DELETE: true,
+  USER_UPDATE: true,
   ROLE_CREATE: true,
   ROLE_UPDATE: true,
   ROLE_DELETE: true,
@@ -120,6 +121,11 @@ describe('every event type, caused through the REST API', () => {
         t: 'SERVER_UPDATE',
         act: () => call(url, 'PATCH', `/servers/${sid}`, { auth: w.owner.auth, body: { name: 'Renamed' } }),
         d: { id: sid, name: 'Renamed', ownerId: w.owner.id, icon: null, description: null },
+      },
+      {
+        t: 'USER_UPDATE',
+        act: () => call(url, 'PATCH', '/users/@me', { auth: w.owner.auth, body: { displayName: 'Boss' } }),
+        d: { user: { id: w.owner.id, name: 'Boss', displayName: 'Boss' } },
       },
       {
         t: 'ROLE_CREATE',

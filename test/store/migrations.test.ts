@@ -1,7 +1,8 @@
 /**
  * Data migrations, on every database, from a database as the old code left it:
  * 0003 links the uploads of older messages; 0004 turns every ULID into a snowflake of the
- * same millisecond, keeping order, references, old links and credentials.
+ * same millisecond, keeping order, references, old links and credentials; 0006 keeps
+ * existing sessions alive.
  */
 import { type Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -180,6 +181,38 @@ describe.each(storeDialects())('migrations on %s', (dialect) => {
     const next = store.ids.next();
     expect(compareIds(next, (await store.currentId(w.webhookMessage))!)).toBeGreaterThan(0);
     expect(snowflakeTime(next)).toBeGreaterThan(w.newestMs);
+  });
+
+  it('0006 adds the account columns and counts every existing session as used at the upgrade', async () => {
+    const db = await emptyDatabase(dialect);
+    cleanup.push(() => db.dispose());
+    await migrateToLatest(db.admin, db.schema, '0004_snowflakes');
+    const admin = db.admin as Kysely<any>;
+    const longAgo = new Date(Date.now() - 90 * 86_400_000).toISOString();
+    await admin
+      .insertInto('users')
+      .values({
+        id: '100000000000000001',
+        username: 'Old',
+        username_key: 'old',
+        name: 'Old',
+        bot: 0,
+        password_hash: 'x',
+        created_at: longAgo,
+      })
+      .execute();
+    await admin
+      .insertInto('sessions')
+      .values({ id: '100000000000000002', user_id: '100000000000000001', token_hash: 'h', created_at: longAgo })
+      .execute();
+    const before = Date.now();
+    const store = await open(db);
+    const session = await store.sessions.byId(store.db, '100000000000000002');
+    // Not 90 days unused (which would expire it at once): used now, as far as expiry goes.
+    expect(Date.parse(session!.lastUsedAt!)).toBeGreaterThanOrEqual(before - 1000);
+    expect(session!.userAgent).toBeNull();
+    const user = await store.users.byId(store.db, '100000000000000001');
+    expect(user).toMatchObject({ displayName: null, deletedAt: null, avatarUploadId: null, interactionsUrl: null });
   });
 
   it('0004 on an empty database leaves ids to the generator', async () => {

@@ -1,11 +1,12 @@
 import { GatewayClient, GatewayCloseCodes } from '@parley/sdk';
 import { useCallback, useEffect, useState, type MouseEvent } from 'react';
-import { ApiError, describeError, getToken, onUnauthorized, setToken } from './api/client';
-import type { GatewayEvent } from './api/types';
+import { ApiError, api, describeError, getToken, onUnauthorized, setToken } from './api/client';
+import type { GatewayEvent, Instance } from './api/types';
 import { ConfirmHost } from './components/dialog';
 import { ErrorBoundary } from './components/error-boundary';
 import { ToastRegion } from './components/toasts';
-import { AuthPage } from './pages/auth-page';
+import { AccountPage } from './pages/account-page';
+import { AuthPage, type RegistrationMode } from './pages/auth-page';
 import { ChatPage } from './pages/chat-page';
 import { HomePage } from './pages/home-page';
 import { InvitePage } from './pages/invite-page';
@@ -75,9 +76,40 @@ function skipToMain(e: MouseEvent) {
   target.focus();
 }
 
+/** Remembers that someone logged in from this browser, so the login page welcomes them back. */
+const RETURNING_KEY = 'parley.returning';
+
+function markReturning(): void {
+  try {
+    localStorage.setItem(RETURNING_KEY, '1');
+  } catch {
+    /* storage may be disabled */
+  }
+}
+
+function isReturning(): boolean {
+  try {
+    return localStorage.getItem(RETURNING_KEY) === '1';
+  } catch {
+    return false;
+  }
+}
+
 function LoggedOut({ onAuthenticated }: { onAuthenticated: (token: string) => void }) {
   const path = usePath();
   const [inviteMode, setInviteMode] = useState<'login' | 'register'>('register');
+  const [registration, setRegistration] = useState<RegistrationMode>(null);
+  useEffect(() => {
+    let cancelled = false;
+    api
+      .get<Instance>('/instance')
+      .then((i) => !cancelled && setRegistration(i.registration))
+      // Unknown: offer the form, and let the server's answer explain.
+      .catch(() => !cancelled && setRegistration('open'));
+    return () => {
+      cancelled = true;
+    };
+  }, []);
   useEffect(() => {
     const onMode = (e: Event) => setInviteMode((e as CustomEvent<'login' | 'register'>).detail);
     window.addEventListener('parley:auth-mode', onMode);
@@ -86,16 +118,27 @@ function LoggedOut({ onAuthenticated }: { onAuthenticated: (token: string) => vo
   useEffect(() => {
     document.title = 'Parley';
   }, []);
-  if (match('/invite/:code', path)) {
+  const invite = match('/invite/:code', path);
+  if (invite) {
     return (
       <AuthPage
         mode={inviteMode}
         notice="You have been invited to a server. Log in or create an account to join it."
+        registration={registration}
+        inviteCode={invite.code}
+        returning={isReturning()}
         onAuthenticated={onAuthenticated}
       />
     );
   }
-  return <AuthPage mode={path === '/register' ? 'register' : 'login'} onAuthenticated={onAuthenticated} />;
+  return (
+    <AuthPage
+      mode={path === '/register' ? 'register' : 'login'}
+      registration={registration}
+      returning={isReturning()}
+      onAuthenticated={onAuthenticated}
+    />
+  );
 }
 
 interface SessionProps {
@@ -110,6 +153,9 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
   const [bootError, setBootError] = useState<string | null>(null);
   const [attempt, setAttempt] = useState(0);
   const path = usePath();
+
+  // Someone uses Parley in this browser: after a logout, the login page welcomes them back.
+  useEffect(markReturning, []);
 
   useEffect(() => {
     let cancelled = false;
@@ -205,6 +251,7 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
   }
   if ((m = match('/s/:serverId', path)) && m.serverId) return <ChatPage serverId={m.serverId} channelId={null} onLogout={onLogout} />;
   if (path === paths.myBots()) return <MyBotsPage onLogout={onLogout} />;
+  if (path === paths.account()) return <AccountPage onLogout={onLogout} />;
   if (path === '/' || path === '/login' || path === '/register') return <HomePage onLogout={onLogout} />;
   return (
     <main className="center-page">

@@ -73,5 +73,6 @@ export const paths = {
   channel: (serverId: string, channelId: string) => `/s/${encodeURIComponent(serverId)}/c/${encodeURIComponent(channelId)}`,
   settings: (serverId: string, tab = 'webhooks') => `/s/${encodeURIComponent(serverId)}/settings/${tab}`,
   myBots: () => '/my-bots',
+  account: () => '/account',
   invite: (code: string) => `/invite/${encodeURIComponent(code)}`,
 };

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { attachmentOf, uploads } from '../../domain/uploads.js';
+import { INLINE_IMAGE_TYPES, attachmentOf, uploads } from '../../domain/uploads.js';
 import { badRequest } from '../../errors.js';
 import { authenticate } from '../plugins/auth.js';
 import { malformedMultipart, partBytes } from '../plugins/multipart.js';
@@ -14,7 +14,7 @@ import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
 /** Types shown inline: images browsers render without running script. Everything else downloads. */
-const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif']);
+const INLINE_TYPES = INLINE_IMAGE_TYPES;
 
 /**
  * Files are deleted with their messages, and a cache keeps serving what it holds: five

@@ -70,6 +70,17 @@ export const messages = {
   /** A message `webhookId` posted, in whichever channel it is now. */
   byWebhook: (db: Db, webhookId: string, id: string) =>
     db.selectFrom('messages').selectAll().where('id', '=', id).where('webhookId', '=', webhookId).executeTakeFirst(),
+  /**
+   * Rewrites the author snapshot of every message `authorId` posted themselves (not
+   * through a webhook): a deleted account's messages show `name` and no avatar.
+   */
+  renameAuthor: (db: Tx, authorId: string, name: string) =>
+    db
+      .updateTable('messages')
+      .set({ authorName: name, authorAvatar: null })
+      .where('authorId', '=', authorId)
+      .where('webhookId', 'is', null)
+      .execute(),
   /** False when there is no such message (any more). */
   delete: async (db: Tx, id: string) => {
     const r = await db.deleteFrom('messages').where('id', '=', id).executeTakeFirst();
@@ -150,7 +161,7 @@ export const uploads = {
         .execute()
     ).map((r) => r.uploadId),
   /**
-   * Deletes the upload's record unless a message references it: the check and the delete
+   * Deletes the upload's record unless a message or an avatar references it: the check and the delete
    * are one statement, and the foreign key refuses the delete if a concurrent transaction
    * attached it meanwhile. Resolves with the name of the upload's bytes (`fileKey`, else
    * the id) when the record was deleted, undefined when not.
@@ -168,11 +179,14 @@ export const uploads = {
           ),
         ),
       )
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('users').select('users.id').whereRef('users.avatarUploadId', '=', 'uploads.id'))),
+      )
       .returning(['id', 'fileKey'])
       .executeTakeFirst();
     return r ? (r.fileKey ?? r.id) : undefined;
   },
-  /** Up to `limit` uploads created before `createdBefore` that no message references, oldest first. */
+  /** Up to `limit` uploads created before `createdBefore` that no message or avatar references, oldest first. */
   unattachedBefore: async (db: Db, createdBefore: string, limit: number) =>
     (
       await db
@@ -187,6 +201,9 @@ export const uploads = {
                 .whereRef('messageAttachments.uploadId', '=', 'uploads.id'),
             ),
           ),
+        )
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('users').select('users.id').whereRef('users.avatarUploadId', '=', 'uploads.id'))),
         )
         .orderBy('createdAt')
         .limit(limit)

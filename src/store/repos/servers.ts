@@ -10,6 +10,9 @@ export const servers = {
   insert: (db: Tx, row: ServerTable) => db.insertInto('servers').values(row).execute(),
   byId: (db: Db, id: string) => db.selectFrom('servers').selectAll().where('id', '=', id).executeTakeFirst(),
   rename: (db: Tx, id: string, name: string) => db.updateTable('servers').set({ name }).where('id', '=', id).execute(),
+  /** The servers `userId` owns (inside a transaction: the check before deleting an account). */
+  ownedBy: (db: Db, userId: string) =>
+    db.selectFrom('servers').select(['id', 'name']).where('ownerId', '=', userId).orderBy('id').execute(),
   update: (db: Tx, id: string, patch: Partial<Pick<ServerTable, 'name' | 'icon' | 'description' | 'ownerId'>>) =>
     db.updateTable('servers').set(patch).where('id', '=', id).executeTakeFirst(),
   delete: (db: Tx, id: string) => db.deleteFrom('servers').where('id', '=', id).executeTakeFirst(),
@@ -113,6 +116,8 @@ export const members = {
     db.selectFrom('members').select(['serverId', 'userId', 'legacyPermissions', 'roles']).where('legacyPermissions', '>=', 0).execute(),
   delete: (db: Tx, serverId: string, userId: string) =>
     db.deleteFrom('members').where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
+  /** Removes `userId` from every server (a deleted account). */
+  deleteAllOf: (db: Tx, userId: string) => db.deleteFrom('members').where('userId', '=', userId).execute(),
   serverIdsOf: async (db: Db, userId: string) =>
     (await db.selectFrom('members').select('serverId').where('userId', '=', userId).execute()).map((r) => r.serverId),
 };

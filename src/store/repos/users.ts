@@ -17,6 +17,8 @@ export const users = {
       .execute(),
   /** Plain SQL: every authenticated request runs it, and the query builder added about a fifth to its CPU time. */
   byId: async (db: Db, id: string) => (await sql<UserTable>`select * from users where id = ${id}`.execute(db)).rows[0],
+  /** Whether any person (not a bot) has ever registered; deleted accounts count. */
+  anyPerson: async (db: Db) => (await db.selectFrom('users').select('id').where('bot', '=', 0).limit(1).executeTakeFirst()) !== undefined,
   byUsername: (db: Db, username: string) =>
     db.selectFrom('users').selectAll().where('usernameKey', '=', username.toLowerCase()).executeTakeFirst(),
   botsOf: (db: Db, ownerId: string) =>
@@ -29,13 +31,73 @@ export const users = {
   replacePasswordHash: (db: Tx, id: string, previous: string, next: string) =>
     db.updateTable('users').set({ passwordHash: next }).where('id', '=', id).where('passwordHash', '=', previous).executeTakeFirst(),
   /** A bot's own settings, as its owner edits them. */
-  updateBot: (db: Tx, id: string, changes: Partial<Pick<UserTable, 'name' | 'avatar' | 'isPublic'>>) =>
+  updateBot: (db: Tx, id: string, changes: BotChanges) =>
     db.updateTable('users').set(changes).where('id', '=', id).where('bot', '=', 1).executeTakeFirst(),
+  /** What a person or bot changes about themselves (`PATCH /users/@me`); never a deleted account. */
+  updateProfile: (db: Tx, id: string, changes: ProfileChanges) =>
+    db.updateTable('users').set(changes).where('id', '=', id).where('deletedAt', 'is', null).executeTakeFirst(),
+  /** Sets a new password hash. */
+  setPasswordHash: (db: Tx, id: string, passwordHash: string) =>
+    db.updateTable('users').set({ passwordHash }).where('id', '=', id).where('deletedAt', 'is', null).executeTakeFirst(),
+  /**
+   * Turns a person into the "deleted user" their messages keep as author: no login name
+   * (it is free again), no credentials, no avatar. The row stays so ids still resolve.
+   */
+  anonymise: (db: Tx, id: string, name: string, deletedAt: string) =>
+    db
+      .updateTable('users')
+      .set({
+        username: null,
+        usernameKey: null,
+        name,
+        displayName: null,
+        avatar: null,
+        avatarUploadId: null,
+        passwordHash: null,
+        tokenHash: null,
+        deletedAt,
+      })
+      .where('id', '=', id)
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst(),
 };
+
+/** Fields of a bot its owner edits. */
+export type BotChanges = Partial<Pick<UserTable, 'name' | 'avatar' | 'avatarUploadId' | 'isPublic' | 'interactionsUrl'>>;
+/** Fields a person or bot edits about themselves. */
+export type ProfileChanges = Partial<Pick<UserTable, 'name' | 'displayName' | 'avatar' | 'avatarUploadId'>>;
 
 /** Login sessions of people. */
 export const sessions = {
   insert: (db: Tx, row: SessionTable) => db.insertInto('sessions').values(row).execute(),
   byId: (db: Db, id: string) => db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst(),
+  /** A person's sessions, newest first. */
+  ofUser: (db: Db, userId: string) => db.selectFrom('sessions').selectAll().where('userId', '=', userId).orderBy('id', 'desc').execute(),
   delete: (db: Tx, id: string) => db.deleteFrom('sessions').where('id', '=', id).executeTakeFirst(),
+  /** Deletes one session of `userId`; resolves with whether there was one. */
+  deleteOf: async (db: Tx, userId: string, id: string) =>
+    Number((await db.deleteFrom('sessions').where('id', '=', id).where('userId', '=', userId).executeTakeFirst()).numDeletedRows) > 0,
+  /** Deletes every session of `userId` but `keep` (none kept when null); resolves with the ids deleted. */
+  deleteAllBut: async (db: Tx, userId: string, keep: string | null) => {
+    let q = db.deleteFrom('sessions').where('userId', '=', userId);
+    if (keep !== null) q = q.where('id', '<>', keep);
+    return (await q.returning('id').execute()).map((r) => r.id);
+  },
+  /** Records a use; only ever moves `lastUsedAt` forward. */
+  touch: (db: Tx, id: string, lastUsedAt: string) =>
+    db
+      .updateTable('sessions')
+      .set({ lastUsedAt })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('lastUsedAt', 'is', null), eb('lastUsedAt', '<', lastUsedAt)]))
+      .executeTakeFirst(),
+  /** Deletes up to `limit` sessions unused since `cutoff`; resolves with who they belonged to. */
+  deleteUnusedSince: async (db: Tx, cutoff: string, limit: number) => {
+    const stale = db
+      .selectFrom('sessions')
+      .select('id')
+      .where((eb) => eb.or([eb('lastUsedAt', '<', cutoff), eb.and([eb('lastUsedAt', 'is', null), eb('createdAt', '<', cutoff)])]))
+      .limit(limit);
+    return db.deleteFrom('sessions').where('id', 'in', stale).returning(['id', 'userId']).execute();
+  },
 };

@@ -5,6 +5,7 @@
  * bundle.
  */
 import type {
+  BotSelf,
   Bot as WireBot,
   CreatedBot,
   CreatedWebhook,
@@ -20,24 +21,29 @@ import type {
   Server as WireServer,
   Session,
   TypingStartEvent,
+  UpdatedUser,
   Webhook as WireWebhook,
 } from '@parley/protocol';
 import { PERMISSION_NAMES } from '@parley/protocol';
 
-export type { Attachment, Channel, Embed, GatewayEvent, Message, Reaction } from '@parley/protocol';
+export type { Attachment, AuthSession, Channel, Embed, GatewayEvent, Instance, Message, Reaction } from '@parley/protocol';
 
 /** What the client sends: request bodies, exactly as the service's routes validate them. */
 export type {
   AddBotBody,
   AttachmentRef,
+  ChangePasswordBody,
   CreateBotBody,
   CreateWebhookBody,
   CredentialsBody,
+  DeleteAccountBody,
   EditMessageBody,
   NameBody,
+  RegisterBody,
   SendMessageBody,
   SetBotPermissionsBody,
   UpdateBotBody,
+  UpdateMeBody,
   UpdateWebhookBody,
 } from '@parley/protocol';
 
@@ -47,8 +53,17 @@ export type {
  */
 export type Member = Omit<WireMember, 'joinedAt'> & Partial<Pick<WireMember, 'joinedAt'>>;
 
-/** A person or bot; a person's own account (`/users/@me`, login) adds `username` and `createdAt`. */
-export type User = PublicUser & Partial<Pick<SelfUser, 'username' | 'createdAt'>>;
+/**
+ * A person or bot; a person's own account (`/users/@me`, login) adds `username`,
+ * `displayName` and `createdAt`.
+ */
+export type User = PublicUser & Partial<Pick<SelfUser, 'username' | 'displayName' | 'createdAt'>>;
+
+/** What `GET` and `PATCH /users/@me` answer: a person or a bot. */
+export type Me = SelfUser | BotSelf;
+
+/** A person or bot after a change of name or avatar (`USER_UPDATE`). */
+export type UserUpdate = UpdatedUser;
 
 /** A server; the ones `ready` lists carry their channels. */
 export type Server = WireServer & Partial<Pick<ReadyServer, 'channels'>>;

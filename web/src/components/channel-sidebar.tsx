@@ -9,7 +9,7 @@ import { Avatar } from './avatar';
 import { CopyField } from './copy-field';
 import { Dialog } from './dialog';
 import { PromptDialog, normaliseChannelName } from './forms';
-import { BotIcon, GearIcon, InviteIcon, LogoutIcon, PlusIcon } from './icons';
+import { BotIcon, GearIcon, InviteIcon, LogoutIcon, PlusIcon, UserIcon } from './icons';
 import styles from './channel-sidebar.module.css';
 import dialogStyles from './dialog.module.css';
 
@@ -144,15 +144,20 @@ export function UserPanel({ onLogout, className }: { onLogout: () => void; class
   const name = displayName(me);
   return (
     <div className={className ? `${styles.userPanel} ${className}` : styles.userPanel}>
-      <Avatar id={me.id} name={name} src={me.avatar} size={32} />
-      <div className={styles.userPanelInfo}>
-        <span className={styles.userPanelName} title={name}>
-          {name}
+      {/* The person's own name and picture open their account settings, as in most chat apps. */}
+      <Link to={paths.account()} className={styles.userPanelMe} title="Account settings">
+        <Avatar id={me.id} name={name} src={me.avatar} size={32} />
+        <span className={styles.userPanelInfo}>
+          <span className={styles.userPanelName}>{name}</span>
+          <span className={status === 'ready' ? `${styles.userPanelStatus} ${styles.statusConnected}` : styles.userPanelStatus}>
+            {status === 'ready' ? 'Online' : status === 'closed' ? 'Offline' : 'Connecting…'}
+          </span>
         </span>
-        <span className={status === 'ready' ? `${styles.userPanelStatus} ${styles.statusConnected}` : styles.userPanelStatus}>
-          {status === 'ready' ? 'Online' : status === 'closed' ? 'Offline' : 'Connecting…'}
+        <span className="visually-hidden">: account settings</span>
+        <span className={styles.userPanelGear} aria-hidden="true">
+          <UserIcon />
         </span>
-      </div>
+      </Link>
       <Link to={paths.myBots()} className="icon-button" aria-label="My bots" title="My bots">
         <BotIcon />
       </Link>

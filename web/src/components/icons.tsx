@@ -111,3 +111,10 @@ export const InviteIcon = () => (
     <path d="M20 8v6M23 11h-6" />
   </Icon>
 );
+
+export const UserIcon = () => (
+  <Icon>
+    <path d="M20 21v-2a4 4 0 0 0-4-4H8a4 4 0 0 0-4 4v2" />
+    <circle cx="12" cy="7" r="4" />
+  </Icon>
+);

@@ -1,24 +1,40 @@
 import { useId, useState, type FormEvent } from 'react';
 import { api, describeError } from '../api/client';
-import type { AuthResult, CredentialsBody } from '../api/types';
+import type { AuthResult, CredentialsBody, Instance, RegisterBody } from '../api/types';
+import { parseInvite } from '../state/actions';
 import { Link, paths } from '../router';
 import styles from './auth-page.module.css';
+
+/** Who may register here (`GET /instance`); null while it is being asked. */
+export type RegistrationMode = Instance['registration'] | null;
 
 interface Props {
   mode: 'login' | 'register';
   /** Shown above the form, e.g. when arriving from an invite link. */
   notice?: string;
+  /** The instance's REGISTRATION setting, as `GET /instance` tells it. */
+  registration: RegistrationMode;
+  /** An invite code to register with (the invite link the person arrived by). */
+  inviteCode?: string;
+  /** Whether someone has logged in from this browser before: only they are welcomed back. */
+  returning: boolean;
   onAuthenticated: (token: string) => void;
 }
 
-/** Log in or create an account. */
-export function AuthPage({ mode, notice, onAuthenticated }: Props) {
+/** The password rules of the service, shown before anyone has to guess them. */
+export const PASSWORD_RULES = 'At least 8 characters. Very common passwords (like “password123”) are refused.';
+
+/** Log in or create an account, as the instance's registration mode allows. */
+export function AuthPage({ mode, notice, registration, inviteCode, returning, onAuthenticated }: Props) {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
+  const [invite, setInvite] = useState(inviteCode ?? '');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const uid = useId();
   const register = mode === 'register';
+  const closed = register && registration === 'closed';
+  const needsInvite = register && registration === 'invite';
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -26,11 +42,17 @@ export function AuthPage({ mode, notice, onAuthenticated }: Props) {
       setError('Enter a username and a password.');
       return;
     }
+    const code = needsInvite ? parseInvite(invite) : null;
+    if (needsInvite && !code) {
+      setError('Enter the invite code or link someone sent you.');
+      return;
+    }
     setBusy(true);
     setError(null);
     try {
       const credentials: CredentialsBody = { username: username.trim(), password };
-      const res = await api.post<AuthResult>(register ? '/auth/register' : '/auth/login', credentials);
+      const body: RegisterBody | CredentialsBody = register && code ? { ...credentials, invite: code } : credentials;
+      const res = await api.post<AuthResult>(register ? '/auth/register' : '/auth/login', body);
       onAuthenticated(res.token);
     } catch (err) {
       setError(describeError(err));
@@ -40,19 +62,68 @@ export function AuthPage({ mode, notice, onAuthenticated }: Props) {
 
   // Keep the current path (an invite link) when switching between the two forms.
   const here = location.pathname.startsWith('/invite/') ? location.pathname : null;
+  const title = register ? 'Create your account' : returning ? 'Welcome back' : 'Log in to Parley';
+  const subtitle = register
+    ? 'Join the conversation on Parley.'
+    : returning
+      ? 'Log in to pick up where you left off.'
+      : 'Enter your username and password.';
+
+  const switcher = (
+    <p className={styles.authSwitch}>
+      {register ? 'Already have an account? ' : 'New here? '}
+      {here ? (
+        <a
+          href={here}
+          onClick={(e) => {
+            e.preventDefault();
+            window.dispatchEvent(new CustomEvent('parley:auth-mode', { detail: register ? 'login' : 'register' }));
+          }}
+        >
+          {register ? 'Log in' : 'Create an account'}
+        </a>
+      ) : (
+        <Link to={register ? paths.login() : paths.register()}>{register ? 'Log in' : 'Create an account'}</Link>
+      )}
+    </p>
+  );
+
+  const logo = (
+    <div className={styles.authLogo} aria-hidden="true">
+      <svg viewBox="0 0 64 64" width="44" height="44">
+        <rect width="64" height="64" rx="16" fill="var(--accent)" />
+        <path d="M18 20h28a4 4 0 0 1 4 4v14a4 4 0 0 1-4 4H30l-9 7v-7h-3a4 4 0 0 1-4-4V24a4 4 0 0 1 4-4z" fill="#fff" />
+      </svg>
+    </div>
+  );
+
+  if (closed) {
+    return (
+      <main className={styles.authPage}>
+        <section className={styles.authCard} aria-labelledby={`${uid}-title`}>
+          {logo}
+          <h1 id={`${uid}-title`}>Registration is closed</h1>
+          <p className={styles.authNotice} role="status">
+            This Parley does not take new accounts. Ask the person who runs it to make one for you.
+          </p>
+          <p className={styles.authSwitch}>
+            Already have an account? <Link to={paths.login()}>Log in</Link>
+          </p>
+        </section>
+      </main>
+    );
+  }
 
   return (
     <main className={styles.authPage}>
       <form className={styles.authCard} onSubmit={submit} aria-labelledby={`${uid}-title`} noValidate>
-        <div className={styles.authLogo} aria-hidden="true">
-          <svg viewBox="0 0 64 64" width="44" height="44">
-            <rect width="64" height="64" rx="16" fill="var(--accent)" />
-            <path d="M18 20h28a4 4 0 0 1 4 4v14a4 4 0 0 1-4 4H30l-9 7v-7h-3a4 4 0 0 1-4-4V24a4 4 0 0 1 4-4z" fill="#fff" />
-          </svg>
-        </div>
-        <h1 id={`${uid}-title`}>{register ? 'Create your account' : 'Welcome back'}</h1>
-        <p className={styles.authSub}>{register ? 'Join the conversation on Parley.' : 'Log in to Parley.'}</p>
+        {logo}
+        <h1 id={`${uid}-title`}>{title}</h1>
+        <p className={styles.authSub}>{subtitle}</p>
         {notice && <p className={styles.authNotice}>{notice}</p>}
+        {needsInvite && !inviteCode && (
+          <p className={styles.authNotice}>This Parley takes new accounts by invitation: you need an invite code or link.</p>
+        )}
         <label htmlFor={`${uid}-user`} className="field-label">
           Username
         </label>
@@ -65,7 +136,13 @@ export function AuthPage({ mode, notice, onAuthenticated }: Props) {
           value={username}
           onChange={(e) => setUsername(e.target.value)}
           maxLength={64}
+          aria-describedby={register ? `${uid}-user-hint` : undefined}
         />
+        {register && (
+          <p id={`${uid}-user-hint`} className="hint">
+            2 to 32 letters, digits, “_”, “.” or “-”. You can choose a display name later.
+          </p>
+        )}
         <label htmlFor={`${uid}-pass`} className="field-label">
           Password
         </label>
@@ -77,31 +154,39 @@ export function AuthPage({ mode, notice, onAuthenticated }: Props) {
           autoComplete={register ? 'new-password' : 'current-password'}
           value={password}
           onChange={(e) => setPassword(e.target.value)}
+          aria-describedby={register ? `${uid}-pass-hint` : undefined}
         />
+        {register && (
+          <p id={`${uid}-pass-hint`} className="hint">
+            {PASSWORD_RULES}
+          </p>
+        )}
+        {needsInvite && (
+          <>
+            <label htmlFor={`${uid}-invite`} className="field-label">
+              Invite code or link
+            </label>
+            <input
+              id={`${uid}-invite`}
+              name="invite"
+              className="input mono"
+              value={invite}
+              spellCheck={false}
+              autoComplete="off"
+              onChange={(e) => setInvite(e.target.value)}
+              maxLength={500}
+            />
+          </>
+        )}
         {error && (
           <p className="field-error" role="alert">
             {error}
           </p>
         )}
-        <button type="submit" className="button primary wide" disabled={busy}>
+        <button type="submit" className="button primary wide" disabled={busy || (register && registration === null)}>
           {busy ? 'Please wait…' : register ? 'Create account' : 'Log in'}
         </button>
-        <p className={styles.authSwitch}>
-          {register ? 'Already have an account? ' : 'New here? '}
-          {here ? (
-            <a
-              href={here}
-              onClick={(e) => {
-                e.preventDefault();
-                window.dispatchEvent(new CustomEvent('parley:auth-mode', { detail: register ? 'login' : 'register' }));
-              }}
-            >
-              {register ? 'Log in' : 'Create an account'}
-            </a>
-          ) : (
-            <Link to={register ? paths.login() : paths.register()}>{register ? 'Log in' : 'Create an account'}</Link>
-          )}
-        </p>
+        {switcher}
       </form>
     </main>
   );

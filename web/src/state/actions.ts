@@ -5,12 +5,14 @@ import type {
   Channel,
   EditMessageBody,
   GatewayEvent,
+  Me,
   Member,
   Message,
   NameBody,
   Reaction,
   SendMessageBody,
   Server,
+  UpdateMeBody,
   UploadResult,
   User,
 } from '../api/types';
@@ -25,6 +27,13 @@ export async function loadMe(): Promise<User> {
   const user = await api.get<User>('/users/@me');
   dispatch({ type: 'me', user });
   return user;
+}
+
+/** Changes the display name or avatar; the store's `me` follows the answer. */
+export async function updateProfile(body: UpdateMeBody): Promise<Me> {
+  const me = await api.patch<Me>('/users/@me', body);
+  dispatch({ type: 'me', user: me });
+  return me;
 }
 
 export async function loadServers(): Promise<Server[]> {
@@ -242,6 +251,10 @@ export function applyEvent(event: GatewayEvent): void {
       break;
     case 'SERVER_DELETE':
       dispatch({ type: 'server/remove', serverId: event.d.id });
+      break;
+    case 'USER_UPDATE':
+      // Member lists and our own user follow; messages keep the name they were sent with.
+      dispatch({ type: 'user/update', user: event.d.user });
       break;
     default:
       break;

@@ -53,6 +53,8 @@ export type Action =
   | { type: 'members/set'; serverId: string; members: Member[] }
   | { type: 'member/upsert'; serverId: string; member: Member }
   | { type: 'member/remove'; serverId: string; userId: string }
+  /** A person or bot changed their name or avatar: their entry in every member list (and `me`) follows. */
+  | { type: 'user/update'; user: User }
   | { type: 'messages/loading'; channelId: string }
   | { type: 'messages/error'; channelId: string; error: string }
   | { type: 'messages/loaded'; channelId: string; newestFirst: Message[]; limit: number; mode: 'latest' | 'older' }
@@ -206,6 +208,16 @@ export function reduce(state: State, action: Action): State {
       const list = state.members[action.serverId];
       if (!list) return state;
       return { ...state, members: { ...state.members, [action.serverId]: list.filter((m) => m.id !== action.userId) } };
+    }
+    case 'user/update': {
+      const { user } = action;
+      let members = state.members;
+      for (const [serverId, list] of Object.entries(state.members)) {
+        if (!list.some((m) => m.id === user.id)) continue;
+        members = { ...members, [serverId]: list.map((m) => (m.id === user.id ? { ...m, name: user.name, avatar: user.avatar } : m)) };
+      }
+      const me = state.me?.id === user.id ? { ...state.me, ...user } : state.me;
+      return members === state.members && me === state.me ? state : { ...state, members, me };
     }
     case 'messages/loading': {
       const ch = state.messages[action.channelId] ?? emptyChannel;

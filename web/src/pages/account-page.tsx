@@ -1,0 +1,567 @@
+/** Account settings: profile (display name, picture), password, login sessions, deleting the account. */
+import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
+import { ApiError, api, describeError, seg } from '../api/client';
+import { displayName, type AuthSession, type ChangePasswordBody, type DeleteAccountBody, type Instance, type User } from '../api/types';
+import { Avatar } from '../components/avatar';
+import { UserPanel } from '../components/channel-sidebar';
+import { Dialog, confirm } from '../components/dialog';
+import { CloseIcon } from '../components/icons';
+import { ServerRail } from '../components/server-rail';
+import { formatFull, formatMessageTime } from '../lib/format';
+import { updateProfile, uploadFile } from '../state/actions';
+import { useStore } from '../state/store';
+import { toast, toastError } from '../state/toasts';
+import { Link, paths } from '../router';
+import { PASSWORD_RULES } from './auth-page';
+import styles from './settings/settings.module.css';
+import own from './account-page.module.css';
+import dialogStyles from '../components/dialog.module.css';
+
+const SECTIONS = [
+  { id: 'profile', label: 'Profile' },
+  { id: 'password', label: 'Password' },
+  { id: 'sessions', label: 'Sessions' },
+  { id: 'delete', label: 'Delete account' },
+] as const;
+
+/** The images the service shows as avatars. */
+const AVATAR_TYPES = 'image/png,image/jpeg,image/gif,image/webp,image/avif';
+
+export function AccountPage({ onLogout }: { onLogout: () => void }) {
+  const me = useStore((s) => s.me);
+  /** Bumped when sessions change elsewhere on the page (a password change ends the others). */
+  const [sessionsVersion, setSessionsVersion] = useState(0);
+  const sessionsChanged = useCallback(() => setSessionsVersion((v) => v + 1), []);
+
+  useEffect(() => {
+    document.title = 'Account settings · Parley';
+  }, []);
+
+  return (
+    <div className={`app-frame ${styles.settingsFrame}`}>
+      <ServerRail activeServerId={null} />
+      <nav className={styles.settingsNav} aria-label="Account settings sections">
+        <h1 className={styles.settingsServer}>Account settings</h1>
+        <p className={styles.settingsCaption}>{me ? displayName(me) : ''}</p>
+        <ul>
+          {SECTIONS.map((s) => (
+            <li key={s.id}>
+              <a href={`#${s.id}`} className={styles.settingsTab}>
+                {s.label}
+              </a>
+            </li>
+          ))}
+        </ul>
+        <div className="grow" />
+        <UserPanel onLogout={onLogout} className={styles.navUserPanel} />
+      </nav>
+      <main className={styles.settingsContent}>
+        <div className={styles.settingsTop}>
+          <Link to={paths.home()} className="button secondary small" aria-label="Close account settings and return to chat">
+            <CloseIcon /> Close
+          </Link>
+        </div>
+        {me && !me.bot && (
+          <div className={own.sections}>
+            <ProfileSection me={me} />
+            <PasswordSection onChanged={sessionsChanged} />
+            <SessionsSection version={sessionsVersion} onLogout={onLogout} />
+            <DeleteSection me={me} onDeleted={onLogout} />
+          </div>
+        )}
+      </main>
+    </div>
+  );
+}
+
+function ProfileSection({ me }: { me: User }) {
+  const [name, setName] = useState(me.displayName ?? '');
+  const [saving, setSaving] = useState(false);
+  const [uploading, setUploading] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const id = useId();
+  const saved = me.displayName ?? '';
+
+  useEffect(() => setName(me.displayName ?? ''), [me.displayName]);
+
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    setSaving(true);
+    setError(null);
+    try {
+      const updated = await updateProfile({ displayName: name.trim() || null });
+      toast(updated.displayName ? `You now appear as ${updated.displayName}.` : 'You now appear by your username.');
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const pick = async (file: File | undefined) => {
+    if (!file) return;
+    setUploading(true);
+    setError(null);
+    try {
+      const up = await uploadFile(file);
+      await updateProfile({ avatar: up.url });
+      toast('Profile picture updated.');
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setUploading(false);
+    }
+  };
+
+  const removePicture = async () => {
+    setUploading(true);
+    try {
+      await updateProfile({ avatar: null });
+      toast('Profile picture removed.');
+    } catch (err) {
+      toastError(err);
+    } finally {
+      setUploading(false);
+    }
+  };
+
+  return (
+    <section className={styles.settingsSection} id="profile" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Profile</h2>
+      <p className={styles.sectionIntro}>
+        How others see you in servers and on new messages. Messages you already sent keep the name they were sent with.
+      </p>
+      <div className={own.profile}>
+        <div className={own.picture}>
+          <Avatar id={me.id} name={displayName(me)} src={me.avatar} size={88} />
+          <div className={own.pictureActions}>
+            <label className={`button secondary small ${uploading ? own.busy : ''}`} htmlFor={`${id}-file`}>
+              {uploading ? 'Uploading…' : me.avatar ? 'Change picture' : 'Upload picture'}
+            </label>
+            <input
+              id={`${id}-file`}
+              type="file"
+              accept={AVATAR_TYPES}
+              className="visually-hidden"
+              disabled={uploading}
+              aria-describedby={`${id}-file-hint`}
+              onChange={(e) => {
+                void pick(e.target.files?.[0]);
+                e.target.value = '';
+              }}
+            />
+            {me.avatar && (
+              <button type="button" className="button secondary small" onClick={() => void removePicture()} disabled={uploading}>
+                Remove
+              </button>
+            )}
+          </div>
+          <p id={`${id}-file-hint`} className="small-text">
+            PNG, JPEG, GIF, WebP or AVIF.
+          </p>
+        </div>
+        <form className={`stack ${own.nameForm}`} onSubmit={save}>
+          <div className="field">
+            <span className="field-label">Username</span>
+            <span className={own.username}>@{me.username}</span>
+          </div>
+          <div className="field">
+            <label htmlFor={`${id}-name`} className="field-label">
+              Display name
+            </label>
+            <input
+              id={`${id}-name`}
+              className="input"
+              value={name}
+              maxLength={64}
+              placeholder={me.username ?? ''}
+              aria-describedby={`${id}-name-hint`}
+              aria-invalid={!!error}
+              onChange={(e) => setName(e.target.value)}
+            />
+            <p id={`${id}-name-hint`} className="hint">
+              Up to 32 characters, shown instead of your username. Leave it empty to go by @{me.username}.
+            </p>
+          </div>
+          {error && (
+            <p className="field-error" role="alert">
+              {error}
+            </p>
+          )}
+          <div>
+            <button type="submit" className="button primary" disabled={saving || name.trim() === saved}>
+              {saving ? 'Saving…' : 'Save display name'}
+            </button>
+          </div>
+        </form>
+      </div>
+    </section>
+  );
+}
+
+function PasswordSection({ onChanged }: { onChanged: () => void }) {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [again, setAgain] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const id = useId();
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!current) return setError('Enter your current password.');
+    if ([...next].length < 8) return setError('The new password needs at least 8 characters.');
+    if (next !== again) return setError('The two new passwords differ. Type the same one twice.');
+    setBusy(true);
+    setError(null);
+    try {
+      await api.post('/auth/password', { currentPassword: current, newPassword: next } satisfies ChangePasswordBody);
+      setCurrent('');
+      setNext('');
+      setAgain('');
+      toast('Password changed. You were logged out on your other devices.');
+      onChanged();
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className={styles.settingsSection} id="password" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Password</h2>
+      <p className={styles.sectionIntro}>Changing your password logs you out everywhere else; this browser stays logged in.</p>
+      <form className={`stack ${styles.cardForm} ${own.narrow}`} onSubmit={submit} aria-label="Change password" noValidate>
+        <p id={`${id}-rules`} className={own.rules}>
+          <strong>Password rules:</strong> {PASSWORD_RULES} At most 256 characters.
+        </p>
+        <div className="field">
+          <label htmlFor={`${id}-current`} className="field-label">
+            Current password
+          </label>
+          <input
+            id={`${id}-current`}
+            type="password"
+            className="input"
+            autoComplete="current-password"
+            value={current}
+            onChange={(e) => setCurrent(e.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-new`} className="field-label">
+            New password
+          </label>
+          <input
+            id={`${id}-new`}
+            type="password"
+            className="input"
+            autoComplete="new-password"
+            value={next}
+            aria-describedby={`${id}-rules`}
+            onChange={(e) => setNext(e.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-again`} className="field-label">
+            New password again
+          </label>
+          <input
+            id={`${id}-again`}
+            type="password"
+            className="input"
+            autoComplete="new-password"
+            value={again}
+            onChange={(e) => setAgain(e.target.value)}
+          />
+        </div>
+        {error && (
+          <p className="field-error" role="alert">
+            {error}
+          </p>
+        )}
+        <div>
+          <button type="submit" className="button primary" disabled={busy}>
+            {busy ? 'Changing…' : 'Change password'}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+/** "Firefox on Linux" from a User-Agent, or the User-Agent itself when it is nothing familiar. */
+export function describeDevice(userAgent: string | null): string {
+  if (!userAgent) return 'Unknown device';
+  const browser = [
+    [/Edg\//, 'Edge'],
+    [/OPR\//, 'Opera'],
+    [/Firefox\//, 'Firefox'],
+    [/Chrom(e|ium)\//, 'Chrome'],
+    [/Safari\//, 'Safari'],
+    [/^curl\//, 'curl'],
+  ] as const;
+  const system = [
+    [/Android/, 'Android'],
+    [/iPhone|iPad/, 'iOS'],
+    [/Windows/, 'Windows'],
+    [/Mac OS X|Macintosh/, 'macOS'],
+    [/CrOS/, 'ChromeOS'],
+    [/Linux/, 'Linux'],
+  ] as const;
+  const b = browser.find(([re]) => re.test(userAgent))?.[1];
+  const os = system.find(([re]) => re.test(userAgent))?.[1];
+  if (b && os) return `${b} on ${os}`;
+  if (b || os) return (b ?? os) as string;
+  return userAgent.length > 40 ? `${userAgent.slice(0, 40)}…` : userAgent;
+}
+
+function SessionsSection({ version, onLogout }: { version: number; onLogout: () => void }) {
+  const [sessions, setSessions] = useState<AuthSession[] | null>(null);
+  const [ttlDays, setTtlDays] = useState<number | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const id = useId();
+
+  const load = useCallback(() => {
+    setLoadError(null);
+    api
+      .get<AuthSession[]>('/auth/sessions')
+      // This browser first, then the others as the service lists them (newest first).
+      .then((list) => setSessions([...list].sort((a, b) => Number(b.current) - Number(a.current))))
+      .catch((err) => setLoadError(describeError(err)));
+  }, []);
+
+  useEffect(() => {
+    void version;
+    load();
+  }, [load, version]);
+
+  useEffect(() => {
+    api
+      .get<Instance>('/instance')
+      .then((i) => setTtlDays(i.sessionTtlDays))
+      .catch(() => undefined);
+  }, []);
+
+  const others = (sessions ?? []).filter((s) => !s.current);
+
+  const endOne = async (s: AuthSession) => {
+    if (s.current) {
+      const ok = await confirm({
+        title: 'Log out here',
+        body: <p>This is the session you are using. Log out of this browser?</p>,
+        confirmLabel: 'Log out',
+      });
+      if (ok) onLogout();
+      return;
+    }
+    try {
+      await api.delete(`/auth/sessions/${seg(s.id)}`);
+      setSessions((list) => (list ?? []).filter((x) => x.id !== s.id));
+      toast(`Logged out ${describeDevice(s.userAgent)}.`);
+    } catch (err) {
+      toastError(err);
+      load();
+    }
+  };
+
+  const endOthers = async () => {
+    const ok = await confirm({
+      title: 'Log out everywhere else',
+      body: (
+        <p>
+          End your {others.length === 1 ? 'other session' : `${others.length} other sessions`}? Those devices will have to log in again.
+          This browser stays logged in.
+        </p>
+      ),
+      confirmLabel: 'Log out everywhere else',
+      danger: true,
+    });
+    if (!ok) return;
+    setBusy(true);
+    try {
+      await api.delete('/auth/sessions');
+      setSessions((list) => (list ?? []).filter((x) => x.current));
+      toast('Logged out everywhere else.');
+    } catch (err) {
+      toastError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className={styles.settingsSection} id="sessions" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Sessions</h2>
+      <p className={styles.sectionIntro}>
+        Where you are logged in.{' '}
+        {ttlDays !== null && `A session you do not use for ${ttlDays === 1 ? 'a day' : `${ttlDays} days`} ends by itself; `}
+        “Last active” is accurate to the hour.
+      </p>
+      {loadError && (
+        <p className="field-error" role="alert">
+          Could not load your sessions: {loadError}{' '}
+          <button type="button" className="link-button" onClick={load}>
+            Try again
+          </button>
+        </p>
+      )}
+      {!sessions && !loadError && <p className="empty-note">Loading…</p>}
+      {sessions && (
+        <div className={styles.tableWrap}>
+          <table className={styles.table}>
+            <caption className="visually-hidden">Your login sessions</caption>
+            <thead>
+              <tr>
+                <th scope="col">Device</th>
+                <th scope="col">Logged in</th>
+                <th scope="col">Last active</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {sessions.map((s) => {
+                const device = describeDevice(s.userAgent);
+                return (
+                  <tr key={s.id} data-session-id={s.id}>
+                    <td>
+                      <span className={own.device} title={s.userAgent ?? undefined}>
+                        {device}
+                      </span>
+                      {s.current && <span className={own.badge}>This browser</span>}
+                    </td>
+                    <td>
+                      <time dateTime={s.createdAt} title={formatFull(s.createdAt)}>
+                        {formatMessageTime(s.createdAt)}
+                      </time>
+                    </td>
+                    <td>
+                      {s.current ? (
+                        'Now'
+                      ) : (
+                        <time dateTime={s.lastUsedAt} title={formatFull(s.lastUsedAt)}>
+                          {formatMessageTime(s.lastUsedAt)}
+                        </time>
+                      )}
+                    </td>
+                    <td className={styles.actionsCell}>
+                      <button
+                        type="button"
+                        className="button secondary small"
+                        onClick={() => void endOne(s)}
+                        aria-label={s.current ? 'Log out of this browser' : `Log out the session on ${device}`}
+                      >
+                        Log out
+                      </button>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <div className={own.after}>
+        <button type="button" className="button danger" onClick={() => void endOthers()} disabled={busy || others.length === 0}>
+          Log out everywhere else
+        </button>
+        {sessions && others.length === 0 && <span className="small-text">This browser is your only session.</span>}
+      </div>
+    </section>
+  );
+}
+
+function DeleteSection({ me, onDeleted }: { me: User; onDeleted: () => void }) {
+  const servers = useStore((s) => s.servers);
+  const owned = Object.values(servers).filter((s) => s.ownerId === me.id);
+  const [open, setOpen] = useState(false);
+  const id = useId();
+
+  return (
+    <section className={`${styles.settingsSection} ${own.danger}`} id="delete" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Delete account</h2>
+      <p className={styles.sectionIntro}>
+        Deleting your account logs you out everywhere, deletes the bots you own and frees your username. Your messages stay in their
+        channels, shown as sent by “Deleted user”. This cannot be undone.
+      </p>
+      {owned.length > 0 && (
+        <p className="warning" role="note">
+          You own {owned.length === 1 ? 'a server' : `${owned.length} servers`}: {owned.map((s) => s.name).join(', ')}. An account that owns
+          servers cannot be deleted, so that no server is left without an owner; Parley cannot yet hand a server over or delete one.
+        </p>
+      )}
+      <button type="button" className="button danger" onClick={() => setOpen(true)}>
+        Delete account…
+      </button>
+      {open && <DeleteDialog onClose={() => setOpen(false)} onDeleted={onDeleted} />}
+    </section>
+  );
+}
+
+function DeleteDialog({ onClose, onDeleted }: { onClose: () => void; onDeleted: () => void }) {
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const id = useId();
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!password) return setError('Enter your password to confirm.');
+    setBusy(true);
+    setError(null);
+    try {
+      await api.delete('/users/@me', { password } satisfies DeleteAccountBody);
+      toast('Your account was deleted.');
+      onDeleted();
+    } catch (err) {
+      // 409: they own servers. Parley cannot hand a server over or delete it yet, so say so plainly.
+      const owns = err instanceof ApiError && err.status === 409;
+      setError(
+        owns
+          ? `${describeError(err)}. Parley cannot yet hand a server to someone else or delete it, so this account stays while it owns one.`
+          : describeError(err),
+      );
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Dialog title="Delete your account?" onClose={onClose}>
+      <form onSubmit={submit} className={`${dialogStyles.dialogBody} stack`} noValidate>
+        <p className="warning">
+          Your name, picture, password and bots are removed for good. Your messages stay, shown as sent by “Deleted user”.
+        </p>
+        <label htmlFor={`${id}-password`} className="field-label">
+          Your password
+        </label>
+        <input
+          id={`${id}-password`}
+          type="password"
+          className="input"
+          autoComplete="current-password"
+          value={password}
+          aria-invalid={!!error}
+          aria-describedby={error ? `${id}-error` : undefined}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+        {error && (
+          <p id={`${id}-error`} className="field-error" role="alert">
+            {error}
+          </p>
+        )}
+        <footer className={dialogStyles.dialogActions}>
+          <button type="button" className="button secondary" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="button danger" disabled={busy}>
+            {busy ? 'Deleting…' : 'Delete my account'}
+          </button>
+        </footer>
+      </form>
+    </Dialog>
+  );
+}
