@@ -69,7 +69,8 @@ export const members = {
   insert: (db: Tx, row: MemberTable) =>
     db
       .insertInto('members')
-      .values(row)
+      // Nothing of section 3's bits to carry over for a new member (see 0005).
+      .values({ legacyPermissions: -1, ...row })
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst(),
   get: (db: Db, serverId: string, userId: string) =>
