@@ -5,8 +5,7 @@ import type { Tx } from '../store/index.js';
 import type { BotChanges, ProfileChanges } from '../store/repos/users.js';
 import type { SessionTable, UserTable } from '../store/schema.js';
 import { isCommonPassword } from './common-passwords.js';
-import type { ModelSnapshot } from './permissions.js';
-import { snapshotIn } from './roles.js';
+import { type Departure, announceDeparture, clearDeparture } from './roles.js';
 import { type AccountSettings, type DomainContext, notify, nowIso } from './context.js';
 import { cleanAvatar, cleanName, rejectNul, stripUnsafeCharacters } from './names.js';
 import { INLINE_IMAGE_TYPES, attachmentOf, namesUpload, releaseUploads, uploadIdOf } from './uploads.js';
@@ -426,19 +425,17 @@ export const accounts = {
         bots.push({ bot, left: await leaveAllServers(ctx, tx, bot.id) });
         await ctx.store.users.delete(tx, bot.id);
       }
-      const serverIds = (await leaveAllServers(ctx, tx, user.id)).map((d) => d.serverId);
+      const left = await leaveAllServers(ctx, tx, user.id);
       await ctx.store.members.deleteAllOf(tx, user.id);
       await ctx.store.sessions.deleteAllBut(tx, user.id, null);
       await ctx.store.messages.renameAuthor(tx, user.id, DELETED_USER_NAME);
       const r = await ctx.store.users.anonymise(tx, user.id, DELETED_USER_NAME, nowIso());
       if (Number(r.numUpdatedRows) === 0) throw unauthorized(); // deleted meanwhile
-      return { bots, serverIds };
+      return { bots, left };
     });
     await notify(ctx, { kind: 'revoke', userId: user.id, reason: 'account deleted' });
     const gone = publicUser({ ...user, name: DELETED_USER_NAME, avatar: null });
-    for (const serverId of done.serverIds) {
-      await notify(ctx, { kind: 'event', serverId, event: { t: 'MEMBER_REMOVE', d: { serverId, user: gone } } });
-    }
+    for (const d of done.left) await announceDeparture(ctx, d, gone);
     for (const { bot, left } of done.bots) await announceBotGone(ctx, bot, left);
     await releaseAvatars(ctx, [user.avatarUploadId, ...done.bots.map((b) => b.bot.avatarUploadId)]);
   },
@@ -512,41 +509,16 @@ export const accounts = {
   },
 };
 
-/** A server an account left as it was deleted: its managed role, and the permission model after, if they changed. */
-interface Departure {
-  serverId: string;
-  roleId: string | null;
-  model: ModelSnapshot | null;
-}
-
-/**
- * Inside `tx`, before an account's memberships go: in each of its servers, the overwrites
- * naming it and (a bot's) managed role go too, and the permission version moves on when
- * either existed. The memberships themselves go with the account (or `deleteAllOf`).
- */
+/** Inside `tx`, before an account's memberships go (with the account, or `deleteAllOf`): what each server loses with it. */
 async function leaveAllServers(ctx: DomainContext, tx: Tx, userId: string): Promise<Departure[]> {
   const out: Departure[] = [];
-  for (const serverId of await ctx.store.members.serverIdsOf(tx, userId)) {
-    const role = await ctx.store.roles.managedOf(tx, serverId, userId);
-    const own = await ctx.store.overwrites.deleteTarget(tx, serverId, userId);
-    if (role) {
-      await ctx.store.overwrites.deleteTarget(tx, serverId, role.id);
-      await ctx.store.roles.delete(tx, serverId, role.id);
-    }
-    const changed = role !== undefined || own.some((r) => Number(r.numDeletedRows) > 0);
-    if (changed) await ctx.store.bumpPermVersion(tx, serverId);
-    out.push({ serverId, roleId: role?.id ?? null, model: changed ? await snapshotIn(ctx, tx, serverId) : null });
-  }
+  for (const serverId of await ctx.store.members.serverIdsOf(tx, userId)) out.push(await clearDeparture(ctx, tx, serverId, userId));
   return out;
 }
 
 /** After a bot's deletion: its servers hear it left (and its managed role went), and its connections close. */
 async function announceBotGone(ctx: DomainContext, bot: UserTable, left: Departure[]): Promise<void> {
-  for (const { serverId, roleId, model } of left) {
-    await notify(ctx, { kind: 'event', serverId, event: { t: 'MEMBER_REMOVE', d: { serverId, user: publicUser(bot) } } });
-    if (roleId)
-      await notify(ctx, { kind: 'event', serverId, event: { t: 'ROLE_DELETE', d: { serverId, roleId } }, ...(model ? { model } : {}) });
-  }
+  for (const d of left) await announceDeparture(ctx, d, publicUser(bot));
   await notify(ctx, { kind: 'revoke', userId: bot.id, reason: 'bot deleted' });
 }
 

@@ -9,7 +9,7 @@ import { auditIn, diff } from './audit.js';
 import { type DomainContext, notify } from './context.js';
 import { cleanName } from './names.js';
 import { type ModelSnapshot, joinRoles, splitRoles } from './permissions.js';
-import type { Caller } from './types.js';
+import type { Caller, PublicUser } from './types.js';
 
 export const roleView = (r: RoleTable): Role => ({
   id: r.id,
@@ -61,6 +61,44 @@ export async function snapshotIn(_ctx: DomainContext, tx: Db | Tx, serverId: str
     roles: roles.map((r) => [r.id, r.permissions, r.position]),
     overwrites: overwrites.map((o) => [o.channelId, o.targetId, o.type, o.allow, o.deny]),
   };
+}
+
+/** What an account's leaving a server cleared: a bot's managed role, and the permission model after, when anything that decides permissions went. */
+export interface Departure {
+  serverId: string;
+  roleId: string | null;
+  model: ModelSnapshot | null;
+}
+
+/**
+ * Inside `tx`, as an account leaves a server (kicked, banned, removed, or deleted): the
+ * overwrites naming it and, for a bot, its managed role and the overwrites naming that go
+ * too. When either existed the permission version moves on and the model after is read in
+ * the same transaction, so the gateway gets it with the departure.
+ */
+export async function clearDeparture(ctx: DomainContext, tx: Tx, serverId: string, userId: string): Promise<Departure> {
+  const role = await ctx.store.roles.managedOf(tx, serverId, userId);
+  const own = await ctx.store.overwrites.deleteTarget(tx, serverId, userId);
+  if (role) {
+    await ctx.store.overwrites.deleteTarget(tx, serverId, role.id);
+    await ctx.store.roles.delete(tx, serverId, role.id);
+  }
+  const changed = role !== undefined || own.some((r) => Number(r.numDeletedRows) > 0);
+  if (changed) await ctx.store.bumpPermVersion(tx, serverId);
+  return { serverId, roleId: role?.id ?? null, model: changed ? await snapshotIn(ctx, tx, serverId) : null };
+}
+
+/** After the commit: the server hears the member left, then (a bot) that its managed role went; both carry the model. */
+export async function announceDeparture(ctx: DomainContext, d: Departure, user: PublicUser): Promise<void> {
+  const model = d.model ? { model: d.model } : {};
+  await notify(ctx, { kind: 'event', serverId: d.serverId, event: { t: 'MEMBER_REMOVE', d: { serverId: d.serverId, user } }, ...model });
+  if (d.roleId)
+    await notify(ctx, {
+      kind: 'event',
+      serverId: d.serverId,
+      event: { t: 'ROLE_DELETE', d: { serverId: d.serverId, roleId: d.roleId } },
+      ...model,
+    });
 }
 
 /** Parses a bitfield from a request: a decimal string of known bits, else 400. */
@@ -139,9 +177,7 @@ export const roles = {
     };
     const snapshot = await ctx.store.write(async (tx) => {
       // New roles start just above `@everyone`, as Discord's do: below whoever made them.
-      const existing = (
-        await tx.selectFrom('roles').selectAll().where('serverId', '=', serverId).orderBy('position').orderBy('id').execute()
-      ).filter((r) => r.id !== serverId);
+      const existing = (await ctx.store.roles.ofServer(tx, serverId)).filter((r) => r.id !== serverId);
       await ctx.store.roles.insert(tx, role);
       await renumber(ctx, tx, serverId, [role, ...existing]);
       await ctx.store.bumpPermVersion(tx, serverId);
@@ -176,9 +212,7 @@ export const roles = {
       if (Object.keys(patch).length > 0) await ctx.store.roles.update(tx, serverId, roleId, patch);
       let moved: RoleTable[] = [];
       if (body.position !== undefined && body.position !== role.position) {
-        const others = (
-          await tx.selectFrom('roles').selectAll().where('serverId', '=', serverId).orderBy('position').orderBy('id').execute()
-        ).filter((r) => r.id !== serverId && r.id !== roleId);
+        const others = (await ctx.store.roles.ofServer(tx, serverId)).filter((r) => r.id !== serverId && r.id !== roleId);
         const before = new Map(others.map((r) => [r.id, r.position]));
         const at = Math.min(body.position, others.length + 1) - 1;
         const self = { ...role, ...patch };
@@ -210,9 +244,7 @@ export const roles = {
         await ctx.store.members.setRoles(tx, serverId, h.userId, joinRoles(splitRoles(h.roles).filter((id) => id !== roleId)));
       await ctx.store.overwrites.deleteTarget(tx, serverId, roleId);
       await ctx.store.roles.delete(tx, serverId, roleId);
-      const rest = (
-        await tx.selectFrom('roles').selectAll().where('serverId', '=', serverId).orderBy('position').orderBy('id').execute()
-      ).filter((r) => r.id !== serverId);
+      const rest = (await ctx.store.roles.ofServer(tx, serverId)).filter((r) => r.id !== serverId);
       await renumber(ctx, tx, serverId, rest);
       await ctx.store.bumpPermVersion(tx, serverId);
       await auditIn(ctx, tx, serverId, caller, 'role_delete', roleId, { role: roleView(role) });

@@ -19,7 +19,7 @@ import { auditIn, diff } from './audit.js';
 import { type DomainContext, notify, nowIso } from './context.js';
 import { cleanAvatar, cleanName, rejectNul, stripUnsafeCharacters } from './names.js';
 import { joinRoles, splitRoles } from './permissions.js';
-import { channelView, requirePermissions, roleView, snapshotIn } from './roles.js';
+import { type Departure, announceDeparture, channelView, clearDeparture, requirePermissions, roleView, snapshotIn } from './roles.js';
 import { releaseUploads } from './uploads.js';
 import type { Caller, Server } from './types.js';
 
@@ -397,7 +397,7 @@ export const servers = {
         return r;
       }));
     if (!user || !removed) throw notFound('member');
-    await afterRemoval(ctx, serverId, user, removed.managedRole);
+    await announceDeparture(ctx, removed, publicUser(user));
   },
 
   async ban(
@@ -456,7 +456,7 @@ export const servers = {
     await notify(ctx, { kind: 'event', serverId, event: { t: 'BAN_ADD', d: { serverId, user: publicUser(user) } } });
     for (const d of deletedMessages)
       await notify(ctx, { kind: 'event', serverId, event: { t: 'MESSAGE_DELETE', d: { id: d.id, channelId: d.channelId, serverId } } });
-    if (removed) await afterRemoval(ctx, serverId, user, removed.managedRole);
+    if (removed) await announceDeparture(ctx, removed, publicUser(user));
   },
 
   async bans(ctx: DomainContext, caller: Caller, serverId: string) {
@@ -596,7 +596,7 @@ export const servers = {
       return r;
     });
     if (!removed) throw notFound('member', 'bot membership not found');
-    await afterRemoval(ctx, serverId, bot, removed.managedRole);
+    await announceDeparture(ctx, removed, publicUser(bot));
   },
 };
 
@@ -637,35 +637,11 @@ async function insertManagedRole(ctx: DomainContext, tx: Tx, role: RoleTable): P
   await ctx.store.bumpPermVersion(tx, role.serverId);
 }
 
-/**
- * Ends a membership inside `tx`: the member row, their member overwrites and, for a bot,
- * its managed role. Null when they were not a member.
- */
-async function removeMembership(ctx: DomainContext, tx: Tx, serverId: string, userId: string) {
+/** Ends a membership inside `tx`, with what it leaves behind (`clearDeparture`); null when they were not a member. */
+async function removeMembership(ctx: DomainContext, tx: Tx, serverId: string, userId: string): Promise<Departure | null> {
   const r = await ctx.store.members.delete(tx, serverId, userId);
   if (Number(r.numDeletedRows) === 0) return null;
-  const managed = await ctx.store.roles.managedOf(tx, serverId, userId);
-  const own = await ctx.store.overwrites.deleteTarget(tx, serverId, userId);
-  if (managed) {
-    await ctx.store.overwrites.deleteTarget(tx, serverId, managed.id);
-    await ctx.store.roles.delete(tx, serverId, managed.id);
-  }
-  // Overwrites decide permissions: cached results and gateway models move to a new version.
-  if (managed || own.some((r) => Number(r.numDeletedRows) > 0)) await ctx.store.bumpPermVersion(tx, serverId);
-  return { managedRole: managed ?? null };
-}
-
-async function afterRemoval(ctx: DomainContext, serverId: string, user: UserTable, managedRole: RoleTable | null): Promise<void> {
-  await notify(ctx, { kind: 'event', serverId, event: { t: 'MEMBER_REMOVE', d: { serverId, user: publicUser(user) } } });
-  if (managedRole) {
-    const model = await ctx.store.write((tx) => snapshotIn(ctx, tx, serverId)).catch(() => undefined);
-    await notify(ctx, {
-      kind: 'event',
-      serverId,
-      event: { t: 'ROLE_DELETE', d: { serverId, roleId: managedRole.id } },
-      ...(model ? { model } : {}),
-    });
-  }
+  return clearDeparture(ctx, tx, serverId, userId);
 }
 
 /** Kicks and bans: the permission, and a target whose highest role is below the caller's. */

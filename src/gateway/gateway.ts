@@ -448,9 +448,7 @@ export class Gateway {
     if (this.bus.compare(pos, session.pos) <= 0) return;
     if (entry.kind === 'user') {
       if (!concerns(session, entry)) return;
-      session.s++;
-      session.pos = pos;
-      if (session.s > skipThrough) this.send(session, (prepared ?? new EventFrame(entry.event.t, entry.event.d)).withSeq(session.s));
+      this.deliver(session, pos, skipThrough, prepared ?? new EventFrame(entry.event.t, entry.event.d));
       if (session.s % MARK_EVERY === 0) session.mark();
       return;
     }
@@ -471,7 +469,9 @@ export class Gateway {
     // A deleted channel's notice goes to those who could see it; everything else is judged by the view after.
     const judge = event.t === 'CHANNEL_DELETE' ? before : after;
     const channelEvent = event.t === 'CHANNEL_CREATE' || event.t === 'CHANNEL_UPDATE' || event.t === 'CHANNEL_DELETE';
-    const permissionsChanged = !joined && !channelEvent && (after.model !== before.model || after.roles !== before.roles);
+    // Leaving the server ends the view: what the change behind it would show or hide is moot.
+    const leaving = (self && event.t === 'MEMBER_REMOVE') || event.t === 'SERVER_DELETE';
+    const permissionsChanged = !joined && !leaving && !channelEvent && (after.model !== before.model || after.roles !== before.roles);
     const shown = joined || !permissionsChanged ? null : visibilityChanges(before, after, me);
     const overwritten = event.t === 'CHANNEL_UPDATE' && before.model !== after.model ? visibilityChanges(before, after, me) : null;
     const changes = shown ?? overwritten;
@@ -488,7 +488,7 @@ export class Gateway {
         if (c) this.deliver(session, pos, skipThrough, new EventFrame('CHANNEL_CREATE', channelOf(after.model, id)!));
       }
     }
-    if ((self && event.t === 'MEMBER_REMOVE') || event.t === 'SERVER_DELETE') {
+    if (leaving) {
       session.servers.delete(serverId);
       if (session.backlog === null) removeFrom(this.byServer, serverId, session);
     }
