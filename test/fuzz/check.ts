@@ -64,7 +64,8 @@ const isJsonType = (ct: string | undefined) => /^application\/(?:[\w.+-]+\+)?jso
 /** The request's path without query, and without the scheme and host of an absolute-form target. */
 function pathOf(req: FuzzRequest): string | undefined {
   if (typeof req.path !== 'string') return undefined;
-  return req.path.split('?')[0]!.replace(/^https?:\/\/[^/]*/i, '');
+  // The router ends the path at `?` or `#` (a raw request may carry a fragment).
+  return req.path.split(/[?#]/)[0]!.replace(/^https?:\/\/[^/]*/i, '');
 }
 
 function decodedPath(req: FuzzRequest): string | undefined {
