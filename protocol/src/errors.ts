@@ -30,6 +30,9 @@ export const ERROR_CATALOG = {
   invalid_owner: { status: 400, meaning: 'the new owner must be a person who is a member of the server' },
   cannot_ban_owner: { status: 400, meaning: 'the server owner cannot be banned' },
   cannot_ban_self: { status: 400, meaning: 'a member cannot ban themselves' },
+  unknown_message_reference: { status: 400, meaning: '`messageReference` names no message of the channel (a reply to a deleted message)' },
+  too_many_pins: { status: 400, meaning: 'the channel already has 50 pinned messages' },
+  message_too_old: { status: 400, meaning: 'bulk delete takes only messages younger than 14 days' },
   // 401: who is calling is unknown.
   unauthorized: { status: 401, meaning: 'credentials are missing, malformed, revoked or unknown' },
   invalid_credentials: { status: 401, meaning: 'wrong username or password at login' },

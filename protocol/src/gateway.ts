@@ -13,6 +13,22 @@ import { Channel, Id, Message, PermissionName, PublicUser, Role, Server, Updated
 // ---------------------------------------------------------------- event payloads
 
 export const MessageDeleteEvent = Type.Object({ id: Id, channelId: Id, serverId: Id });
+/** `MESSAGE_DELETE_BULK`: several messages of one channel deleted at once. */
+export const MessageDeleteBulkEvent = Type.Object({ ids: Type.Array(Id), channelId: Id, serverId: Id });
+
+/** How far a person has read a channel, and how often they were mentioned after that. */
+export const ReadState = Type.Object({
+  channelId: Id,
+  lastReadId: Id,
+  mentionCount: Type.Integer({ minimum: 0 }),
+});
+
+/** `CHANNEL_PINS_UPDATE`: a message was pinned or unpinned. */
+export const ChannelPinsEvent = Type.Object({
+  channelId: Id,
+  serverId: Id,
+  lastPinTimestamp: Type.Union([Type.String(), Type.Null()], { description: 'when the newest pin still there was pinned' }),
+});
 
 /** `REACTION_ADD` / `REACTION_REMOVE`. */
 export const ReactionEvent = Type.Object({
@@ -63,6 +79,9 @@ export const GatewayEvent = Type.Union([
   event(L('MESSAGE_CREATE'), Message),
   event(L('MESSAGE_UPDATE'), Message),
   event(L('MESSAGE_DELETE'), MessageDeleteEvent),
+  event(L('MESSAGE_DELETE_BULK'), MessageDeleteBulkEvent),
+  event(L('CHANNEL_PINS_UPDATE'), ChannelPinsEvent),
+  event(L('READ_STATE_UPDATE'), ReadState),
   event(Type.Union([L('REACTION_ADD'), L('REACTION_REMOVE')]), ReactionEvent),
   event(L('TYPING_START'), TypingStartEvent),
   event(Type.Union([L('CHANNEL_CREATE'), L('CHANNEL_UPDATE'), L('CHANNEL_DELETE')]), Channel),
@@ -96,7 +115,12 @@ export const HelloFrame = Type.Object({
 });
 export const ReadyFrame = Type.Object({
   op: Type.Literal('ready'),
-  d: Type.Object({ sessionId: Id, user: PublicUser, servers: Type.Array(ReadyServer) }),
+  d: Type.Object({
+    sessionId: Id,
+    user: PublicUser,
+    servers: Type.Array(ReadyServer),
+    readStates: Type.Optional(Type.Array(ReadState, { description: 'one per visible channel the identity has read (acknowledged)' })),
+  }),
 });
 export const ResumedFrame = Type.Object({
   op: Type.Literal('resumed'),
@@ -124,6 +148,9 @@ export const ClientFrame = Type.Union([IdentifyFrame, ResumeFrame, HeartbeatFram
 
 // The gateway types: each is its schema's static type.
 export type MessageDeleteEvent = Static<typeof MessageDeleteEvent>;
+export type MessageDeleteBulkEvent = Static<typeof MessageDeleteBulkEvent>;
+export type ReadState = Static<typeof ReadState>;
+export type ChannelPinsEvent = Static<typeof ChannelPinsEvent>;
 export type ReactionEvent = Static<typeof ReactionEvent>;
 export type TypingStartEvent = Static<typeof TypingStartEvent>;
 export type MemberEvent = Static<typeof MemberEvent>;

@@ -41,3 +41,37 @@ export const CLOSE_CODES = {
   /** This instance is shutting down; reconnect and resume (here or elsewhere). */
   RESTARTING: 1012,
 } as const;
+
+/**
+ * The audit log's actions (contract section 9; docs/permissions.md says what each
+ * records). The service writes them; clients filter and describe them.
+ */
+export const AUDIT_ACTIONS = [
+  'server_update',
+  'channel_create',
+  'channel_update',
+  'channel_delete',
+  'overwrite_update',
+  'overwrite_delete',
+  'role_create',
+  'role_update',
+  'role_delete',
+  'member_role_add',
+  'member_role_remove',
+  'member_kick',
+  'member_ban',
+  'member_unban',
+  'bot_add',
+  'bot_update',
+  'bot_remove',
+  'invite_create',
+  'invite_delete',
+  'webhook_create',
+  'webhook_update',
+  'webhook_delete',
+  'message_delete',
+  'message_bulk_delete',
+  'message_pin',
+  'message_unpin',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];

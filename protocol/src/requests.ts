@@ -151,6 +151,40 @@ export const BotPermissions = Type.Union([
   PermissionBitsBody,
 ]);
 
+const NotifyLevelBody = Type.Union([Type.Literal('all'), Type.Literal('mentions'), Type.Literal('none')]);
+const ChannelNotifyBody = Type.Object(
+  { level: Type.Optional(NotifyLevelBody), muted: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
+const ServerNotifyBody = Type.Object(
+  {
+    level: Type.Optional(NotifyLevelBody),
+    muted: Type.Optional(Type.Boolean()),
+    channels: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[0-9]{1,20}$' }), Type.Union([ChannelNotifyBody, Type.Null()]), {
+        description: "null removes the channel's own setting",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * `PATCH /users/@me/settings`: merged into the stored settings. A server's or a channel's
+ * entry merges field by field; `null` removes it (back to the defaults).
+ */
+export const UpdateSettingsBody = Type.Object(
+  {
+    allowDmsFromServerMembers: Type.Optional(Type.Boolean()),
+    servers: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[0-9]{1,20}$' }), Type.Union([ServerNotifyBody, Type.Null()]), {
+        description: "per server id; null removes the server's settings",
+      }),
+    ),
+  },
+  { minProperties: 1, additionalProperties: false },
+);
+
 /** `PATCH /servers/{serverId}`. */
 export const UpdateServerBody = Type.Object(
   {
@@ -240,10 +274,43 @@ export const AttachmentRef = Type.Object({
   filename: Type.String({ minLength: 1, maxLength: 255 }),
 });
 
+/**
+ * Which mentions in the content ping (Discord's `allowed_mentions`). Absent: every kind
+ * does, and the author of the message replied to. Present: only the kinds in `parse`, or
+ * the ids listed in `users` / `roles` (a kind may not be in both); `repliedUser` defaults
+ * to false.
+ */
+export const AllowedMentions = Type.Object(
+  {
+    parse: Type.Optional(
+      Type.Array(Type.Union([Type.Literal('users'), Type.Literal('roles'), Type.Literal('everyone')]), { uniqueItems: true, maxItems: 3 }),
+    ),
+    users: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 100 })),
+    roles: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 100 })),
+    repliedUser: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+/** A reply's target: a message in the same channel. */
+export const MessageReferenceBody = Type.Object({
+  messageId: Type.String({ minLength: 1, maxLength: 32 }),
+  channelId: Type.Optional(Type.String({ maxLength: 32 })),
+  serverId: Type.Optional(Type.String({ maxLength: 32 })),
+  failIfNotExists: Type.Optional(Type.Boolean({ description: 'default true: a reply to a missing message is refused (400)' })),
+});
+
 /** `POST /channels/{channelId}/messages`: content, attachments or both (the service refuses an empty message). */
 export const SendMessageBody = Type.Object({
   content: Type.Optional(Type.String({ maxLength: CONTENT_MAX })),
   attachments: Type.Optional(Type.Array(AttachmentRef, { maxItems: ATTACHMENTS_MAX })),
+  allowedMentions: Type.Optional(AllowedMentions),
+  messageReference: Type.Optional(MessageReferenceBody),
+});
+
+/** `POST /channels/{channelId}/messages/bulk-delete`. */
+export const BulkDeleteBody = Type.Object({
+  messages: Type.Array(Type.String({ maxLength: 32 }), { minItems: 2, maxItems: 100, uniqueItems: true }),
 });
 
 /** `PATCH /channels/{channelId}/messages/{messageId}`. */
@@ -359,6 +426,12 @@ export type UpdateServerBody = Static<typeof UpdateServerBody>;
 export type CreateRoleBody = Static<typeof CreateRoleBody>;
 export type UpdateRoleBody = Static<typeof UpdateRoleBody>;
 export type OverwriteBody = Static<typeof OverwriteBody>;
+export type BanBody = Static<typeof BanBody>;
+export type UpdateSettingsBody = Static<typeof UpdateSettingsBody>;
+export type CreateInviteBody = Static<typeof CreateInviteBody>;
+export type CreateChannelBody = Static<typeof CreateChannelBody>;
+export type UpdateChannelBody = Static<typeof UpdateChannelBody>;
+export type AuditLogQuery = Static<typeof AuditLogQuery>;
 export type BotParams = Static<typeof BotParams>;
 export type SessionParams = Static<typeof SessionParams>;
 export type ServerBotParams = Static<typeof ServerBotParams>;
@@ -383,6 +456,9 @@ export type AddBotBody = Static<typeof AddBotBody>;
 export type SetBotPermissionsBody = Static<typeof SetBotPermissionsBody>;
 export type AttachmentRef = Static<typeof AttachmentRef>;
 export type SendMessageBody = Static<typeof SendMessageBody>;
+export type AllowedMentions = Static<typeof AllowedMentions>;
+export type MessageReferenceBody = Static<typeof MessageReferenceBody>;
+export type BulkDeleteBody = Static<typeof BulkDeleteBody>;
 export type EditMessageBody = Static<typeof EditMessageBody>;
 export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
 export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;

@@ -17,7 +17,7 @@ import { CONTENT_MAX, EMBED_LIMITS, PERMISSION_NAMES } from './limits.js';
 /** An id in the API's JSON and URLs: a snowflake (see ids.ts). */
 export const Id = Type.String({ pattern: '^[0-9]{1,19}$', description: 'snowflake: a 64-bit integer as a decimal string' });
 const Timestamp = Type.String({ description: 'ISO 8601 UTC' });
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const Nullable = <T extends TSchema>(t: T, options?: { description?: string }) => Type.Union([t, Type.Null()], options);
 
 /** A `$ref` to a shared schema, typed as the schema it names. */
 export function ref<T extends TSchema & { $id?: string }>(schema: T) {
@@ -170,6 +170,7 @@ export const Channel = Type.Object(
     topic: Type.Optional(Nullable(Type.String())),
     position: Type.Optional(Type.Integer()),
     permissionOverwrites: Type.Optional(Type.Array(ref(Overwrite))),
+    lastMessageId: Type.Optional(Nullable(Id, { description: 'the newest message (unread state compares it with the read state)' })),
   },
   { $id: 'Channel', title: 'Channel', description: 'a channel of a server' },
 );
@@ -309,19 +310,40 @@ export const Reaction = Type.Object(
   { $id: 'Reaction', title: 'Reaction', description: "an emoji's reactions on a message" },
 );
 
+const messageProperties = {
+  id: Id,
+  channelId: Id,
+  serverId: Id,
+  author: ref(PublicUser),
+  content: Type.String({ maxLength: CONTENT_MAX }),
+  attachments: Type.Array(ref(Attachment)),
+  embeds: Type.Array(ref(Embed)),
+  reactions: Type.Array(ref(Reaction)),
+  webhookId: Type.Optional(Type.String({ description: 'present only on webhook messages' })),
+  createdAt: Timestamp,
+  editedAt: Nullable(Timestamp),
+  mentions: Type.Array(ref(PublicUser), { description: 'the users it mentions (and pings)' }),
+  mentionRoles: Type.Array(Id, { description: 'the roles it pings' }),
+  mentionEveryone: Type.Boolean({ description: '`@everyone` or `@here` pings' }),
+  pinned: Type.Boolean(),
+  messageReference: Type.Optional(
+    Type.Object({ messageId: Id, channelId: Id, serverId: Id }, { description: 'present on replies: the message replied to' }),
+  ),
+};
+
+/** A message replied to, as a reply carries it (without its own `referencedMessage`). */
+export const ReferencedMessage = Type.Object(messageProperties, {
+  $id: 'ReferencedMessage',
+  title: 'ReferencedMessage',
+  description: 'the message a reply answers',
+});
+
 export const Message = Type.Object(
   {
-    id: Id,
-    channelId: Id,
-    serverId: Id,
-    author: ref(PublicUser),
-    content: Type.String({ maxLength: CONTENT_MAX }),
-    attachments: Type.Array(ref(Attachment)),
-    embeds: Type.Array(ref(Embed)),
-    reactions: Type.Array(ref(Reaction)),
-    webhookId: Type.Optional(Type.String({ description: 'present only on webhook messages' })),
-    createdAt: Timestamp,
-    editedAt: Nullable(Timestamp),
+    ...messageProperties,
+    referencedMessage: Type.Optional(
+      Nullable(ref(ReferencedMessage), { description: 'on replies: the message replied to; null once deleted' }),
+    ),
   },
   { $id: 'Message', title: 'Message', description: "a message; a webhook's carries `webhookId` and the webhook as `author`" },
 );
@@ -345,6 +367,28 @@ export const CreatedWebhook = Type.Object(
     url: Type.String({ description: 'the execution URL, token included; shown only here' }),
   },
   { $id: 'CreatedWebhook', title: 'CreatedWebhook', description: 'a new webhook, with its token and URL (shown only once)' },
+);
+
+const NotifyLevel = Type.Union([Type.Literal('all'), Type.Literal('mentions'), Type.Literal('none')]);
+
+/** A channel's notification setting; absent fields follow the server's. */
+const ChannelNotify = Type.Object({ level: Type.Optional(NotifyLevel), muted: Type.Optional(Type.Boolean()) });
+
+/** A server's notification setting, with per-channel ones. */
+const ServerNotify = Type.Object({
+  level: Type.Optional(NotifyLevel),
+  muted: Type.Optional(Type.Boolean()),
+  channels: Type.Optional(Type.Record(Type.String(), ChannelNotify)),
+});
+
+export const UserSettings = Type.Object(
+  {
+    allowDmsFromServerMembers: Type.Boolean({ description: 'people who share a server may open a DM (default true)' }),
+    servers: Type.Record(Type.String(), ServerNotify, {
+      description: 'per server id: `level` (`all`, `mentions` (the default), `none`), `muted`, and per channel id the same',
+    }),
+  },
+  { $id: 'UserSettings', title: 'UserSettings', description: "a person's notification and privacy settings" },
 );
 
 export const Health = Type.Object(
@@ -375,10 +419,12 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
   Attachment,
   Embed,
   Reaction,
+  ReferencedMessage,
   Message,
   Webhook,
   CreatedWebhook,
   Health,
+  UserSettings,
   InvitePreview,
   Ban,
   AuditLogEntry,
@@ -405,9 +451,11 @@ export type Attachment = Static<typeof Attachment>;
 export type Embed = Static<typeof Embed>;
 export type Reaction = Static<typeof Reaction>;
 export type Message = Static<typeof Message>;
+export type ReferencedMessage = Static<typeof ReferencedMessage>;
 export type Webhook = Static<typeof Webhook>;
 export type CreatedWebhook = Static<typeof CreatedWebhook>;
 export type Health = Static<typeof Health>;
+export type UserSettings = Static<typeof UserSettings>;
 export type Overwrite = Static<typeof Overwrite>;
 export type Role = Static<typeof Role>;
 export type InvitePreview = Static<typeof InvitePreview>;

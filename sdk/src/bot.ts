@@ -14,6 +14,9 @@ import type {
   MemberUpdateEvent,
   Message,
   MessageDeleteEvent,
+  MessageDeleteBulkEvent,
+  ChannelPinsEvent,
+  ReadState,
   ReactionEvent,
   ReadyData,
   ReadyServer,
@@ -32,6 +35,12 @@ export interface ParleyBotEvents {
   messageCreate: [Message];
   messageUpdate: [Message];
   messageDelete: [MessageDeleteEvent];
+  /** Several messages of one channel were deleted at once. */
+  messageDeleteBulk: [MessageDeleteBulkEvent];
+  /** A message was pinned or unpinned. */
+  channelPinsUpdate: [ChannelPinsEvent];
+  /** The identity's read state of a channel changed (an ack from another of its sessions). */
+  readStateUpdate: [ReadState];
   reactionAdd: [ReactionEvent];
   reactionRemove: [ReactionEvent];
   typingStart: [TypingStartEvent];
@@ -67,6 +76,9 @@ export const EVENT_HANDLER_NAMES = {
   MESSAGE_CREATE: 'messageCreate',
   MESSAGE_UPDATE: 'messageUpdate',
   MESSAGE_DELETE: 'messageDelete',
+  MESSAGE_DELETE_BULK: 'messageDeleteBulk',
+  CHANNEL_PINS_UPDATE: 'channelPinsUpdate',
+  READ_STATE_UPDATE: 'readStateUpdate',
   REACTION_ADD: 'reactionAdd',
   REACTION_REMOVE: 'reactionRemove',
   TYPING_START: 'typingStart',
@@ -94,6 +106,9 @@ const _handlerPayloadsMatch: HandlerPayloadsMatch = {
   MESSAGE_CREATE: true,
   MESSAGE_UPDATE: true,
   MESSAGE_DELETE: true,
+  MESSAGE_DELETE_BULK: true,
+  CHANNEL_PINS_UPDATE: true,
+  READ_STATE_UPDATE: true,
   REACTION_ADD: true,
   REACTION_REMOVE: true,
   TYPING_START: true,

@@ -4,64 +4,14 @@ import type { DomainContext } from './context.js';
 import { nowIso } from './context.js';
 import type { Caller } from './types.js';
 
+import type { AuditAction } from '@parley/protocol';
+
 /**
  * Audit-log actions (docs/permissions.md lists them): every moderation and configuration
- * change writes one, with the caller's `X-Audit-Log-Reason`.
+ * change writes one, with the caller's `X-Audit-Log-Reason`. They are part of the wire
+ * (clients filter and describe them), so @parley/protocol lists them.
  */
-export type AuditAction =
-  | 'server_update'
-  | 'channel_create'
-  | 'channel_update'
-  | 'channel_delete'
-  | 'overwrite_update'
-  | 'overwrite_delete'
-  | 'role_create'
-  | 'role_update'
-  | 'role_delete'
-  | 'member_role_add'
-  | 'member_role_remove'
-  | 'member_kick'
-  | 'member_ban'
-  | 'member_unban'
-  | 'bot_add'
-  | 'bot_update'
-  | 'bot_remove'
-  | 'invite_create'
-  | 'invite_delete'
-  | 'webhook_create'
-  | 'webhook_update'
-  | 'webhook_delete'
-  | 'message_delete'
-  | 'message_pin'
-  | 'message_unpin';
-
-export const AUDIT_ACTIONS: readonly AuditAction[] = [
-  'server_update',
-  'channel_create',
-  'channel_update',
-  'channel_delete',
-  'overwrite_update',
-  'overwrite_delete',
-  'role_create',
-  'role_update',
-  'role_delete',
-  'member_role_add',
-  'member_role_remove',
-  'member_kick',
-  'member_ban',
-  'member_unban',
-  'bot_add',
-  'bot_update',
-  'bot_remove',
-  'invite_create',
-  'invite_delete',
-  'webhook_create',
-  'webhook_update',
-  'webhook_delete',
-  'message_delete',
-  'message_pin',
-  'message_unpin',
-];
+export { AUDIT_ACTIONS, type AuditAction } from '@parley/protocol';
 
 function row(
   ctx: DomainContext,

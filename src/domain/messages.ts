@@ -11,6 +11,8 @@ import type { Attachment, Caller, Embed, Message, PublicUser } from './types.js'
 import { NEEDS, hasPermission } from './permissions.js';
 import { audit } from './audit.js';
 import { type StoredUpload, attachmentOf, namesUpload, releaseUploads, uploadIdOf } from './uploads.js';
+import { NONE, type ResolvedMentions, mayMention, mentionRules, resolveMentions } from './mentions.js';
+import type { AllowedMentions, MessageReferenceBody } from '@parley/protocol';
 
 /** The wire's limits (the request schemas in @parley/protocol carry them too). */
 export const MAX_CONTENT = CONTENT_MAX;
@@ -29,6 +31,15 @@ export interface NewMessage {
   content: string;
   uploads: StoredUpload[];
   embeds: Embed[];
+  /** Which mentions in the content ping; absent: all of them (Discord's default). */
+  allowedMentions?: AllowedMentions;
+}
+
+/** A message about to be created, with what it pings and what it replies to settled. */
+interface PreparedMessage extends NewMessage {
+  mentions: ResolvedMentions;
+  /** The message replied to (same channel), loaded. */
+  referenced: MessageTable | null;
 }
 
 /** An `Idempotency-Key` scoped to its caller, with a fingerprint of the request it was first used for. */
@@ -68,7 +79,15 @@ export function requireSendable(body: { content?: string; attachments?: unknown[
   if (body.content === undefined && !body.attachments?.length) throw badRequest('content is required unless attachments are given');
 }
 
-function toMessage(row: MessageTable, reactions: ReactionSummary[] = []): Message {
+function toMessage(row: MessageTable, reactions: ReactionSummary[] = [], referenced?: Map<string, MessageTable>): Message {
+  const message = baseMessage(row, reactions);
+  if (row.referenceId === null || row.referenceId === undefined) return message;
+  const ref = referenced?.get(String(row.referenceId));
+  return { ...message, referencedMessage: ref ? baseMessage(ref, []) : null };
+}
+
+/** A message without the message it replies to (what `referencedMessage` holds). */
+function baseMessage(row: MessageTable, reactions: ReactionSummary[]): Message {
   const author: PublicUser = { id: row.authorId, name: row.authorName, bot: row.authorBot === 1, avatar: row.authorAvatar };
   return {
     id: row.id,
@@ -82,7 +101,21 @@ function toMessage(row: MessageTable, reactions: ReactionSummary[] = []): Messag
     ...(row.webhookId ? { webhookId: row.webhookId } : {}),
     createdAt: row.createdAt,
     editedAt: row.editedAt,
+    mentions: row.mentions === '[]' ? [] : (JSON.parse(row.mentions) as PublicUser[]),
+    mentionRoles: row.mentionRoles === '' ? [] : row.mentionRoles.split(','),
+    mentionEveryone: row.mentionEveryone > 0,
+    pinned: row.pinnedAt !== null && row.pinnedAt !== undefined,
+    ...(row.referenceId !== null && row.referenceId !== undefined
+      ? { messageReference: { messageId: String(row.referenceId), channelId: row.channelId, serverId: row.serverId } }
+      : {}),
   };
+}
+
+/** The messages `rows` reply to, loaded in one query (none when no row is a reply). */
+async function referencesOf(ctx: DomainContext, rows: MessageTable[]): Promise<Map<string, MessageTable>> {
+  const ids = [...new Set(rows.flatMap((r) => (r.referenceId === null || r.referenceId === undefined ? [] : [String(r.referenceId)])))];
+  if (ids.length === 0) return new Map();
+  return new Map((await ctx.store.messages.byIds(ctx.store.db, ids)).map((r) => [r.id, r]));
 }
 
 const notOurUpload = (i: number) => badRequest(`attachments[${i}].url must be a URL returned by POST /upload`);
@@ -121,7 +154,7 @@ export async function createMessage(
   channel: { id: string; serverId: string },
   author: PublicUser,
   webhookId: string | null,
-  input: NewMessage,
+  input: PreparedMessage,
   idem?: IdempotencyRequest,
 ): Promise<CreateResult> {
   const cutoff = idempotencyCutoff();
@@ -144,13 +177,22 @@ export async function createMessage(
     embeds: JSON.stringify(input.embeds),
     createdAt: nowIso(),
     editedAt: null,
+    mentions: input.mentions.users.length === 0 ? '[]' : JSON.stringify(input.mentions.users),
+    mentionRoles: input.mentions.roles.join(','),
+    mentionEveryone: input.mentions.everyone,
+    referenceId: input.referenced?.id ?? null,
+    pinnedAt: null,
   };
-  const message = toMessage(row);
+  const referenced = input.referenced ? new Map([[input.referenced.id, input.referenced]]) : undefined;
+  const message = toMessage(row, [], referenced);
+  const named = input.mentions.users.map((u) => u.id);
   // Issued above, registered in the same synchronous step: no page can pass it meanwhile.
   ctx.store.messageHorizon.begin(row.id);
   try {
     await ctx.store.write(async (tx: Tx) => {
       await ctx.store.messages.insert(tx, row);
+      // Only users named one by one get a row (bounded by the content): never one per member.
+      if (named.length > 0) await ctx.store.messages.insertMentions(tx, row.channelId, row.id, named);
       // Only messages with files pay for the link rows; its foreign key fails if the
       // upload was swept or released since it was resolved.
       if (input.uploads.length > 0)
@@ -253,7 +295,46 @@ export async function loadWebhookMessage(ctx: DomainContext, webhookId: string, 
 
 /** A stored message as `viewerId` sees it: with its reactions, `me` meaning `viewerId`'s. */
 export async function messageView(ctx: DomainContext, row: MessageTable, viewerId: string): Promise<Message> {
-  return toMessage(row, await ctx.store.reactions.summaries(ctx.store.db, [row.id], viewerId));
+  const [reactions, referenced] = await Promise.all([
+    ctx.store.reactions.summaries(ctx.store.db, [row.id], viewerId),
+    referencesOf(ctx, [row]),
+  ]);
+  return toMessage(row, reactions, referenced);
+}
+
+/**
+ * Settles what a new message pings and what it replies to. A reply must name a message
+ * of the same channel (400 otherwise, unless `failIfNotExists` is false: then it is sent
+ * as a plain message, as on Discord).
+ */
+export async function prepareMessage(
+  ctx: DomainContext,
+  channel: { id: string; serverId: string },
+  authorId: string,
+  mayMentionEveryone: boolean,
+  input: NewMessage,
+  reference?: MessageReferenceBody,
+): Promise<PreparedMessage> {
+  let referenced: MessageTable | null = null;
+  if (reference) {
+    if (reference.channelId !== undefined && reference.channelId !== channel.id) {
+      throw badRequest('messageReference must name a message of the same channel');
+    }
+    const row = isId(reference.messageId) ? await ctx.store.messages.byId(ctx.store.db, channel.id, reference.messageId) : undefined;
+    if (!row && reference.failIfNotExists !== false)
+      throw badRequest('messageReference names no message of this channel', 'unknown_message_reference');
+    referenced = row ?? null;
+  }
+  const mentions = await resolveMentions(ctx, {
+    serverId: channel.serverId,
+    authorId,
+    content: input.content,
+    mentionEveryone: mayMentionEveryone,
+    allowed: input.allowedMentions,
+    // A webhook's message has no member to ping.
+    repliedAuthor: referenced && !referenced.webhookId ? referenced.authorId : null,
+  });
+  return { ...input, mentions, referenced };
 }
 
 /** What an edit replaces; an absent part stays as it is. */
@@ -311,6 +392,24 @@ export async function removeMessage(ctx: DomainContext, row: MessageTable): Prom
 }
 
 /**
+ * Deletes several loaded messages of one channel in one transaction, with the files only
+ * they referenced. Resolves to the ids it deleted (a concurrent delete may have taken
+ * some); the caller announces them.
+ */
+export async function removeMessages(ctx: DomainContext, rows: MessageTable[]): Promise<string[]> {
+  const ids = rows.map((r) => r.id);
+  const { uploadIds, deleted } = await ctx.store.write(async (tx) => {
+    const withFiles = rows.filter((r) => r.attachments !== '[]');
+    const uploadIds = (await Promise.all(withFiles.map((r) => ctx.store.uploads.ofMessage(tx, r.id)))).flat();
+    const present = new Set((await ctx.store.messages.byIds(tx, ids)).map((r) => r.id));
+    await ctx.store.messages.deleteMany(tx, ids);
+    return { uploadIds, deleted: ids.filter((id) => present.has(id)) };
+  });
+  await releaseUploads(ctx, uploadIds);
+  return deleted;
+}
+
+/**
  * One emoji: a single RGI emoji sequence (flags, skin tones and ZWJ sequences included),
  * or one pictograph without its variation selector (❤ as well as ❤️). Built at runtime:
  * TypeScript's ES2022 target does not know the v flag, which Node 20 has.
@@ -322,7 +421,12 @@ export const messages = {
     ctx: DomainContext,
     caller: Caller,
     channelId: string,
-    body: { content?: string; attachments?: Array<{ url: string; filename: string }> },
+    body: {
+      content?: string;
+      attachments?: Array<{ url: string; filename: string }>;
+      allowedMentions?: AllowedMentions;
+      messageReference?: MessageReferenceBody;
+    },
     idem?: IdempotencyRequest,
   ): Promise<CreateResult> {
     requireSendable(body);
@@ -334,7 +438,19 @@ export const messages = {
     checkContent(content, wanted.length > 0);
     const uploads = await resolveAttachments(ctx, wanted);
     const author: PublicUser = { id: caller.id, name: caller.name, bot: caller.bot, avatar: caller.avatar };
-    return createMessage(ctx, channel, author, null, { content, uploads, embeds: [] }, idem);
+    const prepared =
+      body.messageReference || mayMention(content)
+        ? await prepareMessage(
+            ctx,
+            channel,
+            caller.id,
+            hasPermission(channel.permissions, 'MENTION_EVERYONE'),
+            { content, uploads, embeds: [], allowedMentions: body.allowedMentions },
+            body.messageReference,
+          )
+        : { content, uploads, embeds: [], mentions: NONE, referenced: null };
+    if (body.allowedMentions) mentionRules(body.allowedMentions);
+    return createMessage(ctx, channel, author, null, prepared, idem);
   },
 
   /** A page of messages, newest first; `limit` outside 1..100 is refused before anything is read. */
@@ -350,7 +466,8 @@ export const messages = {
       rows.map((r) => r.id),
       caller.id,
     );
-    return rows.map((r) => toMessage(r, reactions));
+    const referenced = await referencesOf(ctx, rows);
+    return rows.map((r) => toMessage(r, reactions, referenced));
   },
 
   async get(ctx: DomainContext, caller: Caller, channelId: string, messageId: string) {

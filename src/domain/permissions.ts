@@ -240,6 +240,8 @@ export function visibilityOf(event: GatewayEvent): Visibility {
     case 'MESSAGE_CREATE':
     case 'MESSAGE_UPDATE':
     case 'MESSAGE_DELETE':
+    case 'MESSAGE_DELETE_BULK':
+    case 'CHANNEL_PINS_UPDATE':
     case 'REACTION_ADD':
     case 'REACTION_REMOVE':
     case 'TYPING_START':
@@ -261,6 +263,8 @@ export function visibilityOf(event: GatewayEvent): Visibility {
     case 'ROLE_DELETE':
     // A member's name and avatar, as the member list shows them.
     case 'USER_UPDATE':
+    // Only ever addressed to the identity's own sessions (a `user` entry with no servers).
+    case 'READ_STATE_UPDATE':
       return null;
   }
 }

@@ -186,9 +186,12 @@ export const servers = {
       ctx.store.channels.ofServer(ctx.store.db, serverId),
       ctx.store.overwrites.ofServer(ctx.store.db, serverId),
     ]);
-    return list
-      .filter((c) => (m.model.permissions(caller.id, caller.bot, m.roles, c.id) & P.VIEW_CHANNEL) !== 0n)
-      .map((c) => channelView(c, overwrites));
+    const visible = list.filter((c) => (m.model.permissions(caller.id, caller.bot, m.roles, c.id) & P.VIEW_CHANNEL) !== 0n);
+    const lastIds = await ctx.store.messages.lastIds(
+      ctx.store.db,
+      visible.map((c) => c.id),
+    );
+    return visible.map((c) => ({ ...channelView(c, overwrites), lastMessageId: lastIds.get(c.id) ?? null }));
   },
 
   async createChannel(
@@ -393,7 +396,8 @@ export const servers = {
       user &&
       (await ctx.store.write(async (tx) => {
         const r = await removeMembership(ctx, tx, serverId, userId);
-        if (r && !self) await auditIn(ctx, tx, serverId, caller, 'member_kick', userId, {});
+        // The name too: the log names someone who is no longer a member.
+        if (r && !self) await auditIn(ctx, tx, serverId, caller, 'member_kick', userId, { name: user.name });
         return r;
       }));
     if (!user || !removed) throw notFound('member');
@@ -448,7 +452,7 @@ export const servers = {
         caller,
         'member_ban',
         userId,
-        { deleteMessageSeconds: seconds, deletedMessages: deletedMessages.length },
+        { name: user.name, deleteMessageSeconds: seconds, deletedMessages: deletedMessages.length },
         reason ?? undefined,
       );
       return { removed, deletedMessages };

@@ -123,7 +123,7 @@ function postOne(
   return webhooks.execute(
     ctx,
     hook,
-    { content: p.content, embeds: p.embeds, uploads: [], username: p.username, avatarUrl: p.avatarUrl },
+    { content: p.content, embeds: p.embeds, uploads: [], username: p.username, avatarUrl: p.avatarUrl, allowedMentions: p.allowedMentions },
     idem,
   );
 }

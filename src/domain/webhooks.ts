@@ -13,6 +13,7 @@ import {
   type NewMessage,
   applyEdit,
   createMessage,
+  prepareMessage,
   loadWebhookMessage,
   messageView,
   removeMessage,
@@ -143,14 +144,16 @@ export const webhooks = {
       bot: true,
       avatar: input.avatarUrl ?? hook.avatar,
     };
-    return createMessage(
-      ctx,
-      { id: hook.channelId, serverId: hook.serverId },
-      author,
-      hook.id,
-      { content: input.content, uploads: input.uploads, embeds: input.embeds },
-      idem,
-    );
+    const channel = { id: hook.channelId, serverId: hook.serverId };
+    // A webhook may ping @everyone, as on Discord (its owner set it up); `allowedMentions`
+    // narrows that, and the Slack and GitHub dialects ping no one.
+    const prepared = await prepareMessage(ctx, channel, hook.id, true, {
+      content: input.content,
+      uploads: input.uploads,
+      embeds: input.embeds,
+      allowedMentions: input.allowedMentions,
+    });
+    return createMessage(ctx, channel, author, hook.id, prepared, idem);
   },
 
   /** A message the webhook posted, as GET /channels/{id}/messages/{id} shows it; 404 for any other. */

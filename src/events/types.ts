@@ -4,8 +4,8 @@ import type { ModelSnapshot } from '../domain/permissions.js';
 /** The gateway's events (`d` is what clients receive): the protocol's event union. */
 export type { GatewayEvent };
 
-/** Events about a person or bot rather than about one server. */
-export type UserEvent = Extract<GatewayEvent, { t: 'USER_UPDATE' }>;
+/** Events about a person or bot rather than about one server (READ_STATE_UPDATE: only to their own sessions). */
+export type UserEvent = Extract<GatewayEvent, { t: 'USER_UPDATE' | 'READ_STATE_UPDATE' }>;
 
 /**
  * What travels on the bus. Every event names its audience explicitly: the members of

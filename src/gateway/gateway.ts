@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { accounts, publicUser } from '../domain/accounts.js';
 import type { DomainContext } from '../domain/context.js';
+import { readStatesOf } from '../domain/conversations.js';
 import { P } from '@parley/protocol';
 import { type ModelSnapshot, ServerModel, joinRoles, visibilityOf } from '../domain/permissions.js';
 import { roleView, snapshotIn } from '../domain/roles.js';
@@ -283,6 +284,15 @@ export class Gateway {
         ids.length === 0 ? [] : db.selectFrom('roles').selectAll().where('serverId', 'in', ids).orderBy('position').orderBy('id').execute(),
       ]);
       servers.forEach((s, i) => session.servers.set(s.id, { model: models[i]!, roles: s.roles }));
+      // What each server shows: its visible channels with their newest message, and how far
+      // the identity has read them (section 11).
+      const visible = servers.map((s, i) => visibleChannels(models[i]!, caller, s.roles).map((c) => ({ id: c.id, roles: s.roles })));
+      const channelIds = visible.flat();
+      const lastIds = await this.ctx.store.messages.lastIds(
+        db,
+        channelIds.map((c) => c.id),
+      );
+      const readStates = await readStatesOf(this.ctx, caller.id, channelIds, lastIds);
       session.marks = [];
       session.mark();
       if (ws.readyState !== WebSocket.OPEN) throw new ClosedDuringStart();
@@ -299,12 +309,13 @@ export class Gateway {
               createdAt: s.createdAt,
               icon: s.icon ?? null,
               description: s.description ?? null,
-              channels: visibleChannels(model, caller, s.roles).map((c) => channelOf(model, c.id)!),
+              channels: visible[i]!.map((c) => ({ ...channelOf(model, c.id)!, lastMessageId: lastIds.get(c.id) ?? null })),
               roles: roles.filter((r) => r.serverId === s.id).map(roleView),
               memberRoles: s.roles ? s.roles.split(',') : [],
               permissions: model.permissions(caller.id, caller.bot, s.roles).toString(),
             };
           }),
+          readStates,
         }),
       );
       this.goLive(session, [], since);

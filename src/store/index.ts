@@ -8,7 +8,7 @@ import { GroupCommitter } from './group-commit.js';
 import { migrateToLatest } from './migrations.js';
 import { type LeaseOptions, WorkerLease } from './worker-lease.js';
 import { WriteHorizon } from './write-horizon.js';
-import { messages, reactions, uploads } from './repos/messages.js';
+import { messages, reactions, readStates, uploads, userSettings } from './repos/messages.js';
 import { channels, invites, members, servers } from './repos/servers.js';
 import { auditLog, bans, bumpPermVersion, overwrites, roles } from './repos/roles.js';
 import { sessions, users } from './repos/users.js';
@@ -46,6 +46,8 @@ export class Store {
   readonly invites = invites;
   readonly messages = messages;
   readonly reactions = reactions;
+  readonly readStates = readStates;
+  readonly userSettings = userSettings;
   readonly uploads = uploads;
   readonly webhooks = webhooks;
   readonly idempotency = idempotency;

@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import { uploadPath } from '../files/upload-store.js';
+import { migrateToConversations } from './conversations-migration.js';
 import { migrateToRoles } from './roles-migration.js';
 import { migrateToSnowflakes } from './snowflake-migration.js';
 
@@ -183,6 +184,7 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('users_avatar_upload').on('users').column('avatar_upload_id').execute();
     },
   },
+  '0007_conversations': { up: migrateToConversations },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */

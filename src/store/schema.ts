@@ -164,6 +164,37 @@ export interface MessageTable {
   embeds: string;
   createdAt: string;
   editedAt: string | null;
+  /** JSON array of the users it mentions (`{id, name, bot, avatar}` as sent). */
+  mentions: string;
+  /** The role ids it pings, comma-joined ('' for none). */
+  mentionRoles: string;
+  /** 0: none; 1: `@everyone`; 2: `@here`. */
+  mentionEveryone: number;
+  /** The message it replies to. */
+  referenceId: string | null;
+  pinnedAt: string | null;
+}
+
+/** A user named in a message one by one (`<@id>`, or the author of the message replied to). */
+export interface MessageMentionTable {
+  userId: string;
+  channelId: string;
+  messageId: string;
+}
+
+/** A person's settings (`UserSettings` of the wire, as JSON). */
+export interface UserSettingsTable {
+  userId: string;
+  settings: string;
+  updatedAt: string;
+}
+
+/** How far a person has read a channel. */
+export interface ReadStateTable {
+  userId: string;
+  channelId: string;
+  lastReadId: string;
+  updatedAt: string;
 }
 
 export interface ReactionTable {
@@ -226,6 +257,9 @@ export interface Database {
   messages: MessageTable;
   messageAttachments: MessageAttachmentTable;
   reactions: ReactionTable;
+  messageMentions: MessageMentionTable;
+  readStates: ReadStateTable;
+  userSettings: UserSettingsTable;
   webhooks: WebhookTable;
   idempotencyKeys: IdempotencyTable;
   legacyIds: LegacyIdTable;

@@ -5,6 +5,7 @@
  */
 import { badRequest } from '../errors.js';
 import { codePointLength, isPlainObject, optionalHttpUrl, optionalString, parseJsonField, truncate } from './text.js';
+import type { AllowedMentions } from '@parley/protocol';
 import { CONTENT_MAX, EMBED_LIMITS, USERNAME_MAX, validateEmbeds } from './types.js';
 import type { Embed, WebhookPost } from './types.js';
 
@@ -57,8 +58,8 @@ function renderEmbedTimestamps(e: Embed): Embed {
 
 /**
  * Convert a Discord (or seed) webhook body. `content` may be absent or empty only when
- * there are embeds or (`opts.hasFiles`) file parts. Unknown keys (tts, flags,
- * allowed_mentions, thread_name, components...) are ignored.
+ * there are embeds or (`opts.hasFiles`) file parts. `allowed_mentions` narrows what
+ * pings; other unknown keys (tts, flags, thread_name, components...) are ignored.
  */
 export function parseDiscordPayload(body: unknown, opts: DiscordParseOptions = {}): WebhookPost {
   if (!isPlainObject(body)) throw badRequest('body must be a JSON object');
@@ -91,7 +92,43 @@ export function parseDiscordPayload(body: unknown, opts: DiscordParseOptions = {
   const avatarUrl = optionalHttpUrl(body.avatar_url, 'avatar_url');
   if (avatarUrl !== undefined) post.avatarUrl = avatarUrl;
 
+  const allowed = parseAllowedMentions(body.allowed_mentions);
+  if (allowed) post.allowedMentions = allowed;
+
   return post;
+}
+
+const MENTION_KINDS = new Set(['users', 'roles', 'everyone']);
+
+/** Discord's `allowed_mentions` (snake_case), checked as Discord checks it; null and absent are "all". */
+export function parseAllowedMentions(value: unknown): AllowedMentions | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isPlainObject(value)) throw badRequest('allowed_mentions must be an object');
+  const ids = (v: unknown, name: string): string[] | undefined => {
+    if (v === undefined) return undefined;
+    if (!Array.isArray(v) || v.length > 100 || !v.every((x) => typeof x === 'string' && x.length <= 32)) {
+      throw badRequest(`allowed_mentions.${name} must be a list of at most 100 ids`);
+    }
+    return v as string[];
+  };
+  const out: AllowedMentions = {};
+  if (value.parse !== undefined) {
+    if (!Array.isArray(value.parse) || !value.parse.every((k) => typeof k === 'string' && MENTION_KINDS.has(k))) {
+      throw badRequest('allowed_mentions.parse may hold "users", "roles" and "everyone"');
+    }
+    out.parse = [...new Set(value.parse as Array<'users' | 'roles' | 'everyone'>)];
+  }
+  const users = ids(value.users, 'users');
+  if (users) out.users = users;
+  const roles = ids(value.roles, 'roles');
+  if (roles) out.roles = roles;
+  if (value.replied_user !== undefined) {
+    if (typeof value.replied_user !== 'boolean') throw badRequest('allowed_mentions.replied_user must be a boolean');
+    out.repliedUser = value.replied_user;
+  }
+  // Discord's defaults: listing nothing at all means "parse nothing".
+  if (out.parse === undefined && !users && !roles) out.parse = [];
+  return out;
 }
 
 /**

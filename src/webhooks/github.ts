@@ -108,7 +108,8 @@ function quote(body: string | undefined, maxChars: number, maxLines = 6): string
 
 function post(lines: (string | undefined)[]): WebhookPost {
   const content = truncate(lines.filter((l): l is string => l !== undefined && l !== '').join('\n'), CONTENT_MAX);
-  return { content, username: 'GitHub', embeds: [] };
+  // An issue title or commit message that says @everyone pings no one.
+  return { content, username: 'GitHub', embeds: [], allowedMentions: { parse: [] } };
 }
 
 function plural(n: number, word: string): string {

@@ -345,7 +345,8 @@ export function parseSlackPayload(body: unknown): WebhookPost {
     throw badRequest('text must not be empty unless attachments or blocks are sent');
   }
 
-  const post: WebhookPost = { content: content.trim() === '' ? '' : content, embeds };
+  // Alert text written elsewhere: `<!everyone>` stays text, and nothing in it pings.
+  const post: WebhookPost = { content: content.trim() === '' ? '' : content, embeds, allowedMentions: { parse: [] } };
   const username = optionalString(body.username, 'username')?.trim();
   if (username !== undefined && username !== '') post.username = truncate(username, USERNAME_MAX);
   const icon = optionalHttpUrl(body.icon_url, 'icon_url');

@@ -8,6 +8,7 @@ import { codePointLength, isHttpUrl, isPlainObject, optionalString } from './tex
 
 /** A rich embed, in Discord's shape and with Discord's limits: the wire schema's type. */
 export type { Embed };
+import type { AllowedMentions } from '@parley/protocol';
 export type EmbedField = NonNullable<Embed['fields']>[number];
 export type EmbedAuthor = NonNullable<Embed['author']>;
 export type EmbedFooter = NonNullable<Embed['footer']>;
@@ -22,6 +23,12 @@ export interface WebhookPost {
   /** Per-message override of the webhook's avatar. */
   avatarUrl?: string;
   embeds: Embed[];
+  /**
+   * Which mentions ping (contract section 11). Discord's dialect passes `allowed_mentions`
+   * on (absent: all, as on Discord); Slack's and GitHub's carry text written elsewhere (an
+   * issue title, an alert), so they ping no one.
+   */
+  allowedMentions?: AllowedMentions;
 }
 
 // The limits are the wire schema's too (the Embed and Message schemas use them).

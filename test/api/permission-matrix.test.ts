@@ -564,6 +564,39 @@ const SPECS: RouteSpec[] = [
     params: () => ({ channelId: w.general.id, messageId: w.message.id, emoji: '👍' }),
   },
   { route: 'POST /channels/:channelId/typing', okCaller: 'owner', status: only(SENDERS(204)), params: inGeneral },
+  // Section 11: read states, pins, bulk delete (MANAGE_MESSAGES: the owner's here).
+  {
+    route: 'POST /channels/:channelId/messages/:messageId/ack',
+    okCaller: 'owner',
+    status: only(READERS(204)),
+    params: () => ({ channelId: w.general.id, messageId: w.message.id }),
+  },
+  { route: 'GET /channels/:channelId/pins', okCaller: 'owner', status: only(READERS(200)), params: inGeneral },
+  {
+    route: 'PUT /channels/:channelId/pins/:messageId',
+    okCaller: 'owner',
+    status: only({ owner: 204 }),
+    params: async () => ({ channelId: w.general.id, messageId: (await postMessage(base(), w.member.auth, w.general.id, 'pin me')).id }),
+  },
+  {
+    route: 'DELETE /channels/:channelId/pins/:messageId',
+    okCaller: 'owner',
+    status: only({ owner: 204 }),
+    params: () => ({ channelId: w.general.id, messageId: w.message.id }),
+  },
+  {
+    route: 'POST /channels/:channelId/messages/bulk-delete',
+    okCaller: 'owner',
+    status: only({ owner: 204 }),
+    params: async () => ({
+      channelId: w.general.id,
+      _ids: [
+        (await postMessage(base(), w.member.auth, w.general.id, 'spam 1')).id,
+        (await postMessage(base(), w.member.auth, w.general.id, 'spam 2')).id,
+      ].join(','),
+    }),
+    body: (p) => ({ messages: p._ids!.split(',') }),
+  },
   // Section 9: roles, overwrites, bans, the audit log, server settings. The matrix's
   // member holds only @everyone's defaults, so these are the owner's here; test/api/roles.test.ts
   // covers members granted the permissions.

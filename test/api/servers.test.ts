@@ -109,15 +109,16 @@ describe('servers', () => {
 describe('channels', () => {
   const channelFields = { createdAt: expect.stringMatching(ISO_UTC), topic: null, permissionOverwrites: [] };
 
-  it('GET /servers/{id}/channels: 200 [{id, serverId, name, createdAt, topic, position, permissionOverwrites}] for members; 403 for others', async () => {
+  it('GET /servers/{id}/channels: 200 [{id, serverId, name, createdAt, topic, position, permissionOverwrites, lastMessageId}] for members; 403 for others', async () => {
     const s = await setup();
     const c = await createChannel(srv.url, s.owner, s.server.id, 'random');
+    const last = await postMessage(srv.url, s.owner.auth, c.id, 'the latest');
     for (const who of [s.owner, s.member, s.bot]) {
       const r = await call(srv.url, 'GET', `/servers/${s.server.id}/channels`, { auth: who.auth });
       expect(r.status).toBe(200);
       expect(r.body).toEqual([
-        { ...channelFields, id: s.channel.id, serverId: s.server.id, name: 'general', position: 0 },
-        { ...channelFields, id: c.id, serverId: s.server.id, name: 'random', position: 1 },
+        { ...channelFields, id: s.channel.id, serverId: s.server.id, name: 'general', position: 0, lastMessageId: null },
+        { ...channelFields, id: c.id, serverId: s.server.id, name: 'random', position: 1, lastMessageId: last.id },
       ]);
     }
     expectError(await call(srv.url, 'GET', `/servers/${s.server.id}/channels`, { auth: s.stranger.auth }), 403);

@@ -31,6 +31,9 @@ const EVENT_TYPES: Record<GatewayEventType, true> = {
   MESSAGE_CREATE: true,
   MESSAGE_UPDATE: true,
   MESSAGE_DELETE: true,
+  MESSAGE_DELETE_BULK: true,
+  CHANNEL_PINS_UPDATE: true,
+  READ_STATE_UPDATE: true,
   REACTION_ADD: true,
   REACTION_REMOVE: true,
   TYPING_START: true,
@@ -72,11 +75,14 @@ describe('every event type, caused through the REST API', () => {
     const msg = await postMessage(url, w.owner.auth, ch, 'first');
     const outsider = await registerUser(srv.url);
     let roleId = '';
+    const bulk: string[] = [];
     const steps: Array<{
       t: string;
       d: Record<string, unknown> | (() => Record<string, unknown>);
       act?: () => Promise<unknown>;
       to?: TestGatewayClient[];
+      /** Which event of that type (the first, by default). */
+      match?: (d: any) => boolean;
     }> = [
       {
         t: 'MESSAGE_CREATE',
@@ -101,6 +107,35 @@ describe('every event type, caused through the REST API', () => {
         t: 'TYPING_START',
         act: () => call(url, 'POST', `/channels/${ch}/typing`, { auth: w.bot.auth }),
         d: { channelId: ch, serverId: sid, userId: w.bot.id, name: w.bot.name, bot: true },
+      },
+      {
+        t: 'CHANNEL_PINS_UPDATE',
+        act: () => call(url, 'PUT', `/channels/${ch}/pins/${msg.id}`, { auth: w.owner.auth }),
+        d: { channelId: ch, serverId: sid, lastPinTimestamp: expect.any(String) },
+      },
+      { t: 'MESSAGE_UPDATE', d: { id: msg.id, pinned: true }, match: (d) => d.pinned === true },
+      {
+        t: 'READ_STATE_UPDATE',
+        act: () => call(url, 'POST', `/channels/${ch}/messages/${msg.id}/ack`, { auth: w.owner.auth }),
+        d: { channelId: ch, lastReadId: msg.id, mentionCount: 0 },
+        to: [owner],
+      },
+      {
+        t: 'MESSAGE_CREATE',
+        act: async () => bulk.push((await postMessage(url, w.owner.auth, ch, 'second')).id),
+        d: { content: 'second' },
+        match: (d) => d.content === 'second',
+      },
+      {
+        t: 'MESSAGE_CREATE',
+        act: async () => bulk.push((await postMessage(url, w.owner.auth, ch, 'third')).id),
+        d: { content: 'third' },
+        match: (d) => d.content === 'third',
+      },
+      {
+        t: 'MESSAGE_DELETE_BULK',
+        act: () => call(url, 'POST', `/channels/${ch}/messages/bulk-delete`, { auth: w.owner.auth, body: { messages: bulk } }),
+        d: () => ({ ids: expect.arrayContaining(bulk), channelId: ch, serverId: sid }),
       },
       {
         t: 'MESSAGE_DELETE',
@@ -180,7 +215,7 @@ describe('every event type, caused through the REST API', () => {
         if (r?.status !== undefined) expect(r.status, step.t).toBeLessThan(300);
       }
       for (const c of step.to ?? [owner, bot]) {
-        const f = await c.waitForEvent(step.t);
+        const f = await c.waitForEvent(step.t, step.match);
         expect(f.d, `${step.t} payload`).toMatchObject(typeof step.d === 'function' ? step.d() : step.d);
       }
     }

@@ -241,7 +241,16 @@ describe('ready', () => {
     const owner = await pool.identify(srv.gatewayUrl, w.owner.auth);
     const guest = await pool.identify(srv.gatewayUrl, invited.auth);
     expect(member.ready!.servers[0].channels).toEqual([
-      { id: w.channel.id, serverId: sid, name: 'general', createdAt: ISO, topic: null, position: 0, permissionOverwrites: [] },
+      {
+        id: w.channel.id,
+        serverId: sid,
+        name: 'general',
+        createdAt: ISO,
+        topic: null,
+        position: 0,
+        permissionOverwrites: [],
+        lastMessageId: null,
+      },
     ]);
     expect(channelIds(owner.ready!)).toEqual([w.channel.id, secret.id]);
     expect(channelIds(guest.ready!)).toEqual([w.channel.id, secret.id]);

@@ -18,6 +18,10 @@ function message(id: string, content: string): Message {
     reactions: [],
     createdAt: '2025-01-01T00:00:00.000Z',
     editedAt: null,
+    mentions: [],
+    mentionRoles: [],
+    mentionEveryone: false,
+    pinned: false,
   };
 }
 

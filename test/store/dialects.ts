@@ -122,6 +122,11 @@ export function messageRow(fields: Pick<MessageTable, 'channelId' | 'serverId' |
     embeds: '[]',
     createdAt: new Date().toISOString(),
     editedAt: null,
+    mentions: '[]',
+    mentionRoles: '',
+    mentionEveryone: 0,
+    referenceId: null,
+    pinnedAt: null,
     ...fields,
   };
 }

@@ -14,10 +14,30 @@ export interface RouteInfo {
 export function recordRoutes(app: FastifyInstance): RouteInfo[] {
   const routes: RouteInfo[] = [];
   app.addHook('onRoute', (route) => {
+    if (refusals.has(route.handler)) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) routes.push({ method, url: route.url });
   });
   return routes;
+}
+
+/** Handlers of {@link refuseOtherMethods}: they hold a path, not a route of the API. */
+const refusals = new WeakSet<object>();
+
+/**
+ * A static path beside a parametric one (`messages/bulk-delete` beside
+ * `messages/:messageId`) would hand the methods it lacks to the parametric route, which
+ * would answer about a message called "bulk-delete". These methods answer 405 instead,
+ * naming the ones the path has; they are not listed as routes nor documented.
+ */
+export function refuseOtherMethods(app: FastifyInstance, url: string, allowed: readonly HTTPMethods[], refused: HTTPMethods[]): void {
+  const handler = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply
+      .status(errorStatus('method_not_allowed'))
+      .header('Allow', allowed.join(', '))
+      .send(errorBody('method_not_allowed', 'this method is not allowed here'));
+  refusals.add(handler);
+  app.route({ method: refused, url, schema: { hide: true }, handler });
 }
 
 /** Answers a GET the API did not route (the web client), or returns false. */
@@ -36,7 +56,8 @@ export function registerNotFound(app: FastifyInstance, routes: readonly RouteInf
     methods ??= [...new Set(routes.map((r) => r.method))].sort();
     return methods.filter((method) => {
       try {
-        return app.findRoute({ method: method as HTTPMethods, url: path }) !== null;
+        const found = app.findRoute({ method: method as HTTPMethods, url: path });
+        return found !== null && !refusals.has(found.handler);
       } catch {
         return false; // a path the router cannot decode exists for no method
       }

@@ -15,6 +15,7 @@ export const RULES = {
   uploads: { name: 'uploads', limit: 10, windowMs: 60_000 },
   auth: { name: 'auth', limit: 10, windowMs: 60_000 },
   manage: { name: 'manage', limit: 30, windowMs: 10_000 },
+  ack: { name: 'ack', limit: 30, windowMs: 5_000 },
   /** Failed logins per account name, known or not (so the limit says nothing about which exist). */
   loginFailures: { name: 'login-failures', limit: 10, windowMs: 15 * 60_000 },
   /** Joining by invite code, per client address (generous: many people may share one address)... */

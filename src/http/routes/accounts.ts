@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { accounts } from '../../domain/accounts.js';
+import { settings } from '../../domain/conversations.js';
 import type { Caller } from '../../domain/types.js';
 import { authenticate } from '../plugins/auth.js';
 import { RULES, accountKey, clientKey, enforce, limitFailures } from '../plugins/rate-limit.js';
@@ -23,6 +24,8 @@ import {
   SessionParams,
   UpdateBotBody,
   UpdateMeBody,
+  UpdateSettingsBody,
+  UserSettings,
   ref,
 } from '@parley/protocol';
 import { NoContent, errors } from '../schemas/wire.js';
@@ -140,6 +143,27 @@ export function accountRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
     const caller = await authenticate(ctx, req, 'any');
     await enforce(limiter, RULES.manage, caller.id, reply);
     return accounts.updateMe(ctx, caller, req.body);
+  });
+
+  const getSettings = {
+    ...account,
+    summary: 'The caller’s notification and privacy settings',
+    security: SECURITY.user,
+    response: { 200: ref(UserSettings), ...errors },
+  };
+  app.get('/users/@me/settings', { schema: getSettings }, async (req) => settings.get(ctx, await authenticate(ctx, req, 'user')));
+
+  const updateSettings = {
+    ...account,
+    summary: 'Change notification settings (per server and channel) and who may open a DM',
+    security: SECURITY.user,
+    body: UpdateSettingsBody,
+    response: { 200: ref(UserSettings), ...errors },
+  };
+  app.patch('/users/@me/settings', { schema: updateSettings }, async (req, reply) => {
+    const caller = await authenticate(ctx, req, 'user');
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    return settings.update(ctx, caller, req.body);
   });
 
   const deleteMe = {

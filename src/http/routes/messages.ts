@@ -1,12 +1,15 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { conversations } from '../../domain/conversations.js';
 import { messages, requireSendable } from '../../domain/messages.js';
 import { idempotencyOf } from '../idempotency.js';
 import { authenticate } from '../plugins/auth.js';
+import { refuseOtherMethods } from '../plugins/not-found.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
 import { SECURITY } from '../openapi.js';
 import {
+  BulkDeleteBody,
   ChannelParams,
   EditMessageBody,
   IdempotencyHeaders,
@@ -127,4 +130,79 @@ export function messageRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
       return reply.status(204).send();
     },
   );
+
+  app.post(
+    '/channels/:channelId/messages/:messageId/ack',
+    {
+      schema: {
+        ...doc,
+        summary: 'Mark the channel read up to this message',
+        description: "204; the caller's other sessions get `READ_STATE_UPDATE` with the mention count after it",
+        params: MessageParams,
+        response: { 204: NoContent, ...errors },
+      },
+    },
+    async (req, reply) => {
+      const caller = await authenticate(ctx, req, 'any');
+      await enforce(limiter, RULES.ack, caller.id, reply);
+      await conversations.ack(ctx, caller, req.params.channelId, req.params.messageId);
+      return reply.status(204).send();
+    },
+  );
+
+  app.get(
+    '/channels/:channelId/pins',
+    {
+      schema: {
+        ...doc,
+        summary: 'The pinned messages, most recently pinned first (50 at most)',
+        params: ChannelParams,
+        response: { 200: Type.Array(ref(Message)), ...errors },
+      },
+    },
+    async (req) => conversations.pins(ctx, await authenticate(ctx, req, 'any'), req.params.channelId),
+  );
+
+  for (const [method, pinned] of [
+    ['PUT', true],
+    ['DELETE', false],
+  ] as const) {
+    app.route({
+      method,
+      url: '/channels/:channelId/pins/:messageId',
+      schema: {
+        ...doc,
+        summary: pinned ? 'Pin a message (MANAGE_MESSAGES)' : 'Unpin a message (MANAGE_MESSAGES)',
+        params: MessageParams,
+        response: { 204: NoContent, ...errors },
+      },
+      handler: async (req, reply) => {
+        const caller = await authenticate(ctx, req, 'any');
+        await enforce(limiter, RULES.manage, caller.id, reply);
+        await conversations.setPinned(ctx, caller, req.params.channelId, req.params.messageId, pinned);
+        return reply.status(204).send();
+      },
+    });
+  }
+
+  app.post(
+    '/channels/:channelId/messages/bulk-delete',
+    {
+      schema: {
+        ...doc,
+        summary: 'Delete 2 to 100 messages younger than 14 days (MANAGE_MESSAGES)',
+        params: ChannelParams,
+        body: BulkDeleteBody,
+        response: { 204: NoContent, ...errors },
+      },
+    },
+    async (req, reply) => {
+      const caller = await authenticate(ctx, req, 'any');
+      await enforce(limiter, RULES.manage, caller.id, reply);
+      await conversations.bulkDelete(ctx, caller, req.params.channelId, req.body.messages);
+      return reply.status(204).send();
+    },
+  );
+  // GET, PATCH and DELETE of the path would otherwise reach /messages/:messageId.
+  refuseOtherMethods(app, '/channels/:channelId/messages/bulk-delete', ['POST'], ['GET', 'PATCH', 'DELETE']);
 }

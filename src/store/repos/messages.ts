@@ -30,6 +30,11 @@ const MESSAGE_COLUMNS = {
   embeds: 'embeds',
   createdAt: 'created_at',
   editedAt: 'edited_at',
+  mentions: 'mentions',
+  mentionRoles: 'mention_roles',
+  mentionEveryone: 'mention_everyone',
+  referenceId: 'reference_id',
+  pinnedAt: 'pinned_at',
 } as const satisfies Record<keyof MessageTable, string>;
 const MESSAGE_KEYS = Object.keys(MESSAGE_COLUMNS) as Array<keyof MessageTable>;
 const INSERT_MESSAGE = sql.raw(`insert into messages (${Object.values(MESSAGE_COLUMNS).join(', ')}) values `);
@@ -62,6 +67,63 @@ export const messages = {
     }
     return q.orderBy('id', 'desc').limit(opts.limit).execute();
   },
+  /** Messages by id, in any channel (the messages replies refer to). */
+  byIds: (db: Db, ids: string[]) =>
+    ids.length === 0 ? Promise.resolve([] as MessageTable[]) : db.selectFrom('messages').selectAll().where('id', 'in', ids).execute(),
+  /** The newest message of each channel (the index's last entry per channel, one lookup each). */
+  lastIds: async (db: Db, channelIds: string[]): Promise<Map<string, string>> => {
+    if (channelIds.length === 0) return new Map();
+    const rows = await db
+      .selectFrom('channels')
+      .select((eb) => [
+        'channels.id',
+        eb
+          .selectFrom('messages')
+          .select((m) => m.fn.max('messages.id').as('lastId'))
+          .whereRef('messages.channelId', '=', 'channels.id')
+          // An `…Id` name: SQLite's integers come back as ids (strings) only under one.
+          .as('lastId'),
+      ])
+      .where('channels.id', 'in', channelIds)
+      .execute();
+    return new Map(rows.flatMap((r) => (r.lastId === null || r.lastId === undefined ? [] : [[r.id, String(r.lastId)]])));
+  },
+  /** Records the users a message names one by one (never its author). */
+  insertMentions: (db: Tx, channelId: string, messageId: string, userIds: string[]) =>
+    db
+      .insertInto('messageMentions')
+      .values(userIds.map((userId) => ({ userId, channelId, messageId })))
+      .execute(),
+  setPinned: async (db: Tx, id: string, pinnedAt: string | null) => {
+    const r = await db.updateTable('messages').set({ pinnedAt }).where('id', '=', id).executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  },
+  /** A channel's pinned messages, most recently pinned first. */
+  pinned: (db: Db, channelId: string, limit: number) =>
+    db
+      .selectFrom('messages')
+      .selectAll()
+      .where('channelId', '=', channelId)
+      .where('pinnedAt', 'is not', null)
+      .orderBy('pinnedAt', 'desc')
+      .limit(limit)
+      .execute(),
+  pinCount: async (db: Db | Tx, channelId: string) => {
+    const r = await db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .where('channelId', '=', channelId)
+      .where('pinnedAt', 'is not', null)
+      .executeTakeFirst();
+    return Number(r?.n ?? 0);
+  },
+  /** Of `ids`, the messages of one channel. */
+  inChannel: (db: Db, channelId: string, ids: string[]) =>
+    db.selectFrom('messages').selectAll().where('channelId', '=', channelId).where('id', 'in', ids).execute(),
+  deleteMany: async (db: Tx, ids: string[]) => {
+    const r = await db.deleteFrom('messages').where('id', 'in', ids).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  },
   /** False when there is no such message (any more). */
   edit: async (db: Tx, id: string, changes: Pick<MessageTable, 'editedAt'> & Partial<Pick<MessageTable, 'content' | 'embeds'>>) => {
     const r = await db.updateTable('messages').set(changes).where('id', '=', id).executeTakeFirst();
@@ -86,6 +148,70 @@ export const messages = {
     const r = await db.deleteFrom('messages').where('id', '=', id).executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
   },
+};
+
+/** How far people have read, and how often they were mentioned after that (derived when read). */
+export const readStates = {
+  upsert: (db: Tx, userId: string, channelId: string, lastReadId: string, updatedAt: string) =>
+    db
+      .insertInto('readStates')
+      .values({ userId, channelId, lastReadId, updatedAt })
+      .onConflict((oc) => oc.columns(['userId', 'channelId']).doUpdateSet({ lastReadId, updatedAt }))
+      .execute(),
+  ofUser: (db: Db, userId: string, channelIds: string[]) =>
+    channelIds.length === 0
+      ? Promise.resolve([])
+      : db
+          .selectFrom('readStates')
+          .select(['channelId', 'lastReadId'])
+          .where('userId', '=', userId)
+          .where('channelId', 'in', channelIds)
+          .execute(),
+  /**
+   * Messages after `afterId` in the channel that mention `userId`: named one by one (an
+   * index range), or pinging `@everyone` or one of `roles` (the partial index of such
+   * messages; at most `cap` of them are looked at). The author's own messages do not count.
+   */
+  mentionCount: async (db: Db, userId: string, channelId: string, afterId: string, roles: readonly string[], cap = 1000) => {
+    const [named, broad] = await Promise.all([
+      db
+        .selectFrom('messageMentions')
+        .select('messageId')
+        .where('userId', '=', userId)
+        .where('channelId', '=', channelId)
+        .where('messageId', '>', afterId)
+        .limit(cap)
+        .execute(),
+      db
+        .selectFrom('messages')
+        .select(['id', 'mentionRoles', 'mentionEveryone', 'authorId'])
+        .where('channelId', '=', channelId)
+        .where('id', '>', afterId)
+        .where((eb) => eb.or([eb('mentionEveryone', '=', 1), eb('mentionRoles', '<>', '')]))
+        .orderBy('id')
+        .limit(cap)
+        .execute(),
+    ]);
+    const ids = new Set(named.map((r) => String(r.messageId)));
+    const mine = new Set(roles);
+    for (const m of broad) {
+      if (m.authorId === userId) continue;
+      if (m.mentionEveryone === 1 || (m.mentionRoles !== '' && m.mentionRoles.split(',').some((id) => mine.has(id)))) ids.add(String(m.id));
+    }
+    return Math.min(ids.size, cap);
+  },
+};
+
+/** A person's settings document. */
+export const userSettings = {
+  get: async (db: Db, userId: string) =>
+    (await db.selectFrom('userSettings').select('settings').where('userId', '=', userId).executeTakeFirst())?.settings,
+  put: (db: Tx, userId: string, settings: string, updatedAt: string) =>
+    db
+      .insertInto('userSettings')
+      .values({ userId, settings, updatedAt })
+      .onConflict((oc) => oc.column('userId').doUpdateSet({ settings, updatedAt }))
+      .execute(),
 };
 
 export const reactions = {

@@ -9,6 +9,15 @@ export const roles = {
   insert: (db: Tx, row: RoleTable) => db.insertInto('roles').values(row).execute(),
   ofServer: (db: Db, serverId: string) =>
     db.selectFrom('roles').selectAll().where('serverId', '=', serverId).orderBy('position').orderBy('id').execute(),
+  /** Which of `ids` are roles of the server (not `@everyone`), with whether anyone may mention them. */
+  mentionableIn: (db: Db, serverId: string, ids: string[]) =>
+    db
+      .selectFrom('roles')
+      .select(['id', 'mentionable'])
+      .where('serverId', '=', serverId)
+      .where('id', 'in', ids)
+      .where('id', '<>', serverId)
+      .execute(),
   byId: (db: Db, serverId: string, id: string) =>
     db.selectFrom('roles').selectAll().where('serverId', '=', serverId).where('id', '=', id).executeTakeFirst(),
   managedOf: (db: Db, serverId: string, botId: string) =>

@@ -102,6 +102,18 @@ export const members = {
       .orderBy('members.joinedAt')
       .orderBy('users.id')
       .execute(),
+  /** Which of `userIds` are members of the server, as `{id, name, bot, avatar}` in the order asked. */
+  usersIn: async (db: Db, serverId: string, userIds: string[]) => {
+    const rows = await db
+      .selectFrom('members')
+      .innerJoin('users', 'users.id', 'members.userId')
+      .select(['users.id', 'users.name', 'users.bot', 'users.avatar'])
+      .where('members.serverId', '=', serverId)
+      .where('members.userId', 'in', userIds)
+      .execute();
+    const byId = new Map(rows.map((r) => [r.id, { id: r.id, name: r.name, bot: r.bot === 1, avatar: r.avatar }]));
+    return userIds.flatMap((id) => byId.get(id) ?? []);
+  },
   setRoles: (db: Tx, serverId: string, userId: string, roles: string) =>
     db.updateTable('members').set({ roles }).where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
   /** Members holding `roleId` (a role being deleted). */
