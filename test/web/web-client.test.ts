@@ -173,7 +173,10 @@ describe('web client', () => {
     const { page } = o;
     await page.getByRole('textbox', { name: 'Message #general' }).waitFor();
 
+    // Settings open on the server's overview; webhooks have their own section.
     await page.getByRole('link', { name: 'Server settings' }).click();
+    await page.getByRole('heading', { name: 'Overview', level: 2 }).waitFor();
+    await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.getByRole('heading', { name: 'Webhooks', level: 2 }).waitFor();
     await page.getByLabel('Webhook name').fill('Deploy Bot');
     await page.getByLabel('Channel', { exact: true }).selectOption({ label: '#general' });
@@ -271,11 +274,17 @@ describe('web client', () => {
     const { server, general } = await createServer(srv.url, owner, 'Owner Only');
     const invite = await call(srv.url, 'POST', `/servers/${server.id}/invites`, { auth: owner.auth });
     expect(invite.status).toBe(201);
+    // Members may not invite either: @everyone keeps its defaults but CREATE_INVITE (bit 0).
+    const everyone = await call(srv.url, 'PATCH', `/servers/${server.id}/roles/${server.id}`, {
+      auth: owner.auth,
+      body: { permissions: (2147601473n & ~1n).toString() },
+    });
+    expect(everyone.status, everyone.text).toBe(200);
 
     // Arrive through the invite link while logged out, create an account, join.
     const o = await open(null, `/invite/${invite.body.code}`);
     const { page } = o;
-    await page.getByText('You have been invited to a server').waitFor();
+    await page.getByText('You have been invited to join Owner Only.').waitFor();
     const name = `grace${Date.now().toString(36)}`;
     await page.getByLabel('Username').fill(name);
     await page.getByLabel('Password').fill('correct horse battery');
@@ -292,10 +301,11 @@ describe('web client', () => {
 
     // Typing the address is not a way in either.
     await page.goto(`${srv.url}/s/${server.id}/settings/webhooks`);
-    await page.getByText('Only the owner of Owner Only can change its settings.').waitFor();
+    await page.getByRole('heading', { name: 'Not available' }).waitFor();
+    await page.getByText('Your roles in Owner Only do not include managing it.').waitFor();
     expect(await page.getByLabel('Webhook name').count()).toBe(0);
     await noPageErrors(o);
-  });
+  }, 30_000);
 
   it('renders a bot message with Markdown, an inline image, a file and reactions', async () => {
     const owner = await registerUser(srv.url);
@@ -829,12 +839,15 @@ describe('web client', () => {
     const o = await open(owner, `/s/${server.id}/settings/bots`);
     const { page } = o;
     await page.getByRole('heading', { name: 'Bots', level: 2 }).waitFor();
-    await page.getByLabel('Bot id').fill(bot.id);
-    const addForm = page.getByRole('form', { name: 'Add a bot' });
-    await addForm.getByLabel('Attach files').uncheck();
-    await addForm.getByRole('button', { name: 'Add bot' }).click();
-    const row = page.getByRole('listitem').filter({ hasText: 'Moderator' });
+    // The bot is one of "Your bots": added from its card, with the permissions chosen in a dialog.
+    const card = page.locator(`li[data-my-bot-id="${bot.id}"]`);
+    await card.getByRole('button', { name: 'Add to server' }).click();
+    const addDialog = page.getByRole('dialog', { name: 'Add Moderator' });
+    await addDialog.getByLabel('Attach files').uncheck();
+    await addDialog.getByRole('button', { name: 'Add bot' }).click();
+    const row = page.locator(`li[data-bot-id="${bot.id}"]`);
     await row.waitFor();
+    await card.getByText('Already in this server').waitFor();
     const perms = async () => {
       const r = await call(srv.url, 'GET', `/servers/${server.id}/members`, { auth: owner.auth });
       return (
@@ -889,6 +902,8 @@ describe('web client', () => {
 
     const guest = await registerUser(srv.url);
     const g = await open(guest, new URL(link).pathname);
+    // The invite page names the server and joins only when asked to.
+    await g.page.getByRole('button', { name: 'Join Channel Surfing' }).click();
     await g.page.getByRole('textbox', { name: 'Message #general' }).waitFor();
     await g.page.getByRole('heading', { name: 'Channel Surfing' }).waitFor();
     const members = await call(srv.url, 'GET', `/servers/${server.id}/members`, { auth: owner.auth });

@@ -9,7 +9,7 @@ import { AccountPage } from './pages/account-page';
 import { AuthPage, type RegistrationMode } from './pages/auth-page';
 import { ChatPage } from './pages/chat-page';
 import { HomePage } from './pages/home-page';
-import { InvitePage } from './pages/invite-page';
+import { acceptInviteOnArrival, InvitePage, useInvitePreview } from './pages/invite-page';
 import { MyBotsPage } from './pages/my-bots-page';
 import { SettingsPage } from './pages/settings/settings-page';
 import { applyEvent, loadMe, loadMembers, loadServers } from './state/actions';
@@ -119,17 +119,8 @@ function LoggedOut({ onAuthenticated }: { onAuthenticated: (token: string) => vo
     document.title = 'Parley';
   }, []);
   const invite = match('/invite/:code', path);
-  if (invite) {
-    return (
-      <AuthPage
-        mode={inviteMode}
-        notice="You have been invited to a server. Log in or create an account to join it."
-        registration={registration}
-        inviteCode={invite.code}
-        returning={isReturning()}
-        onAuthenticated={onAuthenticated}
-      />
-    );
+  if (invite?.code) {
+    return <InviteAuth code={invite.code} mode={inviteMode} registration={registration} onAuthenticated={onAuthenticated} />;
   }
   return (
     <AuthPage
@@ -137,6 +128,45 @@ function LoggedOut({ onAuthenticated }: { onAuthenticated: (token: string) => vo
       registration={registration}
       returning={isReturning()}
       onAuthenticated={onAuthenticated}
+    />
+  );
+}
+
+/** Logging in or registering from an invite link: names the server, and joins it once in. */
+function InviteAuth({
+  code,
+  mode,
+  registration,
+  onAuthenticated,
+}: {
+  code: string;
+  mode: 'login' | 'register';
+  registration: RegistrationMode;
+  onAuthenticated: (token: string) => void;
+}) {
+  const load = useInvitePreview(code);
+  const notice =
+    load.state === 'ready' ? (
+      <>
+        You have been invited to join <strong>{load.preview.server.name}</strong>. Log in or create an account to join it.
+      </>
+    ) : load.state === 'gone' ? (
+      'This invite link no longer works: it expired, was used up or revoked. You can still log in or create an account.'
+    ) : (
+      'You have been invited to a server. Log in or create an account to join it.'
+    );
+  return (
+    <AuthPage
+      mode={mode}
+      notice={notice}
+      registration={registration}
+      inviteCode={code}
+      returning={isReturning()}
+      onAuthenticated={(token) => {
+        // They said yes on this page: the invite page joins without asking again.
+        if (load.state !== 'gone') acceptInviteOnArrival(code);
+        onAuthenticated(token);
+      }}
     />
   );
 }

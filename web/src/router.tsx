@@ -71,7 +71,7 @@ export const paths = {
   register: () => '/register',
   server: (serverId: string) => `/s/${encodeURIComponent(serverId)}`,
   channel: (serverId: string, channelId: string) => `/s/${encodeURIComponent(serverId)}/c/${encodeURIComponent(channelId)}`,
-  settings: (serverId: string, tab = 'webhooks') => `/s/${encodeURIComponent(serverId)}/settings/${tab}`,
+  settings: (serverId: string, tab?: string) => `/s/${encodeURIComponent(serverId)}/settings${tab ? `/${tab}` : ''}`,
   myBots: () => '/my-bots',
   account: () => '/account',
   invite: (code: string) => `/invite/${encodeURIComponent(code)}`,

@@ -45,6 +45,8 @@ export interface RequestOptions {
   /** Give up on 429 instead of waiting (typing indicators are not worth a retry). */
   noRetry?: boolean;
   signal?: AbortSignal;
+  /** Extra request headers (`X-Audit-Log-Reason`). */
+  headers?: Record<string, string>;
 }
 
 const MAX_RETRIES = 4;
@@ -112,7 +114,7 @@ function capitalise(s: string): string {
 /** Make one API call; resolves to the parsed body (undefined for 204). */
 export async function request<T>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
   for (let attempt = 0; ; attempt++) {
-    const headers: Record<string, string> = { Accept: 'application/json' };
+    const headers: Record<string, string> = { ...options.headers, Accept: 'application/json' };
     const token = getToken();
     if (token) headers.Authorization = `Bearer ${token}`;
     let payload: BodyInit | undefined;
@@ -141,6 +143,7 @@ export async function request<T>(method: string, path: string, body?: unknown, o
 }
 
 export const api = {
+  request,
   get: <T>(path: string, options?: RequestOptions) => request<T>('GET', path, undefined, options),
   post: <T>(path: string, body?: unknown, options?: RequestOptions) => request<T>('POST', path, body, options),
   put: <T>(path: string, body?: unknown, options?: RequestOptions) => request<T>('PUT', path, body, options),

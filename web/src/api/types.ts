@@ -22,17 +22,39 @@ import type {
   Session,
   TypingStartEvent,
   UpdatedUser,
+  Invite as WireInvite,
   Webhook as WireWebhook,
 } from '@parley/protocol';
 import { PERMISSION_NAMES } from '@parley/protocol';
 
-export type { Attachment, AuthSession, Channel, Embed, GatewayEvent, Instance, Message, Reaction } from '@parley/protocol';
+export type {
+  Attachment,
+  AuditLogEntry,
+  AuthSession,
+  Ban,
+  Channel,
+  Embed,
+  GatewayEvent,
+  Instance,
+  InvitePreview,
+  Message,
+  Overwrite,
+  Reaction,
+  Role,
+} from '@parley/protocol';
 
 /** What the client sends: request bodies, exactly as the service's routes validate them. */
 export type {
   AddBotBody,
   AttachmentRef,
+  BanBody,
   ChangePasswordBody,
+  CreateInviteBody,
+  CreateRoleBody,
+  OverwriteBody,
+  UpdateChannelBody,
+  UpdateRoleBody,
+  UpdateServerBody,
   CreateBotBody,
   CreateWebhookBody,
   CredentialsBody,
@@ -65,8 +87,14 @@ export type Me = SelfUser | BotSelf;
 /** A person or bot after a change of name or avatar (`USER_UPDATE`). */
 export type UserUpdate = UpdatedUser;
 
-/** A server; the ones `ready` lists carry their channels. */
-export type Server = WireServer & Partial<Pick<ReadyServer, 'channels'>>;
+/**
+ * A server; the ones `ready` lists carry their channels, roles and the identity's own
+ * roles (the store keeps those apart, under `channels`, `roles` and `myRoles`).
+ */
+export type Server = WireServer & Partial<Pick<ReadyServer, 'channels' | 'roles' | 'memberRoles' | 'permissions'>>;
+
+/** An invite as `GET /servers/{id}/invites` lists it. */
+export type Invite = WireInvite;
 
 export type Permission = PermissionName;
 export const ALL_PERMISSIONS: readonly Permission[] = PERMISSION_NAMES;

@@ -1,27 +1,37 @@
-import { useState } from 'react';
-import type { Server } from '../api/types';
+import { useId, useState } from 'react';
+import type { Invite, Server } from '../api/types';
 import { displayName } from '../api/types';
-import { createChannel, createInvite } from '../state/actions';
+import { DEFAULT_EXPIRY, describeLimits } from '../lib/invite-options';
+import { isPrivate } from '../lib/overwrites';
+import { createChannel } from '../state/actions';
+import { createInviteWith, inviteLink, revokeInvite } from '../state/moderation';
+import { InviteLimits } from '../pages/settings/invites-section';
+import { canOpenSettings } from '../pages/settings/settings-page';
+import { can, P } from '../state/permissions';
 import { useStore } from '../state/store';
-import { toastError } from '../state/toasts';
+import { toast, toastError } from '../state/toasts';
 import { Link, navigate, paths } from '../router';
 import { Avatar } from './avatar';
 import { CopyField } from './copy-field';
 import { Dialog } from './dialog';
 import { PromptDialog, normaliseChannelName } from './forms';
 import { BotIcon, GearIcon, InviteIcon, LogoutIcon, PlusIcon, UserIcon } from './icons';
+import { LockIcon } from './lock-icon';
 import styles from './channel-sidebar.module.css';
 import dialogStyles from './dialog.module.css';
 
 interface Props {
   server: Server;
   activeChannelId: string | null;
-  isOwner: boolean;
+  /** The user's server-wide permissions (section 9). */
+  bits: bigint;
   onLogout: () => void;
 }
 
 /** The server's channels, owner shortcuts and the user panel. */
-export function ChannelSidebar({ server, activeChannelId, isOwner, onLogout }: Props) {
+export function ChannelSidebar({ server, activeChannelId, bits, onLogout }: Props) {
+  const meId = useStore((s) => s.me?.id);
+  const showSettings = canOpenSettings(bits, server.ownerId === meId);
   const channels = useStore((s) => s.channels[server.id]);
   const unread = useStore((s) => s.unread);
   const [dialog, setDialog] = useState<'channel' | 'invite' | null>(null);
@@ -32,13 +42,13 @@ export function ChannelSidebar({ server, activeChannelId, isOwner, onLogout }: P
         <h1 className={styles.serverName} title={server.name}>
           {server.name}
         </h1>
-        {isOwner && (
+        {showSettings && (
           <Link to={paths.settings(server.id)} className="icon-button" aria-label="Server settings" title="Server settings">
             <GearIcon />
           </Link>
         )}
       </header>
-      {isOwner && (
+      {can(bits, P.CREATE_INVITE) && (
         <div className={styles.sidebarOwnerActions}>
           <button type="button" className="button secondary small" onClick={() => setDialog('invite')}>
             <InviteIcon /> Invite people
@@ -48,7 +58,7 @@ export function ChannelSidebar({ server, activeChannelId, isOwner, onLogout }: P
       <div className={styles.sidebarSection}>
         <div className={styles.sidebarSectionTitle}>
           <span id={`channels-${server.id}`}>Channels</span>
-          {isOwner && (
+          {can(bits, P.MANAGE_CHANNELS) && (
             <button
               type="button"
               className="icon-button small"
@@ -69,9 +79,10 @@ export function ChannelSidebar({ server, activeChannelId, isOwner, onLogout }: P
                 aria-current={c.id === activeChannelId ? 'page' : undefined}
               >
                 <span className={styles.channelHash} aria-hidden="true">
-                  #
+                  {isPrivate(c) ? <LockIcon size={14} className={styles.channelLock} /> : '#'}
                 </span>
                 <span className={styles.channelName}>{c.name}</span>
+                {isPrivate(c) && <span className="visually-hidden"> (private)</span>}
                 {unread[c.id] && <span className="visually-hidden"> (unread)</span>}
               </Link>
             </li>
@@ -100,12 +111,27 @@ export function ChannelSidebar({ server, activeChannelId, isOwner, onLogout }: P
 }
 
 export function InviteDialog({ serverId, serverName, onClose }: { serverId: string; serverName: string; onClose: () => void }) {
-  const [link, setLink] = useState<string | null>(null);
+  const [invite, setInvite] = useState<Invite | null>(null);
+  const [maxAge, setMaxAge] = useState(DEFAULT_EXPIRY);
+  const [maxUses, setMaxUses] = useState(0);
   const [busy, setBusy] = useState(false);
+  const id = useId();
   const make = async () => {
     setBusy(true);
     try {
-      setLink(await createInvite(serverId));
+      setInvite(await createInviteWith(serverId, { maxAge, maxUses }));
+    } catch (err) {
+      toastError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const revoke = async (target: Invite) => {
+    setBusy(true);
+    try {
+      await revokeInvite(target.code);
+      setInvite(null);
+      toast('Invite revoked. The link no longer works.');
     } catch (err) {
       toastError(err);
     } finally {
@@ -115,20 +141,29 @@ export function InviteDialog({ serverId, serverName, onClose }: { serverId: stri
   return (
     <Dialog title={`Invite people to ${serverName}`} onClose={onClose}>
       <div className={`${dialogStyles.dialogBody} stack`}>
-        {link ? (
+        {invite ? (
           <>
-            <CopyField label="Invite link" value={link} />
-            <p className="hint">Anyone with this link can join the server after logging in.</p>
+            <CopyField label="Invite link" value={inviteLink(invite.code)} />
+            <p className="hint">
+              {describeLimits(invite)}. Anyone with this link can join {serverName} after logging in.
+            </p>
+            {/* Whoever made a link may take it back (section 9), managers of the server or not. */}
+            <button type="button" className="button secondary small" onClick={() => void revoke(invite)} disabled={busy}>
+              Revoke this link
+            </button>
           </>
         ) : (
           <p>Create a link that lets people join {serverName}.</p>
         )}
+        <div className={styles.inviteLimits}>
+          <InviteLimits id={id} maxAge={maxAge} maxUses={maxUses} onMaxAge={setMaxAge} onMaxUses={setMaxUses} />
+        </div>
         <footer className={dialogStyles.dialogActions}>
           <button type="button" className="button secondary" onClick={onClose}>
             Done
           </button>
           <button type="button" className="button primary" onClick={make} disabled={busy} data-autofocus>
-            {link ? 'Create another link' : 'Create invite link'}
+            {invite ? 'Create another link' : 'Create invite link'}
           </button>
         </footer>
       </div>

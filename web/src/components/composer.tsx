@@ -1,6 +1,8 @@
 import { forwardRef, useEffect, useImperativeHandle, useLayoutEffect, useRef, useState } from 'react';
 import type { Channel, UploadResult } from '../api/types';
 import { sendMessage, sendTyping, uploadFile } from '../state/actions';
+import { can, P, usePermissions } from '../state/permissions';
+import { useStore } from '../state/store';
 import { toast, toastError } from '../state/toasts';
 import { codePoints, formatSize } from '../lib/format';
 import { CloseIcon, PlusIcon } from './icons';
@@ -34,7 +36,32 @@ interface Props {
 
 let nextKey = 1;
 
-export const Composer = forwardRef<ComposerHandle, Props>(function Composer({ channel, onEditLast }, handle) {
+/**
+ * The composer, or, without SEND_MESSAGES in the channel, a note saying so (the history
+ * above stays readable). Without ATTACH_FILES there is no attach button and dropped or
+ * pasted files are refused with a word of explanation.
+ */
+export const Composer = forwardRef<ComposerHandle, Props>(function Composer(props, handle) {
+  const { channel } = props;
+  const bits = usePermissions(channel.serverId, channel.id);
+  // Until the roles arrive nothing is withheld; the service decides in any case.
+  const known = useStore((s) => !!s.roles[channel.serverId] && !!s.me);
+  if (known && !can(bits, P.SEND_MESSAGES)) {
+    return (
+      <div className={styles.composer}>
+        <p className={styles.noPermission} data-testid="no-send-permission">
+          You do not have permission to send messages in this channel.
+        </p>
+      </div>
+    );
+  }
+  return <ComposerForm {...props} ref={handle} canAttach={!known || can(bits, P.ATTACH_FILES)} />;
+});
+
+const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(function ComposerForm(
+  { channel, onEditLast, canAttach },
+  handle,
+) {
   const [text, setTextState] = useState(() => drafts.get(channel.id) ?? '');
   const [files, setFiles] = useState<Pending[]>([]);
   const area = useRef<HTMLTextAreaElement>(null);
@@ -63,6 +90,10 @@ export const Composer = forwardRef<ComposerHandle, Props>(function Composer({ ch
   const addFiles = (list: FileList | File[]) => {
     const incoming = [...list];
     if (!incoming.length) return;
+    if (!canAttach) {
+      toast('You do not have permission to attach files in this channel.', 'error');
+      return;
+    }
     const room = MAX_FILES - files.length;
     if (incoming.length > room) toast(`You can attach up to ${MAX_FILES} files to one message.`, 'error');
     for (const file of incoming.slice(0, Math.max(0, room))) {
@@ -138,27 +169,31 @@ export const Composer = forwardRef<ComposerHandle, Props>(function Composer({ ch
         </ul>
       )}
       <div className={styles.composerRow}>
-        <button
-          type="button"
-          className={`icon-button ${styles.composerAttach}`}
-          aria-label="Attach a file"
-          title="Attach a file"
-          onClick={() => fileInput.current?.click()}
-        >
-          <PlusIcon size={20} />
-        </button>
-        <input
-          ref={fileInput}
-          type="file"
-          multiple
-          hidden
-          aria-label="Choose files to attach"
-          data-testid="file-input"
-          onChange={(e) => {
-            if (e.currentTarget.files) addFiles(e.currentTarget.files);
-            e.currentTarget.value = '';
-          }}
-        />
+        {canAttach && (
+          <>
+            <button
+              type="button"
+              className={`icon-button ${styles.composerAttach}`}
+              aria-label="Attach a file"
+              title="Attach a file"
+              onClick={() => fileInput.current?.click()}
+            >
+              <PlusIcon size={20} />
+            </button>
+            <input
+              ref={fileInput}
+              type="file"
+              multiple
+              hidden
+              aria-label="Choose files to attach"
+              data-testid="file-input"
+              onChange={(e) => {
+                if (e.currentTarget.files) addFiles(e.currentTarget.files);
+                e.currentTarget.value = '';
+              }}
+            />
+          </>
+        )}
         <textarea
           ref={area}
           className={styles.composerInput}

@@ -1,48 +1,100 @@
 import { useEffect } from 'react';
-import type { Server } from '../api/types';
+import type { Member, Role, Server } from '../api/types';
 import { displayName } from '../api/types';
-import { loadMembers } from '../state/actions';
 import { useStore } from '../state/store';
 import { toastError } from '../state/toasts';
+import { nameColor, nameColorStyle, topColoredRole } from '../lib/name-color';
 import { Avatar, BotBadge } from './avatar';
+import { openMemberCard, refreshMembers } from './member-card';
 import styles from './member-list.module.css';
+import roleName from './role-name.module.css';
 import sidebarStyles from './channel-sidebar.module.css';
 
-/** People and bots in the server. */
+export interface MemberGroup {
+  /** A hoisted role's id, or `members` / `bots`. */
+  key: string;
+  title: string;
+  role?: Role;
+  members: Member[];
+}
+
+const byName = (a: Member, b: Member) =>
+  displayName(a).localeCompare(displayName(b), undefined, { sensitivity: 'base' }) || a.id.localeCompare(b.id);
+
+/**
+ * The member list's groups, as Discord draws them: one per hoisted role, in role order
+ * (highest first), each member under their highest hoisted role; then everyone else under
+ * "Members". Bots without a hoisted role stay together under "Bots"; a bot that has been
+ * given a hoisted role is listed with that role, like anyone else holding it, since
+ * hoisting a role is the server's way of saying "show these together". Empty groups are
+ * left out; each group is sorted by name.
+ */
+export function groupMembers(server: Server, roles: Role[] | undefined, members: Member[]): MemberGroup[] {
+  const hoisted = (roles ?? []).filter((r) => r.hoist && r.id !== server.id);
+  const byRole = new Map<string, Member[]>(hoisted.map((r) => [r.id, []]));
+  const people: Member[] = [];
+  const bots: Member[] = [];
+  for (const m of members) {
+    const top = hoisted.find((r) => m.roles?.includes(r.id));
+    if (top) byRole.get(top.id)?.push(m);
+    else (m.bot ? bots : people).push(m);
+  }
+  const groups: MemberGroup[] = hoisted.map((r) => ({ key: r.id, title: r.name, role: r, members: byRole.get(r.id) ?? [] }));
+  groups.push({ key: 'members', title: 'Members', members: people }, { key: 'bots', title: 'Bots', members: bots });
+  return groups.filter((g) => g.members.length > 0).map((g) => ({ ...g, members: [...g.members].sort(byName) }));
+}
+
+/** People and bots in the server, grouped by hoisted role; each opens their profile card. */
 export function MemberList({ server }: { server: Server }) {
   const members = useStore((s) => s.members[server.id]);
+  const roles = useStore((s) => s.roles[server.id]);
   useEffect(() => {
-    loadMembers(server.id).catch(toastError);
+    refreshMembers(server.id).catch(toastError);
   }, [server.id]);
-  const people = (members ?? []).filter((m) => !m.bot);
-  const bots = (members ?? []).filter((m) => m.bot);
-  const section = (title: string, list: typeof people) =>
-    list.length > 0 && (
-      <section className={styles.memberSection} aria-label={title}>
-        <h3 className={sidebarStyles.sidebarSectionTitle}>
-          {title} — {list.length}
-        </h3>
-        <ul>
-          {list.map((m) => (
-            <li key={m.id} className={styles.member}>
-              <Avatar id={m.id} name={displayName(m)} src={m.avatar} size={28} />
-              <span className={styles.memberName}>{displayName(m)}</span>
-              {m.bot && <BotBadge />}
-              {m.id === server.ownerId && (
-                <span className={styles.ownerCrown} title="Server owner" aria-label="owner">
-                  ★
-                </span>
-              )}
-            </li>
-          ))}
-        </ul>
-      </section>
-    );
+  const groups = members ? groupMembers(server, roles, members) : [];
   return (
     <aside className={`member-list ${styles.memberList}`} aria-label="Members">
       {!members && <p className="empty-note">Loading members…</p>}
-      {section('Members', people)}
-      {section('Bots', bots)}
+      {groups.map((g) => (
+        <section key={g.key} className={styles.memberSection} aria-label={`${g.title}, ${g.members.length}`} data-group={g.key}>
+          <h3 className={`${sidebarStyles.sidebarSectionTitle} ${styles.groupTitle}`}>
+            <span className={styles.groupName}>{g.title}</span> <span className={styles.groupCount}>— {g.members.length}</span>
+          </h3>
+          <ul>
+            {g.members.map((m) => (
+              <MemberRow key={m.id} server={server} roles={roles} member={m} />
+            ))}
+          </ul>
+        </section>
+      ))}
     </aside>
+  );
+}
+
+function MemberRow({ server, roles, member }: { server: Server; roles: Role[] | undefined; member: Member }) {
+  const name = displayName(member);
+  const color = nameColor(topColoredRole(roles, member.roles)?.color);
+  const owner = member.id === server.ownerId;
+  return (
+    <li className={styles.member} data-member-id={member.id}>
+      <button
+        type="button"
+        className={styles.memberButton}
+        aria-haspopup="dialog"
+        title={`View ${name}’s profile`}
+        onClick={() => openMemberCard(server.id, member.id)}
+      >
+        <Avatar id={member.id} name={name} src={member.avatar} size={32} />
+        <span className={color ? `${styles.memberName} ${roleName.colored}` : styles.memberName} style={nameColorStyle(color)}>
+          {name}
+        </span>
+        {member.bot && <BotBadge />}
+        {owner && (
+          <span className={styles.ownerCrown} title="Server owner" role="img" aria-label="owner">
+            ★
+          </span>
+        )}
+      </button>
+    </li>
   );
 }

@@ -3,6 +3,9 @@ import type { Message, Reaction } from '../api/types';
 import { Markdown } from '../markdown/render';
 import { deleteMessage, editMessage, toggleReaction } from '../state/actions';
 import { toastError } from '../state/toasts';
+import { can, P, usePermissions } from '../state/permissions';
+import { useStore } from '../state/store';
+import { memberColors, nameColor, nameColorStyle } from '../lib/name-color';
 import { codePoints, formatClock, formatFull, formatMessageTime } from '../lib/format';
 import { AttachmentView } from './attachment';
 import { Avatar, BotBadge } from './avatar';
@@ -10,7 +13,9 @@ import { confirm } from './dialog';
 import { Embed } from './embed';
 import { EmojiPicker } from './emoji-picker';
 import { EditIcon, SmileIcon, TrashIcon } from './icons';
+import { openMemberCard } from './member-card';
 import styles from './message-item.module.css';
+import roleName from './role-name.module.css';
 
 const MAX_CONTENT = 4000;
 
@@ -33,6 +38,17 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
   const embeds = Array.isArray(message.embeds) ? message.embeds : [];
   const reactions = Array.isArray(message.reactions) ? message.reactions : [];
   const canEdit = mine && !message.webhookId;
+  // The author's colour (their highest coloured role), or undefined when they have none;
+  // null when they are not a member now (a webhook, or someone who left): no card to open.
+  const serverId = message.serverId;
+  const authorColor = useStore((s) =>
+    message.webhookId ? null : (memberColors(s.members[serverId], s.roles[serverId]).get(author.id) ?? null),
+  );
+  const color = nameColor(authorColor);
+  // Before the roles arrive nothing is hidden; the service decides in any case.
+  const rolesKnown = useStore((s) => !!s.roles[serverId]);
+  const bits = usePermissions(serverId, message.channelId);
+  const canReact = !rolesKnown || can(bits, P.ADD_REACTIONS);
 
   const react = (emoji: string) => {
     setPicker(false);
@@ -77,7 +93,19 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
       <div className="message-body">
         {!grouped && (
           <div className={styles.messageHeader}>
-            <span className={styles.messageAuthor}>{name}</span>
+            {authorColor !== null ? (
+              <button
+                type="button"
+                className={`${styles.messageAuthor} ${styles.authorButton}${color ? ` ${roleName.colored}` : ''}`}
+                style={nameColorStyle(color)}
+                aria-haspopup="dialog"
+                onClick={() => openMemberCard(serverId, author.id)}
+              >
+                {name}
+              </button>
+            ) : (
+              <span className={styles.messageAuthor}>{name}</span>
+            )}
             {isBot && <BotBadge className={styles.headerBadge} />}
             <time className={styles.messageTime} dateTime={message.createdAt} title={formatFull(message.createdAt)}>
               {formatMessageTime(message.createdAt)}
@@ -122,16 +150,18 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
         )}
       </div>
       <div className={styles.messageActions} role="toolbar" aria-label="Message actions">
-        <button
-          type="button"
-          className="icon-button"
-          aria-label="Add reaction"
-          title="Add reaction"
-          onClick={() => setPicker((p) => !p)}
-          aria-expanded={picker}
-        >
-          <SmileIcon />
-        </button>
+        {canReact && (
+          <button
+            type="button"
+            className="icon-button"
+            aria-label="Add reaction"
+            title="Add reaction"
+            onClick={() => setPicker((p) => !p)}
+            aria-expanded={picker}
+          >
+            <SmileIcon />
+          </button>
+        )}
         {canEdit && (
           <button type="button" className="icon-button" aria-label="Edit message" title="Edit" onClick={() => onEdit(message.id)}>
             <EditIcon />
@@ -148,7 +178,7 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
             <TrashIcon />
           </button>
         )}
-        {picker && <EmojiPicker onPick={react} onClose={() => setPicker(false)} />}
+        {picker && canReact && <EmojiPicker onPick={react} onClose={() => setPicker(false)} />}
       </div>
     </li>
   );

@@ -8,7 +8,8 @@ import styles from './message-list.module.css';
 
 interface Props {
   channel: Channel;
-  isOwner: boolean;
+  /** MANAGE_MESSAGES here: may delete anyone's message. */
+  canModerate: boolean;
   editingId: string | null;
   onEdit: (id: string | null) => void;
 }
@@ -24,7 +25,7 @@ function groupedWith(prev: Message | undefined, m: Message): boolean {
 }
 
 /** The channel's messages, newest at the bottom; scrolling up loads older pages. */
-export function MessageList({ channel, isOwner, editingId, onEdit }: Props) {
+export function MessageList({ channel, canModerate, editingId, onEdit }: Props) {
   const data = useStore((s) => s.messages[channel.id]);
   const meId = useStore((s) => s.me?.id);
   const scroller = useRef<HTMLDivElement>(null);
@@ -148,7 +149,7 @@ export function MessageList({ channel, isOwner, editingId, onEdit }: Props) {
                 message={m}
                 grouped={!newDay && groupedWith(prev, m)}
                 mine={!!meId && m.author?.id === meId}
-                canDelete={(!!meId && m.author?.id === meId && !m.webhookId) || isOwner}
+                canDelete={(!!meId && m.author?.id === meId && !m.webhookId) || canModerate}
                 editing={editingId === m.id}
                 onEdit={onEdit}
               />

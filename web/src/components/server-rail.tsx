@@ -3,6 +3,7 @@ import { createServer, joinInvite } from '../state/actions';
 import { useStore } from '../state/store';
 import { Link, navigate, paths } from '../router';
 import { initials, hueFor } from '../lib/format';
+import { safeImageSrc } from '../markdown/parse';
 import { PromptDialog } from './forms';
 import { JoinIcon, PlusIcon } from './icons';
 import styles from './server-rail.module.css';
@@ -28,6 +29,7 @@ export function ServerRail({ activeServerId }: { activeServerId: string | null }
           const s = servers[id];
           if (!s) return null;
           const hasUnread = (channels[id] ?? []).some((c) => unread[c.id]);
+          const icon = safeImageSrc(s.icon);
           return (
             <li key={id}>
               <Link
@@ -38,7 +40,7 @@ export function ServerRail({ activeServerId }: { activeServerId: string | null }
                 title={s.name}
                 style={{ ['--hue' as string]: String(hueFor(id)) }}
               >
-                {initials(s.name)}
+                {icon ? <img className={styles.railIcon} src={icon} alt="" referrerPolicy="no-referrer" /> : initials(s.name)}
               </Link>
             </li>
           );

@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { api, describeError } from '../api/client';
 import type { AuthResult, CredentialsBody, Instance, RegisterBody } from '../api/types';
 import { parseInvite } from '../state/actions';
@@ -11,7 +11,7 @@ export type RegistrationMode = Instance['registration'] | null;
 interface Props {
   mode: 'login' | 'register';
   /** Shown above the form, e.g. when arriving from an invite link. */
-  notice?: string;
+  notice?: ReactNode;
   /** The instance's REGISTRATION setting, as `GET /instance` tells it. */
   registration: RegistrationMode;
   /** An invite code to register with (the invite link the person arrived by). */
@@ -120,7 +120,11 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
         {logo}
         <h1 id={`${uid}-title`}>{title}</h1>
         <p className={styles.authSub}>{subtitle}</p>
-        {notice && <p className={styles.authNotice}>{notice}</p>}
+        {notice && (
+          <p className={styles.authNotice} role="status">
+            {notice}
+          </p>
+        )}
         {needsInvite && !inviteCode && (
           <p className={styles.authNotice}>This Parley takes new accounts by invitation: you need an invite code or link.</p>
         )}

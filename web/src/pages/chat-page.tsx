@@ -2,11 +2,13 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { ChannelSidebar } from '../components/channel-sidebar';
 import { Composer, type ComposerHandle } from '../components/composer';
 import { ErrorBoundary } from '../components/error-boundary';
+import { MemberCardHost } from '../components/member-card';
 import { MemberList } from '../components/member-list';
 import { MessageList } from '../components/message-list';
 import { ServerRail } from '../components/server-rail';
 import { TypingIndicator } from '../components/typing-indicator';
 import { loadChannels, viewing } from '../state/actions';
+import { can, P, usePermissions } from '../state/permissions';
 import { store, useStore } from '../state/store';
 import { toastError } from '../state/toasts';
 import { Link, navigate, paths } from '../router';
@@ -54,7 +56,8 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
   const [dragging, setDragging] = useState(false);
 
   const channel = channels?.find((c) => c.id === channelId) ?? null;
-  const isOwner = !!server && !!meId && server.ownerId === meId;
+  const bits = usePermissions(serverId);
+  const channelBits = usePermissions(serverId, channel?.id ?? null);
 
   useEffect(() => {
     if (server && !channels) loadChannels(serverId).catch(toastError);
@@ -125,7 +128,7 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
   return (
     <div className={`app-frame${showMembers ? ' with-members' : ''}${showSidebar ? ' sidebar-open' : ''}`}>
       <ServerRail activeServerId={serverId} />
-      <ChannelSidebar server={server} activeChannelId={channel?.id ?? null} isOwner={isOwner} onLogout={onLogout} />
+      <ChannelSidebar server={server} activeChannelId={channel?.id ?? null} bits={bits} onLogout={onLogout} />
       <main
         className={styles.chat}
         aria-label={channel ? `#${channel.name}` : server.name}
@@ -183,7 +186,13 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
         <ErrorBoundary resetKey={channel?.id}>
           {channel ? (
             <>
-              <MessageList key={`messages-${channel.id}`} channel={channel} isOwner={isOwner} editingId={editingId} onEdit={onEdit} />
+              <MessageList
+                key={`messages-${channel.id}`}
+                channel={channel}
+                canModerate={can(channelBits, P.MANAGE_MESSAGES)}
+                editingId={editingId}
+                onEdit={onEdit}
+              />
               <TypingIndicator channelId={channel.id} />
               <Composer key={`composer-${channel.id}`} ref={composer} channel={channel} onEditLast={editLast} />
             </>
@@ -194,7 +203,9 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
                   <>
                     <h2>No channels yet</h2>
                     <p>
-                      {isOwner ? 'Create the first channel with the + next to “Channels”.' : 'The owner has not created any channels yet.'}
+                      {can(bits, P.MANAGE_CHANNELS)
+                        ? 'Create the first channel with the + next to “Channels”.'
+                        : 'Nobody has created a channel you can see yet.'}
                     </p>
                   </>
                 ) : channelId && channels ? (
@@ -209,6 +220,7 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
         {dragging && <div className={styles.dropOverlay}>Drop files to attach them</div>}
       </main>
       {showMembers && <MemberList server={server} />}
+      <MemberCardHost server={server} />
       {showSidebar && <div className="scrim" onClick={() => setShowSidebar(false)} aria-hidden="true" />}
     </div>
   );

@@ -10,6 +10,7 @@ import type {
   Message,
   NameBody,
   Reaction,
+  Role,
   SendMessageBody,
   Server,
   UpdateMeBody,
@@ -52,6 +53,12 @@ export async function loadMembers(serverId: string): Promise<Member[]> {
   const members = await api.get<Member[]>(`/servers/${seg(serverId)}/members`);
   dispatch({ type: 'members/set', serverId, members });
   return members;
+}
+
+export async function loadRoles(serverId: string): Promise<Role[]> {
+  const roles = await api.get<Role[]>(`/servers/${seg(serverId)}/roles`);
+  dispatch({ type: 'roles/set', serverId, roles });
+  return roles;
 }
 
 const inflight = new Map<string, Promise<void>>();
@@ -209,6 +216,9 @@ export function applyEvent(event: GatewayEvent): void {
     case 'MESSAGE_DELETE':
       dispatch({ type: 'message/remove', channelId: event.d.channelId, messageId: event.d.id });
       break;
+    case 'MESSAGE_DELETE_BULK':
+      for (const id of event.d.ids) dispatch({ type: 'message/remove', channelId: event.d.channelId, messageId: id });
+      break;
     case 'REACTION_ADD':
     case 'REACTION_REMOVE': {
       const d = event.d;
@@ -245,6 +255,30 @@ export function applyEvent(event: GatewayEvent): void {
       } else if (event.d.user) {
         dispatch({ type: 'member/remove', serverId: event.d.serverId, userId: event.d.user.id });
       }
+      break;
+    case 'MEMBER_UPDATE':
+      if (event.d.roles && event.d.user) {
+        dispatch({ type: 'member/roles', serverId: event.d.serverId, userId: event.d.user.id, roles: event.d.roles });
+      }
+      break;
+    case 'ROLE_CREATE':
+    case 'ROLE_UPDATE':
+      dispatch({ type: 'role/upsert', role: event.d.role });
+      break;
+    case 'ROLE_DELETE':
+      dispatch({ type: 'role/remove', serverId: event.d.serverId, roleId: event.d.roleId });
+      break;
+    case 'BAN_ADD':
+      // The member's MEMBER_REMOVE comes too. The event carries no reason: a bans list on
+      // screen shows the entry at once, and the reason when it is next loaded.
+      dispatch({
+        type: 'ban/add',
+        serverId: event.d.serverId,
+        ban: { user: event.d.user, reason: null, createdAt: new Date().toISOString() },
+      });
+      break;
+    case 'BAN_REMOVE':
+      dispatch({ type: 'ban/remove', serverId: event.d.serverId, userId: event.d.user.id });
       break;
     case 'SERVER_UPDATE':
       dispatch({ type: 'server/upsert', server: event.d });

@@ -6,7 +6,7 @@
 import { compareIds } from '@parley/protocol/ids';
 import { useSyncExternalStore } from 'react';
 import type { GatewayStatus } from '@parley/sdk';
-import type { Channel, Member, Message, Reaction, Server, User } from '../api/types';
+import type { Ban, Channel, Member, Message, Reaction, Role, Server, User } from '../api/types';
 
 export interface ChannelMessages {
   /** Oldest first. */
@@ -32,6 +32,12 @@ export interface State {
   serverOrder: string[];
   channels: Record<string, Channel[]>;
   members: Record<string, Member[]>;
+  /** Each server's roles, highest first (`@everyone`, position 0, last). */
+  roles: Record<string, Role[]>;
+  /** The user's own role ids in each server (`@everyone` not included). */
+  myRoles: Record<string, string[]>;
+  /** Bans, for servers whose bans list has been loaded (settings, with BAN_MEMBERS). */
+  bans: Record<string, Ban[]>;
   messages: Record<string, ChannelMessages>;
   typing: Record<string, Record<string, Typist>>;
   unread: Record<string, boolean>;
@@ -53,6 +59,14 @@ export type Action =
   | { type: 'members/set'; serverId: string; members: Member[] }
   | { type: 'member/upsert'; serverId: string; member: Member }
   | { type: 'member/remove'; serverId: string; userId: string }
+  /** A member's roles changed (`MEMBER_UPDATE`, or our own PUT/DELETE answered). */
+  | { type: 'member/roles'; serverId: string; userId: string; roles: string[] }
+  | { type: 'roles/set'; serverId: string; roles: Role[] }
+  | { type: 'role/upsert'; role: Role }
+  | { type: 'role/remove'; serverId: string; roleId: string }
+  | { type: 'bans/set'; serverId: string; bans: Ban[] }
+  | { type: 'ban/add'; serverId: string; ban: Ban }
+  | { type: 'ban/remove'; serverId: string; userId: string }
   /** A person or bot changed their name or avatar: their entry in every member list (and `me`) follows. */
   | { type: 'user/update'; user: User }
   | { type: 'messages/loading'; channelId: string }
@@ -72,6 +86,9 @@ export const initialState: State = {
   serverOrder: [],
   channels: {},
   members: {},
+  roles: {},
+  myRoles: {},
+  bans: {},
   messages: {},
   typing: {},
   unread: {},
@@ -90,6 +107,8 @@ const emptyChannel: ChannelMessages = {
 
 /** Ids are snowflakes: numbers as strings, so they compare as numbers. */
 const byId = (a: { id: string }, b: { id: string }) => compareIds(a.id, b.id);
+/** Highest first, as Discord lists them; ties (none expected) by id. */
+const byPosition = (a: Role, b: Role) => b.position - a.position || byId(a, b);
 const byCreated = (a: Channel, b: Channel) => (a.createdAt ?? '').localeCompare(b.createdAt ?? '') || byId(a, b);
 
 /** Insert or replace by id, keeping id order (ids sort by creation time). */
@@ -153,21 +172,27 @@ export function reduce(state: State, action: Action): State {
     case 'servers/set': {
       const servers: Record<string, Server> = {};
       const channels = { ...state.channels };
+      const roles = { ...state.roles };
+      const myRoles = { ...state.myRoles };
       for (const s of action.servers) {
-        const { channels: ch, ...rest } = s;
+        const { channels: ch, roles: r, memberRoles, permissions: _bits, ...rest } = s;
         servers[s.id] = { ...state.servers[s.id], ...rest };
         if (ch) channels[s.id] = [...ch].sort(byCreated);
+        if (r) roles[s.id] = [...r].sort(byPosition);
+        if (memberRoles) myRoles[s.id] = memberRoles;
       }
-      return { ...state, servers, serverOrder: action.servers.map((s) => s.id), channels, serversLoaded: true };
+      return { ...state, servers, serverOrder: action.servers.map((s) => s.id), channels, roles, myRoles, serversLoaded: true };
     }
     case 'server/upsert': {
-      const { channels: ch, ...rest } = action.server;
+      const { channels: ch, roles: r, memberRoles, permissions: _bits, ...rest } = action.server;
       const known = action.server.id in state.servers;
       return {
         ...state,
         servers: { ...state.servers, [rest.id]: { ...state.servers[rest.id], ...rest } },
         serverOrder: known ? state.serverOrder : [...state.serverOrder, rest.id],
         channels: ch ? { ...state.channels, [rest.id]: [...ch].sort(byCreated) } : state.channels,
+        roles: r ? { ...state.roles, [rest.id]: [...r].sort(byPosition) } : state.roles,
+        myRoles: memberRoles ? { ...state.myRoles, [rest.id]: memberRoles } : state.myRoles,
       };
     }
     case 'server/remove':
@@ -177,6 +202,9 @@ export function reduce(state: State, action: Action): State {
         serverOrder: state.serverOrder.filter((id) => id !== action.serverId),
         channels: withoutKey(state.channels, action.serverId),
         members: withoutKey(state.members, action.serverId),
+        roles: withoutKey(state.roles, action.serverId),
+        myRoles: withoutKey(state.myRoles, action.serverId),
+        bans: withoutKey(state.bans, action.serverId),
       };
     case 'channels/set':
       return { ...state, channels: { ...state.channels, [action.serverId]: [...action.channels].sort(byCreated) } };
@@ -208,6 +236,52 @@ export function reduce(state: State, action: Action): State {
       const list = state.members[action.serverId];
       if (!list) return state;
       return { ...state, members: { ...state.members, [action.serverId]: list.filter((m) => m.id !== action.userId) } };
+    }
+    case 'member/roles': {
+      const list = state.members[action.serverId];
+      const members = list?.some((m) => m.id === action.userId)
+        ? { ...state.members, [action.serverId]: list.map((m) => (m.id === action.userId ? { ...m, roles: action.roles } : m)) }
+        : state.members;
+      const myRoles = state.me?.id === action.userId ? { ...state.myRoles, [action.serverId]: action.roles } : state.myRoles;
+      return members === state.members && myRoles === state.myRoles ? state : { ...state, members, myRoles };
+    }
+    case 'roles/set':
+      return { ...state, roles: { ...state.roles, [action.serverId]: [...action.roles].sort(byPosition) } };
+    case 'role/upsert': {
+      const { role } = action;
+      const list = state.roles[role.serverId];
+      if (!list) return state;
+      const next = list.some((r) => r.id === role.id) ? list.map((r) => (r.id === role.id ? role : r)) : [...list, role];
+      return { ...state, roles: { ...state.roles, [role.serverId]: next.sort(byPosition) } };
+    }
+    case 'role/remove': {
+      const list = state.roles[action.serverId];
+      const strip = (ids: string[]) => (ids.includes(action.roleId) ? ids.filter((id) => id !== action.roleId) : ids);
+      const members = state.members[action.serverId];
+      const mine = state.myRoles[action.serverId];
+      return {
+        ...state,
+        roles: list ? { ...state.roles, [action.serverId]: list.filter((r) => r.id !== action.roleId) } : state.roles,
+        members: members
+          ? {
+              ...state.members,
+              [action.serverId]: members.map((m) => (m.roles?.includes(action.roleId) ? { ...m, roles: strip(m.roles) } : m)),
+            }
+          : state.members,
+        myRoles: mine ? { ...state.myRoles, [action.serverId]: strip(mine) } : state.myRoles,
+      };
+    }
+    case 'bans/set':
+      return { ...state, bans: { ...state.bans, [action.serverId]: action.bans } };
+    case 'ban/add': {
+      const list = state.bans[action.serverId];
+      if (!list || list.some((b) => b.user.id === action.ban.user.id)) return state;
+      return { ...state, bans: { ...state.bans, [action.serverId]: [action.ban, ...list] } };
+    }
+    case 'ban/remove': {
+      const list = state.bans[action.serverId];
+      if (!list) return state;
+      return { ...state, bans: { ...state.bans, [action.serverId]: list.filter((b) => b.user.id !== action.userId) } };
     }
     case 'user/update': {
       const { user } = action;

@@ -1,6 +1,9 @@
-/** The Bots section of server settings: add a bot by id and edit or remove the ones present. */
+/**
+ * The Bots section of server settings (owner): add one of your own bots, or someone
+ * else's public bot by its id, with chosen permissions; edit or remove the bots present.
+ */
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { api, describeError, seg } from '../../api/client';
+import { ApiError, api, describeError, seg } from '../../api/client';
 import {
   ALL_PERMISSIONS,
   displayName,
@@ -12,95 +15,103 @@ import {
   type SetBotPermissionsBody,
 } from '../../api/types';
 import { Avatar, BotBadge } from '../../components/avatar';
-import { confirm } from '../../components/dialog';
+import { confirm, Dialog } from '../../components/dialog';
+import dialogStyles from '../../components/dialog.module.css';
+import { Link, paths } from '../../router';
 import { loadMembers } from '../../state/actions';
 import { useStore } from '../../state/store';
 import { toast, toastError } from '../../state/toasts';
 import { PermissionBoxes } from './permission-boxes';
 import styles from './settings.module.css';
+import own from './admin.module.css';
+
+/** Adds a bot and refreshes the member list (the bot's permissions come with it). */
+async function addBot(server: Server, botId: string, permissions: Permission[]): Promise<void> {
+  await api.post(`/servers/${seg(server.id)}/bots`, { botId, permissions } satisfies AddBotBody);
+  await loadMembers(server.id);
+}
+
+/** The server's refusal, with what to do about it. */
+function addError(err: unknown): string {
+  const message = describeError(err);
+  if (err instanceof ApiError && err.status === 403)
+    return `${message}. Ask the bot’s owner to make it public on their “My bots” page, or to add it themselves.`;
+  if (err instanceof ApiError && err.status === 404) return 'No bot has that id. Check it with the bot’s owner.';
+  return message;
+}
 
 export function BotsSection({ server }: { server: Server }) {
   const members = useStore((s) => s.members[server.id]);
-  const [myBots, setMyBots] = useState<Bot[]>([]);
-  const [botId, setBotId] = useState('');
-  const [perms, setPerms] = useState<Permission[]>([...ALL_PERMISSIONS]);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const id = useId();
+  const [myBots, setMyBots] = useState<Bot[] | null>(null);
+  const [myBotsError, setMyBotsError] = useState<string | null>(null);
+  const [adding, setAdding] = useState<Bot | null>(null);
 
   useEffect(() => {
     loadMembers(server.id).catch(toastError);
     api
       .get<Bot[]>('/bots')
       .then(setMyBots)
-      .catch(() => undefined);
+      .catch((err) => setMyBotsError(describeError(err)));
   }, [server.id]);
 
   const bots = (members ?? []).filter((m) => m.bot);
-
-  const add = async (e: FormEvent) => {
-    e.preventDefault();
-    const target = botId.trim();
-    if (!target) return setError('Enter the id of the bot to add. Bot owners find it on their “My bots” page.');
-    setBusy(true);
-    setError(null);
-    try {
-      await api.post(`/servers/${seg(server.id)}/bots`, { botId: target, permissions: perms } satisfies AddBotBody);
-      await loadMembers(server.id);
-      setBotId('');
-      toast('Bot added to the server.');
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const present = new Set(bots.map((b) => b.id));
 
   return (
     <section className={styles.settingsSection} aria-labelledby="bots-title">
       <h2 id="bots-title">Bots</h2>
       <p className={styles.sectionIntro}>
-        Bots read and post messages through the API with their own token. Add one by its id and choose what it may do here.
+        Bots read and post messages through the API with their own token. Add one and choose what it may do in {server.name}.
       </p>
-      <form className={`stack ${styles.cardForm}`} onSubmit={add} aria-label="Add a bot">
-        <div className="field">
-          <label htmlFor={`${id}-bot`} className="field-label">
-            Bot id
-          </label>
-          <input
-            id={`${id}-bot`}
-            className="input mono"
-            value={botId}
-            list={`${id}-mine`}
-            placeholder="Paste a bot id"
-            spellCheck={false}
-            onChange={(e) => setBotId(e.target.value)}
-          />
-          <datalist id={`${id}-mine`}>
-            {myBots.map((b) => (
-              <option key={b.id} value={b.id}>
-                {b.name}
-              </option>
-            ))}
-          </datalist>
-        </div>
-        <div className="field">
-          <span className="field-label" id={`${id}-perms`}>
-            Permissions
-          </span>
-          <PermissionBoxes value={perms} onChange={setPerms} label="Permissions for the new bot" />
-        </div>
-        {error && (
-          <p className="field-error" role="alert">
-            {error}
+
+      <h3 className={styles.subheading} id="your-bots-title">
+        Your bots
+      </h3>
+      {myBotsError && (
+        <p className="field-error" role="alert">
+          Could not load your bots: {myBotsError}
+        </p>
+      )}
+      {!myBots && !myBotsError && <p className="empty-note">Loading…</p>}
+      {myBots && myBots.length === 0 && (
+        <div className={own.emptyState}>
+          <strong>You have no bots yet</strong>
+          <p>
+            Create one on the <Link to={paths.myBots()}>My bots</Link> page: you get its token there, then come back to add it here.
           </p>
-        )}
-        <div>
-          <button type="submit" className="button primary" disabled={busy}>
-            {busy ? 'Adding…' : 'Add bot'}
-          </button>
         </div>
-      </form>
+      )}
+      {myBots && myBots.length > 0 && (
+        <ul className={own.botCards} aria-labelledby="your-bots-title">
+          {myBots.map((b) => (
+            <li key={b.id} className={own.botCard} data-my-bot-id={b.id}>
+              <div className={own.botCardHead}>
+                <Avatar id={b.id} name={b.name} src={b.avatar} size={40} />
+                <div style={{ minWidth: 0 }}>
+                  <div className={own.botCardName} title={b.name} id={`bot-card-${b.id}`}>
+                    {b.name}
+                  </div>
+                  <div className="small-text">{b.public ? 'Public' : 'Private'}</div>
+                </div>
+              </div>
+              {present.has(b.id) ? (
+                <span className={own.present}>✓ Already in this server</span>
+              ) : (
+                <button type="button" className="button primary small" onClick={() => setAdding(b)} aria-describedby={`bot-card-${b.id}`}>
+                  Add to server
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {myBots && myBots.length > 0 && (
+        <p className="small-text">
+          Manage your bots and their tokens on the <Link to={paths.myBots()}>My bots</Link> page.
+        </p>
+      )}
+
+      <AddById server={server} />
 
       <h3 className={styles.subheading}>Bots in this server</h3>
       {!members && <p className="empty-note">Loading…</p>}
@@ -110,7 +121,121 @@ export function BotsSection({ server }: { server: Server }) {
           <BotRow key={b.id} server={server} bot={b} />
         ))}
       </ul>
+      {adding && <AddBotDialog server={server} bot={adding} onClose={() => setAdding(null)} />}
     </section>
+  );
+}
+
+/** Choose the permissions of one of your bots, then add it. */
+function AddBotDialog({ server, bot, onClose }: { server: Server; bot: Bot; onClose: () => void }) {
+  const [perms, setPerms] = useState<Permission[]>([...ALL_PERMISSIONS]);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await addBot(server, bot.id, perms);
+      toast(`${bot.name} added to ${server.name}.`);
+      onClose();
+    } catch (err) {
+      setError(addError(err));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Dialog title={`Add ${bot.name}`} onClose={onClose}>
+      <form onSubmit={submit} className={dialogStyles.dialogBody}>
+        <p className={own.dialogIntro}>
+          Choose what {bot.name} may do in {server.name}. You can change it later.
+        </p>
+        <PermissionBoxes value={perms} onChange={setPerms} label={`Permissions for ${bot.name}`} disabled={busy} />
+        {error && (
+          <p className="field-error" role="alert">
+            {error}
+          </p>
+        )}
+        <footer className={dialogStyles.dialogActions}>
+          <button type="button" className="button secondary" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="button primary" disabled={busy} data-autofocus>
+            {busy ? 'Adding…' : 'Add bot'}
+          </button>
+        </footer>
+      </form>
+    </Dialog>
+  );
+}
+
+/** Someone else's bot, by the id its owner gave you: it must be public. */
+function AddById({ server }: { server: Server }) {
+  const [botId, setBotId] = useState('');
+  const [perms, setPerms] = useState<Permission[]>([...ALL_PERMISSIONS]);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const id = useId();
+
+  const add = async (e: FormEvent) => {
+    e.preventDefault();
+    const target = botId.trim();
+    if (!target) return setError('Enter the id of the bot to add. Its owner finds it on their “My bots” page.');
+    setBusy(true);
+    setError(null);
+    try {
+      await addBot(server, target, perms);
+      setBotId('');
+      toast('Bot added to the server.');
+    } catch (err) {
+      setError(addError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <h3 className={styles.subheading}>Add a public bot by id</h3>
+      <form className={`stack ${styles.cardForm}`} onSubmit={add} aria-label="Add a public bot by id">
+        <div className="field">
+          <label htmlFor={`${id}-bot`} className="field-label">
+            Bot id
+          </label>
+          <input
+            id={`${id}-bot`}
+            className="input mono"
+            value={botId}
+            placeholder="Paste a bot id"
+            spellCheck={false}
+            autoComplete="off"
+            aria-invalid={!!error}
+            aria-describedby={error ? `${id}-error` : `${id}-hint`}
+            onChange={(e) => setBotId(e.target.value)}
+          />
+          {error ? (
+            <p id={`${id}-error`} className="field-error" role="alert">
+              {error}
+            </p>
+          ) : (
+            <p id={`${id}-hint`} className="hint">
+              Someone else’s bot can be added only if its owner made it public.
+            </p>
+          )}
+        </div>
+        <div className="field">
+          <span className="field-label">Permissions</span>
+          <PermissionBoxes value={perms} onChange={setPerms} label="Permissions for the bot added by id" />
+        </div>
+        <div>
+          <button type="submit" className="button secondary" disabled={busy}>
+            {busy ? 'Adding…' : 'Add bot by id'}
+          </button>
+        </div>
+      </form>
+    </>
   );
 }
 

@@ -1,15 +1,41 @@
-/** The Channels section of server settings: create, rename and delete channels. */
+/**
+ * The Channels section of server settings: create, rename, describe and delete channels
+ * (MANAGE_CHANNELS), and each channel's permissions (MANAGE_ROLES).
+ */
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { describeError } from '../../api/client';
 import type { Channel, Server } from '../../api/types';
 import { confirm } from '../../components/dialog';
 import { normaliseChannelName } from '../../components/forms';
+import { LockIcon } from '../../components/lock-icon';
+import { isPrivate } from '../../lib/overwrites';
 import { createChannel, deleteChannel, renameChannel } from '../../state/actions';
+import { updateChannel } from '../../state/moderation';
+import { can, P, usePermissions } from '../../state/permissions';
 import { toast, toastError } from '../../state/toasts';
+import { ChannelPermissions } from './channel-permissions';
 import styles from './settings.module.css';
+import own from './channels-section.module.css';
 import sidebarStyles from '../../components/channel-sidebar.module.css';
 
 export function ChannelsSection({ server, channels }: { server: Server; channels: Channel[] }) {
+  const bits = usePermissions(server.id);
+  const manage = can(bits, P.MANAGE_CHANNELS);
+  const roles = can(bits, P.MANAGE_ROLES);
+  const [editing, setEditing] = useState<string | null>(null);
+  if (editing && roles) return <ChannelPermissions server={server} channelId={editing} onBack={() => setEditing(null)} />;
+  return <ChannelList server={server} channels={channels} manage={manage} roles={roles} onPermissions={setEditing} />;
+}
+
+interface ListProps {
+  server: Server;
+  channels: Channel[];
+  manage: boolean;
+  roles: boolean;
+  onPermissions: (channelId: string) => void;
+}
+
+function ChannelList({ server, channels, manage, roles, onPermissions }: ListProps) {
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -35,43 +61,63 @@ export function ChannelsSection({ server, channels }: { server: Server; channels
   return (
     <section className={styles.settingsSection} aria-labelledby="channels-title">
       <h2 id="channels-title">Channels</h2>
-      <form className={styles.inlineForm} onSubmit={create} aria-label="Create a channel">
-        <div className="field">
-          <label htmlFor={`${id}-new`} className="field-label">
-            New channel name
-          </label>
-          <input
-            id={`${id}-new`}
-            className="input"
-            value={name}
-            maxLength={100}
-            placeholder="announcements"
-            onChange={(e) => setName(e.target.value)}
-          />
-        </div>
-        <button type="submit" className="button primary" disabled={busy}>
-          Create channel
-        </button>
-        {error && (
-          <p className={`field-error ${styles.full}`} role="alert">
-            {error}
-          </p>
-        )}
-      </form>
+      <p className={styles.sectionIntro}>
+        {manage
+          ? 'Name your channels and say what each is for. A channel’s permissions decide who can see it and what they can do there.'
+          : 'Choose who can see each channel and what they can do there.'}
+      </p>
+      {manage && (
+        <form className={styles.inlineForm} onSubmit={create} aria-label="Create a channel">
+          <div className="field">
+            <label htmlFor={`${id}-new`} className="field-label">
+              New channel name
+            </label>
+            <input
+              id={`${id}-new`}
+              className="input"
+              value={name}
+              maxLength={100}
+              placeholder="announcements"
+              onChange={(e) => setName(e.target.value)}
+            />
+          </div>
+          <button type="submit" className="button primary" disabled={busy}>
+            Create channel
+          </button>
+          {error && (
+            <p className={`field-error ${styles.full}`} role="alert">
+              {error}
+            </p>
+          )}
+        </form>
+      )}
       <ul className={styles.channelRows}>
         {channels.map((c) => (
-          <ChannelRow key={c.id} channel={c} />
+          <ChannelRow key={c.id} channel={c} manage={manage} roles={roles} onPermissions={() => onPermissions(c.id)} />
         ))}
+        {channels.length === 0 && <li className="empty-note">No channels yet.</li>}
       </ul>
     </section>
   );
 }
 
-function ChannelRow({ channel }: { channel: Channel }) {
+interface RowProps {
+  channel: Channel;
+  manage: boolean;
+  roles: boolean;
+  onPermissions: () => void;
+}
+
+function ChannelRow({ channel, manage, roles, onPermissions }: RowProps) {
   const [name, setName] = useState(channel.name);
+  const [topic, setTopic] = useState(channel.topic ?? '');
   const [busy, setBusy] = useState(false);
+  const [topicError, setTopicError] = useState<string | null>(null);
   const id = useId();
+  const priv = isPrivate(channel);
   useEffect(() => setName(channel.name), [channel.name]);
+  useEffect(() => setTopic(channel.topic ?? ''), [channel.topic]);
+  const topicChanged = topic.trim() !== (channel.topic ?? '');
 
   const save = async (e: FormEvent) => {
     e.preventDefault();
@@ -83,6 +129,22 @@ function ChannelRow({ channel }: { channel: Channel }) {
       toast(`Channel renamed to #${n}.`);
     } catch (err) {
       toastError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const saveTopic = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!topicChanged) return;
+    const t = topic.trim();
+    setBusy(true);
+    setTopicError(null);
+    try {
+      await updateChannel(channel.id, { topic: t || null });
+      toast(t ? `Topic of #${channel.name} saved.` : `Topic of #${channel.name} removed.`);
+    } catch (err) {
+      setTopicError(describeError(err));
     } finally {
       setBusy(false);
     }
@@ -108,27 +170,83 @@ function ChannelRow({ channel }: { channel: Channel }) {
     }
   };
 
+  const hash = (
+    <span className={`${sidebarStyles.channelHash} ${own.hash}`} aria-hidden="true">
+      {priv ? <LockIcon size={14} /> : '#'}
+    </span>
+  );
+
   return (
-    <li className={styles.channelRow}>
-      <form className="row" onSubmit={save}>
-        <label htmlFor={`${id}-name`} className="visually-hidden">
-          Name of #{channel.name}
-        </label>
-        <span className={sidebarStyles.channelHash} aria-hidden="true">
-          #
-        </span>
-        <input id={`${id}-name`} className="input small" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />
-        <button
-          type="submit"
-          className="button secondary small"
-          disabled={busy || normaliseChannelName(name) === channel.name || !name.trim()}
-        >
-          Rename
-        </button>
-        <button type="button" className="button danger small" onClick={() => void remove()} aria-label={`Delete #${channel.name}`}>
-          Delete
-        </button>
-      </form>
+    <li className={`${styles.channelRow} ${own.row}`}>
+      {manage ? (
+        <>
+          <form className={`row ${own.line}`} onSubmit={save}>
+            <label htmlFor={`${id}-name`} className="visually-hidden">
+              Name of #{channel.name}
+            </label>
+            {hash}
+            <input id={`${id}-name`} className="input small" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />
+            <button
+              type="submit"
+              className="button secondary small"
+              disabled={busy || normaliseChannelName(name) === channel.name || !name.trim()}
+            >
+              Rename
+            </button>
+            {priv && <span className={own.privateTag}>Private</span>}
+            <span className={own.spacer} />
+            {roles && (
+              <button
+                type="button"
+                className="button secondary small"
+                onClick={onPermissions}
+                aria-label={`Permissions of #${channel.name}`}
+              >
+                Permissions
+              </button>
+            )}
+            <button type="button" className="button danger small" onClick={() => void remove()} aria-label={`Delete #${channel.name}`}>
+              Delete
+            </button>
+          </form>
+          <form className={`row ${own.line} ${own.topicLine}`} onSubmit={saveTopic}>
+            <label htmlFor={`${id}-topic`} className="visually-hidden">
+              Topic of #{channel.name}
+            </label>
+            <input
+              id={`${id}-topic`}
+              className={`input small ${own.topic}`}
+              value={topic}
+              maxLength={1024}
+              placeholder="Add a topic: what is this channel for?"
+              onChange={(e) => setTopic(e.target.value)}
+              aria-invalid={topicError ? true : undefined}
+            />
+            {topicChanged && (
+              <button type="submit" className="button secondary small" disabled={busy}>
+                Save topic
+              </button>
+            )}
+          </form>
+          {topicError && (
+            <p className={`field-error ${own.topicLine}`} role="alert">
+              {topicError}
+            </p>
+          )}
+        </>
+      ) : (
+        <div className={`row ${own.line}`}>
+          {hash}
+          <span className={own.name}>{channel.name}</span>
+          {priv && <span className={own.privateTag}>Private</span>}
+          <span className={own.spacer} />
+          {roles && (
+            <button type="button" className="button secondary small" onClick={onPermissions} aria-label={`Permissions of #${channel.name}`}>
+              Permissions
+            </button>
+          )}
+        </div>
+      )}
     </li>
   );
 }

@@ -1,37 +1,68 @@
-/** The server settings shell: section navigation, the close link and the owner check. */
+/**
+ * The server settings shell: section navigation and the close link. Each section shows to
+ * whoever holds its permission (section 9); webhooks and bots stay the owner's (the seed).
+ */
 import { useEffect } from 'react';
 import { CloseIcon } from '../../components/icons';
 import { ErrorBoundary } from '../../components/error-boundary';
 import { ServerRail } from '../../components/server-rail';
-import { loadChannels } from '../../state/actions';
+import { loadChannels, loadRoles } from '../../state/actions';
+import { canAny, P, usePermissions } from '../../state/permissions';
 import { useStore } from '../../state/store';
 import { toastError } from '../../state/toasts';
 import { Link, navigate, paths } from '../../router';
+import { AuditLogSection } from './audit-log-section';
+import { BansSection } from './bans-section';
 import { BotsSection } from './bots-section';
 import { ChannelsSection } from './channels-section';
 import { InvitesSection } from './invites-section';
+import { OverviewSection } from './overview-section';
+import { RolesSection } from './roles-section';
 import { WebhooksSection } from './webhooks-section';
 import styles from './settings.module.css';
 
+/** Who sees each section: `owner`, `any` (whoever sees another section), or any of these permissions server-wide. */
 const TABS = [
-  { id: 'webhooks', label: 'Webhooks' },
-  { id: 'bots', label: 'Bots' },
-  { id: 'channels', label: 'Channels' },
-  { id: 'invites', label: 'Invites' },
+  { id: 'overview', label: 'Overview', needs: P.MANAGE_SERVER },
+  { id: 'roles', label: 'Roles', needs: P.MANAGE_ROLES },
+  { id: 'channels', label: 'Channels', needs: P.MANAGE_CHANNELS | P.MANAGE_ROLES },
+  // Listing and revoking every invite is MANAGE_SERVER's; CREATE_INVITE alone is the
+  // sidebar's "Invite people", which does not open settings.
+  { id: 'invites', label: 'Invites', needs: P.MANAGE_SERVER },
+  { id: 'bans', label: 'Bans', needs: P.BAN_MEMBERS },
+  { id: 'audit-log', label: 'Audit log', needs: P.VIEW_AUDIT_LOG },
+  // Shown to everyone who reaches settings: an administrator looks for webhooks here, and
+  // the section says that only the owner manages them (the seed keeps them owner-only).
+  { id: 'webhooks', label: 'Webhooks', needs: 'any' },
+  { id: 'bots', label: 'Bots', needs: 'owner' },
 ] as const;
 
 type TabId = (typeof TABS)[number]['id'];
 
-/** Server settings: only the owner ever reaches the content. */
+/** Whether someone with `bits` (and owning the server or not) may open any settings section. */
+export function canOpenSettings(bits: bigint, owner: boolean): boolean {
+  return owner || TABS.some((t) => typeof t.needs === 'bigint' && canAny(bits, t.needs));
+}
+
+/** Server settings: each section for whoever may use it. */
 export function SettingsPage({ serverId, tab }: { serverId: string; tab: string | undefined }) {
   const server = useStore((s) => s.servers[serverId]);
   const meId = useStore((s) => s.me?.id);
   const channels = useStore((s) => s.channels[serverId]);
-  const active: TabId = (TABS.find((t) => t.id === tab)?.id ?? 'webhooks') as TabId;
+  const roles = useStore((s) => s.roles[serverId]);
+  const bits = usePermissions(serverId);
+  const owner = !!server && server.ownerId === meId;
+  const opens = canOpenSettings(bits, owner);
+  const tabs = TABS.filter((t) => (t.needs === 'owner' ? owner : t.needs === 'any' ? opens : canAny(bits, t.needs)));
+  const active: TabId | undefined = (tabs.find((t) => t.id === tab) ?? tabs[0])?.id;
 
   useEffect(() => {
     if (server && !channels) loadChannels(serverId).catch(toastError);
   }, [server, channels, serverId]);
+
+  useEffect(() => {
+    if (server && !roles) loadRoles(serverId).catch(toastError);
+  }, [server, roles, serverId]);
 
   useEffect(() => {
     if (server) document.title = `Settings · ${server.name} · Parley`;
@@ -62,14 +93,14 @@ export function SettingsPage({ serverId, tab }: { serverId: string; tab: string 
     );
   }
 
-  if (server.ownerId !== meId) {
+  if (!active) {
     return (
       <div className="app-frame">
         <ServerRail activeServerId={serverId} />
         <main className="center-page">
           <div className="card">
             <h1>Not available</h1>
-            <p>Only the owner of {server.name} can change its settings.</p>
+            <p>Your roles in {server.name} do not include managing it. Ask its owner or a moderator.</p>
             <Link to={back} className="button primary">
               Back to {server.name}
             </Link>
@@ -88,7 +119,7 @@ export function SettingsPage({ serverId, tab }: { serverId: string; tab: string 
         </h1>
         <p className={styles.settingsCaption}>Server settings</p>
         <ul>
-          {TABS.map((t) => (
+          {tabs.map((t) => (
             <li key={t.id}>
               <Link
                 to={paths.settings(serverId, t.id)}
@@ -108,10 +139,14 @@ export function SettingsPage({ serverId, tab }: { serverId: string; tab: string 
           </Link>
         </div>
         <ErrorBoundary resetKey={active}>
-          {active === 'webhooks' && <WebhooksSection server={server} channels={channels ?? []} />}
-          {active === 'bots' && <BotsSection server={server} />}
+          {active === 'overview' && <OverviewSection server={server} />}
+          {active === 'roles' && <RolesSection server={server} />}
           {active === 'channels' && <ChannelsSection server={server} channels={channels ?? []} />}
           {active === 'invites' && <InvitesSection server={server} />}
+          {active === 'bans' && <BansSection server={server} />}
+          {active === 'audit-log' && <AuditLogSection server={server} />}
+          {active === 'webhooks' && <WebhooksSection server={server} channels={channels ?? []} owner={owner} />}
+          {active === 'bots' && <BotsSection server={server} />}
         </ErrorBoundary>
       </main>
     </div>

@@ -15,7 +15,22 @@ function webhookUrl(hook: Webhook): string | null {
   return null;
 }
 
-export function WebhooksSection({ server, channels }: { server: Server; channels: Channel[] }) {
+export function WebhooksSection({ server, channels, owner }: { server: Server; channels: Channel[]; owner: boolean }) {
+  if (!owner) {
+    return (
+      <section className={styles.settingsSection} aria-labelledby="webhooks-title">
+        <h2 id="webhooks-title">Webhooks</h2>
+        <p className={styles.sectionIntro}>
+          Only the server’s owner can create, change or delete webhooks: no role grants it, not even Administrator. Ask the owner of{' '}
+          {server.name} for a webhook URL.
+        </p>
+      </section>
+    );
+  }
+  return <OwnerWebhooks server={server} channels={channels} />;
+}
+
+function OwnerWebhooks({ server, channels }: { server: Server; channels: Channel[] }) {
   const members = useStore((s) => s.members[server.id]);
   const [hooks, setHooks] = useState<Webhook[] | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);

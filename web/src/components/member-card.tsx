@@ -1,0 +1,418 @@
+/**
+ * A member's profile card, opened from the member list or a message author's name: who
+ * they are, when they joined, their roles, and the moderation the signed-in user may do
+ * to them (give or take roles, kick, ban). Controls show only when the user's permissions
+ * and place in the role hierarchy allow them; the service still decides.
+ */
+import { type FormEvent, useEffect, useId, useRef, useState, useSyncExternalStore } from 'react';
+import { describeError } from '../api/client';
+import type { Member, Role, Server } from '../api/types';
+import { displayName } from '../api/types';
+import { formatDate, hueFor } from '../lib/format';
+import { nameColor, nameColorStyle, topColoredRole } from '../lib/name-color';
+import { roleColor } from '../lib/permission-labels';
+import { loadMembers, loadRoles } from '../state/actions';
+import { banMember, kickMember, setMemberRole } from '../state/moderation';
+import { can, P, topPosition, usePermissions } from '../state/permissions';
+import { useStore } from '../state/store';
+import { toast, toastError } from '../state/toasts';
+import { Avatar, BotBadge } from './avatar';
+import { Dialog } from './dialog';
+import { CloseIcon, PlusIcon } from './icons';
+import dialogStyles from './dialog.module.css';
+import styles from './member-card.module.css';
+import roleName from './role-name.module.css';
+
+// ---------------------------------------------------------------- which card is open
+
+interface CardTarget {
+  serverId: string;
+  userId: string;
+}
+
+let open: CardTarget | null = null;
+const listeners = new Set<() => void>();
+const emit = () => {
+  for (const l of listeners) l();
+};
+
+/** Show a member's profile card (one at a time; the host in the chat page draws it). */
+export function openMemberCard(serverId: string, userId: string): void {
+  open = { serverId, userId };
+  emit();
+}
+
+export function closeMemberCard(): void {
+  if (!open) return;
+  open = null;
+  emit();
+}
+
+const inflight = new Map<string, Promise<Member[]>>();
+
+/** Fetch a server's members, sharing a request already on its way (the list and the host both ask). */
+export function refreshMembers(serverId: string): Promise<Member[]> {
+  let p = inflight.get(serverId);
+  if (!p) {
+    p = loadMembers(serverId).finally(() => inflight.delete(serverId));
+    inflight.set(serverId, p);
+  }
+  return p;
+}
+
+/**
+ * Draws the open card for this server. Also makes sure the members and roles are loaded
+ * even while the member list is hidden, since message authors' names take their colour
+ * (and their card) from them.
+ */
+export function MemberCardHost({ server }: { server: Server }) {
+  const target = useSyncExternalStore(
+    (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    () => open,
+  );
+  const membersLoaded = useStore((s) => !!s.members[server.id]);
+  const rolesLoaded = useStore((s) => !!s.roles[server.id]);
+  useEffect(() => {
+    if (!membersLoaded) refreshMembers(server.id).catch(toastError);
+  }, [server.id, membersLoaded]);
+  useEffect(() => {
+    if (!rolesLoaded) loadRoles(server.id).catch(toastError);
+  }, [server.id, rolesLoaded]);
+  // Leaving the server's page closes its card.
+  useEffect(() => closeMemberCard, [server.id]);
+  if (!target || target.serverId !== server.id) return null;
+  return <MemberCard key={target.userId} server={server} userId={target.userId} onClose={closeMemberCard} />;
+}
+
+// ---------------------------------------------------------------- the card
+
+const DELETE_WINDOWS: { seconds: number; label: string }[] = [
+  { seconds: 0, label: 'Don’t delete' },
+  { seconds: 3600, label: '1 hour' },
+  { seconds: 86_400, label: '24 hours' },
+  { seconds: 604_800, label: '7 days' },
+];
+
+function MemberCard({ server, userId, onClose }: { server: Server; userId: string; onClose: () => void }) {
+  const member = useStore((s) => s.members[server.id]?.find((m) => m.id === userId));
+  const membersLoaded = useStore((s) => !!s.members[server.id]);
+  const roles = useStore((s) => s.roles[server.id]);
+  const me = useStore((s) => s.me);
+  const myRoles = useStore((s) => s.myRoles[server.id]);
+  const bits = usePermissions(server.id);
+  const [action, setAction] = useState<'kick' | 'ban' | null>(null);
+  const [menu, setMenu] = useState(false);
+  const [busyRole, setBusyRole] = useState<string | null>(null);
+  const [roleError, setRoleError] = useState<string | null>(null);
+  const addButton = useRef<HTMLButtonElement>(null);
+  const menuRef = useRef<HTMLDivElement>(null);
+
+  // Gone (kicked, banned, left) while the card was open: nothing left to show.
+  useEffect(() => {
+    if (membersLoaded && !member) onClose();
+  }, [membersLoaded, member, onClose]);
+
+  useEffect(() => {
+    if (menu) menuRef.current?.querySelector<HTMLButtonElement>('button')?.focus();
+  }, [menu]);
+
+  if (!member) return null;
+
+  const name = displayName(member);
+  const meId = me?.id ?? '';
+  const isSelf = member.id === meId;
+  const isOwner = member.id === server.ownerId;
+  const myTop = topPosition(server, roles, { id: meId, roles: myRoles ?? [] });
+  const theirTop = topPosition(server, roles, member);
+  // Kicks and bans: never yourself or the owner; anyone else only when their highest role
+  // is strictly below yours (the owner is above every role, so the owner may act on all).
+  const outranks = !isSelf && !isOwner && theirTop < myTop;
+  const canKick = outranks && can(bits, P.KICK_MEMBERS);
+  const canBan = outranks && can(bits, P.BAN_MEMBERS);
+  // Roles: on someone below you, or on yourself (the trivial case, such as the owner
+  // giving themselves a coloured role); only roles below your highest, never `@everyone`
+  // or a bot's own (managed) role.
+  const canEditRoles = can(bits, P.MANAGE_ROLES) && (outranks || isSelf);
+  const manageable = (r: Role) => r.id !== server.id && !r.managed && r.position < myTop;
+  const theirRoles = (roles ?? []).filter((r) => member.roles?.includes(r.id));
+  const addable = canEditRoles ? (roles ?? []).filter((r) => manageable(r) && !member.roles?.includes(r.id)) : [];
+  const color = nameColor(topColoredRole(roles, member.roles)?.color);
+  const username = isSelf && me?.username && me.username !== name ? me.username : null;
+
+  const closeMenu = () => {
+    setMenu(false);
+    addButton.current?.focus();
+  };
+
+  const setRole = async (role: Role, on: boolean) => {
+    setBusyRole(role.id);
+    setRoleError(null);
+    try {
+      await setMemberRole(server.id, member.id, role.id, on, member.roles ?? []);
+      if (on) closeMenu();
+    } catch (err) {
+      setRoleError(`Could not ${on ? 'give' : 'take'} ${role.name}: ${describeError(err)}`);
+    } finally {
+      setBusyRole(null);
+    }
+  };
+
+  return (
+    <>
+      <Dialog
+        title={name}
+        className={styles.card}
+        onClose={() => {
+          // Escape closes the open role menu first, then the card.
+          if (menu) closeMenu();
+          else onClose();
+        }}
+      >
+        <div className={styles.cardBody} data-member-card={member.id}>
+          <div className={styles.banner} style={{ background: color?.raw ?? `hsl(${hueFor(member.id)} 45% 52%)` }} aria-hidden="true" />
+          <div className={styles.identity}>
+            <span className={styles.avatarRing}>
+              <Avatar id={member.id} name={name} src={member.avatar} size={80} />
+            </span>
+            <div className={styles.identityText}>
+              <p className={color ? `${styles.bigName} ${roleName.colored}` : styles.bigName} style={nameColorStyle(color)}>
+                {name}
+              </p>
+              {username && <p className={styles.username}>@{username}</p>}
+              <p className={styles.marks}>
+                {member.bot && <BotBadge />}
+                {isOwner && (
+                  <span className={styles.ownerMark}>
+                    <span aria-hidden="true">★</span> Owner
+                  </span>
+                )}
+                {isSelf && <span className={styles.youMark}>You</span>}
+              </p>
+            </div>
+          </div>
+
+          {member.joinedAt && (
+            <section className={styles.cardSection}>
+              <h3 className={styles.sectionTitle}>Member since</h3>
+              <p className={styles.sectionText}>
+                <time dateTime={member.joinedAt}>{formatDate(member.joinedAt)}</time>
+              </p>
+            </section>
+          )}
+
+          <section className={styles.cardSection} aria-labelledby={`roles-${member.id}`}>
+            <h3 className={styles.sectionTitle} id={`roles-${member.id}`}>
+              Roles
+            </h3>
+            {(theirRoles.length > 0 || addable.length > 0) && (
+              <ul className={styles.chips}>
+                {theirRoles.map((r) => (
+                  <li key={r.id} className={styles.chip} data-role-id={r.id}>
+                    <span className={styles.dot} style={{ background: roleColor(r.color) ?? 'var(--faint)' }} aria-hidden="true" />
+                    <span className={styles.chipName}>{r.name}</span>
+                    {r.managed && <span className="visually-hidden"> (this bot’s own role)</span>}
+                    {canEditRoles && manageable(r) && (
+                      <button
+                        type="button"
+                        className={styles.chipRemove}
+                        aria-label={`Remove role ${r.name}`}
+                        title={`Remove ${r.name}`}
+                        disabled={busyRole !== null}
+                        onClick={() => void setRole(r, false)}
+                      >
+                        <CloseIcon />
+                      </button>
+                    )}
+                  </li>
+                ))}
+                {addable.length > 0 && (
+                  <li>
+                    <button
+                      ref={addButton}
+                      type="button"
+                      className={styles.addRole}
+                      aria-label="Add role"
+                      title="Add role"
+                      aria-expanded={menu}
+                      aria-controls={`role-menu-${member.id}`}
+                      onClick={() => setMenu((v) => !v)}
+                    >
+                      <PlusIcon size={14} />
+                    </button>
+                  </li>
+                )}
+              </ul>
+            )}
+            {theirRoles.length === 0 && addable.length === 0 && <p className={`empty-note ${styles.sectionText}`}>No roles.</p>}
+            {menu && addable.length > 0 && (
+              <div
+                ref={menuRef}
+                id={`role-menu-${member.id}`}
+                className={styles.roleMenu}
+                role="group"
+                aria-label="Roles you can give"
+                onKeyDown={(e) => {
+                  if (e.key === 'Escape') {
+                    e.preventDefault();
+                    e.stopPropagation();
+                    closeMenu();
+                  } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+                    e.preventDefault();
+                    const items = [...(menuRef.current?.querySelectorAll<HTMLButtonElement>('button') ?? [])];
+                    const i = items.indexOf(document.activeElement as HTMLButtonElement);
+                    const next = items[(i + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length];
+                    next?.focus();
+                  }
+                }}
+              >
+                <p className={styles.menuTitle}>Give {name} a role</p>
+                <ul>
+                  {addable.map((r) => (
+                    <li key={r.id}>
+                      <button type="button" className={styles.menuItem} disabled={busyRole !== null} onClick={() => void setRole(r, true)}>
+                        <span className={styles.dot} style={{ background: roleColor(r.color) ?? 'var(--faint)' }} aria-hidden="true" />
+                        {r.name}
+                      </button>
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            )}
+            {roleError && (
+              <p className="field-error" role="alert">
+                {roleError}
+              </p>
+            )}
+          </section>
+
+          {(canKick || canBan) && (
+            <footer className={styles.actions}>
+              {canKick && (
+                <button type="button" className="button secondary small" onClick={() => setAction('kick')}>
+                  Kick
+                </button>
+              )}
+              {canBan && (
+                <button type="button" className="button danger small" onClick={() => setAction('ban')}>
+                  Ban
+                </button>
+              )}
+            </footer>
+          )}
+        </div>
+      </Dialog>
+      {/* Siblings of the card, not children: a nested dialog's Escape would close both. */}
+      {action && (
+        <RemoveDialog
+          kind={action}
+          server={server}
+          member={member}
+          onClose={() => setAction(null)}
+          onDone={() => {
+            setAction(null);
+            onClose();
+          }}
+        />
+      )}
+    </>
+  );
+}
+
+// ---------------------------------------------------------------- kick and ban
+
+function RemoveDialog({
+  kind,
+  server,
+  member,
+  onClose,
+  onDone,
+}: {
+  kind: 'kick' | 'ban';
+  server: Server;
+  member: Member;
+  onClose: () => void;
+  onDone: () => void;
+}) {
+  const name = displayName(member);
+  const [reason, setReason] = useState('');
+  const [deleteSeconds, setDeleteSeconds] = useState(0);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const reasonId = useId();
+  const windowId = useId();
+  const ban = kind === 'ban';
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      if (ban) await banMember(server.id, member.id, { reason: reason.trim() || undefined, deleteMessageSeconds: deleteSeconds });
+      else await kickMember(server.id, member.id, reason);
+      toast(ban ? `${name} was banned from ${server.name}.` : `${name} was removed from ${server.name}.`);
+      onDone();
+    } catch (err) {
+      setError(describeError(err));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Dialog title={ban ? `Ban ${name}` : `Kick ${name}`} onClose={onClose}>
+      <form className={`${dialogStyles.dialogBody} stack`} onSubmit={submit}>
+        <p>
+          {ban
+            ? `${name} will be removed from ${server.name} and will not be able to rejoin, even with an invite, until someone lifts the ban.`
+            : `${name} will be removed from ${server.name}. They can rejoin with an invite.`}
+        </p>
+        <div className="field">
+          <label className="field-label" htmlFor={reasonId}>
+            Reason (optional)
+          </label>
+          <textarea
+            id={reasonId}
+            className={`input ${styles.reason}`}
+            rows={2}
+            maxLength={512}
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+            aria-describedby={`${reasonId}-help`}
+          />
+          <span id={`${reasonId}-help`} className="hint">
+            Kept in the audit log{ban ? ' and the bans list' : ''} for the other moderators.
+          </span>
+        </div>
+        {ban && (
+          <div className="field">
+            <label className="field-label" htmlFor={windowId}>
+              Delete their messages from the last
+            </label>
+            <select id={windowId} className="input" value={deleteSeconds} onChange={(e) => setDeleteSeconds(Number(e.target.value))}>
+              {DELETE_WINDOWS.map((w) => (
+                <option key={w.seconds} value={w.seconds}>
+                  {w.label}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+        {error && (
+          <p className="field-error" role="alert">
+            {error}
+          </p>
+        )}
+        <footer className={dialogStyles.dialogActions}>
+          <button type="button" className="button secondary" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className={`button ${ban ? 'danger' : 'primary'}`} disabled={busy}>
+            {busy ? (ban ? 'Banning…' : 'Kicking…') : ban ? `Ban ${name}` : `Kick ${name}`}
+          </button>
+        </footer>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,534 @@
+/**
+ * The Audit log section of server settings (VIEW_AUDIT_LOG): each moderation or
+ * configuration change as a sentence ("Alice banned Bob — spamming"), newest first, with
+ * what changed on request; filtered by action and by person, paged with "Load more".
+ */
+import { Fragment, useCallback, useEffect, useId, useState, type ReactNode } from 'react';
+import { describeError } from '../../api/client';
+import { displayName, type AuditLogEntry, type Server } from '../../api/types';
+import { Avatar } from '../../components/avatar';
+import { formatFull, formatMessageTime } from '../../lib/format';
+import { PERMISSION_INFO } from '../../lib/permission-labels';
+import { loadMembers } from '../../state/actions';
+import { loadAuditLog, loadBans } from '../../state/moderation';
+import { can, P, usePermissions } from '../../state/permissions';
+import { useStore } from '../../state/store';
+import { toastError } from '../../state/toasts';
+import { AUDIT_ACTIONS, type AuditAction } from '@parley/protocol';
+import { parsePermissions, permissionNamesOf } from '@parley/protocol/permissions';
+import styles from './settings.module.css';
+import own from './admin.module.css';
+
+const PAGE = 50;
+
+/**
+ * The plain name the filter shows for each action the service records (`AUDIT_ACTIONS` of
+ * @parley/protocol): an action added there and not here is a type error.
+ */
+const ACTION_NAMES: Record<AuditAction, string> = {
+  server_update: 'Server settings changed',
+  channel_create: 'Channel created',
+  channel_update: 'Channel changed',
+  channel_delete: 'Channel deleted',
+  overwrite_update: 'Channel permissions changed',
+  overwrite_delete: 'Channel permissions removed',
+  role_create: 'Role created',
+  role_update: 'Role changed',
+  role_delete: 'Role deleted',
+  member_role_add: 'Role given to a member',
+  member_role_remove: 'Role taken from a member',
+  member_kick: 'Member kicked',
+  member_ban: 'Member banned',
+  member_unban: 'Member unbanned',
+  bot_add: 'Bot added',
+  bot_update: 'Bot permissions changed',
+  bot_remove: 'Bot removed',
+  invite_create: 'Invite created',
+  invite_delete: 'Invite revoked',
+  webhook_create: 'Webhook created',
+  webhook_update: 'Webhook changed',
+  webhook_delete: 'Webhook deleted',
+  message_delete: 'Message deleted',
+  message_bulk_delete: 'Messages deleted in bulk',
+  message_pin: 'Message pinned',
+  message_unpin: 'Message unpinned',
+};
+const ACTIONS = AUDIT_ACTIONS.map((a) => [a, ACTION_NAMES[a]] as const);
+
+/** Names of the fields `changes` mentions, as a sentence says them. */
+const FIELD_NAMES: Record<string, string> = {
+  name: 'name',
+  icon: 'icon',
+  description: 'description',
+  ownerId: 'owner',
+  topic: 'topic',
+  position: 'position',
+  permissions: 'permissions',
+  color: 'colour',
+  hoist: 'separate display',
+  mentionable: 'mentionability',
+  channelId: 'channel',
+  avatar: 'avatar',
+  maxAge: 'expires after',
+  maxUses: 'maximum uses',
+  expiresAt: 'expires',
+  deleteMessageSeconds: 'messages deleted from the last',
+  deletedMessages: 'messages deleted',
+  type: 'applies to',
+  allow: 'allowed',
+  deny: 'denied',
+};
+
+interface Names {
+  user(id: string): string | undefined;
+  role(id: string): string | undefined;
+  channel(id: string): string | undefined;
+}
+
+type Changes = Record<string, unknown>;
+
+function isChange(v: unknown): v is { old: unknown; new: unknown } {
+  return !!v && typeof v === 'object' && 'old' in v && 'new' in v;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** A string field of the changes, or the new (else old) side of a changed one. */
+function text(changes: Changes, key: string, side: 'new' | 'old' = 'new'): string | undefined {
+  const v = changes[key];
+  if (typeof v === 'string') return v;
+  if (isChange(v)) {
+    const s = v[side] ?? v[side === 'new' ? 'old' : 'new'];
+    return typeof s === 'string' ? s : undefined;
+  }
+  return undefined;
+}
+
+/** "a", "a and b", "a, b and c". */
+function listOf(items: string[]): string {
+  if (items.length <= 1) return items[0] ?? '';
+  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+const fieldsOf = (changes: Changes) =>
+  Object.keys(changes)
+    .filter((k) => isChange(changes[k]))
+    .map((k) => FIELD_NAMES[k] ?? k);
+
+/** The sentence after the actor's name: "banned Bob", "created channel #news". */
+function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNode {
+  const c = entry.changes as Changes;
+  const t = entry.targetId ?? '';
+  /** A person by id; `known` is the name the entry recorded, for someone who has left. */
+  const user = (id: string, known?: string) => {
+    const n = names.user(id) ?? known;
+    return n ? (
+      <strong>{n}</strong>
+    ) : (
+      <strong className="mono" title="No longer a member of this server">
+        {id || 'someone'}
+      </strong>
+    );
+  };
+  const role = (id: string, fallback?: string) => {
+    const n = id === serverId ? '@everyone' : (names.role(id) ?? fallback);
+    return n ? <strong>{n}</strong> : <strong className="mono">{id}</strong>;
+  };
+  const channel = (id: string, fallback?: string) => {
+    const n = names.channel(id) ?? fallback;
+    return n ? <strong>#{n}</strong> : <strong className="mono">{id || 'a channel'}</strong>;
+  };
+  const roleObject = isObject(c.role) ? c.role : {};
+  const roleName = typeof roleObject.name === 'string' ? roleObject.name : text(c, 'name');
+  const changed = fieldsOf(c);
+  const their = (subject: ReactNode) =>
+    changed.length ? (
+      <>
+        changed {subject}’s {listOf(changed)}
+      </>
+    ) : (
+      <>changed {subject}</>
+    );
+  switch (entry.action) {
+    case 'server_update': {
+      const owner = c.ownerId;
+      if (isChange(owner) && typeof owner.new === 'string') return <>transferred the server to {user(owner.new)}</>;
+      const name = c.name;
+      if (isChange(name) && changed.length === 1) return <>renamed the server to “{String(name.new)}”</>;
+      return changed.length ? <>changed the server’s {listOf(changed)}</> : <>changed the server settings</>;
+    }
+    case 'channel_create':
+      return <>created channel {channel(t, text(c, 'name'))}</>;
+    case 'channel_update': {
+      const name = c.name;
+      if (isChange(name) && changed.length === 1)
+        return (
+          <>
+            renamed channel <strong>#{String(name.old)}</strong> to {channel(t, String(name.new))}
+          </>
+        );
+      return their(channel(t, text(c, 'name')));
+    }
+    case 'channel_delete':
+      return <>deleted channel {channel(t, text(c, 'name'))}</>;
+    case 'overwrite_update':
+    case 'overwrite_delete': {
+      const target = c.type === 'member' ? user(t) : role(t);
+      const where = channel(typeof c.channelId === 'string' ? c.channelId : '');
+      return entry.action === 'overwrite_update' ? (
+        <>
+          changed the permissions of {target} in {where}
+        </>
+      ) : (
+        <>
+          removed the permission settings of {target} in {where}
+        </>
+      );
+    }
+    case 'role_create':
+      return <>created role {role(t, roleName)}</>;
+    case 'role_update': {
+      const name = c.name;
+      if (isChange(name) && changed.length === 1)
+        return (
+          <>
+            renamed role <strong>{String(name.old)}</strong> to {role(t, String(name.new))}
+          </>
+        );
+      return their(<>role {role(t, roleName)}</>);
+    }
+    case 'role_delete':
+      return <>deleted role {role(t, roleName)}</>;
+    case 'member_role_add':
+      return (
+        <>
+          gave {role(typeof c.roleId === 'string' ? c.roleId : '')} to {user(t)}
+        </>
+      );
+    case 'member_role_remove':
+      return (
+        <>
+          took {role(typeof c.roleId === 'string' ? c.roleId : '')} from {user(t)}
+        </>
+      );
+    case 'member_kick':
+      return <>kicked {user(t, text(c, 'name'))}</>;
+    case 'member_ban':
+      return <>banned {user(t, text(c, 'name'))}</>;
+    case 'member_unban':
+      return <>unbanned {user(t)}</>;
+    case 'bot_add':
+      return <>added the bot {user(t)}</>;
+    case 'bot_update':
+      return <>changed the permissions of the bot {user(t)}</>;
+    case 'bot_remove':
+      return <>removed the bot {user(t)}</>;
+    case 'invite_create':
+      return <>created an invite</>;
+    case 'invite_delete':
+      return typeof c.inviterId === 'string' && c.inviterId !== entry.actorId ? (
+        <>revoked an invite created by {user(c.inviterId)}</>
+      ) : (
+        <>revoked an invite</>
+      );
+    case 'webhook_create':
+      return (
+        <>
+          created the webhook <strong>{text(c, 'name') ?? t}</strong>
+          {typeof c.channelId === 'string' && <> in {channel(c.channelId)}</>}
+        </>
+      );
+    case 'webhook_update': {
+      const name = text(c, 'name');
+      return their(<>the webhook {name ? <strong>{name}</strong> : <strong className="mono">{t}</strong>}</>);
+    }
+    case 'webhook_delete':
+      return (
+        <>
+          deleted the webhook <strong>{text(c, 'name') ?? t}</strong>
+        </>
+      );
+    case 'message_delete':
+      return (
+        <>
+          deleted a message by {user(typeof c.authorId === 'string' ? c.authorId : '')}
+          {typeof c.channelId === 'string' && <> in {channel(c.channelId)}</>}
+        </>
+      );
+    case 'message_bulk_delete':
+      return (
+        <>
+          deleted {typeof c.count === 'number' ? c.count : 'several'} messages{t && <> in {channel(t)}</>}
+        </>
+      );
+    case 'message_pin':
+      return <>pinned a message{typeof c.channelId === 'string' && <> in {channel(c.channelId)}</>}</>;
+    case 'message_unpin':
+      return <>unpinned a message{typeof c.channelId === 'string' && <> in {channel(c.channelId)}</>}</>;
+    default:
+      return (
+        <>
+          did <code>{entry.action}</code>
+          {t && <> to {user(t)}</>}
+        </>
+      );
+  }
+}
+
+/** One value of `changes`, readable: names for ids, permission names for bitfields. */
+function readable(key: string, v: unknown, names: Names): string {
+  if (v === null || v === undefined || v === '') return 'none';
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (typeof v === 'string') {
+    if ((key === 'permissions' || key === 'allow' || key === 'deny') && /^\d+$/.test(v)) {
+      const bits = parsePermissions(v) ?? 0n;
+      const list = permissionNamesOf(bits).map((p) => PERMISSION_INFO[p]?.label ?? p);
+      return list.length ? list.join(', ') : 'none';
+    }
+    if (key === 'channelId') return names.channel(v) ? `#${names.channel(v)}` : v;
+    if (key === 'roleId') return names.role(v) ?? v;
+    if (key === 'ownerId' || key === 'authorId' || key === 'inviterId') return names.user(v) ?? v;
+    if (key === 'expiresAt' || key === 'createdAt') return formatFull(v) || v;
+    return v;
+  }
+  if (typeof v === 'number' && key === 'color') return v ? `#${v.toString(16).padStart(6, '0')}` : 'none';
+  if (typeof v === 'number' && key === 'maxUses') return v === 0 ? 'unlimited' : String(v);
+  if (typeof v === 'number' && (key === 'maxAge' || key === 'deleteMessageSeconds'))
+    return v === 0 ? (key === 'maxAge' ? 'never' : 'none') : duration(v);
+  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  return JSON.stringify(v);
+}
+
+/** Seconds as the largest whole unit: "7 days", "1 hour", "90 seconds". */
+function duration(seconds: number): string {
+  for (const [unit, size] of [
+    ['day', 86_400],
+    ['hour', 3600],
+    ['minute', 60],
+  ] as const) {
+    if (seconds >= size && seconds % size === 0) return `${seconds / size} ${unit}${seconds === size ? '' : 's'}`;
+  }
+  return `${seconds} second${seconds === 1 ? '' : 's'}`;
+}
+
+const HIDDEN = new Set(['id', 'serverId', 'managed']);
+
+function label(key: string): string {
+  const n = FIELD_NAMES[key] ?? key.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  return n.charAt(0).toUpperCase() + n.slice(1);
+}
+
+/** The rows of the "Changes" detail: objects (a created role) are shown field by field. */
+function changeRows(changes: Changes): [string, unknown][] {
+  const rows: [string, unknown][] = [];
+  for (const [k, v] of Object.entries(changes)) {
+    if (isObject(v) && !isChange(v)) {
+      for (const [k2, v2] of Object.entries(v)) if (!HIDDEN.has(k2)) rows.push([k2, v2]);
+    } else if (!HIDDEN.has(k)) rows.push([k, v]);
+  }
+  return rows;
+}
+
+function ChangesDetail({ changes, names }: { changes: Changes; names: Names }) {
+  const rows = changeRows(changes);
+  if (rows.length === 0) return null;
+  return (
+    <details className={own.changes}>
+      <summary>Changes</summary>
+      <dl>
+        {rows.map(([k, v]) => (
+          <Fragment key={k}>
+            <dt>{label(k)}</dt>
+            <dd>
+              {isChange(v) ? (
+                <>
+                  <span className={own.old}>{readable(k, v.old, names)}</span>
+                  <span className={own.arrow} aria-hidden="true">
+                    →
+                  </span>
+                  <span className="visually-hidden">changed to </span>
+                  {readable(k, v.new, names)}
+                </>
+              ) : (
+                readable(k, v, names)
+              )}
+            </dd>
+          </Fragment>
+        ))}
+      </dl>
+    </details>
+  );
+}
+
+export function AuditLogSection({ server }: { server: Server }) {
+  const members = useStore((s) => s.members[server.id]);
+  const roles = useStore((s) => s.roles[server.id]);
+  const channels = useStore((s) => s.channels[server.id]);
+  const bans = useStore((s) => s.bans[server.id]);
+  const me = useStore((s) => s.me);
+  const bits = usePermissions(server.id);
+  const [action, setAction] = useState('');
+  const [actorId, setActorId] = useState('');
+  const [entries, setEntries] = useState<AuditLogEntry[] | null>(null);
+  const [more, setMore] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const id = useId();
+
+  useEffect(() => {
+    if (!members) loadMembers(server.id).catch(toastError);
+  }, [members, server.id]);
+
+  // Banned people are no longer members: the bans list still knows their names.
+  const canBan = can(bits, P.BAN_MEMBERS);
+  useEffect(() => {
+    if (canBan && !bans) loadBans(server.id).catch(() => undefined);
+  }, [canBan, bans, server.id]);
+
+  const fetchPage = useCallback(
+    async (before?: string) => {
+      setBusy(true);
+      setError(null);
+      try {
+        const page = await loadAuditLog(server.id, {
+          action: action || undefined,
+          actorId: actorId || undefined,
+          before,
+          limit: PAGE,
+        });
+        setEntries((prev) => (before ? [...(prev ?? []), ...page] : page));
+        setMore(page.length === PAGE);
+      } catch (err) {
+        setError(describeError(err));
+      } finally {
+        setBusy(false);
+      }
+    },
+    [server.id, action, actorId],
+  );
+
+  useEffect(() => {
+    setEntries(null);
+    void fetchPage();
+  }, [fetchPage]);
+
+  const names: Names = {
+    user: (uid) => {
+      const m = members?.find((x) => x.id === uid);
+      if (m) return displayName(m);
+      if (me?.id === uid) return displayName(me);
+      const b = bans?.find((x) => x.user.id === uid);
+      return b ? displayName(b.user) : undefined;
+    },
+    role: (rid) => roles?.find((r) => r.id === rid)?.name,
+    channel: (cid) => channels?.find((c) => c.id === cid)?.name,
+  };
+
+  const people = [...(members ?? [])].sort((a, b) => displayName(a).localeCompare(displayName(b)));
+  const filtered = !!action || !!actorId;
+  const last = entries?.[entries.length - 1];
+
+  return (
+    <section className={styles.settingsSection} aria-labelledby="audit-log-title">
+      <h2 id="audit-log-title">Audit log</h2>
+      <p className={styles.sectionIntro}>
+        Every change to {server.name}’s settings, roles, channels and members, and every kick and ban, with who did it and the reason they
+        gave. Newest first.
+      </p>
+      <div className={own.toolbar}>
+        <div className="field">
+          <label htmlFor={`${id}-action`} className="field-label">
+            Action
+          </label>
+          <select id={`${id}-action`} className="input" value={action} onChange={(e) => setAction(e.target.value)}>
+            <option value="">All actions</option>
+            {ACTIONS.map(([value, name]) => (
+              <option key={value} value={value}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-actor`} className="field-label">
+            Done by
+          </label>
+          <select id={`${id}-actor`} className="input" value={actorId} onChange={(e) => setActorId(e.target.value)}>
+            <option value="">Anyone</option>
+            {people.map((m) => (
+              <option key={m.id} value={m.id}>
+                {displayName(m)}
+                {m.bot ? ' (bot)' : ''}
+              </option>
+            ))}
+          </select>
+        </div>
+        {filtered && (
+          <button
+            type="button"
+            className="button secondary"
+            onClick={() => {
+              setAction('');
+              setActorId('');
+            }}
+          >
+            Clear filters
+          </button>
+        )}
+      </div>
+      {error && (
+        <p className="field-error" role="alert">
+          Could not load the audit log: {error}{' '}
+          <button type="button" className="link-button" onClick={() => void fetchPage(entries?.length ? last?.id : undefined)}>
+            Try again
+          </button>
+        </p>
+      )}
+      {!entries && !error && <p className="empty-note">Loading…</p>}
+      {entries && entries.length === 0 && (
+        <div className={own.emptyState}>
+          <strong>{filtered ? 'Nothing matches these filters' : 'Nothing recorded yet'}</strong>
+          <p>
+            {filtered
+              ? 'Try another action or person, or clear the filters.'
+              : 'Changes to settings, roles and channels, and kicks and bans, will be listed here.'}
+          </p>
+        </div>
+      )}
+      {entries && entries.length > 0 && (
+        <ul className={own.list} aria-label="Audit log entries">
+          {entries.map((e) => {
+            const actor = names.user(e.actorId) ?? e.actorId;
+            const avatar = members?.find((m) => m.id === e.actorId)?.avatar ?? (me?.id === e.actorId ? me.avatar : null);
+            return (
+              <li key={e.id} className={own.entry} data-entry-id={e.id} data-action={e.action}>
+                <Avatar id={e.actorId} name={actor} src={avatar} size={32} />
+                <div className={own.entryBody}>
+                  <p className={own.sentence}>
+                    <strong>{actor}</strong> {describe(e, names, server.id)}
+                    {e.reason && <span className={own.entryReason}> — {e.reason}</span>}
+                  </p>
+                  <div className={own.entryMeta}>
+                    <time dateTime={e.createdAt} title={formatFull(e.createdAt)}>
+                      {formatMessageTime(e.createdAt)}
+                    </time>
+                    <ChangesDetail changes={e.changes as Changes} names={names} />
+                  </div>
+                </div>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {entries && more && last && (
+        <div className={own.more}>
+          <button type="button" className="button secondary" disabled={busy} onClick={() => void fetchPage(last.id)}>
+            {busy ? 'Loading…' : 'Load more'}
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,151 @@
+/**
+ * The Bans section of server settings (BAN_MEMBERS): who is banned, why and since when,
+ * with a search by name and unban. Live through BAN_ADD / BAN_REMOVE.
+ */
+import { useEffect, useId, useState } from 'react';
+import { describeError } from '../../api/client';
+import { displayName, type Ban, type Server } from '../../api/types';
+import { Avatar, BotBadge } from '../../components/avatar';
+import { confirm } from '../../components/dialog';
+import { formatDate, formatFull } from '../../lib/format';
+import { loadBans, unban } from '../../state/moderation';
+import { useStore } from '../../state/store';
+import { toast, toastError } from '../../state/toasts';
+import styles from './settings.module.css';
+import own from './admin.module.css';
+
+export function BansSection({ server }: { server: Server }) {
+  const bans = useStore((s) => s.bans[server.id]);
+  const [query, setQuery] = useState('');
+  const [loadError, setLoadError] = useState<string | null>(null);
+  /** The users the last load returned: a ban the gateway announces is reloaded for its reason. */
+  const [loaded, setLoaded] = useState<ReadonlySet<string> | null>(null);
+  const id = useId();
+
+  const load = () => {
+    setLoadError(null);
+    loadBans(server.id)
+      .then((list) => {
+        setLoaded(new Set(list.map((b) => b.user.id)));
+      })
+      .catch((err) => setLoadError(describeError(err)));
+  };
+
+  useEffect(load, [server.id]);
+
+  // BAN_ADD carries no reason: fetch the list again to show it.
+  const fresh = !!loaded && (bans ?? []).some((b) => !loaded.has(b.user.id));
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only when a new ban appears
+  useEffect(() => {
+    if (!fresh) return;
+    const t = setTimeout(load, 150);
+    return () => clearTimeout(t);
+  }, [fresh]);
+
+  const q = query.trim().toLowerCase();
+  const shown = (bans ?? []).filter((b) => !q || displayName(b.user).toLowerCase().includes(q) || b.user.id === q);
+
+  return (
+    <section className={styles.settingsSection} aria-labelledby="bans-title">
+      <h2 id="bans-title">Bans</h2>
+      <p className={styles.sectionIntro}>
+        Banned people are removed from {server.name} and cannot join again, even with an invite, until they are unbanned.
+      </p>
+      {loadError && (
+        <p className="field-error" role="alert">
+          Could not load the bans: {loadError}{' '}
+          <button type="button" className="link-button" onClick={load}>
+            Try again
+          </button>
+        </p>
+      )}
+      {!bans && !loadError && <p className="empty-note">Loading…</p>}
+      {bans && bans.length === 0 && (
+        <div className={own.emptyState}>
+          <strong>No one is banned</strong>
+          <p>When someone is banned from {server.name}, they appear here with the reason given.</p>
+        </div>
+      )}
+      {bans && bans.length > 0 && (
+        <>
+          <div className={own.toolbar}>
+            <div className="field">
+              <label htmlFor={`${id}-search`} className="field-label">
+                Search bans
+              </label>
+              <input
+                id={`${id}-search`}
+                type="search"
+                className="input"
+                value={query}
+                placeholder="Name"
+                onChange={(e) => setQuery(e.target.value)}
+              />
+            </div>
+            <p className="small-text" aria-live="polite">
+              {q ? `${shown.length} of ${bans.length} shown` : `${bans.length} banned`}
+            </p>
+          </div>
+          {shown.length === 0 ? (
+            <p className="empty-note">No banned user matches “{query.trim()}”.</p>
+          ) : (
+            <ul className={own.list} aria-label="Banned users">
+              {shown.map((b) => (
+                <BanRow key={b.user.id} server={server} ban={b} />
+              ))}
+            </ul>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function BanRow({ server, ban }: { server: Server; ban: Ban }) {
+  const [busy, setBusy] = useState(false);
+  const name = displayName(ban.user);
+
+  const lift = async () => {
+    const ok = await confirm({
+      title: 'Unban',
+      body: (
+        <p>
+          Unban <strong>{name}</strong>? They will be able to join {server.name} again with an invite. They are not added back by this.
+        </p>
+      ),
+      confirmLabel: 'Unban',
+    });
+    if (!ok) return;
+    setBusy(true);
+    try {
+      await unban(server.id, ban.user.id);
+      toast(`${name} is no longer banned.`);
+    } catch (err) {
+      toastError(err);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <li className={own.banRow} data-user-id={ban.user.id}>
+      <Avatar id={ban.user.id} name={name} src={ban.user.avatar} size={36} />
+      <div className={own.banText}>
+        <div className={own.banName}>
+          {name} {ban.user.bot && <BotBadge />}
+        </div>
+        <p className={`${own.reason} small-text`}>
+          {ban.reason ? <>Reason: {ban.reason}</> : <span className={own.noReason}>No reason given</span>}
+          <span className={own.meta}>
+            {' · '}Banned{' '}
+            <time dateTime={ban.createdAt} title={formatFull(ban.createdAt)}>
+              {formatDate(ban.createdAt)}
+            </time>
+          </span>
+        </p>
+      </div>
+      <button type="button" className="button secondary small" disabled={busy} onClick={() => void lift()} aria-label={`Unban ${name}`}>
+        Unban
+      </button>
+    </li>
+  );
+}

@@ -1,0 +1,805 @@
+/**
+ * One channel's permissions (section 9): the "private channel" switch with who may see it,
+ * and the overwrites for `@everyone`, roles and members, each channel permission as Allow /
+ * Inherit / Deny. Reads the channel from the store, so another session's change
+ * (CHANNEL_UPDATE) shows here at once.
+ */
+import { useEffect, useId, useMemo, useState, type ReactNode } from 'react';
+import { describeError } from '../../api/client';
+import { displayName, type Channel, type Member, type Overwrite, type Role, type Server } from '../../api/types';
+import { Avatar } from '../../components/avatar';
+import { confirm, Dialog } from '../../components/dialog';
+import { LockIcon } from '../../components/lock-icon';
+import dialogStyles from '../../components/dialog.module.css';
+import { PERMISSION_GROUPS, roleColor } from '../../lib/permission-labels';
+import { bitsOf, isPrivate, overwriteFor, setState, stateOf, withOverwrite, type Bits, type TriState } from '../../lib/overwrites';
+import { loadMembers } from '../../state/actions';
+import { deleteOverwrite, putOverwrite } from '../../state/moderation';
+import { can, P, permissionsOf, topPosition, usePermissions } from '../../state/permissions';
+import { store, useStore } from '../../state/store';
+import { toast, toastError } from '../../state/toasts';
+import styles from './channel-permissions.module.css';
+
+const VIEW = P.VIEW_CHANNEL;
+
+/** Someone or something an overwrite can name. */
+interface Target {
+  id: string;
+  type: Overwrite['type'];
+  name: string;
+  role?: Role;
+  member?: Member;
+  /** The person using the editor. */
+  self?: boolean;
+  /** Why this person may not change it, when they may not. */
+  locked?: string;
+}
+
+const CHANNEL_GROUPS = PERMISSION_GROUPS.map((g) => ({ ...g, items: g.items.filter((i) => i.channel) })).filter((g) => g.items.length);
+
+const STATES: { state: TriState; label: string; icon: string; title: string }[] = [
+  { state: 'allow', label: 'Allow', icon: '✓', title: 'Allow in this channel' },
+  { state: 'inherit', label: 'Inherit', icon: '/', title: 'Inherit: use the server-wide setting' },
+  { state: 'deny', label: 'Deny', icon: '✕', title: 'Deny in this channel' },
+];
+
+export function ChannelPermissions({ server, channelId, onBack }: { server: Server; channelId: string; onBack: () => void }) {
+  const channel = useStore((s) => s.channels[server.id]?.find((c) => c.id === channelId));
+  const roles = useStore((s) => s.roles[server.id]);
+  const members = useStore((s) => s.members[server.id]);
+  const meId = useStore((s) => s.me?.id) ?? '';
+  const myRoles = useStore((s) => s.myRoles[server.id]);
+  const serverBits = usePermissions(server.id);
+  const channelBits = usePermissions(server.id, channelId);
+
+  useEffect(() => {
+    if (!members) loadMembers(server.id).catch(toastError);
+  }, [members, server.id]);
+
+  const me = useMemo(() => ({ id: meId, roles: myRoles ?? [] }), [meId, myRoles]);
+  const owner = server.ownerId === meId;
+  const admin = owner || can(serverBits, P.ADMINISTRATOR);
+  const myTop = topPosition(server, roles, me);
+
+  /** Every role and member, with whether this person may set an overwrite for them (the service's hierarchy rule). */
+  const targets = useMemo(() => {
+    const map = new Map<string, Target>();
+    for (const r of roles ?? []) {
+      const everyone = r.id === server.id;
+      map.set(r.id, {
+        id: r.id,
+        type: 'role',
+        name: everyone ? '@everyone' : r.name,
+        role: r,
+        locked:
+          everyone || owner || r.position < myTop
+            ? undefined
+            : 'This role is not below your highest role, so you cannot change its permissions.',
+      });
+    }
+    for (const m of members ?? []) {
+      if (m.id === server.ownerId) continue; // the owner can do everything anyway
+      const below = m.id === meId || owner || topPosition(server, roles, { id: m.id, roles: m.roles ?? [] }) < myTop;
+      map.set(m.id, {
+        id: m.id,
+        type: 'member',
+        name: displayName(m),
+        member: m,
+        self: m.id === meId,
+        locked: below ? undefined : 'Their highest role is not below yours, so you cannot change their permissions.',
+      });
+    }
+    return map;
+  }, [roles, members, server, meId, owner, myTop]);
+
+  if (!channel) {
+    return (
+      <section className={styles.editor} aria-labelledby="perm-title">
+        <BackButton onBack={onBack} />
+        <h2 id="perm-title">Channel permissions</h2>
+        <p className="empty-note">This channel was deleted, or you can no longer see it.</p>
+      </section>
+    );
+  }
+
+  /** Whether this person could still see the channel with `next` in place (the owner and administrators always can). */
+  const keepsAccess = (next: Channel) => admin || can(permissionsOf(server, roles, me, next), VIEW);
+
+  return (
+    <section className={styles.editor} aria-labelledby="perm-title">
+      <BackButton onBack={onBack} />
+      <h2 id="perm-title" className={styles.title}>
+        Permissions for <span className={styles.channelName}>#{channel.name}</span>
+      </h2>
+      <p className={styles.intro}>
+        Channel settings change what roles and members may do in #{channel.name} only. Anything left on <em>Inherit</em> follows their
+        roles’ server-wide permissions. The owner and administrators can always do everything.
+      </p>
+      <Privacy channel={channel} server={server} targets={targets} meId={meId} keepsAccess={keepsAccess} />
+      <Overwrites
+        channel={channel}
+        server={server}
+        targets={targets}
+        channelBits={channelBits}
+        admin={admin}
+        keepsAccess={keepsAccess}
+        membersLoaded={!!members}
+      />
+    </section>
+  );
+}
+
+function BackButton({ onBack }: { onBack: () => void }) {
+  return (
+    <button type="button" className={`button secondary small ${styles.back}`} onClick={onBack}>
+      <span aria-hidden="true">←</span> All channels
+    </button>
+  );
+}
+
+/** Apply a change to the store at once (the CHANNEL_UPDATE event brings the same soon after). */
+function applyLocally(channel: Channel, targetId: string, type: Overwrite['type'], bits: Bits | null): Channel {
+  const next = withOverwrite(channel, targetId, type, bits);
+  store.dispatch({ type: 'channel/upsert', channel: next });
+  return next;
+}
+
+/** PUT the overwrite, or DELETE it when nothing is left in it. */
+async function saveBits(channel: Channel, target: { id: string; type: Overwrite['type'] }, bits: Bits): Promise<Channel> {
+  const empty = bits.allow === 0n && bits.deny === 0n;
+  if (empty) {
+    if (overwriteFor(channel, target.id)) await deleteOverwrite(channel.id, target.id);
+  } else {
+    await putOverwrite(channel.id, target.id, { type: target.type, allow: bits.allow.toString(), deny: bits.deny.toString() });
+  }
+  return applyLocally(channel, target.id, target.type, empty ? null : bits);
+}
+
+/** An overwrite naming a role or member not (or no longer) in the store. */
+function unknownTarget(o: Overwrite): Target {
+  return { id: o.id, type: o.type, name: o.type === 'role' ? 'Deleted role' : 'Former member' };
+}
+
+function TargetBadge({ target, size = 22 }: { target: Target; size?: number }) {
+  if (target.member) return <Avatar id={target.member.id} name={target.name} src={target.member.avatar} size={size} />;
+  const color = target.role ? roleColor(target.role.color) : undefined;
+  return <span className={styles.roleDot} style={color ? { background: color } : undefined} aria-hidden="true" />;
+}
+
+function TargetName({ target }: { target: Target }) {
+  const color = target.role ? roleColor(target.role.color) : undefined;
+  return (
+    <span className={styles.targetName} style={color ? { color } : undefined}>
+      {target.name}
+      {target.self && <span className={styles.you}> (you)</span>}
+    </span>
+  );
+}
+
+// ---------------------------------------------------------------- private channel
+
+interface PrivacyProps {
+  channel: Channel;
+  server: Server;
+  targets: Map<string, Target>;
+  meId: string;
+  keepsAccess: (next: Channel) => boolean;
+}
+
+function Privacy({ channel, server, targets, meId, keepsAccess }: PrivacyProps) {
+  const priv = isPrivate(channel);
+  const [choosing, setChoosing] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [adding, setAdding] = useState('');
+  const id = useId();
+
+  /** Roles and members whose own overwrite lets them see the channel. */
+  const allowed = (channel.permissionOverwrites ?? [])
+    .filter((o) => o.id !== server.id && (bitsOf(o).allow & VIEW) !== 0n)
+    .map((o): Target => targets.get(o.id) ?? unknownTarget(o));
+  const addable = [...targets.values()].filter((t) => t.id !== server.id && !allowed.some((a) => a.id === t.id));
+
+  const makePublic = async () => {
+    const ok = await confirm({
+      title: 'Make channel public',
+      body: (
+        <p>
+          Everyone in <strong>{server.name}</strong> will be able to see <strong>#{channel.name}</strong> and, as their roles allow, read
+          what was said there.
+        </p>
+      ),
+      confirmLabel: 'Make public',
+    });
+    if (!ok) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const bits = bitsOf(overwriteFor(channel, server.id));
+      await saveBits(channel, { id: server.id, type: 'role' }, { allow: bits.allow, deny: bits.deny & ~VIEW });
+      toast(`#${channel.name} is now visible to everyone.`);
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const setAccess = async (target: Target, on: boolean) => {
+    const bits = bitsOf(overwriteFor(channel, target.id));
+    const next = on ? { allow: bits.allow | VIEW, deny: bits.deny & ~VIEW } : { allow: bits.allow & ~VIEW, deny: bits.deny };
+    if (!on && !keepsAccess(withOverwrite(channel, target.id, target.type, next))) {
+      const ok = await confirm({
+        title: 'Remove your own access?',
+        body: (
+          <p>
+            Without {target.name}, you will no longer see <strong>#{channel.name}</strong>, and cannot undo this yourself.
+          </p>
+        ),
+        confirmLabel: 'Remove access',
+        danger: true,
+      });
+      if (!ok) return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      await saveBits(channel, target, next);
+      toast(on ? `${target.name} can now see #${channel.name}.` : `${target.name} can no longer see #${channel.name}.`);
+      setAdding('');
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className={styles.privacy}>
+      <div className={styles.privacyHead}>
+        <span className={styles.privacyIcon} aria-hidden="true">
+          <LockIcon size={20} />
+        </span>
+        <div className={styles.privacyText}>
+          <h3 id={`${id}-label`}>Private channel</h3>
+          <p id={`${id}-help`} className="hint">
+            {priv
+              ? `Only the roles and members below, the owner and administrators can see #${channel.name}.`
+              : `Everyone in ${server.name} can see #${channel.name}. Make it private to choose who can.`}
+          </p>
+        </div>
+        <button
+          type="button"
+          role="switch"
+          aria-checked={priv}
+          aria-labelledby={`${id}-label`}
+          aria-describedby={`${id}-help`}
+          className={styles.switch}
+          disabled={busy}
+          onClick={() => (priv ? void makePublic() : setChoosing(true))}
+        >
+          <span className={styles.switchKnob} />
+        </button>
+      </div>
+      {priv && (
+        <div className={styles.whoCanSee}>
+          <h4 className={styles.miniHeading}>Who can see it</h4>
+          {allowed.length === 0 ? (
+            <p className="empty-note">Only the owner and administrators.</p>
+          ) : (
+            <ul className={styles.chips} aria-label={`Who can see #${channel.name}`}>
+              {allowed.map((t) => (
+                <li key={t.id} className={styles.chip}>
+                  <TargetBadge target={t} size={18} />
+                  <TargetName target={t} />
+                  <button
+                    type="button"
+                    className={`icon-button small ${styles.chipRemove}`}
+                    aria-label={`Stop ${t.name} from seeing #${channel.name}`}
+                    title={t.locked ?? `Remove ${t.name}`}
+                    disabled={busy || !!t.locked}
+                    onClick={() => void setAccess(t, false)}
+                  >
+                    ×
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+          <form
+            className={styles.addRow}
+            onSubmit={(e) => {
+              e.preventDefault();
+              const t = targets.get(adding);
+              if (t) void setAccess(t, true);
+            }}
+          >
+            <label htmlFor={`${id}-add`} className="visually-hidden">
+              Give a role or member access
+            </label>
+            <TargetSelect
+              id={`${id}-add`}
+              options={addable}
+              value={adding}
+              onChange={setAdding}
+              placeholder="Give a role or member access…"
+            />
+            <button type="submit" className="button secondary small" disabled={busy || !adding}>
+              Give access
+            </button>
+          </form>
+        </div>
+      )}
+      {error && (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      )}
+      {choosing && (
+        <MakePrivateDialog
+          channel={channel}
+          server={server}
+          targets={targets}
+          meId={meId}
+          keepsAccess={keepsAccess}
+          onClose={() => setChoosing(false)}
+        />
+      )}
+    </div>
+  );
+}
+
+/** A native select of roles and members (grouped), the ones this person may not change disabled. */
+function TargetSelect({
+  id,
+  options,
+  value,
+  onChange,
+  placeholder,
+}: {
+  id: string;
+  options: Target[];
+  value: string;
+  onChange: (id: string) => void;
+  placeholder: string;
+}) {
+  const roles = options.filter((t) => t.type === 'role');
+  const people = options.filter((t) => t.type === 'member');
+  return (
+    <select id={id} className={`input small ${styles.select}`} value={value} onChange={(e) => onChange(e.target.value)}>
+      <option value="">{placeholder}</option>
+      {roles.length > 0 && (
+        <optgroup label="Roles">
+          {roles.map((t) => (
+            <option key={t.id} value={t.id} disabled={!!t.locked}>
+              {t.name}
+              {t.locked ? ' (above your role)' : ''}
+            </option>
+          ))}
+        </optgroup>
+      )}
+      {people.length > 0 && (
+        <optgroup label="Members">
+          {people.map((t) => (
+            <option key={t.id} value={t.id} disabled={!!t.locked}>
+              {t.name}
+              {t.locked ? ' (above your role)' : ''}
+            </option>
+          ))}
+        </optgroup>
+      )}
+    </select>
+  );
+}
+
+function MakePrivateDialog({ channel, server, targets, meId, keepsAccess, onClose }: PrivacyProps & { onClose: () => void }) {
+  const [chosen, setChosen] = useState<Set<string>>(
+    () => new Set((channel.permissionOverwrites ?? []).filter((o) => o.id !== server.id && bitsOf(o).allow & VIEW).map((o) => o.id)),
+  );
+  const [filter, setFilter] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const id = useId();
+
+  const all = [...targets.values()].filter((t) => t.id !== server.id);
+  const f = filter.trim().toLowerCase();
+  const shown = f ? all.filter((t) => t.name.toLowerCase().includes(f)) : all;
+  const roleOptions = shown.filter((t) => t.type === 'role');
+  const memberOptions = shown.filter((t) => t.type === 'member');
+
+  /** The overwrites making it private with the current choice; and whether the person must be added to keep seeing it. */
+  const plan = useMemo(() => {
+    let next = channel;
+    const steps: { target: { id: string; type: Overwrite['type'] }; bits: Bits }[] = [];
+    for (const tid of chosen) {
+      const t = targets.get(tid);
+      if (!t) continue;
+      const b = bitsOf(overwriteFor(channel, tid));
+      const bits = { allow: b.allow | VIEW, deny: b.deny & ~VIEW };
+      steps.push({ target: t, bits });
+      next = withOverwrite(next, tid, t.type, bits);
+    }
+    const e = bitsOf(overwriteFor(channel, server.id));
+    const everyone = { allow: e.allow & ~VIEW, deny: e.deny | VIEW };
+    next = withOverwrite(next, server.id, 'role', everyone);
+    let addSelf = false;
+    if (!keepsAccess(next)) {
+      addSelf = true;
+      const b = bitsOf(overwriteFor(channel, meId));
+      const bits = { allow: b.allow | VIEW, deny: b.deny & ~VIEW };
+      steps.push({ target: { id: meId, type: 'member' }, bits });
+    }
+    // @everyone last: until the allows are in, denying it could lock this person out mid-way.
+    steps.push({ target: { id: server.id, type: 'role' }, bits: everyone });
+    return { steps, addSelf };
+  }, [chosen, channel, server.id, targets, meId, keepsAccess]);
+
+  const toggle = (tid: string, on: boolean) =>
+    setChosen((s) => {
+      const n = new Set(s);
+      if (on) n.add(tid);
+      else n.delete(tid);
+      return n;
+    });
+
+  const submit = async () => {
+    setBusy(true);
+    setError(null);
+    let current = channel;
+    try {
+      for (const step of plan.steps) current = await saveBits(current, step.target, step.bits);
+      toast(`#${channel.name} is now private.`);
+      onClose();
+    } catch (err) {
+      setError(describeError(err));
+      setBusy(false);
+    }
+  };
+
+  const option = (t: Target) => (
+    <li key={t.id}>
+      <label className={`check ${styles.pickOption}`} title={t.locked}>
+        <input type="checkbox" checked={chosen.has(t.id)} disabled={!!t.locked} onChange={(e) => toggle(t.id, e.target.checked)} />
+        <TargetBadge target={t} size={20} />
+        <TargetName target={t} />
+        {t.locked && <span className="small-text">above your role</span>}
+      </label>
+    </li>
+  );
+
+  return (
+    <Dialog title={`Make #${channel.name} private`} onClose={onClose}>
+      <div className={`${dialogStyles.dialogBody} stack`}>
+        <p>
+          Only the roles and members you choose will see <strong>#{channel.name}</strong>. The owner and administrators always can.
+        </p>
+        <label htmlFor={`${id}-filter`} className="field-label">
+          Find a role or member
+        </label>
+        <input id={`${id}-filter`} className="input" value={filter} onChange={(e) => setFilter(e.target.value)} />
+        <fieldset className={styles.pickList}>
+          <legend className="visually-hidden">Who can see #{channel.name}</legend>
+          {roleOptions.length > 0 && <p className={styles.miniHeading}>Roles</p>}
+          <ul>{roleOptions.map(option)}</ul>
+          {memberOptions.length > 0 && <p className={styles.miniHeading}>Members</p>}
+          <ul>{memberOptions.map(option)}</ul>
+          {shown.length === 0 && <p className="empty-note">No role or member matches.</p>}
+        </fieldset>
+        {plan.addSelf && (
+          <p className={styles.selfNote} role="note">
+            None of your roles is chosen and you are not an administrator, so you will be added yourself: otherwise you could not see the
+            channel you are making private.
+          </p>
+        )}
+        {error && (
+          <p className="field-error" role="alert">
+            {error}
+          </p>
+        )}
+        <footer className={dialogStyles.dialogActions}>
+          <button type="button" className="button secondary" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="button" className="button primary" onClick={() => void submit()} disabled={busy} data-autofocus>
+            {busy ? 'Making private…' : 'Make private'}
+          </button>
+        </footer>
+      </div>
+    </Dialog>
+  );
+}
+
+// ---------------------------------------------------------------- overwrites
+
+interface OverwritesProps {
+  channel: Channel;
+  server: Server;
+  targets: Map<string, Target>;
+  channelBits: bigint;
+  admin: boolean;
+  keepsAccess: (next: Channel) => boolean;
+  membersLoaded: boolean;
+}
+
+function Overwrites({ channel, server, targets, channelBits, admin, keepsAccess, membersLoaded }: OverwritesProps) {
+  const [selectedId, setSelectedId] = useState(server.id);
+  /** Roles and members picked with "Add" that have no overwrite yet. */
+  const [pending, setPending] = useState<string[]>([]);
+  const [draft, setDraft] = useState<Bits | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [picking, setPicking] = useState('');
+  const id = useId();
+
+  const overwrites = channel.permissionOverwrites ?? [];
+  const known = (o: Overwrite): Target => targets.get(o.id) ?? unknownTarget(o);
+  const everyone = targets.get(server.id) ?? { id: server.id, type: 'role' as const, name: '@everyone' };
+  const roleRows = overwrites
+    .filter((o) => o.type === 'role' && o.id !== server.id)
+    .map(known)
+    .sort((a, b) => (b.role?.position ?? 0) - (a.role?.position ?? 0));
+  const memberRows = overwrites
+    .filter((o) => o.type === 'member')
+    .map(known)
+    .sort((a, b) => a.name.localeCompare(b.name));
+  const pendingRows = pending.filter((p) => !overwrites.some((o) => o.id === p)).flatMap((p) => targets.get(p) ?? []);
+  const rows: Target[] = [everyone, ...roleRows, ...memberRows, ...pendingRows];
+  const selected = rows.find((r) => r.id === selectedId) ?? everyone;
+  const saved = bitsOf(overwriteFor(channel, selected.id));
+  const bits = draft ?? saved;
+  const dirty = !!draft && (draft.allow !== saved.allow || draft.deny !== saved.deny);
+  const addable = [...targets.values()].filter((t) => !rows.some((r) => r.id === t.id));
+  const existing = !!overwriteFor(channel, selected.id);
+
+  const select = async (tid: string) => {
+    if (tid === selected.id) return;
+    if (dirty) {
+      const ok = await confirm({
+        title: 'Discard changes?',
+        body: (
+          <p>
+            Your changes to {selected.name} in #{channel.name} are not saved yet.
+          </p>
+        ),
+        confirmLabel: 'Discard changes',
+        danger: true,
+      });
+      if (!ok) return;
+    }
+    setDraft(null);
+    setError(null);
+    setSelectedId(tid);
+  };
+
+  const add = (tid: string) => {
+    setPicking('');
+    if (!tid) return;
+    setPending((p) => (p.includes(tid) ? p : [...p, tid]));
+    void select(tid);
+  };
+
+  const save = async () => {
+    if (!draft) return;
+    if (!keepsAccess(withOverwrite(channel, selected.id, selected.type, draft))) {
+      const ok = await confirm({
+        title: 'Lock yourself out?',
+        body: (
+          <p>
+            With these settings you will no longer see <strong>#{channel.name}</strong>, and cannot undo this yourself.
+          </p>
+        ),
+        confirmLabel: 'Save anyway',
+        danger: true,
+      });
+      if (!ok) return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      await saveBits(channel, selected, draft);
+      setDraft(null);
+      toast(`Saved ${selected.name}’s permissions in #${channel.name}.`);
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const remove = async () => {
+    if (!existing) {
+      setPending((p) => p.filter((x) => x !== selected.id));
+      setDraft(null);
+      setSelectedId(server.id);
+      return;
+    }
+    const next = withOverwrite(channel, selected.id, selected.type, null);
+    const publicNow = isPrivate(channel) && !isPrivate(next);
+    const ok = await confirm({
+      title: 'Remove channel settings',
+      body: (
+        <>
+          <p>
+            Remove the settings for <strong>{selected.name}</strong> in #{channel.name}? Their server-wide permissions apply here again.
+          </p>
+          {publicNow && <p>#{channel.name} will no longer be private: everyone in the server will see it.</p>}
+          {!keepsAccess(next) && <p>You will no longer see #{channel.name}.</p>}
+        </>
+      ),
+      confirmLabel: 'Remove',
+      danger: true,
+    });
+    if (!ok) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await deleteOverwrite(channel.id, selected.id);
+      applyLocally(channel, selected.id, selected.type, null);
+      setPending((p) => p.filter((x) => x !== selected.id));
+      setDraft(null);
+      toast(`Removed ${selected.name}’s settings in #${channel.name}.`);
+      setSelectedId(server.id);
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const rowButton = (t: Target, note?: ReactNode) => (
+    <li key={t.id}>
+      <button
+        type="button"
+        className={`${styles.targetButton}${t.id === selected.id ? ` ${styles.current}` : ''}`}
+        aria-current={t.id === selected.id ? 'true' : undefined}
+        onClick={() => void select(t.id)}
+      >
+        <TargetBadge target={t} />
+        <TargetName target={t} />
+        {note}
+      </button>
+    </li>
+  );
+
+  return (
+    <div className={styles.overwrites}>
+      <h3 className={styles.sectionHeading}>Advanced permissions</h3>
+      <div className={styles.layout}>
+        <nav className={styles.targets} aria-label="Roles and members with channel settings">
+          <ul>
+            {rowButton(everyone)}
+            {roleRows.length > 0 && <li className={styles.listHeading}>Roles</li>}
+            {roleRows.map((t) => rowButton(t))}
+            {memberRows.length > 0 && <li className={styles.listHeading}>Members</li>}
+            {memberRows.map((t) => rowButton(t))}
+            {pendingRows.length > 0 && <li className={styles.listHeading}>Not saved yet</li>}
+            {pendingRows.map((t) => rowButton(t))}
+          </ul>
+          <label htmlFor={`${id}-pick`} className="field-label">
+            Add a role or member
+          </label>
+          <TargetSelect
+            id={`${id}-pick`}
+            options={addable}
+            value={picking}
+            onChange={add}
+            placeholder={membersLoaded ? 'Choose…' : 'Loading members…'}
+          />
+        </nav>
+        <div className={styles.detail}>
+          <div className={styles.detailHead}>
+            <TargetBadge target={selected} size={28} />
+            <h4 id={`${id}-target`} className={styles.detailTitle}>
+              <TargetName target={selected} />
+              <span className="visually-hidden"> in #{channel.name}</span>
+            </h4>
+            {selected.id !== server.id || existing ? (
+              <button
+                type="button"
+                className="button secondary small"
+                onClick={() => void remove()}
+                disabled={busy || !!selected.locked}
+                aria-label={`Remove the settings for ${selected.name}`}
+              >
+                {existing ? 'Remove' : 'Cancel'}
+              </button>
+            ) : null}
+          </div>
+          {selected.locked && <p className="warning">{selected.locked}</p>}
+          {!existing && !selected.locked && (
+            <p className="hint">
+              {selected.id === server.id
+                ? 'Nothing is changed for everyone yet: all of these follow the server-wide permissions.'
+                : `Nothing is set for ${selected.name} here yet. Choose Allow or Deny, then save.`}
+            </p>
+          )}
+          {CHANNEL_GROUPS.map((g) => (
+            <fieldset key={g.title} className={styles.group} disabled={busy || !!selected.locked}>
+              <legend className={styles.groupTitle}>{g.title}</legend>
+              {g.items.map((p) => {
+                const flag = P[p.id];
+                const mine = admin || can(channelBits, flag);
+                return (
+                  <TriStateRow
+                    key={p.id}
+                    name={`${id}-${selected.id}-${p.id}`}
+                    label={p.label}
+                    help={mine ? p.help : `${p.help} You cannot change this: you do not have it here yourself.`}
+                    value={stateOf(bits, flag)}
+                    disabled={!mine}
+                    onChange={(s) => setDraft(setState(bits, flag, s))}
+                  />
+                );
+              })}
+            </fieldset>
+          ))}
+          {error && (
+            <p className="field-error" role="alert">
+              {error}
+            </p>
+          )}
+          {dirty && (
+            <section className={styles.saveBar} aria-label="Unsaved changes">
+              <span>You have unsaved changes for {selected.name}.</span>
+              <div className="row">
+                <button type="button" className="button secondary small" onClick={() => setDraft(null)} disabled={busy}>
+                  Reset
+                </button>
+                <button type="button" className="button primary small" onClick={() => void save()} disabled={busy}>
+                  {busy ? 'Saving…' : 'Save changes'}
+                </button>
+              </div>
+            </section>
+          )}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/** One permission: a radio group of three, drawn as a small segmented control (✓ / ✕). */
+function TriStateRow({
+  name,
+  label,
+  help,
+  value,
+  disabled,
+  onChange,
+}: {
+  name: string;
+  label: string;
+  help: string;
+  value: TriState;
+  disabled: boolean;
+  onChange: (s: TriState) => void;
+}) {
+  const id = useId();
+  return (
+    <div className={styles.permRow}>
+      <div className={styles.permText}>
+        <span id={`${id}-label`} className={styles.permLabel}>
+          {label}
+        </span>
+        <span id={`${id}-help`} className={styles.permHelp}>
+          {help}
+        </span>
+      </div>
+      <div role="radiogroup" aria-labelledby={`${id}-label`} aria-describedby={`${id}-help`} className={styles.tri}>
+        {STATES.map((s) => (
+          <label key={s.state} className={`${styles.triOption} ${styles[s.state]}`} title={s.title}>
+            <input
+              type="radio"
+              name={name}
+              value={s.state}
+              checked={value === s.state}
+              disabled={disabled}
+              onChange={() => onChange(s.state)}
+            />
+            <span aria-hidden="true">{s.icon}</span>
+            <span className="visually-hidden">{s.label}</span>
+          </label>
+        ))}
+      </div>
+    </div>
+  );
+}

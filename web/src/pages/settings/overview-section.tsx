@@ -1,0 +1,338 @@
+/**
+ * The Overview section of server settings: name, icon and description (MANAGE_SERVER);
+ * for the owner, transferring the server and deleting it.
+ */
+import { useEffect, useId, useState, type FormEvent } from 'react';
+import { describeError } from '../../api/client';
+import { displayName, type Server } from '../../api/types';
+import { confirm } from '../../components/dialog';
+import { hueFor, initials } from '../../lib/format';
+import { safeImageSrc } from '../../markdown/parse';
+import { navigate, paths } from '../../router';
+import { loadMembers, uploadFile } from '../../state/actions';
+import { deleteServer, updateServer } from '../../state/moderation';
+import { useStore } from '../../state/store';
+import { toast, toastError } from '../../state/toasts';
+import styles from './settings.module.css';
+import own from './admin.module.css';
+
+/** The images the service shows as icons. */
+const ICON_TYPES = 'image/png,image/jpeg,image/gif,image/webp,image/avif';
+const DESCRIPTION_MAX = 4000;
+
+/** The server's icon, or its initials on its colour. */
+export function ServerIcon({ server, size }: { server: Pick<Server, 'id' | 'name' | 'icon'>; size?: number }) {
+  const src = safeImageSrc(server.icon);
+  const style = { ['--hue' as string]: String(hueFor(server.id)), ...(size ? { width: size, height: size } : {}) };
+  return (
+    <span className={own.serverIcon} style={style} aria-hidden="true">
+      {src ? <img src={src} alt="" referrerPolicy="no-referrer" /> : initials(server.name)}
+    </span>
+  );
+}
+
+export function OverviewSection({ server }: { server: Server }) {
+  const meId = useStore((s) => s.me?.id);
+  const owner = server.ownerId === meId;
+  return (
+    <section className={styles.settingsSection} aria-labelledby="overview-title">
+      <h2 id="overview-title">Overview</h2>
+      <p className={styles.sectionIntro}>How {server.name} appears to its members and to people you invite.</p>
+      <ServerProfile server={server} />
+      {owner && <TransferOwnership server={server} />}
+      {owner && <DeleteServer server={server} />}
+    </section>
+  );
+}
+
+function ServerProfile({ server }: { server: Server }) {
+  const [name, setName] = useState(server.name);
+  const [description, setDescription] = useState(server.description ?? '');
+  const [saving, setSaving] = useState(false);
+  const [uploading, setUploading] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [iconError, setIconError] = useState<string | null>(null);
+  const id = useId();
+
+  // Another session's change arrives as SERVER_UPDATE: fields not being edited follow it.
+  useEffect(() => setName(server.name), [server.name]);
+  useEffect(() => setDescription(server.description ?? ''), [server.description]);
+
+  const dirty = name.trim() !== server.name || description.trim() !== (server.description ?? '');
+
+  const save = async (e?: FormEvent) => {
+    e?.preventDefault();
+    if (!name.trim()) return setError('The server needs a name.');
+    setSaving(true);
+    setError(null);
+    try {
+      await updateServer(server.id, { name: name.trim(), description: description.trim() || null });
+      toast('Server settings saved.');
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const reset = () => {
+    setName(server.name);
+    setDescription(server.description ?? '');
+    setError(null);
+  };
+
+  const pick = async (file: File | undefined) => {
+    if (!file) return;
+    setUploading(true);
+    setIconError(null);
+    try {
+      const up = await uploadFile(file);
+      await updateServer(server.id, { icon: up.url });
+      toast('Server icon updated.');
+    } catch (err) {
+      setIconError(describeError(err));
+    } finally {
+      setUploading(false);
+    }
+  };
+
+  const removeIcon = async () => {
+    setUploading(true);
+    setIconError(null);
+    try {
+      await updateServer(server.id, { icon: null });
+      toast('Server icon removed.');
+    } catch (err) {
+      setIconError(describeError(err));
+    } finally {
+      setUploading(false);
+    }
+  };
+
+  return (
+    <>
+      <div className={own.overview}>
+        <div className={own.iconColumn}>
+          <ServerIcon server={server} />
+          <div className={own.iconActions}>
+            <label className={`button secondary small ${uploading ? own.busy : ''}`} htmlFor={`${id}-icon`}>
+              {uploading ? 'Uploading…' : server.icon ? 'Change icon' : 'Upload icon'}
+            </label>
+            <input
+              id={`${id}-icon`}
+              type="file"
+              accept={ICON_TYPES}
+              className="visually-hidden"
+              disabled={uploading}
+              aria-describedby={`${id}-icon-hint`}
+              onChange={(e) => {
+                void pick(e.target.files?.[0]);
+                e.target.value = '';
+              }}
+            />
+            {server.icon && (
+              <button type="button" className="button secondary small" onClick={() => void removeIcon()} disabled={uploading}>
+                Remove icon
+              </button>
+            )}
+          </div>
+          <p id={`${id}-icon-hint`} className="small-text">
+            A square PNG, JPEG, GIF, WebP or AVIF looks best.
+          </p>
+          {iconError && (
+            <p className="field-error" role="alert">
+              {iconError}
+            </p>
+          )}
+        </div>
+        <form id={`${id}-form`} className={`stack ${own.overviewFields}`} onSubmit={save} aria-label="Server profile">
+          <div className="field">
+            <label htmlFor={`${id}-name`} className="field-label">
+              Server name
+            </label>
+            <input
+              id={`${id}-name`}
+              className="input"
+              value={name}
+              maxLength={100}
+              aria-invalid={!!error}
+              onChange={(e) => setName(e.target.value)}
+            />
+          </div>
+          <div className="field">
+            <label htmlFor={`${id}-description`} className="field-label">
+              Description
+            </label>
+            <textarea
+              id={`${id}-description`}
+              className={`input ${own.textarea}`}
+              value={description}
+              maxLength={DESCRIPTION_MAX}
+              placeholder="What is this server about? Members see it, and so do people you invite."
+              aria-describedby={`${id}-description-count`}
+              onChange={(e) => setDescription(e.target.value)}
+            />
+            <p id={`${id}-description-count`} className={`small-text ${own.counter}`}>
+              {description.length} / {DESCRIPTION_MAX}
+            </p>
+          </div>
+          {error && (
+            <p className="field-error" role="alert">
+              {error}
+            </p>
+          )}
+        </form>
+      </div>
+      {dirty && (
+        <section className={own.saveBar} aria-label="Unsaved changes">
+          <p>You have unsaved changes.</p>
+          <button type="button" className="button secondary small" onClick={reset} disabled={saving}>
+            Reset
+          </button>
+          <button type="submit" form={`${id}-form`} className="button primary small" disabled={saving}>
+            {saving ? 'Saving…' : 'Save changes'}
+          </button>
+        </section>
+      )}
+    </>
+  );
+}
+
+function TransferOwnership({ server }: { server: Server }) {
+  const members = useStore((s) => s.members[server.id]);
+  const meId = useStore((s) => s.me?.id);
+  const [to, setTo] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const id = useId();
+
+  useEffect(() => {
+    if (!members) loadMembers(server.id).catch(toastError);
+  }, [members, server.id]);
+
+  // People only: a bot cannot own a server.
+  const people = (members ?? []).filter((m) => !m.bot && m.id !== meId).sort((a, b) => displayName(a).localeCompare(displayName(b)));
+
+  const transfer = async (e: FormEvent) => {
+    e.preventDefault();
+    const next = people.find((m) => m.id === to);
+    if (!next) return setError('Choose the member who will own the server.');
+    setError(null);
+    const name = displayName(next);
+    const ok = await confirm({
+      title: 'Transfer ownership',
+      body: (
+        <>
+          <p>
+            Make <strong>{name}</strong> the owner of {server.name}?
+          </p>
+          <p>
+            You will lose your owner powers at once: deleting the server, transferring it, managing its bots and webhooks, and every
+            permission your roles do not give you. Only {name} can give the server back.
+          </p>
+        </>
+      ),
+      confirmLabel: `Make ${name} the owner`,
+      danger: true,
+    });
+    if (!ok) return;
+    setBusy(true);
+    try {
+      await updateServer(server.id, { ownerId: next.id });
+      toast(`${name} now owns ${server.name}.`);
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className={own.panel} aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`}>Transfer ownership</h3>
+      <p>Hand the server to another member. They become its owner, with every permission; you stay a member with your roles.</p>
+      {members && people.length === 0 ? (
+        <p className="empty-note">There is no one else here yet: invite the person first.</p>
+      ) : (
+        <form className={own.inline} onSubmit={transfer}>
+          <div className="field">
+            <label htmlFor={`${id}-to`} className="field-label">
+              New owner
+            </label>
+            <select id={`${id}-to`} className="input" value={to} onChange={(e) => setTo(e.target.value)} aria-invalid={!!error}>
+              <option value="">Choose a member…</option>
+              {people.map((m) => (
+                <option key={m.id} value={m.id}>
+                  {displayName(m)}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" className="button secondary" disabled={busy || !to}>
+            Transfer ownership
+          </button>
+        </form>
+      )}
+      {error && (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function DeleteServer({ server }: { server: Server }) {
+  const [typed, setTyped] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const id = useId();
+  const matches = typed.trim() === server.name.trim();
+
+  const remove = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!matches) return setError(`Type ${server.name} exactly to confirm.`);
+    setBusy(true);
+    setError(null);
+    try {
+      await deleteServer(server.id);
+      toast(`${server.name} was deleted.`);
+      navigate(paths.home());
+    } catch (err) {
+      setError(describeError(err));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className={`${own.panel} ${own.danger}`} aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`}>Delete server</h3>
+      <p>Deleting {server.name} removes every channel, message, file, role and invite in it, for everyone. This cannot be undone.</p>
+      <form className={own.inline} onSubmit={remove}>
+        <div className="field">
+          <label htmlFor={`${id}-confirm`} className="field-label">
+            Type the server’s name to confirm
+          </label>
+          <input
+            id={`${id}-confirm`}
+            className="input"
+            value={typed}
+            placeholder={server.name}
+            autoComplete="off"
+            spellCheck={false}
+            aria-invalid={!!error}
+            onChange={(e) => setTyped(e.target.value)}
+          />
+        </div>
+        <button type="submit" className="button danger" disabled={busy || !matches}>
+          {busy ? 'Deleting…' : 'Delete server'}
+        </button>
+      </form>
+      {error && (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}

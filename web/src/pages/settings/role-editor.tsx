@@ -1,0 +1,396 @@
+/**
+ * One role's editor in the Roles section: name, colour, how it shows, and its permissions.
+ * Edits are kept apart from the role, so a change someone else makes to a field not being
+ * edited shows at once; "Save changes" sends only what differs.
+ */
+import { parsePermissions } from '@parley/protocol/permissions';
+import { useEffect, useId, useState, type ReactNode, type Ref } from 'react';
+import { describeError } from '../../api/client';
+import type { Role, Server, UpdateRoleBody } from '../../api/types';
+import { confirm } from '../../components/dialog';
+import { PERMISSION_GROUPS, roleColor } from '../../lib/permission-labels';
+import { deleteRole, updateRole } from '../../state/moderation';
+import { can, P } from '../../state/permissions';
+import { toast } from '../../state/toasts';
+import css from './roles-section.module.css';
+
+/** Swatches offered for a role's colour (any other comes from the custom picker). */
+export const PALETTE: { name: string; color: number }[] = [
+  { name: 'Teal', color: 0x1abc9c },
+  { name: 'Green', color: 0x2ecc71 },
+  { name: 'Blue', color: 0x3498db },
+  { name: 'Purple', color: 0x9b59b6 },
+  { name: 'Pink', color: 0xe91e63 },
+  { name: 'Yellow', color: 0xf1c40f },
+  { name: 'Orange', color: 0xe67e22 },
+  { name: 'Red', color: 0xe74c3c },
+  { name: 'Grey', color: 0x95a5a6 },
+  { name: 'Slate', color: 0x607d8b },
+];
+
+interface Edits {
+  name?: string;
+  color?: number;
+  hoist?: boolean;
+  mentionable?: boolean;
+  permissions?: bigint;
+}
+
+export interface RoleEditorProps {
+  server: Server;
+  role: Role;
+  memberCount: number | undefined;
+  /** Why this person cannot change the role (the hierarchy), or null when they can. */
+  locked: string | null;
+  /** The editor's own permissions: nobody grants or takes away what they do not hold. */
+  held: bigint;
+  headingRef: Ref<HTMLHeadingElement>;
+  onDirtyChange: (dirty: boolean) => void;
+  onDeleted: () => void;
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+export function RoleEditor({ server, role, memberCount, locked, held, headingRef, onDirtyChange, onDeleted }: RoleEditorProps) {
+  const id = useId();
+  const everyone = role.id === server.id;
+  const [edits, setEdits] = useState<Edits>({});
+  const [saving, setSaving] = useState(false);
+  const [saveError, setSaveError] = useState<string | null>(null);
+  const [deleteError, setDeleteError] = useState<string | null>(null);
+
+  const rolePerms = parsePermissions(role.permissions) ?? 0n;
+  const name = edits.name ?? role.name;
+  const color = edits.color ?? role.color;
+  const hoist = edits.hoist ?? role.hoist;
+  const mentionable = edits.mentionable ?? role.mentionable;
+  const perms = edits.permissions ?? rolePerms;
+
+  const body: UpdateRoleBody = {};
+  if (name !== role.name) body.name = name.trim();
+  if (color !== role.color) body.color = color;
+  if (hoist !== role.hoist) body.hoist = hoist;
+  if (mentionable !== role.mentionable) body.mentionable = mentionable;
+  if (perms !== rolePerms) body.permissions = perms.toString();
+  const dirty = Object.keys(body).length > 0;
+
+  useEffect(() => onDirtyChange(dirty), [dirty, onDirtyChange]);
+  useEffect(() => () => onDirtyChange(false), [onDirtyChange]);
+
+  const edit = (patch: Edits) => {
+    setSaveError(null);
+    setEdits((e) => ({ ...e, ...patch }));
+  };
+
+  const save = async () => {
+    if (!name.trim()) return setSaveError('A role needs a name.');
+    setSaving(true);
+    setSaveError(null);
+    try {
+      await updateRole(role, body);
+      setEdits({});
+      toast(`Saved ${everyone ? '@everyone' : name.trim()}.`);
+    } catch (err) {
+      setSaveError(describeError(err));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const remove = async () => {
+    setDeleteError(null);
+    const who =
+      memberCount === undefined
+        ? 'Everyone who has it will lose it.'
+        : memberCount === 0
+          ? 'Nobody has it at the moment.'
+          : `The ${plural(memberCount, 'member')} who ${memberCount === 1 ? 'has' : 'have'} it will lose it.`;
+    const ok = await confirm({
+      title: `Delete the role ${role.name}?`,
+      body: <p>{who} Any channel permissions set for it go too. This cannot be undone.</p>,
+      confirmLabel: 'Delete role',
+      danger: true,
+    });
+    if (!ok) return;
+    try {
+      await deleteRole(role);
+      toast(`Deleted the role ${role.name}.`);
+      onDeleted();
+    } catch (err) {
+      setDeleteError(describeError(err));
+    }
+  };
+
+  const disabled = locked !== null || saving;
+  const shownColor = roleColor(color);
+  const title = everyone ? '@everyone' : name.trim() || role.name;
+
+  return (
+    <div className={css.editor}>
+      <header className={css.editorHead}>
+        <h3 ref={headingRef} tabIndex={-1} className={css.editorTitle} aria-label={`${title}: role settings`}>
+          <span className={css.dot} style={{ background: shownColor }} data-none={!shownColor || undefined} aria-hidden="true" />
+          <span className={css.editorName} style={{ color: shownColor }}>
+            {title}
+          </span>
+        </h3>
+        <p className={css.editorMeta}>
+          {everyone
+            ? `Everyone in ${server.name}${memberCount !== undefined ? ` (${plural(memberCount, 'member')})` : ''}`
+            : memberCount !== undefined
+              ? plural(memberCount, 'member')
+              : 'Loading members…'}
+          {role.managed && ' · managed by a bot'}
+        </p>
+      </header>
+
+      {locked && (
+        <p className={css.notice} role="note">
+          <LockIcon /> {locked}
+        </p>
+      )}
+      {everyone && (
+        <p className={css.explain}>
+          Everyone in the server has these permissions, whatever other roles they hold. Other roles only add to them.
+        </p>
+      )}
+      {role.managed && (
+        <p className={css.explain}>
+          This role belongs to the bot {role.name}: it was made when the bot was added and goes when the bot is removed. Its permissions can
+          change here; it cannot be given to anyone else or deleted.
+        </p>
+      )}
+
+      <fieldset className={css.plain} disabled={disabled}>
+        <legend className="visually-hidden">Role settings</legend>
+        {!everyone && (
+          <>
+            <div className="field">
+              <label htmlFor={`${id}-name`} className="field-label">
+                Role name
+              </label>
+              <input
+                id={`${id}-name`}
+                className="input"
+                value={name}
+                maxLength={100}
+                onChange={(e) => edit({ name: e.target.value })}
+                aria-invalid={!name.trim() || undefined}
+              />
+            </div>
+
+            <ColorPicker id={id} value={color} onChange={(c) => edit({ color: c })} />
+
+            <div className={css.toggles}>
+              <Toggle
+                id={`${id}-hoist`}
+                label="Show members separately in the member list"
+                help="People with this role are listed under its name, above the rest."
+                checked={hoist}
+                onChange={(v) => edit({ hoist: v })}
+              />
+              <Toggle
+                id={`${id}-mention`}
+                label="Allow anyone to @mention this role"
+                help="Anyone can notify everyone with this role at once. Without it, only people who may notify everyone can."
+                checked={mentionable}
+                onChange={(v) => edit({ mentionable: v })}
+              />
+            </div>
+          </>
+        )}
+
+        <h4 className={css.permsTitle}>Permissions</h4>
+        {!locked && PERMISSION_GROUPS.some((g) => g.items.some((i) => !can(held, P[i.id]))) && (
+          <p className="hint">Switches you cannot change are permissions you do not have yourself.</p>
+        )}
+        {PERMISSION_GROUPS.map((group) => (
+          <fieldset key={group.title} className={css.permGroup}>
+            <legend className={css.groupTitle}>{group.title}</legend>
+            {group.items.map((item) => {
+              const bit = P[item.id];
+              const mayChange = can(held, bit);
+              return (
+                <Toggle
+                  key={item.id}
+                  id={`${id}-${item.id}`}
+                  label={item.label}
+                  help={mayChange ? item.help : `${item.help} You do not have it yourself, so you cannot change it.`}
+                  checked={(perms & bit) !== 0n}
+                  disabled={!mayChange}
+                  onChange={(v) => edit({ permissions: v ? perms | bit : perms & ~bit })}
+                >
+                  {item.id === 'ADMINISTRATOR' && (perms & bit) !== 0n && (
+                    <span className={css.warnText}>Every permission, everywhere: the switches above no longer limit this role.</span>
+                  )}
+                </Toggle>
+              );
+            })}
+          </fieldset>
+        ))}
+      </fieldset>
+
+      {!everyone && (
+        <div className={css.dangerZone}>
+          <div>
+            <h4>Delete this role</h4>
+            <p className="hint">
+              {role.managed
+                ? 'A bot’s own role goes when the bot is removed from the server (Bots section).'
+                : locked
+                  ? 'You can only delete roles below your highest role.'
+                  : 'People who have it lose it. This cannot be undone.'}
+            </p>
+            {deleteError && (
+              <p className="field-error" role="alert">
+                {deleteError}
+              </p>
+            )}
+          </div>
+          <button type="button" className="button danger" disabled={role.managed || locked !== null} onClick={remove}>
+            Delete role
+          </button>
+        </div>
+      )}
+
+      {(dirty || saveError) && (
+        <section className={css.saveBar} aria-label="Unsaved changes">
+          <p className={css.saveText}>
+            {saveError ? (
+              <span role="alert" className={css.saveError}>
+                Not saved: {saveError}
+              </span>
+            ) : locked ? (
+              'This role can no longer be changed by you: discard your changes.'
+            ) : (
+              'Careful — you have unsaved changes!'
+            )}
+          </p>
+          <div className="row tight">
+            <button
+              type="button"
+              className="button secondary small"
+              disabled={saving}
+              onClick={() => {
+                setEdits({});
+                setSaveError(null);
+              }}
+            >
+              Discard changes
+            </button>
+            <button type="button" className="button primary small" disabled={saving || !dirty || locked !== null} onClick={save}>
+              {saving ? 'Saving…' : 'Save changes'}
+            </button>
+          </div>
+        </section>
+      )}
+    </div>
+  );
+}
+
+function Toggle({
+  id,
+  label,
+  help,
+  checked,
+  disabled,
+  onChange,
+  children,
+}: {
+  id: string;
+  label: string;
+  help: string;
+  checked: boolean;
+  disabled?: boolean;
+  onChange: (v: boolean) => void;
+  children?: ReactNode;
+}) {
+  return (
+    <div className={css.toggle} data-disabled={disabled || undefined}>
+      <div className={css.toggleText}>
+        <label htmlFor={id} className={css.toggleLabel}>
+          {label}
+        </label>
+        <p id={`${id}-help`} className={css.toggleHelp}>
+          {help}
+        </p>
+        {children}
+      </div>
+      <input
+        id={id}
+        type="checkbox"
+        role="switch"
+        className={css.switch}
+        checked={checked}
+        aria-checked={checked}
+        disabled={disabled}
+        aria-describedby={`${id}-help`}
+        onChange={(e) => onChange(e.target.checked)}
+      />
+    </div>
+  );
+}
+
+const hex = (c: number) => `#${c.toString(16).padStart(6, '0')}`;
+
+function ColorPicker({ id, value, onChange }: { id: string; value: number; onChange: (c: number) => void }) {
+  const custom = value !== 0 && !PALETTE.some((p) => p.color === value);
+  return (
+    <fieldset className={css.colors}>
+      <legend className="field-label">Colour</legend>
+      <p className="hint" id={`${id}-color-help`}>
+        Names of people with this role show in its colour (their highest coloured role’s).
+      </p>
+      <div className={css.swatches}>
+        <label className={css.swatchLabel} title="No colour">
+          <input type="radio" name={`${id}-color`} className={css.swatchInput} checked={value === 0} onChange={() => onChange(0)} />
+          <span className={`${css.swatch} ${css.noColor}`} aria-hidden="true" />
+          <span className="visually-hidden">No colour</span>
+        </label>
+        {PALETTE.map((p) => (
+          <label key={p.color} className={css.swatchLabel} title={p.name}>
+            <input
+              type="radio"
+              name={`${id}-color`}
+              className={css.swatchInput}
+              checked={value === p.color}
+              onChange={() => onChange(p.color)}
+            />
+            <span className={css.swatch} style={{ background: hex(p.color) }} aria-hidden="true" />
+            <span className="visually-hidden">{p.name}</span>
+          </label>
+        ))}
+        <label className={css.customLabel} data-active={custom || undefined}>
+          <input
+            type="color"
+            className={css.customInput}
+            value={value ? hex(value) : '#99aab5'}
+            // #000000 would read as "no colour": the nearest colour stands in for black.
+            onChange={(e) => onChange(Number.parseInt(e.target.value.slice(1), 16) || 1)}
+          />
+          <span>Custom colour</span>
+        </label>
+      </div>
+    </fieldset>
+  );
+}
+
+export function LockIcon() {
+  return (
+    <svg
+      width={14}
+      height={14}
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth={2.2}
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden="true"
+      focusable="false"
+    >
+      <rect x="4" y="11" width="16" height="10" rx="2" />
+      <path d="M8 11V7a4 4 0 0 1 8 0v4" />
+    </svg>
+  );
+}

@@ -1,0 +1,485 @@
+/**
+ * The Roles section of server settings: the server's roles, highest first (`@everyone`
+ * last), reordered by dragging a row's handle or from the keyboard, and the editor of the
+ * selected role. Whoever is not the owner changes only roles below their own highest role,
+ * and grants only permissions they hold; the service refuses the rest (403 role_hierarchy).
+ */
+import { useCallback, useEffect, useId, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
+import { describeError } from '../../api/client';
+import type { Role, Server } from '../../api/types';
+import { confirm } from '../../components/dialog';
+import { PromptDialog } from '../../components/forms';
+import { PlusIcon } from '../../components/icons';
+import { roleColor } from '../../lib/permission-labels';
+import { loadMembers, loadRoles } from '../../state/actions';
+import { createRole, updateRole } from '../../state/moderation';
+import { topPosition, usePermissions } from '../../state/permissions';
+import { useStore } from '../../state/store';
+import { toast, toastError } from '../../state/toasts';
+import { LockIcon, RoleEditor } from './role-editor';
+import css from './roles-section.module.css';
+import styles from './settings.module.css';
+
+const BELOW_YOURS = 'You can only change roles below your highest role.';
+
+interface Drag {
+  id: string;
+  pointerId: number;
+  startY: number;
+  /** The dragged row's centre when the drag began. */
+  centre: number;
+  /** Centres of the other movable-list rows, top first. */
+  mids: number[];
+  from: number;
+  /** The dragged row's height and the gap below it: how far the others step aside. */
+  height: number;
+  minIndex: number;
+  index: number;
+  moved: boolean;
+}
+
+export function RolesSection({ server }: { server: Server }) {
+  const serverId = server.id;
+  const roles = useStore((s) => s.roles[serverId]);
+  const members = useStore((s) => s.members[serverId]);
+  const meId = useStore((s) => s.me?.id) ?? '';
+  const mine = useStore((s) => s.myRoles[serverId]);
+  const held = usePermissions(serverId);
+  const owner = server.ownerId === meId;
+  const top = useMemo(() => topPosition(server, roles, { id: meId, roles: mine ?? [] }), [server, roles, meId, mine]);
+  const hintId = useId();
+
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+  const [announcement, setAnnouncement] = useState('');
+  const [moveError, setMoveError] = useState<string | null>(null);
+  const [moving, setMoving] = useState<string | null>(null);
+  const [dragView, setDragView] = useState<{ id: string; dy: number; index: number; from: number; height: number } | null>(null);
+  /** Order shown while moves are on their way (ids, highest first, `@everyone` not included). */
+  const [pending, setPending] = useState<string[] | null>(null);
+  const [focusEditor, setFocusEditor] = useState(0);
+
+  const dirty = useRef(false);
+  const onDirtyChange = useCallback((d: boolean) => {
+    dirty.current = d;
+  }, []);
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  const rows = useRef(new Map<string, HTMLLIElement>());
+  const handles = useRef(new Map<string, HTMLButtonElement>());
+  const drag = useRef<Drag | null>(null);
+  /** The handle to give focus back to after a keyboard move re-renders the list. */
+  const refocus = useRef<string | null>(null);
+  const queue = useRef<Promise<void>>(Promise.resolve());
+  const inFlight = useRef(0);
+  const pendingRef = useRef<string[] | null>(null);
+
+  // A bot's managed role arrives with the bot, whose MEMBER_ADD lists no roles: the member
+  // list is read again whenever the managed roles change, so the bot is counted under its own.
+  const managedKey = (roles ?? [])
+    .filter((r) => r.managed)
+    .map((r) => r.id)
+    .join();
+  useEffect(() => {
+    void managedKey;
+    loadMembers(serverId).catch(toastError);
+  }, [serverId, managedKey]);
+
+  const everyone = roles?.find((r) => r.id === serverId);
+  const ranked = useMemo(() => {
+    const stored = (roles ?? []).filter((r) => r.id !== serverId);
+    if (!pending) return stored;
+    const byId = new Map(stored.map((r) => [r.id, r]));
+    const shown = pending.flatMap((id) => byId.get(id) ?? []);
+    // A role created or deleted meanwhile: the stored order until the moves land.
+    return shown.length === stored.length ? shown : stored;
+  }, [roles, serverId, pending]);
+  const n = ranked.length;
+  /** The highest list index (0 is the top) a role may be moved to: positions below `top`. */
+  const minIndex = Number.isFinite(top) ? Math.max(0, n - top + 1) : 0;
+
+  const counts = useMemo(() => {
+    if (!members) return undefined;
+    const c = new Map<string, number>();
+    for (const m of members) for (const r of m.roles ?? []) c.set(r, (c.get(r) ?? 0) + 1);
+    return c;
+  }, [members]);
+  const countOf = (role: Role) => (role.id === serverId ? members?.length : counts ? (counts.get(role.id) ?? 0) : undefined);
+
+  const lockedReason = (role: Role): string | null => {
+    if (owner || role.id === serverId) return null;
+    if (role.position < top) return null;
+    return `${BELOW_YOURS} ${role.name} is ${role.position === top ? 'your highest role' : 'above your highest role'}, so you can see it but not change it.`;
+  };
+  const movable = (role: Role) => role.id !== serverId && (owner || role.position < top);
+
+  const selected = (selectedId && roles?.find((r) => r.id === selectedId)) || null;
+
+  useEffect(() => {
+    if (selectedId && roles && !roles.some((r) => r.id === selectedId)) {
+      if (dirty.current) toast('The role you were editing was deleted, so your changes to it were not saved.', 'error');
+      setSelectedId(null);
+    }
+  }, [roles, selectedId]);
+
+  useEffect(() => {
+    if (focusEditor) headingRef.current?.focus();
+  }, [focusEditor]);
+
+  // A moved row can lose focus as the list reorders: give it back to its handle.
+  useLayoutEffect(() => {
+    const id = refocus.current;
+    if (!id) return;
+    refocus.current = null;
+    const active = document.activeElement;
+    if (!active || active === document.body) handles.current.get(id)?.focus();
+  });
+
+  const select = async (role: Role) => {
+    if (role.id === selectedId) {
+      setFocusEditor((f) => f + 1);
+      return;
+    }
+    if (
+      dirty.current &&
+      !(await confirm({
+        title: 'Discard unsaved changes?',
+        body: <p>Your changes to {selected?.name ?? 'this role'} have not been saved.</p>,
+        confirmLabel: 'Discard changes',
+        danger: true,
+      }))
+    )
+      return;
+    dirty.current = false;
+    setSelectedId(role.id);
+    setFocusEditor((f) => f + 1);
+  };
+
+  /** Moves `role` to list index `to` (0 is the top), counted without the role itself. */
+  const move = (role: Role, to: number) => {
+    const current = pendingRef.current ?? ranked.map((r) => r.id);
+    const from = current.indexOf(role.id);
+    if (from < 0) return;
+    const rest = current.filter((id) => id !== role.id);
+    const index = Math.min(Math.max(to, minIndex), rest.length);
+    if (index === from) {
+      if (to < minIndex) setAnnouncement(`${role.name} cannot go higher: ${BELOW_YOURS}`);
+      return;
+    }
+    rest.splice(index, 0, role.id);
+    pendingRef.current = rest;
+    setPending(rest);
+    setMoveError(null);
+    setAnnouncement(`${role.name} moved to position ${index + 1} of ${rest.length}.`);
+    const position = rest.length - index;
+    inFlight.current++;
+    queue.current = queue.current
+      .then(() => updateRole(role, { position }))
+      .then(
+        () => undefined,
+        (err) => {
+          setMoveError(`${role.name} was not moved: ${describeError(err)}`);
+          setAnnouncement(`${role.name} was not moved.`);
+        },
+      )
+      .finally(async () => {
+        if (--inFlight.current > 0) return;
+        // The moves are in: the stored order (kept by ROLE_UPDATE events) takes over.
+        await loadRoles(serverId).catch(() => undefined);
+        if (inFlight.current === 0) {
+          pendingRef.current = null;
+          setPending(null);
+        }
+      });
+  };
+
+  const onHandleKey = (e: KeyboardEvent, role: Role, index: number) => {
+    const up = e.key === 'ArrowUp';
+    if (up || e.key === 'ArrowDown') {
+      if (!e.altKey && moving !== role.id) return;
+      e.preventDefault();
+      refocus.current = role.id;
+      move(role, index + (up ? -1 : 1));
+    } else if (e.key === ' ' || e.key === 'Enter') {
+      e.preventDefault();
+      if (moving === role.id) {
+        setMoving(null);
+        setAnnouncement(`${role.name} is at position ${index + 1} of ${n}.`);
+      } else {
+        setMoving(role.id);
+        setAnnouncement(`Moving ${role.name}, position ${index + 1} of ${n}. Up and down arrows move it; Space or Enter when done.`);
+      }
+    } else if (e.key === 'Escape' && moving === role.id) {
+      e.preventDefault();
+      setMoving(null);
+      setAnnouncement(`${role.name} is at position ${index + 1} of ${n}.`);
+    }
+  };
+
+  const onPointerDown = (e: PointerEvent<HTMLButtonElement>, role: Role, index: number) => {
+    if (e.button !== 0) return;
+    const self = rows.current.get(role.id)?.getBoundingClientRect();
+    if (!self) return;
+    e.preventDefault();
+    e.currentTarget.setPointerCapture(e.pointerId);
+    const mids = ranked
+      .filter((r) => r.id !== role.id)
+      .map((r) => {
+        const rect = rows.current.get(r.id)?.getBoundingClientRect();
+        return rect ? rect.top + rect.height / 2 : 0;
+      });
+    drag.current = {
+      id: role.id,
+      pointerId: e.pointerId,
+      startY: e.clientY,
+      centre: self.top + self.height / 2,
+      mids,
+      from: index,
+      height: self.height + 2,
+      minIndex,
+      index,
+      moved: false,
+    };
+  };
+
+  const onPointerMove = (e: PointerEvent<HTMLButtonElement>) => {
+    const d = drag.current;
+    if (!d || e.pointerId !== d.pointerId) return;
+    const dy = e.clientY - d.startY;
+    if (!d.moved && Math.abs(dy) < 4) return;
+    d.moved = true;
+    const centre = d.centre + dy;
+    d.index = Math.min(Math.max(d.mids.filter((m) => m < centre).length, d.minIndex), d.mids.length);
+    setDragView({ id: d.id, dy, index: d.index, from: d.from, height: d.height });
+  };
+
+  const endDrag = (e: PointerEvent<HTMLButtonElement>, commit: boolean) => {
+    const d = drag.current;
+    if (!d || e.pointerId !== d.pointerId) return;
+    drag.current = null;
+    setDragView(null);
+    const role = ranked.find((r) => r.id === d.id);
+    if (commit && d.moved && role && d.index !== d.from) move(role, d.index);
+  };
+
+  if (!roles || !everyone) {
+    return (
+      <section className={styles.settingsSection} aria-labelledby="roles-title">
+        <h2 id="roles-title">Roles</h2>
+        <p className="empty-note">Loading roles…</p>
+      </section>
+    );
+  }
+
+  /** While a row is dragged, the rows between where it was and where it would land step aside. */
+  const shiftOf = (index: number): number => {
+    if (!dragView || index >= n) return 0;
+    const { from, index: to, height } = dragView;
+    if (from < index && index <= to) return -height;
+    if (to <= index && index < from) return height;
+    return 0;
+  };
+  const myTop = !owner && Number.isFinite(top) ? roles.find((r) => r.position === top && (mine ?? []).includes(r.id)) : undefined;
+
+  const row = (role: Role, index: number) => {
+    const isEveryone = role.id === serverId;
+    const color = roleColor(role.color);
+    const count = countOf(role);
+    const canMove = movable(role);
+    const locked = lockedReason(role) !== null;
+    const dragged = dragView?.id === role.id;
+    const shift = dragged ? dragView.dy : shiftOf(index);
+    return (
+      <li
+        key={role.id}
+        ref={(el) => {
+          if (el) rows.current.set(role.id, el);
+          else rows.current.delete(role.id);
+        }}
+        className={css.roleRow}
+        data-selected={selectedId === role.id || undefined}
+        data-dragging={dragged || undefined}
+        data-drag-active={(dragView && !dragged) || undefined}
+        data-moving={moving === role.id || undefined}
+        style={shift ? { transform: `translateY(${shift}px)` } : undefined}
+        data-role-id={role.id}
+      >
+        {canMove ? (
+          <button
+            type="button"
+            ref={(el) => {
+              if (el) handles.current.set(role.id, el);
+              else handles.current.delete(role.id);
+            }}
+            className={css.handle}
+            aria-label={`Move ${role.name}`}
+            aria-describedby={hintId}
+            aria-pressed={moving === role.id}
+            title="Drag to reorder, or press Alt+↑ / Alt+↓"
+            onKeyDown={(e) => onHandleKey(e, role, index)}
+            onBlur={(e) => {
+              if (e.relatedTarget && moving === role.id) setMoving(null);
+            }}
+            onPointerDown={(e) => onPointerDown(e, role, index)}
+            onPointerMove={onPointerMove}
+            onPointerUp={(e) => endDrag(e, true)}
+            onPointerCancel={(e) => endDrag(e, false)}
+          >
+            <GripIcon />
+          </button>
+        ) : (
+          <span className={css.handleSpace} title={isEveryone ? '@everyone is always last' : BELOW_YOURS}>
+            {locked && !isEveryone && <LockIcon />}
+          </span>
+        )}
+        <button
+          type="button"
+          className={css.roleButton}
+          aria-current={selectedId === role.id ? 'true' : undefined}
+          onClick={() => void select(role)}
+        >
+          <span className={css.dot} style={{ background: color }} data-none={!color || undefined} aria-hidden="true" />
+          <span className={css.roleName} style={{ color }} data-role-name>
+            {isEveryone ? '@everyone' : role.name}
+          </span>
+          {role.managed && (
+            <span className={css.botChip} title="Managed by a bot">
+              BOT<span className="visually-hidden">, managed by a bot</span>
+            </span>
+          )}
+          {locked && !isEveryone && <span className="visually-hidden">, above what you can change</span>}
+          {count !== undefined && (
+            <span className={css.count}>
+              {count}
+              <span className="visually-hidden">{count === 1 ? ' member' : ' members'}</span>
+              <PersonIcon />
+            </span>
+          )}
+        </button>
+      </li>
+    );
+  };
+
+  return (
+    <section className={`${styles.settingsSection} ${css.section}`} aria-labelledby="roles-title">
+      <h2 id="roles-title">Roles</h2>
+      <p className={styles.sectionIntro}>
+        Roles give people permissions and a colour. A role higher in the list outranks the ones below it, and people who manage roles can
+        only change those below their own highest role. @everyone holds what everyone may do.
+      </p>
+      <div className={css.layout}>
+        <div className={css.listPane}>
+          <div className={css.listHead}>
+            <h3 className={css.paneTitle}>
+              {n + 1} {n === 0 ? 'role' : 'roles'}
+            </h3>
+            <button type="button" className="button primary small" onClick={() => setCreating(true)}>
+              <PlusIcon size={16} /> Create role
+            </button>
+          </div>
+          {myTop && (
+            <p className={css.yourTop}>
+              Your highest role is <strong style={{ color: roleColor(myTop.color) }}>{myTop.name}</strong>: you can change the roles below
+              it.
+            </p>
+          )}
+          <ul className={css.roleList} aria-label="Roles, highest first">
+            {ranked.map((r, i) => row(r, i))}
+            {row(everyone, n)}
+          </ul>
+          {moveError && (
+            <p className="field-error" role="alert">
+              {moveError}
+            </p>
+          )}
+          <p id={hintId} className={css.dragHint}>
+            Drag a role by its handle to reorder. From the keyboard: on a handle, press Alt+↑ or Alt+↓, or Space and then the arrows.
+          </p>
+          <div className="visually-hidden" aria-live="assertive" aria-atomic="true">
+            {announcement}
+          </div>
+        </div>
+
+        <div className={css.detailPane}>
+          {selected ? (
+            <RoleEditor
+              key={selected.id}
+              server={server}
+              role={selected}
+              memberCount={countOf(selected)}
+              locked={lockedReason(selected)}
+              held={held}
+              headingRef={headingRef}
+              onDirtyChange={onDirtyChange}
+              onDeleted={() => {
+                dirty.current = false;
+                setSelectedId(null);
+              }}
+            />
+          ) : (
+            <div className={css.emptyPane}>
+              <h3>Choose a role to edit</h3>
+              <p>
+                Select a role to change its name, colour and permissions. @everyone’s permissions apply to everyone in {server.name}; other
+                roles add to them.
+              </p>
+              <p>
+                Give roles to people from the member list in chat. New roles start just above @everyone, so they outrank nobody until you
+                move them up.
+              </p>
+            </div>
+          )}
+        </div>
+      </div>
+
+      {creating && (
+        <PromptDialog
+          title="Create a role"
+          label="Role name"
+          submitLabel="Create role"
+          placeholder="Moderators"
+          help="It starts just above @everyone with no extra permissions; choose them next."
+          onClose={() => setCreating(false)}
+          onSubmit={async (name) => {
+            const role = await createRole(serverId, { name });
+            toast(`Created the role ${role.name}.`);
+            dirty.current = false;
+            setSelectedId(role.id);
+            setFocusEditor((f) => f + 1);
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+function GripIcon() {
+  return (
+    <svg width={16} height={16} viewBox="0 0 16 16" fill="currentColor" aria-hidden="true" focusable="false">
+      <circle cx="5.5" cy="3.5" r="1.4" />
+      <circle cx="10.5" cy="3.5" r="1.4" />
+      <circle cx="5.5" cy="8" r="1.4" />
+      <circle cx="10.5" cy="8" r="1.4" />
+      <circle cx="5.5" cy="12.5" r="1.4" />
+      <circle cx="10.5" cy="12.5" r="1.4" />
+    </svg>
+  );
+}
+
+function PersonIcon() {
+  return (
+    <svg
+      width={13}
+      height={13}
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth={2.2}
+      strokeLinecap="round"
+      aria-hidden="true"
+      focusable="false"
+    >
+      <circle cx="12" cy="8" r="4" />
+      <path d="M4 21a8 8 0 0 1 16 0" />
+    </svg>
+  );
+}
