@@ -24,6 +24,7 @@ import { type RouteInfo, recordRoutes, registerNotFound } from './http/plugins/n
 import { accountRoutes } from './http/routes/accounts.js';
 import type { RouteDeps } from './http/routes/deps.js';
 import { messageRoutes } from './http/routes/messages.js';
+import { directMessageRoutes } from './http/routes/direct-messages.js';
 import { backfillManagedRoles } from './domain/servers.js';
 import { moderationRoutes } from './http/routes/moderation.js';
 import { serverRoutes } from './http/routes/servers.js';
@@ -211,6 +212,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   serverRoutes(app, routeDeps);
   moderationRoutes(app, routeDeps);
   messageRoutes(app, routeDeps);
+  directMessageRoutes(app, routeDeps);
   uploadRoutes(app, routeDeps);
   webhookRoutes(app, routeDeps);
   webhookExecuteRoutes(app, routeDeps);

@@ -33,6 +33,11 @@ export const ERROR_CATALOG = {
   unknown_message_reference: { status: 400, meaning: '`messageReference` names no message of the channel (a reply to a deleted message)' },
   too_many_pins: { status: 400, meaning: 'the channel already has 50 pinned messages' },
   message_too_old: { status: 400, meaning: 'bulk delete takes only messages younger than 14 days' },
+  invalid_recipients: {
+    status: 400,
+    meaning: 'a DM names 1 to 9 others: not the caller, no one twice; bots open DMs with one person only',
+  },
+  cannot_block_self: { status: 400, meaning: 'a person cannot block themselves' },
   // 401: who is calling is unknown.
   unauthorized: { status: 401, meaning: 'credentials are missing, malformed, revoked or unknown' },
   invalid_credentials: { status: 401, meaning: 'wrong username or password at login' },
@@ -48,6 +53,10 @@ export const ERROR_CATALOG = {
     meaning: "the role or member is not below the caller's highest role, or the change grants permissions the caller lacks",
   },
   managed_role: { status: 403, meaning: "a bot's managed role belongs to that bot: it cannot be given, taken or deleted" },
+  cannot_dm: {
+    status: 403,
+    meaning: 'the person does not take direct messages from the caller (no shared server, DMs turned off, or a block)',
+  },
   banned: { status: 403, meaning: 'the caller is banned from this server' },
   wrong_password: { status: 403, meaning: 'the password given to confirm a change to the account (new password, deletion) is wrong' },
   registration_closed: { status: 403, meaning: 'this instance does not take new accounts (`REGISTRATION=closed`)' },

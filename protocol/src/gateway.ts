@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { Channel, Id, Message, PermissionName, PublicUser, Role, Server, UpdatedUser } from './wire.js';
+import { Channel, DmChannel, Id, Message, PermissionName, PublicUser, Role, Server, ServerRef, UpdatedUser } from './wire.js';
 
 /**
  * The gateway protocol (docs/gateway.md): the events sessions receive and every frame on
@@ -12,9 +12,9 @@ import { Channel, Id, Message, PermissionName, PublicUser, Role, Server, Updated
 
 // ---------------------------------------------------------------- event payloads
 
-export const MessageDeleteEvent = Type.Object({ id: Id, channelId: Id, serverId: Id });
+export const MessageDeleteEvent = Type.Object({ id: Id, channelId: Id, serverId: ServerRef });
 /** `MESSAGE_DELETE_BULK`: several messages of one channel deleted at once. */
-export const MessageDeleteBulkEvent = Type.Object({ ids: Type.Array(Id), channelId: Id, serverId: Id });
+export const MessageDeleteBulkEvent = Type.Object({ ids: Type.Array(Id), channelId: Id, serverId: ServerRef });
 
 /** How far a person has read a channel, and how often they were mentioned after that. */
 export const ReadState = Type.Object({
@@ -26,14 +26,14 @@ export const ReadState = Type.Object({
 /** `CHANNEL_PINS_UPDATE`: a message was pinned or unpinned. */
 export const ChannelPinsEvent = Type.Object({
   channelId: Id,
-  serverId: Id,
+  serverId: ServerRef,
   lastPinTimestamp: Type.Union([Type.String(), Type.Null()], { description: 'when the newest pin still there was pinned' }),
 });
 
 /** `REACTION_ADD` / `REACTION_REMOVE`. */
 export const ReactionEvent = Type.Object({
   channelId: Id,
-  serverId: Id,
+  serverId: ServerRef,
   messageId: Id,
   emoji: Type.String(),
   userId: Id,
@@ -42,7 +42,7 @@ export const ReactionEvent = Type.Object({
 
 export const TypingStartEvent = Type.Object({
   channelId: Id,
-  serverId: Id,
+  serverId: ServerRef,
   userId: Id,
   name: Type.String(),
   bot: Type.Boolean(),
@@ -94,6 +94,7 @@ export const GatewayEvent = Type.Union([
   event(L('ROLE_DELETE'), RoleDeleteEvent),
   event(Type.Union([L('BAN_ADD'), L('BAN_REMOVE')]), BanEvent),
   event(L('USER_UPDATE'), UserUpdateEvent),
+  event(Type.Union([L('DM_CREATE'), L('DM_UPDATE'), L('DM_DELETE')]), DmChannel),
 ]);
 
 // ---------------------------------------------------------------- frames
@@ -120,6 +121,7 @@ export const ReadyFrame = Type.Object({
     user: PublicUser,
     servers: Type.Array(ReadyServer),
     readStates: Type.Optional(Type.Array(ReadState, { description: 'one per visible channel the identity has read (acknowledged)' })),
+    privateChannels: Type.Optional(Type.Array(DmChannel, { description: "the identity's direct messages and groups" })),
   }),
 });
 export const ResumedFrame = Type.Object({

@@ -185,6 +185,22 @@ export const UpdateSettingsBody = Type.Object(
   { minProperties: 1, additionalProperties: false },
 );
 
+/** `POST /users/@me/channels`: a DM with one person (the existing one if any), or a new group. */
+export const OpenDmBody = Type.Object(
+  {
+    recipientIds: Type.Array(Type.String({ maxLength: 32 }), {
+      minItems: 1,
+      maxItems: 9,
+      description: 'one person for a DM, or up to nine for a group (with the caller, ten)',
+    }),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "a group's name" })),
+  },
+  { additionalProperties: false },
+);
+
+/** `PUT/DELETE /users/@me/blocks/{userId}`. */
+export const BlockParams = Type.Object({ userId: Type.String() });
+
 /** `PATCH /servers/{serverId}`. */
 export const UpdateServerBody = Type.Object(
   {
@@ -415,6 +431,7 @@ export const UploadForm = Type.Object({
 export type ServerParams = Static<typeof ServerParams>;
 export type ChannelParams = Static<typeof ChannelParams>;
 export type MessageParams = Static<typeof MessageParams>;
+export type OpenDmBody = Static<typeof OpenDmBody>;
 export type ReactionParams = Static<typeof ReactionParams>;
 export type InviteParams = Static<typeof InviteParams>;
 export type MemberParams = Static<typeof MemberParams>;

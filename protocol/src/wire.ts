@@ -310,10 +310,13 @@ export const Reaction = Type.Object(
   { $id: 'Reaction', title: 'Reaction', description: "an emoji's reactions on a message" },
 );
 
+/** The server of a channel's content: null in a direct message. */
+export const ServerRef = Nullable(Id, { description: "the channel's server; null in a direct message" });
+
 const messageProperties = {
   id: Id,
   channelId: Id,
-  serverId: Id,
+  serverId: ServerRef,
   author: ref(PublicUser),
   content: Type.String({ maxLength: CONTENT_MAX }),
   attachments: Type.Array(ref(Attachment)),
@@ -327,7 +330,7 @@ const messageProperties = {
   mentionEveryone: Type.Boolean({ description: '`@everyone` or `@here` pings' }),
   pinned: Type.Boolean(),
   messageReference: Type.Optional(
-    Type.Object({ messageId: Id, channelId: Id, serverId: Id }, { description: 'present on replies: the message replied to' }),
+    Type.Object({ messageId: Id, channelId: Id, serverId: ServerRef }, { description: 'present on replies: the message replied to' }),
   ),
 };
 
@@ -391,6 +394,19 @@ export const UserSettings = Type.Object(
   { $id: 'UserSettings', title: 'UserSettings', description: "a person's notification and privacy settings" },
 );
 
+export const DmChannel = Type.Object(
+  {
+    id: Id,
+    type: Type.Union([Type.Literal('dm'), Type.Literal('group_dm')]),
+    name: Nullable(Type.String(), { description: "a group's name; null for a DM between two" }),
+    ownerId: Nullable(Id, { description: 'who created a group; null for a DM between two' }),
+    recipients: Type.Array(ref(PublicUser), { description: 'everyone in it, the reader included, in the order they joined' }),
+    createdAt: Timestamp,
+    lastMessageId: Nullable(Id),
+  },
+  { $id: 'DmChannel', title: 'DmChannel', description: 'a direct message between two people, or a group of up to ten' },
+);
+
 export const Health = Type.Object(
   { status: Type.Literal('ok'), database: Type.String({ description: '"sqlite" or "postgresql"' }) },
   { $id: 'Health', title: 'Health', description: 'the service and its database answer' },
@@ -425,6 +441,7 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
   CreatedWebhook,
   Health,
   UserSettings,
+  DmChannel,
   InvitePreview,
   Ban,
   AuditLogEntry,
@@ -456,6 +473,7 @@ export type Webhook = Static<typeof Webhook>;
 export type CreatedWebhook = Static<typeof CreatedWebhook>;
 export type Health = Static<typeof Health>;
 export type UserSettings = Static<typeof UserSettings>;
+export type DmChannel = Static<typeof DmChannel>;
 export type Overwrite = Static<typeof Overwrite>;
 export type Role = Static<typeof Role>;
 export type InvitePreview = Static<typeof InvitePreview>;

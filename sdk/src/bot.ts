@@ -24,6 +24,7 @@ import type {
   TypingStartEvent,
   User,
   UserUpdateEvent,
+  DmChannel,
 } from './types.js';
 
 /** Events of a `ParleyBot`, with the arguments their handlers receive. */
@@ -61,6 +62,10 @@ export interface ParleyBotEvents {
   banRemove: [BanEvent];
   /** A person or bot of the bot's servers (or the bot itself) changed their name or avatar. */
   userUpdate: [UserUpdateEvent];
+  /** A DM or group with the bot was opened, changed (someone left) or left by the bot. */
+  dmCreate: [DmChannel];
+  dmUpdate: [DmChannel];
+  dmDelete: [DmChannel];
   /** Every gateway event (including types this SDK does not know yet), before its own handler. */
   dispatch: [DispatchEvent];
   /** A fatal gateway close (4001 bad token), a protocol problem, or a handler that threw. */
@@ -96,6 +101,9 @@ export const EVENT_HANDLER_NAMES = {
   BAN_ADD: 'banAdd',
   BAN_REMOVE: 'banRemove',
   USER_UPDATE: 'userUpdate',
+  DM_CREATE: 'dmCreate',
+  DM_UPDATE: 'dmUpdate',
+  DM_DELETE: 'dmDelete',
 } as const satisfies { [K in GatewayEventType]: keyof ParleyBotEvents };
 
 // Compile-time check: each handler receives exactly its event type's payload.
@@ -126,6 +134,9 @@ const _handlerPayloadsMatch: HandlerPayloadsMatch = {
   BAN_ADD: true,
   BAN_REMOVE: true,
   USER_UPDATE: true,
+  DM_CREATE: true,
+  DM_UPDATE: true,
+  DM_DELETE: true,
 };
 void _handlerPayloadsMatch;
 

@@ -44,6 +44,7 @@ export type {
   Server,
   TypingStartEvent,
   UserUpdateEvent,
+  DmChannel,
 } from '@parley/protocol';
 
 /** An id: opaque, sortable by creation time. */

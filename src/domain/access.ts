@@ -3,7 +3,7 @@ import { type Entity, forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
 import type { ServerTable } from '../store/schema.js';
 import type { DomainContext } from './context.js';
-import { type ServerModel, has } from './permissions.js';
+import { ServerModel, dmPermissions, has } from './permissions.js';
 import type { Caller } from './types.js';
 
 /** A caller's membership of a server, with the model their permissions come from. */
@@ -55,7 +55,10 @@ export async function requireOwner(ctx: DomainContext, caller: Caller, serverId:
 /** A channel the caller may act in, with their permissions there. */
 export interface ChannelGrant {
   id: string;
-  serverId: string;
+  /** Null for a direct message. */
+  serverId: string | null;
+  /** A direct message's recipients (the caller among them); null for a server's channel. */
+  recipients: string[] | null;
   name: string;
   createdAt: string;
   topic: string | null;
@@ -79,7 +82,8 @@ export async function requireChannelPermission(
   needed: bigint,
 ): Promise<ChannelGrant> {
   const row = isId(channelId) ? await ctx.store.members.forChannel(ctx.store.db, channelId, caller.id) : undefined;
-  if (!row) throw notFound('channel');
+  // A DM has no server to join: the second query runs for DMs and unknown ids only.
+  if (!row) return requireDmPermission(ctx, caller, channelId, needed);
   if (row.roles === null || row.roles === undefined) throw notMember(caller);
   const model =
     ctx.perms.cached(row.serverId, row.ownerId, row.permVersion) ??
@@ -89,6 +93,7 @@ export async function requireChannelPermission(
   return {
     id: row.channelId,
     serverId: row.serverId,
+    recipients: null,
     name: row.name,
     createdAt: row.createdAt,
     topic: row.topic,
@@ -98,6 +103,81 @@ export async function requireChannelPermission(
     model,
     permissions,
   };
+}
+
+/** A server's channel the caller holds `needed` in; in a DM, what servers' channels alone have (overwrites, settings) is missing. */
+export async function requireServerChannelPermission(
+  ctx: DomainContext,
+  caller: Caller,
+  channelId: string,
+  needed: bigint,
+): Promise<ChannelGrant & { serverId: string }> {
+  const grant = await requireChannelPermission(ctx, caller, channelId, needed);
+  if (grant.serverId === null) throw missing(needed | P.MANAGE_CHANNELS);
+  return grant as ChannelGrant & { serverId: string };
+}
+
+/**
+ * A direct message the caller is in, with their permissions there (`dmPermissions`).
+ * Someone outside it gets 404, as for a channel that does not exist: a DM's existence is
+ * its recipients' business. Sending is checked against blocks and shared servers only when
+ * asked for (two small queries, on DMs only).
+ */
+async function requireDmPermission(ctx: DomainContext, caller: Caller, channelId: string, needed: bigint): Promise<ChannelGrant> {
+  const dm = isId(channelId) ? await ctx.store.dms.byId(ctx.store.db, channelId) : undefined;
+  if (!dm) throw notFound('channel');
+  const recipients = (await ctx.store.dms.recipients(ctx.store.db, [dm.id])).map((r) => r.id);
+  if (!recipients.includes(caller.id)) throw notFound('channel');
+  let reachable = true;
+  if ((needed & P.SEND_MESSAGES) !== 0n && dm.type === 'dm') {
+    const other = recipients.find((id) => id !== caller.id);
+    reachable = other !== undefined && (await dmReachability(ctx, caller, [other])).ok;
+  }
+  const permissions = dmPermissions({ type: dm.type, reachable });
+  if ((permissions & needed) !== needed) {
+    if (!reachable) throw forbidden('cannot_dm', 'you cannot send messages to this person');
+    throw missing(needed & ~permissions);
+  }
+  return {
+    id: dm.id,
+    serverId: null,
+    recipients,
+    name: dm.name,
+    createdAt: dm.createdAt,
+    topic: null,
+    position: 0,
+    ownerId: dm.ownerId ?? '',
+    roles: '',
+    model: EMPTY_MODEL,
+    permissions,
+  };
+}
+
+/** A DM has no roles or overwrites: its grant carries an empty model. */
+const EMPTY_MODEL = new ServerModel('0', '', 0, [], []);
+
+/**
+ * Whether `caller` may reach each of `others` by direct message: they share a server, the
+ * other person allows DMs from server members, neither blocked the other, and not bot to
+ * bot. One answer for all reasons, so a block is never revealed.
+ */
+export async function dmReachability(ctx: DomainContext, caller: Caller, others: string[]): Promise<{ ok: boolean; blocked: string[] }> {
+  const db = ctx.store.db;
+  const [sharing, blocked, users, settings] = await Promise.all([
+    ctx.store.dms.sharingServer(db, caller.id, others),
+    ctx.store.blocks.between(db, caller.id, others),
+    Promise.all(others.map((id) => ctx.store.users.byId(db, id))),
+    Promise.all(others.map((id) => ctx.store.userSettings.get(db, id))),
+  ]);
+  const refused = others.filter((id, i) => {
+    const user = users[i];
+    if (!user || user.deletedAt) return true;
+    if (caller.bot && user.bot === 1) return true;
+    const raw = settings[i];
+    const allows = raw ? (JSON.parse(raw) as { allowDmsFromServerMembers?: boolean }).allowDmsFromServerMembers !== false : true;
+    return !sharing.has(id) || blocked.has(id) || !allows;
+  });
+  return { ok: refused.length === 0, blocked: refused };
 }
 
 /** Checks an id-shaped path parameter, so malformed ids are a clean 404 rather than a query. */

@@ -1,5 +1,5 @@
 import type { EventBus } from '../events/bus.js';
-import type { BusEntry } from '../events/types.js';
+import type { BusEntry, ChannelEvent } from '../events/types.js';
 import type { UploadStore } from '../files/upload-store.js';
 import type { Store } from '../store/index.js';
 import type { PermissionCache } from './permissions.js';
@@ -39,6 +39,30 @@ export async function notify(ctx: DomainContext, entry: BusEntry): Promise<void>
   } catch (err) {
     ctx.report(err, 'event publish failed');
   }
+}
+
+/** What messages of a DM store as their server id (the column has no foreign key; no server has id 0). */
+export const DM_SERVER_ID = '0';
+
+/** The channel an event of its content belongs to: a server's, or a DM with its recipients. */
+export interface ChannelAudience {
+  id: string;
+  /** Null (or `DM_SERVER_ID`, from a message row) for a DM. */
+  serverId: string | null;
+  /** A DM's recipients, when at hand; looked up otherwise. */
+  recipients?: readonly string[] | null;
+}
+
+/**
+ * Publishes an event of a channel's content: to the server's members who may see it, or,
+ * in a DM, to its recipients alone (a `direct` entry).
+ */
+export async function notifyChannel(ctx: DomainContext, channel: ChannelAudience, event: ChannelEvent): Promise<void> {
+  if (channel.serverId !== null && channel.serverId !== DM_SERVER_ID) {
+    return notify(ctx, { kind: 'event', serverId: channel.serverId, event });
+  }
+  const recipients = channel.recipients ?? (await ctx.store.dms.recipients(ctx.store.db, [channel.id])).map((r) => r.id);
+  return notify(ctx, { kind: 'direct', channelId: channel.id, recipients: [...recipients], event });
 }
 
 export function nowIso(): string {

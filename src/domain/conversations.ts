@@ -4,15 +4,15 @@
  * (`readStates.mentionCount`), so posting a message never writes per recipient.
  */
 import type { Message, ReadState, UpdateSettingsBody, UserSettings } from '@parley/protocol';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest, forbidden, notFound } from '../errors.js';
 import { snowflakeTime } from '@parley/protocol';
 import { isId } from '../ids.js';
 import { requireChannelPermission, requireIdShape } from './access.js';
 import { audit } from './audit.js';
-import { type DomainContext, notify, nowIso } from './context.js';
+import { type DomainContext, notify, notifyChannel, nowIso } from './context.js';
 import { messageView, removeMessages } from './messages.js';
 import { P } from '@parley/protocol';
-import { NEEDS, splitRoles } from './permissions.js';
+import { NEEDS, mayPin, splitRoles } from './permissions.js';
 import type { Caller } from './types.js';
 
 /** Discord's limit of pins per channel. */
@@ -26,10 +26,27 @@ const BULK_MAX_AGE_MS = 14 * 24 * 60 * 60 * 1000;
  * after that. `lastIds` are the channels' newest messages: a channel read to its end costs
  * no count.
  */
+/**
+ * Mentions of `userId` in a channel after `afterId`. In a DM every message of the others
+ * counts, as on Discord: a DM is addressed to its recipients.
+ */
+function mentionCountOf(
+  ctx: DomainContext,
+  userId: string,
+  channelId: string,
+  dm: boolean,
+  roles: string | null | undefined,
+  afterId: string,
+) {
+  const db = ctx.store.db;
+  if (dm) return ctx.store.readStates.othersAfter(db, userId, channelId, afterId);
+  return ctx.store.readStates.mentionCount(db, userId, channelId, afterId, splitRoles(roles));
+}
+
 export async function readStatesOf(
   ctx: DomainContext,
   userId: string,
-  channels: ReadonlyArray<{ id: string; roles: string | null }>,
+  channels: ReadonlyArray<{ id: string; roles: string | null; dm?: boolean }>,
   lastIds: ReadonlyMap<string, string>,
 ): Promise<ReadState[]> {
   const db = ctx.store.db;
@@ -39,15 +56,14 @@ export async function readStatesOf(
     channels.map((c) => c.id),
   );
   const roles = new Map(channels.map((c) => [c.id, c.roles]));
+  const dms = new Set(channels.filter((c) => c.dm).map((c) => c.id));
   return Promise.all(
     rows.map(async (r) => {
       const channelId = String(r.channelId);
       const lastReadId = String(r.lastReadId);
       const last = lastIds.get(channelId);
       const behind = last !== undefined && BigInt(last) > BigInt(lastReadId);
-      const mentionCount = behind
-        ? await ctx.store.readStates.mentionCount(db, userId, channelId, lastReadId, splitRoles(roles.get(channelId)))
-        : 0;
+      const mentionCount = behind ? await mentionCountOf(ctx, userId, channelId, dms.has(channelId), roles.get(channelId), lastReadId) : 0;
       return { channelId, lastReadId, mentionCount };
     }),
   );
@@ -65,7 +81,7 @@ export const conversations = {
     // A message of the channel, as on Discord: an id from the future would hide messages not yet written.
     if (!(await ctx.store.messages.byId(ctx.store.db, channel.id, messageId))) throw notFound('message');
     await ctx.store.write((tx) => ctx.store.readStates.upsert(tx, caller.id, channel.id, messageId, nowIso()));
-    const mentionCount = await ctx.store.readStates.mentionCount(ctx.store.db, caller.id, channel.id, messageId, splitRoles(channel.roles));
+    const mentionCount = await mentionCountOf(ctx, caller.id, channel.id, channel.serverId === null, channel.roles, messageId);
     const state = { channelId: channel.id, lastReadId: messageId, mentionCount };
     await notify(ctx, { kind: 'user', userId: caller.id, serverIds: [], event: { t: 'READ_STATE_UPDATE', d: state } });
     return state;
@@ -80,7 +96,8 @@ export const conversations = {
 
   /** `PUT` (pin) or `DELETE` (unpin) `/channels/{id}/pins/{messageId}`, with MANAGE_MESSAGES. */
   async setPinned(ctx: DomainContext, caller: Caller, channelId: string, messageId: string, pinned: boolean): Promise<void> {
-    const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.read | P.MANAGE_MESSAGES);
+    const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.read);
+    if (!mayPin(channel)) throw forbidden('missing_permission', 'missing permission MANAGE_MESSAGES');
     requireIdShape(messageId, 'message');
     const row = await ctx.store.messages.byId(ctx.store.db, channel.id, messageId);
     if (!row) throw notFound('message');
@@ -94,19 +111,15 @@ export const conversations = {
       if (!(await ctx.store.messages.setPinned(tx, row.id, pinned ? at : null))) throw notFound('message');
     });
     const newest = (await ctx.store.messages.pinned(ctx.store.db, channel.id, 1))[0];
-    await audit(ctx, channel.serverId, caller, pinned ? 'message_pin' : 'message_unpin', row.id, { channelId: channel.id });
-    await notify(ctx, {
-      kind: 'event',
-      serverId: channel.serverId,
-      event: {
-        t: 'CHANNEL_PINS_UPDATE',
-        d: { channelId: channel.id, serverId: channel.serverId, lastPinTimestamp: newest?.pinnedAt ?? null },
-      },
+    if (channel.serverId !== null)
+      await audit(ctx, channel.serverId, caller, pinned ? 'message_pin' : 'message_unpin', row.id, { channelId: channel.id });
+    await notifyChannel(ctx, channel, {
+      t: 'CHANNEL_PINS_UPDATE',
+      d: { channelId: channel.id, serverId: channel.serverId, lastPinTimestamp: newest?.pinnedAt ?? null },
     });
-    await notify(ctx, {
-      kind: 'event',
-      serverId: channel.serverId,
-      event: { t: 'MESSAGE_UPDATE', d: await messageView(ctx, { ...row, pinnedAt: pinned ? at : null }, caller.id) },
+    await notifyChannel(ctx, channel, {
+      t: 'MESSAGE_UPDATE',
+      d: await messageView(ctx, { ...row, pinnedAt: pinned ? at : null }, caller.id),
     });
   },
 
@@ -128,11 +141,13 @@ export const conversations = {
     if (rows.length === 0) return;
     const deleted = await removeMessages(ctx, rows);
     if (deleted.length === 0) return;
-    await audit(ctx, channel.serverId, caller, 'message_bulk_delete', channel.id, { count: deleted.length }, reason);
+    // MANAGE_MESSAGES: a server's channel (a DM never grants it).
+    const serverId = channel.serverId as string;
+    await audit(ctx, serverId, caller, 'message_bulk_delete', channel.id, { count: deleted.length }, reason);
     await notify(ctx, {
       kind: 'event',
-      serverId: channel.serverId,
-      event: { t: 'MESSAGE_DELETE_BULK', d: { ids: deleted, channelId: channel.id, serverId: channel.serverId } },
+      serverId,
+      event: { t: 'MESSAGE_DELETE_BULK', d: { ids: deleted, channelId: channel.id, serverId } },
     });
   },
 };

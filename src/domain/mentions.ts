@@ -82,7 +82,9 @@ export function mentionRules(allowed: AllowedMentions | undefined): Rules {
 const allows = (rule: boolean | Set<string>, id: string) => (typeof rule === 'boolean' ? rule : rule.has(id));
 
 export interface MentionInput {
-  serverId: string;
+  /** Null in a DM: only its recipients can be named there, and no roles or everyone. */
+  serverId: string | null;
+  channelId: string;
   authorId: string;
   content: string;
   /** The author may ping `@everyone`, `@here` and roles that are not mentionable (webhooks may). */
@@ -106,9 +108,15 @@ export async function resolveMentions(ctx: DomainContext, input: MentionInput): 
   if (userIds.size === 0 && roleIds.length === 0 && !scanned?.everyone && !scanned?.here) return NONE;
 
   const db = ctx.store.db;
+  const serverId = input.serverId;
+  if (serverId === null) {
+    const named = userIds.size === 0 ? [] : (await ctx.store.dms.recipients(db, [input.channelId])).filter((r) => userIds.has(r.id));
+    const users = named.map((r) => ({ id: r.id, name: r.name, bot: r.bot === 1, avatar: r.avatar }));
+    return { users: users.filter((u) => u.id !== input.authorId), roles: [], everyone: 0 };
+  }
   const [users, roles] = await Promise.all([
-    userIds.size === 0 ? [] : ctx.store.members.usersIn(db, input.serverId, [...userIds]),
-    roleIds.length === 0 ? [] : ctx.store.roles.mentionableIn(db, input.serverId, roleIds),
+    userIds.size === 0 ? [] : ctx.store.members.usersIn(db, serverId, [...userIds]),
+    roleIds.length === 0 ? [] : ctx.store.roles.mentionableIn(db, serverId, roleIds),
   ]);
   let everyone: 0 | 1 | 2 = 0;
   if (rules.everyone && input.mentionEveryone) everyone = scanned?.everyone ? 1 : scanned?.here ? 2 : 0;

@@ -5,7 +5,7 @@ import type { Tx } from '../store/index.js';
 import type { MessageTable } from '../store/schema.js';
 import type { ReactionSummary } from '../store/repos/messages.js';
 import { requireChannelPermission, requireIdShape } from './access.js';
-import { type DomainContext, notify, nowIso } from './context.js';
+import { type ChannelAudience, DM_SERVER_ID, type DomainContext, notifyChannel, nowIso } from './context.js';
 import { rejectNul } from './names.js';
 import type { Attachment, Caller, Embed, Message, PublicUser } from './types.js';
 import { NEEDS, hasPermission } from './permissions.js';
@@ -87,12 +87,15 @@ function toMessage(row: MessageTable, reactions: ReactionSummary[] = [], referen
 }
 
 /** A message without the message it replies to (what `referencedMessage` holds). */
+/** A message row's server on the wire: null in a DM. */
+export const serverOf = (row: Pick<MessageTable, 'serverId'>): string | null => (row.serverId === DM_SERVER_ID ? null : row.serverId);
+
 function baseMessage(row: MessageTable, reactions: ReactionSummary[]): Message {
   const author: PublicUser = { id: row.authorId, name: row.authorName, bot: row.authorBot === 1, avatar: row.authorAvatar };
   return {
     id: row.id,
     channelId: row.channelId,
-    serverId: row.serverId,
+    serverId: serverOf(row),
     author,
     content: row.content,
     attachments: JSON.parse(row.attachments) as Attachment[],
@@ -106,7 +109,7 @@ function baseMessage(row: MessageTable, reactions: ReactionSummary[]): Message {
     mentionEveryone: row.mentionEveryone > 0,
     pinned: row.pinnedAt !== null && row.pinnedAt !== undefined,
     ...(row.referenceId !== null && row.referenceId !== undefined
-      ? { messageReference: { messageId: String(row.referenceId), channelId: row.channelId, serverId: row.serverId } }
+      ? { messageReference: { messageId: String(row.referenceId), channelId: row.channelId, serverId: serverOf(row) } }
       : {}),
   };
 }
@@ -151,7 +154,7 @@ const idempotencyCutoff = () => new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOS
  */
 export async function createMessage(
   ctx: DomainContext,
-  channel: { id: string; serverId: string },
+  channel: ChannelAudience,
   author: PublicUser,
   webhookId: string | null,
   input: PreparedMessage,
@@ -166,7 +169,7 @@ export async function createMessage(
   const row: MessageTable = {
     id: ctx.store.ids.next(),
     channelId: channel.id,
-    serverId: channel.serverId,
+    serverId: channel.serverId ?? DM_SERVER_ID,
     authorId: author.id,
     authorName: author.name,
     authorAvatar: author.avatar,
@@ -224,7 +227,7 @@ export async function createMessage(
   } finally {
     ctx.store.messageHorizon.end(row.id);
   }
-  await notify(ctx, { kind: 'event', serverId: channel.serverId, event: { t: 'MESSAGE_CREATE', d: message } });
+  await notifyChannel(ctx, channel, { t: 'MESSAGE_CREATE', d: message });
   return { message, replayed: false };
 }
 
@@ -309,7 +312,7 @@ export async function messageView(ctx: DomainContext, row: MessageTable, viewerI
  */
 export async function prepareMessage(
   ctx: DomainContext,
-  channel: { id: string; serverId: string },
+  channel: ChannelAudience,
   authorId: string,
   mayMentionEveryone: boolean,
   input: NewMessage,
@@ -326,7 +329,8 @@ export async function prepareMessage(
     referenced = row ?? null;
   }
   const mentions = await resolveMentions(ctx, {
-    serverId: channel.serverId,
+    serverId: channel.serverId === DM_SERVER_ID ? null : channel.serverId,
+    channelId: channel.id,
     authorId,
     content: input.content,
     mentionEveryone: mayMentionEveryone,
@@ -366,7 +370,7 @@ export async function applyEdit(ctx: DomainContext, row: MessageTable, change: M
   // Deleted since it was loaded: no event may announce a message that no longer exists.
   if (!updated) throw notFound('message');
   const message = await messageView(ctx, { ...row, content, embeds, editedAt }, viewerId);
-  await notify(ctx, { kind: 'event', serverId: row.serverId, event: { t: 'MESSAGE_UPDATE', d: message } });
+  await notifyChannel(ctx, { id: row.channelId, serverId: row.serverId }, { t: 'MESSAGE_UPDATE', d: message });
   return message;
 }
 
@@ -384,11 +388,11 @@ export async function removeMessage(ctx: DomainContext, row: MessageTable): Prom
   if (!deleted) throw notFound('message');
   // Its files go with it, unless another message references the same upload.
   await releaseUploads(ctx, uploadIds);
-  await notify(ctx, {
-    kind: 'event',
-    serverId: row.serverId,
-    event: { t: 'MESSAGE_DELETE', d: { id: row.id, channelId: row.channelId, serverId: row.serverId } },
-  });
+  await notifyChannel(
+    ctx,
+    { id: row.channelId, serverId: row.serverId },
+    { t: 'MESSAGE_DELETE', d: { id: row.id, channelId: row.channelId, serverId: serverOf(row) } },
+  );
 }
 
 /**
@@ -489,7 +493,8 @@ export const messages = {
     if (moderated && !hasPermission(channel.permissions, 'MANAGE_MESSAGES'))
       throw forbidden('not_message_author', 'you can only delete your own messages (MANAGE_MESSAGES deletes others)');
     await removeMessage(ctx, row);
-    if (moderated) await audit(ctx, channel.serverId, caller, 'message_delete', row.id, { channelId, authorId: row.authorId }, reason);
+    if (moderated && channel.serverId !== null)
+      await audit(ctx, channel.serverId, caller, 'message_delete', row.id, { channelId, authorId: row.authorId }, reason);
   },
 
   /** Adds the caller's reaction if absent, removes it if present; returns the state after. */
@@ -507,23 +512,18 @@ export const messages = {
         // The reaction's foreign key: the message was deleted since it was loaded.
         throw err instanceof AppError && err.code === 'unknown_reference' ? notFound('message') : err;
       });
-    await notify(ctx, {
-      kind: 'event',
-      serverId: channel.serverId,
-      event: {
-        t: added ? 'REACTION_ADD' : 'REACTION_REMOVE',
-        d: { channelId, serverId: channel.serverId, messageId, emoji, userId: caller.id, count },
-      },
+    await notifyChannel(ctx, channel, {
+      t: added ? 'REACTION_ADD' : 'REACTION_REMOVE',
+      d: { channelId, serverId: channel.serverId, messageId, emoji, userId: caller.id, count },
     });
     return { emoji, count, me: added };
   },
 
   async typing(ctx: DomainContext, caller: Caller, channelId: string) {
     const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.send);
-    await notify(ctx, {
-      kind: 'event',
-      serverId: channel.serverId,
-      event: { t: 'TYPING_START', d: { channelId, serverId: channel.serverId, userId: caller.id, name: caller.name, bot: caller.bot } },
+    await notifyChannel(ctx, channel, {
+      t: 'TYPING_START',
+      d: { channelId, serverId: channel.serverId, userId: caller.id, name: caller.name, bot: caller.bot },
     });
   },
 };

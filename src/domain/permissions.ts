@@ -219,6 +219,23 @@ export const NEEDS = {
   view: P.VIEW_CHANNEL,
 } as const;
 
+/**
+ * What a recipient may do in a direct message: read, write, react, attach and embed;
+ * never delete others' messages (no MANAGE_MESSAGES). In a DM between two people who can
+ * no longer reach each other (a block, no shared server, DMs turned off) the history stays
+ * readable but nothing new can be sent.
+ */
+export function dmPermissions(dm: { type: 'dm' | 'group_dm'; reachable: boolean }): bigint {
+  const read = P.VIEW_CHANNEL | P.READ_MESSAGE_HISTORY;
+  if (dm.type === 'dm' && !dm.reachable) return read;
+  return read | P.SEND_MESSAGES | P.ADD_REACTIONS | P.ATTACH_FILES | P.EMBED_LINKS;
+}
+
+/** Whether a grant lets its holder pin: MANAGE_MESSAGES in a server's channel; any recipient of a DM (as on Discord). */
+export function mayPin(grant: { serverId: string | null; permissions: bigint }): boolean {
+  return grant.serverId === null || (grant.permissions & P.MANAGE_MESSAGES) !== 0n;
+}
+
 export function has(bits: bigint, needed: bigint): boolean {
   return (bits & needed) === needed;
 }
@@ -265,6 +282,10 @@ export function visibilityOf(event: GatewayEvent): Visibility {
     case 'USER_UPDATE':
     // Only ever addressed to the identity's own sessions (a `user` entry with no servers).
     case 'READ_STATE_UPDATE':
+    // Direct messages travel as `direct` entries, addressed to their recipients only.
+    case 'DM_CREATE':
+    case 'DM_UPDATE':
+    case 'DM_DELETE':
       return null;
   }
 }

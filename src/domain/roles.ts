@@ -2,9 +2,10 @@ import { ALL_PERMISSION_BITS, P, parsePermissions, permissionNamesOf, type Overw
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
 import type { Db, Tx } from '../store/index.js';
-import type { ChannelOverwriteTable, ChannelTable, RoleTable } from '../store/schema.js';
+import type { ServerChannel } from '../store/repos/servers.js';
+import type { ChannelOverwriteTable, RoleTable } from '../store/schema.js';
 import { publicUser } from './accounts.js';
-import { type Membership, requireChannelPermission, requireMember, requireServerPermission } from './access.js';
+import { type Membership, requireServerChannelPermission, requireMember, requireServerPermission } from './access.js';
 import { auditIn, diff } from './audit.js';
 import { type DomainContext, notify } from './context.js';
 import { cleanName } from './names.js';
@@ -26,7 +27,7 @@ export const roleView = (r: RoleTable): Role => ({
 export const overwriteView = (o: ChannelOverwriteTable): Overwrite => ({ id: o.targetId, type: o.type, allow: o.allow, deny: o.deny });
 
 /** A channel as the API shows it, with its overwrites. */
-export function channelView(c: ChannelTable, overwrites: ChannelOverwriteTable[] = []) {
+export function channelView(c: ServerChannel, overwrites: ChannelOverwriteTable[] = []) {
   return {
     id: c.id,
     serverId: c.serverId,
@@ -51,6 +52,7 @@ export async function snapshotIn(_ctx: DomainContext, tx: Db | Tx, serverId: str
       .selectFrom('channels')
       .select(['id', 'serverId', 'name', 'createdAt', 'topic', 'position'])
       .where('serverId', '=', serverId)
+      .$narrowType<{ serverId: string }>()
       .execute(),
   ]);
   return {
@@ -295,7 +297,7 @@ export const roles = {
     targetId: string,
     body: { type: 'role' | 'member'; allow?: string; deny?: string },
   ) {
-    const channel = await requireChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL);
+    const channel = await requireServerChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL);
     const m = await requireServerPermission(ctx, caller, channel.serverId, 'MANAGE_ROLES');
     const allow = requirePermissions(body.allow ?? '0', 'allow') ?? 0n;
     const deny = requirePermissions(body.deny ?? '0', 'deny') ?? 0n;
@@ -319,7 +321,7 @@ export const roles = {
   },
 
   async deleteOverwrite(ctx: DomainContext, caller: Caller, channelId: string, targetId: string) {
-    const channel = await requireChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL);
+    const channel = await requireServerChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL);
     const m = await requireServerPermission(ctx, caller, channel.serverId, 'MANAGE_ROLES');
     const before = isId(targetId) ? await ctx.store.overwrites.get(ctx.store.db, channelId, targetId) : undefined;
     if (!before) throw notFound('overwrite');
@@ -364,7 +366,7 @@ async function changeOverwrites(
     const changes = await change(tx);
     await ctx.store.bumpPermVersion(tx, serverId);
     await auditIn(ctx, tx, serverId, caller, action, targetId, { channelId, ...changes });
-    const channel = await tx.selectFrom('channels').selectAll().where('id', '=', channelId).executeTakeFirst();
+    const channel = await ctx.store.channels.byId(tx, channelId);
     if (!channel) throw notFound('channel');
     const overwrites = await tx.selectFrom('channelOverwrites').selectAll().where('channelId', '=', channelId).execute();
     return { channel, overwrites, snapshot: await snapshotIn(ctx, tx, serverId) };

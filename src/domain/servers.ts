@@ -12,9 +12,11 @@ import {
 import { badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
 import type { Tx } from '../store/index.js';
+import type { ServerChannel } from '../store/repos/servers.js';
 import type { ChannelTable, InviteTable, RoleTable, ServerTable, UserTable } from '../store/schema.js';
 import { publicUser } from './accounts.js';
-import { requireChannelPermission, requireMember, requireOwner, requireServerPermission } from './access.js';
+import { directMessages } from './direct-messages.js';
+import { requireServerChannelPermission, requireMember, requireOwner, requireServerPermission } from './access.js';
 import { auditIn, diff } from './audit.js';
 import { type DomainContext, notify, nowIso } from './context.js';
 import { cleanAvatar, cleanName, rejectNul, stripUnsafeCharacters } from './names.js';
@@ -95,7 +97,7 @@ export const servers = {
       description: null,
       permVersion: 0,
     };
-    const general: ChannelTable = {
+    const general: ServerChannel = {
       id: ctx.store.ids.next(),
       serverId: server.id,
       name: 'general',
@@ -201,7 +203,7 @@ export const servers = {
     body: { name: string; topic?: string | null; position?: number },
   ) {
     await requireServerPermission(ctx, caller, serverId, 'MANAGE_CHANNELS');
-    const channel: ChannelTable = {
+    const channel: ServerChannel = {
       id: ctx.store.ids.next(),
       serverId,
       name: cleanName(body.name, 'name'),
@@ -229,7 +231,7 @@ export const servers = {
     channelId: string,
     body: { name?: string; topic?: string | null; position?: number },
   ) {
-    const channel = await requireChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL | P.MANAGE_CHANNELS);
+    const channel = await requireServerChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL | P.MANAGE_CHANNELS);
     const patch: Partial<Pick<ChannelTable, 'name' | 'topic' | 'position'>> = {};
     if (body.name !== undefined) patch.name = cleanName(body.name, 'name');
     if (body.topic !== undefined) patch.topic = cleanTopic(body.topic);
@@ -247,7 +249,9 @@ export const servers = {
   },
 
   async deleteChannel(ctx: DomainContext, caller: Caller, channelId: string) {
-    const channel = await requireChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL | P.MANAGE_CHANNELS);
+    // A group DM is not deleted but left (only its last member's leaving deletes it).
+    if (isId(channelId) && (await ctx.store.dms.byId(ctx.store.db, channelId))) return directMessages.leave(ctx, caller, channelId);
+    const channel = await requireServerChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL | P.MANAGE_CHANNELS);
     // Messages, reactions and the channel's webhooks go with it (foreign keys cascade);
     // the uploads its messages referenced are collected in the same transaction.
     const { deleted, uploadIds, row } = await ctx.store.write(async (tx) => {

@@ -7,6 +7,25 @@ export type { GatewayEvent };
 /** Events about a person or bot rather than about one server (READ_STATE_UPDATE: only to their own sessions). */
 export type UserEvent = Extract<GatewayEvent, { t: 'USER_UPDATE' | 'READ_STATE_UPDATE' }>;
 
+/** Events of a channel's content: in a DM they reach its recipients only. */
+export type ChannelEvent = Extract<
+  GatewayEvent,
+  {
+    t:
+      | 'MESSAGE_CREATE'
+      | 'MESSAGE_UPDATE'
+      | 'MESSAGE_DELETE'
+      | 'MESSAGE_DELETE_BULK'
+      | 'CHANNEL_PINS_UPDATE'
+      | 'REACTION_ADD'
+      | 'REACTION_REMOVE'
+      | 'TYPING_START';
+  }
+>;
+
+/** Events about a DM itself. */
+export type DmEvent = Extract<GatewayEvent, { t: 'DM_CREATE' | 'DM_UPDATE' | 'DM_DELETE' }>;
+
 /**
  * What travels on the bus. Every event names its audience explicitly: the members of
  * `serverId` (for MEMBER_ADD/REMOVE, the member concerned too) who may see it
@@ -14,6 +33,9 @@ export type UserEvent = Extract<GatewayEvent, { t: 'USER_UPDATE' | 'READ_STATE_U
  * whole permission model after it (`model`: roles, overwrites, owner, with its version),
  * and MEMBER_ADD carries it for the joining member; MEMBER_ADD and MEMBER_UPDATE carry
  * the member's roles. So every gateway session keeps its view current from the log itself.
+ *
+ * A `direct` entry belongs to a DM: its audience is the sessions of `recipients`, no one
+ * else (a DM_DELETE's recipients include the person who left, so they hear of it).
  *
  * A `user` entry is about one person or bot: its audience is that identity's own sessions
  * and the members of `serverIds` (the servers it belongs to) who may see it, each session
@@ -25,7 +47,8 @@ export type UserEvent = Extract<GatewayEvent, { t: 'USER_UPDATE' | 'READ_STATE_U
  * positions always name an entry that exists.
  */
 export type BusEntry =
-  | { kind: 'event'; serverId: string; event: Exclude<GatewayEvent, UserEvent>; model?: ModelSnapshot; roles?: string[] }
+  | { kind: 'event'; serverId: string; event: Exclude<GatewayEvent, UserEvent | DmEvent>; model?: ModelSnapshot; roles?: string[] }
+  | { kind: 'direct'; channelId: string; recipients: string[]; event: ChannelEvent | DmEvent }
   | { kind: 'user'; userId: string; serverIds: string[]; event: UserEvent }
   | { kind: 'revoke'; userId: string; sessionId?: string; reason: string }
   | { kind: 'gap'; serverIds: string[] | null }

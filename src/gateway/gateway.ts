@@ -4,6 +4,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { accounts, publicUser } from '../domain/accounts.js';
 import type { DomainContext } from '../domain/context.js';
 import { readStatesOf } from '../domain/conversations.js';
+import { directMessages } from '../domain/direct-messages.js';
 import { P } from '@parley/protocol';
 import { type ModelSnapshot, ServerModel, joinRoles, visibilityOf } from '../domain/permissions.js';
 import { roleView, snapshotIn } from '../domain/roles.js';
@@ -287,12 +288,19 @@ export class Gateway {
       // What each server shows: its visible channels with their newest message, and how far
       // the identity has read them (section 11).
       const visible = servers.map((s, i) => visibleChannels(models[i]!, caller, s.roles).map((c) => ({ id: c.id, roles: s.roles })));
+      const privateChannels = await directMessages.list(this.ctx, caller.id);
       const channelIds = visible.flat();
       const lastIds = await this.ctx.store.messages.lastIds(
         db,
         channelIds.map((c) => c.id),
       );
-      const readStates = await readStatesOf(this.ctx, caller.id, channelIds, lastIds);
+      for (const dm of privateChannels) if (dm.lastMessageId) lastIds.set(dm.id, dm.lastMessageId);
+      const readStates = await readStatesOf(
+        this.ctx,
+        caller.id,
+        [...channelIds, ...privateChannels.map((c) => ({ id: c.id, roles: null, dm: true }))],
+        lastIds,
+      );
       session.marks = [];
       session.mark();
       if (ws.readyState !== WebSocket.OPEN) throw new ClosedDuringStart();
@@ -316,6 +324,7 @@ export class Gateway {
             };
           }),
           readStates,
+          privateChannels,
         }),
       );
       this.goLive(session, [], since);
@@ -429,6 +438,12 @@ export class Gateway {
       for (const s of audience) this.apply(s, pos, entry, 0, prepared);
       return;
     }
+    if (entry.kind === 'direct') {
+      // A DM's events reach the sessions of its recipients, and no one else.
+      const prepared = new EventFrame(entry.event.t, entry.event.d);
+      for (const id of entry.recipients) for (const s of this.byUser.get(id) ?? []) this.apply(s, pos, entry, 0, prepared);
+      return;
+    }
     if (entry.kind !== 'event') return;
     const { event, serverId } = entry;
     const members = this.byServer.get(serverId);
@@ -454,9 +469,15 @@ export class Gateway {
    * after delivering the notice.
    */
   private apply(session: Session, pos: LogPosition, entry: BusEntry, skipThrough: number, prepared?: EventFrame): void {
-    if ((entry.kind !== 'event' && entry.kind !== 'user') || session.closed) return;
+    if ((entry.kind !== 'event' && entry.kind !== 'user' && entry.kind !== 'direct') || session.closed) return;
     // A resume may have replayed entries this instance has not dispatched yet; never twice.
     if (this.bus.compare(pos, session.pos) <= 0) return;
+    if (entry.kind === 'direct') {
+      if (!entry.recipients.includes(session.caller.id)) return;
+      this.deliver(session, pos, skipThrough, prepared ?? new EventFrame(entry.event.t, entry.event.d));
+      if (session.s % MARK_EVERY === 0) session.mark();
+      return;
+    }
     if (entry.kind === 'user') {
       if (!concerns(session, entry)) return;
       this.deliver(session, pos, skipThrough, prepared ?? new EventFrame(entry.event.t, entry.event.d));

@@ -8,6 +8,7 @@ import { GroupCommitter } from './group-commit.js';
 import { migrateToLatest } from './migrations.js';
 import { type LeaseOptions, WorkerLease } from './worker-lease.js';
 import { WriteHorizon } from './write-horizon.js';
+import { blocks, dms } from './repos/dms.js';
 import { messages, reactions, readStates, uploads, userSettings } from './repos/messages.js';
 import { channels, invites, members, servers } from './repos/servers.js';
 import { auditLog, bans, bumpPermVersion, overwrites, roles } from './repos/roles.js';
@@ -48,6 +49,8 @@ export class Store {
   readonly reactions = reactions;
   readonly readStates = readStates;
   readonly userSettings = userSettings;
+  readonly dms = dms;
+  readonly blocks = blocks;
   readonly uploads = uploads;
   readonly webhooks = webhooks;
   readonly idempotency = idempotency;

@@ -1,6 +1,7 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import { uploadPath } from '../files/upload-store.js';
 import { migrateToConversations } from './conversations-migration.js';
+import { migrateToDirectMessages } from './direct-messages-migration.js';
 import { migrateToRoles } from './roles-migration.js';
 import { migrateToSnowflakes } from './snowflake-migration.js';
 
@@ -185,6 +186,8 @@ const migrations: Record<string, Migration> = {
     },
   },
   '0007_conversations': { up: migrateToConversations },
+  // 0008 is search.
+  '0009_direct_messages': { up: migrateToDirectMessages },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */

@@ -50,11 +50,30 @@ export interface ServerTable {
 
 export interface ChannelTable {
   id: string;
-  serverId: string;
+  /** Null for a direct message (0009). */
+  serverId: string | null;
   name: string;
   createdAt: string;
   topic?: string | null;
   position?: number;
+  /** 'text' (a server's), 'dm' or 'group_dm' (0009). */
+  type?: 'text' | 'dm' | 'group_dm';
+  /** Who created a group DM. */
+  ownerId?: string | null;
+  /** A DM between two people: their ids, ascending, joined by ':' (unique). */
+  dmKey?: string | null;
+}
+
+export interface ChannelRecipientTable {
+  channelId: string;
+  userId: string;
+  addedAt: string;
+}
+
+export interface UserBlockTable {
+  userId: string;
+  blockedId: string;
+  createdAt: string;
 }
 
 export interface MemberTable {
@@ -260,6 +279,8 @@ export interface Database {
   messageMentions: MessageMentionTable;
   readStates: ReadStateTable;
   userSettings: UserSettingsTable;
+  channelRecipients: ChannelRecipientTable;
+  userBlocks: UserBlockTable;
   webhooks: WebhookTable;
   idempotencyKeys: IdempotencyTable;
   legacyIds: LegacyIdTable;

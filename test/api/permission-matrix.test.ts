@@ -404,6 +404,24 @@ const SPECS: RouteSpec[] = [
     },
     unchanged: async (p) => (await call(base(), 'GET', '/users/@me', { auth: p._auth })).status === 200,
   },
+  // Blocks (section 11): anyone signed in blocks anyone; unblocking someone not blocked is 404.
+  {
+    route: 'PUT /users/@me/blocks/:userId',
+    okCaller: 'owner',
+    status: (c) => (INVALID.has(c) ? 401 : 204),
+    params: async () => ({ userId: (await registerUser(base())).id }),
+  },
+  {
+    route: 'DELETE /users/@me/blocks/:userId',
+    okCaller: 'owner',
+    status: (c) => (INVALID.has(c) ? 401 : c === 'owner' ? 204 : 404),
+    params: async () => {
+      const u = await registerUser(base());
+      const r = await call(base(), 'PUT', `/users/@me/blocks/${u.id}`, { auth: w.owner.auth });
+      if (r.status !== 204) throw new Error(`block: ${r.status} ${r.text}`);
+      return { userId: u.id };
+    },
+  },
   // Servers, channels, invites, members (contract 3).
   { route: 'GET /servers/:serverId', okCaller: 'owner', status: only(MEMBERS(200)), params: server },
   {

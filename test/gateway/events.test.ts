@@ -51,6 +51,9 @@ const EVENT_TYPES: Record<GatewayEventType, true> = {
   ROLE_DELETE: true,
   BAN_ADD: true,
   BAN_REMOVE: true,
+  DM_CREATE: true,
+  DM_UPDATE: true,
+  DM_DELETE: true,
 };
 const ALL_EVENT_TYPES = Object.keys(EVENT_TYPES);
 
@@ -75,6 +78,7 @@ describe('every event type, caused through the REST API', () => {
     const msg = await postMessage(url, w.owner.auth, ch, 'first');
     const outsider = await registerUser(srv.url);
     let roleId = '';
+    let groupId = '';
     const bulk: string[] = [];
     const steps: Array<{
       t: string;
@@ -187,6 +191,37 @@ describe('every event type, caused through the REST API', () => {
         d: () => ({ serverId: sid, user: expect.objectContaining({ id: member.id }), roles: [roleId] }),
       },
       {
+        t: 'DM_CREATE',
+        act: async () => {
+          const r = await call(url, 'POST', '/users/@me/channels', { auth: w.owner.auth, body: { recipientIds: [w.bot.id, member.id] } });
+          groupId = r.body.id;
+          return r;
+        },
+        d: () => ({
+          id: groupId,
+          type: 'group_dm',
+          ownerId: w.owner.id,
+          recipients: [
+            expect.objectContaining({ id: w.owner.id }),
+            expect.objectContaining({ id: w.bot.id }),
+            expect.objectContaining({ id: member.id }),
+          ],
+        }),
+      },
+      {
+        t: 'DM_UPDATE',
+        act: () => call(url, 'DELETE', `/channels/${groupId}`, { auth: member.auth }),
+        d: () => ({ id: groupId, recipients: [expect.objectContaining({ id: w.owner.id }), expect.objectContaining({ id: w.bot.id })] }),
+      },
+      {
+        t: 'DM_DELETE',
+        act: () => call(url, 'DELETE', `/channels/${groupId}`, { auth: w.owner.auth }),
+        d: () => ({ id: groupId }),
+        to: [owner],
+      },
+      // The creator left: the group passes to the one who stays.
+      { t: 'DM_UPDATE', d: () => ({ id: groupId, ownerId: w.bot.id }), to: [bot], match: (d) => d.ownerId === w.bot.id },
+      {
         t: 'MEMBER_REMOVE',
         act: () => call(url, 'DELETE', `/servers/${sid}/members/@me`, { auth: member.auth }),
         d: { serverId: sid, user: expect.objectContaining({ id: member.id, bot: false }) },
@@ -229,8 +264,9 @@ describe('every event type, caused through the REST API', () => {
     for (const c of [owner, bot]) expect((await c.waitForEvent('SERVER_DELETE')).d).toEqual({ id: sid });
 
     const tail = ['CHANNEL_DELETE', 'SERVER_DELETE'];
-    expect(owner.events().map((f) => f.t)).toEqual([...steps.map((s) => s.t), ...tail]);
-    expect(bot.events().map((f) => f.t)).toEqual([...steps.filter((s) => !s.to).map((s) => s.t), ...tail]);
+    const of = (c: TestGatewayClient) => steps.filter((s) => !s.to || s.to.includes(c)).map((s) => s.t);
+    expect(owner.events().map((f) => f.t)).toEqual([...of(owner), ...tail]);
+    expect(bot.events().map((f) => f.t)).toEqual([...of(bot), ...tail]);
     for (const c of [owner, bot]) expectConsecutive(c);
     // Every event type of the protocol was caused, and the bot saw every one it may see.
     expect(new Set(owner.events().map((f) => f.t))).toEqual(new Set(ALL_EVENT_TYPES));

@@ -172,6 +172,18 @@ export const readStates = {
    * index range), or pinging `@everyone` or one of `roles` (the partial index of such
    * messages; at most `cap` of them are looked at). The author's own messages do not count.
    */
+  /** Messages after `afterId` in the channel by anyone but `userId` (at most `cap`): a DM's unread count. */
+  othersAfter: async (db: Db, userId: string, channelId: string, afterId: string, cap = 1000) => {
+    const rows = await db
+      .selectFrom('messages')
+      .select('id')
+      .where('channelId', '=', channelId)
+      .where('id', '>', afterId)
+      .where('authorId', '<>', userId)
+      .limit(cap)
+      .execute();
+    return rows.length;
+  },
   mentionCount: async (db: Db, userId: string, channelId: string, afterId: string, roles: readonly string[], cap = 1000) => {
     const [named, broad] = await Promise.all([
       db

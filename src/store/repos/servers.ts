@@ -38,14 +38,32 @@ export const servers = {
       .execute(),
 };
 
+/** A channel of a server (a DM's server id is null: `repos/dms.ts` reads those). */
+export type ServerChannel = ChannelTable & { serverId: string };
+
 export const channels = {
-  insert: (db: Tx, row: ChannelTable) => db.insertInto('channels').values(row).execute(),
-  byId: (db: Db, id: string) => db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst(),
-  ofServer: (db: Db, serverId: string) => db.selectFrom('channels').selectAll().where('serverId', '=', serverId).orderBy('id').execute(),
+  insert: (db: Tx, row: ServerChannel) => db.insertInto('channels').values(row).execute(),
+  /** A server's channel; a DM's id finds nothing here. */
+  byId: (db: Db, id: string) =>
+    db
+      .selectFrom('channels')
+      .selectAll()
+      .where('id', '=', id)
+      .where('serverId', 'is not', null)
+      .$narrowType<{ serverId: string }>()
+      .executeTakeFirst(),
+  ofServer: (db: Db, serverId: string) =>
+    db.selectFrom('channels').selectAll().where('serverId', '=', serverId).orderBy('id').$narrowType<{ serverId: string }>().execute(),
   ofServers: (db: Db, serverIds: string[]) =>
     serverIds.length === 0
-      ? Promise.resolve([] as ChannelTable[])
-      : db.selectFrom('channels').selectAll().where('serverId', 'in', serverIds).orderBy('id').execute(),
+      ? Promise.resolve([] as ServerChannel[])
+      : db
+          .selectFrom('channels')
+          .selectAll()
+          .where('serverId', 'in', serverIds)
+          .orderBy('id')
+          .$narrowType<{ serverId: string }>()
+          .execute(),
   rename: (db: Tx, id: string, name: string) => db.updateTable('channels').set({ name }).where('id', '=', id).execute(),
   update: (db: Tx, id: string, patch: Partial<Pick<ChannelTable, 'name' | 'topic' | 'position'>>) =>
     db.updateTable('channels').set(patch).where('id', '=', id).executeTakeFirst(),

@@ -40,7 +40,8 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
   const canEdit = mine && !message.webhookId;
   // The author's colour (their highest coloured role), or undefined when they have none;
   // null when they are not a member now (a webhook, or someone who left): no card to open.
-  const serverId = message.serverId;
+  // A DM's messages have no server ('' finds no members or roles).
+  const serverId = message.serverId ?? '';
   const authorColor = useStore((s) =>
     message.webhookId ? null : (memberColors(s.members[serverId], s.roles[serverId]).get(author.id) ?? null),
   );
