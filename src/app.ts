@@ -33,6 +33,9 @@ import { webClient } from './http/routes/web-client.js';
 import { webhookExecuteRoutes } from './http/routes/webhook-execute.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { RedisBus } from './events/redis-bus.js';
+import { MemoryPresenceStore, type PresenceStore, RedisPresenceStore } from './presence/store.js';
+import { PresenceTracker } from './presence/tracker.js';
+import { announcePresence } from './domain/presence.js';
 import { MemoryRateLimiter, type RateLimiter } from './ratelimit/limiter.js';
 import { RedisRateLimiter } from './ratelimit/redis-limiter.js';
 import { Store } from './store/index.js';
@@ -85,6 +88,14 @@ function throttledReporter(app: FastifyInstance): Report {
 async function openBus(config: Config, report: Report): Promise<EventBus> {
   if (!config.redisUrl) return new InProcessBus(config.gatewayReplayBuffer, report);
   return RedisBus.connect({ url: config.redisUrl, prefix: config.redisPrefix, maxLength: config.gatewayReplayBuffer, report });
+}
+
+/** REDIS_URL set: presence shared by every instance; otherwise this instance's alone. */
+async function openPresence(config: Config, report: Report, instance: string): Promise<PresenceStore> {
+  if (!config.redisUrl) return new MemoryPresenceStore();
+  const store = new RedisPresenceStore(config.redisUrl, config.redisPrefix, instance, report, 3 * config.presenceSweepMs);
+  await store.connect();
+  return store;
 }
 
 async function openLimiter(config: Config, report: Report): Promise<RateLimiter> {
@@ -155,6 +166,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     report,
     perms: new PermissionCache(),
   };
+  // Presence: each instance names itself by an id of its own (its sessions' ids come from the same generator).
+  const presenceStore = await openPresence(config, report, store.ids.next());
+  const presence = new PresenceTracker(
+    presenceStore,
+    (userId, status) => announcePresence(ctx, userId, status, config.presenceFanoutMax),
+    { graceMs: config.presenceGraceMs, minIntervalMs: config.presenceIntervalMs },
+    report,
+    config.presenceSweepMs,
+  );
+  ctx.presence = presence;
   // Bots added before roles (migration 0005) get their managed roles now that ids can be issued.
   await backfillManagedRoles(ctx);
   // With PORT=0 the port is known only once bound. This listener is registered before
@@ -232,6 +253,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     maxSessionsPerToken: config.gatewayMaxSessionsPerToken,
     trustProxy: config.trustProxy,
     report,
+    presence,
   });
   gateway.attach(app.server);
 
@@ -269,6 +291,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       clearInterval(uploadSweep);
       clearInterval(sessionSweep);
       await gateway.close();
+      presence.close();
+      await presenceStore.close();
       await app.close();
       await bus.close();
       await limiter?.close();

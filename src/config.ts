@@ -31,6 +31,14 @@ export interface Config {
   gatewayMaxPendingPerIp: number;
   /** Live gateway sessions of one token (bot token or login session) on one instance. */
   gatewayMaxSessionsPerToken: number;
+  /** How long someone whose last connection closed still shows connected (a reload, a resume). */
+  presenceGraceMs: number;
+  /** How often each instance refreshes its liveness and sweeps instances that stopped (with Redis); an instance counts as stopped after three. */
+  presenceSweepMs: number;
+  /** At most one PRESENCE_UPDATE per person per this long. */
+  presenceIntervalMs: number;
+  /** Members of a server above which it gets no PRESENCE_UPDATE (its member list asks GET members instead). */
+  presenceFanoutMax: number;
   /** Serve the web client from this directory, if it exists. */
   webDir: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -158,6 +166,10 @@ export function loadConfig(env: Env = process.env): Config {
     gatewayMaxBufferBytes: int('GATEWAY_MAX_BUFFER_BYTES', 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     gatewayMaxPendingPerIp: int('GATEWAY_MAX_PENDING_PER_IP', 64, 1, 1_000_000),
     gatewayMaxSessionsPerToken: int('GATEWAY_MAX_SESSIONS_PER_TOKEN', 32, 1, 1_000_000),
+    presenceGraceMs: int('PRESENCE_GRACE_MS', 10_000, 0, 600_000),
+    presenceIntervalMs: int('PRESENCE_INTERVAL_MS', 2_000, 0, 600_000),
+    presenceSweepMs: int('PRESENCE_SWEEP_MS', 10_000, 100, 600_000),
+    presenceFanoutMax: int('PRESENCE_FANOUT_MAX', 1_000, 0, 10_000_000),
     webDir: path.resolve(env.WEB_DIR || path.join(projectRoot(), 'web', 'dist')),
     logLevel,
     shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),

@@ -109,6 +109,9 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     PUBLIC_URL: 'http://127.0.0.1:0',
     LOG_LEVEL: 'silent',
     ...(pgSchema ? { DATABASE_URL: pgSchema.url } : {}),
+    // Presence reaches no server unless a suite asks (presence.test.ts): other suites'
+    // exact event sequences stay free of people coming and going.
+    PRESENCE_FANOUT_MAX: '0',
     ...opts.env,
   });
   let built: App | undefined;

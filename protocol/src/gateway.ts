@@ -1,5 +1,17 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { Channel, DmChannel, Id, Message, PermissionName, PublicUser, Role, Server, ServerRef, UpdatedUser } from './wire.js';
+import {
+  Channel,
+  DmChannel,
+  Id,
+  Message,
+  PermissionName,
+  PresenceStatus,
+  PublicUser,
+  Role,
+  Server,
+  ServerRef,
+  UpdatedUser,
+} from './wire.js';
 
 /**
  * The gateway protocol (docs/gateway.md): the events sessions receive and every frame on
@@ -70,6 +82,12 @@ export const BanEvent = Type.Object({ serverId: Id, user: PublicUser });
 /** `USER_UPDATE`: a person or bot changed their display name, name or avatar. */
 export const UserUpdateEvent = Type.Object({ user: UpdatedUser });
 
+/** `PRESENCE_UPDATE`: someone's status changed (to members of the servers they share, and their own sessions). */
+export const PresenceEvent = Type.Object({ userId: Id, status: PresenceStatus });
+
+/** What a session says of itself: `invisible` is connected but shown `offline`. */
+export const ChosenStatus = Type.Union([Type.Literal('online'), Type.Literal('idle'), Type.Literal('dnd'), Type.Literal('invisible')]);
+
 /** One event type (or several sharing a payload) and its payload `d`. */
 const event = <T extends TSchema, D extends TSchema>(t: T, d: D) => Type.Object({ t, d });
 const L = Type.Literal;
@@ -95,6 +113,7 @@ export const GatewayEvent = Type.Union([
   event(Type.Union([L('BAN_ADD'), L('BAN_REMOVE')]), BanEvent),
   event(L('USER_UPDATE'), UserUpdateEvent),
   event(Type.Union([L('DM_CREATE'), L('DM_UPDATE'), L('DM_DELETE')]), DmChannel),
+  event(L('PRESENCE_UPDATE'), PresenceEvent),
 ]);
 
 // ---------------------------------------------------------------- frames
@@ -133,7 +152,13 @@ export const HeartbeatAckFrame = Type.Object({ op: Type.Literal('heartbeat_ack')
 /** An event: the event's `t` and `d`, and `s`, the session's sequence number (from 1). */
 export const EventFrame = Type.Intersect([GatewayEvent, Type.Object({ op: Type.Literal('event'), s: Type.Integer({ minimum: 1 }) })]);
 
-export const IdentifyFrame = Type.Object({ op: Type.Literal('identify'), d: Type.Object({ token: Type.String() }) });
+export const IdentifyFrame = Type.Object({
+  op: Type.Literal('identify'),
+  d: Type.Object({ token: Type.String(), status: Type.Optional(ChosenStatus) }),
+});
+/** Sets the session's status (`online` when it identified without one). */
+export const PresenceUpdateFrame = Type.Object({ op: Type.Literal('presence_update'), d: Type.Object({ status: ChosenStatus }) });
+
 export const ResumeFrame = Type.Object({
   op: Type.Literal('resume'),
   d: Type.Object({ token: Type.String(), sessionId: Id, s: Type.Integer({ minimum: 0 }) }),
@@ -146,7 +171,7 @@ export const HeartbeatFrame = Type.Object({
 /** What the server sends. */
 export const ServerFrame = Type.Union([HelloFrame, ReadyFrame, ResumedFrame, InvalidSessionFrame, HeartbeatAckFrame, EventFrame]);
 /** What a client sends. */
-export const ClientFrame = Type.Union([IdentifyFrame, ResumeFrame, HeartbeatFrame]);
+export const ClientFrame = Type.Union([IdentifyFrame, ResumeFrame, HeartbeatFrame, PresenceUpdateFrame]);
 
 // The gateway types: each is its schema's static type.
 export type MessageDeleteEvent = Static<typeof MessageDeleteEvent>;
@@ -161,6 +186,9 @@ export type RoleEvent = Static<typeof RoleEvent>;
 export type RoleDeleteEvent = Static<typeof RoleDeleteEvent>;
 export type BanEvent = Static<typeof BanEvent>;
 export type UserUpdateEvent = Static<typeof UserUpdateEvent>;
+export type PresenceEvent = Static<typeof PresenceEvent>;
+export type ChosenStatus = Static<typeof ChosenStatus>;
+export type PresenceUpdateFrame = Static<typeof PresenceUpdateFrame>;
 export type GatewayEvent = Static<typeof GatewayEvent>;
 export type ReadyServer = Static<typeof ReadyServer>;
 export type HelloFrame = Static<typeof HelloFrame>;

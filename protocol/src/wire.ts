@@ -233,10 +233,16 @@ export const AuditLogEntry = Type.Object(
   { $id: 'AuditLogEntry', title: 'AuditLogEntry', description: 'one moderation or configuration change' },
 );
 
+/** What others see of someone's connections: `invisible` shows as `offline`. */
+export const PresenceStatus = Type.Union([Type.Literal('online'), Type.Literal('idle'), Type.Literal('dnd'), Type.Literal('offline')], {
+  description: 'from gateway connections; `offline` also for someone invisible',
+});
+
 export const Member = Type.Object(
   {
     ...PublicUser.properties,
     user: ref(PublicUser),
+    presence: Type.Optional(PresenceStatus),
     roles: Type.Array(Id, { description: "the member's role ids, `@everyone` not included" }),
     ownerId: Type.Optional(Nullable(Id)),
     permissions: Type.Optional(Type.Array(ref(PermissionName), { description: 'bots only' })),
@@ -474,6 +480,7 @@ export type CreatedWebhook = Static<typeof CreatedWebhook>;
 export type Health = Static<typeof Health>;
 export type UserSettings = Static<typeof UserSettings>;
 export type DmChannel = Static<typeof DmChannel>;
+export type PresenceStatus = Static<typeof PresenceStatus>;
 export type Overwrite = Static<typeof Overwrite>;
 export type Role = Static<typeof Role>;
 export type InvitePreview = Static<typeof InvitePreview>;

@@ -25,6 +25,7 @@ import type {
   User,
   UserUpdateEvent,
   DmChannel,
+  PresenceEvent,
 } from './types.js';
 
 /** Events of a `ParleyBot`, with the arguments their handlers receive. */
@@ -66,6 +67,8 @@ export interface ParleyBotEvents {
   dmCreate: [DmChannel];
   dmUpdate: [DmChannel];
   dmDelete: [DmChannel];
+  /** Someone of the bot's servers (not the largest ones) came online, went idle, and so on. */
+  presenceUpdate: [PresenceEvent];
   /** Every gateway event (including types this SDK does not know yet), before its own handler. */
   dispatch: [DispatchEvent];
   /** A fatal gateway close (4001 bad token), a protocol problem, or a handler that threw. */
@@ -104,6 +107,7 @@ export const EVENT_HANDLER_NAMES = {
   DM_CREATE: 'dmCreate',
   DM_UPDATE: 'dmUpdate',
   DM_DELETE: 'dmDelete',
+  PRESENCE_UPDATE: 'presenceUpdate',
 } as const satisfies { [K in GatewayEventType]: keyof ParleyBotEvents };
 
 // Compile-time check: each handler receives exactly its event type's payload.
@@ -137,6 +141,7 @@ const _handlerPayloadsMatch: HandlerPayloadsMatch = {
   DM_CREATE: true,
   DM_UPDATE: true,
   DM_DELETE: true,
+  PRESENCE_UPDATE: true,
 };
 void _handlerPayloadsMatch;
 
@@ -207,6 +212,11 @@ export class ParleyBot extends TypedEmitter<ParleyBotEvents> {
   /** Closes the gateway connection for good. */
   close(): Promise<void> {
     return this.gateway.close();
+  }
+
+  /** Sets the bot's status (`online`, `idle`, `dnd`, or `invisible`: shown offline). */
+  setStatus(status: 'online' | 'idle' | 'dnd' | 'invisible'): void {
+    this.gateway.setStatus(status);
   }
 
   #dispatch(event: DispatchEvent): void {

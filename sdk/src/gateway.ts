@@ -1,4 +1,5 @@
 import { CLOSE_CODES } from '@parley/protocol';
+import type { ChosenStatus } from '@parley/protocol';
 import { TypedEmitter } from './emitter.js';
 import { GatewayError } from './errors.js';
 import type { DispatchEvent, GatewayFrame, HelloData, ReadyData } from './types.js';
@@ -415,7 +416,18 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
 
   #identify(ws: SocketAdapter): void {
     this.#seq = 0; // a new session numbers its events from 1
-    this.#send(ws, { op: 'identify', d: { token: this.#token } });
+    this.#send(ws, { op: 'identify', d: { token: this.#token, ...(this.#presence ? { status: this.#presence } : {}) } });
+  }
+
+  #presence: ChosenStatus | undefined;
+
+  /**
+   * Sets the status others see (`invisible` shows offline): sent now if connected, and
+   * with every later identify. A resumed session keeps its status on the server.
+   */
+  setStatus(status: ChosenStatus): void {
+    this.#presence = status;
+    if (this.#ws && this.#sessionId) this.#send(this.#ws, { op: 'presence_update', d: { status } });
   }
 
   #onReady(ready: ReadyData): void {

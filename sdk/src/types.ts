@@ -45,6 +45,7 @@ export type {
   TypingStartEvent,
   UserUpdateEvent,
   DmChannel,
+  PresenceEvent,
 } from '@parley/protocol';
 
 /** An id: opaque, sortable by creation time. */

@@ -2,6 +2,7 @@ import type { EventBus } from '../events/bus.js';
 import type { BusEntry, ChannelEvent } from '../events/types.js';
 import type { UploadStore } from '../files/upload-store.js';
 import type { Store } from '../store/index.js';
+import type { PresenceStatus } from '@parley/protocol';
 import type { PermissionCache } from './permissions.js';
 import type { RegistrationMode } from '../config.js';
 
@@ -27,6 +28,8 @@ export interface DomainContext {
   report: (err: unknown, what: string) => void;
   /** Server permission models per version, shared by every request. */
   perms: PermissionCache;
+  /** What others see of people's connections (section 11); absent, everyone shows offline. */
+  presence?: { statuses(userIds: readonly string[]): Promise<Map<string, PresenceStatus>> };
 }
 
 /**

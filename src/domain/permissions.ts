@@ -282,6 +282,8 @@ export function visibilityOf(event: GatewayEvent): Visibility {
     case 'USER_UPDATE':
     // Only ever addressed to the identity's own sessions (a `user` entry with no servers).
     case 'READ_STATE_UPDATE':
+    // Someone's status: membership is enough, as for the member list (bounded in the gateway).
+    case 'PRESENCE_UPDATE':
     // Direct messages travel as `direct` entries, addressed to their recipients only.
     case 'DM_CREATE':
     case 'DM_UPDATE':

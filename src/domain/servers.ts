@@ -369,12 +369,14 @@ export const servers = {
       ctx.store.roles.ofServer(ctx.store.db, serverId),
     ]);
     const managed = new Map(roles.filter((r) => r.botId).map((r) => [r.botId!, r]));
+    const presence = await ctx.presence?.statuses(rows.map((r) => r.id));
     return rows.map((r) => {
       const user = publicUser(r);
       const role = r.bot === 1 ? managed.get(r.id) : undefined;
       return {
         ...user,
         user,
+        presence: presence?.get(r.id) ?? 'offline',
         roles: splitRoles(r.roles),
         ...(r.bot === 1 ? { ownerId: r.ownerId, permissions: legacyNamesOf(parsePermissions(role?.permissions ?? '0') ?? 0n) } : {}),
         joinedAt: r.joinedAt,

@@ -5,7 +5,7 @@ import type { ModelSnapshot } from '../domain/permissions.js';
 export type { GatewayEvent };
 
 /** Events about a person or bot rather than about one server (READ_STATE_UPDATE: only to their own sessions). */
-export type UserEvent = Extract<GatewayEvent, { t: 'USER_UPDATE' | 'READ_STATE_UPDATE' }>;
+export type UserEvent = Extract<GatewayEvent, { t: 'USER_UPDATE' | 'READ_STATE_UPDATE' | 'PRESENCE_UPDATE' }>;
 
 /** Events of a channel's content: in a DM they reach its recipients only. */
 export type ChannelEvent = Extract<
@@ -49,7 +49,13 @@ export type DmEvent = Extract<GatewayEvent, { t: 'DM_CREATE' | 'DM_UPDATE' | 'DM
 export type BusEntry =
   | { kind: 'event'; serverId: string; event: Exclude<GatewayEvent, UserEvent | DmEvent>; model?: ModelSnapshot; roles?: string[] }
   | { kind: 'direct'; channelId: string; recipients: string[]; event: ChannelEvent | DmEvent }
-  | { kind: 'user'; userId: string; serverIds: string[]; event: UserEvent }
+  | {
+      kind: 'user';
+      userId: string;
+      serverIds: string[];
+      event: UserEvent /** false: not to the identity's own sessions. */;
+      toSelf?: false;
+    }
   | { kind: 'revoke'; userId: string; sessionId?: string; reason: string }
   | { kind: 'gap'; serverIds: string[] | null }
   | { kind: 'mark' };

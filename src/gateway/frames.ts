@@ -1,4 +1,7 @@
-import type { ClientFrame, ServerFrame } from '@parley/protocol';
+import type { ChosenStatus, ClientFrame, ServerFrame } from '@parley/protocol';
+
+const CHOSEN: readonly ChosenStatus[] = ['online', 'idle', 'dnd', 'invisible'];
+const isChosenStatus = (v: unknown): v is ChosenStatus => typeof v === 'string' && (CHOSEN as readonly string[]).includes(v);
 
 /** Parses a client frame; null when it is not one of the protocol's frames. */
 export function parseClientFrame(raw: string): ClientFrame | null {
@@ -12,8 +15,13 @@ export function parseClientFrame(raw: string): ClientFrame | null {
   const { op, d } = f as { op?: unknown; d?: unknown };
   const obj = typeof d === 'object' && d !== null && !Array.isArray(d) ? (d as Record<string, unknown>) : null;
   switch (op) {
-    case 'identify':
-      return obj && typeof obj.token === 'string' && obj.token.length <= 512 ? { op, d: { token: obj.token } } : null;
+    case 'identify': {
+      if (!obj || typeof obj.token !== 'string' || obj.token.length > 512) return null;
+      if (obj.status === undefined) return { op, d: { token: obj.token } };
+      return isChosenStatus(obj.status) ? { op, d: { token: obj.token, status: obj.status } } : null;
+    }
+    case 'presence_update':
+      return obj && isChosenStatus(obj.status) ? { op, d: { status: obj.status } } : null;
     case 'resume':
       return obj &&
         typeof obj.token === 'string' &&

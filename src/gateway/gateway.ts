@@ -15,6 +15,7 @@ import type { EventBus, LogPosition, SessionCheckpoint } from '../events/bus.js'
 import type { BusEntry, GatewayEvent } from '../events/types.js';
 import { CLOSE_CODES as CLOSE, type ClientFrame } from '@parley/protocol';
 import { EventFrame, frame, parseClientFrame } from './frames.js';
+import type { PresenceTracker } from '../presence/tracker.js';
 
 export interface GatewayOptions {
   heartbeatMs: number;
@@ -29,6 +30,8 @@ export interface GatewayOptions {
   /** Take the client address from X-Forwarded-For (behind a trusted reverse proxy). */
   trustProxy?: boolean;
   report: (err: unknown, what: string) => void;
+  /** Where sessions' connections count towards presence (section 11). */
+  presence?: PresenceTracker;
 }
 
 /** A session's view of one server: the server's model (roles, overwrites, channels) and its own roles. */
@@ -214,6 +217,11 @@ export class Gateway {
         if (conn.session) this.heartbeat(conn.session, f.d?.s ?? null);
         return ws.send(frame('heartbeat_ack'));
       }
+      if (f.op === 'presence_update') {
+        if (!conn.session) return ws.close(CLOSE.MALFORMED, 'identify first');
+        this.opts.presence?.update(conn.session.caller.id, conn.session.id, f.d.status);
+        return;
+      }
       if (conn.session || conn.busy) return ws.close(CLOSE.MALFORMED, 'already identified');
       conn.busy = true;
       this.start(conn, f)
@@ -221,6 +229,8 @@ export class Gateway {
           conn.busy = false;
           conn.session = s;
           this.removePending(conn);
+          // A resume keeps the status the session had; an identify may name one.
+          if (!s.closed) this.opts.presence?.connect(s.caller.id, s.id, f.op === 'identify' ? f.d.status : undefined);
         })
         .catch((err) => {
           conn.busy = false;
@@ -253,7 +263,7 @@ export class Gateway {
     else this.pendingByAddress.set(conn.address, n);
   }
 
-  private async start(conn: Connection, f: Exclude<ClientFrame, { op: 'heartbeat' }>): Promise<Session> {
+  private async start(conn: Connection, f: Extract<ClientFrame, { op: 'identify' | 'resume' }>): Promise<Session> {
     // Revocations dispatched from here on were not seen by the authentication below.
     const since = this.bus.position();
     const caller = await accounts.authenticate(this.ctx, f.d.token);
@@ -432,7 +442,7 @@ export class Gateway {
     }
     if (entry.kind === 'user') {
       // Each session once, whether it is the user's own or shares one or many servers with it.
-      const audience = new Set(this.byUser.get(entry.userId));
+      const audience = new Set(entry.toSelf === false ? [] : this.byUser.get(entry.userId));
       for (const id of entry.serverIds) for (const s of this.byServer.get(id) ?? []) audience.add(s);
       const prepared = new EventFrame(entry.event.t, entry.event.d);
       for (const s of audience) this.apply(s, pos, entry, 0, prepared);
@@ -621,6 +631,7 @@ export class Gateway {
     if (session.closed) return;
     this.catchUp(session);
     session.closed = true;
+    this.opts.presence?.disconnect(session.caller.id, session.id);
     if (this.byId.get(session.id) === session) this.byId.delete(session.id);
     removeFrom(this.byUser, session.caller.id, session);
     for (const id of session.servers.keys()) removeFrom(this.byServer, id, session);
@@ -675,7 +686,7 @@ export class Gateway {
 
 /** Whether a `user` entry is for `session`: the user's own, or a member of one of its servers who may see it. */
 function concerns(session: Session, entry: Extract<BusEntry, { kind: 'user' }>): boolean {
-  if (session.caller.id === entry.userId) return true;
+  if (session.caller.id === entry.userId) return entry.toSelf !== false;
   // A name and avatar are what the member list shows: membership is enough (`visibilityOf`).
   return entry.serverIds.some((id) => session.servers.has(id));
 }

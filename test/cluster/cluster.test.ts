@@ -140,6 +140,52 @@ describe.runIf(run)('two instances on one PostgreSQL and Redis', () => {
   });
 });
 
+describe.runIf(run)('presence across instances', () => {
+  let cluster: Cluster;
+  beforeAll(async () => {
+    cluster = await startCluster(2, {
+      PRESENCE_GRACE_MS: '0',
+      PRESENCE_INTERVAL_MS: '0',
+      PRESENCE_FANOUT_MAX: '100',
+      PRESENCE_SWEEP_MS: '300',
+    });
+  }, 90_000);
+  afterAll(() => cluster?.close());
+
+  it('someone connected to two instances is offline only when both connections are gone; a killed instance is swept', async () => {
+    const [ia, ib] = cluster.instances as [(typeof cluster.instances)[0] & {}, (typeof cluster.instances)[0] & {}];
+    const w = await world(ia.url);
+    const watcher = await TestGatewayClient.identify(ib.gatewayUrl, w.owner.auth);
+    const onA = await TestGatewayClient.identify(ia.gatewayUrl, w.bot.auth);
+    await watcher.waitForEvent('PRESENCE_UPDATE', (d) => d.userId === w.bot.id && d.status === 'online');
+    const onB = await TestGatewayClient.identify(ib.gatewayUrl, w.bot.auth);
+    await onA.close();
+    // Still connected through B: no offline. The marker is a later entry of the same log.
+    const marker = await postMessage(ia.url, w.owner.auth, w.channel.id, 'marker');
+    await watcher.waitForEvent('MESSAGE_CREATE', (d) => d.id === marker.id);
+    expect(
+      watcher
+        .events('PRESENCE_UPDATE')
+        .filter((f) => f.d.userId === w.bot.id)
+        .map((f) => f.d.status),
+    ).toEqual(['online']);
+    const members = await call(ia.url, 'GET', `/servers/${w.server.id}/members`, { auth: w.owner.auth });
+    expect(members.body.find((m: { id: string }) => m.id === w.bot.id).presence).toBe('online');
+
+    // Back on A alone, then A dies without a word: B sweeps it, and the bot shows offline.
+    const again = await TestGatewayClient.identify(ia.gatewayUrl, w.bot.auth);
+    await onB.close();
+    ia.proc.kill('SIGKILL');
+    await ia.exited;
+    await again.closed;
+    expect((await watcher.waitForEvent('PRESENCE_UPDATE', (d) => d.userId === w.bot.id && d.status === 'offline', 10_000)).d).toEqual({
+      userId: w.bot.id,
+      status: 'offline',
+    });
+    await watcher.close();
+  });
+});
+
 describe.runIf(run)('losing an instance', () => {
   let cluster: Cluster;
   beforeAll(async () => {

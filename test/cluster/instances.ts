@@ -61,6 +61,7 @@ export async function startCluster(count: number, env: Record<string, string> = 
         REDIS_PREFIX: prefix,
         LOG_LEVEL: 'warn',
         GATEWAY_HEARTBEAT_MS: '500',
+        PRESENCE_FANOUT_MAX: '0',
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

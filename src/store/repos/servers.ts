@@ -120,6 +120,17 @@ export const members = {
       .orderBy('members.joinedAt')
       .orderBy('users.id')
       .execute(),
+  /** How many members each of `serverIds` has. */
+  counts: async (db: Db, serverIds: readonly string[]): Promise<Map<string, number>> => {
+    if (serverIds.length === 0) return new Map();
+    const rows = await db
+      .selectFrom('members')
+      .select((eb) => ['serverId', eb.fn.countAll<number | string>().as('n')])
+      .where('serverId', 'in', serverIds)
+      .groupBy('serverId')
+      .execute();
+    return new Map(rows.map((r) => [String(r.serverId), Number(r.n)]));
+  },
   /** Which of `userIds` are members of the server, as `{id, name, bot, avatar}` in the order asked. */
   usersIn: async (db: Db, serverId: string, userIds: string[]) => {
     const rows = await db
