@@ -1,4 +1,5 @@
 import { GatewayClient, GatewayCloseCodes } from '@parley/sdk';
+import { attachStatus } from './state/presence';
 import { useCallback, useEffect, useState, type MouseEvent } from 'react';
 import { ApiError, api, describeError, getToken, onUnauthorized, setToken } from './api/client';
 import type { GatewayEvent, Instance } from './api/types';
@@ -209,6 +210,8 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
       reconnect: { initialDelayMs: 500, maxDelayMs: 15_000, retryFirstConnection: true },
     });
     let hadSession = false;
+    // The chosen status goes with the identify (set before connecting) and follows the menu.
+    const detachStatus = attachStatus(gateway);
     const unsubscribe = [
       gateway.on('status', (status) => store.dispatch({ type: 'status', status })),
       gateway.on('ready', (ready) => {
@@ -243,6 +246,7 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
       clearTimeout(start);
       window.removeEventListener('online', online);
       for (const off of unsubscribe) off();
+      detachStatus();
       void gateway.close(1000, 'bye');
     };
   }, [token, onAuthFailed]);

@@ -1,3 +1,4 @@
+import type { ChosenStatus, PresenceStatus } from '@parley/protocol';
 import { safeImageSrc } from '../markdown/parse';
 import { hueFor, initials } from '../lib/format';
 import styles from './avatar.module.css';
@@ -7,10 +8,40 @@ interface AvatarProps {
   name: string;
   src?: string | null;
   size?: number;
+  /** Draws the presence dot (section 11); `invisible` (one's own choice) looks offline. */
+  status?: PresenceStatus | ChosenStatus;
+}
+
+const STATUS_TEXT: Record<PresenceStatus | ChosenStatus, string> = {
+  online: 'Online',
+  idle: 'Idle',
+  dnd: 'Do not disturb',
+  offline: 'Offline',
+  invisible: 'Invisible',
+};
+
+/** A picture or initials, with a presence dot at the bottom right when `status` is given. */
+export function Avatar({ status, ...props }: AvatarProps) {
+  if (!status) return <AvatarImage {...props} />;
+  const size = props.size ?? 40;
+  const dot = Math.min(24, Math.max(12, Math.round(size * 0.42)));
+  return (
+    <span className={styles.withStatus} style={{ width: size, height: size }}>
+      <AvatarImage {...props} />
+      <span
+        className={`${styles.statusDot} ${styles[status === 'invisible' ? 'offline' : status]}`}
+        style={{ width: dot, height: dot, borderWidth: dot >= 18 ? 4 : 2.5 }}
+        role="img"
+        aria-label={STATUS_TEXT[status]}
+        title={STATUS_TEXT[status]}
+        data-status={status}
+      />
+    </span>
+  );
 }
 
 /** A picture when the avatar is an http(s) URL, coloured initials otherwise. */
-export function Avatar({ id, name, src, size = 40 }: AvatarProps) {
+function AvatarImage({ id, name, src, size = 40 }: Omit<AvatarProps, 'status'>) {
   const url = safeImageSrc(src);
   const style = { width: size, height: size, fontSize: Math.round(size * 0.4) };
   if (url) {

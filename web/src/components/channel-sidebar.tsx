@@ -11,7 +11,8 @@ import { can, P } from '../state/permissions';
 import { useStore } from '../state/store';
 import { toast, toastError } from '../state/toasts';
 import { Link, navigate, paths } from '../router';
-import { Avatar } from './avatar';
+import { StatusMenu } from './status-menu';
+import { statusLabel } from '../state/presence';
 import { CopyField } from './copy-field';
 import { Dialog } from './dialog';
 import { PromptDialog, normaliseChannelName } from './forms';
@@ -175,17 +176,23 @@ export function InviteDialog({ serverId, serverName, onClose }: { serverId: stri
 export function UserPanel({ onLogout, className }: { onLogout: () => void; className?: string }) {
   const me = useStore((s) => s.me);
   const status = useStore((s) => s.status);
+  const myStatus = useStore((s) => s.myStatus);
   if (!me) return null;
   const name = displayName(me);
+  const shown = status === 'ready' ? statusLabel(myStatus) : status === 'closed' ? 'Offline' : 'Connecting…';
   return (
     <div className={className ? `${styles.userPanel} ${className}` : styles.userPanel}>
-      {/* The person's own name and picture open their account settings, as in most chat apps. */}
+      {/* The picture sets the status; the name opens account settings, as in most chat apps. */}
+      <StatusMenu me={me} />
       <Link to={paths.account()} className={styles.userPanelMe} title="Account settings">
-        <Avatar id={me.id} name={name} src={me.avatar} size={32} />
         <span className={styles.userPanelInfo}>
           <span className={styles.userPanelName}>{name}</span>
-          <span className={status === 'ready' ? `${styles.userPanelStatus} ${styles.statusConnected}` : styles.userPanelStatus}>
-            {status === 'ready' ? 'Online' : status === 'closed' ? 'Offline' : 'Connecting…'}
+          <span
+            className={
+              status === 'ready' && myStatus === 'online' ? `${styles.userPanelStatus} ${styles.statusConnected}` : styles.userPanelStatus
+            }
+          >
+            {shown}
           </span>
         </span>
         <span className="visually-hidden">: account settings</span>

@@ -102,6 +102,7 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
   const roles = useStore((s) => s.roles[server.id]);
   const me = useStore((s) => s.me);
   const myRoles = useStore((s) => s.myRoles[server.id]);
+  const presence = useStore((s) => (userId === s.me?.id ? s.myStatus : (s.presence[userId] ?? 'offline')));
   const bits = usePermissions(server.id);
   const [action, setAction] = useState<'kick' | 'ban' | null>(null);
   const [menu, setMenu] = useState(false);
@@ -175,7 +176,7 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
           <div className={styles.banner} style={{ background: color?.raw ?? `hsl(${hueFor(member.id)} 45% 52%)` }} aria-hidden="true" />
           <div className={styles.identity}>
             <span className={styles.avatarRing}>
-              <Avatar id={member.id} name={name} src={member.avatar} size={80} />
+              <Avatar id={member.id} name={name} src={member.avatar} size={80} status={presence} />
             </span>
             <div className={styles.identityText}>
               <p className={color ? `${styles.bigName} ${roleName.colored}` : styles.bigName} style={nameColorStyle(color)}>

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import type { Member, Role, Server } from '../api/types';
 import { displayName } from '../api/types';
-import { useStore } from '../state/store';
+import { store, useStore } from '../state/store';
 import { toastError } from '../state/toasts';
 import { nameColor, nameColorStyle, topColoredRole } from '../lib/name-color';
 import { Avatar, BotBadge } from './avatar';
@@ -44,12 +44,20 @@ export function groupMembers(server: Server, roles: Role[] | undefined, members:
   return groups.filter((g) => g.members.length > 0).map((g) => ({ ...g, members: [...g.members].sort(byName) }));
 }
 
+/** Members above which a server may get no presence events (the service's PRESENCE_FANOUT_MAX default). */
+const LARGE_SERVER = 1000;
+
 /** People and bots in the server, grouped by hoisted role; each opens their profile card. */
 export function MemberList({ server }: { server: Server }) {
   const members = useStore((s) => s.members[server.id]);
   const roles = useStore((s) => s.roles[server.id]);
   useEffect(() => {
     refreshMembers(server.id).catch(toastError);
+    // Large servers get no PRESENCE_UPDATE (PRESENCE_FANOUT_MAX): their list refreshes while on screen.
+    const timer = window.setInterval(() => {
+      if ((store.getState().members[server.id]?.length ?? 0) > LARGE_SERVER) refreshMembers(server.id).catch(() => undefined);
+    }, 60_000);
+    return () => window.clearInterval(timer);
   }, [server.id]);
   const groups = members ? groupMembers(server, roles, members) : [];
   return (
@@ -72,11 +80,13 @@ export function MemberList({ server }: { server: Server }) {
 }
 
 function MemberRow({ server, roles, member }: { server: Server; roles: Role[] | undefined; member: Member }) {
+  // One's own row shows one's choice: the service does not echo one's own status back.
+  const presence = useStore((s) => (member.id === s.me?.id ? s.myStatus : (s.presence[member.id] ?? 'offline')));
   const name = displayName(member);
   const color = nameColor(topColoredRole(roles, member.roles)?.color);
   const owner = member.id === server.ownerId;
   return (
-    <li className={styles.member} data-member-id={member.id}>
+    <li className={presence === 'offline' ? `${styles.member} ${styles.offline}` : styles.member} data-member-id={member.id}>
       <button
         type="button"
         className={styles.memberButton}
@@ -84,7 +94,7 @@ function MemberRow({ server, roles, member }: { server: Server; roles: Role[] | 
         title={`View ${name}’s profile`}
         onClick={() => openMemberCard(server.id, member.id)}
       >
-        <Avatar id={member.id} name={name} src={member.avatar} size={32} />
+        <Avatar id={member.id} name={name} src={member.avatar} size={32} status={presence} />
         <span className={color ? `${styles.memberName} ${roleName.colored}` : styles.memberName} style={nameColorStyle(color)}>
           {name}
         </span>

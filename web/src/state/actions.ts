@@ -244,6 +244,9 @@ export function applyEvent(event: GatewayEvent): void {
     case 'CHANNEL_DELETE':
       dispatch({ type: 'channel/remove', channelId: event.d.id, serverId: event.d.serverId });
       break;
+    case 'PRESENCE_UPDATE':
+      dispatch({ type: 'presence/set', userId: event.d.userId, status: event.d.status });
+      break;
     case 'MEMBER_ADD':
       if (event.d.user)
         dispatch({ type: 'member/upsert', serverId: event.d.serverId, member: { ...event.d.user, user: event.d.user, roles: [] } });

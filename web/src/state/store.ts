@@ -6,6 +6,7 @@
 import { compareIds } from '@parley/protocol/ids';
 import { useSyncExternalStore } from 'react';
 import type { GatewayStatus } from '@parley/sdk';
+import type { ChosenStatus, PresenceStatus } from '@parley/protocol';
 import type { Ban, Channel, Member, Message, Reaction, Role, Server, User } from '../api/types';
 
 export interface ChannelMessages {
@@ -44,6 +45,10 @@ export interface State {
   status: GatewayStatus;
   /** The server list has been fetched at least once. */
   serversLoaded: boolean;
+  /** What others see of people (section 11): from member lists and PRESENCE_UPDATE. */
+  presence: Record<string, PresenceStatus>;
+  /** The status this person chose (`state/presence.ts`). */
+  myStatus: ChosenStatus;
 }
 
 export type Action =
@@ -57,6 +62,8 @@ export type Action =
   | { type: 'channel/upsert'; channel: Channel }
   | { type: 'channel/remove'; channelId: string; serverId: string }
   | { type: 'members/set'; serverId: string; members: Member[] }
+  | { type: 'presence/set'; userId: string; status: PresenceStatus }
+  | { type: 'presence/mine'; status: ChosenStatus }
   | { type: 'member/upsert'; serverId: string; member: Member }
   | { type: 'member/remove'; serverId: string; userId: string }
   /** A member's roles changed (`MEMBER_UPDATE`, or our own PUT/DELETE answered). */
@@ -94,6 +101,8 @@ export const initialState: State = {
   unread: {},
   status: 'connecting',
   serversLoaded: false,
+  presence: {},
+  myStatus: 'online',
 };
 
 const emptyChannel: ChannelMessages = {
@@ -164,7 +173,7 @@ function setReaction(reactions: Reaction[] | undefined, emoji: string, count: nu
 export function reduce(state: State, action: Action): State {
   switch (action.type) {
     case 'reset':
-      return initialState;
+      return { ...initialState, myStatus: state.myStatus };
     case 'me':
       return { ...state, me: { ...state.me, ...action.user } };
     case 'status':
@@ -223,8 +232,18 @@ export function reduce(state: State, action: Action): State {
         unread: withoutKey(state.unread, action.channelId),
       };
     }
-    case 'members/set':
-      return { ...state, members: { ...state.members, [action.serverId]: action.members } };
+    case 'members/set': {
+      // A member list carries everyone's presence as the service sees it now.
+      const presence = { ...state.presence };
+      for (const m of action.members) if (m.presence) presence[m.id] = m.presence;
+      return { ...state, members: { ...state.members, [action.serverId]: action.members }, presence };
+    }
+    case 'presence/set':
+      return state.presence[action.userId] === action.status
+        ? state
+        : { ...state, presence: { ...state.presence, [action.userId]: action.status } };
+    case 'presence/mine':
+      return state.myStatus === action.status ? state : { ...state, myStatus: action.status };
     case 'member/upsert': {
       const list = state.members[action.serverId];
       if (!list) return state;
