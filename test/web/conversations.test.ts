@@ -212,10 +212,18 @@ describe('mentions', { timeout: 90_000 }, () => {
     const role = await postMessage(srv.url, w.bob.auth, w.general.id, `<@&${crew.id}> standup in 5`);
     const ghosts = await postMessage(srv.url, w.bob.auth, w.general.id, 'ghosts: <@999999999999> <#888888888888> `<@' + w.alba.id + '>`');
     const everyone = await postMessage(srv.url, w.owner.auth, w.general.id, '@everyone the harbour closes at 6');
+    const mine = await postMessage(srv.url, w.alba.auth, w.general.id, 'I can take the evening shift');
+    // A reply to the viewer that does not ping them is still for them.
+    const quiet = await ok<ApiMessage>('POST', `/channels/${w.general.id}/messages`, w.bob.auth, {
+      content: 'thanks!',
+      messageReference: { messageId: mine.id },
+      allowedMentions: { parse: [], repliedUser: false },
+    });
+    expect(quiet.mentions).toEqual([]);
 
     const o = await open(w.alba, `/s/${w.server.id}/c/${w.general.id}`);
     const { page } = o;
-    await message(page, everyone.id).waitFor();
+    await message(page, quiet.id).waitFor();
     // Chips: names, never ids.
     await message(page, plain.id)
       .locator('[data-mention="user"]')
@@ -236,9 +244,10 @@ describe('mentions', { timeout: 90_000 }, () => {
     await message(page, everyone.id).locator('[data-mention="everyone"]').waitFor();
 
     // Highlighted: named, their role, @everyone. Not: a message naming someone else.
-    for (const m of [direct, role, everyone]) expect(await message(page, m.id).getAttribute('data-mentions-me')).toBe('true');
+    for (const m of [direct, role, everyone, quiet]) expect(await message(page, m.id).getAttribute('data-mentions-me')).toBe('true');
     expect(await message(page, plain.id).getAttribute('data-mentions-me')).toBeNull();
     expect(await message(page, ghosts.id).getAttribute('data-mentions-me')).toBeNull();
+    expect(await message(page, mine.id).getAttribute('data-mentions-me')).toBeNull();
     const look = (id: string) =>
       message(page, id).evaluate((el) => {
         const s = (globalThis as any).getComputedStyle(el);
@@ -329,10 +338,42 @@ describe('replies', { timeout: 120_000 }, () => {
     expect(inView).toBe(true);
     await screenshot(page, 'conversations-reply-jump');
 
-    // Scrolling down from there reaches the present again (newer pages load on the way).
+    // Jump to present goes straight back to the newest.
     await page.getByRole('button', { name: /Jump to present/ }).click();
     await message(page, sent.id).waitFor();
     await expect.poll(() => message(page, sent.id).isVisible()).toBe(true);
+    expect(await message(page, original.id).count()).toBe(0);
+
+    // Jump again, then scroll down: newer pages load on the way (only 50 came with the
+    // jump) until the present is reached.
+    await answerQuote.getByRole('button').click();
+    await message(page, original.id).waitFor();
+    expect(await message(page, sent.id).count()).toBe(0);
+    const log = page.getByRole('log');
+    await expect
+      .poll(
+        async () => {
+          await log.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+          return message(page, sent.id).count();
+        },
+        { timeout: 15_000 },
+      )
+      .toBe(1);
+    // Each message once, in order, with nothing missing in between.
+    const shown = await page.locator('li[data-message-id]').evaluateAll((els) => els.map((e) => e.getAttribute('data-message-id')));
+    const all: string[] = [];
+    let before: string | undefined;
+    for (;;) {
+      const batch = await ok<ApiMessage[]>(
+        'GET',
+        `/channels/${w.general.id}/messages?limit=100${before ? `&before=${before}` : ''}`,
+        w.alba.auth,
+      );
+      all.push(...batch.map((m) => m.id));
+      if (batch.length < 100) break;
+      before = batch.at(-1)?.id;
+    }
+    expect(shown).toEqual(all.reverse());
 
     // A reply whose original is deleted says so, live and after a reload.
     await ok('DELETE', `/channels/${w.general.id}/messages/${last.id}`, w.bob.auth);
