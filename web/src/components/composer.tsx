@@ -1,10 +1,13 @@
-import { forwardRef, useEffect, useImperativeHandle, useLayoutEffect, useRef, useState } from 'react';
-import type { Channel, UploadResult } from '../api/types';
-import { sendMessage, sendTyping, uploadFile } from '../state/actions';
+import { forwardRef, useEffect, useId, useImperativeHandle, useLayoutEffect, useRef, useState } from 'react';
+import type { Channel, SendMessageBody, UploadResult } from '../api/types';
+import { loadLatest, sendMessage, sendTyping, uploadFile } from '../state/actions';
+import { cancelReply, onReplyStarted, type ReplyDraft, setReplyPing, startReplyAgain, useConversation } from '../state/conversation';
 import { can, P, usePermissions } from '../state/permissions';
-import { useStore } from '../state/store';
+import { store, useStore } from '../state/store';
 import { toast, toastError } from '../state/toasts';
 import { codePoints, formatSize } from '../lib/format';
+import { type DraftMention, encodeDraft, findTrigger } from '../lib/mentions';
+import { type Suggestion, SuggestionList, suggestionId, useSuggestions } from './composer-suggestions';
 import { CloseIcon, PlusIcon } from './icons';
 import styles from './composer.module.css';
 
@@ -14,6 +17,16 @@ const TYPING_EVERY_MS = 6000;
 
 /** Unsent text per channel survives switching channels. */
 const drafts = new Map<string, string>();
+
+/**
+ * Mentions are written as names and sent as ids. Picking `@alice` from the autocomplete
+ * puts the readable `@alice` in the textarea and remembers, for this draft, that
+ * `@alice` stands for `<@123>`; sending turns each remembered name back into its syntax
+ * (outside code, whole names only: see `encodeDraft`). So the textarea never shows raw
+ * ids, editing around a name cannot corrupt hidden markup, and a name typed by hand
+ * without picking it stays text, as it would on Discord. Kept per channel, like drafts.
+ */
+const draftMentions = new Map<string, DraftMention[]>();
 
 interface Pending {
   key: number;
@@ -67,12 +80,62 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
   const area = useRef<HTMLTextAreaElement>(null);
   const fileInput = useRef<HTMLInputElement>(null);
   const lastTyping = useRef(0);
+  const reply = useConversation((s) => s.replies[channel.id]);
+
+  // Autocomplete: the trigger at the caret, its suggestions, the active row.
+  const [caret, setCaret] = useState<number | null>(null);
+  const [dismissed, setDismissed] = useState<number | null>(null);
+  const [active, setActive] = useState(0);
+  const pendingCaret = useRef<number | null>(null);
+  const listId = useId();
+  const found = caret === null ? null : findTrigger(text, caret);
+  const trigger = found && found.start !== dismissed ? found : null;
+  const suggestions = useSuggestions(trigger, channel);
+  const open = !!trigger && suggestions.length > 0;
+  const activeIndex = Math.min(active, suggestions.length - 1);
+  const triggerKey = trigger ? `${trigger.char}${trigger.start}:${trigger.query}` : '';
+  useEffect(() => {
+    setActive(0);
+  }, [triggerKey]);
 
   const setText = (v: string) => {
     setTextState(v);
     if (v) drafts.set(channel.id, v);
-    else drafts.delete(channel.id);
+    else {
+      drafts.delete(channel.id);
+      draftMentions.delete(channel.id);
+    }
   };
+
+  const pick = (item: Suggestion) => {
+    const el = area.current;
+    if (!trigger || !el) return;
+    const end = caret ?? el.selectionEnd;
+    const after = text.slice(end);
+    const spacer = after.startsWith(' ') ? '' : ' ';
+    const next = text.slice(0, trigger.start) + item.insert + spacer + after;
+    if (item.mention) {
+      const mention = item.mention;
+      const known = (draftMentions.get(channel.id) ?? []).filter((m) => m.display !== mention.display);
+      draftMentions.set(channel.id, [...known, mention]);
+    }
+    const at = trigger.start + item.insert.length + 1;
+    pendingCaret.current = at;
+    setText(next);
+    setCaret(at);
+  };
+
+  // After a pick, the caret goes after the inserted name.
+  useLayoutEffect(() => {
+    const el = area.current;
+    const at = pendingCaret.current;
+    if (!el || at === null) return;
+    pendingCaret.current = null;
+    el.setSelectionRange(at, at);
+  }, [text]);
+
+  // The Reply action puts the cursor here.
+  useEffect(() => onReplyStarted(() => area.current?.focus()), []);
 
   // Opening a channel puts the cursor in its composer (not on touch screens, where it
   // would pop up the keyboard).
@@ -128,17 +191,27 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
       toast(`Messages can be at most ${MAX_CONTENT} characters (this one has ${length}).`, 'error');
       return;
     }
+    const mentions = draftMentions.get(channel.id) ?? [];
+    const replying = reply;
     setText('');
     setFiles([]);
+    cancelReply(channel.id);
     lastTyping.current = 0;
     try {
-      await sendMessage(channel.id, content.trim() ? content : '', attachments);
+      // Trailing spaces (an inserted name or emoji leaves one) are not part of the message.
+      await sendMessage(channel.id, content.trim() ? encodeDraft(content, mentions).trimEnd() : '', attachments, replyFields(replying));
+      // Sent while reading older history: back to the present, where it landed.
+      if (store.getState().messages[channel.id]?.hasNewer) void loadLatest(channel.id);
     } catch (err) {
       toastError(err);
       // Give the text back so nothing typed is lost.
       setTextState((current) => (current ? current : content));
-      if (!drafts.get(channel.id)) drafts.set(channel.id, content);
+      if (!drafts.get(channel.id)) {
+        drafts.set(channel.id, content);
+        draftMentions.set(channel.id, mentions);
+      }
       setFiles((current) => (current.length ? current : sentFiles));
+      if (replying) startReplyAgain(channel.id, replying);
     }
   };
 
@@ -150,6 +223,10 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
         void submit();
       }}
     >
+      {open && trigger && (
+        <SuggestionList id={listId} trigger={trigger} items={suggestions} active={activeIndex} onHover={setActive} onPick={pick} />
+      )}
+      {reply && <ReplyBar channelId={channel.id} reply={reply} onDone={() => area.current?.focus()} />}
       {files.length > 0 && (
         <ul className={styles.pendingFiles} aria-label="Attachments to send">
           {files.map((f) => (
@@ -168,7 +245,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
           ))}
         </ul>
       )}
-      <div className={styles.composerRow}>
+      <div className={reply ? `${styles.composerRow} ${styles.replying}` : styles.composerRow}>
         {canAttach && (
           <>
             <button
@@ -202,8 +279,23 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
           placeholder={`Message #${channel.name}`}
           aria-label={`Message #${channel.name}`}
           aria-describedby="composer-help"
+          // The autocomplete, as ARIA 1.2 allows it on a text box: the textarea keeps its
+          // multi-line textbox role (a chat input is announced as one, and is always one),
+          // names its listbox popup, and points at the active suggestion while it is open.
+          // (role="combobox" would drop aria-multiline and announce every message as a combo box.)
+          aria-autocomplete="list"
+          aria-haspopup="listbox"
+          aria-controls={open ? listId : undefined}
+          aria-activedescendant={open ? suggestionId(listId, activeIndex) : undefined}
+          onSelect={(e) =>
+            setCaret(e.currentTarget.selectionStart === e.currentTarget.selectionEnd ? e.currentTarget.selectionStart : null)
+          }
+          onFocus={(e) => setCaret(e.currentTarget.selectionStart)}
+          onBlur={() => setCaret(null)}
           onChange={(e) => {
             setText(e.target.value);
+            setCaret(e.target.selectionStart);
+            if (dismissed !== null && dismissed >= e.target.value.length) setDismissed(null);
             const now = Date.now();
             if (e.target.value.trim() && now - lastTyping.current > TYPING_EVERY_MS) {
               lastTyping.current = now;
@@ -217,6 +309,31 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
             }
           }}
           onKeyDown={(e) => {
+            if (e.nativeEvent.isComposing) return;
+            if (open) {
+              const n = suggestions.length;
+              if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+                e.preventDefault();
+                setActive((activeIndex + (e.key === 'ArrowDown' ? 1 : n - 1)) % n);
+                return;
+              }
+              if ((e.key === 'Enter' && !e.shiftKey) || (e.key === 'Tab' && !e.shiftKey)) {
+                e.preventDefault();
+                const item = suggestions[activeIndex];
+                if (item) pick(item);
+                return;
+              }
+              if (e.key === 'Escape') {
+                e.preventDefault();
+                setDismissed(trigger?.start ?? null);
+                return;
+              }
+            }
+            if (e.key === 'Escape' && reply) {
+              e.preventDefault();
+              cancelReply(channel.id);
+              return;
+            }
             if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
               e.preventDefault();
               void submit();
@@ -236,7 +353,8 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
       </div>
       <div id="composer-help" className={styles.composerHelp}>
         <span>
-          <kbd>Enter</kbd> to send, <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line. Markdown works.
+          <kbd>Enter</kbd> to send, <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line. <kbd>@</kbd>, <kbd>#</kbd> and <kbd>:</kbd> suggest
+          names, channels and emoji.
         </span>
         {length > MAX_CONTENT - 500 && (
           <span className={tooLong ? `${styles.charCount} ${styles.over}` : styles.charCount} aria-live="polite">
@@ -247,3 +365,51 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
     </form>
   );
 });
+
+/** What a reply adds to the message sent: its target, and whether the author is pinged. */
+function replyFields(reply: ReplyDraft | undefined): Pick<SendMessageBody, 'messageReference' | 'allowedMentions'> {
+  if (!reply) return {};
+  const fields: Pick<SendMessageBody, 'messageReference' | 'allowedMentions'> = { messageReference: { messageId: reply.messageId } };
+  // Without allowedMentions everything pings, the author included; with it, only what
+  // `parse` lists: every kind written in the text still pings, the author does not.
+  if (!reply.ping && !reply.noPing) fields.allowedMentions = { parse: ['users', 'roles', 'everyone'], repliedUser: false };
+  return fields;
+}
+
+/** "Replying to <name>" above the input, with the ping toggle and a way out (Esc works too). */
+function ReplyBar({ channelId, reply, onDone }: { channelId: string; reply: ReplyDraft; onDone: () => void }) {
+  return (
+    <div className={styles.replyBar} role="status" aria-live="polite">
+      <span className={styles.replyText}>
+        Replying to <strong>{reply.authorName}</strong>
+      </span>
+      {!reply.noPing && (
+        <button
+          type="button"
+          className={reply.ping ? `${styles.pingToggle} ${styles.pingOn}` : styles.pingToggle}
+          aria-pressed={reply.ping}
+          aria-label={`Mention ${reply.authorName}`}
+          title={reply.ping ? `${reply.authorName} will be notified. Click to turn it off.` : `${reply.authorName} will not be notified.`}
+          onClick={() => {
+            setReplyPing(channelId, !reply.ping);
+            onDone();
+          }}
+        >
+          <span aria-hidden="true">@</span> {reply.ping ? 'On' : 'Off'}
+        </button>
+      )}
+      <button
+        type="button"
+        className={`icon-button ${styles.replyCancel}`}
+        aria-label="Cancel reply"
+        title="Cancel reply (Esc)"
+        onClick={() => {
+          cancelReply(channelId);
+          onDone();
+        }}
+      >
+        <CloseIcon />
+      </button>
+    </div>
+  );
+}

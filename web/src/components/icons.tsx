@@ -118,3 +118,17 @@ export const UserIcon = () => (
     <circle cx="12" cy="7" r="4" />
   </Icon>
 );
+
+export const ReplyIcon = ({ size }: { size?: number }) => (
+  <Icon size={size}>
+    <path d="M9 17l-5-5 5-5" />
+    <path d="M20 18v-2a4 4 0 0 0-4-4H4" />
+  </Icon>
+);
+
+export const PinIcon = ({ size }: { size?: number }) => (
+  <Icon size={size}>
+    <path d="M12 17v5" />
+    <path d="M9 3h6l-1 5 3 3v2H7v-2l3-3z" />
+  </Icon>
+);

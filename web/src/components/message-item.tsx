@@ -1,4 +1,4 @@
-import { memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { Message, Reaction } from '../api/types';
 import { Markdown } from '../markdown/render';
 import { deleteMessage, editMessage, toggleReaction } from '../state/actions';
@@ -12,8 +12,11 @@ import { Avatar, BotBadge } from './avatar';
 import { confirm } from './dialog';
 import { Embed } from './embed';
 import { EmojiPicker } from './emoji-picker';
-import { EditIcon, SmileIcon, TrashIcon } from './icons';
+import { EditIcon, PinIcon, ReplyIcon, SmileIcon, TrashIcon } from './icons';
 import { openMemberCard } from './member-card';
+import { MentionScope } from './mention-chip';
+import { ReplyQuote } from './reply-quote';
+import { setPinned, startReply } from '../state/conversation';
 import styles from './message-item.module.css';
 import roleName from './role-name.module.css';
 
@@ -50,6 +53,12 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
   const rolesKnown = useStore((s) => !!s.roles[serverId]);
   const bits = usePermissions(serverId, message.channelId);
   const canReact = !rolesKnown || can(bits, P.ADD_REACTIONS);
+  // Replying is sending: without SEND_MESSAGES the composer is not there to reply with.
+  const canReply = !rolesKnown || can(bits, P.SEND_MESSAGES);
+  // Pins: MANAGE_MESSAGES in a server; anyone in a DM.
+  const canPin = message.serverId === null || can(bits, P.MANAGE_MESSAGES);
+  const mentionsMe = useMentionsMe(message);
+  const scope = useMemo(() => ({ serverId: message.serverId, users: message.mentions }), [message.serverId, message.mentions]);
 
   const react = (emoji: string) => {
     setPicker(false);
@@ -77,11 +86,17 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
 
   return (
     <li
-      className={`${styles.message}${grouped ? ` ${styles.grouped}` : ''}${editing ? ` ${styles.editing}` : ''}`}
+      className={`${styles.message}${grouped ? ` ${styles.grouped}` : ''}${editing ? ` ${styles.editing}` : ''}${mentionsMe ? ` ${styles.mentioned}` : ''}`}
       data-message-id={message.id}
       data-webhook={message.webhookId ? 'true' : undefined}
+      data-mentions-me={mentionsMe ? 'true' : undefined}
       tabIndex={-1}
     >
+      {message.messageReference && (
+        <MentionScope value={scope}>
+          <ReplyQuote reply={message} />
+        </MentionScope>
+      )}
       <div className={styles.messageGutter}>
         {grouped ? (
           <time className={styles.messageHoverTime} dateTime={message.createdAt} title={formatFull(message.createdAt)}>
@@ -118,17 +133,19 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
         ) : (
           message.content && (
             <div className={styles.messageContent}>
-              <Markdown
-                source={message.content}
-                trailing={
-                  message.editedAt ? (
-                    <span className={styles.edited} title={`Edited ${formatFull(message.editedAt)}`}>
-                      {' '}
-                      (edited)
-                    </span>
-                  ) : undefined
-                }
-              />
+              <MentionScope value={scope}>
+                <Markdown
+                  source={message.content}
+                  trailing={
+                    message.editedAt ? (
+                      <span className={styles.edited} title={`Edited ${formatFull(message.editedAt)}`}>
+                        {' '}
+                        (edited)
+                      </span>
+                    ) : undefined
+                  }
+                />
+              </MentionScope>
             </div>
           )
         )}
@@ -163,6 +180,22 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
             <SmileIcon />
           </button>
         )}
+        {canReply && (
+          <button type="button" className="icon-button" aria-label="Reply" title="Reply" onClick={() => startReply(message)}>
+            <ReplyIcon />
+          </button>
+        )}
+        {canPin && (
+          <button
+            type="button"
+            className={`icon-button${message.pinned ? ' active' : ''}`}
+            aria-label={message.pinned ? 'Unpin message' : 'Pin message'}
+            title={message.pinned ? 'Unpin' : 'Pin'}
+            onClick={() => setPinned(message, !message.pinned).catch(toastError)}
+          >
+            <PinIcon />
+          </button>
+        )}
         {canEdit && (
           <button type="button" className="icon-button" aria-label="Edit message" title="Edit" onClick={() => onEdit(message.id)}>
             <EditIcon />
@@ -184,6 +217,20 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
     </li>
   );
 });
+
+/**
+ * Whether the message is for the viewer: it names them, pings a role of theirs or
+ * everyone, or replies to a message of theirs. Their own messages never are.
+ */
+function useMentionsMe(message: Message): boolean {
+  const meId = useStore((s) => s.me?.id);
+  const myRoles = useStore((s) => (message.serverId ? s.myRoles[message.serverId] : undefined));
+  if (!meId || message.author?.id === meId) return false;
+  if (message.mentionEveryone) return true;
+  if (message.mentions?.some((u) => u.id === meId)) return true;
+  if (myRoles && message.mentionRoles?.some((id) => myRoles.includes(id))) return true;
+  return !!message.referencedMessage && message.referencedMessage.author?.id === meId;
+}
 
 function ReactionChip({ reaction, onToggle }: { reaction: Reaction; onToggle: (emoji: string) => void }) {
   const label = `${reaction.emoji} ${reaction.count} ${reaction.count === 1 ? 'reaction' : 'reactions'}${reaction.me ? ', including yours; click to remove yours' : '; click to add yours'}`;

@@ -1,6 +1,7 @@
 import { Fragment, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { Channel, Message } from '../api/types';
 import { loadLatest, loadOlder } from '../state/actions';
+import { jumpDone, loadNewer, useConversation } from '../state/conversation';
 import { useStore } from '../state/store';
 import { formatDay, isSameDay, minutesBetween } from '../lib/format';
 import { MessageItem } from './message-item';
@@ -18,6 +19,7 @@ const GROUP_MINUTES = 7;
 
 function groupedWith(prev: Message | undefined, m: Message): boolean {
   if (!prev) return false;
+  if (m.messageReference) return false; // a reply shows its quote line, under a header
   if (prev.author?.id !== m.author?.id) return false;
   if ((prev.webhookId ?? null) !== (m.webhookId ?? null)) return false;
   if (prev.author?.name !== m.author?.name) return false; // webhook per-message names
@@ -35,8 +37,33 @@ export function MessageList({ channel, canModerate, editingId, onEdit }: Props) 
   const firstId = useRef<string | null>(null);
   const lastId = useRef<string | null>(null);
   const [away, setAway] = useState(false);
+  const jump = useConversation((s) => (s.jump?.channelId === channel.id ? s.jump : null));
+  const hasNewer = !!data?.hasNewer;
+  const hasNewerRef = useRef(hasNewer);
+  hasNewerRef.current = hasNewer;
 
   const items = data?.items ?? [];
+
+  // A jump (a reply's quote line, a pin) stops following the bottom at once, so the
+  // history loaded around the target is not scrolled away from.
+  useLayoutEffect(() => {
+    if (jump) stick.current = false;
+  }, [jump]);
+
+  // Once the target is drawn: bring it to the middle and flash it.
+  useEffect(() => {
+    if (!jump) return;
+    const target = content.current?.querySelector<HTMLElement>(`[data-message-id="${CSS.escape(jump.messageId)}"]`);
+    if (!target) return;
+    stick.current = false;
+    target.scrollIntoView({ block: 'center' });
+    target.removeAttribute('data-flash');
+    void target.offsetWidth; // restart the animation when flashing the same message again
+    target.setAttribute('data-flash', '');
+    // The flash outlives this effect (the jump ends now); the element may be gone by then.
+    window.setTimeout(() => target.removeAttribute('data-flash'), 2200);
+    jumpDone(jump.seq);
+  }, [jump, items]);
 
   useEffect(() => {
     if (!data || !data.loaded || data.stale) void loadLatest(channel.id);
@@ -85,10 +112,12 @@ export function MessageList({ channel, canModerate, editingId, onEdit }: Props) 
     const el = scroller.current;
     if (!el) return;
     const fromBottom = el.scrollHeight - el.scrollTop - el.clientHeight;
-    stick.current = fromBottom < 48;
+    // In a window of older history the bottom is not the present: nothing to follow there.
+    stick.current = fromBottom < 48 && !hasNewerRef.current;
     lastHeight.current = el.scrollHeight;
     setAway(fromBottom > 600);
     if (el.scrollTop < 400) void loadOlder(channel.id);
+    if (hasNewerRef.current && fromBottom < 400) void loadNewer(channel.id);
   }, [channel.id]);
 
   const jumpToPresent = () => {
@@ -97,6 +126,8 @@ export function MessageList({ channel, canModerate, editingId, onEdit }: Props) 
     stick.current = true;
     el.scrollTop = el.scrollHeight;
     setAway(false);
+    // From older history: the newest page replaces the window, and the list follows it down.
+    if (hasNewerRef.current) void loadLatest(channel.id);
   };
 
   const showStart = data?.loaded && !data.hasMore;
@@ -157,7 +188,7 @@ export function MessageList({ channel, canModerate, editingId, onEdit }: Props) 
           );
         })}
       </ol>
-      {away && (
+      {(away || hasNewer) && (
         <button type="button" className={styles.jumpPresent} onClick={jumpToPresent}>
           Jump to present ↓
         </button>

@@ -3,7 +3,9 @@
  * as a text child (React escapes it), links carry only hrefs that `safeHref` accepted,
  * and nothing here uses dangerouslySetInnerHTML.
  */
-import { memo, useState, type ReactNode } from 'react';
+import { Fragment, memo, useState, type ReactNode } from 'react';
+import { MentionChip } from '../components/mention-chip';
+import { splitMentions } from '../lib/mentions';
 import { isEmojiOnly, parseInline, parseMarkdown, type Block, type Inline } from './parse';
 
 function renderInline(nodes: Inline[], keyPrefix = ''): ReactNode[] {
@@ -11,7 +13,7 @@ function renderInline(nodes: Inline[], keyPrefix = ''): ReactNode[] {
     const key = `${keyPrefix}${idx}`;
     switch (n.type) {
       case 'text':
-        return n.value;
+        return renderText(n.value, key);
       case 'br':
         return <br key={key} />;
       case 'code':
@@ -40,6 +42,16 @@ function renderInline(nodes: Inline[], keyPrefix = ''): ReactNode[] {
         return null;
     }
   });
+}
+
+/**
+ * Text, with mentions (`<@id>`, `<@&id>`, `<#id>`, `@everyone`, `@here`) as chips. Code
+ * spans and blocks are separate nodes, so mentions in code stay text, as the service reads them.
+ */
+function renderText(value: string, key: string): ReactNode {
+  const parts = splitMentions(value);
+  if (parts.length === 1 && typeof parts[0] === 'string') return value;
+  return <Fragment key={key}>{parts.map((p, j) => (typeof p === 'string' ? p : <MentionChip key={j} token={p} />))}</Fragment>;
 }
 
 function Spoiler({ children }: { children: ReactNode }) {

@@ -12,7 +12,8 @@ import { can, P, usePermissions } from '../state/permissions';
 import { store, useStore } from '../state/store';
 import { toastError } from '../state/toasts';
 import { Link, navigate, paths } from '../router';
-import { MenuIcon, UsersIcon } from '../components/icons';
+import { MenuIcon, PinIcon, UsersIcon } from '../components/icons';
+import { PinsPanel } from '../components/pins-panel';
 import styles from './chat-page.module.css';
 import sidebarStyles from '../components/channel-sidebar.module.css';
 
@@ -54,6 +55,8 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
   const [editingId, setEditingId] = useState<string | null>(null);
   const composer = useRef<ComposerHandle>(null);
   const [dragging, setDragging] = useState(false);
+  const [showPins, setShowPins] = useState(false);
+  const pinsButton = useRef<HTMLButtonElement>(null);
 
   const channel = channels?.find((c) => c.id === channelId) ?? null;
   const bits = usePermissions(serverId);
@@ -80,6 +83,7 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
     }
     setEditingId(null);
     setShowSidebar(false);
+    setShowPins(false);
     return () => {
       viewing.channelId = null;
     };
@@ -172,6 +176,20 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
             )}
           </h2>
           <ConnectionState />
+          {channel && (
+            <button
+              ref={pinsButton}
+              type="button"
+              className={`icon-button${showPins ? ' active' : ''}`}
+              aria-label="Pinned messages"
+              aria-expanded={showPins}
+              aria-haspopup="dialog"
+              title="Pinned messages"
+              onClick={() => setShowPins((v) => !v)}
+            >
+              <PinIcon />
+            </button>
+          )}
           <button
             type="button"
             className={`icon-button${showMembers ? ' active' : ''}`}
@@ -217,6 +235,18 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
             </div>
           )}
         </ErrorBoundary>
+        {channel && showPins && (
+          <PinsPanel
+            key={channel.id}
+            channel={channel}
+            canManage={can(channelBits, P.MANAGE_MESSAGES)}
+            toggle={pinsButton.current}
+            onClose={(refocus) => {
+              setShowPins(false);
+              if (refocus) pinsButton.current?.focus();
+            }}
+          />
+        )}
         {dragging && <div className={styles.dropOverlay}>Drop files to attach them</div>}
       </main>
       {showMembers && <MemberList server={server} />}

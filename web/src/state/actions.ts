@@ -17,6 +17,7 @@ import type {
   UploadResult,
   User,
 } from '../api/types';
+import { applyConversationEvent } from './conversation';
 import { store } from './store';
 
 const PAGE = 50;
@@ -100,8 +101,14 @@ export function loadOlder(channelId: string): Promise<void> {
   });
 }
 
-export async function sendMessage(channelId: string, content: string, attachments: AttachmentRef[]): Promise<Message> {
-  const body: SendMessageBody = { content };
+export async function sendMessage(
+  channelId: string,
+  content: string,
+  attachments: AttachmentRef[],
+  /** A reply's target, and what may ping (see docs/api.md "Mentions"). */
+  extra: Pick<SendMessageBody, 'messageReference' | 'allowedMentions'> = {},
+): Promise<Message> {
+  const body: SendMessageBody = { content, ...extra };
   if (attachments.length) body.attachments = attachments;
   const message = await api.post<Message>(`/channels/${seg(channelId)}/messages`, body);
   dispatch({ type: 'message/upsert', message });
@@ -198,6 +205,7 @@ export const viewing: { channelId: string | null } = { channelId: null };
 
 /** Apply one gateway event to the store. */
 export function applyEvent(event: GatewayEvent): void {
+  applyConversationEvent(event);
   const me = getState().me;
   switch (event.t) {
     case 'MESSAGE_CREATE': {

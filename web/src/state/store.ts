@@ -18,6 +18,13 @@ export interface ChannelMessages {
   /** Set after a gateway session was lost: refetch when next shown. */
   stale: boolean;
   error: string | null;
+  /**
+   * Set while the items are a window of older history (loaded around a message someone
+   * jumped to) that does not reach the newest message: newer pages load as the list is
+   * scrolled down, and messages arriving meanwhile are left for those pages. Absent or
+   * false: the items reach the present.
+   */
+  hasNewer?: boolean;
 }
 
 export interface Typist {
@@ -80,6 +87,10 @@ export type Action =
   | { type: 'messages/error'; channelId: string; error: string }
   | { type: 'messages/loaded'; channelId: string; newestFirst: Message[]; limit: number; mode: 'latest' | 'older' }
   | { type: 'messages/stale' }
+  /** History around one message: `before` (ending with it) and `after` it, each newest first, as the API pages them. */
+  | { type: 'messages/around'; channelId: string; before: Message[]; after: Message[]; limit: number }
+  /** The page after the newest message held, while `hasNewer`. */
+  | { type: 'messages/newer'; channelId: string; newestFirst: Message[]; limit: number }
   | { type: 'message/upsert'; message: Message }
   | { type: 'message/remove'; channelId: string; messageId: string }
   | { type: 'reaction/set'; channelId: string; messageId: string; emoji: string; count: number; me?: boolean }
@@ -139,6 +150,31 @@ function mergeMessages(existing: Message[], incoming: Message[]): Message[] {
   const map = new Map(existing.map((m) => [m.id, m]));
   for (const m of incoming) map.set(m.id, m);
   return [...map.values()].sort(byId);
+}
+
+/**
+ * The channel's history after loading the pages around a message. Joined with what is
+ * held when the two overlap, or when both reach the present; otherwise the window
+ * replaces it (the held messages are not contiguous with it), marked `hasNewer`.
+ */
+function aroundWindow(held: ChannelMessages | undefined, action: { before: Message[]; after: Message[]; limit: number }): ChannelMessages {
+  const window = mergeMessages([...action.before].reverse(), [...action.after].reverse());
+  const reachesPresent = action.after.length < action.limit;
+  const olderFull = action.before.length >= action.limit;
+  const base = { loading: false, loaded: true, stale: false, error: null };
+  const first = window[0];
+  const last = window[window.length - 1];
+  const heldFirst = held?.items[0];
+  const heldLast = held?.items[held.items.length - 1];
+  const usable = held?.loaded && !held.stale && heldFirst && heldLast && first && last;
+  const overlaps = usable && compareIds(first.id, heldLast.id) <= 0 && compareIds(heldFirst.id, last.id) <= 0;
+  const bothPresent = usable && reachesPresent && !held.hasNewer;
+  if (held && (overlaps || bothPresent)) {
+    const items = mergeMessages(held.items, window);
+    const hasMore = heldFirst && first && compareIds(heldFirst.id, first.id) < 0 ? held.hasMore : olderFull;
+    return { ...base, items, hasMore, hasNewer: !!held.hasNewer && !reachesPresent };
+  }
+  return { ...base, items: window, hasMore: olderFull, hasNewer: !reachesPresent };
 }
 
 function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T> {
@@ -351,9 +387,27 @@ export function reduce(state: State, action: Action): State {
         ...state,
         messages: {
           ...state.messages,
-          [action.channelId]: { items, hasMore, loading: false, loaded: true, stale: false, error: null },
+          [action.channelId]: {
+            items,
+            hasMore,
+            loading: false,
+            loaded: true,
+            stale: false,
+            error: null,
+            // An older page leaves a window of old history as it was; the newest page reaches the present.
+            hasNewer: action.mode === 'older' ? ch.hasNewer : undefined,
+          },
         },
       };
+    }
+    case 'messages/around':
+      return { ...state, messages: { ...state.messages, [action.channelId]: aroundWindow(state.messages[action.channelId], action) } };
+    case 'messages/newer': {
+      const ch = state.messages[action.channelId];
+      if (!ch) return state;
+      const items = mergeMessages(ch.items, [...action.newestFirst].reverse());
+      const hasNewer = action.newestFirst.length >= action.limit;
+      return { ...state, messages: { ...state.messages, [action.channelId]: { ...ch, items, hasNewer, loading: false, error: null } } };
     }
     case 'messages/stale': {
       const messages: Record<string, ChannelMessages> = {};
@@ -367,6 +421,9 @@ export function reduce(state: State, action: Action): State {
       const t = typing[m.channelId];
       if (t && m.author && t[m.author.id]) typing = { ...typing, [m.channelId]: withoutKey(t, m.author.id) };
       if (!ch) return typing === state.typing ? state : { ...state, typing };
+      // Looking at older history: a new message waits for the page that reaches it.
+      const last = ch.items[ch.items.length - 1];
+      if (ch.hasNewer && last && compareIds(m.id, last.id) > 0) return typing === state.typing ? state : { ...state, typing };
       return {
         ...state,
         typing,
