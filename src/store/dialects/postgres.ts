@@ -1,6 +1,6 @@
 import { PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import type { DialectAdapter } from './types.js';
+import type { DialectAdapter, FullText } from './types.js';
 
 function pgCode(err: unknown): string {
   return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : '';
@@ -19,6 +19,47 @@ export function postgresAdapter(databaseUrl: string): DialectAdapter {
     isForeignKeyViolation: (err) => pgCode(err) === '23503',
     // 22021: invalid byte sequence (NUL), 22P05: untranslatable character.
     isInvalidText: (err) => pgCode(err) === '22021' || pgCode(err) === '22P05',
+    fullText: postgresFullText,
     currentSchema: async (db) => (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]!.schema,
   };
 }
+
+/** ASCII punctuation, each turned into a space before parsing (see `document`). */
+const PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
+
+/**
+ * The text search document of a message: its content under the `simple` configuration
+ * (lower case, no stemming, no stop words), with ASCII punctuation made spaces first, so
+ * that PostgreSQL's parser sees plain words as FTS5 does (it would otherwise keep
+ * `example.com/path`, `a@b.com` or `foo-bar` whole). The index and every query must use
+ * this same expression, or the planner cannot use the index.
+ */
+const document = (column: string) =>
+  sql.raw(
+    `to_tsvector('simple'::regconfig, translate(${column}, '${PUNCTUATION.replaceAll("'", "''")}', '${' '.repeat(PUNCTUATION.length)}'))`,
+  );
+
+/**
+ * A GIN index on the expression `document(content)`: no stored column (which every
+ * `select *` of messages would carry), and nothing to keep in step but the index itself.
+ */
+export const postgresFullText: FullText = {
+  name: 'postgresql tsvector (GIN index messages_search)',
+  async migrate(db) {
+    // Building the index reads the messages already there.
+    await sql`create index messages_search on messages using gin (${document('content')})`.execute(db);
+  },
+  match(terms) {
+    // Each term quoted (so never an operator) and a prefix (`:*`); all of them must match.
+    const query = terms.map((t) => `'${t.replaceAll("'", "''").replaceAll('\\', '\\\\')}':*`).join(' & ');
+    return {
+      from: sql`messages m`,
+      where: sql<boolean>`${document('m.content')} @@ to_tsquery('simple'::regconfig, ${query})`,
+      key: sql`m.id`,
+    };
+  },
+  async indexBytes(db) {
+    const { rows } = await sql<{ n: string | number }>`select pg_relation_size('messages_search') as n`.execute(db);
+    return Number(rows[0]?.n ?? 0);
+  },
+};

@@ -1,4 +1,4 @@
-import type { Dialect, Kysely, KyselyPlugin } from 'kysely';
+import type { Dialect, Kysely, KyselyPlugin, RawBuilder, SqlBool } from 'kysely';
 
 /**
  * What differs between databases, as capabilities rather than names: the domain and the
@@ -26,7 +26,32 @@ export interface DialectAdapter {
   isInvalidText(err: unknown): boolean;
   /** The schema Parley's tables live in, where the database has schemas. */
   currentSchema?(db: Kysely<any>): Promise<string>;
+  /** Full-text search over messages' content (migration 0008 builds its index). */
+  readonly fullText: FullText;
   /** Run once after migrations (pragmas, checks). */
   afterOpen?(): Promise<void>;
   close?(): Promise<void>;
+}
+
+/**
+ * How a database finds messages by the words of their content. Both dialects tokenize the
+ * same way as far as they can: runs of letters and digits are words, everything else
+ * (punctuation, symbols, emoji) separates them, case is folded, accents are kept. A search
+ * term is a plain word (`words()` in src/domain/search.ts makes them), matched as a whole
+ * word or as the start of one; terms are never query syntax.
+ */
+export interface FullText {
+  /** What the index is, for logs and the benchmark. */
+  readonly name: string;
+  /** Creates the index over `messages.content`, filling it from the rows already there (0008). */
+  migrate(db: Kysely<any>): Promise<void>;
+  /**
+   * The messages holding every one of `terms` (non-empty, each only letters, digits and
+   * marks) as `m`: a FROM item, the condition that does the matching, and the key the
+   * rows are ordered and bounded by (the message id, as the index knows it). The caller
+   * adds its own conditions on `m`.
+   */
+  match(terms: readonly string[]): { from: RawBuilder<unknown>; where: RawBuilder<SqlBool>; key: RawBuilder<unknown> };
+  /** Bytes the index takes on disk. */
+  indexBytes(db: Kysely<any>): Promise<number>;
 }
