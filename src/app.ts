@@ -26,6 +26,7 @@ import type { RouteDeps } from './http/routes/deps.js';
 import { messageRoutes } from './http/routes/messages.js';
 import { backfillManagedRoles } from './domain/servers.js';
 import { moderationRoutes } from './http/routes/moderation.js';
+import { searchRoutes } from './http/routes/search.js';
 import { serverRoutes } from './http/routes/servers.js';
 import { uploadRoutes } from './http/routes/uploads.js';
 import { webClient } from './http/routes/web-client.js';
@@ -211,6 +212,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   serverRoutes(app, routeDeps);
   moderationRoutes(app, routeDeps);
   messageRoutes(app, routeDeps);
+  searchRoutes(app, routeDeps);
   uploadRoutes(app, routeDeps);
   webhookRoutes(app, routeDeps);
   webhookExecuteRoutes(app, routeDeps);

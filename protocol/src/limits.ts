@@ -26,6 +26,18 @@ export const CONTENT_MAX = 4000;
 /** The most attachments one message may carry. */
 export const ATTACHMENTS_MAX = 10;
 
+/** Message search (`GET /search/messages`): page size, deepest offset, length of `q` and its words. */
+export const SEARCH_LIMITS = {
+  limitDefault: 25,
+  limitMax: 100,
+  offsetMax: 5000,
+  queryLength: 512,
+  terms: 16,
+} as const;
+
+/** What a searched message may be required to have (`has=`). */
+export const SEARCH_HAS = ['file', 'image', 'link', 'embed'] as const;
+
 /** Close codes of the gateway protocol (docs/gateway.md). */
 export const CLOSE_CODES = {
   /** The token is missing, wrong or revoked. */

@@ -348,6 +348,14 @@ export const Message = Type.Object(
   { $id: 'Message', title: 'Message', description: "a message; a webhook's carries `webhookId` and the webhook as `author`" },
 );
 
+export const SearchResults = Type.Object(
+  {
+    total: Type.Integer({ minimum: 0, description: 'how many messages match, of those the caller can read' }),
+    messages: Type.Array(ref(Message), { description: 'this page of them, newest first' }),
+  },
+  { $id: 'SearchResults', title: 'SearchResults', description: 'a page of the messages a search found' },
+);
+
 const webhookProperties = {
   id: Id,
   serverId: Id,
@@ -421,6 +429,7 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
   Reaction,
   ReferencedMessage,
   Message,
+  SearchResults,
   Webhook,
   CreatedWebhook,
   Health,
@@ -452,6 +461,7 @@ export type Embed = Static<typeof Embed>;
 export type Reaction = Static<typeof Reaction>;
 export type Message = Static<typeof Message>;
 export type ReferencedMessage = Static<typeof ReferencedMessage>;
+export type SearchResults = Static<typeof SearchResults>;
 export type Webhook = Static<typeof Webhook>;
 export type CreatedWebhook = Static<typeof CreatedWebhook>;
 export type Health = Static<typeof Health>;

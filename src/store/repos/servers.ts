@@ -46,6 +46,11 @@ export const channels = {
     serverIds.length === 0
       ? Promise.resolve([] as ChannelTable[])
       : db.selectFrom('channels').selectAll().where('serverId', 'in', serverIds).orderBy('id').execute(),
+  /** The channels of these servers, as `{id, serverId}` only. */
+  idsOfServers: (db: Db, serverIds: string[]) =>
+    serverIds.length === 0
+      ? Promise.resolve([] as Array<Pick<ChannelTable, 'id' | 'serverId'>>)
+      : db.selectFrom('channels').select(['id', 'serverId']).where('serverId', 'in', serverIds).execute(),
   rename: (db: Tx, id: string, name: string) => db.updateTable('channels').set({ name }).where('id', '=', id).execute(),
   update: (db: Tx, id: string, patch: Partial<Pick<ChannelTable, 'name' | 'topic' | 'position'>>) =>
     db.updateTable('channels').set(patch).where('id', '=', id).executeTakeFirst(),
