@@ -1,6 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { ERROR_CODES } from './errors.js';
-import { CONTENT_MAX, EMBED_LIMITS, PERMISSION_NAMES } from './limits.js';
+import { CONTENT_MAX, EMBED_LIMITS, PERMISSION_NAMES, SEARCH_LIMITS } from './limits.js';
 
 /**
  * The objects the API answers with, as JSON Schema. Each has an `$id`: the server's app.ts
@@ -350,7 +350,11 @@ export const Message = Type.Object(
 
 export const SearchResults = Type.Object(
   {
-    total: Type.Integer({ minimum: 0, description: 'how many messages match, of those the caller can read' }),
+    total: Type.Integer({
+      minimum: 0,
+      maximum: SEARCH_LIMITS.totalMax,
+      description: `how many messages match, of those the caller can read; counted up to ${SEARCH_LIMITS.totalMax.toLocaleString('en-US')} (that figure means as many or more)`,
+    }),
     messages: Type.Array(ref(Message), { description: 'this page of them, newest first' }),
   },
   { $id: 'SearchResults', title: 'SearchResults', description: 'a page of the messages a search found' },

@@ -7,6 +7,7 @@
 import { SEARCH_HAS, SEARCH_LIMITS, type SearchQuery, type SearchResults, snowflakeAt } from '@parley/protocol';
 import { badRequest } from '../errors.js';
 import { isId } from '../ids.js';
+import type { SearchTerm } from '../store/dialects/types.js';
 import type { HasKind } from '../store/repos/search.js';
 import { readableChannels, requireChannelPermission } from './access.js';
 import type { DomainContext } from './context.js';
@@ -31,6 +32,14 @@ export function words(q: string): string[] {
         .match(/[\p{L}\p{N}\p{M}]+/gu) ?? [],
     ),
   ];
+}
+
+/**
+ * What each word matches: itself, or any word it begins. A single character matches only
+ * itself: as a prefix it would match a large part of every history (and read all of it).
+ */
+export function searchTerms(q: string): SearchTerm[] {
+  return words(q).map((word) => ({ word, prefix: [...word].length > 1 }));
 }
 
 /** `YYYY-MM-DD`, or a date-time with seconds optional and its offset (`Z` or `±hh:mm`). */
@@ -69,7 +78,7 @@ function hasKinds(value: string | string[] | undefined): HasKind[] {
 export const search = {
   /** `GET /search/messages`: `{total, messages}`, newest first. */
   async messages(ctx: DomainContext, caller: Caller, query: SearchQuery): Promise<SearchResults> {
-    const terms = words(query.q ?? '');
+    const terms = searchTerms(query.q ?? '');
     if (terms.length > SEARCH_LIMITS.terms) throw invalid(`q may hold at most ${SEARCH_LIMITS.terms} words`);
     const limit = integer('limit', query.limit, SEARCH_LIMITS.limitDefault, 1, SEARCH_LIMITS.limitMax);
     const offset = integer('offset', query.offset, 0, 0, SEARCH_LIMITS.offsetMax);
@@ -110,6 +119,7 @@ export const search = {
       ...(after !== undefined ? { after } : {}),
       limit,
       offset,
+      countLimit: SEARCH_LIMITS.totalMax,
     });
     return { total: found.total, messages: await messageViews(ctx, found.rows, caller.id) };
   },

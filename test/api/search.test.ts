@@ -89,6 +89,10 @@ describe('words and prefixes', () => {
     expect((await search(w.alice.auth, { q: 'quick turtle' })).total).toBe(0);
     // Punctuation separates words.
     expect(contents(await search(w.alice.auth, { q: 'ever' }))).toEqual(['Quick thinking, as ever!']);
+    // One character matches only itself, not every word it begins.
+    expect(contents(await search(w.alice.auth, { q: 'a' }))).toEqual(['a slow turtle']);
+    expect(contents(await search(w.alice.auth, { q: 'as' }))).toEqual(['Quick thinking, as ever!']);
+    expect((await search(w.alice.auth, { q: 'q' })).total).toBe(0);
   });
 
   it('splits content on punctuation the same way on every database: links, addresses, hyphens, numbers', async () => {

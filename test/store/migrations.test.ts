@@ -234,7 +234,15 @@ describe.each(storeDialects())('migrations on %s', (dialect) => {
 
     const store = await open(db);
     const find = (terms: string[]) =>
-      store.search.messages(store.db, { terms, channelIds: [channel], limit: 10, offset: 0 }).then((r) => r.rows.map((m) => m.id));
+      store.search
+        .messages(store.db, {
+          terms: terms.map((word) => ({ word, prefix: true })),
+          channelIds: [channel],
+          limit: 10,
+          offset: 0,
+          countLimit: 100,
+        })
+        .then((r) => r.rows.map((m) => m.id));
     expect(await find(['archived'])).toEqual([old[1]!.id, old[0]!.id]);
     expect(await find(['armadillo'])).toEqual([old[0]!.id]);
     const fresh = messageRow({ channelId: channel, serverId: server, authorId: user, content: 'archived again' });

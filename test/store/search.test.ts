@@ -52,9 +52,16 @@ describe.each(storeDialects())('search on %s', (dialect) => {
     return m;
   }
 
-  const find = (s: Partial<MessageSearch>) =>
-    store.search.messages(store.db, { terms: [], channelIds: [one, two, three], limit: 100, offset: 0, ...s });
-  const ids = async (s: Partial<MessageSearch>) => (await find(s)).rows.map((r) => r.id);
+  const find = (s: Partial<Omit<MessageSearch, 'terms'>> & { terms?: string[] }) =>
+    store.search.messages(store.db, {
+      channelIds: [one, two, three],
+      limit: 100,
+      offset: 0,
+      countLimit: 1000,
+      ...s,
+      terms: (s.terms ?? []).map((w) => (w.startsWith('=') ? { word: w.slice(1), prefix: false } : { word: w, prefix: true })),
+    });
+  const ids = async (s: Parameters<typeof find>[0]) => (await find(s)).rows.map((r) => r.id);
 
   it('matches every term as a word or a prefix, newest first, with the total', async () => {
     const a = await post(one, 'Ferrets are curious animals');
@@ -65,10 +72,17 @@ describe.each(storeDialects())('search on %s', (dialect) => {
     expect(await ids({ terms: ['ferrets', 'animals'] })).toEqual([a.id]);
     expect(await ids({ terms: ['rrets'] })).toEqual([]);
     expect(await ids({ terms: ['ferretsx'] })).toEqual([]);
+    // A word that is not a prefix matches only itself.
+    expect(await ids({ terms: ['=ferrets'] })).toEqual([b.id, a.id]);
+    expect(await ids({ terms: ['=ferret'] })).toEqual([]);
+    expect(await ids({ terms: ['=a', 'cur'] })).toEqual([b.id]);
     const page = await find({ terms: ['curious'], limit: 1 });
     expect([page.total, page.rows.map((r) => r.id)]).toEqual([2, [b.id]]);
     const next = await find({ terms: ['curious'], limit: 1, offset: 1 });
     expect([next.total, next.rows.map((r) => r.id)]).toEqual([2, [a.id]]);
+    // `total` stops counting at `countLimit`; the page is unaffected.
+    const capped = await find({ terms: ['curious'], countLimit: 1 });
+    expect([capped.total, capped.rows.map((r) => r.id)]).toEqual([1, [b.id, a.id]]);
   });
 
   it('rows are whole message rows, ids as exact strings', async () => {

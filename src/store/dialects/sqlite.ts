@@ -51,7 +51,9 @@ export function sqliteAdapter(dataDir: string): DialectAdapter {
  * and digits and folds case; `remove_diacritics 0` keeps accents, as PostgreSQL's `simple`
  * configuration does. Positions are kept (`detail=full`): a term the tokenizer splits into
  * several (a letter newer than its Unicode tables) is then a phrase of adjacent tokens,
- * exactly as the text was indexed.
+ * exactly as the text was indexed. There is no prefix index (`prefix = '2 3'`): it would
+ * make two- and three-letter prefixes about 40 ms faster on a million messages but more
+ * than double the index (bench/README.md).
  *
  * A migration that rebuilds `messages` must recreate the triggers, and must not change
  * `content` behind them: FTS5 removes a row's terms by the text it was indexed with.
@@ -76,8 +78,8 @@ export const sqliteFullText: FullText = {
     end`.execute(db);
   },
   match(terms) {
-    // Each term a quoted string (never syntax: AND, NEAR, -, ( and * inside quotes are text) and a prefix.
-    const query = terms.map((t) => `"${t.replaceAll('"', '""')}"*`).join(' ');
+    // Each term a quoted string (never syntax: AND, NEAR, -, ( and * inside quotes are text), maybe a prefix.
+    const query = terms.map((t) => `"${t.word.replaceAll('"', '""')}"${t.prefix ? '*' : ''}`).join(' ');
     return {
       // The index drives: it yields matching ids newest first, so a page stops early.
       from: sql`messages_fts cross join messages m on m.id = messages_fts.rowid`,

@@ -34,11 +34,18 @@ export interface DialectAdapter {
 }
 
 /**
+ * One word to look for: `word` is letters, digits and marks only (never query syntax);
+ * with `prefix`, any word that starts with it matches too.
+ */
+export interface SearchTerm {
+  word: string;
+  prefix: boolean;
+}
+
+/**
  * How a database finds messages by the words of their content. Both dialects tokenize the
  * same way as far as they can: runs of letters and digits are words, everything else
- * (punctuation, symbols, emoji) separates them, case is folded, accents are kept. A search
- * term is a plain word (`words()` in src/domain/search.ts makes them), matched as a whole
- * word or as the start of one; terms are never query syntax.
+ * (punctuation, symbols, emoji) separates them, case is folded, accents are kept.
  */
 export interface FullText {
   /** What the index is, for logs and the benchmark. */
@@ -46,12 +53,11 @@ export interface FullText {
   /** Creates the index over `messages.content`, filling it from the rows already there (0008). */
   migrate(db: Kysely<any>): Promise<void>;
   /**
-   * The messages holding every one of `terms` (non-empty, each only letters, digits and
-   * marks) as `m`: a FROM item, the condition that does the matching, and the key the
-   * rows are ordered and bounded by (the message id, as the index knows it). The caller
-   * adds its own conditions on `m`.
+   * The messages holding every one of `terms` (at least one) as `m`: a FROM item, the
+   * condition that does the matching, and the key the rows are ordered and bounded by
+   * (the message id, as the index knows it). The caller adds its own conditions on `m`.
    */
-  match(terms: readonly string[]): { from: RawBuilder<unknown>; where: RawBuilder<SqlBool>; key: RawBuilder<unknown> };
+  match(terms: readonly SearchTerm[]): { from: RawBuilder<unknown>; where: RawBuilder<SqlBool>; key: RawBuilder<unknown> };
   /** Bytes the index takes on disk. */
   indexBytes(db: Kysely<any>): Promise<number>;
 }

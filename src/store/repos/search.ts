@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import type { FullText } from '../dialects/types.js';
+import type { FullText, SearchTerm } from '../dialects/types.js';
 import type { Database, MessageTable } from '../schema.js';
 
 type Db = Kysely<Database>;
@@ -9,8 +9,8 @@ export type HasKind = 'file' | 'image' | 'link' | 'embed';
 
 /** A search over messages, already checked by the domain. */
 export interface MessageSearch {
-  /** Plain words (letters, digits, marks), each matched as a word or the start of one; empty: no text condition. */
-  terms: readonly string[];
+  /** Words that must all occur (`SearchTerm`); empty: no text condition. */
+  terms: readonly SearchTerm[];
   /**
    * The channels to search: the only permission input. Messages of any other channel are
    * never considered, neither in `rows` nor in `total`. Empty: nothing is found.
@@ -26,6 +26,8 @@ export interface MessageSearch {
   after?: string;
   limit: number;
   offset: number;
+  /** `total` counts this many matches at most (counting every match of a common word would read them all). */
+  countLimit: number;
 }
 
 /** The condition of each `has` kind on `messages as m`. */
@@ -39,7 +41,7 @@ const HAS: Record<HasKind, RawBuilder<unknown>> = {
   embed: sql`m.embeds <> '[]'`,
 };
 
-/** Message search: one query for the page, one for the total, over the same conditions. */
+/** Message search: one query for the page, one for the total (up to `countLimit`), over the same conditions. */
 export function searchRepo(fullText: FullText) {
   return {
     async messages(db: Db, s: MessageSearch): Promise<{ total: number; rows: MessageTable[] }> {
@@ -47,7 +49,13 @@ export function searchRepo(fullText: FullText) {
       const text = s.terms.length > 0 ? fullText.match(s.terms) : undefined;
       const from = text?.from ?? sql`messages m`;
       const key = text?.key ?? sql`m.id`;
-      const where: Array<RawBuilder<unknown>> = [sql`m.channel_id in (${sql.join(s.channelIds)})`];
+      // With words the text index drives, and the channels are checked on its rows: an index
+      // on channel_id would add a bitmap of most of the table (PostgreSQL took it). `+ 0` keeps
+      // the condition the same and the index out of it; an expression has no column type, so
+      // the ids are cast (SQLite would compare the number with text and find nothing).
+      const channel = text ? sql`m.channel_id + 0` : sql`m.channel_id`;
+      const ids = sql.join(s.channelIds.map((id) => sql`cast(${id} as bigint)`));
+      const where: Array<RawBuilder<unknown>> = [sql`${channel} in (${ids})`];
       if (text) where.push(text.where);
       if (s.authorId !== undefined) where.push(sql`m.author_id = ${s.authorId}`);
       if (s.mentions !== undefined)
@@ -58,7 +66,9 @@ export function searchRepo(fullText: FullText) {
       const condition = sql.join(where, sql` and `);
       const [page, count] = await Promise.all([
         sql<MessageTable>`select m.* from ${from} where ${condition} order by ${key} desc limit ${s.limit} offset ${s.offset}`.execute(db),
-        sql<{ n: number | string }>`select count(*) as n from ${from} where ${condition}`.execute(db),
+        sql<{
+          n: number | string;
+        }>`select count(*) as n from (select 1 as one from ${from} where ${condition} limit ${s.countLimit}) found`.execute(db),
       ]);
       return { total: Number(count.rows[0]?.n ?? 0), rows: page.rows };
     },
