@@ -61,8 +61,9 @@ export function searchRepo(fullText: FullText) {
       if (s.mentions !== undefined)
         where.push(sql`m.id in (select mm.message_id from message_mentions mm where mm.user_id = ${s.mentions})`);
       for (const kind of new Set(s.has ?? [])) where.push(HAS[kind]);
-      if (s.before !== undefined) where.push(sql`${key} < ${s.before}`);
-      if (s.after !== undefined) where.push(sql`${key} > ${s.after}`);
+      // Cast as the channel ids are: the key may be an expression (FTS5's rowid) without a column type.
+      if (s.before !== undefined) where.push(sql`${key} < cast(${s.before} as bigint)`);
+      if (s.after !== undefined) where.push(sql`${key} > cast(${s.after} as bigint)`);
       const condition = sql.join(where, sql` and `);
       const [page, count] = await Promise.all([
         sql<MessageTable>`select m.* from ${from} where ${condition} order by ${key} desc limit ${s.limit} offset ${s.offset}`.execute(db),
