@@ -27,6 +27,7 @@ import { messageRoutes } from './http/routes/messages.js';
 import { directMessageRoutes } from './http/routes/direct-messages.js';
 import { backfillManagedRoles } from './domain/servers.js';
 import { moderationRoutes } from './http/routes/moderation.js';
+import { searchRoutes } from './http/routes/search.js';
 import { serverRoutes } from './http/routes/servers.js';
 import { uploadRoutes } from './http/routes/uploads.js';
 import { webClient } from './http/routes/web-client.js';
@@ -234,6 +235,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   moderationRoutes(app, routeDeps);
   messageRoutes(app, routeDeps);
   directMessageRoutes(app, routeDeps);
+  searchRoutes(app, routeDeps);
   uploadRoutes(app, routeDeps);
   webhookRoutes(app, routeDeps);
   webhookExecuteRoutes(app, routeDeps);

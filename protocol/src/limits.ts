@@ -26,6 +26,20 @@ export const CONTENT_MAX = 4000;
 /** The most attachments one message may carry. */
 export const ATTACHMENTS_MAX = 10;
 
+/** Message search (`GET /search/messages`): page size, deepest offset, length of `q` and its words, the most `total` counts. */
+export const SEARCH_LIMITS = {
+  limitDefault: 25,
+  limitMax: 100,
+  offsetMax: 5000,
+  queryLength: 512,
+  terms: 16,
+  /** `total` counts at most this many matches: 10,000 means 10,000 or more. */
+  totalMax: 10_000,
+} as const;
+
+/** What a searched message may be required to have (`has=`). */
+export const SEARCH_HAS = ['file', 'image', 'link', 'embed'] as const;
+
 /** Close codes of the gateway protocol (docs/gateway.md). */
 export const CLOSE_CODES = {
   /** The token is missing, wrong or revoked. */

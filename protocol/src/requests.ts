@@ -1,5 +1,5 @@
 import { type Static, type TLiteral, Type } from 'typebox';
-import { ATTACHMENTS_MAX, CONTENT_MAX, EMBED_LIMITS, PERMISSION_NAMES } from './limits.js';
+import { ATTACHMENTS_MAX, CONTENT_MAX, EMBED_LIMITS, PERMISSION_NAMES, SEARCH_HAS, SEARCH_LIMITS } from './limits.js';
 import { Embed, ref } from './wire.js';
 
 /**
@@ -54,6 +54,41 @@ export const MessagePageQuery = Type.Object({
   limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$' })),
   before: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z]{1,64}$' })),
   after: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z]{1,64}$' })),
+});
+
+const QueryId = (description: string) => Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$', description }));
+const SearchBound = (description: string) =>
+  Type.Optional(
+    Type.String({
+      pattern: '^([0-9]{1,19}|[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2}))?)$',
+      description: `${description}: a snowflake (a message id), or an ISO 8601 date or date-time with its offset (a date is its midnight UTC)`,
+    }),
+  );
+const HasList = Type.String({
+  pattern: `^(${SEARCH_HAS.join('|')})(,(${SEARCH_HAS.join('|')}))*$`,
+  description: `${SEARCH_HAS.join(', ')}: comma-separated or repeated; every one listed must hold`,
+});
+
+/**
+ * `GET /search/messages`: the words of `q` (each matched as a word or the start of one),
+ * narrowed by the other filters; at least one of them, or a word in `q`. Only messages the
+ * caller can read are searched.
+ */
+export const SearchQuery = Type.Object({
+  q: Type.Optional(
+    Type.String({ maxLength: SEARCH_LIMITS.queryLength, description: 'plain words, never query syntax; all must match (as prefixes)' }),
+  ),
+  serverId: QueryId('only this server'),
+  channelId: QueryId('only this channel'),
+  authorId: QueryId('only messages by this user, bot or webhook'),
+  mentions: QueryId('only messages that mention this user'),
+  has: Type.Optional(Type.Union([HasList, Type.Array(HasList, { maxItems: SEARCH_HAS.length })])),
+  before: SearchBound('only messages before this (exclusive)'),
+  after: SearchBound('only messages after this (exclusive)'),
+  limit: Type.Optional(
+    Type.String({ pattern: '^[0-9]{1,3}$', description: `1 to ${SEARCH_LIMITS.limitMax}, default ${SEARCH_LIMITS.limitDefault}` }),
+  ),
+  offset: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `0 to ${SEARCH_LIMITS.offsetMax}` })),
 });
 
 /** Executing a webhook: `wait=false` answers 204 instead of the message. */
@@ -457,6 +492,7 @@ export type WebhookExecParams = Static<typeof WebhookExecParams>;
 export type WebhookMessageParams = Static<typeof WebhookMessageParams>;
 export type UploadParams = Static<typeof UploadParams>;
 export type MessagePageQuery = Static<typeof MessagePageQuery>;
+export type SearchQuery = Static<typeof SearchQuery>;
 export type WebhookExecQuery = Static<typeof WebhookExecQuery>;
 export type IdempotencyHeaders = Static<typeof IdempotencyHeaders>;
 export type GithubHeaders = Static<typeof GithubHeaders>;

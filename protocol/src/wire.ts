@@ -1,6 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { ERROR_CODES } from './errors.js';
-import { CONTENT_MAX, EMBED_LIMITS, PERMISSION_NAMES } from './limits.js';
+import { CONTENT_MAX, EMBED_LIMITS, PERMISSION_NAMES, SEARCH_LIMITS } from './limits.js';
 
 /**
  * The objects the API answers with, as JSON Schema. Each has an `$id`: the server's app.ts
@@ -357,6 +357,18 @@ export const Message = Type.Object(
   { $id: 'Message', title: 'Message', description: "a message; a webhook's carries `webhookId` and the webhook as `author`" },
 );
 
+export const SearchResults = Type.Object(
+  {
+    total: Type.Integer({
+      minimum: 0,
+      maximum: SEARCH_LIMITS.totalMax,
+      description: `how many messages match, of those the caller can read; counted up to ${SEARCH_LIMITS.totalMax.toLocaleString('en-US')} (that figure means as many or more)`,
+    }),
+    messages: Type.Array(ref(Message), { description: 'this page of them, newest first' }),
+  },
+  { $id: 'SearchResults', title: 'SearchResults', description: 'a page of the messages a search found' },
+);
+
 const webhookProperties = {
   id: Id,
   serverId: Id,
@@ -443,6 +455,7 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
   Reaction,
   ReferencedMessage,
   Message,
+  SearchResults,
   Webhook,
   CreatedWebhook,
   Health,
@@ -475,6 +488,7 @@ export type Embed = Static<typeof Embed>;
 export type Reaction = Static<typeof Reaction>;
 export type Message = Static<typeof Message>;
 export type ReferencedMessage = Static<typeof ReferencedMessage>;
+export type SearchResults = Static<typeof SearchResults>;
 export type Webhook = Static<typeof Webhook>;
 export type CreatedWebhook = Static<typeof CreatedWebhook>;
 export type Health = Static<typeof Health>;

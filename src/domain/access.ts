@@ -3,7 +3,7 @@ import { type Entity, forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
 import type { ServerTable } from '../store/schema.js';
 import type { DomainContext } from './context.js';
-import { ServerModel, dmPermissions, has } from './permissions.js';
+import { NEEDS, ServerModel, dmPermissions, has } from './permissions.js';
 import type { Caller } from './types.js';
 
 /** A caller's membership of a server, with the model their permissions come from. */
@@ -178,6 +178,44 @@ export async function dmReachability(ctx: DomainContext, caller: Caller, others:
     return !sharing.has(id) || blocked.has(id) || !allows;
   });
   return { ok: refused.length === 0, blocked: refused };
+}
+
+/**
+ * The channels whose messages the caller may read (VIEW_CHANNEL and READ_MESSAGE_HISTORY,
+ * `NEEDS.read`, computed by the one permission function): of every server they belong to,
+ * or, with `serverId`, of that one (404 for an unknown server, 403 for a non-member, as
+ * `requireMember`), and without `serverId` the caller's DMs and groups. What search looks
+ * through: its only permission input.
+ */
+export async function readableChannels(ctx: DomainContext, caller: Caller, serverId?: string): Promise<string[]> {
+  const db = ctx.store.db;
+  // Without a server, the caller's DMs too: a recipient always reads a DM (`dmPermissions`).
+  const direct = serverId === undefined ? (await ctx.store.dms.ofUser(db, caller.id)).map((d) => d.id) : [];
+  const memberships =
+    serverId === undefined
+      ? (await ctx.store.servers.ofMember(db, caller.id)).map((s) => ({
+          id: s.id,
+          ownerId: s.ownerId,
+          version: s.permVersion,
+          roles: s.roles,
+        }))
+      : await requireMember(ctx, caller, serverId).then((m) => [
+          { id: m.server.id, ownerId: m.server.ownerId, version: m.server.permVersion, roles: m.roles },
+        ]);
+  if (memberships.length === 0) return direct;
+  const [models, channels] = await Promise.all([
+    Promise.all(memberships.map((m) => ctx.perms.model(db, m.id, m.ownerId, Number(m.version ?? 0)))),
+    ctx.store.channels.idsOfServers(
+      db,
+      memberships.map((m) => m.id),
+    ),
+  ]);
+  const byServer = new Map(memberships.map((m, i) => [m.id, { roles: m.roles, model: models[i]! }]));
+  const readable = channels.flatMap((c) => {
+    const m = byServer.get(c.serverId);
+    return m && has(m.model.permissions(caller.id, caller.bot, m.roles, c.id), NEEDS.read) ? [c.id] : [];
+  });
+  return [...readable, ...direct];
 }
 
 /** Checks an id-shaped path parameter, so malformed ids are a clean 404 rather than a query. */

@@ -305,6 +305,17 @@ export async function messageView(ctx: DomainContext, row: MessageTable, viewerI
   return toMessage(row, reactions, referenced);
 }
 
+/** Stored messages as `viewerId` sees them, in their order: reactions and replied-to messages in one query each. */
+export async function messageViews(ctx: DomainContext, rows: MessageTable[], viewerId: string): Promise<Message[]> {
+  const reactions = await ctx.store.reactions.summaries(
+    ctx.store.db,
+    rows.map((r) => r.id),
+    viewerId,
+  );
+  const referenced = await referencesOf(ctx, rows);
+  return rows.map((r) => toMessage(r, reactions, referenced));
+}
+
 /**
  * Settles what a new message pings and what it replies to. A reply must name a message
  * of the same channel (400 otherwise, unless `failIfNotExists` is false: then it is sent
@@ -465,13 +476,7 @@ export const messages = {
     await requireChannelPermission(ctx, caller, channelId, NEEDS.read);
     // Never past a message still being written, so a later `after=` page cannot skip it.
     const rows = await ctx.store.messages.page(ctx.store.db, channelId, { ...opts, below: ctx.store.messageHorizon.oldest() });
-    const reactions = await ctx.store.reactions.summaries(
-      ctx.store.db,
-      rows.map((r) => r.id),
-      caller.id,
-    );
-    const referenced = await referencesOf(ctx, rows);
-    return rows.map((r) => toMessage(r, reactions, referenced));
+    return messageViews(ctx, rows, caller.id);
   },
 
   async get(ctx: DomainContext, caller: Caller, channelId: string, messageId: string) {

@@ -12,6 +12,7 @@ import { blocks, dms } from './repos/dms.js';
 import { messages, reactions, readStates, uploads, userSettings } from './repos/messages.js';
 import { channels, invites, members, servers } from './repos/servers.js';
 import { auditLog, bans, bumpPermVersion, overwrites, roles } from './repos/roles.js';
+import { searchRepo } from './repos/search.js';
 import { sessions, users } from './repos/users.js';
 import { idempotency, webhooks } from './repos/webhooks.js';
 import type { Database } from './schema.js';
@@ -54,6 +55,8 @@ export class Store {
   readonly uploads = uploads;
   readonly webhooks = webhooks;
   readonly idempotency = idempotency;
+  /** Full-text message search, through the dialect's index. */
+  readonly search: ReturnType<typeof searchRepo>;
   /** Message ids being written by this process: pages of history stop below the oldest. */
   readonly messageHorizon = new WriteHorizon();
   /** Issues this instance's ids, under a worker number leased from the database. */
@@ -71,6 +74,7 @@ export class Store {
     clock?: () => number,
   ) {
     this.ids = new SnowflakeGenerator(clock);
+    this.search = searchRepo(adapter.fullText);
     // A pooled server database gains from several batches in flight; SQLite has one writer.
     this.committer = new GroupCommitter(writer, 256, adapter.concurrentWriters ? 4 : 1);
   }

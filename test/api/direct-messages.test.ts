@@ -256,6 +256,24 @@ describe('inside a DM', () => {
   });
 });
 
+describe('search and DMs', () => {
+  it('recipients find a DM message by its words (all of their channels, or the DM alone); nobody else does', async () => {
+    const { alice, bob, owner } = await setup();
+    const dm = (await openDm(alice, [bob.id])).body;
+    const m = await postMessage(srv.url, alice.auth, dm.id, 'the zanzibar lighthouse keys');
+    for (const who of [alice, bob]) {
+      const all = await call(srv.url, 'GET', '/search/messages?q=zanzibar', { auth: who.auth });
+      expect(all.status, all.text).toBe(200);
+      expect(all.body.messages.map((x: { id: string }) => x.id)).toEqual([m.id]);
+      const inDm = await call(srv.url, 'GET', `/search/messages?q=zanz&channelId=${dm.id}`, { auth: who.auth });
+      expect(inDm.body.total).toBe(1);
+    }
+    const outsider = await call(srv.url, 'GET', '/search/messages?q=zanzibar', { auth: owner.auth });
+    expect(outsider.body).toEqual({ total: 0, messages: [] });
+    expectError(await call(srv.url, 'GET', `/search/messages?q=zanzibar&channelId=${dm.id}`, { auth: owner.auth }), 404, 'unknown_channel');
+  });
+});
+
 describe('DM events reach the recipients only', () => {
   it('DM_CREATE and every message event of a DM reach both recipients and no third member of their server', async () => {
     const { owner, general, alice, bob } = await setup();

@@ -128,7 +128,7 @@ describe('the document', () => {
 });
 
 describe('real responses match their declared schemas', () => {
-  it('POST /servers, POST /bots, GET /channels/{id}/messages (with files, embeds, reactions, a webhook message), members, errors', async () => {
+  it('POST /servers, POST /bots, GET /channels/{id}/messages (with files, embeds, reactions, a webhook message), search, members, errors', async () => {
     const w = await world(srv.url);
     const created = await call(srv.url, 'POST', '/servers', { auth: w.owner.auth, body: { name: 'Schema check' } });
     expect(created.status, created.text).toBe(201);
@@ -177,6 +177,11 @@ describe('real responses match their declared schemas', () => {
     expect(page.body[1].attachments[0]).toEqual(file.body);
     expect(page.body[1].reactions).toEqual([{ emoji: '👍', count: 1, me: true }]);
     expect(page.body[1]).not.toHaveProperty('webhookId');
+    // Search answers the same messages, inside {total, messages}.
+    const found = await call(srv.url, 'GET', `/search/messages?channelId=${w.channel.id}`, { auth: w.owner.auth });
+    expect(found.status, found.text).toBe(200);
+    expectValid('GET', '/search/messages', '200', found.body);
+    expect(found.body).toEqual({ total: 2, messages: page.body });
 
     const members = await call(srv.url, 'GET', `/servers/${w.server.id}/members`, { auth: w.owner.auth });
     expectValid('GET', '/servers/:serverId/members', '200', members.body);

@@ -2,7 +2,7 @@
  * Data migrations, on every database, from a database as the old code left it:
  * 0003 links the uploads of older messages; 0004 turns every ULID into a snowflake of the
  * same millisecond, keeping order, references, old links and credentials; 0006 keeps
- * existing sessions alive.
+ * existing sessions alive; 0008 indexes the messages already there for search.
  */
 import { type Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -213,6 +213,41 @@ describe.each(storeDialects())('migrations on %s', (dialect) => {
     expect(session!.userAgent).toBeNull();
     const user = await store.users.byId(store.db, '100000000000000001');
     expect(user).toMatchObject({ displayName: null, deletedAt: null, avatarUploadId: null, interactionsUrl: null });
+  });
+
+  it('0008 indexes the messages already stored, and keeps indexing new ones', async () => {
+    const db = await emptyDatabase(dialect);
+    cleanup.push(() => db.dispose());
+    await migrateToLatest(db.admin, db.schema, '0007_conversations');
+    const admin = db.admin as Kysely<any>;
+    const [user, server, channel] = ['100000000000000001', '100000000000000002', '100000000000000003'];
+    await admin
+      .insertInto('users')
+      .values({ id: user, username: 'Old', username_key: 'old', name: 'Old', bot: 0, password_hash: 'x', created_at: 'x' })
+      .execute();
+    await admin.insertInto('servers').values({ id: server, name: 's', owner_id: user, created_at: 'x' }).execute();
+    await admin.insertInto('channels').values({ id: channel, server_id: server, name: 'g', created_at: 'x' }).execute();
+    const old = ['an archived armadillo', 'another archived note', 'unrelated'].map((content, i) =>
+      messageRow({ id: String(200000000000000000n + BigInt(i)), channelId: channel, serverId: server, authorId: user, content }),
+    );
+    for (const m of old) await admin.insertInto('messages').values(m).execute();
+
+    const store = await open(db);
+    const find = (terms: string[]) =>
+      store.search
+        .messages(store.db, {
+          terms: terms.map((word) => ({ word, prefix: true })),
+          channelIds: [channel],
+          limit: 10,
+          offset: 0,
+          countLimit: 100,
+        })
+        .then((r) => r.rows.map((m) => m.id));
+    expect(await find(['archived'])).toEqual([old[1]!.id, old[0]!.id]);
+    expect(await find(['armadillo'])).toEqual([old[0]!.id]);
+    const fresh = messageRow({ channelId: channel, serverId: server, authorId: user, content: 'archived again' });
+    await store.write((tx) => store.messages.insert(tx, fresh));
+    expect(await find(['arch'])).toEqual([fresh.id, old[1]!.id, old[0]!.id]);
   });
 
   it('0004 on an empty database leaves ids to the generator', async () => {

@@ -16,6 +16,8 @@ export const RULES = {
   auth: { name: 'auth', limit: 10, windowMs: 60_000 },
   manage: { name: 'manage', limit: 30, windowMs: 10_000 },
   ack: { name: 'ack', limit: 30, windowMs: 5_000 },
+  /** Each search reads an index and counts its matches: cheap, but not free. */
+  search: { name: 'search', limit: 20, windowMs: 10_000 },
   /** Failed logins per account name, known or not (so the limit says nothing about which exist). */
   loginFailures: { name: 'login-failures', limit: 10, windowMs: 15 * 60_000 },
   /** Joining by invite code, per client address (generous: many people may share one address)... */

@@ -9,8 +9,9 @@ import {
   type RootOperationNode,
   SqliteDialect,
   type UnknownRow,
+  sql,
 } from 'kysely';
-import type { DialectAdapter } from './types.js';
+import type { DialectAdapter, FullText } from './types.js';
 
 function sqliteCode(err: unknown): string {
   return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : '';
@@ -38,8 +39,62 @@ export function sqliteAdapter(dataDir: string): DialectAdapter {
     isUniqueViolation: (err) => /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(sqliteCode(err)),
     isForeignKeyViolation: (err) => sqliteCode(err) === 'SQLITE_CONSTRAINT_FOREIGNKEY',
     isInvalidText: () => false,
+    fullText: sqliteFullText,
   };
 }
+
+/**
+ * FTS5 over `messages.content`: an external-content table, so the text is stored once (in
+ * `messages`) and the index holds only its terms, keyed by the message's rowid, which is
+ * its id. Triggers keep it in step with every insert, content edit and delete (cascades
+ * included), inside the writing transaction. `unicode61` splits on everything but letters
+ * and digits and folds case; `remove_diacritics 0` keeps accents, as PostgreSQL's `simple`
+ * configuration does. Positions are kept (`detail=full`): a term the tokenizer splits into
+ * several (a letter newer than its Unicode tables) is then a phrase of adjacent tokens,
+ * exactly as the text was indexed. There is no prefix index (`prefix = '2 3'`): it would
+ * make two- and three-letter prefixes about 40 ms faster on a million messages but more
+ * than double the index (bench/README.md).
+ *
+ * A migration that rebuilds `messages` must recreate the triggers, and must not change
+ * `content` behind them: FTS5 removes a row's terms by the text it was indexed with.
+ */
+export const sqliteFullText: FullText = {
+  name: 'sqlite fts5 (messages_fts)',
+  async migrate(db) {
+    await sql`create virtual table messages_fts using fts5(
+      content, content = 'messages', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 0')`.execute(db);
+    // Indexes the messages already there.
+    await sql`insert into messages_fts (messages_fts) values ('rebuild')`.execute(db);
+    await sql`create trigger messages_fts_insert after insert on messages begin
+      insert into messages_fts (rowid, content) values (new.id, new.content);
+    end`.execute(db);
+    await sql`create trigger messages_fts_delete after delete on messages begin
+      insert into messages_fts (messages_fts, rowid, content) values ('delete', old.id, old.content);
+    end`.execute(db);
+    // Only updates that name `content` (edits); pins, author renames and the like skip it.
+    await sql`create trigger messages_fts_update after update of content on messages begin
+      insert into messages_fts (messages_fts, rowid, content) values ('delete', old.id, old.content);
+      insert into messages_fts (rowid, content) values (new.id, new.content);
+    end`.execute(db);
+  },
+  match(terms) {
+    // Each term a quoted string (never syntax: AND, NEAR, -, ( and * inside quotes are text), maybe a prefix.
+    const query = terms.map((t) => `"${t.word.replaceAll('"', '""')}"${t.prefix ? '*' : ''}`).join(' ');
+    return {
+      // The index drives: it yields matching ids newest first, so a page stops early.
+      from: sql`messages_fts cross join messages m on m.id = messages_fts.rowid`,
+      where: sql<boolean>`messages_fts match ${query}`,
+      key: sql`messages_fts.rowid`,
+    };
+  },
+  async indexBytes(db) {
+    // The shadow tables FTS5 keeps (an external-content table has no copy of the text).
+    const { rows } = await sql<{ n: number | bigint | null }>`
+      select sum(pgsize) as n from dbstat
+      where name in ('messages_fts_data', 'messages_fts_idx', 'messages_fts_docsize', 'messages_fts_config')`.execute(db);
+    return Number(rows[0]?.n ?? 0);
+  },
+};
 
 /**
  * Kysely's SQLite driver prepares every query anew, and better-sqlite3 compiles SQL in

@@ -1,4 +1,4 @@
-import type { Dialect, Kysely, KyselyPlugin } from 'kysely';
+import type { Dialect, Kysely, KyselyPlugin, RawBuilder, SqlBool } from 'kysely';
 
 /**
  * What differs between databases, as capabilities rather than names: the domain and the
@@ -26,7 +26,38 @@ export interface DialectAdapter {
   isInvalidText(err: unknown): boolean;
   /** The schema Parley's tables live in, where the database has schemas. */
   currentSchema?(db: Kysely<any>): Promise<string>;
+  /** Full-text search over messages' content (migration 0008 builds its index). */
+  readonly fullText: FullText;
   /** Run once after migrations (pragmas, checks). */
   afterOpen?(): Promise<void>;
   close?(): Promise<void>;
+}
+
+/**
+ * One word to look for: `word` is letters, digits and marks only (never query syntax);
+ * with `prefix`, any word that starts with it matches too.
+ */
+export interface SearchTerm {
+  word: string;
+  prefix: boolean;
+}
+
+/**
+ * How a database finds messages by the words of their content. Both dialects tokenize the
+ * same way as far as they can: runs of letters and digits are words, everything else
+ * (punctuation, symbols, emoji) separates them, case is folded, accents are kept.
+ */
+export interface FullText {
+  /** What the index is, for logs and the benchmark. */
+  readonly name: string;
+  /** Creates the index over `messages.content`, filling it from the rows already there (0008). */
+  migrate(db: Kysely<any>): Promise<void>;
+  /**
+   * The messages holding every one of `terms` (at least one) as `m`: a FROM item, the
+   * condition that does the matching, and the key the rows are ordered and bounded by
+   * (the message id, as the index knows it). The caller adds its own conditions on `m`.
+   */
+  match(terms: readonly SearchTerm[]): { from: RawBuilder<unknown>; where: RawBuilder<SqlBool>; key: RawBuilder<unknown> };
+  /** Bytes the index takes on disk. */
+  indexBytes(db: Kysely<any>): Promise<number>;
 }

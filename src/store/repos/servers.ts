@@ -64,6 +64,16 @@ export const channels = {
           .orderBy('id')
           .$narrowType<{ serverId: string }>()
           .execute(),
+  /** The channels of these servers, as `{id, serverId}` only. */
+  idsOfServers: (db: Db, serverIds: string[]) =>
+    serverIds.length === 0
+      ? Promise.resolve([] as Array<{ id: string; serverId: string }>)
+      : db
+          .selectFrom('channels')
+          .select(['id', 'serverId'])
+          .where('serverId', 'in', serverIds)
+          .$narrowType<{ serverId: string }>()
+          .execute(),
   rename: (db: Tx, id: string, name: string) => db.updateTable('channels').set({ name }).where('id', '=', id).execute(),
   update: (db: Tx, id: string, patch: Partial<Pick<ChannelTable, 'name' | 'topic' | 'position'>>) =>
     db.updateTable('channels').set(patch).where('id', '=', id).executeTakeFirst(),

@@ -1,0 +1,15 @@
+import { type Migration, SqliteAdapter } from 'kysely';
+import { postgresFullText } from './dialects/postgres.js';
+import { sqliteFullText } from './dialects/sqlite.js';
+
+/**
+ * 0008: the full-text index of messages (contract section 11, search). What the index is
+ * differs by database (`FullText` in src/store/dialects/types.ts: FTS5 with triggers on
+ * SQLite, a GIN index on a tsvector expression on PostgreSQL); each fills it from the
+ * messages already stored. Migrations get a bare Kysely, so the dialect is read from it,
+ * as 0004 does.
+ */
+export const migrateToSearch: Migration['up'] = async (db) => {
+  const fullText = db.getExecutor().adapter instanceof SqliteAdapter ? sqliteFullText : postgresFullText;
+  await fullText.migrate(db);
+};
