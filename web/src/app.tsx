@@ -13,10 +13,12 @@ import { acceptInviteOnArrival, InvitePage, useInvitePreview } from './pages/inv
 import { MyBotsPage } from './pages/my-bots-page';
 import { SettingsPage } from './pages/settings/settings-page';
 import { applyEvent, loadMe, loadMembers, loadServers } from './state/actions';
+import { applyReady, startConversations } from './state/conversations';
 import { store, useStore } from './state/store';
 import { toast } from './state/toasts';
 import { Link, match, navigate, paths, usePath } from './router';
 import composerStyles from './components/composer.module.css';
+import { setPageTitle } from './lib/title';
 
 export function App() {
   const [token, setTokenState] = useState<string | null>(getToken);
@@ -116,7 +118,7 @@ function LoggedOut({ onAuthenticated }: { onAuthenticated: (token: string) => vo
     return () => window.removeEventListener('parley:auth-mode', onMode);
   }, []);
   useEffect(() => {
-    document.title = 'Parley';
+    setPageTitle('Parley');
   }, []);
   const invite = match('/invite/:code', path);
   if (invite?.code) {
@@ -186,6 +188,8 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
 
   // Someone uses Parley in this browser: after a logout, the login page welcomes them back.
   useEffect(markReturning, []);
+  // Unread counts in the title, notifications from one tab, settings shared between tabs.
+  useEffect(startConversations, []);
 
   useEffect(() => {
     let cancelled = false;
@@ -217,6 +221,7 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
           store.dispatch({ type: 'servers/set', servers: ready.servers });
           if (ready.servers.some((s) => !s.ownerId)) loadServers().catch(() => undefined);
         }
+        applyReady(ready);
         if (hadSession) {
           // A fresh session after a lost one: events may have been missed, refetch what is on screen.
           store.dispatch({ type: 'messages/stale' });

@@ -118,3 +118,17 @@ export const UserIcon = () => (
     <circle cx="12" cy="7" r="4" />
   </Icon>
 );
+
+export const BellIcon = ({ size }: { size?: number }) => (
+  <Icon size={size}>
+    <path d="M6 16v-5a6 6 0 0 1 12 0v5l2 2H4z" />
+    <path d="M10 21h4" />
+  </Icon>
+);
+
+export const BellOffIcon = ({ size }: { size?: number }) => (
+  <Icon size={size}>
+    <path d="M6 16v-5a6 6 0 0 1 12 0v5l2 2H4z" />
+    <path d="M10 21h4M3 3l18 18" />
+  </Icon>
+);

@@ -4,6 +4,7 @@ import { loadLatest, loadOlder } from '../state/actions';
 import { useStore } from '../state/store';
 import { formatDay, isSameDay, minutesBetween } from '../lib/format';
 import { MessageItem } from './message-item';
+import { firstUnreadId, UnreadBar, UnreadDivider, useReadTracking, useUnreadMarker } from './unread-marker';
 import styles from './message-list.module.css';
 
 interface Props {
@@ -15,6 +16,8 @@ interface Props {
 }
 
 const GROUP_MINUTES = 7;
+/** Where the "new messages" divider lands when a channel opens: below the bar, with the message before it in view. */
+const UNREAD_OFFSET = 130;
 
 function groupedWith(prev: Message | undefined, m: Message): boolean {
   if (!prev) return false;
@@ -35,8 +38,13 @@ export function MessageList({ channel, canModerate, editingId, onEdit }: Props) 
   const firstId = useRef<string | null>(null);
   const lastId = useRef<string | null>(null);
   const [away, setAway] = useState(false);
+  /** The first page has been placed (at the first unread message, or at the bottom). */
+  const placed = useRef(false);
 
   const items = data?.items ?? [];
+  const marker = useUnreadMarker(channel.id, channel.lastMessageId);
+  const dividerId = firstUnreadId(items, marker, data?.hasMore ?? true);
+  useReadTracking(channel.id, scroller, data?.loaded ? items[items.length - 1]?.id : undefined);
 
   useEffect(() => {
     if (!data || !data.loaded || data.stale) void loadLatest(channel.id);
@@ -52,6 +60,15 @@ export function MessageList({ channel, canModerate, editingId, onEdit }: Props) 
     // Sending a message brings you back to the present.
     if (last && lastId.current && last.id !== lastId.current && last.author?.id === meId) stick.current = true;
     lastId.current = last?.id ?? null;
+    // Opening a channel with unread messages shows them from the first one, under the divider.
+    if (!placed.current && data?.loaded) {
+      placed.current = true;
+      const divider = el.querySelector<HTMLElement>('[data-unread-divider]');
+      if (divider && divider.offsetTop - UNREAD_OFFSET < el.scrollHeight - el.clientHeight) {
+        el.scrollTop = Math.max(0, divider.offsetTop - UNREAD_OFFSET);
+        stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+      }
+    }
     if (stick.current) {
       el.scrollTop = el.scrollHeight;
     } else if (firstId.current && first !== firstId.current && lastHeight.current) {
@@ -59,7 +76,7 @@ export function MessageList({ channel, canModerate, editingId, onEdit }: Props) 
     }
     firstId.current = first;
     lastHeight.current = el.scrollHeight;
-  }, [items, meId]);
+  }, [items, meId, data?.loaded]);
 
   // Images and embeds change height after load; stay at the bottom if we were there.
   useEffect(() => {
@@ -101,6 +118,17 @@ export function MessageList({ channel, canModerate, editingId, onEdit }: Props) 
 
   const showStart = data?.loaded && !data.hasMore;
 
+  const jumpToUnread = () => {
+    const el = scroller.current;
+    const divider = el?.querySelector<HTMLElement>('[data-unread-divider]');
+    if (el && divider) {
+      stick.current = false;
+      el.scrollTop = Math.max(0, divider.offsetTop - UNREAD_OFFSET);
+    } else if (el) {
+      el.scrollTop = 0;
+    }
+  };
+
   return (
     <div
       className={styles.messageScroller}
@@ -110,6 +138,7 @@ export function MessageList({ channel, canModerate, editingId, onEdit }: Props) 
       aria-label={`Messages in #${channel.name}`}
       tabIndex={0}
     >
+      <UnreadBar channelId={channel.id} items={items} hasMore={data?.hasMore ?? false} onJump={jumpToUnread} />
       <div className={styles.messageListTop}>
         {showStart && (
           <div className={styles.channelStart}>
@@ -145,9 +174,10 @@ export function MessageList({ channel, canModerate, editingId, onEdit }: Props) 
                   <span>{formatDay(m.createdAt)}</span>
                 </li>
               )}
+              {m.id === dividerId && <UnreadDivider />}
               <MessageItem
                 message={m}
-                grouped={!newDay && groupedWith(prev, m)}
+                grouped={!newDay && m.id !== dividerId && groupedWith(prev, m)}
                 mine={!!meId && m.author?.id === meId}
                 canDelete={(!!meId && m.author?.id === meId && !m.webhookId) || canModerate}
                 editing={editingId === m.id}

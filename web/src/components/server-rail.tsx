@@ -1,19 +1,20 @@
 import { useState } from 'react';
 import { createServer, joinInvite } from '../state/actions';
+import { serverSummary, useUnreadSlices } from '../state/conversations';
 import { useStore } from '../state/store';
 import { Link, navigate, paths } from '../router';
 import { initials, hueFor } from '../lib/format';
 import { safeImageSrc } from '../markdown/parse';
 import { PromptDialog } from './forms';
 import { JoinIcon, PlusIcon } from './icons';
+import { MentionBadge } from './mention-badge';
 import styles from './server-rail.module.css';
 
 /** The column of servers at the far left, with create and join. */
 export function ServerRail({ activeServerId }: { activeServerId: string | null }) {
   const servers = useStore((s) => s.servers);
   const order = useStore((s) => s.serverOrder);
-  const channels = useStore((s) => s.channels);
-  const unread = useStore((s) => s.unread);
+  const state = useUnreadSlices();
   const [dialog, setDialog] = useState<'create' | 'join' | null>(null);
 
   return (
@@ -28,19 +29,22 @@ export function ServerRail({ activeServerId }: { activeServerId: string | null }
         {order.map((id) => {
           const s = servers[id];
           if (!s) return null;
-          const hasUnread = (channels[id] ?? []).some((c) => unread[c.id]);
+          const { unread: hasUnread, mentions } = serverSummary(state, id);
           const icon = safeImageSrc(s.icon);
+          const muted = !!state.settings?.servers?.[id]?.muted;
           return (
             <li key={id}>
               <Link
                 to={paths.server(id)}
-                className={`${styles.railServer}${id === activeServerId ? ` ${styles.active}` : ''}${hasUnread ? ` ${styles.unread}` : ''}`}
-                aria-label={`${s.name}${hasUnread ? ' (unread messages)' : ''}`}
+                className={`${styles.railServer}${id === activeServerId ? ` ${styles.active}` : ''}${hasUnread ? ` ${styles.unread}` : ''}${muted ? ` ${styles.muted}` : ''}`}
+                aria-label={`${s.name}${hasUnread ? ' (unread messages)' : ''}${mentions ? `, ${mentions} ${mentions === 1 ? 'mention' : 'mentions'}` : ''}${muted ? ', muted' : ''}`}
+                data-unread={hasUnread ? '' : undefined}
                 aria-current={id === activeServerId ? 'page' : undefined}
                 title={s.name}
                 style={{ ['--hue' as string]: String(hueFor(id)) }}
               >
                 {icon ? <img className={styles.railIcon} src={icon} alt="" referrerPolicy="no-referrer" /> : initials(s.name)}
+                <MentionBadge count={mentions} className={styles.railBadge} label="" />
               </Link>
             </li>
           );

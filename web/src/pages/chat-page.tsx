@@ -11,6 +11,7 @@ import { loadChannels, viewing } from '../state/actions';
 import { can, P, usePermissions } from '../state/permissions';
 import { store, useStore } from '../state/store';
 import { toastError } from '../state/toasts';
+import { setPageTitle } from '../lib/title';
 import { Link, navigate, paths } from '../router';
 import { MenuIcon, UsersIcon } from '../components/icons';
 import styles from './chat-page.module.css';
@@ -74,10 +75,7 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
 
   useEffect(() => {
     viewing.channelId = channel?.id ?? null;
-    if (channel) {
-      rememberChannel(serverId, channel.id);
-      store.dispatch({ type: 'unread/set', channelId: channel.id, unread: false });
-    }
+    if (channel) rememberChannel(serverId, channel.id);
     setEditingId(null);
     setShowSidebar(false);
     return () => {
@@ -87,7 +85,7 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
 
   useEffect(() => {
     const serverName = server?.name ?? 'Parley';
-    document.title = channel ? `#${channel.name} · ${serverName} · Parley` : `${serverName} · Parley`;
+    setPageTitle(channel ? `#${channel.name} · ${serverName} · Parley` : `${serverName} · Parley`);
   }, [channel?.name, server?.name]);
 
   const editLast = useCallback(() => {

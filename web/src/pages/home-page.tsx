@@ -7,6 +7,7 @@ import { createServer, joinInvite } from '../state/actions';
 import { useStore } from '../state/store';
 import { navigate, paths } from '../router';
 import { lastChannel } from './chat-page';
+import { setPageTitle } from '../lib/title';
 
 /** "/": open the last server, or welcome a person who has none yet. */
 export function HomePage({ onLogout }: { onLogout: () => void }) {
@@ -23,7 +24,7 @@ export function HomePage({ onLogout }: { onLogout: () => void }) {
   }, [loaded, order]);
 
   useEffect(() => {
-    document.title = 'Parley';
+    setPageTitle('Parley');
   }, []);
 
   if (!loaded || order.length) {
