@@ -8,6 +8,7 @@ import { ToastRegion } from './components/toasts';
 import { AccountPage } from './pages/account-page';
 import { AuthPage, type RegistrationMode } from './pages/auth-page';
 import { ChatPage } from './pages/chat-page';
+import { DmPage } from './pages/dm-page';
 import { HomePage } from './pages/home-page';
 import { acceptInviteOnArrival, InvitePage, useInvitePreview } from './pages/invite-page';
 import { MyBotsPage } from './pages/my-bots-page';
@@ -285,6 +286,7 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
     return <ChatPage serverId={m.serverId} channelId={m.channelId} onLogout={onLogout} />;
   }
   if ((m = match('/s/:serverId', path)) && m.serverId) return <ChatPage serverId={m.serverId} channelId={null} onLogout={onLogout} />;
+  if ((m = match('/dms/:channelId?', path))) return <DmPage channelId={m.channelId ?? null} onLogout={onLogout} />;
   if (path === paths.myBots()) return <MyBotsPage onLogout={onLogout} />;
   if (path === paths.account()) return <AccountPage onLogout={onLogout} />;
   if (path === '/' || path === '/login' || path === '/register') return <HomePage onLogout={onLogout} />;

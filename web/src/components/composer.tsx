@@ -32,6 +32,8 @@ interface Props {
   channel: Channel;
   /** Up arrow in an empty composer edits your last message. */
   onEditLast: () => void;
+  /** How the composer names the conversation (default `#name`; a DM's is `@name` or the group's). */
+  label?: string;
 }
 
 let nextKey = 1;
@@ -59,7 +61,7 @@ export const Composer = forwardRef<ComposerHandle, Props>(function Composer(prop
 });
 
 const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(function ComposerForm(
-  { channel, onEditLast, canAttach },
+  { channel, onEditLast, canAttach, label },
   handle,
 ) {
   const [text, setTextState] = useState(() => drafts.get(channel.id) ?? '');
@@ -199,8 +201,8 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
           className={styles.composerInput}
           rows={1}
           value={text}
-          placeholder={`Message #${channel.name}`}
-          aria-label={`Message #${channel.name}`}
+          placeholder={`Message ${label ?? `#${channel.name}`}`}
+          aria-label={`Message ${label ?? `#${channel.name}`}`}
           aria-describedby="composer-help"
           onChange={(e) => {
             setText(e.target.value);

@@ -132,3 +132,10 @@ export const BellOffIcon = ({ size }: { size?: number }) => (
     <path d="M10 21h4M3 3l18 18" />
   </Icon>
 );
+
+/** A speech bubble: send a direct message. */
+export const MessageIcon = ({ size }: { size?: number }) => (
+  <Icon size={size}>
+    <path d="M5 4h14a2 2 0 0 1 2 2v9a2 2 0 0 1-2 2h-9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z" />
+  </Icon>
+);

@@ -1,4 +1,4 @@
-import { Fragment, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { Fragment, type ReactNode, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { Channel, Message } from '../api/types';
 import { loadLatest, loadOlder } from '../state/actions';
 import { useStore } from '../state/store';
@@ -13,6 +13,10 @@ interface Props {
   canModerate: boolean;
   editingId: string | null;
   onEdit: (id: string | null) => void;
+  /** How the list names its conversation (default `#name`; a DM's is `@name` or the group's). */
+  label?: string;
+  /** The start of the conversation, instead of "Welcome to #name". */
+  intro?: ReactNode;
 }
 
 const GROUP_MINUTES = 7;
@@ -28,7 +32,7 @@ function groupedWith(prev: Message | undefined, m: Message): boolean {
 }
 
 /** The channel's messages, newest at the bottom; scrolling up loads older pages. */
-export function MessageList({ channel, canModerate, editingId, onEdit }: Props) {
+export function MessageList({ channel, canModerate, editingId, onEdit, label, intro }: Props) {
   const data = useStore((s) => s.messages[channel.id]);
   const meId = useStore((s) => s.me?.id);
   const scroller = useRef<HTMLDivElement>(null);
@@ -117,6 +121,7 @@ export function MessageList({ channel, canModerate, editingId, onEdit }: Props) 
   };
 
   const showStart = data?.loaded && !data.hasMore;
+  const name = label ?? `#${channel.name}`;
 
   const jumpToUnread = () => {
     const el = scroller.current;
@@ -130,17 +135,11 @@ export function MessageList({ channel, canModerate, editingId, onEdit }: Props) 
   };
 
   return (
-    <div
-      className={styles.messageScroller}
-      ref={scroller}
-      onScroll={onScroll}
-      role="log"
-      aria-label={`Messages in #${channel.name}`}
-      tabIndex={0}
-    >
+    <div className={styles.messageScroller} ref={scroller} onScroll={onScroll} role="log" aria-label={`Messages in ${name}`} tabIndex={0}>
       <UnreadBar channelId={channel.id} items={items} hasMore={data?.hasMore ?? false} onJump={jumpToUnread} />
       <div className={styles.messageListTop}>
-        {showStart && (
+        {showStart && intro}
+        {showStart && !intro && (
           <div className={styles.channelStart}>
             <div className={styles.channelStartIcon} aria-hidden="true">
               #

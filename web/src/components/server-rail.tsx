@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { createServer, joinInvite } from '../state/actions';
-import { serverSummary, useUnreadSlices } from '../state/conversations';
+import { dmMentions, serverSummary, useUnreadSlices } from '../state/conversations';
 import { useStore } from '../state/store';
-import { Link, navigate, paths } from '../router';
+import { Link, navigate, paths, usePath } from '../router';
 import { initials, hueFor } from '../lib/format';
 import { safeImageSrc } from '../markdown/parse';
 import { PromptDialog } from './forms';
@@ -15,14 +15,24 @@ export function ServerRail({ activeServerId }: { activeServerId: string | null }
   const servers = useStore((s) => s.servers);
   const order = useStore((s) => s.serverOrder);
   const state = useUnreadSlices();
+  const dms = dmMentions(state);
+  const path = usePath();
+  const home = path === paths.dms() || path.startsWith(`${paths.dms()}/`);
   const [dialog, setDialog] = useState<'create' | 'join' | null>(null);
 
   return (
     <nav className={`server-rail ${styles.serverRail}`} aria-label="Servers">
-      <Link to={paths.home()} className={styles.railHome} aria-label="Parley home" title="Parley">
+      <Link
+        to={paths.dms()}
+        className={`${styles.railHome}${home ? ` ${styles.active}` : ''}`}
+        aria-label={`Direct messages${dms ? `, ${dms} unread` : ''}`}
+        aria-current={home ? 'page' : undefined}
+        title="Direct messages"
+      >
         <svg viewBox="0 0 64 64" width="28" height="28" aria-hidden="true">
           <path d="M18 20h28a4 4 0 0 1 4 4v14a4 4 0 0 1-4 4H30l-9 7v-7h-3a4 4 0 0 1-4-4V24a4 4 0 0 1 4-4z" fill="currentColor" />
         </svg>
+        <MentionBadge count={dms} className={styles.railBadge} label="" />
       </Link>
       <div className={styles.railSeparator} role="presentation" />
       <ul className={styles.railList}>

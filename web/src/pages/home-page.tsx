@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { displayName } from '../api/types';
 import { PromptDialog } from '../components/forms';
 import { ServerRail } from '../components/server-rail';
-import { UserPanel } from '../components/channel-sidebar';
+import { DmSidebar } from '../components/dm-list';
 import { createServer, joinInvite } from '../state/actions';
 import { useStore } from '../state/store';
 import { navigate, paths } from '../router';
@@ -19,6 +19,7 @@ export function HomePage({ onLogout }: { onLogout: () => void }) {
   useEffect(() => {
     if (!loaded || !order.length) return;
     const last = lastChannel()._last;
+    if (last === '@dms') return navigate(paths.dms(), { replace: true });
     const target = last && order.includes(last) ? last : order[0];
     if (target) navigate(paths.server(target), { replace: true });
   }, [loaded, order]);
@@ -34,10 +35,7 @@ export function HomePage({ onLogout }: { onLogout: () => void }) {
   return (
     <div className="app-frame">
       <ServerRail activeServerId={null} />
-      <nav className="channel-sidebar" aria-label="Account">
-        <div className="grow" />
-        <UserPanel onLogout={onLogout} />
-      </nav>
+      <DmSidebar activeId={null} onLogout={onLogout} />
       <main className="center-page">
         <div className="card welcome">
           <h1>Welcome to Parley, {displayName(me)}!</h1>
