@@ -158,6 +158,7 @@ describe('direct messages', () => {
     ).toBe(0);
 
     await carolRow.hover();
+    await screenshot(page, 'member-list-message-dark');
     await carolRow.getByRole('button', { name: `Message ${carol.name}` }).click();
     const toast = page.getByText(`You cannot message ${carol.name}`);
     await toast.waitFor();

@@ -14,7 +14,8 @@ export interface RecordedNotification {
 /** Run before the first navigation (`openPage`'s `prepare`). */
 export async function recordNotifications(page: Page, origin: string, opts: { grant?: boolean } = {}): Promise<void> {
   if (opts.grant !== false) await page.context().grantPermissions(['notifications'], { origin });
-  await page.addInitScript(() => {
+  // On the context: tabs opened later in the same browser record too.
+  await page.context().addInitScript(() => {
     const w = globalThis as any;
     const Real = w.Notification;
     if (!Real) return;

@@ -334,6 +334,29 @@ describe('desktop notifications', () => {
     noPageErrors(o);
   }, 90_000);
 
+  it('one tab of the browser notifies, and none for a channel open in another tab', async () => {
+    const w = await world();
+    const ops = await createChannel(srv.url, w.alice, w.server.id, 'ops');
+    const first = await open(w.bob, `/s/${w.server.id}/c/${w.general.id}`, { notify: true });
+    await composer(first.page).waitFor();
+    const second = await first.context.newPage();
+    await second.goto(`${srv.url}/s/${w.server.id}/c/${w.random.id}`);
+    await composer(second).waitFor();
+    await second.waitForFunction(() => (globalThis as any).document.title.includes('#random'));
+    const both = async () => [...(await notifications(first.page)), ...(await notifications(second))];
+
+    // #random is on screen in the second tab: nobody notifies. #ops is nowhere: one tab does.
+    await postMessage(srv.url, w.alice.auth, w.random.id, `${ping(w.bob)} you see this one already`);
+    const control = await postMessage(srv.url, w.alice.auth, ops.id, `${ping(w.bob)} deploy?`);
+    const later = await postMessage(srv.url, w.alice.auth, ops.id, `${ping(w.bob)} deploy now?`);
+    // The first tab took the notifier's lock first (the second asked once the first was up).
+    await waitForNotifications(first.page, 2);
+    // Both tabs heard both messages (their sidebars count them; a tab notifies as it hears one) before we look at who notified.
+    for (const page of [first.page, second]) await badgeOf(channelLink(page, 'ops')).filter({ hasText: '2' }).waitFor();
+    expect((await both()).map((n) => n.tag)).toEqual([control.id, later.id]);
+    noPageErrors(first);
+  }, 60_000);
+
   it('the account page asks for the permission and shows its state', async () => {
     const bob = await named('bob');
     const o = await open(bob, '/account', { colorScheme: 'dark' });

@@ -469,6 +469,9 @@ export async function updateSettings(body: UpdateSettingsBody): Promise<UserSett
  * For the signed-in session: tab coordination, settings changed in other tabs, and the
  * mention count in the tab title. Returns the cleanup.
  */
+/** The gateway has no event for settings: a window coming back into focus reloads them, at most this often. */
+const SETTINGS_REFRESH_MS = 60_000;
+
 export function startConversations(): () => void {
   startTabs();
   loadSettingsOnce().catch(() => undefined);
@@ -482,9 +485,18 @@ export function startConversations(): () => void {
   };
   update();
   const offStore = store.subscribe(update);
+  // Settings changed on another device reach this one when the person comes back to it.
+  let fetchedAt = Date.now();
+  const refresh = () => {
+    if (Date.now() - fetchedAt < SETTINGS_REFRESH_MS) return;
+    fetchedAt = Date.now();
+    loadSettingsOnce().catch(() => undefined);
+  };
+  window.addEventListener('focus', refresh);
   return () => {
     offSettings();
     offStore();
+    window.removeEventListener('focus', refresh);
     setTitleCount(0);
   };
 }
