@@ -4,7 +4,6 @@
  * sidebar, the rail and the title read.
  */
 import { compareIds } from '@parley/protocol/ids';
-import { useEffect } from 'react';
 import { ApiError, api, seg } from '../api/client';
 import type { DmChannel, Message, OpenDmBody, ReadState, UpdateSettingsBody, User, UserSettings } from '../api/types';
 import { displayName } from '../api/types';
@@ -49,9 +48,10 @@ export function notifyRule(settings: UserSettings | null, serverId: string, chan
   };
 }
 
-/** A server's unread channels (muted ones aside) and the mentions waiting there. */
+/** What the unread summaries read from the state. */
 export type UnreadSlices = Pick<State, 'readStates' | 'channels' | 'settings' | 'dms'>;
 
+/** A server's unread channels (muted ones aside) and the mentions waiting there. */
 export function serverSummary(state: UnreadSlices, serverId: string): { unread: boolean; mentions: number } {
   let unread = false;
   let mentions = 0;
@@ -156,8 +156,10 @@ export function ack(channelId: string, messageId: string): void {
   const state = getState();
   const current = state.readStates[channelId];
   if (!current || compareIds(current.lastReadId, messageId) < 0 || current.mentionCount !== 0) {
-    const after = (state.messages[channelId]?.items ?? []).filter((m) => compareIds(m.id, messageId) > 0 && pingsMe(state, m)).length;
-    dispatch({ type: 'read/update', state: { channelId, lastReadId: messageId, mentionCount: after } });
+    // Never back: this tab may already count a later message (its own) as read.
+    const upTo = current && compareIds(current.lastReadId, messageId) > 0 ? current.lastReadId : messageId;
+    const after = (state.messages[channelId]?.items ?? []).filter((m) => compareIds(m.id, upTo) > 0 && pingsMe(state, m)).length;
+    dispatch({ type: 'read/update', state: { channelId, lastReadId: upTo, mentionCount: after } });
   }
   const known = serverRead.get(channelId);
   if (known && compareIds(known, messageId) >= 0) return;
@@ -211,19 +213,6 @@ export function ackIfReading(channelId: string): void {
   ack(channelId, last.id);
 }
 
-/** Acks again when the window regains focus or becomes visible. */
-export function useAckOnFocus(channelId: string): void {
-  useEffect(() => {
-    const check = () => ackIfReading(channelId);
-    window.addEventListener('focus', check);
-    document.addEventListener('visibilitychange', check);
-    return () => {
-      window.removeEventListener('focus', check);
-      document.removeEventListener('visibilitychange', check);
-    };
-  }, [channelId]);
-}
-
 // ---------------------------------------------------------------- gateway
 
 interface ReadyConversations {
@@ -260,8 +249,11 @@ async function countNeverReadDms(): Promise<void> {
       const page = await api.get<Message[]>(`/channels/${seg(dm.id)}/messages?limit=${COUNT_PAGE}`);
       dispatch({ type: 'messages/loaded', channelId: dm.id, newestFirst: page, limit: COUNT_PAGE, mode: 'latest' });
       if (getState().readStates[dm.id]) continue; // read meanwhile
-      const count = page.filter((m) => m.author?.id !== meId).length;
-      dispatch({ type: 'read/update', state: { channelId: dm.id, lastReadId: NEVER_READ, mentionCount: count } });
+      // Newest first: what the others wrote after the person's own last message is unread.
+      const own = page.findIndex((m) => m.author?.id === meId);
+      const unread = own < 0 ? page : page.slice(0, own);
+      const lastReadId = own < 0 ? NEVER_READ : (page[own]?.id ?? NEVER_READ);
+      dispatch({ type: 'read/update', state: { channelId: dm.id, lastReadId, mentionCount: unread.length } });
     } catch {
       /* the DM stays marked unread, without a count */
     }
