@@ -17,7 +17,8 @@ export function ServerRail({ activeServerId }: { activeServerId: string | null }
   const state = useUnreadSlices();
   const dms = dmMentions(state);
   const path = usePath();
-  const home = path === paths.dms() || path.startsWith(`${paths.dms()}/`);
+  // The home view: the DMs, or the welcome page of someone in no server yet.
+  const home = path === paths.home() || path === paths.dms() || path.startsWith(`${paths.dms()}/`);
   const [dialog, setDialog] = useState<'create' | 'join' | null>(null);
 
   return (
