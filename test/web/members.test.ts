@@ -95,7 +95,8 @@ async function world(extra: string[] = []) {
 }
 
 const memberList = (page: Page) => page.getByRole('complementary', { name: 'Members' });
-const row = (page: Page, userId: string) => memberList(page).locator(`li[data-member-id="${userId}"] button`);
+/** The member's row button (the one that opens their card; the row also has "Message"). */
+const row = (page: Page, userId: string) => memberList(page).locator(`li[data-member-id="${userId}"] button[aria-haspopup]`);
 const card = (page: Page) => page.locator('dialog[open]').filter({ has: page.locator('[data-member-card]') });
 
 async function openCard(page: Page, userId: string): Promise<Locator> {

@@ -9,15 +9,18 @@ import { ToastRegion } from './components/toasts';
 import { AccountPage } from './pages/account-page';
 import { AuthPage, type RegistrationMode } from './pages/auth-page';
 import { ChatPage } from './pages/chat-page';
+import { DmPage } from './pages/dm-page';
 import { HomePage } from './pages/home-page';
 import { acceptInviteOnArrival, InvitePage, useInvitePreview } from './pages/invite-page';
 import { MyBotsPage } from './pages/my-bots-page';
 import { SettingsPage } from './pages/settings/settings-page';
 import { applyEvent, loadMe, loadMembers, loadServers } from './state/actions';
+import { applyReady, startConversations } from './state/conversations';
 import { store, useStore } from './state/store';
 import { toast } from './state/toasts';
 import { Link, match, navigate, paths, usePath } from './router';
 import composerStyles from './components/composer.module.css';
+import { setPageTitle } from './lib/title';
 
 export function App() {
   const [token, setTokenState] = useState<string | null>(getToken);
@@ -117,7 +120,7 @@ function LoggedOut({ onAuthenticated }: { onAuthenticated: (token: string) => vo
     return () => window.removeEventListener('parley:auth-mode', onMode);
   }, []);
   useEffect(() => {
-    document.title = 'Parley';
+    setPageTitle('Parley');
   }, []);
   const invite = match('/invite/:code', path);
   if (invite?.code) {
@@ -187,6 +190,8 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
 
   // Someone uses Parley in this browser: after a logout, the login page welcomes them back.
   useEffect(markReturning, []);
+  // Unread counts in the title, notifications from one tab, settings shared between tabs.
+  useEffect(startConversations, []);
 
   useEffect(() => {
     let cancelled = false;
@@ -220,6 +225,7 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
           store.dispatch({ type: 'servers/set', servers: ready.servers });
           if (ready.servers.some((s) => !s.ownerId)) loadServers().catch(() => undefined);
         }
+        applyReady(ready);
         if (hadSession) {
           // A fresh session after a lost one: events may have been missed, refetch what is on screen.
           store.dispatch({ type: 'messages/stale' });
@@ -284,6 +290,7 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
     return <ChatPage serverId={m.serverId} channelId={m.channelId} onLogout={onLogout} />;
   }
   if ((m = match('/s/:serverId', path)) && m.serverId) return <ChatPage serverId={m.serverId} channelId={null} onLogout={onLogout} />;
+  if ((m = match('/dms/:channelId?', path))) return <DmPage channelId={m.channelId ?? null} onLogout={onLogout} />;
   if (path === paths.myBots()) return <MyBotsPage onLogout={onLogout} />;
   if (path === paths.account()) return <AccountPage onLogout={onLogout} />;
   if (path === '/' || path === '/login' || path === '/register') return <HomePage onLogout={onLogout} />;

@@ -75,4 +75,7 @@ export const paths = {
   myBots: () => '/my-bots',
   account: () => '/account',
   invite: (code: string) => `/invite/${encodeURIComponent(code)}`,
+  /** Direct messages: the list, and one conversation. */
+  dms: () => '/dms',
+  dm: (channelId: string) => `/dms/${encodeURIComponent(channelId)}`,
 };

@@ -11,6 +11,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The API's error code (`cannot_dm`, `unknown_channel`...), when the body named one. */
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -107,6 +109,14 @@ function errorMessage(status: number, body: unknown): string {
   return FRIENDLY[status] ?? `The request failed (HTTP ${status}).`;
 }
 
+function errorCode(body: unknown): string | undefined {
+  if (body && typeof body === 'object' && 'code' in body) {
+    const c = (body as { code: unknown }).code;
+    if (typeof c === 'string') return c;
+  }
+  return undefined;
+}
+
 function capitalise(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
@@ -138,7 +148,7 @@ export async function request<T>(method: string, path: string, body?: unknown, o
       continue;
     }
     if (res.status === 401 && token && !path.startsWith('/auth/')) unauthorizedHandler?.();
-    throw new ApiError(res.status, errorMessage(res.status, data));
+    throw new ApiError(res.status, errorMessage(res.status, data), errorCode(data));
   }
 }
 

@@ -33,6 +33,7 @@ export type {
   AuthSession,
   Ban,
   Channel,
+  DmChannel,
   Embed,
   GatewayEvent,
   Instance,
@@ -40,7 +41,9 @@ export type {
   Message,
   Overwrite,
   Reaction,
+  ReadState,
   Role,
+  UserSettings,
 } from '@parley/protocol';
 
 /** What the client sends: request bodies, exactly as the service's routes validate them. */
@@ -55,12 +58,14 @@ export type {
   UpdateChannelBody,
   UpdateRoleBody,
   UpdateServerBody,
+  UpdateSettingsBody,
   CreateBotBody,
   CreateWebhookBody,
   CredentialsBody,
   DeleteAccountBody,
   EditMessageBody,
   NameBody,
+  OpenDmBody,
   RegisterBody,
   SendMessageBody,
   SetBotPermissionsBody,

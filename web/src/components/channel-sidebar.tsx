@@ -7,6 +7,7 @@ import { createChannel } from '../state/actions';
 import { createInviteWith, inviteLink, revokeInvite } from '../state/moderation';
 import { InviteLimits } from '../pages/settings/invites-section';
 import { canOpenSettings } from '../pages/settings/settings-page';
+import { isUnread, mentionsIn, notifyRule } from '../state/conversations';
 import { can, P } from '../state/permissions';
 import { useStore } from '../state/store';
 import { toast, toastError } from '../state/toasts';
@@ -16,8 +17,10 @@ import { statusLabel } from '../state/presence';
 import { CopyField } from './copy-field';
 import { Dialog } from './dialog';
 import { PromptDialog, normaliseChannelName } from './forms';
-import { BotIcon, GearIcon, InviteIcon, LogoutIcon, PlusIcon, UserIcon } from './icons';
+import { BellIcon, BellOffIcon, BotIcon, GearIcon, InviteIcon, LogoutIcon, PlusIcon, UserIcon } from './icons';
 import { LockIcon } from './lock-icon';
+import { MentionBadge } from './mention-badge';
+import { NotificationSettingsDialog } from './notification-settings';
 import styles from './channel-sidebar.module.css';
 import dialogStyles from './dialog.module.css';
 
@@ -34,8 +37,12 @@ export function ChannelSidebar({ server, activeChannelId, bits, onLogout }: Prop
   const meId = useStore((s) => s.me?.id);
   const showSettings = canOpenSettings(bits, server.ownerId === meId);
   const channels = useStore((s) => s.channels[server.id]);
-  const unread = useStore((s) => s.unread);
+  const readStates = useStore((s) => s.readStates);
+  const settings = useStore((s) => s.settings);
   const [dialog, setDialog] = useState<'channel' | 'invite' | null>(null);
+  /** The notification settings dialog: open (with a channel to show, from its context menu) or not. */
+  const [notify, setNotify] = useState<{ channelId: string | null } | null>(null);
+  const serverMuted = !!settings?.servers?.[server.id]?.muted;
 
   return (
     <aside className={`channel-sidebar ${styles.channelSidebar}`} aria-label={`${server.name} channels`}>
@@ -43,6 +50,15 @@ export function ChannelSidebar({ server, activeChannelId, bits, onLogout }: Prop
         <h1 className={styles.serverName} title={server.name}>
           {server.name}
         </h1>
+        <button
+          type="button"
+          className={`icon-button${serverMuted ? ` ${styles.mutedBell}` : ''}`}
+          aria-label={`Notification settings${serverMuted ? ' (muted)' : ''}`}
+          title="Notification settings"
+          onClick={() => setNotify({ channelId: null })}
+        >
+          {serverMuted ? <BellOffIcon /> : <BellIcon />}
+        </button>
         {showSettings && (
           <Link to={paths.settings(server.id)} className="icon-button" aria-label="Server settings" title="Server settings">
             <GearIcon />
@@ -72,22 +88,35 @@ export function ChannelSidebar({ server, activeChannelId, bits, onLogout }: Prop
           )}
         </div>
         <ul className={styles.channelList} aria-labelledby={`channels-${server.id}`}>
-          {(channels ?? []).map((c) => (
-            <li key={c.id}>
-              <Link
-                to={paths.channel(server.id, c.id)}
-                className={`${styles.channelLink}${c.id === activeChannelId ? ` ${styles.active}` : ''}${unread[c.id] ? ` ${styles.unread}` : ''}`}
-                aria-current={c.id === activeChannelId ? 'page' : undefined}
-              >
-                <span className={styles.channelHash} aria-hidden="true">
-                  {isPrivate(c) ? <LockIcon size={14} className={styles.channelLock} /> : '#'}
-                </span>
-                <span className={styles.channelName}>{c.name}</span>
-                {isPrivate(c) && <span className="visually-hidden"> (private)</span>}
-                {unread[c.id] && <span className="visually-hidden"> (unread)</span>}
-              </Link>
-            </li>
-          ))}
+          {(channels ?? []).map((c) => {
+            const muted = notifyRule(settings, server.id, c.id).muted;
+            const unread = !muted && isUnread({ readStates }, c.id, c.lastMessageId);
+            const mentions = isUnread({ readStates }, c.id, c.lastMessageId) ? mentionsIn({ readStates }, c.id) : 0;
+            return (
+              <li key={c.id}>
+                <Link
+                  to={paths.channel(server.id, c.id)}
+                  className={`${styles.channelLink}${c.id === activeChannelId ? ` ${styles.active}` : ''}${unread ? ` ${styles.unread}` : ''}${muted ? ` ${styles.muted}` : ''}`}
+                  aria-current={c.id === activeChannelId ? 'page' : undefined}
+                  data-unread={unread ? '' : undefined}
+                  onContextMenu={(e) => {
+                    // The channel's own notification setting, as Discord's channel menu offers it.
+                    e.preventDefault();
+                    setNotify({ channelId: c.id });
+                  }}
+                >
+                  <span className={styles.channelHash} aria-hidden="true">
+                    {isPrivate(c) ? <LockIcon size={14} className={styles.channelLock} /> : '#'}
+                  </span>
+                  <span className={styles.channelName}>{c.name}</span>
+                  {isPrivate(c) && <span className="visually-hidden"> (private)</span>}
+                  {unread && <span className="visually-hidden"> (unread)</span>}
+                  {muted && <span className="visually-hidden"> (muted)</span>}
+                  <MentionBadge count={mentions} className={styles.channelBadge} />
+                </Link>
+              </li>
+            );
+          })}
           {channels && channels.length === 0 && <li className="empty-note">No channels yet.</li>}
           {!channels && <li className="empty-note">Loading…</li>}
         </ul>
@@ -107,6 +136,7 @@ export function ChannelSidebar({ server, activeChannelId, bits, onLogout }: Prop
         />
       )}
       {dialog === 'invite' && <InviteDialog serverId={server.id} serverName={server.name} onClose={() => setDialog(null)} />}
+      {notify && <NotificationSettingsDialog server={server} focusChannelId={notify.channelId} onClose={() => setNotify(null)} />}
     </aside>
   );
 }

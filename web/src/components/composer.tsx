@@ -45,6 +45,8 @@ interface Props {
   channel: Channel;
   /** Up arrow in an empty composer edits your last message. */
   onEditLast: () => void;
+  /** How the composer names the conversation (default `#name`; a DM's is `@name` or the group's). */
+  label?: string;
 }
 
 let nextKey = 1;
@@ -72,7 +74,7 @@ export const Composer = forwardRef<ComposerHandle, Props>(function Composer(prop
 });
 
 const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(function ComposerForm(
-  { channel, onEditLast, canAttach },
+  { channel, onEditLast, canAttach, label },
   handle,
 ) {
   const [text, setTextState] = useState(() => drafts.get(channel.id) ?? '');
@@ -276,8 +278,8 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
           className={styles.composerInput}
           rows={1}
           value={text}
-          placeholder={`Message #${channel.name}`}
-          aria-label={`Message #${channel.name}`}
+          placeholder={`Message ${label ?? `#${channel.name}`}`}
+          aria-label={`Message ${label ?? `#${channel.name}`}`}
           aria-describedby="composer-help"
           // The autocomplete, as ARIA 1.2 allows it on a text box: the textarea keeps its
           // multi-line textbox role (a chat input is announced as one, and is always one),

@@ -132,3 +132,24 @@ export const PinIcon = ({ size }: { size?: number }) => (
     <path d="M9 3h6l-1 5 3 3v2H7v-2l3-3z" />
   </Icon>
 );
+
+export const BellIcon = ({ size }: { size?: number }) => (
+  <Icon size={size}>
+    <path d="M6 16v-5a6 6 0 0 1 12 0v5l2 2H4z" />
+    <path d="M10 21h4" />
+  </Icon>
+);
+
+export const BellOffIcon = ({ size }: { size?: number }) => (
+  <Icon size={size}>
+    <path d="M6 16v-5a6 6 0 0 1 12 0v5l2 2H4z" />
+    <path d="M10 21h4M3 3l18 18" />
+  </Icon>
+);
+
+/** A speech bubble: send a direct message. */
+export const MessageIcon = ({ size }: { size?: number }) => (
+  <Icon size={size}>
+    <path d="M5 4h14a2 2 0 0 1 2 2v9a2 2 0 0 1-2 2h-9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z" />
+  </Icon>
+);

@@ -12,13 +12,15 @@ import { formatDate, hueFor } from '../lib/format';
 import { nameColor, nameColorStyle, topColoredRole } from '../lib/name-color';
 import { roleColor } from '../lib/permission-labels';
 import { loadMembers, loadRoles } from '../state/actions';
+import { openDm } from '../state/conversations';
+import { navigate, paths } from '../router';
 import { banMember, kickMember, setMemberRole } from '../state/moderation';
 import { can, P, topPosition, usePermissions } from '../state/permissions';
 import { useStore } from '../state/store';
 import { toast, toastError } from '../state/toasts';
 import { Avatar, BotBadge } from './avatar';
 import { Dialog } from './dialog';
-import { CloseIcon, PlusIcon } from './icons';
+import { CloseIcon, MessageIcon, PlusIcon } from './icons';
 import dialogStyles from './dialog.module.css';
 import styles from './member-card.module.css';
 import roleName from './role-name.module.css';
@@ -195,6 +197,8 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
             </div>
           </div>
 
+          {!isSelf && <MessageButton user={member} onOpened={onClose} />}
+
           {member.joinedAt && (
             <section className={styles.cardSection}>
               <h3 className={styles.sectionTitle}>Member since</h3>
@@ -319,6 +323,38 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
         />
       )}
     </>
+  );
+}
+
+// ---------------------------------------------------------------- direct messages
+
+/** Opens the DM with someone (creating it the first time) and goes there; a refusal is a toast. */
+export async function messageUser(user: { id: string; name: string }): Promise<boolean> {
+  try {
+    const dm = await openDm(user);
+    navigate(paths.dm(dm.id));
+    return true;
+  } catch (err) {
+    toastError(err);
+    return false;
+  }
+}
+
+function MessageButton({ user, onOpened }: { user: Member; onOpened: () => void }) {
+  const [busy, setBusy] = useState(false);
+  return (
+    <button
+      type="button"
+      className={`button primary small ${styles.messageButton}`}
+      disabled={busy}
+      onClick={async () => {
+        setBusy(true);
+        if (await messageUser(user)) onOpened();
+        else setBusy(false);
+      }}
+    >
+      <MessageIcon size={16} /> Message
+    </button>
   );
 }
 

@@ -5,7 +5,8 @@ import { store, useStore } from '../state/store';
 import { toastError } from '../state/toasts';
 import { nameColor, nameColorStyle, topColoredRole } from '../lib/name-color';
 import { Avatar, BotBadge } from './avatar';
-import { openMemberCard, refreshMembers } from './member-card';
+import { MessageIcon } from './icons';
+import { messageUser, openMemberCard, refreshMembers } from './member-card';
 import styles from './member-list.module.css';
 import roleName from './role-name.module.css';
 import sidebarStyles from './channel-sidebar.module.css';
@@ -85,6 +86,7 @@ function MemberRow({ server, roles, member }: { server: Server; roles: Role[] | 
   const name = displayName(member);
   const color = nameColor(topColoredRole(roles, member.roles)?.color);
   const owner = member.id === server.ownerId;
+  const self = useStore((s) => s.me?.id === member.id);
   return (
     <li className={presence === 'offline' ? `${styles.member} ${styles.offline}` : styles.member} data-member-id={member.id}>
       <button
@@ -105,6 +107,17 @@ function MemberRow({ server, roles, member }: { server: Server; roles: Role[] | 
           </span>
         )}
       </button>
+      {!self && (
+        <button
+          type="button"
+          className={`icon-button small ${styles.messageMember}`}
+          aria-label={`Message ${name}`}
+          title={`Message ${name}`}
+          onClick={() => void messageUser(member)}
+        >
+          <MessageIcon size={16} />
+        </button>
+      )}
     </li>
   );
 }

@@ -1,10 +1,11 @@
-import { Fragment, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { Fragment, type ReactNode, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { Channel, Message } from '../api/types';
 import { loadLatest, loadOlder } from '../state/actions';
 import { jumpDone, loadNewer, useConversation } from '../state/conversation';
 import { useStore } from '../state/store';
 import { formatDay, isSameDay, minutesBetween } from '../lib/format';
 import { MessageItem } from './message-item';
+import { firstUnreadId, UnreadBar, UnreadDivider, useReadTracking, useUnreadMarker } from './unread-marker';
 import styles from './message-list.module.css';
 
 interface Props {
@@ -13,9 +14,15 @@ interface Props {
   canModerate: boolean;
   editingId: string | null;
   onEdit: (id: string | null) => void;
+  /** How the list names its conversation (default `#name`; a DM's is `@name` or the group's). */
+  label?: string;
+  /** The start of the conversation, instead of "Welcome to #name". */
+  intro?: ReactNode;
 }
 
 const GROUP_MINUTES = 7;
+/** Where the "new messages" divider lands when a channel opens: below the bar, with the message before it in view. */
+const UNREAD_OFFSET = 130;
 
 function groupedWith(prev: Message | undefined, m: Message): boolean {
   if (!prev) return false;
@@ -27,7 +34,7 @@ function groupedWith(prev: Message | undefined, m: Message): boolean {
 }
 
 /** The channel's messages, newest at the bottom; scrolling up loads older pages. */
-export function MessageList({ channel, canModerate, editingId, onEdit }: Props) {
+export function MessageList({ channel, canModerate, editingId, onEdit, label, intro }: Props) {
   const data = useStore((s) => s.messages[channel.id]);
   const meId = useStore((s) => s.me?.id);
   const scroller = useRef<HTMLDivElement>(null);
@@ -41,8 +48,13 @@ export function MessageList({ channel, canModerate, editingId, onEdit }: Props) 
   const hasNewer = !!data?.hasNewer;
   const hasNewerRef = useRef(hasNewer);
   hasNewerRef.current = hasNewer;
+  /** The first page has been placed (at the first unread message, or at the bottom). */
+  const placed = useRef(false);
 
   const items = data?.items ?? [];
+  const marker = useUnreadMarker(channel.id, channel.lastMessageId);
+  const dividerId = firstUnreadId(items, marker, data?.hasMore ?? true);
+  useReadTracking(channel.id, scroller, data?.loaded ? items[items.length - 1]?.id : undefined);
 
   // A jump (a reply's quote line, a pin) stops following the bottom at once, so the
   // history loaded around the target is not scrolled away from.
@@ -79,6 +91,15 @@ export function MessageList({ channel, canModerate, editingId, onEdit }: Props) 
     // Sending a message brings you back to the present.
     if (last && lastId.current && last.id !== lastId.current && last.author?.id === meId) stick.current = true;
     lastId.current = last?.id ?? null;
+    // Opening a channel with unread messages shows them from the first one, under the divider.
+    if (!placed.current && data?.loaded) {
+      placed.current = true;
+      const divider = el.querySelector<HTMLElement>('[data-unread-divider]');
+      if (divider && divider.offsetTop - UNREAD_OFFSET < el.scrollHeight - el.clientHeight) {
+        el.scrollTop = Math.max(0, divider.offsetTop - UNREAD_OFFSET);
+        stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+      }
+    }
     if (stick.current) {
       el.scrollTop = el.scrollHeight;
     } else if (firstId.current && first !== firstId.current && lastHeight.current) {
@@ -86,7 +107,7 @@ export function MessageList({ channel, canModerate, editingId, onEdit }: Props) 
     }
     firstId.current = first;
     lastHeight.current = el.scrollHeight;
-  }, [items, meId]);
+  }, [items, meId, data?.loaded]);
 
   // Images and embeds change height after load; stay at the bottom if we were there.
   useEffect(() => {
@@ -131,18 +152,25 @@ export function MessageList({ channel, canModerate, editingId, onEdit }: Props) 
   };
 
   const showStart = data?.loaded && !data.hasMore;
+  const name = label ?? `#${channel.name}`;
+
+  const jumpToUnread = () => {
+    const el = scroller.current;
+    const divider = el?.querySelector<HTMLElement>('[data-unread-divider]');
+    if (el && divider) {
+      stick.current = false;
+      el.scrollTop = Math.max(0, divider.offsetTop - UNREAD_OFFSET);
+    } else if (el) {
+      el.scrollTop = 0;
+    }
+  };
 
   return (
-    <div
-      className={styles.messageScroller}
-      ref={scroller}
-      onScroll={onScroll}
-      role="log"
-      aria-label={`Messages in #${channel.name}`}
-      tabIndex={0}
-    >
+    <div className={styles.messageScroller} ref={scroller} onScroll={onScroll} role="log" aria-label={`Messages in ${name}`} tabIndex={0}>
+      <UnreadBar channelId={channel.id} items={items} hasMore={data?.hasMore ?? false} onJump={jumpToUnread} />
       <div className={styles.messageListTop}>
-        {showStart && (
+        {showStart && intro}
+        {showStart && !intro && (
           <div className={styles.channelStart}>
             <div className={styles.channelStartIcon} aria-hidden="true">
               #
@@ -176,9 +204,10 @@ export function MessageList({ channel, canModerate, editingId, onEdit }: Props) 
                   <span>{formatDay(m.createdAt)}</span>
                 </li>
               )}
+              {m.id === dividerId && <UnreadDivider />}
               <MessageItem
                 message={m}
-                grouped={!newDay && groupedWith(prev, m)}
+                grouped={!newDay && m.id !== dividerId && groupedWith(prev, m)}
                 mine={!!meId && m.author?.id === meId}
                 canDelete={(!!meId && m.author?.id === meId && !m.webhookId) || canModerate}
                 editing={editingId === m.id}

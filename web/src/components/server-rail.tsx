@@ -1,46 +1,61 @@
 import { useState } from 'react';
 import { createServer, joinInvite } from '../state/actions';
+import { dmMentions, serverSummary, useUnreadSlices } from '../state/conversations';
 import { useStore } from '../state/store';
-import { Link, navigate, paths } from '../router';
+import { Link, navigate, paths, usePath } from '../router';
 import { initials, hueFor } from '../lib/format';
 import { safeImageSrc } from '../markdown/parse';
 import { PromptDialog } from './forms';
 import { JoinIcon, PlusIcon } from './icons';
+import { MentionBadge } from './mention-badge';
 import styles from './server-rail.module.css';
 
 /** The column of servers at the far left, with create and join. */
 export function ServerRail({ activeServerId }: { activeServerId: string | null }) {
   const servers = useStore((s) => s.servers);
   const order = useStore((s) => s.serverOrder);
-  const channels = useStore((s) => s.channels);
-  const unread = useStore((s) => s.unread);
+  const state = useUnreadSlices();
+  const dms = dmMentions(state);
+  const path = usePath();
+  // The home view: the DMs, or the welcome page of someone in no server yet.
+  const home = path === paths.home() || path === paths.dms() || path.startsWith(`${paths.dms()}/`);
   const [dialog, setDialog] = useState<'create' | 'join' | null>(null);
 
   return (
     <nav className={`server-rail ${styles.serverRail}`} aria-label="Servers">
-      <Link to={paths.home()} className={styles.railHome} aria-label="Parley home" title="Parley">
+      <Link
+        to={paths.dms()}
+        className={`${styles.railHome}${home ? ` ${styles.active}` : ''}`}
+        aria-label={`Direct messages${dms ? `, ${dms} unread` : ''}`}
+        aria-current={home ? 'page' : undefined}
+        title="Direct messages"
+      >
         <svg viewBox="0 0 64 64" width="28" height="28" aria-hidden="true">
           <path d="M18 20h28a4 4 0 0 1 4 4v14a4 4 0 0 1-4 4H30l-9 7v-7h-3a4 4 0 0 1-4-4V24a4 4 0 0 1 4-4z" fill="currentColor" />
         </svg>
+        <MentionBadge count={dms} className={styles.railBadge} label="" />
       </Link>
       <div className={styles.railSeparator} role="presentation" />
       <ul className={styles.railList}>
         {order.map((id) => {
           const s = servers[id];
           if (!s) return null;
-          const hasUnread = (channels[id] ?? []).some((c) => unread[c.id]);
+          const { unread: hasUnread, mentions } = serverSummary(state, id);
           const icon = safeImageSrc(s.icon);
+          const muted = !!state.settings?.servers?.[id]?.muted;
           return (
             <li key={id}>
               <Link
                 to={paths.server(id)}
-                className={`${styles.railServer}${id === activeServerId ? ` ${styles.active}` : ''}${hasUnread ? ` ${styles.unread}` : ''}`}
-                aria-label={`${s.name}${hasUnread ? ' (unread messages)' : ''}`}
+                className={`${styles.railServer}${id === activeServerId ? ` ${styles.active}` : ''}${hasUnread ? ` ${styles.unread}` : ''}${muted ? ` ${styles.muted}` : ''}`}
+                aria-label={`${s.name}${hasUnread ? ' (unread messages)' : ''}${mentions ? `, ${mentions} ${mentions === 1 ? 'mention' : 'mentions'}` : ''}${muted ? ', muted' : ''}`}
+                data-unread={hasUnread ? '' : undefined}
                 aria-current={id === activeServerId ? 'page' : undefined}
                 title={s.name}
                 style={{ ['--hue' as string]: String(hueFor(id)) }}
               >
                 {icon ? <img className={styles.railIcon} src={icon} alt="" referrerPolicy="no-referrer" /> : initials(s.name)}
+                <MentionBadge count={mentions} className={styles.railBadge} label="" />
               </Link>
             </li>
           );

@@ -13,12 +13,15 @@ import { useStore } from '../state/store';
 import { toast, toastError } from '../state/toasts';
 import { Link, paths } from '../router';
 import { PASSWORD_RULES } from './auth-page';
+import { NotificationsSection } from './notifications-section';
 import styles from './settings/settings.module.css';
 import own from './account-page.module.css';
 import dialogStyles from '../components/dialog.module.css';
+import { setPageTitle } from '../lib/title';
 
 const SECTIONS = [
   { id: 'profile', label: 'Profile' },
+  { id: 'notifications', label: 'Notifications' },
   { id: 'password', label: 'Password' },
   { id: 'sessions', label: 'Sessions' },
   { id: 'delete', label: 'Delete account' },
@@ -34,7 +37,7 @@ export function AccountPage({ onLogout }: { onLogout: () => void }) {
   const sessionsChanged = useCallback(() => setSessionsVersion((v) => v + 1), []);
 
   useEffect(() => {
-    document.title = 'Account settings · Parley';
+    setPageTitle('Account settings · Parley');
   }, []);
 
   return (
@@ -64,6 +67,7 @@ export function AccountPage({ onLogout }: { onLogout: () => void }) {
         {me && !me.bot && (
           <div className={own.sections}>
             <ProfileSection me={me} />
+            <NotificationsSection />
             <PasswordSection onChanged={sessionsChanged} />
             <SessionsSection version={sessionsVersion} onLogout={onLogout} />
             <DeleteSection me={me} onDeleted={onLogout} />

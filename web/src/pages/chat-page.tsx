@@ -11,6 +11,7 @@ import { loadChannels, viewing } from '../state/actions';
 import { can, P, usePermissions } from '../state/permissions';
 import { store, useStore } from '../state/store';
 import { toastError } from '../state/toasts';
+import { setPageTitle } from '../lib/title';
 import { Link, navigate, paths } from '../router';
 import { MenuIcon, PinIcon, UsersIcon } from '../components/icons';
 import { PinsPanel } from '../components/pins-panel';
@@ -77,10 +78,7 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
 
   useEffect(() => {
     viewing.channelId = channel?.id ?? null;
-    if (channel) {
-      rememberChannel(serverId, channel.id);
-      store.dispatch({ type: 'unread/set', channelId: channel.id, unread: false });
-    }
+    if (channel) rememberChannel(serverId, channel.id);
     setEditingId(null);
     setShowSidebar(false);
     setShowPins(false);
@@ -91,7 +89,7 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
 
   useEffect(() => {
     const serverName = server?.name ?? 'Parley';
-    document.title = channel ? `#${channel.name} · ${serverName} · Parley` : `${serverName} · Parley`;
+    setPageTitle(channel ? `#${channel.name} · ${serverName} · Parley` : `${serverName} · Parley`);
   }, [channel?.name, server?.name]);
 
   const editLast = useCallback(() => {

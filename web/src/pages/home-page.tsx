@@ -2,11 +2,12 @@ import { useEffect, useState } from 'react';
 import { displayName } from '../api/types';
 import { PromptDialog } from '../components/forms';
 import { ServerRail } from '../components/server-rail';
-import { UserPanel } from '../components/channel-sidebar';
+import { DmSidebar } from '../components/dm-list';
 import { createServer, joinInvite } from '../state/actions';
 import { useStore } from '../state/store';
 import { navigate, paths } from '../router';
 import { lastChannel } from './chat-page';
+import { setPageTitle } from '../lib/title';
 
 /** "/": open the last server, or welcome a person who has none yet. */
 export function HomePage({ onLogout }: { onLogout: () => void }) {
@@ -18,12 +19,13 @@ export function HomePage({ onLogout }: { onLogout: () => void }) {
   useEffect(() => {
     if (!loaded || !order.length) return;
     const last = lastChannel()._last;
+    if (last === '@dms') return navigate(paths.dms(), { replace: true });
     const target = last && order.includes(last) ? last : order[0];
     if (target) navigate(paths.server(target), { replace: true });
   }, [loaded, order]);
 
   useEffect(() => {
-    document.title = 'Parley';
+    setPageTitle('Parley');
   }, []);
 
   if (!loaded || order.length) {
@@ -33,10 +35,7 @@ export function HomePage({ onLogout }: { onLogout: () => void }) {
   return (
     <div className="app-frame">
       <ServerRail activeServerId={null} />
-      <nav className="channel-sidebar" aria-label="Account">
-        <div className="grow" />
-        <UserPanel onLogout={onLogout} />
-      </nav>
+      <DmSidebar activeId={null} onLogout={onLogout} />
       <main className="center-page">
         <div className="card welcome">
           <h1>Welcome to Parley, {displayName(me)}!</h1>

@@ -8,6 +8,7 @@ import { previewInvite } from '../state/moderation';
 import { useStore } from '../state/store';
 import { Link, navigate, paths } from '../router';
 import styles from './invite-page.module.css';
+import { setPageTitle } from '../lib/title';
 
 /**
  * The code someone just logged in or registered for from this invite's page: they said
@@ -79,7 +80,7 @@ export function InvitePage({ code }: { code: string }) {
   };
 
   useEffect(() => {
-    document.title = preview ? `Join ${preview.server.name} · Parley` : 'Invite · Parley';
+    setPageTitle(preview ? `Join ${preview.server.name} · Parley` : 'Invite · Parley');
   }, [preview]);
 
   // Arrived here by logging in to accept this invite: join straight away (once).

@@ -10,6 +10,7 @@ import { toast, toastError } from '../state/toasts';
 import { formatDate, formatFull } from '../lib/format';
 import { copyText } from '../lib/clipboard';
 import styles from './settings/settings.module.css';
+import { setPageTitle } from '../lib/title';
 
 /** Create, list and delete the bots you own. */
 export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
@@ -32,7 +33,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
   };
 
   useEffect(() => {
-    document.title = 'My bots · Parley';
+    setPageTitle('My bots · Parley');
     load();
   }, []);
 

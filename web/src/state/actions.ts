@@ -18,6 +18,7 @@ import type {
   User,
 } from '../api/types';
 import { applyConversationEvent } from './conversation';
+import { onDm, onMessageCreate, onReadState } from './conversations';
 import { store } from './store';
 
 const PAGE = 50;
@@ -210,12 +211,17 @@ export function applyEvent(event: GatewayEvent): void {
   switch (event.t) {
     case 'MESSAGE_CREATE': {
       dispatch({ type: 'message/upsert', message: event.d });
-      const mine = event.d.author?.id === me?.id;
-      if (!mine && event.d.channelId !== viewing.channelId) {
-        dispatch({ type: 'unread/set', channelId: event.d.channelId, unread: true });
-      }
+      onMessageCreate(event.d);
       break;
     }
+    case 'READ_STATE_UPDATE':
+      onReadState(event.d);
+      break;
+    case 'DM_CREATE':
+    case 'DM_UPDATE':
+    case 'DM_DELETE':
+      onDm(event.t, event.d);
+      break;
     case 'MESSAGE_UPDATE': {
       const held = getState().messages[event.d.channelId]?.items.some((m) => m.id === event.d.id);
       if (held) dispatch({ type: 'message/upsert', message: event.d });

@@ -5,9 +5,10 @@
  */
 import { compareIds } from '@parley/protocol/ids';
 import { useSyncExternalStore } from 'react';
+import { reduceConversations } from './conversations-reducer';
 import type { GatewayStatus } from '@parley/sdk';
 import type { ChosenStatus, PresenceStatus } from '@parley/protocol';
-import type { Ban, Channel, Member, Message, Reaction, Role, Server, User } from '../api/types';
+import type { Ban, Channel, DmChannel, Member, Message, Reaction, ReadState, Role, Server, User, UserSettings } from '../api/types';
 
 export interface ChannelMessages {
   /** Oldest first. */
@@ -48,7 +49,6 @@ export interface State {
   bans: Record<string, Ban[]>;
   messages: Record<string, ChannelMessages>;
   typing: Record<string, Record<string, Typist>>;
-  unread: Record<string, boolean>;
   status: GatewayStatus;
   /** The server list has been fetched at least once. */
   serversLoaded: boolean;
@@ -56,6 +56,17 @@ export interface State {
   presence: Record<string, PresenceStatus>;
   /** The status this person chose (`state/presence.ts`). */
   myStatus: ChosenStatus;
+  /**
+   * How far the person has read each channel and DM, by channel id (`ready`, acks,
+   * `READ_STATE_UPDATE`). A channel without an entry was never read: lastReadId '0'.
+   */
+  readStates: Record<string, ReadState>;
+  /** The person's direct messages and groups, by id. */
+  dms: Record<string, DmChannel>;
+  /** `ready` (or `GET /users/@me/channels`) has listed the DMs. */
+  dmsLoaded: boolean;
+  /** Notification settings (`GET /users/@me/settings`); null until loaded. */
+  settings: UserSettings | null;
 }
 
 export type Action =
@@ -96,7 +107,19 @@ export type Action =
   | { type: 'reaction/set'; channelId: string; messageId: string; emoji: string; count: number; me?: boolean }
   | { type: 'typing/start'; channelId: string; userId: string; typist: Typist }
   | { type: 'typing/stop'; channelId: string; userId: string }
-  | { type: 'unread/set'; channelId: string; unread: boolean };
+  /** `ready`: every read state at once (channels absent were never read). */
+  | { type: 'read/set'; states: ReadState[] }
+  /** One channel's read state: `READ_STATE_UPDATE`, or our own ack. */
+  | { type: 'read/update'; state: ReadState }
+  /**
+   * A new message: the channel's `lastMessageId` moves on; the person's own message counts
+   * as read; one that pings them adds a mention unless they are reading the channel.
+   */
+  | { type: 'read/message'; message: Message; mine: boolean; pings: boolean; reading: boolean }
+  | { type: 'dms/set'; dms: DmChannel[] }
+  | { type: 'dm/upsert'; dm: DmChannel }
+  | { type: 'dm/remove'; dmId: string }
+  | { type: 'settings/set'; settings: UserSettings };
 
 export const initialState: State = {
   me: null,
@@ -109,11 +132,14 @@ export const initialState: State = {
   bans: {},
   messages: {},
   typing: {},
-  unread: {},
   status: 'connecting',
   serversLoaded: false,
   presence: {},
   myStatus: 'online',
+  readStates: {},
+  dms: {},
+  dmsLoaded: false,
+  settings: null,
 };
 
 const emptyChannel: ChannelMessages = {
@@ -265,7 +291,7 @@ export function reduce(state: State, action: Action): State {
         ...state,
         channels: list ? { ...state.channels, [action.serverId]: list.filter((c) => c.id !== action.channelId) } : state.channels,
         messages: withoutKey(state.messages, action.channelId),
-        unread: withoutKey(state.unread, action.channelId),
+        readStates: withoutKey(state.readStates, action.channelId),
       };
     }
     case 'members/set': {
@@ -455,14 +481,8 @@ export function reduce(state: State, action: Action): State {
       if (!t || !t[action.userId]) return state;
       return { ...state, typing: { ...state.typing, [action.channelId]: withoutKey(t, action.userId) } };
     }
-    case 'unread/set':
-      if (!!state.unread[action.channelId] === action.unread) return state;
-      return {
-        ...state,
-        unread: action.unread ? { ...state.unread, [action.channelId]: true } : withoutKey(state.unread, action.channelId),
-      };
     default:
-      return state;
+      return reduceConversations(state, action);
   }
 }
 

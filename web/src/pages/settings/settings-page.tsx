@@ -20,6 +20,7 @@ import { OverviewSection } from './overview-section';
 import { RolesSection } from './roles-section';
 import { WebhooksSection } from './webhooks-section';
 import styles from './settings.module.css';
+import { setPageTitle } from '../../lib/title';
 
 /** Who sees each section: `owner`, `any` (whoever sees another section), or any of these permissions server-wide. */
 const TABS = [
@@ -65,7 +66,7 @@ export function SettingsPage({ serverId, tab }: { serverId: string; tab: string 
   }, [server, roles, serverId]);
 
   useEffect(() => {
-    if (server) document.title = `Settings · ${server.name} · Parley`;
+    if (server) setPageTitle(`Settings · ${server.name} · Parley`);
   }, [server]);
 
   const back = server ? paths.server(serverId) : paths.home();

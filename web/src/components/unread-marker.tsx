@@ -1,0 +1,129 @@
+/**
+ * Where the person left off in a channel: the "new messages" divider in the list, and the
+ * bar above it that counts what is unread and marks it read (a click, or Escape).
+ */
+import { compareIds } from '@parley/protocol/ids';
+import { type RefObject, useEffect, useState } from 'react';
+import type { Message } from '../api/types';
+import { formatClock, formatMessageTime, isSameDay } from '../lib/format';
+import { NEVER_READ } from '../state/conversations-reducer';
+import { ackIfReading, isUnread, markRead, reading } from '../state/conversations';
+import { setOnScreen } from '../lib/tabs';
+import { useStore } from '../state/store';
+import styles from './unread-marker.module.css';
+
+/**
+ * The read position to mark in the list: the one the channel had when it was opened, if it
+ * was unread then, or the one it had when new messages arrived unseen. It stays for the
+ * visit, so reading to the end does not take the divider away.
+ */
+export function useUnreadMarker(channelId: string, lastMessageId: string | null | undefined): string | null {
+  const lastRead = useStore((s) => s.readStates[channelId]?.lastReadId ?? NEVER_READ);
+  const unread = useStore((s) => isUnread(s, channelId, lastMessageId));
+  const [marker, setMarker] = useState<string | null>(() => (unread ? lastRead : null));
+  useEffect(() => {
+    if (unread && marker === null) setMarker(lastRead);
+  }, [unread, marker, lastRead]);
+  return marker;
+}
+
+/** The first message after the marker, when the list holds the one before it. */
+export function firstUnreadId(items: Message[], marker: string | null, hasMore: boolean): string | null {
+  if (marker === null) return null;
+  const idx = items.findIndex((m) => compareIds(m.id, marker) > 0);
+  // Above the channel's very first message, a channel never read before: nothing to mark.
+  if (idx < 0 || (idx === 0 && (hasMore || marker === NEVER_READ))) return null;
+  return items[idx]?.id ?? null;
+}
+
+export function UnreadDivider() {
+  return (
+    <li className={styles.divider} role="separator" aria-label="New messages" data-unread-divider="">
+      <span className={styles.dividerLabel} aria-hidden="true">
+        New
+      </span>
+    </li>
+  );
+}
+
+/**
+ * Keeps the read state following the person: this list is the channel on screen, and when
+ * it is scrolled to the newest message in a visible, focused window the newest message is
+ * acknowledged (on scrolling, focusing, or a message arriving).
+ */
+export function useReadTracking(channelId: string, scroller: RefObject<HTMLElement | null>, newestId: string | undefined): void {
+  useEffect(() => {
+    const el = scroller.current;
+    reading.channelId = channelId;
+    setOnScreen(channelId);
+    const check = () => {
+      if (el) reading.atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+      ackIfReading(channelId);
+    };
+    check();
+    el?.addEventListener('scroll', check, { passive: true });
+    window.addEventListener('focus', check);
+    document.addEventListener('visibilitychange', check);
+    return () => {
+      el?.removeEventListener('scroll', check);
+      window.removeEventListener('focus', check);
+      document.removeEventListener('visibilitychange', check);
+      if (reading.channelId === channelId) {
+        reading.channelId = null;
+        reading.atBottom = false;
+        setOnScreen(null);
+      }
+    };
+  }, [channelId, scroller]);
+
+  // A new message, or the first page: acknowledge it if the person sees it.
+  useEffect(() => {
+    const el = scroller.current;
+    if (el && reading.channelId === channelId) reading.atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+    if (newestId) ackIfReading(channelId);
+  }, [channelId, scroller, newestId]);
+}
+
+interface BarProps {
+  channelId: string;
+  items: Message[];
+  hasMore: boolean;
+  /** Scrolls the first unread message into view. */
+  onJump: () => void;
+}
+
+/** "5 new messages since 14:02 — Mark as read", while unread messages remain. */
+export function UnreadBar({ channelId, items, hasMore, onJump }: BarProps) {
+  const lastRead = useStore((s) => s.readStates[channelId]?.lastReadId ?? NEVER_READ);
+  const meId = useStore((s) => s.me?.id);
+  const unread = items.filter((m) => compareIds(m.id, lastRead) > 0 && m.author?.id !== meId);
+  const count = unread.length;
+
+  useEffect(() => {
+    if (!count) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented || e.isComposing) return;
+      // Escape belongs to an open dialog or menu first.
+      if (document.querySelector('dialog[open], [role="menu"], [role="listbox"]')) return;
+      markRead(channelId);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [channelId, count]);
+
+  const first = unread[0];
+  if (!count || !first) return null;
+  const more = hasMore && items[0] !== undefined && compareIds(items[0].id, lastRead) > 0;
+  const since = isSameDay(first.createdAt, new Date().toISOString()) ? formatClock(first.createdAt) : formatMessageTime(first.createdAt);
+  const text = `${count}${more ? '+' : ''} new message${count === 1 && !more ? '' : 's'} since ${since}`;
+  return (
+    <div className={styles.bar} role="status" data-testid="unread-bar">
+      <button type="button" className={styles.barJump} onClick={onJump} title="Jump to the first unread message">
+        {text}
+      </button>
+      <button type="button" className={styles.barMark} onClick={() => markRead(channelId)} aria-keyshortcuts="Escape">
+        Mark as read
+      </button>
+    </div>
+  );
+}

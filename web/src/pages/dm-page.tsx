@@ -1,0 +1,195 @@
+/**
+ * The home view: the person's direct messages beside the server rail, and one
+ * conversation (the channel's message list and composer, as in a server).
+ */
+import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { Channel, DmChannel } from '../api/types';
+import { displayName } from '../api/types';
+import { Composer, type ComposerHandle } from '../components/composer';
+import { confirm } from '../components/dialog';
+import { DmAvatar, DmSidebar } from '../components/dm-list';
+import { ErrorBoundary } from '../components/error-boundary';
+import { MenuIcon } from '../components/icons';
+import { MessageList } from '../components/message-list';
+import { ServerRail } from '../components/server-rail';
+import { TypingIndicator } from '../components/typing-indicator';
+import { setPageTitle } from '../lib/title';
+import { viewing } from '../state/actions';
+import { dmOthers, dmTitle, leaveGroup, loadDms } from '../state/conversations';
+import { store, useStore } from '../state/store';
+import { toastError } from '../state/toasts';
+import { Link, navigate, paths } from '../router';
+import { lastChannel } from './chat-page';
+import chatStyles from './chat-page.module.css';
+import styles from './dm-page.module.css';
+
+const LAST_CHANNEL_KEY = 'parley.lastChannel';
+
+/** "/" opens the DMs next time when they were the last place visited. */
+function rememberDms(): void {
+  try {
+    localStorage.setItem(LAST_CHANNEL_KEY, JSON.stringify({ ...lastChannel(), _last: '@dms' }));
+  } catch {
+    /* storage unavailable */
+  }
+}
+
+/** A DM as the message list and composer take a channel: no server. */
+function asChannel(dm: DmChannel, title: string): Channel {
+  return { id: dm.id, serverId: '', name: title, createdAt: dm.createdAt, lastMessageId: dm.lastMessageId };
+}
+
+export function DmPage({ channelId, onLogout }: { channelId: string | null; onLogout: () => void }) {
+  const dm = useStore((s) => (channelId ? s.dms[channelId] : undefined));
+  const loaded = useStore((s) => s.dmsLoaded);
+  const meId = useStore((s) => s.me?.id);
+  const [showSidebar, setShowSidebar] = useState(false);
+
+  useEffect(rememberDms, []);
+  useEffect(() => {
+    if (!loaded) loadDms().catch(toastError);
+  }, [loaded]);
+  useEffect(() => {
+    setShowSidebar(false);
+  }, [channelId]);
+
+  const title = dm ? dmTitle(dm, meId) : null;
+  useEffect(() => {
+    setPageTitle(title ? `${dm?.type === 'group_dm' ? title : `@${title}`} · Parley` : 'Direct messages · Parley');
+  }, [title, dm?.type]);
+
+  const toggle = (
+    <button
+      type="button"
+      className={`icon-button ${chatStyles.sidebarToggle}`}
+      aria-label="Show conversations"
+      onClick={() => setShowSidebar((v) => !v)}
+      aria-expanded={showSidebar}
+    >
+      <MenuIcon />
+    </button>
+  );
+
+  return (
+    // Without a conversation open, a phone shows the rail and the list as the page.
+    <div className={`app-frame${showSidebar ? ' sidebar-open' : ''}${channelId ? '' : ` ${styles.home}`}`}>
+      <ServerRail activeServerId={null} />
+      <DmSidebar activeId={channelId} onLogout={onLogout} />
+      {dm && title ? (
+        <Conversation key={dm.id} dm={dm} title={title} toggle={toggle} />
+      ) : (
+        <main className={chatStyles.chat} aria-label="Direct messages">
+          <header className={chatStyles.chatHeader}>
+            {toggle}
+            <h2 className={chatStyles.chatTitle}>Direct messages</h2>
+          </header>
+          <div className="center-page">
+            <div className="card">
+              {channelId && loaded ? (
+                <>
+                  <h2>Conversation not found</h2>
+                  <p>You are not in this conversation, or it no longer exists.</p>
+                  <Link to={paths.dms()} className="button primary">
+                    Back to direct messages
+                  </Link>
+                </>
+              ) : channelId ? (
+                <p>Loading…</p>
+              ) : (
+                <>
+                  <h2>Your direct messages</h2>
+                  <p>
+                    Pick a conversation from the list, or start one: open someone’s profile in a server’s member list and choose Message.
+                  </p>
+                </>
+              )}
+            </div>
+          </div>
+        </main>
+      )}
+      {showSidebar && <div className="scrim" onClick={() => setShowSidebar(false)} aria-hidden="true" />}
+    </div>
+  );
+}
+
+function Conversation({ dm, title, toggle }: { dm: DmChannel; title: string; toggle: ReactNode }) {
+  const meId = useStore((s) => s.me?.id);
+  const [editingId, setEditingId] = useState<string | null>(null);
+  const composer = useRef<ComposerHandle>(null);
+  const group = dm.type === 'group_dm';
+  const label = group ? title : `@${title}`;
+  const channel = useMemo(() => asChannel(dm, title), [dm, title]);
+  const others = dmOthers(dm, meId);
+
+  useEffect(() => {
+    viewing.channelId = dm.id;
+    return () => {
+      if (viewing.channelId === dm.id) viewing.channelId = null;
+    };
+  }, [dm.id]);
+
+  const editLast = useCallback(() => {
+    if (!meId) return;
+    const items = store.getState().messages[dm.id]?.items ?? [];
+    const last = items.findLast((m) => m.author?.id === meId && !m.webhookId);
+    if (last) setEditingId(last.id);
+  }, [dm.id, meId]);
+
+  const onEdit = useCallback((id: string | null) => {
+    setEditingId(id);
+    if (id === null) composer.current?.focus();
+  }, []);
+
+  const leave = async () => {
+    const ok = await confirm({
+      title: `Leave ${title}`,
+      body: <p>You will no longer receive its messages, and you cannot rejoin unless someone adds you in a new group.</p>,
+      confirmLabel: 'Leave group',
+      danger: true,
+    });
+    if (!ok) return;
+    try {
+      await leaveGroup(dm.id);
+      navigate(paths.dms());
+    } catch (err) {
+      toastError(err);
+    }
+  };
+
+  const intro = (
+    <div className={styles.intro}>
+      <DmAvatar dm={dm} meId={meId} size={72} />
+      <h2>{title}</h2>
+      <p>
+        {group
+          ? `This is the start of the group ${title}, with ${others.map((u) => displayName(u)).join(', ')}.`
+          : `This is the beginning of your direct message history with ${title}.`}
+      </p>
+    </div>
+  );
+
+  return (
+    <main className={chatStyles.chat} aria-label={label}>
+      <header className={chatStyles.chatHeader}>
+        {toggle}
+        <span className={styles.headerAvatar}>
+          <DmAvatar dm={dm} meId={meId} size={28} />
+        </span>
+        <h2 className={`${chatStyles.chatTitle} ${styles.title}`}>
+          <span className={styles.titleText}>{title}</span>
+          {group && <span className={styles.members}>{dm.recipients.map((u) => displayName(u)).join(', ')}</span>}
+        </h2>
+        {group && (
+          <button type="button" className="button secondary small" onClick={() => void leave()}>
+            Leave group
+          </button>
+        )}
+      </header>
+      <ErrorBoundary resetKey={dm.id}>
+        <MessageList channel={channel} canModerate={false} editingId={editingId} onEdit={onEdit} label={label} intro={intro} />
+        <TypingIndicator channelId={dm.id} />
+        <Composer ref={composer} channel={channel} onEditLast={editLast} label={label} />
+      </ErrorBoundary>
+    </main>
+  );
+}

@@ -1,0 +1,120 @@
+/**
+ * Account settings, "Notifications": desktop notifications in this browser (the
+ * permission, asked for only on a click), and who may open a DM with the person.
+ */
+import { useEffect, useId, useState } from 'react';
+import {
+  type PermissionState,
+  requestNotificationPermission,
+  showNotification,
+  useNotificationPermission,
+} from '../lib/desktop-notifications';
+import { loadSettings, updateSettings } from '../state/conversations';
+import { useStore } from '../state/store';
+import { toastError } from '../state/toasts';
+import { paths } from '../router';
+import styles from './settings/settings.module.css';
+import own from './account-page.module.css';
+
+const STATE_TEXT: Record<PermissionState, string> = {
+  granted: 'On: Parley shows desktop notifications in this browser.',
+  denied: 'Blocked: this browser does not let Parley show notifications.',
+  default: 'Off: Parley has not asked this browser yet.',
+  unsupported: 'Not available: this browser cannot show desktop notifications.',
+};
+
+export function NotificationsSection() {
+  const permission = useNotificationPermission();
+  const settings = useStore((s) => s.settings);
+  const [asking, setAsking] = useState(false);
+  const [saving, setSaving] = useState(false);
+  const id = useId();
+
+  useEffect(() => {
+    if (!settings) loadSettings().catch(toastError);
+  }, [settings]);
+
+  const enable = async () => {
+    setAsking(true);
+    try {
+      await requestNotificationPermission();
+    } catch (err) {
+      toastError(err);
+    } finally {
+      setAsking(false);
+    }
+  };
+
+  const test = () =>
+    showNotification({
+      title: 'Parley',
+      body: 'Notifications work. This is how a mention or a direct message will look.',
+      tag: 'parley-test',
+      icon: '/favicon.svg',
+      path: paths.account(),
+    });
+
+  return (
+    <section className={styles.settingsSection} id="notifications" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Notifications</h2>
+      <p className={styles.sectionIntro}>
+        Parley notifies you of direct messages, mentions of you or your roles, and replies to your messages, unless you are already reading
+        that conversation. Choose per server (and per channel) with the bell at the top of the server’s channel list.
+      </p>
+      <div className={`stack ${styles.cardForm} ${own.narrow}`}>
+        <p className={own.permission} data-permission={permission} role="status">
+          <span className={own.permissionDot} aria-hidden="true" />
+          <span>
+            <strong>Desktop notifications</strong>
+            <br />
+            <span>{STATE_TEXT[permission]}</span>
+          </span>
+        </p>
+        {permission === 'denied' && (
+          <p className={`hint ${own.note}`}>
+            To turn them on, open this site’s settings in your browser (the icon at the left of the address bar), set{' '}
+            <strong>Notifications</strong> to <strong>Allow</strong>, then reload Parley.
+          </p>
+        )}
+        {permission === 'default' && (
+          <div className="row">
+            <button type="button" className="button primary" onClick={() => void enable()} disabled={asking}>
+              {asking ? 'Waiting for your browser…' : 'Enable desktop notifications'}
+            </button>
+          </div>
+        )}
+        {permission === 'granted' && (
+          <div className="row">
+            <button type="button" className="button secondary" onClick={test}>
+              Send a test notification
+            </button>
+          </div>
+        )}
+      </div>
+      <div className={`stack ${styles.cardForm} ${own.narrow} ${own.spaced}`}>
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={settings?.allowDmsFromServerMembers ?? true}
+            disabled={!settings || saving}
+            onChange={async (e) => {
+              const allow = e.currentTarget.checked;
+              setSaving(true);
+              try {
+                await updateSettings({ allowDmsFromServerMembers: allow });
+              } catch (err) {
+                toastError(err);
+              } finally {
+                setSaving(false);
+              }
+            }}
+          />
+          Allow direct messages from people who share a server with me
+        </label>
+        <p className={`hint ${own.note}`}>
+          Turned off, people can no longer write to you in direct messages, earlier ones included; their history stays readable.
+        </p>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,85 @@
+/**
+ * The store's conversation slices (contract section 11): read states, direct messages and
+ * notification settings. `reduce` in store.ts hands it every action it does not handle.
+ */
+import { compareIds } from '@parley/protocol/ids';
+import type { DmChannel, ReadState } from '../api/types';
+import type { Action, State } from './store';
+
+/** The read state of a channel never read: before every message. */
+export const NEVER_READ = '0';
+
+const newer = (a: string | null | undefined, b: string): boolean => !a || compareIds(a, b) < 0;
+
+/** The channel's or DM's newest message moves on to `id` (never back). */
+function withLastMessage(state: State, serverId: string | null, channelId: string, id: string): State {
+  if (serverId) {
+    const list = state.channels[serverId];
+    const idx = list?.findIndex((c) => c.id === channelId) ?? -1;
+    const channel = list?.[idx];
+    if (!list || !channel || !newer(channel.lastMessageId, id)) return state;
+    const next = list.slice();
+    next[idx] = { ...channel, lastMessageId: id };
+    return { ...state, channels: { ...state.channels, [serverId]: next } };
+  }
+  const dm = state.dms[channelId];
+  if (!dm || !newer(dm.lastMessageId, id)) return state;
+  return { ...state, dms: { ...state.dms, [channelId]: { ...dm, lastMessageId: id } } };
+}
+
+function sameState(a: ReadState | undefined, b: ReadState): boolean {
+  return !!a && a.lastReadId === b.lastReadId && a.mentionCount === b.mentionCount;
+}
+
+export function reduceConversations(state: State, action: Action): State {
+  switch (action.type) {
+    case 'read/set': {
+      const readStates: Record<string, ReadState> = {};
+      for (const r of action.states) readStates[r.channelId] = r;
+      return { ...state, readStates };
+    }
+    case 'read/update': {
+      if (sameState(state.readStates[action.state.channelId], action.state)) return state;
+      return { ...state, readStates: { ...state.readStates, [action.state.channelId]: action.state } };
+    }
+    case 'read/message': {
+      const m = action.message;
+      let next = withLastMessage(state, m.serverId ?? null, m.channelId, m.id);
+      const current = next.readStates[m.channelId] ?? { channelId: m.channelId, lastReadId: NEVER_READ, mentionCount: 0 };
+      if (!newer(current.lastReadId, m.id)) return next;
+      let updated: ReadState | null = null;
+      // Writing in a channel means having read it, as on Discord.
+      if (action.mine || action.reading) updated = { channelId: m.channelId, lastReadId: m.id, mentionCount: 0 };
+      else if (action.pings) updated = { ...current, mentionCount: current.mentionCount + 1 };
+      if (updated) next = { ...next, readStates: { ...next.readStates, [m.channelId]: updated } };
+      return next;
+    }
+    case 'dms/set': {
+      const dms: Record<string, DmChannel> = {};
+      for (const dm of action.dms) dms[dm.id] = mergeDm(state.dms[dm.id], dm);
+      return { ...state, dms, dmsLoaded: true };
+    }
+    case 'dm/upsert':
+      return { ...state, dms: { ...state.dms, [action.dm.id]: mergeDm(state.dms[action.dm.id], action.dm) } };
+    case 'dm/remove': {
+      if (!(action.dmId in state.dms)) return state;
+      const dms = { ...state.dms };
+      delete dms[action.dmId];
+      const messages = { ...state.messages };
+      delete messages[action.dmId];
+      const readStates = { ...state.readStates };
+      delete readStates[action.dmId];
+      return { ...state, dms, messages, readStates };
+    }
+    case 'settings/set':
+      return { ...state, settings: action.settings };
+    default:
+      return state;
+  }
+}
+
+/** A DM's newest message never moves back when an older copy of it arrives. */
+function mergeDm(held: DmChannel | undefined, incoming: DmChannel): DmChannel {
+  if (!held?.lastMessageId || !newer(incoming.lastMessageId, held.lastMessageId)) return incoming;
+  return { ...incoming, lastMessageId: held.lastMessageId };
+}
