@@ -85,6 +85,13 @@ export const JoinIcon = () => (
   </Icon>
 );
 
+export const SearchIcon = ({ size }: { size?: number }) => (
+  <Icon size={size}>
+    <circle cx="11" cy="11" r="7" />
+    <path d="M20 20l-4-4" />
+  </Icon>
+);
+
 export const MenuIcon = () => (
   <Icon>
     <path d="M3 6h18M3 12h18M3 18h18" />

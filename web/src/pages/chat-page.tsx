@@ -15,6 +15,7 @@ import { setPageTitle } from '../lib/title';
 import { Link, navigate, paths } from '../router';
 import { MenuIcon, PinIcon, UsersIcon } from '../components/icons';
 import { PinsPanel } from '../components/pins-panel';
+import { SearchBox } from '../components/search';
 import styles from './chat-page.module.css';
 import sidebarStyles from '../components/channel-sidebar.module.css';
 
@@ -174,6 +175,7 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
             )}
           </h2>
           <ConnectionState />
+          <SearchBox server={server} />
           {channel && (
             <button
               ref={pinsButton}
