@@ -21,12 +21,6 @@ export const MAX_PINS = 50;
 const BULK_MAX_AGE_MS = 14 * 24 * 60 * 60 * 1000;
 
 /**
- * The read states of `userId` in `channels` (those it may read, with its roles in each
- * channel's server): one per channel it has acknowledged, with how often it was mentioned
- * after that. `lastIds` are the channels' newest messages: a channel read to its end costs
- * no count.
- */
-/**
  * Mentions of `userId` in a channel after `afterId`. In a DM every message of the others
  * counts, as on Discord: a DM is addressed to its recipients.
  */
@@ -43,6 +37,13 @@ function mentionCountOf(
   return ctx.store.readStates.mentionCount(db, userId, channelId, afterId, splitRoles(roles));
 }
 
+/**
+ * The read states of `userId` in `channels` (those it may read, with its roles in each
+ * channel's server): one per channel it has acknowledged, with how often it was mentioned
+ * after that, and one (`lastReadId` "0") per channel never acknowledged where it was
+ * mentioned, so a ping in a channel never opened survives a reload. `lastIds` are the
+ * channels' newest messages: a channel read to its end, or empty, costs no count.
+ */
 export async function readStatesOf(
   ctx: DomainContext,
   userId: string,
@@ -57,16 +58,19 @@ export async function readStatesOf(
   );
   const roles = new Map(channels.map((c) => [c.id, c.roles]));
   const dms = new Set(channels.filter((c) => c.dm).map((c) => c.id));
-  return Promise.all(
-    rows.map(async (r) => {
-      const channelId = String(r.channelId);
-      const lastReadId = String(r.lastReadId);
+  const read = rows.map((r) => ({ channelId: String(r.channelId), lastReadId: String(r.lastReadId) }));
+  const acked = new Set(read.map((r) => r.channelId));
+  // Never acknowledged, with messages: read from the start (mentions only are listed).
+  const never = channels.filter((c) => !acked.has(c.id) && lastIds.has(c.id)).map((c) => ({ channelId: c.id, lastReadId: '0' }));
+  const states = await Promise.all(
+    [...read, ...never].map(async ({ channelId, lastReadId }) => {
       const last = lastIds.get(channelId);
       const behind = last !== undefined && BigInt(last) > BigInt(lastReadId);
       const mentionCount = behind ? await mentionCountOf(ctx, userId, channelId, dms.has(channelId), roles.get(channelId), lastReadId) : 0;
       return { channelId, lastReadId, mentionCount };
     }),
   );
+  return states.filter((st) => st.lastReadId !== '0' || st.mentionCount > 0);
 }
 
 export const conversations = {

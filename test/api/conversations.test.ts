@@ -249,6 +249,18 @@ describe('read states', () => {
     expect(bob.events('READ_STATE_UPDATE')).toEqual([]);
   });
 
+  it('a channel never acknowledged: ready lists it (lastReadId "0") only when it holds mentions of the person', async () => {
+    const { owner, server, general, alice, bob } = await setup();
+    const quiet = await createChannel(srv.url, owner, server.id, 'quiet');
+    await send(owner.auth, quiet.id, { content: 'nothing for anyone' });
+    await send(owner.auth, general.id, { content: `<@${alice.id}> look here` });
+    await send(owner.auth, general.id, { content: 'and @everyone too' });
+    expect(await readStateOf(alice, general.id)).toEqual({ channelId: general.id, lastReadId: '0', mentionCount: 2 });
+    expect(await readStateOf(alice, quiet.id)).toBeUndefined();
+    // Bob was pinged only by @everyone: one.
+    expect(await readStateOf(bob, general.id)).toEqual({ channelId: general.id, lastReadId: '0', mentionCount: 1 });
+  });
+
   it('needs read access to the channel: a private channel cannot be acked by those who cannot see it', async () => {
     const w = await setup();
     const secret = await createChannel(srv.url, w.owner, w.server.id, 'secret');
