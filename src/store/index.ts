@@ -55,7 +55,11 @@ export class Store {
   readonly uploads = uploads;
   readonly webhooks = webhooks;
   readonly idempotency = idempotency;
-  /** Full-text message search, through the dialect's index. */
+  /**
+   * Full-text message search, through the dialect's index. Where the index takes new
+   * messages in later (`FullText.catchUp`), a search first has it take in every message
+   * written before the search began, so nobody misses what was just posted.
+   */
   readonly search: ReturnType<typeof searchRepo>;
   /** Message ids being written by this process: pages of history stop below the oldest. */
   readonly messageHorizon = new WriteHorizon();
@@ -63,6 +67,10 @@ export class Store {
   readonly ids: SnowflakeGenerator;
   private lease: WorkerLease | undefined;
   private readonly committer: GroupCommitter;
+  /** Writes since the search index last caught up (1: check once after opening). */
+  private writesSinceIndex = 1;
+  private indexing: Promise<void> | undefined;
+  private indexTimer: NodeJS.Timeout | undefined;
   /** ULIDs seen since start and the snowflakes they became: old links are reused a lot. */
   private readonly legacy = new Map<string, string | null>();
 
@@ -74,7 +82,22 @@ export class Store {
     clock?: () => number,
   ) {
     this.ids = new SnowflakeGenerator(clock);
-    this.search = searchRepo(adapter.fullText);
+    const search = searchRepo(adapter.fullText);
+    this.search = {
+      ...search,
+      messages: async (db, s) => {
+        await this.searchIndexReady();
+        return search.messages(db, s);
+      },
+    };
+    if (adapter.fullText.catchUp) {
+      // A quarter of a second of messages at a time: a few hundred to a few thousand under
+      // load, where indexing costs a sixth of what it costs one commit's worth at a time.
+      this.indexTimer = setInterval(() => {
+        if (this.writesSinceIndex > 0) this.catchUpSearchIndex().catch(() => {});
+      }, 250);
+      this.indexTimer.unref();
+    }
     // A pooled server database gains from several batches in flight; SQLite has one writer.
     this.committer = new GroupCommitter(writer, 256, adapter.concurrentWriters ? 4 : 1);
   }
@@ -127,6 +150,7 @@ export class Store {
    * it, so it cannot deadlock SQLite's single writer either.
    */
   async write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    this.writesSinceIndex++;
     try {
       return await this.committer.run(work);
     } catch (err) {
@@ -142,11 +166,50 @@ export class Store {
     return err;
   }
 
+  /**
+   * Indexes every message the search index has yet to take in, a bounded number per
+   * transaction. One run at a time: a caller during a run shares it. A failure (which the
+   * timer ignores) leaves the queue as it was, for the next run.
+   */
+  catchUpSearchIndex(): Promise<void> {
+    const catchUp = this.adapter.fullText.catchUp;
+    if (!catchUp) return Promise.resolve();
+    this.indexing ??= (async () => {
+      try {
+        this.writesSinceIndex = 0;
+        while ((await this.committer.run((tx) => catchUp(tx, 5000))) === 5000) {}
+      } finally {
+        this.indexing = undefined;
+      }
+    })();
+    return this.indexing;
+  }
+
+  /**
+   * Returns once every message committed before the call is in the search index. Messages
+   * written meanwhile may wait for the next run: under a steady stream of posts a search
+   * must not chase them forever.
+   */
+  private async searchIndexReady(): Promise<void> {
+    const backlog = this.adapter.fullText.backlog;
+    if (!backlog) return;
+    const before = await backlog(this.db);
+    if (!before) return;
+    // A run already under way may have read its queue before the last of these committed.
+    for (;;) {
+      await this.catchUpSearchIndex();
+      const left = await backlog(this.db);
+      if (!left || BigInt(left.first) > BigInt(before.last)) return;
+    }
+  }
+
   async ping(): Promise<void> {
     await this.db.selectFrom('servers').select('id').limit(1).execute();
   }
 
   async close(): Promise<void> {
+    clearInterval(this.indexTimer);
+    await this.indexing?.catch(() => {});
     await this.lease?.release().catch(() => {});
     if (this.db !== this.writer) await this.db.destroy();
     await this.writer.destroy();

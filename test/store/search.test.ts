@@ -5,7 +5,7 @@
  * index following inserts, edits and deletes (cascades included).
  */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Store } from '../../src/store/index.js';
 import type { MessageSearch } from '../../src/store/repos/search.js';
 import type { MessageTable } from '../../src/store/schema.js';
@@ -154,7 +154,75 @@ describe.each(storeDialects())('search on %s', (dialect) => {
     }
   });
 
+  it('finds what was just written, including edits and deletes the index has not taken in yet', async () => {
+    // No search between these writes: on SQLite they meet the queue (0010), not the index.
+    const a = await post(two, 'wombat queued then edited');
+    const b = await post(two, 'wombat queued then deleted');
+    await store.write((tx) => store.messages.edit(tx, a.id, { editedAt: now(), content: 'wombat rewritten before indexing' }));
+    expect(await store.write((tx) => store.messages.delete(tx, b.id))).toBe(true);
+    expect(await ids({ terms: ['wombat'] })).toEqual([a.id]);
+    expect(await ids({ terms: ['=edited'] })).toEqual([]);
+    expect(await ids({ terms: ['rewritten'] })).toEqual([a.id]);
+    // Now indexed: an edit and a delete take the old terms out of the index itself.
+    await store.write((tx) => store.messages.edit(tx, a.id, { editedAt: now(), content: 'wombat third version' }));
+    expect(await ids({ terms: ['rewritten'] })).toEqual([]);
+    expect(await ids({ terms: ['third'] })).toEqual([a.id]);
+    const c = await post(two, 'wombat indexed then deleted');
+    expect(await ids({ terms: ['wombat'] })).toEqual([c.id, a.id]);
+    expect(await store.write((tx) => store.messages.delete(tx, c.id))).toBe(true);
+    expect(await ids({ terms: ['wombat'] })).toEqual([a.id]);
+    if (dialect === 'sqlite') {
+      await store.write((tx) => sql`insert into messages_fts (messages_fts, rank) values ('integrity-check', 1)`.execute(tx));
+      const { rows } = await sql<{ n: number }>`select count(*) as n from messages_fts_pending`.execute(store.db);
+      expect(rows[0]!.n).toBe(0);
+    }
+  });
+
   it('the index reports its size', async () => {
     expect(await store.adapter.fullText.indexBytes(store.db)).toBeGreaterThan(0);
+  });
+});
+
+describe('the search index queue on sqlite (0010)', () => {
+  let store: Store;
+  let dispose: () => Promise<void>;
+  const userId = newId();
+  const serverId = newId();
+  const channelId = newId();
+
+  beforeAll(async () => {
+    ({ store, dispose } = await openStore('sqlite'));
+    await store.write(async (tx) => {
+      await store.users.insert(tx, {
+        id: userId,
+        username: 'Q',
+        usernameKey: 'q',
+        name: 'Q',
+        bot: 0,
+        ownerId: null,
+        passwordHash: 'x',
+        tokenHash: null,
+        avatar: null,
+        createdAt: now(),
+      });
+      await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
+      await store.channels.insert(tx, { id: channelId, serverId, name: 'c', createdAt: now() });
+    });
+  });
+  afterAll(() => dispose?.());
+
+  async function post(content: string): Promise<MessageTable> {
+    const m = messageRow({ channelId, serverId, authorId: userId, content });
+    await store.write((tx) => store.messages.insert(tx, m));
+    return m;
+  }
+
+  it('takes new messages in by itself, without a search', async () => {
+    const m = await post('echidna left for the indexer');
+    const queued = async () => (await sql<{ n: number }>`select count(*) as n from messages_fts_pending`.execute(store.db)).rows[0]!.n;
+    // The timer runs every 250 ms; no search is made while waiting.
+    await vi.waitFor(async () => expect(await queued()).toBe(0), { timeout: 5000, interval: 50 });
+    const { rows } = await sql<{ id: string }>`select rowid as id from messages_fts where messages_fts match 'echidna'`.execute(store.db);
+    expect(rows.map((r) => String(r.id))).toEqual([m.id]);
   });
 });

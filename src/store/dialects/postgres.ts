@@ -61,6 +61,9 @@ export const postgresFullText: FullText = {
       key: sql`m.id`,
     };
   },
+  // A GIN index takes new rows into its pending list (`fastupdate`) and merges them in
+  // bulk by itself.
+  async deferIndexing() {},
   async indexBytes(db) {
     const { rows } = await sql<{ n: string | number }>`select pg_relation_size('messages_search') as n`.execute(db);
     return Number(rows[0]?.n ?? 0);

@@ -1,4 +1,4 @@
-import type { Dialect, Kysely, KyselyPlugin, RawBuilder, SqlBool } from 'kysely';
+import type { Dialect, Kysely, KyselyPlugin, QueryExecutorProvider, RawBuilder, SqlBool } from 'kysely';
 
 /**
  * What differs between databases, as capabilities rather than names: the domain and the
@@ -60,4 +60,17 @@ export interface FullText {
   match(terms: readonly SearchTerm[]): { from: RawBuilder<unknown>; where: RawBuilder<SqlBool>; key: RawBuilder<unknown> };
   /** Bytes the index takes on disk. */
   indexBytes(db: Kysely<any>): Promise<number>;
+  /**
+   * 0010: from then on, writes only note which messages the index has yet to take in,
+   * and `catchUp` takes them in later, many at a time. A no-op where the database keeps
+   * its index in step cheaply by itself.
+   */
+  deferIndexing(db: Kysely<any>): Promise<void>;
+  /**
+   * Where indexing is deferred: indexes up to `limit` of the messages written since the
+   * last call, inside the write transaction `tx`, and returns how many it took.
+   */
+  catchUp?(tx: QueryExecutorProvider, limit: number): Promise<number>;
+  /** Where indexing is deferred: the lowest and highest id not indexed yet, if any. */
+  backlog?(db: QueryExecutorProvider): Promise<{ first: string; last: string } | undefined>;
 }
