@@ -14,6 +14,8 @@ export interface Combo {
   path: string;
   auth: string;
   botName: string;
+  /** Put before each message's text (mentions: `@everyone `, `<@id> `); JSON-escaped already. */
+  prefix?: string;
 }
 
 export interface LoadJob {
@@ -99,7 +101,7 @@ export function runLoad(job: LoadJob): Promise<LoadResult> {
       const combo = job.combos[i % job.combos.length]!;
       req.path = combo.path;
       req.headers = { ...req.headers, authorization: combo.auth };
-      req.body = `{"content":"load test message ${job.phase} ${i} from ${combo.botName}: ${FILLER}"}`;
+      req.body = `{"content":"${combo.prefix ?? ''}load test message ${job.phase} ${i} from ${combo.botName}: ${FILLER}"}`;
       return req;
     },
     onResponse(status, body) {

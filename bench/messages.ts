@@ -5,6 +5,7 @@
  *   npx tsx bench/messages.ts [--db sqlite|postgres] [--instances 1|2] [--runs 3]
  *                             [--connections 100] [--duration 10] [--warmup 3]
  *                             [--bots 50] [--channels 20] [--settle 30] [--with-fastify]
+ *                             [--members 10000] [--mention none|everyone|users]
  *                             [--profile] [--stmt-cache] [--commit-concurrency 4]
  *                             [--node-flags="--max-semi-space-size=32"]
  *
@@ -14,6 +15,12 @@
  * pair. The same autocannon settings then hit a bare node:http server (bench/bare-server.ts).
  * Afterwards every 201's message id is looked up in the database, and the durability
  * settings are read on the server's own connection (bench/instrument.ts).
+ *
+ * --members n adds n people to the server (written straight into the database once the
+ * service has set it up: registering 10,000 accounts over HTTP would take many minutes of
+ * password hashing) and --mention makes every message ping: `everyone` starts it with
+ * `@everyone` (the `@everyone` role may mention everyone), `users` with five members'
+ * `<@id>`. Together they show what a large server and its pings cost a POST.
  *
  * --with-fastify adds a third side, bench/fastify-server.ts: Fastify set up like Parley
  * with the same route schemas, answering a fixed 201, to split framework from Parley.
@@ -36,7 +43,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { addBot, createBot, createChannel, createServer, registerUser } from '../test/factories.js';
+import { addBot, call, createBot, createChannel, createServer, registerUser } from '../test/factories.js';
 import { PARLEY_LISTENING, announced, freshPostgresSchema } from '../test/harness.js';
 import type { CommitStats } from './instrument.js';
 import type { Combo, LoadJob, LoadResult } from './load.js';
@@ -60,6 +67,8 @@ interface Options {
   nodeFlags: string[];
   commitConcurrency: number;
   withFastify: boolean;
+  members: number;
+  mention: 'none' | 'everyone' | 'users';
 }
 
 /** A bad command line: reported as one line, without a stack. */
@@ -82,6 +91,8 @@ function parseOptions(): Options {
       'node-flags': { type: 'string', default: '' },
       'commit-concurrency': { type: 'string', default: '0' },
       'with-fastify': { type: 'boolean', default: false },
+      members: { type: 'string', default: '0' },
+      mention: { type: 'string', default: 'none' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -95,6 +106,9 @@ function parseOptions(): Options {
     return n;
   };
   if (values.db !== 'sqlite' && values.db !== 'postgres') throw new UsageError('--db must be sqlite or postgres');
+  if (values.mention !== 'none' && values.mention !== 'everyone' && values.mention !== 'users') {
+    throw new UsageError('--mention must be none, everyone or users');
+  }
   const opts: Options = {
     db: values.db,
     instances: int('instances', 1, 2),
@@ -109,8 +123,11 @@ function parseOptions(): Options {
     settle: int('settle', 0, 600),
     commitConcurrency: int('commit-concurrency', 0, 64),
     withFastify: values['with-fastify'] ?? false,
+    members: int('members', 0, 1_000_000),
+    mention: values.mention,
     nodeFlags: (values['node-flags'] ?? '').split(/\s+/).filter(Boolean),
   };
+  if (opts.mention === 'users' && opts.members < 5) throw new UsageError('--mention users needs --members 5 or more');
   if (opts.db === 'sqlite' && opts.instances > 1) {
     throw new UsageError('--instances 2 needs --db postgres: SQLite is the single-node store (one file, one writer)');
   }
@@ -348,7 +365,15 @@ function emptyResult(phase: string): LoadResult {
 
 interface ParleyResult extends SideResult {
   stats: CommitStats[];
-  verify: { stored: number; acknowledged: number; missing: number; durable: boolean; durability: string };
+  verify: {
+    stored: number;
+    acknowledged: number;
+    missing: number;
+    durable: boolean;
+    durability: string;
+    everyone: number;
+    mentionRows: number;
+  };
   profileDir?: string;
 }
 
@@ -395,10 +420,25 @@ async function benchParley(opts: Options, load: LoadGenerator, run: number): Pro
       await addBot(base, owner, server.id, bot.id);
       return bot;
     });
-    const combos = interleave(bots, channels).map(([bot, channel]) => ({
+    const people = opts.members > 0 ? await addMembers(opts, server.id, pgSchema?.url, path.join(tmp, 'data', 'parley.db')) : [];
+    if (opts.mention === 'everyone') {
+      // The @everyone role's id is the server's; bots may then ping everyone.
+      const roles = await call(base, 'GET', `/servers/${server.id}/roles`, { auth: owner.auth });
+      const everyone = (roles.body as Array<{ id: string; permissions: string }>).find((r) => r.id === server.id)!;
+      const permissions = String(BigInt(everyone.permissions) | (1n << 17n));
+      const set = await call(base, 'PATCH', `/servers/${server.id}/roles/${server.id}`, { auth: owner.auth, body: { permissions } });
+      if (set.status !== 200) throw new Error(`granting MENTION_EVERYONE: ${set.status} ${set.text}`);
+    }
+    const combos = interleave(bots, channels).map(([bot, channel], i) => ({
       path: `/channels/${channel.id}/messages`,
       auth: bot.auth,
       botName: bot.name,
+      prefix:
+        opts.mention === 'everyone'
+          ? '@everyone '
+          : opts.mention === 'users'
+            ? Array.from({ length: 5 }, (_, k) => `<@${people[(i * 5 + k) % people.length]}> `).join('')
+            : undefined,
     }));
 
     const side = await drive(opts, load, servers, combos, opts.db === 'postgres', () => {
@@ -407,7 +447,8 @@ async function benchParley(opts: Options, load: LoadGenerator, run: number): Pro
 
     for (const s of servers) await s.stop();
     const stats = servers.map((_, i) => JSON.parse(fs.readFileSync(path.join(tmp, `stats${i}.json`), 'utf8')) as CommitStats);
-    const storedIds = pgSchema ? await pgMessageIds(pgSchema.url) : sqliteMessageIds(path.join(tmp, 'data', 'parley.db'));
+    const stored = pgSchema ? await pgMessageIds(pgSchema.url) : sqliteMessageIds(path.join(tmp, 'data', 'parley.db'));
+    const storedIds = stored.ids;
     const acknowledged = [...side.warmup.ids, ...side.measure.ids];
     const missing = acknowledged.filter((id) => !storedIds.has(id)).length;
     const d = stats[0]!.durability;
@@ -419,7 +460,15 @@ async function benchParley(opts: Options, load: LoadGenerator, run: number): Pro
     return {
       ...side,
       stats,
-      verify: { stored: storedIds.size, acknowledged: acknowledged.length, missing, durable, durability },
+      verify: {
+        stored: storedIds.size,
+        acknowledged: acknowledged.length,
+        missing,
+        durable,
+        durability,
+        everyone: stored.everyone,
+        mentionRows: stored.mentionRows,
+      },
       profileDir,
     };
   } catch (err) {
@@ -430,6 +479,59 @@ async function benchParley(opts: Options, load: LoadGenerator, run: number): Pro
     await pgSchema?.drop();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * Adds `opts.members` people to the server, straight into the running service's database
+ * (SQLite allows a second writer between the service's transactions; PostgreSQL is a
+ * server). They never sign in: they are the audience a ping would reach. Returns their ids.
+ */
+async function addMembers(opts: Options, serverId: string, pgUrl: string | undefined, sqliteFile: string): Promise<string[]> {
+  const joinedAt = new Date().toISOString();
+  // Far above any id the service issues in this run (its clock's snowflakes), so none collide.
+  const ids = Array.from({ length: opts.members }, (_, i) => ((1n << 62n) + BigInt(i)).toString());
+  const user = (id: string, i: number) => [id, `member${i}`, `member${i}`, `Member ${i}`, 0, null, 'x', null, null, joinedAt, 0];
+  const userColumns = 'id, username, username_key, name, bot, owner_id, password_hash, token_hash, avatar, created_at, is_public';
+  if (pgUrl) {
+    const client = new pg.Client({ connectionString: pgUrl });
+    await client.connect();
+    try {
+      for (let i = 0; i < ids.length; i += 1000) {
+        const chunk = ids.slice(i, i + 1000);
+        const rows = chunk.map((id, k) => user(id, i + k));
+        const ph = (n: number, width: number) =>
+          Array.from({ length: n }, (_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(', ')})`).join(
+            ', ',
+          );
+        await client.query(`insert into users (${userColumns}) values ${ph(rows.length, 11)}`, rows.flat());
+        await client.query(
+          `insert into members (server_id, user_id, roles, legacy_permissions, joined_at) values ${ph(chunk.length, 5)}`,
+          chunk.flatMap((id) => [serverId, id, '', -1, joinedAt]),
+        );
+      }
+    } finally {
+      await client.end();
+    }
+    return ids;
+  }
+  const db = new Database(sqliteFile);
+  try {
+    db.pragma('busy_timeout = 10000');
+    db.defaultSafeIntegers(true);
+    const insertUser = db.prepare(`insert into users (${userColumns}) values (${Array(11).fill('?').join(', ')})`);
+    const insertMember = db.prepare(
+      'insert into members (server_id, user_id, roles, legacy_permissions, joined_at) values (?, ?, ?, -1, ?)',
+    );
+    db.transaction(() => {
+      ids.forEach((id, i) => {
+        insertUser.run(user(id, i).map((v) => (typeof v === 'string' && v === id ? BigInt(id) : v)));
+        insertMember.run(BigInt(serverId), BigInt(id), '', joinedAt);
+      });
+    })();
+  } finally {
+    db.close();
+  }
+  return ids;
 }
 
 /** The yardsticks: same load, no Parley. */
@@ -479,23 +581,36 @@ function interleave<A, B>(as: A[], bs: B[]): Array<[A, B]> {
 
 // ---------------------------------------------------------------------------- storage checks
 
-async function pgMessageIds(url: string): Promise<Set<string>> {
+/** What was stored: every message id, and how many messages pinged `@everyone` and rows name a member. */
+interface Stored {
+  ids: Set<string>;
+  everyone: number;
+  mentionRows: number;
+}
+
+const COUNT_PINGS =
+  'SELECT (SELECT count(*) FROM messages WHERE mention_everyone = 1) AS everyone, (SELECT count(*) FROM message_mentions) AS mention_rows';
+
+async function pgMessageIds(url: string): Promise<Stored> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
     const { rows } = await c.query<{ id: string }>('SELECT id FROM messages');
-    return new Set(rows.map((r) => r.id));
+    const pings = (await c.query<{ everyone: string; mention_rows: string }>(COUNT_PINGS)).rows[0]!;
+    return { ids: new Set(rows.map((r) => r.id)), everyone: Number(pings.everyone), mentionRows: Number(pings.mention_rows) };
   } finally {
     await c.end();
   }
 }
 
 /** Read after the server exited: what a crash-free restart would find in the file. */
-function sqliteMessageIds(file: string): Set<string> {
+function sqliteMessageIds(file: string): Stored {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     // Ids are 64-bit integers: read them exactly (BigInt), as decimal strings.
-    return new Set((db.prepare('SELECT id FROM messages').pluck().safeIntegers().all() as bigint[]).map(String));
+    const ids = new Set((db.prepare('SELECT id FROM messages').pluck().safeIntegers().all() as bigint[]).map(String));
+    const pings = db.prepare(COUNT_PINGS).get() as { everyone: number; mention_rows: number };
+    return { ids, everyone: pings.everyone, mentionRows: pings.mention_rows };
   } finally {
     db.close();
   }
@@ -592,6 +707,10 @@ async function main(): Promise<void> {
         `  verify: ${fmt(v.acknowledged)} messages acknowledged (201), ${fmt(v.stored)} stored, ${v.missing} acknowledged but missing; ` +
           `${extra} stored without an answer received (in flight when the load stopped); durability ${v.durability}${v.durable ? '' : '  ← NOT DURABLE'}`,
       );
+      if (opts.members > 0 || opts.mention !== 'none')
+        console.log(
+          `  server of ${fmt(opts.members + opts.bots + 1)} members; stored: ${fmt(v.everyone)} messages pinging @everyone, ${fmt(v.mentionRows)} mention rows (one per member named)`,
+        );
       if (parley!.profileDir)
         console.log(`  cpu profiles of the measured phase: ${parley!.profileDir} (npx tsx bench/profile-summary.ts <file>)`);
       for (const side of sides.slice(1)) {
