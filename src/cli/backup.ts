@@ -4,12 +4,10 @@ import Database from 'better-sqlite3';
 import type { Config } from '../config.js';
 import { dataDirHolder, lockDataDir } from '../store/data-dir-lock.js';
 import { MIGRATION_NAMES } from '../store/migrations.js';
+import { CliFailure } from './failure.js';
 
 /** The database file under DATA_DIR (as `sqliteAdapter` names it). */
 export const DB_FILE = 'parley.db';
-
-/** A failure the command explains in one line (exit 1). */
-export class CliFailure extends Error {}
 
 /** Where a backup's uploaded files go: beside the database copy. */
 export const uploadsOf = (backupFile: string) => `${backupFile}.uploads`;

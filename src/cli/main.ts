@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig } from '../config.js';
-import { admin } from '../domain/admin.js';
-import { AppError } from '../errors.js';
-import { Store, migrateDatabase } from '../store/index.js';
-import { CliFailure, backup, restore } from './backup.js';
+import type { Store } from '../store/index.js';
+import { CliFailure } from './failure.js';
+
+// The store and the domain are imported by the commands that use them, so `--help` and
+// usage errors answer without loading the whole service.
 
 /** Exit codes, as docs/deploy.md lists them. */
 export const EXIT = { ok: 0, failure: 1, usage: 2, postgres: 3 } as const;
@@ -160,7 +161,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.err(`parley: ${err.message}\n`);
       return EXIT.usage;
     }
-    if (err instanceof CliFailure || err instanceof AppError) {
+    // AppError (a rule of the domain, e.g. a password too common) by name: see the imports.
+    if (err instanceof CliFailure || (err instanceof Error && err.name === 'AppError')) {
       io.err(`parley: ${err.message}\n`);
       return EXIT.failure;
     }
@@ -187,6 +189,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       if (config.databaseUrl) return postgresInstead(io, command, config.databaseUrl);
       const file = p.positionals[0]!;
       const force = p.values.force === true;
+      const { backup, restore } = await import('./backup.js');
       if (command === 'backup') {
         const r = await backup(config, file, force);
         io.out(
@@ -209,6 +212,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       const p = parse(command, rest, ['status'], 0);
       if (p.help) return help(io, command);
       const config = loadConfig(io.env);
+      const { migrateDatabase } = await import('../store/index.js');
       const { ran, status } = await migrateDatabase(config, p.values.status === true);
       if (p.values.status) {
         for (const m of status)
@@ -249,6 +253,7 @@ async function users(argv: string[], io: CliIo): Promise<number> {
     password = generated ? randomBytes(18).toString('base64url') : (await io.stdin()).replace(/\r?\n$/, '');
   }
   const config = loadConfig(io.env);
+  const { admin } = await import('../domain/admin.js');
   const store = await openStore(config);
   try {
     if (sub === 'create') {
@@ -279,6 +284,7 @@ async function users(argv: string[], io: CliIo): Promise<number> {
 }
 
 async function openStore(config: Config): Promise<Store> {
+  const { Store } = await import('../store/index.js');
   try {
     return await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   } catch (err) {
