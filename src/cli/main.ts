@@ -213,7 +213,19 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       if (p.help) return help(io, command);
       const config = loadConfig(io.env);
       const { migrateDatabase } = await import('../store/index.js');
-      const { ran, status } = await migrateDatabase(config, p.values.status === true);
+      // On SQLite, Kysely's migration lock holds only within one process: migrating
+      // takes the data directory's lock too, so it never runs beside a starting service.
+      let unlock: (() => void) | undefined;
+      if (!config.databaseUrl && !p.values.status) {
+        const { lockDataDir } = await import('../store/data-dir-lock.js');
+        try {
+          unlock = lockDataDir(config.dataDir);
+        } catch (err) {
+          const pending = (await migrateDatabase(config, true)).status.filter((m) => !m.executedAt);
+          if (pending.length > 0) throw new CliFailure(`${(err as Error).message} (it runs the migrations when it starts)`);
+        }
+      }
+      const { ran, status } = await migrateDatabase(config, p.values.status === true).finally(() => unlock?.());
       if (p.values.status) {
         for (const m of status)
           io.out(`${m.executedAt ? 'applied' : 'pending'}  ${m.name}${m.executedAt ? `  ${m.executedAt.toISOString()}` : ''}\n`);
