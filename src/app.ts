@@ -5,6 +5,7 @@ import { errorBody, errorStatus } from './errors.js';
 import { isLegacyId } from './ids.js';
 import { PermissionCache } from './domain/permissions.js';
 import { sweepExpiredSessions } from './domain/accounts.js';
+import { RevocationWatch } from './domain/admin.js';
 import type { DomainContext } from './domain/context.js';
 import { expireIdempotencyKeys } from './domain/messages.js';
 import { sweepUnattachedUploads } from './domain/uploads.js';
@@ -39,6 +40,7 @@ import { PresenceTracker } from './presence/tracker.js';
 import { announcePresence } from './domain/presence.js';
 import { MemoryRateLimiter, type RateLimiter } from './ratelimit/limiter.js';
 import { RedisRateLimiter } from './ratelimit/redis-limiter.js';
+import { lockDataDir } from './store/data-dir-lock.js';
 import { Store } from './store/index.js';
 
 /** Parts a caller may supply instead of the defaults (tests, several instances). */
@@ -153,7 +155,15 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   answerWhatNodeWouldAnswerBare(app.server);
 
   const report = throttledReporter(app);
-  const store = deps.store ?? (await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  // On SQLite the data directory is this process's alone (`parley restore` checks it too).
+  const unlock = !deps.store && !config.databaseUrl ? lockDataDir(config.dataDir) : undefined;
+  let store: Store;
+  try {
+    store = deps.store ?? (await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  } catch (err) {
+    unlock?.();
+    throw err;
+  }
   const bus = deps.bus ?? (await openBus(config, report));
   const limiter = config.rateLimits ? (deps.limiter ?? (await openLimiter(config, report))) : null;
   const files = deps.files ?? new LocalUploadStore(config.uploadsDir);
@@ -276,6 +286,21 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     3600_000,
   );
   sessionSweep.unref();
+  // `parley users disable|reset-password` run in another process: this is how the
+  // gateway connections of those accounts close here (REST refuses them at once).
+  const revocations = new RevocationWatch(ctx);
+  let polling = false;
+  const revocationPoll = setInterval(() => {
+    if (polling) return;
+    polling = true;
+    revocations
+      .poll()
+      .catch((err) => ctx.report(err, 'revocation poll failed'))
+      .finally(() => {
+        polling = false;
+      });
+  }, config.revocationPollMs);
+  revocationPoll.unref();
 
   // While draining, answers close their connection, so keep-alive sockets of requests
   // that were in flight do not hold the shutdown open.
@@ -292,6 +317,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       clearInterval(expiry);
       clearInterval(uploadSweep);
       clearInterval(sessionSweep);
+      clearInterval(revocationPoll);
       await gateway.close();
       presence.close();
       await presenceStore.close();
@@ -299,6 +325,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       await bus.close();
       await limiter?.close();
       await store.close();
+      unlock?.();
     })());
 
   return { app, gateway, ctx, routes, close };

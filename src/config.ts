@@ -65,6 +65,11 @@ export interface Config {
   sessionTtlMs: number;
   /** Who may create an account (REGISTRATION): anyone, only with an invite code, or no one. */
   registration: RegistrationMode;
+  /**
+   * How often each instance looks for accounts `parley users disable|reset-password`
+   * revoked, to close their gateway connections (REVOCATION_POLL_MS).
+   */
+  revocationPollMs: number;
 }
 
 export const REGISTRATION_MODES = ['open', 'invite', 'closed'] as const;
@@ -180,6 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxConnectionsPerIp: int('MAX_CONNECTIONS_PER_IP', trustProxy ? 0 : 256, 0, 1_000_000),
     sessionTtlMs: int('SESSION_TTL_DAYS', 30, 1, 3650) * 86_400_000,
     registration,
+    revocationPollMs: int('REVOCATION_POLL_MS', 5_000, 100, 3_600_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

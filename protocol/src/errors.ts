@@ -61,6 +61,10 @@ export const ERROR_CATALOG = {
   wrong_password: { status: 403, meaning: 'the password given to confirm a change to the account (new password, deletion) is wrong' },
   registration_closed: { status: 403, meaning: 'this instance does not take new accounts (`REGISTRATION=closed`)' },
   invite_required: { status: 403, meaning: 'registering on this instance needs a valid invite code (`REGISTRATION=invite`)' },
+  account_disabled: {
+    status: 403,
+    meaning: "an administrator disabled the account (at login, with the right password), or the bot's owner's account",
+  },
   // 404: something named by the request does not exist (or is not visible to the caller).
   unknown_route: { status: 404, meaning: 'no route has this path' },
   unknown_server: { status: 404, meaning: 'no such server' },

@@ -57,8 +57,20 @@ export const SESSION_TOUCH_MS = 3600_000;
 /** The longest User-Agent kept with a session, in code points. */
 const USER_AGENT_MAX = 256;
 
+/** Refuses a username registration would refuse (the same rule for `parley users create`). */
+export function checkUsername(username: string): void {
+  if (!USERNAME.test(username)) {
+    throw badRequest('username must be 2 to 32 characters: letters, digits, "_", "." or "-"');
+  }
+}
+
+/** Refuses a login to an account an administrator disabled; asked only once the password is known right. */
+function refuseDisabled(user: Pick<UserTable, 'disabledAt'>): void {
+  if (user.disabledAt) throw forbidden('account_disabled', 'this account was disabled by an administrator');
+}
+
 /** The password rule of contract section 10: 8 to 256 characters, not one of the 10,000 most common. */
-async function checkNewPassword(password: string): Promise<void> {
+export async function checkNewPassword(password: string): Promise<void> {
   const length = [...password].length;
   if (length < PASSWORD_MIN) throw badRequest(`password must be at least ${PASSWORD_MIN} characters`);
   if (length > PASSWORD_MAX) throw badRequest(`password must be at most ${PASSWORD_MAX} characters`);
@@ -191,9 +203,7 @@ export const accounts = {
   async register(ctx: DomainContext, body: { username: string; password: string; invite?: string }, userAgent?: string) {
     const { username, password } = body;
     await checkRegistrationAllowed(ctx, body.invite);
-    if (!USERNAME.test(username)) {
-      throw badRequest('username must be 2 to 32 characters: letters, digits, "_", "." or "-"');
-    }
+    checkUsername(username);
     await checkNewPassword(password);
     if (await ctx.store.users.byUsername(ctx.store.db, username)) throw conflict('username_taken', 'username is taken');
     const passwordHash = await hashPassword(password);
@@ -234,6 +244,7 @@ export const accounts = {
     }
     const stored = user.passwordHash;
     if (!(await verifyPassword(password, stored))) throw unauthorized('wrong username or password', 'invalid_credentials');
+    refuseDisabled(user);
     // A hash made with older scrypt parameters is remade with today's while the password is at hand.
     const rehashed = passwordNeedsRehash(stored) ? await hashPassword(password) : null;
     const token = await ctx.store.write(async (tx) => {
@@ -241,6 +252,7 @@ export const accounts = {
       // with the old password must not open a session the change did not end.
       const now = await ctx.store.users.byId(tx, user.id);
       if (!now || now.passwordHash !== stored) throw unauthorized('wrong username or password', 'invalid_credentials');
+      refuseDisabled(now); // disabled meanwhile
       if (rehashed) await ctx.store.users.replacePasswordHash(tx, user.id, stored, rehashed);
       return newSession(ctx, tx, user.id, userAgent);
     });
@@ -273,6 +285,8 @@ export const accounts = {
     }
     const user = await ctx.store.users.byId(ctx.store.db, session.userId);
     if (!user) throw unauthorized();
+    // Disabling deletes the sessions too; this covers one opened while the disable ran.
+    refuseDisabled(user);
     const now = ctx.clock();
     if (now - lastUse(session) >= SESSION_TOUCH_MS) {
       // Once an hour per session: the wait is short, and a failure only loses bookkeeping.
@@ -303,6 +317,8 @@ export const accounts = {
     if (!parts) throw unauthorized();
     const bot = await ctx.store.users.byId(ctx.store.db, parts.id);
     if (bot?.bot !== 1 || !bot.tokenHash || !tokenMatches(parts.secret, bot.tokenHash)) throw unauthorized();
+    // A bot stops with its owner's account (as Mattermost's deactivation does) and comes back with it.
+    if (bot.disabledAt) throw forbidden('account_disabled', "the bot's owner's account was disabled by an administrator");
     return callerOf(bot);
   },
 

@@ -5,7 +5,7 @@ import { postgresAdapter } from './dialects/postgres.js';
 import { sqliteAdapter } from './dialects/sqlite.js';
 import type { DialectAdapter } from './dialects/types.js';
 import { GroupCommitter } from './group-commit.js';
-import { migrateToLatest } from './migrations.js';
+import { migrateToLatest, migrationStatus } from './migrations.js';
 import { type LeaseOptions, WorkerLease } from './worker-lease.js';
 import { WriteHorizon } from './write-horizon.js';
 import { blocks, dms } from './repos/dms.js';
@@ -27,6 +27,28 @@ export interface StoreOptions {
   dataDir: string;
   /** The worker-number lease of the id generator (tests shorten it). */
   idLease?: LeaseOptions;
+}
+
+/**
+ * Runs the migrations (or, with `statusOnly`, only reads their state) without opening the
+ * rest of the store: `parley migrate`. Resolves with the names that ran and every
+ * migration's state afterwards.
+ */
+export async function migrateDatabase(
+  opts: Pick<StoreOptions, 'databaseUrl' | 'dataDir'>,
+  statusOnly = false,
+): Promise<{ ran: string[]; status: Array<{ name: string; executedAt?: Date }> }> {
+  const adapter = opts.databaseUrl ? postgresAdapter(opts.databaseUrl) : sqliteAdapter(opts.dataDir);
+  const db = new Kysely<Database>({ dialect: adapter.kysely, plugins: [new CamelCasePlugin(), ...(adapter.plugins ?? [])] });
+  const reader = adapter.readKysely ? new Kysely<Database>({ dialect: adapter.readKysely }) : undefined;
+  try {
+    const schema = await adapter.currentSchema?.(db);
+    const ran = statusOnly ? [] : await migrateToLatest(db, schema);
+    return { ran, status: await migrationStatus(db, schema) };
+  } finally {
+    await db.destroy();
+    await reader?.destroy();
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'k
 import { uploadPath } from '../files/upload-store.js';
 import { migrateToConversations } from './conversations-migration.js';
 import { migrateToDirectMessages } from './direct-messages-migration.js';
+import { migrateToDisabledAccounts } from './disabled-accounts-migration.js';
 import { migrateToRoles } from './roles-migration.js';
 import { migrateToDeferredSearch, migrateToSearch } from './search-migration.js';
 import { migrateToSnowflakes } from './snowflake-migration.js';
@@ -190,6 +191,7 @@ const migrations: Record<string, Migration> = {
   '0008_search': { up: migrateToSearch },
   '0009_direct_messages': { up: migrateToDirectMessages },
   '0010_search_index_queue': { up: migrateToDeferredSearch },
+  '0011_disabled_accounts': { up: migrateToDisabledAccounts },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */
@@ -262,6 +264,15 @@ function parseAttachments(json: string): Array<{ url: string; filename: string }
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** The names of every migration this release knows, in order (the last is its schema). */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(migrations).sort();
+
+/** Every migration of this release and when it ran, if it did (`parley migrate --status`). */
+export async function migrationStatus(db: Kysely<any>, schema?: string): Promise<Array<{ name: string; executedAt?: Date }>> {
+  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
+  return (await migrator.getMigrations()).map((m) => ({ name: m.name, ...(m.executedAt ? { executedAt: m.executedAt } : {}) }));
+}
 
 /**
  * Brings the schema up to date and returns the names of the migrations it ran (none when

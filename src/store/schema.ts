@@ -24,6 +24,10 @@ export interface UserTable {
   interactionsUrl?: string | null;
   /** When the person deleted their account: the row stays, anonymised, as the author of their messages (0006). */
   deletedAt?: string | null;
+  /** When an administrator disabled the account, or (for a bot) its owner's; null when active (0010). */
+  disabledAt?: string | null;
+  /** When an administrator last ended the account's credentials from outside the service; instances poll it (0010). */
+  revokedAt?: string | null;
 }
 
 export interface SessionTable {

@@ -60,6 +60,41 @@ export const users = {
       .where('id', '=', id)
       .where('deletedAt', 'is', null)
       .executeTakeFirst(),
+  /**
+   * Disables a person and their bots that are active, at `at`; marks all of them revoked
+   * so running instances close their connections. Resolves with the bots disabled.
+   */
+  disable: async (db: Tx, id: string, at: string) => {
+    await db.updateTable('users').set({ disabledAt: at, revokedAt: at }).where('id', '=', id).execute();
+    const bots = await db
+      .updateTable('users')
+      .set({ disabledAt: at, revokedAt: at })
+      .where('ownerId', '=', id)
+      .where('bot', '=', 1)
+      .where('disabledAt', 'is', null)
+      .returning('id')
+      .execute();
+    return bots.length;
+  },
+  /** Enables a person and the bots that were disabled with them (same timestamp); resolves with those bots' count. */
+  enable: async (db: Tx, id: string, disabledAt: string) => {
+    await db.updateTable('users').set({ disabledAt: null }).where('id', '=', id).execute();
+    const bots = await db
+      .updateTable('users')
+      .set({ disabledAt: null })
+      .where('ownerId', '=', id)
+      .where('bot', '=', 1)
+      .where('disabledAt', '=', disabledAt)
+      .returning('id')
+      .execute();
+    return bots.length;
+  },
+  /** Sets a password hash as an administrator does, marking the account's credentials revoked at `at`. */
+  resetPasswordHash: (db: Tx, id: string, passwordHash: string, at: string) =>
+    db.updateTable('users').set({ passwordHash, revokedAt: at }).where('id', '=', id).where('deletedAt', 'is', null).executeTakeFirst(),
+  /** Accounts an administrator revoked after `cutoff` (ISO), for the instances' poll. */
+  revokedAfter: (db: Db, cutoff: string) =>
+    db.selectFrom('users').select(['id', 'revokedAt', 'disabledAt']).where('revokedAt', '>', cutoff).execute(),
 };
 
 /** Fields of a bot its owner edits. */

@@ -1,0 +1,2 @@
+/** A failure the `parley` command explains in one line (exit 1). */
+export class CliFailure extends Error {}

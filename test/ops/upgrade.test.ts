@@ -1,0 +1,121 @@
+/**
+ * Upgrading a database made by the previous release. test/fixtures/upgrade/ is a data
+ * directory the release before migration 0010 (commit cacdf2c) made through its own API,
+ * written by scripts/make-upgrade-fixture.ts (see there to regenerate it): three people,
+ * a server with two channels, a role, members, a bot, messages (one with a file, one
+ * edited, one reply), reactions and a DM; manifest.json says what they are. The current
+ * service starts on a copy (migrations run at start) and everything must read back over
+ * the API as it was, and the new feature (disabled accounts) must work on the old rows.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIGRATION_NAMES } from '../../src/store/migrations.js';
+import { call } from '../factories.js';
+import { type TestServer, startServer } from '../harness.js';
+import { parley } from './cli.js';
+
+const FIXTURE = path.resolve(import.meta.dirname, '..', 'fixtures', 'upgrade');
+const manifest = JSON.parse(fs.readFileSync(path.join(FIXTURE, 'manifest.json'), 'utf8'));
+
+let srv: TestServer;
+const auth: Record<string, string> = {};
+
+beforeAll(async () => {
+  srv = await startServer({
+    env: { RATE_LIMITS: 'off' },
+    before: async ({ dataDir }) => {
+      fs.copyFileSync(path.join(FIXTURE, 'parley.db'), path.join(dataDir, 'parley.db'));
+      fs.cpSync(path.join(FIXTURE, 'uploads'), path.join(dataDir, 'uploads'), { recursive: true });
+    },
+  });
+  for (const name of ['alice', 'bob', 'carol']) {
+    const r = await call(srv.url, 'POST', '/auth/login', { body: { username: name, password: manifest.password } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.user.id).toBe(manifest.users[name]);
+    auth[name] = `Bearer ${r.body.token}`;
+  }
+});
+afterAll(() => srv?.close());
+
+describe('a database of the previous release', () => {
+  it('is the previous schema, and is migrated to this release at start', () => {
+    expect(manifest.schema.at(-1)).toBe('0009_direct_messages');
+    const db = new Database(path.join(srv.dataDir, 'parley.db'), { readonly: true });
+    const applied = (db.prepare('select name from kysely_migration order by name').all() as Array<{ name: string }>).map((r) => r.name);
+    db.close();
+    expect(applied).toEqual([...MIGRATION_NAMES]);
+  });
+
+  it('keeps servers, channels, roles and members', async () => {
+    const servers = await call(srv.url, 'GET', '/servers', { auth: auth.alice });
+    expect(servers.body.map((s: { id: string; name: string }) => [s.id, s.name])).toEqual([[manifest.server.id, 'Fixture server']]);
+    const channels = await call(srv.url, 'GET', `/servers/${manifest.server.id}/channels`, { auth: auth.bob });
+    expect(channels.body.map((c: { id: string }) => c.id).sort()).toEqual([manifest.server.general, manifest.server.random].sort());
+    const roles = await call(srv.url, 'GET', `/servers/${manifest.server.id}/roles`, { auth: auth.alice });
+    expect(roles.body.find((r: { id: string }) => r.id === manifest.server.role)).toMatchObject({
+      name: 'moderators',
+      color: 0x3366ff,
+      hoist: true,
+    });
+    const members = await call(srv.url, 'GET', `/servers/${manifest.server.id}/members?limit=100`, { auth: auth.alice });
+    const ids = members.body.map((m: { user: { id: string } }) => m.user.id);
+    expect(ids).toEqual(expect.arrayContaining([manifest.users.alice, manifest.users.bob, manifest.users.carol, manifest.bot.id]));
+    const bob = members.body.find((m: { user: { id: string } }) => m.user.id === manifest.users.bob);
+    expect(bob.roles).toContain(manifest.server.role);
+  });
+
+  it('keeps messages with their ids, authors, edits, replies, reactions and files', async () => {
+    const r = await call(srv.url, 'GET', `/channels/${manifest.server.general}/messages?limit=100`, { auth: auth.carol });
+    expect(r.status, r.text).toBe(200);
+    const got = r.body.map((m: { id: string; author: { id: string } }) => ({ id: m.id, authorId: m.author.id }));
+    expect(got.sort((a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id))).toEqual(
+      [...manifest.messages.general].sort((a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id)),
+    );
+    const byId = new Map(r.body.map((m: { id: string }) => [m.id, m]));
+    const first: any = byId.get(manifest.messages.general[0].id);
+    expect(first.content).toBe('hello from the previous release');
+    expect(first.reactions).toEqual([{ emoji: '👍', count: 2, me: true }]);
+    const edited: any = byId.get(manifest.messages.edited);
+    expect(edited.content).toBe('hi alice (edited)');
+    expect(edited.editedAt).toEqual(expect.any(String));
+    expect((byId.get(manifest.messages.reply) as any).messageReference.messageId).toBe(first.id);
+    const withFile: any = byId.get(manifest.messages.withFile);
+    expect(new URL(withFile.attachments[0].url).pathname).toBe(manifest.file.url);
+    const file = await fetch(`${srv.url}${manifest.file.url}`);
+    expect(file.status).toBe(200);
+    expect(await file.text()).toBe(manifest.file.content);
+
+    const random = await call(srv.url, 'GET', `/channels/${manifest.server.random}/messages`, { auth: auth.alice });
+    expect(random.body.map((m: { id: string }) => m.id)).toEqual(manifest.messages.random.map((m: { id: string }) => m.id));
+  });
+
+  it('keeps the DM, and the bot token still works', async () => {
+    const dms = await call(srv.url, 'GET', '/users/@me/channels', { auth: auth.bob });
+    expect(dms.body.map((c: { id: string }) => c.id)).toContain(manifest.dm.id);
+    const dm = await call(srv.url, 'GET', `/channels/${manifest.dm.id}/messages`, { auth: auth.bob });
+    expect(dm.body.map((m: { id: string }) => m.id)).toEqual([manifest.dm.message]);
+    const me = await call(srv.url, 'GET', '/users/@me', { auth: `Bot ${manifest.bot.token}` });
+    expect(me.status, me.text).toBe(200);
+    expect(me.body.id).toBe(manifest.bot.id);
+  });
+
+  it('takes new messages after the old ones, and disabling works on old accounts and their bots', async () => {
+    const posted = await call(srv.url, 'POST', `/channels/${manifest.server.general}/messages`, {
+      auth: auth.bob,
+      body: { content: 'after the upgrade' },
+    });
+    expect(posted.status, posted.text).toBe(201);
+    for (const m of manifest.messages.general) expect(BigInt(posted.body.id) > BigInt(m.id)).toBe(true);
+
+    const off = await parley(['users', 'disable', 'alice'], { DATA_DIR: srv.dataDir });
+    expect(off.code, off.stderr).toBe(0);
+    expect(off.stdout).toMatch(/stopped 1 bot/);
+    const login = await call(srv.url, 'POST', '/auth/login', { body: { username: 'alice', password: manifest.password } });
+    expect(login.body.code).toBe('account_disabled');
+    expect((await call(srv.url, 'GET', '/users/@me', { auth: `Bot ${manifest.bot.token}` })).body.code).toBe('account_disabled');
+    expect((await parley(['users', 'enable', 'alice'], { DATA_DIR: srv.dataDir })).code).toBe(0);
+    expect((await call(srv.url, 'GET', '/users/@me', { auth: `Bot ${manifest.bot.token}` })).status).toBe(200);
+  }, 30_000);
+});
