@@ -83,7 +83,7 @@ try {
   const [, base] = await announced(child, PARLEY_LISTENING);
   console.log(`node ${[...flags, 'dist/src/main.js'].join(' ')} (Node ${process.version}, SQLite in ${dataDir})`);
   for (const url of [`${base}/healthz`, `${base}/`]) {
-    const res = await fetch(url, { headers: { accept: url.endsWith("/") ? "text/html" : "application/json" } });
+    const res = await fetch(url, { headers: { accept: url.endsWith('/') ? 'text/html' : 'application/json' } });
     await res.arrayBuffer();
     if (!res.ok) throw new Error(`${url}: ${res.status}`);
   }

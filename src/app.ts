@@ -33,12 +33,12 @@ import { uploadRoutes } from './http/routes/uploads.js';
 import { webClient } from './http/routes/web-client.js';
 import { webhookExecuteRoutes } from './http/routes/webhook-execute.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
-import { RedisBus } from './events/redis-bus.js';
-import { MemoryPresenceStore, type PresenceStore, RedisPresenceStore } from './presence/store.js';
+import { MemoryPresenceStore, type PresenceStore } from './presence/store.js';
 import { PresenceTracker } from './presence/tracker.js';
 import { announcePresence } from './domain/presence.js';
 import { MemoryRateLimiter, type RateLimiter } from './ratelimit/limiter.js';
-import { RedisRateLimiter } from './ratelimit/redis-limiter.js';
+import type { Metrics } from './metrics.js';
+import { operationsRoutes } from './http/routes/operations.js';
 import { Store } from './store/index.js';
 
 /** Parts a caller may supply instead of the defaults (tests, several instances). */
@@ -85,15 +85,20 @@ function throttledReporter(app: FastifyInstance): Report {
   };
 }
 
+// The Redis implementations (and ioredis with them) are imported only when REDIS_URL is
+// set, and prom-client only when METRICS_TOKEN is: a single instance never has them resident.
+
 /** REDIS_URL set: the shared Redis stream; otherwise the in-process log. */
 async function openBus(config: Config, report: Report): Promise<EventBus> {
   if (!config.redisUrl) return new InProcessBus(config.gatewayReplayBuffer, report);
+  const { RedisBus } = await import('./events/redis-bus.js');
   return RedisBus.connect({ url: config.redisUrl, prefix: config.redisPrefix, maxLength: config.gatewayReplayBuffer, report });
 }
 
 /** REDIS_URL set: presence shared by every instance; otherwise this instance's alone. */
 async function openPresence(config: Config, report: Report, instance: string): Promise<PresenceStore> {
   if (!config.redisUrl) return new MemoryPresenceStore();
+  const { RedisPresenceStore } = await import('./presence/redis-store.js');
   const store = new RedisPresenceStore(config.redisUrl, config.redisPrefix, instance, report, 3 * config.presenceSweepMs);
   await store.connect();
   return store;
@@ -101,6 +106,7 @@ async function openPresence(config: Config, report: Report, instance: string): P
 
 async function openLimiter(config: Config, report: Report): Promise<RateLimiter> {
   if (!config.redisUrl) return new MemoryRateLimiter();
+  const { RedisRateLimiter } = await import('./ratelimit/redis-limiter.js');
   const limiter = new RedisRateLimiter(config.redisUrl, config.redisPrefix, report);
   await limiter.connect();
   return limiter;
@@ -148,6 +154,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     clientErrorHandler,
   });
   const routes = recordRoutes(app);
+  const metrics: Metrics | null = config.metricsToken ? new (await import('./metrics.js')).Metrics() : null;
+  app.decorate('metrics', metrics);
+  // First of the onResponse hooks, and only with metrics on: an unscraped instance pays nothing.
+  if (metrics) app.addHook('onResponse', metrics.onResponse);
   const refused = throttled((client: string) => app.log.warn({ client }, 'too many connections from one client; refused'));
   limitConnectionsPerClient(app.server, config.maxConnectionsPerIp, refused);
   answerWhatNodeWouldAnswerBare(app.server);
@@ -157,6 +167,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const bus = deps.bus ?? (await openBus(config, report));
   const limiter = config.rateLimits ? (deps.limiter ?? (await openLimiter(config, report))) : null;
   const files = deps.files ?? new LocalUploadStore(config.uploadsDir);
+  if (metrics) {
+    store.observeCommits(metrics.onCommit);
+    metrics.sources.writes = () => store.writeLoad;
+    metrics.sources.pool = () => store.poolStats();
+  }
   const ctx: DomainContext = {
     store,
     bus,
@@ -229,6 +244,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     },
   );
 
+  operationsRoutes(app, { store, bus, redis: config.redisUrl !== undefined, metricsToken: config.metricsToken, metrics });
+
   const routeDeps: RouteDeps = { ctx, limiter, config };
   accountRoutes(app, routeDeps);
   serverRoutes(app, routeDeps);
@@ -258,6 +275,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     presence,
   });
   gateway.attach(app.server);
+  if (metrics) {
+    metrics.sources.gateway = () => gateway.connections;
+    metrics.sources.eventsSent = () => gateway.eventsSent;
+  }
 
   const expiry = setInterval(() => void expireIdempotencyKeys(ctx).catch((err) => ctx.report(err, 'idempotency expiry failed')), 3600_000);
   expiry.unref();
@@ -298,6 +319,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       await app.close();
       await bus.close();
       await limiter?.close();
+      store.observeCommits(undefined);
       await store.close();
     })());
 

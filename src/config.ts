@@ -65,6 +65,8 @@ export interface Config {
   sessionTtlMs: number;
   /** Who may create an account (REGISTRATION): anyone, only with an invite code, or no one. */
   registration: RegistrationMode;
+  /** The bearer token /metrics wants (METRICS_TOKEN); unset, /metrics answers 404 and nothing is collected. */
+  metricsToken: string | undefined;
 }
 
 export const REGISTRATION_MODES = ['open', 'invite', 'closed'] as const;
@@ -142,6 +144,11 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`REGISTRATION must be one of ${REGISTRATION_MODES.join(', ')} (got "${env.REGISTRATION}")`);
   }
 
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
+    problems.push('METRICS_TOKEN must be at least 16 characters, without spaces (e.g. openssl rand -hex 32)');
+  }
+
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -180,6 +187,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxConnectionsPerIp: int('MAX_CONNECTIONS_PER_IP', trustProxy ? 0 : 256, 0, 1_000_000),
     sessionTtlMs: int('SESSION_TTL_DAYS', 30, 1, 3650) * 86_400_000,
     registration,
+    metricsToken,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -4,7 +4,7 @@ import { isLegacyId, SnowflakeGenerator } from '../ids.js';
 import { postgresAdapter } from './dialects/postgres.js';
 import { sqliteAdapter } from './dialects/sqlite.js';
 import type { DialectAdapter } from './dialects/types.js';
-import { GroupCommitter } from './group-commit.js';
+import { type CommitObserver, GroupCommitter } from './group-commit.js';
 import { migrateToLatest } from './migrations.js';
 import { type LeaseOptions, WorkerLease } from './worker-lease.js';
 import { WriteHorizon } from './write-horizon.js';
@@ -81,7 +81,7 @@ export class Store {
 
   /** Opens the database and migrates it to the latest schema. */
   static async open(opts: StoreOptions): Promise<Store> {
-    const adapter = opts.databaseUrl ? postgresAdapter(opts.databaseUrl) : sqliteAdapter(opts.dataDir);
+    const adapter = opts.databaseUrl ? await postgresAdapter(opts.databaseUrl) : sqliteAdapter(opts.dataDir);
     const plugins = [new CamelCasePlugin(), ...(adapter.plugins ?? [])];
     const writer = new Kysely<Database>({ dialect: adapter.kysely, plugins });
     const reader = adapter.readKysely ? new Kysely<Database>({ dialect: adapter.readKysely, plugins }) : writer;
@@ -140,6 +140,21 @@ export class Store {
     if (this.adapter.isForeignKeyViolation(err)) return new AppError('unknown_reference', 'a referenced resource no longer exists');
     if (this.adapter.isInvalidText(err)) return new AppError('invalid_body', 'text contains characters that cannot be stored');
     return err;
+  }
+
+  /** Calls `observer` after every group commit (metrics); undefined stops it. */
+  observeCommits(observer: CommitObserver | undefined): void {
+    this.committer.observer = observer;
+  }
+
+  /** Writes waiting for the next group commit, and batches being committed. */
+  get writeLoad(): { queued: number; committing: number } {
+    return this.committer.load;
+  }
+
+  /** The connection pool's figures, where the database has a pool (PostgreSQL). */
+  poolStats(): { total: number; idle: number; waiting: number } | undefined {
+    return this.adapter.poolStats?.();
   }
 
   async ping(): Promise<void> {

@@ -1,0 +1,181 @@
+/**
+ * The Prometheus metrics of one app instance (`GET /metrics`, section 14). Loaded only
+ * when METRICS_TOKEN is set (`buildApp` imports this module dynamically), so an instance
+ * that is not scraped neither loads prom-client nor pays for a request hook.
+ *
+ * Each instance has a registry of its own, never prom-client's global one: tests start
+ * several apps in one process, and each must report only its own figures.
+ *
+ * What is counted where it happens (requests, rate-limit refusals, commits) goes through
+ * label children looked up once and cached, so the request hook allocates nothing per
+ * request; what is a level (connections, pool, queue) is read at scrape time instead.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/** Seconds; from 1 ms to 10 s, for HTTP answers and commits alike. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Writes per group commit: one alone up to the committer's maximum of 256. */
+const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+
+/** The `route` label of requests no route took (unknown paths, the web client's files). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** Live figures read at scrape time; each is set by the part that owns it. */
+export interface MetricSources {
+  /** Gateway connections: identified sessions, and connections that have not identified yet. */
+  gateway?: () => { live: number; pending: number };
+  /** Events sent to gateway clients since start, by event type. */
+  eventsSent?: () => ReadonlyMap<string, { n: number }>;
+  /** The database connection pool (PostgreSQL). */
+  pool?: () => { total: number; idle: number; waiting: number } | undefined;
+  /** Writes waiting for a group commit, and batches being committed. */
+  writes?: () => { queued: number; committing: number };
+}
+
+interface RequestSeries {
+  count: Counter.Internal;
+  duration: Histogram.Internal<'method' | 'route' | 'status'>;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly sources: MetricSources = {};
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly durations: Histogram<'method' | 'route' | 'status'>;
+  private readonly batchSize: Histogram;
+  private readonly commitSeconds: Histogram;
+  private readonly rejections: Counter<'rule'>;
+  /** route → method → status → series: three map lookups per request, no string built. */
+  private readonly series = new Map<string, Map<string, Map<number, RequestSeries>>>();
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({
+      name: 'parley_http_requests_total',
+      help: 'HTTP requests answered, by method, route template and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.durations = new Histogram({
+      name: 'parley_http_request_duration_seconds',
+      help: 'Time from a request arriving to its answer being sent, by method, route template and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    const sources = this.sources;
+    new Gauge({
+      name: 'parley_gateway_connections',
+      help: 'Open gateway WebSocket connections: live (identified) sessions and pending ones (not identified yet)',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const g = sources.gateway?.();
+        this.set({ state: 'live' }, g?.live ?? 0);
+        this.set({ state: 'pending' }, g?.pending ?? 0);
+      },
+    });
+    new Counter({
+      name: 'parley_gateway_events_sent_total',
+      help: 'Events sent to gateway clients, by event type (one per client reached)',
+      labelNames: ['type'],
+      registers,
+      collect() {
+        // The gateway counts in plain numbers on its hot path; copied here at scrape time.
+        this.reset();
+        for (const [type, c] of sources.eventsSent?.() ?? []) this.inc({ type }, c.n);
+      },
+    });
+    this.batchSize = new Histogram({
+      name: 'parley_db_commit_batch_size',
+      help: 'Writes per group-commit transaction',
+      buckets: BATCH_BUCKETS,
+      registers,
+    });
+    this.commitSeconds = new Histogram({
+      name: 'parley_db_commit_duration_seconds',
+      help: 'Time to run and commit one group-commit transaction',
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    new Gauge({
+      name: 'parley_db_write_queue',
+      help: 'Writes waiting for the next group commit (state="queued") and batches being committed (state="committing")',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const w = sources.writes?.();
+        this.set({ state: 'queued' }, w?.queued ?? 0);
+        this.set({ state: 'committing' }, w?.committing ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'parley_db_pool_connections',
+      help: 'PostgreSQL pool connections: total open, idle, and requests waiting for one (absent on SQLite)',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const p = sources.pool?.();
+        if (!p) return;
+        this.set({ state: 'total' }, p.total);
+        this.set({ state: 'idle' }, p.idle);
+        this.set({ state: 'waiting' }, p.waiting);
+      },
+    });
+    this.rejections = new Counter({
+      name: 'parley_rate_limit_rejections_total',
+      help: 'Requests refused with 429 by a rate limit, by rule (docs/api.md lists the rules)',
+      labelNames: ['rule'],
+      registers,
+    });
+  }
+
+  /** Fastify onResponse hook: counts and times the answer under its route template. */
+  readonly onResponse = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    // The template (`/channels/:channelId/messages`), never the URL: ids would make a series each.
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+    const s = this.seriesOf(route, request.method, reply.statusCode);
+    s.count.inc();
+    s.duration.observe(reply.elapsedTime / 1000);
+    done();
+  };
+
+  private seriesOf(route: string, method: string, status: number): RequestSeries {
+    let byMethod = this.series.get(route);
+    if (!byMethod) this.series.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    let s = byStatus.get(status);
+    if (!s) {
+      const labels = { method, route, status: String(status) };
+      s = { count: this.requests.labels(labels), duration: this.durations.labels(labels) };
+      byStatus.set(status, s);
+    }
+    return s;
+  }
+
+  /** One group commit of `size` writes that took `seconds`. */
+  readonly onCommit = (size: number, seconds: number): void => {
+    this.batchSize.observe(size);
+    this.commitSeconds.observe(seconds);
+  };
+
+  /** A request refused by rate limit `rule`. */
+  rateLimited(rule: string): void {
+    this.rejections.inc({ rule });
+  }
+
+  /** The exposition text and its content type. */
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This app's metrics; null unless METRICS_TOKEN is set. */
+    metrics: Metrics | null;
+  }
+}
