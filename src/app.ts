@@ -12,6 +12,7 @@ import { type EventBus, InProcessBus } from './events/bus.js';
 import { LocalUploadStore, type UploadStore } from './files/upload-store.js';
 import { Gateway } from './gateway/gateway.js';
 import { limitConnectionsPerClient } from './http/connection-limit.js';
+import { lazySerializers } from './http/lazy-serializers.js';
 import { type LogDestination, redactSecrets, redactingDestination } from './http/log-redaction.js';
 import { ignoreEmptyBody } from './http/plugins/empty-body.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './http/plugins/errors.js';
@@ -149,6 +150,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    // Response serializers are compiled on first use, not at start (idle memory, bench/README.md).
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
     // Errors raised before routing (a malformed URL) bypass the error handler; same shape here.
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
