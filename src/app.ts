@@ -323,6 +323,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       await bus.close();
       await limiter?.close();
       store.observeCommits(undefined);
+      metrics?.registry.clear();
       await store.close();
     })());
 

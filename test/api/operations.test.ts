@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { call, postMessage, world } from '../factories.js';
 import { type TestServer, startServer } from '../harness.js';
 import { redisProxy } from '../cluster/redis-proxy.js';
@@ -51,6 +52,14 @@ describe('/metrics without METRICS_TOKEN', () => {
     }
     // A browser is not handed the web client there either.
     expectError(await call(srv.url, 'GET', '/metrics', { headers: { accept: 'text/html' } }), 404, 'unknown_route');
+  });
+});
+
+describe('METRICS_TOKEN', () => {
+  it('must be at least 16 characters without spaces', () => {
+    for (const bad of ['short', 'sixteen chars ok']) expect(() => loadConfig({ METRICS_TOKEN: bad })).toThrow(ConfigError);
+    expect(loadConfig({ METRICS_TOKEN: TOKEN }).metricsToken).toBe(TOKEN);
+    expect(loadConfig({}).metricsToken).toBeUndefined();
   });
 });
 
@@ -157,12 +166,14 @@ describe('/metrics with METRICS_TOKEN', () => {
     expect(before).toMatch(/^parley_gateway_connections\{state="pending"\} 0$/m);
     const client = await TestGatewayClient.identify(srv.gatewayUrl, w.owner.auth);
     try {
-      await postMessage(srv.url, w.owner.auth, w.channel.id, 'to the gateway');
-      await client.waitFor((f) => f.t === 'MESSAGE_CREATE' && f.d.content === 'to the gateway');
+      for (const content of ['to the gateway', 'and again']) {
+        await postMessage(srv.url, w.owner.auth, w.channel.id, content);
+        await client.waitFor((f) => f.t === 'MESSAGE_CREATE' && f.d.content === content);
+      }
       const after = await scrape(srv);
       expect(sample(after, 'parley_gateway_connections', { state: 'live' })).toBe(1);
       const type = { type: 'MESSAGE_CREATE' };
-      expect(sample(after, 'parley_gateway_events_sent_total', type)).toBe(sample(before, 'parley_gateway_events_sent_total', type) + 1);
+      expect(sample(after, 'parley_gateway_events_sent_total', type)).toBe(sample(before, 'parley_gateway_events_sent_total', type) + 2);
     } finally {
       client.ws.close();
       await client.closed;
