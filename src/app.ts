@@ -159,8 +159,15 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const routes = recordRoutes(app);
   const metrics: Metrics | null = config.metricsToken ? new (await import('./metrics.js')).Metrics() : null;
   app.decorate('metrics', metrics);
-  // First of the onResponse hooks, and only with metrics on: an unscraped instance pays nothing.
-  if (metrics) app.addHook('onResponse', metrics.onResponse);
+  // Only with metrics on (an unscraped instance pays nothing): each route gets an
+  // onResponse hook that knows its template; requests no route took are counted apart.
+  if (metrics) {
+    app.addHook('onRoute', (route) => {
+      const hook = metrics.hookFor(route.url);
+      route.onResponse = route.onResponse === undefined ? [hook] : [...[route.onResponse].flat(), hook];
+    });
+    app.addHook('onResponse', metrics.onUnmatched);
+  }
   const refused = throttled((client: string) => app.log.warn({ client }, 'too many connections from one client; refused'));
   limitConnectionsPerClient(app.server, config.maxConnectionsPerIp, refused);
   answerWhatNodeWouldAnswerBare(app.server);

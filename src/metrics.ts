@@ -33,10 +33,15 @@ export interface MetricSources {
   writes?: () => { queued: number; committing: number };
 }
 
+type OnResponse = (request: FastifyRequest, reply: FastifyReply, done: () => void) => void;
+
 interface RequestSeries {
   count: Counter.Internal;
   duration: Histogram.Internal<'method' | 'route' | 'status'>;
 }
+
+/** One route's series: method → status → its counter and histogram children. */
+type SeriesByMethod = Map<string, Map<number, RequestSeries>>;
 
 export class Metrics {
   readonly registry = new Registry();
@@ -46,8 +51,6 @@ export class Metrics {
   private readonly batchSize: Histogram;
   private readonly commitSeconds: Histogram;
   private readonly rejections: Counter<'rule'>;
-  /** route → method → status → series: three map lookups per request, no string built. */
-  private readonly series = new Map<string, Map<string, Map<number, RequestSeries>>>();
 
   constructor() {
     const registers = [this.registry];
@@ -132,19 +135,30 @@ export class Metrics {
     });
   }
 
-  /** Fastify onResponse hook: counts and times the answer under its route template. */
-  readonly onResponse = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    // The template (`/channels/:channelId/messages`), never the URL: ids would make a series each.
-    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
-    const s = this.seriesOf(route, request.method, reply.statusCode);
-    s.count.inc();
-    s.duration.observe(reply.elapsedTime / 1000);
+  /**
+   * An onResponse hook for the route `template` (`/channels/:channelId/messages`), added
+   * to each route as it is registered: the label is known then, so nothing per request
+   * asks Fastify for it (`request.routeOptions` builds an object on every read).
+   */
+  hookFor(template: string): OnResponse {
+    const byMethod: SeriesByMethod = new Map();
+    return (request, reply, done) => {
+      this.record(byMethod, template, request.method, reply);
+      done();
+    };
+  }
+
+  /** Application-wide onResponse hook: requests no route took (404s, the web client's files), under one label. */
+  readonly onUnmatched: OnResponse = (request, reply, done) => {
+    if (request.is404) this.record(this.unmatched, UNMATCHED_ROUTE, request.method, reply);
     done();
   };
 
-  private seriesOf(route: string, method: string, status: number): RequestSeries {
-    let byMethod = this.series.get(route);
-    if (!byMethod) this.series.set(route, (byMethod = new Map()));
+  private readonly unmatched: SeriesByMethod = new Map();
+
+  /** Counts and times one answer: two map lookups, no string built, once the series exists. */
+  private record(byMethod: SeriesByMethod, route: string, method: string, reply: FastifyReply): void {
+    const status = reply.statusCode;
     let byStatus = byMethod.get(method);
     if (!byStatus) byMethod.set(method, (byStatus = new Map()));
     let s = byStatus.get(status);
@@ -153,7 +167,8 @@ export class Metrics {
       s = { count: this.requests.labels(labels), duration: this.durations.labels(labels) };
       byStatus.set(status, s);
     }
-    return s;
+    s.count.inc();
+    s.duration.observe(reply.elapsedTime / 1000);
   }
 
   /** One group commit of `size` writes that took `seconds`. */
