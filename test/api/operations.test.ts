@@ -108,6 +108,12 @@ describe('/metrics with METRICS_TOKEN', () => {
     expect(sample(after, 'parley_http_request_duration_seconds_bucket', { ...labels, le: '+Inf' })).toBe(
       sample(after, 'parley_http_request_duration_seconds_count', labels),
     );
+    // Buckets are cumulative: never decreasing with `le`, the last one every answer.
+    const buckets = ['0.001', '0.01', '0.1', '1', '10', '+Inf'].map((le) =>
+      sample(after, 'parley_http_request_duration_seconds_bucket', { ...labels, le }),
+    );
+    expect(buckets).toEqual([...buckets].sort((a, b) => a - b));
+    expect(sample(after, 'parley_http_request_duration_seconds_sum', labels)).toBeGreaterThan(0);
     expect(sample(after, 'parley_http_requests_total', { method: 'GET', route: MESSAGES_ROUTE, status: '200' })).toBe(1);
     expect(sample(after, 'parley_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
     // A GET route's HEAD twin is counted once, under the same template.
