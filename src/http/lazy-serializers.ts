@@ -8,7 +8,8 @@ type SerializerFactory = ReturnType<typeof SerializerSelector>;
  * serializer per route and status, HEAD twins of GET routes included: several hundred
  * generated functions whose source V8 keeps, about a fifth of the idle heap, most of which
  * an instance may never use. The first answer of each route and status pays the compile
- * (about a millisecond); every later one calls the compiled function through one closure.
+ * (tens of milliseconds for the largest schemas, once); every later one calls the compiled
+ * function through one closure.
  */
 export function lazySerializers(): SerializerFactory {
   const build = SerializerSelector();
