@@ -1,7 +1,7 @@
 /**
  * Idle memory of the production build: what an instance nobody uses keeps resident.
  *
- *   npm run build && npx tsx bench/idle-memory.ts [--samples 5] [--interval 1000] [--settle 5000]
+ *   npm run build && npx tsx bench/idle-memory.ts [--samples 12] [--interval 5000] [--settle 2000]
  *
  * Starts the service as `npm start` does (the `start` script of package.json, so the same
  * `node` flags, on the built `dist/src/main.js`) on a fresh SQLite data directory with
@@ -9,7 +9,10 @@
  * over IPC. Once it listens it makes a first request of each kind an idle instance sees
  * (GET /healthz, GET / for the web client), waits `--settle` ms, then takes `--samples`
  * samples `--interval` ms apart: RSS (VmRSS from /proc, the figure `ps` shows), V8 heap
- * used and total, external memory and array buffers. Prints each sample and the median.
+ * used and total, external memory and array buffers. Prints each sample, the first one
+ * (just after start) and the median of the last three (idle, once V8 has collected and
+ * given back what start-up left: it does so at its first garbage collection after
+ * start, which an idle process reaches only as its few timers allocate).
  * Environment variables given to this script (DATABASE_URL, REDIS_URL, ...) pass through.
  */
 import { spawn } from 'node:child_process';
@@ -23,9 +26,9 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 
 const { values } = parseArgs({
   options: {
-    samples: { type: 'string', default: '5' },
-    interval: { type: 'string', default: '1000' },
-    settle: { type: 'string', default: '5000' },
+    samples: { type: 'string', default: '12' },
+    interval: { type: 'string', default: '5000' },
+    settle: { type: 'string', default: '2000' },
   },
 });
 const samples = Number(values.samples);
@@ -89,20 +92,25 @@ try {
   }
   await sleep(settle);
   const rows: Usage[] = [];
-  console.log('sample   rss MB  heapUsed  heapTotal  external  arrayBuffers');
+  console.log('     s   rss MB  heapUsed  heapTotal  external  arrayBuffers');
+  const started = Date.now();
   for (let i = 0; i < samples; i++) {
     if (i > 0) await sleep(interval);
     const u = await usage();
     u.rss = vmRss(child.pid!);
     rows.push(u);
     console.log(
-      `${String(i + 1).padStart(6)} ${mb(u.rss).padStart(8)} ${mb(u.heapUsed).padStart(9)} ${mb(u.heapTotal).padStart(10)} ${mb(u.external).padStart(9)} ${mb(u.arrayBuffers).padStart(13)}`,
+      `${String(Math.round((Date.now() - started + settle) / 1000)).padStart(6)} ${mb(u.rss).padStart(8)} ${mb(u.heapUsed).padStart(9)} ${mb(u.heapTotal).padStart(10)} ${mb(u.external).padStart(9)} ${mb(u.arrayBuffers).padStart(13)}`,
     );
   }
-  const median = (key: keyof Usage) => rows.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(rows.length / 2)]!;
-  console.log(
-    `median   rss ${mb(median('rss'))} MB, heap used ${mb(median('heapUsed'))} of ${mb(median('heapTotal'))} MB, external ${mb(median('external'))} MB, array buffers ${mb(median('arrayBuffers'))} MB`,
-  );
+  const line = (label: string, rs: Usage[]) => {
+    const median = (key: keyof Usage) => rs.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(rs.length / 2)]!;
+    console.log(
+      `${label} rss ${mb(median('rss'))} MB, heap used ${mb(median('heapUsed'))} of ${mb(median('heapTotal'))} MB, external ${mb(median('external'))} MB, array buffers ${mb(median('arrayBuffers'))} MB`,
+    );
+  };
+  line('after start:', rows.slice(0, 1));
+  line('idle (median of the last 3):', rows.slice(-3));
 } finally {
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
