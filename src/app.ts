@@ -13,6 +13,7 @@ import { type EventBus, InProcessBus } from './events/bus.js';
 import { LocalUploadStore, type UploadStore } from './files/upload-store.js';
 import { Gateway } from './gateway/gateway.js';
 import { limitConnectionsPerClient } from './http/connection-limit.js';
+import { lazySerializers } from './http/lazy-serializers.js';
 import { type LogDestination, redactSecrets, redactingDestination } from './http/log-redaction.js';
 import { ignoreEmptyBody } from './http/plugins/empty-body.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './http/plugins/errors.js';
@@ -34,13 +35,13 @@ import { uploadRoutes } from './http/routes/uploads.js';
 import { webClient } from './http/routes/web-client.js';
 import { webhookExecuteRoutes } from './http/routes/webhook-execute.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
-import { RedisBus } from './events/redis-bus.js';
-import { MemoryPresenceStore, type PresenceStore, RedisPresenceStore } from './presence/store.js';
+import { MemoryPresenceStore, type PresenceStore } from './presence/store.js';
 import { PresenceTracker } from './presence/tracker.js';
 import { announcePresence } from './domain/presence.js';
 import { MemoryRateLimiter, type RateLimiter } from './ratelimit/limiter.js';
-import { RedisRateLimiter } from './ratelimit/redis-limiter.js';
 import { lockDataDir } from './store/data-dir-lock.js';
+import type { Metrics } from './metrics.js';
+import { operationsRoutes } from './http/routes/operations.js';
 import { Store } from './store/index.js';
 
 /** Parts a caller may supply instead of the defaults (tests, several instances). */
@@ -87,15 +88,20 @@ function throttledReporter(app: FastifyInstance): Report {
   };
 }
 
+// The Redis implementations (and ioredis with them) are imported only when REDIS_URL is
+// set, and prom-client only when METRICS_TOKEN is: a single instance never has them resident.
+
 /** REDIS_URL set: the shared Redis stream; otherwise the in-process log. */
 async function openBus(config: Config, report: Report): Promise<EventBus> {
   if (!config.redisUrl) return new InProcessBus(config.gatewayReplayBuffer, report);
+  const { RedisBus } = await import('./events/redis-bus.js');
   return RedisBus.connect({ url: config.redisUrl, prefix: config.redisPrefix, maxLength: config.gatewayReplayBuffer, report });
 }
 
 /** REDIS_URL set: presence shared by every instance; otherwise this instance's alone. */
 async function openPresence(config: Config, report: Report, instance: string): Promise<PresenceStore> {
   if (!config.redisUrl) return new MemoryPresenceStore();
+  const { RedisPresenceStore } = await import('./presence/redis-store.js');
   const store = new RedisPresenceStore(config.redisUrl, config.redisPrefix, instance, report, 3 * config.presenceSweepMs);
   await store.connect();
   return store;
@@ -103,6 +109,7 @@ async function openPresence(config: Config, report: Report, instance: string): P
 
 async function openLimiter(config: Config, report: Report): Promise<RateLimiter> {
   if (!config.redisUrl) return new MemoryRateLimiter();
+  const { RedisRateLimiter } = await import('./ratelimit/redis-limiter.js');
   const limiter = new RedisRateLimiter(config.redisUrl, config.redisPrefix, report);
   await limiter.connect();
   return limiter;
@@ -145,11 +152,24 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    // Response serializers are compiled on first use, not at start (idle memory, bench/README.md).
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
     // Errors raised before routing (a malformed URL) bypass the error handler; same shape here.
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
   });
   const routes = recordRoutes(app);
+  const metrics: Metrics | null = config.metricsToken ? new (await import('./metrics.js')).Metrics() : null;
+  app.decorate('metrics', metrics);
+  // Only with metrics on (an unscraped instance pays nothing): each route gets an
+  // onResponse hook that knows its template; requests no route took are counted apart.
+  if (metrics) {
+    app.addHook('onRoute', (route) => {
+      const hook = metrics.hookFor(route.url);
+      route.onResponse = route.onResponse === undefined ? [hook] : [...[route.onResponse].flat(), hook];
+    });
+    app.addHook('onResponse', metrics.onUnmatched);
+  }
   const refused = throttled((client: string) => app.log.warn({ client }, 'too many connections from one client; refused'));
   limitConnectionsPerClient(app.server, config.maxConnectionsPerIp, refused);
   answerWhatNodeWouldAnswerBare(app.server);
@@ -167,6 +187,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const bus = deps.bus ?? (await openBus(config, report));
   const limiter = config.rateLimits ? (deps.limiter ?? (await openLimiter(config, report))) : null;
   const files = deps.files ?? new LocalUploadStore(config.uploadsDir);
+  if (metrics) {
+    store.observeCommits(metrics.onCommit);
+    metrics.sources.writes = () => store.writeLoad;
+    metrics.sources.pool = () => store.poolStats();
+  }
   const ctx: DomainContext = {
     store,
     bus,
@@ -239,6 +264,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     },
   );
 
+  operationsRoutes(app, { store, bus, redis: config.redisUrl !== undefined, metricsToken: config.metricsToken, metrics });
+
   const routeDeps: RouteDeps = { ctx, limiter, config };
   accountRoutes(app, routeDeps);
   serverRoutes(app, routeDeps);
@@ -268,6 +295,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     presence,
   });
   gateway.attach(app.server);
+  if (metrics) {
+    metrics.sources.gateway = () => gateway.connections;
+    metrics.sources.eventsSent = () => gateway.eventsSent;
+  }
 
   const expiry = setInterval(() => void expireIdempotencyKeys(ctx).catch((err) => ctx.report(err, 'idempotency expiry failed')), 3600_000);
   expiry.unref();
@@ -324,6 +355,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       await app.close();
       await bus.close();
       await limiter?.close();
+      store.observeCommits(undefined);
+      metrics?.registry.clear();
       await store.close();
       unlock?.();
     })());

@@ -70,6 +70,8 @@ export interface Config {
    * revoked, to close their gateway connections (REVOCATION_POLL_MS).
    */
   revocationPollMs: number;
+  /** The bearer token /metrics wants (METRICS_TOKEN); unset, /metrics answers 404 and nothing is collected. */
+  metricsToken: string | undefined;
 }
 
 export const REGISTRATION_MODES = ['open', 'invite', 'closed'] as const;
@@ -147,6 +149,11 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`REGISTRATION must be one of ${REGISTRATION_MODES.join(', ')} (got "${env.REGISTRATION}")`);
   }
 
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
+    problems.push('METRICS_TOKEN must be at least 16 characters, without spaces (e.g. openssl rand -hex 32)');
+  }
+
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -186,6 +193,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionTtlMs: int('SESSION_TTL_DAYS', 30, 1, 3650) * 86_400_000,
     registration,
     revocationPollMs: int('REVOCATION_POLL_MS', 5_000, 100, 3_600_000),
+    metricsToken,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

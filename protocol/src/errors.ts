@@ -98,6 +98,7 @@ export const ERROR_CATALOG = {
   // 5xx: the service's side.
   internal_error: { status: 500, meaning: 'an unexpected failure; details are in the service log' },
   service_unavailable: { status: 503, meaning: 'the service is shutting down or its database is unreachable' },
+  not_ready: { status: 503, meaning: '`GET /readyz`: the database, or Redis when configured, did not answer; the body names which' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 /** Every code an error body can carry; a code outside the catalog does not compile. */

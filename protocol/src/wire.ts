@@ -430,6 +430,27 @@ export const Health = Type.Object(
   { $id: 'Health', title: 'Health', description: 'the service and its database answer' },
 );
 
+const CheckResult = Type.Union([Type.Literal('ok'), Type.Literal('unreachable')], {
+  description: '"ok", or "unreachable" when it did not answer in time',
+});
+
+/** What /readyz checked: the database always, Redis only when REDIS_URL is set. */
+export const ReadinessChecks = Type.Object(
+  { database: CheckResult, redis: Type.Optional(CheckResult) },
+  { $id: 'ReadinessChecks', title: 'ReadinessChecks', description: 'each dependency /readyz checked and how it answered' },
+);
+
+export const Readiness = Type.Object(
+  { status: Type.Literal('ready'), checks: ref(ReadinessChecks) },
+  { $id: 'Readiness', title: 'Readiness', description: 'every dependency answered: this instance can take traffic' },
+);
+
+/** The 503 of /readyz: an error body that also says which dependency failed. */
+export const NotReady = Type.Object(
+  { error: Type.String({ description: 'human-readable message' }), code: Type.Literal('not_ready'), checks: ref(ReadinessChecks) },
+  { $id: 'NotReady', title: 'NotReady', description: 'a dependency did not answer: take this instance out of rotation' },
+);
+
 /** Every shared schema, in an order where each comes after those it references. */
 export const WIRE_SCHEMAS: readonly TSchema[] = [
   PermissionName,
@@ -459,6 +480,9 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
   Webhook,
   CreatedWebhook,
   Health,
+  ReadinessChecks,
+  Readiness,
+  NotReady,
   UserSettings,
   DmChannel,
   InvitePreview,
@@ -492,6 +516,9 @@ export type SearchResults = Static<typeof SearchResults>;
 export type Webhook = Static<typeof Webhook>;
 export type CreatedWebhook = Static<typeof CreatedWebhook>;
 export type Health = Static<typeof Health>;
+export type ReadinessChecks = Static<typeof ReadinessChecks>;
+export type Readiness = Static<typeof Readiness>;
+export type NotReady = Static<typeof NotReady>;
 export type UserSettings = Static<typeof UserSettings>;
 export type DmChannel = Static<typeof DmChannel>;
 export type PresenceStatus = Static<typeof PresenceStatus>;

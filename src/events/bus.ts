@@ -37,6 +37,8 @@ export interface EventBus {
   saveCheckpoint(sessionId: string, cp: SessionCheckpoint, ttlMs: number): Promise<void>;
   loadCheckpoint(sessionId: string): Promise<SessionCheckpoint | null>;
   deleteCheckpoint(sessionId: string): Promise<void>;
+  /** Resolves when the bus's backing service (Redis) answers; absent for the in-process log. */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -195,6 +195,10 @@ export class RedisBus implements EventBus {
     await this.writer.del(`${this.opts.prefix}gw:${sessionId}`);
   }
 
+  async ping(): Promise<void> {
+    await this.writer.ping();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.listeners.clear();

@@ -59,7 +59,11 @@ export function frame<O extends ControlFrame['op']>(op: O, ...args: FrameData<O>
 export class EventFrame {
   private readonly head: Buffer;
 
-  constructor(t: string, d: unknown) {
+  constructor(
+    /** The event type (`MESSAGE_CREATE`, ...), for metrics. */
+    readonly t: string,
+    d: unknown,
+  ) {
     this.head = Buffer.from(`{"op":"event","t":${JSON.stringify(t)},"d":${JSON.stringify(d)},"s":`);
   }
 

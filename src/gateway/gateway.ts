@@ -192,6 +192,14 @@ export class Gateway {
     return this.byId.size;
   }
 
+  /** Open connections: identified sessions, and connections that have not identified yet (metrics). */
+  get connections(): { live: number; pending: number } {
+    return { live: this.byId.size, pending: this.pending.size };
+  }
+
+  /** Event frames sent since start, by event type (metrics read it at scrape time). */
+  readonly eventsSent = new Map<string, { n: number }>();
+
   /** Connection figures for tests and metrics; walks every session, so not for hot paths. */
   stats(): { sessions: number; pending: number; queuedBytes: number; maxQueuedBytes: number } {
     let queued = 0;
@@ -542,7 +550,12 @@ export class Gateway {
   private deliver(session: Session, pos: LogPosition, skipThrough: number, f: EventFrame): void {
     session.s++;
     session.pos = pos;
-    if (session.s > skipThrough) this.send(session, f.withSeq(session.s));
+    if (session.s > skipThrough && this.send(session, f.withSeq(session.s))) {
+      // A plain increment on the fan-out path; the set of event types is fixed.
+      const sent = this.eventsSent.get(f.t);
+      if (sent) sent.n++;
+      else this.eventsSent.set(f.t, { n: 1 });
+    }
   }
 
   /**
@@ -566,13 +579,13 @@ export class Gateway {
     }
   }
 
-  /** Sends an event frame (UTF-8 bytes of JSON, as a text frame), unless the client has stopped reading. */
-  private send(session: Session, data: Buffer): void {
+  /** Sends an event frame (UTF-8 bytes of JSON, as a text frame), unless the client has stopped reading; true when sent. */
+  private send(session: Session, data: Buffer): boolean {
     const ws = session.ws;
-    if (ws.readyState !== WebSocket.OPEN) return;
+    if (ws.readyState !== WebSocket.OPEN) return false;
     if (session.replaying) {
       ws.send(data, { binary: false });
-      return;
+      return true;
     }
     const buffered = ws.bufferedAmount;
     if (session.slack > 0 && buffered <= this.maxBuffered) session.slack = 0;
@@ -581,9 +594,10 @@ export class Gateway {
       this.detach(session);
       ws.close(CLOSE.SLOW_CONSUMER, 'slow consumer');
       setTimeout(() => ws.terminate(), 1000).unref();
-      return;
+      return false;
     }
     ws.send(data, { binary: false });
+    return true;
   }
 
   private heartbeat(session: Session, acked: number | null): void {

@@ -75,7 +75,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: () => str
         { name: 'webhooks', description: 'webhook management (server owner)' },
         { name: 'webhook execution', description: 'through the webhook URL; the token in it is the credential' },
         { name: 'gateway', description: 'real-time events' },
-        { name: 'health', description: 'liveness' },
+        { name: 'health', description: 'liveness, readiness and metrics' },
       ],
     },
     transformObject: (documents) => {

@@ -3,6 +3,9 @@ import type { Database } from './schema.js';
 
 type Work<T> = (tx: Transaction<Database>) => Promise<T>;
 
+/** Told of every batch committed or failed: how many writes, and seconds from begin to commit. */
+export type CommitObserver = (size: number, seconds: number) => void;
+
 interface Pending {
   work: Work<unknown>;
   resolve: (value: unknown) => void;
@@ -32,6 +35,8 @@ export class GroupCommitter {
   private queue: Pending[] = [];
   private active = 0;
   private scheduled = false;
+  /** Metrics (when enabled): set after construction, so an unobserved committer pays one test per batch. */
+  observer: CommitObserver | undefined;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -66,14 +71,22 @@ export class GroupCommitter {
     }
   }
 
+  /** Writes waiting for a batch, and batches being committed. */
+  get load(): { queued: number; committing: number } {
+    return { queued: this.queue.length, committing: this.active };
+  }
+
   private async commit(batch: Pending[]): Promise<void> {
     let outcomes: Outcome[];
+    const started = this.observer ? performance.now() : 0;
     try {
       outcomes = (await this.attempt(batch, false)) ?? (await this.attempt(batch, true))!;
     } catch (error) {
+      this.observer?.(batch.length, (performance.now() - started) / 1000);
       for (const p of batch) p.reject(error);
       return;
     }
+    this.observer?.(batch.length, (performance.now() - started) / 1000);
     batch.forEach((p, i) => {
       const o = outcomes[i]!;
       if (o.ok) p.resolve(o.value);

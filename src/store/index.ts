@@ -4,7 +4,7 @@ import { isLegacyId, SnowflakeGenerator } from '../ids.js';
 import { postgresAdapter } from './dialects/postgres.js';
 import { sqliteAdapter } from './dialects/sqlite.js';
 import type { DialectAdapter } from './dialects/types.js';
-import { GroupCommitter } from './group-commit.js';
+import { type CommitObserver, GroupCommitter } from './group-commit.js';
 import { migrateToLatest, migrationStatus } from './migrations.js';
 import { type LeaseOptions, WorkerLease } from './worker-lease.js';
 import { WriteHorizon } from './write-horizon.js';
@@ -38,7 +38,7 @@ export async function migrateDatabase(
   opts: Pick<StoreOptions, 'databaseUrl' | 'dataDir'>,
   statusOnly = false,
 ): Promise<{ ran: string[]; status: Array<{ name: string; executedAt?: Date }> }> {
-  const adapter = opts.databaseUrl ? postgresAdapter(opts.databaseUrl) : sqliteAdapter(opts.dataDir);
+  const adapter = opts.databaseUrl ? await postgresAdapter(opts.databaseUrl) : sqliteAdapter(opts.dataDir);
   const db = new Kysely<Database>({ dialect: adapter.kysely, plugins: [new CamelCasePlugin(), ...(adapter.plugins ?? [])] });
   const reader = adapter.readKysely ? new Kysely<Database>({ dialect: adapter.readKysely }) : undefined;
   try {
@@ -126,7 +126,7 @@ export class Store {
 
   /** Opens the database and migrates it to the latest schema. */
   static async open(opts: StoreOptions): Promise<Store> {
-    const adapter = opts.databaseUrl ? postgresAdapter(opts.databaseUrl) : sqliteAdapter(opts.dataDir);
+    const adapter = opts.databaseUrl ? await postgresAdapter(opts.databaseUrl) : sqliteAdapter(opts.dataDir);
     const plugins = [new CamelCasePlugin(), ...(adapter.plugins ?? [])];
     const writer = new Kysely<Database>({ dialect: adapter.kysely, plugins });
     const reader = adapter.readKysely ? new Kysely<Database>({ dialect: adapter.readKysely, plugins }) : writer;
@@ -223,6 +223,21 @@ export class Store {
       const left = await backlog(this.db);
       if (!left || BigInt(left.first) > BigInt(before.last)) return;
     }
+  }
+
+  /** Calls `observer` after every group commit (metrics); undefined stops it. */
+  observeCommits(observer: CommitObserver | undefined): void {
+    this.committer.observer = observer;
+  }
+
+  /** Writes waiting for the next group commit, and batches being committed. */
+  get writeLoad(): { queued: number; committing: number } {
+    return this.committer.load;
+  }
+
+  /** The connection pool's figures, where the database has a pool (PostgreSQL). */
+  poolStats(): { total: number; idle: number; waiting: number } | undefined {
+    return this.adapter.poolStats?.();
   }
 
   async ping(): Promise<void> {

@@ -31,7 +31,7 @@ export async function enforce(limiter: RateLimiter | null, rule: RateRule, key: 
   if (!limiter) return;
   const d = await limiter.hit(rule, key);
   rateHeaders(d, reply);
-  if (!d.allowed) refuse(d, reply);
+  if (!d.allowed) refuse(d, rule, reply);
 }
 
 /**
@@ -53,7 +53,7 @@ export async function limitFailures<T>(
   const d = await limiter.hit(rule, key);
   if (!d.allowed) {
     rateHeaders(d, reply);
-    refuse(d, reply);
+    refuse(d, rule, reply);
   }
   let failed = false;
   try {
@@ -72,7 +72,9 @@ function rateHeaders(d: RateDecision, reply: FastifyReply): void {
   reply.header('X-RateLimit-Reset-After', d.resetAfter.toFixed(3));
 }
 
-function refuse(d: RateDecision, reply: FastifyReply): never {
+function refuse(d: RateDecision, rule: RateRule, reply: FastifyReply): never {
+  // Counted here, on the refusal path only: a request under its limit pays nothing.
+  reply.server.metrics?.rateLimited(rule.name);
   reply.header('Retry-After', Math.max(1, Math.ceil(d.resetAfter)));
   throw new AppError('rate_limited', 'rate limited: too many requests, retry later', { retryAfter: Number(d.resetAfter.toFixed(3)) });
 }

@@ -30,6 +30,8 @@ const API_PREFIXES = new Set([
   'uploads',
   'gateway',
   'healthz',
+  'readyz',
+  'metrics',
   'openapi.json',
   'docs',
 ]);

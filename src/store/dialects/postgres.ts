@@ -1,13 +1,17 @@
 import { PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
 import type { DialectAdapter, FullText } from './types.js';
 
 function pgCode(err: unknown): string {
   return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : '';
 }
 
-/** PostgreSQL through a `pg` pool; commits are durable with the server's default synchronous_commit. */
-export function postgresAdapter(databaseUrl: string): DialectAdapter {
+/**
+ * PostgreSQL through a `pg` pool; commits are durable with the server's default
+ * synchronous_commit. `pg` is loaded here, on first use: an instance on SQLite never
+ * has it resident.
+ */
+export async function postgresAdapter(databaseUrl: string): Promise<DialectAdapter> {
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   // An idle client's error (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
@@ -20,6 +24,7 @@ export function postgresAdapter(databaseUrl: string): DialectAdapter {
     // 22021: invalid byte sequence (NUL), 22P05: untranslatable character.
     isInvalidText: (err) => pgCode(err) === '22021' || pgCode(err) === '22P05',
     fullText: postgresFullText,
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     currentSchema: async (db) => (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]!.schema,
   };
 }

@@ -28,6 +28,8 @@ export interface DialectAdapter {
   currentSchema?(db: Kysely<any>): Promise<string>;
   /** Full-text search over messages' content (migration 0008 builds its index). */
   readonly fullText: FullText;
+  /** Open, idle and awaited connections of the pool, where there is one (metrics). */
+  poolStats?(): { total: number; idle: number; waiting: number };
   /** Run once after migrations (pragmas, checks). */
   afterOpen?(): Promise<void>;
   close?(): Promise<void>;
