@@ -26,6 +26,9 @@ import type {
   UserUpdateEvent,
   DmChannel,
   PresenceEvent,
+  Interaction,
+  InteractionStateEvent,
+  CommandsUpdateEvent,
 } from './types.js';
 
 /** Events of a `ParleyBot`, with the arguments their handlers receive. */
@@ -69,6 +72,13 @@ export interface ParleyBotEvents {
   dmDelete: [DmChannel];
   /** Someone of the bot's servers (not the largest ones) came online, went idle, and so on. */
   presenceUpdate: [PresenceEvent];
+  /** A command, click or autocomplete for this bot, as the gateway delivers it (raw; `bot.command` handlers get a wrapped one). */
+  interactionCreate: [Interaction];
+  /** Only people receive these (about interactions they made); listed for completeness. */
+  interactionSuccess: [InteractionStateEvent];
+  interactionFailed: [InteractionStateEvent];
+  /** Some bot's commands changed in a server of this bot. */
+  commandsUpdate: [CommandsUpdateEvent];
   /** Every gateway event (including types this SDK does not know yet), before its own handler. */
   dispatch: [DispatchEvent];
   /** A fatal gateway close (4001 bad token), a protocol problem, or a handler that threw. */
@@ -108,6 +118,10 @@ export const EVENT_HANDLER_NAMES = {
   DM_UPDATE: 'dmUpdate',
   DM_DELETE: 'dmDelete',
   PRESENCE_UPDATE: 'presenceUpdate',
+  INTERACTION_CREATE: 'interactionCreate',
+  INTERACTION_SUCCESS: 'interactionSuccess',
+  INTERACTION_FAILED: 'interactionFailed',
+  COMMANDS_UPDATE: 'commandsUpdate',
 } as const satisfies { [K in GatewayEventType]: keyof ParleyBotEvents };
 
 // Compile-time check: each handler receives exactly its event type's payload.
@@ -142,6 +156,10 @@ const _handlerPayloadsMatch: HandlerPayloadsMatch = {
   DM_UPDATE: true,
   DM_DELETE: true,
   PRESENCE_UPDATE: true,
+  INTERACTION_CREATE: true,
+  INTERACTION_SUCCESS: true,
+  INTERACTION_FAILED: true,
+  COMMANDS_UPDATE: true,
 };
 void _handlerPayloadsMatch;
 

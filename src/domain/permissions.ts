@@ -288,6 +288,12 @@ export function visibilityOf(event: GatewayEvent): Visibility {
     case 'DM_CREATE':
     case 'DM_UPDATE':
     case 'DM_DELETE':
+    // Interactions go to one identity's own sessions (a bot, or the person who invoked).
+    case 'INTERACTION_CREATE':
+    case 'INTERACTION_SUCCESS':
+    case 'INTERACTION_FAILED':
+    // Which commands a channel offers: membership is enough (the list is filtered on GET).
+    case 'COMMANDS_UPDATE':
       return null;
   }
 }
