@@ -498,6 +498,11 @@ const messageProperties = {
     }),
   ),
   interaction: Type.Optional(ref(MessageInteraction)),
+  loading: Type.Optional(
+    Type.Literal(true, {
+      description: 'a deferred answer\'s placeholder ("the bot is thinking"): its content is empty until the bot edits the original',
+    }),
+  ),
   ephemeral: Type.Optional(
     Type.Literal(true, {
       description: 'seen only by the person who made the interaction; never in history, search or read state',
