@@ -462,7 +462,7 @@ export const ComponentInteractionBody = Type.Object(
     values: Type.Optional(
       Type.Array(Type.String({ maxLength: COMPONENT_LIMITS.optionValue }), {
         maxItems: COMPONENT_LIMITS.selectOptions,
-        description: 'select only: the chosen values',
+        description: 'for a Select: the chosen values',
       }),
     ),
   },

@@ -377,7 +377,7 @@ export const Select = Type.Object(
     maxValues: Type.Optional(Type.Integer({ minimum: 1, maximum: COMPONENT_LIMITS.selectOptions, description: 'default 1' })),
     disabled: Type.Optional(Type.Boolean()),
   },
-  { $id: 'Select', title: 'Select', description: 'a select menu on a message' },
+  { $id: 'Select', title: 'Select', description: 'a Select menu on a message (a dropdown of options)' },
 );
 
 /** A row of components: up to 5 buttons, or one select. */
