@@ -541,7 +541,8 @@ export const interactions = {
     const row = await answered(ctx, token);
     const original = await loadOriginal(ctx, row);
     if ('ephemeral' in original) {
-      await ctx.store.write((tx) => ctx.store.interactions.update(tx, row.id, { ephemeralMessage: null, originalMessageId: null }));
+      // Every interaction holding it (the command's, and clicks that updated it) lets it go.
+      await ctx.store.write((tx) => ctx.store.interactions.setEphemeral(tx, original.ephemeral.id, null));
       const m = original.ephemeral;
       await notify(ctx, {
         kind: 'user',
@@ -749,7 +750,8 @@ async function editOriginalRow(ctx: DomainContext, row: InteractionTable, data: 
     }
     delete next.loading;
     checkContent(next.content, next.attachments.length + next.embeds.length > 0 || (next.components?.length ?? 0) > 0);
-    await ctx.store.write((tx) => ctx.store.interactions.update(tx, row.id, { ephemeralMessage: JSON.stringify(next) }));
+    // Every interaction holding it sees the edit (a click's `update` and the command's token alike).
+    await ctx.store.write((tx) => ctx.store.interactions.setEphemeral(tx, next.id, JSON.stringify(next)));
     await notify(ctx, { kind: 'user', userId: row.userId, serverIds: [], event: { t: 'MESSAGE_UPDATE', d: next } });
     return next;
   }

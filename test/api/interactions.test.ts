@@ -692,6 +692,12 @@ describe('components', () => {
     expect((await callback(ev.d, { type: 'update', data: { content: 'Confirmed', components: [] } })).status).toBe(204);
     const upd = await invokerGw.waitForEvent('MESSAGE_UPDATE', (d) => d.id === eph.d.id);
     expect(upd.d).toMatchObject({ content: 'Confirmed', ephemeral: true });
+    // The command's own token sees the update, and deleting through it reaches the invoker.
+    expect((await call(srv.url, 'GET', `/interactions/${i.token}/messages/original`)).body.content).toBe('Confirmed');
+    expect((await call(srv.url, 'DELETE', `/interactions/${i.token}/messages/original`)).status).toBe(204);
+    await invokerGw.waitForEvent('MESSAGE_DELETE', (d) => d.id === eph.d.id);
+    const gone = await invoke(w.member, w.channel.id, { type: 'component', messageId: eph.d.id, customId: 'confirm' });
+    expect(gone.status).toBe(404);
   });
 });
 

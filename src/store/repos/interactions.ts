@@ -65,6 +65,7 @@ export const interactions = {
       .selectAll()
       .where('originalMessageId', '=', messageId)
       .where('ephemeralMessage', 'is not', null)
+      .orderBy('id', 'desc')
       .executeTakeFirst(),
   /** Moves a pending interaction to `state`; false when it was not pending any more (someone else won). */
   settle: async (db: Tx, id: string, state: InteractionTable['state'], changes: Partial<InteractionTable> = {}) => {
@@ -78,6 +79,14 @@ export const interactions = {
   },
   update: (db: Tx, id: string, changes: Partial<Pick<InteractionTable, 'originalMessageId' | 'ephemeralMessage'>>) =>
     db.updateTable('interactions').set(changes).where('id', '=', id).executeTakeFirst(),
+  /** Replaces (or, with null, drops) an ephemeral message in every interaction that holds it. */
+  setEphemeral: (db: Tx, messageId: string, json: string | null) =>
+    db
+      .updateTable('interactions')
+      .set(json === null ? { ephemeralMessage: null, originalMessageId: null } : { ephemeralMessage: json })
+      .where('originalMessageId', '=', messageId)
+      .where('ephemeralMessage', 'is not', null)
+      .executeTakeFirst(),
   deleteOlderThan: (db: Tx, createdBefore: string) =>
     db.deleteFrom('interactions').where('createdAt', '<', createdBefore).executeTakeFirst(),
 };
