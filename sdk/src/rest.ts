@@ -318,7 +318,8 @@ export class RestClient {
       body = JSON.stringify(options.body);
       headers['Content-Type'] = 'application/json';
     }
-    const request = { method, path: urlPath };
+    // Errors carry the path; an interaction's token in it is a secret, so it is left out.
+    const request = { method, path: urlPath.replace(/(\d+)\.[A-Za-z0-9_-]{16,}/g, '$1.[token]') };
 
     for (let retry = 0; ; retry++) {
       const hold = bucket.delay(Date.now());

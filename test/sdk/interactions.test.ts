@@ -2,7 +2,7 @@
 // component() over the gateway, the HTTP handler (@parley/sdk/http) as the examples use
 // it, and the two examples themselves.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ParleyBot, button, row } from '@parley/sdk';
+import { NotFoundError, ParleyBot, RestClient, button, row } from '@parley/sdk';
 import { startPingBot } from '../../examples/ping-bot/index.js';
 import { startHttpBot } from '../../examples/http-bot/index.js';
 import { call, joinServer, registerUser, world } from '../factories.js';
@@ -88,6 +88,18 @@ describe('ParleyBot.command and component', () => {
       { name: 'green', value: 'green' },
       { name: 'grey', value: 'grey' },
     ]);
+  });
+});
+
+describe('RestClient interaction calls', () => {
+  it('throw typed errors that do not repeat the token', async () => {
+    const w = await world(srv.url);
+    const rest = new RestClient({ baseUrl: srv.url, token: w.bot.token });
+    const secret = 'Zq'.repeat(21) + 'x';
+    const err = await rest.followUp(`1234.${secret}`, { content: 'x' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NotFoundError);
+    expect((err as NotFoundError).code).toBe('unknown_interaction');
+    expect(JSON.stringify({ ...(err as NotFoundError), message: (err as Error).message })).not.toContain(secret);
   });
 });
 
