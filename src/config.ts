@@ -72,6 +72,12 @@ export interface Config {
   revocationPollMs: number;
   /** The bearer token /metrics wants (METRICS_TOKEN); unset, /metrics answers 404 and nothing is collected. */
   metricsToken: string | undefined;
+  /** How long a bot has to answer an interaction, from its creation (INTERACTION_CALLBACK_MS; Discord's 3 s). */
+  interactionCallbackMs: number;
+  /** How long an interaction's token serves follow-ups and edits (INTERACTION_TOKEN_TTL_SECONDS; 15 min). */
+  interactionTokenTtlMs: number;
+  /** Outgoing requests (a bot's interactionsUrl) may reach private, loopback and link-local addresses (OUTGOING_ALLOW_PRIVATE). */
+  outgoingAllowPrivate: boolean;
 }
 
 export const REGISTRATION_MODES = ['open', 'invite', 'closed'] as const;
@@ -194,6 +200,9 @@ export function loadConfig(env: Env = process.env): Config {
     registration,
     revocationPollMs: int('REVOCATION_POLL_MS', 5_000, 100, 3_600_000),
     metricsToken,
+    interactionCallbackMs: int('INTERACTION_CALLBACK_MS', 3000, 50, 60_000),
+    interactionTokenTtlMs: int('INTERACTION_TOKEN_TTL_SECONDS', 900, 1, 86_400) * 1000,
+    outgoingAllowPrivate: bool('OUTGOING_ALLOW_PRIVATE', false),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { ParleyBot, type Message, type ParleyBotOptions, type RestClient } from '@parley/sdk';
+import { ParleyBot, button, type Message, type ParleyBotOptions, type RestClient, row } from '@parley/sdk';
 
 /** Options of the ping bot's command handling. */
 export interface PingBotOptions {
@@ -18,6 +18,7 @@ const HELP = [
   '`!react`: reacts 👍 to your message',
   '`!slow`: shows typing, then answers',
   '`!file`: uploads a small text file',
+  '`/roll`: the slash command, with a "Roll again" button',
 ].join('\n');
 
 /**
@@ -125,6 +126,38 @@ export async function startPingBot(options: ParleyBotOptions & PingBotOptions): 
     if (message.author.id === bot.user?.id) return;
     await handleCommand(bot.rest, message, options);
   });
+  addSlashCommands(bot);
+  // Registers /roll (one bulk overwrite of the bot's global commands), then listens.
   await bot.connect();
   return bot;
+}
+
+/**
+ * `/roll dice? sides?` answers with the roll and a "Roll again" button; a click on it rolls
+ * the same dice again and updates that message. The button's customId carries the dice
+ * (`roll:2d6`), so the bot keeps no state between the two.
+ */
+export function addSlashCommands(bot: ParleyBot): void {
+  bot.command(
+    'roll',
+    {
+      description: 'Roll dice',
+      options: [
+        { type: 'integer', name: 'sides', description: 'Sides of each die (default 6)', minValue: 2, maxValue: MAX_SIDES },
+        { type: 'integer', name: 'dice', description: 'How many dice (default 1)', minValue: 1, maxValue: MAX_DICE },
+      ],
+    },
+    async (interaction) => {
+      const spec = `${interaction.option<number>('dice') ?? 1}d${interaction.option<number>('sides') ?? 6}`;
+      await interaction.reply(rollMessage(spec));
+    },
+  );
+  bot.component('roll:', async (interaction) => {
+    await interaction.update(rollMessage(interaction.customId!.slice('roll:'.length)));
+  });
+}
+
+/** A roll's answer: the result and a button to roll the same dice again. */
+function rollMessage(spec: string) {
+  return { content: rollReply(spec), components: [row(button({ customId: `roll:${spec}`, label: 'Roll again', emoji: '🎲' }))] };
 }

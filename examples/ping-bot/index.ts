@@ -4,12 +4,23 @@
  *   PARLEY_URL=http://localhost:8080 PARLEY_TOKEN=<bot token> \
  *     npx tsx --conditions=development examples/ping-bot/index.ts
  *
- * Commands: !ping, !roll NdM, !react, !slow, !file, !help (see bot.ts).
+ * Commands: !ping, !roll NdM, !react, !slow, !file, !help, and the slash command /roll with
+ * its "Roll again" button (see bot.ts).
  */
 import { pathToFileURL } from 'node:url';
 import { startPingBot } from './bot.js';
 
-export { MAX_DICE, MAX_SIDES, handleCommand, parseDice, rollDice, startPingBot, type DiceRoll, type PingBotOptions } from './bot.js';
+export {
+  MAX_DICE,
+  MAX_SIDES,
+  addSlashCommands,
+  handleCommand,
+  parseDice,
+  rollDice,
+  startPingBot,
+  type DiceRoll,
+  type PingBotOptions,
+} from './bot.js';
 
 async function main(): Promise<void> {
   const baseUrl = process.env.PARLEY_URL ?? 'http://localhost:8080';

@@ -38,6 +38,41 @@ export const ERROR_CATALOG = {
     meaning: 'a DM names 1 to 9 others: not the caller, no one twice; bots open DMs with one person only',
   },
   cannot_block_self: { status: 400, meaning: 'a person cannot block themselves' },
+  invalid_commands: {
+    status: 400,
+    meaning: 'a command to register breaks a rule: its name, a duplicate, option order, choices, ranges or limits (named in `error`)',
+  },
+  invalid_components: {
+    status: 400,
+    meaning:
+      'components break a rule: more than 5 rows of 5, a select not alone in its row, a duplicate customId, a link button without an http(s) URL',
+  },
+  unknown_option: { status: 400, meaning: 'an interaction names an option the command does not have' },
+  missing_option: { status: 400, meaning: 'an interaction leaves out an option the command requires' },
+  invalid_option: {
+    status: 400,
+    meaning: "an option's value has the wrong type, is out of its range or length, is not one of its choices, or names nothing",
+  },
+  invalid_values: { status: 400, meaning: "a select's chosen values are not among its options, or too few or too many" },
+  invalid_callback: {
+    status: 400,
+    meaning: 'the callback type does not fit the interaction (update on a command, autocomplete on a click), or its data is wrong',
+  },
+  interaction_expired: {
+    status: 400,
+    meaning: "the interaction's window has passed: 3 s for its callback, 15 minutes for follow-ups and edits",
+  },
+  interaction_not_acknowledged: { status: 400, meaning: 'follow-ups and edits of the original answer need a callback first' },
+  interactions_url_failed: {
+    status: 400,
+    meaning:
+      'the interactions URL did not answer the signed ping with `{"type":"pong"}` in time (unreachable, an error, a redirect, or another answer)',
+  },
+  outgoing_address_refused: {
+    status: 400,
+    meaning:
+      'the URL is not http(s), or resolves to a private, loopback, link-local or otherwise non-public address (OUTGOING_ALLOW_PRIVATE is off)',
+  },
   // 401: who is calling is unknown.
   unauthorized: { status: 401, meaning: 'credentials are missing, malformed, revoked or unknown' },
   invalid_credentials: { status: 401, meaning: 'wrong username or password at login' },
@@ -81,12 +116,16 @@ export const ERROR_CATALOG = {
   unknown_ban: { status: 404, meaning: 'the user is not banned from this server' },
   unknown_session: { status: 404, meaning: "no such login session among the caller's own" },
   unknown_reference: { status: 404, meaning: 'something the write refers to was deleted meanwhile' },
+  unknown_command: { status: 404, meaning: 'the bot has no such command usable in this channel (or the caller may not see it)' },
+  unknown_component: { status: 404, meaning: 'the message has no button or select with that customId (or no components at all)' },
+  unknown_interaction: { status: 404, meaning: 'no interaction has this id and token' },
   // Other client errors.
   method_not_allowed: { status: 405, meaning: 'the path exists for other methods (listed in `Allow`)' },
   request_timeout: { status: 408, meaning: 'the request was not received in time' },
   username_taken: { status: 409, meaning: 'the username is already registered' },
   already_exists: { status: 409, meaning: 'the thing to create already exists' },
   bot_already_member: { status: 409, meaning: 'the bot is already a member of this server' },
+  interaction_already_acknowledged: { status: 409, meaning: 'the interaction already has its callback; each gets one' },
   owns_servers: { status: 409, meaning: 'the account still owns servers, so it cannot be deleted' },
   idempotency_key_in_use: { status: 409, meaning: 'a request with this `Idempotency-Key` is still being processed' },
   idempotency_key_reused: { status: 409, meaning: 'the `Idempotency-Key` was already used for a different request' },

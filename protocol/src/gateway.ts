@@ -3,6 +3,7 @@ import {
   Channel,
   DmChannel,
   Id,
+  Interaction,
   Message,
   PermissionName,
   PresenceStatus,
@@ -85,6 +86,30 @@ export const UserUpdateEvent = Type.Object({ user: UpdatedUser });
 /** `PRESENCE_UPDATE`: someone's status changed (to members of the servers they share, and their own sessions). */
 export const PresenceEvent = Type.Object({ userId: Id, status: PresenceStatus });
 
+/**
+ * `INTERACTION_SUCCESS` / `INTERACTION_FAILED`: to the invoker's own sessions, what became
+ * of an interaction they made: its bot answered (any callback type), or it did not answer
+ * within the window, or could not be reached (`reason`). A client shows "the bot did not
+ * respond" on failure. Not sent for autocomplete (its POST answers with the choices).
+ */
+export const InteractionStateEvent = Type.Object({
+  id: Id,
+  channelId: Id,
+  serverId: ServerRef,
+  reason: Type.Optional(
+    Type.Union([Type.Literal('timeout'), Type.Literal('unreachable')], {
+      description: 'INTERACTION_FAILED only: no callback within 3 s, or the HTTP endpoint failed',
+    }),
+  ),
+});
+
+/**
+ * `COMMANDS_UPDATE`: a bot's commands changed (a bulk overwrite). To the members of the
+ * server (`serverId`), or of every server the bot is in and its DMs (`serverId` null: the
+ * global ones); clients refetch `GET /channels/{channelId}/commands`.
+ */
+export const CommandsUpdateEvent = Type.Object({ botId: Id, serverId: ServerRef });
+
 /** What a session says of itself: `invisible` is connected but shown `offline`. */
 export const ChosenStatus = Type.Union([Type.Literal('online'), Type.Literal('idle'), Type.Literal('dnd'), Type.Literal('invisible')]);
 
@@ -114,6 +139,11 @@ export const GatewayEvent = Type.Union([
   event(L('USER_UPDATE'), UserUpdateEvent),
   event(Type.Union([L('DM_CREATE'), L('DM_UPDATE'), L('DM_DELETE')]), DmChannel),
   event(L('PRESENCE_UPDATE'), PresenceEvent),
+  // Section 12. MESSAGE_CREATE/UPDATE/DELETE also carry ephemeral messages (`ephemeral:
+  // true`), to the invoker's own sessions only.
+  event(L('INTERACTION_CREATE'), Interaction),
+  event(Type.Union([L('INTERACTION_SUCCESS'), L('INTERACTION_FAILED')]), InteractionStateEvent),
+  event(L('COMMANDS_UPDATE'), CommandsUpdateEvent),
 ]);
 
 // ---------------------------------------------------------------- frames
@@ -188,6 +218,8 @@ export type BanEvent = Static<typeof BanEvent>;
 export type UserUpdateEvent = Static<typeof UserUpdateEvent>;
 export type PresenceEvent = Static<typeof PresenceEvent>;
 export type ChosenStatus = Static<typeof ChosenStatus>;
+export type InteractionStateEvent = Static<typeof InteractionStateEvent>;
+export type CommandsUpdateEvent = Static<typeof CommandsUpdateEvent>;
 export type PresenceUpdateFrame = Static<typeof PresenceUpdateFrame>;
 export type GatewayEvent = Static<typeof GatewayEvent>;
 export type ReadyServer = Static<typeof ReadyServer>;

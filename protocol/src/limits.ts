@@ -89,3 +89,52 @@ export const AUDIT_ACTIONS = [
   'message_unpin',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/**
+ * Commands (contract section 12), with Discord's limits: a name is 1 to 32 lower-case
+ * letters, digits, `-` or `_` (any script's letters); a description 1 to 100 characters;
+ * 25 options per command, 25 choices per option; 100 commands per bot per scope (global,
+ * or one server).
+ */
+export const COMMAND_LIMITS = {
+  commandsPerScope: 100,
+  name: 32,
+  description: 100,
+  options: 25,
+  choices: 25,
+  choiceName: 100,
+  choiceValue: 100,
+  /** A string option's value, in characters (also the most `minLength`/`maxLength` can say). */
+  stringValue: 6000,
+  /** Autocomplete answers: at most this many choices. */
+  autocompleteChoices: 25,
+} as const;
+
+/** A command's or option's name: Discord's rule (lower case where the script has case). */
+export const COMMAND_NAME_PATTERN = '^[-_\\p{Ll}\\p{Lo}\\p{Lm}\\p{N}]{1,32}$';
+
+/** The types an option can have; a value's JSON type follows (ids are strings). */
+export const COMMAND_OPTION_TYPES = ['string', 'integer', 'number', 'boolean', 'user', 'channel', 'role', 'attachment'] as const;
+
+/** Components on messages: 5 rows of 5 (a select fills its row), Discord's lengths. */
+export const COMPONENT_LIMITS = {
+  rows: 5,
+  perRow: 5,
+  customId: 100,
+  label: 80,
+  url: 512,
+  placeholder: 150,
+  selectOptions: 25,
+  optionLabel: 100,
+  optionValue: 100,
+  optionDescription: 100,
+} as const;
+
+/** Button styles; `link` opens its `url` (http or https) and makes no interaction. */
+export const BUTTON_STYLES = ['primary', 'secondary', 'success', 'danger', 'link'] as const;
+
+/** What a person can invoke (`POST /channels/{channelId}/interactions`). */
+export const INTERACTION_TYPES = ['command', 'component', 'autocomplete'] as const;
+
+/** How a bot answers an interaction (`POST /interactions/{id}/{token}/callback`). */
+export const INTERACTION_CALLBACK_TYPES = ['message', 'deferred', 'update', 'deferredUpdate', 'autocomplete'] as const;

@@ -1,6 +1,17 @@
 import { type Static, type TLiteral, Type } from 'typebox';
-import { ATTACHMENTS_MAX, CONTENT_MAX, EMBED_LIMITS, PERMISSION_NAMES, SEARCH_HAS, SEARCH_LIMITS } from './limits.js';
-import { Embed, ref } from './wire.js';
+import {
+  ATTACHMENTS_MAX,
+  COMMAND_LIMITS,
+  COMMAND_OPTION_TYPES,
+  COMPONENT_LIMITS,
+  CONTENT_MAX,
+  EMBED_LIMITS,
+  INTERACTION_CALLBACK_TYPES,
+  PERMISSION_NAMES,
+  SEARCH_HAS,
+  SEARCH_LIMITS,
+} from './limits.js';
+import { ActionRow, CommandChoice, Embed, literals, ref } from './wire.js';
 
 /**
  * What clients send: the path parameters, query strings, headers and bodies of the API's
@@ -159,7 +170,14 @@ export const UpdateBotBody = Type.Object(
     avatar: Avatar,
     public: Type.Optional(Type.Boolean()),
     interactionsUrl: Type.Optional(
-      Type.Union([Type.String({ maxLength: 2048, description: 'an http(s) URL; stored for interactions over HTTP' }), Type.Null()]),
+      Type.Union([
+        Type.String({
+          maxLength: 2048,
+          description:
+            'an http(s) URL that interactions are POSTed to, signed; it must answer a `{type: "ping"}` with `{type: "pong"}` first. null: back to the gateway',
+        }),
+        Type.Null(),
+      ]),
     ),
   },
   { additionalProperties: false },
@@ -351,12 +369,16 @@ export const MessageReferenceBody = Type.Object({
   failIfNotExists: Type.Optional(Type.Boolean({ description: 'default true: a reply to a missing message is refused (400)' })),
 });
 
+/** Rows of buttons and selects on a message (bots, webhooks and interaction answers only): 5 rows of 5. */
+export const ComponentsBody = Type.Array(ref(ActionRow), { maxItems: COMPONENT_LIMITS.rows });
+
 /** `POST /channels/{channelId}/messages`: content, attachments or both (the service refuses an empty message). */
 export const SendMessageBody = Type.Object({
   content: Type.Optional(Type.String({ maxLength: CONTENT_MAX })),
   attachments: Type.Optional(Type.Array(AttachmentRef, { maxItems: ATTACHMENTS_MAX })),
   allowedMentions: Type.Optional(AllowedMentions),
   messageReference: Type.Optional(MessageReferenceBody),
+  components: Type.Optional(ComponentsBody),
 });
 
 /** `POST /channels/{channelId}/messages/bulk-delete`. */
@@ -366,6 +388,151 @@ export const BulkDeleteBody = Type.Object({
 
 /** `PATCH /channels/{channelId}/messages/{messageId}`. */
 export const EditMessageBody = Type.Object({ content: Type.String({ maxLength: CONTENT_MAX }) });
+
+// ---------------------------------------------------------------- commands and interactions (section 12)
+
+/** `/interactions/{interactionId}/{token}/callback`. */
+export const InteractionCallbackParams = Type.Object({
+  interactionId: Type.String({ maxLength: 32 }),
+  token: Type.String({ maxLength: 256 }),
+});
+/** `/interactions/{token}/...`: follow-ups and the original answer, for 15 minutes. */
+export const InteractionTokenParams = Type.Object({ token: Type.String({ maxLength: 256 }) });
+
+/** `GET/PUT /bots/{botId}/commands`: `serverId` for one server's commands; absent: the global ones. */
+export const CommandsQuery = Type.Object({ serverId: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$' })) });
+
+/** An option to register (the service checks names, order, choices and ranges; docs/commands.md). */
+export const CommandOptionBody = Type.Object(
+  {
+    type: Type.Union(literals(COMMAND_OPTION_TYPES)),
+    name: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.name }),
+    description: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.description }),
+    required: Type.Optional(Type.Boolean()),
+    choices: Type.Optional(Type.Array(ref(CommandChoice), { maxItems: COMMAND_LIMITS.choices })),
+    autocomplete: Type.Optional(Type.Boolean()),
+    minValue: Type.Optional(Type.Number()),
+    maxValue: Type.Optional(Type.Number()),
+    minLength: Type.Optional(Type.Integer({ minimum: 0, maximum: COMMAND_LIMITS.stringValue })),
+    maxLength: Type.Optional(Type.Integer({ minimum: 1, maximum: COMMAND_LIMITS.stringValue })),
+  },
+  { additionalProperties: false },
+);
+
+/** A command to register. */
+export const CommandBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.name }),
+    description: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.description }),
+    options: Type.Optional(Type.Array(CommandOptionBody, { maxItems: COMMAND_LIMITS.options })),
+    defaultMemberPermissions: Type.Optional(Type.Union([PermissionBitsBody, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+/** `PUT /bots/{botId}/commands`: the whole list for the scope; commands not in it are deleted. */
+export const PutCommandsBody = Type.Array(CommandBody, { maxItems: COMMAND_LIMITS.commandsPerScope });
+
+const OptionValuesBody = Type.Record(
+  Type.String({ maxLength: COMMAND_LIMITS.name }),
+  Type.Union([Type.String(), Type.Number(), Type.Boolean()]),
+  {
+    maxProperties: COMMAND_LIMITS.options,
+    description: 'option name → value: string, integer, number, boolean, or the id of a user, channel or role (a string)',
+  },
+);
+
+/** A person runs a command of a bot in the channel. */
+export const CommandInteractionBody = Type.Object(
+  {
+    type: Type.Literal('command'),
+    botId: Type.String({ maxLength: 32 }),
+    name: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.name }),
+    options: Type.Optional(OptionValuesBody),
+  },
+  { additionalProperties: false },
+);
+
+/** A person clicks a button or chooses in a select of a message of the channel. */
+export const ComponentInteractionBody = Type.Object(
+  {
+    type: Type.Literal('component'),
+    messageId: Type.String({ maxLength: 32 }),
+    customId: Type.String({ minLength: 1, maxLength: COMPONENT_LIMITS.customId }),
+    values: Type.Optional(
+      Type.Array(Type.String({ maxLength: COMPONENT_LIMITS.optionValue }), {
+        maxItems: COMPONENT_LIMITS.selectOptions,
+        description: 'for a Select: the chosen values',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** A person types in an autocomplete option: the answer carries the bot's suggestions. */
+export const AutocompleteInteractionBody = Type.Object(
+  {
+    type: Type.Literal('autocomplete'),
+    botId: Type.String({ maxLength: 32 }),
+    name: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.name }),
+    options: Type.Optional(OptionValuesBody),
+    focused: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.name, description: 'the option being typed' }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * `POST /channels/{channelId}/interactions`. `command` and `component` answer 202
+ * `{id}` at once; `autocomplete` waits (up to the 3 s window) for the bot's suggestions
+ * and answers 200 `{id, choices}`.
+ */
+export const CreateInteractionBody = Type.Union([CommandInteractionBody, ComponentInteractionBody, AutocompleteInteractionBody]);
+
+/** A message an interaction answer makes or edits (`ephemeral`: seen by the invoker only). */
+export const InteractionMessageBody = Type.Object(
+  {
+    content: Type.Optional(Type.String({ maxLength: CONTENT_MAX })),
+    embeds: Type.Optional(Type.Array(ref(Embed), { maxItems: EMBED_LIMITS.embeds })),
+    attachments: Type.Optional(Type.Array(AttachmentRef, { maxItems: ATTACHMENTS_MAX })),
+    components: Type.Optional(ComponentsBody),
+    allowedMentions: Type.Optional(AllowedMentions),
+    ephemeral: Type.Optional(Type.Boolean({ description: 'seen only by the person who invoked it; never in history' })),
+  },
+  { additionalProperties: false },
+);
+
+/** `data` of a callback: a message (`message`, `update`), `{ephemeral}` (`deferred`) or `{choices}` (`autocomplete`). */
+export const InteractionCallbackData = Type.Object(
+  {
+    ...InteractionMessageBody.properties,
+    choices: Type.Optional(Type.Array(ref(CommandChoice), { maxItems: COMMAND_LIMITS.autocompleteChoices })),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * `POST /interactions/{interactionId}/{token}/callback`, once, within 3 s of the
+ * interaction (for HTTP delivery, the bot's response body instead):
+ * - `message`: post `data` in the channel (ephemeral: to the invoker only);
+ * - `deferred`: post a "thinking" placeholder now (`data.ephemeral` decides who sees it),
+ *   replaced later with `PATCH /interactions/{token}/messages/original`;
+ * - `update` (components only): edit the message the component is on to `data`;
+ * - `deferredUpdate` (components only): acknowledge now, edit later (or not);
+ * - `autocomplete` (autocomplete only): `data.choices`, at most 25.
+ */
+export const InteractionCallbackBody = Type.Object(
+  {
+    type: Type.Union(literals(INTERACTION_CALLBACK_TYPES)),
+    data: Type.Optional(InteractionCallbackData),
+  },
+  { additionalProperties: false },
+);
+
+/** What an HTTP interactions endpoint answers: a callback, or `{type: "pong"}` to the ping. */
+export const InteractionHttpResponse = Type.Union([InteractionCallbackBody, Type.Object({ type: Type.Literal('pong') })]);
+
+/** The ping an HTTP interactions endpoint receives when its URL is set (signed like every delivery). */
+export const InteractionPing = Type.Object({ type: Type.Literal('ping'), botId: Type.String() });
 
 // ---------------------------------------------------------------- webhooks
 
@@ -397,6 +564,11 @@ export const DiscordExecuteJson = Type.Object(
     username: Type.Optional(Type.String({ description: "overrides the webhook's name for this message" })),
     avatar_url: Type.Optional(Type.String({ description: "overrides the webhook's avatar for this message" })),
     embeds: Type.Optional(Type.Array(ref(Embed), { maxItems: EMBED_LIMITS.embeds })),
+    components: Type.Optional(
+      Type.Array(Type.Object({}, { additionalProperties: true }), {
+        description: "rows (type 1) of link buttons (type 2, style 5), Discord's shape or Parley's; nothing interactive",
+      }),
+    ),
   },
   { description: "Discord's execute-webhook body; unknown keys (tts, flags, allowed_mentions, ...) are ignored" },
 );
@@ -513,6 +685,22 @@ export type AllowedMentions = Static<typeof AllowedMentions>;
 export type MessageReferenceBody = Static<typeof MessageReferenceBody>;
 export type BulkDeleteBody = Static<typeof BulkDeleteBody>;
 export type EditMessageBody = Static<typeof EditMessageBody>;
+export type ComponentsBody = Static<typeof ComponentsBody>;
+export type InteractionCallbackParams = Static<typeof InteractionCallbackParams>;
+export type InteractionTokenParams = Static<typeof InteractionTokenParams>;
+export type CommandsQuery = Static<typeof CommandsQuery>;
+export type CommandOptionBody = Static<typeof CommandOptionBody>;
+export type CommandBody = Static<typeof CommandBody>;
+export type PutCommandsBody = Static<typeof PutCommandsBody>;
+export type CommandInteractionBody = Static<typeof CommandInteractionBody>;
+export type ComponentInteractionBody = Static<typeof ComponentInteractionBody>;
+export type AutocompleteInteractionBody = Static<typeof AutocompleteInteractionBody>;
+export type CreateInteractionBody = Static<typeof CreateInteractionBody>;
+export type InteractionMessageBody = Static<typeof InteractionMessageBody>;
+export type InteractionCallbackData = Static<typeof InteractionCallbackData>;
+export type InteractionCallbackBody = Static<typeof InteractionCallbackBody>;
+export type InteractionHttpResponse = Static<typeof InteractionHttpResponse>;
+export type InteractionPing = Static<typeof InteractionPing>;
 export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
 export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
 export type DiscordExecuteJson = Static<typeof DiscordExecuteJson>;

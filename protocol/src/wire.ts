@@ -1,6 +1,16 @@
-import { type Static, type TSchema, Type } from 'typebox';
+import { type Static, type TLiteral, type TSchema, Type } from 'typebox';
 import { ERROR_CODES } from './errors.js';
-import { CONTENT_MAX, EMBED_LIMITS, PERMISSION_NAMES, SEARCH_LIMITS } from './limits.js';
+import {
+  BUTTON_STYLES,
+  COMMAND_LIMITS,
+  COMMAND_OPTION_TYPES,
+  COMPONENT_LIMITS,
+  CONTENT_MAX,
+  EMBED_LIMITS,
+  INTERACTION_TYPES,
+  PERMISSION_NAMES,
+  SEARCH_LIMITS,
+} from './limits.js';
 
 /**
  * The objects the API answers with, as JSON Schema. Each has an `$id`: the server's app.ts
@@ -18,6 +28,11 @@ import { CONTENT_MAX, EMBED_LIMITS, PERMISSION_NAMES, SEARCH_LIMITS } from './li
 export const Id = Type.String({ pattern: '^[0-9]{1,19}$', description: 'snowflake: a 64-bit integer as a decimal string' });
 const Timestamp = Type.String({ description: 'ISO 8601 UTC' });
 const Nullable = <T extends TSchema>(t: T, options?: { description?: string }) => Type.Union([t, Type.Null()], options);
+
+/** One literal per string of a const list, typed as the tuple it is (so the union's static type is the strings). */
+export function literals<const T extends readonly string[]>(list: T): { -readonly [K in keyof T]: TLiteral<T[K]> } {
+  return list.map((x) => Type.Literal(x)) as unknown as { -readonly [K in keyof T]: TLiteral<T[K]> };
+}
 
 /** A `$ref` to a shared schema, typed as the schema it names. */
 export function ref<T extends TSchema & { $id?: string }>(schema: T) {
@@ -121,7 +136,14 @@ const botProperties = {
   ownerId: Nullable(Id),
   bot: Type.Boolean(),
   public: Type.Boolean({ description: 'whether any server owner may add the bot' }),
-  interactionsUrl: Nullable(Type.String({ description: 'where interactions will be delivered over HTTP (stored; not used yet)' })),
+  interactionsUrl: Nullable(
+    Type.String({ description: 'where interactions are delivered over HTTP (signed); null: over the gateway as INTERACTION_CREATE' }),
+  ),
+  publicKey: Type.Optional(
+    Type.String({
+      description: "the Ed25519 public key (hex, 32 bytes) that signs the bot's HTTP interactions (X-Signature-Ed25519); docs/commands.md",
+    }),
+  ),
   createdAt: Timestamp,
 };
 
@@ -316,6 +338,133 @@ export const Reaction = Type.Object(
   { $id: 'Reaction', title: 'Reaction', description: "an emoji's reactions on a message" },
 );
 
+// ---------------------------------------------------------------- components (section 12)
+
+/** A button: `customId` makes a component interaction when clicked; a `link` button has a `url` instead. */
+export const Button = Type.Object(
+  {
+    type: Type.Literal('button'),
+    style: Type.Union(literals(BUTTON_STYLES), { description: '`link` opens `url` and makes no interaction' }),
+    label: Type.String({ minLength: 1, maxLength: COMPONENT_LIMITS.label }),
+    customId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: COMPONENT_LIMITS.customId, description: 'every style but `link`; unique on the message' }),
+    ),
+    url: Type.Optional(Type.String({ maxLength: COMPONENT_LIMITS.url, description: '`link` only: an http(s) URL' })),
+    emoji: Type.Optional(Type.String({ maxLength: 64, description: 'one Unicode emoji shown before the label' })),
+    disabled: Type.Optional(Type.Boolean()),
+  },
+  { $id: 'Button', title: 'Button', description: 'a button on a message' },
+);
+
+export const SelectOption = Type.Object(
+  {
+    label: Type.String({ minLength: 1, maxLength: COMPONENT_LIMITS.optionLabel }),
+    value: Type.String({ minLength: 1, maxLength: COMPONENT_LIMITS.optionValue, description: 'unique in its select' }),
+    description: Type.Optional(Type.String({ maxLength: COMPONENT_LIMITS.optionDescription })),
+    default: Type.Optional(Type.Boolean({ description: 'shown selected at first' })),
+  },
+  { $id: 'SelectOption', title: 'SelectOption', description: 'one choice of a select' },
+);
+
+/** A select menu: choosing makes a component interaction with the chosen `values`. It fills its row. */
+export const Select = Type.Object(
+  {
+    type: Type.Literal('select'),
+    customId: Type.String({ minLength: 1, maxLength: COMPONENT_LIMITS.customId, description: 'unique on the message' }),
+    options: Type.Array(ref(SelectOption), { minItems: 1, maxItems: COMPONENT_LIMITS.selectOptions }),
+    placeholder: Type.Optional(Type.String({ maxLength: COMPONENT_LIMITS.placeholder })),
+    minValues: Type.Optional(Type.Integer({ minimum: 0, maximum: COMPONENT_LIMITS.selectOptions, description: 'default 1' })),
+    maxValues: Type.Optional(Type.Integer({ minimum: 1, maximum: COMPONENT_LIMITS.selectOptions, description: 'default 1' })),
+    disabled: Type.Optional(Type.Boolean()),
+  },
+  { $id: 'Select', title: 'Select', description: 'a Select menu on a message (a dropdown of options)' },
+);
+
+/** A row of components: up to 5 buttons, or one select. */
+export const ActionRow = Type.Object(
+  {
+    type: Type.Literal('row'),
+    components: Type.Array(Type.Union([ref(Button), ref(Select)]), { minItems: 1, maxItems: COMPONENT_LIMITS.perRow }),
+  },
+  { $id: 'ActionRow', title: 'ActionRow', description: 'a row of up to 5 buttons, or one select' },
+);
+
+/** What a message carries about the interaction that made it. */
+export const MessageInteraction = Type.Object(
+  {
+    id: Id,
+    type: Type.Union(literals(INTERACTION_TYPES), { description: 'what the person did: a command, or a click on a component' }),
+    name: Type.String({ description: "the command's name; for a component, its customId" }),
+    user: ref(PublicUser),
+  },
+  { $id: 'MessageInteraction', title: 'MessageInteraction', description: 'the interaction a message answers, and who made it' },
+);
+
+// ---------------------------------------------------------------- commands (section 12)
+
+export const CommandOptionType = Type.Union(literals(COMMAND_OPTION_TYPES), {
+  description: "the value's type: a string, an integer, a number, a boolean, or the id (a string) of a user, channel, role or upload URL",
+});
+
+export const CommandChoice = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.choiceName, description: 'what the person sees' }),
+    value: Type.Union([Type.String({ maxLength: COMMAND_LIMITS.choiceValue }), Type.Number()], {
+      description: "what the bot receives; of the option's type",
+    }),
+  },
+  { $id: 'CommandChoice', title: 'CommandChoice', description: 'a fixed choice of an option, or an autocomplete suggestion' },
+);
+
+export const CommandOption = Type.Object(
+  {
+    type: CommandOptionType,
+    name: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.name, description: 'lower case, 1 to 32 letters, digits, - or _' }),
+    description: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.description }),
+    required: Type.Optional(Type.Boolean({ description: 'default false; required options come first' })),
+    choices: Type.Optional(
+      Type.Array(ref(CommandChoice), {
+        maxItems: COMMAND_LIMITS.choices,
+        description: 'string, integer and number options: the only values accepted',
+      }),
+    ),
+    autocomplete: Type.Optional(
+      Type.Boolean({ description: 'string, integer and number options without choices: the bot suggests values as the person types' }),
+    ),
+    minValue: Type.Optional(Type.Number({ description: 'integer and number options' })),
+    maxValue: Type.Optional(Type.Number({ description: 'integer and number options' })),
+    minLength: Type.Optional(Type.Integer({ minimum: 0, maximum: COMMAND_LIMITS.stringValue, description: 'string options' })),
+    maxLength: Type.Optional(Type.Integer({ minimum: 1, maximum: COMMAND_LIMITS.stringValue, description: 'string options' })),
+  },
+  { $id: 'CommandOption', title: 'CommandOption', description: "one of a command's options" },
+);
+
+export const Command = Type.Object(
+  {
+    id: Id,
+    botId: Id,
+    serverId: Nullable(Id, { description: 'the server it is registered for; null: global (every server of the bot, and DMs with it)' }),
+    name: Type.String({ description: 'lower case, 1 to 32 letters, digits, - or _; unique per bot and scope' }),
+    description: Type.String(),
+    options: Type.Array(ref(CommandOption)),
+    defaultMemberPermissions: Nullable(PermissionBits, {
+      description: 'members need all of these permissions (besides USE_APPLICATION_COMMANDS) to see and use it; null: everyone',
+    }),
+    bot: Type.Optional(ref(PublicUser)),
+    createdAt: Timestamp,
+  },
+  {
+    $id: 'Command',
+    title: 'Command',
+    description: "a bot's command; `bot` is present where commands of several bots are listed (GET /channels/{channelId}/commands)",
+  },
+);
+
+/** Option values as an interaction carries them: by option name. */
+export const CommandOptionValues = Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
+  description: 'option name → value (users, channels, roles: their id; attachments: the upload URL)',
+});
+
 /** The server of a channel's content: null in a direct message. */
 export const ServerRef = Nullable(Id, { description: "the channel's server; null in a direct message" });
 
@@ -338,6 +487,23 @@ const messageProperties = {
   messageReference: Type.Optional(
     Type.Object({ messageId: Id, channelId: Id, serverId: ServerRef }, { description: 'present on replies: the message replied to' }),
   ),
+  components: Type.Optional(
+    Type.Array(ref(ActionRow), {
+      maxItems: COMPONENT_LIMITS.rows,
+      description: 'rows of buttons and selects (bot, webhook and interaction messages); absent when it has none',
+    }),
+  ),
+  interaction: Type.Optional(ref(MessageInteraction)),
+  loading: Type.Optional(
+    Type.Literal(true, {
+      description: 'a deferred answer\'s placeholder ("the bot is thinking"): its content is empty until the bot edits the original',
+    }),
+  ),
+  ephemeral: Type.Optional(
+    Type.Literal(true, {
+      description: 'seen only by the person who made the interaction; never in history, search or read state',
+    }),
+  ),
 };
 
 /** A message replied to, as a reply carries it (without its own `referencedMessage`). */
@@ -355,6 +521,42 @@ export const Message = Type.Object(
     ),
   },
   { $id: 'Message', title: 'Message', description: "a message; a webhook's carries `webhookId` and the webhook as `author`" },
+);
+
+/** What a bot receives for each interaction: over the gateway (`INTERACTION_CREATE`) or as the body of a signed HTTP POST. */
+export const Interaction = Type.Object(
+  {
+    id: Id,
+    token: Type.String({ description: 'secret: answers the interaction (callback within 3 s), then follow-ups and edits for 15 min' }),
+    type: Type.Union(literals(INTERACTION_TYPES)),
+    botId: Id,
+    channelId: Id,
+    serverId: Nullable(Id, { description: 'null in a DM with the bot' }),
+    user: ref(PublicUser),
+    name: Type.Optional(Type.String({ description: 'command and autocomplete: the command' })),
+    commandId: Type.Optional(Id),
+    options: Type.Optional(CommandOptionValues),
+    focused: Type.Optional(Type.String({ description: 'autocomplete: the option being typed (its partial value is in `options`)' })),
+    messageId: Type.Optional(Id),
+    customId: Type.Optional(Type.String({ description: 'component: the clicked button or the select' })),
+    values: Type.Optional(Type.Array(Type.String(), { description: 'select: the chosen values' })),
+    message: Type.Optional(ref(Message)),
+    createdAt: Timestamp,
+  },
+  { $id: 'Interaction', title: 'Interaction', description: 'a command, a click or an autocomplete request, for its bot' },
+);
+
+/** `POST /channels/{channelId}/interactions`: the interaction was created and sent to its bot. */
+export const InteractionAccepted = Type.Object(
+  {
+    id: Id,
+    choices: Type.Optional(
+      Type.Array(ref(CommandChoice), {
+        description: "autocomplete only: the bot's suggestions (empty when it gave none within 3 s)",
+      }),
+    ),
+  },
+  { $id: 'InteractionAccepted', title: 'InteractionAccepted', description: 'an interaction on its way to its bot' },
 );
 
 export const SearchResults = Type.Object(
@@ -474,8 +676,18 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
   Attachment,
   Embed,
   Reaction,
+  Button,
+  SelectOption,
+  Select,
+  ActionRow,
+  MessageInteraction,
+  CommandChoice,
+  CommandOption,
+  Command,
   ReferencedMessage,
   Message,
+  Interaction,
+  InteractionAccepted,
   SearchResults,
   Webhook,
   CreatedWebhook,
@@ -527,3 +739,16 @@ export type Role = Static<typeof Role>;
 export type InvitePreview = Static<typeof InvitePreview>;
 export type Ban = Static<typeof Ban>;
 export type AuditLogEntry = Static<typeof AuditLogEntry>;
+export type Button = Static<typeof Button>;
+export type SelectOption = Static<typeof SelectOption>;
+export type Select = Static<typeof Select>;
+export type ActionRow = Static<typeof ActionRow>;
+export type Component = Button | Select;
+export type MessageInteraction = Static<typeof MessageInteraction>;
+export type CommandOptionType = Static<typeof CommandOptionType>;
+export type CommandChoice = Static<typeof CommandChoice>;
+export type CommandOption = Static<typeof CommandOption>;
+export type Command = Static<typeof Command>;
+export type CommandOptionValues = Static<typeof CommandOptionValues>;
+export type Interaction = Static<typeof Interaction>;
+export type InteractionAccepted = Static<typeof InteractionAccepted>;

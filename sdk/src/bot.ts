@@ -1,6 +1,13 @@
 import { TypedEmitter } from './emitter.js';
 import { GatewayClient, type GatewayCloseInfo, type ReconnectOptions, type WebSocketConstructor } from './gateway.js';
 import { RestClient, type RestClientOptions } from './rest.js';
+import {
+  type CommandDefinition,
+  type CustomIdMatcher,
+  type InteractionHandler,
+  InteractionContext,
+  InteractionRouter,
+} from './interactions.js';
 import type {
   BanEvent,
   RoleDeleteEvent,
@@ -26,6 +33,9 @@ import type {
   UserUpdateEvent,
   DmChannel,
   PresenceEvent,
+  Interaction,
+  InteractionStateEvent,
+  CommandsUpdateEvent,
 } from './types.js';
 
 /** Events of a `ParleyBot`, with the arguments their handlers receive. */
@@ -69,6 +79,13 @@ export interface ParleyBotEvents {
   dmDelete: [DmChannel];
   /** Someone of the bot's servers (not the largest ones) came online, went idle, and so on. */
   presenceUpdate: [PresenceEvent];
+  /** A command, click or autocomplete for this bot, as the gateway delivers it (raw; `bot.command` handlers get a wrapped one). */
+  interactionCreate: [Interaction];
+  /** Only people receive these (about interactions they made); listed for completeness. */
+  interactionSuccess: [InteractionStateEvent];
+  interactionFailed: [InteractionStateEvent];
+  /** Some bot's commands changed in a server of this bot. */
+  commandsUpdate: [CommandsUpdateEvent];
   /** Every gateway event (including types this SDK does not know yet), before its own handler. */
   dispatch: [DispatchEvent];
   /** A fatal gateway close (4001 bad token), a protocol problem, or a handler that threw. */
@@ -108,6 +125,10 @@ export const EVENT_HANDLER_NAMES = {
   DM_UPDATE: 'dmUpdate',
   DM_DELETE: 'dmDelete',
   PRESENCE_UPDATE: 'presenceUpdate',
+  INTERACTION_CREATE: 'interactionCreate',
+  INTERACTION_SUCCESS: 'interactionSuccess',
+  INTERACTION_FAILED: 'interactionFailed',
+  COMMANDS_UPDATE: 'commandsUpdate',
 } as const satisfies { [K in GatewayEventType]: keyof ParleyBotEvents };
 
 // Compile-time check: each handler receives exactly its event type's payload.
@@ -142,6 +163,10 @@ const _handlerPayloadsMatch: HandlerPayloadsMatch = {
   DM_UPDATE: true,
   DM_DELETE: true,
   PRESENCE_UPDATE: true,
+  INTERACTION_CREATE: true,
+  INTERACTION_SUCCESS: true,
+  INTERACTION_FAILED: true,
+  COMMANDS_UPDATE: true,
 };
 void _handlerPayloadsMatch;
 
@@ -172,6 +197,8 @@ export class ParleyBot extends TypedEmitter<ParleyBotEvents> {
   user: User | undefined;
   /** The servers (with channels) listed in the last `ready`. */
   servers: ReadyServer[] = [];
+  /** Commands and component handlers (`command()`, `component()`). */
+  readonly interactions = new InteractionRouter();
 
   constructor(options: ParleyBotOptions) {
     super();
@@ -204,9 +231,30 @@ export class ParleyBot extends TypedEmitter<ParleyBotEvents> {
     else this.#reportError(error);
   }
 
-  /** Connects to the gateway; resolves on `ready`. */
-  connect(): Promise<ReadyData> {
-    return this.gateway.connect();
+  /**
+   * Defines a slash command and what answers it, in one place. The definitions are
+   * registered (one bulk overwrite of the bot's global commands) when `connect` is called,
+   * e.g. `bot.command('roll', { description: 'Roll a die', options: [...] }, (i) => i.reply('4'))`.
+   */
+  command(name: string, definition: CommandDefinition, handler: InteractionHandler): this {
+    this.interactions.command(name, definition, handler);
+    return this;
+  }
+
+  /** Handles clicks on this bot's buttons and selects whose customId matches (`'vote:'`: a prefix). */
+  component(match: CustomIdMatcher, handler: InteractionHandler): this {
+    this.interactions.component(match, handler);
+    return this;
+  }
+
+  /**
+   * Connects to the gateway; resolves on `ready`, after registering the commands defined
+   * with `command()` (if any: a bot that defines none leaves its registered ones alone).
+   */
+  async connect(): Promise<ReadyData> {
+    const ready = await this.gateway.connect();
+    if (this.interactions.size > 0) await this.interactions.register(this.rest, ready.user.id);
+    return ready;
   }
 
   /** Closes the gateway connection for good. */
@@ -225,6 +273,17 @@ export class ParleyBot extends TypedEmitter<ParleyBotEvents> {
     if (!name) return;
     // The payload's shape is the server's contract; the map above ties names to types.
     (this.emit as (name: keyof ParleyBotEvents, payload: unknown) => boolean)(name, event.d);
+    if (event.t === 'INTERACTION_CREATE') void this.#interact(event.d as Interaction);
+  }
+
+  /** Runs the router's handler for an interaction from the gateway; its callback goes over REST. */
+  async #interact(raw: Interaction): Promise<void> {
+    const context = new InteractionContext(raw, this.rest, (body) => this.rest.interactionCallback(raw.id, raw.token, body));
+    try {
+      await this.interactions.dispatch(context);
+    } catch (error) {
+      this.#reportError(error);
+    }
   }
 
   #reportError(error: unknown): void {

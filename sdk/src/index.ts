@@ -51,4 +51,17 @@ export {
   type RequestInfo,
 } from './errors.js';
 export { TypedEmitter, type EventMap, type Listener } from './emitter.js';
+export {
+  InteractionContext,
+  InteractionRouter,
+  button,
+  linkButton,
+  row,
+  select,
+  type CallbackSender,
+  type CommandDefinition,
+  type CustomIdMatcher,
+  type InteractionHandler,
+  type ReplyInput,
+} from './interactions.js';
 export type * from './types.js';

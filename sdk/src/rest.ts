@@ -1,6 +1,10 @@
 import { ParleyApiError, RateLimitError } from './errors.js';
 import type {
   Channel,
+  Command,
+  CommandBody,
+  InteractionCallbackBody,
+  InteractionMessageBody,
   EditMessageBody,
   GetMessagesQuery,
   Message,
@@ -225,6 +229,43 @@ export class RestClient {
     return this.request('POST', '/upload', { form, bucket: 'upload' });
   }
 
+  // ---------------------------------------------------------------- commands and interactions
+
+  /** `PUT /bots/{botId}/commands`: replaces the global list, or one server's (`serverId`). */
+  putCommands(botId: string, commands: CommandBody[], serverId?: string): Promise<Command[]> {
+    return this.request('PUT', path`/bots/${botId}/commands`, { body: commands, query: { serverId } });
+  }
+
+  /** `GET /bots/{botId}/commands`: the global list, or one server's. */
+  getCommands(botId: string, serverId?: string): Promise<Command[]> {
+    return this.request('GET', path`/bots/${botId}/commands`, { query: { serverId } });
+  }
+
+  /** `POST /interactions/{id}/{token}/callback`: the one answer, within 3 s. */
+  async interactionCallback(interactionId: string, token: string, body: InteractionCallbackBody): Promise<void> {
+    await this.request('POST', path`/interactions/${interactionId}/${token}/callback`, { body, bucket: `interaction ${interactionId}` });
+  }
+
+  /** `POST /interactions/{token}/followups`: another message, for 15 minutes. */
+  followUp(token: string, body: InteractionMessageBody): Promise<Message> {
+    return this.request('POST', path`/interactions/${token}/followups`, { body, bucket: interactionBucket(token) });
+  }
+
+  /** `GET /interactions/{token}/messages/original`. */
+  getOriginal(token: string): Promise<Message> {
+    return this.request('GET', path`/interactions/${token}/messages/original`, { bucket: interactionBucket(token) });
+  }
+
+  /** `PATCH /interactions/{token}/messages/original`: edits the answer (a deferred one's placeholder becomes it). */
+  editOriginal(token: string, body: InteractionMessageBody): Promise<Message> {
+    return this.request('PATCH', path`/interactions/${token}/messages/original`, { body, bucket: interactionBucket(token) });
+  }
+
+  /** `DELETE /interactions/{token}/messages/original`. */
+  async deleteOriginal(token: string): Promise<void> {
+    await this.request('DELETE', path`/interactions/${token}/messages/original`, { bucket: interactionBucket(token) });
+  }
+
   // ---------------------------------------------------------------- transport
 
   /**
@@ -277,7 +318,8 @@ export class RestClient {
       body = JSON.stringify(options.body);
       headers['Content-Type'] = 'application/json';
     }
-    const request = { method, path: urlPath };
+    // Errors carry the path; an interaction's token in it is a secret, so it is left out.
+    const request = { method, path: urlPath.replace(/(\d+)\.[A-Za-z0-9_-]{16,}/g, '$1.[token]') };
 
     for (let retry = 0; ; retry++) {
       const hold = bucket.delay(Date.now());
@@ -322,6 +364,11 @@ export class RestClient {
 }
 
 /** Builds a path, URL-encoding every interpolated segment (ids, emoji). */
+/** An interaction's token as a bucket: by its interaction id, never the secret. */
+function interactionBucket(token: string): string {
+  return `interaction ${token.split('.', 1)[0]}`;
+}
+
 function path(strings: TemplateStringsArray, ...params: string[]): string {
   let out = strings[0] ?? '';
   params.forEach((param, i) => {

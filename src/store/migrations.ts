@@ -3,6 +3,7 @@ import { uploadPath } from '../files/upload-store.js';
 import { migrateToConversations } from './conversations-migration.js';
 import { migrateToDirectMessages } from './direct-messages-migration.js';
 import { migrateToDisabledAccounts } from './disabled-accounts-migration.js';
+import { migrateToInteractions } from './interactions-migration.js';
 import { migrateToRoles } from './roles-migration.js';
 import { migrateToDeferredSearch, migrateToSearch } from './search-migration.js';
 import { migrateToSnowflakes } from './snowflake-migration.js';
@@ -192,6 +193,7 @@ const migrations: Record<string, Migration> = {
   '0009_direct_messages': { up: migrateToDirectMessages },
   '0010_search_index_queue': { up: migrateToDeferredSearch },
   '0011_disabled_accounts': { up: migrateToDisabledAccounts },
+  '0012_interactions': { up: migrateToInteractions },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */

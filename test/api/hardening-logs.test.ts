@@ -5,6 +5,7 @@
  * in Authorization and Cookie headers, multipart uploads included.
  */
 import fs from 'node:fs';
+import { sql } from 'kysely';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,8 @@ import { loadConfig } from '../../src/config.js';
 import { REDACTED, redactLogLine, redactSecrets } from '../../src/http/log-redaction.js';
 import { type Res, call, createWebhook, world } from '../factories.js';
 import { exchange } from './raw-http.js';
+import { TestGatewayClient } from '../gateway/client.js';
+import { hashToken } from '../../src/crypto.js';
 
 let app: App;
 let url: string;
@@ -98,6 +101,33 @@ describe('log redaction', () => {
     // Ids are not secrets: they stay for debugging.
     expect(log).toContain(hook.id);
     expect(log).toContain(w.bot.id);
+  });
+
+  it("keeps interaction tokens out of the trace log and the database (only the secret's hash is stored)", async () => {
+    const w = await world(url);
+    await call(url, 'PUT', `/bots/${w.bot.id}/commands`, { auth: w.bot.auth, body: [{ name: 'hush', description: 'Quiet' }] });
+    const gw = await TestGatewayClient.identify(url.replace(/^http/, 'ws') + '/gateway', w.bot.auth);
+    try {
+      const start = lines.length;
+      const r = await call(url, 'POST', `/channels/${w.channel.id}/interactions`, {
+        auth: w.owner.auth,
+        body: { type: 'command', botId: w.bot.id, name: 'hush' },
+      });
+      const i = (await gw.waitForEvent('INTERACTION_CREATE', (d) => d.id === r.body.id)).d as { id: string; token: string };
+      const secret = i.token.split('.')[1]!;
+      expect((await call(url, 'POST', `/interactions/${i.id}/${i.token}/callback`, { body: { type: 'deferred' } })).status).toBe(204);
+      expect((await call(url, 'PATCH', `/interactions/${i.token}/messages/original`, { body: { content: 'done' } })).status).toBe(200);
+      expect((await call(url, 'POST', `/interactions/${encodeAll(i.token)}/followups`, { body: { content: 'more' } })).status).toBe(200);
+      const log = lines.slice(start).join('');
+      expect(log).toContain(REDACTED);
+      expect(log).not.toContain(secret.slice(0, 24));
+      const { rows } = await sql`select * from interactions where id = ${i.id}`.execute(app.ctx.store.db);
+      const stored = JSON.stringify(rows);
+      expect(stored).not.toContain(secret);
+      expect(stored).toContain(hashToken(secret));
+    } finally {
+      await gw.close();
+    }
   });
 
   it('redacts a token in an error logged by the service itself', () => {

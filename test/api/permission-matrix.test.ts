@@ -241,6 +241,9 @@ async function buildWorld(): Promise<World> {
   if (hd.status !== 204) throw new Error(`delete webhook: ${hd.status} ${hd.text}`);
 
   const patchBot = await createBot(url, botOwner);
+  // A command of botAll's for the interaction rows (section 12).
+  const cmd = await call(url, 'PUT', `/bots/${botAll.id}/commands`, { auth: botAll.auth, body: [{ name: 'matrix', description: 'M' }] });
+  if (cmd.status !== 200) throw new Error(`commands: ${cmd.status} ${cmd.text}`);
 
   return {
     owner,
@@ -390,6 +393,30 @@ const SPECS: RouteSpec[] = [
     status: only({ botOwner: 200 }),
     params: () => ({ botId: w.patchBot.id }),
     body: () => ({ public: true }),
+  },
+  // Commands (section 12): the bot or its owner manages them; a channel's list is for whoever sees it.
+  {
+    route: 'PUT /bots/:botId/commands',
+    okCaller: 'owner',
+    status: only({ owner: 200, botAll: 200 }),
+    params: () => ({ botId: w.botAll.id }),
+    body: () => [{ name: 'matrix', description: 'M' }],
+  },
+  {
+    route: 'GET /bots/:botId/commands',
+    okCaller: 'owner',
+    status: only({ owner: 200, botAll: 200 }),
+    params: () => ({ botId: w.botAll.id }),
+  },
+  // Whoever sees the channel (VIEW_CHANNEL: botNone does not).
+  { route: 'GET /channels/:channelId/commands', okCaller: 'owner', status: only(SENDERS(200)), params: inGeneral },
+  // People run commands; bots may not (users_only), strangers are no members.
+  {
+    route: 'POST /channels/:channelId/interactions',
+    okCaller: 'owner',
+    status: only({ owner: 202, member: 202 }),
+    params: inGeneral,
+    body: () => ({ type: 'command', botId: w.botAll.id, name: 'matrix' }),
   },
   // Login sessions (section 10): a person ends their own; anyone else's is unknown to them, and bots have none.
   {
@@ -946,7 +973,67 @@ const EXTRAS: Row[] = [
   }),
 ];
 
-const ROWS: Row[] = [...SPECS.flatMap(rowsOf), ...HOOK_SPECS.flatMap(hookRows), ...EXTRAS];
+// Interactions' token routes (section 12): the token is the credential, whoever else calls.
+
+/** A fresh interaction of botAll's, as its gateway session receives it; acknowledged with a message when `answered`. */
+async function freshInteraction(answered: boolean): Promise<{ id: string; token: string }> {
+  const gw = await interactionPool.identify(srv.gatewayUrl, w.botAll.auth);
+  const r = await call(base(), 'POST', `/channels/${w.general.id}/interactions`, {
+    auth: w.owner.auth,
+    body: { type: 'command', botId: w.botAll.id, name: 'matrix' },
+  });
+  if (r.status !== 202) throw new Error(`invoke: ${r.status} ${r.text}`);
+  const i = (await gw.waitForEvent('INTERACTION_CREATE', (d) => d.id === r.body.id)).d as { id: string; token: string };
+  await gw.close();
+  if (answered) {
+    const cb = await call(base(), 'POST', `/interactions/${i.id}/${i.token}/callback`, {
+      body: { type: 'message', data: { content: 'matrix' } },
+    });
+    if (cb.status !== 204) throw new Error(`callback: ${cb.status} ${cb.text}`);
+  }
+  return i;
+}
+const interactionPool = new ClientPool();
+
+interface TokenSpec {
+  route: string;
+  ok: number;
+  answered: boolean;
+  body?: unknown;
+}
+const TOKEN_SPECS: TokenSpec[] = [
+  {
+    route: 'POST /interactions/:interactionId/:token/callback',
+    ok: 204,
+    answered: false,
+    body: { type: 'message', data: { content: 'x' } },
+  },
+  { route: 'POST /interactions/:token/followups', ok: 200, answered: true, body: { content: 'more' } },
+  { route: 'GET /interactions/:token/messages/original', ok: 200, answered: true },
+  { route: 'PATCH /interactions/:token/messages/original', ok: 200, answered: true, body: { content: 'edited' } },
+  { route: 'DELETE /interactions/:token/messages/original', ok: 204, answered: true },
+];
+
+function tokenRows(spec: TokenSpec): Row[] {
+  const variants: Array<[string, number, (i: { id: string; token: string }) => Params]> = [
+    ['the right token', spec.ok, (i) => ({ interactionId: i.id, token: i.token })],
+    ['a wrong secret', 404, (i) => ({ interactionId: i.id, token: wrongSecret(i.token) })],
+    ['an unknown id', 404, (i) => ({ interactionId: UNKNOWN_ID, token: `${UNKNOWN_ID}.${i.token.split('.')[1]}` })],
+    ['a malformed token', 404, (i) => ({ interactionId: i.id, token: 'not-a-token' })],
+  ];
+  return variants.map(([label, expected, params]) => ({
+    route: spec.route,
+    name: `${spec.route} with ${label} (as anyone) → ${expected}`,
+    expected,
+    run: async () => {
+      const i = await freshInteraction(spec.answered);
+      const { method, path } = fill(spec.route, params(i));
+      return { res: await call(base(), method, path, { body: spec.body }) };
+    },
+  }));
+}
+
+const ROWS: Row[] = [...SPECS.flatMap(rowsOf), ...HOOK_SPECS.flatMap(hookRows), ...EXTRAS, ...TOKEN_SPECS.flatMap(tokenRows)];
 
 // ---------------------------------------------------------------------------------------
 // Registered routes
@@ -1006,7 +1093,10 @@ beforeAll(async () => {
   srv = await startServer({ env: { RATE_LIMITS: 'off' } });
   w = await buildWorld();
 });
-afterAll(() => srv?.close());
+afterAll(async () => {
+  await interactionPool.closeAll();
+  await srv?.close();
+});
 
 async function checkRow(row: Row): Promise<void> {
   const { res: r, unchanged } = await row.run();
