@@ -19,6 +19,7 @@ import type {
 } from '../api/types';
 import { applyConversationEvent } from './conversation';
 import { onDm, onMessageCreate, onReadState } from './conversations';
+import { applyInteractionEvent } from './interactions';
 import { store } from './store';
 
 const PAGE = 50;
@@ -206,6 +207,8 @@ export const viewing: { channelId: string | null } = { channelId: null };
 
 /** Apply one gateway event to the store. */
 export function applyEvent(event: GatewayEvent): void {
+  // Ephemeral messages stay out of history, unread counts and notifications.
+  if (applyInteractionEvent(event)) return;
   applyConversationEvent(event);
   const me = getState().me;
   switch (event.t) {
