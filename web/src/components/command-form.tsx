@@ -504,7 +504,7 @@ function AutocompleteInput({
   const showList = open && (loading || choices !== null);
   const items = choices ?? [];
   return (
-    <div className={styles.autocomplete}>
+    <div>
       <input
         {...common}
         className="input"
@@ -549,6 +549,9 @@ function AutocompleteInput({
       />
       {showList && (
         <div className={styles.choices}>
+          <div className={styles.choicesTitle} aria-hidden="true">
+            {command.bot?.name ?? 'The bot'} suggests for <span>{option.name}</span>
+          </div>
           {loading && !items.length ? (
             <p className={styles.choicesNote} role="status">
               Asking {command.bot?.name ?? 'the bot'}…

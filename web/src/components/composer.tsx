@@ -10,6 +10,7 @@ import { type DraftMention, encodeDraft, findTrigger } from '../lib/mentions';
 import { type Suggestion, SuggestionList, suggestionId, useSuggestions } from './composer-suggestions';
 import { CommandForm } from './command-form';
 import { CommandPalette, commandOptionId, slashQuery, useCommandMatches } from './command-palette';
+import { getInteractions, loadCommands } from '../state/interactions';
 import { CloseIcon, PlusIcon } from './icons';
 import styles from './composer.module.css';
 
@@ -120,6 +121,10 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
       area.current?.focus();
     }
   }, [command]);
+  // The channel's commands are fetched with the composer, so `/` lists them at once.
+  useEffect(() => {
+    void loadCommands(channel.id);
+  }, [channel.id]);
   const pickCommand = (c: Command) => {
     setText('');
     setCommand(c);
@@ -353,6 +358,13 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
           onFocus={(e) => setCaret(e.currentTarget.selectionStart)}
           onBlur={() => setCaret(null)}
           onChange={(e) => {
+            // `/name ` typed out in full (one command of that name): straight to its form.
+            const typed = /^\/(\S+) $/u.exec(e.target.value)?.[1]?.toLowerCase();
+            const same = typed ? (getInteractions().commands[channel.id]?.items ?? []).filter((c) => c.name === typed) : [];
+            if (same.length === 1 && same[0]) {
+              pickCommand(same[0]);
+              return;
+            }
             setText(e.target.value);
             setCaret(e.target.selectionStart);
             if (dismissed !== null && dismissed >= e.target.value.length) setDismissed(null);

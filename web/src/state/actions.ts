@@ -227,7 +227,9 @@ export function applyEvent(event: GatewayEvent): void {
       break;
     case 'MESSAGE_UPDATE': {
       const held = getState().messages[event.d.channelId]?.items.some((m) => m.id === event.d.id);
-      if (held) dispatch({ type: 'message/upsert', message: event.d });
+      // An edit carries the whole message: what it no longer has (its components, the
+      // "thinking" of a deferred answer) goes, rather than surviving the merge.
+      if (held) dispatch({ type: 'message/upsert', message: { components: undefined, loading: undefined, ...event.d } });
       break;
     }
     case 'MESSAGE_DELETE':

@@ -248,7 +248,9 @@ function messageArrived(message: Message, updated: boolean): void {
 function upsertEphemeral(message: Message): void {
   const list = state.ephemeral[message.channelId] ?? [];
   const idx = list.findIndex((m) => m.id === message.id);
-  const next = idx >= 0 ? list.map((m, i) => (i === idx ? { ...m, ...message } : m)) : [...list, message];
+  // An edit carries the whole message (see applyEvent's MESSAGE_UPDATE).
+  const next =
+    idx >= 0 ? list.map((m, i) => (i === idx ? { ...m, components: undefined, loading: undefined, ...message } : m)) : [...list, message];
   set({ ephemeral: { ...state.ephemeral, [message.channelId]: next } });
 }
 
