@@ -11,7 +11,7 @@ import {
   SEARCH_HAS,
   SEARCH_LIMITS,
 } from './limits.js';
-import { ActionRow, CommandChoice, Embed, ref } from './wire.js';
+import { ActionRow, CommandChoice, Embed, literals, ref } from './wire.js';
 
 /**
  * What clients send: the path parameters, query strings, headers and bodies of the API's
@@ -405,7 +405,7 @@ export const CommandsQuery = Type.Object({ serverId: Type.Optional(Type.String({
 /** An option to register (the service checks names, order, choices and ranges; docs/commands.md). */
 export const CommandOptionBody = Type.Object(
   {
-    type: Type.Union(COMMAND_OPTION_TYPES.map((t) => Type.Literal(t))),
+    type: Type.Union(literals(COMMAND_OPTION_TYPES)),
     name: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.name }),
     description: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.description }),
     required: Type.Optional(Type.Boolean()),
@@ -522,7 +522,7 @@ export const InteractionCallbackData = Type.Object(
  */
 export const InteractionCallbackBody = Type.Object(
   {
-    type: Type.Union(INTERACTION_CALLBACK_TYPES.map((t) => Type.Literal(t))),
+    type: Type.Union(literals(INTERACTION_CALLBACK_TYPES)),
     data: Type.Optional(InteractionCallbackData),
   },
   { additionalProperties: false },

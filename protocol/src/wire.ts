@@ -1,4 +1,4 @@
-import { type Static, type TSchema, Type } from 'typebox';
+import { type Static, type TLiteral, type TSchema, Type } from 'typebox';
 import { ERROR_CODES } from './errors.js';
 import {
   BUTTON_STYLES,
@@ -28,6 +28,11 @@ import {
 export const Id = Type.String({ pattern: '^[0-9]{1,19}$', description: 'snowflake: a 64-bit integer as a decimal string' });
 const Timestamp = Type.String({ description: 'ISO 8601 UTC' });
 const Nullable = <T extends TSchema>(t: T, options?: { description?: string }) => Type.Union([t, Type.Null()], options);
+
+/** One literal per string of a const list, typed as the tuple it is (so the union's static type is the strings). */
+export function literals<const T extends readonly string[]>(list: T): { -readonly [K in keyof T]: TLiteral<T[K]> } {
+  return list.map((x) => Type.Literal(x)) as unknown as { -readonly [K in keyof T]: TLiteral<T[K]> };
+}
 
 /** A `$ref` to a shared schema, typed as the schema it names. */
 export function ref<T extends TSchema & { $id?: string }>(schema: T) {
@@ -339,10 +344,7 @@ export const Reaction = Type.Object(
 export const Button = Type.Object(
   {
     type: Type.Literal('button'),
-    style: Type.Union(
-      BUTTON_STYLES.map((s) => Type.Literal(s)),
-      { description: '`link` opens `url` and makes no interaction' },
-    ),
+    style: Type.Union(literals(BUTTON_STYLES), { description: '`link` opens `url` and makes no interaction' }),
     label: Type.String({ minLength: 1, maxLength: COMPONENT_LIMITS.label }),
     customId: Type.Optional(
       Type.String({ minLength: 1, maxLength: COMPONENT_LIMITS.customId, description: 'every style but `link`; unique on the message' }),
@@ -391,10 +393,7 @@ export const ActionRow = Type.Object(
 export const MessageInteraction = Type.Object(
   {
     id: Id,
-    type: Type.Union(
-      INTERACTION_TYPES.map((t) => Type.Literal(t)),
-      { description: 'what the person did: a command, or a click on a component' },
-    ),
+    type: Type.Union(literals(INTERACTION_TYPES), { description: 'what the person did: a command, or a click on a component' }),
     name: Type.String({ description: "the command's name; for a component, its customId" }),
     user: ref(PublicUser),
   },
@@ -403,12 +402,9 @@ export const MessageInteraction = Type.Object(
 
 // ---------------------------------------------------------------- commands (section 12)
 
-export const CommandOptionType = Type.Union(
-  COMMAND_OPTION_TYPES.map((t) => Type.Literal(t)),
-  {
-    description: "the value's type: a string, an integer, a number, a boolean, or the id (a string) of a user, channel, role or upload URL",
-  },
-);
+export const CommandOptionType = Type.Union(literals(COMMAND_OPTION_TYPES), {
+  description: "the value's type: a string, an integer, a number, a boolean, or the id (a string) of a user, channel, role or upload URL",
+});
 
 export const CommandChoice = Type.Object(
   {
@@ -532,7 +528,7 @@ export const Interaction = Type.Object(
   {
     id: Id,
     token: Type.String({ description: 'secret: answers the interaction (callback within 3 s), then follow-ups and edits for 15 min' }),
-    type: Type.Union(INTERACTION_TYPES.map((t) => Type.Literal(t))),
+    type: Type.Union(literals(INTERACTION_TYPES)),
     botId: Id,
     channelId: Id,
     serverId: Nullable(Id, { description: 'null in a DM with the bot' }),
