@@ -165,7 +165,7 @@ export function CommandForm({ channel, command, onClose }: Props) {
         void submit();
       }}
       onKeyDown={(e) => {
-        if (e.key === 'Escape' && !e.defaultPrevented) {
+        if (e.key === 'Escape' && !e.nativeEvent.defaultPrevented) {
           e.preventDefault();
           onClose(false);
         }
