@@ -215,6 +215,8 @@ async function fill(w: World, count: number, words: string[]): Promise<{ seconds
           mentionEveryone: 0,
           referenceId: null,
           pinnedAt: null,
+          components: null,
+          interaction: null,
         });
         if (!firstId) firstId = id;
         lastId = id;

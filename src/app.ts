@@ -28,6 +28,8 @@ import { directMessageRoutes } from './http/routes/direct-messages.js';
 import { backfillManagedRoles } from './domain/servers.js';
 import { moderationRoutes } from './http/routes/moderation.js';
 import { searchRoutes } from './http/routes/search.js';
+import { interactionRoutes } from './http/routes/interactions.js';
+import { interactions } from './domain/interactions.js';
 import { serverRoutes } from './http/routes/servers.js';
 import { uploadRoutes } from './http/routes/uploads.js';
 import { webClient } from './http/routes/web-client.js';
@@ -166,6 +168,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     clock: Date.now,
     report,
     perms: new PermissionCache(),
+    interactions: {
+      callbackMs: config.interactionCallbackMs,
+      tokenTtlMs: config.interactionTokenTtlMs,
+      allowPrivate: config.outgoingAllowPrivate,
+      shared: config.redisUrl !== undefined,
+      waiters: new Map(),
+      timers: new Set(),
+    },
   };
   // Presence: each instance names itself by an id of its own (its sessions' ids come from the same generator).
   const presenceStore = await openPresence(config, report, store.ids.next());
@@ -236,6 +246,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   messageRoutes(app, routeDeps);
   directMessageRoutes(app, routeDeps);
   searchRoutes(app, routeDeps);
+  interactionRoutes(app, routeDeps);
   uploadRoutes(app, routeDeps);
   webhookRoutes(app, routeDeps);
   webhookExecuteRoutes(app, routeDeps);
@@ -276,6 +287,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     3600_000,
   );
   sessionSweep.unref();
+  // Interactions past their token's life are of no use to anyone.
+  const interactionSweep = setInterval(
+    () => void interactions.sweep(ctx).catch((err) => ctx.report(err, 'interaction sweep failed')),
+    3600_000,
+  );
+  interactionSweep.unref();
 
   // While draining, answers close their connection, so keep-alive sockets of requests
   // that were in flight do not hold the shutdown open.
@@ -292,6 +309,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       clearInterval(expiry);
       clearInterval(uploadSweep);
       clearInterval(sessionSweep);
+      clearInterval(interactionSweep);
+      for (const t of ctx.interactions.timers) clearTimeout(t);
+      for (const finish of ctx.interactions.waiters.values()) finish([]);
       await gateway.close();
       presence.close();
       await presenceStore.close();

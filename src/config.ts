@@ -65,6 +65,12 @@ export interface Config {
   sessionTtlMs: number;
   /** Who may create an account (REGISTRATION): anyone, only with an invite code, or no one. */
   registration: RegistrationMode;
+  /** How long a bot has to answer an interaction, from its creation (INTERACTION_CALLBACK_MS; Discord's 3 s). */
+  interactionCallbackMs: number;
+  /** How long an interaction's token serves follow-ups and edits (INTERACTION_TOKEN_TTL_SECONDS; 15 min). */
+  interactionTokenTtlMs: number;
+  /** Outgoing requests (a bot's interactionsUrl) may reach private, loopback and link-local addresses (OUTGOING_ALLOW_PRIVATE). */
+  outgoingAllowPrivate: boolean;
 }
 
 export const REGISTRATION_MODES = ['open', 'invite', 'closed'] as const;
@@ -180,6 +186,9 @@ export function loadConfig(env: Env = process.env): Config {
     maxConnectionsPerIp: int('MAX_CONNECTIONS_PER_IP', trustProxy ? 0 : 256, 0, 1_000_000),
     sessionTtlMs: int('SESSION_TTL_DAYS', 30, 1, 3650) * 86_400_000,
     registration,
+    interactionCallbackMs: int('INTERACTION_CALLBACK_MS', 3000, 50, 60_000),
+    interactionTokenTtlMs: int('INTERACTION_TOKEN_TTL_SECONDS', 900, 1, 86_400) * 1000,
+    outgoingAllowPrivate: bool('OUTGOING_ALLOW_PRIVATE', false),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

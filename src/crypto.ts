@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPairSync, randomBytes, scrypt, sign, timingSafeEqual } from 'node:crypto';
 
 /** A high-entropy secret, URL-safe (32 random bytes). */
 export function newSecret(bytes = 32): string {
@@ -102,4 +102,17 @@ export function splitToken(token: string): { id: string; secret: string } | null
   const dot = token.indexOf('.');
   if (dot <= 0 || dot === token.length - 1) return null;
   return { id: token.slice(0, dot), secret: token.slice(dot + 1) };
+}
+
+/** An Ed25519 signature (hex) of `message` with a PKCS #8 DER private key given as base64. */
+export function signEd25519(privateKeyDer: string, message: string): string {
+  const key = createPrivateKey({ key: Buffer.from(privateKeyDer, 'base64'), format: 'der', type: 'pkcs8' });
+  return sign(null, Buffer.from(message), key).toString('hex');
+}
+
+/** A new Ed25519 key pair: the public key as 32 bytes of hex (as Discord shows it), the private key as PKCS #8 DER, base64. */
+export function newBotKeys(): { public_key: string; private_key: string } {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
+  return { public_key: raw.toString('hex'), private_key: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64') };
 }

@@ -88,6 +88,9 @@ const UNKNOWN = {
   overwrite: 'unknown_overwrite',
   user: 'unknown_user',
   ban: 'unknown_ban',
+  command: 'unknown_command',
+  component: 'unknown_component',
+  interaction: 'unknown_interaction',
 } as const satisfies Record<string, ErrorCode>;
 
 /** An entity `notFound` can name. */

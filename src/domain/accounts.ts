@@ -1,4 +1,13 @@
-import { hashPassword, hashToken, newSecret, passwordNeedsRehash, splitToken, tokenMatches, verifyPassword } from '../crypto.js';
+import {
+  hashPassword,
+  hashToken,
+  newBotKeys,
+  newSecret,
+  passwordNeedsRehash,
+  splitToken,
+  tokenMatches,
+  verifyPassword,
+} from '../crypto.js';
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.js';
 import { isId } from '../ids.js';
 import type { Tx } from '../store/index.js';
@@ -457,20 +466,26 @@ export const accounts = {
       createdAt: nowIso(),
       isPublic: 0,
     };
-    await ctx.store.write((tx) => ctx.store.users.insert(tx, row));
+    const keys = newBotKeys();
+    await ctx.store.write(async (tx) => {
+      await ctx.store.users.insert(tx, row);
+      await ctx.store.botKeys.insert(tx, { botId: id, publicKey: keys.public_key, privateKey: keys.private_key, createdAt: row.createdAt });
+    });
     // The token is shown once, here; `botView` never carries it.
-    return { ...botView(row), token: `${id}.${secret}` };
+    return { ...botView(row, keys.public_key), token: `${id}.${secret}` };
   },
 
   /**
    * The owner changes a bot's name, avatar, whether anyone may add it to their server, or
-   * the URL its interactions will be delivered to (stored now, used by a later version).
+   * the URL its interactions are delivered to: a new URL must answer `verifyUrl`'s signed
+   * ping first (the HTTP adapter's check), or nothing changes.
    */
   async updateBot(
     ctx: DomainContext,
     caller: Caller,
     botId: string,
     patch: { name?: string; avatar?: string | null; public?: boolean; interactionsUrl?: string | null },
+    verifyUrl?: (botId: string, url: string) => Promise<void>,
   ) {
     if (caller.bot) throw forbidden('users_only', 'bots cannot edit bots');
     const bot = await ownBot(ctx, caller, botId, "only the bot's owner can edit it");
@@ -479,6 +494,8 @@ export const accounts = {
     if (patch.avatar !== undefined) Object.assign(changes, await botAvatar(ctx, patch.avatar));
     if (patch.public !== undefined) changes.isPublic = patch.public ? 1 : 0;
     if (patch.interactionsUrl !== undefined) changes.interactionsUrl = cleanInteractionsUrl(patch.interactionsUrl);
+    if (changes.interactionsUrl && changes.interactionsUrl !== bot.interactionsUrl && verifyUrl)
+      await verifyUrl(bot.id, changes.interactionsUrl);
     const updated: UserTable = { ...bot, ...changes };
     if (Object.keys(changes).length > 0) {
       const r = await ctx.store.write((tx) => ctx.store.users.updateBot(tx, botId, changes));
@@ -487,12 +504,21 @@ export const accounts = {
       if (bot.avatarUploadId && bot.avatarUploadId !== updated.avatarUploadId) await releaseAvatars(ctx, [bot.avatarUploadId]);
       if (updated.name !== bot.name || updated.avatar !== bot.avatar) await announceUpdate(ctx, updated);
     }
-    return botView(updated);
+    return botView(updated, await publicKeyOf(ctx, updated.id));
   },
 
   async listBots(ctx: DomainContext, caller: Caller) {
     if (caller.bot) throw forbidden('users_only', 'bots cannot own bots');
-    return (await ctx.store.users.botsOf(ctx.store.db, caller.id)).map((b) => botView(b));
+    const bots = await ctx.store.users.botsOf(ctx.store.db, caller.id);
+    const keys = new Map(
+      (
+        await ctx.store.botKeys.publicKeys(
+          ctx.store.db,
+          bots.map((b) => b.id),
+        )
+      ).map((k) => [k.botId, k.publicKey]),
+    );
+    return bots.map((b) => botView(b, keys.get(b.id)));
   },
 
   async deleteBot(ctx: DomainContext, caller: Caller, botId: string) {
@@ -545,8 +571,13 @@ async function ownBot(ctx: DomainContext, caller: Caller, botId: string, refusal
   return bot;
 }
 
+/** The bot's Ed25519 public key (hex), which its HTTP interactions are signed with. */
+async function publicKeyOf(ctx: DomainContext, botId: string): Promise<string | undefined> {
+  return (await ctx.store.botKeys.publicKeys(ctx.store.db, [botId]))[0]?.publicKey;
+}
+
 /** A bot as its owner sees it (only its owner: `public` and `interactionsUrl` are the owner's settings). */
-function botView(b: UserTable) {
+function botView(b: UserTable, publicKey?: string) {
   return {
     id: b.id,
     name: b.name,
@@ -555,6 +586,7 @@ function botView(b: UserTable) {
     bot: true,
     public: b.isPublic === 1,
     interactionsUrl: b.interactionsUrl ?? null,
+    ...(publicKey ? { publicKey } : {}),
     createdAt: b.createdAt,
   };
 }

@@ -12,6 +12,22 @@ export interface AccountSettings {
   registration: RegistrationMode;
 }
 
+/** Interactions' windows and what this instance keeps of the ones in flight (section 12). */
+export interface InteractionRuntime {
+  /** A callback must arrive within this long of the interaction (INTERACTION_CALLBACK_MS). */
+  callbackMs: number;
+  /** Follow-ups and edits of the original answer, this long (INTERACTION_TOKEN_TTL_SECONDS). */
+  tokenTtlMs: number;
+  /** Outgoing requests may reach private addresses (OUTGOING_ALLOW_PRIVATE). */
+  allowPrivate: boolean;
+  /** Several instances share the database: an autocomplete answer may land on another one. */
+  shared: boolean;
+  /** Autocomplete requests this instance waits on, by interaction id. */
+  waiters: Map<string, (choices: import('@parley/protocol').CommandChoice[]) => void>;
+  /** Timers of interactions this instance created (the window's end); cleared on close. */
+  timers: Set<NodeJS.Timeout>;
+}
+
 /** What domain actions need: the store, the bus, the upload store, the public base URL and the account settings. */
 export interface DomainContext {
   store: Store;
@@ -28,6 +44,7 @@ export interface DomainContext {
   report: (err: unknown, what: string) => void;
   /** Server permission models per version, shared by every request. */
   perms: PermissionCache;
+  interactions: InteractionRuntime;
   /** What others see of people's connections (section 11); absent, everyone shows offline. */
   presence?: { statuses(userIds: readonly string[]): Promise<Map<string, PresenceStatus>> };
 }

@@ -7,12 +7,13 @@ import type { ReactionSummary } from '../store/repos/messages.js';
 import { requireChannelPermission, requireIdShape } from './access.js';
 import { type ChannelAudience, DM_SERVER_ID, type DomainContext, notifyChannel, nowIso } from './context.js';
 import { rejectNul } from './names.js';
+import { checkComponents } from './components.js';
 import type { Attachment, Caller, Embed, Message, PublicUser } from './types.js';
 import { NEEDS, hasPermission } from './permissions.js';
 import { audit } from './audit.js';
 import { type StoredUpload, attachmentOf, namesUpload, releaseUploads, uploadIdOf } from './uploads.js';
 import { NONE, type ResolvedMentions, mayMention, mentionRules, resolveMentions } from './mentions.js';
-import type { AllowedMentions, MessageReferenceBody } from '@parley/protocol';
+import type { ActionRow, AllowedMentions, MessageInteraction, MessageReferenceBody } from '@parley/protocol';
 
 /** The wire's limits (the request schemas in @parley/protocol carry them too). */
 export const MAX_CONTENT = CONTENT_MAX;
@@ -33,6 +34,15 @@ export interface NewMessage {
   embeds: Embed[];
   /** Which mentions in the content ping; absent: all of them (Discord's default). */
   allowedMentions?: AllowedMentions;
+  /** Rows of buttons and selects, already validated (`components.ts`). */
+  components?: ActionRow[];
+  /** The interaction the message answers (`loading`: a deferred answer's placeholder). */
+  interaction?: StoredInteraction;
+}
+
+/** What a message stores about the interaction it answers. */
+export interface StoredInteraction extends MessageInteraction {
+  loading?: true;
 }
 
 /** A message about to be created, with what it pings and what it replies to settled. */
@@ -111,7 +121,15 @@ function baseMessage(row: MessageTable, reactions: ReactionSummary[]): Message {
     ...(row.referenceId !== null && row.referenceId !== undefined
       ? { messageReference: { messageId: String(row.referenceId), channelId: row.channelId, serverId: serverOf(row) } }
       : {}),
+    ...(row.components ? { components: JSON.parse(row.components) as ActionRow[] } : {}),
+    ...(row.interaction ? interactionFields(row.interaction) : {}),
   };
+}
+
+/** A message's `interaction` (and `loading`, while a deferred answer is a placeholder) from its stored JSON. */
+function interactionFields(json: string): Pick<Message, 'interaction' | 'loading'> {
+  const { loading, ...interaction } = JSON.parse(json) as StoredInteraction;
+  return loading ? { interaction, loading } : { interaction };
 }
 
 /** The messages `rows` reply to, loaded in one query (none when no row is a reply). */
@@ -185,6 +203,8 @@ export async function createMessage(
     mentionEveryone: input.mentions.everyone,
     referenceId: input.referenced?.id ?? null,
     pinnedAt: null,
+    components: input.components && input.components.length > 0 ? JSON.stringify(input.components) : null,
+    interaction: input.interaction ? JSON.stringify(input.interaction) : null,
   };
   const referenced = input.referenced ? new Map([[input.referenced.id, input.referenced]]) : undefined;
   const message = toMessage(row, [], referenced);
@@ -356,6 +376,10 @@ export async function prepareMessage(
 export interface MessageChange {
   content?: string;
   embeds?: Embed[];
+  /** Validated rows; `[]` removes them. */
+  components?: ActionRow[];
+  /** Replaces what the message stores of its interaction (an edit of a deferred answer ends `loading`). */
+  interaction?: StoredInteraction;
 }
 
 /**
@@ -368,19 +392,24 @@ export async function applyEdit(ctx: DomainContext, row: MessageTable, change: M
   const content = change.content ?? row.content;
   const embeds = change.embeds === undefined ? row.embeds : JSON.stringify(change.embeds);
   const attachments = JSON.parse(row.attachments) as unknown[];
-  checkContent(content, attachments.length + (JSON.parse(embeds) as unknown[]).length > 0);
+  const components =
+    change.components === undefined ? row.components : change.components.length > 0 ? JSON.stringify(change.components) : null;
+  checkContent(content, attachments.length + (JSON.parse(embeds) as unknown[]).length > 0 || components !== null);
   const editedAt = nowIso();
   // Only the parts this edit changes are written, so two edits of different parts do not
   // undo each other.
+  const interaction = change.interaction === undefined ? row.interaction : JSON.stringify(change.interaction);
   const set = {
     editedAt,
     ...(change.content === undefined ? {} : { content }),
     ...(change.embeds === undefined ? {} : { embeds }),
+    ...(change.components === undefined ? {} : { components }),
+    ...(change.interaction === undefined ? {} : { interaction }),
   };
   const updated = await ctx.store.write((tx) => ctx.store.messages.edit(tx, row.id, set));
   // Deleted since it was loaded: no event may announce a message that no longer exists.
   if (!updated) throw notFound('message');
-  const message = await messageView(ctx, { ...row, content, embeds, editedAt }, viewerId);
+  const message = await messageView(ctx, { ...row, content, embeds, components, interaction, editedAt }, viewerId);
   await notifyChannel(ctx, { id: row.channelId, serverId: row.serverId }, { t: 'MESSAGE_UPDATE', d: message });
   return message;
 }
@@ -441,10 +470,17 @@ export const messages = {
       attachments?: Array<{ url: string; filename: string }>;
       allowedMentions?: AllowedMentions;
       messageReference?: MessageReferenceBody;
+      components?: ActionRow[];
     },
     idem?: IdempotencyRequest,
   ): Promise<CreateResult> {
     requireSendable(body);
+    // Off the hot path unless present: a plain message pays nothing for components.
+    let components: ActionRow[] | undefined;
+    if (body.components !== undefined) {
+      if (!caller.bot) throw badRequest('only bots send components', 'invalid_components');
+      components = checkComponents(body.components, true);
+    }
     const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.send);
     const wanted = body.attachments ?? [];
     if (wanted.length > 0 && !hasPermission(channel.permissions, 'ATTACH_FILES'))
@@ -465,7 +501,7 @@ export const messages = {
           )
         : { content, uploads, embeds: [], mentions: NONE, referenced: null };
     if (body.allowedMentions) mentionRules(body.allowedMentions);
-    return createMessage(ctx, channel, author, null, prepared, idem);
+    return createMessage(ctx, channel, author, null, components ? { ...prepared, components } : prepared, idem);
   },
 
   /** A page of messages, newest first; `limit` outside 1..100 is refused before anything is read. */

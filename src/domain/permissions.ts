@@ -228,7 +228,8 @@ export const NEEDS = {
 export function dmPermissions(dm: { type: 'dm' | 'group_dm'; reachable: boolean }): bigint {
   const read = P.VIEW_CHANNEL | P.READ_MESSAGE_HISTORY;
   if (dm.type === 'dm' && !dm.reachable) return read;
-  return read | P.SEND_MESSAGES | P.ADD_REACTIONS | P.ATTACH_FILES | P.EMBED_LINKS;
+  // Commands: a DM with a bot offers its global commands (docs/commands.md).
+  return read | P.SEND_MESSAGES | P.ADD_REACTIONS | P.ATTACH_FILES | P.EMBED_LINKS | P.USE_APPLICATION_COMMANDS;
 }
 
 /** Whether a grant lets its holder pin: MANAGE_MESSAGES in a server's channel; any recipient of a DM (as on Discord). */

@@ -23,6 +23,13 @@ export type ChannelEvent = Extract<
   }
 >;
 
+/**
+ * Events for one identity alone (section 12): an interaction for its bot, what became of
+ * a person's interaction. They travel as `user` entries with no servers, as do ephemeral
+ * messages (MESSAGE_CREATE/UPDATE/DELETE with `ephemeral: true`) for their one reader.
+ */
+export type SelfEvent = Extract<GatewayEvent, { t: 'INTERACTION_CREATE' | 'INTERACTION_SUCCESS' | 'INTERACTION_FAILED' }>;
+
 /** Events about a DM itself. */
 export type DmEvent = Extract<GatewayEvent, { t: 'DM_CREATE' | 'DM_UPDATE' | 'DM_DELETE' }>;
 
@@ -47,13 +54,19 @@ export type DmEvent = Extract<GatewayEvent, { t: 'DM_CREATE' | 'DM_UPDATE' | 'DM
  * positions always name an entry that exists.
  */
 export type BusEntry =
-  | { kind: 'event'; serverId: string; event: Exclude<GatewayEvent, UserEvent | DmEvent>; model?: ModelSnapshot; roles?: string[] }
+  | {
+      kind: 'event';
+      serverId: string;
+      event: Exclude<GatewayEvent, UserEvent | DmEvent | SelfEvent>;
+      model?: ModelSnapshot;
+      roles?: string[];
+    }
   | { kind: 'direct'; channelId: string; recipients: string[]; event: ChannelEvent | DmEvent }
   | {
       kind: 'user';
       userId: string;
       serverIds: string[];
-      event: UserEvent /** false: not to the identity's own sessions. */;
+      event: UserEvent | SelfEvent | ChannelEvent /** false: not to the identity's own sessions. */;
       toSelf?: false;
     }
   | { kind: 'revoke'; userId: string; sessionId?: string; reason: string }

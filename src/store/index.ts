@@ -15,6 +15,7 @@ import { auditLog, bans, bumpPermVersion, overwrites, roles } from './repos/role
 import { searchRepo } from './repos/search.js';
 import { sessions, users } from './repos/users.js';
 import { idempotency, webhooks } from './repos/webhooks.js';
+import { botKeys, commands, interactions } from './repos/interactions.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -55,6 +56,9 @@ export class Store {
   readonly uploads = uploads;
   readonly webhooks = webhooks;
   readonly idempotency = idempotency;
+  readonly commands = commands;
+  readonly interactions = interactions;
+  readonly botKeys = botKeys;
   /** Full-text message search, through the dialect's index. */
   readonly search: ReturnType<typeof searchRepo>;
   /** Message ids being written by this process: pages of history stop below the oldest. */

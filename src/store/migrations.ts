@@ -2,6 +2,7 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'k
 import { uploadPath } from '../files/upload-store.js';
 import { migrateToConversations } from './conversations-migration.js';
 import { migrateToDirectMessages } from './direct-messages-migration.js';
+import { migrateToInteractions } from './interactions-migration.js';
 import { migrateToRoles } from './roles-migration.js';
 import { migrateToSearch } from './search-migration.js';
 import { migrateToSnowflakes } from './snowflake-migration.js';
@@ -189,6 +190,7 @@ const migrations: Record<string, Migration> = {
   '0007_conversations': { up: migrateToConversations },
   '0008_search': { up: migrateToSearch },
   '0009_direct_messages': { up: migrateToDirectMessages },
+  '0010_interactions': { up: migrateToInteractions },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */

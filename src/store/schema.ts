@@ -192,6 +192,10 @@ export interface MessageTable {
   /** The message it replies to. */
   referenceId: string | null;
   pinnedAt: string | null;
+  /** JSON array of component rows; null when it has none (0010). */
+  components: string | null;
+  /** JSON `{id, type, name, user, loading?}`: the interaction it answers; null otherwise (0010). */
+  interaction: string | null;
 }
 
 /** A user named in a message one by one (`<@id>`, or the author of the message replied to). */
@@ -245,6 +249,53 @@ export interface IdempotencyTable {
   createdAt: string;
 }
 
+/** A bot's command (0010); `serverId` 0 for a global one. */
+export interface CommandTable {
+  id: string;
+  botId: string;
+  serverId: string;
+  name: string;
+  description: string;
+  /** JSON array of options. */
+  options: string;
+  defaultMemberPermissions: string | null;
+  createdAt: string;
+}
+
+/** One command, click or autocomplete (0010). `serverId` 0 in a DM. */
+export interface InteractionTable {
+  id: string;
+  tokenHash: string;
+  botId: string;
+  channelId: string;
+  serverId: string;
+  userId: string;
+  type: 'command' | 'component' | 'autocomplete';
+  /** The command's name, or the component's customId. */
+  name: string;
+  state: 'pending' | 'acknowledged' | 'failed';
+  callbackType: string | null;
+  createdAt: string;
+  /** A click's message. */
+  sourceMessageId: string | null;
+  /** The message the answer made (or, for `update`, the clicked one): what `messages/original` edits. */
+  originalMessageId: string | null;
+  /** An ephemeral original, as JSON (it is in no history). */
+  ephemeralMessage: string | null;
+  /** An autocomplete's answer, as JSON. */
+  choices: string | null;
+}
+
+/** A bot's Ed25519 key pair for signing HTTP interactions (0010). */
+export interface BotKeyTable {
+  botId: string;
+  /** 32 bytes, hex. */
+  publicKey: string;
+  /** PKCS #8 DER, base64: never leaves the service. */
+  privateKey: string;
+  createdAt: string;
+}
+
 /** ULIDs, the ids before snowflakes, and the snowflakes they became (0004). */
 export interface LegacyIdTable {
   oldId: string;
@@ -285,6 +336,9 @@ export interface Database {
   idempotencyKeys: IdempotencyTable;
   legacyIds: LegacyIdTable;
   workerLeases: WorkerLeaseTable;
+  commands: CommandTable;
+  interactions: InteractionTable;
+  botKeys: BotKeyTable;
   // kysely's own tables are not typed here.
   _unused?: Generated<number>;
 }

@@ -127,6 +127,8 @@ export function messageRow(fields: Pick<MessageTable, 'channelId' | 'serverId' |
     mentionEveryone: 0,
     referenceId: null,
     pinnedAt: null,
+    components: null,
+    interaction: null,
     ...fields,
   };
 }

@@ -16,6 +16,10 @@ export const RULES = {
   auth: { name: 'auth', limit: 10, windowMs: 60_000 },
   manage: { name: 'manage', limit: 30, windowMs: 10_000 },
   ack: { name: 'ack', limit: 30, windowMs: 5_000 },
+  /** Commands, clicks and autocomplete, per person and channel (autocomplete: clients debounce keystrokes). */
+  interactions: { name: 'interactions', limit: 20, windowMs: 5_000 },
+  /** A bot's callback, follow-ups and edits, per interaction. */
+  interactionReplies: { name: 'interaction-replies', limit: 10, windowMs: 5_000 },
   /** Each search reads an index and counts its matches: cheap, but not free. */
   search: { name: 'search', limit: 20, windowMs: 10_000 },
   /** Failed logins per account name, known or not (so the limit says nothing about which exist). */

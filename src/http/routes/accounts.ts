@@ -30,6 +30,7 @@ import {
 } from '@parley/protocol';
 import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
+import { verifyInteractionsUrl } from '../../outgoing/interactions.js';
 
 /** The User-Agent a new session is labelled with (the domain shortens and cleans it). */
 const userAgentOf = (req: FastifyRequest) => req.headers['user-agent'];
@@ -208,7 +209,7 @@ export function accountRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
   app.patch('/bots/:botId', { schema: updateBot }, async (req, reply) => {
     const caller = await authenticate(ctx, req, 'user');
     await enforce(limiter, RULES.manage, caller.id, reply);
-    return accounts.updateBot(ctx, caller, req.params.botId, req.body);
+    return accounts.updateBot(ctx, caller, req.params.botId, req.body, (botId, url) => verifyInteractionsUrl(ctx, botId, url));
   });
 
   const deleteBot = { ...bots, summary: 'Delete a bot', params: BotParams, response: { 204: NoContent, ...errors } };

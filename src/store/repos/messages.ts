@@ -35,6 +35,8 @@ const MESSAGE_COLUMNS = {
   mentionEveryone: 'mention_everyone',
   referenceId: 'reference_id',
   pinnedAt: 'pinned_at',
+  components: 'components',
+  interaction: 'interaction',
 } as const satisfies Record<keyof MessageTable, string>;
 const MESSAGE_KEYS = Object.keys(MESSAGE_COLUMNS) as Array<keyof MessageTable>;
 const INSERT_MESSAGE = sql.raw(`insert into messages (${Object.values(MESSAGE_COLUMNS).join(', ')}) values `);
@@ -125,7 +127,11 @@ export const messages = {
     return Number(r.numDeletedRows);
   },
   /** False when there is no such message (any more). */
-  edit: async (db: Tx, id: string, changes: Pick<MessageTable, 'editedAt'> & Partial<Pick<MessageTable, 'content' | 'embeds'>>) => {
+  edit: async (
+    db: Tx,
+    id: string,
+    changes: Pick<MessageTable, 'editedAt'> & Partial<Pick<MessageTable, 'content' | 'embeds' | 'components' | 'interaction'>>,
+  ) => {
     const r = await db.updateTable('messages').set(changes).where('id', '=', id).executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   },

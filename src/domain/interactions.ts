@@ -1,0 +1,851 @@
+import {
+  type ActionRow,
+  COMMAND_LIMITS,
+  COMMAND_NAME_PATTERN,
+  type Command,
+  type CommandBody,
+  type CommandChoice,
+  type CommandOption,
+  type CommandOptionValues,
+  type CreateInteractionBody,
+  type Interaction,
+  type InteractionAccepted,
+  type InteractionCallbackBody,
+  type InteractionMessageBody,
+  type Message,
+  P,
+  parsePermissions,
+} from '@parley/protocol';
+import { hashToken, newSecret, splitToken, tokenMatches } from '../crypto.js';
+import { type AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
+import { isId } from '../ids.js';
+import { GLOBAL_SCOPE } from '../store/repos/interactions.js';
+import type { CommandTable, InteractionTable, MessageTable, UserTable } from '../store/schema.js';
+import { validateEmbeds } from '../webhooks/types.js';
+import { type ChannelGrant, requireChannelPermission } from './access.js';
+import { publicUser } from './accounts.js';
+import { checkComponents, findComponent } from './components.js';
+import { DM_SERVER_ID, type DomainContext, notify, nowIso } from './context.js';
+import { NONE, mayMention } from './mentions.js';
+import {
+  type StoredInteraction,
+  applyEdit,
+  checkContent,
+  createMessage,
+  messageView,
+  prepareMessage,
+  removeMessage,
+  resolveAttachments,
+  serverOf,
+} from './messages.js';
+import { NEEDS, has } from './permissions.js';
+import type { Caller, PublicUser } from './types.js';
+import { attachmentOf } from './uploads.js';
+
+/**
+ * Commands and interactions (contract section 12): registering a bot's commands, a person
+ * invoking one (or clicking a component, or typing in an autocomplete option), the bot's
+ * one callback within the window, and follow-ups and edits with the token for 15 minutes.
+ * Delivery is an adapter: the gateway (a `user` entry for the bot's own sessions), or a
+ * signed HTTP POST (`interaction-delivery.ts`) whose answer is the callback.
+ */
+
+const NAME = new RegExp(COMMAND_NAME_PATTERN, 'u');
+const STRINGY = new Set(['string', 'integer', 'number']);
+const NUMERIC = new Set(['integer', 'number']);
+
+/** Interactions are handed to their bot by this (set by the delivery adapter; the gateway by default). */
+export type Deliver = (ctx: DomainContext, bot: UserTable, interaction: Interaction) => Promise<void>;
+
+// ---------------------------------------------------------------- commands
+
+/** The bot, when the caller is that bot or its owner (404 for no such bot, 403 for anyone else). */
+async function commandsOwner(ctx: DomainContext, caller: Caller, botId: string): Promise<UserTable> {
+  const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
+  if (bot?.bot !== 1) throw notFound('bot');
+  if (caller.id !== bot.id && bot.ownerId !== caller.id)
+    throw forbidden('bot_owner_only', 'only the bot or its owner manages its commands');
+  return bot;
+}
+
+/** The scope of `?serverId=`: the global one, or a server the bot is a member of. */
+async function commandScope(ctx: DomainContext, botId: string, serverId: string | undefined): Promise<string> {
+  if (serverId === undefined) return GLOBAL_SCOPE;
+  const server = isId(serverId) ? await ctx.store.servers.byId(ctx.store.db, serverId) : undefined;
+  if (!server) throw notFound('server');
+  if (!(await ctx.store.members.get(ctx.store.db, serverId, botId)))
+    throw forbidden('not_a_member', 'the bot is not a member of this server');
+  return serverId;
+}
+
+function commandView(row: CommandTable, bot?: PublicUser): Command {
+  return {
+    id: row.id,
+    botId: row.botId,
+    serverId: row.serverId === GLOBAL_SCOPE ? null : row.serverId,
+    name: row.name,
+    description: row.description,
+    options: JSON.parse(row.options) as CommandOption[],
+    defaultMemberPermissions: row.defaultMemberPermissions,
+    ...(bot ? { bot } : {}),
+    createdAt: row.createdAt,
+  };
+}
+
+const invalidCommand = (where: string, why: string) => badRequest(`${where}: ${why}`, 'invalid_commands');
+
+/** Checks one command to register against Discord's rules; returns it as stored (options normalised). */
+function checkCommand(body: CommandBody, where: string): { options: CommandOption[]; defaultMemberPermissions: string | null } {
+  if (!NAME.test(body.name)) throw invalidCommand(`${where}.name`, 'lower case, 1 to 32 letters, digits, - or _');
+  if (body.description.trim() === '') throw invalidCommand(`${where}.description`, 'must not be blank');
+  const options = body.options ?? [];
+  if (options.length > COMMAND_LIMITS.options) throw invalidCommand(`${where}.options`, `at most ${COMMAND_LIMITS.options}`);
+  const names = new Set<string>();
+  let optionalSeen = false;
+  const out = options.map((o, i): CommandOption => {
+    const at = `${where}.options[${i}]`;
+    if (!NAME.test(o.name)) throw invalidCommand(`${at}.name`, 'lower case, 1 to 32 letters, digits, - or _');
+    if (names.has(o.name)) throw invalidCommand(`${at}.name`, `"${o.name}" is used twice`);
+    names.add(o.name);
+    if (o.description.trim() === '') throw invalidCommand(`${at}.description`, 'must not be blank');
+    if (o.required && optionalSeen) throw invalidCommand(at, 'required options come before optional ones');
+    if (!o.required) optionalSeen = true;
+    if (o.choices !== undefined) {
+      if (!STRINGY.has(o.type)) throw invalidCommand(`${at}.choices`, 'only string, integer and number options have choices');
+      if (o.choices.length > COMMAND_LIMITS.choices) throw invalidCommand(`${at}.choices`, `at most ${COMMAND_LIMITS.choices}`);
+      for (const c of o.choices) {
+        const fits =
+          o.type === 'string'
+            ? typeof c.value === 'string'
+            : o.type === 'integer'
+              ? Number.isInteger(c.value)
+              : typeof c.value === 'number';
+        if (!fits) throw invalidCommand(`${at}.choices`, `"${c.name}" has a value that is not a ${o.type}`);
+      }
+    }
+    if (o.autocomplete && (!STRINGY.has(o.type) || o.choices?.length))
+      throw invalidCommand(`${at}.autocomplete`, 'only string, integer and number options without choices autocomplete');
+    if ((o.minValue !== undefined || o.maxValue !== undefined) && !NUMERIC.has(o.type))
+      throw invalidCommand(at, 'only integer and number options have minValue and maxValue');
+    if (o.minValue !== undefined && o.maxValue !== undefined && o.minValue > o.maxValue)
+      throw invalidCommand(at, 'minValue must not be more than maxValue');
+    if ((o.minLength !== undefined || o.maxLength !== undefined) && o.type !== 'string')
+      throw invalidCommand(at, 'only string options have minLength and maxLength');
+    if (o.minLength !== undefined && o.maxLength !== undefined && o.minLength > o.maxLength)
+      throw invalidCommand(at, 'minLength must not be more than maxLength');
+    // Only the fields that apply, in a fixed order.
+    return {
+      type: o.type,
+      name: o.name,
+      description: o.description,
+      ...(o.required ? { required: true } : {}),
+      ...(o.choices?.length ? { choices: o.choices.map((c) => ({ name: c.name, value: c.value })) } : {}),
+      ...(o.autocomplete ? { autocomplete: true } : {}),
+      ...(o.minValue !== undefined ? { minValue: o.minValue } : {}),
+      ...(o.maxValue !== undefined ? { maxValue: o.maxValue } : {}),
+      ...(o.minLength !== undefined ? { minLength: o.minLength } : {}),
+      ...(o.maxLength !== undefined ? { maxLength: o.maxLength } : {}),
+    };
+  });
+  let defaultMemberPermissions: string | null = null;
+  if (body.defaultMemberPermissions !== undefined && body.defaultMemberPermissions !== null) {
+    const bits = parsePermissions(body.defaultMemberPermissions);
+    if (bits === null) throw invalidCommand(`${where}.defaultMemberPermissions`, 'must be a permission bitfield of known bits');
+    defaultMemberPermissions = bits.toString();
+  }
+  return { options: out, defaultMemberPermissions };
+}
+
+export const commands = {
+  /** `PUT /bots/{botId}/commands`: the scope's whole list; names that stay keep their ids. */
+  async overwrite(
+    ctx: DomainContext,
+    caller: Caller,
+    botId: string,
+    serverId: string | undefined,
+    body: CommandBody[],
+  ): Promise<Command[]> {
+    const bot = await commandsOwner(ctx, caller, botId);
+    const scope = await commandScope(ctx, bot.id, serverId);
+    if (body.length > COMMAND_LIMITS.commandsPerScope) throw invalidCommand('commands', `at most ${COMMAND_LIMITS.commandsPerScope}`);
+    const seen = new Set<string>();
+    const checked = body.map((c, i) => {
+      if (seen.has(c.name)) throw invalidCommand(`[${i}].name`, `"${c.name}" is used twice`);
+      seen.add(c.name);
+      return { body: c, ...checkCommand(c, `[${i}]`) };
+    });
+    const rows = await ctx.store.write(async (tx) => {
+      const before = new Map((await ctx.store.commands.ofScope(tx, bot.id, scope)).map((r) => [r.name, r]));
+      const rows: CommandTable[] = checked.map(({ body: c, options, defaultMemberPermissions }) => ({
+        id: before.get(c.name)?.id ?? ctx.store.ids.next(),
+        botId: bot.id,
+        serverId: scope,
+        name: c.name,
+        description: c.description,
+        options: JSON.stringify(options),
+        defaultMemberPermissions,
+        createdAt: before.get(c.name)?.createdAt ?? nowIso(),
+      }));
+      await ctx.store.commands.replaceScope(tx, bot.id, scope, rows);
+      return rows;
+    });
+    // Clients showing a command list refetch it: the server's members, or every server of the bot's.
+    const servers = scope === GLOBAL_SCOPE ? await ctx.store.members.serverIdsOf(ctx.store.db, bot.id) : [scope];
+    for (const id of servers)
+      await notify(ctx, {
+        kind: 'event',
+        serverId: id,
+        event: { t: 'COMMANDS_UPDATE', d: { botId: bot.id, serverId: scope === GLOBAL_SCOPE ? null : scope } },
+      });
+    return rows.sort((a, b) => (a.name < b.name ? -1 : 1)).map((r) => commandView(r));
+  },
+
+  /** `GET /bots/{botId}/commands`: the scope's commands, for the bot or its owner. */
+  async list(ctx: DomainContext, caller: Caller, botId: string, serverId: string | undefined): Promise<Command[]> {
+    const bot = await commandsOwner(ctx, caller, botId);
+    const scope = await commandScope(ctx, bot.id, serverId);
+    return (await ctx.store.commands.ofScope(ctx.store.db, bot.id, scope)).map((r) => commandView(r));
+  },
+
+  /**
+   * `GET /channels/{channelId}/commands`: what the caller may run there. In a server's
+   * channel, the commands of its bots (the server's own, then global ones a server command
+   * of the same name does not hide), if the caller holds USE_APPLICATION_COMMANDS there and
+   * each command's `defaultMemberPermissions`. In a DM with a bot, that bot's global ones.
+   */
+  async ofChannel(ctx: DomainContext, caller: Caller, channelId: string): Promise<Command[]> {
+    const grant = await requireChannelPermission(ctx, caller, channelId, NEEDS.view);
+    if (!has(grant.permissions, P.USE_APPLICATION_COMMANDS)) return [];
+    if (grant.serverId === null) {
+      const bot = await dmBot(ctx, grant, caller);
+      if (!bot) return [];
+      return (await ctx.store.commands.globalOf(ctx.store.db, bot.id)).map((r) => commandView(r, botFace(r)));
+    }
+    const rows = await ctx.store.commands.ofServerBots(ctx.store.db, grant.serverId);
+    const own = new Set(rows.filter((r) => r.serverId !== GLOBAL_SCOPE).map((r) => `${r.botId}/${r.name}`));
+    return rows
+      .filter((r) => r.serverId !== GLOBAL_SCOPE || !own.has(`${r.botId}/${r.name}`))
+      .filter((r) => mayUse(grant, r))
+      .map((r) => commandView(r, botFace(r)));
+  },
+};
+
+const botFace = (r: { botId: string; botName: string; botAvatar: string | null }): PublicUser => ({
+  id: r.botId,
+  name: r.botName,
+  bot: true,
+  avatar: r.botAvatar,
+});
+
+/** Whether the grant holds a command's `defaultMemberPermissions` (always, in a DM). */
+function mayUse(grant: ChannelGrant, command: Pick<CommandTable, 'defaultMemberPermissions'>): boolean {
+  if (grant.serverId === null || command.defaultMemberPermissions === null) return true;
+  return has(grant.permissions, BigInt(command.defaultMemberPermissions));
+}
+
+/** The bot a one-to-one DM is with, if the other recipient is one. */
+async function dmBot(ctx: DomainContext, grant: ChannelGrant, caller: Caller): Promise<UserTable | undefined> {
+  const others = (grant.recipients ?? []).filter((id) => id !== caller.id);
+  if (others.length !== 1) return undefined;
+  const other = await ctx.store.users.byId(ctx.store.db, others[0]!);
+  return other?.bot === 1 ? other : undefined;
+}
+
+// ---------------------------------------------------------------- invoking
+
+/** Checks option values against the command's options; `partial` (autocomplete) skips required options and the focused one's rules. */
+async function checkOptions(
+  ctx: DomainContext,
+  grant: ChannelGrant,
+  options: readonly CommandOption[],
+  given: CommandOptionValues,
+  focused?: string,
+): Promise<CommandOptionValues> {
+  const byName = new Map(options.map((o) => [o.name, o]));
+  for (const name of Object.keys(given)) if (!byName.has(name)) throw badRequest(`the command has no option "${name}"`, 'unknown_option');
+  const out: CommandOptionValues = {};
+  for (const o of options) {
+    const value = given[o.name];
+    if (value === undefined) {
+      if (o.required && focused === undefined) throw badRequest(`option "${o.name}" is required`, 'missing_option');
+      continue;
+    }
+    const bad = (why: string) => badRequest(`option "${o.name}" ${why}`, 'invalid_option');
+    if (o.name === focused) {
+      // What the person has typed so far: a partial value, checked only for its kind.
+      if (typeof value !== 'string' && typeof value !== 'number') throw bad('must be a string or a number while typed');
+      out[o.name] = value;
+      continue;
+    }
+    out[o.name] = await checkValue(ctx, grant, o, value, bad);
+  }
+  return out;
+}
+
+async function checkValue(
+  ctx: DomainContext,
+  grant: ChannelGrant,
+  o: CommandOption,
+  value: string | number | boolean,
+  bad: (why: string) => AppError,
+): Promise<string | number | boolean> {
+  switch (o.type) {
+    case 'string': {
+      if (typeof value !== 'string') throw bad('must be a string');
+      const length = [...value].length;
+      if (length > (o.maxLength ?? COMMAND_LIMITS.stringValue))
+        throw bad(`must be at most ${o.maxLength ?? COMMAND_LIMITS.stringValue} characters`);
+      if (o.minLength !== undefined && length < o.minLength) throw bad(`must be at least ${o.minLength} characters`);
+      if (value.includes('\u0000')) throw bad('must not contain NUL');
+      break;
+    }
+    case 'integer':
+    case 'number':
+      if (typeof value !== 'number' || !Number.isFinite(value) || (o.type === 'integer' && !Number.isSafeInteger(value)))
+        throw bad(`must be a${o.type === 'integer' ? 'n integer' : ' number'}`);
+      if (o.minValue !== undefined && value < o.minValue) throw bad(`must be at least ${o.minValue}`);
+      if (o.maxValue !== undefined && value > o.maxValue) throw bad(`must be at most ${o.maxValue}`);
+      break;
+    case 'boolean':
+      if (typeof value !== 'boolean') throw bad('must be true or false');
+      break;
+    case 'user': {
+      if (typeof value !== 'string' || !isId(value)) throw bad('must be a user id');
+      const user = await ctx.store.users.byId(ctx.store.db, value);
+      const known =
+        user &&
+        !user.deletedAt &&
+        (grant.serverId === null ? grant.recipients?.includes(value) : await ctx.store.members.get(ctx.store.db, grant.serverId, value));
+      if (!known) throw bad("names no member of this channel's server");
+      break;
+    }
+    case 'channel': {
+      if (typeof value !== 'string' || !isId(value)) throw bad('must be a channel id');
+      const channel =
+        grant.serverId === null ? (value === grant.id ? grant : undefined) : await ctx.store.channels.byId(ctx.store.db, value);
+      if (!channel || channel.serverId !== grant.serverId) throw bad('names no channel of this server');
+      break;
+    }
+    case 'role': {
+      if (typeof value !== 'string' || !isId(value) || grant.serverId === null) throw bad('must be a role id of this server');
+      if (!(await ctx.store.roles.byId(ctx.store.db, grant.serverId, value))) throw bad('names no role of this server');
+      break;
+    }
+    case 'attachment': {
+      if (typeof value !== 'string') throw bad('must be the URL of an upload');
+      try {
+        await resolveAttachments(ctx, [{ url: value, filename: 'x' }]);
+      } catch {
+        throw bad('must be a URL POST /upload returned');
+      }
+      break;
+    }
+  }
+  if (o.choices?.length && !o.choices.some((c) => c.value === value)) throw bad('must be one of its choices');
+  return value;
+}
+
+/** A new interaction's row and token. */
+function newInteraction(
+  ctx: DomainContext,
+  fields: Pick<InteractionTable, 'botId' | 'channelId' | 'userId' | 'type' | 'name' | 'sourceMessageId'> & { serverId: string | null },
+): { row: InteractionTable; token: string } {
+  const id = ctx.store.ids.next();
+  const secret = newSecret();
+  return {
+    token: `${id}.${secret}`,
+    row: {
+      id,
+      tokenHash: hashToken(secret),
+      ...fields,
+      serverId: fields.serverId ?? DM_SERVER_ID,
+      state: 'pending',
+      callbackType: null,
+      createdAt: new Date(ctx.clock()).toISOString(),
+      originalMessageId: null,
+      ephemeralMessage: null,
+      choices: null,
+    },
+  };
+}
+
+/** The command `name` of `botId` the caller may run in the channel; 404 when there is none for them. */
+async function findCommand(ctx: DomainContext, caller: Caller, grant: ChannelGrant, botId: string, name: string) {
+  const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
+  const none = () => notFound('command', `the bot has no command "${name}" here`);
+  if (bot?.bot !== 1) throw none();
+  let row: CommandTable | undefined;
+  if (grant.serverId === null) {
+    if ((await dmBot(ctx, grant, caller))?.id !== bot.id) throw none();
+    row = await ctx.store.commands.find(ctx.store.db, bot.id, GLOBAL_SCOPE, name);
+    if (row?.serverId !== GLOBAL_SCOPE) row = undefined;
+  } else {
+    if (!(await ctx.store.members.get(ctx.store.db, grant.serverId, bot.id))) throw none();
+    row = await ctx.store.commands.find(ctx.store.db, bot.id, grant.serverId, name);
+  }
+  if (!row) throw none();
+  if (!mayUse(grant, row)) throw forbidden('missing_permission', `missing the permissions the command "${name}" needs`);
+  return { bot, command: row };
+}
+
+/** The message a click names, with its components and the bot that answers them (a stored message, or the clicker's own ephemeral one). */
+async function clickedMessage(ctx: DomainContext, caller: Caller, channelId: string, messageId: string) {
+  if (!isId(messageId)) throw notFound('message');
+  const row = await ctx.store.messages.byId(ctx.store.db, channelId, messageId);
+  if (row) {
+    const rows = row.components ? (JSON.parse(row.components) as ActionRow[]) : [];
+    const botId = row.authorBot === 1 && !row.webhookId ? row.authorId : null;
+    return { rows, botId, message: await messageView(ctx, row, caller.id) };
+  }
+  const holder = await ctx.store.interactions.byEphemeralMessage(ctx.store.db, messageId);
+  if (!holder || holder.userId !== caller.id || holder.channelId !== channelId || !holder.ephemeralMessage) throw notFound('message');
+  const message = JSON.parse(holder.ephemeralMessage) as Message;
+  return { rows: message.components ?? [], botId: holder.botId, message };
+}
+
+/** Checks a click: the component exists on the message, is enabled, and a select's values fit it. */
+function checkClick(rows: readonly ActionRow[], customId: string, values: string[] | undefined): string[] | undefined {
+  const component = findComponent(rows, customId);
+  if (!component) throw notFound('component', `the message has no component "${customId}"`);
+  if (component.disabled) throw badRequest(`the component "${customId}" is disabled`, 'invalid_values');
+  if (component.type === 'button') {
+    if (values !== undefined) throw badRequest('a button takes no values', 'invalid_values');
+    return undefined;
+  }
+  const chosen = values ?? [];
+  const allowed = new Set(component.options.map((o) => o.value));
+  if (new Set(chosen).size !== chosen.length) throw badRequest('a value is chosen twice', 'invalid_values');
+  const unknown = chosen.find((v) => !allowed.has(v));
+  if (unknown !== undefined) throw badRequest(`"${unknown}" is not an option of the select`, 'invalid_values');
+  const min = component.minValues ?? 1;
+  const max = component.maxValues ?? 1;
+  if (chosen.length < min || chosen.length > max)
+    throw badRequest(`choose ${min === max ? min : `${min} to ${max}`} values`, 'invalid_values');
+  return chosen;
+}
+
+export const interactions = {
+  /**
+   * `POST /channels/{channelId}/interactions` by a person. A command needs
+   * USE_APPLICATION_COMMANDS (and the command's own permissions); a click needs to see the
+   * message (VIEW_CHANNEL and READ_MESSAGE_HISTORY). Nothing is delivered unless every
+   * check passed. An autocomplete waits for the bot's choices, up to the window.
+   */
+  async create(
+    ctx: DomainContext,
+    caller: Caller,
+    channelId: string,
+    body: CreateInteractionBody,
+    deliver: Deliver,
+  ): Promise<InteractionAccepted> {
+    if (caller.bot) throw forbidden('users_only', 'bots do not invoke interactions');
+    const invoker: PublicUser = { id: caller.id, name: caller.name, bot: false, avatar: caller.avatar };
+    if (body.type === 'component') {
+      const grant = await requireChannelPermission(ctx, caller, channelId, NEEDS.read);
+      const { rows, botId, message } = await clickedMessage(ctx, caller, channelId, body.messageId);
+      const values = checkClick(rows, body.customId, body.values);
+      // A component only a bot's message carries; a webhook's has link buttons alone.
+      const bot = botId ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
+      if (bot?.bot !== 1) throw notFound('component', `the message has no component "${body.customId}"`);
+      if (grant.serverId !== null && !(await ctx.store.members.get(ctx.store.db, grant.serverId, bot.id)))
+        throw notFound('bot', 'the bot left this server');
+      const { row, token } = newInteraction(ctx, {
+        botId: bot.id,
+        channelId: grant.id,
+        serverId: grant.serverId,
+        userId: caller.id,
+        type: 'component',
+        name: body.customId,
+        sourceMessageId: message.id,
+      });
+      await ctx.store.write((tx) => ctx.store.interactions.insert(tx, row));
+      await dispatch(ctx, bot, row, deliver, {
+        ...payloadOf(row, token, invoker),
+        messageId: message.id,
+        customId: body.customId,
+        ...(values ? { values } : {}),
+        message,
+      });
+      return { id: row.id };
+    }
+    const grant = await requireChannelPermission(ctx, caller, channelId, NEEDS.view | P.USE_APPLICATION_COMMANDS);
+    const { bot, command } = await findCommand(ctx, caller, grant, body.botId, body.name);
+    const options = JSON.parse(command.options) as CommandOption[];
+    let focused: string | undefined;
+    if (body.type === 'autocomplete') {
+      const option = options.find((o) => o.name === body.focused);
+      if (!option) throw badRequest(`the command has no option "${body.focused}"`, 'unknown_option');
+      if (!option.autocomplete) throw badRequest(`option "${body.focused}" does not autocomplete`, 'invalid_option');
+      focused = body.focused;
+    }
+    const values = await checkOptions(ctx, grant, options, body.options ?? {}, focused);
+    const { row, token } = newInteraction(ctx, {
+      botId: bot.id,
+      channelId: grant.id,
+      serverId: grant.serverId,
+      userId: caller.id,
+      type: body.type,
+      name: command.name,
+      sourceMessageId: null,
+    });
+    await ctx.store.write((tx) => ctx.store.interactions.insert(tx, row));
+    const payload: Interaction = {
+      ...payloadOf(row, token, invoker),
+      name: command.name,
+      commandId: command.id,
+      options: values,
+      ...(focused ? { focused } : {}),
+    };
+    if (body.type === 'command') {
+      await dispatch(ctx, bot, row, deliver, payload);
+      return { id: row.id };
+    }
+    const answer = waitForChoices(ctx, row.id);
+    await deliver(ctx, bot, payload).catch((err) => ctx.report(err, 'interaction delivery failed'));
+    return { id: row.id, choices: await answer };
+  },
+
+  /**
+   * `POST /interactions/{interactionId}/{token}/callback`: the bot's one answer, within
+   * the window. For HTTP delivery, the endpoint's answer comes here too.
+   */
+  async callback(ctx: DomainContext, interactionId: string, token: string, body: InteractionCallbackBody): Promise<void> {
+    const row = await byToken(ctx, token);
+    if (row.id !== interactionId) throw notFound('interaction', 'no interaction has this id and token');
+    await acknowledge(ctx, row, body);
+  },
+
+  /** `POST /interactions/{token}/followups`: another message, within the token's life. */
+  async followUp(ctx: DomainContext, token: string, data: InteractionMessageBody): Promise<Message> {
+    const row = await answered(ctx, token);
+    const content = checkAnswer(data);
+    return postAnswer(ctx, row, data, content, false);
+  },
+
+  /** `GET /interactions/{token}/messages/original`. */
+  async getOriginal(ctx: DomainContext, token: string): Promise<Message> {
+    const row = await answered(ctx, token);
+    const original = await loadOriginal(ctx, row);
+    return 'ephemeral' in original ? original.ephemeral : messageView(ctx, original.row, row.botId);
+  },
+
+  /** `PATCH /interactions/{token}/messages/original`: edits the answer (a deferred one's placeholder becomes it). */
+  async editOriginal(ctx: DomainContext, token: string, data: InteractionMessageBody): Promise<Message> {
+    return editOriginalRow(ctx, await answered(ctx, token), data);
+  },
+
+  /** `DELETE /interactions/{token}/messages/original`. */
+  async deleteOriginal(ctx: DomainContext, token: string): Promise<void> {
+    const row = await answered(ctx, token);
+    const original = await loadOriginal(ctx, row);
+    if ('ephemeral' in original) {
+      await ctx.store.write((tx) => ctx.store.interactions.update(tx, row.id, { ephemeralMessage: null, originalMessageId: null }));
+      const m = original.ephemeral;
+      await notify(ctx, {
+        kind: 'user',
+        userId: row.userId,
+        serverIds: [],
+        event: { t: 'MESSAGE_DELETE', d: { id: m.id, channelId: m.channelId, serverId: m.serverId } },
+      });
+      return;
+    }
+    await removeMessage(ctx, original.row);
+  },
+
+  /** Hands an HTTP endpoint's answer (already parsed and shape-checked) to the one callback path. */
+  acknowledge: (ctx: DomainContext, row: InteractionTable, body: InteractionCallbackBody) => acknowledge(ctx, row, body),
+
+  /** Marks a pending interaction failed (its bot could not be reached) and tells the invoker. */
+  fail: (ctx: DomainContext, row: InteractionTable, reason: 'timeout' | 'unreachable') => fail(ctx, row, reason),
+
+  /** Drops interactions past their token's life; run periodically. */
+  async sweep(ctx: DomainContext): Promise<void> {
+    const cutoff = new Date(ctx.clock() - ctx.interactions.tokenTtlMs - 60_000).toISOString();
+    await ctx.store.write((tx) => ctx.store.interactions.deleteOlderThan(tx, cutoff));
+  },
+};
+
+/** The fields every delivered interaction has. */
+function payloadOf(row: InteractionTable, token: string, user: PublicUser): Interaction {
+  return {
+    id: row.id,
+    token,
+    type: row.type,
+    botId: row.botId,
+    channelId: row.channelId,
+    serverId: row.serverId === DM_SERVER_ID ? null : row.serverId,
+    user,
+    createdAt: row.createdAt,
+  };
+}
+
+/** Delivers a command or click, and arms the window: no callback by its end and the invoker hears it failed. */
+async function dispatch(ctx: DomainContext, bot: UserTable, row: InteractionTable, deliver: Deliver, payload: Interaction): Promise<void> {
+  const timer = setTimeout(() => {
+    ctx.interactions.timers.delete(timer);
+    void fail(ctx, row, 'timeout').catch((err) => ctx.report(err, 'interaction timeout failed'));
+  }, ctx.interactions.callbackMs + 50);
+  timer.unref();
+  ctx.interactions.timers.add(timer);
+  await deliver(ctx, bot, payload).catch((err) => ctx.report(err, 'interaction delivery failed'));
+}
+
+async function fail(ctx: DomainContext, row: InteractionTable, reason: 'timeout' | 'unreachable'): Promise<void> {
+  if (row.type === 'autocomplete') {
+    ctx.interactions.waiters.get(row.id)?.([]);
+    return;
+  }
+  const failed = await ctx.store.write((tx) => ctx.store.interactions.settle(tx, row.id, 'failed'));
+  if (!failed) return;
+  await notify(ctx, {
+    kind: 'user',
+    userId: row.userId,
+    serverIds: [],
+    event: { t: 'INTERACTION_FAILED', d: { id: row.id, channelId: row.channelId, serverId: serverOf(row), reason } },
+  });
+}
+
+/** Resolves with the bot's autocomplete choices, or none once the window ends. */
+function waitForChoices(ctx: DomainContext, id: string): Promise<CommandChoice[]> {
+  return new Promise((resolve) => {
+    let poll: NodeJS.Timeout | undefined;
+    const finish = (choices: CommandChoice[]) => {
+      clearTimeout(deadline);
+      if (poll) clearInterval(poll);
+      ctx.interactions.waiters.delete(id);
+      resolve(choices);
+    };
+    const deadline = setTimeout(() => finish([]), ctx.interactions.callbackMs);
+    ctx.interactions.waiters.set(id, finish);
+    // With several instances the callback may land on another one: it stores the choices.
+    if (ctx.interactions.shared)
+      poll = setInterval(() => {
+        void ctx.store.interactions.byId(ctx.store.db, id).then((r) => {
+          if (r?.choices) finish(JSON.parse(r.choices) as CommandChoice[]);
+        });
+      }, 200);
+  });
+}
+
+/** The interaction a token names (404 for an unknown or wrong token, the same answer for each). */
+async function byToken(ctx: DomainContext, token: string): Promise<InteractionTable> {
+  const parts = splitToken(token);
+  const row = parts && isId(parts.id) ? await ctx.store.interactions.byId(ctx.store.db, parts.id) : undefined;
+  if (!row || !parts || !tokenMatches(parts.secret, row.tokenHash)) throw notFound('interaction', 'no interaction has this token');
+  return row;
+}
+
+/** The interaction, when its token still serves follow-ups and edits and its callback came. */
+async function answered(ctx: DomainContext, token: string): Promise<InteractionTable> {
+  const row = await byToken(ctx, token);
+  if (ctx.clock() - Date.parse(row.createdAt) > ctx.interactions.tokenTtlMs)
+    throw badRequest("the interaction's token has expired", 'interaction_expired');
+  if (row.type === 'autocomplete') throw badRequest('an autocomplete has no messages', 'invalid_callback');
+  if (row.state !== 'acknowledged') throw badRequest('the interaction has no callback yet', 'interaction_not_acknowledged');
+  return row;
+}
+
+async function loadOriginal(ctx: DomainContext, row: InteractionTable): Promise<{ row: MessageTable } | { ephemeral: Message }> {
+  // Reread: the callback that set it may have run on another request since `row` was read.
+  const fresh = (await ctx.store.interactions.byId(ctx.store.db, row.id)) ?? row;
+  if (fresh.originalMessageId === null) throw notFound('message', 'the interaction has no original message');
+  if (fresh.ephemeralMessage) return { ephemeral: JSON.parse(fresh.ephemeralMessage) as Message };
+  const message = await ctx.store.messages.byId(ctx.store.db, fresh.channelId, fresh.originalMessageId);
+  if (!message) throw notFound('message');
+  return { row: message };
+}
+
+/** Checks a message an answer makes; returns its content. */
+function checkAnswer(data: InteractionMessageBody): string {
+  const content = data.content ?? '';
+  checkContent(content, (data.attachments?.length ?? 0) + (data.embeds?.length ?? 0) + (data.components?.length ?? 0) > 0);
+  return content;
+}
+
+const CALLBACKS_OF = {
+  command: ['message', 'deferred'],
+  component: ['message', 'deferred', 'update', 'deferredUpdate'],
+  autocomplete: ['autocomplete'],
+} as const;
+
+/** The one callback of an interaction: checked, then settled once (a race has one winner), then carried out. */
+async function acknowledge(ctx: DomainContext, row: InteractionTable, body: InteractionCallbackBody): Promise<void> {
+  const data = body.data ?? {};
+  if (!(CALLBACKS_OF[row.type] as readonly string[]).includes(body.type))
+    throw badRequest(`a ${row.type} interaction cannot be answered with ${body.type}`, 'invalid_callback');
+  if (row.state === 'acknowledged') throw conflict('interaction_already_acknowledged', 'the interaction already has its callback');
+  if (row.state === 'failed' || ctx.clock() - Date.parse(row.createdAt) > ctx.interactions.callbackMs)
+    throw badRequest("the interaction's window for a callback has passed", 'interaction_expired');
+  // Everything that can refuse the answer is checked before it is settled.
+  let choices: CommandChoice[] | undefined;
+  if (body.type === 'autocomplete') {
+    if (!data.choices) throw badRequest('an autocomplete answer needs data.choices', 'invalid_callback');
+    choices = data.choices.map((c) => ({ name: c.name, value: c.value }));
+  } else if (data.choices !== undefined) throw badRequest('only autocomplete answers carry choices', 'invalid_callback');
+  if (body.type === 'message' || body.type === 'update') {
+    if (body.type === 'update' && data.attachments !== undefined) throw badRequest('attachments cannot be changed by an update');
+    if (body.type === 'message') checkAnswer(data);
+    if (data.components) checkComponents(data.components, true);
+    if (data.embeds) validateEmbeds(data.embeds);
+  }
+  let source: Awaited<ReturnType<typeof sourceOf>> | undefined;
+  if (body.type === 'update' || body.type === 'deferredUpdate') source = await sourceOf(ctx, row);
+  const uploads = body.type === 'message' && data.attachments?.length ? await resolveAttachments(ctx, data.attachments) : [];
+  const settled = await ctx.store.write((tx) =>
+    ctx.store.interactions.settle(tx, row.id, 'acknowledged', {
+      callbackType: body.type,
+      ...(choices ? { choices: JSON.stringify(choices) } : {}),
+      ...(source ? { originalMessageId: source.id, ephemeralMessage: source.ephemeral ? JSON.stringify(source.ephemeral) : null } : {}),
+    }),
+  );
+  if (!settled) {
+    const now = await ctx.store.interactions.byId(ctx.store.db, row.id);
+    if (now?.state === 'acknowledged') throw conflict('interaction_already_acknowledged', 'the interaction already has its callback');
+    throw badRequest("the interaction's window for a callback has passed", 'interaction_expired');
+  }
+  if (choices) {
+    ctx.interactions.waiters.get(row.id)?.(choices);
+    return;
+  }
+  if (body.type === 'message') await postAnswer(ctx, row, data, data.content ?? '', true, uploads);
+  else if (body.type === 'deferred') await postAnswer(ctx, row, { ephemeral: data.ephemeral }, '', true, [], true);
+  else if (body.type === 'update' && source) {
+    const acked = {
+      ...row,
+      state: 'acknowledged' as const,
+      originalMessageId: source.id,
+      ephemeralMessage: source.ephemeral ? JSON.stringify(source.ephemeral) : null,
+    };
+    // The token's edit path does the update: one set of rules for both.
+    await editOriginalRow(ctx, acked, data);
+  }
+  await notify(ctx, {
+    kind: 'user',
+    userId: row.userId,
+    serverIds: [],
+    event: { t: 'INTERACTION_SUCCESS', d: { id: row.id, channelId: row.channelId, serverId: serverOf(row) } },
+  });
+}
+
+/** Edits the original of an acknowledged interaction: the token's PATCH, and an `update` callback. */
+async function editOriginalRow(ctx: DomainContext, row: InteractionTable, data: InteractionMessageBody): Promise<Message> {
+  if (data.attachments !== undefined) throw badRequest('attachments cannot be changed by an edit');
+  const original = await loadOriginal(ctx, row);
+  const components = data.components === undefined ? undefined : checkComponents(data.components, true);
+  const embeds = data.embeds === undefined ? undefined : validateEmbeds(data.embeds);
+  if ('ephemeral' in original) {
+    const before = original.ephemeral;
+    const next: Message = {
+      ...before,
+      ...(data.content !== undefined ? { content: data.content } : {}),
+      ...(embeds !== undefined ? { embeds } : {}),
+      editedAt: nowIso(),
+    };
+    if (components !== undefined) {
+      if (components.length > 0) next.components = components;
+      else delete next.components;
+    }
+    delete next.loading;
+    checkContent(next.content, next.attachments.length + next.embeds.length > 0 || (next.components?.length ?? 0) > 0);
+    await ctx.store.write((tx) => ctx.store.interactions.update(tx, row.id, { ephemeralMessage: JSON.stringify(next) }));
+    await notify(ctx, { kind: 'user', userId: row.userId, serverIds: [], event: { t: 'MESSAGE_UPDATE', d: next } });
+    return next;
+  }
+  const stored = original.row.interaction ? (JSON.parse(original.row.interaction) as StoredInteraction) : undefined;
+  let interaction: StoredInteraction | undefined;
+  if (stored?.loading) {
+    const { loading: _, ...rest } = stored;
+    interaction = rest;
+  }
+  return applyEdit(
+    ctx,
+    original.row,
+    {
+      ...(data.content !== undefined ? { content: data.content } : {}),
+      ...(embeds !== undefined ? { embeds } : {}),
+      ...(components !== undefined ? { components } : {}),
+      ...(interaction ? { interaction } : {}),
+    },
+    row.botId,
+  );
+}
+
+/** The clicked message, for `update` and `deferredUpdate`: the bot's own (or the invoker's ephemeral one). */
+async function sourceOf(ctx: DomainContext, row: InteractionTable): Promise<{ id: string; ephemeral?: Message }> {
+  if (row.type !== 'component' || row.sourceMessageId === null) throw badRequest('only a click can update its message', 'invalid_callback');
+  const stored = await ctx.store.messages.byId(ctx.store.db, row.channelId, row.sourceMessageId);
+  if (stored) return { id: stored.id };
+  const holder = await ctx.store.interactions.byEphemeralMessage(ctx.store.db, row.sourceMessageId);
+  if (!holder?.ephemeralMessage) throw notFound('message');
+  return { id: row.sourceMessageId, ephemeral: JSON.parse(holder.ephemeralMessage) as Message };
+}
+
+/** Posts a message an interaction answers with: in the channel, or (ephemeral) to the invoker's sessions alone. */
+async function postAnswer(
+  ctx: DomainContext,
+  row: InteractionTable,
+  data: InteractionMessageBody,
+  content: string,
+  original: boolean,
+  resolved?: Awaited<ReturnType<typeof resolveAttachments>>,
+  loading = false,
+): Promise<Message> {
+  const [botRow, userRow] = await Promise.all([
+    ctx.store.users.byId(ctx.store.db, row.botId),
+    ctx.store.users.byId(ctx.store.db, row.userId),
+  ]);
+  if (!botRow || !userRow) throw notFound('bot');
+  const bot = publicUser(botRow);
+  const interaction: StoredInteraction = {
+    id: row.id,
+    type: row.type,
+    name: row.name,
+    user: publicUser(userRow),
+    ...(loading ? { loading: true } : {}),
+  };
+  const components = data.components ? checkComponents(data.components, true) : undefined;
+  const embeds = data.embeds ? validateEmbeds(data.embeds) : [];
+  const uploads = resolved ?? (data.attachments?.length ? await resolveAttachments(ctx, data.attachments) : []);
+  const serverId = row.serverId === DM_SERVER_ID ? null : row.serverId;
+  if (data.ephemeral) {
+    const { loading: _, ...meta } = interaction;
+    const message: Message = {
+      id: ctx.store.ids.next(),
+      channelId: row.channelId,
+      serverId,
+      author: bot,
+      content,
+      attachments: uploads.map((u) => attachmentOf(ctx.publicUrl, u)),
+      embeds,
+      reactions: [],
+      createdAt: nowIso(),
+      editedAt: null,
+      mentions: [],
+      mentionRoles: [],
+      mentionEveryone: false,
+      pinned: false,
+      ...(components?.length ? { components } : {}),
+      interaction: meta,
+      ...(loading ? { loading: true as const } : {}),
+      ephemeral: true,
+    };
+    // Only the original is kept (to be edited, deleted or clicked); it is in no history.
+    if (original)
+      await ctx.store.write((tx) =>
+        ctx.store.interactions.update(tx, row.id, { originalMessageId: message.id, ephemeralMessage: JSON.stringify(message) }),
+      );
+    await notify(ctx, { kind: 'user', userId: row.userId, serverIds: [], event: { t: 'MESSAGE_CREATE', d: message } });
+    return message;
+  }
+  const channel = { id: row.channelId, serverId };
+  const prepared = mayMention(content)
+    ? await prepareMessage(ctx, channel, bot.id, false, { content, uploads, embeds, allowedMentions: data.allowedMentions })
+    : { content, uploads, embeds, mentions: NONE, referenced: null };
+  const { message } = await createMessage(ctx, channel, bot, null, {
+    ...prepared,
+    ...(components?.length ? { components } : {}),
+    interaction,
+  });
+  if (original) await ctx.store.write((tx) => ctx.store.interactions.update(tx, row.id, { originalMessageId: message.id }));
+  return message;
+}

@@ -1,0 +1,193 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import {
+  BotParams,
+  ChannelParams,
+  Command,
+  CommandsQuery,
+  CreateInteractionBody,
+  InteractionAccepted,
+  InteractionCallbackBody,
+  InteractionCallbackParams,
+  InteractionMessageBody,
+  InteractionTokenParams,
+  Message,
+  PutCommandsBody,
+  ref,
+} from '@parley/protocol';
+import { commands, interactions } from '../../domain/interactions.js';
+import { deliverInteraction } from '../../outgoing/interactions.js';
+import { authenticate } from '../plugins/auth.js';
+import { RULES, enforce } from '../plugins/rate-limit.js';
+import { SECURITY } from '../openapi.js';
+import { NoContent, errors } from '../schemas/wire.js';
+import type { RouteDeps } from './deps.js';
+
+/** Commands and interactions (contract section 12; docs/commands.md). */
+export function interactionRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const doc = { tags: ['interactions'] };
+  const commandList = Type.Array(ref(Command));
+
+  app.put(
+    '/bots/:botId/commands',
+    {
+      schema: {
+        ...doc,
+        security: SECURITY.any,
+        summary: "Replace a bot's commands (global, or one server's with ?serverId=)",
+        description: 'By the bot or its owner. Commands not in the list are deleted; a name that stays keeps its id.',
+        params: BotParams,
+        querystring: CommandsQuery,
+        body: PutCommandsBody,
+        response: { 200: commandList, ...errors },
+      },
+    },
+    async (req, reply) => {
+      const caller = await authenticate(ctx, req, 'any');
+      await enforce(limiter, RULES.manage, caller.id, reply);
+      return commands.overwrite(ctx, caller, req.params.botId, req.query.serverId, req.body);
+    },
+  );
+
+  app.get(
+    '/bots/:botId/commands',
+    {
+      schema: {
+        ...doc,
+        security: SECURITY.any,
+        summary: "A bot's commands (global, or one server's with ?serverId=)",
+        params: BotParams,
+        querystring: CommandsQuery,
+        response: { 200: commandList, ...errors },
+      },
+    },
+    async (req) => commands.list(ctx, await authenticate(ctx, req, 'any'), req.params.botId, req.query.serverId),
+  );
+
+  app.get(
+    '/channels/:channelId/commands',
+    {
+      schema: {
+        ...doc,
+        security: SECURITY.any,
+        summary: 'The commands the caller may use in the channel',
+        description:
+          "Of the server's bots (USE_APPLICATION_COMMANDS and each command's defaultMemberPermissions), or a DM's bot's global ones",
+        params: ChannelParams,
+        response: { 200: commandList, ...errors },
+      },
+    },
+    async (req) => commands.ofChannel(ctx, await authenticate(ctx, req, 'any'), req.params.channelId),
+  );
+
+  app.post(
+    '/channels/:channelId/interactions',
+    {
+      schema: {
+        ...doc,
+        security: SECURITY.user,
+        summary: 'Run a command, click a component, or ask for autocomplete choices',
+        description:
+          '`command` and `component`: 202 at once, the bot answers in the channel. `autocomplete`: 200 with the choices the bot gave within 3 s (none if it gave none).',
+        params: ChannelParams,
+        body: CreateInteractionBody,
+        response: { 200: ref(InteractionAccepted), 202: ref(InteractionAccepted), ...errors },
+      },
+    },
+    async (req, reply) => {
+      const caller = await authenticate(ctx, req, 'user');
+      await enforce(limiter, RULES.interactions, `${caller.id}:${req.params.channelId}`, reply);
+      const accepted = await interactions.create(ctx, caller, req.params.channelId, req.body, deliverInteraction);
+      return reply.status(req.body.type === 'autocomplete' ? 200 : 202).send(accepted);
+    },
+  );
+
+  const byToken = { ...doc, security: SECURITY.none };
+
+  app.post(
+    '/interactions/:interactionId/:token/callback',
+    {
+      schema: {
+        ...byToken,
+        summary: "The bot's answer to an interaction: once, within 3 s",
+        params: InteractionCallbackParams,
+        body: InteractionCallbackBody,
+        response: { 204: NoContent, ...errors },
+      },
+    },
+    async (req, reply) => {
+      await enforce(limiter, RULES.interactionReplies, req.params.interactionId, reply);
+      await interactions.callback(ctx, req.params.interactionId, req.params.token, req.body);
+      return reply.status(204).send();
+    },
+  );
+
+  app.post(
+    '/interactions/:token/followups',
+    {
+      schema: {
+        ...byToken,
+        summary: 'Another message answering the interaction (15 minutes after it)',
+        params: InteractionTokenParams,
+        body: InteractionMessageBody,
+        response: { 200: ref(Message), ...errors },
+      },
+    },
+    async (req, reply) => {
+      await enforce(limiter, RULES.interactionReplies, tokenKey(req.params.token), reply);
+      return interactions.followUp(ctx, req.params.token, req.body);
+    },
+  );
+
+  app.get(
+    '/interactions/:token/messages/original',
+    {
+      schema: {
+        ...byToken,
+        summary: "The interaction's original answer",
+        params: InteractionTokenParams,
+        response: { 200: ref(Message), ...errors },
+      },
+    },
+    async (req) => interactions.getOriginal(ctx, req.params.token),
+  );
+
+  app.patch(
+    '/interactions/:token/messages/original',
+    {
+      schema: {
+        ...byToken,
+        summary: "Edit the interaction's original answer (a deferred answer's placeholder becomes it)",
+        params: InteractionTokenParams,
+        body: InteractionMessageBody,
+        response: { 200: ref(Message), ...errors },
+      },
+    },
+    async (req, reply) => {
+      await enforce(limiter, RULES.interactionReplies, tokenKey(req.params.token), reply);
+      return interactions.editOriginal(ctx, req.params.token, req.body);
+    },
+  );
+
+  app.delete(
+    '/interactions/:token/messages/original',
+    {
+      schema: {
+        ...byToken,
+        summary: "Delete the interaction's original answer",
+        params: InteractionTokenParams,
+        response: { 204: NoContent, ...errors },
+      },
+    },
+    async (req, reply) => {
+      await enforce(limiter, RULES.interactionReplies, tokenKey(req.params.token), reply);
+      await interactions.deleteOriginal(ctx, req.params.token);
+      return reply.status(204).send();
+    },
+  );
+}
+
+/** The limiter key of a token: its interaction's id (the part before the dot), never the secret. */
+const tokenKey = (token: string) => token.split('.', 1)[0]!.slice(0, 32);

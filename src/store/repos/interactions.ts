@@ -1,0 +1,99 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { BotKeyTable, CommandTable, Database, InteractionTable } from '../schema.js';
+
+type Db = Kysely<Database>;
+/** Writes take the transaction `Store.write` hands out: a plain handle is a type error. */
+type Tx = Transaction<Database>;
+
+/** Global commands are stored under server id 0 (no server has it). */
+export const GLOBAL_SCOPE = '0';
+
+/** A command with the name and avatar of its bot. */
+export type CommandWithBot = CommandTable & { botName: string; botAvatar: string | null };
+
+/** Bots' commands, per bot and scope. */
+export const commands = {
+  ofScope: (db: Db | Tx, botId: string, serverId: string) =>
+    db.selectFrom('commands').selectAll().where('botId', '=', botId).where('serverId', '=', serverId).orderBy('name').execute(),
+  /** Replaces the scope's commands with `rows` (ids kept by the caller for names that stay). */
+  replaceScope: async (db: Tx, botId: string, serverId: string, rows: CommandTable[]) => {
+    await db.deleteFrom('commands').where('botId', '=', botId).where('serverId', '=', serverId).execute();
+    if (rows.length > 0) await db.insertInto('commands').values(rows).execute();
+  },
+  /** The command `name` of `botId` usable in a server's channel: the server's own, or else the global one. */
+  find: (db: Db, botId: string, serverId: string, name: string) =>
+    db
+      .selectFrom('commands')
+      .selectAll()
+      .where('botId', '=', botId)
+      .where('name', '=', name)
+      .where('serverId', 'in', [serverId, GLOBAL_SCOPE])
+      .orderBy('serverId', 'desc')
+      .executeTakeFirst(),
+  /** The commands of the server's bots (members of it), its own and their global ones. */
+  ofServerBots: (db: Db, serverId: string): Promise<CommandWithBot[]> =>
+    db
+      .selectFrom('commands')
+      .innerJoin('members', (j) => j.onRef('members.userId', '=', 'commands.botId').on('members.serverId', '=', serverId))
+      .innerJoin('users', 'users.id', 'commands.botId')
+      .selectAll('commands')
+      .select(['users.name as botName', 'users.avatar as botAvatar'])
+      .where('commands.serverId', 'in', [serverId, GLOBAL_SCOPE])
+      .orderBy('commands.name')
+      .execute(),
+  /** A bot's global commands, with its name. */
+  globalOf: (db: Db, botId: string): Promise<CommandWithBot[]> =>
+    db
+      .selectFrom('commands')
+      .innerJoin('users', 'users.id', 'commands.botId')
+      .selectAll('commands')
+      .select(['users.name as botName', 'users.avatar as botAvatar'])
+      .where('commands.botId', '=', botId)
+      .where('commands.serverId', '=', GLOBAL_SCOPE)
+      .orderBy('commands.name')
+      .execute(),
+};
+
+/** Interactions: created when invoked, moved through their states by callbacks. */
+export const interactions = {
+  insert: (db: Tx, row: InteractionTable) => db.insertInto('interactions').values(row).execute(),
+  byId: (db: Db | Tx, id: string) => db.selectFrom('interactions').selectAll().where('id', '=', id).executeTakeFirst(),
+  /** The interaction whose ephemeral original is `messageId`. */
+  byEphemeralMessage: (db: Db, messageId: string) =>
+    db
+      .selectFrom('interactions')
+      .selectAll()
+      .where('originalMessageId', '=', messageId)
+      .where('ephemeralMessage', 'is not', null)
+      .executeTakeFirst(),
+  /** Moves a pending interaction to `state`; false when it was not pending any more (someone else won). */
+  settle: async (db: Tx, id: string, state: InteractionTable['state'], changes: Partial<InteractionTable> = {}) => {
+    const r = await db
+      .updateTable('interactions')
+      .set({ ...changes, state })
+      .where('id', '=', id)
+      .where('state', '=', 'pending')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  },
+  update: (db: Tx, id: string, changes: Partial<Pick<InteractionTable, 'originalMessageId' | 'ephemeralMessage'>>) =>
+    db.updateTable('interactions').set(changes).where('id', '=', id).executeTakeFirst(),
+  deleteOlderThan: (db: Tx, createdBefore: string) =>
+    db.deleteFrom('interactions').where('createdAt', '<', createdBefore).executeTakeFirst(),
+};
+
+/** Bots' signing keys. */
+export const botKeys = {
+  insert: (db: Tx, row: BotKeyTable) =>
+    db
+      .insertInto('botKeys')
+      .values(row)
+      .onConflict((oc) => oc.column('botId').doNothing())
+      .execute(),
+  publicKeys: (db: Db, botIds: string[]) =>
+    botIds.length === 0
+      ? Promise.resolve([] as Array<Pick<BotKeyTable, 'botId' | 'publicKey'>>)
+      : db.selectFrom('botKeys').select(['botId', 'publicKey']).where('botId', 'in', botIds).execute(),
+  /** The private key, to sign with: read only for that. */
+  signing: (db: Db, botId: string) => db.selectFrom('botKeys').select(['privateKey']).where('botId', '=', botId).executeTakeFirst(),
+};
