@@ -51,6 +51,20 @@ const ROLL_BUTTONS = [
       { type: 'button', style: 'link', label: 'Rules', url: 'https://example.com/dice-rules' },
     ],
   },
+  {
+    type: 'row',
+    components: [
+      {
+        type: 'select',
+        customId: 'die',
+        placeholder: 'Choose a die',
+        options: [
+          { label: 'd6', value: '6', description: 'The classic cube' },
+          { label: 'd20', value: '20', description: 'For heroes and disasters' },
+        ],
+      },
+    ],
+  },
 ];
 
 interface Received {
@@ -59,6 +73,7 @@ interface Received {
   customId?: string;
   options?: Record<string, unknown>;
   focused?: string;
+  values?: string[];
 }
 
 /**
@@ -74,7 +89,7 @@ async function startDiceBot(bot: TestBot, received: Received[]): Promise<ParleyB
       if (r.status >= 300) throw new Error(`callback refused: ${r.status} ${r.text}`);
     });
   client.on('interactionCreate', (i) => {
-    received.push({ type: i.type, name: i.name, customId: i.customId, options: i.options, focused: i.focused });
+    received.push({ type: i.type, name: i.name, customId: i.customId, options: i.options, focused: i.focused, values: i.values });
     if (i.type === 'autocomplete' && i.name === 'pick') {
       const typed = String(i.options?.fruit ?? '').toLowerCase();
       const choices = FRUITS.filter((f) => f.startsWith(typed)).map((f) => ({
@@ -91,6 +106,8 @@ async function startDiceBot(bot: TestBot, received: Received[]): Promise<ParleyB
       void answer(i, { type: 'message', data: { content: `You picked \`${i.options?.fruit}\`` } });
     } else if (i.type === 'command' && i.name === 'secret') {
       void answer(i, { type: 'message', data: { content: 'Psst: the treasure is under the old oak.', ephemeral: true } });
+    } else if (i.type === 'component' && i.customId === 'die') {
+      void answer(i, { type: 'update', data: { content: `Switched to a d${i.values?.[0]}`, components: ROLL_BUTTONS } });
     } else if (i.type === 'component' && i.customId === 'reroll') {
       void answer(i, { type: 'update', data: { content: 'Rolled again: **4**', components: ROLL_BUTTONS } });
     }
@@ -124,8 +141,8 @@ describe('commands in the web client', () => {
   const received: Received[] = [];
 
   beforeAll(async () => {
-    ana = await registerUser(srv.url, `ana_${Math.random().toString(36).slice(2, 6)}`);
-    ben = await registerUser(srv.url, `ben_${Math.random().toString(36).slice(2, 6)}`);
+    ana = await registerUser(srv.url, 'ana');
+    ben = await registerUser(srv.url, 'ben');
     const { server, general } = await createServer(srv.url, ana, 'Tabletop');
     serverId = server.id;
     channelId = general.id;
@@ -228,6 +245,7 @@ describe('commands in the web client', () => {
   });
 
   it('checks options before sending, then the bot answers with buttons; a click updates the message, an ignored one says so', async () => {
+    await postMessage(srv.url, ben.auth, channelId, 'Rolling for initiative, everyone');
     const { page, errors } = await open(ana, `/s/${serverId}/c/${channelId}`);
     const box = composer(page);
     await box.click();
@@ -259,8 +277,10 @@ describe('commands in the web client', () => {
     await sides.press('Enter');
     await form.waitFor({ state: 'detached' });
     await receivedOne(received, (r) => r.name === 'roll' && r.options?.sides === 20);
-    const answer = page.locator('[data-message-id]', { hasText: 'You rolled a d20' });
-    await answer.waitFor();
+    await page.locator('[data-message-id]', { hasText: 'You rolled a d20' }).waitFor();
+    // Held by its id from here: the bot's edit changes its text.
+    const answerId = await page.locator('[data-message-id]', { hasText: 'You rolled a d20' }).getAttribute('data-message-id');
+    const answer = page.locator(`[data-message-id="${answerId}"]`);
     // Who used it, above the bot's message; the command's placeholder is gone.
     await answer.getByText('used').waitFor();
     expect(await answer.locator('[data-invoker]').textContent()).toContain('/roll');
@@ -279,6 +299,12 @@ describe('commands in the web client', () => {
     await receivedOne(received, (r) => r.customId === 'reroll');
     await answer.getByText('Rolled again: 4').waitFor();
     await expect.poll(() => components.getByRole('button', { name: /Roll again/ }).getAttribute('aria-busy')).toBe(null);
+
+    // A select: its options with their descriptions; choosing one is sent with its value.
+    await components.getByRole('button', { name: 'Choose a die' }).click();
+    await components.getByRole('option', { name: /d6.*classic cube/ }).click();
+    await receivedOne(received, (r) => r.customId === 'die' && r.values?.join() === '6');
+    await answer.getByText('Switched to a d6').waitFor();
 
     // A click the bot never answers: loading, then "The bot did not respond" (about 3 s), dismissable.
     const ignore = components.getByRole('button', { name: 'Ignore me' });
