@@ -1,4 +1,5 @@
 import {
+  ALL_PERMISSION_BITS,
   type ActionRow,
   COMMAND_LIMITS,
   COMMAND_NAME_PATTERN,
@@ -150,7 +151,8 @@ function checkCommand(body: CommandBody, where: string): { options: CommandOptio
   let defaultMemberPermissions: string | null = null;
   if (body.defaultMemberPermissions !== undefined && body.defaultMemberPermissions !== null) {
     const bits = parsePermissions(body.defaultMemberPermissions);
-    if (bits === null) throw invalidCommand(`${where}.defaultMemberPermissions`, 'must be a permission bitfield of known bits');
+    if (bits === null || (bits & ~ALL_PERMISSION_BITS) !== 0n)
+      throw invalidCommand(`${where}.defaultMemberPermissions`, 'must be a permission bitfield of known bits');
     defaultMemberPermissions = bits.toString();
   }
   return { options: out, defaultMemberPermissions };

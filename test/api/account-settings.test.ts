@@ -201,18 +201,19 @@ describe('PATCH /users/@me', () => {
 });
 
 describe('PATCH /bots/{botId}: interactionsUrl', () => {
-  it('stores an http(s) URL and shows it to the owner only; null clears it', async () => {
+  // Setting one that answers the signed ping is in interactions-http.test.ts (a real endpoint).
+  it('refuses a URL the service may not reach (400) and keeps none; null clears it', async () => {
     const u = await registerUser(srv.url);
     const bot = await createBot(srv.url, u);
     const r = await call(srv.url, 'PATCH', `/bots/${bot.id}`, {
       auth: u.auth,
-      body: { interactionsUrl: 'https://bot.example.com/interactions' },
+      body: { interactionsUrl: 'http://127.0.0.1:9/interactions' },
     });
-    expect(r.status, r.text).toBe(200);
-    expect(r.body.interactionsUrl).toBe('https://bot.example.com/interactions');
-    expect((await call(srv.url, 'GET', '/bots', { auth: u.auth })).body[0].interactionsUrl).toBe('https://bot.example.com/interactions');
+    expectError(r, 400, 'outgoing_address_refused');
+    expect((await call(srv.url, 'GET', '/bots', { auth: u.auth })).body[0].interactionsUrl).toBeNull();
     expect((await me(bot.auth)).body).not.toHaveProperty('interactionsUrl');
     const cleared = await call(srv.url, 'PATCH', `/bots/${bot.id}`, { auth: u.auth, body: { interactionsUrl: null } });
+    expect(cleared.status).toBe(200);
     expect(cleared.body.interactionsUrl).toBeNull();
   });
 });

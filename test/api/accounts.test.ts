@@ -456,6 +456,7 @@ describe('PATCH /bots/{botId}: name, avatar, public', () => {
       bot: true,
       public: true,
       interactionsUrl: null,
+      publicKey: created.body.publicKey,
       createdAt: created.body.createdAt,
     });
     expect((await call(srv.url, 'GET', '/bots', { auth: u.auth })).body).toEqual([r.body]);
