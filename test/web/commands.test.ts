@@ -360,6 +360,7 @@ describe('commands in the web client', () => {
     const secret = anaPage.page.locator('[data-ephemeral="true"]', { hasText: 'treasure is under the old oak' });
     await secret.waitFor();
     await secret.getByText('Only you can see this').waitFor();
+    await screenshot(anaPage.page, 'commands-ephemeral');
 
     // Ben sees a message sent after it, and not the secret.
     await postMessage(srv.url, ana.auth, channelId, 'after the secret');
