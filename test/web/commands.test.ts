@@ -81,6 +81,18 @@ interface Received {
  * message, "Ignore me" is never answered, `/pick` autocompletes fruit, `/secret` answers
  * ephemerally. Everything it receives is recorded, so tests can wait on it.
  */
+/** A promise and the function that settles it. */
+function gate() {
+  let resolve = () => {};
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** Opened by the test to let `/slow`'s deferred answer arrive. */
+let slowGate = gate();
+
 async function startDiceBot(bot: TestBot, received: Received[]): Promise<ParleyBot> {
   const client = new ParleyBot({ baseUrl: srv.url, token: bot.token });
   bots.push(client);
@@ -104,6 +116,16 @@ async function startDiceBot(bot: TestBot, received: Received[]): Promise<ParleyB
       });
     } else if (i.type === 'command' && i.name === 'pick') {
       void answer(i, { type: 'message', data: { content: `You picked \`${i.options?.fruit}\`` } });
+    } else if (i.type === 'command' && i.name === 'slow') {
+      // Thinking now; the answer when the test says so.
+      void answer(i, { type: 'deferred' }).then(async () => {
+        await slowGate.promise;
+        const r = await call(srv.url, 'PATCH', `/interactions/${i.token}/messages/original`, {
+          auth: bot.auth,
+          body: { content: 'Worth the wait: **a natural 20**' },
+        });
+        if (r.status !== 200) throw new Error(`edit refused: ${r.status} ${r.text}`);
+      });
     } else if (i.type === 'command' && i.name === 'secret') {
       void answer(i, { type: 'message', data: { content: 'Psst: the treasure is under the old oak.', ephemeral: true } });
     } else if (i.type === 'component' && i.customId === 'die') {
@@ -166,28 +188,31 @@ describe('commands in the web client', () => {
         options: [{ type: 'string', name: 'fruit', description: 'Start typing a fruit', required: true, autocomplete: true }],
       },
       { name: 'secret', description: 'Tell me a secret, quietly' },
+      { name: 'slow', description: 'Take your time' },
     ]);
-    await registerCommands(weather, [
-      {
-        name: 'forecast',
-        description: 'The weather for a city',
-        options: [
-          {
-            type: 'string',
-            name: 'city',
-            description: 'Which city',
-            required: true,
-            choices: [
-              { name: 'Lisbon', value: 'lis' },
-              { name: 'Oslo', value: 'osl' },
-            ],
-          },
-          { type: 'boolean', name: 'metric', description: 'Celsius instead of Fahrenheit' },
-        ],
-      },
-    ]);
+    await registerCommands(weather, WEATHER_COMMANDS);
     await startDiceBot(dice, received);
   }, 60_000);
+
+  const WEATHER_COMMANDS = [
+    {
+      name: 'forecast',
+      description: 'The weather for a city',
+      options: [
+        {
+          type: 'string',
+          name: 'city',
+          description: 'Which city',
+          required: true,
+          choices: [
+            { name: 'Lisbon', value: 'lis' },
+            { name: 'Oslo', value: 'osl' },
+          ],
+        },
+        { type: 'boolean', name: 'metric', description: 'Celsius instead of Fahrenheit' },
+      ],
+    },
+  ];
 
   it('the palette lists the commands grouped by bot, filters as you type and is driven by the keyboard', async () => {
     const { page, errors } = await open(ana, `/s/${serverId}/c/${channelId}`);
@@ -203,6 +228,7 @@ describe('commands in the web client', () => {
       'pick',
       'roll',
       'secret',
+      'slow',
     ]);
     expect(await weatherGroup.getByRole('option').evaluateAll((els) => els.map((e) => e.getAttribute('data-command')))).toEqual([
       'forecast',
@@ -241,6 +267,16 @@ describe('commands in the web client', () => {
     await page.keyboard.press('Escape');
     await form.waitFor({ state: 'detached' });
     await box.waitFor();
+
+    // A bot's new command (COMMANDS_UPDATE) is listed without a reload.
+    await registerCommands(weather, [...WEATHER_COMMANDS, { name: 'alerts', description: 'Storm warnings' }]);
+    await box.pressSequentially('/');
+    await palette
+      .getByRole('group', { name: /Weather/ })
+      .getByRole('option', { name: /\/alerts/ })
+      .waitFor();
+    await registerCommands(weather, WEATHER_COMMANDS);
+    await palette.getByRole('option', { name: /\/alerts/ }).waitFor({ state: 'detached' });
     expect(errors).toEqual([]);
   });
 
@@ -341,6 +377,25 @@ describe('commands in the web client', () => {
     expect(await fruit.inputValue()).toBe('Blueberry');
     await fruit.press('Enter');
     await page.locator('[data-message-id]', { hasText: 'You picked fruit:blueberry' }).waitFor();
+    expect(errors).toEqual([]);
+  });
+
+  it('a deferred answer shows the bot thinking until it edits its answer in', async () => {
+    slowGate = gate();
+    const { page, errors } = await open(ana, `/s/${serverId}/c/${channelId}`);
+    const box = composer(page);
+    await box.click();
+    // Typed out in full with a space: straight to the (empty) form.
+    await box.pressSequentially('/slow ');
+    await page.getByTestId('command-form').getByRole('button', { name: 'Send /slow' }).click();
+    const thinking = page.locator('[data-message-id]', { hasText: 'DiceBot is thinking…' });
+    await thinking.waitFor();
+    const id = await thinking.getAttribute('data-message-id');
+    slowGate.resolve();
+    const answer = page.locator(`[data-message-id="${id}"]`);
+    await answer.getByText('Worth the wait').waitFor();
+    expect(await answer.textContent()).not.toContain('thinking');
+    expect(await answer.locator('[data-invoker]').textContent()).toContain('/slow');
     expect(errors).toEqual([]);
   });
 

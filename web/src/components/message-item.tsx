@@ -143,7 +143,9 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
                 <Markdown
                   source={message.content}
                   trailing={
-                    message.editedAt ? (
+                    // An answer to a command or click is edited by its bot as a matter of course
+                    // (a deferred answer filled in, a click's update): Discord marks none of those.
+                    message.editedAt && !message.interaction ? (
                       <span className={styles.edited} title={`Edited ${formatFull(message.editedAt)}`}>
                         {' '}
                         (edited)
