@@ -209,10 +209,12 @@ export function CommandForm({ channel, command, onClose }: Props) {
                 <span className={styles.star} aria-hidden="true">
                   *
                 </span>{' '}
-                required ·{' '}
+                required<span className={styles.keys}> · </span>
               </>
             )}
-            <kbd>Enter</kbd> to send, <kbd>Esc</kbd> to cancel
+            <span className={styles.keys}>
+              <kbd>Enter</kbd> to send, <kbd>Esc</kbd> to cancel
+            </span>
           </p>
         )}
         <button type="submit" className="button primary small" disabled={sending}>
