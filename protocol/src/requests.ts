@@ -564,6 +564,11 @@ export const DiscordExecuteJson = Type.Object(
     username: Type.Optional(Type.String({ description: "overrides the webhook's name for this message" })),
     avatar_url: Type.Optional(Type.String({ description: "overrides the webhook's avatar for this message" })),
     embeds: Type.Optional(Type.Array(ref(Embed), { maxItems: EMBED_LIMITS.embeds })),
+    components: Type.Optional(
+      Type.Array(Type.Object({}, { additionalProperties: true }), {
+        description: "rows (type 1) of link buttons (type 2, style 5), Discord's shape or Parley's; nothing interactive",
+      }),
+    ),
   },
   { description: "Discord's execute-webhook body; unknown keys (tts, flags, allowed_mentions, ...) are ignored" },
 );

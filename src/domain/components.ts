@@ -31,11 +31,12 @@ export function checkComponents(rows: readonly ActionRow[], interactive: boolean
           noControl(where, c.label);
           if (c.style === 'link') {
             if (c.customId !== undefined) throw bad(where, 'a link button has a url and no customId');
-            if (!c.url || !isHttpUrl(c.url)) throw bad(where, 'a link button needs an http(s) url');
+            if (!c.url || c.url.length > COMPONENT_LIMITS.url || !isHttpUrl(c.url)) throw bad(where, 'a link button needs an http(s) url');
           } else {
             if (c.url !== undefined) throw bad(where, 'only link buttons have a url');
             if (!interactive) throw bad(where, 'webhook messages carry link buttons only (no bot answers their clicks)');
-            if (!c.customId) throw bad(where, 'a button needs a customId');
+            if (!c.customId || c.customId.length > COMPONENT_LIMITS.customId)
+              throw bad(where, 'a button needs a customId of 1 to 100 characters');
             claim(where, c.customId);
           }
           return {
@@ -80,6 +81,7 @@ export function checkComponents(rows: readonly ActionRow[], interactive: boolean
 
   function noControl(where: string, text: string) {
     if (text.trim() === '' || text.includes('\u0000')) throw bad(where, 'labels must not be blank');
+    if ([...text].length > COMPONENT_LIMITS.label) throw bad(where, `labels are at most ${COMPONENT_LIMITS.label} characters`);
   }
 }
 

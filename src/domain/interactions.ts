@@ -843,11 +843,15 @@ async function postAnswer(
   const prepared = mayMention(content)
     ? await prepareMessage(ctx, channel, bot.id, false, { content, uploads, embeds, allowedMentions: data.allowedMentions })
     : { content, uploads, embeds, mentions: NONE, referenced: null };
-  const { message } = await createMessage(ctx, channel, bot, null, {
-    ...prepared,
-    ...(components?.length ? { components } : {}),
-    interaction,
-  });
-  if (original) await ctx.store.write((tx) => ctx.store.interactions.update(tx, row.id, { originalMessageId: message.id }));
+  // The original is recorded in the message's own transaction: its event never precedes it.
+  const { message } = await createMessage(
+    ctx,
+    channel,
+    bot,
+    null,
+    { ...prepared, ...(components?.length ? { components } : {}), interaction },
+    undefined,
+    original ? (tx, messageId) => ctx.store.interactions.update(tx, row.id, { originalMessageId: messageId }) : undefined,
+  );
   return message;
 }

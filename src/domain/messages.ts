@@ -177,6 +177,8 @@ export async function createMessage(
   webhookId: string | null,
   input: PreparedMessage,
   idem?: IdempotencyRequest,
+  /** More writes for the same transaction (an interaction recording its answer), so the event never precedes them. */
+  alongside?: (tx: Tx, messageId: string) => Promise<unknown>,
 ): Promise<CreateResult> {
   const cutoff = idempotencyCutoff();
   if (idem) {
@@ -214,6 +216,7 @@ export async function createMessage(
   try {
     await ctx.store.write(async (tx: Tx) => {
       await ctx.store.messages.insert(tx, row);
+      if (alongside) await alongside(tx, row.id);
       // Only users named one by one get a row (bounded by the content): never one per member.
       if (named.length > 0) await ctx.store.messages.insertMentions(tx, row.channelId, row.id, named);
       // Only messages with files pay for the link rows; its foreign key fails if the

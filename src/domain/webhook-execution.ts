@@ -123,7 +123,15 @@ function postOne(
   return webhooks.execute(
     ctx,
     hook,
-    { content: p.content, embeds: p.embeds, uploads: [], username: p.username, avatarUrl: p.avatarUrl, allowedMentions: p.allowedMentions },
+    {
+      content: p.content,
+      embeds: p.embeds,
+      uploads: [],
+      username: p.username,
+      avatarUrl: p.avatarUrl,
+      allowedMentions: p.allowedMentions,
+      ...(p.components ? { components: p.components } : {}),
+    },
     idem,
   );
 }

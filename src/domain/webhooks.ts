@@ -1,3 +1,4 @@
+import { checkComponents } from './components.js';
 import { hashToken, newSecret, tokenMatches } from '../crypto.js';
 import { badRequest, notFound } from '../errors.js';
 import { isId } from '../ids.js';
@@ -153,7 +154,9 @@ export const webhooks = {
       embeds: input.embeds,
       allowedMentions: input.allowedMentions,
     });
-    return createMessage(ctx, channel, author, hook.id, prepared, idem);
+    // No bot answers a webhook's clicks: link buttons only (section 12).
+    const components = input.components?.length ? checkComponents(input.components, false) : undefined;
+    return createMessage(ctx, channel, author, hook.id, components ? { ...prepared, components } : prepared, idem);
   },
 
   /** A message the webhook posted, as GET /channels/{id}/messages/{id} shows it; 404 for any other. */

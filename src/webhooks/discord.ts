@@ -5,7 +5,7 @@
  */
 import { badRequest } from '../errors.js';
 import { codePointLength, isPlainObject, optionalHttpUrl, optionalString, parseJsonField, truncate } from './text.js';
-import type { AllowedMentions } from '@parley/protocol';
+import type { ActionRow, AllowedMentions } from '@parley/protocol';
 import { CONTENT_MAX, EMBED_LIMITS, USERNAME_MAX, validateEmbeds } from './types.js';
 import type { Embed, WebhookPost } from './types.js';
 
@@ -95,7 +95,46 @@ export function parseDiscordPayload(body: unknown, opts: DiscordParseOptions = {
   const allowed = parseAllowedMentions(body.allowed_mentions);
   if (allowed) post.allowedMentions = allowed;
 
+  const components = parseDiscordComponents(body.components);
+  if (components) post.components = components;
+
   return post;
+}
+
+/**
+ * Discord's `components` on a webhook message: rows (type 1) of link buttons (type 2,
+ * style 5), as Discord allows on webhooks no application owns; Parley's own shape (`row`,
+ * `button`, `link`) is taken too. Anything interactive is refused: no bot would answer it.
+ * The domain then checks them as every message's components (counts, labels, URLs).
+ */
+export function parseDiscordComponents(value: unknown): ActionRow[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  const bad = (where: string, why: string) => badRequest(`components${where}: ${why}`, 'invalid_components');
+  if (!Array.isArray(value)) throw bad('', 'must be an array');
+  return value.map((row: unknown, r) => {
+    if (!isPlainObject(row) || (row.type !== 1 && row.type !== 'row') || !Array.isArray(row.components))
+      throw bad(`[${r}]`, 'must be a row of components');
+    return {
+      type: 'row' as const,
+      components: row.components.map((c: unknown, i) => {
+        const where = `[${r}].components[${i}]`;
+        if (!isPlainObject(c)) throw bad(where, 'must be an object');
+        const link = (c.type === 2 && c.style === 5) || (c.type === 'button' && c.style === 'link');
+        if (!link) throw bad(where, 'webhook messages carry link buttons only (no bot answers their clicks)');
+        if (typeof c.label !== 'string' || typeof c.url !== 'string') throw bad(where, 'a link button needs a label and a url');
+        const emoji =
+          typeof c.emoji === 'string' ? c.emoji : isPlainObject(c.emoji) && typeof c.emoji.name === 'string' ? c.emoji.name : undefined;
+        return {
+          type: 'button' as const,
+          style: 'link' as const,
+          label: c.label,
+          url: c.url,
+          ...(emoji ? { emoji } : {}),
+          ...(c.disabled === true ? { disabled: true } : {}),
+        };
+      }),
+    };
+  });
 }
 
 const MENTION_KINDS = new Set(['users', 'roles', 'everyone']);

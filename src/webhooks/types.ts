@@ -8,7 +8,7 @@ import { codePointLength, isHttpUrl, isPlainObject, optionalString } from './tex
 
 /** A rich embed, in Discord's shape and with Discord's limits: the wire schema's type. */
 export type { Embed };
-import type { AllowedMentions } from '@parley/protocol';
+import type { ActionRow, AllowedMentions } from '@parley/protocol';
 export type EmbedField = NonNullable<Embed['fields']>[number];
 export type EmbedAuthor = NonNullable<Embed['author']>;
 export type EmbedFooter = NonNullable<Embed['footer']>;
@@ -23,6 +23,8 @@ export interface WebhookPost {
   /** Per-message override of the webhook's avatar. */
   avatarUrl?: string;
   embeds: Embed[];
+  /** Link buttons (Discord's dialect); the domain checks them as it checks every message's components. */
+  components?: ActionRow[];
   /**
    * Which mentions ping (contract section 11). Discord's dialect passes `allowed_mentions`
    * on (absent: all, as on Discord); Slack's and GitHub's carry text written elsewhere (an

@@ -1,5 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type TestBot, type TestUser, addBot, call, createBot, createChannel, joinServer, registerUser, world } from '../factories.js';
+import {
+  type TestBot,
+  type TestUser,
+  addBot,
+  call,
+  createBot,
+  createChannel,
+  createWebhook,
+  joinServer,
+  registerUser,
+  world,
+} from '../factories.js';
 import { ClientPool, type TestGatewayClient } from '../gateway/client.js';
 import { type TestServer, startServer } from '../harness.js';
 
@@ -632,6 +643,28 @@ describe('components', () => {
     expect(r.status, r.text).toBe(400);
     expect(r.body.code).toBe(code);
     expect((await call(srv.url, 'GET', `/channels/${w.channel.id}/messages`, { auth: w.bot.auth })).body).toEqual([]);
+  });
+
+  it("on webhook messages are link buttons only, in Discord's shape or ours", async () => {
+    const w = await setup();
+    const hook = await createWebhook(srv.url, w.owner, w.server.id, w.channel.id);
+    const ok = await call(srv.url, 'POST', `/webhooks/${hook.id}/${hook.token}`, {
+      body: {
+        content: 'Read more',
+        components: [{ type: 1, components: [{ type: 2, style: 5, label: 'Docs', url: 'https://example.com/d' }] }],
+      },
+    });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body.components).toEqual([
+      { type: 'row', components: [{ type: 'button', style: 'link', label: 'Docs', url: 'https://example.com/d' }] },
+    ]);
+    const interactive = await call(srv.url, 'POST', `/webhooks/${hook.id}/${hook.token}`, {
+      body: { content: 'Click', components: [{ type: 1, components: [{ type: 2, style: 1, label: 'Go', custom_id: 'go' }] }] },
+    });
+    expect(interactive.status).toBe(400);
+    expect(interactive.body.code).toBe('invalid_components');
+    const history = await call(srv.url, 'GET', `/channels/${w.channel.id}/messages`, { auth: w.owner.auth });
+    expect(history.body.map((m: { content: string }) => m.content)).toEqual(['Read more']);
   });
 
   it('are for bots: a person sending components gets 400', async () => {
