@@ -210,6 +210,7 @@ describe('commands in the web client', () => {
           ],
         },
         { type: 'boolean', name: 'metric', description: 'Celsius instead of Fahrenheit' },
+        { type: 'user', name: 'notify', description: 'Who to tell' },
       ],
     },
   ];
@@ -263,6 +264,15 @@ describe('commands in the web client', () => {
         .locator('option')
         .allTextContents(),
     ).toEqual(['Not set', 'Yes', 'No']);
+    // A member option picks among the server's members (bots too), by name.
+    await expect
+      .poll(() =>
+        form
+          .getByRole('combobox', { name: /notify/ })
+          .locator('option')
+          .allTextContents(),
+      )
+      .toEqual(['None', 'ana', 'ben', 'DiceBot', 'Weather']);
     // Esc goes back to the message box.
     await page.keyboard.press('Escape');
     await form.waitFor({ state: 'detached' });
