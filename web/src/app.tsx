@@ -16,6 +16,7 @@ import { MyBotsPage } from './pages/my-bots-page';
 import { SettingsPage } from './pages/settings/settings-page';
 import { applyEvent, loadMe, loadMembers, loadServers } from './state/actions';
 import { applyReady, startConversations } from './state/conversations';
+import { resetInteractions } from './state/interactions';
 import { store, useStore } from './state/store';
 import { toast } from './state/toasts';
 import { Link, match, navigate, paths, usePath } from './router';
@@ -34,6 +35,7 @@ export function App() {
   const logout = useCallback((reason?: string) => {
     setToken(null);
     store.dispatch({ type: 'reset' });
+    resetInteractions();
     setTokenState(null);
     if (!location.pathname.startsWith('/invite/')) navigate(paths.login());
     if (reason) toast(reason, 'error');

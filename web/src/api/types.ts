@@ -28,8 +28,20 @@ import type {
 import { PERMISSION_NAMES } from '@parley/protocol';
 
 export type {
+  ActionRow,
   Attachment,
   AuditLogEntry,
+  Button,
+  Command,
+  CommandChoice,
+  CommandOption,
+  CommandOptionValues,
+  Component,
+  InteractionAccepted,
+  InteractionStateEvent,
+  MessageInteraction,
+  Select,
+  SelectOption,
   AuthSession,
   Ban,
   Channel,
@@ -52,6 +64,7 @@ export type {
   AttachmentRef,
   BanBody,
   ChangePasswordBody,
+  CreateInteractionBody,
   CreateInviteBody,
   CreateRoleBody,
   OverwriteBody,

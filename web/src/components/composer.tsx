@@ -1,5 +1,5 @@
 import { forwardRef, useEffect, useId, useImperativeHandle, useLayoutEffect, useRef, useState } from 'react';
-import type { Channel, SendMessageBody, UploadResult } from '../api/types';
+import type { Channel, Command, SendMessageBody, UploadResult } from '../api/types';
 import { loadLatest, sendMessage, sendTyping, uploadFile } from '../state/actions';
 import { cancelReply, onReplyStarted, type ReplyDraft, setReplyPing, startReplyAgain, useConversation } from '../state/conversation';
 import { can, P, usePermissions } from '../state/permissions';
@@ -8,6 +8,9 @@ import { toast, toastError } from '../state/toasts';
 import { codePoints, formatSize } from '../lib/format';
 import { type DraftMention, encodeDraft, findTrigger } from '../lib/mentions';
 import { type Suggestion, SuggestionList, suggestionId, useSuggestions } from './composer-suggestions';
+import { CommandForm } from './command-form';
+import { CommandPalette, commandOptionId, slashQuery, useCommandMatches } from './command-palette';
+import { getInteractions, loadCommands } from '../state/interactions';
 import { CloseIcon, PlusIcon } from './icons';
 import styles from './composer.module.css';
 
@@ -99,6 +102,33 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
   useEffect(() => {
     setActive(0);
   }, [triggerKey]);
+
+  // Commands: `/` at the start lists them; picking one turns the composer into its form.
+  const [command, setCommand] = useState<Command | null>(null);
+  const [slashDismissed, setSlashDismissed] = useState(false);
+  const slash = caret !== null && !slashDismissed && !files.length ? slashQuery(text) : null;
+  const commands = useCommandMatches(channel.id, slash);
+  // An empty match closes the palette, so `/shrug` can still be sent as text; a lone `/` says why nothing is listed.
+  const paletteOpen = slash !== null && (commands.items.length > 0 || slash === '');
+  const paletteActive = Math.min(active, Math.max(0, commands.items.length - 1));
+  useEffect(() => {
+    setActive(0);
+  }, [slash]);
+  const focusAfterCommand = useRef(false);
+  useEffect(() => {
+    if (!command && focusAfterCommand.current) {
+      focusAfterCommand.current = false;
+      area.current?.focus();
+    }
+  }, [command]);
+  // The channel's commands are fetched with the composer, so `/` lists them at once.
+  useEffect(() => {
+    void loadCommands(channel.id);
+  }, [channel.id]);
+  const pickCommand = (c: Command) => {
+    setText('');
+    setCommand(c);
+  };
 
   const setText = (v: string) => {
     setTextState(v);
@@ -217,6 +247,22 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
     }
   };
 
+  if (command) {
+    return (
+      <div className={styles.composer}>
+        <CommandForm
+          key={command.id}
+          channel={channel}
+          command={command}
+          onClose={() => {
+            focusAfterCommand.current = true;
+            setCommand(null);
+          }}
+        />
+      </div>
+    );
+  }
+
   return (
     <form
       className={styles.composer}
@@ -225,6 +271,17 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
         void submit();
       }}
     >
+      {paletteOpen && slash !== null && (
+        <CommandPalette
+          id={listId}
+          query={slash}
+          items={commands.items}
+          loading={commands.loading}
+          active={paletteActive}
+          onHover={setActive}
+          onPick={pickCommand}
+        />
+      )}
       {open && trigger && (
         <SuggestionList id={listId} trigger={trigger} items={suggestions} active={activeIndex} onHover={setActive} onPick={pick} />
       )}
@@ -287,17 +344,31 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
           // (role="combobox" would drop aria-multiline and announce every message as a combo box.)
           aria-autocomplete="list"
           aria-haspopup="listbox"
-          aria-controls={open ? listId : undefined}
-          aria-activedescendant={open ? suggestionId(listId, activeIndex) : undefined}
+          aria-controls={open || paletteOpen ? listId : undefined}
+          aria-activedescendant={
+            open
+              ? suggestionId(listId, activeIndex)
+              : paletteOpen && commands.items.length
+                ? commandOptionId(listId, paletteActive)
+                : undefined
+          }
           onSelect={(e) =>
             setCaret(e.currentTarget.selectionStart === e.currentTarget.selectionEnd ? e.currentTarget.selectionStart : null)
           }
           onFocus={(e) => setCaret(e.currentTarget.selectionStart)}
           onBlur={() => setCaret(null)}
           onChange={(e) => {
+            // `/name ` typed out in full (one command of that name): straight to its form.
+            const typed = /^\/(\S+) $/u.exec(e.target.value)?.[1]?.toLowerCase();
+            const same = typed ? (getInteractions().commands[channel.id]?.items ?? []).filter((c) => c.name === typed) : [];
+            if (same.length === 1 && same[0]) {
+              pickCommand(same[0]);
+              return;
+            }
             setText(e.target.value);
             setCaret(e.target.selectionStart);
             if (dismissed !== null && dismissed >= e.target.value.length) setDismissed(null);
+            setSlashDismissed(false);
             const now = Date.now();
             if (e.target.value.trim() && now - lastTyping.current > TYPING_EVERY_MS) {
               lastTyping.current = now;
@@ -312,6 +383,27 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
           }}
           onKeyDown={(e) => {
             if (e.nativeEvent.isComposing) return;
+            if (paletteOpen) {
+              const n = commands.items.length;
+              if (n && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
+                e.preventDefault();
+                setActive((paletteActive + (e.key === 'ArrowDown' ? 1 : n - 1)) % n);
+                return;
+              }
+              if ((e.key === 'Enter' && !e.shiftKey) || (e.key === 'Tab' && !e.shiftKey)) {
+                const c = commands.items[paletteActive];
+                if (c) {
+                  e.preventDefault();
+                  pickCommand(c);
+                  return;
+                }
+              }
+              if (e.key === 'Escape') {
+                e.preventDefault();
+                setSlashDismissed(true);
+                return;
+              }
+            }
             if (open) {
               const n = suggestions.length;
               if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
@@ -356,7 +448,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
       <div id="composer-help" className={styles.composerHelp}>
         <span>
           <kbd>Enter</kbd> to send, <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line. <kbd>@</kbd>, <kbd>#</kbd> and <kbd>:</kbd> suggest
-          names, channels and emoji.
+          names, channels and emoji; <kbd>/</kbd> lists commands.
         </span>
         {length > MAX_CONTENT - 500 && (
           <span className={tooLong ? `${styles.charCount} ${styles.over}` : styles.charCount} aria-live="polite">

@@ -15,6 +15,7 @@ import { EmojiPicker } from './emoji-picker';
 import { EditIcon, PinIcon, ReplyIcon, SmileIcon, TrashIcon } from './icons';
 import { openMemberCard } from './member-card';
 import { MentionScope } from './mention-chip';
+import { EphemeralNote, InvokerLine, MessageComponents, Thinking } from './message-interactions';
 import { ReplyQuote } from './reply-quote';
 import { setPinned, startReply } from '../state/conversation';
 import styles from './message-item.module.css';
@@ -40,7 +41,8 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
   const attachments = Array.isArray(message.attachments) ? message.attachments : [];
   const embeds = Array.isArray(message.embeds) ? message.embeds : [];
   const reactions = Array.isArray(message.reactions) ? message.reactions : [];
-  const canEdit = mine && !message.webhookId;
+  const ephemeral = !!message.ephemeral;
+  const canEdit = mine && !message.webhookId && !ephemeral;
   // The author's colour (their highest coloured role), or undefined when they have none;
   // null when they are not a member now (a webhook, or someone who left): no card to open.
   // A DM's messages have no server ('' finds no members or roles).
@@ -86,12 +88,14 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
 
   return (
     <li
-      className={`${styles.message}${grouped ? ` ${styles.grouped}` : ''}${editing ? ` ${styles.editing}` : ''}${mentionsMe ? ` ${styles.mentioned}` : ''}`}
+      className={`${styles.message}${grouped ? ` ${styles.grouped}` : ''}${editing ? ` ${styles.editing}` : ''}${mentionsMe ? ` ${styles.mentioned}` : ''}${ephemeral ? ` ${styles.ephemeral}` : ''}`}
       data-message-id={message.id}
+      data-ephemeral={ephemeral ? 'true' : undefined}
       data-webhook={message.webhookId ? 'true' : undefined}
       data-mentions-me={mentionsMe ? 'true' : undefined}
       tabIndex={-1}
     >
+      {message.interaction?.type === 'command' && <InvokerLine interaction={message.interaction} />}
       {message.messageReference && (
         <MentionScope value={scope}>
           <ReplyQuote reply={message} />
@@ -128,7 +132,9 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
             </time>
           </div>
         )}
-        {editing ? (
+        {message.loading ? (
+          <Thinking name={name} />
+        ) : editing ? (
           <EditBox message={message} onDone={() => onEdit(null)} />
         ) : (
           message.content && (
@@ -137,7 +143,9 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
                 <Markdown
                   source={message.content}
                   trailing={
-                    message.editedAt ? (
+                    // An answer to a command or click is edited by its bot as a matter of course
+                    // (a deferred answer filled in, a click's update): Discord marks none of those.
+                    message.editedAt && !message.interaction ? (
                       <span className={styles.edited} title={`Edited ${formatFull(message.editedAt)}`}>
                         {' '}
                         (edited)
@@ -159,6 +167,7 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
         {embeds.length > 0 && (
           <div className={styles.embeds}>{embeds.map((e, i) => (e && typeof e === 'object' ? <Embed key={i} embed={e} /> : null))}</div>
         )}
+        <MessageComponents message={message} />
         {reactions.length > 0 && (
           <div className={styles.reactions} role="group" aria-label="Reactions">
             {reactions.map((r) => (
@@ -166,54 +175,58 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
             ))}
           </div>
         )}
+        {ephemeral && <EphemeralNote message={message} />}
       </div>
-      <div className={styles.messageActions} role="toolbar" aria-label="Message actions">
-        {canReact && (
-          <button
-            type="button"
-            className="icon-button"
-            aria-label="Add reaction"
-            title="Add reaction"
-            onClick={() => setPicker((p) => !p)}
-            aria-expanded={picker}
-          >
-            <SmileIcon />
-          </button>
-        )}
-        {canReply && (
-          <button type="button" className="icon-button" aria-label="Reply" title="Reply" onClick={() => startReply(message)}>
-            <ReplyIcon />
-          </button>
-        )}
-        {canPin && (
-          <button
-            type="button"
-            className={`icon-button${message.pinned ? ' active' : ''}`}
-            aria-label={message.pinned ? 'Unpin message' : 'Pin message'}
-            title={message.pinned ? 'Unpin' : 'Pin'}
-            onClick={() => setPinned(message, !message.pinned).catch(toastError)}
-          >
-            <PinIcon />
-          </button>
-        )}
-        {canEdit && (
-          <button type="button" className="icon-button" aria-label="Edit message" title="Edit" onClick={() => onEdit(message.id)}>
-            <EditIcon />
-          </button>
-        )}
-        {canDelete && (
-          <button
-            type="button"
-            className="icon-button danger"
-            aria-label="Delete message"
-            title="Delete (Shift+click to skip confirmation)"
-            onClick={(e) => void remove(e.shiftKey)}
-          >
-            <TrashIcon />
-          </button>
-        )}
-        {picker && canReact && <EmojiPicker onPick={react} onClose={() => setPicker(false)} />}
-      </div>
+      {/* An ephemeral message is nowhere but here: nothing to react to, reply to, pin or delete. */}
+      {!ephemeral && (
+        <div className={styles.messageActions} role="toolbar" aria-label="Message actions">
+          {canReact && (
+            <button
+              type="button"
+              className="icon-button"
+              aria-label="Add reaction"
+              title="Add reaction"
+              onClick={() => setPicker((p) => !p)}
+              aria-expanded={picker}
+            >
+              <SmileIcon />
+            </button>
+          )}
+          {canReply && (
+            <button type="button" className="icon-button" aria-label="Reply" title="Reply" onClick={() => startReply(message)}>
+              <ReplyIcon />
+            </button>
+          )}
+          {canPin && (
+            <button
+              type="button"
+              className={`icon-button${message.pinned ? ' active' : ''}`}
+              aria-label={message.pinned ? 'Unpin message' : 'Pin message'}
+              title={message.pinned ? 'Unpin' : 'Pin'}
+              onClick={() => setPinned(message, !message.pinned).catch(toastError)}
+            >
+              <PinIcon />
+            </button>
+          )}
+          {canEdit && (
+            <button type="button" className="icon-button" aria-label="Edit message" title="Edit" onClick={() => onEdit(message.id)}>
+              <EditIcon />
+            </button>
+          )}
+          {canDelete && (
+            <button
+              type="button"
+              className="icon-button danger"
+              aria-label="Delete message"
+              title="Delete (Shift+click to skip confirmation)"
+              onClick={(e) => void remove(e.shiftKey)}
+            >
+              <TrashIcon />
+            </button>
+          )}
+          {picker && canReact && <EmojiPicker onPick={react} onClose={() => setPicker(false)} />}
+        </div>
+      )}
     </li>
   );
 });

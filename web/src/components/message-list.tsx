@@ -1,10 +1,13 @@
-import { Fragment, type ReactNode, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { Fragment, type ReactNode, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { compareIds } from '@parley/protocol/ids';
 import type { Channel, Message } from '../api/types';
 import { loadLatest, loadOlder } from '../state/actions';
 import { jumpDone, loadNewer, useConversation } from '../state/conversation';
 import { useStore } from '../state/store';
 import { formatDay, isSameDay, minutesBetween } from '../lib/format';
+import { useInteractions } from '../state/interactions';
 import { MessageItem } from './message-item';
+import { PendingCommands } from './message-interactions';
 import { firstUnreadId, UnreadBar, UnreadDivider, useReadTracking, useUnreadMarker } from './unread-marker';
 import styles from './message-list.module.css';
 
@@ -27,6 +30,8 @@ const UNREAD_OFFSET = 130;
 function groupedWith(prev: Message | undefined, m: Message): boolean {
   if (!prev) return false;
   if (m.messageReference) return false; // a reply shows its quote line, under a header
+  if (m.interaction?.type === 'command') return false; // so does an answer to a command
+  if (!!prev.ephemeral !== !!m.ephemeral) return false;
   if (prev.author?.id !== m.author?.id) return false;
   if ((prev.webhookId ?? null) !== (m.webhookId ?? null)) return false;
   if (prev.author?.name !== m.author?.name) return false; // webhook per-message names
@@ -51,10 +56,19 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
   /** The first page has been placed (at the first unread message, or at the bottom). */
   const placed = useRef(false);
 
-  const items = data?.items ?? [];
+  const history = data?.items ?? [];
+  // This session's ephemeral messages are shown among the history (they are never in it).
+  const ephemeral = useInteractions((s) => s.ephemeral[channel.id]);
+  const items = useMemo(() => {
+    if (!ephemeral?.length) return history;
+    const newest = history[history.length - 1];
+    // While a window of older history is shown, newer ones wait for the present, as new messages do.
+    const shown = ephemeral.filter((m) => !data?.hasNewer || !newest || compareIds(m.id, newest.id) <= 0);
+    return [...history, ...shown].sort((a, b) => compareIds(a.id, b.id));
+  }, [history, ephemeral, data?.hasNewer]);
   const marker = useUnreadMarker(channel.id, channel.lastMessageId);
-  const dividerId = firstUnreadId(items, marker, data?.hasMore ?? true);
-  useReadTracking(channel.id, scroller, data?.loaded ? items[items.length - 1]?.id : undefined);
+  const dividerId = firstUnreadId(history, marker, data?.hasMore ?? true);
+  useReadTracking(channel.id, scroller, data?.loaded ? history[history.length - 1]?.id : undefined);
 
   // A jump (a reply's quote line, a pin) stops following the bottom at once, so the
   // history loaded around the target is not scrolled away from.
@@ -167,7 +181,7 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
 
   return (
     <div className={styles.messageScroller} ref={scroller} onScroll={onScroll} role="log" aria-label={`Messages in ${name}`} tabIndex={0}>
-      <UnreadBar channelId={channel.id} items={items} hasMore={data?.hasMore ?? false} onJump={jumpToUnread} />
+      <UnreadBar channelId={channel.id} items={history} hasMore={data?.hasMore ?? false} onJump={jumpToUnread} />
       <div className={styles.messageListTop}>
         {showStart && intro}
         {showStart && !intro && (
@@ -216,6 +230,7 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
             </Fragment>
           );
         })}
+        <PendingCommands channelId={channel.id} />
       </ol>
       {(away || hasNewer) && (
         <button type="button" className={styles.jumpPresent} onClick={jumpToPresent}>

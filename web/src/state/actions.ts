@@ -19,6 +19,7 @@ import type {
 } from '../api/types';
 import { applyConversationEvent } from './conversation';
 import { onDm, onMessageCreate, onReadState } from './conversations';
+import { applyInteractionEvent } from './interactions';
 import { store } from './store';
 
 const PAGE = 50;
@@ -206,6 +207,8 @@ export const viewing: { channelId: string | null } = { channelId: null };
 
 /** Apply one gateway event to the store. */
 export function applyEvent(event: GatewayEvent): void {
+  // Ephemeral messages stay out of history, unread counts and notifications.
+  if (applyInteractionEvent(event)) return;
   applyConversationEvent(event);
   const me = getState().me;
   switch (event.t) {
@@ -224,7 +227,9 @@ export function applyEvent(event: GatewayEvent): void {
       break;
     case 'MESSAGE_UPDATE': {
       const held = getState().messages[event.d.channelId]?.items.some((m) => m.id === event.d.id);
-      if (held) dispatch({ type: 'message/upsert', message: event.d });
+      // An edit carries the whole message: what it no longer has (its components, the
+      // "thinking" of a deferred answer) goes, rather than surviving the merge.
+      if (held) dispatch({ type: 'message/upsert', message: { components: undefined, loading: undefined, ...event.d } });
       break;
     }
     case 'MESSAGE_DELETE':

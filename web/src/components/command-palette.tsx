@@ -1,0 +1,120 @@
+/**
+ * The command palette: typing `/` at the start of the composer lists the channel's
+ * commands (section 12), grouped by bot, narrowed as the name is typed. Like the `@`
+ * autocomplete, focus stays in the textarea (which points at the active row with
+ * `aria-activedescendant`); ↑ ↓ choose, Enter or Tab pick, Esc closes.
+ */
+import { useEffect, useMemo } from 'react';
+import type { Command } from '../api/types';
+import { loadCommands, useInteractions } from '../state/interactions';
+import { Avatar } from './avatar';
+import styles from './composer-suggestions.module.css';
+import palette from './command-palette.module.css';
+
+/** The `/query` typed so far, when the whole draft is one: the palette's trigger. */
+export function slashQuery(text: string): string | null {
+  const m = /^\/(\S*)$/u.exec(text);
+  return m ? (m[1] ?? '').toLowerCase() : null;
+}
+
+/** The commands of the channel matching `query` (null: the palette is closed), grouped by bot. */
+export function useCommandMatches(channelId: string, query: string | null): { items: Command[]; loading: boolean; error: string | null } {
+  const entry = useInteractions((s) => s.commands[channelId]);
+  const wanted = query !== null;
+  useEffect(() => {
+    if (wanted) void loadCommands(channelId);
+  }, [channelId, wanted]);
+  const items = useMemo(() => {
+    if (query === null || !entry?.items) return [];
+    const ranked: { c: Command; r: number; i: number }[] = [];
+    entry.items.forEach((c, i) => {
+      const r = !query || c.name.startsWith(query) ? 0 : c.name.includes(query) ? 1 : -1;
+      if (r >= 0) ranked.push({ c, r, i });
+    });
+    // Bots stay in their order (the list comes grouped); within a bot, better matches first.
+    const botOrder = new Map<string, number>();
+    for (const { c, i } of ranked) if (!botOrder.has(c.botId)) botOrder.set(c.botId, i);
+    ranked.sort((a, b) => (botOrder.get(a.c.botId) ?? 0) - (botOrder.get(b.c.botId) ?? 0) || a.r - b.r || a.i - b.i);
+    return ranked.map((x) => x.c);
+  }, [entry?.items, query]);
+  return { items, loading: !!entry?.loading && !entry.items, error: entry?.error ?? null };
+}
+
+export const commandOptionId = (listId: string, index: number) => `${listId}-cmd-${index}`;
+
+interface Props {
+  id: string;
+  query: string;
+  items: Command[];
+  loading: boolean;
+  active: number;
+  onHover: (index: number) => void;
+  onPick: (command: Command) => void;
+}
+
+/** The popup above the composer: one group per bot (its avatar and name), then its commands. */
+export function CommandPalette({ id, query, items, loading, active, onHover, onPick }: Props) {
+  const groups: { botId: string; name: string; avatar?: string | null; rows: { command: Command; index: number }[] }[] = [];
+  items.forEach((command, index) => {
+    let group = groups[groups.length - 1];
+    if (!group || group.botId !== command.botId) {
+      group = { botId: command.botId, name: command.bot?.name ?? 'Bot', avatar: command.bot?.avatar, rows: [] };
+      groups.push(group);
+    }
+    group.rows.push({ command, index });
+  });
+  return (
+    <div className={`${styles.popup} ${palette.popup}`} data-testid="command-palette">
+      <div className={styles.title} id={`${id}-title`}>
+        Commands{query ? ' matching ' : ''}
+        {query && <span className={styles.query}>/{query}</span>}
+      </div>
+      {items.length === 0 ? (
+        <p className={palette.empty} role="status">
+          {loading ? 'Loading commands…' : query ? `No command starts with /${query}.` : 'No bot here has commands you can use.'}
+        </p>
+      ) : (
+        <div className={styles.list} role="listbox" id={id} aria-labelledby={`${id}-title`}>
+          {groups.map((g) => (
+            <div key={g.botId} role="group" aria-labelledby={`${id}-bot-${g.botId}`} className={palette.group}>
+              <div className={palette.groupHeader} id={`${id}-bot-${g.botId}`} role="presentation">
+                <Avatar id={g.botId} name={g.name} src={g.avatar} size={18} />
+                <span>{g.name}</span>
+              </div>
+              {g.rows.map(({ command, index }) => (
+                <div
+                  key={command.id}
+                  id={commandOptionId(id, index)}
+                  role="option"
+                  aria-selected={index === active}
+                  data-command={command.name}
+                  className={
+                    index === active ? `${styles.option} ${styles.active} ${palette.option}` : `${styles.option} ${palette.option}`
+                  }
+                  onMouseDown={(e) => e.preventDefault()}
+                  onMouseMove={() => index !== active && onHover(index)}
+                  onClick={() => onPick(command)}
+                >
+                  <span className={palette.name}>/{command.name}</span>
+                  {command.options.length > 0 && (
+                    <span className={palette.params} aria-hidden="true">
+                      {command.options.map((o) => (
+                        <span key={o.name} className={o.required ? palette.required : undefined}>
+                          {o.name}
+                        </span>
+                      ))}
+                    </span>
+                  )}
+                  <span className={palette.description}>{command.description}</span>
+                </div>
+              ))}
+            </div>
+          ))}
+        </div>
+      )}
+      <div className={styles.hint} aria-hidden="true">
+        <kbd>↑</kbd> <kbd>↓</kbd> to choose, <kbd>Enter</kbd> or <kbd>Tab</kbd> to use, <kbd>Esc</kbd> to close
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,306 @@
+/**
+ * Commands and interactions (section 12) as the web client holds them, apart from the
+ * shared store: each channel's commands (`GET /channels/{id}/commands`, refetched on
+ * `COMMANDS_UPDATE`), the interactions this person made that wait for their bot, and the
+ * ephemeral messages they were answered with (never in history: they live here for the
+ * session, until dismissed). A small external store, read with `useInteractions`.
+ *
+ * An interaction waits until its bot answers: `INTERACTION_SUCCESS`, a message made by it
+ * (`message.interaction.id`), or, for a click, an update of the clicked message. It fails
+ * on `INTERACTION_FAILED`, or when nothing came within the window (3 s, and a little for
+ * the network): the UI then says "The bot did not respond".
+ */
+import { useSyncExternalStore } from 'react';
+import { api, describeError, seg } from '../api/client';
+import type {
+  Channel,
+  Command,
+  CommandChoice,
+  CommandOptionValues,
+  CreateInteractionBody,
+  InteractionAccepted,
+  InteractionStateEvent,
+  Message,
+} from '../api/types';
+
+/** The bot's window is 3 s; the client gives the server's own verdict a moment more to arrive. */
+export const RESPONSE_WINDOW_MS = 3_000;
+const GRACE_MS = 400;
+
+export interface ChannelCommands {
+  /** Grouped by bot, then by name; null until loaded. */
+  items: Command[] | null;
+  loading: boolean;
+  error: string | null;
+}
+
+export interface PendingInteraction {
+  /** A local key (the interaction's id is known only once the POST answers). */
+  key: number;
+  id: string | null;
+  kind: 'command' | 'component';
+  channelId: string;
+  /** Components: the message and the clicked button or select. */
+  messageId?: string;
+  customId?: string;
+  /** Commands: what was run, and whose bot it is. */
+  command?: { name: string; botId: string; botName: string; botAvatar?: string | null };
+  status: 'pending' | 'failed';
+  /** Why it failed, when the service refused it (otherwise: the bot did not respond). */
+  error?: string;
+}
+
+interface InteractionsState {
+  commands: Record<string, ChannelCommands>;
+  pending: PendingInteraction[];
+  /** Ephemeral messages by channel, oldest first. */
+  ephemeral: Record<string, Message[]>;
+}
+
+let state: InteractionsState = { commands: {}, pending: [], ephemeral: {} };
+const listeners = new Set<() => void>();
+
+function set(next: Partial<InteractionsState>): void {
+  state = { ...state, ...next };
+  for (const l of listeners) l();
+}
+
+function subscribe(l: () => void): () => void {
+  listeners.add(l);
+  return () => listeners.delete(l);
+}
+
+export function getInteractions(): InteractionsState {
+  return state;
+}
+
+/** Read a slice; re-renders when that slice changes identity. */
+export function useInteractions<T>(selector: (s: InteractionsState) => T): T {
+  return useSyncExternalStore(subscribe, () => selector(state));
+}
+
+/** Forget everything (logout). */
+export function resetInteractions(): void {
+  for (const t of timers.values()) clearTimeout(t);
+  timers.clear();
+  settledEarly.clear();
+  state = { commands: {}, pending: [], ephemeral: {} };
+  for (const l of listeners) l();
+}
+
+// ---------------------------------------------------------------------------
+// Commands
+
+const byBotThenName = (a: Command, b: Command) =>
+  (a.bot?.name ?? a.botId).localeCompare(b.bot?.name ?? b.botId, undefined, { sensitivity: 'base' }) ||
+  a.botId.localeCompare(b.botId) ||
+  a.name.localeCompare(b.name);
+
+const loadingCommands = new Map<string, Promise<void>>();
+
+/** Load (once, or again with `force`) the commands the person may use in the channel. */
+export function loadCommands(channelId: string, force = false): Promise<void> {
+  const held = state.commands[channelId];
+  if (!force && held && (held.items || held.loading)) return loadingCommands.get(channelId) ?? Promise.resolve();
+  const p = (async () => {
+    set({ commands: { ...state.commands, [channelId]: { items: held?.items ?? null, loading: true, error: null } } });
+    try {
+      const items = await api.get<Command[]>(`/channels/${seg(channelId)}/commands`);
+      set({ commands: { ...state.commands, [channelId]: { items: [...items].sort(byBotThenName), loading: false, error: null } } });
+    } catch (err) {
+      set({ commands: { ...state.commands, [channelId]: { items: held?.items ?? null, loading: false, error: describeError(err) } } });
+    } finally {
+      loadingCommands.delete(channelId);
+    }
+  })();
+  loadingCommands.set(channelId, p);
+  return p;
+}
+
+/** `COMMANDS_UPDATE`: some bot's commands changed; the lists held are fetched again. */
+function commandsChanged(): void {
+  const held = Object.keys(state.commands);
+  set({ commands: {} });
+  for (const channelId of held) void loadCommands(channelId);
+}
+
+/** The bot's suggestions for the option being typed (an empty list when it gave none in time). */
+export async function autocomplete(
+  channelId: string,
+  command: Command,
+  options: CommandOptionValues,
+  focused: string,
+  signal?: AbortSignal,
+): Promise<CommandChoice[]> {
+  const body: CreateInteractionBody = { type: 'autocomplete', botId: command.botId, name: command.name, options, focused };
+  const answer = await api.post<InteractionAccepted>(`/channels/${seg(channelId)}/interactions`, body, { signal, noRetry: true });
+  return answer?.choices ?? [];
+}
+
+// ---------------------------------------------------------------------------
+// Waiting for the bot
+
+let nextKey = 1;
+const timers = new Map<number, ReturnType<typeof setTimeout>>();
+/** What became of interactions whose news arrived before their POST answered with the id. */
+const settledEarly = new Map<string, 'success' | 'failed'>();
+
+function update(key: number, fn: (p: PendingInteraction) => PendingInteraction | null): void {
+  const idx = state.pending.findIndex((p) => p.key === key);
+  const current = state.pending[idx];
+  if (!current) return;
+  const next = fn(current);
+  if (next === current) return;
+  if (!next || next.status !== 'pending') {
+    clearTimeout(timers.get(key));
+    timers.delete(key);
+  }
+  set({ pending: next ? state.pending.map((p, i) => (i === idx ? next : p)) : state.pending.filter((_, i) => i !== idx) });
+}
+
+const answered = (key: number) => update(key, () => null);
+const failed = (key: number, error?: string) =>
+  update(key, (p) => (p.status === 'failed' && !error ? p : { ...p, status: 'failed', error }));
+
+/** Posts the interaction and waits for its bot; the returned key names it in `pending`. */
+async function invoke(entry: Omit<PendingInteraction, 'key' | 'id' | 'status'>, body: CreateInteractionBody): Promise<number> {
+  const key = nextKey++;
+  // A newer click on the same component replaces an older failure.
+  const stale = state.pending.filter(
+    (p) => p.kind === 'component' && p.status === 'failed' && p.messageId === entry.messageId && p.customId === entry.customId,
+  );
+  set({ pending: [...state.pending.filter((p) => !stale.includes(p)), { ...entry, key, id: null, status: 'pending' }] });
+  timers.set(
+    key,
+    setTimeout(() => failed(key), RESPONSE_WINDOW_MS + GRACE_MS),
+  );
+  let accepted: InteractionAccepted;
+  try {
+    accepted = await api.post<InteractionAccepted>(`/channels/${seg(entry.channelId)}/interactions`, body);
+  } catch (err) {
+    answered(key);
+    throw err;
+  }
+  const early = settledEarly.get(accepted.id);
+  settledEarly.delete(accepted.id);
+  if (early === 'success') answered(key);
+  else if (early === 'failed') failed(key);
+  else update(key, (p) => ({ ...p, id: accepted.id }));
+  return key;
+}
+
+/** Runs a command: the composer's form calls it; refusals (a bad option) are thrown for the form to show. */
+export async function runCommand(channel: Channel, command: Command, options: CommandOptionValues): Promise<void> {
+  const body: CreateInteractionBody = { type: 'command', botId: command.botId, name: command.name };
+  if (Object.keys(options).length) body.options = options;
+  await invoke(
+    {
+      kind: 'command',
+      channelId: channel.id,
+      command: { name: command.name, botId: command.botId, botName: command.bot?.name ?? 'The bot', botAvatar: command.bot?.avatar },
+    },
+    body,
+  );
+}
+
+/** A click on a button, or a choice in a select: a refusal shows where the component is. */
+export async function pressComponent(message: Message, customId: string, values?: string[]): Promise<void> {
+  const body: CreateInteractionBody = { type: 'component', messageId: message.id, customId };
+  if (values) body.values = values;
+  const entry = { kind: 'component' as const, channelId: message.channelId, messageId: message.id, customId };
+  try {
+    await invoke(entry, body);
+  } catch (err) {
+    const key = nextKey++;
+    set({ pending: [...state.pending, { ...entry, key, id: null, status: 'failed', error: describeError(err) }] });
+  }
+}
+
+/** Hides a failure ("The bot did not respond") once read. */
+export function dismissPending(key: number): void {
+  answered(key);
+}
+
+function settle(id: string, outcome: 'success' | 'failed'): void {
+  const p = state.pending.find((x) => x.id === id);
+  if (!p) {
+    // The POST has not answered yet (or this is another tab's interaction: forgotten soon).
+    settledEarly.set(id, outcome);
+    if (settledEarly.size > 100) settledEarly.delete(settledEarly.keys().next().value as string);
+    return;
+  }
+  if (outcome === 'success') answered(p.key);
+  else failed(p.key);
+}
+
+/** A message arrived or changed: it may be the answer an interaction waits for. */
+function messageArrived(message: Message, updated: boolean): void {
+  if (message.interaction) settle(message.interaction.id, 'success');
+  if (!updated) return;
+  for (const p of state.pending) {
+    if (p.kind === 'component' && p.status === 'pending' && p.messageId === message.id) answered(p.key);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Ephemeral messages
+
+function upsertEphemeral(message: Message): void {
+  const list = state.ephemeral[message.channelId] ?? [];
+  const idx = list.findIndex((m) => m.id === message.id);
+  // An edit carries the whole message (see applyEvent's MESSAGE_UPDATE).
+  const next =
+    idx >= 0 ? list.map((m, i) => (i === idx ? { ...m, components: undefined, loading: undefined, ...message } : m)) : [...list, message];
+  set({ ephemeral: { ...state.ephemeral, [message.channelId]: next } });
+}
+
+/** Removes an ephemeral message: dismissed by the person, or deleted by its bot. */
+export function dismissEphemeral(channelId: string, messageId: string): void {
+  const list = state.ephemeral[channelId];
+  if (!list?.some((m) => m.id === messageId)) return;
+  set({ ephemeral: { ...state.ephemeral, [channelId]: list.filter((m) => m.id !== messageId) } });
+}
+
+/** Whether a message is one of this session's ephemeral ones. */
+export function isEphemeral(channelId: string, messageId: string): boolean {
+  return !!state.ephemeral[channelId]?.some((m) => m.id === messageId);
+}
+
+// ---------------------------------------------------------------------------
+// Gateway events
+
+/**
+ * Applies the events of this area. Returns true when the event was an ephemeral message's,
+ * which the shared store (history, unread counts, notifications) must not see.
+ */
+export function applyInteractionEvent(event: { t: string; d: unknown }): boolean {
+  switch (event.t) {
+    case 'INTERACTION_SUCCESS':
+      settle((event.d as InteractionStateEvent).id, 'success');
+      return false;
+    case 'INTERACTION_FAILED':
+      settle((event.d as InteractionStateEvent).id, 'failed');
+      return false;
+    case 'COMMANDS_UPDATE':
+      commandsChanged();
+      return false;
+    case 'MESSAGE_CREATE':
+    case 'MESSAGE_UPDATE': {
+      const message = event.d as Message;
+      messageArrived(message, event.t === 'MESSAGE_UPDATE');
+      if (message.ephemeral || isEphemeral(message.channelId, message.id)) {
+        upsertEphemeral(message);
+        return true;
+      }
+      return false;
+    }
+    case 'MESSAGE_DELETE': {
+      const d = event.d as { id: string; channelId: string };
+      if (!isEphemeral(d.channelId, d.id)) return false;
+      dismissEphemeral(d.channelId, d.id);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
