@@ -19,7 +19,7 @@
  * --members n adds n people to the server (written straight into the database once the
  * service has set it up: registering 10,000 accounts over HTTP would take many minutes of
  * password hashing) and --mention makes every message ping: `everyone` starts it with
- * `@everyone` (the `@everyone` role may mention everyone), `users` with five members'
+ * `@everyone` (each bot's role may mention everyone), `users` with five members'
  * `<@id>`. Together they show what a large server and its pings cost a POST.
  *
  * --with-fastify adds a third side, bench/fastify-server.ts: Fastify set up like Parley
@@ -422,12 +422,16 @@ async function benchParley(opts: Options, load: LoadGenerator, run: number): Pro
     });
     const people = opts.members > 0 ? await addMembers(opts, server.id, pgSchema?.url, path.join(tmp, 'data', 'parley.db')) : [];
     if (opts.mention === 'everyone') {
-      // The @everyone role's id is the server's; bots may then ping everyone.
+      // Bots hold only their own roles' permissions (not @everyone's): each bot's managed
+      // role gets MENTION_EVERYONE.
       const roles = await call(base, 'GET', `/servers/${server.id}/roles`, { auth: owner.auth });
-      const everyone = (roles.body as Array<{ id: string; permissions: string }>).find((r) => r.id === server.id)!;
-      const permissions = String(BigInt(everyone.permissions) | (1n << 17n));
-      const set = await call(base, 'PATCH', `/servers/${server.id}/roles/${server.id}`, { auth: owner.auth, body: { permissions } });
-      if (set.status !== 200) throw new Error(`granting MENTION_EVERYONE: ${set.status} ${set.text}`);
+      const managed = (roles.body as Array<{ id: string; permissions: string; managed: boolean }>).filter((r) => r.managed);
+      await inChunks(managed.length, async (i) => {
+        const role = managed[i]!;
+        const permissions = String(BigInt(role.permissions) | (1n << 17n));
+        const set = await call(base, 'PATCH', `/servers/${server.id}/roles/${role.id}`, { auth: owner.auth, body: { permissions } });
+        if (set.status !== 200) throw new Error(`granting MENTION_EVERYONE: ${set.status} ${set.text}`);
+      });
     }
     const combos = interleave(bots, channels).map(([bot, channel], i) => ({
       path: `/channels/${channel.id}/messages`,
