@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+import { precompress } from './build/precompress';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -11,7 +12,7 @@ const target = process.env.PARLEY_URL ?? 'http://localhost:8080';
 export default defineConfig({
   root,
   base: '/',
-  plugins: [react()],
+  plugins: [react(), precompress()],
   resolve: {
     // The SDK from its TypeScript source, as the type checks and tests see it, so a web
     // build needs no SDK build first. Its browser entry, index.ts: only the Node entry

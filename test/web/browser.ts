@@ -37,6 +37,7 @@ export function ensureWebBuilt(): void {
     newestMtime(path.join(WEB, 'public')),
     newestMtime(path.join(WEB, 'index.html')),
     newestMtime(path.join(WEB, 'vite.config.ts')),
+    newestMtime(path.join(WEB, 'build')),
   );
   if (built > sources) return;
   const vite = path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
