@@ -2,16 +2,19 @@ import { type Migration, SqliteAdapter } from 'kysely';
 import { postgresFullText } from './dialects/postgres.js';
 import { sqliteFullText } from './dialects/sqlite.js';
 
+/** Migrations get a bare Kysely, so the dialect is read from it, as 0004 does. */
+function fullTextOf(db: Parameters<Migration['up']>[0]) {
+  return db.getExecutor().adapter instanceof SqliteAdapter ? sqliteFullText : postgresFullText;
+}
+
 /**
  * 0008: the full-text index of messages (contract section 11, search). What the index is
  * differs by database (`FullText` in src/store/dialects/types.ts: FTS5 with triggers on
  * SQLite, a GIN index on a tsvector expression on PostgreSQL); each fills it from the
- * messages already stored. Migrations get a bare Kysely, so the dialect is read from it,
- * as 0004 does.
+ * messages already stored.
  */
 export const migrateToSearch: Migration['up'] = async (db) => {
-  const fullText = db.getExecutor().adapter instanceof SqliteAdapter ? sqliteFullText : postgresFullText;
-  await fullText.migrate(db);
+  await fullTextOf(db).migrate(db);
 };
 
 /**
@@ -20,6 +23,5 @@ export const migrateToSearch: Migration['up'] = async (db) => {
  * Searches never see the delay: the store indexes the queue before it searches.
  */
 export const migrateToDeferredSearch: Migration['up'] = async (db) => {
-  const fullText = db.getExecutor().adapter instanceof SqliteAdapter ? sqliteFullText : postgresFullText;
-  await fullText.deferIndexing(db);
+  await fullTextOf(db).deferIndexing(db);
 };
