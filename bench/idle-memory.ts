@@ -1,10 +1,10 @@
 /**
  * Idle memory of the production build: what an instance nobody uses keeps resident.
  *
- *   npm run build && npx tsx bench/idle-memory.ts [--samples 12] [--interval 5000] [--settle 2000]
+ *   npm run build && npx tsx bench/idle-memory.ts [--samples 12] [--interval 5000] [--settle 2000] [--rss-only]
  *
  * Starts the service as `npm start` does (the `start` script of package.json, so the same
- * `node` flags, on the built `dist/src/main.js`) on a fresh SQLite data directory with
+ * `node` flags, on the built `dist/server/main.js`) on a fresh SQLite data directory with
  * PORT=0, plus a preloaded probe (bench/memory-probe.mjs) that answers process.memoryUsage()
  * over IPC. Once it listens it makes a first request of each kind an idle instance sees
  * (GET /healthz, GET / for the web client), waits `--settle` ms, then takes `--samples`
@@ -29,23 +29,24 @@ const { values } = parseArgs({
     samples: { type: 'string', default: '12' },
     interval: { type: 'string', default: '5000' },
     settle: { type: 'string', default: '2000' },
+    'rss-only': { type: 'boolean', default: false },
   },
 });
 const samples = Number(values.samples);
 const interval = Number(values.interval);
 const settle = Number(values.settle);
 
-const main = path.join(ROOT, 'dist', 'src', 'main.js');
+const main = path.join(ROOT, 'dist', 'server', 'main.js');
 if (!fs.existsSync(main)) {
-  console.error('dist/src/main.js is missing: run `npm run build` first');
+  console.error('dist/server/main.js is missing: run `npm run build` first');
   process.exit(2);
 }
 
-/** `node <flags> dist/src/main.js` from package.json's start script: the flags npm start uses. */
+/** `node <flags> dist/server/main.js` from package.json's start script: the flags npm start uses. */
 function startFlags(): string[] {
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   const words = pkg.scripts.start!.trim().split(/\s+/);
-  if (words[0] !== 'node' || words.at(-1) !== 'dist/src/main.js') throw new Error(`unexpected start script: ${pkg.scripts.start}`);
+  if (words[0] !== 'node' || words.at(-1) !== 'dist/server/main.js') throw new Error(`unexpected start script: ${pkg.scripts.start}`);
   return words.slice(1, -1);
 }
 
@@ -69,22 +70,26 @@ function vmRss(pid: number): number {
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-idle-'));
 const flags = startFlags();
-const child = spawn(process.execPath, [...flags, '--import', path.join(ROOT, 'bench', 'memory-probe.mjs'), main], {
+// The probe's IPC channel costs memory of its own: --rss-only leaves it out and reads RSS alone.
+const rssOnly = values['rss-only'];
+const probe = rssOnly ? [] : ['--import', path.join(ROOT, 'bench', 'memory-probe.mjs')];
+const child = spawn(process.execPath, [...flags, ...probe, main], {
   cwd: ROOT,
   env: { ...process.env, PORT: '0', HOST: '127.0.0.1', PUBLIC_URL: 'http://127.0.0.1:0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-  stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  stdio: rssOnly ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'ipc'],
 });
 child.stderr!.on('data', (d: Buffer) => process.stderr.write(d));
 
 const usage = () =>
   new Promise<Usage>((resolve) => {
+    if (rssOnly) return resolve({ rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 });
     child.once('message', (m) => resolve(m as Usage));
     child.send('usage');
   });
 
 try {
   const [, base] = await announced(child, PARLEY_LISTENING);
-  console.log(`node ${[...flags, 'dist/src/main.js'].join(' ')} (Node ${process.version}, SQLite in ${dataDir})`);
+  console.log(`node ${[...flags, 'dist/server/main.js'].join(' ')} (Node ${process.version}, SQLite in ${dataDir})`);
   for (const url of [`${base}/healthz`, `${base}/`]) {
     const res = await fetch(url, { headers: { accept: url.endsWith('/') ? 'text/html' : 'application/json' } });
     await res.arrayBuffer();

@@ -13,6 +13,14 @@ import {
 } from './limits.js';
 
 /**
+ * 10000 → "10,000". Not `toLocaleString`: that loads ICU's number-format data (about 5 MB
+ * resident for the life of a server) to describe one schema field.
+ */
+function groupThousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/**
  * The objects the API answers with, as JSON Schema. Each has an `$id`: the server's app.ts
  * adds them with `addSchema`, so responses are serialized through them and the OpenAPI
  * document lists them once under components. Routes point at them with `ref()`. The type
@@ -564,7 +572,7 @@ export const SearchResults = Type.Object(
     total: Type.Integer({
       minimum: 0,
       maximum: SEARCH_LIMITS.totalMax,
-      description: `how many messages match, of those the caller can read; counted up to ${SEARCH_LIMITS.totalMax.toLocaleString('en-US')} (that figure means as many or more)`,
+      description: `how many messages match, of those the caller can read; counted up to ${groupThousands(SEARCH_LIMITS.totalMax)} (that figure means as many or more)`,
     }),
     messages: Type.Array(ref(Message), { description: 'this page of them, newest first' }),
   },
