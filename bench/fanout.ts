@@ -2,7 +2,7 @@
  * Gateway fan-out: how long one message takes to reach every connected client, and
  * what an idle gateway connection costs the server.
  *
- *   npx tsx bench/fanout.ts [N] [--messages 20] [--workers 2] [--size 120] [--instances 1]
+ *   npx tsx bench/fanout.ts [N] [--messages 20] [--workers 2] [--size 120] [--instances 1] [--discord-half]
  *
  * Starts Parley as a child process (`node --import tsx src/main.ts`, RATE_LIMITS=off,
  * LOG_LEVEL=warn, a fresh SQLite database), creates one owner, one server and N bot
@@ -17,6 +17,8 @@
  * storage, no HTTP, no sessions), as the yardstick of what one Node process can do on
  * this machine: on loopback the kernel's work for both ends of every socket write is
  * charged to the sender, so the floor here is far above what a real network shows.
+ * `--discord-half` connects every other client to Discord's gateway v10 (`/api/gateway/ws`,
+ * identify with GUILDS, GUILD_MESSAGES and MESSAGE_CONTENT) and prints p50/p99 per protocol.
  * `--skip-baseline` leaves it out; `--profile FILE` writes Parley's CPU profile of the
  * message phase (summarize with bench/profile-summary.ts).
  *
@@ -56,13 +58,14 @@ const now = () => performance.timeOrigin + performance.now();
 
 type ToWorker =
   /** Token i connects to gatewayUrls[groups[i] ?? 0]; the group (instance) is reported with its latencies. */
-  | { type: 'connect'; gatewayUrls: string[]; tokens: string[]; groups?: number[]; concurrency: number }
+  /** `discord[i]`: token i speaks Discord's gateway v10 (at /api/gateway/ws on the same server) instead of Parley's. */
+  | { type: 'connect'; gatewayUrls: string[]; tokens: string[]; groups?: number[]; discord?: boolean[]; concurrency: number }
   | { type: 'expect'; index: number; sentAt: number }
   | { type: 'stop' };
 
 type FromWorker =
   | { type: 'connected'; ready: number; failed: number; readyByGroup: number[]; ms: number }
-  | { type: 'delivered'; index: number; latencies: number[]; groups: number[] }
+  | { type: 'delivered'; index: number; latencies: number[]; groups: number[]; discord: boolean[] }
   | { type: 'closed'; count: number };
 
 async function worker(): Promise<void> {
@@ -72,12 +75,14 @@ async function worker(): Promise<void> {
   /** Per message index: arrival latencies (and the group of each client), filled as frames come in. */
   const arrivals = new Map<number, number[]>();
   const arrivalGroups = new Map<number, number[]>();
+  const arrivalKinds = new Map<number, boolean[]>();
+  const discordClients = new Set<WebSocket>();
   const sentAt = new Map<number, number>();
   let expected = 0;
   let unexpectedCloses = 0;
 
   const MARK = '"content":"fanout ';
-  const onFrame = (data: WebSocket.RawData, group: number) => {
+  const onFrame = (data: WebSocket.RawData, group: number, discord: boolean) => {
     const at = now();
     // Only the bench's own messages matter: find them in the bytes, parse nothing else.
     const buf = data as Buffer;
@@ -90,12 +95,16 @@ async function worker(): Promise<void> {
     if (!list || t0 === undefined) return;
     list.push(at - t0);
     arrivalGroups.get(index)!.push(group);
-    if (list.length === expected) send({ type: 'delivered', index, latencies: list, groups: arrivalGroups.get(index)! });
+    arrivalKinds.get(index)!.push(discord);
+    if (list.length === expected)
+      send({ type: 'delivered', index, latencies: list, groups: arrivalGroups.get(index)!, discord: arrivalKinds.get(index)! });
   };
 
-  function open(url: string, token: string, group: number): Promise<WebSocket | null> {
+  function open(url: string, token: string, group: number, discord: boolean): Promise<WebSocket | null> {
     return new Promise((resolve) => {
-      const ws = new WebSocket(url, { perMessageDeflate: false });
+      // Discord's gateway as a Discord library opens it: its path on the same server, JSON.
+      const target = discord ? url.replace(/\/gateway$/, '/api/gateway/ws?v=10&encoding=json') : url;
+      const ws = new WebSocket(target, { perMessageDeflate: false });
       let done = false;
       const finish = (ok: boolean) => {
         if (done) return;
@@ -107,9 +116,20 @@ async function worker(): Promise<void> {
         if (f.op === 'hello') {
           heartbeatMs = f.d.heartbeatInterval;
           ws.send(JSON.stringify({ op: 'identify', d: { token } }));
-        } else if (f.op === 'ready') {
+        } else if (f.op === 10) {
+          // Discord: a bare token; GUILDS, GUILD_MESSAGES and MESSAGE_CONTENT.
+          heartbeatMs = f.d.heartbeat_interval;
+          const intents = (1 << 0) | (1 << 9) | (1 << 15);
+          ws.send(
+            JSON.stringify({
+              op: 2,
+              d: { token: token.replace(/^Bot /, ''), intents, properties: { os: 'linux', browser: 'fanout', device: 'fanout' } },
+            }),
+          );
+        } else if (f.op === 'ready' || (f.op === 0 && f.t === 'READY')) {
           ws.off('message', handshake);
-          ws.on('message', (d: WebSocket.RawData) => onFrame(d, group));
+          ws.on('message', (d: WebSocket.RawData) => onFrame(d, group, discord));
+          if (discord) discordClients.add(ws);
           finish(true);
         }
       };
@@ -132,7 +152,7 @@ async function worker(): Promise<void> {
         while (next < m.tokens.length) {
           const i = next++;
           const group = m.groups?.[i] ?? 0;
-          const ws = await open(m.gatewayUrls[group]!, m.tokens[i]!, group);
+          const ws = await open(m.gatewayUrls[group]!, m.tokens[i]!, group, m.discord?.[i] ?? false);
           if (ws) {
             clients.push(ws);
             readyByGroup[group]!++;
@@ -145,13 +165,17 @@ async function worker(): Promise<void> {
       const slices = Math.max(1, Math.floor(heartbeatMs / 2 / 100));
       let slice = 0;
       setInterval(() => {
-        for (let i = slice; i < clients.length; i += slices) clients[i]!.send('{"op":"heartbeat","d":null}');
+        for (let i = slice; i < clients.length; i += slices) {
+          const ws = clients[i]!;
+          ws.send(discordClients.has(ws) ? '{"op":1,"d":null}' : '{"op":"heartbeat","d":null}');
+        }
         slice = (slice + 1) % slices;
       }, 100);
       send({ type: 'connected', ready: clients.length, failed, readyByGroup, ms: now() - t0 });
     } else if (m.type === 'expect') {
       arrivals.set(m.index, []);
       arrivalGroups.set(m.index, []);
+      arrivalKinds.set(m.index, []);
       sentAt.set(m.index, m.sentAt);
     } else if (m.type === 'stop') {
       send({ type: 'closed', count: unexpectedCloses });
@@ -401,7 +425,11 @@ const sumMemory = (ms: Memory[]): Memory =>
   );
 
 /** Connects `tokens.length` clients to `target` over fresh workers, then sends and times `messages` messages. */
-async function measure(target: Target, tokens: string[], opts: { workers: number; messages: number; profile?: string }): Promise<Figures> {
+async function measure(
+  target: Target,
+  tokens: string[],
+  opts: { workers: number; messages: number; profile?: string; discordHalf?: boolean },
+): Promise<Figures> {
   const gateways = target.gateways;
   const primary = gateways[0]!;
   const before = await Promise.all(gateways.map((g) => settledMemory(g.inspectPort, g.pid)));
@@ -423,6 +451,8 @@ async function measure(target: Target, tokens: string[], opts: { workers: number
               gatewayUrls: gateways.map((g) => g.gatewayUrl),
               tokens: mine.map((i) => tokens[i]!),
               groups: mine.map(groupOf),
+              // --discord-half: every other client speaks Discord's gateway.
+              discord: mine.map((i) => opts.discordHalf === true && i % 2 === 1),
               concurrency: 64,
             } satisfies ToWorker);
           }),
@@ -454,6 +484,7 @@ async function measure(target: Target, tokens: string[], opts: { workers: number
     const lastArrival: number[] = [];
     const sendRtt: number[] = [];
     const byGroup = gateways.map(() => ({ all: [] as number[], lastArrival: [] as number[] }));
+    const byProtocol = { parley: [] as number[], discord: [] as number[] };
     const cpuBefore = gateways.map((g) => cpuMsOf(g.pid));
     const workerCpuBefore = workers.map((wk) => cpuMsOf(wk.pid!));
     const services = target.services ?? [];
@@ -465,7 +496,7 @@ async function measure(target: Target, tokens: string[], opts: { workers: number
       const done = Promise.all(
         workers.map(
           (wk) =>
-            new Promise<{ latencies: number[]; groups: number[] }>((resolve, reject) => {
+            new Promise<{ latencies: number[]; groups: number[]; discord: boolean[] }>((resolve, reject) => {
               const t = setTimeout(() => reject(new Error(`message ${i} did not reach every client within 30 s`)), 30_000);
               const on = (m: FromWorker) => {
                 if (m.type === 'delivered' && m.index === i) {
@@ -488,6 +519,7 @@ async function measure(target: Target, tokens: string[], opts: { workers: number
       const lastInGroup = gateways.map(() => 0);
       for (const d of delivered) {
         d.latencies.forEach((x, j) => {
+          byProtocol[d.discord[j] ? 'discord' : 'parley'].push(x);
           const g = d.groups[j]!;
           byGroup[g]!.all.push(x);
           if (x > lastInGroup[g]!) lastInGroup[g] = x;
@@ -495,6 +527,14 @@ async function measure(target: Target, tokens: string[], opts: { workers: number
       }
       lastInGroup.forEach((x, g) => byGroup[g]!.lastArrival.push(x));
       await sleep(250);
+    }
+    if (opts.discordHalf) {
+      for (const [name, xs] of Object.entries(byProtocol)) {
+        const sorted = [...xs].sort((x, y) => x - y);
+        console.log(
+          `${target.label}, clients on ${name === 'discord' ? "Discord's gateway" : "Parley's gateway"}: ${sorted.length / opts.messages} clients, p50 ${ms(percentile(sorted, 50))}, p99 ${ms(percentile(sorted, 99))}`,
+        );
+      }
     }
     const cpuPerMessage = gateways.map((g, k) => (cpuMsOf(g.pid) - cpuBefore[k]!) / opts.messages);
     const workerCpuPerMessage = workers.reduce((a, wk, w) => a + cpuMsOf(wk.pid!) - workerCpuBefore[w]!, 0) / opts.messages;
@@ -663,6 +703,8 @@ async function main(): Promise<void> {
       'skip-baseline': { type: 'boolean', default: false },
       /** Write a CPU profile of Parley (instance A with --instances) during the message phase to this file. */
       profile: { type: 'string' },
+      /** Every other client connects to Discord's gateway v10 (/api/gateway/ws) instead of Parley's (single instance). */
+      'discord-half': { type: 'boolean', default: false },
       /** Parley processes sharing PostgreSQL (DATABASE_URL) and Redis (REDIS_URL); 1 is the single-instance SQLite mode. */
       instances: { type: 'string', default: '1' },
     },
@@ -724,7 +766,7 @@ async function main(): Promise<void> {
         },
       },
       tokens,
-      { workers: workerCount, messages, profile: values.profile },
+      { workers: workerCount, messages, profile: values.profile, discordHalf: values['discord-half'] },
     );
     parleyFigures = summarize(figures);
   } catch (err) {
