@@ -55,6 +55,25 @@ interface Props {
 let nextKey = 1;
 
 /**
+ * Touch screens (a coarse pointer): a soft keyboard's Enter is the only way to start a new
+ * line, so there Enter writes one and the Send button sends. Elsewhere Enter sends and
+ * Shift+Enter starts a line.
+ */
+const TOUCH_QUERY = '(pointer: coarse)';
+
+function useTouchInput(): boolean {
+  const [touch, setTouch] = useState(() => !!window.matchMedia?.(TOUCH_QUERY).matches);
+  useEffect(() => {
+    const mq = window.matchMedia?.(TOUCH_QUERY);
+    if (!mq) return;
+    const on = () => setTouch(mq.matches);
+    mq.addEventListener('change', on);
+    return () => mq.removeEventListener('change', on);
+  }, []);
+  return touch;
+}
+
+/**
  * The composer, or, without SEND_MESSAGES in the channel, a note saying so (the history
  * above stays readable). Without ATTACH_FILES there is no attach button and dropped or
  * pasted files are refused with a word of explanation.
@@ -86,6 +105,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
   const fileInput = useRef<HTMLInputElement>(null);
   const lastTyping = useRef(0);
   const reply = useConversation((s) => s.replies[channel.id]);
+  const touch = useTouchInput();
 
   // Autocomplete: the trigger at the caret, its suggestions, the active row.
   const [caret, setCaret] = useState<number | null>(null);
@@ -428,7 +448,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
               cancelReply(channel.id);
               return;
             }
-            if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+            if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing && !touch) {
               e.preventDefault();
               void submit();
             } else if (e.key === 'ArrowUp' && !text && !files.length) {
@@ -447,8 +467,16 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
       </div>
       <div id="composer-help" className={styles.composerHelp}>
         <span>
-          <kbd>Enter</kbd> to send, <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line. <kbd>@</kbd>, <kbd>#</kbd> and <kbd>:</kbd> suggest
-          names, channels and emoji; <kbd>/</kbd> lists commands.
+          {touch ? (
+            <>
+              <kbd>Enter</kbd> for a new line, the Send button to send.
+            </>
+          ) : (
+            <>
+              <kbd>Enter</kbd> to send, <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line.
+            </>
+          )}{' '}
+          <kbd>@</kbd>, <kbd>#</kbd> and <kbd>:</kbd> suggest names, channels and emoji; <kbd>/</kbd> lists commands.
         </span>
         {length > MAX_CONTENT - 500 && (
           <span className={tooLong ? `${styles.charCount} ${styles.over}` : styles.charCount} aria-live="polite">

@@ -76,7 +76,7 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
 
   return (
     <tr data-webhook-id={hook.id}>
-      <td>
+      <td data-label="Name">
         {renaming ? (
           <form className="row tight" onSubmit={saveName}>
             <label htmlFor={`${id}-rename`} className="visually-hidden">
@@ -119,7 +119,7 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
           </span>
         )}
       </td>
-      <td>
+      <td data-label="Channel">
         <label htmlFor={`${id}-channel`} className="visually-hidden">
           Channel for {hook.name}
         </label>
@@ -141,8 +141,8 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
           ))}
         </select>
       </td>
-      <td>{creator ? displayName(creator) : <span className="mono small-text">{hook.createdBy}</span>}</td>
-      <td>
+      <td data-label="Created by">{creator ? displayName(creator) : <span className="mono small-text">{hook.createdBy}</span>}</td>
+      <td data-label="Created">
         <time dateTime={hook.createdAt} title={formatFull(hook.createdAt)}>
           {formatDate(hook.createdAt)}
         </time>
