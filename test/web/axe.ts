@@ -47,6 +47,8 @@ export async function settle(page: Page): Promise<void> {
   await page.evaluate(async () => {
     const g = globalThis as any;
     await new Promise((r) => g.requestAnimationFrame(() => g.requestAnimationFrame(r)));
-    await Promise.all(g.document.getAnimations().map((a: any) => a.finished.catch(() => undefined)));
+    // Endless ones (spinners) never finish: left out.
+    const finite = g.document.getAnimations().filter((a: any) => a.effect?.getComputedTiming().endTime !== Infinity);
+    await Promise.all(finite.map((a: any) => a.finished.catch(() => undefined)));
   });
 }
