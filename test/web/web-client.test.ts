@@ -242,7 +242,10 @@ describe('web client', () => {
     await row.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Webhook renamed to “CI Pipeline”.').waitFor();
     const renamed = page.locator('tbody tr').filter({ hasText: 'CI Pipeline' });
+    // Picking a channel moves nothing yet: Move, then a confirmation.
     await renamed.getByRole('combobox', { name: 'Channel for CI Pipeline' }).selectOption(alerts.id);
+    await renamed.getByRole('button', { name: 'Move', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Move webhook' }).getByRole('button', { name: 'Move to #alerts' }).click();
     await page.getByText('“CI Pipeline” now posts to #alerts.').waitFor();
 
     const listed = await call(srv.url, 'GET', `/servers/${server.id}/webhooks`, { auth: owner.auth });

@@ -49,6 +49,10 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Extra request headers (`X-Audit-Log-Reason`). */
   headers?: Record<string, string>;
+  /** Told before each wait for a retry: how long, and why (a 429, or no connection). */
+  onRetry?: (waitMs: number, reason: 'rate-limited' | 'offline') => void;
+  /** Retry this many times, with growing pauses, when the server cannot be reached (default 0). */
+  offlineRetries?: number;
 }
 
 const MAX_RETRIES = 4;
@@ -139,12 +143,20 @@ export async function request<T>(method: string, path: string, body?: unknown, o
       res = await fetch(path, { method, headers, body: payload, signal: options.signal });
     } catch (err) {
       if (err instanceof DOMException && err.name === 'AbortError') throw err;
+      if (attempt < (options.offlineRetries ?? 0)) {
+        const wait = Math.min(1000 * 2 ** attempt, MAX_RETRY_WAIT_MS);
+        options.onRetry?.(wait, 'offline');
+        await sleep(wait, options.signal);
+        continue;
+      }
       throw new ApiError(0, 'Cannot reach the Parley server. Check your connection and try again.');
     }
     const data = await readBody(res);
     if (res.ok) return data as T;
     if (res.status === 429 && !options.noRetry && attempt < MAX_RETRIES) {
-      await sleep(retryAfterMs(res, data), options.signal);
+      const wait = retryAfterMs(res, data);
+      options.onRetry?.(wait, 'rate-limited');
+      await sleep(wait, options.signal);
       continue;
     }
     if (res.status === 401 && token && !path.startsWith('/auth/')) unauthorizedHandler?.();

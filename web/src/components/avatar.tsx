@@ -62,10 +62,11 @@ function AvatarImage({ id, name, src, size = 40 }: Omit<AvatarProps, 'status'>) 
     <span
       className={`${styles.avatar} ${styles.avatarInitials}`}
       aria-hidden="true"
+      // Drawn by CSS: initials are decoration, and as text they would sit inside the accessible
+      // name of every button holding an avatar ("AX" beside "Set status").
+      data-initials={initials(name)}
       style={{ ...style, ['--hue' as string]: String(hueFor(id || name)) }}
-    >
-      {initials(name)}
-    </span>
+    />
   );
 }
 

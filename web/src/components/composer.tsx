@@ -1,6 +1,7 @@
 import { forwardRef, useEffect, useId, useImperativeHandle, useLayoutEffect, useRef, useState } from 'react';
 import type { Channel, Command, SendMessageBody, UploadResult } from '../api/types';
-import { loadLatest, sendMessage, sendTyping, uploadFile } from '../state/actions';
+import { loadLatest, sendTyping, uploadFile } from '../state/actions';
+import { type Outgoing, queueSend, useOutbox } from '../state/outbox';
 import { cancelReply, onReplyStarted, type ReplyDraft, setReplyPing, startReplyAgain, useConversation } from '../state/conversation';
 import { can, P, usePermissions } from '../state/permissions';
 import { store, useStore } from '../state/store';
@@ -55,6 +56,53 @@ interface Props {
 let nextKey = 1;
 
 /**
+ * Toasts sit just above the composer, within its width, so they never cover the input or
+ * the Send button (toasts.module.css reads these properties of <html>).
+ */
+function useToastAnchor(form: React.RefObject<HTMLFormElement | null>): void {
+  useLayoutEffect(() => {
+    const el = form.current;
+    if (!el) return;
+    const root = document.documentElement;
+    const place = () => {
+      const r = el.getBoundingClientRect();
+      root.style.setProperty('--toast-bottom', `${Math.max(0, window.innerHeight - r.top) + 8}px`);
+      root.style.setProperty('--toast-left', `${r.left + 8}px`);
+      root.style.setProperty('--toast-right', `${Math.max(0, window.innerWidth - r.right) + 8}px`);
+      root.dataset.composer = '';
+    };
+    place();
+    const observer = new ResizeObserver(place);
+    observer.observe(el);
+    window.addEventListener('resize', place);
+    return () => {
+      observer.disconnect();
+      window.removeEventListener('resize', place);
+      delete root.dataset.composer;
+    };
+  }, [form]);
+}
+
+/**
+ * Touch screens (a coarse pointer): a soft keyboard's Enter is the only way to start a new
+ * line, so there Enter writes one and the Send button sends. Elsewhere Enter sends and
+ * Shift+Enter starts a line.
+ */
+const TOUCH_QUERY = '(pointer: coarse)';
+
+function useTouchInput(): boolean {
+  const [touch, setTouch] = useState(() => !!window.matchMedia?.(TOUCH_QUERY).matches);
+  useEffect(() => {
+    const mq = window.matchMedia?.(TOUCH_QUERY);
+    if (!mq) return;
+    const on = () => setTouch(mq.matches);
+    mq.addEventListener('change', on);
+    return () => mq.removeEventListener('change', on);
+  }, []);
+  return touch;
+}
+
+/**
  * The composer, or, without SEND_MESSAGES in the channel, a note saying so (the history
  * above stays readable). Without ATTACH_FILES there is no attach button and dropped or
  * pasted files are refused with a word of explanation.
@@ -83,9 +131,12 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
   const [text, setTextState] = useState(() => drafts.get(channel.id) ?? '');
   const [files, setFiles] = useState<Pending[]>([]);
   const area = useRef<HTMLTextAreaElement>(null);
+  const form = useRef<HTMLFormElement>(null);
+  useToastAnchor(form);
   const fileInput = useRef<HTMLInputElement>(null);
   const lastTyping = useRef(0);
   const reply = useConversation((s) => s.replies[channel.id]);
+  const touch = useTouchInput();
 
   // Autocomplete: the trigger at the caret, its suggestions, the active row.
   const [caret, setCaret] = useState<number | null>(null);
@@ -231,7 +282,13 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
     lastTyping.current = 0;
     try {
       // Trailing spaces (an inserted name or emoji leaves one) are not part of the message.
-      await sendMessage(channel.id, content.trim() ? encodeDraft(content, mentions).trimEnd() : '', attachments, replyFields(replying));
+      await queueSend(
+        channel.id,
+        { text: content.trim(), files: attachments.length },
+        content.trim() ? encodeDraft(content, mentions).trimEnd() : '',
+        attachments,
+        replyFields(replying),
+      );
       // Sent while reading older history: back to the present, where it landed.
       if (store.getState().messages[channel.id]?.hasNewer) void loadLatest(channel.id);
     } catch (err) {
@@ -265,6 +322,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
 
   return (
     <form
+      ref={form}
       className={styles.composer}
       onSubmit={(e) => {
         e.preventDefault();
@@ -285,6 +343,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
       {open && trigger && (
         <SuggestionList id={listId} trigger={trigger} items={suggestions} active={activeIndex} onHover={setActive} onPick={pick} />
       )}
+      <OutboxList channelId={channel.id} />
       {reply && <ReplyBar channelId={channel.id} reply={reply} onDone={() => area.current?.focus()} />}
       {files.length > 0 && (
         <ul className={styles.pendingFiles} aria-label="Attachments to send">
@@ -428,7 +487,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
               cancelReply(channel.id);
               return;
             }
-            if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+            if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing && !touch) {
               e.preventDefault();
               void submit();
             } else if (e.key === 'ArrowUp' && !text && !files.length) {
@@ -447,8 +506,16 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
       </div>
       <div id="composer-help" className={styles.composerHelp}>
         <span>
-          <kbd>Enter</kbd> to send, <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line. <kbd>@</kbd>, <kbd>#</kbd> and <kbd>:</kbd> suggest
-          names, channels and emoji; <kbd>/</kbd> lists commands.
+          {touch ? (
+            <>
+              <kbd>Enter</kbd> for a new line, the Send button to send.
+            </>
+          ) : (
+            <>
+              <kbd>Enter</kbd> to send, <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line.
+            </>
+          )}{' '}
+          <kbd>@</kbd>, <kbd>#</kbd> and <kbd>:</kbd> suggest names, channels and emoji; <kbd>/</kbd> lists commands.
         </span>
         {length > MAX_CONTENT - 500 && (
           <span className={tooLong ? `${styles.charCount} ${styles.over}` : styles.charCount} aria-live="polite">
@@ -505,5 +572,48 @@ function ReplyBar({ channelId, reply, onDone }: { channelId: string; reply: Repl
         <CloseIcon />
       </button>
     </div>
+  );
+}
+
+/**
+ * Messages sent from here that the service does not have yet: greyed, with a spinner, and
+ * the reason for a wait with its countdown (a rate limit, a lost connection).
+ */
+function OutboxList({ channelId }: { channelId: string }) {
+  const outgoing = useOutbox(channelId);
+  if (!outgoing.length) return null;
+  return (
+    <ul className={styles.outbox} aria-label="Messages being sent" data-testid="outbox">
+      {outgoing.map((o) => (
+        <OutboxItem key={o.id} item={o} />
+      ))}
+    </ul>
+  );
+}
+
+function OutboxItem({ item }: { item: Outgoing }) {
+  const [now, setNow] = useState(Date.now);
+  useEffect(() => {
+    if (!item.retryAt) return;
+    setNow(Date.now());
+    const t = setInterval(() => setNow(Date.now()), 250);
+    return () => clearInterval(t);
+  }, [item.retryAt]);
+  const seconds = item.retryAt ? Math.ceil((item.retryAt - now) / 1000) : 0;
+  const note =
+    seconds > 0 && item.state === 'rate-limited'
+      ? `Slow down — sending in ${seconds} s`
+      : seconds > 0 && item.state === 'offline'
+        ? `No connection — retrying in ${seconds} s`
+        : 'Sending…';
+  const text = item.text || `${item.files} ${item.files === 1 ? 'file' : 'files'}`;
+  return (
+    <li className={styles.outgoing} data-state={seconds > 0 ? item.state : 'sending'}>
+      <span className={styles.outSpinner} aria-hidden="true" />
+      <span className={styles.outText}>{text}</span>
+      <span className={styles.outNote} role="status">
+        {note}
+      </span>
+    </li>
   );
 }

@@ -54,7 +54,12 @@ export function ServerRail({ activeServerId }: { activeServerId: string | null }
                 title={s.name}
                 style={{ ['--hue' as string]: String(hueFor(id)) }}
               >
-                {icon ? <img className={styles.railIcon} src={icon} alt="" referrerPolicy="no-referrer" /> : initials(s.name)}
+                {icon ? (
+                  <img className={styles.railIcon} src={icon} alt="" referrerPolicy="no-referrer" />
+                ) : (
+                  // Initials drawn by CSS: the link's name is the server's full name.
+                  <span className={styles.railInitials} data-initials={initials(s.name)} aria-hidden="true" />
+                )}
                 <MentionBadge count={mentions} className={styles.railBadge} label="" />
               </Link>
             </li>

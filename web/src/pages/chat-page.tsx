@@ -12,6 +12,7 @@ import { can, P, usePermissions } from '../state/permissions';
 import { store, useStore } from '../state/store';
 import { toastError } from '../state/toasts';
 import { setPageTitle } from '../lib/title';
+import { MEMBER_DRAWER_MEDIA, SIDEBAR_DRAWER_MEDIA, useDrawerEscape } from '../lib/drawer';
 import { Link, navigate, paths } from '../router';
 import { MenuIcon, PinIcon, UsersIcon } from '../components/icons';
 import { PinsPanel } from '../components/pins-panel';
@@ -59,6 +60,12 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
   const [dragging, setDragging] = useState(false);
   const [showPins, setShowPins] = useState(false);
   const pinsButton = useRef<HTMLButtonElement>(null);
+  const sidebarButton = useRef<HTMLButtonElement>(null);
+  const membersButton = useRef<HTMLButtonElement>(null);
+  const closeSidebar = useCallback(() => setShowSidebar(false), []);
+  const closeMembers = useCallback(() => setShowMembers(false), []);
+  useDrawerEscape(showSidebar, closeSidebar, sidebarButton, SIDEBAR_DRAWER_MEDIA);
+  useDrawerEscape(showMembers && !showSidebar, closeMembers, membersButton, MEMBER_DRAWER_MEDIA);
 
   const channel = channels?.find((c) => c.id === channelId) ?? null;
   const bits = usePermissions(serverId);
@@ -154,6 +161,7 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
       >
         <header className={styles.chatHeader}>
           <button
+            ref={sidebarButton}
             type="button"
             className={`icon-button ${styles.sidebarToggle}`}
             aria-label="Show channels"
@@ -191,6 +199,7 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
             </button>
           )}
           <button
+            ref={membersButton}
             type="button"
             className={`icon-button${showMembers ? ' active' : ''}`}
             aria-label={showMembers ? 'Hide member list' : 'Show member list'}
@@ -251,7 +260,9 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
       </main>
       {showMembers && <MemberList server={server} />}
       <MemberCardHost server={server} />
-      {showSidebar && <div className="scrim" onClick={() => setShowSidebar(false)} aria-hidden="true" />}
+      {/* Backdrops of the drawers (shown by styles.css only where they are drawers): a tap closes them. */}
+      {showSidebar && <div className="scrim" onClick={closeSidebar} aria-hidden="true" />}
+      {showMembers && !showSidebar && <div className="scrim members-scrim" onClick={closeMembers} aria-hidden="true" />}
     </div>
   );
 }

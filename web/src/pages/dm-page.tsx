@@ -14,6 +14,7 @@ import { MessageList } from '../components/message-list';
 import { ServerRail } from '../components/server-rail';
 import { TypingIndicator } from '../components/typing-indicator';
 import { setPageTitle } from '../lib/title';
+import { SIDEBAR_DRAWER_MEDIA, useDrawerEscape } from '../lib/drawer';
 import { viewing } from '../state/actions';
 import { dmOthers, dmTitle, leaveGroup, loadDms } from '../state/conversations';
 import { store, useStore } from '../state/store';
@@ -44,6 +45,9 @@ export function DmPage({ channelId, onLogout }: { channelId: string | null; onLo
   const loaded = useStore((s) => s.dmsLoaded);
   const meId = useStore((s) => s.me?.id);
   const [showSidebar, setShowSidebar] = useState(false);
+  const sidebarButton = useRef<HTMLButtonElement>(null);
+  const closeSidebar = useCallback(() => setShowSidebar(false), []);
+  useDrawerEscape(showSidebar, closeSidebar, sidebarButton, SIDEBAR_DRAWER_MEDIA);
 
   useEffect(rememberDms, []);
   useEffect(() => {
@@ -60,6 +64,7 @@ export function DmPage({ channelId, onLogout }: { channelId: string | null; onLo
 
   const toggle = (
     <button
+      ref={sidebarButton}
       type="button"
       className={`icon-button ${chatStyles.sidebarToggle}`}
       aria-label="Show conversations"
@@ -107,7 +112,7 @@ export function DmPage({ channelId, onLogout }: { channelId: string | null; onLo
           </div>
         </main>
       )}
-      {showSidebar && <div className="scrim" onClick={() => setShowSidebar(false)} aria-hidden="true" />}
+      {showSidebar && <div className="scrim" onClick={closeSidebar} aria-hidden="true" />}
     </div>
   );
 }

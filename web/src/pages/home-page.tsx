@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { displayName } from '../api/types';
 import { PromptDialog } from '../components/forms';
 import { ServerRail } from '../components/server-rail';
@@ -8,6 +8,9 @@ import { useStore } from '../state/store';
 import { navigate, paths } from '../router';
 import { lastChannel } from './chat-page';
 import { setPageTitle } from '../lib/title';
+import { SIDEBAR_DRAWER_MEDIA, useDrawerEscape } from '../lib/drawer';
+import { MenuIcon } from '../components/icons';
+import chatStyles from './chat-page.module.css';
 
 /** "/": open the last server, or welcome a person who has none yet. */
 export function HomePage({ onLogout }: { onLogout: () => void }) {
@@ -15,6 +18,11 @@ export function HomePage({ onLogout }: { onLogout: () => void }) {
   const order = useStore((s) => s.serverOrder);
   const loaded = useStore((s) => s.serversLoaded);
   const [dialog, setDialog] = useState<'create' | 'join' | null>(null);
+  // On a phone the rail and the sidebar (DMs, account settings, log out) are a drawer.
+  const [showSidebar, setShowSidebar] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  const closeSidebar = useCallback(() => setShowSidebar(false), []);
+  useDrawerEscape(showSidebar, closeSidebar, menuButton, SIDEBAR_DRAWER_MEDIA);
 
   useEffect(() => {
     if (!loaded || !order.length) return;
@@ -33,10 +41,23 @@ export function HomePage({ onLogout }: { onLogout: () => void }) {
   }
 
   return (
-    <div className="app-frame">
+    <div className={`app-frame${showSidebar ? ' sidebar-open' : ''}`}>
       <ServerRail activeServerId={null} />
       <DmSidebar activeId={null} onLogout={onLogout} />
-      <main className="center-page">
+      <main className={`center-page ${chatStyles.withPhoneBar}`}>
+        <header className={`${chatStyles.chatHeader} ${chatStyles.phoneBar}`}>
+          <button
+            ref={menuButton}
+            type="button"
+            className="icon-button"
+            aria-label="Show menu"
+            aria-expanded={showSidebar}
+            onClick={() => setShowSidebar((v) => !v)}
+          >
+            <MenuIcon />
+          </button>
+          <span className={chatStyles.chatTitle}>Parley</span>
+        </header>
         <div className="card welcome">
           <h1>Welcome to Parley, {displayName(me)}!</h1>
           <p>Servers are where conversations happen. Start your own, or join one with an invite link someone sent you.</p>
@@ -50,6 +71,7 @@ export function HomePage({ onLogout }: { onLogout: () => void }) {
           </div>
         </div>
       </main>
+      {showSidebar && <div className="scrim" onClick={closeSidebar} aria-hidden="true" />}
       {dialog === 'create' && (
         <PromptDialog
           title="Create a server"

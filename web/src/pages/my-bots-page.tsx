@@ -181,14 +181,14 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
                 <tbody>
                   {bots.map((b) => (
                     <tr key={b.id} data-bot-id={b.id}>
-                      <td>
+                      <td data-label="Name">
                         <span className={styles.hookName}>
                           <Avatar id={b.id} name={b.name} size={24} />
                           <span>{b.name}</span>
                           <BotBadge />
                         </span>
                       </td>
-                      <td>
+                      <td data-label="Id">
                         <span className="mono small-text">{b.id}</span>{' '}
                         <button
                           type="button"
@@ -203,12 +203,12 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
                           Copy
                         </button>
                       </td>
-                      <td>
+                      <td data-label="Created">
                         <time dateTime={b.createdAt} title={formatFull(b.createdAt)}>
                           {formatDate(b.createdAt)}
                         </time>
                       </td>
-                      <td>
+                      <td data-label="Public">
                         <label className="check" htmlFor={`${id}-public-${b.id}`}>
                           <input
                             id={`${id}-public-${b.id}`}

@@ -1,5 +1,5 @@
 /** Operations the UI performs: an API call, then the store update that follows. */
-import { api, seg } from '../api/client';
+import { api, type RequestOptions, seg } from '../api/client';
 import type {
   AttachmentRef,
   Channel,
@@ -109,10 +109,12 @@ export async function sendMessage(
   attachments: AttachmentRef[],
   /** A reply's target, and what may ping (see docs/api.md "Mentions"). */
   extra: Pick<SendMessageBody, 'messageReference' | 'allowedMentions'> = {},
+  /** Retry and progress hooks (the composer's outbox: state/outbox.ts). */
+  options: RequestOptions = {},
 ): Promise<Message> {
   const body: SendMessageBody = { content, ...extra };
   if (attachments.length) body.attachments = attachments;
-  const message = await api.post<Message>(`/channels/${seg(channelId)}/messages`, body);
+  const message = await api.post<Message>(`/channels/${seg(channelId)}/messages`, body, options);
   dispatch({ type: 'message/upsert', message });
   return message;
 }

@@ -12,6 +12,8 @@ import { confirm, Dialog } from '../../components/dialog';
 import { LockIcon } from '../../components/lock-icon';
 import dialogStyles from '../../components/dialog.module.css';
 import { PERMISSION_GROUPS, roleColor } from '../../lib/permission-labels';
+import { nameColor, nameColorStyle } from '../../lib/name-color';
+import roleNameCss from '../../components/role-name.module.css';
 import { bitsOf, isPrivate, overwriteFor, setState, stateOf, withOverwrite, type Bits, type TriState } from '../../lib/overwrites';
 import { loadMembers } from '../../state/actions';
 import { deleteOverwrite, putOverwrite } from '../../state/moderation';
@@ -167,9 +169,9 @@ function TargetBadge({ target, size = 22 }: { target: Target; size?: number }) {
 }
 
 function TargetName({ target }: { target: Target }) {
-  const color = target.role ? roleColor(target.role.color) : undefined;
+  const color = target.role ? nameColor(target.role.color) : undefined;
   return (
-    <span className={styles.targetName} style={color ? { color } : undefined}>
+    <span className={color ? `${styles.targetName} ${roleNameCss.colored}` : styles.targetName} style={nameColorStyle(color)}>
       {target.name}
       {target.self && <span className={styles.you}> (you)</span>}
     </span>

@@ -231,7 +231,7 @@ function InviteTable({
                   type="button"
                   className="button secondary small"
                   onClick={() => void copy(i.code)}
-                  aria-label={`Copy the link of invite ${i.code}`}
+                  aria-label={`Copy link of invite ${i.code}`}
                 >
                   Copy link
                 </button>

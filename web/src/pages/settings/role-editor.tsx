@@ -9,6 +9,8 @@ import { describeError } from '../../api/client';
 import type { Role, Server, UpdateRoleBody } from '../../api/types';
 import { confirm } from '../../components/dialog';
 import { PERMISSION_GROUPS, roleColor } from '../../lib/permission-labels';
+import { nameColor, nameColorStyle } from '../../lib/name-color';
+import roleNameCss from '../../components/role-name.module.css';
 import { deleteRole, updateRole } from '../../state/moderation';
 import { can, P } from '../../state/permissions';
 import { toast } from '../../state/toasts';
@@ -130,7 +132,10 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
       <header className={css.editorHead}>
         <h3 ref={headingRef} tabIndex={-1} className={css.editorTitle} aria-label={`${title}: role settings`}>
           <span className={css.dot} style={{ background: shownColor }} data-none={!shownColor || undefined} aria-hidden="true" />
-          <span className={css.editorName} style={{ color: shownColor }}>
+          <span
+            className={shownColor ? `${css.editorName} ${roleNameCss.colored}` : css.editorName}
+            style={nameColorStyle(nameColor(color))}
+          >
             {title}
           </span>
         </h3>

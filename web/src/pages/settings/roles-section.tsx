@@ -11,6 +11,8 @@ import { confirm } from '../../components/dialog';
 import { PromptDialog } from '../../components/forms';
 import { PlusIcon } from '../../components/icons';
 import { roleColor } from '../../lib/permission-labels';
+import { nameColor, nameColorStyle } from '../../lib/name-color';
+import roleNameCss from '../../components/role-name.module.css';
 import { loadMembers, loadRoles } from '../../state/actions';
 import { createRole, updateRole } from '../../state/moderation';
 import { topPosition, usePermissions } from '../../state/permissions';
@@ -338,7 +340,12 @@ export function RolesSection({ server }: { server: Server }) {
           onClick={() => void select(role)}
         >
           <span className={css.dot} style={{ background: color }} data-none={!color || undefined} aria-hidden="true" />
-          <span className={css.roleName} style={{ color }} data-role-name>
+          <span
+            className={color ? `${css.roleName} ${roleNameCss.colored}` : css.roleName}
+            style={nameColorStyle(nameColor(role.color))}
+            data-colored={color ? '' : undefined}
+            data-role-name
+          >
             {isEveryone ? '@everyone' : role.name}
           </span>
           {role.managed && (
@@ -378,8 +385,11 @@ export function RolesSection({ server }: { server: Server }) {
           </div>
           {myTop && (
             <p className={css.yourTop}>
-              Your highest role is <strong style={{ color: roleColor(myTop.color) }}>{myTop.name}</strong>: you can change the roles below
-              it.
+              Your highest role is{' '}
+              <strong className={myTop.color ? roleNameCss.colored : undefined} style={nameColorStyle(nameColor(myTop.color))}>
+                {myTop.name}
+              </strong>
+              : you can change the roles below it.
             </p>
           )}
           <ul className={css.roleList} aria-label="Roles, highest first">

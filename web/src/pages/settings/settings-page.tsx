@@ -135,8 +135,9 @@ export function SettingsPage({ serverId, tab }: { serverId: string; tab: string 
       </nav>
       <main className={styles.settingsContent}>
         <div className={styles.settingsTop}>
-          <Link to={back} className="button secondary small close-settings" aria-label="Close settings and return to chat">
-            <CloseIcon /> Close <kbd>Esc</kbd>
+          {/* The name starts with the visible words, so speech input ("click Close") finds it. */}
+          <Link to={back} className="button secondary small close-settings" aria-keyshortcuts="Escape">
+            <CloseIcon /> Close<span className="visually-hidden"> settings and return to chat</span> <kbd aria-hidden="true">Esc</kbd>
           </Link>
         </div>
         <ErrorBoundary resetKey={active}>

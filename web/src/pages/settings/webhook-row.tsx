@@ -20,6 +20,9 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
   const [renaming, setRenaming] = useState(false);
   const [name, setName] = useState(hook.name);
   const [busy, setBusy] = useState(false);
+  // Re-pointing sends everything the webhook posts elsewhere: picked in the select, then
+  // confirmed (a select changes on a single arrow key, which must not move the webhook).
+  const [target, setTarget] = useState<string | null>(null);
   const id = useId();
   const creator = members.find((m) => m.id === hook.createdBy);
   const channelKnown = channels.some((c) => c.id === hook.channelId);
@@ -45,6 +48,30 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
     if (!next) return toastError(new Error('A webhook needs a name.'));
     if (next === hook.name) return setRenaming(false);
     if (await patch({ name: next }, `Webhook renamed to “${next}”.`)) setRenaming(false);
+  };
+
+  const move = async () => {
+    const to = channels.find((c) => c.id === target);
+    if (!to) return setTarget(null);
+    const from = channels.find((c) => c.id === hook.channelId);
+    const ok = await confirm({
+      title: 'Move webhook',
+      body: (
+        <p>
+          From now on, everything posted to <strong>{hook.name}</strong> appears in <strong>#{to.name}</strong>
+          {from ? (
+            <>
+              {' '}
+              instead of <strong>#{from.name}</strong>
+            </>
+          ) : null}
+          . Everyone who can read #{to.name} will see it.
+        </p>
+      ),
+      confirmLabel: `Move to #${to.name}`,
+    });
+    if (!ok) return;
+    if (await patch({ channelId: to.id }, `“${hook.name}” now posts to #${to.name}.`)) setTarget(null);
   };
 
   const remove = async () => {
@@ -76,7 +103,7 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
 
   return (
     <tr data-webhook-id={hook.id}>
-      <td>
+      <td data-label="Name">
         {renaming ? (
           <form className="row tight" onSubmit={saveName}>
             <label htmlFor={`${id}-rename`} className="visually-hidden">
@@ -119,19 +146,16 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
           </span>
         )}
       </td>
-      <td>
+      <td data-label="Channel">
         <label htmlFor={`${id}-channel`} className="visually-hidden">
           Channel for {hook.name}
         </label>
         <select
           id={`${id}-channel`}
           className="input small"
-          value={hook.channelId}
+          value={target ?? hook.channelId}
           disabled={busy}
-          onChange={(e) => {
-            const target = channels.find((c) => c.id === e.target.value);
-            void patch({ channelId: e.target.value }, `“${hook.name}” now posts to #${target?.name ?? 'channel'}.`);
-          }}
+          onChange={(e) => setTarget(e.target.value === hook.channelId ? null : e.target.value)}
         >
           {!channelKnown && <option value={hook.channelId}>(deleted channel)</option>}
           {channels.map((c) => (
@@ -140,9 +164,19 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
             </option>
           ))}
         </select>
+        {target && (
+          <span className={`row tight ${styles.moveRow}`}>
+            <button type="button" className="button primary small" disabled={busy} onClick={() => void move()}>
+              Move
+            </button>
+            <button type="button" className="button secondary small" onClick={() => setTarget(null)}>
+              Cancel
+            </button>
+          </span>
+        )}
       </td>
-      <td>{creator ? displayName(creator) : <span className="mono small-text">{hook.createdBy}</span>}</td>
-      <td>
+      <td data-label="Created by">{creator ? displayName(creator) : <span className="mono small-text">{hook.createdBy}</span>}</td>
+      <td data-label="Created">
         <time dateTime={hook.createdAt} title={formatFull(hook.createdAt)}>
           {formatDate(hook.createdAt)}
         </time>
