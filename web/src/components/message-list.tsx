@@ -160,12 +160,13 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
   const epoch = track.current.epoch;
 
   // Virtuoso places prepended rows with an estimated height, and corrects only while the
-  // view is scrolling up: for a few frames after a page arrives, the first message in view
-  // is put back where it was, until the person scrolls themselves.
+  // view is scrolling up: after a page arrives, the first message in view is put back where
+  // it was each frame until it stays put (2 s at most), or the person scrolls themselves.
   useLayoutEffect(() => {
     const el = scroller;
     if (!el || !prependAnchor.current) return;
-    let frames = 0;
+    const started = performance.now();
+    let steady = 0;
     let raf = 0;
     const stop = () => {
       prependAnchor.current = null;
@@ -177,9 +178,13 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
       const target = el.querySelector<HTMLElement>(`[data-message-id="${CSS.escape(a.id)}"]`);
       if (target) {
         const moved = target.getBoundingClientRect().top - a.top;
-        if (Math.abs(moved) >= 1) el.scrollTop += moved;
+        if (Math.abs(moved) >= 1) {
+          el.scrollTop += moved;
+          steady = 0;
+        } else steady++;
       }
-      if (++frames < 20) raf = requestAnimationFrame(fix);
+      // Until it has stayed put for a while (rows are measured over several frames on a busy machine).
+      if (steady < 15 && performance.now() - started < 2000) raf = requestAnimationFrame(fix);
       else prependAnchor.current = null;
     };
     raf = requestAnimationFrame(fix);
