@@ -45,6 +45,7 @@ import { lockDataDir } from './store/data-dir-lock.js';
 import type { Metrics } from './metrics.js';
 import { operationsRoutes } from './http/routes/operations.js';
 import { Store } from './store/index.js';
+import { registerDiscord, stripDiscordVersion } from './discord/plugin.js';
 
 /** Parts a caller may supply instead of the defaults (tests, several instances). */
 export interface AppDeps {
@@ -151,6 +152,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     // Long enough for any RGI emoji percent-encoded (up to about 120 characters); longer
     // segments get a 400 from frameworkErrorHandler.
     routerOptions: { maxParamLength: 256 },
+    // Discord's /api/v6 … /api/v10 reach the one /api layer (src/discord/plugin.ts).
+    rewriteUrl: (req) => stripDiscordVersion(req.url ?? '/'),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
@@ -287,6 +290,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   uploadRoutes(app, routeDeps);
   webhookRoutes(app, routeDeps);
   webhookExecuteRoutes(app, routeDeps);
+  await registerDiscord(app, routeDeps);
   await registerDocs(app);
 
   registerNotFound(

@@ -1,0 +1,4 @@
+import type { FastifyInstance } from 'fastify';
+import type { RouteDeps } from '../../http/routes/deps.js';
+
+export function discordUserRoutes(_api: FastifyInstance, _deps: RouteDeps): void {}
