@@ -11,6 +11,7 @@ import { expireIdempotencyKeys } from './domain/messages.js';
 import { sweepUnattachedUploads } from './domain/uploads.js';
 import { type EventBus, InProcessBus } from './events/bus.js';
 import { LocalUploadStore, type UploadStore } from './files/upload-store.js';
+import { discordWires } from './discord/gateway/index.js';
 import { Gateway } from './gateway/gateway.js';
 import { limitConnectionsPerClient } from './http/connection-limit.js';
 import { lazySerializers } from './http/lazy-serializers.js';
@@ -308,6 +309,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     trustProxy: config.trustProxy,
     report,
     presence,
+    wires: discordWires(ctx),
   });
   gateway.attach(app.server);
   if (metrics) {

@@ -367,7 +367,10 @@ export class Gateway {
   private async resume(conn: Connection, caller: Caller, sessionId: string, acked: number, since: LogPosition): Promise<Session> {
     const ws = conn.ws;
     const cp = await this.bus.loadCheckpoint(sessionId);
-    if (!cp || cp.userId !== caller.id || acked < cp.s || !conn.wire.restore(cp.wire, cp.wireState)) throw new InvalidSession();
+    if (!cp || cp.userId !== caller.id || !conn.wire.restore(cp.wire, cp.wireState)) throw new InvalidSession();
+    // The client counts in its protocol's numbering (Discord's includes READY and GUILD_CREATE).
+    acked = conn.wire.fromClientSeq(acked);
+    if (acked < cp.s) throw new InvalidSession();
     // A connection of the same session still open (a zombie) must not receive twice.
     const old = this.byId.get(sessionId);
     if (old) {
@@ -462,7 +465,7 @@ export class Gateway {
       // Each session once, whether it is the user's own or shares one or many servers with it.
       const audience = new Set(entry.toSelf === false ? [] : this.byUser.get(entry.userId));
       for (const id of entry.serverIds) for (const s of this.byServer.get(id) ?? []) audience.add(s);
-      const prepared = new Prepared(entry.event);
+      const prepared = new Prepared(entry.event, entry.serverIds);
       for (const s of audience) this.apply(s, pos, entry, 0, prepared);
       return;
     }
@@ -508,7 +511,7 @@ export class Gateway {
     }
     if (entry.kind === 'user') {
       if (!concerns(session, entry)) return;
-      this.deliver(session, pos, skipThrough, prepared ?? new Prepared(entry.event));
+      this.deliver(session, pos, skipThrough, prepared ?? new Prepared(entry.event, entry.serverIds));
       if (session.s % MARK_EVERY === 0) session.mark();
       return;
     }

@@ -76,6 +76,10 @@ export class NativeWire implements Wire {
     this.ws.close(code, reason);
   }
 
+  fromClientSeq(s: number): number {
+    return s;
+  }
+
   state(): undefined {
     return undefined;
   }

@@ -36,6 +36,8 @@ export interface Wire {
   send(data: string | Buffer): void;
   /** Closes with the native close code `code` (`CLOSE_CODES`, 1011, 1012), in this protocol's terms. */
   close(code: number, reason: string): void;
+  /** A sequence number the client sent (heartbeat, resume) in the session's numbering. */
+  fromClientSeq(s: number): number;
   /** Settings the session keeps across a resume (Discord's intents); saved in its checkpoint. */
   state(): string | undefined;
   /** Takes a checkpoint's settings on a resume; false when the checkpoint is not this protocol's. */
@@ -56,8 +58,8 @@ export type Incoming =
 /** What a session looks like to a wire encoding an event for it. */
 export interface SessionView {
   readonly caller: Caller;
-  /** The servers the session belongs to. */
-  readonly servers: ReadonlyMap<string, unknown>;
+  /** The servers the session belongs to, with its view of each (the permission model and its roles). */
+  readonly servers: ReadonlyMap<string, { model: ServerModel; roles: string }>;
 }
 
 /** An event frame with its sequence number still to be written. */
@@ -77,7 +79,11 @@ export class Prepared {
   /** Encodings by protocol and variant; null when a variant sends nothing. */
   readonly cache = new Map<string, SeqFrame | null>();
 
-  constructor(readonly event: GatewayEvent) {}
+  constructor(
+    readonly event: GatewayEvent,
+    /** For an event about a person: the servers it concerns. */
+    readonly serverIds?: readonly string[],
+  ) {}
 
   get native(): EventFrame {
     if (!this.nativeFrame) this.nativeFrame = new EventFrame(this.event.t, this.event.d);
