@@ -5,14 +5,16 @@
  * webhook routes (webhooks.ts) handle a path whose id is a webhook's and hand every other
  * one here, `@original` always.
  *
- * PLACEHOLDER: every function answers Discord's 10015 "Unknown Webhook" (404). The real
- * implementation is owned by the gateway and interactions work (branch `discord-gateway`);
- * the signatures are the contract between the two: each gets the request and reply and
- * answers as a route handler does (return the body, or send through `reply`).
+ * Each gets the request and reply and answers as a route handler does (return the body,
+ * or send through `reply`); the domain's interaction rules (windows, acknowledgement,
+ * ephemeral answers) apply unchanged.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../../errors.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
+import { interactions } from '../../domain/interactions.js';
+import { discordMessage } from '../objects.js';
+import { answerFromDiscord, editAnswerFromDiscord } from './interactions.js';
 
 /** One call on an interaction's webhook path. */
 export interface InteractionWebhookCall {
@@ -32,25 +34,44 @@ export interface InteractionMessageCall extends InteractionWebhookCall {
 
 const unknown = () => notFound('webhook', 'Unknown Webhook');
 
+/** Only the answer itself (`@original`) can be read or changed with the token: Parley keeps no per-follow-up handle. */
+function original(call: InteractionMessageCall): void {
+  if (call.messageId !== '@original') throw unknown();
+}
+
+const view = (call: InteractionWebhookCall) => ({ publicUrl: call.deps.ctx.publicUrl });
+
+/**
+ * The interaction's token is the credential (`<interaction id>.<secret>`), as the native
+ * `/interactions/{token}/...` routes take it; the application id in the path is Discord's
+ * and is not checked beyond the token.
+ */
 export const interactionWebhooks = {
-  /** `POST /webhooks/{applicationId}/{token}` (JSON or multipart): a follow-up; `?wait=true` answers the message, else 204. */
-  async execute(_call: InteractionWebhookCall & { wait: boolean }): Promise<unknown> {
-    throw unknown();
+  /** `POST /webhooks/{applicationId}/{token}` (JSON): a follow-up; `?wait=true` answers the message, else 204. */
+  async execute(call: InteractionWebhookCall & { wait: boolean }): Promise<unknown> {
+    const m = await interactions.followUp(call.deps.ctx, call.token, answerFromDiscord(call.request.body));
+    if (!call.wait) return call.reply.code(204).send();
+    return discordMessage(m, view(call));
   },
   /** `GET /webhooks/{applicationId}/{token}`: Discord answers the application's webhook object; not supported. */
   async get(_call: InteractionWebhookCall): Promise<unknown> {
     throw unknown();
   },
-  /** `GET .../messages/{messageId|@original}`. */
-  async getMessage(_call: InteractionMessageCall): Promise<unknown> {
-    throw unknown();
+  /** `GET .../messages/@original`. */
+  async getMessage(call: InteractionMessageCall): Promise<unknown> {
+    original(call);
+    return discordMessage(await interactions.getOriginal(call.deps.ctx, call.token), view(call));
   },
-  /** `PATCH .../messages/{messageId|@original}` (JSON or multipart). */
-  async editMessage(_call: InteractionMessageCall): Promise<unknown> {
-    throw unknown();
+  /** `PATCH .../messages/@original` (JSON). */
+  async editMessage(call: InteractionMessageCall): Promise<unknown> {
+    original(call);
+    const m = await interactions.editOriginal(call.deps.ctx, call.token, editAnswerFromDiscord(call.request.body));
+    return discordMessage(m, view(call));
   },
-  /** `DELETE .../messages/{messageId|@original}`: 204. */
-  async deleteMessage(_call: InteractionMessageCall): Promise<unknown> {
-    throw unknown();
+  /** `DELETE .../messages/@original`: 204. */
+  async deleteMessage(call: InteractionMessageCall): Promise<unknown> {
+    original(call);
+    await interactions.deleteOriginal(call.deps.ctx, call.token);
+    return call.reply.code(204).send();
   },
 };
