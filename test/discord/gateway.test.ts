@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addBot, call, createBot, createChannel, postMessage, registerUser, world } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
 import { ClientPool, type ConnectOptions, type Frame, type TestGatewayClient } from '../gateway/client.js';
+import { ALL_MESSAGES, I, connectDiscord, identifyDiscord } from './helpers.js';
 
 let srv: TestServer;
 const pool = new ClientPool();
@@ -15,24 +16,11 @@ beforeAll(async () => {
 afterEach(() => pool.closeAll());
 afterAll(() => srv?.close());
 
-const I = { GUILDS: 1, GUILD_MEMBERS: 2, GUILD_MESSAGES: 1 << 9, GUILD_MESSAGE_TYPING: 1 << 11, MESSAGE_CONTENT: 1 << 15 };
-const ALL_MESSAGES = I.GUILDS | I.GUILD_MEMBERS | I.GUILD_MESSAGES | I.MESSAGE_CONTENT;
-
-const url = (s: TestServer, query = '?v=10&encoding=json') => `${s.url.replace('http', 'ws')}/api/gateway/ws${query}`;
-
 /** Connects to Discord's gateway and waits for hello. */
-function connect(s = srv, query?: string, opts: ConnectOptions = {}): Promise<TestGatewayClient> {
-  return pool.connect(url(s, query), { ...opts, discord: opts.discord ?? {} });
-}
-
-/** Connects and identifies a bot; resolves once READY and its GUILD_CREATEs arrived. */
-async function identify(token: string, intents: number, opts: { query?: string; guilds?: number; s?: TestServer } = {}) {
-  const c = await connect(opts.s, opts.query, opts.query?.includes('zlib') ? { discord: { zlib: true } } : {});
-  c.send({ op: 2, d: { token, intents, properties: { os: 'linux', browser: 'test', device: 'test' } } });
-  await c.waitForEvent('READY');
-  await c.collect(1 + (opts.guilds ?? 1));
-  return c;
-}
+const connect = (s = srv, query?: string, opts: ConnectOptions = {}) => connectDiscord(pool, s, query, opts);
+/** Identifies a bot on Discord's gateway. */
+const identify = (token: string, intents: number, opts: { query?: string; guilds?: number; s?: TestServer } = {}) =>
+  identifyDiscord(pool, opts.s ?? srv, token, intents, opts);
 
 const ready = (c: TestGatewayClient) => c.events('READY')[0]!;
 
