@@ -14,6 +14,7 @@ import { authenticate } from '../http/plugins/auth.js';
 import type { RouteDeps } from '../http/routes/deps.js';
 import { DISCORD, completeRateLimitHeaders, discordErrorHandler } from './errors.js';
 import { discordChannelRoutes } from './rest/channels.js';
+import { hidden } from './rest/common.js';
 import { discordGuildRoutes } from './rest/guilds.js';
 import { discordInteractionRoutes } from './rest/interactions.js';
 import { discordUserRoutes } from './rest/users.js';
@@ -57,9 +58,6 @@ export async function registerDiscord(app: FastifyInstance, deps: RouteDeps): Pr
     { prefix: DISCORD_PREFIX },
   );
 }
-
-/** Discord's routes are documented in docs/discord.md, not in the native OpenAPI document. */
-export const hidden = { schema: { hide: true } } as const;
 
 function gatewayRoutes(api: FastifyInstance, { ctx }: RouteDeps): void {
   const info = () => ({
