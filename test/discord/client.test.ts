@@ -14,7 +14,7 @@ import {
   type Message,
 } from 'discord.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, createChannel, postMessage, world } from '../factories.js';
+import { call, createBot, createChannel, createServer, postMessage, registerUser, world } from '../factories.js';
 import { ClientPool } from '../gateway/client.js';
 import { startServer, type TestServer } from '../harness.js';
 
@@ -101,9 +101,16 @@ describe('discord.js Client against Parley', () => {
     expect([channel.id, channel.name]).toEqual([ch.id, 'fresh']);
   });
 
-  // Needs the Discord message, reaction and typing routes of the discord-rest branch: enabled once they are merged.
-  it.skip('runs a command bot: reply, react, typing, embed, file, edit, delete, history', async () => {
-    const w = await world(srv.url);
+  it('runs a command bot: reply, react, typing, embed, file, edit, delete, history', async () => {
+    // A bot invited with what such a bot asks for: view, send, history, embeds, files, reactions.
+    const owner = await registerUser(srv.url);
+    const { server, general } = await createServer(srv.url, owner);
+    const bot = await createBot(srv.url, owner);
+    const bits = [10, 11, 16, 14, 15, 6].reduce((a, b) => a | (1n << BigInt(b)), 0n).toString();
+    expect(
+      (await call(srv.url, 'POST', `/servers/${server.id}/bots`, { auth: owner.auth, body: { botId: bot.id, permissions: bits } })).status,
+    ).toBe(201);
+    const w = { owner, server, channel: general, bot };
     const client = await login(w.bot.token);
     const done = new Promise<string[]>((resolve, reject) => {
       client.on(Events.MessageCreate, async (m) => {

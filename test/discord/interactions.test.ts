@@ -162,8 +162,7 @@ describe('interactions in Discord shape', () => {
     await w.person.waitForEvent('MESSAGE_UPDATE', (d) => d.id === answer.id && d.content === 'picked a');
   });
 
-  // The /webhooks/{appId}/{token} paths are routed by discord-rest's webhook routes: enabled once they are merged.
-  it.skip('defers (5) then edits, gets and deletes @original, and posts follow-ups (ephemeral with flags 64)', async () => {
+  it('defers (5) then edits, gets and deletes @original, and posts follow-ups (ephemeral with flags 64)', async () => {
     const w = await setup();
     await invoke(w, { type: 'command', botId: w.bot.id, name: 'echo', options: { text: 'x' } });
     const i = await created(w.botGw);

@@ -15,7 +15,7 @@ import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import { editFromDiscord, messageFromDiscord } from '../bodies.js';
 import { CALLBACK_TYPE, commandFromDiscord, discordCommand } from '../interactions.js';
 import { MESSAGE_FLAGS, discordMessage } from '../objects.js';
-import { hidden } from '../plugin.js';
+import { hidden } from './common.js';
 
 type Params = { appId: string; guildId?: string; cmdId?: string };
 
