@@ -2,7 +2,7 @@
 // identify with intents, READY and GUILD_CREATE, dispatches translated from the event log
 // and filtered as the native gateway filters them, zlib-stream, resume, op 7 and op 9.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addBot, call, createBot, createChannel, postMessage, registerUser, world } from '../factories.js';
+import { addBot, call, createBot, createChannel, joinServer, postMessage, registerUser, world } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
 import { ClientPool, type ConnectOptions, type Frame, type TestGatewayClient } from '../gateway/client.js';
 import { ALL_MESSAGES, I, connectDiscord, identifyDiscord } from './helpers.js';
@@ -177,6 +177,42 @@ describe('Discord gateway: dispatch', () => {
     await m.waitForEvent('GUILD_ROLE_CREATE', (d) => d.role.id === role.body.id);
     expect(o.events('MESSAGE_CREATE').map((f) => f.d.content)).toEqual(['marker']);
     expect(m.events('MESSAGE_CREATE')).toEqual([]);
+  });
+});
+
+describe('Discord gateway: translated events', () => {
+  it('sends reactions, typing, roles and members in Discord shape', async () => {
+    const w = await world(srv.url);
+    const c = await identify(w.bot.token, ALL_MESSAGES | (1 << 10) | I.GUILD_MESSAGE_TYPING);
+    const m = await postMessage(srv.url, w.owner.auth, w.channel.id, 'react to me');
+    await call(srv.url, 'PUT', `/channels/${w.channel.id}/messages/${m.id}/reactions/${encodeURIComponent('👍')}`, { auth: w.owner.auth });
+    const reaction = await c.waitForEvent('MESSAGE_REACTION_ADD');
+    expect(reaction.d).toMatchObject({
+      user_id: w.owner.id,
+      channel_id: w.channel.id,
+      message_id: m.id,
+      guild_id: w.server.id,
+      emoji: { id: null, name: '👍' },
+    });
+    await call(srv.url, 'POST', `/channels/${w.channel.id}/typing`, { auth: w.owner.auth });
+    expect((await c.waitForEvent('TYPING_START')).d).toMatchObject({
+      channel_id: w.channel.id,
+      guild_id: w.server.id,
+      user_id: w.owner.id,
+    });
+    const role = await call(srv.url, 'POST', `/servers/${w.server.id}/roles`, { auth: w.owner.auth, body: { name: 'mods' } });
+    expect((await c.waitForEvent('GUILD_ROLE_CREATE')).d).toMatchObject({
+      guild_id: w.server.id,
+      role: { id: role.body.id, name: 'mods' },
+    });
+    const member = await registerUser(srv.url);
+    await joinServer(srv.url, w.owner, member, w.server.id);
+    expect((await c.waitForEvent('GUILD_MEMBER_ADD')).d).toMatchObject({ guild_id: w.server.id, user: { id: member.id } });
+    await call(srv.url, 'DELETE', `/servers/${w.server.id}/roles/${role.body.id}`, { auth: w.owner.auth });
+    expect((await c.waitForEvent('GUILD_ROLE_DELETE')).d).toEqual({ guild_id: w.server.id, role_id: role.body.id });
+    // Sequence numbers run on without gaps.
+    const seqs = c.events().map((f) => f.s);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
   });
 });
 
