@@ -10,7 +10,7 @@
  * ephemeral answers) apply unchanged.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { notFound } from '../../errors.js';
+import { AppError, notFound } from '../../errors.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
 import { interactions } from '../../domain/interactions.js';
 import { discordMessage } from '../objects.js';
@@ -41,6 +41,16 @@ function original(call: InteractionMessageCall): void {
 
 const view = (call: InteractionWebhookCall) => ({ publicUrl: call.deps.ctx.publicUrl });
 
+/** A token that names no interaction is, on these paths, Discord's Unknown Webhook (10015). */
+async function asWebhook<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'unknown_interaction') throw unknown();
+    throw err;
+  }
+}
+
 /**
  * The interaction's token is the credential (`<interaction id>.<secret>`), as the native
  * `/interactions/{token}/...` routes take it; the application id in the path is Discord's
@@ -49,7 +59,7 @@ const view = (call: InteractionWebhookCall) => ({ publicUrl: call.deps.ctx.publi
 export const interactionWebhooks = {
   /** `POST /webhooks/{applicationId}/{token}` (JSON): a follow-up; `?wait=true` answers the message, else 204. */
   async execute(call: InteractionWebhookCall & { wait: boolean }): Promise<unknown> {
-    const m = await interactions.followUp(call.deps.ctx, call.token, answerFromDiscord(call.request.body));
+    const m = await asWebhook(interactions.followUp(call.deps.ctx, call.token, answerFromDiscord(call.request.body)));
     if (!call.wait) return call.reply.code(204).send();
     return discordMessage(m, view(call));
   },
@@ -60,18 +70,18 @@ export const interactionWebhooks = {
   /** `GET .../messages/@original`. */
   async getMessage(call: InteractionMessageCall): Promise<unknown> {
     original(call);
-    return discordMessage(await interactions.getOriginal(call.deps.ctx, call.token), view(call));
+    return discordMessage(await asWebhook(interactions.getOriginal(call.deps.ctx, call.token)), view(call));
   },
   /** `PATCH .../messages/@original` (JSON). */
   async editMessage(call: InteractionMessageCall): Promise<unknown> {
     original(call);
-    const m = await interactions.editOriginal(call.deps.ctx, call.token, editAnswerFromDiscord(call.request.body));
+    const m = await asWebhook(interactions.editOriginal(call.deps.ctx, call.token, editAnswerFromDiscord(call.request.body)));
     return discordMessage(m, view(call));
   },
   /** `DELETE .../messages/@original`: 204. */
   async deleteMessage(call: InteractionMessageCall): Promise<unknown> {
     original(call);
-    await interactions.deleteOriginal(call.deps.ctx, call.token);
+    await asWebhook(interactions.deleteOriginal(call.deps.ctx, call.token));
     return call.reply.code(204).send();
   },
 };

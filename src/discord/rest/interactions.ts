@@ -86,6 +86,8 @@ export function discordInteractionRoutes(api: FastifyInstance, { ctx, limiter }:
     api.get<{ Params: Params }>(base, hidden, async (req) => (await list(req)).map(discordCommand));
 
     api.put<{ Params: Params }>(base, hidden, async (req, reply) => {
+      // Who may manage them is decided before the body is read, as on Discord.
+      await list(req);
       if (!Array.isArray(req.body)) throw new AppError('invalid_body', 'expected an array of application commands');
       const saved = await overwrite(
         req,
