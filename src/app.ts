@@ -11,6 +11,7 @@ import { expireIdempotencyKeys } from './domain/messages.js';
 import { sweepUnattachedUploads } from './domain/uploads.js';
 import { type EventBus, InProcessBus } from './events/bus.js';
 import { LocalUploadStore, type UploadStore } from './files/upload-store.js';
+import { discordWires } from './discord/gateway/index.js';
 import { Gateway } from './gateway/gateway.js';
 import { limitConnectionsPerClient } from './http/connection-limit.js';
 import { lazySerializers } from './http/lazy-serializers.js';
@@ -45,6 +46,7 @@ import { lockDataDir } from './store/data-dir-lock.js';
 import type { Metrics } from './metrics.js';
 import { operationsRoutes } from './http/routes/operations.js';
 import { Store } from './store/index.js';
+import { registerDiscord, stripDiscordVersion } from './discord/plugin.js';
 
 /** Parts a caller may supply instead of the defaults (tests, several instances). */
 export interface AppDeps {
@@ -151,6 +153,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     // Long enough for any RGI emoji percent-encoded (up to about 120 characters); longer
     // segments get a 400 from frameworkErrorHandler.
     routerOptions: { maxParamLength: 256 },
+    // Discord's /api/v6 … /api/v10 reach the one /api layer (src/discord/plugin.ts).
+    rewriteUrl: (req) => stripDiscordVersion(req.url ?? '/'),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
@@ -287,6 +291,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   uploadRoutes(app, routeDeps);
   webhookRoutes(app, routeDeps);
   webhookExecuteRoutes(app, routeDeps);
+  await registerDiscord(app, routeDeps);
   await registerDocs(app);
 
   registerNotFound(
@@ -304,6 +309,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     trustProxy: config.trustProxy,
     report,
     presence,
+    wires: discordWires(ctx),
   });
   gateway.attach(app.server);
   if (metrics) {

@@ -62,6 +62,11 @@ export function codeForStatus(status: number): ErrorCode {
 
 export class AppError extends Error {
   readonly status: number;
+  /**
+   * `missing_permission`: the bits the caller lacked. Not part of the body; the Discord
+   * layer tells a channel the caller cannot see (50001) from a missing right (50013) by it.
+   */
+  missing?: bigint;
   constructor(
     readonly code: ErrorCode,
     message: string,

@@ -25,7 +25,9 @@ const missing = (bits: bigint) => {
     (n) => (LEGACY_PERMISSIONS[n] & bits & ~P.VIEW_CHANNEL) !== 0n || (n === 'READ_MESSAGES' && (bits & P.VIEW_CHANNEL) !== 0n),
   );
   const names = permissionNamesOf(bits).join(', ');
-  return forbidden('missing_permission', `missing permission ${names}${legacy.length > 0 ? ` (${legacy.join(', ')})` : ''}`);
+  const err = forbidden('missing_permission', `missing permission ${names}${legacy.length > 0 ? ` (${legacy.join(', ')})` : ''}`);
+  err.missing = bits;
+  return err;
 };
 
 /** The caller's membership of a server; 404 for an unknown server, 403 for a non-member. */

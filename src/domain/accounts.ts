@@ -338,6 +338,46 @@ export const accounts = {
   },
 
   /**
+   * Someone's public face, for a caller who can already see them: themselves, someone who
+   * shares a server or a DM with them. Anyone else is 404 `unknown_user`, as an id nobody
+   * has: a caller learns nothing about accounts they have no way to meet.
+   */
+  async user(
+    ctx: DomainContext,
+    caller: Caller,
+    userId: string,
+  ): Promise<PublicUser & { username: string | null; displayName: string | null }> {
+    const u = isId(userId) ? await ctx.store.users.byId(ctx.store.db, userId) : undefined;
+    if (!u || u.deletedAt) throw notFound('user');
+    if (u.id !== caller.id) {
+      const [sharing, dms] = await Promise.all([
+        ctx.store.dms.sharingServer(ctx.store.db, caller.id, [u.id]),
+        ctx.store.dms.ofUser(ctx.store.db, caller.id),
+      ]);
+      const inDm =
+        !sharing.has(u.id) && dms.length > 0
+          ? (
+              await ctx.store.dms.recipients(
+                ctx.store.db,
+                dms.map((d) => d.id),
+              )
+            ).some((r) => r.id === u.id)
+          : false;
+      if (!sharing.has(u.id) && !inDm) throw notFound('user');
+    }
+    return { ...publicUser(u), username: u.bot === 1 ? null : u.username, displayName: u.bot === 1 ? u.name : (u.displayName ?? null) };
+  },
+
+  /** A bot as its own application (Discord's `/applications/@me`): its settings, key and owner. Bots only. */
+  async application(ctx: DomainContext, caller: Caller) {
+    if (!caller.bot) throw notFound('bot', 'only a bot has an application');
+    const b = await ctx.store.users.byId(ctx.store.db, caller.id);
+    if (!b) throw unauthorized();
+    const owner = b.ownerId ? await ctx.store.users.byId(ctx.store.db, b.ownerId) : undefined;
+    return { ...botView(b, await publicKeyOf(ctx, b.id)), owner: owner ? publicUser(owner) : null };
+  },
+
+  /**
    * A person changes their display name (null or blank: none, so their username shows)
    * or avatar (an image they uploaded, or null); a bot its name or avatar. Messages
    * already sent keep the name they were sent with. `USER_UPDATE` tells the others.

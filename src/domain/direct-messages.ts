@@ -44,6 +44,14 @@ export const directMessages = {
     return viewsOf(ctx, await ctx.store.dms.ofUser(ctx.store.db, userId));
   },
 
+  /** One DM or group the caller is in; 404 for anyone else, as for a channel that does not exist. */
+  async get(ctx: DomainContext, caller: Caller, channelId: string): Promise<DmChannel> {
+    await requireChannelPermission(ctx, caller, channelId, NEEDS.view);
+    const row = await ctx.store.dms.byId(ctx.store.db, channelId);
+    if (!row) throw notFound('channel');
+    return (await viewsOf(ctx, [row]))[0]!;
+  },
+
   /**
    * `POST /users/@me/channels`: with one person, their DM (the existing one, `created`
    * false); with two to nine, a new group. Each must be reachable (`dmReachability`);

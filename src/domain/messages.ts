@@ -12,6 +12,7 @@ import type { Attachment, Caller, Embed, Message, PublicUser } from './types.js'
 import { NEEDS, hasPermission } from './permissions.js';
 import { audit } from './audit.js';
 import { type StoredUpload, attachmentOf, namesUpload, releaseUploads, uploadIdOf } from './uploads.js';
+import { publicUser } from './accounts.js';
 import { NONE, type ResolvedMentions, mayMention, mentionRules, resolveMentions } from './mentions.js';
 import type { ActionRow, AllowedMentions, MessageInteraction, MessageReferenceBody } from '@parley/protocol';
 
@@ -85,8 +86,9 @@ export function checkContent(content: string, hasOtherParts: boolean): void {
  * A message to send must say something: content, or attachments. Callable before the
  * request costs anything (rate limit, channel lookup); `messages.send` checks it too.
  */
-export function requireSendable(body: { content?: string; attachments?: unknown[] }): void {
-  if (body.content === undefined && !body.attachments?.length) throw badRequest('content is required unless attachments are given');
+export function requireSendable(body: { content?: string; attachments?: unknown[]; embeds?: unknown[] }): void {
+  if (body.content === undefined && !body.attachments?.length && !body.embeds?.length)
+    throw badRequest('content is required unless attachments are given');
 }
 
 function toMessage(row: MessageTable, reactions: ReactionSummary[] = [], referenced?: Map<string, MessageTable>): Message {
@@ -474,6 +476,8 @@ export const messages = {
       allowedMentions?: AllowedMentions;
       messageReference?: MessageReferenceBody;
       components?: ActionRow[];
+      /** Already checked against Discord's embed limits (`validateEmbeds`): the Discord layer's sends carry them. */
+      embeds?: Embed[];
     },
     idem?: IdempotencyRequest,
   ): Promise<CreateResult> {
@@ -488,8 +492,11 @@ export const messages = {
     const wanted = body.attachments ?? [];
     if (wanted.length > 0 && !hasPermission(channel.permissions, 'ATTACH_FILES'))
       throw forbidden('missing_permission', 'missing permission ATTACH_FILES');
+    const embeds = body.embeds ?? [];
+    if (embeds.length > 0 && !hasPermission(channel.permissions, 'EMBED_LINKS'))
+      throw forbidden('missing_permission', 'missing permission EMBED_LINKS');
     const content = body.content ?? '';
-    checkContent(content, wanted.length > 0);
+    checkContent(content, wanted.length > 0 || embeds.length > 0 || (components?.length ?? 0) > 0);
     const uploads = await resolveAttachments(ctx, wanted);
     const author: PublicUser = { id: caller.id, name: caller.name, bot: caller.bot, avatar: caller.avatar };
     const prepared =
@@ -499,22 +506,43 @@ export const messages = {
             channel,
             caller.id,
             hasPermission(channel.permissions, 'MENTION_EVERYONE'),
-            { content, uploads, embeds: [], allowedMentions: body.allowedMentions },
+            { content, uploads, embeds, allowedMentions: body.allowedMentions },
             body.messageReference,
           )
-        : { content, uploads, embeds: [], mentions: NONE, referenced: null };
+        : { content, uploads, embeds, mentions: NONE, referenced: null };
     if (body.allowedMentions) mentionRules(body.allowedMentions);
     return createMessage(ctx, channel, author, null, components ? { ...prepared, components } : prepared, idem);
   },
 
-  /** A page of messages, newest first; `limit` outside 1..100 is refused before anything is read. */
-  async list(ctx: DomainContext, caller: Caller, channelId: string, page: { limit?: number; before?: string; after?: string }) {
+  /**
+   * A page of messages, newest first; `limit` outside 1..100 is refused before anything is
+   * read. `around` (Discord's): the message with that id if it exists, and the ones nearest
+   * it on either side, `limit` in all (the older half first to fill).
+   */
+  async list(
+    ctx: DomainContext,
+    caller: Caller,
+    channelId: string,
+    page: { limit?: number; before?: string; after?: string; around?: string },
+  ) {
     const limit = page.limit ?? PAGE_DEFAULT;
     if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_MAX) throw badRequest(`limit must be from 1 to ${PAGE_MAX}`, 'invalid_query');
+    const around = await pageBound(ctx, 'around', page.around);
     const opts = { limit, before: await pageBound(ctx, 'before', page.before), after: await pageBound(ctx, 'after', page.after) };
     await requireChannelPermission(ctx, caller, channelId, NEEDS.read);
     // Never past a message still being written, so a later `after=` page cannot skip it.
-    const rows = await ctx.store.messages.page(ctx.store.db, channelId, { ...opts, below: ctx.store.messageHorizon.oldest() });
+    const below = ctx.store.messageHorizon.oldest();
+    if (around !== undefined) {
+      // The older half includes `around` itself (before its successor), the newer half follows it.
+      const older = await ctx.store.messages.page(ctx.store.db, channelId, {
+        limit: Math.ceil(limit / 2),
+        before: (BigInt(around) + 1n).toString(),
+        below,
+      });
+      const newer = await ctx.store.messages.page(ctx.store.db, channelId, { limit: limit - older.length, after: around, below });
+      return messageViews(ctx, [...newer, ...older], caller.id);
+    }
+    const rows = await ctx.store.messages.page(ctx.store.db, channelId, { ...opts, below });
     return messageViews(ctx, rows, caller.id);
   },
 
@@ -523,11 +551,37 @@ export const messages = {
     return messageView(ctx, await loadMessage(ctx, channelId, messageId), caller.id);
   },
 
-  async edit(ctx: DomainContext, caller: Caller, channelId: string, messageId: string, content: string) {
-    await requireChannelPermission(ctx, caller, channelId, NEEDS.view);
+  /**
+   * Edits the caller's own message: its content (the native route), or, from the Discord
+   * layer, also its embeds and (bots) components; an absent part stays as it is.
+   */
+  async edit(
+    ctx: DomainContext,
+    caller: Caller,
+    channelId: string,
+    messageId: string,
+    change: string | { content?: string; embeds?: Embed[]; components?: ActionRow[] },
+  ) {
+    const parts = typeof change === 'string' ? { content: change } : change;
+    if (parts.components !== undefined && parts.components.length > 0 && !caller.bot)
+      throw badRequest('only bots send components', 'invalid_components');
+    const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.view);
     const row = await loadMessage(ctx, channelId, messageId);
     if (row.authorId !== caller.id || row.webhookId) throw forbidden('not_message_author', 'you can only edit your own messages');
-    return applyEdit(ctx, row, { content }, caller.id);
+    if (parts.embeds !== undefined && parts.embeds.length > 0 && !hasPermission(channel.permissions, 'EMBED_LINKS'))
+      throw forbidden('missing_permission', 'missing permission EMBED_LINKS');
+    const components =
+      parts.components === undefined || parts.components.length === 0 ? parts.components : checkComponents(parts.components, true);
+    return applyEdit(
+      ctx,
+      row,
+      {
+        ...(parts.content !== undefined ? { content: parts.content } : {}),
+        ...(parts.embeds !== undefined ? { embeds: parts.embeds } : {}),
+        ...(components !== undefined ? { components } : {}),
+      },
+      caller.id,
+    );
   },
 
   async delete(ctx: DomainContext, caller: Caller, channelId: string, messageId: string, reason?: string) {
@@ -541,26 +595,37 @@ export const messages = {
       await audit(ctx, channel.serverId, caller, 'message_delete', row.id, { channelId, authorId: row.authorId }, reason);
   },
 
-  /** Adds the caller's reaction if absent, removes it if present; returns the state after. */
+  /** Adds the caller's reaction if absent, removes it if present (seed 4.2); returns the state after. */
   async toggleReaction(ctx: DomainContext, caller: Caller, channelId: string, messageId: string, emoji: string) {
+    return react(ctx, caller, channelId, messageId, emoji, 'toggle');
+  },
+
+  /**
+   * Discord's semantics: `present` adds the caller's reaction (nothing changes if it is
+   * there already), otherwise removes it (nothing changes if it is absent). Only a change
+   * is announced. Removing needs only to see the channel, as on Discord.
+   */
+  async setReaction(ctx: DomainContext, caller: Caller, channelId: string, messageId: string, emoji: string, present: boolean) {
+    return react(ctx, caller, channelId, messageId, emoji, present ? 'add' : 'remove');
+  },
+
+  /** Who reacted with `emoji`, oldest reaction first: up to `limit` (1 to 100) users with an id after `after`. */
+  async reactors(
+    ctx: DomainContext,
+    caller: Caller,
+    channelId: string,
+    messageId: string,
+    emoji: string,
+    page: { limit?: number; after?: string } = {},
+  ): Promise<PublicUser[]> {
     if (!EMOJI.test(emoji)) throw badRequest('emoji must be a single Unicode emoji');
-    const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.react);
+    const limit = page.limit ?? 25;
+    if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_MAX) throw badRequest(`limit must be from 1 to ${PAGE_MAX}`, 'invalid_query');
+    const after = await pageBound(ctx, 'after', page.after);
+    await requireChannelPermission(ctx, caller, channelId, NEEDS.read);
     await loadMessage(ctx, channelId, messageId);
-    const { added, count } = await ctx.store
-      .write(async (tx) => {
-        const added = await ctx.store.reactions.add(tx, messageId, emoji, caller.id, nowIso());
-        if (!added) await ctx.store.reactions.remove(tx, messageId, emoji, caller.id);
-        return { added, count: await ctx.store.reactions.count(tx, messageId, emoji) };
-      })
-      .catch((err: unknown) => {
-        // The reaction's foreign key: the message was deleted since it was loaded.
-        throw err instanceof AppError && err.code === 'unknown_reference' ? notFound('message') : err;
-      });
-    await notifyChannel(ctx, channel, {
-      t: added ? 'REACTION_ADD' : 'REACTION_REMOVE',
-      d: { channelId, serverId: channel.serverId, messageId, emoji, userId: caller.id, count },
-    });
-    return { emoji, count, me: added };
+    const rows = await ctx.store.reactions.users(ctx.store.db, messageId, emoji, { limit, after });
+    return rows.map(publicUser);
   },
 
   async typing(ctx: DomainContext, caller: Caller, channelId: string) {
@@ -571,6 +636,45 @@ export const messages = {
     });
   },
 };
+
+/** The one path of every reaction change: toggle (the seed's PUT), add or remove (Discord's). */
+async function react(
+  ctx: DomainContext,
+  caller: Caller,
+  channelId: string,
+  messageId: string,
+  emoji: string,
+  how: 'toggle' | 'add' | 'remove',
+): Promise<{ emoji: string; count: number; me: boolean }> {
+  if (!EMOJI.test(emoji)) throw badRequest('emoji must be a single Unicode emoji');
+  const channel = await requireChannelPermission(ctx, caller, channelId, how === 'remove' ? NEEDS.view : NEEDS.react);
+  await loadMessage(ctx, channelId, messageId);
+  const { changed, me, count } = await ctx.store
+    .write(async (tx) => {
+      let changed: boolean;
+      let me: boolean;
+      if (how === 'remove') {
+        changed = Number((await ctx.store.reactions.remove(tx, messageId, emoji, caller.id)).numDeletedRows) > 0;
+        me = false;
+      } else {
+        const added = await ctx.store.reactions.add(tx, messageId, emoji, caller.id, nowIso());
+        if (!added && how === 'toggle') await ctx.store.reactions.remove(tx, messageId, emoji, caller.id);
+        changed = added || how === 'toggle';
+        me = added || how === 'add';
+      }
+      return { changed, me, count: await ctx.store.reactions.count(tx, messageId, emoji) };
+    })
+    .catch((err: unknown) => {
+      // The reaction's foreign key: the message was deleted since it was loaded.
+      throw err instanceof AppError && err.code === 'unknown_reference' ? notFound('message') : err;
+    });
+  if (changed)
+    await notifyChannel(ctx, channel, {
+      t: me ? 'REACTION_ADD' : 'REACTION_REMOVE',
+      d: { channelId, serverId: channel.serverId, messageId, emoji, userId: caller.id, count },
+    });
+  return { emoji, count, me };
+}
 
 /**
  * A `before`/`after` bound as the store compares it: a snowflake (any, not only a

@@ -16,14 +16,21 @@ import type { ServerChannel } from '../store/repos/servers.js';
 import type { ChannelTable, InviteTable, RoleTable, ServerTable, UserTable } from '../store/schema.js';
 import { publicUser } from './accounts.js';
 import { directMessages } from './direct-messages.js';
-import { requireServerChannelPermission, requireMember, requireOwner, requireServerPermission } from './access.js';
+import {
+  requireChannelPermission,
+  requireServerChannelPermission,
+  requireMember,
+  requireOwner,
+  requireServerPermission,
+} from './access.js';
 import { auditIn, diff } from './audit.js';
 import { type DomainContext, notify, nowIso } from './context.js';
 import { cleanAvatar, cleanName, rejectNul, stripUnsafeCharacters } from './names.js';
 import { joinRoles, splitRoles } from './permissions.js';
 import { type Departure, announceDeparture, channelView, clearDeparture, requirePermissions, roleView, snapshotIn } from './roles.js';
 import { releaseUploads } from './uploads.js';
-import type { Caller, Server } from './types.js';
+import type { Caller, Channel, Server } from './types.js';
+import type { DmChannel, PresenceStatus } from '@parley/protocol';
 
 export { channelView };
 
@@ -83,6 +90,23 @@ const botMember = (bot: UserTable, role: RoleTable, joinedAt?: string) => ({
   ...(joinedAt ? { joinedAt } : {}),
   role: roleView(role),
 });
+
+/** A member as the API shows one: the person or bot, their roles, presence, and a bot's section-3 permissions. */
+function memberView(
+  r: Pick<UserTable, 'id' | 'name' | 'bot' | 'avatar' | 'ownerId'> & { roles: string; joinedAt: string },
+  managedRole: RoleTable | undefined,
+  presence: PresenceStatus | undefined,
+) {
+  const user = publicUser(r);
+  return {
+    ...user,
+    user,
+    presence: presence ?? ('offline' as const),
+    roles: splitRoles(r.roles),
+    ...(r.bot === 1 ? { ownerId: r.ownerId, permissions: legacyNamesOf(parsePermissions(managedRole?.permissions ?? '0') ?? 0n) } : {}),
+    joinedAt: r.joinedAt,
+  };
+}
 
 export const servers = {
   async create(ctx: DomainContext, caller: Caller, name: string) {
@@ -194,6 +218,25 @@ export const servers = {
       visible.map((c) => c.id),
     );
     return visible.map((c) => ({ ...channelView(c, overwrites), lastMessageId: lastIds.get(c.id) ?? null }));
+  },
+
+  /** One channel the caller can see: a server's (with its overwrites and newest message) or a DM they are in. */
+  async channel(ctx: DomainContext, caller: Caller, channelId: string): Promise<Channel | DmChannel> {
+    const grant = await requireChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL);
+    if (grant.serverId === null) return directMessages.get(ctx, caller, channelId);
+    const [overwrites, lastIds] = await Promise.all([
+      ctx.store.overwrites.ofChannel(ctx.store.db, channelId),
+      ctx.store.messages.lastIds(ctx.store.db, [channelId]),
+    ]);
+    const row: ServerChannel = {
+      id: grant.id,
+      serverId: grant.serverId,
+      name: grant.name,
+      createdAt: grant.createdAt,
+      topic: grant.topic,
+      position: grant.position,
+    };
+    return { ...channelView(row, overwrites), lastMessageId: lastIds.get(channelId) ?? null };
   },
 
   async createChannel(
@@ -370,18 +413,19 @@ export const servers = {
     ]);
     const managed = new Map(roles.filter((r) => r.botId).map((r) => [r.botId!, r]));
     const presence = await ctx.presence?.statuses(rows.map((r) => r.id));
-    return rows.map((r) => {
-      const user = publicUser(r);
-      const role = r.bot === 1 ? managed.get(r.id) : undefined;
-      return {
-        ...user,
-        user,
-        presence: presence?.get(r.id) ?? 'offline',
-        roles: splitRoles(r.roles),
-        ...(r.bot === 1 ? { ownerId: r.ownerId, permissions: legacyNamesOf(parsePermissions(role?.permissions ?? '0') ?? 0n) } : {}),
-        joinedAt: r.joinedAt,
-      };
-    });
+    return rows.map((r) => memberView(r, r.bot === 1 ? managed.get(r.id) : undefined, presence?.get(r.id)));
+  },
+
+  /** One member, as `members` lists them; 404 `unknown_member` for anyone not in the server. */
+  async member(ctx: DomainContext, caller: Caller, serverId: string, userId: string) {
+    await requireMember(ctx, caller, serverId);
+    const [member, user] = isId(userId)
+      ? await Promise.all([ctx.store.members.get(ctx.store.db, serverId, userId), ctx.store.users.byId(ctx.store.db, userId)])
+      : [undefined, undefined];
+    if (!member || !user) throw notFound('member');
+    const role = user.bot === 1 ? (await ctx.store.roles.ofServer(ctx.store.db, serverId)).find((r) => r.botId === userId) : undefined;
+    const presence = await ctx.presence?.statuses([userId]);
+    return memberView({ ...user, roles: member.roles, joinedAt: member.joinedAt }, role, presence?.get(userId));
   },
 
   /**

@@ -22,6 +22,8 @@ export type BodyPart =
   | { type: 'field'; name: string; value: string }
   | {
       type: 'file';
+      /** The form field's name (Discord's `files[n]`). */
+      field?: string;
       filename: string;
       contentType: string;
       /** The bytes, read once; opened only when the part is consumed, so an early refusal reads nothing. */
@@ -145,7 +147,14 @@ async function postMultipart(ctx: DomainContext, hook: WebhookTable, source: Par
   const caller = callerOf(hook);
   const key = retry.key();
   const earlier = key === undefined ? null : await earlierResponse(ctx, caller, key);
-  const form = await readParts(ctx, hook, source, { store: earlier === null, digest: key !== undefined });
+  const form = await readUploadParts(ctx, hook, source, {
+    store: earlier === null,
+    digest: key !== undefined,
+    // Refuse a bad payload before storing a byte, when it comes first (as Discord's own clients send it).
+    check: (fields) => {
+      if (fields.payload_json !== undefined) parseDiscordForm(fields, { hasFiles: true });
+    },
+  });
   try {
     const parsed = parseDiscordForm(form.fields, { hasFiles: form.files > 0 });
     // Files count by name, size and SHA-256, so other bytes under the same name are another request.
@@ -165,13 +174,22 @@ async function postMultipart(ctx: DomainContext, hook: WebhookTable, source: Par
 }
 
 /**
- * Reads a Discord multipart body: `payload_json` (or plain fields) and file parts. With
- * `store` false (a replay) the files are only hashed; with `digest` each file's digest
- * is taken for the fingerprint. On failure, whatever was stored is removed.
+ * Reads a Discord multipart body: `payload_json` (or plain fields) and file parts, stored
+ * as uploads of `uploader` (a webhook, or the bot or person sending through the Discord
+ * layer). With `store` false (a replay) the files are only hashed; with `digest` each
+ * file's digest is taken for the fingerprint; `check` sees the fields read before the
+ * first file, to refuse a bad payload before a byte is stored. `fields` lists each stored
+ * file's form field (Discord's `files[n]`). On failure, whatever was stored is removed.
  */
-async function readParts(ctx: DomainContext, hook: WebhookTable, source: PartStream, opts: { store: boolean; digest: boolean }) {
+export async function readUploadParts(
+  ctx: DomainContext,
+  uploader: { id: string },
+  source: PartStream,
+  opts: { store: boolean; digest: boolean; check?: (fields: Record<string, string>) => void },
+) {
   const fields: Record<string, string> = {};
   const stored: StoredUpload[] = [];
+  const storedFields: string[] = [];
   const digests: FileDigest[] = [];
   let files = 0;
   try {
@@ -180,8 +198,7 @@ async function readParts(ctx: DomainContext, hook: WebhookTable, source: PartStr
         fields[part.name] = part.value;
         continue;
       }
-      // Refuse a bad payload before storing a byte, when it comes first (as Discord's own clients send it).
-      if (files === 0 && fields.payload_json !== undefined) parseDiscordForm(fields, { hasFiles: true });
+      if (files === 0) opts.check?.(fields);
       files++;
       const bytes = part.open();
       const truncated = () => part.truncated();
@@ -193,7 +210,7 @@ async function readParts(ctx: DomainContext, hook: WebhookTable, source: PartStr
       const tapped = opts.digest ? digesting(bytes) : undefined;
       const upload = await uploads.store(
         ctx,
-        { id: hook.id },
+        { id: uploader.id },
         {
           filename: part.filename,
           contentType: part.contentType,
@@ -203,13 +220,14 @@ async function readParts(ctx: DomainContext, hook: WebhookTable, source: PartStr
         },
       );
       stored.push(upload);
+      storedFields.push(part.field ?? '');
       if (tapped) digests.push([part.filename, upload.size, tapped.sha256()]);
     }
   } catch (err) {
     await uploads.discard(ctx, stored);
     throw err instanceof AppError ? err : source.explain(err);
   }
-  return { fields, stored, digests, files };
+  return { fields, stored, storedFields, digests, files };
 }
 
 /**

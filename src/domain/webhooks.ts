@@ -87,6 +87,11 @@ export const webhooks = {
     return { ...webhookView(row), token: secret, url: `${ctx.publicUrl}/webhooks/${row.id}/${secret}` };
   },
 
+  /** One webhook, for its server's owner (without its token). */
+  async get(ctx: DomainContext, caller: Caller, webhookId: string) {
+    return webhookView(await ownedWebhook(ctx, caller, webhookId));
+  },
+
   async list(ctx: DomainContext, caller: Caller, serverId: string) {
     await requireOwner(ctx, caller, serverId);
     return (await ctx.store.webhooks.ofServer(ctx.store.db, serverId)).map(webhookView);
@@ -120,6 +125,15 @@ export const webhooks = {
       await ctx.store.webhooks.delete(tx, webhookId);
       await auditIn(ctx, tx, hook.serverId, caller, 'webhook_delete', webhookId, { name: hook.name });
     });
+  },
+
+  /**
+   * Whether `id` names a webhook at all (its token unchecked): Discord's webhook paths are
+   * shared with interaction follow-ups (`/webhooks/{applicationId}/{token}`), and this
+   * tells which one a path is for.
+   */
+  async exists(ctx: DomainContext, id: string): Promise<boolean> {
+    return isId(id) && (await ctx.store.webhooks.byId(ctx.store.db, id)) !== undefined;
   },
 
   /** The webhook behind a URL's id and token, or 404 (the same for every failure). */

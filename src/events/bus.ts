@@ -16,6 +16,9 @@ export interface SessionCheckpoint {
   pos: LogPosition;
   /** Each server's permission version and the member's roles there, at `pos`. */
   servers: Array<[serverId: string, version: number, roles: string]>;
+  /** The protocol the session speaks when not the native one (`Wire.kind`), and its settings (`Wire.state`). */
+  wire?: string;
+  wireState?: string;
 }
 
 /**

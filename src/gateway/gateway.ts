@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
-import { accounts, publicUser } from '../domain/accounts.js';
+import { accounts } from '../domain/accounts.js';
 import type { DomainContext } from '../domain/context.js';
 import { readStatesOf } from '../domain/conversations.js';
 import { directMessages } from '../domain/direct-messages.js';
@@ -13,8 +13,9 @@ import { AppError } from '../errors.js';
 import { answerIgnoringUpgrade, answerRaw } from '../http/raw-answer.js';
 import type { EventBus, LogPosition, SessionCheckpoint } from '../events/bus.js';
 import type { BusEntry, GatewayEvent } from '../events/types.js';
-import { CLOSE_CODES as CLOSE, type ClientFrame } from '@parley/protocol';
-import { EventFrame, frame, parseClientFrame } from './frames.js';
+import { CLOSE_CODES as CLOSE } from '@parley/protocol';
+import { NativeWire } from './native-wire.js';
+import { type Incoming, Prepared, type ReadyInfo, type Wire } from './wire.js';
 import type { PresenceTracker } from '../presence/tracker.js';
 
 export interface GatewayOptions {
@@ -32,6 +33,12 @@ export interface GatewayOptions {
   report: (err: unknown, what: string) => void;
   /** Where sessions' connections count towards presence (section 11). */
   presence?: PresenceTracker;
+  /**
+   * Other protocols on other paths (Discord's gateway at `/api/gateway/ws`): for an upgrade
+   * request, the wire to use, or a string saying why the request cannot have one. The same
+   * sessions, fan-out, filter and resume serve them all; only frames differ.
+   */
+  wires?: Record<string, (ws: WebSocket, req: IncomingMessage) => Wire>;
 }
 
 /** A session's view of one server: the server's model (roles, overwrites, channels) and its own roles. */
@@ -123,6 +130,8 @@ const REVOCATION_MEMORY_MS = 60_000;
 /** A connection: pending until it identifies (or after its session was invalidated). */
 interface Connection {
   ws: WebSocket;
+  /** The connection's protocol: how its frames look (native, or Discord's). */
+  wire: Wire;
   opened: number;
   address: string;
   session: Session | null;
@@ -171,8 +180,9 @@ export class Gateway {
   /** Takes over `GET /gateway` upgrades on the HTTP server. */
   attach(server: HttpServer): void {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      const path = (req.url ?? '').split('?')[0];
-      if (path !== '/gateway') return answerIgnoringUpgrade(server, req, socket);
+      const path = (req.url ?? '').split('?')[0] ?? '';
+      const makeWire = path === '/gateway' ? (ws: WebSocket) => new NativeWire(ws) : this.opts.wires?.[path];
+      if (!makeWire) return answerIgnoringUpgrade(server, req, socket);
       if (this.closing) return answerRaw(socket, 'service_unavailable', 'server is shutting down');
       // ws answers a bad handshake with an HTML page; check it first so every answer is JSON.
       const problem = handshakeProblem(req);
@@ -183,7 +193,7 @@ export class Gateway {
           'Retry-After': '5',
         });
       }
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.open(ws, address));
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.open(makeWire(ws, req), address));
     });
   }
 
@@ -212,25 +222,28 @@ export class Gateway {
     return { sessions: this.byId.size, pending: this.pending.size, queuedBytes: queued, maxQueuedBytes: max };
   }
 
-  private open(ws: WebSocket, address: string): void {
-    const conn: Connection = { ws, opened: Date.now(), address, session: null, busy: false };
+  private open(wire: Wire, address: string): void {
+    const ws = wire.ws;
+    const conn: Connection = { ws, wire, opened: Date.now(), address, session: null, busy: false };
     this.addPending(conn);
-    ws.send(frame('hello', { heartbeatInterval: this.opts.heartbeatMs }));
+    if (ws.readyState !== WebSocket.OPEN) return;
+    wire.hello(this.opts.heartbeatMs);
     ws.on('message', (data, isBinary) => {
-      const f = isBinary ? null : parseClientFrame(data.toString());
-      if (!f) return ws.close(CLOSE.MALFORMED, 'malformed frame');
+      const f = wire.parse(data, isBinary);
+      if (f.op === 'refuse') return ws.close(f.code, f.reason);
+      if (f.op === 'none') return;
       if (f.op === 'heartbeat') {
         // Before identify a heartbeat is answered but does not extend the identify deadline,
         // so a connection cannot stay unauthenticated forever.
-        if (conn.session) this.heartbeat(conn.session, f.d?.s ?? null);
-        return ws.send(frame('heartbeat_ack'));
+        if (conn.session) this.heartbeat(conn.session, f.s);
+        return wire.heartbeatAck();
       }
       if (f.op === 'presence_update') {
-        if (!conn.session) return ws.close(CLOSE.MALFORMED, 'identify first');
-        this.opts.presence?.update(conn.session.caller.id, conn.session.id, f.d.status);
+        if (!conn.session) return wire.close(CLOSE.MALFORMED, 'identify first');
+        this.opts.presence?.update(conn.session.caller.id, conn.session.id, f.status);
         return;
       }
-      if (conn.session || conn.busy) return ws.close(CLOSE.MALFORMED, 'already identified');
+      if (conn.session || conn.busy) return wire.close(CLOSE.MALFORMED, 'already identified');
       conn.busy = true;
       this.start(conn, f)
         .then((s) => {
@@ -238,16 +251,16 @@ export class Gateway {
           conn.session = s;
           this.removePending(conn);
           // A resume keeps the status the session had; an identify may name one.
-          if (!s.closed) this.opts.presence?.connect(s.caller.id, s.id, f.op === 'identify' ? f.d.status : undefined);
+          if (!s.closed) this.opts.presence?.connect(s.caller.id, s.id, f.op === 'identify' ? f.status : undefined);
         })
         .catch((err) => {
           conn.busy = false;
-          if (err instanceof AppError && err.status === 401) ws.close(CLOSE.BAD_TOKEN, 'invalid token');
-          else if (err instanceof TooManySessions) ws.close(CLOSE.TOO_MANY_SESSIONS, err.message);
-          else if (err instanceof InvalidSession) ws.send(frame('invalid_session', { resumable: false }));
+          if (err instanceof AppError && err.status === 401) wire.close(CLOSE.BAD_TOKEN, 'invalid token');
+          else if (err instanceof TooManySessions) wire.close(CLOSE.TOO_MANY_SESSIONS, err.message);
+          else if (err instanceof InvalidSession) wire.invalidSession(false);
           else if (!(err instanceof ClosedDuringStart)) {
             this.opts.report(err, 'gateway start failed');
-            ws.close(1011, 'internal error');
+            wire.close(1011, 'internal error');
           }
         });
     });
@@ -271,12 +284,12 @@ export class Gateway {
     else this.pendingByAddress.set(conn.address, n);
   }
 
-  private async start(conn: Connection, f: Extract<ClientFrame, { op: 'identify' | 'resume' }>): Promise<Session> {
+  private async start(conn: Connection, f: Extract<Incoming, { op: 'identify' | 'resume' }>): Promise<Session> {
     // Revocations dispatched from here on were not seen by the authentication below.
     const since = this.bus.position();
-    const caller = await accounts.authenticate(this.ctx, f.d.token);
+    const caller = await accounts.authenticate(this.ctx, f.token);
     if (f.op === 'identify') return this.identify(conn, caller, since);
-    return this.resume(conn, caller, f.d.sessionId, f.d.s, since);
+    return this.resume(conn, caller, f.sessionId, f.s, since);
   }
 
   /** Live sessions on this instance opened with the same credential as `caller`. */
@@ -319,32 +332,29 @@ export class Gateway {
         [...channelIds, ...privateChannels.map((c) => ({ id: c.id, roles: null, dm: true }))],
         lastIds,
       );
+      const info: ReadyInfo = {
+        ctx: this.ctx,
+        sessionId: session.id,
+        caller,
+        servers: servers.map((s, i) => {
+          const model = models[i]!;
+          return {
+            server: s,
+            model,
+            channels: visible[i]!.map((c) => ({ ...channelOf(model, c.id)!, lastMessageId: lastIds.get(c.id) ?? null })),
+            roles: roles.filter((r) => r.serverId === s.id).map(roleView),
+            memberRoles: s.roles,
+            permissions: model.permissions(caller.id, caller.bot, s.roles).toString(),
+          };
+        }),
+        readStates,
+        privateChannels,
+      };
+      const readyFrames = await conn.wire.ready(info);
       session.marks = [];
       session.mark();
       if (ws.readyState !== WebSocket.OPEN) throw new ClosedDuringStart();
-      ws.send(
-        frame('ready', {
-          sessionId: session.id,
-          user: { ...publicUser({ ...caller, bot: caller.bot ? 1 : 0 }) },
-          servers: servers.map((s, i) => {
-            const model = models[i]!;
-            return {
-              id: s.id,
-              name: s.name,
-              ownerId: s.ownerId,
-              createdAt: s.createdAt,
-              icon: s.icon ?? null,
-              description: s.description ?? null,
-              channels: visible[i]!.map((c) => ({ ...channelOf(model, c.id)!, lastMessageId: lastIds.get(c.id) ?? null })),
-              roles: roles.filter((r) => r.serverId === s.id).map(roleView),
-              memberRoles: s.roles ? s.roles.split(',') : [],
-              permissions: model.permissions(caller.id, caller.bot, s.roles).toString(),
-            };
-          }),
-          readStates,
-          privateChannels,
-        }),
-      );
+      for (const f of readyFrames) conn.wire.send(f);
       this.goLive(session, [], since);
       // Not awaited: between going live and returning, no close event may slip in.
       void this.saveCheckpoint(session, session.marks[0]!);
@@ -357,7 +367,10 @@ export class Gateway {
   private async resume(conn: Connection, caller: Caller, sessionId: string, acked: number, since: LogPosition): Promise<Session> {
     const ws = conn.ws;
     const cp = await this.bus.loadCheckpoint(sessionId);
-    if (!cp || cp.userId !== caller.id || acked < cp.s) throw new InvalidSession();
+    if (!cp || cp.userId !== caller.id || !conn.wire.restore(cp.wire, cp.wireState)) throw new InvalidSession();
+    // The client counts in its protocol's numbering (Discord's includes READY and GUILD_CREATE).
+    acked = conn.wire.fromClientSeq(acked);
+    if (acked < cp.s) throw new InvalidSession();
     // A connection of the same session still open (a zombie) must not receive twice.
     const old = this.byId.get(sessionId);
     if (old) {
@@ -391,7 +404,7 @@ export class Gateway {
       }
       // The client has every event up to `acked`: that is where it would resume next.
       session.acked = acked;
-      ws.send(frame('resumed', { sessionId, s: session.s }));
+      conn.wire.resumed(sessionId, session.s);
       return session;
     } finally {
       this.catchingUp.delete(session);
@@ -407,7 +420,7 @@ export class Gateway {
     if (revoked) {
       session.closed = true;
       void this.bus.deleteCheckpoint(session.id).catch(() => {});
-      session.ws.close(CLOSE.BAD_TOKEN, revoked);
+      session.conn.wire.close(CLOSE.BAD_TOKEN, revoked);
       throw new ClosedDuringStart();
     }
     session.replaying = true;
@@ -440,7 +453,7 @@ export class Gateway {
         if (entry.sessionId && s.caller.sessionId !== entry.sessionId) continue;
         this.detach(s, false);
         void this.bus.deleteCheckpoint(s.id).catch(() => {});
-        s.ws.close(CLOSE.BAD_TOKEN, entry.reason);
+        s.conn.wire.close(CLOSE.BAD_TOKEN, entry.reason);
       }
       return;
     }
@@ -452,13 +465,13 @@ export class Gateway {
       // Each session once, whether it is the user's own or shares one or many servers with it.
       const audience = new Set(entry.toSelf === false ? [] : this.byUser.get(entry.userId));
       for (const id of entry.serverIds) for (const s of this.byServer.get(id) ?? []) audience.add(s);
-      const prepared = new EventFrame(entry.event.t, entry.event.d);
+      const prepared = new Prepared(entry.event, entry.serverIds);
       for (const s of audience) this.apply(s, pos, entry, 0, prepared);
       return;
     }
     if (entry.kind === 'direct') {
       // A DM's events reach the sessions of its recipients, and no one else.
-      const prepared = new EventFrame(entry.event.t, entry.event.d);
+      const prepared = new Prepared(entry.event);
       for (const id of entry.recipients) for (const s of this.byUser.get(id) ?? []) this.apply(s, pos, entry, 0, prepared);
       return;
     }
@@ -471,7 +484,7 @@ export class Gateway {
     // Otherwise iterate the index itself (a slow consumer dropped mid-way is only deleted).
     const membership = event.t === 'MEMBER_ADD' || event.t === 'MEMBER_REMOVE' || event.t === 'SERVER_DELETE';
     const audience = membership ? new Set([...(members ?? []), ...(joining ?? [])]) : members!;
-    const prepared = new EventFrame(event.t, event.d);
+    const prepared = new Prepared(event);
     for (const s of audience) this.apply(s, pos, entry, 0, prepared);
   }
 
@@ -486,19 +499,19 @@ export class Gateway {
    * CHANNEL_DELETE. A MEMBER_REMOVE of its own user, or SERVER_DELETE, leaves the server
    * after delivering the notice.
    */
-  private apply(session: Session, pos: LogPosition, entry: BusEntry, skipThrough: number, prepared?: EventFrame): void {
+  private apply(session: Session, pos: LogPosition, entry: BusEntry, skipThrough: number, prepared?: Prepared): void {
     if ((entry.kind !== 'event' && entry.kind !== 'user' && entry.kind !== 'direct') || session.closed) return;
     // A resume may have replayed entries this instance has not dispatched yet; never twice.
     if (this.bus.compare(pos, session.pos) <= 0) return;
     if (entry.kind === 'direct') {
       if (!entry.recipients.includes(session.caller.id)) return;
-      this.deliver(session, pos, skipThrough, prepared ?? new EventFrame(entry.event.t, entry.event.d));
+      this.deliver(session, pos, skipThrough, prepared ?? new Prepared(entry.event));
       if (session.s % MARK_EVERY === 0) session.mark();
       return;
     }
     if (entry.kind === 'user') {
       if (!concerns(session, entry)) return;
-      this.deliver(session, pos, skipThrough, prepared ?? new EventFrame(entry.event.t, entry.event.d));
+      this.deliver(session, pos, skipThrough, prepared ?? new Prepared(entry.event, entry.serverIds));
       if (session.s % MARK_EVERY === 0) session.mark();
       return;
     }
@@ -527,15 +540,15 @@ export class Gateway {
     const changes = shown ?? overwritten;
     const skipEvent =
       event.t === 'CHANNEL_UPDATE' && changes !== null && (changes.gained.includes(event.d.id) || changes.lost.includes(event.d.id));
-    if (!skipEvent && mayReceive(judge, me, event)) this.deliver(session, pos, skipThrough, prepared ?? new EventFrame(event.t, event.d));
+    if (!skipEvent && mayReceive(judge, me, event)) this.deliver(session, pos, skipThrough, prepared ?? new Prepared(event));
     if (changes) {
       for (const id of changes.lost) {
         const c = before.model.channels.get(id);
-        if (c) this.deliver(session, pos, skipThrough, new EventFrame('CHANNEL_DELETE', channelOf(before.model, id)!));
+        if (c) this.deliver(session, pos, skipThrough, new Prepared({ t: 'CHANNEL_DELETE', d: channelOf(before.model, id)! }));
       }
       for (const id of changes.gained) {
         const c = after.model.channels.get(id);
-        if (c) this.deliver(session, pos, skipThrough, new EventFrame('CHANNEL_CREATE', channelOf(after.model, id)!));
+        if (c) this.deliver(session, pos, skipThrough, new Prepared({ t: 'CHANNEL_CREATE', d: channelOf(after.model, id)! }));
       }
     }
     if (leaving) {
@@ -547,7 +560,10 @@ export class Gateway {
   }
 
   /** Counts and sends one event frame to the session (unless a resume's client already has it). */
-  private deliver(session: Session, pos: LogPosition, skipThrough: number, f: EventFrame): void {
+  private deliver(session: Session, pos: LogPosition, skipThrough: number, p: Prepared): void {
+    // What the connection's protocol does not carry takes no number, live and in replay alike.
+    const f = session.conn.wire.encode(p, session);
+    if (!f) return;
     session.s++;
     session.pos = pos;
     if (session.s > skipThrough && this.send(session, f.withSeq(session.s))) {
@@ -575,7 +591,7 @@ export class Gateway {
       s.conn.session = null;
       s.conn.opened = Date.now();
       this.addPending(s.conn);
-      s.ws.send(frame('invalid_session', { resumable: false }));
+      s.conn.wire.invalidSession(false);
     }
   }
 
@@ -584,7 +600,7 @@ export class Gateway {
     const ws = session.ws;
     if (ws.readyState !== WebSocket.OPEN) return false;
     if (session.replaying) {
-      ws.send(data, { binary: false });
+      session.conn.wire.send(data);
       return true;
     }
     const buffered = ws.bufferedAmount;
@@ -592,11 +608,11 @@ export class Gateway {
     if (buffered > this.maxBuffered + session.slack) {
       // A client that stopped reading: drop it (it can resume) instead of buffering without bound.
       this.detach(session);
-      ws.close(CLOSE.SLOW_CONSUMER, 'slow consumer');
+      session.conn.wire.close(CLOSE.SLOW_CONSUMER, 'slow consumer');
       setTimeout(() => ws.terminate(), 1000).unref();
       return false;
     }
-    ws.send(data, { binary: false });
+    session.conn.wire.send(data);
     return true;
   }
 
@@ -634,6 +650,7 @@ export class Gateway {
       s: m.s,
       pos: m.pos,
       servers: m.servers.map(([id, v]) => [id, v.model.version, v.roles]),
+      ...(session.conn.wire.kind === 'native' ? {} : { wire: session.conn.wire.kind, wireState: session.conn.wire.state() }),
     };
     return this.bus
       .saveCheckpoint(session.id, cp, this.opts.resumeWindowMs)
@@ -669,11 +686,11 @@ export class Gateway {
     const now = Date.now();
     for (const [key, r] of this.revocations) if (r.at < now - REVOCATION_MEMORY_MS) this.revocations.delete(key);
     const deadline = now - this.opts.heartbeatMs * 1.5;
-    for (const p of this.pending) if (p.opened < deadline) p.ws.close(CLOSE.HEARTBEAT_TIMEOUT, 'identify timeout');
+    for (const p of this.pending) if (p.opened < deadline) p.wire.close(CLOSE.HEARTBEAT_TIMEOUT, 'identify timeout');
     for (const s of this.byId.values()) {
       if (s.lastHeartbeat < deadline) {
         this.detach(s);
-        s.ws.close(CLOSE.HEARTBEAT_TIMEOUT, 'missed heartbeats');
+        s.conn.wire.close(CLOSE.HEARTBEAT_TIMEOUT, 'missed heartbeats');
         setTimeout(() => s.ws.terminate(), 1000).unref();
       }
     }
@@ -689,9 +706,9 @@ export class Gateway {
       this.detach(s, false);
       const m = this.resumePoint(s);
       if (m) saves.push(this.saveCheckpoint(s, m));
-      s.ws.close(CLOSE.RESTARTING, 'server restarting, resume');
+      s.conn.wire.close(CLOSE.RESTARTING, 'server restarting, resume');
     }
-    for (const p of this.pending) p.ws.close(CLOSE.RESTARTING, 'server restarting');
+    for (const p of this.pending) p.wire.close(CLOSE.RESTARTING, 'server restarting');
     await Promise.all(saves);
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
     for (const c of this.wss.clients) c.terminate();

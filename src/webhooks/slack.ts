@@ -115,6 +115,128 @@ interface BlockParts {
   lines: string[];
   fields: EmbedField[];
   images: string[];
+  /**
+   * Every displayable block as a message's lines, in the blocks' order (a header as bold
+   * text, a section's fields right after its text): how top-level blocks are shown. The
+   * parts above are how an attachment's blocks fill its embed.
+   */
+  sequence: string[];
+}
+
+/** A `text` element's style as Markdown markers, whitespace kept outside them (Markdown needs it so). */
+function styled(text: string, style: unknown): string {
+  if (!isPlainObject(style) || text.trim() === '') return text;
+  const [, lead = '', core = '', trail = ''] = /^(\s*)([\s\S]*?)(\s*)$/.exec(text) ?? [];
+  if (style.code === true) return `${lead}\`${core}\`${trail}`;
+  let out = core;
+  if (style.strike === true) out = `~~${out}~~`;
+  if (style.italic === true) out = `*${out}*`;
+  if (style.bold === true) out = `**${out}**`;
+  return `${lead}${out}${trail}`;
+}
+
+/** An emoji element: its Unicode code points when Slack sends them (`unicode: "1f600"`), else `:name:`. */
+function emojiElement(el: Record<string, unknown>): string {
+  if (typeof el.unicode === 'string' && /^[0-9a-f]{1,6}(?:-[0-9a-f]{1,6})*$/i.test(el.unicode)) {
+    try {
+      return String.fromCodePoint(...el.unicode.split('-').map((h) => Number.parseInt(h, 16)));
+    } catch {
+      // Not a code point: fall back to the name.
+    }
+  }
+  return typeof el.name === 'string' ? `:${el.name}:` : '';
+}
+
+/** The inline elements of a rich-text section, preformatted block or quote, as Markdown (or as they are, in code). */
+function richInline(elements: unknown, path: string, code = false): string {
+  if (!Array.isArray(elements)) throw badRequest(`${path}.elements must be an array`);
+  return elements
+    .map((el: unknown, i) => {
+      const p = `${path}.elements[${i}]`;
+      if (!isPlainObject(el)) throw badRequest(`${p} must be an object`);
+      switch (el.type) {
+        case 'text': {
+          const text = optionalString(el.text, `${p}.text`) ?? '';
+          return code ? text : styled(text, el.style);
+        }
+        case 'link': {
+          const url = optionalHttpUrl(el.url, `${p}.url`);
+          const label = optionalString(el.text, `${p}.text`);
+          if (url === undefined) return label ?? '';
+          if (code || label === undefined || label === '') return url;
+          return styled(`[${escapeLinkLabel(label)}](${linkDestination(url)})`, el.style);
+        }
+        case 'emoji':
+          return emojiElement(el);
+        case 'user':
+          return typeof el.user_id === 'string' ? `@${el.user_id}` : '';
+        case 'usergroup':
+          return typeof el.usergroup_id === 'string' ? `@${el.usergroup_id}` : '';
+        case 'channel':
+          return typeof el.channel_id === 'string' ? `#${el.channel_id}` : '';
+        case 'broadcast':
+          return typeof el.range === 'string' ? `@${el.range}` : '';
+        case 'date': {
+          if (typeof el.fallback === 'string') return el.fallback;
+          const iso = unixToIso(el.timestamp, `${p}.timestamp`);
+          return iso ?? '';
+        }
+        case 'color':
+          return typeof el.value === 'string' ? el.value : '';
+        default:
+          return '';
+      }
+    })
+    .join('');
+}
+
+/**
+ * A Block Kit `rich_text` block as Markdown: sections as text, lists as `-` / `1.` items
+ * (indented by their `indent`), quotes as `>` lines, preformatted text as a code block.
+ */
+function richTextToMarkdown(block: Record<string, unknown>, path: string): string {
+  if (!Array.isArray(block.elements)) throw badRequest(`${path}.elements must be an array`);
+  const out: string[] = [];
+  block.elements.forEach((el: unknown, i) => {
+    const p = `${path}.elements[${i}]`;
+    if (!isPlainObject(el)) throw badRequest(`${p} must be an object`);
+    // Lists, quotes and code blocks start on a line of their own, as Slack shows them.
+    if (el.type !== 'rich_text_section' && out.length > 0 && !out[out.length - 1]!.endsWith('\n')) out.push('\n');
+    switch (el.type) {
+      case 'rich_text_section':
+        out.push(richInline(el.elements, p));
+        break;
+      case 'rich_text_list': {
+        if (!Array.isArray(el.elements)) throw badRequest(`${p}.elements must be an array`);
+        const indent = '  '.repeat(typeof el.indent === 'number' && el.indent > 0 ? Math.min(el.indent, 8) : 0);
+        const ordered = el.style === 'ordered';
+        const start = typeof el.offset === 'number' ? el.offset : 0;
+        const items = el.elements.map((item: unknown, j) => {
+          const ip = `${p}.elements[${j}]`;
+          if (!isPlainObject(item)) throw badRequest(`${ip} must be an object`);
+          const text = richInline(item.elements, ip).replace(/\n/g, `\n${indent}   `);
+          return `${indent}${ordered ? `${start + j + 1}.` : '-'} ${text}`;
+        });
+        out.push(`${items.join('\n')}\n`);
+        break;
+      }
+      case 'rich_text_quote':
+        out.push(
+          `${richInline(el.elements, p)
+            .split('\n')
+            .map((line) => `> ${line}`)
+            .join('\n')}\n`,
+        );
+        break;
+      case 'rich_text_preformatted':
+        out.push(`\`\`\`\n${richInline(el.elements, p, true).replace(/\n$/, '')}\n\`\`\`\n`);
+        break;
+      default:
+        break;
+    }
+  });
+  // Sections end their own lines ("…\n"); lists, quotes and code blocks need one after them.
+  return out.join('').replace(/\n+$/, '');
 }
 
 /** A section field written as "*Name*\nvalue" (the usual Block Kit idiom) → embed field. */
@@ -129,7 +251,7 @@ function fieldFromMrkdwn(raw: string): EmbedField | undefined {
 
 /** The simple, displayable parts of Block Kit blocks; interactive-only blocks are skipped. */
 function blocksToParts(blocks: unknown, path: string): BlockParts {
-  const parts: BlockParts = { lines: [], fields: [], images: [] };
+  const parts: BlockParts = { lines: [], fields: [], images: [], sequence: [] };
   if (blocks === undefined || blocks === null) return parts;
   if (!Array.isArray(blocks)) throw badRequest(`${path} must be an array`);
   blocks.forEach((block: unknown, i) => {
@@ -141,11 +263,15 @@ function blocksToParts(blocks: unknown, path: string): BlockParts {
         if (text === undefined) break;
         if (parts.header === undefined) parts.header = text;
         else parts.lines.push(`**${text}**`);
+        parts.sequence.push(`**${text}**`);
         break;
       }
       case 'section': {
         const text = textObject(block.text, `${p}.text`);
-        if (text !== undefined) parts.lines.push(text);
+        if (text !== undefined) {
+          parts.lines.push(text);
+          parts.sequence.push(text);
+        }
         if (Array.isArray(block.fields)) {
           block.fields.forEach((f: unknown, j) => {
             const fp = `${p}.fields[${j}]`;
@@ -153,8 +279,14 @@ function blocksToParts(blocks: unknown, path: string): BlockParts {
             const raw = optionalString(f.text, `${fp}.text`);
             if (raw === undefined) return;
             const field = f.type === 'mrkdwn' ? fieldFromMrkdwn(raw) : undefined;
-            if (field) parts.fields.push(field);
-            else parts.lines.push(f.type === 'mrkdwn' ? slackToMarkdown(raw) : raw);
+            if (field) {
+              parts.fields.push(field);
+              parts.sequence.push(`**${field.name}**\n${field.value}`);
+            } else {
+              const line = f.type === 'mrkdwn' ? slackToMarkdown(raw) : raw;
+              parts.lines.push(line);
+              parts.sequence.push(line);
+            }
           });
         }
         break;
@@ -164,7 +296,10 @@ function blocksToParts(blocks: unknown, path: string): BlockParts {
         const texts = block.elements
           .map((el: unknown, j) => (isPlainObject(el) && el.type !== 'image' ? textObject(el, `${p}.elements[${j}]`) : undefined))
           .filter((x): x is string => x !== undefined && x !== '');
-        if (texts.length > 0) parts.lines.push(texts.join(' · '));
+        if (texts.length > 0) {
+          parts.lines.push(texts.join(' · '));
+          parts.sequence.push(texts.join(' · '));
+        }
         break;
       }
       case 'actions': {
@@ -175,7 +310,10 @@ function blocksToParts(blocks: unknown, path: string): BlockParts {
           const label = textObject(el.text, `${p}.elements[${j}].text`);
           return url === undefined ? [] : [`[${escapeLinkLabel(label ?? url)}](${linkDestination(url)})`];
         });
-        if (links.length > 0) parts.lines.push(links.join(' · '));
+        if (links.length > 0) {
+          parts.lines.push(links.join(' · '));
+          parts.sequence.push(links.join(' · '));
+        }
         break;
       }
       case 'image': {
@@ -183,8 +321,16 @@ function blocksToParts(blocks: unknown, path: string): BlockParts {
         if (url !== undefined) parts.images.push(url);
         break;
       }
+      case 'rich_text': {
+        const text = richTextToMarkdown(block, p);
+        if (text.trim() !== '') {
+          parts.lines.push(text);
+          parts.sequence.push(text);
+        }
+        break;
+      }
       default:
-        // divider, input, rich_text, ...: nothing simple to show.
+        // divider, input, video, ...: nothing simple to show.
         break;
     }
   });
@@ -326,14 +472,9 @@ export function parseSlackPayload(body: unknown): WebhookPost {
   }
   const converted = attachments.map((a: unknown, i) => attachmentToEmbed(a, `attachments[${i}]`));
 
-  // With blocks, Slack shows the blocks and uses text only for notifications.
+  // With blocks, Slack shows the blocks (in their order) and uses text only for notifications.
   const lines: string[] = [];
-  const blockLines = [
-    ...(blocks.header !== undefined ? [`**${blocks.header}**`] : []),
-    ...blocks.lines,
-    ...blocks.fields.map((f) => `**${f.name}**\n${f.value}`),
-  ];
-  if (blockLines.length > 0) lines.push(...blockLines);
+  if (blocks.sequence.length > 0) lines.push(...blocks.sequence);
   else if (text !== undefined && text.trim() !== '') lines.push(slackToMarkdown(text));
   for (const c of converted) if (c.pretext !== undefined) lines.push(c.pretext);
 

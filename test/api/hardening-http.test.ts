@@ -183,7 +183,8 @@ describe('unknown paths and methods', () => {
 
   it('every route pattern answers 405 (not 404) to a method it lacks, Allow naming its methods', async () => {
     const byUrl = new Map<string, Set<string>>();
-    for (const { method, url } of srv.app.routes) byUrl.set(url, (byUrl.get(url) ?? new Set()).add(method));
+    // Discord's routes under /api answer Discord's 405 body (test/discord/permissions.test.ts).
+    for (const { method, url } of srv.app.routes) if (!url.startsWith('/api/')) byUrl.set(url, (byUrl.get(url) ?? new Set()).add(method));
     expect(byUrl.get('/healthz')).toEqual(new Set(['GET', 'HEAD']));
     expect(byUrl.get('/webhooks/:webhookId/:token')?.has('POST')).toBe(true);
     expect(byUrl.size).toBeGreaterThan(15);

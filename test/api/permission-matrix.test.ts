@@ -1125,7 +1125,8 @@ describe('permission matrix', () => {
     // The route list is read correctly: a route every build has is in it.
     expect(registered).toContain('GET /servers/:serverId');
     const covered = new Set(ROWS.map((r) => r.route));
-    const missing = registered.filter((r) => r.includes(':') && !covered.has(r));
+    // Discord's routes under /api answer Discord's bodies: test/discord/permissions.test.ts is their matrix.
+    const missing = registered.filter((r) => r.includes(':') && !r.includes(' /api/') && !covered.has(r));
     expect(missing, 'routes with a path parameter but no rows in the permission matrix').toEqual([]);
   });
 });

@@ -130,7 +130,16 @@ export function check(req: FuzzRequest, out: Outcome, ctx: OracleContext): Viola
       } catch {
         v.push({ rule: `${status} body is not JSON`, detail: JSON.stringify(text.slice(0, 200)) });
       }
-      if (
+      // Under /api the Discord layer answers Discord's `{message, code}` (a numeric code; a
+      // 429 `retry_after`): test/discord/ checks the codes themselves.
+      const discord =
+        /^\/api(?:\/|$)/.test(pathOf(req) ?? '') &&
+        typeof (parsed as { message?: unknown } | null | undefined)?.message === 'string' &&
+        typeof (parsed as { code?: unknown }).code === 'number';
+      if (discord) {
+        if (status === 429 && typeof (parsed as { retry_after?: unknown }).retry_after !== 'number')
+          v.push({ rule: '429 without retry_after', detail: text.slice(0, 200) });
+      } else if (
         parsed !== undefined &&
         (parsed === null || typeof parsed !== 'object' || typeof (parsed as { error?: unknown }).error !== 'string')
       ) {
@@ -138,14 +147,16 @@ export function check(req: FuzzRequest, out: Outcome, ctx: OracleContext): Viola
       }
       // Every error names its cause with a catalog code, and the catalog gives that code this status.
       const code = (parsed as { code?: unknown } | null | undefined)?.code;
-      if (parsed !== undefined && typeof code !== 'string') {
+      if (discord) {
+        // checked above
+      } else if (parsed !== undefined && typeof code !== 'string') {
         v.push({ rule: `${status} without a string code`, detail: text.slice(0, 200) });
       } else if (typeof code === 'string' && !Object.hasOwn(ERROR_CATALOG, code)) {
         v.push({ rule: `${status} with a code outside the catalog`, detail: code });
       } else if (typeof code === 'string' && ERROR_CATALOG[code as ErrorCode].status !== status) {
         v.push({ rule: `${status} with code ${code} of status ${ERROR_CATALOG[code as ErrorCode].status}`, detail: text.slice(0, 200) });
       }
-      if (status === 429 && typeof (parsed as { retryAfter?: unknown } | undefined)?.retryAfter !== 'number') {
+      if (!discord && status === 429 && typeof (parsed as { retryAfter?: unknown } | undefined)?.retryAfter !== 'number') {
         v.push({ rule: '429 without retryAfter', detail: text.slice(0, 200) });
       }
     }

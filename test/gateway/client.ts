@@ -5,11 +5,12 @@
  * It knows the protocol only as far as a test needs; the gateway, API, fuzz and cluster
  * suites all use it.
  */
+import zlib from 'node:zlib';
 import { WebSocket } from 'ws';
 
 /** One server frame as received. */
 export interface Frame {
-  op: string;
+  op: string | number;
   d?: any;
   t?: string;
   s?: number;
@@ -20,6 +21,12 @@ export interface ConnectOptions {
   heartbeat?: boolean;
   /** Milliseconds to wait for the socket to open, and for `ready`/`resumed` (default 5000). */
   timeoutMs?: number;
+  /**
+   * Discord's gateway (`/api/gateway/ws`): numeric ops, `hello` is op 10, events op 0,
+   * heartbeats `{op: 1, d: s}`. With `zlib`, binary frames are inflated through one
+   * context for the connection (`compress=zlib-stream`).
+   */
+  discord?: { zlib?: boolean };
 }
 
 export interface Closed {
@@ -42,10 +49,17 @@ export class TestGatewayClient {
   private waiters: Waiter[] = [];
   private timer: NodeJS.Timeout | undefined;
 
+  /** Binary frames received (compressed ones, with `discord.zlib`). */
+  binaryFrames = 0;
+  /** One inflate context for the connection, fed synchronously (zlib's *Sync functions keep none). */
+  private readonly inflate: zlib.Inflate | null;
+
   private constructor(
     readonly ws: WebSocket,
     private readonly autoHeartbeat: boolean,
+    readonly discord: ConnectOptions['discord'] = undefined,
   ) {
+    this.inflate = discord?.zlib ? zlib.createInflate() : null;
     this.closed = new Promise((resolve) => {
       ws.on('close', (code, reason) => {
         clearInterval(this.timer);
@@ -54,19 +68,39 @@ export class TestGatewayClient {
       });
     });
     ws.on('error', () => {});
-    ws.on('message', (data) => this.receive(JSON.parse(data.toString()) as Frame));
+    let pending: Buffer[] = [];
+    this.inflate?.on('data', (c: Buffer) => pending.push(c));
+    // Inflated payloads arrive in order: each ends at a sync flush.
+    let chain = Promise.resolve();
+    ws.on('message', (data: Buffer, isBinary) => {
+      if (!isBinary || !this.inflate) return this.receive(JSON.parse(data.toString()) as Frame);
+      this.binaryFrames++;
+      const inflate = this.inflate;
+      chain = chain.then(
+        () =>
+          new Promise<void>((resolve) => {
+            inflate.write(data);
+            inflate.flush(zlib.constants.Z_SYNC_FLUSH, () => {
+              const text = Buffer.concat(pending).toString();
+              pending = [];
+              this.receive(JSON.parse(text) as Frame);
+              resolve();
+            });
+          }),
+      );
+    });
   }
 
   /** Opens a connection and waits for `hello`. */
   static async connect(url: string, opts: ConnectOptions = {}): Promise<TestGatewayClient> {
     const ws = new WebSocket(url);
-    const c = new TestGatewayClient(ws, opts.heartbeat ?? true);
+    const c = new TestGatewayClient(ws, opts.heartbeat ?? true, opts.discord);
     await new Promise<void>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`gateway did not open within ${opts.timeoutMs ?? 5000} ms`)), opts.timeoutMs ?? 5000);
       ws.once('open', () => (clearTimeout(t), resolve()));
       ws.once('error', (err) => (clearTimeout(t), reject(err)));
     });
-    await c.waitFor((f) => f.op === 'hello', opts.timeoutMs);
+    await c.waitFor((f) => f.op === (opts.discord ? 10 : 'hello'), opts.timeoutMs);
     return c;
   }
 
@@ -101,7 +135,8 @@ export class TestGatewayClient {
 
   /** Event frames received so far, optionally of one type. */
   events(t?: string): Frame[] {
-    return this.frames.filter((f) => f.op === 'event' && (t === undefined || f.t === t));
+    const op = this.discord ? 0 : 'event';
+    return this.frames.filter((f) => f.op === op && (t === undefined || f.t === t));
   }
 
   /** Sends a frame (an object is JSON-encoded; a string goes as it is). */
@@ -111,7 +146,8 @@ export class TestGatewayClient {
 
   /** Sends one heartbeat with the last sequence number seen. */
   heartbeat(): void {
-    this.send({ op: 'heartbeat', d: { s: this.lastSeq } });
+    if (this.discord) this.send({ op: 1, d: this.lastSeq || null });
+    else this.send({ op: 'heartbeat', d: { s: this.lastSeq } });
   }
 
   /**
@@ -144,7 +180,8 @@ export class TestGatewayClient {
 
   /** The first event of type `t` (and matching `pred`). */
   waitForEvent(t: string, pred: (d: any) => boolean = () => true, timeoutMs = 5000): Promise<Frame> {
-    return this.waitFor((f) => f.op === 'event' && f.t === t && pred(f.d), timeoutMs);
+    const op = this.discord ? 0 : 'event';
+    return this.waitFor((f) => f.op === op && f.t === t && pred(f.d), timeoutMs);
   }
 
   /** Waits until `n` events matching `pred` have arrived; returns them in order. */
@@ -181,8 +218,8 @@ export class TestGatewayClient {
   private receive(f: Frame): void {
     this.frames.push(f);
     if (typeof f.s === 'number') this.lastSeq = f.s;
-    if (f.op === 'hello' && this.autoHeartbeat) {
-      this.timer = setInterval(() => this.heartbeat(), Math.max(10, f.d.heartbeatInterval / 2));
+    if ((this.discord ? f.op === 10 : f.op === 'hello') && this.autoHeartbeat) {
+      this.timer = setInterval(() => this.heartbeat(), Math.max(10, (f.d.heartbeatInterval ?? f.d.heartbeat_interval) / 2));
       this.timer.unref();
     }
     // Re-check every waiter: some predicates look at the whole history, not just `f`.

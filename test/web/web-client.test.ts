@@ -190,6 +190,12 @@ describe('web client', () => {
     const copied: string = await page.evaluate(() => (globalThis as any).navigator.clipboard.readText());
     expect(copied).toMatch(new RegExp(`^${srv.url}/webhooks/[^/]+/[^/]+$`));
     expect(await panel.getByLabel('Webhook URL', { exact: true }).inputValue()).toBe(copied);
+    // Beside it, the same webhook as Discord tools want it, with its own Copy button.
+    await panel.getByRole('button', { name: 'Copy Discord-style URL' }).click();
+    await panel.getByText('Discord-style URL copied to the clipboard').waitFor();
+    const discordUrl: string = await page.evaluate(() => (globalThis as any).navigator.clipboard.readText());
+    expect(discordUrl).toBe(copied.replace(`${srv.url}/webhooks/`, `${srv.url}/api/webhooks/`));
+    expect(await panel.getByLabel('Discord-style URL', { exact: true }).inputValue()).toBe(discordUrl);
 
     // The list shows name, channel, creator and date.
     const row = page.locator('tbody tr').filter({ hasText: 'Deploy Bot' });
@@ -198,10 +204,11 @@ describe('web client', () => {
     expect(await row.textContent()).toContain(owner.name);
     await screenshot(page, 'settings-webhook-created');
 
-    // Once dismissed, the URL is gone for good.
+    // Once dismissed, the URLs are gone for good.
     await panel.getByRole('button', { name: 'I have copied it' }).click();
     expect(await page.getByText(copied).count()).toBe(0);
     expect(await page.locator(`input[value="${copied}"]`).count()).toBe(0);
+    expect(await page.locator(`input[value="${discordUrl}"]`).count()).toBe(0);
 
     await page.getByRole('link', { name: /Close settings/ }).click();
     await page.getByRole('textbox', { name: 'Message #general' }).waitFor();
@@ -215,6 +222,13 @@ describe('web client', () => {
     expect(res.status).toBe(200);
     const posted = (await res.json()) as { webhookId?: string };
     expect(posted.webhookId).toBeTruthy();
+    // The Discord-style URL answers as Discord does: 204 unless the caller waits.
+    const viaDiscord = await fetch(discordUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ content: 'posted through the Discord-style URL' }),
+    });
+    expect(viaDiscord.status).toBe(204);
 
     const live = message(page, 'Deploy of');
     await live.waitFor();

@@ -484,6 +484,127 @@ describe('Slack dialect: mrkdwn and bad payloads', () => {
   });
 });
 
+describe('Slack dialect: Block Kit order and rich_text', () => {
+  it('keeps the blocks in their order, fields beside their section', () => {
+    const p = parseSlackPayload({
+      text: 'notification only',
+      blocks: [
+        { type: 'section', text: { type: 'mrkdwn', text: 'first' }, fields: [{ type: 'mrkdwn', text: '*Env*\nprod' }] },
+        { type: 'header', text: { type: 'plain_text', text: 'Then a header' } },
+        { type: 'section', text: { type: 'plain_text', text: 'last' } },
+      ],
+    });
+    expect(p.content).toBe('first\n**Env**\nprod\n**Then a header**\nlast');
+  });
+
+  it('renders rich_text: styles, links, emoji, mentions, lists, quotes and code', () => {
+    const p = parseSlackPayload({
+      blocks: [
+        {
+          type: 'rich_text',
+          elements: [
+            {
+              type: 'rich_text_section',
+              elements: [
+                { type: 'text', text: 'Deploy ' },
+                { type: 'text', text: 'done ', style: { bold: true } },
+                { type: 'emoji', name: 'white_check_mark', unicode: '2705' },
+                { type: 'text', text: ' see ' },
+                { type: 'link', url: 'https://ci.example.com/42', text: 'build 42' },
+                { type: 'text', text: ', ' },
+                { type: 'text', text: 'old', style: { strike: true } },
+                { type: 'text', text: ' ' },
+                { type: 'text', text: 'npm ci', style: { code: true } },
+                { type: 'text', text: ' cc ' },
+                { type: 'user', user_id: 'U123' },
+                { type: 'text', text: ' ' },
+                { type: 'broadcast', range: 'here' },
+                { type: 'text', text: '\n' },
+              ],
+            },
+            {
+              type: 'rich_text_list',
+              style: 'bullet',
+              elements: [
+                { type: 'rich_text_section', elements: [{ type: 'text', text: 'api' }] },
+                { type: 'rich_text_section', elements: [{ type: 'text', text: 'web', style: { italic: true } }] },
+              ],
+            },
+            {
+              type: 'rich_text_list',
+              style: 'ordered',
+              indent: 1,
+              elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'nested' }] }],
+            },
+            { type: 'rich_text_quote', elements: [{ type: 'text', text: 'ship it\nnow' }] },
+            { type: 'rich_text_preformatted', elements: [{ type: 'text', text: 'exit 0 *not bold*' }] },
+          ],
+        },
+      ],
+    });
+    expect(p.content).toBe(
+      'Deploy **done** ✅ see [build 42](https://ci.example.com/42), ~~old~~ `npm ci` cc @U123 @here\n' +
+        '- api\n- *web*\n' +
+        '  1. nested\n' +
+        '> ship it\n> now\n' +
+        '```\nexit 0 *not bold*\n```',
+    );
+    // Alert text from elsewhere pings no one, as every Slack message.
+    expect(p.allowedMentions).toEqual({ parse: [] });
+  });
+
+  it('a list, quote or code block after a section without a line break starts a new line', () => {
+    const p = parseSlackPayload({
+      blocks: [
+        {
+          type: 'rich_text',
+          elements: [
+            { type: 'rich_text_section', elements: [{ type: 'text', text: 'changes:' }] },
+            {
+              type: 'rich_text_list',
+              style: 'bullet',
+              elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'one' }] }],
+            },
+            { type: 'rich_text_section', elements: [{ type: 'text', text: 'done' }] },
+          ],
+        },
+      ],
+    });
+    expect(p.content).toBe('changes:\n- one\ndone');
+  });
+
+  it('a message of rich_text alone is accepted, and rich_text in an attachment fills its embed in order', () => {
+    const alone = parseSlackPayload({
+      blocks: [{ type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'hi' }] }] }],
+    });
+    expect(alone.content).toBe('hi');
+    const p = parseSlackPayload({
+      attachments: [
+        {
+          color: 'good',
+          blocks: [
+            { type: 'section', text: { type: 'mrkdwn', text: 'above' } },
+            {
+              type: 'rich_text',
+              elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'rich', style: { bold: true } }] }],
+            },
+            { type: 'context', elements: [{ type: 'mrkdwn', text: 'below' }] },
+          ],
+        },
+      ],
+    });
+    expect(first(p.embeds).description).toBe('above\n**rich**\nbelow');
+  });
+
+  it('refuses a malformed rich_text block with its path', () => {
+    expect400(() => parseSlackPayload({ blocks: [{ type: 'rich_text' }] }), 'blocks[0].elements must be an array');
+    expect400(
+      () => parseSlackPayload({ blocks: [{ type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [5] }] }] }),
+      'blocks[0].elements[0].elements[0] must be an object',
+    );
+  });
+});
+
 describe('GitHub dialect: fixtures', () => {
   it('ping: connection notice with repository, hook and zen', () => {
     const p = notNull(parseGithubEvent('ping', fixture('github', 'ping')));

@@ -201,6 +201,33 @@ describe('Discord specifics', () => {
     expect(JSON.stringify(r.body)).not.toContain(hookPath.split('/')[3]);
   });
 
+  it('Slack Block Kit rich_text is accepted and rendered, blocks in their order', async () => {
+    const r = await call(srv.url, 'POST', `${hookPath}/slack`, {
+      body: {
+        text: 'fallback for notifications',
+        blocks: [
+          { type: 'header', text: { type: 'plain_text', text: 'Release 1.2' } },
+          {
+            type: 'rich_text',
+            elements: [
+              { type: 'rich_text_section', elements: [{ type: 'text', text: 'shipped', style: { bold: true } }] },
+              {
+                type: 'rich_text_list',
+                style: 'bullet',
+                elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'faster search' }] }],
+              },
+            ],
+          },
+          { type: 'context', elements: [{ type: 'mrkdwn', text: 'by _release-bot_' }] },
+        ],
+      },
+    });
+    expect(r.status, r.text).toBe(200);
+    expect(r.text).toBe('ok');
+    const page = await call(srv.url, 'GET', `/channels/${w.channel.id}/messages?limit=1`, { auth: w.owner.auth });
+    expect(page.body[0].content).toBe('**Release 1.2**\n**shipped**\n- faster search\nby *release-bot*');
+  });
+
   it('a Slack form with no payload is a 400', async () => {
     const r = await call(srv.url, 'POST', `${hookPath}/slack`, {
       raw: 'text=hello',

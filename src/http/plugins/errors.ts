@@ -11,23 +11,39 @@ import { answerRaw } from '../raw-answer.js';
  */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
-    if (err instanceof AppError) {
-      if (err.status >= 500) request.log.error({ err }, 'request failed');
-      return reply.status(err.status).send(errorBody(err.code, err.message, err.extra));
-    }
-    const fe = err as FastifyError;
-    if (fe.validation) {
-      const code = validationCode(fe);
-      return reply.status(errorStatus(code)).send(errorBody(code, validationMessage(fe)));
-    }
-    const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
-    if (status >= 400 && status < 500) {
-      const [code, message] = clientAnswer(fe, status);
-      return reply.status(errorStatus(code)).send(errorBody(code, message));
-    }
-    request.log.error({ err }, 'unexpected error');
-    return reply.status(500).send(errorBody('internal_error', 'internal server error'));
+    const answer = errorAnswer(err, request);
+    return reply.status(errorStatus(answer.code)).send(errorBody(answer.code, answer.message, answer.extra));
   });
+}
+
+/** What an error means to a client: its catalog code, the message for people, extra body fields. */
+export interface ErrorAnswer {
+  code: ErrorCode;
+  message: string;
+  extra?: Record<string, unknown>;
+  /** The `AppError` itself, when it was one (the Discord layer reads its details). */
+  error?: AppError;
+}
+
+/**
+ * Classifies any error a handler or Fastify raised: the one classification both the
+ * native error handler and the Discord layer's (src/discord/errors.ts) answer from.
+ * Server failures are logged here.
+ */
+export function errorAnswer(err: FastifyError | AppError | Error, request: FastifyRequest): ErrorAnswer {
+  if (err instanceof AppError) {
+    if (err.status >= 500) request.log.error({ err }, 'request failed');
+    return { code: err.code, message: err.message, extra: err.extra, error: err };
+  }
+  const fe = err as FastifyError;
+  if (fe.validation) return { code: validationCode(fe), message: validationMessage(fe) };
+  const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    const [code, message] = clientAnswer(fe, status);
+    return { code, message };
+  }
+  request.log.error({ err }, 'unexpected error');
+  return { code: 'internal_error', message: 'internal server error' };
 }
 
 /** Which part of the request broke its schema decides the code. */

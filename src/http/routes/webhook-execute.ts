@@ -31,17 +31,18 @@ import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
 /** The body as Fastify parsed it: urlencoded fields, or JSON (anything else reaches the converters as it is). */
-function flatBody(req: FastifyRequest): FlatBody {
+export function flatBody(req: FastifyRequest): FlatBody {
   const form = (req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
   return form ? { kind: 'form', fields: req.body as Record<string, string | undefined> | undefined } : { kind: 'json', value: req.body };
 }
 
 /** The request's multipart parts as the domain reads them: text fields, and files whose bytes open on demand. */
-async function* partsOf(req: FastifyRequest): AsyncGenerator<BodyPart> {
+export async function* partsOf(req: FastifyRequest): AsyncGenerator<BodyPart> {
   for await (const part of req.parts()) {
     if (part.type === 'file') {
       yield {
         type: 'file',
+        field: part.fieldname,
         filename: part.filename,
         contentType: part.mimetype,
         open: () => partBytes(part.file),

@@ -258,6 +258,17 @@ export const reactions = {
       .executeTakeFirst();
     return Number(r?.n ?? 0);
   },
+  /** The users who reacted with `emoji`, by user id, after `after` (Discord's order and cursor). */
+  users: (db: Db, messageId: string, emoji: string, opts: { limit: number; after?: string }) => {
+    let q = db
+      .selectFrom('reactions')
+      .innerJoin('users', 'users.id', 'reactions.userId')
+      .select(['users.id', 'users.name', 'users.bot', 'users.avatar'])
+      .where('reactions.messageId', '=', messageId)
+      .where('reactions.emoji', '=', emoji);
+    if (opts.after) q = q.where('users.id', '>', opts.after);
+    return q.orderBy('users.id').limit(opts.limit).execute();
+  },
   /** Per message and emoji: the count, and whether `userId` is among them. */
   summaries: async (db: Db, messageIds: string[], userId: string): Promise<ReactionSummary[]> => {
     if (messageIds.length === 0) return [];

@@ -15,6 +15,15 @@ function webhookUrl(hook: Webhook): string | null {
   return null;
 }
 
+/**
+ * The same webhook under Parley's Discord layer (`PUBLIC_URL/api/webhooks/{id}/{token}`),
+ * for tools that only accept a Discord webhook URL: it answers as Discord does (204).
+ */
+export function discordWebhookUrl(url: string): string {
+  const at = url.lastIndexOf('/webhooks/');
+  return at < 0 ? url : `${url.slice(0, at)}/api${url.slice(at)}`;
+}
+
 export function WebhooksSection({ server, channels, owner }: { server: Server; channels: Channel[]; owner: boolean }) {
   if (!owner) {
     return (
@@ -70,7 +79,14 @@ function OwnerWebhooks({ server, channels }: { server: Server; channels: Channel
         <div className={styles.secretPanel} role="region" aria-label="New webhook URL">
           <h3>Webhook “{created.name}” created</h3>
           {webhookUrl(created) ? (
-            <CopyField label="Webhook URL" value={webhookUrl(created)!} secret />
+            <>
+              <CopyField label="Webhook URL" value={webhookUrl(created)!} secret />
+              <CopyField label="Discord-style URL" value={discordWebhookUrl(webhookUrl(created)!)} secret />
+              <p className={styles.hint}>
+                Paste the Discord-style URL into tools that expect a Discord webhook (Grafana, Uptime Kuma, discord.js, GitHub Actions for
+                Discord). Slack tools take the first URL with <code>/slack</code> added; GitHub takes it with <code>/github</code>.
+              </p>
+            </>
           ) : (
             <p>The server did not return a URL.</p>
           )}

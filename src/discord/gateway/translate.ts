@@ -1,0 +1,211 @@
+import type { Channel, Message, Role, Server } from '@parley/protocol';
+import { servers as serverActions } from '../../domain/servers.js';
+import type { GatewayEvent } from '../../events/types.js';
+import type { ReadyInfo, SeqFrame } from '../../gateway/wire.js';
+import { discordInteraction } from '../interactions.js';
+import { discordChannel, discordGuild, discordMember, discordMessage, discordRole, discordUser } from '../objects.js';
+import { INTENTS } from './intents.js';
+
+/**
+ * A dispatch payload (op 0) serialized once for every session that receives it; only `s`
+ * differs, so it goes last and each copy is the shared bytes plus a few digits.
+ */
+export class DispatchFrame implements SeqFrame {
+  private readonly head: Buffer;
+
+  constructor(
+    readonly t: string,
+    d: unknown,
+  ) {
+    this.head = Buffer.from(`{"op":0,"t":${JSON.stringify(t)},"d":${JSON.stringify(d)},"s":`);
+  }
+
+  withSeq(s: number): Buffer {
+    const tail = `${s}}`;
+    const out = Buffer.allocUnsafe(this.head.length + tail.length);
+    this.head.copy(out, 0);
+    out.write(tail, this.head.length, 'latin1');
+    return out;
+  }
+}
+
+export function dispatchFrame(t: string, d: unknown): DispatchFrame {
+  return new DispatchFrame(t, d);
+}
+
+/** How one variant of an event is translated. */
+export interface Variant {
+  /** The message's content, embeds, attachments and components are left out (no MESSAGE_CONTENT). */
+  stripped: boolean;
+  /** The identity receiving it (its own membership changes read as guild changes). */
+  self: string;
+  /** For a person's events: the guild named. */
+  guild: string;
+  /** For an interaction: the bot's permissions in its channel. */
+  appPermissions: string;
+  publicUrl: string;
+}
+
+const guildOf = (serverId: string | null | undefined) => (serverId ? { guild_id: serverId } : {});
+
+/** A message as the gateway sends it, emptied as MESSAGE_CONTENT requires when `stripped`. */
+function message(m: Message, v: Variant) {
+  const out = discordMessage(m, { publicUrl: v.publicUrl }) as unknown as Record<string, unknown>;
+  if (v.stripped) {
+    out.content = '';
+    out.embeds = [];
+    out.attachments = [];
+    out.components = [];
+  }
+  return out;
+}
+
+/** Discord's event for a native one, or null when Discord's gateway has none. */
+export function translate(event: GatewayEvent, v: Variant): { t: string; d: unknown } | null {
+  switch (event.t) {
+    case 'MESSAGE_CREATE':
+    case 'MESSAGE_UPDATE':
+      return { t: event.t, d: message(event.d as Message, v) };
+    case 'MESSAGE_DELETE':
+      return { t: 'MESSAGE_DELETE', d: { id: event.d.id, channel_id: event.d.channelId, ...guildOf(event.d.serverId) } };
+    case 'MESSAGE_DELETE_BULK':
+      return { t: 'MESSAGE_DELETE_BULK', d: { ids: event.d.ids, channel_id: event.d.channelId, ...guildOf(event.d.serverId) } };
+    case 'CHANNEL_PINS_UPDATE':
+      return {
+        t: 'CHANNEL_PINS_UPDATE',
+        d: { channel_id: event.d.channelId, last_pin_timestamp: event.d.lastPinTimestamp, ...guildOf(event.d.serverId) },
+      };
+    case 'REACTION_ADD':
+    case 'REACTION_REMOVE': {
+      const d = event.d;
+      return {
+        t: event.t === 'REACTION_ADD' ? 'MESSAGE_REACTION_ADD' : 'MESSAGE_REACTION_REMOVE',
+        d: {
+          user_id: d.userId,
+          channel_id: d.channelId,
+          message_id: d.messageId,
+          ...guildOf(d.serverId),
+          emoji: { id: null, name: d.emoji },
+          burst: false,
+          type: 0,
+        },
+      };
+    }
+    case 'TYPING_START':
+      return {
+        t: 'TYPING_START',
+        d: {
+          channel_id: event.d.channelId,
+          ...guildOf(event.d.serverId),
+          user_id: event.d.userId,
+          timestamp: Math.floor(Date.now() / 1000),
+        },
+      };
+    case 'CHANNEL_CREATE':
+    case 'CHANNEL_UPDATE':
+    case 'CHANNEL_DELETE':
+      return { t: event.t, d: discordChannel(event.d as Channel) };
+    case 'MEMBER_ADD':
+      return {
+        t: 'GUILD_MEMBER_ADD',
+        d: { ...discordMember({ user: event.d.user, roles: [], joinedAt: new Date().toISOString() }), guild_id: event.d.serverId },
+      };
+    case 'MEMBER_UPDATE': {
+      const d = event.d;
+      // Without `roles` the change was not to roles: the member's list is left as the client has it.
+      return {
+        t: 'GUILD_MEMBER_UPDATE',
+        d: { guild_id: d.serverId, user: discordUser(d.user), ...(d.roles ? { roles: d.roles } : {}) },
+      };
+    }
+    case 'MEMBER_REMOVE':
+      // Removed itself: Discord says the guild is gone for it.
+      if (event.d.user.id === v.self) return { t: 'GUILD_DELETE', d: { id: event.d.serverId } };
+      return { t: 'GUILD_MEMBER_REMOVE', d: { guild_id: event.d.serverId, user: discordUser(event.d.user) } };
+    case 'SERVER_UPDATE': {
+      // No roles: a guild update with roles replaces the client's whole role list.
+      const { roles: _roles, ...guild } = discordGuild(event.d as Server, []);
+      return { t: 'GUILD_UPDATE', d: guild };
+    }
+    case 'SERVER_DELETE':
+      return { t: 'GUILD_DELETE', d: { id: event.d.id } };
+    case 'ROLE_CREATE':
+    case 'ROLE_UPDATE':
+      return {
+        t: event.t === 'ROLE_CREATE' ? 'GUILD_ROLE_CREATE' : 'GUILD_ROLE_UPDATE',
+        d: { guild_id: event.d.serverId, role: discordRole(event.d.role as Role) },
+      };
+    case 'ROLE_DELETE':
+      return { t: 'GUILD_ROLE_DELETE', d: { guild_id: event.d.serverId, role_id: event.d.roleId } };
+    case 'BAN_ADD':
+    case 'BAN_REMOVE':
+      return {
+        t: event.t === 'BAN_ADD' ? 'GUILD_BAN_ADD' : 'GUILD_BAN_REMOVE',
+        d: { guild_id: event.d.serverId, user: discordUser(event.d.user) },
+      };
+    case 'PRESENCE_UPDATE':
+      if (!v.guild) return null;
+      return { t: 'PRESENCE_UPDATE', d: presence(event.d.userId, event.d.status, v.guild) };
+    case 'USER_UPDATE':
+      return { t: 'USER_UPDATE', d: discordUser(event.d.user) };
+    case 'INTERACTION_CREATE':
+      return { t: 'INTERACTION_CREATE', d: discordInteraction(event.d, { publicUrl: v.publicUrl, appPermissions: v.appPermissions }) };
+    default:
+      return null;
+  }
+}
+
+function presence(userId: string, status: string, guildId: string) {
+  const s = status === 'invisible' ? 'offline' : status;
+  return { user: { id: userId }, guild_id: guildId, status: s, activities: [], client_status: s === 'offline' ? {} : { web: s } };
+}
+
+/** Guilds with more members than this get only the identity's own member in GUILD_CREATE (Discord's largest `large_threshold`). */
+const LARGE = 250;
+
+/**
+ * READY, then a GUILD_CREATE per server: the same snapshot as the native `ready`
+ * (visible channels, roles), plus members and presences read here.
+ */
+export async function readyFrames(info: ReadyInfo, resumeUrl: string, intents: number): Promise<DispatchFrame[]> {
+  const { caller, ctx } = info;
+  const ready = dispatchFrame('READY', {
+    v: 10,
+    user: { ...discordUser({ ...caller, bot: caller.bot }), verified: true, mfa_enabled: false },
+    guilds: info.servers.map((s) => ({ id: s.server.id, unavailable: true })),
+    session_id: info.sessionId,
+    resume_gateway_url: resumeUrl,
+    session_type: 'normal',
+    private_channels: [],
+    relationships: [],
+    presences: [],
+    guild_join_requests: [],
+    geo_ordered_rtc_regions: [],
+    shard: [0, 1],
+    application: { id: caller.id, flags: 0 },
+  });
+  const guilds = await Promise.all(
+    info.servers.map(async (s) => {
+      const members = await serverActions.members(ctx, caller, s.server.id);
+      const large = members.length > LARGE;
+      const listed = large || (intents & INTENTS.GUILD_MEMBERS) === 0 ? members.filter((m) => m.id === caller.id) : members;
+      const withPresence = (intents & INTENTS.GUILD_PRESENCES) !== 0 && !large;
+      return dispatchFrame('GUILD_CREATE', {
+        ...discordGuild(s.server as Server, s.roles as Role[]),
+        joined_at: members.find((m) => m.id === caller.id)?.joinedAt ?? s.server.createdAt,
+        large,
+        unavailable: false,
+        member_count: members.length,
+        members: listed.map((m) => discordMember(m)),
+        channels: s.channels.map((c) => discordChannel(c as unknown as Channel)),
+        threads: [],
+        presences: withPresence ? members.filter((m) => m.presence !== 'offline').map((m) => presence(m.id, m.presence, s.server.id)) : [],
+        voice_states: [],
+        stage_instances: [],
+        guild_scheduled_events: [],
+        soundboard_sounds: [],
+      });
+    }),
+  );
+  return [ready, ...guilds];
+}

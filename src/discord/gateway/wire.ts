@@ -1,0 +1,296 @@
+import zlib from 'node:zlib';
+import type { ChosenStatus } from '@parley/protocol';
+import { CLOSE_CODES as CLOSE } from '@parley/protocol';
+import type { RawData, WebSocket } from 'ws';
+import type { Incoming, Prepared, ReadyInfo, SeqFrame, SessionView, Wire } from '../../gateway/wire.js';
+import { INTENTS, intentOf, needsContentStripped } from './intents.js';
+import { dispatchFrame, readyFrames, translate } from './translate.js';
+
+/** Discord's gateway opcodes. */
+export const OP = {
+  DISPATCH: 0,
+  HEARTBEAT: 1,
+  IDENTIFY: 2,
+  PRESENCE_UPDATE: 3,
+  VOICE_STATE_UPDATE: 4,
+  RESUME: 6,
+  RECONNECT: 7,
+  REQUEST_GUILD_MEMBERS: 8,
+  INVALID_SESSION: 9,
+  HELLO: 10,
+  HEARTBEAT_ACK: 11,
+  REQUEST_SOUNDBOARD_SOUNDS: 31,
+} as const;
+
+/** Discord's gateway close codes. */
+export const DISCORD_CLOSE = {
+  UNKNOWN_ERROR: 4000,
+  UNKNOWN_OPCODE: 4001,
+  DECODE_ERROR: 4002,
+  NOT_AUTHENTICATED: 4003,
+  AUTHENTICATION_FAILED: 4004,
+  ALREADY_AUTHENTICATED: 4005,
+  INVALID_SEQ: 4007,
+  RATE_LIMITED: 4008,
+  SESSION_TIMED_OUT: 4009,
+  INVALID_SHARD: 4010,
+  INVALID_API_VERSION: 4012,
+  INVALID_INTENTS: 4013,
+  DISALLOWED_INTENTS: 4014,
+} as const;
+
+/** Options taken from the upgrade request's query (`?v=10&encoding=json&compress=zlib-stream`). */
+export interface DiscordWireOptions {
+  compress: boolean;
+  /** The service's public URL (attachment links). */
+  publicUrl: string;
+  /** Where a dropped session resumes (READY's `resume_gateway_url`). */
+  resumeUrl: string;
+  /** Why the connection cannot be served (an unsupported encoding or version): closed after hello. */
+  refusal?: { code: number; reason: string };
+}
+
+/** The query of an upgrade to Discord's gateway, read as Discord does. */
+export function discordWireOptions(url: string, publicUrl: string, resumeUrl: string): DiscordWireOptions {
+  const q = new URL(url, 'http://x').searchParams;
+  const v = q.get('v');
+  const encoding = q.get('encoding') ?? 'json';
+  const compress = q.get('compress');
+  let refusal: DiscordWireOptions['refusal'];
+  if (v !== null && v !== '10' && v !== '9') {
+    refusal = { code: DISCORD_CLOSE.INVALID_API_VERSION, reason: `gateway version ${v} is not supported; use v=10` };
+  } else if (encoding !== 'json') {
+    refusal = { code: DISCORD_CLOSE.DECODE_ERROR, reason: `encoding=${encoding} is not supported: Parley speaks encoding=json only` };
+  } else if (compress !== null && compress !== 'zlib-stream') {
+    refusal = { code: DISCORD_CLOSE.DECODE_ERROR, reason: `compress=${compress} is not supported: use zlib-stream or none` };
+  }
+  return { compress: compress === 'zlib-stream', publicUrl, resumeUrl, ...(refusal ? { refusal } : {}) };
+}
+
+/** The native status a Discord presence names (`offline` is how Discord says invisible). */
+const STATUSES: Record<string, ChosenStatus> = { online: 'online', idle: 'idle', dnd: 'dnd', invisible: 'invisible', offline: 'invisible' };
+
+/**
+ * Discord's gateway v10 over the native gateway's sessions: JSON payloads `{op, d, s, t}`,
+ * optionally through one zlib context per connection flushed with Z_SYNC_FLUSH after each
+ * payload (`compress=zlib-stream`). READY counts as sequence 1 and each GUILD_CREATE after
+ * it as one more; the session's own numbering starts after them (`offset`), so Discord's
+ * `s` has no gaps and heartbeats and resumes translate back by subtraction.
+ */
+export class DiscordWire implements Wire {
+  readonly kind = 'discord';
+  private intents = 0;
+  /** Sequence numbers READY and the GUILD_CREATEs took before the session's first event. */
+  private offset = 0;
+  private readonly deflate: zlib.Deflate | null;
+  /** Compressed output of the payload being flushed. */
+  private chunks: Buffer[] = [];
+  /** Payloads written to the compressor and not yet sent. */
+  private inFlight = 0;
+  /** A close asked for while payloads were still being compressed: done once they are sent. */
+  private closeAfter: [number, string] | null = null;
+
+  constructor(
+    readonly ws: WebSocket,
+    private readonly opts: DiscordWireOptions,
+  ) {
+    this.deflate = opts.compress ? zlib.createDeflate({ chunkSize: 64 * 1024 }) : null;
+    this.deflate?.on('data', (c: Buffer) => this.chunks.push(c));
+    this.deflate?.on('error', () => ws.terminate());
+    ws.once('close', () => this.deflate?.close());
+  }
+
+  hello(heartbeatMs: number): void {
+    this.write({ op: OP.HELLO, d: { heartbeat_interval: heartbeatMs }, s: null, t: null });
+    if (this.opts.refusal) this.closeWhenSent(this.opts.refusal.code, this.opts.refusal.reason);
+  }
+
+  parse(data: RawData, isBinary: boolean): Incoming {
+    if (isBinary) return { op: 'refuse', code: DISCORD_CLOSE.DECODE_ERROR, reason: 'send JSON text frames (encoding=json)' };
+    let f: unknown;
+    try {
+      f = JSON.parse(data.toString());
+    } catch {
+      return { op: 'refuse', code: DISCORD_CLOSE.DECODE_ERROR, reason: 'invalid JSON' };
+    }
+    if (typeof f !== 'object' || f === null || Array.isArray(f))
+      return { op: 'refuse', code: DISCORD_CLOSE.DECODE_ERROR, reason: 'invalid payload' };
+    const { op, d } = f as { op?: unknown; d?: unknown };
+    const obj = typeof d === 'object' && d !== null && !Array.isArray(d) ? (d as Record<string, unknown>) : null;
+    switch (op) {
+      case OP.HEARTBEAT:
+        if (d !== null && d !== undefined && !Number.isInteger(d))
+          return { op: 'refuse', code: DISCORD_CLOSE.DECODE_ERROR, reason: 'd must be the last sequence number or null' };
+        return { op: 'heartbeat', s: typeof d === 'number' ? Math.max(0, d - this.offset) : null };
+      case OP.IDENTIFY: {
+        if (!obj || typeof obj.token !== 'string' || obj.token.length > 512) {
+          return { op: 'refuse', code: DISCORD_CLOSE.DECODE_ERROR, reason: 'identify needs a token' };
+        }
+        const intents = obj.intents;
+        if (typeof intents !== 'number' || !Number.isInteger(intents) || intents < 0 || (intents & ~INTENTS.ALL) !== 0) {
+          return { op: 'refuse', code: DISCORD_CLOSE.INVALID_INTENTS, reason: 'invalid intents' };
+        }
+        if (Array.isArray(obj.shard) && (obj.shard[0] !== 0 || obj.shard[1] !== 1)) {
+          return { op: 'refuse', code: DISCORD_CLOSE.INVALID_SHARD, reason: 'Parley serves one shard: use shard [0, 1]' };
+        }
+        this.intents = intents;
+        const presence = obj.presence as { status?: unknown } | undefined;
+        const status = typeof presence?.status === 'string' ? STATUSES[presence.status] : undefined;
+        return { op: 'identify', token: botToken(obj.token), ...(status ? { status } : {}) };
+      }
+      case OP.RESUME:
+        if (
+          !obj ||
+          typeof obj.token !== 'string' ||
+          typeof obj.session_id !== 'string' ||
+          !Number.isInteger(obj.seq) ||
+          (obj.seq as number) < 0
+        ) {
+          return { op: 'refuse', code: DISCORD_CLOSE.DECODE_ERROR, reason: 'resume needs token, session_id and seq' };
+        }
+        // `seq` is still in Discord's numbering; `fromClientSeq` translates it once the checkpoint is known.
+        return { op: 'resume', token: botToken(obj.token), sessionId: obj.session_id, s: obj.seq as number };
+      case OP.PRESENCE_UPDATE: {
+        const status = typeof obj?.status === 'string' ? STATUSES[obj.status] : undefined;
+        if (!status) return { op: 'refuse', code: DISCORD_CLOSE.DECODE_ERROR, reason: 'unknown status' };
+        return { op: 'presence_update', status };
+      }
+      case OP.VOICE_STATE_UPDATE:
+      case OP.REQUEST_GUILD_MEMBERS:
+      case OP.REQUEST_SOUNDBOARD_SOUNDS:
+        // Accepted and answered with nothing: Parley has no voice, and GUILD_CREATE already lists members.
+        return { op: 'none' };
+      default:
+        return { op: 'refuse', code: DISCORD_CLOSE.UNKNOWN_OPCODE, reason: `unknown opcode ${String(op)}` };
+    }
+  }
+
+  fromClientSeq(s: number): number {
+    return Math.max(0, s - this.offset);
+  }
+
+  heartbeatAck(): void {
+    this.write({ op: OP.HEARTBEAT_ACK, d: null, s: null, t: null });
+  }
+
+  invalidSession(resumable: boolean): void {
+    this.write({ op: OP.INVALID_SESSION, d: resumable, s: null, t: null });
+  }
+
+  resumed(): void {
+    this.write({ op: OP.DISPATCH, d: {}, s: null, t: 'RESUMED' });
+  }
+
+  async ready(info: ReadyInfo): Promise<Buffer[]> {
+    const frames = await readyFrames(info, this.opts.resumeUrl, this.intents);
+    this.offset = frames.length;
+    return frames.map((f, i) => f.withSeq(i + 1));
+  }
+
+  encode(p: Prepared, view: SessionView): SeqFrame | null {
+    const event = p.event;
+    const intent = intentOf(event, view.caller.id);
+    if (intent === null || (intent !== 0 && (this.intents & intent) === 0)) return null;
+    const stripped = needsContentStripped(event, view.caller.id, this.intents);
+    // Presence names a guild the session shares with the person: a variant per guild.
+    const guild = event.t === 'PRESENCE_UPDATE' ? sharedGuild(view, p.serverIds) : '';
+    // An interaction carries the bot's permissions in its channel: the one permission function, on the session's view.
+    const perms = event.t === 'INTERACTION_CREATE' ? appPermissions(view, event.d.serverId, event.d.channelId) : '';
+    const self = event.t === 'MEMBER_REMOVE' && event.d.user.id === view.caller.id ? 'self' : '';
+    const offset = this.offset;
+    const base = p.variant(`discord:${stripped ? 'stripped' : 'full'}:${guild}:${perms}:${self}`, () => {
+      const t = translate(event, { stripped, self: view.caller.id, guild, appPermissions: perms, publicUrl: this.opts.publicUrl });
+      return t ? dispatchFrame(t.t, t.d) : null;
+    });
+    if (!base) return null;
+    return offset === 0 ? base : { t: base.t, withSeq: (s: number) => base.withSeq(s + offset) };
+  }
+
+  send(data: string | Buffer): void {
+    if (!this.deflate) {
+      this.ws.send(data, { binary: false });
+      return;
+    }
+    // One context for the connection; each payload ends with a sync flush (00 00 ff ff), as Discord's do.
+    // Flushes complete in order, so each callback sends exactly its payload's output.
+    this.inFlight++;
+    this.deflate.write(data);
+    this.deflate.flush(zlib.constants.Z_SYNC_FLUSH, () => {
+      const out = Buffer.concat(this.chunks);
+      this.chunks = [];
+      this.inFlight--;
+      if (this.ws.readyState === this.ws.OPEN) this.ws.send(out, { binary: true });
+      if (this.inFlight === 0 && this.closeAfter) this.ws.close(...this.closeAfter);
+    });
+  }
+
+  private closeWhenSent(code: number, reason: string): void {
+    if (this.inFlight > 0) this.closeAfter = [code, reason];
+    else this.ws.close(code, reason);
+  }
+
+  close(code: number, reason: string): void {
+    if (code === CLOSE.RESTARTING) {
+      // Discord's way: op 7, and the client reconnects and resumes.
+      this.write({ op: OP.RECONNECT, d: null, s: null, t: null });
+      this.closeWhenSent(DISCORD_CLOSE.UNKNOWN_ERROR, reason);
+      return;
+    }
+    this.closeWhenSent(discordCloseCode(code, reason), reason);
+  }
+
+  state(): string {
+    return `${this.intents}:${this.offset}`;
+  }
+
+  restore(kind: string | undefined, state: string | undefined): boolean {
+    if (kind !== 'discord' || !state) return false;
+    const [intents, offset] = state.split(':').map(Number);
+    if (!Number.isInteger(intents) || !Number.isInteger(offset)) return false;
+    this.intents = intents!;
+    this.offset = offset!;
+    return true;
+  }
+
+  private write(payload: { op: number; d: unknown; s: number | null; t: string | null }): void {
+    this.send(JSON.stringify(payload));
+  }
+}
+
+/** Discord libraries send the bare token; the gateway authenticates `Bot <token>`. */
+function botToken(token: string): string {
+  return token.startsWith('Bot ') ? token : `Bot ${token}`;
+}
+
+/** A guild the session shares with the person an event is about (Discord names one per event). */
+function sharedGuild(view: SessionView, serverIds: readonly string[] | undefined): string {
+  return serverIds?.find((id) => view.servers.has(id)) ?? '';
+}
+
+/** The bot's permissions in a channel (all of them in a DM, as Discord reports). */
+function appPermissions(view: SessionView, serverId: string | null, channelId: string): string {
+  if (serverId === null) return ALL_PERMISSIONS;
+  const v = view.servers.get(serverId);
+  return v ? v.model.permissions(view.caller.id, view.caller.bot, v.roles, channelId).toString() : '0';
+}
+
+const ALL_PERMISSIONS = ((1n << 53n) - 1n).toString();
+
+/** The Discord close code for a native one. */
+function discordCloseCode(code: number, reason: string): number {
+  switch (code) {
+    case CLOSE.BAD_TOKEN:
+      return DISCORD_CLOSE.AUTHENTICATION_FAILED;
+    case CLOSE.MALFORMED:
+      if (reason === 'already identified') return DISCORD_CLOSE.ALREADY_AUTHENTICATED;
+      if (reason === 'identify first') return DISCORD_CLOSE.NOT_AUTHENTICATED;
+      return DISCORD_CLOSE.DECODE_ERROR;
+    case CLOSE.HEARTBEAT_TIMEOUT:
+      return DISCORD_CLOSE.SESSION_TIMED_OUT;
+    case CLOSE.TOO_MANY_SESSIONS:
+      return DISCORD_CLOSE.RATE_LIMITED;
+    default:
+      // A slow consumer, an internal error: Discord's "unknown error", after which clients resume.
+      return DISCORD_CLOSE.UNKNOWN_ERROR;
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * Commands and interactions in Discord's shape, both ways: Parley's `Command` and
+ * `Interaction` (section 12) as Discord's application commands and `INTERACTION_CREATE`,
+ * and Discord's command bodies and callback types as Parley's. Pure functions; the routes
+ * (`rest/interactions.ts`, `rest/interaction-webhooks.ts`) and the gateway use them.
+ */
+import type { Command, CommandOption, CommandOptionType, Interaction, Message } from '@parley/protocol';
+import { AppError } from '../errors.js';
+import { type DiscordView, discordMessage, discordUser } from './objects.js';
+
+/** Discord's option types for Parley's (subcommands and groups, 1 and 2, have no Parley equivalent). */
+export const OPTION_TYPE: Record<CommandOptionType, number> = {
+  string: 3,
+  integer: 4,
+  boolean: 5,
+  user: 6,
+  channel: 7,
+  role: 8,
+  number: 10,
+  attachment: 11,
+};
+const OPTION_TYPE_NAME = new Map(Object.entries(OPTION_TYPE).map(([k, v]) => [v, k as CommandOptionType]));
+
+/** Discord's interaction types. */
+export const INTERACTION_TYPE = { ping: 1, command: 2, component: 3, autocomplete: 4 } as const;
+
+/** Discord's callback types → Parley's. */
+export const CALLBACK_TYPE: Record<number, string> = {
+  4: 'message',
+  5: 'deferred',
+  6: 'deferredUpdate',
+  7: 'update',
+  8: 'autocomplete',
+};
+
+/** A command as Discord's application command (type 1, chat input). */
+export function discordCommand(c: Command) {
+  return {
+    id: c.id,
+    application_id: c.botId,
+    ...(c.serverId ? { guild_id: c.serverId } : {}),
+    type: 1,
+    name: c.name,
+    name_localizations: null,
+    description: c.description,
+    description_localizations: null,
+    options: c.options.map(discordOption),
+    default_member_permissions: c.defaultMemberPermissions,
+    dm_permission: c.serverId === null,
+    nsfw: false,
+    integration_types: [0],
+    contexts: null,
+    version: c.id,
+  };
+}
+
+function discordOption(o: CommandOption) {
+  return {
+    type: OPTION_TYPE[o.type],
+    name: o.name,
+    description: o.description,
+    ...(o.required !== undefined ? { required: o.required } : {}),
+    ...(o.choices ? { choices: o.choices } : {}),
+    ...(o.autocomplete !== undefined ? { autocomplete: o.autocomplete } : {}),
+    ...(o.minValue !== undefined ? { min_value: o.minValue } : {}),
+    ...(o.maxValue !== undefined ? { max_value: o.maxValue } : {}),
+    ...(o.minLength !== undefined ? { min_length: o.minLength } : {}),
+    ...(o.maxLength !== undefined ? { max_length: o.maxLength } : {}),
+  };
+}
+
+/** Discord's "Invalid Form Body" for a field. */
+function invalid(message: string): AppError {
+  return new AppError('invalid_body', message);
+}
+
+const str = (v: unknown, field: string): string => {
+  if (typeof v !== 'string') throw invalid(`${field}: expected a string`);
+  return v;
+};
+
+/** The body of a command create or edit, as Parley's command body (the domain checks its rules). */
+export function commandFromDiscord(body: unknown, base?: Command) {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('expected an application command object');
+  const b = body as Record<string, unknown>;
+  if (b.type !== undefined && b.type !== 1) throw invalid('type: only chat input commands (type 1) are supported');
+  const options = b.options !== undefined ? b.options : base?.options.map(discordOption);
+  if (options !== undefined && options !== null && !Array.isArray(options)) throw invalid('options: expected an array');
+  const perms = b.default_member_permissions !== undefined ? b.default_member_permissions : (base?.defaultMemberPermissions ?? null);
+  return {
+    name: str(b.name ?? base?.name, 'name'),
+    description: str(b.description ?? base?.description ?? '', 'description'),
+    options: ((options as unknown[] | null) ?? []).map(optionFromDiscord),
+    defaultMemberPermissions: perms === null ? null : String(perms),
+  };
+}
+
+function optionFromDiscord(v: unknown, i: number): CommandOption {
+  if (typeof v !== 'object' || v === null) throw invalid(`options.${i}: expected an object`);
+  const o = v as Record<string, unknown>;
+  const type = OPTION_TYPE_NAME.get(o.type as number);
+  if (!type) throw invalid(`options.${i}.type: subcommands and option type ${String(o.type)} are not supported`);
+  return {
+    type,
+    name: str(o.name, `options.${i}.name`),
+    description: str(o.description, `options.${i}.description`),
+    ...(typeof o.required === 'boolean' ? { required: o.required } : {}),
+    ...(Array.isArray(o.choices)
+      ? { choices: o.choices.map((c: { name: string; value: string | number }) => ({ name: c.name, value: c.value })) }
+      : {}),
+    ...(typeof o.autocomplete === 'boolean' ? { autocomplete: o.autocomplete } : {}),
+    ...(typeof o.min_value === 'number' ? { minValue: o.min_value } : {}),
+    ...(typeof o.max_value === 'number' ? { maxValue: o.max_value } : {}),
+    ...(typeof o.min_length === 'number' ? { minLength: o.min_length } : {}),
+    ...(typeof o.max_length === 'number' ? { maxLength: o.max_length } : {}),
+  };
+}
+
+/** An option value's Discord type, from the value itself (Parley's interaction carries values, not their declared types). */
+function valueType(v: string | number | boolean): number {
+  if (typeof v === 'boolean') return OPTION_TYPE.boolean;
+  if (typeof v === 'number') return Number.isInteger(v) ? OPTION_TYPE.integer : OPTION_TYPE.number;
+  return OPTION_TYPE.string;
+}
+
+export interface InteractionContext extends DiscordView {
+  /** The bot's permissions in the channel (`app_permissions`), from the one permission function. */
+  appPermissions: string;
+}
+
+/** An interaction as Discord's `INTERACTION_CREATE` payload (and an HTTP endpoint's body). */
+export function discordInteraction(i: Interaction, view: InteractionContext) {
+  const type = INTERACTION_TYPE[i.type];
+  let data: Record<string, unknown>;
+  if (i.type === 'component') {
+    data = { custom_id: i.customId, component_type: i.values ? 3 : 2, ...(i.values ? { values: i.values } : {}) };
+  } else {
+    data = {
+      id: i.commandId,
+      name: i.name,
+      type: 1,
+      ...(i.serverId ? { guild_id: i.serverId } : {}),
+      options: Object.entries(i.options ?? {}).map(([name, value]) => ({
+        name,
+        type: valueType(value),
+        value,
+        ...(i.focused === name ? { focused: true } : {}),
+      })),
+    };
+  }
+  const user = discordUser(i.user);
+  return {
+    id: i.id,
+    application_id: i.botId,
+    type,
+    data,
+    ...(i.serverId
+      ? {
+          guild_id: i.serverId,
+          guild: { id: i.serverId, locale: 'en-US', features: [] },
+          guild_locale: 'en-US',
+          member: {
+            user,
+            roles: [],
+            permissions: '0',
+            joined_at: i.createdAt,
+            deaf: false,
+            mute: false,
+            flags: 0,
+            nick: null,
+            avatar: null,
+          },
+        }
+      : { user }),
+    channel_id: i.channelId,
+    channel: { id: i.channelId, type: i.serverId ? 0 : 1, ...(i.serverId ? { guild_id: i.serverId } : {}) },
+    ...(i.message ? { message: discordMessage(i.message as Message, view) } : {}),
+    token: i.token,
+    version: 1,
+    app_permissions: view.appPermissions,
+    locale: 'en-US',
+    entitlements: [],
+    authorizing_integration_owners: { 0: i.serverId ?? '0' },
+    context: i.serverId ? 0 : 1,
+    attachment_size_limit: 25 * 1024 * 1024,
+  };
+}

@@ -1,0 +1,233 @@
+/**
+ * Discord's channel routes: the channel, its messages (list, get, create with JSON or
+ * multipart files, edit, delete, bulk delete), reactions, typing, pins and permission
+ * overwrites. Each calls the domain action its native twin calls (src/http/routes/
+ * messages.ts, servers.ts, moderation.ts), under the same rate limits.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { conversations } from '../../domain/conversations.js';
+import { messages } from '../../domain/messages.js';
+import { roles } from '../../domain/roles.js';
+import { servers } from '../../domain/servers.js';
+import { badRequest } from '../../errors.js';
+import { authenticate } from '../../http/plugins/auth.js';
+import { RULES, enforce } from '../../http/plugins/rate-limit.js';
+import type { RouteDeps } from '../../http/routes/deps.js';
+import { isPlainObject } from '../../webhooks/text.js';
+import { editFromDiscord } from '../bodies.js';
+import { discordAnyChannel, discordMessage, discordUser } from '../objects.js';
+import { hidden, queryInt, queryString, readMessageBody } from './common.js';
+
+type ChannelReq = FastifyRequest<{ Params: { channelId: string } }>;
+type MessageReq = FastifyRequest<{ Params: { channelId: string; messageId: string } }>;
+type ReactionReq = FastifyRequest<{ Params: { channelId: string; messageId: string; emoji: string } }>;
+
+/** `PATCH /channels/{id}`: Discord's `name`, `topic`, `position` (what Parley's channels have). */
+function channelPatch(body: unknown): { name?: string; topic?: string | null; position?: number } {
+  if (!isPlainObject(body)) throw badRequest('body must be a JSON object');
+  const out: { name?: string; topic?: string | null; position?: number } = {};
+  if (body.name !== undefined) {
+    if (typeof body.name !== 'string') throw badRequest('name must be a string');
+    out.name = body.name;
+  }
+  if (body.topic !== undefined) {
+    if (body.topic !== null && typeof body.topic !== 'string') throw badRequest('topic must be a string or null');
+    out.topic = body.topic;
+  }
+  if (body.position !== undefined && body.position !== null) {
+    if (!Number.isInteger(body.position) || (body.position as number) < 0) throw badRequest('position must be a non-negative integer');
+    out.position = body.position as number;
+  }
+  return out;
+}
+
+/** An overwrite body: Discord's `type` is 0 (role) or 1 (member); `allow`/`deny` are decimal strings. */
+function overwriteBody(body: unknown): { type: 'role' | 'member'; allow?: string; deny?: string } {
+  if (!isPlainObject(body)) throw badRequest('body must be a JSON object');
+  const type = body.type === 0 || body.type === '0' ? 'role' : body.type === 1 || body.type === '1' ? 'member' : undefined;
+  if (!type) throw badRequest('type must be 0 (role) or 1 (member)');
+  const bits = (v: unknown, name: string) => {
+    if (v === undefined || v === null) return undefined;
+    if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
+    if (typeof v !== 'string') throw badRequest(`${name} must be a permission bitfield`);
+    return v;
+  };
+  return { type, allow: bits(body.allow, 'allow'), deny: bits(body.deny, 'deny') };
+}
+
+export function discordChannelRoutes(api: FastifyInstance, deps: RouteDeps): void {
+  const { ctx, limiter } = deps;
+  const view = () => ({ publicUrl: ctx.publicUrl });
+  const who = (req: FastifyRequest) => authenticate(ctx, req, 'any');
+
+  api.get('/channels/:channelId', hidden, async (req: ChannelReq) => {
+    const caller = await who(req);
+    return discordAnyChannel(await servers.channel(ctx, caller, req.params.channelId), caller.id);
+  });
+
+  api.patch('/channels/:channelId', hidden, async (req: ChannelReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    return discordAnyChannel(await servers.updateChannel(ctx, caller, req.params.channelId, channelPatch(req.body)), caller.id);
+  });
+
+  // Discord answers the deleted channel (a DM: the one left).
+  api.delete('/channels/:channelId', hidden, async (req: ChannelReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    const channel = await servers.channel(ctx, caller, req.params.channelId);
+    await servers.deleteChannel(ctx, caller, req.params.channelId);
+    return discordAnyChannel(channel, caller.id);
+  });
+
+  // ---------------------------------------------------------------- messages
+
+  api.get('/channels/:channelId/messages', hidden, async (req: ChannelReq) => {
+    const caller = await who(req);
+    const q = req.query as Record<string, unknown>;
+    const page = {
+      limit: queryInt(queryString(q.limit), 'limit'),
+      before: queryString(q.before),
+      after: queryString(q.after),
+      around: queryString(q.around),
+    };
+    const list = await messages.list(ctx, caller, req.params.channelId, page);
+    return list.map((m) => discordMessage(m, view()));
+  });
+
+  api.get('/channels/:channelId/messages/:messageId', hidden, async (req: MessageReq) => {
+    const caller = await who(req);
+    return discordMessage(await messages.get(ctx, caller, req.params.channelId, req.params.messageId), view());
+  });
+
+  api.post('/channels/:channelId/messages', hidden, async (req: ChannelReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.messages, `${caller.id}:${req.params.channelId}`, reply);
+    const read = await readMessageBody(ctx, deps, req, caller.id);
+    try {
+      const { input } = read;
+      const { message } = await messages.send(ctx, caller, req.params.channelId, {
+        content: input.content,
+        embeds: input.embeds,
+        ...(read.attachments.length > 0 ? { attachments: read.attachments } : {}),
+        ...(input.allowedMentions ? { allowedMentions: input.allowedMentions } : {}),
+        ...(input.messageReference ? { messageReference: input.messageReference } : {}),
+        ...(input.components ? { components: input.components } : {}),
+      });
+      return discordMessage(message, view(), input.nonce !== undefined ? { nonce: input.nonce } : {});
+    } catch (err) {
+      await read.discard();
+      throw err;
+    }
+  });
+
+  api.patch('/channels/:channelId/messages/:messageId', hidden, async (req: MessageReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.messages, `${caller.id}:${req.params.channelId}`, reply);
+    if (req.isMultipart()) throw badRequest('editing with files is not supported: send JSON');
+    const edit = editFromDiscord(req.body);
+    const { attachments: _kept, ...change } = edit;
+    return discordMessage(await messages.edit(ctx, caller, req.params.channelId, req.params.messageId, change), view());
+  });
+
+  api.delete('/channels/:channelId/messages/:messageId', hidden, async (req: MessageReq, reply) => {
+    const caller = await who(req);
+    await messages.delete(ctx, caller, req.params.channelId, req.params.messageId, caller.reason);
+    return reply.status(204).send();
+  });
+
+  api.post('/channels/:channelId/messages/bulk-delete', hidden, async (req: ChannelReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    const body = req.body;
+    if (!isPlainObject(body) || !Array.isArray(body.messages) || !body.messages.every((id) => typeof id === 'string'))
+      throw badRequest('messages must be a list of message ids');
+    const ids = body.messages as string[];
+    if (ids.length < 2 || ids.length > 100) throw badRequest('messages must hold 2 to 100 ids');
+    if (new Set(ids).size !== ids.length) throw badRequest('messages must not repeat an id');
+    await conversations.bulkDelete(ctx, caller, req.params.channelId, ids, caller.reason);
+    return reply.status(204).send();
+  });
+
+  // ---------------------------------------------------------------- reactions (Discord's: PUT adds, DELETE removes)
+
+  api.put('/channels/:channelId/messages/:messageId/reactions/:emoji/@me', hidden, async (req: ReactionReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.reactions, `${caller.id}:${req.params.channelId}`, reply);
+    await messages.setReaction(ctx, caller, req.params.channelId, req.params.messageId, req.params.emoji, true);
+    return reply.status(204).send();
+  });
+
+  api.delete('/channels/:channelId/messages/:messageId/reactions/:emoji/@me', hidden, async (req: ReactionReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.reactions, `${caller.id}:${req.params.channelId}`, reply);
+    await messages.setReaction(ctx, caller, req.params.channelId, req.params.messageId, req.params.emoji, false);
+    return reply.status(204).send();
+  });
+
+  api.get('/channels/:channelId/messages/:messageId/reactions/:emoji', hidden, async (req: ReactionReq) => {
+    const caller = await who(req);
+    const q = req.query as Record<string, unknown>;
+    const users = await messages.reactors(ctx, caller, req.params.channelId, req.params.messageId, req.params.emoji, {
+      limit: queryInt(queryString(q.limit), 'limit'),
+      after: queryString(q.after),
+    });
+    return users.map(discordUser);
+  });
+
+  // ---------------------------------------------------------------- typing and pins
+
+  api.post('/channels/:channelId/typing', hidden, async (req: ChannelReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.typing, `${caller.id}:${req.params.channelId}`, reply);
+    await messages.typing(ctx, caller, req.params.channelId);
+    return reply.status(204).send();
+  });
+
+  // The pinned messages: the older `GET /channels/{id}/pins` (a list of messages) and the
+  // newer `GET /channels/{id}/messages/pins` (`{items: [{pinned_at, message}], has_more}`).
+  api.get('/channels/:channelId/pins', hidden, async (req: ChannelReq) => {
+    const caller = await who(req);
+    return (await conversations.pins(ctx, caller, req.params.channelId)).map((m) => discordMessage(m, view()));
+  });
+  api.get('/channels/:channelId/messages/pins', hidden, async (req: ChannelReq) => {
+    const caller = await who(req);
+    const pinned = await conversations.pins(ctx, caller, req.params.channelId);
+    // Parley keeps when a message was pinned but shows it only as the order; its edit time stands in.
+    return { items: pinned.map((m) => ({ pinned_at: m.editedAt ?? m.createdAt, message: discordMessage(m, view()) })), has_more: false };
+  });
+  for (const url of ['/channels/:channelId/pins/:messageId', '/channels/:channelId/messages/pins/:messageId']) {
+    for (const [method, pinned] of [
+      ['PUT', true],
+      ['DELETE', false],
+    ] as const) {
+      api.route({
+        method,
+        url,
+        ...hidden,
+        handler: async (req: MessageReq, reply) => {
+          const caller = await who(req);
+          await enforce(limiter, RULES.manage, caller.id, reply);
+          await conversations.setPinned(ctx, caller, req.params.channelId, req.params.messageId, pinned);
+          return reply.status(204).send();
+        },
+      });
+    }
+  }
+
+  // ---------------------------------------------------------------- permission overwrites
+
+  type OverwriteReq = FastifyRequest<{ Params: { channelId: string; overwriteId: string } }>;
+  api.put('/channels/:channelId/permissions/:overwriteId', hidden, async (req: OverwriteReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    await roles.putOverwrite(ctx, caller, req.params.channelId, req.params.overwriteId, overwriteBody(req.body));
+    return reply.status(204).send();
+  });
+  api.delete('/channels/:channelId/permissions/:overwriteId', hidden, async (req: OverwriteReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    await roles.deleteOverwrite(ctx, caller, req.params.channelId, req.params.overwriteId);
+    return reply.status(204).send();
+  });
+}

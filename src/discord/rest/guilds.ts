@@ -1,0 +1,216 @@
+/**
+ * Discord's guild routes: the guild, its channels, members, roles and bans, over the
+ * domain actions of the native `/servers/...` routes (src/http/routes/servers.ts,
+ * moderation.ts).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Member } from '@parley/protocol';
+import { type RoleBody, roles } from '../../domain/roles.js';
+import { servers } from '../../domain/servers.js';
+import { badRequest, notFound } from '../../errors.js';
+import { compareIds } from '../../ids.js';
+import { authenticate } from '../../http/plugins/auth.js';
+import { RULES, enforce } from '../../http/plugins/rate-limit.js';
+import type { RouteDeps } from '../../http/routes/deps.js';
+import { isPlainObject } from '../../webhooks/text.js';
+import { discordChannel, discordGuild, discordMember, discordRole, discordUser } from '../objects.js';
+import { hidden, queryInt, queryString } from './common.js';
+
+type GuildReq = FastifyRequest<{ Params: { guildId: string } }>;
+type MemberReq = FastifyRequest<{ Params: { guildId: string; userId: string } }>;
+type RoleReq = FastifyRequest<{ Params: { guildId: string; roleId: string } }>;
+type MemberRoleReq = FastifyRequest<{ Params: { guildId: string; userId: string; roleId: string } }>;
+
+const memberOf = (m: Pick<Member, 'user' | 'roles' | 'joinedAt'>) => discordMember(m);
+
+/** Discord's role body: `name`, `permissions` (a decimal string), `color`, `hoist`, `mentionable`. */
+function roleBody(body: unknown): RoleBody {
+  if (body === undefined || body === null) return {};
+  if (!isPlainObject(body)) throw badRequest('body must be a JSON object');
+  const out: RoleBody = {};
+  if (body.name !== undefined && body.name !== null) {
+    if (typeof body.name !== 'string') throw badRequest('name must be a string');
+    out.name = body.name;
+  }
+  if (body.permissions !== undefined && body.permissions !== null) {
+    if (typeof body.permissions === 'number' && Number.isSafeInteger(body.permissions)) out.permissions = String(body.permissions);
+    else if (typeof body.permissions === 'string') out.permissions = body.permissions;
+    else throw badRequest('permissions must be a permission bitfield');
+  }
+  if (body.color !== undefined && body.color !== null) {
+    if (!Number.isInteger(body.color)) throw badRequest('color must be an integer');
+    out.color = body.color as number;
+  }
+  for (const key of ['hoist', 'mentionable'] as const) {
+    if (body[key] !== undefined && body[key] !== null) {
+      if (typeof body[key] !== 'boolean') throw badRequest(`${key} must be a boolean`);
+      out[key] = body[key] as boolean;
+    }
+  }
+  return out;
+}
+
+export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: RouteDeps): void {
+  const who = (req: FastifyRequest) => authenticate(ctx, req, 'any');
+
+  api.get('/guilds/:guildId', hidden, async (req: GuildReq) => {
+    const caller = await who(req);
+    const [server, list] = await Promise.all([servers.get(ctx, caller, req.params.guildId), roles.list(ctx, caller, req.params.guildId)]);
+    return discordGuild(server, list);
+  });
+
+  api.patch('/guilds/:guildId', hidden, async (req: GuildReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    const body = req.body;
+    if (!isPlainObject(body)) throw badRequest('body must be a JSON object');
+    const patch: { name?: string; description?: string | null } = {};
+    if (typeof body.name === 'string') patch.name = body.name;
+    if (body.description === null || typeof body.description === 'string') patch.description = body.description;
+    const server = await servers.update(ctx, caller, req.params.guildId, patch);
+    return discordGuild(server, await roles.list(ctx, caller, req.params.guildId));
+  });
+
+  api.get('/guilds/:guildId/channels', hidden, async (req: GuildReq) => {
+    const caller = await who(req);
+    return (await servers.channels(ctx, caller, req.params.guildId)).map(discordChannel);
+  });
+
+  api.post('/guilds/:guildId/channels', hidden, async (req: GuildReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    const body = req.body;
+    if (!isPlainObject(body) || typeof body.name !== 'string') throw badRequest('name is required');
+    if (body.type !== undefined && body.type !== null && body.type !== 0) throw badRequest('type: only text channels (0) are supported');
+    const topic = typeof body.topic === 'string' || body.topic === null ? body.topic : undefined;
+    const position = Number.isInteger(body.position) ? (body.position as number) : undefined;
+    const channel = await servers.createChannel(ctx, caller, req.params.guildId, {
+      name: body.name,
+      ...(topic !== undefined ? { topic } : {}),
+      ...(position !== undefined ? { position } : {}),
+    });
+    return reply.status(201).send(discordChannel(channel));
+  });
+
+  // ---------------------------------------------------------------- members
+
+  /** Discord's list: by user id, `after` a user id, `limit` 1 to 1000 (default 1). */
+  api.get('/guilds/:guildId/members', hidden, async (req: GuildReq) => {
+    const caller = await who(req);
+    const q = req.query as Record<string, unknown>;
+    const limit = queryInt(queryString(q.limit), 'limit') ?? 1;
+    if (limit < 1 || limit > 1000) throw badRequest('limit must be from 1 to 1000', 'invalid_query');
+    const after = queryString(q.after) ?? '0';
+    const all = await servers.members(ctx, caller, req.params.guildId);
+    return all
+      .filter((m) => compareIds(m.id, after) > 0)
+      .sort((a, b) => compareIds(a.id, b.id))
+      .slice(0, limit)
+      .map(memberOf);
+  });
+
+  /** `userId` may be `@me`. */
+  api.get('/guilds/:guildId/members/:userId', hidden, async (req: MemberReq) => {
+    const caller = await who(req);
+    const userId = req.params.userId === '@me' ? caller.id : req.params.userId;
+    return memberOf(await servers.member(ctx, caller, req.params.guildId, userId));
+  });
+
+  // A kick; Discord's `DELETE /users/@me/guilds/{id}` is leaving (users.ts).
+  api.delete('/guilds/:guildId/members/:userId', hidden, async (req: MemberReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    await servers.removeMember(ctx, caller, req.params.guildId, req.params.userId);
+    return reply.status(204).send();
+  });
+
+  for (const [method, add] of [
+    ['PUT', true],
+    ['DELETE', false],
+  ] as const) {
+    api.route({
+      method,
+      url: '/guilds/:guildId/members/:userId/roles/:roleId',
+      ...hidden,
+      handler: async (req: MemberRoleReq, reply) => {
+        const caller = await who(req);
+        await enforce(limiter, RULES.manage, caller.id, reply);
+        await roles.setMemberRole(ctx, caller, req.params.guildId, req.params.userId, req.params.roleId, add);
+        return reply.status(204).send();
+      },
+    });
+  }
+
+  // ---------------------------------------------------------------- roles
+
+  api.get('/guilds/:guildId/roles', hidden, async (req: GuildReq) => {
+    const caller = await who(req);
+    return (await roles.list(ctx, caller, req.params.guildId)).map((r) => discordRole(r));
+  });
+
+  api.get('/guilds/:guildId/roles/:roleId', hidden, async (req: RoleReq) => {
+    const caller = await who(req);
+    const role = (await roles.list(ctx, caller, req.params.guildId)).find((r) => r.id === req.params.roleId);
+    if (!role) throw notFound('role');
+    return discordRole(role);
+  });
+
+  api.post('/guilds/:guildId/roles', hidden, async (req: GuildReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    const body = roleBody(req.body);
+    return discordRole(await roles.create(ctx, caller, req.params.guildId, { name: 'new role', ...body }));
+  });
+
+  api.patch('/guilds/:guildId/roles/:roleId', hidden, async (req: RoleReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    return discordRole(await roles.update(ctx, caller, req.params.guildId, req.params.roleId, roleBody(req.body)));
+  });
+
+  api.delete('/guilds/:guildId/roles/:roleId', hidden, async (req: RoleReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    await roles.delete(ctx, caller, req.params.guildId, req.params.roleId);
+    return reply.status(204).send();
+  });
+
+  // ---------------------------------------------------------------- bans
+
+  api.get('/guilds/:guildId/bans', hidden, async (req: GuildReq) => {
+    const caller = await who(req);
+    return (await servers.bans(ctx, caller, req.params.guildId)).map((b) => ({ user: discordUser(b.user), reason: b.reason }));
+  });
+
+  api.get('/guilds/:guildId/bans/:userId', hidden, async (req: MemberReq) => {
+    const caller = await who(req);
+    const ban = (await servers.bans(ctx, caller, req.params.guildId)).find((b) => b.user.id === req.params.userId);
+    if (!ban) throw notFound('ban');
+    return { user: discordUser(ban.user), reason: ban.reason };
+  });
+
+  /** Discord's `delete_message_seconds` (or the older `delete_message_days`); the reason comes in `X-Audit-Log-Reason`. */
+  api.put('/guilds/:guildId/bans/:userId', hidden, async (req: MemberReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    const body = isPlainObject(req.body) ? req.body : {};
+    const seconds =
+      typeof body.delete_message_seconds === 'number'
+        ? body.delete_message_seconds
+        : typeof body.delete_message_days === 'number'
+          ? body.delete_message_days * 86_400
+          : undefined;
+    await servers.ban(ctx, caller, req.params.guildId, req.params.userId, {
+      ...(caller.reason !== undefined ? { reason: caller.reason } : {}),
+      ...(seconds !== undefined ? { deleteMessageSeconds: seconds } : {}),
+    });
+    return reply.status(204).send();
+  });
+
+  api.delete('/guilds/:guildId/bans/:userId', hidden, async (req: MemberReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    await servers.unban(ctx, caller, req.params.guildId, req.params.userId);
+    return reply.status(204).send();
+  });
+}

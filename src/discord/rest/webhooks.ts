@@ -1,0 +1,172 @@
+/**
+ * Discord's webhook routes. Executing (`POST /webhooks/{id}/{token}`) is the native
+ * execution (the Discord dialect, its rate limit, files and idempotency) with Discord's
+ * answer: 204 unless `wait=true`, then the message. A webhook's messages are read, edited
+ * and deleted through the native webhook actions. The token alone may not rename or
+ * delete the webhook (seed 5.3: that is the owner's): 403, code 50013.
+ *
+ * Discord shares these paths with interaction follow-ups (`/webhooks/{applicationId}/
+ * {interactionToken}`): a path whose id is no webhook's, and every `messages/@original`,
+ * goes to interaction-webhooks.ts.
+ *
+ * With a bot's or person's credentials, the webhooks of a channel or guild and a webhook
+ * by id are managed as natively: people who own the server (bots are refused, 20001).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { servers } from '../../domain/servers.js';
+import { executeWebhook } from '../../domain/webhook-execution.js';
+import { webhookView, webhooks } from '../../domain/webhooks.js';
+import { badRequest, forbidden } from '../../errors.js';
+import { retryIdentityOf } from '../../http/idempotency.js';
+import { authenticate } from '../../http/plugins/auth.js';
+import { malformedMultipart } from '../../http/plugins/multipart.js';
+import { RULES, enforce } from '../../http/plugins/rate-limit.js';
+import type { RouteDeps } from '../../http/routes/deps.js';
+import { flatBody, partsOf } from '../../http/routes/webhook-execute.js';
+import { isPlainObject } from '../../webhooks/text.js';
+import { editFromDiscord } from '../bodies.js';
+import { discordMessage, discordWebhook } from '../objects.js';
+import { hidden, queryString } from './common.js';
+import { interactionWebhooks } from './interaction-webhooks.js';
+
+type HookReq = FastifyRequest<{ Params: { webhookId: string; token: string } }>;
+type HookMessageReq = FastifyRequest<{ Params: { webhookId: string; token: string; messageId: string } }>;
+
+/** Discord's webhook management body: `name`, `avatar` (ignored: Parley's avatars are URLs), `channel_id`. */
+function webhookPatch(body: unknown): { name?: string; channelId?: string } {
+  if (!isPlainObject(body)) throw badRequest('body must be a JSON object');
+  return {
+    ...(typeof body.name === 'string' ? { name: body.name } : {}),
+    ...(typeof body.channel_id === 'string' ? { channelId: body.channel_id } : {}),
+  };
+}
+
+export function discordWebhookRoutes(api: FastifyInstance, deps: RouteDeps): void {
+  const { ctx, limiter, config } = deps;
+  const view = () => ({ publicUrl: ctx.publicUrl });
+
+  /** The webhook a URL names, under its execution limit; 10015 for a wrong token, as for an unknown id. */
+  async function admit(params: { webhookId: string; token: string }, reply: FastifyReply) {
+    const hook = await webhooks.authenticate(ctx, params.webhookId, params.token);
+    await enforce(limiter, RULES.webhook, hook.id, reply);
+    return hook;
+  }
+
+  /** Whether a path is an interaction's rather than a webhook's. */
+  const forInteraction = async (params: { webhookId: string; messageId?: string }) =>
+    params.messageId === '@original' || !(await webhooks.exists(ctx, params.webhookId));
+
+  const call = (req: FastifyRequest, reply: FastifyReply, p: { webhookId: string; token: string }) => ({
+    deps,
+    request: req,
+    reply,
+    applicationId: p.webhookId,
+    token: p.token,
+  });
+
+  api.post('/webhooks/:webhookId/:token', hidden, async (req: HookReq, reply) => {
+    const wait = queryString((req.query as Record<string, unknown>).wait) === 'true';
+    if (await forInteraction(req.params)) return interactionWebhooks.execute({ ...call(req, reply, req.params), wait });
+    const hook = await admit(req.params, reply);
+    const body = req.isMultipart()
+      ? { kind: 'multipart' as const, stream: { parts: partsOf(req), maxFileBytes: config.maxUploadBytes, explain: malformedMultipart } }
+      : flatBody(req);
+    const { message } = await executeWebhook(ctx, hook, { dialect: 'discord', body }, retryIdentityOf(req));
+    // Discord answers 204 unless the caller waits for the message.
+    if (!wait) return reply.status(204).send();
+    return discordMessage(message, view());
+  });
+
+  api.get('/webhooks/:webhookId/:token', hidden, async (req: HookReq, reply) => {
+    if (await forInteraction(req.params)) return interactionWebhooks.get(call(req, reply, req.params));
+    const hook = await webhooks.authenticate(ctx, req.params.webhookId, req.params.token);
+    return discordWebhook(webhookView(hook), { token: req.params.token, publicUrl: ctx.publicUrl });
+  });
+
+  // The token proves the URL, not ownership: renaming, re-pointing and deleting stay the owner's (seed 5.3).
+  for (const method of ['PATCH', 'DELETE'] as const) {
+    api.route({
+      method,
+      url: '/webhooks/:webhookId/:token',
+      ...hidden,
+      handler: async (req: HookReq) => {
+        await webhooks.authenticate(ctx, req.params.webhookId, req.params.token);
+        throw forbidden('owner_only', 'only the server owner can change or delete a webhook, in the server settings');
+      },
+    });
+  }
+
+  api.get('/webhooks/:webhookId/:token/messages/:messageId', hidden, async (req: HookMessageReq, reply) => {
+    if (await forInteraction(req.params))
+      return interactionWebhooks.getMessage({ ...call(req, reply, req.params), messageId: req.params.messageId });
+    const hook = await webhooks.authenticate(ctx, req.params.webhookId, req.params.token);
+    return discordMessage(await webhooks.getMessage(ctx, hook, req.params.messageId), view());
+  });
+
+  api.patch('/webhooks/:webhookId/:token/messages/:messageId', hidden, async (req: HookMessageReq, reply) => {
+    if (await forInteraction(req.params))
+      return interactionWebhooks.editMessage({ ...call(req, reply, req.params), messageId: req.params.messageId });
+    const hook = await admit(req.params, reply);
+    if (req.isMultipart()) throw badRequest('editing with files is not supported: send JSON');
+    const { content, embeds } = editFromDiscord(req.body);
+    const change = { ...(content !== undefined ? { content } : {}), ...(embeds !== undefined ? { embeds } : {}) };
+    return discordMessage(await webhooks.editMessage(ctx, hook, req.params.messageId, change), view());
+  });
+
+  api.delete('/webhooks/:webhookId/:token/messages/:messageId', hidden, async (req: HookMessageReq, reply) => {
+    if (await forInteraction(req.params))
+      return interactionWebhooks.deleteMessage({ ...call(req, reply, req.params), messageId: req.params.messageId });
+    const hook = await admit(req.params, reply);
+    await webhooks.deleteMessage(ctx, hook, req.params.messageId);
+    return reply.status(204).send();
+  });
+
+  // ---------------------------------------------------------------- management with credentials (owner only)
+
+  type ChannelReq = FastifyRequest<{ Params: { channelId: string } }>;
+  type GuildReq = FastifyRequest<{ Params: { guildId: string } }>;
+  type IdReq = FastifyRequest<{ Params: { webhookId: string } }>;
+  const owner = (req: FastifyRequest) => authenticate(ctx, req, 'user');
+
+  api.post('/channels/:channelId/webhooks', hidden, async (req: ChannelReq, reply) => {
+    const caller = await owner(req);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    const body = req.body;
+    if (!isPlainObject(body) || typeof body.name !== 'string') throw badRequest('name is required');
+    const channel = await servers.channel(ctx, caller, req.params.channelId);
+    if (!('serverId' in channel)) throw badRequest('webhooks post into a server channel');
+    const created = await webhooks.create(ctx, caller, channel.serverId, { name: body.name, channelId: channel.id });
+    return discordWebhook(created, { token: created.token, creator: caller, publicUrl: ctx.publicUrl });
+  });
+
+  api.get('/channels/:channelId/webhooks', hidden, async (req: ChannelReq) => {
+    const caller = await owner(req);
+    const channel = await servers.channel(ctx, caller, req.params.channelId);
+    if (!('serverId' in channel)) return [];
+    const list = await webhooks.list(ctx, caller, channel.serverId);
+    return list.filter((w) => w.channelId === channel.id).map((w) => discordWebhook(w));
+  });
+
+  api.get('/guilds/:guildId/webhooks', hidden, async (req: GuildReq) => {
+    const caller = await owner(req);
+    return (await webhooks.list(ctx, caller, req.params.guildId)).map((w) => discordWebhook(w));
+  });
+
+  api.get('/webhooks/:webhookId', hidden, async (req: IdReq) => {
+    const caller = await owner(req);
+    return discordWebhook(await webhooks.get(ctx, caller, req.params.webhookId));
+  });
+
+  api.patch('/webhooks/:webhookId', hidden, async (req: IdReq, reply) => {
+    const caller = await owner(req);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    return discordWebhook(await webhooks.update(ctx, caller, req.params.webhookId, webhookPatch(req.body)));
+  });
+
+  api.delete('/webhooks/:webhookId', hidden, async (req: IdReq, reply) => {
+    const caller = await owner(req);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    await webhooks.delete(ctx, caller, req.params.webhookId);
+    return reply.status(204).send();
+  });
+}

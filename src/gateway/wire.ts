@@ -1,0 +1,122 @@
+import type { ChosenStatus } from '@parley/protocol';
+import type { RawData, WebSocket } from 'ws';
+import type { DomainContext } from '../domain/context.js';
+import type { ServerModel } from '../domain/permissions.js';
+import type { Caller } from '../domain/types.js';
+import type { GatewayEvent } from '../events/types.js';
+import { EventFrame } from './frames.js';
+
+/**
+ * A gateway connection's protocol: how frames look on the wire (Parley's native frames,
+ * or Discord's gateway v10). The gateway (`gateway.ts`) owns everything else, shared by
+ * every protocol: sessions, the event log and its fan-out, the permission filter, the
+ * sequence numbering, heartbeat deadlines, limits, checkpoints and resume. A wire only
+ * parses what the client sends into `Incoming`, and writes what the gateway decided to send.
+ */
+export interface Wire {
+  readonly ws: WebSocket;
+  /** Names the protocol in checkpoints: a session resumes only over the protocol it began on. */
+  readonly kind: 'native' | 'discord';
+  hello(heartbeatMs: number): void;
+  /** A client frame in the gateway's terms. */
+  parse(data: RawData, isBinary: boolean): Incoming;
+  heartbeatAck(): void;
+  invalidSession(resumable: boolean): void;
+  resumed(sessionId: string, s: number): void;
+  /** The frames that open a new session (the ready snapshot), built before the session goes live. */
+  ready(info: ReadyInfo): Promise<Array<string | Buffer>>;
+  /**
+   * This event as this connection receives it, or null when the protocol does not carry it
+   * (or the connection's options, such as Discord's intents, leave it out). Deterministic for
+   * a given session and event, so a resume numbers events exactly as the live session did;
+   * an event left out takes no sequence number.
+   */
+  encode(p: Prepared, view: SessionView): SeqFrame | null;
+  /** Writes one frame (a ready frame, or an event from `encode`). */
+  send(data: string | Buffer): void;
+  /** Closes with the native close code `code` (`CLOSE_CODES`, 1011, 1012), in this protocol's terms. */
+  close(code: number, reason: string): void;
+  /** A sequence number the client sent (heartbeat, resume) in the session's numbering. */
+  fromClientSeq(s: number): number;
+  /** Settings the session keeps across a resume (Discord's intents); saved in its checkpoint. */
+  state(): string | undefined;
+  /** Takes a checkpoint's settings on a resume; false when the checkpoint is not this protocol's. */
+  restore(kind: string | undefined, state: string | undefined): boolean;
+}
+
+/** What a client asked for, whatever protocol carried it. */
+export type Incoming =
+  | { op: 'identify'; token: string; status?: ChosenStatus }
+  | { op: 'resume'; token: string; sessionId: string; s: number }
+  | { op: 'heartbeat'; s: number | null }
+  | { op: 'presence_update'; status: ChosenStatus }
+  /** A frame the protocol accepts that asks nothing of the gateway. */
+  | { op: 'none' }
+  /** Close the connection with `code` (in the protocol's own terms) and `reason`. */
+  | { op: 'refuse'; code: number; reason: string };
+
+/** What a session looks like to a wire encoding an event for it. */
+export interface SessionView {
+  readonly caller: Caller;
+  /** The servers the session belongs to, with its view of each (the permission model and its roles). */
+  readonly servers: ReadonlyMap<string, { model: ServerModel; roles: string }>;
+}
+
+/** An event frame with its sequence number still to be written. */
+export interface SeqFrame {
+  /** The event type sent, for metrics. */
+  readonly t: string;
+  withSeq(s: number): Buffer;
+}
+
+/**
+ * One event on its way to many sessions: each protocol's encoding is made at most once per
+ * event (and per variant, such as Discord's message without content), on first use, and
+ * shared by every session that receives it.
+ */
+export class Prepared {
+  private nativeFrame: EventFrame | undefined;
+  /** Encodings by protocol and variant; null when a variant sends nothing. */
+  readonly cache = new Map<string, SeqFrame | null>();
+
+  constructor(
+    readonly event: GatewayEvent,
+    /** For an event about a person: the servers it concerns. */
+    readonly serverIds?: readonly string[],
+  ) {}
+
+  get native(): EventFrame {
+    if (!this.nativeFrame) this.nativeFrame = new EventFrame(this.event.t, this.event.d);
+    return this.nativeFrame;
+  }
+
+  /** The encoding `key`, made by `make` the first time. */
+  variant(key: string, make: () => SeqFrame | null): SeqFrame | null {
+    let f = this.cache.get(key);
+    if (f === undefined) {
+      f = make();
+      this.cache.set(key, f);
+    }
+    return f;
+  }
+}
+
+/** The ready snapshot, as the gateway read it; each wire writes it its own way. */
+export interface ReadyInfo {
+  ctx: DomainContext;
+  sessionId: string;
+  caller: Caller;
+  servers: Array<{
+    server: { id: string; name: string; ownerId: string; createdAt: string; icon?: string | null; description?: string | null };
+    model: ServerModel;
+    /** The server's roles, as the API shows them. */
+    roles: unknown[];
+    /** The identity's roles there (comma-joined ids). */
+    memberRoles: string;
+    /** The channels the identity may see, as events show them, with their newest message. */
+    channels: Array<Record<string, unknown> & { id: string; lastMessageId: string | null }>;
+    permissions: string;
+  }>;
+  readStates: unknown;
+  privateChannels: unknown[];
+}

@@ -1,0 +1,217 @@
+// Application commands and interactions on Discord's paths, over section 12's model:
+// command routes (global and guild), INTERACTION_CREATE in Discord's shape, callbacks
+// 4 to 8, and the interaction webhook (@original and follow-ups).
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { call, world } from '../factories.js';
+import { ClientPool, type TestGatewayClient } from '../gateway/client.js';
+import { startServer, type TestServer } from '../harness.js';
+import { I, identifyDiscord } from './helpers.js';
+
+let srv: TestServer;
+const pool = new ClientPool();
+
+beforeAll(async () => {
+  srv = await startServer({ env: { GATEWAY_HEARTBEAT_MS: '5000', RATE_LIMITS: 'off' } });
+});
+afterEach(() => pool.closeAll());
+afterAll(() => srv?.close());
+
+const api = (path: string) => `/api/v10${path}`;
+
+describe('application commands', () => {
+  it('creates (an upsert by name), lists, gets, edits, overwrites and deletes global and guild commands', async () => {
+    const w = await world(srv.url);
+    const auth = w.bot.auth;
+    const base = api(`/applications/${w.bot.id}/commands`);
+    const created = await call(srv.url, 'POST', base, {
+      auth,
+      body: { name: 'roll', description: 'Roll a die', options: [{ type: 4, name: 'sides', description: 'Sides', min_value: 2 }] },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      application_id: w.bot.id,
+      name: 'roll',
+      type: 1,
+      options: [{ type: 4, name: 'sides', min_value: 2 }],
+      default_member_permissions: null,
+    });
+    const again = await call(srv.url, 'POST', base, { auth, body: { name: 'roll', description: 'Roll dice' } });
+    expect([again.status, again.body.id, again.body.description]).toEqual([200, created.body.id, 'Roll dice']);
+    const patched = await call(srv.url, 'PATCH', `${base}/${created.body.id}`, { auth, body: { description: 'Roll!' } });
+    expect([patched.status, patched.body.id, patched.body.description]).toEqual([200, created.body.id, 'Roll!']);
+    expect((await call(srv.url, 'GET', `${base}/${created.body.id}`, { auth })).body.description).toBe('Roll!');
+
+    const guildBase = api(`/applications/${w.bot.id}/guilds/${w.server.id}/commands`);
+    const put = await call(srv.url, 'PUT', guildBase, {
+      auth,
+      body: [
+        { name: 'a', description: 'first' },
+        { name: 'b', description: 'second', options: [{ type: 3, name: 'q', description: 'query', required: true }] },
+      ],
+    });
+    expect(put.status).toBe(200);
+    expect(put.body.map((c: any) => [c.name, c.guild_id])).toEqual([
+      ['a', w.server.id],
+      ['b', w.server.id],
+    ]);
+    const del = await call(srv.url, 'DELETE', `${guildBase}/${put.body[0].id}`, { auth });
+    expect(del.status).toBe(204);
+    expect((await call(srv.url, 'GET', guildBase, { auth })).body.map((c: any) => c.name)).toEqual(['b']);
+    // The global list was not touched by the guild's.
+    expect((await call(srv.url, 'GET', base, { auth })).body.map((c: any) => c.name)).toEqual(['roll']);
+    expect((await call(srv.url, 'GET', `${base}/123`, { auth })).status).toBe(404);
+    // Another bot may not manage them.
+    const other = await world(srv.url);
+    expect((await call(srv.url, 'GET', base, { auth: other.bot.auth })).status).toBe(403);
+  });
+
+  it("refuses subcommands with Discord's invalid form body", async () => {
+    const w = await world(srv.url);
+    const r = await call(srv.url, 'POST', api(`/applications/${w.bot.id}/commands`), {
+      auth: w.bot.auth,
+      body: { name: 'admin', description: 'x', options: [{ type: 1, name: 'kick', description: 'k' }] },
+    });
+    expect(r.status).toBe(400);
+    expect(typeof r.body.code).toBe('number');
+  });
+});
+
+describe('interactions in Discord shape', () => {
+  /** A world whose bot has a /echo command and listens on Discord's gateway. */
+  async function setup() {
+    const w = await world(srv.url);
+    await call(srv.url, 'PUT', api(`/applications/${w.bot.id}/commands`), {
+      auth: w.bot.auth,
+      body: [
+        {
+          name: 'echo',
+          description: 'Echo',
+          options: [
+            { type: 3, name: 'text', description: 'text', required: true },
+            { type: 3, name: 'lang', description: 'language', autocomplete: true },
+          ],
+        },
+      ],
+    });
+    const bot = await identifyDiscord(pool, srv, w.bot.token, I.GUILDS | I.GUILD_MESSAGES);
+    const person = await pool.identify(srv.gatewayUrl, w.owner.auth);
+    return { ...w, botGw: bot, person };
+  }
+
+  async function invoke(w: Awaited<ReturnType<typeof setup>>, body: object) {
+    return call(srv.url, 'POST', `/channels/${w.channel.id}/interactions`, { auth: w.owner.auth, body });
+  }
+
+  const created = (c: TestGatewayClient, n = 1) => c.collect(n, (f) => f.t === 'INTERACTION_CREATE').then((f) => f[n - 1]!.d);
+
+  it('delivers a command as type 2 with data.options, and answers a type 4 callback as a message', async () => {
+    const w = await setup();
+    expect((await invoke(w, { type: 'command', botId: w.bot.id, name: 'echo', options: { text: 'hi' } })).status).toBe(202);
+    const i = await created(w.botGw);
+    expect(i).toMatchObject({
+      type: 2,
+      application_id: w.bot.id,
+      channel_id: w.channel.id,
+      guild_id: w.server.id,
+      version: 1,
+      locale: 'en-US',
+      member: { user: { id: w.owner.id } },
+      data: { name: 'echo', type: 1, options: [{ name: 'text', type: 3, value: 'hi' }] },
+    });
+    expect(typeof i.token).toBe('string');
+    expect(BigInt(i.app_permissions) & 1024n).toBe(1024n); // VIEW_CHANNEL
+    const cb = await call(srv.url, 'POST', api(`/interactions/${i.id}/${i.token}/callback`), {
+      body: {
+        type: 4,
+        data: {
+          content: 'hi back',
+          components: [
+            {
+              type: 1,
+              components: [
+                {
+                  type: 3,
+                  custom_id: 'pick',
+                  options: [
+                    { label: 'A', value: 'a' },
+                    { label: 'B', value: 'b' },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    expect(cb.status).toBe(204);
+    const answer = (await w.person.waitForEvent('MESSAGE_CREATE', (d) => d.content === 'hi back')).d;
+    expect(answer.components[0].components[0]).toMatchObject({ type: 'select', customId: 'pick' });
+
+    // A select: type 3 with component_type 3 and values; answered with deferred update (6), then @original edited.
+    await invoke(w, { type: 'component', messageId: answer.id, customId: 'pick', values: ['b'] });
+    const click = await created(w.botGw, 2);
+    expect(click).toMatchObject({ type: 3, data: { custom_id: 'pick', component_type: 3, values: ['b'] }, message: { id: answer.id } });
+    expect((await call(srv.url, 'POST', api(`/interactions/${click.id}/${click.token}/callback`), { body: { type: 6 } })).status).toBe(204);
+    // Then an update (7) of the clicked message through a second click.
+    await invoke(w, { type: 'component', messageId: answer.id, customId: 'pick', values: ['a'] });
+    const again = await created(w.botGw, 3);
+    const upd = await call(srv.url, 'POST', api(`/interactions/${again.id}/${again.token}/callback`), {
+      body: { type: 7, data: { content: 'picked a', components: [] } },
+    });
+    expect(upd.status).toBe(204);
+    await w.person.waitForEvent('MESSAGE_UPDATE', (d) => d.id === answer.id && d.content === 'picked a');
+  });
+
+  it('defers (5) then edits, gets and deletes @original, and posts follow-ups (ephemeral with flags 64)', async () => {
+    const w = await setup();
+    await invoke(w, { type: 'command', botId: w.bot.id, name: 'echo', options: { text: 'x' } });
+    const i = await created(w.botGw);
+    expect((await call(srv.url, 'POST', api(`/interactions/${i.id}/${i.token}/callback`), { body: { type: 5 } })).status).toBe(204);
+    const placeholder = (await w.person.waitForEvent('MESSAGE_CREATE', (d) => d.loading === true)).d;
+    const hook = api(`/webhooks/${w.bot.id}/${i.token}`);
+    const edited = await call(srv.url, 'PATCH', `${hook}/messages/@original`, { body: { content: 'thought about it' } });
+    expect([edited.body.id, edited.body.content, edited.body.flags & 128]).toEqual([placeholder.id, 'thought about it', 0]);
+    expect((await call(srv.url, 'GET', `${hook}/messages/@original`)).body.content).toBe('thought about it');
+    const follow = await call(srv.url, 'POST', `${hook}?wait=true`, { body: { content: 'psst', flags: 64 } });
+    expect([follow.status, follow.body.content, follow.body.flags & 64]).toEqual([200, 'psst', 64]);
+    const silent = await call(srv.url, 'POST', hook, { body: { content: 'and another' } });
+    expect(silent.status).toBe(204);
+    expect((await call(srv.url, 'DELETE', `${hook}/messages/@original`)).status).toBe(204);
+    await w.person.waitForEvent('MESSAGE_DELETE', (d) => d.id === placeholder.id);
+    // A second callback is refused, as on Discord (already acknowledged).
+    const twice = await call(srv.url, 'POST', api(`/interactions/${i.id}/${i.token}/callback`), {
+      body: { type: 4, data: { content: 'no' } },
+    });
+    expect(twice.status).toBe(409);
+  });
+
+  it('sends autocomplete as type 4 with the focused option, and returns the choices of callback 8', async () => {
+    const w = await setup();
+    const asked = invoke(w, { type: 'autocomplete', botId: w.bot.id, name: 'echo', options: { text: 'x', lang: 'fr' }, focused: 'lang' });
+    const i = await created(w.botGw);
+    expect(i.type).toBe(4);
+    expect(i.data.options).toContainEqual({ name: 'lang', type: 3, value: 'fr', focused: true });
+    const cb = await call(srv.url, 'POST', api(`/interactions/${i.id}/${i.token}/callback`), {
+      body: { type: 8, data: { choices: [{ name: 'French', value: 'fr' }] } },
+    });
+    expect(cb.status).toBe(204);
+    expect((await asked).body.choices).toEqual([{ name: 'French', value: 'fr' }]);
+  });
+
+  it("refuses callback types Parley does not have (9, modals); the interaction reaches the bot's sessions only", async () => {
+    const w = await setup();
+    const second = await identifyDiscord(pool, srv, w.bot.token, I.GUILDS);
+    await invoke(w, { type: 'command', botId: w.bot.id, name: 'echo', options: { text: 'x' } });
+    const i = await created(w.botGw);
+    await created(second);
+    const modal = await call(srv.url, 'POST', api(`/interactions/${i.id}/${i.token}/callback`), { body: { type: 9, data: {} } });
+    expect(modal.status).toBe(400);
+    const ok = await call(srv.url, 'POST', api(`/interactions/${i.id}/${i.token}/callback`), {
+      body: { type: 4, data: { content: 'marker' } },
+    });
+    expect(ok.status).toBe(204);
+    // The marker, published after the interaction: the person's session never had it.
+    await w.person.waitForEvent('MESSAGE_CREATE', (d) => d.content === 'marker');
+    expect(w.person.events('INTERACTION_CREATE')).toEqual([]);
+  });
+});
