@@ -25,4 +25,21 @@ describe('web bundle', () => {
       expect(code, file).not.toMatch(/(?:require\(|import\(?)\s*["'](?:ws|node:[a-z_]+)["']/);
     }
   });
+
+  it('keeps settings, the account page and My bots out of the first load, each in a chunk of its own', () => {
+    const html = fs.readFileSync(path.join(ROOT, 'web', 'dist', 'index.html'), 'utf8');
+    const first = [...html.matchAll(/(?:src|href)="\/assets\/([^"]+\.js)"/g)].map((m) => m[1]!);
+    expect(first.length).toBeGreaterThan(0);
+    // Strings only each page draws: the audit log's, the account page's, My bots'.
+    const markers = ['No longer a member of this server', 'Log out everywhere else', 'Create a bot'];
+    for (const file of first) {
+      const code = fs.readFileSync(path.join(ASSETS, file), 'utf8');
+      for (const marker of markers) expect(code, `${file} holds "${marker}"`).not.toContain(marker);
+    }
+    const scripts = fs.readdirSync(ASSETS).filter((file) => file.endsWith('.js'));
+    for (const marker of markers) {
+      const holders = scripts.filter((file) => fs.readFileSync(path.join(ASSETS, file), 'utf8').includes(marker));
+      expect(holders, marker).toHaveLength(1);
+    }
+  });
 });

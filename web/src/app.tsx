@@ -1,19 +1,16 @@
 import { GatewayClient, GatewayCloseCodes } from '@parley/sdk';
 import { attachStatus } from './state/presence';
-import { useCallback, useEffect, useState, type MouseEvent } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState, type MouseEvent } from 'react';
 import { ApiError, api, describeError, getToken, onUnauthorized, setToken } from './api/client';
 import type { GatewayEvent, Instance } from './api/types';
 import { ConfirmHost } from './components/dialog';
 import { ErrorBoundary } from './components/error-boundary';
 import { ToastRegion } from './components/toasts';
-import { AccountPage } from './pages/account-page';
 import { AuthPage, type RegistrationMode } from './pages/auth-page';
 import { ChatPage } from './pages/chat-page';
 import { DmPage } from './pages/dm-page';
 import { HomePage } from './pages/home-page';
 import { acceptInviteOnArrival, InvitePage, useInvitePreview } from './pages/invite-page';
-import { MyBotsPage } from './pages/my-bots-page';
-import { SettingsPage } from './pages/settings/settings-page';
 import { applyEvent, loadMe, loadMembers, loadServers } from './state/actions';
 import { applyReady, startConversations } from './state/conversations';
 import { resetInteractions } from './state/interactions';
@@ -22,6 +19,21 @@ import { toast } from './state/toasts';
 import { Link, match, navigate, paths, usePath } from './router';
 import composerStyles from './components/composer.module.css';
 import { setPageTitle } from './lib/title';
+
+// Pages most visits never open load on demand, each as its own chunk (issue 13): server
+// settings, the account page and "My bots" stay out of the first load.
+const SettingsPage = lazy(() => import('./pages/settings/settings-page').then((m) => ({ default: m.SettingsPage })));
+const AccountPage = lazy(() => import('./pages/account-page').then((m) => ({ default: m.AccountPage })));
+const MyBotsPage = lazy(() => import('./pages/my-bots-page').then((m) => ({ default: m.MyBotsPage })));
+
+/** What shows while a page's chunk loads (usually a few milliseconds). */
+function PageLoading() {
+  return (
+    <div className="splash" role="status">
+      Loading…
+    </div>
+  );
+}
 
 export function App() {
   const [token, setTokenState] = useState<string | null>(getToken);
@@ -287,14 +299,32 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
 
   let m: Record<string, string> | null;
   if ((m = match('/invite/:code', path)) && m.code) return <InvitePage code={m.code} />;
-  if ((m = match('/s/:serverId/settings/:tab?', path)) && m.serverId) return <SettingsPage serverId={m.serverId} tab={m.tab} />;
+  if ((m = match('/s/:serverId/settings/:tab?', path)) && m.serverId) {
+    return (
+      <Suspense fallback={<PageLoading />}>
+        <SettingsPage serverId={m.serverId} tab={m.tab} />
+      </Suspense>
+    );
+  }
   if ((m = match('/s/:serverId/c/:channelId', path)) && m.serverId && m.channelId) {
     return <ChatPage serverId={m.serverId} channelId={m.channelId} onLogout={onLogout} />;
   }
   if ((m = match('/s/:serverId', path)) && m.serverId) return <ChatPage serverId={m.serverId} channelId={null} onLogout={onLogout} />;
   if ((m = match('/dms/:channelId?', path))) return <DmPage channelId={m.channelId ?? null} onLogout={onLogout} />;
-  if (path === paths.myBots()) return <MyBotsPage onLogout={onLogout} />;
-  if (path === paths.account()) return <AccountPage onLogout={onLogout} />;
+  if (path === paths.myBots()) {
+    return (
+      <Suspense fallback={<PageLoading />}>
+        <MyBotsPage onLogout={onLogout} />
+      </Suspense>
+    );
+  }
+  if (path === paths.account()) {
+    return (
+      <Suspense fallback={<PageLoading />}>
+        <AccountPage onLogout={onLogout} />
+      </Suspense>
+    );
+  }
   if (path === '/' || path === '/login' || path === '/register') return <HomePage onLogout={onLogout} />;
   return (
     <main className="center-page">

@@ -26,6 +26,7 @@ const API_PREFIXES = new Set([
   'channels',
   'invites',
   'webhooks',
+  'api',
   'upload',
   'uploads',
   'gateway',

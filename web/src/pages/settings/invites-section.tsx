@@ -7,9 +7,10 @@ import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
 import { describeError } from '../../api/client';
 import { displayName, type Invite, type Server } from '../../api/types';
 import { CopyField } from '../../components/copy-field';
+import { InviteLimits } from '../../components/invite-limits';
 import { confirm } from '../../components/dialog';
 import { copyText } from '../../lib/clipboard';
-import { DEFAULT_EXPIRY, describeExpiry, describeLimits, describeUses, EXPIRY_OPTIONS, USES_OPTIONS } from '../../lib/invite-options';
+import { DEFAULT_EXPIRY, describeExpiry, describeLimits, describeUses } from '../../lib/invite-options';
 import { loadMembers } from '../../state/actions';
 import { createInviteWith, inviteLink, listInvites, revokeInvite } from '../../state/moderation';
 import { useStore } from '../../state/store';
@@ -134,50 +135,6 @@ function CreateInviteForm({ serverId, onCreated }: { serverId: string; onCreated
         </p>
       )}
     </form>
-  );
-}
-
-/** The two choices for a new invite; shared with the sidebar's invite dialog. */
-export function InviteLimits({
-  id,
-  maxAge,
-  maxUses,
-  onMaxAge,
-  onMaxUses,
-}: {
-  id: string;
-  maxAge: number;
-  maxUses: number;
-  onMaxAge: (s: number) => void;
-  onMaxUses: (n: number) => void;
-}) {
-  return (
-    <>
-      <div className="field">
-        <label htmlFor={`${id}-age`} className="field-label">
-          Expire after
-        </label>
-        <select id={`${id}-age`} className="input" value={maxAge} onChange={(e) => onMaxAge(Number(e.target.value))}>
-          {EXPIRY_OPTIONS.map((o) => (
-            <option key={o.seconds} value={o.seconds}>
-              {o.label}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-uses`} className="field-label">
-          Max uses
-        </label>
-        <select id={`${id}-uses`} className="input" value={maxUses} onChange={(e) => onMaxUses(Number(e.target.value))}>
-          {USES_OPTIONS.map((o) => (
-            <option key={o.uses} value={o.uses}>
-              {o.label}
-            </option>
-          ))}
-        </select>
-      </div>
-    </>
   );
 }
 

@@ -7,7 +7,7 @@ import { CloseIcon } from '../../components/icons';
 import { ErrorBoundary } from '../../components/error-boundary';
 import { ServerRail } from '../../components/server-rail';
 import { loadChannels, loadRoles } from '../../state/actions';
-import { canAny, P, usePermissions } from '../../state/permissions';
+import { canAny, usePermissions } from '../../state/permissions';
 import { useStore } from '../../state/store';
 import { toastError } from '../../state/toasts';
 import { Link, navigate, paths } from '../../router';
@@ -21,29 +21,7 @@ import { RolesSection } from './roles-section';
 import { WebhooksSection } from './webhooks-section';
 import styles from './settings.module.css';
 import { setPageTitle } from '../../lib/title';
-
-/** Who sees each section: `owner`, `any` (whoever sees another section), or any of these permissions server-wide. */
-const TABS = [
-  { id: 'overview', label: 'Overview', needs: P.MANAGE_SERVER },
-  { id: 'roles', label: 'Roles', needs: P.MANAGE_ROLES },
-  { id: 'channels', label: 'Channels', needs: P.MANAGE_CHANNELS | P.MANAGE_ROLES },
-  // Listing and revoking every invite is MANAGE_SERVER's; CREATE_INVITE alone is the
-  // sidebar's "Invite people", which does not open settings.
-  { id: 'invites', label: 'Invites', needs: P.MANAGE_SERVER },
-  { id: 'bans', label: 'Bans', needs: P.BAN_MEMBERS },
-  { id: 'audit-log', label: 'Audit log', needs: P.VIEW_AUDIT_LOG },
-  // Shown to everyone who reaches settings: an administrator looks for webhooks here, and
-  // the section says that only the owner manages them (the seed keeps them owner-only).
-  { id: 'webhooks', label: 'Webhooks', needs: 'any' },
-  { id: 'bots', label: 'Bots', needs: 'owner' },
-] as const;
-
-type TabId = (typeof TABS)[number]['id'];
-
-/** Whether someone with `bits` (and owning the server or not) may open any settings section. */
-export function canOpenSettings(bits: bigint, owner: boolean): boolean {
-  return owner || TABS.some((t) => typeof t.needs === 'bigint' && canAny(bits, t.needs));
-}
+import { canOpenSettings, TABS, type TabId } from './tabs';
 
 /** Server settings: each section for whoever may use it. */
 export function SettingsPage({ serverId, tab }: { serverId: string; tab: string | undefined }) {

@@ -1,0 +1,28 @@
+/**
+ * The settings sections and who sees each. Apart from the page so that the sidebar can ask
+ * `canOpenSettings` without pulling the settings page into the first load.
+ */
+import { canAny, P } from '../../state/permissions';
+
+/** Who sees each section: `owner`, `any` (whoever sees another section), or any of these permissions server-wide. */
+export const TABS = [
+  { id: 'overview', label: 'Overview', needs: P.MANAGE_SERVER },
+  { id: 'roles', label: 'Roles', needs: P.MANAGE_ROLES },
+  { id: 'channels', label: 'Channels', needs: P.MANAGE_CHANNELS | P.MANAGE_ROLES },
+  // Listing and revoking every invite is MANAGE_SERVER's; CREATE_INVITE alone is the
+  // sidebar's "Invite people", which does not open settings.
+  { id: 'invites', label: 'Invites', needs: P.MANAGE_SERVER },
+  { id: 'bans', label: 'Bans', needs: P.BAN_MEMBERS },
+  { id: 'audit-log', label: 'Audit log', needs: P.VIEW_AUDIT_LOG },
+  // Shown to everyone who reaches settings: an administrator looks for webhooks here, and
+  // the section says that only the owner manages them (the seed keeps them owner-only).
+  { id: 'webhooks', label: 'Webhooks', needs: 'any' },
+  { id: 'bots', label: 'Bots', needs: 'owner' },
+] as const;
+
+export type TabId = (typeof TABS)[number]['id'];
+
+/** Whether someone with `bits` (and owning the server or not) may open any settings section. */
+export function canOpenSettings(bits: bigint, owner: boolean): boolean {
+  return owner || TABS.some((t) => typeof t.needs === 'bigint' && canAny(bits, t.needs));
+}
