@@ -5,6 +5,7 @@
  */
 import { Fragment, memo, useState, type ReactNode } from 'react';
 import { MentionChip } from '../components/mention-chip';
+import { CodeBlock } from './code-block';
 import { splitMentions } from '../lib/mentions';
 import { isEmojiOnly, parseInline, parseMarkdown, type Block, type Inline } from './parse';
 
@@ -95,11 +96,7 @@ function renderBlocks(blocks: Block[], keyPrefix = ''): ReactNode[] {
         );
       }
       case 'codeblock':
-        return (
-          <pre key={key} className="md-pre" data-lang={b.lang || undefined}>
-            <code>{b.value}</code>
-          </pre>
-        );
+        return <CodeBlock key={key} value={b.value} lang={b.lang || undefined} />;
       case 'quote':
         return (
           <blockquote key={key} className="md-quote">
