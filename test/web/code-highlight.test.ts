@@ -46,14 +46,14 @@ describe('code blocks', () => {
     // The highlighter came as a chunk of its own, after the page had loaded.
     const loaded = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
     expect(loaded.some((u) => /\/assets\/highlight-[\w-]+\.js$/.test(u))).toBe(true);
-    const first = await page.evaluate(() => [...document.querySelectorAll('script[src]')].map((s) => (s as HTMLScriptElement).src));
+    const first = await page.locator('script[src]').evaluateAll((els) => els.map((e) => e.getAttribute('src') ?? ''));
     expect(first.some((u) => u.includes('/assets/highlight-'))).toBe(false);
 
     const html = page.locator('pre.md-pre[data-lang="html"]');
     await html.locator('[class^="hljs-"]').first().waitFor();
     expect(await html.textContent()).toBe('<img src=x onerror="window.__pwned=1">');
     expect(await html.locator('img').count()).toBe(0);
-    expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
 
     for (const plain of [page.locator('pre.md-pre[data-lang="nosuchlang"]'), page.locator('pre.md-pre:not([data-lang])')]) {
       await plain.waitFor();
