@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+import { VitePWA } from 'vite-plugin-pwa';
 import { precompress } from './build/precompress';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
@@ -12,7 +13,48 @@ const target = process.env.PARLEY_URL ?? 'http://localhost:8080';
 export default defineConfig({
   root,
   base: '/',
-  plugins: [react(), precompress()],
+  plugins: [
+    react(),
+    // Installable app (issue 13): a web app manifest, and a service worker (Workbox, made at
+    // build time) that precaches the app shell (HTML, scripts, styles, icons) so that the
+    // client opens at once, offline too. Nothing of the API is cached: navigations to API
+    // paths go to the network, and API requests are never intercepted.
+    VitePWA({
+      registerType: 'autoUpdate',
+      // A script file (not inline): the page's Content-Security-Policy allows 'self' only.
+      injectRegister: 'script-defer',
+      includeAssets: ['favicon.svg'],
+      manifest: {
+        name: 'Parley',
+        short_name: 'Parley',
+        description: 'Chat for communities, with bots and webhooks, on your own server.',
+        start_url: '/',
+        scope: '/',
+        display: 'standalone',
+        background_color: '#f7f7f9',
+        theme_color: '#5b5bd6',
+        icons: [
+          { src: '/icon-192.png', sizes: '192x192', type: 'image/png' },
+          { src: '/icon-512.png', sizes: '512x512', type: 'image/png' },
+          { src: '/icon-512-maskable.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+          { src: '/favicon.svg', sizes: 'any', type: 'image/svg+xml' },
+        ],
+      },
+      workbox: {
+        globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}'],
+        navigateFallback: '/index.html',
+        navigateFallbackDenylist: [
+          new RegExp(
+            `^/(?:${[...apiPaths.map((p) => p.slice(1)), 'api', 'readyz', 'metrics', 'openapi\\.json', 'docs', 'gateway'].join('|')})(?:/|$)`,
+          ),
+        ],
+        cleanupOutdatedCaches: true,
+        clientsClaim: true,
+        skipWaiting: true,
+      },
+    }),
+    precompress(),
+  ],
   resolve: {
     // The SDK from its TypeScript source, as the type checks and tests see it, so a web
     // build needs no SDK build first. Its browser entry, index.ts: only the Node entry

@@ -88,12 +88,18 @@ export async function openPage(
     height?: number;
     /** Runs before the first navigation (routes to install, such as a gateway proxy). */
     prepare?: (page: Page) => Promise<void>;
+    /**
+     * The client's service worker (the PWA's offline shell) is blocked unless a test asks
+     * for it (test/web/pwa.test.ts): elsewhere every request should reach the server.
+     */
+    serviceWorkers?: 'allow' | 'block';
   } = {},
 ): Promise<OpenPage> {
   const context = await browser.newContext({
     viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 },
     colorScheme: opts.colorScheme ?? 'light',
     deviceScaleFactor: 1,
+    serviceWorkers: opts.serviceWorkers ?? 'block',
   });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
   const page = await context.newPage();

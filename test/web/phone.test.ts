@@ -49,6 +49,7 @@ async function phone(user: TestUser | null, path: string, colorScheme: 'light' |
     isMobile: true,
     deviceScaleFactor: 1,
     colorScheme,
+    serviceWorkers: 'block',
   });
   contexts.push(context);
   const page = await context.newPage();

@@ -1,0 +1,85 @@
+/**
+ * The web client as an installable app: a manifest with icons, and a service worker that
+ * precaches the app shell so that the client opens offline, while API paths are never
+ * answered from its cache. Real Chromium, real Parley.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../harness.js';
+import { ensureWebBuilt, launchBrowser, openPage, type OpenPage } from './browser.js';
+
+let srv: TestServer;
+let browser: Browser;
+const opened: OpenPage[] = [];
+
+beforeAll(async () => {
+  ensureWebBuilt();
+  srv = await startServer();
+  browser = await launchBrowser();
+}, 240_000);
+
+afterAll(async () => {
+  for (const o of opened) await o.context.close().catch(() => undefined);
+  await browser?.close();
+  await srv?.close();
+});
+
+describe('installable web client', () => {
+  it('serves a manifest with icons that exist', async () => {
+    const res = await fetch(`${srv.url}/manifest.webmanifest`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/manifest+json');
+    const manifest = (await res.json()) as {
+      name: string;
+      start_url: string;
+      display: string;
+      icons: Array<{ src: string; sizes: string; purpose?: string }>;
+    };
+    expect(manifest).toMatchObject({ name: 'Parley', start_url: '/', display: 'standalone' });
+    expect(manifest.icons.map((i) => i.sizes)).toEqual(expect.arrayContaining(['192x192', '512x512']));
+    expect(manifest.icons.some((i) => i.purpose === 'maskable')).toBe(true);
+    for (const icon of manifest.icons) {
+      const r = await fetch(srv.url + icon.src);
+      expect(r.status, icon.src).toBe(200);
+    }
+    const html = await (await fetch(`${srv.url}/`, { headers: { accept: 'text/html' } })).text();
+    expect(html).toContain('<link rel="manifest" href="/manifest.webmanifest">');
+  });
+
+  it('opens offline from the service worker, and never answers API paths from it', async () => {
+    const o = await openPage(browser, srv.url, { path: '/login', serviceWorkers: 'allow' });
+    opened.push(o);
+    const { page, context, errors } = o;
+    await page.getByRole('button', { name: 'Log in' }).waitFor();
+    // Installed, active and in control of the page (clientsClaim), with the shell precached.
+    // (No DOM types in test files: the page's globals through `globalThis as any`.)
+    await page.waitForFunction(() => (globalThis as any).navigator.serviceWorker.controller !== null, undefined, { timeout: 20_000 });
+    const cached = await page.evaluate(async () => {
+      const storage = (globalThis as any).caches;
+      const paths: string[] = [];
+      for (const key of await storage.keys()) {
+        for (const request of await (await storage.open(key)).keys()) paths.push(new URL(request.url).pathname);
+      }
+      return paths;
+    });
+    expect(cached).toContain('/index.html');
+    expect(cached.some((p) => p.startsWith('/assets/') && p.endsWith('.js'))).toBe(true);
+
+    await context.setOffline(true);
+    await page.reload();
+    await page.getByRole('button', { name: 'Log in' }).waitFor();
+    await page.goto(`${srv.url}/register`);
+    await page.getByRole('button', { name: 'Create account' }).waitFor();
+
+    // An API path is not the app: offline, it fails instead of showing the cached shell.
+    const api = await page.goto(`${srv.url}/healthz`).then(
+      () => 'answered',
+      () => 'failed',
+    );
+    expect(api).toBe('failed');
+    await context.setOffline(false);
+    const online = await page.goto(`${srv.url}/healthz`);
+    expect(online?.headers()['content-type']).toContain('application/json');
+    expect(errors).toEqual([]);
+  });
+});
