@@ -76,7 +76,7 @@ describe('Discord permission matrix', () => {
     expect(routes.length).toBeGreaterThan(35);
   });
 
-  it('without credentials: 401 / 40001 (token routes: 10015 for a wrong token)', async () => {
+  it('without credentials: 401 / 40001 (webhook token routes: 10015 for a wrong token)', async () => {
     const before = await snapshot();
     for (const { method, url } of discordRoutes()) {
       const tokenRoute = url.includes(':token');
@@ -84,8 +84,12 @@ describe('Discord permission matrix', () => {
       const r = await call(srv.url, method, path, method === 'GET' || method === 'DELETE' ? {} : { body: BODY });
       const where = `${method} ${url}`;
       expectDiscordError(r, where);
-      if (tokenRoute) expect([r.status, (r.body as { code: number }).code], where).toEqual([404, 10015]);
-      else expect([r.status, (r.body as { code: number }).code], where).toEqual([401, 40001]);
+      const code = (r.body as { code: number }).code;
+      // A webhook path with a wrong token is Unknown Webhook; an interaction's token path
+      // (the discord-gateway work's) refuses in its own order, never with success.
+      if (url.startsWith('/api/webhooks/') && tokenRoute) expect([r.status, code], where).toEqual([404, 10015]);
+      else if (tokenRoute) expect([400, 401, 404], `${where}: ${r.text}`).toContain(r.status);
+      else expect([r.status, code], where).toEqual([401, 40001]);
     }
     expect(await snapshot()).toBe(before);
   });

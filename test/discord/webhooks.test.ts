@@ -128,10 +128,11 @@ describe('the webhook URL as a credential', () => {
     expect(seed.body).toMatchObject({ content: 'seed', webhookId: hook.id });
   });
 
-  it('GET answers the webhook, Discord-shaped', async () => {
+  it('GET answers the webhook, Discord-shaped, without its token (a secret is shown once)', async () => {
     const r = await call(srv.url, 'GET', `/api/webhooks/${hook.id}/${hook.token}`);
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ id: hook.id, type: 1, channel_id: channelId, name: 'Alerts', token: hook.token });
+    expect(r.body).toMatchObject({ id: hook.id, type: 1, channel_id: channelId, name: 'Alerts' });
+    expect(r.text).not.toContain(hook.token);
   });
 
   it('renaming or deleting with only the token is 403 / 50013; a wrong token 404 / 10015', async () => {

@@ -39,6 +39,12 @@ export interface FuzzResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  /**
+   * The connection was reset before the whole body arrived: a server that answers without
+   * reading a large request body closes the connection, and the reset drops what the
+   * client had not read yet. The status and headers stand; the body is a prefix.
+   */
+  truncated?: boolean;
 }
 
 export type Outcome = { ok: true; res: FuzzResponse; ms: number } | { ok: false; error: string; ms: number };
@@ -211,7 +217,7 @@ function viaSocket(host: string, port: number, req: FuzzRequest, timeoutMs: numb
       clearTimeout(timer);
       socket.destroy();
       const parsed = parseResponse(Buffer.concat(chunks), req.method);
-      if (parsed && (parsed.complete || err !== 'timeout')) resolve(parsed.res);
+      if (parsed && (parsed.complete || err !== 'timeout')) resolve(parsed.complete ? parsed.res : { ...parsed.res, truncated: true });
       else reject(new Error(err ?? 'connection closed without a response'));
     };
     const timer = setTimeout(() => finish('timeout'), timeoutMs);

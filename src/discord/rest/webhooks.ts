@@ -79,8 +79,9 @@ export function discordWebhookRoutes(api: FastifyInstance, deps: RouteDeps): voi
 
   api.get('/webhooks/:webhookId/:token', hidden, async (req: HookReq, reply) => {
     if (await forInteraction(req.params)) return interactionWebhooks.get(call(req, reply, req.params));
+    // Without its token, unlike Discord: a secret is shown once, when created (as the native GET).
     const hook = await webhooks.authenticate(ctx, req.params.webhookId, req.params.token);
-    return discordWebhook(webhookView(hook), { token: req.params.token, publicUrl: ctx.publicUrl });
+    return discordWebhook(webhookView(hook));
   });
 
   // The token proves the URL, not ownership: renaming, re-pointing and deleting stay the owner's (seed 5.3).

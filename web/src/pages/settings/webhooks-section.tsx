@@ -91,8 +91,8 @@ function OwnerWebhooks({ server, channels }: { server: Server; channels: Channel
             <p>The server did not return a URL.</p>
           )}
           <p className="warning">
-            <strong>Copy this URL now. You will not see it again.</strong> Parley keeps only a fingerprint of its secret token. If you lose
-            it, delete this webhook and create a new one.
+            <strong>Copy the URL now, in the form your tool needs. You will not see it again.</strong> Parley keeps only a fingerprint of
+            its secret token. If you lose it, delete this webhook and create a new one.
           </p>
           <button type="button" className="button secondary" onClick={() => setCreated(null)}>
             I have copied it
