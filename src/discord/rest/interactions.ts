@@ -52,7 +52,10 @@ export function editAnswerFromDiscord(data: unknown): InteractionMessageBody {
 function callbackFromDiscord(body: unknown): InteractionCallbackBody {
   const b = (typeof body === 'object' && body !== null ? body : {}) as { type?: unknown; data?: Record<string, unknown> };
   const type = typeof b.type === 'number' ? CALLBACK_TYPE[b.type] : undefined;
-  if (!type) throw new AppError('invalid_callback', `callback type ${String(b.type)} is not supported (4, 5, 6, 7, 8)`);
+  if (!type) {
+    const given = typeof b.type === 'number' ? `callback type ${b.type} is not supported` : 'callback type is missing';
+    throw new AppError('invalid_callback', `${given}; the supported types are 4, 5, 6, 7 and 8`);
+  }
   switch (type) {
     case 'message':
       return { type, data: answerFromDiscord(b.data) };
