@@ -12,7 +12,8 @@ export function useDrawerEscape(open: boolean, close: () => void, opener: RefObj
       // Whatever else handled Escape first (a dialog, the composer's autocomplete, a menu) wins.
       if (e.key !== 'Escape' || e.defaultPrevented) return;
       if (media && !window.matchMedia(media).matches) return;
-      if (document.querySelector('[role="dialog"], [role="alertdialog"], [role="menu"]')) return;
+      // A native <dialog> (the member card) still holds the key while it closes: one Escape, one layer.
+      if (document.querySelector('dialog[open], [role="dialog"], [role="alertdialog"], [role="menu"]')) return;
       e.preventDefault();
       close();
       opener.current?.focus();
