@@ -31,11 +31,9 @@ interface Props {
   canDelete: boolean;
   editing: boolean;
   onEdit: (id: string | null) => void;
-  /** Holds the message list's one tab stop (roving tabindex); its actions are shown. */
-  current?: boolean;
 }
 
-export const MessageItem = memo(function MessageItem({ message, grouped, mine, canDelete, editing, onEdit, current = false }: Props) {
+export const MessageItem = memo(function MessageItem({ message, grouped, mine, canDelete, editing, onEdit }: Props) {
   const [picker, setPicker] = useState(false);
   const author = message.author ?? { id: 'unknown', name: 'Unknown', bot: false };
   const isBot = !!author.bot || !!message.webhookId;
@@ -89,15 +87,13 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
   };
 
   return (
-    <article
+    <li
       className={`${styles.message}${grouped ? ` ${styles.grouped}` : ''}${editing ? ` ${styles.editing}` : ''}${mentionsMe ? ` ${styles.mentioned}` : ''}${ephemeral ? ` ${styles.ephemeral}` : ''}`}
       data-message-id={message.id}
       data-ephemeral={ephemeral ? 'true' : undefined}
       data-webhook={message.webhookId ? 'true' : undefined}
       data-mentions-me={mentionsMe ? 'true' : undefined}
-      data-current={current ? 'true' : undefined}
-      aria-label={`${name}, ${formatFull(message.createdAt)}`}
-      tabIndex={current ? 0 : -1}
+      tabIndex={-1}
     >
       {message.interaction?.type === 'command' && <InvokerLine interaction={message.interaction} />}
       {message.messageReference && (
@@ -231,7 +227,7 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
           {picker && canReact && <EmojiPicker onPick={react} onClose={() => setPicker(false)} />}
         </div>
       )}
-    </article>
+    </li>
   );
 });
 
