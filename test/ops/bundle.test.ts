@@ -14,24 +14,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { PARLEY_LISTENING, announced } from '../harness.js';
 import { call, createServer, postMessage, registerUser, upload } from '../factories.js';
+import { newestMtime } from '../web/browser.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const BUNDLE = path.join(ROOT, 'dist', 'server', 'main.js');
-
-function newest(dir: string): number {
-  let t = 0;
-  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (e.isFile()) t = Math.max(t, fs.statSync(path.join(e.parentPath, e.name)).mtimeMs);
-  }
-  return t;
-}
 
 /** Builds the bundle when it is missing or older than the sources it is made from. */
 function ensureBundled(): void {
   const built = fs.existsSync(BUNDLE) ? fs.statSync(BUNDLE).mtimeMs : 0;
   const sources = Math.max(
-    newest(path.join(ROOT, 'src')),
-    newest(path.join(ROOT, 'protocol', 'src')),
+    newestMtime(path.join(ROOT, 'src')),
+    newestMtime(path.join(ROOT, 'protocol', 'src')),
     fs.statSync(path.join(ROOT, 'scripts', 'bundle-server.mjs')).mtimeMs,
   );
   if (built > sources) return;

@@ -16,7 +16,7 @@ export const SHOTS = path.join(ROOT, 'test-results', 'web');
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-function newestMtime(p: string): number {
+export function newestMtime(p: string): number {
   if (!fs.existsSync(p)) return 0;
   const st = fs.statSync(p);
   if (!st.isDirectory()) return st.mtimeMs;
