@@ -129,6 +129,40 @@ export class ServerModel {
     };
   }
 
+  /**
+   * Whether this model says exactly what `s` says (owner, version, roles, overwrites and
+   * channels), so that a session loading `s` may share this model instead of building its
+   * own. Compared field by field: channel events change a model without moving the version.
+   */
+  matches(s: ModelSnapshot): boolean {
+    if (s.serverId !== this.serverId || s.ownerId !== this.ownerId || s.version !== this.version) return false;
+    if (s.roles.length !== this.roles.size || (s.channels?.length ?? 0) !== this.channels.size) return false;
+    for (const [id, permissions, position] of s.roles) {
+      const r = this.roles.get(id);
+      if (!r || r.position !== position || r.permissions.toString() !== permissions) return false;
+    }
+    for (const c of s.channels ?? []) {
+      const m = this.channels.get(c.id);
+      if (
+        !m ||
+        m.name !== c.name ||
+        m.topic !== c.topic ||
+        m.position !== c.position ||
+        m.createdAt !== c.createdAt ||
+        m.serverId !== c.serverId
+      )
+        return false;
+    }
+    let overwrites = 0;
+    for (const list of this.overwrites.values()) overwrites += list.length;
+    if (overwrites !== s.overwrites.length) return false;
+    for (const [channelId, id, type, allow, deny] of s.overwrites) {
+      const o = this.overwrites.get(channelId)?.find((x) => x.id === id && x.type === type);
+      if (!o || o.allow.toString() !== allow || o.deny.toString() !== deny) return false;
+    }
+    return true;
+  }
+
   /** A member's permissions server-wide (`channelId` omitted) or in a channel. */
   permissions(userId: string, bot: boolean, memberRoles: string, channelId?: string): bigint {
     if (userId === this.ownerId) return ALL_PERMISSION_BITS;

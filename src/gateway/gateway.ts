@@ -63,6 +63,21 @@ function modelOf(snapshot: ModelSnapshot): ServerModel {
 }
 
 /**
+ * The model last loaded from the store per server, while some session holds it: sessions
+ * that identify or resume onto the same state share one model rather than each building
+ * its own. A model is as large as the server's roles (one per bot), so a model per session
+ * made memory grow with sessions × members.
+ */
+const loaded = new Map<string, WeakRef<ServerModel>>();
+function loadedModel(snapshot: ModelSnapshot): ServerModel {
+  const held = loaded.get(snapshot.serverId)?.deref();
+  if (held?.matches(snapshot)) return held;
+  const m = ServerModel.fromSnapshot(snapshot);
+  loaded.set(snapshot.serverId, new WeakRef(m));
+  return m;
+}
+
+/**
  * One client's view of the event log: the servers it belongs to with its view of each (the
  * server's permission model and its own roles), the sequence number of the last event it
  * was sent, and the log position that event came from. Views change only through log
@@ -312,7 +327,7 @@ export class Gateway {
       const servers = await this.ctx.store.servers.ofMember(db, caller.id);
       const ids = servers.map((s) => s.id);
       const [models, roles] = await Promise.all([
-        Promise.all(ids.map(async (id) => ServerModel.fromSnapshot(await snapshotIn(this.ctx, db, id)))),
+        Promise.all(ids.map(async (id) => loadedModel(await snapshotIn(this.ctx, db, id)))),
         ids.length === 0 ? [] : db.selectFrom('roles').selectAll().where('serverId', 'in', ids).orderBy('position').orderBy('id').execute(),
       ]);
       servers.forEach((s, i) => session.servers.set(s.id, { model: models[i]!, roles: s.roles }));
@@ -383,7 +398,7 @@ export class Gateway {
     const views = await Promise.all(
       cp.servers.map(async ([id, version, roles]): Promise<[string, View] | null> => {
         const snapshot = await snapshotIn(this.ctx, this.ctx.store.db, id).catch(() => null);
-        return snapshot && snapshot.version === version ? [id, { model: ServerModel.fromSnapshot(snapshot), roles }] : null;
+        return snapshot && snapshot.version === version ? [id, { model: loadedModel(snapshot), roles }] : null;
       }),
     );
     if (views.some((v) => v === null)) throw new InvalidSession();

@@ -12,6 +12,7 @@ import {
   parsePermissions,
 } from '@parley/protocol';
 import { describe, expect, it } from 'vitest';
+import { type ModelSnapshot, ServerModel } from '../../src/domain/permissions.js';
 
 /**
  * The one permission rule (contract section 9, Discord's order of evaluation), table-driven:
@@ -135,5 +136,55 @@ describe('section 3 names and bitfields', () => {
     expect(P.VIEW_CHANNEL).toBe(1024n);
     expect(P.MANAGE_ROLES).toBe(1n << 28n);
     expect(DEFAULT_EVERYONE_PERMISSIONS.toString()).toBe('2147601473');
+  });
+});
+
+/**
+ * Gateway sessions share one loaded `ServerModel` per server when it says exactly what the
+ * store says (`matches`); any difference must build a model of its own, or a session would
+ * filter events with another state's permissions.
+ */
+describe('ServerModel.matches', () => {
+  const base = (): ModelSnapshot => ({
+    serverId: SERVER,
+    ownerId: OWNER,
+    version: 3,
+    roles: [
+      [SERVER, '1024', 0],
+      ['10', '8', 1],
+    ],
+    overwrites: [['20', '10', 'role', '1024', '0']],
+    channels: [{ id: '20', serverId: SERVER, name: 'general', createdAt: '2026-11-25T00:00:00.000Z', topic: null, position: 0 }],
+  });
+  const model = ServerModel.fromSnapshot(base());
+
+  it('holds for the same state, in any order', () => {
+    const s = base();
+    s.roles.reverse();
+    expect(model.matches(s)).toBe(true);
+  });
+
+  const changes: Array<[string, (s: ModelSnapshot) => void]> = [
+    ['another server', (s) => (s.serverId = '101')],
+    ['another owner', (s) => (s.ownerId = '9')],
+    ['another version', (s) => (s.version = 4)],
+    ['a role added', (s) => s.roles.push(['11', '0', 2])],
+    ['a role removed', (s) => s.roles.pop()],
+    ["a role's permissions", (s) => (s.roles[1]![1] = '16')],
+    ["a role's position", (s) => (s.roles[1]![2] = 5)],
+    ['an overwrite added', (s) => s.overwrites.push(['20', ME, 'member', '0', '1024'])],
+    ['an overwrite removed', (s) => s.overwrites.pop()],
+    ["an overwrite's deny", (s) => (s.overwrites[0]![4] = '2048')],
+    ["an overwrite's type", (s) => (s.overwrites[0]![2] = 'member')],
+    ['a channel added', (s) => s.channels!.push({ ...s.channels![0]!, id: '21', name: 'random' })],
+    ['a channel removed', (s) => s.channels!.pop()],
+    ['a channel renamed', (s) => (s.channels![0]!.name = 'lobby')],
+    ["a channel's topic", (s) => (s.channels![0]!.topic = 'hi')],
+    ['a channel moved', (s) => (s.channels![0]!.position = 2)],
+  ];
+  it.each(changes)('fails for %s', (_name, change) => {
+    const s = base();
+    change(s);
+    expect(model.matches(s)).toBe(false);
   });
 });
