@@ -317,44 +317,34 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     metrics.sources.eventsSent = () => gateway.eventsSent;
   }
 
-  const expiry = setInterval(() => void expireIdempotencyKeys(ctx).catch((err) => ctx.report(err, 'idempotency expiry failed')), 3600_000);
-  expiry.unref();
+  // Background tasks: each runs every `ms`, never overlapping itself; a failure is reported
+  // under its name and the next round goes ahead. `close` stops them all.
+  const tasks: NodeJS.Timeout[] = [];
+  const periodic = (name: string, ms: number, run: () => Promise<unknown>) => {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      run()
+        .catch((err) => ctx.report(err, `${name} failed`))
+        .finally(() => {
+          running = false;
+        });
+    }, ms);
+    timer.unref();
+    tasks.push(timer);
+  };
+  periodic('idempotency expiry', 3600_000, () => expireIdempotencyKeys(ctx));
   // Hourly, so an unattached upload lives at most UNATTACHED_UPLOAD_TTL_HOURS plus an hour.
-  const uploadSweep = setInterval(
-    () =>
-      void sweepUnattachedUploads(ctx, new Date(Date.now() - config.unattachedUploadTtlMs)).catch((err) =>
-        ctx.report(err, 'unattached upload sweep failed'),
-      ),
-    3600_000,
-  );
-  uploadSweep.unref();
+  periodic('unattached upload sweep', 3600_000, () => sweepUnattachedUploads(ctx, new Date(Date.now() - config.unattachedUploadTtlMs)));
   // Expired sessions are refused when used; this removes the ones nobody comes back with.
-  const sessionSweep = setInterval(
-    () => void sweepExpiredSessions(ctx).catch((err) => ctx.report(err, 'expired session sweep failed')),
-    3600_000,
-  );
-  sessionSweep.unref();
+  periodic('expired session sweep', 3600_000, () => sweepExpiredSessions(ctx));
   // `parley users disable|reset-password` run in another process: this is how the
   // gateway connections of those accounts close here (REST refuses them at once).
   const revocations = new RevocationWatch(ctx);
-  let polling = false;
-  const revocationPoll = setInterval(() => {
-    if (polling) return;
-    polling = true;
-    revocations
-      .poll()
-      .catch((err) => ctx.report(err, 'revocation poll failed'))
-      .finally(() => {
-        polling = false;
-      });
-  }, config.revocationPollMs);
-  revocationPoll.unref();
+  periodic('revocation poll', config.revocationPollMs, () => revocations.poll());
   // Interactions past their token's life are of no use to anyone.
-  const interactionSweep = setInterval(
-    () => void interactions.sweep(ctx).catch((err) => ctx.report(err, 'interaction sweep failed')),
-    3600_000,
-  );
-  interactionSweep.unref();
+  periodic('interaction sweep', 3600_000, () => interactions.sweep(ctx));
 
   // While draining, answers close their connection, so keep-alive sockets of requests
   // that were in flight do not hold the shutdown open.
@@ -368,11 +358,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const close = () =>
     (closed ??= (async () => {
       draining = true;
-      clearInterval(expiry);
-      clearInterval(uploadSweep);
-      clearInterval(sessionSweep);
-      clearInterval(revocationPoll);
-      clearInterval(interactionSweep);
+      for (const t of tasks) clearInterval(t);
       for (const t of ctx.interactions.timers) clearTimeout(t);
       for (const finish of ctx.interactions.waiters.values()) finish([]);
       await gateway.close();
