@@ -31,7 +31,14 @@ afterAll(async () => {
 async function open(
   user: TestUser,
   path: string,
-  opts: { colorScheme?: 'light' | 'dark'; width?: number; height?: number; notify?: boolean } = {},
+  opts: {
+    colorScheme?: 'light' | 'dark';
+    width?: number;
+    height?: number;
+    notify?: boolean;
+    /** Runs before the first navigation: to wait for something the page may do while it loads. */
+    before?: (page: Page) => void;
+  } = {},
 ): Promise<OpenPage> {
   const o = await openPage(browser, srv.url, {
     token: user.token,
@@ -39,7 +46,10 @@ async function open(
     height: opts.height ?? 760,
     width: opts.width,
     colorScheme: opts.colorScheme,
-    prepare: (page) => recordNotifications(page, srv.url, { grant: opts.notify ?? false }),
+    prepare: (page) => {
+      opts.before?.(page);
+      return recordNotifications(page, srv.url, { grant: opts.notify ?? false });
+    },
   });
   opened.push(o);
   return o;
@@ -80,9 +90,10 @@ describe('unread', () => {
     const ops = await createChannel(srv.url, w.alice, w.server.id, 'ops');
     await postMessage(srv.url, w.alice.auth, w.random.id, 'Welcome to random');
     // Bob has read #random before (the server counts mentions from where he left off).
-    const o = await open(w.bob, `/s/${w.server.id}/c/${w.random.id}`);
+    // The ack may go out while the page loads, so it is awaited from before the first navigation.
+    let firstRead: Promise<unknown> | undefined;
+    const o = await open(w.bob, `/s/${w.server.id}/c/${w.random.id}`, { before: (p) => (firstRead = ackSent(p, w.random.id)) });
     const { page } = o;
-    const firstRead = ackSent(page, w.random.id);
     await page.locator('li[data-message-id]', { hasText: 'Welcome to random' }).waitFor();
     await firstRead;
     await channelLink(page, 'general').click();
@@ -162,10 +173,10 @@ describe('unread', () => {
   it('shows where the person left off with a divider and a bar that marks the channel read (click or Escape)', async () => {
     const w = await world();
     await postMessage(srv.url, w.alice.auth, w.random.id, 'The last message Bob read');
-    const o = await open(w.bob, `/s/${w.server.id}/c/${w.random.id}`, { height: 700 });
+    let read: Promise<unknown> | undefined;
+    const o = await open(w.bob, `/s/${w.server.id}/c/${w.random.id}`, { height: 700, before: (p) => (read = ackSent(p, w.random.id)) });
     const { page } = o;
     // Bob reads #random, then goes elsewhere while Alice writes a lot.
-    const read = ackSent(page, w.random.id);
     await page.locator('li[data-message-id]', { hasText: 'The last message Bob read' }).waitFor();
     await read;
     await channelLink(page, 'general').click();
@@ -222,9 +233,9 @@ describe('unread', () => {
   it('scrolling to the newest message reads the channel', async () => {
     const w = await world();
     await postMessage(srv.url, w.alice.auth, w.random.id, 'Old news');
-    const o = await open(w.bob, `/s/${w.server.id}/c/${w.random.id}`, { height: 600 });
+    let read: Promise<unknown> | undefined;
+    const o = await open(w.bob, `/s/${w.server.id}/c/${w.random.id}`, { height: 600, before: (p) => (read = ackSent(p, w.random.id)) });
     const { page } = o;
-    const read = ackSent(page, w.random.id);
     await page.locator('li[data-message-id]', { hasText: 'Old news' }).waitFor();
     await read;
     await channelLink(page, 'general').click();
