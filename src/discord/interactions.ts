@@ -4,7 +4,7 @@
  * and Discord's command bodies and callback types as Parley's. Pure functions; the routes
  * (`rest/interactions.ts`, `rest/interaction-webhooks.ts`) and the gateway use them.
  */
-import type { Command, CommandOption, CommandOptionType, Interaction, Message } from '@parley/protocol';
+import type { Command, CommandBody, CommandOption, CommandOptionType, Interaction, Message } from '@parley/protocol';
 import { AppError } from '../errors.js';
 import { type DiscordView, discordMessage, discordUser } from './objects.js';
 
@@ -79,19 +79,29 @@ const str = (v: unknown, field: string): string => {
   return v;
 };
 
-/** The body of a command create or edit, as Parley's command body (the domain checks its rules). */
-export function commandFromDiscord(body: unknown, base?: Command) {
+/** The body of a command create or bulk overwrite, as Parley's command body (the domain checks its rules). */
+export function commandFromDiscord(body: unknown): CommandBody {
+  const p = commandPatchFromDiscord(body);
+  return {
+    name: str(p.name, 'name'),
+    description: p.description ?? '',
+    options: p.options ?? [],
+    defaultMemberPermissions: p.defaultMemberPermissions ?? null,
+  };
+}
+
+/** The body of a command edit: only the fields it gives (the domain keeps the rest). */
+export function commandPatchFromDiscord(body: unknown): Partial<CommandBody> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('expected an application command object');
   const b = body as Record<string, unknown>;
   if (b.type !== undefined && b.type !== 1) throw invalid('type: only chat input commands (type 1) are supported');
-  const options = b.options !== undefined ? b.options : base?.options.map(discordOption);
-  if (options !== undefined && options !== null && !Array.isArray(options)) throw invalid('options: expected an array');
-  const perms = b.default_member_permissions !== undefined ? b.default_member_permissions : (base?.defaultMemberPermissions ?? null);
+  if (b.options !== undefined && b.options !== null && !Array.isArray(b.options)) throw invalid('options: expected an array');
+  const perms = b.default_member_permissions;
   return {
-    name: str(b.name ?? base?.name, 'name'),
-    description: str(b.description ?? base?.description ?? '', 'description'),
-    options: ((options as unknown[] | null) ?? []).map(optionFromDiscord),
-    defaultMemberPermissions: perms === null ? null : String(perms),
+    ...(b.name !== undefined ? { name: str(b.name, 'name') } : {}),
+    ...(b.description !== undefined ? { description: str(b.description, 'description') } : {}),
+    ...(b.options !== undefined ? { options: ((b.options as unknown[] | null) ?? []).map(optionFromDiscord) } : {}),
+    ...(perms !== undefined ? { defaultMemberPermissions: perms === null ? null : String(perms) } : {}),
   };
 }
 

@@ -158,6 +158,17 @@ function checkCommand(body: CommandBody, where: string): { options: CommandOptio
   return { options: out, defaultMemberPermissions };
 }
 
+/** Clients showing a command list refetch it: the server's members, or every server of the bot's. */
+async function commandsChanged(ctx: DomainContext, botId: string, scope: string): Promise<void> {
+  const servers = scope === GLOBAL_SCOPE ? await ctx.store.members.serverIdsOf(ctx.store.db, botId) : [scope];
+  for (const id of servers)
+    await notify(ctx, {
+      kind: 'event',
+      serverId: id,
+      event: { t: 'COMMANDS_UPDATE', d: { botId, serverId: scope === GLOBAL_SCOPE ? null : scope } },
+    });
+}
+
 export const commands = {
   /** `PUT /bots/{botId}/commands`: the scope's whole list; names that stay keep their ids. */
   async overwrite(
@@ -191,15 +202,111 @@ export const commands = {
       await ctx.store.commands.replaceScope(tx, bot.id, scope, rows);
       return rows;
     });
-    // Clients showing a command list refetch it: the server's members, or every server of the bot's.
-    const servers = scope === GLOBAL_SCOPE ? await ctx.store.members.serverIdsOf(ctx.store.db, bot.id) : [scope];
-    for (const id of servers)
-      await notify(ctx, {
-        kind: 'event',
-        serverId: id,
-        event: { t: 'COMMANDS_UPDATE', d: { botId: bot.id, serverId: scope === GLOBAL_SCOPE ? null : scope } },
-      });
+    await commandsChanged(ctx, bot.id, scope);
     return rows.sort((a, b) => (a.name < b.name ? -1 : 1)).map((r) => commandView(r));
+  },
+
+  /**
+   * `POST /bots/{botId}/commands`: adds one command to the scope, or replaces the one of
+   * the same name (its id kept): `created` says which. One transaction reads and writes
+   * that one row, so concurrent creates and edits of other commands never undo each other.
+   */
+  async create(
+    ctx: DomainContext,
+    caller: Caller,
+    botId: string,
+    serverId: string | undefined,
+    body: CommandBody,
+  ): Promise<{ command: Command; created: boolean }> {
+    const bot = await commandsOwner(ctx, caller, botId);
+    const scope = await commandScope(ctx, bot.id, serverId);
+    const checked = checkCommand(body, 'command');
+    const write = () =>
+      ctx.store.write(async (tx) => {
+        const existing = await ctx.store.commands.byName(tx, bot.id, scope, body.name);
+        if (!existing && (await ctx.store.commands.countScope(tx, bot.id, scope)) >= COMMAND_LIMITS.commandsPerScope)
+          throw invalidCommand('commands', `at most ${COMMAND_LIMITS.commandsPerScope}`);
+        const row: CommandTable = {
+          id: existing?.id ?? ctx.store.ids.next(),
+          botId: bot.id,
+          serverId: scope,
+          name: body.name,
+          description: body.description,
+          options: JSON.stringify(checked.options),
+          defaultMemberPermissions: checked.defaultMemberPermissions,
+          createdAt: existing?.createdAt ?? nowIso(),
+        };
+        if (existing) await ctx.store.commands.update(tx, row);
+        else await ctx.store.commands.insert(tx, row);
+        return { row, created: !existing };
+      });
+    // Two creates of one new name at once (databases without a single writer): the loser
+    // meets the unique index, and its second try finds the winner's row and replaces it.
+    const { row, created } = await write().catch((err) => {
+      if ((err as AppError).code === 'already_exists') return write();
+      throw err;
+    });
+    await commandsChanged(ctx, bot.id, scope);
+    return { command: commandView(row), created };
+  },
+
+  /**
+   * `PATCH /bots/{botId}/commands/{commandId}`: changes one command; what the body leaves
+   * out stays. The result is checked as a whole, and its name must stay unique in the scope.
+   */
+  async edit(
+    ctx: DomainContext,
+    caller: Caller,
+    botId: string,
+    serverId: string | undefined,
+    commandId: string,
+    patch: Partial<CommandBody>,
+  ): Promise<Command> {
+    const bot = await commandsOwner(ctx, caller, botId);
+    const scope = await commandScope(ctx, bot.id, serverId);
+    const row = await ctx.store.write(async (tx) => {
+      const current = isId(commandId) ? await ctx.store.commands.byId(tx, bot.id, scope, commandId) : undefined;
+      if (!current) throw notFound('command');
+      const body: CommandBody = {
+        name: patch.name ?? current.name,
+        description: patch.description ?? current.description,
+        options: patch.options ?? (JSON.parse(current.options) as CommandOption[]),
+        defaultMemberPermissions:
+          patch.defaultMemberPermissions !== undefined ? patch.defaultMemberPermissions : current.defaultMemberPermissions,
+      };
+      const checked = checkCommand(body, 'command');
+      if (body.name !== current.name && (await ctx.store.commands.byName(tx, bot.id, scope, body.name)))
+        throw invalidCommand('command.name', `"${body.name}" is used by another command`);
+      const next: CommandTable = {
+        ...current,
+        name: body.name,
+        description: body.description,
+        options: JSON.stringify(checked.options),
+        defaultMemberPermissions: checked.defaultMemberPermissions,
+      };
+      await ctx.store.commands.update(tx, next);
+      return next;
+    });
+    await commandsChanged(ctx, bot.id, scope);
+    return commandView(row);
+  },
+
+  /** `DELETE /bots/{botId}/commands/{commandId}`: removes one command of the scope. */
+  async remove(ctx: DomainContext, caller: Caller, botId: string, serverId: string | undefined, commandId: string): Promise<void> {
+    const bot = await commandsOwner(ctx, caller, botId);
+    const scope = await commandScope(ctx, bot.id, serverId);
+    const deleted = isId(commandId) ? await ctx.store.write((tx) => ctx.store.commands.delete(tx, bot.id, scope, commandId)) : false;
+    if (!deleted) throw notFound('command');
+    await commandsChanged(ctx, bot.id, scope);
+  },
+
+  /** One command of the scope (404 for another scope's, or none). */
+  async get(ctx: DomainContext, caller: Caller, botId: string, serverId: string | undefined, commandId: string): Promise<Command> {
+    const bot = await commandsOwner(ctx, caller, botId);
+    const scope = await commandScope(ctx, bot.id, serverId);
+    const row = isId(commandId) ? await ctx.store.commands.byId(ctx.store.db, bot.id, scope, commandId) : undefined;
+    if (!row) throw notFound('command');
+    return commandView(row);
   },
 
   /** `GET /bots/{botId}/commands`: the scope's commands, for the bot or its owner. */
@@ -555,6 +662,46 @@ export const interactions = {
     await removeMessage(ctx, original.row);
   },
 
+  /**
+   * `GET /interactions/{token}/messages/{messageId}`: one of the interaction's messages,
+   * the original or a follow-up (Discord's `/webhooks/{appId}/{token}/messages/{id}` too).
+   * Another interaction's message, or any other, is 404 `unknown_message`.
+   */
+  async getMessage(ctx: DomainContext, token: string, messageId: string): Promise<Message> {
+    const row = await answered(ctx, token);
+    const target = await messageOf(ctx, row, messageId);
+    if (target === 'original') return interactions.getOriginal(ctx, token);
+    return messageView(ctx, target, row.botId);
+  },
+
+  /** `PATCH /interactions/{token}/messages/{messageId}`: edits the original or a follow-up. */
+  async editMessage(ctx: DomainContext, token: string, messageId: string, data: InteractionMessageBody): Promise<Message> {
+    const row = await answered(ctx, token);
+    const target = await messageOf(ctx, row, messageId);
+    if (target === 'original') return editOriginalRow(ctx, row, data);
+    if (data.attachments !== undefined) throw badRequest('attachments cannot be changed by an edit');
+    const components = data.components === undefined ? undefined : checkComponents(data.components, true);
+    const embeds = data.embeds === undefined ? undefined : validateEmbeds(data.embeds);
+    return applyEdit(
+      ctx,
+      target,
+      {
+        ...(data.content !== undefined ? { content: data.content } : {}),
+        ...(embeds !== undefined ? { embeds } : {}),
+        ...(components !== undefined ? { components } : {}),
+      },
+      row.botId,
+    );
+  },
+
+  /** `DELETE /interactions/{token}/messages/{messageId}`: deletes the original or a follow-up. */
+  async deleteMessage(ctx: DomainContext, token: string, messageId: string): Promise<void> {
+    const row = await answered(ctx, token);
+    const target = await messageOf(ctx, row, messageId);
+    if (target === 'original') return interactions.deleteOriginal(ctx, token);
+    await removeMessage(ctx, target);
+  },
+
   /** Hands an HTTP endpoint's answer (already parsed and shape-checked) to the one callback path. */
   acknowledge: (ctx: DomainContext, row: InteractionTable, body: InteractionCallbackBody) => acknowledge(ctx, row, body),
 
@@ -656,6 +803,23 @@ async function loadOriginal(ctx: DomainContext, row: InteractionTable): Promise<
   const message = await ctx.store.messages.byId(ctx.store.db, fresh.channelId, fresh.originalMessageId);
   if (!message) throw notFound('message');
   return { row: message };
+}
+
+/**
+ * A message of the interaction by id: its original (`'original'`, also by the original's
+ * own id), or a follow-up, which is a message the bot posted in the interaction's channel
+ * answering this interaction (its stored `interaction.id`). Ephemeral follow-ups are in no
+ * store, so only an ephemeral original can be named. Anything else is 404.
+ */
+async function messageOf(ctx: DomainContext, row: InteractionTable, messageId: string): Promise<'original' | MessageTable> {
+  if (messageId === 'original' || messageId === '@original') return 'original';
+  if (!isId(messageId)) throw notFound('message');
+  const fresh = (await ctx.store.interactions.byId(ctx.store.db, row.id)) ?? row;
+  if (fresh.originalMessageId === messageId) return 'original';
+  const m = await ctx.store.messages.byId(ctx.store.db, row.channelId, messageId);
+  const by = m?.interaction ? (JSON.parse(m.interaction) as StoredInteraction).id : undefined;
+  if (!m || by !== row.id || m.authorId !== row.botId) throw notFound('message');
+  return m;
 }
 
 /** Checks a message an answer makes; returns its content. */
