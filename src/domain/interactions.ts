@@ -9,8 +9,11 @@ import {
   type CommandOption,
   type CommandOptionValues,
   type CreateInteractionBody,
+  type Attachment,
   type Interaction,
   type InteractionAccepted,
+  type InteractionMember,
+  type InteractionResolved,
   type InteractionCallbackBody,
   type InteractionMessageBody,
   type Message,
@@ -21,7 +24,7 @@ import { hashToken, newSecret, splitToken, tokenMatches } from '../crypto.js';
 import { type AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
 import { GLOBAL_SCOPE } from '../store/repos/interactions.js';
-import type { CommandTable, InteractionTable, MessageTable, UserTable } from '../store/schema.js';
+import type { CommandTable, InteractionTable, MessageTable, RoleTable, UserTable } from '../store/schema.js';
 import { validateEmbeds } from '../webhooks/types.js';
 import { type ChannelGrant, requireChannelPermission } from './access.js';
 import { publicUser } from './accounts.js';
@@ -39,7 +42,8 @@ import {
   resolveAttachments,
   serverOf,
 } from './messages.js';
-import { NEEDS, has } from './permissions.js';
+import { NEEDS, has, splitRoles } from './permissions.js';
+import { roleView } from './roles.js';
 import type { Caller, PublicUser } from './types.js';
 import { attachmentOf } from './uploads.js';
 
@@ -366,8 +370,10 @@ async function dmBot(ctx: DomainContext, grant: ChannelGrant, caller: Caller): P
 async function checkOptions(
   ctx: DomainContext,
   grant: ChannelGrant,
+  caller: Caller,
   options: readonly CommandOption[],
   given: CommandOptionValues,
+  found: Found,
   focused?: string,
 ): Promise<CommandOptionValues> {
   const byName = new Map(options.map((o) => [o.name, o]));
@@ -386,17 +392,27 @@ async function checkOptions(
       out[o.name] = value;
       continue;
     }
-    out[o.name] = await checkValue(ctx, grant, o, value, bad);
+    out[o.name] = await checkValue(ctx, grant, caller, o, value, bad, found);
   }
   return out;
+}
+
+/** What checking the options read of the objects they name, for the interaction's `resolved`. */
+interface Found {
+  users: Map<string, { user: UserTable; member?: { roles: string; joinedAt: string } }>;
+  channels: Map<string, { id: string; serverId: string | null; name: string }>;
+  roles: Map<string, RoleTable>;
+  attachments: Map<string, Attachment>;
 }
 
 async function checkValue(
   ctx: DomainContext,
   grant: ChannelGrant,
+  caller: Caller,
   o: CommandOption,
   value: string | number | boolean,
   bad: (why: string) => AppError,
+  found: Found,
 ): Promise<string | number | boolean> {
   switch (o.type) {
     case 'string': {
@@ -421,37 +437,98 @@ async function checkValue(
     case 'user': {
       if (typeof value !== 'string' || !isId(value)) throw bad('must be a user id');
       const user = await ctx.store.users.byId(ctx.store.db, value);
-      const known =
-        user &&
-        !user.deletedAt &&
-        (grant.serverId === null ? grant.recipients?.includes(value) : await ctx.store.members.get(ctx.store.db, grant.serverId, value));
+      const member = grant.serverId === null ? undefined : await ctx.store.members.get(ctx.store.db, grant.serverId, value);
+      const known = user && !user.deletedAt && (grant.serverId === null ? grant.recipients?.includes(value) : member);
       if (!known) throw bad("names no member of this channel's server");
+      found.users.set(value, { user, ...(member ? { member: { roles: member.roles, joinedAt: member.joinedAt } } : {}) });
       break;
     }
     case 'channel': {
       if (typeof value !== 'string' || !isId(value)) throw bad('must be a channel id');
       const channel =
         grant.serverId === null ? (value === grant.id ? grant : undefined) : await ctx.store.channels.byId(ctx.store.db, value);
-      if (!channel || channel.serverId !== grant.serverId) throw bad('names no channel of this server');
+      // A channel the invoker cannot see is one they cannot name: the same answer as none.
+      const hidden =
+        channel && channel.serverId !== null && !has(grant.model.permissions(caller.id, caller.bot, grant.roles, value), P.VIEW_CHANNEL);
+      if (!channel || channel.serverId !== grant.serverId || hidden) throw bad('names no channel of this server');
+      found.channels.set(value, { id: value, serverId: channel.serverId, name: channel.name });
       break;
     }
     case 'role': {
       if (typeof value !== 'string' || !isId(value) || grant.serverId === null) throw bad('must be a role id of this server');
-      if (!(await ctx.store.roles.byId(ctx.store.db, grant.serverId, value))) throw bad('names no role of this server');
+      const role = await ctx.store.roles.byId(ctx.store.db, grant.serverId, value);
+      if (!role) throw bad('names no role of this server');
+      found.roles.set(value, role);
       break;
     }
     case 'attachment': {
       if (typeof value !== 'string') throw bad('must be the URL of an upload');
+      let upload: Awaited<ReturnType<typeof resolveAttachments>>[number];
       try {
-        await resolveAttachments(ctx, [{ url: value, filename: 'x' }]);
+        [upload] = (await resolveAttachments(ctx, [{ url: value, filename: 'x' }])) as [typeof upload];
       } catch {
         throw bad('must be a URL POST /upload returned');
       }
+      found.attachments.set(value, attachmentOf(ctx.publicUrl, upload));
       break;
     }
   }
   if (o.choices?.length && !o.choices.some((c) => c.value === value)) throw bad('must be one of its choices');
   return value;
+}
+
+/**
+ * The invoking member (roles, joinedAt, permissions in the channel) and the objects the
+ * options name, as the interaction shows them to its bot. Permissions come from the one
+ * permission function (the grant's model); a channel is shown only when the bot may see
+ * it too (the invoker's visibility was checked with the option), with the invoker's
+ * permissions there, as Discord's `resolved` has them.
+ */
+async function resolvedOf(
+  ctx: DomainContext,
+  grant: ChannelGrant,
+  caller: Caller,
+  bot: UserTable,
+  found: Found | undefined,
+): Promise<Pick<Interaction, 'member' | 'resolved'>> {
+  const serverId = grant.serverId;
+  const [self, botMember] =
+    serverId === null
+      ? [undefined, undefined]
+      : await Promise.all([
+          ctx.store.members.get(ctx.store.db, serverId, caller.id),
+          found?.channels.size ? ctx.store.members.get(ctx.store.db, serverId, bot.id) : undefined,
+        ]);
+  const member: InteractionMember | undefined = self
+    ? { roles: splitRoles(self.roles), joinedAt: self.joinedAt, permissions: grant.permissions.toString() }
+    : undefined;
+  if (!found) return member ? { member } : {};
+  const resolved: InteractionResolved = {};
+  if (found.users.size > 0) {
+    resolved.users = {};
+    for (const [id, u] of found.users) resolved.users[id] = publicUser(u.user);
+    if (serverId !== null) {
+      resolved.members = {};
+      for (const [id, u] of found.users)
+        if (u.member)
+          resolved.members[id] = {
+            roles: splitRoles(u.member.roles),
+            joinedAt: u.member.joinedAt,
+            permissions: grant.model.permissions(id, u.user.bot === 1, u.member.roles, grant.id).toString(),
+          };
+    }
+  }
+  for (const [id, c] of found.channels) {
+    const botSees =
+      serverId === null || (botMember !== undefined && has(grant.model.permissions(bot.id, true, botMember.roles, id), P.VIEW_CHANNEL));
+    if (!botSees) continue;
+    const permissions = serverId === null ? grant.permissions : grant.model.permissions(caller.id, caller.bot, grant.roles, id);
+    resolved.channels ??= {};
+    resolved.channels[id] = { id, serverId: c.serverId, name: c.name, permissions: permissions.toString() };
+  }
+  if (found.roles.size > 0) resolved.roles = Object.fromEntries([...found.roles].map(([id, r]) => [id, roleView(r)]));
+  if (found.attachments.size > 0) resolved.attachments = Object.fromEntries(found.attachments);
+  return { ...(member ? { member } : {}), ...(Object.keys(resolved).length > 0 ? { resolved } : {}) };
 }
 
 /** A new interaction's row and token. */
@@ -568,8 +645,10 @@ export const interactions = {
         sourceMessageId: message.id,
       });
       await ctx.store.write((tx) => ctx.store.interactions.insert(tx, row));
+      const { member } = await resolvedOf(ctx, grant, caller, bot, undefined);
       await dispatch(ctx, bot, row, deliver, {
         ...payloadOf(row, token, invoker),
+        ...(member ? { member } : {}),
         messageId: message.id,
         customId: body.customId,
         ...(values ? { values } : {}),
@@ -587,7 +666,11 @@ export const interactions = {
       if (!option.autocomplete) throw badRequest(`option "${body.focused}" does not autocomplete`, 'invalid_option');
       focused = body.focused;
     }
-    const values = await checkOptions(ctx, grant, options, body.options ?? {}, focused);
+    const found: Found = { users: new Map(), channels: new Map(), roles: new Map(), attachments: new Map() };
+    const values = await checkOptions(ctx, grant, caller, options, body.options ?? {}, found, focused);
+    const declared = new Map(options.map((o) => [o.name, o.type]));
+    const optionTypes = Object.fromEntries(Object.keys(values).map((name) => [name, declared.get(name)!]));
+    const seen = await resolvedOf(ctx, grant, caller, bot, found);
     const { row, token } = newInteraction(ctx, {
       botId: bot.id,
       channelId: grant.id,
@@ -603,6 +686,8 @@ export const interactions = {
       name: command.name,
       commandId: command.id,
       options: values,
+      optionTypes,
+      ...seen,
       ...(focused ? { focused } : {}),
     };
     if (body.type === 'command') {

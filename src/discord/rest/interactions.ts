@@ -83,8 +83,8 @@ export function discordInteractionRoutes(api: FastifyInstance, { ctx, limiter }:
   for (const base of ['/applications/:appId/commands', '/applications/:appId/guilds/:guildId/commands']) {
     api.get<{ Params: Params }>(base, hidden, async (req) => (await list(req)).map(discordCommand));
 
+    // Who may manage them is decided before a body is read, as on Discord (`list` checks it).
     api.put<{ Params: Params }>(base, hidden, async (req, reply) => {
-      // Who may manage them is decided before the body is read, as on Discord.
       await list(req);
       if (!Array.isArray(req.body)) throw new AppError('invalid_body', 'expected an array of application commands');
       const next = req.body.map((b) => commandFromDiscord(b));
@@ -94,6 +94,7 @@ export function discordInteractionRoutes(api: FastifyInstance, { ctx, limiter }:
 
     // Discord's create is an upsert by name: a command of that name is replaced (200), else added (201).
     api.post<{ Params: Params }>(base, hidden, async (req, reply) => {
+      await list(req);
       const caller = await manager(req, reply);
       const { command, created } = await commands.create(ctx, caller, req.params.appId, req.params.guildId, commandFromDiscord(req.body));
       reply.code(created ? 201 : 200);
@@ -105,6 +106,7 @@ export function discordInteractionRoutes(api: FastifyInstance, { ctx, limiter }:
     );
 
     api.patch<{ Params: Params }>(`${base}/:cmdId`, hidden, async (req, reply) => {
+      await list(req);
       const caller = await manager(req, reply);
       const patch = commandPatchFromDiscord(req.body);
       return discordCommand(await commands.edit(ctx, caller, req.params.appId, req.params.guildId, req.params.cmdId!, patch));
