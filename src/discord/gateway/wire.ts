@@ -4,7 +4,7 @@ import { CLOSE_CODES as CLOSE } from '@parley/protocol';
 import type { RawData, WebSocket } from 'ws';
 import type { Incoming, Prepared, ReadyInfo, SeqFrame, SessionView, Wire } from '../../gateway/wire.js';
 import { INTENTS, intentOf, needsContentStripped } from './intents.js';
-import { dispatchFrame, readyFrames, translate } from './translate.js';
+import { dispatchFrame, joinedGuild, readyFrames, translate } from './translate.js';
 
 /** Discord's gateway opcodes. */
 export const OP = {
@@ -191,6 +191,21 @@ export class DiscordWire implements Wire {
     const event = p.event;
     const intent = intentOf(event, view.caller.id);
     if (intent === null || (intent !== 0 && (this.intents & intent) === 0)) return null;
+    const offset0 = this.offset;
+    const shift = (f: SeqFrame | null) => (!f || offset0 === 0 ? f : { t: f.t, withSeq: (s: number) => f.withSeq(s + offset0) });
+    // The bot joined a server: Discord's GUILD_CREATE, from the entry's snapshot and the session's new view of it.
+    if (event.t === 'MEMBER_ADD' && event.d.user.id === view.caller.id && p.join) {
+      const v = view.servers.get(event.d.serverId);
+      if (v) {
+        const members = (this.intents & INTENTS.GUILD_MEMBERS) !== 0 ? 1 : 0;
+        const join = p.join;
+        return shift(
+          p.variant(`discord:join:${members}:${v.model.version}:${v.roles}`, () =>
+            joinedGuild(join, v.model, view.caller, v.roles, this.intents),
+          ),
+        );
+      }
+    }
     const stripped = needsContentStripped(event, view.caller.id, this.intents);
     // Presence names a guild the session shares with the person: a variant per guild.
     const guild = event.t === 'PRESENCE_UPDATE' ? sharedGuild(view, p.serverIds) : '';
