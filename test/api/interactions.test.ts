@@ -310,6 +310,12 @@ describe('invoking', () => {
       user: { id: w.member.id, bot: false },
     });
     expect(i.token).toMatch(/^\d+\..{43}$/);
+    // The declared types, the invoker as a member, and what the user option names.
+    expect(i.optionTypes).toEqual({ sides: 'integer', mood: 'string', for: 'user' });
+    expect(i.member).toMatchObject({ roles: [], permissions: expect.stringMatching(/^\d+$/) });
+    expect(BigInt(i.member.permissions) & USE_APPLICATION_COMMANDS).toBe(USE_APPLICATION_COMMANDS);
+    expect(i.resolved.users[w.owner.id]).toMatchObject({ id: w.owner.id });
+    expect(i.resolved.members[w.owner.id]).toMatchObject({ roles: [] });
   });
 
   it.each([

@@ -191,19 +191,18 @@ export class DiscordWire implements Wire {
     const event = p.event;
     const intent = intentOf(event, view.caller.id);
     if (intent === null || (intent !== 0 && (this.intents & intent) === 0)) return null;
-    const offset0 = this.offset;
-    const shift = (f: SeqFrame | null) => (!f || offset0 === 0 ? f : { t: f.t, withSeq: (s: number) => f.withSeq(s + offset0) });
+    const offset = this.offset;
+    const numbered = (f: SeqFrame) => (offset === 0 ? f : { t: f.t, withSeq: (s: number) => f.withSeq(s + offset) });
     // The bot joined a server: Discord's GUILD_CREATE, from the entry's snapshot and the session's new view of it.
     if (event.t === 'MEMBER_ADD' && event.d.user.id === view.caller.id && p.join) {
       const v = view.servers.get(event.d.serverId);
       if (v) {
         const members = (this.intents & INTENTS.GUILD_MEMBERS) !== 0 ? 1 : 0;
         const join = p.join;
-        return shift(
-          p.variant(`discord:join:${members}:${v.model.version}:${v.roles}`, () =>
-            joinedGuild(join, v.model, view.caller, v.roles, this.intents),
-          ),
+        const frame = p.variant(`discord:join:${members}:${v.model.version}:${v.roles}`, () =>
+          joinedGuild(join, v.model, view.caller, v.roles, this.intents),
         );
+        return frame && numbered(frame);
       }
     }
     const stripped = needsContentStripped(event, view.caller.id, this.intents);
@@ -212,13 +211,12 @@ export class DiscordWire implements Wire {
     // An interaction carries the bot's permissions in its channel: the one permission function, on the session's view.
     const perms = event.t === 'INTERACTION_CREATE' ? appPermissions(view, event.d.serverId, event.d.channelId) : '';
     const self = event.t === 'MEMBER_REMOVE' && event.d.user.id === view.caller.id ? 'self' : '';
-    const offset = this.offset;
     const base = p.variant(`discord:${stripped ? 'stripped' : 'full'}:${guild}:${perms}:${self}`, () => {
       const t = translate(event, { stripped, self: view.caller.id, guild, appPermissions: perms, publicUrl: this.opts.publicUrl });
       return t ? dispatchFrame(t.t, t.d) : null;
     });
     if (!base) return null;
-    return offset === 0 ? base : { t: base.t, withSeq: (s: number) => base.withSeq(s + offset) };
+    return numbered(base);
   }
 
   send(data: string | Buffer): void {
