@@ -398,6 +398,10 @@ export const InteractionCallbackParams = Type.Object({
 });
 /** `/interactions/{token}/...`: follow-ups and the original answer, for 15 minutes. */
 export const InteractionTokenParams = Type.Object({ token: Type.String({ maxLength: 256 }) });
+/** `/interactions/{token}/messages/{messageId}`: a follow-up of the interaction (no length limit: a malformed id is a 404). */
+export const InteractionMessageParams = Type.Object({ token: Type.String({ maxLength: 256 }), messageId: Type.String() });
+/** `/bots/{botId}/commands/{commandId}`: one command. */
+export const BotCommandParams = Type.Object({ botId: Type.String(), commandId: Type.String() });
 
 /** `GET/PUT /bots/{botId}/commands`: `serverId` for one server's commands; absent: the global ones. */
 export const CommandsQuery = Type.Object({ serverId: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$' })) });
@@ -429,6 +433,9 @@ export const CommandBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** `PATCH /bots/{botId}/commands/{commandId}`: the fields to change; the rest stay. */
+export const PatchCommandBody = Type.Partial(CommandBody, { additionalProperties: false });
 
 /** `PUT /bots/{botId}/commands`: the whole list for the scope; commands not in it are deleted. */
 export const PutCommandsBody = Type.Array(CommandBody, { maxItems: COMMAND_LIMITS.commandsPerScope });
@@ -692,6 +699,9 @@ export type CommandsQuery = Static<typeof CommandsQuery>;
 export type CommandOptionBody = Static<typeof CommandOptionBody>;
 export type CommandBody = Static<typeof CommandBody>;
 export type PutCommandsBody = Static<typeof PutCommandsBody>;
+export type PatchCommandBody = Static<typeof PatchCommandBody>;
+export type BotCommandParams = Static<typeof BotCommandParams>;
+export type InteractionMessageParams = Static<typeof InteractionMessageParams>;
 export type CommandInteractionBody = Static<typeof CommandInteractionBody>;
 export type ComponentInteractionBody = Static<typeof ComponentInteractionBody>;
 export type AutocompleteInteractionBody = Static<typeof AutocompleteInteractionBody>;

@@ -531,6 +531,43 @@ export const Message = Type.Object(
   { $id: 'Message', title: 'Message', description: "a message; a webhook's carries `webhookId` and the webhook as `author`" },
 );
 
+/** A member as an interaction shows them: their roles, when they joined, and their permissions in the interaction's channel. */
+export const InteractionMember = Type.Object(
+  {
+    roles: Type.Array(Id, { description: 'role ids, `@everyone` not included' }),
+    joinedAt: Timestamp,
+    permissions: Type.Optional(PermissionBits),
+  },
+  {
+    $id: 'InteractionMember',
+    title: 'InteractionMember',
+    description: "a server member in an interaction; `permissions`: theirs in the interaction's channel (the one permission function)",
+  },
+);
+
+/** The objects a command's user, channel, role and attachment options name, by id (attachments: by upload URL). */
+export const InteractionResolved = Type.Object(
+  {
+    users: Type.Optional(Type.Record(Type.String(), ref(PublicUser))),
+    members: Type.Optional(Type.Record(Type.String(), ref(InteractionMember), { description: 'in a server: the users as members' })),
+    channels: Type.Optional(
+      Type.Record(
+        Type.String(),
+        Type.Object({
+          id: Id,
+          serverId: ServerRef,
+          name: Type.String(),
+          permissions: PermissionBits,
+        }),
+        { description: "channels both the invoker and the bot may see; `permissions`: the invoker's there" },
+      ),
+    ),
+    roles: Type.Optional(Type.Record(Type.String(), ref(Role))),
+    attachments: Type.Optional(Type.Record(Type.String(), ref(Attachment), { description: 'by upload URL, the option value' })),
+  },
+  { $id: 'InteractionResolved', title: 'InteractionResolved', description: 'what the options name, as the bot may see it' },
+);
+
 /** What a bot receives for each interaction: over the gateway (`INTERACTION_CREATE`) or as the body of a signed HTTP POST. */
 export const Interaction = Type.Object(
   {
@@ -544,6 +581,11 @@ export const Interaction = Type.Object(
     name: Type.Optional(Type.String({ description: 'command and autocomplete: the command' })),
     commandId: Type.Optional(Id),
     options: Type.Optional(CommandOptionValues),
+    optionTypes: Type.Optional(
+      Type.Record(Type.String(), CommandOptionType, { description: "command and autocomplete: each given option's declared type" }),
+    ),
+    resolved: Type.Optional(ref(InteractionResolved)),
+    member: Type.Optional(ref(InteractionMember)),
     focused: Type.Optional(Type.String({ description: 'autocomplete: the option being typed (its partial value is in `options`)' })),
     messageId: Type.Optional(Id),
     customId: Type.Optional(Type.String({ description: 'component: the clicked button or the select' })),
@@ -694,6 +736,8 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
   Command,
   ReferencedMessage,
   Message,
+  InteractionMember,
+  InteractionResolved,
   Interaction,
   InteractionAccepted,
   SearchResults,
@@ -759,4 +803,6 @@ export type CommandOption = Static<typeof CommandOption>;
 export type Command = Static<typeof Command>;
 export type CommandOptionValues = Static<typeof CommandOptionValues>;
 export type Interaction = Static<typeof Interaction>;
+export type InteractionMember = Static<typeof InteractionMember>;
+export type InteractionResolved = Static<typeof InteractionResolved>;
 export type InteractionAccepted = Static<typeof InteractionAccepted>;

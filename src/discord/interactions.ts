@@ -4,9 +4,9 @@
  * and Discord's command bodies and callback types as Parley's. Pure functions; the routes
  * (`rest/interactions.ts`, `rest/interaction-webhooks.ts`) and the gateway use them.
  */
-import type { Command, CommandOption, CommandOptionType, Interaction, Message } from '@parley/protocol';
+import type { Command, CommandBody, CommandOption, CommandOptionType, Interaction, Message } from '@parley/protocol';
 import { AppError } from '../errors.js';
-import { type DiscordView, discordMessage, discordUser } from './objects.js';
+import { type DiscordView, discordAttachment, discordMessage, discordRole, discordUser } from './objects.js';
 
 /** Discord's option types for Parley's (subcommands and groups, 1 and 2, have no Parley equivalent). */
 export const OPTION_TYPE: Record<CommandOptionType, number> = {
@@ -79,19 +79,29 @@ const str = (v: unknown, field: string): string => {
   return v;
 };
 
-/** The body of a command create or edit, as Parley's command body (the domain checks its rules). */
-export function commandFromDiscord(body: unknown, base?: Command) {
+/** The body of a command create or bulk overwrite, as Parley's command body (the domain checks its rules). */
+export function commandFromDiscord(body: unknown): CommandBody {
+  const p = commandPatchFromDiscord(body);
+  return {
+    name: str(p.name, 'name'),
+    description: p.description ?? '',
+    options: p.options ?? [],
+    defaultMemberPermissions: p.defaultMemberPermissions ?? null,
+  };
+}
+
+/** The body of a command edit: only the fields it gives (the domain keeps the rest). */
+export function commandPatchFromDiscord(body: unknown): Partial<CommandBody> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('expected an application command object');
   const b = body as Record<string, unknown>;
   if (b.type !== undefined && b.type !== 1) throw invalid('type: only chat input commands (type 1) are supported');
-  const options = b.options !== undefined ? b.options : base?.options.map(discordOption);
-  if (options !== undefined && options !== null && !Array.isArray(options)) throw invalid('options: expected an array');
-  const perms = b.default_member_permissions !== undefined ? b.default_member_permissions : (base?.defaultMemberPermissions ?? null);
+  if (b.options !== undefined && b.options !== null && !Array.isArray(b.options)) throw invalid('options: expected an array');
+  const perms = b.default_member_permissions;
   return {
-    name: str(b.name ?? base?.name, 'name'),
-    description: str(b.description ?? base?.description ?? '', 'description'),
-    options: ((options as unknown[] | null) ?? []).map(optionFromDiscord),
-    defaultMemberPermissions: perms === null ? null : String(perms),
+    ...(b.name !== undefined ? { name: str(b.name, 'name') } : {}),
+    ...(b.description !== undefined ? { description: str(b.description, 'description') } : {}),
+    ...(b.options !== undefined ? { options: ((b.options as unknown[] | null) ?? []).map(optionFromDiscord) } : {}),
+    ...(perms !== undefined ? { defaultMemberPermissions: perms === null ? null : String(perms) } : {}),
   };
 }
 
@@ -116,11 +126,61 @@ function optionFromDiscord(v: unknown, i: number): CommandOption {
   };
 }
 
-/** An option value's Discord type, from the value itself (Parley's interaction carries values, not their declared types). */
-function valueType(v: string | number | boolean): number {
+/** An option's Discord type: the declared one the interaction carries (a value's own kind only if it has none). */
+function optionType(i: Interaction, name: string, v: string | number | boolean): number {
+  const declared = i.optionTypes?.[name];
+  if (declared) return OPTION_TYPE[declared];
   if (typeof v === 'boolean') return OPTION_TYPE.boolean;
   if (typeof v === 'number') return Number.isInteger(v) ? OPTION_TYPE.integer : OPTION_TYPE.number;
   return OPTION_TYPE.string;
+}
+
+/** An option's value on Discord's wire: an attachment is named by its id (the upload's), the rest as given. */
+function optionValue(i: Interaction, name: string, v: string | number | boolean, view: DiscordView): string | number | boolean {
+  if (i.optionTypes?.[name] !== 'attachment' || typeof v !== 'string') return v;
+  const a = i.resolved?.attachments?.[v];
+  return a ? discordAttachment(a, view).id : v;
+}
+
+/** Discord's `data.resolved` from the interaction's: users, members (without `user`), channels, roles, attachments by id. */
+function discordResolved(i: Interaction, view: DiscordView) {
+  const r = i.resolved;
+  if (!r) return undefined;
+  const map = <T, U>(rec: Record<string, T> | undefined, f: (v: T, k: string) => U) =>
+    rec ? Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, f(v, k)])) : undefined;
+  const out = {
+    users: map(r.users, (u) => discordUser(u)),
+    members: map(r.members, (m) => ({
+      roles: m.roles,
+      joined_at: m.joinedAt,
+      permissions: m.permissions ?? '0',
+      nick: null,
+      avatar: null,
+      premium_since: null,
+      pending: false,
+      flags: 0,
+      communication_disabled_until: null,
+    })),
+    channels: map(r.channels, (c) => ({
+      id: c.id,
+      name: c.name,
+      type: c.serverId ? 0 : 1,
+      ...(c.serverId ? { guild_id: c.serverId } : {}),
+      permissions: c.permissions,
+      parent_id: null,
+      flags: 0,
+    })),
+    roles: map(r.roles, (role) => discordRole(role)),
+    attachments: r.attachments
+      ? Object.fromEntries(
+          Object.values(r.attachments).map((a) => {
+            const d = discordAttachment(a, view);
+            return [d.id, d];
+          }),
+        )
+      : undefined,
+  };
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
 }
 
 export interface InteractionContext extends DiscordView {
@@ -142,11 +202,13 @@ export function discordInteraction(i: Interaction, view: InteractionContext) {
       ...(i.serverId ? { guild_id: i.serverId } : {}),
       options: Object.entries(i.options ?? {}).map(([name, value]) => ({
         name,
-        type: valueType(value),
-        value,
+        type: optionType(i, name, value),
+        value: optionValue(i, name, value, view),
         ...(i.focused === name ? { focused: true } : {}),
       })),
     };
+    const resolved = discordResolved(i, view);
+    if (resolved) data.resolved = resolved;
   }
   const user = discordUser(i.user);
   return {
@@ -161,9 +223,9 @@ export function discordInteraction(i: Interaction, view: InteractionContext) {
           guild_locale: 'en-US',
           member: {
             user,
-            roles: [],
-            permissions: '0',
-            joined_at: i.createdAt,
+            roles: i.member?.roles ?? [],
+            permissions: i.member?.permissions ?? '0',
+            joined_at: i.member?.joinedAt ?? i.createdAt,
             deaf: false,
             mute: false,
             flags: 0,

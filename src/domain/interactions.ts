@@ -9,8 +9,11 @@ import {
   type CommandOption,
   type CommandOptionValues,
   type CreateInteractionBody,
+  type Attachment,
   type Interaction,
   type InteractionAccepted,
+  type InteractionMember,
+  type InteractionResolved,
   type InteractionCallbackBody,
   type InteractionMessageBody,
   type Message,
@@ -21,7 +24,7 @@ import { hashToken, newSecret, splitToken, tokenMatches } from '../crypto.js';
 import { type AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
 import { GLOBAL_SCOPE } from '../store/repos/interactions.js';
-import type { CommandTable, InteractionTable, MessageTable, UserTable } from '../store/schema.js';
+import type { CommandTable, InteractionTable, MessageTable, RoleTable, UserTable } from '../store/schema.js';
 import { validateEmbeds } from '../webhooks/types.js';
 import { type ChannelGrant, requireChannelPermission } from './access.js';
 import { publicUser } from './accounts.js';
@@ -39,7 +42,8 @@ import {
   resolveAttachments,
   serverOf,
 } from './messages.js';
-import { NEEDS, has } from './permissions.js';
+import { NEEDS, has, splitRoles } from './permissions.js';
+import { roleView } from './roles.js';
 import type { Caller, PublicUser } from './types.js';
 import { attachmentOf } from './uploads.js';
 
@@ -158,6 +162,17 @@ function checkCommand(body: CommandBody, where: string): { options: CommandOptio
   return { options: out, defaultMemberPermissions };
 }
 
+/** Clients showing a command list refetch it: the server's members, or every server of the bot's. */
+async function commandsChanged(ctx: DomainContext, botId: string, scope: string): Promise<void> {
+  const servers = scope === GLOBAL_SCOPE ? await ctx.store.members.serverIdsOf(ctx.store.db, botId) : [scope];
+  for (const id of servers)
+    await notify(ctx, {
+      kind: 'event',
+      serverId: id,
+      event: { t: 'COMMANDS_UPDATE', d: { botId, serverId: scope === GLOBAL_SCOPE ? null : scope } },
+    });
+}
+
 export const commands = {
   /** `PUT /bots/{botId}/commands`: the scope's whole list; names that stay keep their ids. */
   async overwrite(
@@ -191,15 +206,111 @@ export const commands = {
       await ctx.store.commands.replaceScope(tx, bot.id, scope, rows);
       return rows;
     });
-    // Clients showing a command list refetch it: the server's members, or every server of the bot's.
-    const servers = scope === GLOBAL_SCOPE ? await ctx.store.members.serverIdsOf(ctx.store.db, bot.id) : [scope];
-    for (const id of servers)
-      await notify(ctx, {
-        kind: 'event',
-        serverId: id,
-        event: { t: 'COMMANDS_UPDATE', d: { botId: bot.id, serverId: scope === GLOBAL_SCOPE ? null : scope } },
-      });
+    await commandsChanged(ctx, bot.id, scope);
     return rows.sort((a, b) => (a.name < b.name ? -1 : 1)).map((r) => commandView(r));
+  },
+
+  /**
+   * `POST /bots/{botId}/commands`: adds one command to the scope, or replaces the one of
+   * the same name (its id kept): `created` says which. One transaction reads and writes
+   * that one row, so concurrent creates and edits of other commands never undo each other.
+   */
+  async create(
+    ctx: DomainContext,
+    caller: Caller,
+    botId: string,
+    serverId: string | undefined,
+    body: CommandBody,
+  ): Promise<{ command: Command; created: boolean }> {
+    const bot = await commandsOwner(ctx, caller, botId);
+    const scope = await commandScope(ctx, bot.id, serverId);
+    const checked = checkCommand(body, 'command');
+    const write = () =>
+      ctx.store.write(async (tx) => {
+        const existing = await ctx.store.commands.byName(tx, bot.id, scope, body.name);
+        if (!existing && (await ctx.store.commands.countScope(tx, bot.id, scope)) >= COMMAND_LIMITS.commandsPerScope)
+          throw invalidCommand('commands', `at most ${COMMAND_LIMITS.commandsPerScope}`);
+        const row: CommandTable = {
+          id: existing?.id ?? ctx.store.ids.next(),
+          botId: bot.id,
+          serverId: scope,
+          name: body.name,
+          description: body.description,
+          options: JSON.stringify(checked.options),
+          defaultMemberPermissions: checked.defaultMemberPermissions,
+          createdAt: existing?.createdAt ?? nowIso(),
+        };
+        if (existing) await ctx.store.commands.update(tx, row);
+        else await ctx.store.commands.insert(tx, row);
+        return { row, created: !existing };
+      });
+    // Two creates of one new name at once (databases without a single writer): the loser
+    // meets the unique index, and its second try finds the winner's row and replaces it.
+    const { row, created } = await write().catch((err) => {
+      if ((err as AppError).code === 'already_exists') return write();
+      throw err;
+    });
+    await commandsChanged(ctx, bot.id, scope);
+    return { command: commandView(row), created };
+  },
+
+  /**
+   * `PATCH /bots/{botId}/commands/{commandId}`: changes one command; what the body leaves
+   * out stays. The result is checked as a whole, and its name must stay unique in the scope.
+   */
+  async edit(
+    ctx: DomainContext,
+    caller: Caller,
+    botId: string,
+    serverId: string | undefined,
+    commandId: string,
+    patch: Partial<CommandBody>,
+  ): Promise<Command> {
+    const bot = await commandsOwner(ctx, caller, botId);
+    const scope = await commandScope(ctx, bot.id, serverId);
+    const row = await ctx.store.write(async (tx) => {
+      const current = isId(commandId) ? await ctx.store.commands.byId(tx, bot.id, scope, commandId) : undefined;
+      if (!current) throw notFound('command');
+      const body: CommandBody = {
+        name: patch.name ?? current.name,
+        description: patch.description ?? current.description,
+        options: patch.options ?? (JSON.parse(current.options) as CommandOption[]),
+        defaultMemberPermissions:
+          patch.defaultMemberPermissions !== undefined ? patch.defaultMemberPermissions : current.defaultMemberPermissions,
+      };
+      const checked = checkCommand(body, 'command');
+      if (body.name !== current.name && (await ctx.store.commands.byName(tx, bot.id, scope, body.name)))
+        throw invalidCommand('command.name', `"${body.name}" is used by another command`);
+      const next: CommandTable = {
+        ...current,
+        name: body.name,
+        description: body.description,
+        options: JSON.stringify(checked.options),
+        defaultMemberPermissions: checked.defaultMemberPermissions,
+      };
+      await ctx.store.commands.update(tx, next);
+      return next;
+    });
+    await commandsChanged(ctx, bot.id, scope);
+    return commandView(row);
+  },
+
+  /** `DELETE /bots/{botId}/commands/{commandId}`: removes one command of the scope. */
+  async remove(ctx: DomainContext, caller: Caller, botId: string, serverId: string | undefined, commandId: string): Promise<void> {
+    const bot = await commandsOwner(ctx, caller, botId);
+    const scope = await commandScope(ctx, bot.id, serverId);
+    const deleted = isId(commandId) ? await ctx.store.write((tx) => ctx.store.commands.delete(tx, bot.id, scope, commandId)) : false;
+    if (!deleted) throw notFound('command');
+    await commandsChanged(ctx, bot.id, scope);
+  },
+
+  /** One command of the scope (404 for another scope's, or none). */
+  async get(ctx: DomainContext, caller: Caller, botId: string, serverId: string | undefined, commandId: string): Promise<Command> {
+    const bot = await commandsOwner(ctx, caller, botId);
+    const scope = await commandScope(ctx, bot.id, serverId);
+    const row = isId(commandId) ? await ctx.store.commands.byId(ctx.store.db, bot.id, scope, commandId) : undefined;
+    if (!row) throw notFound('command');
+    return commandView(row);
   },
 
   /** `GET /bots/{botId}/commands`: the scope's commands, for the bot or its owner. */
@@ -259,8 +370,10 @@ async function dmBot(ctx: DomainContext, grant: ChannelGrant, caller: Caller): P
 async function checkOptions(
   ctx: DomainContext,
   grant: ChannelGrant,
+  caller: Caller,
   options: readonly CommandOption[],
   given: CommandOptionValues,
+  found: Found,
   focused?: string,
 ): Promise<CommandOptionValues> {
   const byName = new Map(options.map((o) => [o.name, o]));
@@ -279,17 +392,27 @@ async function checkOptions(
       out[o.name] = value;
       continue;
     }
-    out[o.name] = await checkValue(ctx, grant, o, value, bad);
+    out[o.name] = await checkValue(ctx, grant, caller, o, value, bad, found);
   }
   return out;
+}
+
+/** What checking the options read of the objects they name, for the interaction's `resolved`. */
+interface Found {
+  users: Map<string, { user: UserTable; member?: { roles: string; joinedAt: string } }>;
+  channels: Map<string, { id: string; serverId: string | null; name: string }>;
+  roles: Map<string, RoleTable>;
+  attachments: Map<string, Attachment>;
 }
 
 async function checkValue(
   ctx: DomainContext,
   grant: ChannelGrant,
+  caller: Caller,
   o: CommandOption,
   value: string | number | boolean,
   bad: (why: string) => AppError,
+  found: Found,
 ): Promise<string | number | boolean> {
   switch (o.type) {
     case 'string': {
@@ -314,37 +437,98 @@ async function checkValue(
     case 'user': {
       if (typeof value !== 'string' || !isId(value)) throw bad('must be a user id');
       const user = await ctx.store.users.byId(ctx.store.db, value);
-      const known =
-        user &&
-        !user.deletedAt &&
-        (grant.serverId === null ? grant.recipients?.includes(value) : await ctx.store.members.get(ctx.store.db, grant.serverId, value));
+      const member = grant.serverId === null ? undefined : await ctx.store.members.get(ctx.store.db, grant.serverId, value);
+      const known = user && !user.deletedAt && (grant.serverId === null ? grant.recipients?.includes(value) : member);
       if (!known) throw bad("names no member of this channel's server");
+      found.users.set(value, { user, ...(member ? { member: { roles: member.roles, joinedAt: member.joinedAt } } : {}) });
       break;
     }
     case 'channel': {
       if (typeof value !== 'string' || !isId(value)) throw bad('must be a channel id');
       const channel =
         grant.serverId === null ? (value === grant.id ? grant : undefined) : await ctx.store.channels.byId(ctx.store.db, value);
-      if (!channel || channel.serverId !== grant.serverId) throw bad('names no channel of this server');
+      // A channel the invoker cannot see is one they cannot name: the same answer as none.
+      const hidden =
+        channel && channel.serverId !== null && !has(grant.model.permissions(caller.id, caller.bot, grant.roles, value), P.VIEW_CHANNEL);
+      if (!channel || channel.serverId !== grant.serverId || hidden) throw bad('names no channel of this server');
+      found.channels.set(value, { id: value, serverId: channel.serverId, name: channel.name });
       break;
     }
     case 'role': {
       if (typeof value !== 'string' || !isId(value) || grant.serverId === null) throw bad('must be a role id of this server');
-      if (!(await ctx.store.roles.byId(ctx.store.db, grant.serverId, value))) throw bad('names no role of this server');
+      const role = await ctx.store.roles.byId(ctx.store.db, grant.serverId, value);
+      if (!role) throw bad('names no role of this server');
+      found.roles.set(value, role);
       break;
     }
     case 'attachment': {
       if (typeof value !== 'string') throw bad('must be the URL of an upload');
+      let upload: Awaited<ReturnType<typeof resolveAttachments>>[number];
       try {
-        await resolveAttachments(ctx, [{ url: value, filename: 'x' }]);
+        [upload] = (await resolveAttachments(ctx, [{ url: value, filename: 'x' }])) as [typeof upload];
       } catch {
         throw bad('must be a URL POST /upload returned');
       }
+      found.attachments.set(value, attachmentOf(ctx.publicUrl, upload));
       break;
     }
   }
   if (o.choices?.length && !o.choices.some((c) => c.value === value)) throw bad('must be one of its choices');
   return value;
+}
+
+/**
+ * The invoking member (roles, joinedAt, permissions in the channel) and the objects the
+ * options name, as the interaction shows them to its bot. Permissions come from the one
+ * permission function (the grant's model); a channel is shown only when the bot may see
+ * it too (the invoker's visibility was checked with the option), with the invoker's
+ * permissions there, as Discord's `resolved` has them.
+ */
+async function resolvedOf(
+  ctx: DomainContext,
+  grant: ChannelGrant,
+  caller: Caller,
+  bot: UserTable,
+  found: Found | undefined,
+): Promise<Pick<Interaction, 'member' | 'resolved'>> {
+  const serverId = grant.serverId;
+  const [self, botMember] =
+    serverId === null
+      ? [undefined, undefined]
+      : await Promise.all([
+          ctx.store.members.get(ctx.store.db, serverId, caller.id),
+          found?.channels.size ? ctx.store.members.get(ctx.store.db, serverId, bot.id) : undefined,
+        ]);
+  const member: InteractionMember | undefined = self
+    ? { roles: splitRoles(self.roles), joinedAt: self.joinedAt, permissions: grant.permissions.toString() }
+    : undefined;
+  if (!found) return member ? { member } : {};
+  const resolved: InteractionResolved = {};
+  if (found.users.size > 0) {
+    resolved.users = {};
+    for (const [id, u] of found.users) resolved.users[id] = publicUser(u.user);
+    if (serverId !== null) {
+      resolved.members = {};
+      for (const [id, u] of found.users)
+        if (u.member)
+          resolved.members[id] = {
+            roles: splitRoles(u.member.roles),
+            joinedAt: u.member.joinedAt,
+            permissions: grant.model.permissions(id, u.user.bot === 1, u.member.roles, grant.id).toString(),
+          };
+    }
+  }
+  for (const [id, c] of found.channels) {
+    const botSees =
+      serverId === null || (botMember !== undefined && has(grant.model.permissions(bot.id, true, botMember.roles, id), P.VIEW_CHANNEL));
+    if (!botSees) continue;
+    const permissions = serverId === null ? grant.permissions : grant.model.permissions(caller.id, caller.bot, grant.roles, id);
+    resolved.channels ??= {};
+    resolved.channels[id] = { id, serverId: c.serverId, name: c.name, permissions: permissions.toString() };
+  }
+  if (found.roles.size > 0) resolved.roles = Object.fromEntries([...found.roles].map(([id, r]) => [id, roleView(r)]));
+  if (found.attachments.size > 0) resolved.attachments = Object.fromEntries(found.attachments);
+  return { ...(member ? { member } : {}), ...(Object.keys(resolved).length > 0 ? { resolved } : {}) };
 }
 
 /** A new interaction's row and token. */
@@ -461,8 +645,10 @@ export const interactions = {
         sourceMessageId: message.id,
       });
       await ctx.store.write((tx) => ctx.store.interactions.insert(tx, row));
+      const { member } = await resolvedOf(ctx, grant, caller, bot, undefined);
       await dispatch(ctx, bot, row, deliver, {
         ...payloadOf(row, token, invoker),
+        ...(member ? { member } : {}),
         messageId: message.id,
         customId: body.customId,
         ...(values ? { values } : {}),
@@ -480,7 +666,11 @@ export const interactions = {
       if (!option.autocomplete) throw badRequest(`option "${body.focused}" does not autocomplete`, 'invalid_option');
       focused = body.focused;
     }
-    const values = await checkOptions(ctx, grant, options, body.options ?? {}, focused);
+    const found: Found = { users: new Map(), channels: new Map(), roles: new Map(), attachments: new Map() };
+    const values = await checkOptions(ctx, grant, caller, options, body.options ?? {}, found, focused);
+    const declared = new Map(options.map((o) => [o.name, o.type]));
+    const optionTypes = Object.fromEntries(Object.keys(values).map((name) => [name, declared.get(name)!]));
+    const seen = await resolvedOf(ctx, grant, caller, bot, found);
     const { row, token } = newInteraction(ctx, {
       botId: bot.id,
       channelId: grant.id,
@@ -496,6 +686,8 @@ export const interactions = {
       name: command.name,
       commandId: command.id,
       options: values,
+      optionTypes,
+      ...seen,
       ...(focused ? { focused } : {}),
     };
     if (body.type === 'command') {
@@ -553,6 +745,46 @@ export const interactions = {
       return;
     }
     await removeMessage(ctx, original.row);
+  },
+
+  /**
+   * `GET /interactions/{token}/messages/{messageId}`: one of the interaction's messages,
+   * the original or a follow-up (Discord's `/webhooks/{appId}/{token}/messages/{id}` too).
+   * Another interaction's message, or any other, is 404 `unknown_message`.
+   */
+  async getMessage(ctx: DomainContext, token: string, messageId: string): Promise<Message> {
+    const row = await answered(ctx, token);
+    const target = await messageOf(ctx, row, messageId);
+    if (target === 'original') return interactions.getOriginal(ctx, token);
+    return messageView(ctx, target, row.botId);
+  },
+
+  /** `PATCH /interactions/{token}/messages/{messageId}`: edits the original or a follow-up. */
+  async editMessage(ctx: DomainContext, token: string, messageId: string, data: InteractionMessageBody): Promise<Message> {
+    const row = await answered(ctx, token);
+    const target = await messageOf(ctx, row, messageId);
+    if (target === 'original') return editOriginalRow(ctx, row, data);
+    if (data.attachments !== undefined) throw badRequest('attachments cannot be changed by an edit');
+    const components = data.components === undefined ? undefined : checkComponents(data.components, true);
+    const embeds = data.embeds === undefined ? undefined : validateEmbeds(data.embeds);
+    return applyEdit(
+      ctx,
+      target,
+      {
+        ...(data.content !== undefined ? { content: data.content } : {}),
+        ...(embeds !== undefined ? { embeds } : {}),
+        ...(components !== undefined ? { components } : {}),
+      },
+      row.botId,
+    );
+  },
+
+  /** `DELETE /interactions/{token}/messages/{messageId}`: deletes the original or a follow-up. */
+  async deleteMessage(ctx: DomainContext, token: string, messageId: string): Promise<void> {
+    const row = await answered(ctx, token);
+    const target = await messageOf(ctx, row, messageId);
+    if (target === 'original') return interactions.deleteOriginal(ctx, token);
+    await removeMessage(ctx, target);
   },
 
   /** Hands an HTTP endpoint's answer (already parsed and shape-checked) to the one callback path. */
@@ -656,6 +888,23 @@ async function loadOriginal(ctx: DomainContext, row: InteractionTable): Promise<
   const message = await ctx.store.messages.byId(ctx.store.db, fresh.channelId, fresh.originalMessageId);
   if (!message) throw notFound('message');
   return { row: message };
+}
+
+/**
+ * A message of the interaction by id: its original (`'original'`, also by the original's
+ * own id), or a follow-up, which is a message the bot posted in the interaction's channel
+ * answering this interaction (its stored `interaction.id`). Ephemeral follow-ups are in no
+ * store, so only an ephemeral original can be named. Anything else is 404.
+ */
+async function messageOf(ctx: DomainContext, row: InteractionTable, messageId: string): Promise<'original' | MessageTable> {
+  if (messageId === 'original' || messageId === '@original') return 'original';
+  if (!isId(messageId)) throw notFound('message');
+  const fresh = (await ctx.store.interactions.byId(ctx.store.db, row.id)) ?? row;
+  if (fresh.originalMessageId === messageId) return 'original';
+  const m = await ctx.store.messages.byId(ctx.store.db, row.channelId, messageId);
+  const by = m?.interaction ? (JSON.parse(m.interaction) as StoredInteraction).id : undefined;
+  if (!m || by !== row.id || m.authorId !== row.botId) throw notFound('message');
+  return m;
 }
 
 /** Checks a message an answer makes; returns its content. */

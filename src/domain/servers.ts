@@ -14,6 +14,7 @@ import { isId } from '../ids.js';
 import type { Tx } from '../store/index.js';
 import type { ServerChannel } from '../store/repos/servers.js';
 import type { ChannelTable, InviteTable, RoleTable, ServerTable, UserTable } from '../store/schema.js';
+import { JOIN_MEMBERS_MAX, type JoinSnapshot } from '../events/types.js';
 import { publicUser } from './accounts.js';
 import { directMessages } from './direct-messages.js';
 import {
@@ -105,6 +106,22 @@ function memberView(
     roles: splitRoles(r.roles),
     ...(r.bot === 1 ? { ownerId: r.ownerId, permissions: legacyNamesOf(parsePermissions(managedRole?.permissions ?? '0') ?? 0n) } : {}),
     joinedAt: r.joinedAt,
+  };
+}
+
+/** The server a bot just joined, for its sessions' GUILD_CREATE on Discord's gateway (read after the join committed). */
+async function joinSnapshot(ctx: DomainContext, server: ServerTable, botId: string, joinedAt: string): Promise<JoinSnapshot> {
+  const [rows, roles] = await Promise.all([
+    ctx.store.members.ofServer(ctx.store.db, server.id),
+    ctx.store.roles.ofServer(ctx.store.db, server.id),
+  ]);
+  const listed = rows.length > JOIN_MEMBERS_MAX ? rows.filter((r) => r.id === botId) : rows;
+  return {
+    server: serverView(server),
+    roles: roles.map(roleView),
+    members: listed.map((r) => ({ user: publicUser(r), roles: splitRoles(r.roles), joinedAt: r.joinedAt })),
+    memberCount: rows.length,
+    joinedAt,
   };
 }
 
@@ -573,7 +590,7 @@ export const servers = {
 
   /** Adds a bot with a managed role holding `permissions` (section 3's names, section 9's, or a bitfield). */
   async addBot(ctx: DomainContext, caller: Caller, serverId: string, botId: string, permissions?: ReadonlyArray<string> | string) {
-    await requireOwner(ctx, caller, serverId);
+    const server = await requireOwner(ctx, caller, serverId);
     const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
     if (!bot || bot.bot !== 1) throw notFound('bot');
     // A bot receives the events of every server it is in: only its owner decides where it
@@ -599,6 +616,7 @@ export const servers = {
       event: { t: 'MEMBER_ADD', d: { serverId, user: publicUser(bot) } },
       model,
       roles: [role.id],
+      join: await joinSnapshot(ctx, server, bot.id, joinedAt),
     });
     return botMember(bot, role, joinedAt);
   },

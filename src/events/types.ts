@@ -1,4 +1,4 @@
-import type { GatewayEvent } from '@parley/protocol';
+import type { GatewayEvent, Member, Role, Server } from '@parley/protocol';
 import type { ModelSnapshot } from '../domain/permissions.js';
 
 /** The gateway's events (`d` is what clients receive): the protocol's event union. */
@@ -48,6 +48,9 @@ export type DmEvent = Extract<GatewayEvent, { t: 'DM_CREATE' | 'DM_UPDATE' | 'DM
  * and the members of `serverIds` (the servers it belongs to) who may see it, each session
  * once however many of those servers it shares.
  *
+ * A bot's MEMBER_ADD also carries `join`: what Discord's gateway sends a bot that joins a
+ * server (GUILD_CREATE) and the model does not hold (the server, its roles, its members).
+ *
  * Control entries: `revoke` closes connections of a revoked identity; `gap` says events of
  * `serverIds` (every server, when null) were lost (the log was unreachable), so sessions
  * that belong to them must resynchronise; `mark` is an empty entry a log may append so that
@@ -60,6 +63,7 @@ export type BusEntry =
       event: Exclude<GatewayEvent, UserEvent | DmEvent | SelfEvent>;
       model?: ModelSnapshot;
       roles?: string[];
+      join?: JoinSnapshot;
     }
   | { kind: 'direct'; channelId: string; recipients: string[]; event: ChannelEvent | DmEvent }
   | {
@@ -72,3 +76,16 @@ export type BusEntry =
   | { kind: 'revoke'; userId: string; sessionId?: string; reason: string }
   | { kind: 'gap'; serverIds: string[] | null }
   | { kind: 'mark' };
+
+/** The server a bot just joined, as it was at the join: for Discord's GUILD_CREATE (channels come from the model). */
+export interface JoinSnapshot {
+  server: Server;
+  roles: Role[];
+  /** Every member, or (more than `JOIN_MEMBERS_MAX`) only the bot. */
+  members: Array<Pick<Member, 'user' | 'roles' | 'joinedAt'>>;
+  memberCount: number;
+  joinedAt: string;
+}
+
+/** Servers with more members than this send only the joining bot's own (Discord's largest `large_threshold`). */
+export const JOIN_MEMBERS_MAX = 250;

@@ -499,7 +499,7 @@ export class Gateway {
     // Otherwise iterate the index itself (a slow consumer dropped mid-way is only deleted).
     const membership = event.t === 'MEMBER_ADD' || event.t === 'MEMBER_REMOVE' || event.t === 'SERVER_DELETE';
     const audience = membership ? new Set([...(members ?? []), ...(joining ?? [])]) : members!;
-    const prepared = new Prepared(event);
+    const prepared = new Prepared(event, undefined, entry.join);
     for (const s of audience) this.apply(s, pos, entry, 0, prepared);
   }
 
@@ -555,7 +555,8 @@ export class Gateway {
     const changes = shown ?? overwritten;
     const skipEvent =
       event.t === 'CHANNEL_UPDATE' && changes !== null && (changes.gained.includes(event.d.id) || changes.lost.includes(event.d.id));
-    if (!skipEvent && mayReceive(judge, me, event)) this.deliver(session, pos, skipThrough, prepared ?? new Prepared(event));
+    if (!skipEvent && mayReceive(judge, me, event))
+      this.deliver(session, pos, skipThrough, prepared ?? new Prepared(event, undefined, entry.join));
     if (changes) {
       for (const id of changes.lost) {
         const c = before.model.channels.get(id);

@@ -3,7 +3,7 @@ import type { RawData, WebSocket } from 'ws';
 import type { DomainContext } from '../domain/context.js';
 import type { ServerModel } from '../domain/permissions.js';
 import type { Caller } from '../domain/types.js';
-import type { GatewayEvent } from '../events/types.js';
+import type { GatewayEvent, JoinSnapshot } from '../events/types.js';
 import { EventFrame } from './frames.js';
 
 /**
@@ -83,6 +83,8 @@ export class Prepared {
     readonly event: GatewayEvent,
     /** For an event about a person: the servers it concerns. */
     readonly serverIds?: readonly string[],
+    /** For a bot's MEMBER_ADD: the server it joined (`BusEntry.join`). */
+    readonly join?: JoinSnapshot,
   ) {}
 
   get native(): EventFrame {

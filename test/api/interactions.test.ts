@@ -106,6 +106,30 @@ describe('registering commands', () => {
     expect((await call(srv.url, 'GET', `/bots/${w.bot.id}/commands`, { auth: w.bot.auth })).body).toHaveLength(1);
   });
 
+  it('adds, replaces, gets, edits and deletes one command at a time, leaving the others be', async () => {
+    const w = await world(srv.url);
+    const base = `/bots/${w.bot.id}/commands?serverId=${w.server.id}`;
+    const one = (id: string) => `/bots/${w.bot.id}/commands/${id}?serverId=${w.server.id}`;
+    await call(srv.url, 'PUT', base, { auth: w.bot.auth, body: [{ name: 'keep', description: 'stays' }] });
+    const added = await call(srv.url, 'POST', base, { auth: w.owner.auth, body: ROLL });
+    expect([added.status, added.body.name, added.body.serverId]).toEqual([201, 'roll', w.server.id]);
+    const replaced = await call(srv.url, 'POST', base, { auth: w.bot.auth, body: { ...ROLL, description: 'Roll again' } });
+    expect([replaced.status, replaced.body.id, replaced.body.description]).toEqual([200, added.body.id, 'Roll again']);
+    const edited = await call(srv.url, 'PATCH', one(added.body.id), { auth: w.bot.auth, body: { description: 'Roll!' } });
+    expect([edited.status, edited.body.description, edited.body.options]).toEqual([200, 'Roll!', replaced.body.options]);
+    // The same rules as the bulk overwrite: a bad option is refused, nothing changes.
+    const bad = await call(srv.url, 'PATCH', one(added.body.id), {
+      auth: w.bot.auth,
+      body: { options: [{ type: 'boolean', name: 'b', description: 'b', minValue: 1 }] },
+    });
+    expect([bad.status, bad.body.code]).toEqual([400, 'invalid_commands']);
+    expect((await call(srv.url, 'GET', one(added.body.id), { auth: w.bot.auth })).body.description).toBe('Roll!');
+    expect((await call(srv.url, 'POST', base, { auth: (await registerUser(srv.url)).auth, body: ROLL })).status).toBe(403);
+    expect((await call(srv.url, 'DELETE', one(added.body.id), { auth: w.bot.auth })).status).toBe(204);
+    expect((await call(srv.url, 'DELETE', one(added.body.id), { auth: w.bot.auth })).status).toBe(404);
+    expect((await call(srv.url, 'GET', base, { auth: w.bot.auth })).body.map((c: { name: string }) => c.name)).toEqual(['keep']);
+  });
+
   it('refuses strangers, other bots, and servers the bot is not in', async () => {
     const w = await world(srv.url);
     const stranger = await registerUser(srv.url);
@@ -286,6 +310,12 @@ describe('invoking', () => {
       user: { id: w.member.id, bot: false },
     });
     expect(i.token).toMatch(/^\d+\..{43}$/);
+    // The declared types, the invoker as a member, and what the user option names.
+    expect(i.optionTypes).toEqual({ sides: 'integer', mood: 'string', for: 'user' });
+    expect(i.member).toMatchObject({ roles: [], permissions: expect.stringMatching(/^\d+$/) });
+    expect(BigInt(i.member.permissions) & USE_APPLICATION_COMMANDS).toBe(USE_APPLICATION_COMMANDS);
+    expect(i.resolved.users[w.owner.id]).toMatchObject({ id: w.owner.id });
+    expect(i.resolved.members[w.owner.id]).toMatchObject({ roles: [] });
   });
 
   it.each([

@@ -408,6 +408,33 @@ const SPECS: RouteSpec[] = [
     status: only({ owner: 200, botAll: 200 }),
     params: () => ({ botId: w.botAll.id }),
   },
+  // One command at a time: the same callers as the list. Fresh commands (never `matrix`, which interactions use).
+  {
+    route: 'POST /bots/:botId/commands',
+    okCaller: 'owner',
+    status: only({ owner: 201, botAll: 201 }),
+    params: () => ({ botId: w.botAll.id }),
+    body: () => ({ name: `one-${Math.random().toString(36).slice(2, 10)}`, description: 'M' }),
+  },
+  {
+    route: 'GET /bots/:botId/commands/:commandId',
+    okCaller: 'owner',
+    status: only({ owner: 200, botAll: 200 }),
+    params: async () => ({ botId: w.botAll.id, commandId: await freshCommand() }),
+  },
+  {
+    route: 'PATCH /bots/:botId/commands/:commandId',
+    okCaller: 'owner',
+    status: only({ owner: 200, botAll: 200 }),
+    params: async () => ({ botId: w.botAll.id, commandId: await freshCommand() }),
+    body: () => ({ description: 'edited' }),
+  },
+  {
+    route: 'DELETE /bots/:botId/commands/:commandId',
+    okCaller: 'owner',
+    status: only({ owner: 204, botAll: 204 }),
+    params: async () => ({ botId: w.botAll.id, commandId: await freshCommand() }),
+  },
   // Whoever sees the channel (VIEW_CHANNEL: botNone does not).
   { route: 'GET /channels/:channelId/commands', okCaller: 'owner', status: only(SENDERS(200)), params: inGeneral },
   // People run commands; bots may not (users_only), strangers are no members.
@@ -995,11 +1022,23 @@ async function freshInteraction(answered: boolean): Promise<{ id: string; token:
 }
 const interactionPool = new ClientPool();
 
+/** A new global command of botAll (by the bot itself), for the one-command rows; its id. */
+async function freshCommand(): Promise<string> {
+  const r = await call(base(), 'POST', `/bots/${w.botAll.id}/commands`, {
+    auth: w.botAll.auth,
+    body: { name: `one-${Math.random().toString(36).slice(2, 10)}`, description: 'M' },
+  });
+  if (r.status !== 201) throw new Error(`command: ${r.status} ${r.text}`);
+  return r.body.id;
+}
+
 interface TokenSpec {
   route: string;
   ok: number;
   answered: boolean;
   body?: unknown;
+  /** The route names a message: a follow-up the interaction posted (with its right token). */
+  followUp?: boolean;
 }
 const TOKEN_SPECS: TokenSpec[] = [
   {
@@ -1012,6 +1051,9 @@ const TOKEN_SPECS: TokenSpec[] = [
   { route: 'GET /interactions/:token/messages/original', ok: 200, answered: true },
   { route: 'PATCH /interactions/:token/messages/original', ok: 200, answered: true, body: { content: 'edited' } },
   { route: 'DELETE /interactions/:token/messages/original', ok: 204, answered: true },
+  { route: 'GET /interactions/:token/messages/:messageId', ok: 200, answered: true, followUp: true },
+  { route: 'PATCH /interactions/:token/messages/:messageId', ok: 200, answered: true, followUp: true, body: { content: 'edited' } },
+  { route: 'DELETE /interactions/:token/messages/:messageId', ok: 204, answered: true, followUp: true },
 ];
 
 function tokenRows(spec: TokenSpec): Row[] {
@@ -1027,7 +1069,13 @@ function tokenRows(spec: TokenSpec): Row[] {
     expected,
     run: async () => {
       const i = await freshInteraction(spec.answered);
-      const { method, path } = fill(spec.route, params(i));
+      let messageId: string | undefined;
+      if (spec.followUp) {
+        const f = await call(base(), 'POST', `/interactions/${i.token}/followups`, { body: { content: 'follow' } });
+        if (f.status !== 200) throw new Error(`follow-up: ${f.status} ${f.text}`);
+        messageId = f.body.id;
+      }
+      const { method, path } = fill(spec.route, { ...params(i), ...(messageId ? { messageId } : {}) });
       return { res: await call(base(), method, path, { body: spec.body }) };
     },
   }));

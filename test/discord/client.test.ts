@@ -10,6 +10,7 @@ import {
   EmbedBuilder,
   Events,
   GatewayIntentBits,
+  type Guild,
   type Interaction,
   type Message,
 } from 'discord.js';
@@ -218,5 +219,62 @@ describe('discord.js Client against Parley', () => {
     await createChannel(srv.url, w.owner, w.server.id, 'marker');
     await marker;
     expect(messages).toEqual([]);
+  });
+});
+
+describe('joining and leaving servers mid-session', () => {
+  it("fires guildCreate with the server's visible channels, roles and members when the bot is added, then its events arrive", async () => {
+    const w = await world(srv.url);
+    const client = await login(w.bot.token);
+    const { server, general } = await createServer(srv.url, w.owner, 'Second home');
+    const secret = await createChannel(srv.url, w.owner, server.id, 'secret');
+    // Hidden from everyone but the owner, before the bot arrives.
+    await call(srv.url, 'PUT', `/channels/${secret.id}/permissions/${server.id}`, {
+      auth: w.owner.auth,
+      body: { type: 'role', allow: '0', deny: String(1n << 10n) },
+    });
+    const created = next<[Guild]>(client, Events.GuildCreate, (g) => g.id === server.id);
+    expect((await call(srv.url, 'POST', `/servers/${server.id}/bots`, { auth: w.owner.auth, body: { botId: w.bot.id } })).status).toBe(201);
+    const [guild] = await created;
+    expect(guild.name).toBe('Second home');
+    expect(client.guilds.cache.get(server.id)).toBe(guild);
+    expect(guild.channels.cache.get(general.id)?.name).toBe('general');
+    expect(guild.channels.cache.has(secret.id)).toBe(false);
+    expect(guild.roles.cache.has(server.id)).toBe(true);
+    expect(guild.members.cache.has(w.owner.id)).toBe(true);
+    expect(guild.members.me?.id).toBe(w.bot.id);
+    const [got] = await Promise.all([
+      next<[Message]>(client, Events.MessageCreate, (m) => m.content === 'welcome'),
+      postMessage(srv.url, w.owner.auth, general.id, 'welcome'),
+    ]);
+    expect(got[0].guild?.id).toBe(server.id);
+    expect(got[0].channel.id).toBe(general.id);
+  });
+
+  it('fires guildDelete when the bot is removed or the server deleted, and nothing of the server arrives after', async () => {
+    const w = await world(srv.url);
+    const { server, general } = await createServer(srv.url, w.owner, 'Short stay');
+    const doomed = await createServer(srv.url, w.owner, 'Doomed');
+    for (const s of [server, doomed.server])
+      expect((await call(srv.url, 'POST', `/servers/${s.id}/bots`, { auth: w.owner.auth, body: { botId: w.bot.id } })).status).toBe(201);
+    const client = await login(w.bot.token);
+    expect(client.guilds.cache.has(server.id)).toBe(true);
+    const seen: string[] = [];
+    client.on(Events.MessageCreate, (m) => seen.push(m.content));
+    const removed = next<[Guild]>(client, Events.GuildDelete, (g) => g.id === server.id);
+    expect((await call(srv.url, 'DELETE', `/servers/${server.id}/bots/${w.bot.id}`, { auth: w.owner.auth })).status).toBe(204);
+    await removed;
+    expect(client.guilds.cache.has(server.id)).toBe(false);
+    await postMessage(srv.url, w.owner.auth, general.id, 'after removal');
+    // The marker, posted after it in a server the bot is still in.
+    const marker = next<[Message]>(client, Events.MessageCreate, (m) => m.content === 'marker');
+    await postMessage(srv.url, w.owner.auth, w.channel.id, 'marker');
+    await marker;
+    expect(seen).toEqual(['marker']);
+
+    const gone = next<[Guild]>(client, Events.GuildDelete, (g) => g.id === doomed.server.id);
+    expect((await call(srv.url, 'DELETE', `/servers/${doomed.server.id}`, { auth: w.owner.auth })).status).toBe(204);
+    await gone;
+    expect(client.guilds.cache.has(doomed.server.id)).toBe(false);
   });
 });

@@ -65,6 +65,36 @@ describe('application commands', () => {
     expect((await call(srv.url, 'GET', base, { auth: other.bot.auth })).status).toBe(403);
   });
 
+  it('keeps every one of many concurrent creates, and an edit racing them (each a one-command write)', async () => {
+    const w = await world(srv.url);
+    const auth = w.bot.auth;
+    const base = api(`/applications/${w.bot.id}/guilds/${w.server.id}/commands`);
+    const first = await call(srv.url, 'POST', base, { auth, body: { name: 'first', description: 'before' } });
+    const names = Array.from({ length: 60 }, (_, i) => `cmd-${i}`);
+    const results = await Promise.all([
+      ...names.map((name) => call(srv.url, 'POST', base, { auth, body: { name, description: `the ${name}` } })),
+      call(srv.url, 'PATCH', `${base}/${first.body.id}`, { auth, body: { description: 'after' } }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([...names.map(() => 201), 200]);
+    const listed = (await call(srv.url, 'GET', base, { auth })).body as Array<{ name: string; description: string; id: string }>;
+    expect(listed.map((c) => c.name).sort()).toEqual([...names, 'first'].sort());
+    expect(listed.find((c) => c.name === 'first')).toMatchObject({ id: first.body.id, description: 'after' });
+    // Concurrent creates of one new name: one adds it, the others replace it; one command.
+    const same = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => call(srv.url, 'POST', base, { auth, body: { name: 'same', description: `take ${i}` } })),
+    );
+    expect(same.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 201]);
+    expect(new Set(same.map((r) => r.body.id)).size).toBe(1);
+    // Names stay unique per scope: renaming onto another command's name is refused.
+    const clash = await call(srv.url, 'PATCH', `${base}/${first.body.id}`, { auth, body: { name: 'cmd-0' } });
+    expect(clash.status).toBe(400);
+    // A command of another scope is not this one's.
+    const global = await call(srv.url, 'POST', api(`/applications/${w.bot.id}/commands`), { auth, body: { name: 'g', description: 'g' } });
+    expect((await call(srv.url, 'DELETE', `${base}/${global.body.id}`, { auth })).status).toBe(404);
+    expect((await call(srv.url, 'DELETE', `${base}/${first.body.id}`, { auth })).status).toBe(204);
+    expect((await call(srv.url, 'GET', `${base}/${first.body.id}`, { auth })).status).toBe(404);
+  });
+
   it("refuses subcommands with Discord's invalid form body", async () => {
     const w = await world(srv.url);
     const r = await call(srv.url, 'POST', api(`/applications/${w.bot.id}/commands`), {

@@ -1,6 +1,8 @@
-import type { Channel, Message, Role, Server } from '@parley/protocol';
+import { type Channel, type Member, type Message, P, type Role, type Server } from '@parley/protocol';
+import type { ServerModel } from '../../domain/permissions.js';
+import type { Caller } from '../../domain/types.js';
 import { servers as serverActions } from '../../domain/servers.js';
-import type { GatewayEvent } from '../../events/types.js';
+import type { GatewayEvent, JoinSnapshot } from '../../events/types.js';
 import type { ReadyInfo, SeqFrame } from '../../gateway/wire.js';
 import { discordInteraction } from '../interactions.js';
 import { discordChannel, discordGuild, discordMember, discordMessage, discordRole, discordUser } from '../objects.js';
@@ -190,22 +192,80 @@ export async function readyFrames(info: ReadyInfo, resumeUrl: string, intents: n
       const large = members.length > LARGE;
       const listed = large || (intents & INTENTS.GUILD_MEMBERS) === 0 ? members.filter((m) => m.id === caller.id) : members;
       const withPresence = (intents & INTENTS.GUILD_PRESENCES) !== 0 && !large;
-      return dispatchFrame('GUILD_CREATE', {
-        ...discordGuild(s.server as Server, s.roles as Role[]),
-        joined_at: members.find((m) => m.id === caller.id)?.joinedAt ?? s.server.createdAt,
-        large,
-        unavailable: false,
-        member_count: members.length,
-        members: listed.map((m) => discordMember(m)),
-        channels: s.channels.map((c) => discordChannel(c as unknown as Channel)),
-        threads: [],
+      return guildCreate({
+        server: s.server as Server,
+        roles: s.roles as Role[],
+        joinedAt: members.find((m) => m.id === caller.id)?.joinedAt ?? s.server.createdAt,
+        memberCount: members.length,
+        members: listed,
+        channels: s.channels as unknown as Channel[],
         presences: withPresence ? members.filter((m) => m.presence !== 'offline').map((m) => presence(m.id, m.presence, s.server.id)) : [],
-        voice_states: [],
-        stage_instances: [],
-        guild_scheduled_events: [],
-        soundboard_sounds: [],
       });
     }),
   );
   return [ready, ...guilds];
+}
+
+/** A GUILD_CREATE: the whole guild as a session sees it (its visible channels), at READY or when the bot joins. */
+function guildCreate(g: {
+  server: Server;
+  roles: Role[];
+  joinedAt: string;
+  memberCount: number;
+  members: Array<Pick<Member, 'user' | 'roles' | 'joinedAt'>>;
+  channels: Channel[];
+  presences: unknown[];
+}): DispatchFrame {
+  return dispatchFrame('GUILD_CREATE', {
+    ...discordGuild(g.server, g.roles),
+    joined_at: g.joinedAt,
+    large: g.memberCount > LARGE,
+    unavailable: false,
+    member_count: g.memberCount,
+    members: g.members.map((m) => discordMember(m)),
+    channels: g.channels.map((c) => discordChannel(c)),
+    threads: [],
+    presences: g.presences,
+    voice_states: [],
+    stage_instances: [],
+    guild_scheduled_events: [],
+    soundboard_sounds: [],
+  });
+}
+
+/**
+ * The GUILD_CREATE of a server the bot just joined (its own MEMBER_ADD): the server, roles
+ * and members its entry carries (`JoinSnapshot`), and the channels the session's view of
+ * it, already joined, lets it see (the one permission function). Members other than the
+ * bot only with GUILD_MEMBERS, as at READY; no presences (they follow as they change).
+ */
+export function joinedGuild(join: JoinSnapshot, model: ServerModel, self: Caller, roles: string, intents: number): DispatchFrame {
+  const channels = visibleChannelsOf(model, self, roles);
+  const members = (intents & INTENTS.GUILD_MEMBERS) === 0 ? join.members.filter((m) => m.user.id === self.id) : join.members;
+  return guildCreate({
+    server: join.server,
+    roles: join.roles,
+    joinedAt: join.joinedAt,
+    memberCount: join.memberCount,
+    members,
+    channels,
+    presences: [],
+  });
+}
+
+/** The channels of a model `self` may see, in order, with their overwrites, as events show them. */
+export function visibleChannelsOf(model: ServerModel, self: Caller, roles: string): Channel[] {
+  return [...model.channels.values()]
+    .filter((c) => (model.permissions(self.id, self.bot, roles, c.id) & P.VIEW_CHANNEL) !== 0n)
+    .sort((a, b) => a.position - b.position || a.id.length - b.id.length || (a.id < b.id ? -1 : 1))
+    .map((c) => ({
+      ...c,
+      lastMessageId: null,
+      permissionOverwrites: (model.overwrites.get(c.id) ?? []).map((o) => ({
+        id: o.id,
+        type: o.type,
+        allow: o.allow.toString(),
+        deny: o.deny.toString(),
+      })),
+    })) as unknown as Channel[];
 }

@@ -4,7 +4,7 @@ import { CLOSE_CODES as CLOSE } from '@parley/protocol';
 import type { RawData, WebSocket } from 'ws';
 import type { Incoming, Prepared, ReadyInfo, SeqFrame, SessionView, Wire } from '../../gateway/wire.js';
 import { INTENTS, intentOf, needsContentStripped } from './intents.js';
-import { dispatchFrame, readyFrames, translate } from './translate.js';
+import { dispatchFrame, joinedGuild, readyFrames, translate } from './translate.js';
 
 /** Discord's gateway opcodes. */
 export const OP = {
@@ -191,19 +191,32 @@ export class DiscordWire implements Wire {
     const event = p.event;
     const intent = intentOf(event, view.caller.id);
     if (intent === null || (intent !== 0 && (this.intents & intent) === 0)) return null;
+    const offset = this.offset;
+    const numbered = (f: SeqFrame) => (offset === 0 ? f : { t: f.t, withSeq: (s: number) => f.withSeq(s + offset) });
+    // The bot joined a server: Discord's GUILD_CREATE, from the entry's snapshot and the session's new view of it.
+    if (event.t === 'MEMBER_ADD' && event.d.user.id === view.caller.id && p.join) {
+      const v = view.servers.get(event.d.serverId);
+      if (v) {
+        const members = (this.intents & INTENTS.GUILD_MEMBERS) !== 0 ? 1 : 0;
+        const join = p.join;
+        const frame = p.variant(`discord:join:${members}:${v.model.version}:${v.roles}`, () =>
+          joinedGuild(join, v.model, view.caller, v.roles, this.intents),
+        );
+        return frame && numbered(frame);
+      }
+    }
     const stripped = needsContentStripped(event, view.caller.id, this.intents);
     // Presence names a guild the session shares with the person: a variant per guild.
     const guild = event.t === 'PRESENCE_UPDATE' ? sharedGuild(view, p.serverIds) : '';
     // An interaction carries the bot's permissions in its channel: the one permission function, on the session's view.
     const perms = event.t === 'INTERACTION_CREATE' ? appPermissions(view, event.d.serverId, event.d.channelId) : '';
     const self = event.t === 'MEMBER_REMOVE' && event.d.user.id === view.caller.id ? 'self' : '';
-    const offset = this.offset;
     const base = p.variant(`discord:${stripped ? 'stripped' : 'full'}:${guild}:${perms}:${self}`, () => {
       const t = translate(event, { stripped, self: view.caller.id, guild, appPermissions: perms, publicUrl: this.opts.publicUrl });
       return t ? dispatchFrame(t.t, t.d) : null;
     });
     if (!base) return null;
-    return offset === 0 ? base : { t: base.t, withSeq: (s: number) => base.withSeq(s + offset) };
+    return numbered(base);
   }
 
   send(data: string | Buffer): void {

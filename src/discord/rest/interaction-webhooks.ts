@@ -34,11 +34,6 @@ export interface InteractionMessageCall extends InteractionWebhookCall {
 
 const unknown = () => notFound('webhook', 'Unknown Webhook');
 
-/** Only the answer itself (`@original`) can be read or changed with the token: Parley keeps no per-follow-up handle. */
-function original(call: InteractionMessageCall): void {
-  if (call.messageId !== '@original') throw unknown();
-}
-
 const view = (call: InteractionWebhookCall) => ({ publicUrl: call.deps.ctx.publicUrl });
 
 /** A token that names no interaction is, on these paths, Discord's Unknown Webhook (10015). */
@@ -67,21 +62,19 @@ export const interactionWebhooks = {
   async get(_call: InteractionWebhookCall): Promise<unknown> {
     throw unknown();
   },
-  /** `GET .../messages/@original`. */
+  /** `GET .../messages/@original` or `.../messages/{id}` of a follow-up. */
   async getMessage(call: InteractionMessageCall): Promise<unknown> {
-    original(call);
-    return discordMessage(await asWebhook(interactions.getOriginal(call.deps.ctx, call.token)), view(call));
+    return discordMessage(await asWebhook(interactions.getMessage(call.deps.ctx, call.token, call.messageId)), view(call));
   },
-  /** `PATCH .../messages/@original` (JSON). */
+  /** `PATCH .../messages/@original` or a follow-up's (JSON). */
   async editMessage(call: InteractionMessageCall): Promise<unknown> {
-    original(call);
-    const m = await asWebhook(interactions.editOriginal(call.deps.ctx, call.token, editAnswerFromDiscord(call.request.body)));
+    const data = editAnswerFromDiscord(call.request.body);
+    const m = await asWebhook(interactions.editMessage(call.deps.ctx, call.token, call.messageId, data));
     return discordMessage(m, view(call));
   },
-  /** `DELETE .../messages/@original`: 204. */
+  /** `DELETE .../messages/@original` or a follow-up's: 204. */
   async deleteMessage(call: InteractionMessageCall): Promise<unknown> {
-    original(call);
-    await asWebhook(interactions.deleteOriginal(call.deps.ctx, call.token));
+    await asWebhook(interactions.deleteMessage(call.deps.ctx, call.token, call.messageId));
     return call.reply.code(204).send();
   },
 };

@@ -5,26 +5,19 @@
  * objects and callback types are translated (`../interactions.ts`) and nothing else is
  * decided here.
  */
-import type { Command, InteractionCallbackBody, InteractionMessageBody } from '@parley/protocol';
+import type { InteractionCallbackBody, InteractionMessageBody } from '@parley/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { commands, interactions } from '../../domain/interactions.js';
-import { AppError, notFound } from '../../errors.js';
+import { AppError } from '../../errors.js';
 import { authenticate } from '../../http/plugins/auth.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import { editFromDiscord, messageFromDiscord } from '../bodies.js';
-import { CALLBACK_TYPE, commandFromDiscord, discordCommand } from '../interactions.js';
+import { CALLBACK_TYPE, commandFromDiscord, commandPatchFromDiscord, discordCommand } from '../interactions.js';
 import { MESSAGE_FLAGS, discordMessage } from '../objects.js';
 import { hidden } from './common.js';
 
 type Params = { appId: string; guildId?: string; cmdId?: string };
-
-/** A native command's body (what `PUT /bots/{id}/commands` takes) from a stored command. */
-function bodyOf(c: Command) {
-  return { name: c.name, description: c.description, options: c.options, defaultMemberPermissions: c.defaultMemberPermissions };
-}
-
-const unknownCommand = () => notFound('command', 'Unknown application command');
 
 /** A message body of a callback or follow-up, from Discord's (`flags` 64: ephemeral). */
 export function answerFromDiscord(data: unknown): InteractionMessageBody {
@@ -78,61 +71,50 @@ export function discordInteractionRoutes(api: FastifyInstance, { ctx, limiter }:
   const list = async (req: FastifyRequest<{ Params: Params }>) =>
     commands.list(ctx, await authenticate(ctx, req, 'any'), req.params.appId, req.params.guildId);
 
-  /** Replaces the scope's list with `next`; the domain checks every rule and keeps the id of each name that stays. */
-  async function overwrite(req: FastifyRequest<{ Params: Params }>, reply: FastifyReply, next: ReturnType<typeof bodyOf>[]) {
+  /** The caller, once the manage limit let the request through. */
+  async function manager(req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
     const c = await authenticate(ctx, req, 'any');
     await enforce(limiter, RULES.manage, c.id, reply);
-    return commands.overwrite(ctx, c, req.params.appId, req.params.guildId, next as never);
+    return c;
   }
 
+  // Each route is one domain action: a create or edit touches its one command in one
+  // transaction, so concurrent ones never undo each other; PUT is the bulk overwrite.
   for (const base of ['/applications/:appId/commands', '/applications/:appId/guilds/:guildId/commands']) {
     api.get<{ Params: Params }>(base, hidden, async (req) => (await list(req)).map(discordCommand));
 
+    // Who may manage them is decided before a body is read, as on Discord (`list` checks it).
     api.put<{ Params: Params }>(base, hidden, async (req, reply) => {
-      // Who may manage them is decided before the body is read, as on Discord.
       await list(req);
       if (!Array.isArray(req.body)) throw new AppError('invalid_body', 'expected an array of application commands');
-      const saved = await overwrite(
-        req,
-        reply,
-        req.body.map((b) => commandFromDiscord(b)),
-      );
+      const next = req.body.map((b) => commandFromDiscord(b));
+      const saved = await commands.overwrite(ctx, await manager(req, reply), req.params.appId, req.params.guildId, next);
       return saved.map(discordCommand);
     });
 
     // Discord's create is an upsert by name: a command of that name is replaced (200), else added (201).
     api.post<{ Params: Params }>(base, hidden, async (req, reply) => {
-      const current = await list(req);
-      const next = commandFromDiscord(req.body);
-      const existed = current.some((c) => c.name === next.name);
-      const saved = await overwrite(req, reply, [...current.filter((c) => c.name !== next.name).map(bodyOf), next]);
-      reply.code(existed ? 200 : 201);
-      return discordCommand(saved.find((c) => c.name === next.name)!);
+      await list(req);
+      const caller = await manager(req, reply);
+      const { command, created } = await commands.create(ctx, caller, req.params.appId, req.params.guildId, commandFromDiscord(req.body));
+      reply.code(created ? 201 : 200);
+      return discordCommand(command);
     });
 
-    api.get<{ Params: Params }>(`${base}/:cmdId`, hidden, async (req) => {
-      const found = (await list(req)).find((c) => c.id === req.params.cmdId);
-      if (!found) throw unknownCommand();
-      return discordCommand(found);
-    });
+    api.get<{ Params: Params }>(`${base}/:cmdId`, hidden, async (req) =>
+      discordCommand(await commands.get(ctx, await authenticate(ctx, req, 'any'), req.params.appId, req.params.guildId, req.params.cmdId!)),
+    );
 
     api.patch<{ Params: Params }>(`${base}/:cmdId`, hidden, async (req, reply) => {
-      const current = await list(req);
-      const found = current.find((c) => c.id === req.params.cmdId);
-      if (!found) throw unknownCommand();
-      const edited = commandFromDiscord(req.body, found);
-      const saved = await overwrite(
-        req,
-        reply,
-        current.map((c) => (c.id === found.id ? edited : bodyOf(c))),
-      );
-      return discordCommand(saved.find((c) => c.name === edited.name)!);
+      await list(req);
+      const caller = await manager(req, reply);
+      const patch = commandPatchFromDiscord(req.body);
+      return discordCommand(await commands.edit(ctx, caller, req.params.appId, req.params.guildId, req.params.cmdId!, patch));
     });
 
     api.delete<{ Params: Params }>(`${base}/:cmdId`, hidden, async (req, reply) => {
-      const current = await list(req);
-      if (!current.some((c) => c.id === req.params.cmdId)) throw unknownCommand();
-      await overwrite(req, reply, current.filter((c) => c.id !== req.params.cmdId).map(bodyOf));
+      const caller = await manager(req, reply);
+      await commands.remove(ctx, caller, req.params.appId, req.params.guildId, req.params.cmdId!);
       return reply.code(204).send();
     });
   }

@@ -2,7 +2,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import {
+  BotCommandParams,
   BotParams,
+  CommandBody,
   ChannelParams,
   Command,
   CommandsQuery,
@@ -11,8 +13,10 @@ import {
   InteractionCallbackBody,
   InteractionCallbackParams,
   InteractionMessageBody,
+  InteractionMessageParams,
   InteractionTokenParams,
   Message,
+  PatchCommandBody,
   PutCommandsBody,
   ref,
 } from '@parley/protocol';
@@ -64,6 +68,84 @@ export function interactionRoutes(fastify: FastifyInstance, { ctx, limiter }: Ro
       },
     },
     async (req) => commands.list(ctx, await authenticate(ctx, req, 'any'), req.params.botId, req.query.serverId),
+  );
+
+  app.post(
+    '/bots/:botId/commands',
+    {
+      schema: {
+        ...doc,
+        security: SECURITY.any,
+        summary: "Add one command, or replace the one of the same name (global, or one server's with ?serverId=)",
+        description:
+          'By the bot or its owner. 201 when added, 200 when a command of that name was replaced (its id kept). Other commands are untouched.',
+        params: BotParams,
+        querystring: CommandsQuery,
+        body: CommandBody,
+        response: { 200: ref(Command), 201: ref(Command), ...errors },
+      },
+    },
+    async (req, reply) => {
+      const caller = await authenticate(ctx, req, 'any');
+      await enforce(limiter, RULES.manage, caller.id, reply);
+      const { command, created } = await commands.create(ctx, caller, req.params.botId, req.query.serverId, req.body);
+      return reply.status(created ? 201 : 200).send(command);
+    },
+  );
+
+  app.get(
+    '/bots/:botId/commands/:commandId',
+    {
+      schema: {
+        ...doc,
+        security: SECURITY.any,
+        summary: "One of a bot's commands (in the scope ?serverId= names)",
+        params: BotCommandParams,
+        querystring: CommandsQuery,
+        response: { 200: ref(Command), ...errors },
+      },
+    },
+    async (req) => commands.get(ctx, await authenticate(ctx, req, 'any'), req.params.botId, req.query.serverId, req.params.commandId),
+  );
+
+  app.patch(
+    '/bots/:botId/commands/:commandId',
+    {
+      schema: {
+        ...doc,
+        security: SECURITY.any,
+        summary: 'Edit one command; fields left out stay',
+        params: BotCommandParams,
+        querystring: CommandsQuery,
+        body: PatchCommandBody,
+        response: { 200: ref(Command), ...errors },
+      },
+    },
+    async (req, reply) => {
+      const caller = await authenticate(ctx, req, 'any');
+      await enforce(limiter, RULES.manage, caller.id, reply);
+      return commands.edit(ctx, caller, req.params.botId, req.query.serverId, req.params.commandId, req.body);
+    },
+  );
+
+  app.delete(
+    '/bots/:botId/commands/:commandId',
+    {
+      schema: {
+        ...doc,
+        security: SECURITY.any,
+        summary: 'Delete one command',
+        params: BotCommandParams,
+        querystring: CommandsQuery,
+        response: { 204: NoContent, ...errors },
+      },
+    },
+    async (req, reply) => {
+      const caller = await authenticate(ctx, req, 'any');
+      await enforce(limiter, RULES.manage, caller.id, reply);
+      await commands.remove(ctx, caller, req.params.botId, req.query.serverId, req.params.commandId);
+      return reply.status(204).send();
+    },
   );
 
   app.get(
@@ -184,6 +266,54 @@ export function interactionRoutes(fastify: FastifyInstance, { ctx, limiter }: Ro
     async (req, reply) => {
       await enforce(limiter, RULES.interactionReplies, tokenKey(req.params.token), reply);
       await interactions.deleteOriginal(ctx, req.params.token);
+      return reply.status(204).send();
+    },
+  );
+
+  app.get(
+    '/interactions/:token/messages/:messageId',
+    {
+      schema: {
+        ...byToken,
+        summary: "One of the interaction's messages: its original answer or a follow-up",
+        description: "Any other message (another interaction's among them) is 404 `unknown_message`.",
+        params: InteractionMessageParams,
+        response: { 200: ref(Message), ...errors },
+      },
+    },
+    async (req) => interactions.getMessage(ctx, req.params.token, req.params.messageId),
+  );
+
+  app.patch(
+    '/interactions/:token/messages/:messageId',
+    {
+      schema: {
+        ...byToken,
+        summary: "Edit the interaction's original answer or one of its follow-ups",
+        params: InteractionMessageParams,
+        body: InteractionMessageBody,
+        response: { 200: ref(Message), ...errors },
+      },
+    },
+    async (req, reply) => {
+      await enforce(limiter, RULES.interactionReplies, tokenKey(req.params.token), reply);
+      return interactions.editMessage(ctx, req.params.token, req.params.messageId, req.body);
+    },
+  );
+
+  app.delete(
+    '/interactions/:token/messages/:messageId',
+    {
+      schema: {
+        ...byToken,
+        summary: "Delete the interaction's original answer or one of its follow-ups",
+        params: InteractionMessageParams,
+        response: { 204: NoContent, ...errors },
+      },
+    },
+    async (req, reply) => {
+      await enforce(limiter, RULES.interactionReplies, tokenKey(req.params.token), reply);
+      await interactions.deleteMessage(ctx, req.params.token, req.params.messageId);
       return reply.status(204).send();
     },
   );

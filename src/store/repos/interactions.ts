@@ -20,6 +20,50 @@ export const commands = {
     await db.deleteFrom('commands').where('botId', '=', botId).where('serverId', '=', serverId).execute();
     if (rows.length > 0) await db.insertInto('commands').values(rows).execute();
   },
+  byName: (db: Db | Tx, botId: string, serverId: string, name: string) =>
+    db
+      .selectFrom('commands')
+      .selectAll()
+      .where('botId', '=', botId)
+      .where('serverId', '=', serverId)
+      .where('name', '=', name)
+      .executeTakeFirst(),
+  byId: (db: Db | Tx, botId: string, serverId: string, id: string) =>
+    db
+      .selectFrom('commands')
+      .selectAll()
+      .where('id', '=', id)
+      .where('botId', '=', botId)
+      .where('serverId', '=', serverId)
+      .executeTakeFirst(),
+  countScope: async (db: Tx, botId: string, serverId: string) => {
+    const r = await db
+      .selectFrom('commands')
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .where('botId', '=', botId)
+      .where('serverId', '=', serverId)
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  },
+  insert: (db: Tx, row: CommandTable) => db.insertInto('commands').values(row).execute(),
+  /** Rewrites one command's fields (its id, bot and scope stay). */
+  update: (db: Tx, row: CommandTable) =>
+    db
+      .updateTable('commands')
+      .set({ name: row.name, description: row.description, options: row.options, defaultMemberPermissions: row.defaultMemberPermissions })
+      .where('id', '=', row.id)
+      .where('botId', '=', row.botId)
+      .where('serverId', '=', row.serverId)
+      .execute(),
+  delete: async (db: Tx, botId: string, serverId: string, id: string) => {
+    const r = await db
+      .deleteFrom('commands')
+      .where('id', '=', id)
+      .where('botId', '=', botId)
+      .where('serverId', '=', serverId)
+      .executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  },
   /** The command `name` of `botId` usable in a server's channel: the server's own, or else the global one. */
   find: (db: Db, botId: string, serverId: string, name: string) =>
     db
