@@ -165,7 +165,12 @@ describe('emoji', () => {
       await shot(page, `emoji-picker-${scheme}-${width}`);
 
       if (width === 1280 && scheme === 'light') {
-        // Search by shortcode (GitHub's, as Slack and Discord write them): :joy: is 😂.
+        // Search by shortcode (GitHub's, as Slack and Discord write them; not a word of the name): 👍.
+        await picker.getByRole('searchbox').fill('thumbsup');
+        const thumbs = picker.getByRole('button', { name: 'React with thumbs up' });
+        await thumbs.waitFor();
+        expect(await picker.locator('button[data-index]').first().getAttribute('data-emoji')).toBe('👍');
+        // :joy: is 😂, which also shows the search's order: the shortcode's owner first.
         await picker.getByRole('searchbox').fill('joy');
         const joy = picker.getByRole('button', { name: 'React with face with tears of joy' });
         await joy.waitFor();
