@@ -11,6 +11,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createServer, postMessage, registerUser } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
+import { axeScan, settle } from './axe.js';
 import { ensureWebBuilt, launchBrowser, openPage, screenshot, type OpenPage } from './browser.js';
 
 let srv: TestServer;
@@ -96,6 +97,20 @@ describe('emoji', () => {
         '🚀👍🏽',
       );
 
+      if (width === 1280 && scheme === 'light') {
+        // Copying the message copies the emoji as text.
+        await ship.locator('.md p').evaluate((el: any) => {
+          const g = globalThis as any;
+          const range = g.document.createRange();
+          range.selectNodeContents(el);
+          g.getSelection().removeAllRanges();
+          g.getSelection().addRange(range);
+        });
+        await page.keyboard.press('Control+C');
+        const copied = await page.evaluate(() => (globalThis as any).navigator.clipboard.readText());
+        expect(copied).toBe('Ship it 🚀 today 👍🏽 — code 🚀 stays text');
+      }
+
       // Emoji alone: jumbo (Discord's 48 px).
       const party = page.locator('li[data-message-id] .md-jumbo');
       const big = await loadedImages(party);
@@ -163,6 +178,8 @@ describe('emoji', () => {
       const box = await picker.boundingBox();
       expect(box && box.x >= 0 && box.y >= 0 && box.x + box.width <= width && box.y + box.height <= 844).toBe(true);
       await shot(page, `emoji-picker-${scheme}-${width}`);
+      await settle(page);
+      expect(await axeScan(page, [], ['[role="dialog"]'])).toEqual([]);
 
       if (width === 1280 && scheme === 'light') {
         // Search by shortcode (GitHub's, as Slack and Discord write them; not a word of the name): 👍.

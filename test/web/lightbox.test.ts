@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createServer, registerUser, upload } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
+import { axeScan } from './axe.js';
 import { ensureWebBuilt, launchBrowser, makePng, openPage, screenshot, type OpenPage } from './browser.js';
 
 let srv: TestServer;
@@ -99,6 +100,7 @@ describe('image lightbox', () => {
         .poll(() => page.locator('.yarl__portal').evaluate((e: any) => (globalThis as any).getComputedStyle(e).opacity))
         .toBe('1');
       await shot(page, `lightbox-${scheme}-${width}`);
+      expect(await axeScan(page, [], ['.yarl__portal'])).toEqual([]);
 
       // Right: the next image of the message (the embed's too); Left: back.
       await page.keyboard.press('ArrowRight');
