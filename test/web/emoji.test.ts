@@ -200,6 +200,7 @@ describe('emoji', () => {
         const chipImg = await loadedImages(chip);
         expect(chipImg.map((i) => i.alt)).toEqual(['']);
         expect(await chip.locator('img').getAttribute('src')).toMatch(/\/1f602\.svg$/);
+        await shot(page, 'emoji-reaction');
 
         // The composer's picker, by keyboard: search, Down into the grid, Right, Enter.
         const input = page.getByRole('textbox', { name: 'Message #general' });
