@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import { VitePWA } from 'vite-plugin-pwa';
+import { EMOJI_BASE, emojiAssets } from './build/emoji';
 import { precompress } from './build/precompress';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
@@ -15,6 +16,7 @@ export default defineConfig({
   base: '/',
   plugins: [
     react(),
+    emojiAssets(),
     // Installable app (issue 13): a web app manifest, and a service worker (Workbox, made at
     // build time) that precaches the app shell (HTML, scripts, styles, icons) so that the
     // client opens at once, offline too. Nothing of the API is cached: navigations to API
@@ -42,6 +44,20 @@ export default defineConfig({
       },
       workbox: {
         globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}'],
+        // The emoji set (~3,700 SVGs) is not precached: each is cached when first drawn.
+        globIgnores: [`${EMOJI_BASE.slice(1)}**`],
+        runtimeCaching: [
+          {
+            // A RegExp, not a function: Workbox copies this into the worker as source text.
+            urlPattern: new RegExp(`${EMOJI_BASE.replace(/[.]/g, '\\.')}[^/]+\\.svg$`),
+            handler: 'CacheFirst',
+            options: {
+              cacheName: 'parley-emoji',
+              expiration: { maxEntries: 1000 },
+              cacheableResponse: { statuses: [200] },
+            },
+          },
+        ],
         navigateFallback: '/index.html',
         navigateFallbackDenylist: [
           new RegExp(
@@ -53,7 +69,7 @@ export default defineConfig({
         skipWaiting: true,
       },
     }),
-    precompress(),
+    precompress({ skip: [EMOJI_BASE.slice(1)] }),
   ],
   resolve: {
     // The SDK from its TypeScript source, as the type checks and tests see it, so a web

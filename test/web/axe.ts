@@ -22,15 +22,24 @@ interface AxeViolation {
   nodes: AxeNode[];
 }
 
-/** Runs axe on the page (optionally leaving selectors out) and returns serious and critical violations, readable. */
-export async function axeScan(page: Page, exclude: string[] = []): Promise<string[]> {
+/**
+ * Runs axe on the page (optionally leaving selectors out, or only within `include`) and
+ * returns serious and critical violations, readable.
+ */
+export async function axeScan(page: Page, exclude: string[] = [], include: string[] = []): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE_SOURCE);
-  const violations = (await page.evaluate(async (exclude) => {
-    const axe = (globalThis as any).axe;
-    const context = exclude.length ? { exclude: exclude.map((s) => [s]) } : (globalThis as any).document;
-    const r = await axe.run(context, { resultTypes: ['violations'] });
-    return r.violations;
-  }, exclude)) as AxeViolation[];
+  const violations = (await page.evaluate(
+    async ([exclude, include]) => {
+      const axe = (globalThis as any).axe;
+      const context =
+        exclude.length || include.length
+          ? { ...(include.length ? { include: include.map((s) => [s]) } : {}), exclude: exclude.map((s) => [s]) }
+          : (globalThis as any).document;
+      const r = await axe.run(context, { resultTypes: ['violations'] });
+      return r.violations;
+    },
+    [exclude, include] as const,
+  )) as AxeViolation[];
   const lines: string[] = [];
   for (const v of violations) {
     if (v.impact !== 'serious' && v.impact !== 'critical') continue;

@@ -42,4 +42,28 @@ describe('web bundle', () => {
       expect(holders, marker).toHaveLength(1);
     }
   });
+
+  it('keeps the emoji data and the image lightbox out of the first load, and the emoji SVGs out of the precache', () => {
+    const html = fs.readFileSync(path.join(ROOT, 'web', 'dist', 'index.html'), 'utf8');
+    const first = [...html.matchAll(/(?:src|href)="\/assets\/([^"]+\.(?:js|css))"/g)].map((m) => m[1]!);
+    expect(first.length).toBeGreaterThan(0);
+    // The picker's data (a name only it has) and the lightbox's code and styles (its class prefix).
+    const markers = ['face with tears of joy', 'yarl__'];
+    for (const file of first) {
+      const code = fs.readFileSync(path.join(ASSETS, file), 'utf8');
+      for (const marker of markers) expect(code, `${file} holds "${marker}"`).not.toContain(marker);
+    }
+    const scripts = fs.readdirSync(ASSETS).filter((file) => file.endsWith('.js'));
+    const holders = (marker: string) => scripts.filter((file) => fs.readFileSync(path.join(ASSETS, file), 'utf8').includes(marker));
+    expect(holders('face with tears of joy')).toHaveLength(1);
+    expect(holders('yarl__').length).toBeGreaterThan(0);
+    // The set itself: served from the build, one file per emoji, and not precached by the service worker.
+    const emoji = fs.readdirSync(path.join(ASSETS, 'emoji'));
+    expect(emoji).toHaveLength(1);
+    const svgs = fs.readdirSync(path.join(ASSETS, 'emoji', emoji[0]!)).filter((f) => f.endsWith('.svg'));
+    expect(svgs.length).toBeGreaterThan(3600);
+    const sw = fs.readFileSync(path.join(ROOT, 'web', 'dist', 'sw.js'), 'utf8');
+    expect(sw).not.toMatch(/assets\/emoji\/[^"']+\.svg/);
+    expect(sw).toContain('parley-emoji');
+  });
 });

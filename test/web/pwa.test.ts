@@ -3,10 +3,12 @@
  * precaches the app shell so that the client opens offline, while API paths are never
  * answered from its cache. Real Chromium, real Parley.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../harness.js';
-import { ensureWebBuilt, launchBrowser, openPage, type OpenPage } from './browser.js';
+import { ensureWebBuilt, launchBrowser, openPage, ROOT, type OpenPage } from './browser.js';
 
 let srv: TestServer;
 let browser: Browser;
@@ -80,6 +82,44 @@ describe('installable web client', () => {
     await context.setOffline(false);
     const online = await page.goto(`${srv.url}/healthz`);
     expect(online?.headers()['content-type']).toContain('application/json');
+    expect(errors).toEqual([]);
+  });
+
+  it('caches an emoji SVG when it is first drawn (none is precached), and draws it offline from then on', async () => {
+    const version = fs.readdirSync(path.join(ROOT, 'web', 'dist', 'assets', 'emoji'))[0];
+    const svg = `/assets/emoji/${version}/1f680.svg`;
+    const o = await openPage(browser, srv.url, { path: '/login', serviceWorkers: 'allow' });
+    opened.push(o);
+    const { page, context, errors } = o;
+    await page.getByRole('button', { name: 'Log in' }).waitFor();
+    await page.waitForFunction(() => (globalThis as any).navigator.serviceWorker.controller !== null, undefined, { timeout: 20_000 });
+    const cachedPaths = () =>
+      page.evaluate(async () => {
+        const storage = (globalThis as any).caches;
+        const paths: string[] = [];
+        for (const key of await storage.keys()) {
+          for (const request of await (await storage.open(key)).keys()) paths.push(`${key} ${new URL(request.url).pathname}`);
+        }
+        return paths;
+      });
+    expect((await cachedPaths()).filter((p) => p.includes('/assets/emoji/'))).toEqual([]);
+    const load = (src: string) =>
+      page.evaluate(
+        (src) =>
+          new Promise<number>((resolve) => {
+            const img = new (globalThis as any).Image();
+            img.onload = () => resolve(img.naturalWidth);
+            img.onerror = () => resolve(0);
+            img.src = src;
+          }),
+        src,
+      );
+    expect(await load(svg)).toBeGreaterThan(0);
+    await expect.poll(async () => (await cachedPaths()).filter((p) => p.includes('/assets/emoji/'))).toEqual([`parley-emoji ${svg}`]);
+    await context.setOffline(true);
+    expect(await load(`${svg}?offline`)).toBe(0);
+    expect(await load(svg)).toBeGreaterThan(0);
+    await context.setOffline(false);
     expect(errors).toEqual([]);
   });
 });

@@ -11,9 +11,10 @@ const COMPRESSIBLE = new Set(['.js', '.css', '.html', '.svg', '.json', '.txt', '
  * at the highest levels: they are made once per build and served as they are
  * (`src/http/routes/web-client.ts` picks one by `Accept-Encoding`), so the service
  * never compresses per request. Files under 1 KiB are left alone: the headers would
- * outweigh the gain. Node's zlib does the work.
+ * outweigh the gain. Node's zlib does the work. `skip`: folders (relative to the build)
+ * whose files look after themselves (the emoji set, web/build/emoji.ts).
  */
-export function precompress(): Plugin {
+export function precompress(opts: { skip?: string[] } = {}): Plugin {
   let outDir = '';
   return {
     name: 'parley-precompress',
@@ -22,7 +23,9 @@ export function precompress(): Plugin {
       outDir = path.resolve(config.root, config.build.outDir);
     },
     closeBundle() {
+      const skip = (opts.skip ?? []).map((dir) => path.join(path.resolve(outDir, dir), path.sep));
       for (const file of walk(outDir)) {
+        if (skip.some((dir) => file.startsWith(dir))) continue;
         if (!COMPRESSIBLE.has(path.extname(file))) continue;
         const body = fs.readFileSync(file);
         if (body.length < 1024) continue;

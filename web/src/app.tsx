@@ -5,6 +5,7 @@ import { ApiError, api, describeError, getToken, onUnauthorized, setToken } from
 import type { GatewayEvent, Instance } from './api/types';
 import { ConfirmHost } from './components/dialog';
 import { ErrorBoundary } from './components/error-boundary';
+import { LightboxHost } from './components/lightbox';
 import { ToastRegion } from './components/toasts';
 import { AuthPage, type RegistrationMode } from './pages/auth-page';
 import { ChatPage } from './pages/chat-page';
@@ -82,6 +83,7 @@ export function App() {
       )}
       <ToastRegion />
       <ConfirmHost />
+      <LightboxHost />
     </ErrorBoundary>
   );
 }

@@ -2,6 +2,7 @@ import type { Attachment } from '../api/types';
 import { safeImageSrc } from '../markdown/parse';
 import { formatSize } from '../lib/format';
 import { FileIcon } from './icons';
+import { LIGHTBOX_ATTR, openInLightbox } from './lightbox';
 import styles from './attachment.module.css';
 
 const IMAGE_EXT = /\.(png|jpe?g|gif|webp|avif|bmp)$/i;
@@ -11,7 +12,7 @@ function isImage(a: Attachment): boolean {
   return IMAGE_EXT.test(a.filename ?? '');
 }
 
-/** Images inline, anything else as a download link with its name and size. */
+/** Images inline (a click opens them in the lightbox), anything else as a download link with its name and size. */
 export function AttachmentView({ attachment }: { attachment: Attachment }) {
   const href = safeImageSrc(attachment.url);
   const name = typeof attachment.filename === 'string' && attachment.filename ? attachment.filename : 'file';
@@ -27,6 +28,8 @@ export function AttachmentView({ attachment }: { attachment: Attachment }) {
         target="_blank"
         rel="noopener noreferrer"
         title={size ? `${name} (${size})` : name}
+        {...{ [LIGHTBOX_ATTR]: name }}
+        onClick={openInLightbox}
       >
         <img className={styles.attachmentImage} src={href} alt={name} loading="lazy" />
       </a>

@@ -2,17 +2,20 @@
  * The composer's autocomplete: what `@`, `#` and `:` offer, and the list that shows it.
  * `@`: members of the server, roles that may be mentioned (all of them with
  * MENTION_EVERYONE), and `@everyone` / `@here` with MENTION_EVERYONE; `#`: the channels
- * the viewer can see; `:` and two characters: emoji (the reaction picker's list).
+ * the viewer can see; `:` and two characters: emoji by shortcode, name or keyword (the
+ * picker's data, fetched the first time `:` is typed; the quick reactions until then).
  */
 import type { CSSProperties } from 'react';
-import { useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { Channel, Member, Role } from '../api/types';
 import type { DraftMention, Trigger } from '../lib/mentions';
 import { memberColors, nameColor, nameColorStyle } from '../lib/name-color';
 import { can, myPermissions, P, usePermissions } from '../state/permissions';
 import { store, useStore } from '../state/store';
 import { Avatar, BotBadge } from './avatar';
-import { QUICK_EMOJI } from './emoji-picker';
+import { loadEmojiData } from '../lib/emoji';
+import { Emoji } from './emoji';
+import { QUICK_EMOJI, searchEmoji } from './emoji-picker';
 import styles from './composer-suggestions.module.css';
 import roleName from './role-name.module.css';
 
@@ -57,6 +60,25 @@ function best<T>(items: readonly T[], name: (t: T) => string, query: string, lim
 
 const EMOJI = QUICK_EMOJI.map(([emoji, name]) => ({ emoji, code: name.replace(/\s+/g, '_') }));
 
+type EmojiData = Awaited<ReturnType<typeof loadEmojiData>>;
+
+/** The emoji data, once `:` has been typed (null until it has arrived). */
+function useEmojiData(wanted: boolean): EmojiData | null {
+  const [data, setData] = useState<EmojiData | null>(null);
+  useEffect(() => {
+    if (!wanted || data) return;
+    let live = true;
+    loadEmojiData().then(
+      (d) => live && setData(d),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [wanted, data]);
+  return data;
+}
+
 export function useSuggestions(trigger: Trigger | null, channel: Channel): Suggestion[] {
   const serverId = channel.serverId;
   const members = useStore((s) => s.members[serverId]);
@@ -66,10 +88,17 @@ export function useSuggestions(trigger: Trigger | null, channel: Channel): Sugge
   const myRoles = useStore((s) => s.myRoles[serverId]);
   const bits = usePermissions(serverId, channel.id);
   const everyone = can(bits, P.MENTION_EVERYONE);
+  const emojiData = useEmojiData(trigger?.char === ':');
 
   return useMemo(() => {
     if (!trigger) return [];
     const q = trigger.query.toLowerCase();
+    if (trigger.char === ':' && emojiData) {
+      return searchEmoji(emojiData, q, MAX).map((e) => {
+        const code = e.s.find((c) => c.startsWith(q)) ?? e.s[0] ?? e.n.replace(/\s+/g, '_');
+        return { key: `emoji:${e.c}`, kind: 'emoji', label: `:${code}:`, detail: e.n, insert: e.c, emoji: e.c };
+      });
+    }
     if (trigger.char === ':') {
       // The picker's list is in order of use: 👍 before 👎 for ":thu".
       return best(EMOJI, (e) => e.code, q, MAX, true).map((e) => ({
@@ -123,7 +152,7 @@ export function useSuggestions(trigger: Trigger | null, channel: Channel): Sugge
       for (const s of special) if (rank(s.kind, q) >= 0 && out.length < MAX) out.push(s);
     }
     return out;
-  }, [trigger, serverId, members, roles, channels, myRoles, everyone]);
+  }, [trigger, serverId, members, roles, channels, myRoles, everyone, emojiData]);
 }
 
 const TITLES: Record<Trigger['char'], string> = { '@': 'Members', '#': 'Text channels', ':': 'Emoji matching' };
@@ -213,9 +242,10 @@ function SuggestionRow({ item }: { item: Suggestion }) {
       return (
         <>
           <span className={styles.emoji} aria-hidden="true">
-            {item.emoji}
+            {item.emoji && <Emoji emoji={item.emoji} decorative />}
           </span>
           <span className={styles.label}>{item.label}</span>
+          {item.detail && <span className={styles.detail}>{item.detail}</span>}
         </>
       );
     default:

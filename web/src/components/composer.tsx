@@ -12,7 +12,8 @@ import { type Suggestion, SuggestionList, suggestionId, useSuggestions } from '.
 import { CommandForm } from './command-form';
 import { CommandPalette, commandOptionId, slashQuery, useCommandMatches } from './command-palette';
 import { getInteractions, loadCommands } from '../state/interactions';
-import { CloseIcon, PlusIcon } from './icons';
+import { EmojiPicker } from './emoji-picker';
+import { CloseIcon, PlusIcon, SmileIcon } from './icons';
 import styles from './composer.module.css';
 
 const MAX_CONTENT = 4000;
@@ -130,6 +131,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
 ) {
   const [text, setTextState] = useState(() => drafts.get(channel.id) ?? '');
   const [files, setFiles] = useState<Pending[]>([]);
+  const [emojiOpen, setEmojiOpen] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
   const form = useRef<HTMLFormElement>(null);
   useToastAnchor(form);
@@ -206,6 +208,17 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
     pendingCaret.current = at;
     setText(next);
     setCaret(at);
+  };
+
+  // The emoji picker's pick goes in at the caret (or replaces the selection); focus returns to the text.
+  const insertEmoji = (emoji: string) => {
+    const el = area.current;
+    const start = el?.selectionStart ?? text.length;
+    const end = el?.selectionEnd ?? text.length;
+    pendingCaret.current = start + emoji.length;
+    setText(text.slice(0, start) + emoji + text.slice(end));
+    setEmojiOpen(false);
+    el?.focus();
   };
 
   // After a pick, the caret goes after the inserted name.
@@ -496,6 +509,28 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
             }
           }}
         />
+        <div className={styles.composerEmoji}>
+          <button
+            type="button"
+            className="icon-button"
+            aria-label="Insert emoji"
+            title="Insert emoji"
+            aria-expanded={emojiOpen}
+            onClick={() => setEmojiOpen((o) => !o)}
+          >
+            <SmileIcon />
+          </button>
+          {emojiOpen && (
+            <EmojiPicker
+              purpose="insert"
+              onPick={insertEmoji}
+              onClose={() => {
+                setEmojiOpen(false);
+                area.current?.focus();
+              }}
+            />
+          )}
+        </div>
         <button
           type="submit"
           className={`button primary ${styles.composerSend}`}

@@ -2,6 +2,7 @@
 import type { Embed as EmbedData } from '../api/types';
 import { InlineMarkdown, Markdown } from '../markdown/render';
 import { safeHref, safeImageSrc } from '../markdown/parse';
+import { LIGHTBOX_ATTR, openInLightbox } from './lightbox';
 import { colorToCss, formatMessageTime } from '../lib/format';
 import styles from './embed.module.css';
 
@@ -70,7 +71,14 @@ export function Embed({ embed }: { embed: EmbedData }) {
         {thumbnail && <img className={styles.embedThumbnail} src={thumbnail} alt="" loading="lazy" referrerPolicy="no-referrer" />}
       </div>
       {image && (
-        <a href={image} target="_blank" rel="noopener noreferrer nofollow" className={styles.embedImageLink}>
+        <a
+          href={image}
+          target="_blank"
+          rel="noopener noreferrer nofollow"
+          className={styles.embedImageLink}
+          {...{ [LIGHTBOX_ATTR]: '' }}
+          onClick={openInLightbox}
+        >
           <img
             className={styles.embedImage}
             src={image}

@@ -11,6 +11,7 @@ import { AttachmentView } from './attachment';
 import { Avatar, BotBadge } from './avatar';
 import { confirm } from './dialog';
 import { Embed } from './embed';
+import { Emoji } from './emoji';
 import { EmojiPicker } from './emoji-picker';
 import { EditIcon, PinIcon, ReplyIcon, SmileIcon, TrashIcon } from './icons';
 import { openMemberCard } from './member-card';
@@ -255,7 +256,7 @@ function ReactionChip({ reaction, onToggle }: { reaction: Reaction; onToggle: (e
       aria-label={label}
       onClick={() => onToggle(reaction.emoji)}
     >
-      <span className="reaction-emoji">{reaction.emoji}</span>
+      <Emoji emoji={reaction.emoji} className="reaction-emoji" decorative />
       <span className={styles.reactionCount}>{reaction.count}</span>
     </button>
   );

@@ -4,6 +4,7 @@
  * and nothing here uses dangerouslySetInnerHTML.
  */
 import { Fragment, memo, useState, type ReactNode } from 'react';
+import { EmojiText } from '../components/emoji';
 import { MentionChip } from '../components/mention-chip';
 import { CodeBlock } from './code-block';
 import { splitMentions } from '../lib/mentions';
@@ -46,13 +47,17 @@ function renderInline(nodes: Inline[], keyPrefix = ''): ReactNode[] {
 }
 
 /**
- * Text, with mentions (`<@id>`, `<@&id>`, `<#id>`, `@everyone`, `@here`) as chips. Code
- * spans and blocks are separate nodes, so mentions in code stay text, as the service reads them.
+ * Text, with mentions (`<@id>`, `<@&id>`, `<#id>`, `@everyone`, `@here`) as chips and
+ * emoji as the bundled set's images. Code spans and blocks are separate nodes, so
+ * mentions and emoji in code stay text, as the service reads them.
  */
 function renderText(value: string, key: string): ReactNode {
   const parts = splitMentions(value);
-  if (parts.length === 1 && typeof parts[0] === 'string') return value;
-  return <Fragment key={key}>{parts.map((p, j) => (typeof p === 'string' ? p : <MentionChip key={j} token={p} />))}</Fragment>;
+  return (
+    <Fragment key={key}>
+      {parts.map((p, j) => (typeof p === 'string' ? <EmojiText key={j} text={p} /> : <MentionChip key={j} token={p} />))}
+    </Fragment>
+  );
 }
 
 function Spoiler({ children }: { children: ReactNode }) {

@@ -24,6 +24,7 @@ const SECTIONS = [
   { id: 'notifications', label: 'Notifications' },
   { id: 'password', label: 'Password' },
   { id: 'sessions', label: 'Sessions' },
+  { id: 'about', label: 'About' },
   { id: 'delete', label: 'Delete account' },
 ] as const;
 
@@ -70,6 +71,7 @@ export function AccountPage({ onLogout }: { onLogout: () => void }) {
             <NotificationsSection />
             <PasswordSection onChanged={sessionsChanged} />
             <SessionsSection version={sessionsVersion} onLogout={onLogout} />
+            <AboutSection />
             <DeleteSection me={me} onDeleted={onLogout} />
           </div>
         )}
@@ -567,5 +569,26 @@ function DeleteDialog({ onClose, onDeleted }: { onClose: () => void; onDeleted: 
         </footer>
       </form>
     </Dialog>
+  );
+}
+
+/** Where the client's borrowed parts come from, with the notices their licences ask for. */
+function AboutSection() {
+  const id = useId();
+  return (
+    <section className={styles.settingsSection} id="about" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>About</h2>
+      <p>
+        Emoji graphics are{' '}
+        <a href="https://github.com/jdecked/twemoji" target="_blank" rel="noopener noreferrer">
+          Twemoji
+        </a>
+        , © Twitter, Inc and other contributors, licensed under{' '}
+        <a href="https://creativecommons.org/licenses/by/4.0/" target="_blank" rel="noopener noreferrer">
+          CC-BY 4.0
+        </a>
+        . Emoji names and shortcodes come from emojibase (MIT); the image viewer is yet-another-react-lightbox (MIT).
+      </p>
+    </section>
   );
 }
