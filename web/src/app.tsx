@@ -19,6 +19,7 @@ import { toast } from './state/toasts';
 import { Link, match, navigate, paths, usePath } from './router';
 import composerStyles from './components/composer.module.css';
 import { setPageTitle } from './lib/title';
+import { t } from './i18n';
 
 // Pages most visits never open load on demand, each as its own chunk (issue 13): server
 // settings, the account page and "My bots" stay out of the first load.
@@ -30,7 +31,7 @@ const MyBotsPage = lazy(() => import('./pages/my-bots-page').then((m) => ({ defa
 function PageLoading() {
   return (
     <div className="splash" role="status">
-      Loading…
+      {t('app.loading')}
     </div>
   );
 }
@@ -73,7 +74,7 @@ export function App() {
   return (
     <ErrorBoundary>
       <a href="#main" className="skip-link" onClick={skipToMain}>
-        Skip to content
+        {t('app.skipToContent')}
       </a>
       {token ? (
         <Session key={token} token={token} onLogout={plainLogout} onAuthFailed={expiredLogout} />
@@ -166,7 +167,8 @@ function InviteAuth({
   const notice =
     load.state === 'ready' ? (
       <>
-        You have been invited to join <strong>{load.preview.server.name}</strong>. Log in or create an account to join it.
+        You have been invited to join <strong>{load.preview.server.name}</strong>
+        {t('app.logInOrCreate')}
       </>
     ) : load.state === 'gone' ? (
       'This invite link no longer works: it expired, was used up or revoked. You can still log in or create an account.'
@@ -276,14 +278,14 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
       return (
         <main className="center-page">
           <div className="card" role="alert">
-            <h1>Cannot load Parley</h1>
+            <h1>{t('app.cannotLoadParley')}</h1>
             <p>{bootError}</p>
             <div className="row">
               <button type="button" className="button primary" onClick={() => setAttempt((a) => a + 1)}>
-                Try again
+                {t('app.tryAgain')}
               </button>
               <button type="button" className="button secondary" onClick={onLogout}>
-                Log out
+                {t('app.logOut')}
               </button>
             </div>
           </div>
@@ -292,7 +294,7 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
     }
     return (
       <div className="splash" role="status">
-        Loading Parley…
+        {t('app.loadingParley')}
       </div>
     );
   }
@@ -329,10 +331,10 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
   return (
     <main className="center-page">
       <div className="card">
-        <h1>Page not found</h1>
-        <p>There is nothing at this address.</p>
+        <h1>{t('app.pageNotFound')}</h1>
+        <p>{t('app.thereIsNothingAt')}</p>
         <Link to={paths.home()} className="button primary">
-          Go to Parley
+          {t('app.goToParley')}
         </Link>
       </div>
     </main>

@@ -2,6 +2,7 @@ import type { ChosenStatus, PresenceStatus } from '@parley/protocol';
 import { safeImageSrc } from '../markdown/parse';
 import { hueFor, initials } from '../lib/format';
 import styles from './avatar.module.css';
+import { t } from '../i18n';
 
 interface AvatarProps {
   id: string;
@@ -73,8 +74,8 @@ function AvatarImage({ id, name, src, size = 40 }: Omit<AvatarProps, 'status'>) 
 /** The badge that marks bots and webhooks; `className` lets a layout place it (module classes stay local). */
 export function BotBadge({ className }: { className?: string } = {}) {
   return (
-    <span className={className ? `${styles.botBadge} ${className}` : styles.botBadge} title="Posted by a bot or webhook">
-      BOT
+    <span className={className ? `${styles.botBadge} ${className}` : styles.botBadge} title={t('avatar.postedByABot')}>
+      {t('avatar.bot')}
     </span>
   );
 }

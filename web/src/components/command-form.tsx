@@ -17,6 +17,7 @@ import { store, useStore } from '../state/store';
 import { Avatar } from './avatar';
 import { CloseIcon } from './icons';
 import styles from './command-form.module.css';
+import { t } from '../i18n';
 
 /** What a field holds: the text shown, and the choice picked from a list (whose value is sent). */
 interface FieldValue {
@@ -157,7 +158,7 @@ export function CommandForm({ channel, command, onClose }: Props) {
     <form
       ref={formRef}
       className={styles.form}
-      aria-label={`/${command.name} of ${botName}`}
+      aria-label={t('commands.commandOfBotname', { command: command.name, botName })}
       data-testid="command-form"
       noValidate
       onSubmit={(e) => {
@@ -176,7 +177,13 @@ export function CommandForm({ channel, command, onClose }: Props) {
         <span className={styles.commandName}>/{command.name}</span>
         <span className={styles.description}>{command.description}</span>
         <span className={styles.botName}>{botName}</span>
-        <button type="button" className="icon-button small" aria-label="Cancel command" title="Cancel (Esc)" onClick={() => onClose(false)}>
+        <button
+          type="button"
+          className="icon-button small"
+          aria-label={t('commands.cancelCommand')}
+          title={t('commands.cancelEsc')}
+          onClick={() => onClose(false)}
+        >
           <CloseIcon />
         </button>
       </div>
@@ -213,7 +220,7 @@ export function CommandForm({ channel, command, onClose }: Props) {
               </>
             )}
             <span className={styles.keys}>
-              <kbd>Enter</kbd> to send, <kbd>Esc</kbd> to cancel
+              <kbd>{t('commands.enter')}</kbd> to send, <kbd>{t('commands.esc')}</kbd> to cancel
             </span>
           </p>
         )}
@@ -320,8 +327,8 @@ function FieldInput({
       return (
         <select {...common} className="input" value={value?.text ?? ''} onChange={(e) => onChange({ text: e.currentTarget.value })}>
           <option value="">{o.required ? 'Choose…' : 'Not set'}</option>
-          <option value="true">Yes</option>
-          <option value="false">No</option>
+          <option value="true">{t('commands.yes')}</option>
+          <option value="false">{t('commands.no')}</option>
         </select>
       );
     case 'user':
@@ -429,7 +436,7 @@ function FilePicker({ value, common, onChange }: { value: FieldValue | undefined
             });
         }}
       />
-      {value?.uploading && <span className={styles.hint}>Uploading…</span>}
+      {value?.uploading && <span className={styles.hint}>{t('commands.uploading')}</span>}
       {error && <span className={styles.error}>{error}</span>}
     </div>
   );
@@ -560,10 +567,15 @@ function AutocompleteInput({
             </p>
           ) : !items.length ? (
             <p className={styles.choicesNote} role="status">
-              No suggestions.
+              {t('commands.noSuggestions')}
             </p>
           ) : null}
-          <ul id={listId} role="listbox" aria-label={`Suggestions for ${option.name}`} className={styles.choiceList}>
+          <ul
+            id={listId}
+            role="listbox"
+            aria-label={t('commands.suggestionsForOption', { option: option.name })}
+            className={styles.choiceList}
+          >
             {items.map((c, i) => (
               <li
                 key={`${c.value}-${i}`}

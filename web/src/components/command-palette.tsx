@@ -10,6 +10,7 @@ import { loadCommands, useInteractions } from '../state/interactions';
 import { Avatar } from './avatar';
 import styles from './composer-suggestions.module.css';
 import palette from './command-palette.module.css';
+import { t } from '../i18n';
 
 /** The `/query` typed so far, when the whole draft is one: the palette's trigger. */
 export function slashQuery(text: string): string | null {
@@ -66,7 +67,8 @@ export function CommandPalette({ id, query, items, loading, active, onHover, onP
   return (
     <div className={`${styles.popup} ${palette.popup}`} data-testid="command-palette">
       <div className={styles.title} id={`${id}-title`}>
-        Commands{query ? ' matching ' : ''}
+        {t('commands.commands')}
+        {query ? ' matching ' : ''}
         {query && <span className={styles.query}>/{query}</span>}
       </div>
       {items.length === 0 ? (
@@ -113,7 +115,8 @@ export function CommandPalette({ id, query, items, loading, active, onHover, onP
         </div>
       )}
       <div className={styles.hint} aria-hidden="true">
-        <kbd>↑</kbd> <kbd>↓</kbd> to choose, <kbd>Enter</kbd> or <kbd>Tab</kbd> to use, <kbd>Esc</kbd> to close
+        <kbd>↑</kbd> <kbd>↓</kbd> to choose, <kbd>{t('commands.enter')}</kbd> or <kbd>{t('commands.tab')}</kbd> to use,{' '}
+        <kbd>{t('commands.esc')}</kbd> to close
       </div>
     </div>
   );

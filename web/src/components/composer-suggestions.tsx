@@ -15,6 +15,7 @@ import { Avatar, BotBadge } from './avatar';
 import { QUICK_EMOJI } from './emoji-picker';
 import styles from './composer-suggestions.module.css';
 import roleName from './role-name.module.css';
+import { t } from '../i18n';
 
 export interface Suggestion {
   key: string;
@@ -169,7 +170,8 @@ export function SuggestionList({ id, trigger, items, active, onHover, onPick }: 
         ))}
       </ul>
       <div className={styles.hint} aria-hidden="true">
-        <kbd>↑</kbd> <kbd>↓</kbd> to choose, <kbd>Enter</kbd> or <kbd>Tab</kbd> to insert, <kbd>Esc</kbd> to close
+        <kbd>↑</kbd> <kbd>↓</kbd> to choose, <kbd>{t('composer.enter')}</kbd> or <kbd>{t('composer.tab')}</kbd> to insert,{' '}
+        <kbd>{t('composer.esc')}</kbd> to close
       </div>
     </div>
   );

@@ -14,6 +14,7 @@ import { CommandPalette, commandOptionId, slashQuery, useCommandMatches } from '
 import { getInteractions, loadCommands } from '../state/interactions';
 import { CloseIcon, PlusIcon } from './icons';
 import styles from './composer.module.css';
+import { t } from '../i18n';
 
 const MAX_CONTENT = 4000;
 const MAX_FILES = 10;
@@ -116,7 +117,7 @@ export const Composer = forwardRef<ComposerHandle, Props>(function Composer(prop
     return (
       <div className={styles.composer}>
         <p className={styles.noPermission} data-testid="no-send-permission">
-          You do not have permission to send messages in this channel.
+          {t('composer.youDoNotHave')}
         </p>
       </div>
     );
@@ -237,11 +238,11 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
     const incoming = [...list];
     if (!incoming.length) return;
     if (!canAttach) {
-      toast('You do not have permission to attach files in this channel.', 'error');
+      toast(t('composer.youDoNotHave2'), 'error');
       return;
     }
     const room = MAX_FILES - files.length;
-    if (incoming.length > room) toast(`You can attach up to ${MAX_FILES} files to one message.`, 'error');
+    if (incoming.length > room) toast(t('composer.youCanAttachUp', { MAX_FILES }), 'error');
     for (const file of incoming.slice(0, Math.max(0, room))) {
       const key = nextKey++;
       setFiles((prev) => [...prev, { key, name: file.name, size: file.size, status: 'uploading' }]);
@@ -263,7 +264,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
 
   const submit = async () => {
     if (uploading) {
-      toast('Wait for the upload to finish, then send.');
+      toast(t('composer.waitForTheUpload'));
       return;
     }
     const content = text;
@@ -271,7 +272,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
     const attachments = sentFiles.flatMap((f) => (f.result ? [{ url: f.result.url, filename: f.result.filename || f.name }] : []));
     if (!content.trim() && !attachments.length) return;
     if (tooLong) {
-      toast(`Messages can be at most ${MAX_CONTENT} characters (this one has ${length}).`, 'error');
+      toast(t('composer.messagesCanBeAt', { MAX_CONTENT, length }), 'error');
       return;
     }
     const mentions = draftMentions.get(channel.id) ?? [];
@@ -346,7 +347,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
       <OutboxList channelId={channel.id} />
       {reply && <ReplyBar channelId={channel.id} reply={reply} onDone={() => area.current?.focus()} />}
       {files.length > 0 && (
-        <ul className={styles.pendingFiles} aria-label="Attachments to send">
+        <ul className={styles.pendingFiles} aria-label={t('composer.attachmentsToSend')}>
           {files.map((f) => (
             <li key={f.key} className={f.status === 'uploading' ? `${styles.pendingFile} ${styles.uploading}` : styles.pendingFile}>
               <span className={styles.pendingName}>{f.name}</span>
@@ -354,7 +355,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
               <button
                 type="button"
                 className="icon-button"
-                aria-label={`Remove ${f.name}`}
+                aria-label={t('composer.removeF', { f: f.name })}
                 onClick={() => setFiles((prev) => prev.filter((p) => p.key !== f.key))}
               >
                 <CloseIcon />
@@ -369,8 +370,8 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
             <button
               type="button"
               className={`icon-button ${styles.composerAttach}`}
-              aria-label="Attach a file"
-              title="Attach a file"
+              aria-label={t('composer.attachAFile')}
+              title={t('composer.attachAFile')}
               onClick={() => fileInput.current?.click()}
             >
               <PlusIcon size={20} />
@@ -380,7 +381,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
               type="file"
               multiple
               hidden
-              aria-label="Choose files to attach"
+              aria-label={t('composer.chooseFilesToAttach')}
               data-testid="file-input"
               onChange={(e) => {
                 if (e.currentTarget.files) addFiles(e.currentTarget.files);
@@ -501,18 +502,18 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
           className={`button primary ${styles.composerSend}`}
           disabled={uploading || tooLong || (!text.trim() && !files.length)}
         >
-          Send
+          {t('composer.send')}
         </button>
       </div>
       <div id="composer-help" className={styles.composerHelp}>
         <span>
           {touch ? (
             <>
-              <kbd>Enter</kbd> for a new line, the Send button to send.
+              <kbd>{t('composer.enter')}</kbd> for a new line, the Send button to send.
             </>
           ) : (
             <>
-              <kbd>Enter</kbd> to send, <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line.
+              <kbd>{t('composer.enter')}</kbd> to send, <kbd>{t('composer.shift')}</kbd>+<kbd>{t('composer.enter')}</kbd> for a new line.
             </>
           )}{' '}
           <kbd>@</kbd>, <kbd>#</kbd> and <kbd>:</kbd> suggest names, channels and emoji; <kbd>/</kbd> lists commands.
@@ -549,8 +550,12 @@ function ReplyBar({ channelId, reply, onDone }: { channelId: string; reply: Repl
           type="button"
           className={reply.ping ? `${styles.pingToggle} ${styles.pingOn}` : styles.pingToggle}
           aria-pressed={reply.ping}
-          aria-label={`Mention ${reply.authorName}`}
-          title={reply.ping ? `${reply.authorName} will be notified. Click to turn it off.` : `${reply.authorName} will not be notified.`}
+          aria-label={t('composer.mentionAuthorname', { authorName: reply.authorName })}
+          title={
+            reply.ping
+              ? t('composer.authornameWillBeNotified', { authorName: reply.authorName })
+              : t('composer.authornameWillNotBe', { authorName: reply.authorName })
+          }
           onClick={() => {
             setReplyPing(channelId, !reply.ping);
             onDone();
@@ -562,8 +567,8 @@ function ReplyBar({ channelId, reply, onDone }: { channelId: string; reply: Repl
       <button
         type="button"
         className={`icon-button ${styles.replyCancel}`}
-        aria-label="Cancel reply"
-        title="Cancel reply (Esc)"
+        aria-label={t('composer.cancelReply')}
+        title={t('composer.cancelReplyEsc')}
         onClick={() => {
           cancelReply(channelId);
           onDone();
@@ -583,7 +588,7 @@ function OutboxList({ channelId }: { channelId: string }) {
   const outgoing = useOutbox(channelId);
   if (!outgoing.length) return null;
   return (
-    <ul className={styles.outbox} aria-label="Messages being sent" data-testid="outbox">
+    <ul className={styles.outbox} aria-label={t('composer.messagesBeingSent')} data-testid="outbox">
       {outgoing.map((o) => (
         <OutboxItem key={o.id} item={o} />
       ))}

@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 import { copyText } from '../lib/clipboard';
 import { toastError } from '../state/toasts';
 import styles from './copy-field.module.css';
+import { t } from '../i18n';
 
 /** A read-only value with a Copy button (for webhook URLs, tokens and invite links). */
 export function CopyField({ label, value, secret = false }: { label: string; value: string; secret?: boolean }) {
@@ -28,7 +29,7 @@ export function CopyField({ label, value, secret = false }: { label: string; val
           onFocus={(e) => e.currentTarget.select()}
           spellCheck={false}
         />
-        <button type="button" className="button primary" onClick={copy} aria-label={`Copy ${label}`}>
+        <button type="button" className="button primary" onClick={copy} aria-label={t('copyField.copyLabel', { label })}>
           {copied ? 'Copied!' : 'Copy'}
         </button>
       </div>

@@ -11,6 +11,7 @@ import { useStore } from '../state/store';
 import { Avatar, BotBadge } from './avatar';
 import { CloseIcon } from './icons';
 import styles from './message-interactions.module.css';
+import { t } from '../i18n';
 
 const NO_RESPONSE = 'The bot did not respond.';
 
@@ -57,7 +58,13 @@ export function MessageComponents({ message }: { message: Message }) {
             !
           </span>
           <span>{f.error ?? NO_RESPONSE}</span>
-          <button type="button" className="icon-button small" aria-label="Dismiss" title="Dismiss" onClick={() => dismissPending(f.key)}>
+          <button
+            type="button"
+            className="icon-button small"
+            aria-label={t('messageInteractions.dismiss')}
+            title={t('messageInteractions.dismiss')}
+            onClick={() => dismissPending(f.key)}
+          >
             <CloseIcon />
           </button>
         </div>
@@ -215,7 +222,7 @@ function SelectMenu({ select, loading, onChoose }: { select: Select; loading: bo
           role="listbox"
           tabIndex={-1}
           aria-multiselectable={multi || undefined}
-          aria-label={select.placeholder ?? 'Options'}
+          aria-label={select.placeholder ?? t('messageInteractions.options')}
           aria-activedescendant={`${listId}-${active}`}
           className={`${styles.selectList}${up ? ` ${styles.up}` : ''}`}
           onBlur={(e) => {
@@ -259,7 +266,8 @@ function SelectMenu({ select, loading, onChoose }: { select: Select; loading: bo
           })}
           {multi && (
             <li className={styles.selectHint} role="presentation">
-              {note ?? (min === max ? `Choose ${min}` : `Choose ${min} to ${max}`)}, then press Esc or click outside to send.
+              {note ?? (min === max ? `Choose ${min}` : `Choose ${min} to ${max}`)}
+              {t('messageInteractions.thenPressEscOr')}
             </li>
           )}
         </ul>
@@ -282,7 +290,7 @@ export function InvokerLine({ interaction }: { interaction: MessageInteraction }
       <span className={styles.spine} aria-hidden="true" />
       <Avatar id={user.id} name={user.name} src={user.avatar} size={16} />
       <span className={styles.invokerName}>{user.id === meId ? 'You' : user.name}</span>
-      <span className={styles.invokerUsed}>used</span>
+      <span className={styles.invokerUsed}>{t('messageInteractions.used')}</span>
       <span className={styles.invokerCommand}>/{interaction.name}</span>
     </div>
   );
@@ -293,10 +301,10 @@ export function EphemeralNote({ message }: { message: Message }) {
   return (
     <div className={styles.ephemeralNote}>
       <span className={styles.eye} aria-hidden="true" />
-      <span>Only you can see this</span>
+      <span>{t('messageInteractions.onlyYouCanSee')}</span>
       <span aria-hidden="true">·</span>
       <button type="button" className="link-button" onClick={() => dismissEphemeral(message.channelId, message.id)}>
-        Dismiss message
+        {t('messageInteractions.dismissMessage')}
       </button>
     </div>
   );
@@ -311,7 +319,7 @@ export function Thinking({ name }: { name: string }) {
         <span />
         <span />
       </span>
-      {name} is thinking…
+      {t('messageInteractions.nameIsThinking', { name })}
     </div>
   );
 }
@@ -336,8 +344,8 @@ export function PendingCommands({ channelId }: { channelId: string }) {
             <div className={styles.pendingInvoker}>
               <span className={styles.spine} aria-hidden="true" />
               <Avatar id={me.id} name={me.name} src={me.avatar} size={16} />
-              <span className={styles.invokerName}>You</span>
-              <span className={styles.invokerUsed}>used</span>
+              <span className={styles.invokerName}>{t('messageInteractions.you')}</span>
+              <span className={styles.invokerUsed}>{t('messageInteractions.used')}</span>
               <span className={styles.invokerCommand}>/{cmd?.name}</span>
             </div>
             <div className={styles.pendingGutter}>
@@ -359,8 +367,8 @@ export function PendingCommands({ channelId }: { channelId: string }) {
                   <button
                     type="button"
                     className="icon-button small"
-                    aria-label="Dismiss"
-                    title="Dismiss"
+                    aria-label={t('messageInteractions.dismiss')}
+                    title={t('messageInteractions.dismiss')}
                     onClick={() => dismissPending(p.key)}
                   >
                     <CloseIcon />

@@ -15,6 +15,7 @@ import { Avatar, BotBadge } from './avatar';
 import { CloseIcon, PinIcon } from './icons';
 import { MentionScope } from './mention-chip';
 import styles from './pins-panel.module.css';
+import { t } from '../i18n';
 
 interface Props {
   channel: Channel;
@@ -64,18 +65,23 @@ export function PinsPanel({ channel, canManage, onClose, toggle }: Props) {
     >
       <header className={styles.header}>
         <PinIcon size={16} />
-        <h3 id={titleId}>Pinned messages</h3>
-        <button type="button" className="icon-button" aria-label="Close pinned messages" onClick={() => closeRef.current(true)}>
+        <h3 id={titleId}>{t('pinsPanel.pinnedMessages')}</h3>
+        <button
+          type="button"
+          className="icon-button"
+          aria-label={t('pinsPanel.closePinnedMessages')}
+          onClick={() => closeRef.current(true)}
+        >
           <CloseIcon />
         </button>
       </header>
       <div className={styles.body} aria-busy={!!pins?.loading}>
-        {!items && !pins?.error && <p className={styles.note}>Loading pinned messages…</p>}
+        {!items && !pins?.error && <p className={styles.note}>{t('pinsPanel.loadingPinnedMessages')}</p>}
         {pins?.error && (
           <p className={styles.error} role="alert">
             Could not load pinned messages: {pins.error}{' '}
             <button type="button" className="link-button" onClick={() => void loadPins(channel.id)}>
-              Try again
+              {t('pinsPanel.tryAgain')}
             </button>
           </p>
         )}
@@ -84,7 +90,7 @@ export function PinsPanel({ channel, canManage, onClose, toggle }: Props) {
             <div className={styles.emptyIcon} aria-hidden="true">
               <PinIcon size={28} />
             </div>
-            <p className={styles.emptyTitle}>This channel doesn’t have any pinned messages yet.</p>
+            <p className={styles.emptyTitle}>{t('pinsPanel.thisChannelDoesnT')}</p>
             <p className={styles.note}>
               {canManage
                 ? 'Pin a message from its actions (hover it, or Tab to it) to keep it here for everyone.'
@@ -126,14 +132,14 @@ function PinnedMessage({ message, canManage, onJump }: { message: Message; canMa
               void jumpToMessage(message.channelId, message.id);
             }}
           >
-            Jump
+            {t('pinsPanel.jump')}
           </button>
           {canManage && (
             <button
               type="button"
               className="icon-button small danger"
-              aria-label={`Unpin message from ${name}`}
-              title="Unpin"
+              aria-label={t('pinsPanel.unpinMessageFromName', { name })}
+              title={t('pinsPanel.unpin')}
               onClick={() => setPinned(message, false).catch(toastError)}
             >
               <CloseIcon />

@@ -18,6 +18,8 @@ import styles from './settings/settings.module.css';
 import own from './account-page.module.css';
 import dialogStyles from '../components/dialog.module.css';
 import { setPageTitle } from '../lib/title';
+import { t } from '../i18n';
+import '../i18n/account';
 
 const SECTIONS = [
   { id: 'profile', label: 'Profile' },
@@ -43,8 +45,8 @@ export function AccountPage({ onLogout }: { onLogout: () => void }) {
   return (
     <div className={`app-frame ${styles.settingsFrame}`}>
       <ServerRail activeServerId={null} />
-      <nav className={styles.settingsNav} aria-label="Account settings sections">
-        <h1 className={styles.settingsServer}>Account settings</h1>
+      <nav className={styles.settingsNav} aria-label={t('account.accountSettingsSections')}>
+        <h1 className={styles.settingsServer}>{t('account.accountSettings')}</h1>
         <p className={styles.settingsCaption}>{me ? displayName(me) : ''}</p>
         <ul>
           {SECTIONS.map((s) => (
@@ -60,7 +62,7 @@ export function AccountPage({ onLogout }: { onLogout: () => void }) {
       </nav>
       <main className={styles.settingsContent}>
         <div className={styles.settingsTop}>
-          <Link to={paths.home()} className="button secondary small" aria-label="Close account settings and return to chat">
+          <Link to={paths.home()} className="button secondary small" aria-label={t('account.closeAccountSettingsAnd')}>
             <CloseIcon /> Close
           </Link>
         </div>
@@ -94,7 +96,7 @@ function ProfileSection({ me }: { me: User }) {
     setError(null);
     try {
       const updated = await updateProfile({ displayName: name.trim() || null });
-      toast(updated.displayName ? `You now appear as ${updated.displayName}.` : 'You now appear by your username.');
+      toast(updated.displayName ? t('account.youNowAppearAs', { displayName: updated.displayName }) : t('account.youNowAppearBy'));
     } catch (err) {
       setError(describeError(err));
     } finally {
@@ -109,7 +111,7 @@ function ProfileSection({ me }: { me: User }) {
     try {
       const up = await uploadFile(file);
       await updateProfile({ avatar: up.url });
-      toast('Profile picture updated.');
+      toast(t('account.profilePictureUpdated'));
     } catch (err) {
       setError(describeError(err));
     } finally {
@@ -121,7 +123,7 @@ function ProfileSection({ me }: { me: User }) {
     setUploading(true);
     try {
       await updateProfile({ avatar: null });
-      toast('Profile picture removed.');
+      toast(t('account.profilePictureRemoved'));
     } catch (err) {
       toastError(err);
     } finally {
@@ -131,10 +133,8 @@ function ProfileSection({ me }: { me: User }) {
 
   return (
     <section className={styles.settingsSection} id="profile" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Profile</h2>
-      <p className={styles.sectionIntro}>
-        How others see you in servers and on new messages. Messages you already sent keep the name they were sent with.
-      </p>
+      <h2 id={`${id}-title`}>{t('account.profile')}</h2>
+      <p className={styles.sectionIntro}>{t('account.howOthersSeeYou')}</p>
       <div className={own.profile}>
         <div className={own.picture}>
           <Avatar id={me.id} name={displayName(me)} src={me.avatar} size={88} />
@@ -156,22 +156,22 @@ function ProfileSection({ me }: { me: User }) {
             />
             {me.avatar && (
               <button type="button" className="button secondary small" onClick={() => void removePicture()} disabled={uploading}>
-                Remove
+                {t('account.remove')}
               </button>
             )}
           </div>
           <p id={`${id}-file-hint`} className="small-text">
-            PNG, JPEG, GIF, WebP or AVIF.
+            {t('account.pngJpegGifWebp')}
           </p>
         </div>
         <form className={`stack ${own.nameForm}`} onSubmit={save}>
           <div className="field">
-            <span className="field-label">Username</span>
+            <span className="field-label">{t('account.username')}</span>
             <span className={own.username}>@{me.username}</span>
           </div>
           <div className="field">
             <label htmlFor={`${id}-name`} className="field-label">
-              Display name
+              {t('account.displayName')}
             </label>
             <input
               id={`${id}-name`}
@@ -184,7 +184,7 @@ function ProfileSection({ me }: { me: User }) {
               onChange={(e) => setName(e.target.value)}
             />
             <p id={`${id}-name-hint`} className="hint">
-              Up to 32 characters, shown instead of your username. Leave it empty to go by @{me.username}.
+              {t('account.upTo32Characters', { username: me.username ?? '' })}
             </p>
           </div>
           {error && (
@@ -223,7 +223,7 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
       setCurrent('');
       setNext('');
       setAgain('');
-      toast('Password changed. You were logged out on your other devices.');
+      toast(t('account.passwordChangedYouWere'));
       onChanged();
     } catch (err) {
       setError(describeError(err));
@@ -234,15 +234,15 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
 
   return (
     <section className={styles.settingsSection} id="password" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Password</h2>
-      <p className={styles.sectionIntro}>Changing your password logs you out everywhere else; this browser stays logged in.</p>
-      <form className={`stack ${styles.cardForm} ${own.narrow}`} onSubmit={submit} aria-label="Change password" noValidate>
+      <h2 id={`${id}-title`}>{t('account.password')}</h2>
+      <p className={styles.sectionIntro}>{t('account.changingYourPasswordLogs')}</p>
+      <form className={`stack ${styles.cardForm} ${own.narrow}`} onSubmit={submit} aria-label={t('account.changePassword')} noValidate>
         <p id={`${id}-rules`} className={own.rules}>
-          <strong>Password rules:</strong> {PASSWORD_RULES} At most 256 characters.
+          <strong>{t('account.passwordRules')}</strong> {PASSWORD_RULES} At most 256 characters.
         </p>
         <div className="field">
           <label htmlFor={`${id}-current`} className="field-label">
-            Current password
+            {t('account.currentPassword')}
           </label>
           <input
             id={`${id}-current`}
@@ -255,7 +255,7 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
         </div>
         <div className="field">
           <label htmlFor={`${id}-new`} className="field-label">
-            New password
+            {t('account.newPassword')}
           </label>
           <input
             id={`${id}-new`}
@@ -269,7 +269,7 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
         </div>
         <div className="field">
           <label htmlFor={`${id}-again`} className="field-label">
-            New password again
+            {t('account.newPasswordAgain')}
           </label>
           <input
             id={`${id}-again`}
@@ -354,9 +354,9 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
   const endOne = async (s: AuthSession) => {
     if (s.current) {
       const ok = await confirm({
-        title: 'Log out here',
-        body: <p>This is the session you are using. Log out of this browser?</p>,
-        confirmLabel: 'Log out',
+        title: t('account.logOutHere'),
+        body: <p>{t('account.thisIsTheSession')}</p>,
+        confirmLabel: t('account.logOut'),
       });
       if (ok) onLogout();
       return;
@@ -364,7 +364,7 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
     try {
       await api.delete(`/auth/sessions/${seg(s.id)}`);
       setSessions((list) => (list ?? []).filter((x) => x.id !== s.id));
-      toast(`Logged out ${describeDevice(s.userAgent)}.`);
+      toast(t('account.loggedOutDescribedevice', { describeDevice: describeDevice(s.userAgent) }));
     } catch (err) {
       toastError(err);
       load();
@@ -373,14 +373,14 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
 
   const endOthers = async () => {
     const ok = await confirm({
-      title: 'Log out everywhere else',
+      title: t('account.logOutEverywhereElse'),
       body: (
         <p>
-          End your {others.length === 1 ? 'other session' : `${others.length} other sessions`}? Those devices will have to log in again.
-          This browser stays logged in.
+          End your {others.length === 1 ? 'other session' : `${others.length} other sessions`}
+          {t('account.thoseDevicesWillHave')}
         </p>
       ),
-      confirmLabel: 'Log out everywhere else',
+      confirmLabel: t('account.logOutEverywhereElse'),
       danger: true,
     });
     if (!ok) return;
@@ -388,7 +388,7 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
     try {
       await api.delete('/auth/sessions');
       setSessions((list) => (list ?? []).filter((x) => x.current));
-      toast('Logged out everywhere else.');
+      toast(t('account.loggedOutEverywhereElse'));
     } catch (err) {
       toastError(err);
     } finally {
@@ -398,32 +398,32 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
 
   return (
     <section className={styles.settingsSection} id="sessions" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Sessions</h2>
+      <h2 id={`${id}-title`}>{t('account.sessions')}</h2>
       <p className={styles.sectionIntro}>
         Where you are logged in.{' '}
         {ttlDays !== null && `A session you do not use for ${ttlDays === 1 ? 'a day' : `${ttlDays} days`} ends by itself; `}
-        “Last active” is accurate to the hour.
+        {t('account.lastActiveIsAccurate')}
       </p>
       {loadError && (
         <p className="field-error" role="alert">
           Could not load your sessions: {loadError}{' '}
           <button type="button" className="link-button" onClick={load}>
-            Try again
+            {t('account.tryAgain')}
           </button>
         </p>
       )}
-      {!sessions && !loadError && <p className="empty-note">Loading…</p>}
+      {!sessions && !loadError && <p className="empty-note">{t('account.loading')}</p>}
       {sessions && (
         <div className={styles.tableWrap}>
           <table className={styles.table}>
-            <caption className="visually-hidden">Your login sessions</caption>
+            <caption className="visually-hidden">{t('account.yourLoginSessions')}</caption>
             <thead>
               <tr>
-                <th scope="col">Device</th>
-                <th scope="col">Logged in</th>
-                <th scope="col">Last active</th>
+                <th scope="col">{t('account.device')}</th>
+                <th scope="col">{t('account.loggedIn')}</th>
+                <th scope="col">{t('account.lastActive')}</th>
                 <th scope="col">
-                  <span className="visually-hidden">Actions</span>
+                  <span className="visually-hidden">{t('account.actions')}</span>
                 </th>
               </tr>
             </thead>
@@ -436,7 +436,7 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
                       <span className={own.device} title={s.userAgent ?? undefined}>
                         {device}
                       </span>
-                      {s.current && <span className={own.badge}>This browser</span>}
+                      {s.current && <span className={own.badge}>{t('account.thisBrowser')}</span>}
                     </td>
                     <td>
                       <time dateTime={s.createdAt} title={formatFull(s.createdAt)}>
@@ -457,9 +457,9 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
                         type="button"
                         className="button secondary small"
                         onClick={() => void endOne(s)}
-                        aria-label={s.current ? 'Log out of this browser' : `Log out the session on ${device}`}
+                        aria-label={s.current ? t('account.logOutOfThis') : t('account.logOutTheSession', { device })}
                       >
-                        Log out
+                        {t('account.logOut')}
                       </button>
                     </td>
                   </tr>
@@ -471,9 +471,9 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
       )}
       <div className={own.after}>
         <button type="button" className="button danger" onClick={() => void endOthers()} disabled={busy || others.length === 0}>
-          Log out everywhere else
+          {t('account.logOutEverywhereElse')}
         </button>
-        {sessions && others.length === 0 && <span className="small-text">This browser is your only session.</span>}
+        {sessions && others.length === 0 && <span className="small-text">{t('account.thisBrowserIsYour')}</span>}
       </div>
     </section>
   );
@@ -487,19 +487,16 @@ function DeleteSection({ me, onDeleted }: { me: User; onDeleted: () => void }) {
 
   return (
     <section className={`${styles.settingsSection} ${own.danger}`} id="delete" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Delete account</h2>
-      <p className={styles.sectionIntro}>
-        Deleting your account logs you out everywhere, deletes the bots you own and frees your username. Your messages stay in their
-        channels, shown as sent by “Deleted user”. This cannot be undone.
-      </p>
+      <h2 id={`${id}-title`}>{t('account.deleteAccount')}</h2>
+      <p className={styles.sectionIntro}>{t('account.deletingYourAccountLogs')}</p>
       {owned.length > 0 && (
         <p className="warning" role="note">
-          You own {owned.length === 1 ? 'a server' : `${owned.length} servers`}: {owned.map((s) => s.name).join(', ')}. An account that owns
-          servers cannot be deleted, so that no server is left without an owner; Parley cannot yet hand a server over or delete one.
+          You own {owned.length === 1 ? 'a server' : `${owned.length} servers`}
+          {t('account.joinAnAccountThat', { join: owned.map((s) => s.name).join(', ') })}
         </p>
       )}
       <button type="button" className="button danger" onClick={() => setOpen(true)}>
-        Delete account…
+        {t('account.deleteAccount2')}
       </button>
       {open && <DeleteDialog onClose={() => setOpen(false)} onDeleted={onDeleted} />}
     </section>
@@ -519,7 +516,7 @@ function DeleteDialog({ onClose, onDeleted }: { onClose: () => void; onDeleted: 
     setError(null);
     try {
       await api.delete('/users/@me', { password } satisfies DeleteAccountBody);
-      toast('Your account was deleted.');
+      toast(t('account.yourAccountWasDeleted'));
       onDeleted();
     } catch (err) {
       // 409: they own servers. Parley cannot hand a server over or delete it yet, so say so plainly.
@@ -534,13 +531,11 @@ function DeleteDialog({ onClose, onDeleted }: { onClose: () => void; onDeleted: 
   };
 
   return (
-    <Dialog title="Delete your account?" onClose={onClose}>
+    <Dialog title={t('account.deleteYourAccount')} onClose={onClose}>
       <form onSubmit={submit} className={`${dialogStyles.dialogBody} stack`} noValidate>
-        <p className="warning">
-          Your name, picture, password and bots are removed for good. Your messages stay, shown as sent by “Deleted user”.
-        </p>
+        <p className="warning">{t('account.yourNamePicturePassword')}</p>
         <label htmlFor={`${id}-password`} className="field-label">
-          Your password
+          {t('account.yourPassword')}
         </label>
         <input
           id={`${id}-password`}
@@ -559,7 +554,7 @@ function DeleteDialog({ onClose, onDeleted }: { onClose: () => void; onDeleted: 
         )}
         <footer className={dialogStyles.dialogActions}>
           <button type="button" className="button secondary" onClick={onClose}>
-            Cancel
+            {t('account.cancel')}
           </button>
           <button type="submit" className="button danger" disabled={busy}>
             {busy ? 'Deleting…' : 'Delete my account'}

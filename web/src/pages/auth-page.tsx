@@ -4,6 +4,7 @@ import type { AuthResult, CredentialsBody, Instance, RegisterBody } from '../api
 import { parseInvite } from '../state/actions';
 import { Link, paths } from '../router';
 import styles from './auth-page.module.css';
+import { t } from '../i18n';
 
 /** Who may register here (`GET /instance`); null while it is being asked. */
 export type RegistrationMode = Instance['registration'] | null;
@@ -102,12 +103,12 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
       <main className={styles.authPage}>
         <section className={styles.authCard} aria-labelledby={`${uid}-title`}>
           {logo}
-          <h1 id={`${uid}-title`}>Registration is closed</h1>
+          <h1 id={`${uid}-title`}>{t('auth.registrationIsClosed')}</h1>
           <p className={styles.authNotice} role="status">
-            This Parley does not take new accounts. Ask the person who runs it to make one for you.
+            {t('auth.thisParleyDoesNot')}
           </p>
           <p className={styles.authSwitch}>
-            Already have an account? <Link to={paths.login()}>Log in</Link>
+            Already have an account? <Link to={paths.login()}>{t('auth.logIn')}</Link>
           </p>
         </section>
       </main>
@@ -125,11 +126,9 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
             {notice}
           </p>
         )}
-        {needsInvite && !inviteCode && (
-          <p className={styles.authNotice}>This Parley takes new accounts by invitation: you need an invite code or link.</p>
-        )}
+        {needsInvite && !inviteCode && <p className={styles.authNotice}>{t('auth.thisParleyTakesNew')}</p>}
         <label htmlFor={`${uid}-user`} className="field-label">
-          Username
+          {t('auth.username')}
         </label>
         <input
           id={`${uid}-user`}
@@ -144,11 +143,11 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
         />
         {register && (
           <p id={`${uid}-user-hint`} className="hint">
-            2 to 32 letters, digits, “_”, “.” or “-”. You can choose a display name later.
+            {t('auth.n2To32Letters')}
           </p>
         )}
         <label htmlFor={`${uid}-pass`} className="field-label">
-          Password
+          {t('auth.password')}
         </label>
         <input
           id={`${uid}-pass`}
@@ -168,7 +167,7 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
         {needsInvite && (
           <>
             <label htmlFor={`${uid}-invite`} className="field-label">
-              Invite code or link
+              {t('auth.inviteCodeOrLink')}
             </label>
             <input
               id={`${uid}-invite`}

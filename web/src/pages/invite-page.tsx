@@ -9,6 +9,7 @@ import { useStore } from '../state/store';
 import { Link, navigate, paths } from '../router';
 import styles from './invite-page.module.css';
 import { setPageTitle } from '../lib/title';
+import { t } from '../i18n';
 
 /**
  * The code someone just logged in or registered for from this invite's page: they said
@@ -97,7 +98,7 @@ export function InvitePage({ code }: { code: string }) {
     return (
       <main className="center-page">
         <div className={`card ${styles.card}`} role="status">
-          <p className={styles.muted}>Looking up your invite…</p>
+          <p className={styles.muted}>{t('invite.lookingUpYourInvite')}</p>
         </div>
       </main>
     );
@@ -107,11 +108,11 @@ export function InvitePage({ code }: { code: string }) {
     return (
       <main className="center-page">
         <div className={`card ${styles.card}`}>
-          <h1>This invite no longer works</h1>
+          <h1>{t('invite.thisInviteNoLonger')}</h1>
           <p role="alert">{load.message}</p>
-          <p className="hint">Ask the person who sent it for a new link.</p>
+          <p className="hint">{t('invite.askThePersonWho')}</p>
           <Link to={paths.home()} className="button primary">
-            Go to Parley
+            {t('invite.goToParley')}
           </Link>
         </div>
       </main>
@@ -132,17 +133,17 @@ export function InvitePage({ code }: { code: string }) {
             <p className={styles.muted}>{members}</p>
             <div className={styles.actions}>
               <Link to={paths.server(server.id)} className="button primary">
-                Open {server.name}
+                {t('invite.openServer', { server: server.name })}
               </Link>
             </div>
           </>
         ) : (
           <>
             <p className={styles.kicker} aria-hidden="true">
-              You’ve been invited to join
+              {t('invite.youVeBeenInvited')}
             </p>
             <h1 id="invite-title" className={styles.title}>
-              <span className="visually-hidden">You’ve been invited to join </span>
+              <span className="visually-hidden">{t('invite.youVeBeenInvited')} </span>
               <strong>{server.name}</strong>
             </h1>
             <p className={styles.muted}>
@@ -159,7 +160,7 @@ export function InvitePage({ code }: { code: string }) {
                 {joining ? 'Joining…' : `Join ${server.name}`}
               </button>
               <Link to={paths.home()} className="button secondary">
-                No thanks
+                {t('invite.noThanks')}
               </Link>
             </div>
           </>

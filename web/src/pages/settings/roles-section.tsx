@@ -21,6 +21,8 @@ import { toast, toastError } from '../../state/toasts';
 import { LockIcon, RoleEditor } from './role-editor';
 import css from './roles-section.module.css';
 import styles from './settings.module.css';
+import { t } from '../../i18n';
+import '../../i18n/settings';
 
 const BELOW_YOURS = 'You can only change roles below your highest role.';
 
@@ -118,7 +120,7 @@ export function RolesSection({ server }: { server: Server }) {
 
   useEffect(() => {
     if (selectedId && roles && !roles.some((r) => r.id === selectedId)) {
-      if (dirty.current) toast('The role you were editing was deleted, so your changes to it were not saved.', 'error');
+      if (dirty.current) toast(t('settings.roles.theRoleYouWere'), 'error');
       setSelectedId(null);
     }
   }, [roles, selectedId]);
@@ -144,9 +146,9 @@ export function RolesSection({ server }: { server: Server }) {
     if (
       dirty.current &&
       !(await confirm({
-        title: 'Discard unsaved changes?',
+        title: t('settings.roles.discardUnsavedChanges'),
         body: <p>Your changes to {selected?.name ?? 'this role'} have not been saved.</p>,
-        confirmLabel: 'Discard changes',
+        confirmLabel: t('settings.roles.discardChanges'),
         danger: true,
       }))
     )
@@ -266,8 +268,8 @@ export function RolesSection({ server }: { server: Server }) {
   if (!roles || !everyone) {
     return (
       <section className={styles.settingsSection} aria-labelledby="roles-title">
-        <h2 id="roles-title">Roles</h2>
-        <p className="empty-note">Loading roles…</p>
+        <h2 id="roles-title">{t('settings.roles.roles')}</h2>
+        <p className="empty-note">{t('settings.roles.loadingRoles')}</p>
       </section>
     );
   }
@@ -313,10 +315,10 @@ export function RolesSection({ server }: { server: Server }) {
               else handles.current.delete(role.id);
             }}
             className={css.handle}
-            aria-label={`Move ${role.name}`}
+            aria-label={t('settings.roles.moveRole', { role: role.name })}
             aria-describedby={hintId}
             aria-pressed={moving === role.id}
-            title="Drag to reorder, or press Alt+↑ / Alt+↓"
+            title={t('settings.roles.dragToReorderOr')}
             onKeyDown={(e) => onHandleKey(e, role, index)}
             onBlur={(e) => {
               if (e.relatedTarget && moving === role.id) setMoving(null);
@@ -329,7 +331,7 @@ export function RolesSection({ server }: { server: Server }) {
             <GripIcon />
           </button>
         ) : (
-          <span className={css.handleSpace} title={isEveryone ? '@everyone is always last' : BELOW_YOURS}>
+          <span className={css.handleSpace} title={isEveryone ? t('settings.roles.everyoneIsAlwaysLast') : BELOW_YOURS}>
             {locked && !isEveryone && <LockIcon />}
           </span>
         )}
@@ -349,11 +351,12 @@ export function RolesSection({ server }: { server: Server }) {
             {isEveryone ? '@everyone' : role.name}
           </span>
           {role.managed && (
-            <span className={css.botChip} title="Managed by a bot">
-              BOT<span className="visually-hidden">, managed by a bot</span>
+            <span className={css.botChip} title={t('settings.roles.managedByABot')}>
+              {t('settings.roles.bot')}
+              <span className="visually-hidden">{t('settings.roles.managedByABot2')}</span>
             </span>
           )}
-          {locked && !isEveryone && <span className="visually-hidden">, above what you can change</span>}
+          {locked && !isEveryone && <span className="visually-hidden">{t('settings.roles.aboveWhatYouCan')}</span>}
           {count !== undefined && (
             <span className={css.count}>
               {count}
@@ -368,11 +371,8 @@ export function RolesSection({ server }: { server: Server }) {
 
   return (
     <section className={`${styles.settingsSection} ${css.section}`} aria-labelledby="roles-title">
-      <h2 id="roles-title">Roles</h2>
-      <p className={styles.sectionIntro}>
-        Roles give people permissions and a colour. A role higher in the list outranks the ones below it, and people who manage roles can
-        only change those below their own highest role. @everyone holds what everyone may do.
-      </p>
+      <h2 id="roles-title">{t('settings.roles.roles')}</h2>
+      <p className={styles.sectionIntro}>{t('settings.roles.rolesGivePeoplePermissions')}</p>
       <div className={css.layout}>
         <div className={css.listPane}>
           <div className={css.listHead}>
@@ -389,10 +389,10 @@ export function RolesSection({ server }: { server: Server }) {
               <strong className={myTop.color ? roleNameCss.colored : undefined} style={nameColorStyle(nameColor(myTop.color))}>
                 {myTop.name}
               </strong>
-              : you can change the roles below it.
+              {t('settings.roles.youCanChangeThe')}
             </p>
           )}
-          <ul className={css.roleList} aria-label="Roles, highest first">
+          <ul className={css.roleList} aria-label={t('settings.roles.rolesHighestFirst')}>
             {ranked.map((r, i) => row(r, i))}
             {row(everyone, n)}
           </ul>
@@ -402,7 +402,7 @@ export function RolesSection({ server }: { server: Server }) {
             </p>
           )}
           <p id={hintId} className={css.dragHint}>
-            Drag a role by its handle to reorder. From the keyboard: on a handle, press Alt+↑ or Alt+↓, or Space and then the arrows.
+            {t('settings.roles.dragARoleBy')}
           </p>
           <div className="visually-hidden" aria-live="assertive" aria-atomic="true">
             {announcement}
@@ -427,15 +427,9 @@ export function RolesSection({ server }: { server: Server }) {
             />
           ) : (
             <div className={css.emptyPane}>
-              <h3>Choose a role to edit</h3>
-              <p>
-                Select a role to change its name, colour and permissions. @everyone’s permissions apply to everyone in {server.name}; other
-                roles add to them.
-              </p>
-              <p>
-                Give roles to people from the member list in chat. New roles start just above @everyone, so they outrank nobody until you
-                move them up.
-              </p>
+              <h3>{t('settings.roles.chooseARoleTo')}</h3>
+              <p>{t('settings.roles.selectARoleTo', { server: server.name })}</p>
+              <p>{t('settings.roles.giveRolesToPeople')}</p>
             </div>
           )}
         </div>
@@ -443,15 +437,15 @@ export function RolesSection({ server }: { server: Server }) {
 
       {creating && (
         <PromptDialog
-          title="Create a role"
-          label="Role name"
+          title={t('settings.roles.createARole')}
+          label={t('settings.roles.roleName')}
           submitLabel="Create role"
-          placeholder="Moderators"
+          placeholder={t('settings.roles.moderators')}
           help="It starts just above @everyone with no extra permissions; choose them next."
           onClose={() => setCreating(false)}
           onSubmit={async (name) => {
             const role = await createRole(serverId, { name });
-            toast(`Created the role ${role.name}.`);
+            toast(t('settings.roles.createdTheRoleRole', { role: role.name }));
             dirty.current = false;
             setSelectedId(role.id);
             setFocusEditor((f) => f + 1);
