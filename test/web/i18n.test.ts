@@ -26,11 +26,18 @@ const CATALOG_DIR = 'i18n/';
 
 /** Attributes whose value people read or hear. */
 const TEXT_ATTRIBUTES = new Set(['aria-label', 'title', 'placeholder', 'alt', 'label']);
-/** Helpers whose string arguments (or object properties) are shown to people. */
+/** Helpers whose first argument (a string, or an object of strings) is shown to people; toast's second is its kind. */
 const TEXT_CALLS = new Set(['toast', 'confirm']);
 /** A deliberate exception: this comment on the line of the text, or the line before. */
 const IGNORE = 'i18n-ignore';
 const LETTER = /\p{L}/u;
+/** Operators whose operands can be the text itself (`name ?? 'Someone'`); others (`kind === 'error'`) compare codes. */
+const TEXT_OPERATORS = new Set([
+  ts.SyntaxKind.PlusToken,
+  ts.SyntaxKind.QuestionQuestionToken,
+  ts.SyntaxKind.BarBarToken,
+  ts.SyntaxKind.AmpersandAmpersandToken,
+]);
 
 function sourceFiles(dir = SRC): string[] {
   const out: string[] = [];
@@ -68,7 +75,8 @@ function isKeyArgument(node: ts.Node): boolean {
 function textLiterals(expr: ts.Node): ts.Node[] {
   const found: ts.Node[] = [];
   const visit = (node: ts.Node) => {
-    if (isKeyArgument(node)) return;
+    // Keys given to t(), and JSX (its text and attributes are checked on their own).
+    if (isKeyArgument(node) || ts.isJsxElement(node) || ts.isJsxFragment(node) || ts.isJsxSelfClosingElement(node)) return;
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) {
       if (LETTER.test(node.text)) found.push(node);
       return;
@@ -79,7 +87,7 @@ function textLiterals(expr: ts.Node): ts.Node[] {
     }
     // A property name, or a comparison operand, is code, not text.
     if (ts.isPropertyAssignment(node)) return visit(node.initializer);
-    if (ts.isBinaryExpression(node) && node.operatorToken.kind !== ts.SyntaxKind.PlusToken) return;
+    if (ts.isBinaryExpression(node) && !TEXT_OPERATORS.has(node.operatorToken.kind)) return;
     ts.forEachChild(node, visit);
   };
   visit(expr);
@@ -104,10 +112,14 @@ function findHardCodedText(file: string, text?: string): Finding[] {
   };
   const visit = (node: ts.Node) => {
     if (ts.isJsxText(node) && LETTER.test(node.text)) report(node);
-    else if (ts.isJsxAttribute(node) && TEXT_ATTRIBUTES.has(node.name.getText(sf)) && node.initializer) {
+    else if (ts.isJsxExpression(node) && node.expression && !ts.isJsxAttribute(node.parent)) {
+      // {cond ? 'Saving…' : 'Save'} between tags is text too.
+      for (const lit of textLiterals(node.expression)) report(lit);
+    } else if (ts.isJsxAttribute(node) && TEXT_ATTRIBUTES.has(node.name.getText(sf)) && node.initializer) {
       for (const lit of textLiterals(node.initializer)) report(lit);
     } else if (ts.isCallExpression(node) && TEXT_CALLS.has(calleeName(node) ?? '')) {
-      for (const arg of node.arguments) for (const lit of textLiterals(arg)) report(lit);
+      const [arg] = node.arguments;
+      if (arg) for (const lit of textLiterals(arg)) report(lit);
     }
     ts.forEachChild(node, visit);
   };
@@ -162,14 +174,15 @@ describe('message catalog', () => {
     const sample = [
       'export const A = () => <p title="Close">Hello there</p>;',
       'export const B = () => <p aria-label={`${n} new`} alt={x ? "A cat" : t("x.y")}>{t("a.b")}</p>;',
-      'toast("Saved");',
+      'toast("Saved", "error");',
       'confirm({ title: t("a"), confirmLabel: "Delete" });',
       '// i18n-ignore',
       'export const C = () => <b>Parley</b>;',
       'export const D = () => <i className="x" data-testid="y">{"\\u00a0"} · {count}</i>;',
+      'export const E = () => <p>{busy ? "Saving…" : t("a.save")}{kind === "error" && <b className="z" />}</p>;',
     ].join('\n');
     const found = findHardCodedText(path.join(SRC, 'sample.tsx'), sample).map((f) => f.text);
-    expect(found).toEqual(['"Close"', 'Hello there', '`${n} new`', '"A cat"', '"Saved"', '"Delete"']);
+    expect(found).toEqual(['"Close"', 'Hello there', '`${n} new`', '"A cat"', '"Saved"', '"Delete"', '"Saving…"']);
   });
 
   it('has no hard-coded user-visible text in web/src', () => {

@@ -19,6 +19,7 @@ import { toast } from './state/toasts';
 import { Link, match, navigate, paths, usePath } from './router';
 import composerStyles from './components/composer.module.css';
 import { setPageTitle } from './lib/title';
+import { Trans } from 'react-i18next';
 import { t } from './i18n';
 
 // Pages most visits never open load on demand, each as its own chunk (issue 13): server
@@ -167,8 +168,7 @@ function InviteAuth({
   const notice =
     load.state === 'ready' ? (
       <>
-        You have been invited to join <strong>{load.preview.server.name}</strong>
-        {t('app.logInOrCreate')}
+        <Trans i18nKey="app.invitedToJoin" values={{ server: load.preview.server.name }} components={{ b: <strong /> }} />
       </>
     ) : load.state === 'gone' ? (
       'This invite link no longer works: it expired, was used up or revoked. You can still log in or create an account.'

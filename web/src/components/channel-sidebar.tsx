@@ -54,7 +54,7 @@ export function ChannelSidebar({ server, activeChannelId, bits, onLogout }: Prop
         <button
           type="button"
           className={`icon-button${serverMuted ? ` ${styles.mutedBell}` : ''}`}
-          aria-label={`Notification settings${serverMuted ? ' (muted)' : ''}`}
+          aria-label={serverMuted ? t('sidebar.notificationSettingsMuted') : t('sidebar.notificationSettings')}
           title={t('sidebar.notificationSettings')}
           onClick={() => setNotify({ channelId: null })}
         >
@@ -74,7 +74,7 @@ export function ChannelSidebar({ server, activeChannelId, bits, onLogout }: Prop
       {can(bits, P.CREATE_INVITE) && (
         <div className={styles.sidebarOwnerActions}>
           <button type="button" className="button secondary small" onClick={() => setDialog('invite')}>
-            <InviteIcon /> Invite people
+            <InviteIcon /> {t('sidebar.invitePeople')}
           </button>
         </div>
       )}
@@ -198,7 +198,7 @@ export function InviteDialog({ serverId, serverName, onClose }: { serverId: stri
             {t('sidebar.done')}
           </button>
           <button type="button" className="button primary" onClick={make} disabled={busy} data-autofocus>
-            {invite ? 'Create another link' : 'Create invite link'}
+            {invite ? t('sidebar.createAnotherLink') : t('sidebar.createInviteLink')}
           </button>
         </footer>
       </div>

@@ -17,6 +17,7 @@ import { store, useStore } from '../state/store';
 import { Avatar } from './avatar';
 import { CloseIcon } from './icons';
 import styles from './command-form.module.css';
+import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 
 /** What a field holds: the text shown, and the choice picked from a list (whose value is sent). */
@@ -216,16 +217,17 @@ export function CommandForm({ channel, command, onClose }: Props) {
                 <span className={styles.star} aria-hidden="true">
                   *
                 </span>{' '}
-                required<span className={styles.keys}> · </span>
+                {t('commands.required')}
+                <span className={styles.keys}> · </span>
               </>
             )}
             <span className={styles.keys}>
-              <kbd>{t('commands.enter')}</kbd> to send, <kbd>{t('commands.esc')}</kbd> to cancel
+              <Trans i18nKey="commands.formKeys" components={{ k: <kbd /> }} />
             </span>
           </p>
         )}
         <button type="submit" className="button primary small" disabled={sending}>
-          {sending ? 'Sending…' : `Send /${command.name}`}
+          {sending ? t('commands.sending') : t('commands.sendCommand', { command: command.name })}
         </button>
       </div>
     </form>
@@ -313,7 +315,7 @@ function FieldInput({
           onChange(c && e.currentTarget.value !== '' ? { text: c.name, choice: c } : { text: '' });
         }}
       >
-        <option value="">{o.required ? 'Choose…' : 'None'}</option>
+        <option value="">{o.required ? t('commands.choose') : t('commands.none')}</option>
         {o.choices.map((c, i) => (
           <option key={String(c.value)} value={String(i)}>
             {c.name}
@@ -326,7 +328,7 @@ function FieldInput({
     case 'boolean':
       return (
         <select {...common} className="input" value={value?.text ?? ''} onChange={(e) => onChange({ text: e.currentTarget.value })}>
-          <option value="">{o.required ? 'Choose…' : 'Not set'}</option>
+          <option value="">{o.required ? t('commands.choose') : t('commands.notSet')}</option>
           <option value="true">{t('commands.yes')}</option>
           <option value="false">{t('commands.no')}</option>
         </select>
@@ -405,7 +407,7 @@ function EntityPicker({
   const noun = kind === 'user' ? 'a member' : kind === 'channel' ? 'a channel' : 'a role';
   return (
     <select {...common} className="input" value={value?.text ?? ''} onChange={(e) => onChange({ text: e.currentTarget.value })}>
-      <option value="">{required ? `Choose ${noun}…` : 'None'}</option>
+      <option value="">{required ? t('commands.chooseNoun', { noun }) : t('commands.none')}</option>
       {entries.map((e) => (
         <option key={e.id} value={e.id}>
           {e.label}
@@ -559,11 +561,15 @@ function AutocompleteInput({
       {showList && (
         <div className={styles.choices}>
           <div className={styles.choicesTitle} aria-hidden="true">
-            {command.bot?.name ?? 'The bot'} suggests for <span>{option.name}</span>
+            <Trans
+              i18nKey="commands.suggestsFor"
+              values={{ bot: command.bot?.name ?? t('commands.theBot') }}
+              components={{ option: <span>{option.name}</span> }}
+            />
           </div>
           {loading && !items.length ? (
             <p className={styles.choicesNote} role="status">
-              Asking {command.bot?.name ?? 'the bot'}…
+              {t('commands.asking', { bot: command.bot?.name ?? t('commands.theBotLower') })}
             </p>
           ) : !items.length ? (
             <p className={styles.choicesNote} role="status">

@@ -10,6 +10,7 @@ import { loadCommands, useInteractions } from '../state/interactions';
 import { Avatar } from './avatar';
 import styles from './composer-suggestions.module.css';
 import palette from './command-palette.module.css';
+import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 
 /** The `/query` typed so far, when the whole draft is one: the palette's trigger. */
@@ -68,12 +69,12 @@ export function CommandPalette({ id, query, items, loading, active, onHover, onP
     <div className={`${styles.popup} ${palette.popup}`} data-testid="command-palette">
       <div className={styles.title} id={`${id}-title`}>
         {t('commands.commands')}
-        {query ? ' matching ' : ''}
+        {query ? t('commands.matching') : ''}
         {query && <span className={styles.query}>/{query}</span>}
       </div>
       {items.length === 0 ? (
         <p className={palette.empty} role="status">
-          {loading ? 'Loading commands…' : query ? `No command starts with /${query}.` : 'No bot here has commands you can use.'}
+          {loading ? t('commands.loadingCommands') : query ? t('commands.noCommandStartsWith', { query }) : t('commands.noBotHereHas')}
         </p>
       ) : (
         <div className={styles.list} role="listbox" id={id} aria-labelledby={`${id}-title`}>
@@ -115,8 +116,7 @@ export function CommandPalette({ id, query, items, loading, active, onHover, onP
         </div>
       )}
       <div className={styles.hint} aria-hidden="true">
-        <kbd>↑</kbd> <kbd>↓</kbd> to choose, <kbd>{t('commands.enter')}</kbd> or <kbd>{t('commands.tab')}</kbd> to use,{' '}
-        <kbd>{t('commands.esc')}</kbd> to close
+        <Trans i18nKey="commands.paletteKeys" components={{ k: <kbd /> }} />
       </div>
     </div>
   );

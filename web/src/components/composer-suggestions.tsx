@@ -15,6 +15,7 @@ import { Avatar, BotBadge } from './avatar';
 import { QUICK_EMOJI } from './emoji-picker';
 import styles from './composer-suggestions.module.css';
 import roleName from './role-name.module.css';
+import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 
 export interface Suggestion {
@@ -149,7 +150,7 @@ export function SuggestionList({ id, trigger, items, active, onHover, onPick }: 
     <div className={styles.popup}>
       <div className={styles.title} id={`${id}-title`}>
         {TITLES[trigger.char]}
-        {trigger.char === ':' ? ' ' : trigger.query ? ' matching ' : ''}
+        {trigger.char === ':' ? ' ' : trigger.query ? t('composer.matching') : ''}
         {(trigger.char === ':' || trigger.query) && <span className={styles.query}>{`${trigger.char}${trigger.query}`}</span>}
       </div>
       <ul className={styles.list} role="listbox" id={id} aria-labelledby={`${id}-title`}>
@@ -170,8 +171,7 @@ export function SuggestionList({ id, trigger, items, active, onHover, onPick }: 
         ))}
       </ul>
       <div className={styles.hint} aria-hidden="true">
-        <kbd>↑</kbd> <kbd>↓</kbd> to choose, <kbd>{t('composer.enter')}</kbd> or <kbd>{t('composer.tab')}</kbd> to insert,{' '}
-        <kbd>{t('composer.esc')}</kbd> to close
+        <Trans i18nKey="composer.suggestionKeys" components={{ k: <kbd /> }} />
       </div>
     </div>
   );

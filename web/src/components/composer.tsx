@@ -14,6 +14,7 @@ import { CommandPalette, commandOptionId, slashQuery, useCommandMatches } from '
 import { getInteractions, loadCommands } from '../state/interactions';
 import { CloseIcon, PlusIcon } from './icons';
 import styles from './composer.module.css';
+import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 
 const MAX_CONTENT = 4000;
@@ -351,7 +352,9 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
           {files.map((f) => (
             <li key={f.key} className={f.status === 'uploading' ? `${styles.pendingFile} ${styles.uploading}` : styles.pendingFile}>
               <span className={styles.pendingName}>{f.name}</span>
-              <span className={styles.pendingSize}>{f.status === 'uploading' ? 'Uploading…' : formatSize(f.result?.size ?? f.size)}</span>
+              <span className={styles.pendingSize}>
+                {f.status === 'uploading' ? t('composer.uploading') : formatSize(f.result?.size ?? f.size)}
+              </span>
               <button
                 type="button"
                 className="icon-button"
@@ -395,8 +398,8 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
           className={styles.composerInput}
           rows={1}
           value={text}
-          placeholder={`Message ${label ?? `#${channel.name}`}`}
-          aria-label={`Message ${label ?? `#${channel.name}`}`}
+          placeholder={t('composer.messageTo', { to: label ?? `#${channel.name}` })}
+          aria-label={t('composer.messageTo', { to: label ?? `#${channel.name}` })}
           aria-describedby="composer-help"
           // The autocomplete, as ARIA 1.2 allows it on a text box: the textarea keeps its
           // multi-line textbox role (a chat input is announced as one, and is always one),
@@ -509,14 +512,14 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
         <span>
           {touch ? (
             <>
-              <kbd>{t('composer.enter')}</kbd> for a new line, the Send button to send.
+              <Trans i18nKey="composer.help.touch" components={{ enter: <kbd /> }} />
             </>
           ) : (
             <>
-              <kbd>{t('composer.enter')}</kbd> to send, <kbd>{t('composer.shift')}</kbd>+<kbd>{t('composer.enter')}</kbd> for a new line.
+              <Trans i18nKey="composer.help.keyboard" components={{ enter: <kbd />, shift: <kbd /> }} />
             </>
           )}{' '}
-          <kbd>@</kbd>, <kbd>#</kbd> and <kbd>:</kbd> suggest names, channels and emoji; <kbd>/</kbd> lists commands.
+          <Trans i18nKey="composer.help.triggers" components={{ k: <kbd /> }} />
         </span>
         {length > MAX_CONTENT - 500 && (
           <span className={tooLong ? `${styles.charCount} ${styles.over}` : styles.charCount} aria-live="polite">
@@ -543,7 +546,7 @@ function ReplyBar({ channelId, reply, onDone }: { channelId: string; reply: Repl
   return (
     <div className={styles.replyBar} role="status" aria-live="polite">
       <span className={styles.replyText}>
-        Replying to <strong>{reply.authorName}</strong>
+        <Trans i18nKey="composer.replyingTo" values={{ name: reply.authorName }} components={{ b: <strong /> }} />
       </span>
       {!reply.noPing && (
         <button
@@ -561,7 +564,7 @@ function ReplyBar({ channelId, reply, onDone }: { channelId: string; reply: Repl
             onDone();
           }}
         >
-          <span aria-hidden="true">@</span> {reply.ping ? 'On' : 'Off'}
+          <span aria-hidden="true">@</span> {reply.ping ? t('composer.on') : t('composer.off')}
         </button>
       )}
       <button

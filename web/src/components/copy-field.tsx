@@ -30,11 +30,11 @@ export function CopyField({ label, value, secret = false }: { label: string; val
           spellCheck={false}
         />
         <button type="button" className="button primary" onClick={copy} aria-label={t('copyField.copyLabel', { label })}>
-          {copied ? 'Copied!' : 'Copy'}
+          {copied ? t('copyField.copied') : t('copyField.copy')}
         </button>
       </div>
       <span className="visually-hidden" role="status">
-        {copied ? `${label} copied to the clipboard` : ''}
+        {copied ? t('copyField.labelCopiedToThe', { label }) : ''}
       </span>
     </div>
   );

@@ -12,6 +12,7 @@ import { UserPanel } from './channel-sidebar';
 import { MentionBadge } from './mention-badge';
 import sidebarStyles from './channel-sidebar.module.css';
 import styles from './dm-list.module.css';
+import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 
 /** A DM's picture: the other person's avatar, or a group's initials. */
@@ -57,7 +58,7 @@ export function DmSidebar({ activeId, onLogout }: { activeId: string | null; onL
                     {group && <span className={styles.dmSub}>{t('dmList.lengthMembers', { length: dm.recipients.length })}</span>}
                   </span>
                   {unread && !count && <span className="visually-hidden"> {t('dmList.unread')}</span>}
-                  <MentionBadge count={count} label={`, ${count} unread ${count === 1 ? 'message' : 'messages'}`} />
+                  <MentionBadge count={count} label={t('dmList.unreadMessages', { count })} />
                 </Link>
               </li>
             );
@@ -65,8 +66,7 @@ export function DmSidebar({ activeId, onLogout }: { activeId: string | null; onL
         </ul>
         {loaded && list.length === 0 && (
           <p className={`empty-note ${styles.empty}`}>
-            No conversations yet. To write to someone, open their profile in a server’s member list and choose{' '}
-            <strong>{t('dmList.message')}</strong>.
+            <Trans i18nKey="dmList.empty" components={{ b: <strong /> }} />
           </p>
         )}
         {!loaded && <p className="empty-note">{t('dmList.loading')}</p>}

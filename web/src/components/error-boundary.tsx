@@ -33,7 +33,7 @@ export class ErrorBoundary extends Component<Props, State> {
     return (
       <div className={styles.errorScreen} role="alert">
         <h2>{t('errorBoundary.somethingWentWrong')}</h2>
-        <p>This part of Parley could not be shown: {this.state.error.message || 'unknown error'}.</p>
+        <p>{t('errorBoundary.couldNotShow', { error: this.state.error.message || t('errorBoundary.unknownError') })}</p>
         <div className="row">
           <button type="button" className="button primary" onClick={() => this.setState({ error: null })}>
             {t('errorBoundary.tryAgain')}

@@ -81,7 +81,7 @@ export function PromptDialog({
             {t('forms.cancel')}
           </button>
           <button type="submit" className="button primary" disabled={busy}>
-            {busy ? 'Working…' : submitLabel}
+            {busy ? t('forms.working') : submitLabel}
           </button>
         </footer>
       </form>

@@ -190,7 +190,7 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
                 {member.bot && <BotBadge />}
                 {isOwner && (
                   <span className={styles.ownerMark}>
-                    <span aria-hidden="true">★</span> Owner
+                    <span aria-hidden="true">★</span> {t('members.owner')}
                   </span>
                 )}
                 {isSelf && <span className={styles.youMark}>{t('members.you')}</span>}
@@ -356,7 +356,7 @@ function MessageButton({ user, onOpened }: { user: Member; onOpened: () => void 
         else setBusy(false);
       }}
     >
-      <MessageIcon size={16} /> Message
+      <MessageIcon size={16} /> {t('members.message')}
     </button>
   );
 }
@@ -409,8 +409,8 @@ function RemoveDialog({
       <form className={`${dialogStyles.dialogBody} stack`} onSubmit={submit}>
         <p>
           {ban
-            ? `${name} will be removed from ${server.name} and will not be able to rejoin, even with an invite, until someone lifts the ban.`
-            : `${name} will be removed from ${server.name}. They can rejoin with an invite.`}
+            ? t('members.nameWillBeRemoved', { name, server: server.name })
+            : t('members.nameWillBeRemoved2', { name, server: server.name })}
         </p>
         <div className="field">
           <label className="field-label" htmlFor={reasonId}>
@@ -426,8 +426,7 @@ function RemoveDialog({
             aria-describedby={`${reasonId}-help`}
           />
           <span id={`${reasonId}-help`} className="hint">
-            {t('members.keptInTheAudit')}
-            {ban ? ' and the bans list' : ''} for the other moderators.
+            {ban ? t('members.reasonKeptWithBan') : t('members.reasonKept')}
           </span>
         </div>
         {ban && (
@@ -454,7 +453,13 @@ function RemoveDialog({
             {t('members.cancel')}
           </button>
           <button type="submit" className={`button ${ban ? 'danger' : 'primary'}`} disabled={busy}>
-            {busy ? (ban ? 'Banning…' : 'Kicking…') : ban ? `Ban ${name}` : `Kick ${name}`}
+            {busy
+              ? ban
+                ? t('members.banning')
+                : t('members.kicking')
+              : ban
+                ? t('members.banName', { name })
+                : t('members.kickName', { name })}
           </button>
         </footer>
       </form>

@@ -211,7 +211,9 @@ function SelectMenu({ select, loading, onChoose }: { select: Select; loading: bo
         onClick={() => !disabled && (open ? close(true) : setOpen(true))}
       >
         <span className={labels.length ? styles.selectValue : styles.placeholder}>
-          {labels.length ? labels.join(', ') : (select.placeholder ?? (multi ? 'Make selections' : 'Make a selection'))}
+          {labels.length
+            ? labels.join(', ')
+            : (select.placeholder ?? (multi ? t('messageInteractions.makeSelections') : t('messageInteractions.makeASelection')))}
         </span>
         {loading ? <span className={styles.spinner} aria-hidden="true" /> : <span className={styles.chevron} aria-hidden="true" />}
       </button>
@@ -266,7 +268,7 @@ function SelectMenu({ select, loading, onChoose }: { select: Select; loading: bo
           })}
           {multi && (
             <li className={styles.selectHint} role="presentation">
-              {note ?? (min === max ? `Choose ${min}` : `Choose ${min} to ${max}`)}
+              {note ?? (min === max ? t('messageInteractions.chooseMin', { min }) : t('messageInteractions.chooseMinToMax', { min, max }))}
               {t('messageInteractions.thenPressEscOr')}
             </li>
           )}
@@ -289,7 +291,7 @@ export function InvokerLine({ interaction }: { interaction: MessageInteraction }
     <div className={styles.invoker} data-invoker={user.id}>
       <span className={styles.spine} aria-hidden="true" />
       <Avatar id={user.id} name={user.name} src={user.avatar} size={16} />
-      <span className={styles.invokerName}>{user.id === meId ? 'You' : user.name}</span>
+      <span className={styles.invokerName}>{user.id === meId ? t('messageInteractions.you') : user.name}</span>
       <span className={styles.invokerUsed}>{t('messageInteractions.used')}</span>
       <span className={styles.invokerCommand}>/{interaction.name}</span>
     </div>
@@ -338,7 +340,7 @@ export function PendingCommands({ channelId }: { channelId: string }) {
     <>
       {mine.map((p) => {
         const cmd = p.command;
-        const name = cmd?.botName ?? 'The bot';
+        const name = cmd?.botName ?? t('messageInteractions.theBot');
         return (
           <li key={p.key} className={styles.pending} data-pending-command={cmd?.name} data-status={p.status}>
             <div className={styles.pendingInvoker}>

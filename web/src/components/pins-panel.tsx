@@ -79,7 +79,7 @@ export function PinsPanel({ channel, canManage, onClose, toggle }: Props) {
         {!items && !pins?.error && <p className={styles.note}>{t('pinsPanel.loadingPinnedMessages')}</p>}
         {pins?.error && (
           <p className={styles.error} role="alert">
-            Could not load pinned messages: {pins.error}{' '}
+            {t('pinsPanel.couldNotLoad', { error: pins.error })}{' '}
             <button type="button" className="link-button" onClick={() => void loadPins(channel.id)}>
               {t('pinsPanel.tryAgain')}
             </button>
@@ -91,15 +91,11 @@ export function PinsPanel({ channel, canManage, onClose, toggle }: Props) {
               <PinIcon size={28} />
             </div>
             <p className={styles.emptyTitle}>{t('pinsPanel.thisChannelDoesnT')}</p>
-            <p className={styles.note}>
-              {canManage
-                ? 'Pin a message from its actions (hover it, or Tab to it) to keep it here for everyone.'
-                : 'Messages pinned by moderators will show up here.'}
-            </p>
+            <p className={styles.note}>{canManage ? t('pinsPanel.pinAMessageFrom') : t('pinsPanel.messagesPinnedByModerators')}</p>
           </div>
         )}
         {items && items.length > 0 && (
-          <ol className={styles.list} aria-label={`${items.length} pinned ${items.length === 1 ? 'message' : 'messages'}`}>
+          <ol className={styles.list} aria-label={t('pinsPanel.pinnedMessages', { count: items.length })}>
             {items.map((m) => (
               <PinnedMessage key={m.id} message={m} canManage={canManage} onJump={() => closeRef.current(false)} />
             ))}

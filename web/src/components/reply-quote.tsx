@@ -59,7 +59,7 @@ export function ReplyQuote({ reply }: { reply: Message }) {
             splitMentions(text).map((p, i) => (typeof p === 'string' ? p : <MentionChip key={i} token={p} plain />))
           ) : (
             <em className={styles.attachmentNote}>
-              {original.attachments?.length ? 'Click to see attachment' : 'Click to see the message'}
+              {original.attachments?.length ? t('replyQuote.clickToSeeAttachment') : t('replyQuote.clickToSeeThe')}
             </em>
           )}
         </span>

@@ -210,7 +210,9 @@ function SearchResults({
     >
       <header className={styles.header}>
         <h3 id={titleId} aria-live="polite">
-          {results.loading && results.messages.length === 0 ? 'Searching…' : `${count} ${results.total === 1 ? 'result' : 'results'}`}
+          {results.loading && results.messages.length === 0
+            ? t('search.searching')
+            : t('search.results', { count: results.total, formatted: count })}
         </h3>
         <button type="button" className="icon-button" aria-label={t('search.closeSearchResults')} onClick={() => onClose(true)}>
           <CloseIcon />
@@ -256,7 +258,7 @@ function SearchResults({
         </ol>
         {results.messages.length < Math.min(results.total, 5000 + PAGE) && !results.error && (
           <button type="button" className={`button secondary small ${styles.more}`} disabled={results.loading} onClick={onMore}>
-            {results.loading ? 'Loading…' : 'Show more'}
+            {results.loading ? t('search.loading') : t('search.showMore')}
           </button>
         )}
       </div>
@@ -293,7 +295,10 @@ function Result({ message, channelName, server, onJump }: { message: Message; ch
       </div>
       {message.referencedMessage && (
         <p className={styles.context}>
-          Replying to {message.referencedMessage.author?.name ?? 'someone'}: {message.referencedMessage.content.slice(0, 120)}
+          {t('search.replyingTo', {
+            name: message.referencedMessage.author?.name ?? t('search.someone'),
+            text: message.referencedMessage.content.slice(0, 120),
+          })}
         </p>
       )}
       <MentionScope value={{ serverId: message.serverId, users: message.mentions }}>

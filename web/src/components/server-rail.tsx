@@ -27,7 +27,7 @@ export function ServerRail({ activeServerId }: { activeServerId: string | null }
       <Link
         to={paths.dms()}
         className={`${styles.railHome}${home ? ` ${styles.active}` : ''}`}
-        aria-label={`Direct messages${dms ? `, ${dms} unread` : ''}`}
+        aria-label={dms ? t('rail.directMessagesUnread', { count: dms }) : t('rail.directMessages')}
         aria-current={home ? 'page' : undefined}
         title={t('rail.directMessages')}
       >
@@ -49,7 +49,12 @@ export function ServerRail({ activeServerId }: { activeServerId: string | null }
               <Link
                 to={paths.server(id)}
                 className={`${styles.railServer}${id === activeServerId ? ` ${styles.active}` : ''}${hasUnread ? ` ${styles.unread}` : ''}${muted ? ` ${styles.muted}` : ''}`}
-                aria-label={`${s.name}${hasUnread ? ' (unread messages)' : ''}${mentions ? `, ${mentions} ${mentions === 1 ? 'mention' : 'mentions'}` : ''}${muted ? ', muted' : ''}`}
+                aria-label={t('rail.serverLabel', {
+                  name: s.name,
+                  unread: hasUnread ? t('rail.unreadSuffix') : '',
+                  mentions: mentions ? t('rail.mentionsSuffix', { count: mentions }) : '',
+                  muted: muted ? t('rail.mutedSuffix') : '',
+                })}
                 data-unread={hasUnread ? '' : undefined}
                 aria-current={id === activeServerId ? 'page' : undefined}
                 title={s.name}

@@ -67,7 +67,7 @@ export function StatusMenu({ me }: { me: User }) {
         aria-haspopup="menu"
         aria-expanded={open}
         aria-controls={open ? menuId : undefined}
-        aria-label={`Set status (now ${connected ? label : 'offline: not connected'})`}
+        aria-label={t('statusMenu.setStatusNow', { status: connected ? label : t('statusMenu.offlineNotConnected') })}
         title={t('statusMenu.setStatus')}
         onClick={() => setOpen((o) => !o)}
       >

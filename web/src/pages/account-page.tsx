@@ -140,7 +140,7 @@ function ProfileSection({ me }: { me: User }) {
           <Avatar id={me.id} name={displayName(me)} src={me.avatar} size={88} />
           <div className={own.pictureActions}>
             <label className={`button secondary small ${uploading ? own.busy : ''}`} htmlFor={`${id}-file`}>
-              {uploading ? 'Uploading…' : me.avatar ? 'Change picture' : 'Upload picture'}
+              {uploading ? t('account.uploading') : me.avatar ? t('account.changePicture') : t('account.uploadPicture')}
             </label>
             <input
               id={`${id}-file`}
@@ -194,7 +194,7 @@ function ProfileSection({ me }: { me: User }) {
           )}
           <div>
             <button type="submit" className="button primary" disabled={saving || name.trim() === saved}>
-              {saving ? 'Saving…' : 'Save display name'}
+              {saving ? t('account.saving') : t('account.saveDisplayName')}
             </button>
           </div>
         </form>
@@ -287,7 +287,7 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
         )}
         <div>
           <button type="submit" className="button primary" disabled={busy}>
-            {busy ? 'Changing…' : 'Change password'}
+            {busy ? t('account.changing') : t('account.changePassword')}
           </button>
         </div>
       </form>
@@ -376,7 +376,7 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
       title: t('account.logOutEverywhereElse'),
       body: (
         <p>
-          End your {others.length === 1 ? 'other session' : `${others.length} other sessions`}
+          End your {others.length === 1 ? t('account.otherSession') : t('account.lengthOtherSessions', { length: others.length })}
           {t('account.thoseDevicesWillHave')}
         </p>
       ),
@@ -445,7 +445,7 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
                     </td>
                     <td>
                       {s.current ? (
-                        'Now'
+                        t('account.now')
                       ) : (
                         <time dateTime={s.lastUsedAt} title={formatFull(s.lastUsedAt)}>
                           {formatMessageTime(s.lastUsedAt)}
@@ -491,7 +491,7 @@ function DeleteSection({ me, onDeleted }: { me: User; onDeleted: () => void }) {
       <p className={styles.sectionIntro}>{t('account.deletingYourAccountLogs')}</p>
       {owned.length > 0 && (
         <p className="warning" role="note">
-          You own {owned.length === 1 ? 'a server' : `${owned.length} servers`}
+          You own {owned.length === 1 ? t('account.aServer') : t('account.lengthServers', { length: owned.length })}
           {t('account.joinAnAccountThat', { join: owned.map((s) => s.name).join(', ') })}
         </p>
       )}
@@ -557,7 +557,7 @@ function DeleteDialog({ onClose, onDeleted }: { onClose: () => void; onDeleted: 
             {t('account.cancel')}
           </button>
           <button type="submit" className="button danger" disabled={busy}>
-            {busy ? 'Deleting…' : 'Delete my account'}
+            {busy ? t('account.deleting') : t('account.deleteMyAccount')}
           </button>
         </footer>
       </form>

@@ -4,6 +4,7 @@ import type { AuthResult, CredentialsBody, Instance, RegisterBody } from '../api
 import { parseInvite } from '../state/actions';
 import { Link, paths } from '../router';
 import styles from './auth-page.module.css';
+import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 
 /** Who may register here (`GET /instance`); null while it is being asked. */
@@ -72,7 +73,7 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
 
   const switcher = (
     <p className={styles.authSwitch}>
-      {register ? 'Already have an account? ' : 'New here? '}
+      {register ? t('auth.alreadyHaveAnAccount') : t('auth.newHere')}
       {here ? (
         <a
           href={here}
@@ -81,10 +82,10 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
             window.dispatchEvent(new CustomEvent('parley:auth-mode', { detail: register ? 'login' : 'register' }));
           }}
         >
-          {register ? 'Log in' : 'Create an account'}
+          {register ? t('auth.logIn') : t('auth.createAnAccount')}
         </a>
       ) : (
-        <Link to={register ? paths.login() : paths.register()}>{register ? 'Log in' : 'Create an account'}</Link>
+        <Link to={register ? paths.login() : paths.register()}>{register ? t('auth.logIn') : t('auth.createAnAccount')}</Link>
       )}
     </p>
   );
@@ -108,7 +109,7 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
             {t('auth.thisParleyDoesNot')}
           </p>
           <p className={styles.authSwitch}>
-            Already have an account? <Link to={paths.login()}>{t('auth.logIn')}</Link>
+            <Trans i18nKey="auth.alreadyHaveAccount" components={{ login: <Link to={paths.login()} /> }} />
           </p>
         </section>
       </main>
@@ -187,7 +188,7 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
           </p>
         )}
         <button type="submit" className="button primary wide" disabled={busy || (register && registration === null)}>
-          {busy ? 'Please wait…' : register ? 'Create account' : 'Log in'}
+          {busy ? t('auth.pleaseWait') : register ? t('auth.createAccount') : t('auth.logIn')}
         </button>
         {switcher}
       </form>

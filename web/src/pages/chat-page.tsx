@@ -230,11 +230,7 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
                 {channels && channels.length === 0 ? (
                   <>
                     <h2>{t('chat.noChannelsYet')}</h2>
-                    <p>
-                      {can(bits, P.MANAGE_CHANNELS)
-                        ? 'Create the first channel with the + next to “Channels”.'
-                        : 'Nobody has created a channel you can see yet.'}
-                    </p>
+                    <p>{can(bits, P.MANAGE_CHANNELS) ? t('chat.createTheFirstChannel') : t('chat.nobodyHasCreatedA')}</p>
                   </>
                 ) : channelId && channels ? (
                   <p>{t('chat.thatChannelNoLonger')}</p>

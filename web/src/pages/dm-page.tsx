@@ -166,8 +166,8 @@ function Conversation({ dm, title, toggle }: { dm: DmChannel; title: string; tog
       <h2>{title}</h2>
       <p>
         {group
-          ? `This is the start of the group ${title}, with ${others.map((u) => displayName(u)).join(', ')}.`
-          : `This is the beginning of your direct message history with ${title}.`}
+          ? t('dm.thisIsTheStart', { title, join: others.map((u) => displayName(u)).join(', ') })
+          : t('dm.thisIsTheBeginning', { title })}
       </p>
     </div>
   );

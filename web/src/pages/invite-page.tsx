@@ -9,6 +9,7 @@ import { useStore } from '../state/store';
 import { Link, navigate, paths } from '../router';
 import styles from './invite-page.module.css';
 import { setPageTitle } from '../lib/title';
+import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 
 /**
@@ -120,7 +121,7 @@ export function InvitePage({ code }: { code: string }) {
   }
 
   const { server } = load.preview;
-  const members = `${server.memberCount} ${server.memberCount === 1 ? 'member' : 'members'}`;
+  const members = t('invite.members', { count: server.memberCount });
   return (
     <main className="center-page">
       <section className={`card ${styles.card}`} aria-labelledby="invite-title">
@@ -128,7 +129,7 @@ export function InvitePage({ code }: { code: string }) {
         {member ? (
           <>
             <h1 id="invite-title" className={styles.title}>
-              You are already in <strong>{server.name}</strong>
+              <Trans i18nKey="invite.alreadyIn" values={{ server: server.name }} components={{ b: <strong /> }} />
             </h1>
             <p className={styles.muted}>{members}</p>
             <div className={styles.actions}>
@@ -157,7 +158,7 @@ export function InvitePage({ code }: { code: string }) {
             )}
             <div className={styles.actions}>
               <button type="button" className="button primary" onClick={() => void join()} disabled={joining}>
-                {joining ? 'Joining…' : `Join ${server.name}`}
+                {joining ? t('invite.joining') : t('invite.joinServer', { server: server.name })}
               </button>
               <Link to={paths.home()} className="button secondary">
                 {t('invite.noThanks')}

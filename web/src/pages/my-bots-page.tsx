@@ -145,7 +145,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
               />
             </div>
             <button type="submit" className="button primary" disabled={busy}>
-              {busy ? 'Creating…' : 'Create bot'}
+              {busy ? t('myBots.creating') : t('myBots.createBot')}
             </button>
             {error && (
               <p className={`field-error ${styles.full}`} role="alert">
@@ -220,7 +220,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
                             aria-label={t('myBots.publicAnyoneCanAdd', { b: b.name })}
                             onChange={(e) => void setPublic(b, e.target.checked)}
                           />
-                          {b.public ? 'Public' : 'Private'}
+                          {b.public ? t('myBots.public') : t('myBots.private')}
                         </label>
                       </td>
                       <td className={styles.actionsCell}>

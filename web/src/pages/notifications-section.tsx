@@ -79,7 +79,7 @@ export function NotificationsSection() {
         {permission === 'default' && (
           <div className="row">
             <button type="button" className="button primary" onClick={() => void enable()} disabled={asking}>
-              {asking ? 'Waiting for your browser…' : 'Enable desktop notifications'}
+              {asking ? t('account.notifications.waitingForYourBrowser') : t('account.notifications.enableDesktopNotifications')}
             </button>
           </div>
         )}

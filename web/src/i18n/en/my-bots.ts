@@ -36,4 +36,7 @@ export const myBots = {
   delete: 'Delete',
   deleteB: 'Delete {{b}}',
   publicAnyoneCanAdd2: 'Public: anyone can add this bot to their server. A private bot can only be added by you.',
+  creating: 'Creating…',
+  createBot: 'Create bot',
+  private: 'Private',
 } as const;

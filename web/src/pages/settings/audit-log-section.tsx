@@ -18,6 +18,7 @@ import { AUDIT_ACTIONS, type AuditAction } from '@parley/protocol';
 import { parsePermissions, permissionNamesOf } from '@parley/protocol/permissions';
 import styles from './settings.module.css';
 import own from './admin.module.css';
+import { t } from '../../i18n';
 
 const PAGE = 50;
 
@@ -120,7 +121,7 @@ const fieldsOf = (changes: Changes) =>
 /** The sentence after the actor's name: "banned Bob", "created channel #news". */
 function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNode {
   const c = entry.changes as Changes;
-  const t = entry.targetId ?? '';
+  const tid = entry.targetId ?? '';
   /** A person by id; `known` is the name the entry recorded, for someone who has left. */
   const user = (id: string, known?: string) => {
     const n = names.user(id) ?? known;
@@ -128,7 +129,7 @@ function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNo
       <strong>{n}</strong>
     ) : (
       <strong className="mono" title="No longer a member of this server">
-        {id || 'someone'}
+        {id || t('settings.auditLog.someone')}
       </strong>
     );
   };
@@ -138,7 +139,7 @@ function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNo
   };
   const channel = (id: string, fallback?: string) => {
     const n = names.channel(id) ?? fallback;
-    return n ? <strong>#{n}</strong> : <strong className="mono">{id || 'a channel'}</strong>;
+    return n ? <strong>#{n}</strong> : <strong className="mono">{id || t('settings.auditLog.aChannel')}</strong>;
   };
   const roleObject = isObject(c.role) ? c.role : {};
   const roleName = typeof roleObject.name === 'string' ? roleObject.name : text(c, 'name');
@@ -160,22 +161,22 @@ function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNo
       return changed.length ? <>changed the server’s {listOf(changed)}</> : <>changed the server settings</>;
     }
     case 'channel_create':
-      return <>created channel {channel(t, text(c, 'name'))}</>;
+      return <>created channel {channel(tid, text(c, 'name'))}</>;
     case 'channel_update': {
       const name = c.name;
       if (isChange(name) && changed.length === 1)
         return (
           <>
-            renamed channel <strong>#{String(name.old)}</strong> to {channel(t, String(name.new))}
+            renamed channel <strong>#{String(name.old)}</strong> to {channel(tid, String(name.new))}
           </>
         );
-      return their(channel(t, text(c, 'name')));
+      return their(channel(tid, text(c, 'name')));
     }
     case 'channel_delete':
-      return <>deleted channel {channel(t, text(c, 'name'))}</>;
+      return <>deleted channel {channel(tid, text(c, 'name'))}</>;
     case 'overwrite_update':
     case 'overwrite_delete': {
-      const target = c.type === 'member' ? user(t) : role(t);
+      const target = c.type === 'member' ? user(tid) : role(tid);
       const where = channel(typeof c.channelId === 'string' ? c.channelId : '');
       return entry.action === 'overwrite_update' ? (
         <>
@@ -188,43 +189,43 @@ function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNo
       );
     }
     case 'role_create':
-      return <>created role {role(t, roleName)}</>;
+      return <>created role {role(tid, roleName)}</>;
     case 'role_update': {
       const name = c.name;
       if (isChange(name) && changed.length === 1)
         return (
           <>
-            renamed role <strong>{String(name.old)}</strong> to {role(t, String(name.new))}
+            renamed role <strong>{String(name.old)}</strong> to {role(tid, String(name.new))}
           </>
         );
-      return their(<>role {role(t, roleName)}</>);
+      return their(<>role {role(tid, roleName)}</>);
     }
     case 'role_delete':
-      return <>deleted role {role(t, roleName)}</>;
+      return <>deleted role {role(tid, roleName)}</>;
     case 'member_role_add':
       return (
         <>
-          gave {role(typeof c.roleId === 'string' ? c.roleId : '')} to {user(t)}
+          gave {role(typeof c.roleId === 'string' ? c.roleId : '')} to {user(tid)}
         </>
       );
     case 'member_role_remove':
       return (
         <>
-          took {role(typeof c.roleId === 'string' ? c.roleId : '')} from {user(t)}
+          took {role(typeof c.roleId === 'string' ? c.roleId : '')} from {user(tid)}
         </>
       );
     case 'member_kick':
-      return <>kicked {user(t, text(c, 'name'))}</>;
+      return <>kicked {user(tid, text(c, 'name'))}</>;
     case 'member_ban':
-      return <>banned {user(t, text(c, 'name'))}</>;
+      return <>banned {user(tid, text(c, 'name'))}</>;
     case 'member_unban':
-      return <>unbanned {user(t)}</>;
+      return <>unbanned {user(tid)}</>;
     case 'bot_add':
-      return <>added the bot {user(t)}</>;
+      return <>added the bot {user(tid)}</>;
     case 'bot_update':
-      return <>changed the permissions of the bot {user(t)}</>;
+      return <>changed the permissions of the bot {user(tid)}</>;
     case 'bot_remove':
-      return <>removed the bot {user(t)}</>;
+      return <>removed the bot {user(tid)}</>;
     case 'invite_create':
       return <>created an invite</>;
     case 'invite_delete':
@@ -236,18 +237,18 @@ function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNo
     case 'webhook_create':
       return (
         <>
-          created the webhook <strong>{text(c, 'name') ?? t}</strong>
+          created the webhook <strong>{text(c, 'name') ?? tid}</strong>
           {typeof c.channelId === 'string' && <> in {channel(c.channelId)}</>}
         </>
       );
     case 'webhook_update': {
       const name = text(c, 'name');
-      return their(<>the webhook {name ? <strong>{name}</strong> : <strong className="mono">{t}</strong>}</>);
+      return their(<>the webhook {name ? <strong>{name}</strong> : <strong className="mono">{tid}</strong>}</>);
     }
     case 'webhook_delete':
       return (
         <>
-          deleted the webhook <strong>{text(c, 'name') ?? t}</strong>
+          deleted the webhook <strong>{text(c, 'name') ?? tid}</strong>
         </>
       );
     case 'message_delete':
@@ -260,7 +261,7 @@ function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNo
     case 'message_bulk_delete':
       return (
         <>
-          deleted {typeof c.count === 'number' ? c.count : 'several'} messages{t && <> in {channel(t)}</>}
+          deleted {typeof c.count === 'number' ? c.count : t('settings.auditLog.several')} messages{tid && <> in {channel(tid)}</>}
         </>
       );
     case 'message_pin':
@@ -271,7 +272,7 @@ function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNo
       return (
         <>
           did <code>{entry.action}</code>
-          {t && <> to {user(t)}</>}
+          {tid && <> to {user(tid)}</>}
         </>
       );
   }
@@ -460,7 +461,7 @@ export function AuditLogSection({ server }: { server: Server }) {
             {people.map((m) => (
               <option key={m.id} value={m.id}>
                 {displayName(m)}
-                {m.bot ? ' (bot)' : ''}
+                {m.bot ? t('settings.auditLog.bot') : ''}
               </option>
             ))}
           </select>
@@ -489,12 +490,8 @@ export function AuditLogSection({ server }: { server: Server }) {
       {!entries && !error && <p className="empty-note">Loading…</p>}
       {entries && entries.length === 0 && (
         <div className={own.emptyState}>
-          <strong>{filtered ? 'Nothing matches these filters' : 'Nothing recorded yet'}</strong>
-          <p>
-            {filtered
-              ? 'Try another action or person, or clear the filters.'
-              : 'Changes to settings, roles and channels, and kicks and bans, will be listed here.'}
-          </p>
+          <strong>{filtered ? t('settings.auditLog.nothingMatchesTheseFilters') : t('settings.auditLog.nothingRecordedYet')}</strong>
+          <p>{filtered ? t('settings.auditLog.tryAnotherActionOr') : t('settings.auditLog.changesToSettingsRoles')}</p>
         </div>
       )}
       {entries && entries.length > 0 && (
@@ -525,7 +522,7 @@ export function AuditLogSection({ server }: { server: Server }) {
       {entries && more && last && (
         <div className={own.more}>
           <button type="button" className="button secondary" disabled={busy} onClick={() => void fetchPage(last.id)}>
-            {busy ? 'Loading…' : 'Load more'}
+            {busy ? t('settings.auditLog.loading') : t('settings.auditLog.loadMore')}
           </button>
         </div>
       )}

@@ -83,7 +83,9 @@ export function BansSection({ server }: { server: Server }) {
               />
             </div>
             <p className="small-text" aria-live="polite">
-              {q ? `${shown.length} of ${bans.length} shown` : `${bans.length} banned`}
+              {q
+                ? t('settings.bans.lengthOfLength2Shown', { length: shown.length, length2: bans.length })
+                : t('settings.bans.lengthBanned', { length: bans.length })}
             </p>
           </div>
           {shown.length === 0 ? (

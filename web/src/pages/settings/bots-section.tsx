@@ -92,7 +92,7 @@ export function BotsSection({ server }: { server: Server }) {
                   <div className={own.botCardName} title={b.name} id={`bot-card-${b.id}`}>
                     {b.name}
                   </div>
-                  <div className="small-text">{b.public ? 'Public' : 'Private'}</div>
+                  <div className="small-text">{b.public ? t('settings.bots.public') : t('settings.bots.private')}</div>
                 </div>
               </div>
               {present.has(b.id) ? (
@@ -167,7 +167,7 @@ function AddBotDialog({ server, bot, onClose }: { server: Server; bot: Bot; onCl
             {t('settings.bots.cancel')}
           </button>
           <button type="submit" className="button primary" disabled={busy} data-autofocus>
-            {busy ? 'Adding…' : 'Add bot'}
+            {busy ? t('settings.bots.adding') : t('settings.bots.addBot2')}
           </button>
         </footer>
       </form>
@@ -235,7 +235,7 @@ function AddById({ server }: { server: Server }) {
         </div>
         <div>
           <button type="submit" className="button secondary" disabled={busy}>
-            {busy ? 'Adding…' : 'Add bot by id'}
+            {busy ? t('settings.bots.adding') : t('settings.bots.addBotById')}
           </button>
         </div>
       </form>

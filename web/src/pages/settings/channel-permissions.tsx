@@ -274,8 +274,8 @@ function Privacy({ channel, server, targets, meId, keepsAccess }: PrivacyProps) 
           <h3 id={`${id}-label`}>{t('settings.channelPermissions.privateChannel')}</h3>
           <p id={`${id}-help`} className="hint">
             {priv
-              ? `Only the roles and members below, the owner and administrators can see #${channel.name}.`
-              : `Everyone in ${server.name} can see #${channel.name}. Make it private to choose who can.`}
+              ? t('settings.channelPermissions.onlyTheRolesAnd', { channel: channel.name })
+              : t('settings.channelPermissions.everyoneInServerCan', { server: server.name, channel: channel.name })}
           </p>
         </div>
         <button
@@ -383,7 +383,7 @@ function TargetSelect({
           {roles.map((target) => (
             <option key={target.id} value={target.id} disabled={!!target.locked}>
               {target.name}
-              {target.locked ? ' (above your role)' : ''}
+              {target.locked ? t('settings.channelPermissions.aboveYourRole2') : ''}
             </option>
           ))}
         </optgroup>
@@ -393,7 +393,7 @@ function TargetSelect({
           {people.map((target) => (
             <option key={target.id} value={target.id} disabled={!!target.locked}>
               {target.name}
-              {target.locked ? ' (above your role)' : ''}
+              {target.locked ? t('settings.channelPermissions.aboveYourRole2') : ''}
             </option>
           ))}
         </optgroup>
@@ -516,7 +516,7 @@ function MakePrivateDialog({ channel, server, targets, meId, keepsAccess, onClos
             {t('settings.channelPermissions.cancel')}
           </button>
           <button type="button" className="button primary" onClick={() => void submit()} disabled={busy} data-autofocus>
-            {busy ? 'Making private…' : 'Make private'}
+            {busy ? t('settings.channelPermissions.makingPrivate') : t('settings.channelPermissions.makePrivate')}
           </button>
         </footer>
       </div>
@@ -713,7 +713,7 @@ function Overwrites({ channel, server, targets, channelBits, admin, keepsAccess,
                 disabled={busy || !!selected.locked}
                 aria-label={t('settings.channelPermissions.removeTheSettingsFor', { selected: selected.name })}
               >
-                {existing ? 'Remove' : 'Cancel'}
+                {existing ? t('settings.channelPermissions.remove') : t('settings.channelPermissions.cancel')}
               </button>
             ) : null}
           </div>
@@ -721,8 +721,8 @@ function Overwrites({ channel, server, targets, channelBits, admin, keepsAccess,
           {!existing && !selected.locked && (
             <p className="hint">
               {selected.id === server.id
-                ? 'Nothing is changed for everyone yet: all of these follow the server-wide permissions.'
-                : `Nothing is set for ${selected.name} here yet. Choose Allow or Deny, then save.`}
+                ? t('settings.channelPermissions.nothingIsChangedFor')
+                : t('settings.channelPermissions.nothingIsSetFor', { selected: selected.name })}
             </p>
           )}
           {CHANNEL_GROUPS.map((g) => (
@@ -758,7 +758,7 @@ function Overwrites({ channel, server, targets, channelBits, admin, keepsAccess,
                   {t('settings.channelPermissions.reset')}
                 </button>
                 <button type="button" className="button primary small" onClick={() => void save()} disabled={busy}>
-                  {busy ? 'Saving…' : 'Save changes'}
+                  {busy ? t('settings.channelPermissions.saving') : t('settings.channelPermissions.saveChanges')}
                 </button>
               </div>
             </section>

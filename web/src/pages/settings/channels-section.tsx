@@ -63,11 +63,7 @@ function ChannelList({ server, channels, manage, roles, onPermissions }: ListPro
   return (
     <section className={styles.settingsSection} aria-labelledby="channels-title">
       <h2 id="channels-title">{t('settings.channels.channels')}</h2>
-      <p className={styles.sectionIntro}>
-        {manage
-          ? 'Name your channels and say what each is for. A channel’s permissions decide who can see it and what they can do there.'
-          : 'Choose who can see each channel and what they can do there.'}
-      </p>
+      <p className={styles.sectionIntro}>{manage ? t('settings.channels.nameYourChannelsAnd') : t('settings.channels.chooseWhoCanSee')}</p>
       {manage && (
         <form className={styles.inlineForm} onSubmit={create} aria-label={t('settings.channels.createAChannel')}>
           <div className="field">

@@ -85,7 +85,7 @@ export function CreateWebhookForm({
         />
       </div>
       <button type="submit" className="button primary" disabled={busy}>
-        {busy ? 'Creating…' : 'Create webhook'}
+        {busy ? t('settings.webhooks.creating') : t('settings.webhooks.createWebhook')}
       </button>
       {error && (
         <p className={`field-error ${styles.full}`} role="alert">

@@ -118,7 +118,11 @@ function ServerProfile({ server }: { server: Server }) {
           <ServerIcon server={server} />
           <div className={own.iconActions}>
             <label className={`button secondary small ${uploading ? own.busy : ''}`} htmlFor={`${id}-icon`}>
-              {uploading ? 'Uploading…' : server.icon ? 'Change icon' : 'Upload icon'}
+              {uploading
+                ? t('settings.overview.uploading')
+                : server.icon
+                  ? t('settings.overview.changeIcon')
+                  : t('settings.overview.uploadIcon')}
             </label>
             <input
               id={`${id}-icon`}
@@ -192,7 +196,7 @@ function ServerProfile({ server }: { server: Server }) {
             {t('settings.overview.reset')}
           </button>
           <button type="submit" form={`${id}-form`} className="button primary small" disabled={saving}>
-            {saving ? 'Saving…' : 'Save changes'}
+            {saving ? t('settings.overview.saving') : t('settings.overview.saveChanges')}
           </button>
         </section>
       )}
@@ -324,7 +328,7 @@ function DeleteServer({ server }: { server: Server }) {
           />
         </div>
         <button type="submit" className="button danger" disabled={busy || !matches}>
-          {busy ? 'Deleting…' : 'Delete server'}
+          {busy ? t('settings.overview.deleting') : t('settings.overview.deleteServer')}
         </button>
       </form>
       {error && (

@@ -145,9 +145,9 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
           {everyone
             ? `Everyone in ${server.name}${memberCount !== undefined ? ` (${plural(memberCount, 'member')})` : ''}`
             : memberCount !== undefined
-              ? plural(memberCount, 'member')
-              : 'Loading members…'}
-          {role.managed && ' · managed by a bot'}
+              ? plural(memberCount, t('settings.roles.member'))
+              : t('settings.roles.loadingMembers')}
+          {role.managed && t('settings.roles.managedByABot3')}
         </p>
       </header>
 
@@ -234,10 +234,10 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
             <h4>{t('settings.roles.deleteThisRole')}</h4>
             <p className="hint">
               {role.managed
-                ? 'A bot’s own role goes when the bot is removed from the server (Bots section).'
+                ? t('settings.roles.aBotSOwn')
                 : locked
-                  ? 'You can only delete roles below your highest role.'
-                  : 'People who have it lose it. This cannot be undone.'}
+                  ? t('settings.roles.youCanOnlyDelete')
+                  : t('settings.roles.peopleWhoHaveIt')}
             </p>
             {deleteError && (
               <p className="field-error" role="alert">
@@ -259,9 +259,9 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
                 {t('settings.roles.notSavedSaveerror', { saveError })}
               </span>
             ) : locked ? (
-              'This role can no longer be changed by you: discard your changes.'
+              t('settings.roles.thisRoleCanNo')
             ) : (
-              'Careful — you have unsaved changes!'
+              t('settings.roles.carefulYouHaveUnsaved')
             )}
           </p>
           <div className="row tight">
@@ -277,7 +277,7 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
               {t('settings.roles.discardChanges')}
             </button>
             <button type="button" className="button primary small" disabled={saving || !dirty || locked !== null} onClick={save}>
-              {saving ? 'Saving…' : 'Save changes'}
+              {saving ? t('settings.roles.saving') : t('settings.roles.saveChanges')}
             </button>
           </div>
         </section>

@@ -147,7 +147,7 @@ export function RolesSection({ server }: { server: Server }) {
       dirty.current &&
       !(await confirm({
         title: t('settings.roles.discardUnsavedChanges'),
-        body: <p>Your changes to {selected?.name ?? 'this role'} have not been saved.</p>,
+        body: <p>Your changes to {selected?.name ?? t('settings.roles.thisRole')} have not been saved.</p>,
         confirmLabel: t('settings.roles.discardChanges'),
         danger: true,
       }))
@@ -348,7 +348,7 @@ export function RolesSection({ server }: { server: Server }) {
             data-colored={color ? '' : undefined}
             data-role-name
           >
-            {isEveryone ? '@everyone' : role.name}
+            {isEveryone ? t('settings.roles.everyone') : role.name}
           </span>
           {role.managed && (
             <span className={css.botChip} title={t('settings.roles.managedByABot')}>
@@ -360,7 +360,7 @@ export function RolesSection({ server }: { server: Server }) {
           {count !== undefined && (
             <span className={css.count}>
               {count}
-              <span className="visually-hidden">{count === 1 ? ' member' : ' members'}</span>
+              <span className="visually-hidden">{count === 1 ? t('settings.roles.member2') : t('settings.roles.members')}</span>
               <PersonIcon />
             </span>
           )}
@@ -377,7 +377,7 @@ export function RolesSection({ server }: { server: Server }) {
         <div className={css.listPane}>
           <div className={css.listHead}>
             <h3 className={css.paneTitle}>
-              {n + 1} {n === 0 ? 'role' : 'roles'}
+              {n + 1} {n === 0 ? t('settings.roles.role') : t('settings.roles.roles2')}
             </h3>
             <button type="button" className="button primary small" onClick={() => setCreating(true)}>
               <PlusIcon size={16} /> Create role

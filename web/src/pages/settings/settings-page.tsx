@@ -67,7 +67,7 @@ export function SettingsPage({ serverId, tab }: { serverId: string; tab: string 
         <ServerRail activeServerId={null} />
         <main className="center-page">
           <div className="card">
-            <p>{meId ? 'This server was not found.' : 'Loading…'}</p>
+            <p>{meId ? t('settings.page.thisServerWasNot') : t('settings.page.loading')}</p>
           </div>
         </main>
       </div>

@@ -70,7 +70,7 @@ function OwnerWebhooks({ server, channels }: { server: Server; channels: Channel
       <h2 id="webhooks-title">{t('settings.webhooks.webhooks')}</h2>
       <p className={styles.sectionIntro}>
         A webhook lets another service post into a channel with a simple HTTP request, such as{' '}
-        <code>{'POST <url> {"content": "Build passed"}'}</code>
+        <code>{t('settings.webhooks.postUrlContentBuild')}</code>
         {t('settings.webhooks.itsMessagesShowThe')}
       </p>
       <p className={styles.sectionIntro}>{t('settings.webhooks.onlyTheServerS')}</p>
