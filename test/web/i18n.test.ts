@@ -139,15 +139,26 @@ function usedKeys(): { keys: Map<string, string>; patterns: Map<string, RegExp> 
       if (ts.isJsxAttribute(node) && node.name.getText(sf) === 'i18nKey' && node.initializer) {
         arg = ts.isJsxExpression(node.initializer) ? node.initializer.expression : node.initializer;
       }
-      if (arg && (ts.isStringLiteral(arg) || ts.isNoSubstitutionTemplateLiteral(arg))) keys.set(arg.text, rel(file));
-      else if (arg && ts.isTemplateExpression(arg)) {
+      // cond ? 'a.b' : 'a.c': both are used.
+      const literals: ts.Node[] = [];
+      const unwrap = (n: ts.Node | undefined) => {
+        if (n && ts.isConditionalExpression(n)) unwrap(n.whenTrue), unwrap(n.whenFalse);
+        else if (n && ts.isParenthesizedExpression(n)) unwrap(n.expression);
+        else if (n) literals.push(n);
+      };
+      unwrap(arg);
+      for (const lit of literals) use(lit);
+      ts.forEachChild(node, visit);
+    };
+    const use = (arg: ts.Node) => {
+      if (ts.isStringLiteral(arg) || ts.isNoSubstitutionTemplateLiteral(arg)) keys.set(arg.text, rel(file));
+      else if (ts.isTemplateExpression(arg)) {
         const quote = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
         const source = quote(arg.head.text) + arg.templateSpans.map((s) => `[^.]+${quote(s.literal.text)}`).join('');
         patterns.set(arg.getText(sf), new RegExp(`^${source}$`));
-      } else if (arg) {
+      } else {
         throw new Error(`${rel(file)}: a key that is neither a literal nor a template: ${arg.getText(sf)}`);
       }
-      ts.forEachChild(node, visit);
     };
     visit(sf);
   }

@@ -56,7 +56,7 @@ export function App() {
   }, []);
 
   const plainLogout = useCallback(() => logout(), [logout]);
-  const expiredLogout = useCallback(() => logout('Your session has ended. Please log in again.'), [logout]);
+  const expiredLogout = useCallback(() => logout(t('app.sessionEnded')), [logout]);
 
   useEffect(() => {
     onUnauthorized(expiredLogout);
@@ -136,7 +136,7 @@ function LoggedOut({ onAuthenticated }: { onAuthenticated: (token: string) => vo
     return () => window.removeEventListener('parley:auth-mode', onMode);
   }, []);
   useEffect(() => {
-    setPageTitle('Parley');
+    setPageTitle(t('titles.app'));
   }, []);
   const invite = match('/invite/:code', path);
   if (invite?.code) {
@@ -171,9 +171,9 @@ function InviteAuth({
         <Trans i18nKey="app.invitedToJoin" values={{ server: load.preview.server.name }} components={{ b: <strong /> }} />
       </>
     ) : load.state === 'gone' ? (
-      'This invite link no longer works: it expired, was used up or revoked. You can still log in or create an account.'
+      t('app.inviteGone')
     ) : (
-      'You have been invited to a server. Log in or create an account to join it.'
+      t('app.invitedToServer')
     );
   return (
     <AuthPage

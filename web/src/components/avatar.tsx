@@ -13,13 +13,7 @@ interface AvatarProps {
   status?: PresenceStatus | ChosenStatus;
 }
 
-const STATUS_TEXT: Record<PresenceStatus | ChosenStatus, string> = {
-  online: 'Online',
-  idle: 'Idle',
-  dnd: 'Do not disturb',
-  offline: 'Offline',
-  invisible: 'Invisible',
-};
+const statusText = (status: PresenceStatus | ChosenStatus): string => t(`presence.status.${status}`);
 
 /** A picture or initials, with a presence dot at the bottom right when `status` is given. */
 export function Avatar({ status, ...props }: AvatarProps) {
@@ -33,8 +27,8 @@ export function Avatar({ status, ...props }: AvatarProps) {
         className={`${styles.statusDot} ${styles[status === 'invisible' ? 'offline' : status]}`}
         style={{ width: dot, height: dot, borderWidth: dot >= 18 ? 4 : 2.5 }}
         role="img"
-        aria-label={STATUS_TEXT[status]}
-        title={STATUS_TEXT[status]}
+        aria-label={statusText(status)}
+        title={statusText(status)}
         data-status={status}
       />
     </span>

@@ -213,7 +213,7 @@ export function UserPanel({ onLogout, className }: { onLogout: () => void; class
   const myStatus = useStore((s) => s.myStatus);
   if (!me) return null;
   const name = displayName(me);
-  const shown = status === 'ready' ? statusLabel(myStatus) : status === 'closed' ? 'Offline' : 'Connecting…';
+  const shown = status === 'ready' ? statusLabel(myStatus) : status === 'closed' ? t('presence.status.offline') : t('chat.connecting');
   return (
     <div className={className ? `${styles.userPanel} ${className}` : styles.userPanel}>
       {/* The picture sets the status; the name opens account settings, as in most chat apps. */}

@@ -35,38 +35,38 @@ const AUTOCOMPLETE_DEBOUNCE_MS = 200;
 
 function rangeText(o: CommandOption): string | null {
   const { minValue: min, maxValue: max } = o;
-  if (min !== undefined && max !== undefined) return `between ${min} and ${max}`;
-  if (min !== undefined) return `at least ${min}`;
-  if (max !== undefined) return `at most ${max}`;
+  if (min !== undefined && max !== undefined) return t('commands.range.between', { min, max });
+  if (min !== undefined) return t('commands.range.atLeast', { min });
+  if (max !== undefined) return t('commands.range.atMost', { max });
   return null;
 }
 
 /** The value an option's field stands for, or an error to show beside it; undefined: left empty. */
 function fieldValue(o: CommandOption, v: FieldValue | undefined): { value?: string | number | boolean; error?: string } {
   const text = v?.text.trim() ?? '';
-  if (v?.uploading) return { error: 'Wait for the file to finish uploading.' };
+  if (v?.uploading) return { error: t('commands.errors.uploading') };
   if (v?.choice) return { value: v.choice.value };
-  if (!text && !v?.url) return o.required ? { error: 'This option is required.' } : {};
+  if (!text && !v?.url) return o.required ? { error: t('commands.errors.required') } : {};
   switch (o.type) {
     case 'integer':
     case 'number': {
       const n = Number(text);
       if (o.type === 'integer' ? !/^[-+]?\d+$/.test(text) : !Number.isFinite(n) || !text)
-        return { error: o.type === 'integer' ? 'Enter a whole number.' : 'Enter a number.' };
+        return { error: o.type === 'integer' ? t('commands.errors.wholeNumber') : t('commands.errors.number') };
       if ((o.minValue !== undefined && n < o.minValue) || (o.maxValue !== undefined && n > o.maxValue))
-        return { error: `Must be ${rangeText(o)}.` };
-      if (o.choices?.length && !o.choices.some((c) => c.value === n)) return { error: 'Choose one of the options.' };
+        return { error: t('commands.errors.mustBe', { range: rangeText(o) ?? '' }) };
+      if (o.choices?.length && !o.choices.some((c) => c.value === n)) return { error: t('commands.errors.choose') };
       return { value: n };
     }
     case 'boolean':
       return { value: text === 'true' };
     case 'attachment':
-      return v?.url ? { value: v.url } : o.required ? { error: 'This option is required.' } : {};
+      return v?.url ? { value: v.url } : o.required ? { error: t('commands.errors.required') } : {};
     case 'string': {
       const length = [...text].length;
-      if (o.minLength !== undefined && length < o.minLength) return { error: `At least ${o.minLength} characters.` };
-      if (o.maxLength !== undefined && length > o.maxLength) return { error: `At most ${o.maxLength} characters.` };
-      if (o.choices?.length && !o.choices.some((c) => c.value === text)) return { error: 'Choose one of the options.' };
+      if (o.minLength !== undefined && length < o.minLength) return { error: t('commands.errors.minLength', { count: o.minLength }) };
+      if (o.maxLength !== undefined && length > o.maxLength) return { error: t('commands.errors.maxLength', { count: o.maxLength }) };
+      if (o.choices?.length && !o.choices.some((c) => c.value === text)) return { error: t('commands.errors.choose') };
       return { value: text };
     }
     default:
@@ -100,9 +100,7 @@ function partialOptions(command: Command, values: Values, focused: string): Comm
   return out;
 }
 
-const ERROR_FOR_CODE: Record<string, string> = {
-  unknown_command: 'This command is no longer available here.',
-};
+const errorForCode = (code: string): string | undefined => (code === 'unknown_command' ? t('commands.errors.unknownCommand') : undefined);
 
 interface Props {
   channel: Channel;
@@ -118,7 +116,7 @@ export function CommandForm({ channel, command, onClose }: Props) {
   const [sending, setSending] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
   const id = useId();
-  const botName = command.bot?.name ?? 'Bot';
+  const botName = command.bot?.name ?? t('commands.bot');
 
   // The first field (or the send button, for a command without options) takes the cursor.
   useEffect(() => {
@@ -151,7 +149,7 @@ export function CommandForm({ channel, command, onClose }: Props) {
       onClose(true);
     } catch (err) {
       setSending(false);
-      setFormError((err instanceof ApiError && err.code && ERROR_FOR_CODE[err.code]) || describeError(err));
+      setFormError((err instanceof ApiError && err.code && errorForCode(err.code)) || describeError(err));
     }
   };
 
@@ -269,7 +267,7 @@ function OptionField({ id, channel, command, option: o, value, values, error, on
       </label>
       <FieldInput channel={channel} command={command} option={o} value={value} values={values} common={common} onChange={onChange} />
       <p id={hintId} className={error ? styles.error : styles.hint}>
-        {error ?? (range ? `${o.description} (${range})` : o.description)}
+        {error ?? (range ? t('commands.descriptionWithRange', { description: o.description, range }) : o.description)}
       </p>
     </div>
   );

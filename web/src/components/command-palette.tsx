@@ -60,7 +60,7 @@ export function CommandPalette({ id, query, items, loading, active, onHover, onP
   items.forEach((command, index) => {
     let group = groups[groups.length - 1];
     if (!group || group.botId !== command.botId) {
-      group = { botId: command.botId, name: command.bot?.name ?? 'Bot', avatar: command.bot?.avatar, rows: [] };
+      group = { botId: command.botId, name: command.bot?.name ?? t('commands.bot'), avatar: command.bot?.avatar, rows: [] };
       groups.push(group);
     }
     group.rows.push({ command, index });

@@ -111,7 +111,7 @@ export function useSuggestions(trigger: Trigger | null, channel: Channel): Sugge
         key: `role:${r.id}`,
         kind: 'role',
         label: `@${r.name}`,
-        detail: r.mentionable ? 'Role' : 'Role, only you can ping it',
+        detail: r.mentionable ? t('composer.role') : t('composer.roleOnlyYou'),
         insert: `@${r.name}`,
         mention: { display: `@${r.name}`, syntax: `<@&${r.id}>` },
         color: r.color,
@@ -119,8 +119,8 @@ export function useSuggestions(trigger: Trigger | null, channel: Channel): Sugge
     }
     if (everyone) {
       const special: Suggestion[] = [
-        { key: 'everyone', kind: 'everyone', label: '@everyone', detail: 'Notify everyone who can see this channel', insert: '@everyone' },
-        { key: 'here', kind: 'here', label: '@here', detail: 'Notify everyone online in this channel', insert: '@here' },
+        { key: 'everyone', kind: 'everyone', label: '@everyone', detail: t('composer.notifyEveryone'), insert: '@everyone' },
+        { key: 'here', kind: 'here', label: '@here', detail: t('composer.notifyHere'), insert: '@here' },
       ];
       for (const s of special) if (rank(s.kind, q) >= 0 && out.length < MAX) out.push(s);
     }
@@ -128,7 +128,7 @@ export function useSuggestions(trigger: Trigger | null, channel: Channel): Sugge
   }, [trigger, serverId, members, roles, channels, myRoles, everyone]);
 }
 
-const TITLES: Record<Trigger['char'], string> = { '@': 'Members', '#': 'Text channels', ':': 'Emoji matching' };
+const TITLES: Record<Trigger['char'], 'members' | 'channels' | 'emoji'> = { '@': 'members', '#': 'channels', ':': 'emoji' };
 
 export const suggestionId = (listId: string, index: number) => `${listId}-${index}`;
 
@@ -149,7 +149,7 @@ export function SuggestionList({ id, trigger, items, active, onHover, onPick }: 
   return (
     <div className={styles.popup}>
       <div className={styles.title} id={`${id}-title`}>
-        {TITLES[trigger.char]}
+        {t(`composer.suggestionTitle.${TITLES[trigger.char]}`)}
         {trigger.char === ':' ? ' ' : trigger.query ? t('composer.matching') : ''}
         {(trigger.char === ':' || trigger.query) && <span className={styles.query}>{`${trigger.char}${trigger.query}`}</span>}
       </div>

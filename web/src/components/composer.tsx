@@ -604,17 +604,17 @@ function OutboxItem({ item }: { item: Outgoing }) {
   useEffect(() => {
     if (!item.retryAt) return;
     setNow(Date.now());
-    const t = setInterval(() => setNow(Date.now()), 250);
-    return () => clearInterval(t);
+    const timer = setInterval(() => setNow(Date.now()), 250);
+    return () => clearInterval(timer);
   }, [item.retryAt]);
   const seconds = item.retryAt ? Math.ceil((item.retryAt - now) / 1000) : 0;
   const note =
     seconds > 0 && item.state === 'rate-limited'
-      ? `Slow down — sending in ${seconds} s`
+      ? t('composer.outbox.slowDown', { seconds })
       : seconds > 0 && item.state === 'offline'
-        ? `No connection — retrying in ${seconds} s`
-        : 'Sending…';
-  const text = item.text || `${item.files} ${item.files === 1 ? 'file' : 'files'}`;
+        ? t('composer.outbox.offline', { seconds })
+        : t('composer.outbox.sending');
+  const text = item.text || t('composer.outbox.files', { count: item.files });
   return (
     <li className={styles.outgoing} data-state={seconds > 0 ? item.state : 'sending'}>
       <span className={styles.outSpinner} aria-hidden="true" />

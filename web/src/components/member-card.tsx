@@ -92,12 +92,19 @@ export function MemberCardHost({ server }: { server: Server }) {
 
 // ---------------------------------------------------------------- the card
 
-const DELETE_WINDOWS: { seconds: number; label: string }[] = [
-  { seconds: 0, label: 'Don’t delete' },
-  { seconds: 3600, label: '1 hour' },
-  { seconds: 86_400, label: '24 hours' },
-  { seconds: 604_800, label: '7 days' },
-];
+const DELETE_WINDOWS: { seconds: number; readonly label: string }[] = (
+  [
+    [0, 'none'],
+    [3600, 'hour'],
+    [86_400, 'day'],
+    [604_800, 'week'],
+  ] as const
+).map(([seconds, key]) => ({
+  seconds,
+  get label() {
+    return t(`members.deleteWindow.${key}`);
+  },
+}));
 
 function MemberCard({ server, userId, onClose }: { server: Server; userId: string; onClose: () => void }) {
   const member = useStore((s) => s.members[server.id]?.find((m) => m.id === userId));
@@ -158,7 +165,7 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
       await setMemberRole(server.id, member.id, role.id, on, member.roles ?? []);
       if (on) closeMenu();
     } catch (err) {
-      setRoleError(`Could not ${on ? 'give' : 'take'} ${role.name}: ${describeError(err)}`);
+      setRoleError(t(on ? 'members.couldNotGive' : 'members.couldNotTake', { role: role.name, error: describeError(err) }));
     } finally {
       setBusyRole(null);
     }

@@ -42,7 +42,7 @@ export function groupMembers(server: Server, roles: Role[] | undefined, members:
     else (m.bot ? bots : people).push(m);
   }
   const groups: MemberGroup[] = hoisted.map((r) => ({ key: r.id, title: r.name, role: r, members: byRole.get(r.id) ?? [] }));
-  groups.push({ key: 'members', title: 'Members', members: people }, { key: 'bots', title: 'Bots', members: bots });
+  groups.push({ key: 'members', title: t('members.members'), members: people }, { key: 'bots', title: t('members.bots'), members: bots });
   return groups.filter((g) => g.members.length > 0).map((g) => ({ ...g, members: [...g.members].sort(byName) }));
 }
 

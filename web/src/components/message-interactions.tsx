@@ -13,7 +13,7 @@ import { CloseIcon } from './icons';
 import styles from './message-interactions.module.css';
 import { t } from '../i18n';
 
-const NO_RESPONSE = 'The bot did not respond.';
+const noResponse = () => t('interactions.noResponse');
 
 /** The interactions of this session that concern one message's components. */
 function usePendingFor(messageId: string): PendingInteraction[] {
@@ -57,7 +57,7 @@ export function MessageComponents({ message }: { message: Message }) {
           <span className={styles.failureIcon} aria-hidden="true">
             !
           </span>
-          <span>{f.error ?? NO_RESPONSE}</span>
+          <span>{f.error ?? noResponse()}</span>
           <button
             type="button"
             className="icon-button small"
@@ -168,7 +168,7 @@ function SelectMenu({ select, loading, onChoose }: { select: Select; loading: bo
     const same = chosen.length === sentRef.current.length && chosen.every((v) => sentRef.current.includes(v));
     if (same) return;
     if (chosen.length < min) {
-      setNote(`Choose at least ${min}.`);
+      setNote(t('interactions.chooseAtLeast', { min }));
       return;
     }
     sentRef.current = chosen;
@@ -188,7 +188,7 @@ function SelectMenu({ select, loading, onChoose }: { select: Select; loading: bo
     setChosen((prev) => {
       if (prev.includes(o.value)) return prev.filter((v) => v !== o.value);
       if (prev.length >= max) {
-        setNote(`Choose at most ${max}.`);
+        setNote(t('interactions.chooseAtMost', { max }));
         return prev;
       }
       return [...prev, o.value];
@@ -365,7 +365,7 @@ export function PendingCommands({ channelId }: { channelId: string }) {
                   <span className={styles.failureIcon} aria-hidden="true">
                     !
                   </span>
-                  <span>{p.error ?? NO_RESPONSE}</span>
+                  <span>{p.error ?? noResponse()}</span>
                   <button
                     type="button"
                     className="icon-button small"

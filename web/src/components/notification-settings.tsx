@@ -15,11 +15,17 @@ import dialogStyles from './dialog.module.css';
 import styles from './notification-settings.module.css';
 import { t } from '../i18n';
 
-const LEVELS: { value: NotifyLevel; label: string; hint: string }[] = [
-  { value: 'all', label: 'All messages', hint: 'Every new message' },
-  { value: 'mentions', label: 'Only @mentions', hint: 'When someone mentions you or a role of yours, or replies to you' },
-  { value: 'none', label: 'Nothing', hint: 'No notifications; unread marks still show' },
-];
+const LEVELS: { value: NotifyLevel; readonly label: string; readonly hint: string }[] = (['all', 'mentions', 'none'] as const).map(
+  (value) => ({
+    value,
+    get label() {
+      return t(`notificationSettings.level.${value}.label`);
+    },
+    get hint() {
+      return t(`notificationSettings.level.${value}.hint`);
+    },
+  }),
+);
 
 const levelName = (l: NotifyLevel) => LEVELS.find((x) => x.value === l)?.label ?? l;
 

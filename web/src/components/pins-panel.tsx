@@ -107,8 +107,8 @@ export function PinsPanel({ channel, canManage, onClose, toggle }: Props) {
 }
 
 function PinnedMessage({ message, canManage, onJump }: { message: Message; canManage: boolean; onJump: () => void }) {
-  const author = message.author ?? { id: 'unknown', name: 'Unknown', bot: false, avatar: null };
-  const name = author.name || 'Unknown';
+  const author = message.author ?? { id: 'unknown', name: t('common.unknown'), bot: false, avatar: null };
+  const name = author.name || t('common.unknown');
   const attachments = Array.isArray(message.attachments) ? message.attachments : [];
   return (
     <li className={styles.item} data-pinned-id={message.id}>

@@ -34,7 +34,7 @@ export function ReplyQuote({ reply }: { reply: Message }) {
       </div>
     );
   }
-  const name = original.author?.name || 'Unknown';
+  const name = original.author?.name || t('common.unknown');
   // "@name" when the reply pinged the author, as Discord marks it.
   const pinged = reply.mentions?.some((u) => u.id === authorId);
   const text = toPlainText(original.content ?? '', 200);

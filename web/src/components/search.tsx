@@ -82,12 +82,12 @@ export function SearchBox({ server }: { server: Server }) {
       const f = q.invalid;
       const why =
         f.key === 'from' || f.key === 'mentions'
-          ? `No member here is called “${f.value}”.`
+          ? t('search.invalid.member', { value: f.value })
           : f.key === 'in'
-            ? `No channel here is called “${f.value}”.`
+            ? t('search.invalid.channel', { value: f.value })
             : f.key === 'has'
-              ? '“has:” takes link, image, file or embed.'
-              : `“${f.key}:” takes a date like 2026-11-24.`;
+              ? t('search.invalid.has')
+              : t('search.invalid.date', { key: f.key });
       setResults({ total: 0, messages: [], loading: false, error: why });
       return;
     }
@@ -267,7 +267,7 @@ function SearchResults({
 }
 
 function Result({ message, channelName, server, onJump }: { message: Message; channelName: string; server: Server; onJump: () => void }) {
-  const author = message.author ?? { id: 'unknown', name: 'Unknown', bot: false, avatar: null };
+  const author = message.author ?? { id: 'unknown', name: t('common.unknown'), bot: false, avatar: null };
   const jump = async () => {
     onJump();
     // The history around the message first, then the channel: the list opens on it.

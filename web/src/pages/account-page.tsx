@@ -12,7 +12,7 @@ import { updateProfile, uploadFile } from '../state/actions';
 import { useStore } from '../state/store';
 import { toast, toastError } from '../state/toasts';
 import { Link, paths } from '../router';
-import { PASSWORD_RULES } from './auth-page';
+import { passwordRules } from './auth-page';
 import { NotificationsSection } from './notifications-section';
 import styles from './settings/settings.module.css';
 import own from './account-page.module.css';
@@ -238,7 +238,7 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
       <p className={styles.sectionIntro}>{t('account.changingYourPasswordLogs')}</p>
       <form className={`stack ${styles.cardForm} ${own.narrow}`} onSubmit={submit} aria-label={t('account.changePassword')} noValidate>
         <p id={`${id}-rules`} className={own.rules}>
-          <strong>{t('account.passwordRules')}</strong> {PASSWORD_RULES} At most 256 characters.
+          <strong>{t('account.passwordRules')}</strong> {t('account.passwordRulesText', { rules: passwordRules() })}
         </p>
         <div className="field">
           <label htmlFor={`${id}-current`} className="field-label">

@@ -24,7 +24,7 @@ interface Props {
 }
 
 /** The password rules of the service, shown before anyone has to guess them. */
-export const PASSWORD_RULES = 'At least 8 characters. Very common passwords (like “password123”) are refused.';
+export const passwordRules = (): string => t('auth.passwordRules');
 
 /** Log in or create an account, as the instance's registration mode allows. */
 export function AuthPage({ mode, notice, registration, inviteCode, returning, onAuthenticated }: Props) {
@@ -41,12 +41,12 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!username.trim() || !password) {
-      setError('Enter a username and a password.');
+      setError(t('auth.errors.credentials'));
       return;
     }
     const code = needsInvite ? parseInvite(invite) : null;
     if (needsInvite && !code) {
-      setError('Enter the invite code or link someone sent you.');
+      setError(t('auth.errors.inviteCode'));
       return;
     }
     setBusy(true);
@@ -64,12 +64,8 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
 
   // Keep the current path (an invite link) when switching between the two forms.
   const here = location.pathname.startsWith('/invite/') ? location.pathname : null;
-  const title = register ? 'Create your account' : returning ? 'Welcome back' : 'Log in to Parley';
-  const subtitle = register
-    ? 'Join the conversation on Parley.'
-    : returning
-      ? 'Log in to pick up where you left off.'
-      : 'Enter your username and password.';
+  const title = register ? t('auth.title.register') : returning ? t('auth.title.welcomeBack') : t('auth.title.login');
+  const subtitle = register ? t('auth.lead.register') : returning ? t('auth.lead.welcomeBack') : t('auth.lead.login');
 
   const switcher = (
     <p className={styles.authSwitch}>
@@ -162,7 +158,7 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
         />
         {register && (
           <p id={`${uid}-pass-hint`} className="hint">
-            {PASSWORD_RULES}
+            {passwordRules()}
           </p>
         )}
         {needsInvite && (

@@ -97,8 +97,8 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
   }, [channel?.id, serverId]);
 
   useEffect(() => {
-    const serverName = server?.name ?? 'Parley';
-    setPageTitle(channel ? `#${channel.name} · ${serverName} · Parley` : `${serverName} · Parley`);
+    const serverName = server?.name ?? t('titles.app');
+    setPageTitle(channel ? t('titles.channel', { channel: channel.name, server: serverName }) : t('titles.page', { page: serverName }));
   }, [channel?.name, server?.name]);
 
   const editLast = useCallback(() => {
@@ -267,7 +267,8 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
 function ConnectionState() {
   const status = useStore((s) => s.status);
   if (status === 'ready') return null;
-  const text = status === 'closed' ? 'Offline' : status === 'reconnecting' ? 'Reconnecting…' : 'Connecting…';
+  const text =
+    status === 'closed' ? t('presence.status.offline') : status === 'reconnecting' ? t('chat.reconnecting') : t('chat.connecting');
   return (
     <span className={styles.connectionState} role="status">
       {text}

@@ -60,7 +60,7 @@ export function DmPage({ channelId, onLogout }: { channelId: string | null; onLo
 
   const title = dm ? dmTitle(dm, meId) : null;
   useEffect(() => {
-    setPageTitle(title ? `${dm?.type === 'group_dm' ? title : `@${title}`} · Parley` : 'Direct messages · Parley');
+    setPageTitle(title ? t('titles.page', { page: dm?.type === 'group_dm' ? title : `@${title}` }) : t('titles.directMessages'));
   }, [title, dm?.type]);
 
   const toggle = (

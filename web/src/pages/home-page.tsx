@@ -34,7 +34,7 @@ export function HomePage({ onLogout }: { onLogout: () => void }) {
   }, [loaded, order]);
 
   useEffect(() => {
-    setPageTitle('Parley');
+    setPageTitle(t('titles.app'));
   }, []);
 
   if (!loaded || order.length) {

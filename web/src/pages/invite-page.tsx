@@ -34,10 +34,7 @@ export function useInvitePreview(code: string): Load {
       .then((preview) => !cancelled && setLoad({ state: 'ready', preview }))
       .catch((err) => {
         if (cancelled) return;
-        const message =
-          err instanceof ApiError && err.status === 404
-            ? 'This invite has expired, was used up or revoked, or the link is mistyped.'
-            : describeError(err);
+        const message = err instanceof ApiError && err.status === 404 ? t('invite.gone') : describeError(err);
         setLoad({ state: 'gone', message });
       });
     return () => {
@@ -82,7 +79,7 @@ export function InvitePage({ code }: { code: string }) {
   };
 
   useEffect(() => {
-    setPageTitle(preview ? `Join ${preview.server.name} · Parley` : 'Invite · Parley');
+    setPageTitle(preview ? t('titles.join', { server: preview.server.name }) : t('titles.invite'));
   }, [preview]);
 
   // Arrived here by logging in to accept this invite: join straight away (once).

@@ -83,7 +83,7 @@ export function startReply(message: Message): void {
       [message.channelId]: {
         messageId: message.id,
         authorId: author?.id ?? '',
-        authorName: author?.name || 'Unknown',
+        authorName: author?.name || t('common.unknown'),
         ping: !noPing,
         noPing,
       },

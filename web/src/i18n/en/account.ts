@@ -81,4 +81,5 @@ export const account = {
   lengthServers: '{{length}} servers',
   deleting: 'Deleting…',
   deleteMyAccount: 'Delete my account',
+  passwordRulesText: '{{rules}} At most 256 characters.',
 } as const;
