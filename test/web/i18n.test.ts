@@ -87,6 +87,8 @@ function textLiterals(expr: ts.Node): ts.Node[] {
     }
     // A property name, or a comparison operand, is code, not text.
     if (ts.isPropertyAssignment(node)) return visit(node.initializer);
+    // Arguments to other calls are codes (`text(c, 'name')`); text goes through t() or toast/confirm, checked apart.
+    if (ts.isCallExpression(node)) return visit(node.expression);
     if (ts.isBinaryExpression(node) && !TEXT_OPERATORS.has(node.operatorToken.kind)) return;
     ts.forEachChild(node, visit);
   };

@@ -63,7 +63,7 @@ export function AccountPage({ onLogout }: { onLogout: () => void }) {
       <main className={styles.settingsContent}>
         <div className={styles.settingsTop}>
           <Link to={paths.home()} className="button secondary small" aria-label={t('account.closeAccountSettingsAnd')}>
-            <CloseIcon /> Close
+            <CloseIcon /> {t('account.close')}
           </Link>
         </div>
         {me && !me.bot && (
@@ -374,12 +374,7 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
   const endOthers = async () => {
     const ok = await confirm({
       title: t('account.logOutEverywhereElse'),
-      body: (
-        <p>
-          End your {others.length === 1 ? t('account.otherSession') : t('account.lengthOtherSessions', { length: others.length })}
-          {t('account.thoseDevicesWillHave')}
-        </p>
-      ),
+      body: <p>{t('account.logOutOthersConfirm', { count: others.length })}</p>,
       confirmLabel: t('account.logOutEverywhereElse'),
       danger: true,
     });
@@ -400,13 +395,11 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
     <section className={styles.settingsSection} id="sessions" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>{t('account.sessions')}</h2>
       <p className={styles.sectionIntro}>
-        Where you are logged in.{' '}
-        {ttlDays !== null && `A session you do not use for ${ttlDays === 1 ? 'a day' : `${ttlDays} days`} ends by itself; `}
-        {t('account.lastActiveIsAccurate')}
+        {ttlDays !== null ? t('account.sessionsIntroTtl', { count: ttlDays }) : t('account.sessionsIntro')}
       </p>
       {loadError && (
         <p className="field-error" role="alert">
-          Could not load your sessions: {loadError}{' '}
+          {t('account.couldNotLoadSessions', { error: loadError })}{' '}
           <button type="button" className="link-button" onClick={load}>
             {t('account.tryAgain')}
           </button>
@@ -491,8 +484,7 @@ function DeleteSection({ me, onDeleted }: { me: User; onDeleted: () => void }) {
       <p className={styles.sectionIntro}>{t('account.deletingYourAccountLogs')}</p>
       {owned.length > 0 && (
         <p className="warning" role="note">
-          You own {owned.length === 1 ? t('account.aServer') : t('account.lengthServers', { length: owned.length })}
-          {t('account.joinAnAccountThat', { join: owned.map((s) => s.name).join(', ') })}
+          {t('account.ownsServers', { count: owned.length, servers: owned.map((s) => s.name).join(', ') })}
         </p>
       )}
       <button type="button" className="button danger" onClick={() => setOpen(true)}>

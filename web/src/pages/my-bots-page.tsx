@@ -11,6 +11,7 @@ import { formatDate, formatFull } from '../lib/format';
 import { copyText } from '../lib/clipboard';
 import styles from './settings/settings.module.css';
 import { setPageTitle } from '../lib/title';
+import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 import '../i18n/my-bots';
 
@@ -79,7 +80,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
       body: (
         <>
           <p>
-            Delete the bot <strong>{bot.name}</strong>?
+            <Trans i18nKey="myBots.deleteConfirm" values={{ bot: bot.name }} components={{ b: <strong /> }} />
           </p>
           <p className="warning">{t('myBots.itsTokenStopsWorking')}</p>
         </>
@@ -111,8 +112,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
         <section className={styles.settingsSection} aria-labelledby="mybots-title">
           <h2 id="mybots-title">{t('myBots.myBots')}</h2>
           <p className={styles.sectionIntro}>
-            A bot signs in to the API with <code>{t('myBots.authorizationBotToken')}</code>
-            {t('myBots.afterCreatingOneAdd')}
+            <Trans i18nKey="myBots.intro" values={{ header: 'Authorization: Bot <token>' }} components={{ code: <code /> }} />
           </p>
 
           {created?.token && (
@@ -121,8 +121,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
               <CopyField label={t('myBots.botToken')} value={created.token} secret />
               <CopyField label={t('myBots.botId')} value={created.id} />
               <p className="warning">
-                <strong>{t('myBots.copyTheTokenNow')}</strong> Anyone with it can act as your bot. If it leaks, delete the bot and create a
-                new one.
+                <Trans i18nKey="myBots.tokenWarning" components={{ b: <strong /> }} />
               </p>
               <button type="button" className="button secondary" onClick={() => setCreated(null)}>
                 {t('myBots.iHaveCopiedIt')}
@@ -157,7 +156,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
           <h3 className={styles.subheading}>{t('myBots.yourBots')}</h3>
           {loadError && (
             <p className="field-error" role="alert">
-              Could not load your bots: {loadError}{' '}
+              {t('myBots.couldNotLoad', { error: loadError })}{' '}
               <button type="button" className="link-button" onClick={load}>
                 {t('myBots.tryAgain')}
               </button>

@@ -15,6 +15,7 @@ import { toastError } from '../state/toasts';
 import { paths } from '../router';
 import styles from './settings/settings.module.css';
 import own from './account-page.module.css';
+import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 import '../i18n/account';
 
@@ -71,9 +72,7 @@ export function NotificationsSection() {
         </p>
         {permission === 'denied' && (
           <p className={`hint ${own.note}`}>
-            To turn them on, open this site’s settings in your browser (the icon at the left of the address bar), set{' '}
-            <strong>{t('account.notifications.notifications')}</strong> to <strong>{t('account.notifications.allow')}</strong>
-            {t('account.notifications.thenReloadParley')}
+            <Trans i18nKey="account.notifications.blockedHelp" components={{ b: <strong /> }} />
           </p>
         )}
         {permission === 'default' && (

@@ -27,10 +27,8 @@ export const account = {
   thisIsTheSession: 'This is the session you are using. Log out of this browser?',
   loggedOutDescribedevice: 'Logged out {{describeDevice}}.',
   logOutEverywhereElse: 'Log out everywhere else',
-  thoseDevicesWillHave: '? Those devices will have to log in again. This browser stays logged in.',
   loggedOutEverywhereElse: 'Logged out everywhere else.',
   sessions: 'Sessions',
-  lastActiveIsAccurate: '“Last active” is accurate to the hour.',
   tryAgain: 'Try again',
   loading: 'Loading…',
   yourLoginSessions: 'Your login sessions',
@@ -45,8 +43,6 @@ export const account = {
   deleteAccount: 'Delete account',
   deletingYourAccountLogs:
     'Deleting your account logs you out everywhere, deletes the bots you own and frees your username. Your messages stay in their channels, shown as sent by “Deleted user”. This cannot be undone.',
-  joinAnAccountThat:
-    ': {{join}}. An account that owns servers cannot be deleted, so that no server is left without an owner; Parley cannot yet hand a server over or delete one.',
   deleteAccount2: 'Delete account…',
   yourAccountWasDeleted: 'Your account was deleted.',
   deleteYourAccount: 'Delete your account?',
@@ -59,14 +55,14 @@ export const account = {
     parleyNotifiesYouOf:
       'Parley notifies you of direct messages, mentions of you or your roles, and replies to your messages, unless you are already reading that conversation. Choose per server (and per channel) with the bell at the top of the server’s channel list.',
     desktopNotifications: 'Desktop notifications',
-    thenReloadParley: ', then reload Parley.',
-    allow: 'Allow',
     sendATestNotification: 'Send a test notification',
     allowDirectMessagesFrom: 'Allow direct messages from people who share a server with me',
     turnedOffPeopleCan:
       'Turned off, people can no longer write to you in direct messages, earlier ones included; their history stays readable.',
     waitingForYourBrowser: 'Waiting for your browser…',
     enableDesktopNotifications: 'Enable desktop notifications',
+    blockedHelp:
+      'To turn them on, open this site’s settings in your browser (the icon at the left of the address bar), set <b>Notifications</b> to <b>Allow</b>, then reload Parley.',
   },
   uploading: 'Uploading…',
   changePicture: 'Change picture',
@@ -74,12 +70,21 @@ export const account = {
   saving: 'Saving…',
   saveDisplayName: 'Save display name',
   changing: 'Changing…',
-  otherSession: 'other session',
-  lengthOtherSessions: '{{length}} other sessions',
   now: 'Now',
-  aServer: 'a server',
-  lengthServers: '{{length}} servers',
   deleting: 'Deleting…',
   deleteMyAccount: 'Delete my account',
   passwordRulesText: '{{rules}} At most 256 characters.',
+  close: 'Close',
+  logOutOthersConfirm_one: 'End your other session? Those devices will have to log in again. This browser stays logged in.',
+  logOutOthersConfirm_other: 'End your {{count}} other sessions? Those devices will have to log in again. This browser stays logged in.',
+  sessionsIntro: 'Where you are logged in. “Last active” is accurate to the hour.',
+  sessionsIntroTtl_one:
+    'Where you are logged in. A session you do not use for a day ends by itself; “Last active” is accurate to the hour.',
+  sessionsIntroTtl_other:
+    'Where you are logged in. A session you do not use for {{count}} days ends by itself; “Last active” is accurate to the hour.',
+  couldNotLoadSessions: 'Could not load your sessions: {{error}}',
+  ownsServers_one:
+    'You own a server: {{servers}}. An account that owns servers cannot be deleted, so that no server is left without an owner; Parley cannot yet hand a server over or delete one.',
+  ownsServers_other:
+    'You own {{count}} servers: {{servers}}. An account that owns servers cannot be deleted, so that no server is left without an owner; Parley cannot yet hand a server over or delete one.',
 } as const;

@@ -8,14 +8,10 @@ export const myBots = {
   account: 'Account',
   myBots: 'My bots',
   botsYouOwn: 'Bots you own',
-  afterCreatingOneAdd:
-    '. After creating one, add it in the settings of a server you own. Other server owners can add it with its id only if you make it public.',
-  authorizationBotToken: 'Authorization: Bot <token>',
   newBotToken: 'New bot token',
   botCreatedCreated: 'Bot “{{created}}” created',
   botToken: 'Bot token',
   botId: 'Bot id',
-  copyTheTokenNow: 'Copy the token now. You will not see it again.',
   iHaveCopiedIt: 'I have copied it',
   createABot: 'Create a bot',
   botName: 'Bot name',
@@ -39,4 +35,10 @@ export const myBots = {
   creating: 'Creating…',
   createBot: 'Create bot',
   private: 'Private',
+  deleteConfirm: 'Delete the bot <b>{{bot}}</b>?',
+  intro:
+    'A bot signs in to the API with <code>{{header}}</code>. After creating one, add it in the settings of a server you own. Other server owners can add it with its id only if you make it public.',
+  tokenWarning:
+    '<b>Copy the token now. You will not see it again.</b> Anyone with it can act as your bot. If it leaks, delete the bot and create a new one.',
+  couldNotLoad: 'Could not load your bots: {{error}}',
 } as const;

@@ -18,6 +18,7 @@ import { AUDIT_ACTIONS, type AuditAction } from '@parley/protocol';
 import { parsePermissions, permissionNamesOf } from '@parley/protocol/permissions';
 import styles from './settings.module.css';
 import own from './admin.module.css';
+import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 
 const PAGE = 50;
@@ -128,7 +129,7 @@ function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNo
     return n ? (
       <strong>{n}</strong>
     ) : (
-      <strong className="mono" title="No longer a member of this server">
+      <strong className="mono" title={t('settings.auditLog.noLongerAMember')}>
         {id || t('settings.auditLog.someone')}
       </strong>
     );
@@ -147,133 +148,201 @@ function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNo
   const their = (subject: ReactNode) =>
     changed.length ? (
       <>
-        changed {subject}’s {listOf(changed)}
+        <Trans
+          i18nKey="settings.auditLog.changedSubjectSListof"
+          values={{ listOf: listOf(changed) }}
+          components={{ subject: <>{subject}</> }}
+        />
       </>
     ) : (
-      <>changed {subject}</>
+      <>
+        <Trans i18nKey="settings.auditLog.changedSubject" components={{ subject: <>{subject}</> }} />
+      </>
     );
   switch (entry.action) {
     case 'server_update': {
       const owner = c.ownerId;
-      if (isChange(owner) && typeof owner.new === 'string') return <>transferred the server to {user(owner.new)}</>;
+      if (isChange(owner) && typeof owner.new === 'string')
+        return (
+          <>
+            <Trans i18nKey="settings.auditLog.transferredTheServerTo" components={{ user: <>{user(owner.new)}</> }} />
+          </>
+        );
       const name = c.name;
-      if (isChange(name) && changed.length === 1) return <>renamed the server to “{String(name.new)}”</>;
-      return changed.length ? <>changed the server’s {listOf(changed)}</> : <>changed the server settings</>;
+      if (isChange(name) && changed.length === 1) return <>{t('settings.auditLog.renamedTheServerTo', { string: String(name.new) })}</>;
+      return changed.length ? (
+        <>{t('settings.auditLog.changedTheServerS', { listOf: listOf(changed) })}</>
+      ) : (
+        <>{t('settings.auditLog.changedTheServerSettings')}</>
+      );
     }
     case 'channel_create':
-      return <>created channel {channel(tid, text(c, 'name'))}</>;
+      return <Trans i18nKey="settings.auditLog.channelCreate" components={{ channel: <>{channel(tid, text(c, 'name'))}</> }} />;
     case 'channel_update': {
       const name = c.name;
       if (isChange(name) && changed.length === 1)
         return (
-          <>
-            renamed channel <strong>#{String(name.old)}</strong> to {channel(tid, String(name.new))}
-          </>
+          <Trans
+            i18nKey="settings.auditLog.channelRename"
+            values={{ old: String(name.old) }}
+            components={{ b: <strong />, channel: <>{channel(tid, String(name.new))}</> }}
+          />
         );
       return their(channel(tid, text(c, 'name')));
     }
     case 'channel_delete':
-      return <>deleted channel {channel(tid, text(c, 'name'))}</>;
+      return <Trans i18nKey="settings.auditLog.channelDelete" components={{ channel: <>{channel(tid, text(c, 'name'))}</> }} />;
     case 'overwrite_update':
     case 'overwrite_delete': {
       const target = c.type === 'member' ? user(tid) : role(tid);
       const where = channel(typeof c.channelId === 'string' ? c.channelId : '');
       return entry.action === 'overwrite_update' ? (
         <>
-          changed the permissions of {target} in {where}
+          <Trans i18nKey="settings.auditLog.changedThePermissionsOf" components={{ target: <>{target}</>, where: <>{where}</> }} />
         </>
       ) : (
         <>
-          removed the permission settings of {target} in {where}
+          <Trans i18nKey="settings.auditLog.removedThePermissionSettings" components={{ target: <>{target}</>, where: <>{where}</> }} />
         </>
       );
     }
     case 'role_create':
-      return <>created role {role(tid, roleName)}</>;
+      return (
+        <>
+          <Trans i18nKey="settings.auditLog.createdRoleRole" components={{ role: <>{role(tid, roleName)}</> }} />
+        </>
+      );
     case 'role_update': {
       const name = c.name;
       if (isChange(name) && changed.length === 1)
         return (
-          <>
-            renamed role <strong>{String(name.old)}</strong> to {role(tid, String(name.new))}
-          </>
+          <Trans
+            i18nKey="settings.auditLog.roleRename"
+            values={{ old: String(name.old) }}
+            components={{ b: <strong />, role: <>{role(tid, String(name.new))}</> }}
+          />
         );
-      return their(<>role {role(tid, roleName)}</>);
+      return their(<Trans i18nKey="settings.auditLog.roleRole" components={{ role: <>{role(tid, roleName)}</> }} />);
     }
     case 'role_delete':
-      return <>deleted role {role(tid, roleName)}</>;
+      return (
+        <>
+          <Trans i18nKey="settings.auditLog.deletedRoleRole" components={{ role: <>{role(tid, roleName)}</> }} />
+        </>
+      );
     case 'member_role_add':
-      return (
-        <>
-          gave {role(typeof c.roleId === 'string' ? c.roleId : '')} to {user(tid)}
-        </>
+    case 'member_role_remove': {
+      const parts = { role: <>{role(typeof c.roleId === 'string' ? c.roleId : '')}</>, user: <>{user(tid)}</> };
+      return entry.action === 'member_role_add' ? (
+        <Trans i18nKey="settings.auditLog.memberRoleAdd" components={parts} />
+      ) : (
+        <Trans i18nKey="settings.auditLog.memberRoleRemove" components={parts} />
       );
-    case 'member_role_remove':
-      return (
-        <>
-          took {role(typeof c.roleId === 'string' ? c.roleId : '')} from {user(tid)}
-        </>
-      );
+    }
     case 'member_kick':
-      return <>kicked {user(tid, text(c, 'name'))}</>;
+      return <Trans i18nKey="settings.auditLog.memberKick" components={{ user: <>{user(tid, text(c, 'name'))}</> }} />;
     case 'member_ban':
-      return <>banned {user(tid, text(c, 'name'))}</>;
+      return <Trans i18nKey="settings.auditLog.memberBan" components={{ user: <>{user(tid, text(c, 'name'))}</> }} />;
     case 'member_unban':
-      return <>unbanned {user(tid)}</>;
+      return (
+        <>
+          <Trans i18nKey="settings.auditLog.unbannedUser" components={{ user: <>{user(tid)}</> }} />
+        </>
+      );
     case 'bot_add':
-      return <>added the bot {user(tid)}</>;
+      return (
+        <>
+          <Trans i18nKey="settings.auditLog.addedTheBotUser" components={{ user: <>{user(tid)}</> }} />
+        </>
+      );
     case 'bot_update':
-      return <>changed the permissions of the bot {user(tid)}</>;
+      return (
+        <>
+          <Trans i18nKey="settings.auditLog.changedThePermissionsOf2" components={{ user: <>{user(tid)}</> }} />
+        </>
+      );
     case 'bot_remove':
-      return <>removed the bot {user(tid)}</>;
+      return (
+        <>
+          <Trans i18nKey="settings.auditLog.removedTheBotUser" components={{ user: <>{user(tid)}</> }} />
+        </>
+      );
     case 'invite_create':
-      return <>created an invite</>;
+      return <>{t('settings.auditLog.createdAnInvite')}</>;
     case 'invite_delete':
       return typeof c.inviterId === 'string' && c.inviterId !== entry.actorId ? (
-        <>revoked an invite created by {user(c.inviterId)}</>
-      ) : (
-        <>revoked an invite</>
-      );
-    case 'webhook_create':
-      return (
         <>
-          created the webhook <strong>{text(c, 'name') ?? tid}</strong>
-          {typeof c.channelId === 'string' && <> in {channel(c.channelId)}</>}
+          <Trans i18nKey="settings.auditLog.revokedAnInviteCreated" components={{ user: <>{user(c.inviterId)}</> }} />
         </>
+      ) : (
+        <>{t('settings.auditLog.revokedAnInvite')}</>
       );
+    case 'webhook_create': {
+      const name = text(c, 'name') ?? tid;
+      return typeof c.channelId === 'string' ? (
+        <Trans
+          i18nKey="settings.auditLog.webhookCreateIn"
+          values={{ name }}
+          components={{ b: <strong />, channel: <>{channel(c.channelId)}</> }}
+        />
+      ) : (
+        <Trans i18nKey="settings.auditLog.webhookCreate" values={{ name }} components={{ b: <strong /> }} />
+      );
+    }
     case 'webhook_update': {
       const name = text(c, 'name');
-      return their(<>the webhook {name ? <strong>{name}</strong> : <strong className="mono">{tid}</strong>}</>);
+      return their(
+        <Trans
+          i18nKey="settings.auditLog.webhookSubject"
+          components={{ name: name ? <strong>{name}</strong> : <strong className="mono">{tid}</strong> }}
+        />,
+      );
     }
     case 'webhook_delete':
-      return (
-        <>
-          deleted the webhook <strong>{text(c, 'name') ?? tid}</strong>
-        </>
+      return <Trans i18nKey="settings.auditLog.webhookDelete" values={{ name: text(c, 'name') ?? tid }} components={{ b: <strong /> }} />;
+    case 'message_delete': {
+      const author = <>{user(typeof c.authorId === 'string' ? c.authorId : '')}</>;
+      return typeof c.channelId === 'string' ? (
+        <Trans i18nKey="settings.auditLog.messageDeleteIn" components={{ user: author, channel: <>{channel(c.channelId)}</> }} />
+      ) : (
+        <Trans i18nKey="settings.auditLog.messageDelete" components={{ user: author }} />
       );
-    case 'message_delete':
-      return (
-        <>
-          deleted a message by {user(typeof c.authorId === 'string' ? c.authorId : '')}
-          {typeof c.channelId === 'string' && <> in {channel(c.channelId)}</>}
-        </>
+    }
+    case 'message_bulk_delete': {
+      const where = { channel: <>{channel(tid)}</> };
+      if (typeof c.count !== 'number')
+        return tid ? (
+          <Trans i18nKey="settings.auditLog.bulkDeleteSeveralIn" components={where} />
+        ) : (
+          <>{t('settings.auditLog.bulkDeleteSeveral')}</>
+        );
+      return tid ? (
+        <Trans i18nKey="settings.auditLog.bulkDeleteIn" count={c.count} components={where} />
+      ) : (
+        <>{t('settings.auditLog.bulkDelete', { count: c.count })}</>
       );
-    case 'message_bulk_delete':
-      return (
-        <>
-          deleted {typeof c.count === 'number' ? c.count : t('settings.auditLog.several')} messages{tid && <> in {channel(tid)}</>}
-        </>
-      );
+    }
     case 'message_pin':
-      return <>pinned a message{typeof c.channelId === 'string' && <> in {channel(c.channelId)}</>}</>;
-    case 'message_unpin':
-      return <>unpinned a message{typeof c.channelId === 'string' && <> in {channel(c.channelId)}</>}</>;
+    case 'message_unpin': {
+      const pin = entry.action === 'message_pin';
+      if (typeof c.channelId !== 'string')
+        return <>{pin ? t('settings.auditLog.pinnedAMessage') : t('settings.auditLog.unpinnedAMessage')}</>;
+      const where = { channel: <>{channel(c.channelId)}</> };
+      return pin ? (
+        <Trans i18nKey="settings.auditLog.pinIn" components={where} />
+      ) : (
+        <Trans i18nKey="settings.auditLog.unpinIn" components={where} />
+      );
+    }
     default:
-      return (
-        <>
-          did <code>{entry.action}</code>
-          {tid && <> to {user(tid)}</>}
-        </>
+      return tid ? (
+        <Trans
+          i18nKey="settings.auditLog.otherTo"
+          values={{ action: entry.action }}
+          components={{ code: <code />, user: <>{user(tid)}</> }}
+        />
+      ) : (
+        <Trans i18nKey="settings.auditLog.other" values={{ action: entry.action }} components={{ code: <code /> }} />
       );
   }
 }
@@ -337,7 +406,7 @@ function ChangesDetail({ changes, names }: { changes: Changes; names: Names }) {
   if (rows.length === 0) return null;
   return (
     <details className={own.changes}>
-      <summary>Changes</summary>
+      <summary>{t('settings.auditLog.changes')}</summary>
       <dl>
         {rows.map(([k, v]) => (
           <Fragment key={k}>
@@ -349,7 +418,7 @@ function ChangesDetail({ changes, names }: { changes: Changes; names: Names }) {
                   <span className={own.arrow} aria-hidden="true">
                     →
                   </span>
-                  <span className="visually-hidden">changed to </span>
+                  <span className="visually-hidden">{t('settings.auditLog.changedTo')} </span>
                   {readable(k, v.new, names)}
                 </>
               ) : (
@@ -433,18 +502,15 @@ export function AuditLogSection({ server }: { server: Server }) {
 
   return (
     <section className={styles.settingsSection} aria-labelledby="audit-log-title">
-      <h2 id="audit-log-title">Audit log</h2>
-      <p className={styles.sectionIntro}>
-        Every change to {server.name}’s settings, roles, channels and members, and every kick and ban, with who did it and the reason they
-        gave. Newest first.
-      </p>
+      <h2 id="audit-log-title">{t('settings.auditLog.auditLog')}</h2>
+      <p className={styles.sectionIntro}>{t('settings.auditLog.everyChangeToServer', { server: server.name })}</p>
       <div className={own.toolbar}>
         <div className="field">
           <label htmlFor={`${id}-action`} className="field-label">
-            Action
+            {t('settings.auditLog.action')}
           </label>
           <select id={`${id}-action`} className="input" value={action} onChange={(e) => setAction(e.target.value)}>
-            <option value="">All actions</option>
+            <option value="">{t('settings.auditLog.allActions')}</option>
             {ACTIONS.map(([value, name]) => (
               <option key={value} value={value}>
                 {name}
@@ -454,10 +520,10 @@ export function AuditLogSection({ server }: { server: Server }) {
         </div>
         <div className="field">
           <label htmlFor={`${id}-actor`} className="field-label">
-            Done by
+            {t('settings.auditLog.doneBy')}
           </label>
           <select id={`${id}-actor`} className="input" value={actorId} onChange={(e) => setActorId(e.target.value)}>
-            <option value="">Anyone</option>
+            <option value="">{t('settings.auditLog.anyone')}</option>
             {people.map((m) => (
               <option key={m.id} value={m.id}>
                 {displayName(m)}
@@ -475,19 +541,19 @@ export function AuditLogSection({ server }: { server: Server }) {
               setActorId('');
             }}
           >
-            Clear filters
+            {t('settings.auditLog.clearFilters')}
           </button>
         )}
       </div>
       {error && (
         <p className="field-error" role="alert">
-          Could not load the audit log: {error}{' '}
+          {t('settings.auditLog.couldNotLoad', { error })}{' '}
           <button type="button" className="link-button" onClick={() => void fetchPage(entries?.length ? last?.id : undefined)}>
-            Try again
+            {t('settings.auditLog.tryAgain')}
           </button>
         </p>
       )}
-      {!entries && !error && <p className="empty-note">Loading…</p>}
+      {!entries && !error && <p className="empty-note">{t('settings.auditLog.loading')}</p>}
       {entries && entries.length === 0 && (
         <div className={own.emptyState}>
           <strong>{filtered ? t('settings.auditLog.nothingMatchesTheseFilters') : t('settings.auditLog.nothingRecordedYet')}</strong>
@@ -495,7 +561,7 @@ export function AuditLogSection({ server }: { server: Server }) {
         </div>
       )}
       {entries && entries.length > 0 && (
-        <ul className={own.list} aria-label="Audit log entries">
+        <ul className={own.list} aria-label={t('settings.auditLog.auditLogEntries')}>
           {entries.map((e) => {
             const actor = names.user(e.actorId) ?? e.actorId;
             const avatar = members?.find((m) => m.id === e.actorId)?.avatar ?? (me?.id === e.actorId ? me.avatar : null);

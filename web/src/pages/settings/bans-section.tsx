@@ -13,6 +13,7 @@ import { useStore } from '../../state/store';
 import { toast, toastError } from '../../state/toasts';
 import styles from './settings.module.css';
 import own from './admin.module.css';
+import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
 
@@ -53,7 +54,7 @@ export function BansSection({ server }: { server: Server }) {
       <p className={styles.sectionIntro}>{t('settings.bans.bannedPeopleAreRemoved', { server: server.name })}</p>
       {loadError && (
         <p className="field-error" role="alert">
-          Could not load the bans: {loadError}{' '}
+          {t('settings.bans.couldNotLoad', { error: loadError })}{' '}
           <button type="button" className="link-button" onClick={load}>
             {t('settings.bans.tryAgain')}
           </button>
@@ -112,8 +113,7 @@ function BanRow({ server, ban }: { server: Server; ban: Ban }) {
       title: t('settings.bans.unban'),
       body: (
         <p>
-          Unban <strong>{name}</strong>
-          {t('settings.bans.theyWillBeAble', { server: server.name })}
+          <Trans i18nKey="settings.bans.unbanConfirm" values={{ name, server: server.name }} components={{ b: <strong /> }} />
         </p>
       ),
       confirmLabel: t('settings.bans.unban'),
@@ -143,10 +143,17 @@ function BanRow({ server, ban }: { server: Server; ban: Ban }) {
             <span className={own.noReason}>{t('settings.bans.noReasonGiven')}</span>
           )}
           <span className={own.meta}>
-            {' · '}Banned{' '}
-            <time dateTime={ban.createdAt} title={formatFull(ban.createdAt)}>
-              {formatDate(ban.createdAt)}
-            </time>
+            {' · '}
+            <Trans
+              i18nKey="settings.bans.bannedOn"
+              components={{
+                date: (
+                  <time dateTime={ban.createdAt} title={formatFull(ban.createdAt)}>
+                    {formatDate(ban.createdAt)}
+                  </time>
+                ),
+              }}
+            />
           </span>
         </p>
       </div>

@@ -24,6 +24,7 @@ import { toast, toastError } from '../../state/toasts';
 import { PermissionBoxes } from './permission-boxes';
 import styles from './settings.module.css';
 import own from './admin.module.css';
+import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
 
@@ -77,8 +78,7 @@ export function BotsSection({ server }: { server: Server }) {
         <div className={own.emptyState}>
           <strong>{t('settings.bots.youHaveNoBots')}</strong>
           <p>
-            Create one on the <Link to={paths.myBots()}>{t('settings.bots.myBots')}</Link> page: you get its token there, then come back to
-            add it here.
+            <Trans i18nKey="settings.bots.createOnMyBots" components={{ link: <Link to={paths.myBots()} /> }} />
           </p>
         </div>
       )}
@@ -108,7 +108,7 @@ export function BotsSection({ server }: { server: Server }) {
       )}
       {myBots && myBots.length > 0 && (
         <p className="small-text">
-          Manage your bots and their tokens on the <Link to={paths.myBots()}>{t('settings.bots.myBots')}</Link> page.
+          <Trans i18nKey="settings.bots.manageOnMyBots" components={{ link: <Link to={paths.myBots()} /> }} />
         </p>
       )}
 

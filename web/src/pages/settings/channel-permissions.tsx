@@ -21,6 +21,7 @@ import { can, P, permissionsOf, topPosition, usePermissions } from '../../state/
 import { store, useStore } from '../../state/store';
 import { toast, toastError } from '../../state/toasts';
 import styles from './channel-permissions.module.css';
+import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
 
@@ -113,12 +114,14 @@ export function ChannelPermissions({ server, channelId, onBack }: { server: Serv
     <section className={styles.editor} aria-labelledby="perm-title">
       <BackButton onBack={onBack} />
       <h2 id="perm-title" className={styles.title}>
-        Permissions for <span className={styles.channelName}>#{channel.name}</span>
+        <Trans
+          i18nKey="settings.channelPermissions.title"
+          values={{ channel: channel.name }}
+          components={{ name: <span className={styles.channelName} /> }}
+        />
       </h2>
       <p className={styles.intro}>
-        Channel settings change what roles and members may do in #{channel.name} only. Anything left on{' '}
-        <em>{t('settings.channelPermissions.inherit')}</em> follows their roles’ server-wide permissions. The owner and administrators can
-        always do everything.
+        <Trans i18nKey="settings.channelPermissions.intro" values={{ channel: channel.name }} components={{ em: <em /> }} />
       </p>
       <Privacy channel={channel} server={server} targets={targets} meId={meId} keepsAccess={keepsAccess} />
       <Overwrites
@@ -137,7 +140,7 @@ export function ChannelPermissions({ server, channelId, onBack }: { server: Serv
 function BackButton({ onBack }: { onBack: () => void }) {
   return (
     <button type="button" className={`button secondary small ${styles.back}`} onClick={onBack}>
-      <span aria-hidden="true">←</span> All channels
+      <span aria-hidden="true">←</span> {t('settings.channelPermissions.allChannels')}
     </button>
   );
 }
@@ -210,8 +213,11 @@ function Privacy({ channel, server, targets, meId, keepsAccess }: PrivacyProps) 
       title: t('settings.channelPermissions.makeChannelPublic'),
       body: (
         <p>
-          Everyone in <strong>{server.name}</strong> will be able to see <strong>#{channel.name}</strong> and, as their roles allow, read
-          what was said there.
+          <Trans
+            i18nKey="settings.channelPermissions.makePublicConfirm"
+            values={{ server: server.name, channel: channel.name }}
+            components={{ b: <strong /> }}
+          />
         </p>
       ),
       confirmLabel: t('settings.channelPermissions.makePublic'),
@@ -238,8 +244,11 @@ function Privacy({ channel, server, targets, meId, keepsAccess }: PrivacyProps) 
         title: t('settings.channelPermissions.removeYourOwnAccess'),
         body: (
           <p>
-            Without {target.name}, you will no longer see <strong>#{channel.name}</strong>
-            {t('settings.channelPermissions.andCannotUndoThis')}
+            <Trans
+              i18nKey="settings.channelPermissions.removeOwnAccessConfirm"
+              values={{ target: target.name, channel: channel.name }}
+              components={{ b: <strong /> }}
+            />
           </p>
         ),
         confirmLabel: t('settings.channelPermissions.removeAccess'),
@@ -305,8 +314,8 @@ function Privacy({ channel, server, targets, meId, keepsAccess }: PrivacyProps) 
                   <button
                     type="button"
                     className={`icon-button small ${styles.chipRemove}`}
-                    aria-label={`Stop ${target.name} from seeing #${channel.name}`}
-                    title={target.locked ?? `Remove ${target.name}`}
+                    aria-label={t('settings.channelPermissions.stopSeeing', { target: target.name, channel: channel.name })}
+                    title={target.locked ?? t('settings.channelPermissions.removeTarget', { target: target.name })}
                     disabled={busy || !!target.locked}
                     onClick={() => void setAccess(target, false)}
                   >
@@ -486,8 +495,7 @@ function MakePrivateDialog({ channel, server, targets, meId, keepsAccess, onClos
     <Dialog title={t('settings.channelPermissions.makeChannelPrivate', { channel: channel.name })} onClose={onClose}>
       <div className={`${dialogStyles.dialogBody} stack`}>
         <p>
-          Only the roles and members you choose will see <strong>#{channel.name}</strong>
-          {t('settings.channelPermissions.theOwnerAndAdministrators')}
+          <Trans i18nKey="settings.channelPermissions.privateIntro" values={{ channel: channel.name }} components={{ b: <strong /> }} />
         </p>
         <label htmlFor={`${id}-filter`} className="field-label">
           {t('settings.channelPermissions.findARoleOr')}
@@ -596,8 +604,7 @@ function Overwrites({ channel, server, targets, channelBits, admin, keepsAccess,
         title: t('settings.channelPermissions.lockYourselfOut'),
         body: (
           <p>
-            With these settings you will no longer see <strong>#{channel.name}</strong>
-            {t('settings.channelPermissions.andCannotUndoThis')}
+            <Trans i18nKey="settings.channelPermissions.lockOutConfirm" values={{ channel: channel.name }} components={{ b: <strong /> }} />
           </p>
         ),
         confirmLabel: t('settings.channelPermissions.saveAnyway'),
@@ -632,7 +639,11 @@ function Overwrites({ channel, server, targets, channelBits, admin, keepsAccess,
       body: (
         <>
           <p>
-            Remove the settings for <strong>{selected.name}</strong> in #{channel.name}? Their server-wide permissions apply here again.
+            <Trans
+              i18nKey="settings.channelPermissions.removeSettingsConfirm"
+              values={{ target: selected.name, channel: channel.name }}
+              components={{ b: <strong /> }}
+            />
           </p>
           {publicNow && <p>{t('settings.channelPermissions.channelWillNoLonger', { channel: channel.name })}</p>}
           {!keepsAccess(next) && <p>{t('settings.channelPermissions.youWillNoLonger', { channel: channel.name })}</p>}

@@ -17,6 +17,7 @@ import { ChannelPermissions } from './channel-permissions';
 import styles from './settings.module.css';
 import own from './channels-section.module.css';
 import sidebarStyles from '../../components/channel-sidebar.module.css';
+import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
 
@@ -157,7 +158,7 @@ function ChannelRow({ channel, manage, roles, onPermissions }: RowProps) {
       title: t('settings.channels.deleteChannel'),
       body: (
         <p>
-          Delete <strong>#{channel.name}</strong> and all of its messages? Webhooks that post to it stop working. This cannot be undone.
+          <Trans i18nKey="settings.channels.deleteConfirm" values={{ channel: channel.name }} components={{ b: <strong /> }} />
         </p>
       ),
       confirmLabel: t('settings.channels.deleteChannel'),

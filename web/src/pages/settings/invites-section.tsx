@@ -17,6 +17,7 @@ import { useStore } from '../../state/store';
 import { toast, toastError } from '../../state/toasts';
 import styles from './settings.module.css';
 import own from './invites-section.module.css';
+import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
 
@@ -55,8 +56,7 @@ export function InvitesSection({ server }: { server: Server }) {
       title: t('settings.invites.revokeInvite'),
       body: (
         <p>
-          Revoke the invite <code>{invite.code}</code>
-          {t('settings.invites.itsLinkStopsWorking')}
+          <Trans i18nKey="settings.invites.revokeConfirm" values={{ code: invite.code }} components={{ code: <code /> }} />
         </p>
       ),
       confirmLabel: t('settings.invites.revokeInvite'),

@@ -15,6 +15,7 @@ import { useStore } from '../../state/store';
 import { toast, toastError } from '../../state/toasts';
 import styles from './settings.module.css';
 import own from './admin.module.css';
+import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
 
@@ -230,7 +231,7 @@ function TransferOwnership({ server }: { server: Server }) {
       body: (
         <>
           <p>
-            Make <strong>{name}</strong> the owner of {server.name}?
+            <Trans i18nKey="settings.overview.transferConfirm" values={{ name, server: server.name }} components={{ b: <strong /> }} />
           </p>
           <p>{t('settings.overview.youWillLoseYour', { name })}</p>
         </>

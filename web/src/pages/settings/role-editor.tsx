@@ -53,7 +53,7 @@ export interface RoleEditorProps {
   onDeleted: () => void;
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const members = (count: number) => t('settings.roles.memberCount', { count });
 
 export function RoleEditor({ server, role, memberCount, locked, held, headingRef, onDirtyChange, onDeleted }: RoleEditorProps) {
   const id = useId();
@@ -93,7 +93,8 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
     try {
       await updateRole(role, body);
       setEdits({});
-      toast(`Saved ${everyone ? '@everyone' : name.trim()}.`);
+      // i18n-ignore: the role's own name
+      toast(t('settings.roles.saved', { role: everyone ? '@everyone' : name.trim() }));
     } catch (err) {
       setSaveError(describeError(err));
     } finally {
@@ -105,10 +106,10 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
     setDeleteError(null);
     const who =
       memberCount === undefined
-        ? 'Everyone who has it will lose it.'
+        ? t('settings.roles.deleteWhoUnknown')
         : memberCount === 0
-          ? 'Nobody has it at the moment.'
-          : `The ${plural(memberCount, 'member')} who ${memberCount === 1 ? 'has' : 'have'} it will lose it.`;
+          ? t('settings.roles.deleteWhoNobody')
+          : t('settings.roles.deleteWho', { count: memberCount });
     const ok = await confirm({
       title: t('settings.roles.deleteTheRoleRole', { role: role.name }),
       body: <p>{t('settings.roles.whoAnyChannelPermissions', { who })}</p>,
@@ -143,9 +144,11 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
         </h3>
         <p className={css.editorMeta}>
           {everyone
-            ? `Everyone in ${server.name}${memberCount !== undefined ? ` (${plural(memberCount, 'member')})` : ''}`
+            ? memberCount !== undefined
+              ? t('settings.roles.everyoneInCount', { server: server.name, members: members(memberCount) })
+              : t('settings.roles.everyoneIn', { server: server.name })
             : memberCount !== undefined
-              ? plural(memberCount, t('settings.roles.member'))
+              ? members(memberCount)
               : t('settings.roles.loadingMembers')}
           {role.managed && t('settings.roles.managedByABot3')}
         </p>

@@ -21,6 +21,7 @@ import { toast, toastError } from '../../state/toasts';
 import { LockIcon, RoleEditor } from './role-editor';
 import css from './roles-section.module.css';
 import styles from './settings.module.css';
+import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
 
@@ -147,7 +148,7 @@ export function RolesSection({ server }: { server: Server }) {
       dirty.current &&
       !(await confirm({
         title: t('settings.roles.discardUnsavedChanges'),
-        body: <p>Your changes to {selected?.name ?? t('settings.roles.thisRole')} have not been saved.</p>,
+        body: <p>{t('settings.roles.unsavedChanges', { role: selected?.name ?? t('settings.roles.thisRole') })}</p>,
         confirmLabel: t('settings.roles.discardChanges'),
         danger: true,
       }))
@@ -376,20 +377,23 @@ export function RolesSection({ server }: { server: Server }) {
       <div className={css.layout}>
         <div className={css.listPane}>
           <div className={css.listHead}>
-            <h3 className={css.paneTitle}>
-              {n + 1} {n === 0 ? t('settings.roles.role') : t('settings.roles.roles2')}
-            </h3>
+            <h3 className={css.paneTitle}>{t('settings.roles.count', { count: n + 1 })}</h3>
             <button type="button" className="button primary small" onClick={() => setCreating(true)}>
-              <PlusIcon size={16} /> Create role
+              <PlusIcon size={16} /> {t('settings.roles.createRole')}
             </button>
           </div>
           {myTop && (
             <p className={css.yourTop}>
-              Your highest role is{' '}
-              <strong className={myTop.color ? roleNameCss.colored : undefined} style={nameColorStyle(nameColor(myTop.color))}>
-                {myTop.name}
-              </strong>
-              {t('settings.roles.youCanChangeThe')}
+              <Trans
+                i18nKey="settings.roles.yourHighest"
+                components={{
+                  role: (
+                    <strong className={myTop.color ? roleNameCss.colored : undefined} style={nameColorStyle(nameColor(myTop.color))}>
+                      {myTop.name}
+                    </strong>
+                  ),
+                }}
+              />
             </p>
           )}
           <ul className={css.roleList} aria-label={t('settings.roles.rolesHighestFirst')}>

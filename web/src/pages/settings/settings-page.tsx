@@ -22,6 +22,7 @@ import { WebhooksSection } from './webhooks-section';
 import styles from './settings.module.css';
 import { setPageTitle } from '../../lib/title';
 import { canOpenSettings, TABS, type TabId } from './tabs';
+import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
 
@@ -117,7 +118,7 @@ export function SettingsPage({ serverId, tab }: { serverId: string; tab: string 
         <div className={styles.settingsTop}>
           {/* The name starts with the visible words, so speech input ("click Close") finds it. */}
           <Link to={back} className="button secondary small close-settings" aria-keyshortcuts="Escape">
-            <CloseIcon /> Close<span className="visually-hidden"> {t('settings.page.settingsAndReturnTo')}</span>{' '}
+            <CloseIcon /> <Trans i18nKey="settings.page.close" components={{ hidden: <span className="visually-hidden" /> }} />{' '}
             <kbd aria-hidden="true">{t('settings.page.esc')}</kbd>
           </Link>
         </div>

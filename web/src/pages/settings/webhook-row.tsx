@@ -7,6 +7,7 @@ import { confirm } from '../../components/dialog';
 import { toast, toastError } from '../../state/toasts';
 import { formatDate, formatFull } from '../../lib/format';
 import styles from './settings.module.css';
+import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
 
@@ -60,14 +61,11 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
       title: t('settings.webhooks.moveWebhook'),
       body: (
         <p>
-          From now on, everything posted to <strong>{hook.name}</strong> appears in <strong>#{to.name}</strong>
-          {from ? (
-            <>
-              {' '}
-              instead of <strong>#{from.name}</strong>
-            </>
-          ) : null}
-          {t('settings.webhooks.everyoneWhoCanRead', { to: to.name })}
+          <Trans
+            i18nKey={from ? 'settings.webhooks.moveConfirmFrom' : 'settings.webhooks.moveConfirm'}
+            values={{ hook: hook.name, to: to.name, from: from?.name ?? '' }}
+            components={{ b: <strong /> }}
+          />
         </p>
       ),
       confirmLabel: t('settings.webhooks.moveToTo', { to: to.name }),
@@ -82,7 +80,7 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
       body: (
         <>
           <p>
-            Delete the webhook <strong>{hook.name}</strong>?
+            <Trans i18nKey="settings.webhooks.deleteConfirm" values={{ hook: hook.name }} components={{ b: <strong /> }} />
           </p>
           <p className="warning">{t('settings.webhooks.itsUrlStopsWorking')}</p>
         </>

@@ -8,6 +8,7 @@ import { useStore } from '../../state/store';
 import { CreateWebhookForm } from './create-webhook-form';
 import { WebhookRow } from './webhook-row';
 import styles from './settings.module.css';
+import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
 
@@ -31,10 +32,7 @@ export function WebhooksSection({ server, channels, owner }: { server: Server; c
     return (
       <section className={styles.settingsSection} aria-labelledby="webhooks-title">
         <h2 id="webhooks-title">{t('settings.webhooks.webhooks')}</h2>
-        <p className={styles.sectionIntro}>
-          Only the server’s owner can create, change or delete webhooks: no role grants it, not even Administrator. Ask the owner of{' '}
-          {server.name} for a webhook URL.
-        </p>
+        <p className={styles.sectionIntro}>{t('settings.webhooks.ownerOnly', { server: server.name })}</p>
       </section>
     );
   }
@@ -69,9 +67,11 @@ function OwnerWebhooks({ server, channels }: { server: Server; channels: Channel
     <section className={styles.settingsSection} aria-labelledby="webhooks-title">
       <h2 id="webhooks-title">{t('settings.webhooks.webhooks')}</h2>
       <p className={styles.sectionIntro}>
-        A webhook lets another service post into a channel with a simple HTTP request, such as{' '}
-        <code>{t('settings.webhooks.postUrlContentBuild')}</code>
-        {t('settings.webhooks.itsMessagesShowThe')}
+        <Trans
+          i18nKey="settings.webhooks.intro"
+          values={{ example: 'POST <url> {"content": "Build passed"}' }}
+          components={{ code: <code /> }}
+        />
       </p>
       <p className={styles.sectionIntro}>{t('settings.webhooks.onlyTheServerS')}</p>
 
@@ -83,17 +83,18 @@ function OwnerWebhooks({ server, channels }: { server: Server; channels: Channel
               <CopyField label={t('settings.webhooks.webhookUrl')} value={webhookUrl(created)!} secret />
               <CopyField label={t('settings.webhooks.discordStyleUrl')} value={discordWebhookUrl(webhookUrl(created)!)} secret />
               <p className={styles.hint}>
-                Paste the Discord-style URL into tools that expect a Discord webhook (Grafana, Uptime Kuma, discord.js, GitHub Actions for
-                Discord). Slack tools take the first URL with <code>{t('settings.webhooks.slack')}</code> added; GitHub takes it with{' '}
-                <code>{t('settings.webhooks.github')}</code>.
+                <Trans
+                  i18nKey="settings.webhooks.discordHint"
+                  values={{ slack: '/slack', github: '/github' }}
+                  components={{ code: <code /> }}
+                />
               </p>
             </>
           ) : (
             <p>{t('settings.webhooks.theServerDidNot')}</p>
           )}
           <p className="warning">
-            <strong>{t('settings.webhooks.copyTheUrlNow')}</strong> Parley keeps only a fingerprint of its secret token. If you lose it,
-            delete this webhook and create a new one.
+            <Trans i18nKey="settings.webhooks.urlWarning" components={{ b: <strong /> }} />
           </p>
           <button type="button" className="button secondary" onClick={() => setCreated(null)}>
             {t('settings.webhooks.iHaveCopiedIt')}
@@ -113,7 +114,7 @@ function OwnerWebhooks({ server, channels }: { server: Server; channels: Channel
       <h3 className={styles.subheading}>{t('settings.webhooks.existingWebhooks')}</h3>
       {loadError && (
         <p className="field-error" role="alert">
-          Could not load webhooks: {loadError}{' '}
+          {t('settings.webhooks.couldNotLoad', { error: loadError })}{' '}
           <button type="button" className="link-button" onClick={() => void load()}>
             {t('settings.webhooks.tryAgain')}
           </button>
