@@ -36,7 +36,7 @@ export function PromptDialog({
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!value.trim()) {
-      setError(`${label} is required.`);
+      setError(t('forms.required', { label }));
       return;
     }
     setBusy(true);

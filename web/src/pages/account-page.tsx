@@ -21,13 +21,7 @@ import { setPageTitle } from '../lib/title';
 import { t } from '../i18n';
 import '../i18n/account';
 
-const SECTIONS = [
-  { id: 'profile', label: 'Profile' },
-  { id: 'notifications', label: 'Notifications' },
-  { id: 'password', label: 'Password' },
-  { id: 'sessions', label: 'Sessions' },
-  { id: 'delete', label: 'Delete account' },
-] as const;
+const SECTIONS = ['profile', 'notifications', 'password', 'sessions', 'delete'] as const;
 
 /** The images the service shows as avatars. */
 const AVATAR_TYPES = 'image/png,image/jpeg,image/gif,image/webp,image/avif';
@@ -39,7 +33,7 @@ export function AccountPage({ onLogout }: { onLogout: () => void }) {
   const sessionsChanged = useCallback(() => setSessionsVersion((v) => v + 1), []);
 
   useEffect(() => {
-    setPageTitle('Account settings · Parley');
+    setPageTitle(t('account.pageTitle'));
   }, []);
 
   return (
@@ -50,9 +44,9 @@ export function AccountPage({ onLogout }: { onLogout: () => void }) {
         <p className={styles.settingsCaption}>{me ? displayName(me) : ''}</p>
         <ul>
           {SECTIONS.map((s) => (
-            <li key={s.id}>
-              <a href={`#${s.id}`} className={styles.settingsTab}>
-                {s.label}
+            <li key={s}>
+              <a href={`#${s}`} className={styles.settingsTab}>
+                {t(`account.sections.${s}`)}
               </a>
             </li>
           ))}
@@ -213,9 +207,9 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (!current) return setError('Enter your current password.');
-    if ([...next].length < 8) return setError('The new password needs at least 8 characters.');
-    if (next !== again) return setError('The two new passwords differ. Type the same one twice.');
+    if (!current) return setError(t('account.errors.currentPassword'));
+    if ([...next].length < 8) return setError(t('account.errors.tooShort'));
+    if (next !== again) return setError(t('account.errors.differ'));
     setBusy(true);
     setError(null);
     try {
@@ -297,7 +291,7 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
 
 /** "Firefox on Linux" from a User-Agent, or the User-Agent itself when it is nothing familiar. */
 export function describeDevice(userAgent: string | null): string {
-  if (!userAgent) return 'Unknown device';
+  if (!userAgent) return t('account.unknownDevice');
   const browser = [
     [/Edg\//, 'Edge'],
     [/OPR\//, 'Opera'],
@@ -316,7 +310,7 @@ export function describeDevice(userAgent: string | null): string {
   ] as const;
   const b = browser.find(([re]) => re.test(userAgent))?.[1];
   const os = system.find(([re]) => re.test(userAgent))?.[1];
-  if (b && os) return `${b} on ${os}`;
+  if (b && os) return t('account.deviceOn', { browser: b, os });
   if (b || os) return (b ?? os) as string;
   return userAgent.length > 40 ? `${userAgent.slice(0, 40)}…` : userAgent;
 }
@@ -503,7 +497,7 @@ function DeleteDialog({ onClose, onDeleted }: { onClose: () => void; onDeleted: 
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (!password) return setError('Enter your password to confirm.');
+    if (!password) return setError(t('account.errors.passwordToConfirm'));
     setBusy(true);
     setError(null);
     try {
@@ -513,11 +507,7 @@ function DeleteDialog({ onClose, onDeleted }: { onClose: () => void; onDeleted: 
     } catch (err) {
       // 409: they own servers. Parley cannot hand a server over or delete it yet, so say so plainly.
       const owns = err instanceof ApiError && err.status === 409;
-      setError(
-        owns
-          ? `${describeError(err)}. Parley cannot yet hand a server to someone else or delete it, so this account stays while it owns one.`
-          : describeError(err),
-      );
+      setError(owns ? t('account.deleteOwnsServers', { error: describeError(err) }) : describeError(err));
       setBusy(false);
     }
   };

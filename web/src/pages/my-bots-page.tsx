@@ -36,13 +36,13 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
   };
 
   useEffect(() => {
-    setPageTitle('My bots · Parley');
+    setPageTitle(t('myBots.pageTitle'));
     load();
   }, []);
 
   const create = async (e: FormEvent) => {
     e.preventDefault();
-    if (!name.trim()) return setError('Give your bot a name.');
+    if (!name.trim()) return setError(t('myBots.errors.name'));
     setBusy(true);
     setError(null);
     try {

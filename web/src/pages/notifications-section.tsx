@@ -19,12 +19,7 @@ import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 import '../i18n/account';
 
-const STATE_TEXT: Record<PermissionState, string> = {
-  granted: 'On: Parley shows desktop notifications in this browser.',
-  denied: 'Blocked: this browser does not let Parley show notifications.',
-  default: 'Off: Parley has not asked this browser yet.',
-  unsupported: 'Not available: this browser cannot show desktop notifications.',
-};
+const stateText = (state: PermissionState): string => t(`account.notifications.state.${state}`);
 
 export function NotificationsSection() {
   const permission = useNotificationPermission();
@@ -50,8 +45,8 @@ export function NotificationsSection() {
 
   const test = () =>
     showNotification({
-      title: 'Parley',
-      body: 'Notifications work. This is how a mention or a direct message will look.',
+      title: t('titles.app'),
+      body: t('account.notifications.testBody'),
       tag: 'parley-test',
       icon: '/favicon.svg',
       path: paths.account(),
@@ -67,7 +62,7 @@ export function NotificationsSection() {
           <span>
             <strong>{t('account.notifications.desktopNotifications')}</strong>
             <br />
-            <span>{STATE_TEXT[permission]}</span>
+            <span>{stateText(permission)}</span>
           </span>
         </p>
         {permission === 'denied' && (

@@ -63,6 +63,13 @@ export const account = {
     enableDesktopNotifications: 'Enable desktop notifications',
     blockedHelp:
       'To turn them on, open this site’s settings in your browser (the icon at the left of the address bar), set <b>Notifications</b> to <b>Allow</b>, then reload Parley.',
+    state: {
+      granted: 'On: Parley shows desktop notifications in this browser.',
+      denied: 'Blocked: this browser does not let Parley show notifications.',
+      default: 'Off: Parley has not asked this browser yet.',
+      unsupported: 'Not available: this browser cannot show desktop notifications.',
+    },
+    testBody: 'Notifications work. This is how a mention or a direct message will look.',
   },
   uploading: 'Uploading…',
   changePicture: 'Change picture',
@@ -87,4 +94,21 @@ export const account = {
     'You own a server: {{servers}}. An account that owns servers cannot be deleted, so that no server is left without an owner; Parley cannot yet hand a server over or delete one.',
   ownsServers_other:
     'You own {{count}} servers: {{servers}}. An account that owns servers cannot be deleted, so that no server is left without an owner; Parley cannot yet hand a server over or delete one.',
+  sections: {
+    profile: 'Profile',
+    notifications: 'Notifications',
+    password: 'Password',
+    sessions: 'Sessions',
+    delete: 'Delete account',
+  },
+  pageTitle: 'Account settings · Parley',
+  unknownDevice: 'Unknown device',
+  deviceOn: '{{browser}} on {{os}}',
+  deleteOwnsServers: '{{error}}. Parley cannot yet hand a server to someone else or delete it, so this account stays while it owns one.',
+  errors: {
+    currentPassword: 'Enter your current password.',
+    tooShort: 'The new password needs at least 8 characters.',
+    differ: 'The two new passwords differ. Type the same one twice.',
+    passwordToConfirm: 'Enter your password to confirm.',
+  },
 } as const;

@@ -178,6 +178,7 @@ export const core = {
   forms: {
     cancel: 'Cancel',
     working: 'Working…',
+    required: '{{label}} is required.',
   },
   inviteLimits: {
     expireAfter: 'Expire after',

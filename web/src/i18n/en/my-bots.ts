@@ -41,4 +41,8 @@ export const myBots = {
   tokenWarning:
     '<b>Copy the token now. You will not see it again.</b> Anyone with it can act as your bot. If it leaks, delete the bot and create a new one.',
   couldNotLoad: 'Could not load your bots: {{error}}',
+  pageTitle: 'My bots · Parley',
+  errors: {
+    name: 'Give your bot a name.',
+  },
 } as const;

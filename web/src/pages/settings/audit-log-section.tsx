@@ -20,6 +20,7 @@ import styles from './settings.module.css';
 import own from './admin.module.css';
 import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
+import '../../i18n/settings';
 
 const PAGE = 50;
 
@@ -27,59 +28,34 @@ const PAGE = 50;
  * The plain name the filter shows for each action the service records (`AUDIT_ACTIONS` of
  * @parley/protocol): an action added there and not here is a type error.
  */
-const ACTION_NAMES: Record<AuditAction, string> = {
-  server_update: 'Server settings changed',
-  channel_create: 'Channel created',
-  channel_update: 'Channel changed',
-  channel_delete: 'Channel deleted',
-  overwrite_update: 'Channel permissions changed',
-  overwrite_delete: 'Channel permissions removed',
-  role_create: 'Role created',
-  role_update: 'Role changed',
-  role_delete: 'Role deleted',
-  member_role_add: 'Role given to a member',
-  member_role_remove: 'Role taken from a member',
-  member_kick: 'Member kicked',
-  member_ban: 'Member banned',
-  member_unban: 'Member unbanned',
-  bot_add: 'Bot added',
-  bot_update: 'Bot permissions changed',
-  bot_remove: 'Bot removed',
-  invite_create: 'Invite created',
-  invite_delete: 'Invite revoked',
-  webhook_create: 'Webhook created',
-  webhook_update: 'Webhook changed',
-  webhook_delete: 'Webhook deleted',
-  message_delete: 'Message deleted',
-  message_bulk_delete: 'Messages deleted in bulk',
-  message_pin: 'Message pinned',
-  message_unpin: 'Message unpinned',
-};
-const ACTIONS = AUDIT_ACTIONS.map((a) => [a, ACTION_NAMES[a]] as const);
+const actionName = (a: AuditAction): string => t(`settings.auditLog.actions.${a}`);
+const actions = () => AUDIT_ACTIONS.map((a) => [a, actionName(a)] as const);
 
 /** Names of the fields `changes` mentions, as a sentence says them. */
-const FIELD_NAMES: Record<string, string> = {
-  name: 'name',
-  icon: 'icon',
-  description: 'description',
-  ownerId: 'owner',
-  topic: 'topic',
-  position: 'position',
-  permissions: 'permissions',
-  color: 'colour',
-  hoist: 'separate display',
-  mentionable: 'mentionability',
-  channelId: 'channel',
-  avatar: 'avatar',
-  maxAge: 'expires after',
-  maxUses: 'maximum uses',
-  expiresAt: 'expires',
-  deleteMessageSeconds: 'messages deleted from the last',
-  deletedMessages: 'messages deleted',
-  type: 'applies to',
-  allow: 'allowed',
-  deny: 'denied',
-};
+const FIELDS = new Set([
+  'name',
+  'icon',
+  'description',
+  'ownerId',
+  'topic',
+  'position',
+  'permissions',
+  'color',
+  'hoist',
+  'mentionable',
+  'channelId',
+  'avatar',
+  'maxAge',
+  'maxUses',
+  'expiresAt',
+  'deleteMessageSeconds',
+  'deletedMessages',
+  'type',
+  'allow',
+  'deny',
+] as const);
+type Field = typeof FIELDS extends Set<infer F> ? F : never;
+const fieldName = (k: string): string | undefined => (FIELDS.has(k as Field) ? t(`settings.auditLog.fields.${k as Field}`) : undefined);
 
 interface Names {
   user(id: string): string | undefined;
@@ -117,7 +93,7 @@ function listOf(items: string[]): string {
 const fieldsOf = (changes: Changes) =>
   Object.keys(changes)
     .filter((k) => isChange(changes[k]))
-    .map((k) => FIELD_NAMES[k] ?? k);
+    .map((k) => fieldName(k) ?? k);
 
 /** The sentence after the actor's name: "banned Bob", "created channel #news". */
 function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNode {
@@ -386,7 +362,7 @@ function duration(seconds: number): string {
 const HIDDEN = new Set(['id', 'serverId', 'managed']);
 
 function label(key: string): string {
-  const n = FIELD_NAMES[key] ?? key.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  const n = fieldName(key) ?? key.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
   return n.charAt(0).toUpperCase() + n.slice(1);
 }
 
@@ -511,7 +487,7 @@ export function AuditLogSection({ server }: { server: Server }) {
           </label>
           <select id={`${id}-action`} className="input" value={action} onChange={(e) => setAction(e.target.value)}>
             <option value="">{t('settings.auditLog.allActions')}</option>
-            {ACTIONS.map(([value, name]) => (
+            {actions().map(([value, name]) => (
               <option key={value} value={value}>
                 {name}
               </option>

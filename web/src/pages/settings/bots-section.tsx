@@ -37,8 +37,7 @@ async function addBot(server: Server, botId: string, permissions: Permission[]):
 /** The server's refusal, with what to do about it. */
 function addError(err: unknown): string {
   const message = describeError(err);
-  if (err instanceof ApiError && err.status === 403)
-    return `${message}. Ask the bot’s owner to make it public on their “My bots” page, or to add it themselves.`;
+  if (err instanceof ApiError && err.status === 403) return t('settings.bots.notPublic', { message });
   if (err instanceof ApiError && err.status === 404) return 'No bot has that id. Check it with the bot’s owner.';
   return message;
 }
@@ -78,7 +77,7 @@ export function BotsSection({ server }: { server: Server }) {
         <div className={own.emptyState}>
           <strong>{t('settings.bots.youHaveNoBots')}</strong>
           <p>
-            <Trans i18nKey="settings.bots.createOnMyBots" components={{ link: <Link to={paths.myBots()} /> }} />
+            <Trans i18nKey="settings.bots.createOnMyBots" components={{ page: <Link to={paths.myBots()} /> }} />
           </p>
         </div>
       )}
@@ -108,7 +107,7 @@ export function BotsSection({ server }: { server: Server }) {
       )}
       {myBots && myBots.length > 0 && (
         <p className="small-text">
-          <Trans i18nKey="settings.bots.manageOnMyBots" components={{ link: <Link to={paths.myBots()} /> }} />
+          <Trans i18nKey="settings.bots.manageOnMyBots" components={{ page: <Link to={paths.myBots()} /> }} />
         </p>
       )}
 
@@ -186,7 +185,7 @@ function AddById({ server }: { server: Server }) {
   const add = async (e: FormEvent) => {
     e.preventDefault();
     const target = botId.trim();
-    if (!target) return setError('Enter the id of the bot to add. Its owner finds it on their “My bots” page.');
+    if (!target) return setError(t('settings.bots.errors.noId'));
     setBusy(true);
     setError(null);
     try {

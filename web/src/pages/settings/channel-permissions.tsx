@@ -42,11 +42,22 @@ interface Target {
 
 const CHANNEL_GROUPS = PERMISSION_GROUPS.map((g) => ({ ...g, items: g.items.filter((i) => i.channel) })).filter((g) => g.items.length);
 
-const STATES: { state: TriState; label: string; icon: string; title: string }[] = [
-  { state: 'allow', label: 'Allow', icon: '✓', title: 'Allow in this channel' },
-  { state: 'inherit', label: 'Inherit', icon: '/', title: 'Inherit: use the server-wide setting' },
-  { state: 'deny', label: 'Deny', icon: '✕', title: 'Deny in this channel' },
-];
+const STATES: { state: TriState; readonly label: string; icon: string; readonly title: string }[] = (
+  [
+    ['allow', '✓'],
+    ['inherit', '/'],
+    ['deny', '✕'],
+  ] as const
+).map(([state, icon]) => ({
+  state,
+  icon,
+  get label() {
+    return t(`settings.channelPermissions.states.${state}.label`);
+  },
+  get title() {
+    return t(`settings.channelPermissions.states.${state}.title`);
+  },
+}));
 
 export function ChannelPermissions({ server, channelId, onBack }: { server: Server; channelId: string; onBack: () => void }) {
   const channel = useStore((s) => s.channels[server.id]?.find((c) => c.id === channelId));
@@ -76,10 +87,7 @@ export function ChannelPermissions({ server, channelId, onBack }: { server: Serv
         type: 'role',
         name: everyone ? '@everyone' : r.name,
         role: r,
-        locked:
-          everyone || owner || r.position < myTop
-            ? undefined
-            : 'This role is not below your highest role, so you cannot change its permissions.',
+        locked: everyone || owner || r.position < myTop ? undefined : t('settings.channelPermissions.lockedRole'),
       });
     }
     for (const m of members ?? []) {
@@ -91,7 +99,7 @@ export function ChannelPermissions({ server, channelId, onBack }: { server: Serv
         name: displayName(m),
         member: m,
         self: m.id === meId,
-        locked: below ? undefined : 'Their highest role is not below yours, so you cannot change their permissions.',
+        locked: below ? undefined : t('settings.channelPermissions.lockedMember'),
       });
     }
     return map;
@@ -165,7 +173,11 @@ async function saveBits(channel: Channel, target: { id: string; type: Overwrite[
 
 /** An overwrite naming a role or member not (or no longer) in the store. */
 function unknownTarget(o: Overwrite): Target {
-  return { id: o.id, type: o.type, name: o.type === 'role' ? 'Deleted role' : 'Former member' };
+  return {
+    id: o.id,
+    type: o.type,
+    name: o.type === 'role' ? t('settings.channelPermissions.deletedRole') : t('settings.channelPermissions.formerMember'),
+  };
 }
 
 function TargetBadge({ target, size = 22 }: { target: Target; size?: number }) {
@@ -747,7 +759,7 @@ function Overwrites({ channel, server, targets, channelBits, admin, keepsAccess,
                     key={p.id}
                     name={`${id}-${selected.id}-${p.id}`}
                     label={p.label}
-                    help={mine ? p.help : `${p.help} You cannot change this: you do not have it here yourself.`}
+                    help={mine ? p.help : t('settings.channelPermissions.helpNotYours', { help: p.help })}
                     value={stateOf(bits, flag)}
                     disabled={!mine}
                     onChange={(s) => setDraft(setState(bits, flag, s))}

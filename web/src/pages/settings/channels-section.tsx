@@ -47,7 +47,7 @@ function ChannelList({ server, channels, manage, roles, onPermissions }: ListPro
   const create = async (e: FormEvent) => {
     e.preventDefault();
     const n = normaliseChannelName(name);
-    if (!n) return setError('Enter a channel name.');
+    if (!n) return setError(t('settings.channels.enterName'));
     setBusy(true);
     setError(null);
     try {

@@ -25,8 +25,8 @@ export function CreateWebhookForm({
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (!name.trim()) return setError('Give the webhook a name: it is shown as the author of its messages.');
-    if (!target) return setError('Create a channel first: a webhook posts into one channel.');
+    if (!name.trim()) return setError(t('settings.webhooks.errors.name'));
+    if (!target) return setError(t('settings.webhooks.errors.noChannel'));
     setBusy(true);
     setError(null);
     try {

@@ -48,7 +48,7 @@ export function InvitesSection({ server }: { server: Server }) {
 
   const inviterName = (id: string) => {
     const m = members?.find((x) => x.id === id);
-    return m ? displayName(m) : 'Someone who left';
+    return m ? displayName(m) : t('settings.invites.someoneWhoLeft');
   };
 
   const revoke = async (invite: Invite) => {

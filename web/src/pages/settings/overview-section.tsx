@@ -65,7 +65,7 @@ function ServerProfile({ server }: { server: Server }) {
 
   const save = async (e?: FormEvent) => {
     e?.preventDefault();
-    if (!name.trim()) return setError('The server needs a name.');
+    if (!name.trim()) return setError(t('settings.overview.needsName'));
     setSaving(true);
     setError(null);
     try {
@@ -223,7 +223,7 @@ function TransferOwnership({ server }: { server: Server }) {
   const transfer = async (e: FormEvent) => {
     e.preventDefault();
     const next = people.find((m) => m.id === to);
-    if (!next) return setError('Choose the member who will own the server.');
+    if (!next) return setError(t('settings.overview.chooseOwner'));
     setError(null);
     const name = displayName(next);
     const ok = await confirm({
@@ -295,7 +295,7 @@ function DeleteServer({ server }: { server: Server }) {
 
   const remove = async (e: FormEvent) => {
     e.preventDefault();
-    if (!matches) return setError(`Type ${server.name} exactly to confirm.`);
+    if (!matches) return setError(t('settings.overview.typeNameToConfirm', { server: server.name }));
     setBusy(true);
     setError(null);
     try {

@@ -216,7 +216,7 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
                   key={item.id}
                   id={`${id}-${item.id}`}
                   label={item.label}
-                  help={mayChange ? item.help : `${item.help} You do not have it yourself, so you cannot change it.`}
+                  help={mayChange ? item.help : t('settings.roles.helpNotYours', { help: item.help })}
                   checked={(perms & bit) !== 0n}
                   disabled={!mayChange}
                   onChange={(v) => edit({ permissions: v ? perms | bit : perms & ~bit })}

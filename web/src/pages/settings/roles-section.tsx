@@ -25,7 +25,7 @@ import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
 
-const BELOW_YOURS = 'You can only change roles below your highest role.';
+const belowYours = () => t('settings.roles.belowYours');
 
 interface Drag {
   id: string;
@@ -113,7 +113,9 @@ export function RolesSection({ server }: { server: Server }) {
   const lockedReason = (role: Role): string | null => {
     if (owner || role.id === serverId) return null;
     if (role.position < top) return null;
-    return `${BELOW_YOURS} ${role.name} is ${role.position === top ? 'your highest role' : 'above your highest role'}, so you can see it but not change it.`;
+    return role.position === top
+      ? t('settings.roles.lockedYourHighest', { role: role.name })
+      : t('settings.roles.lockedAboveYours', { role: role.name });
   };
   const movable = (role: Role) => role.id !== serverId && (owner || role.position < top);
 
@@ -167,14 +169,14 @@ export function RolesSection({ server }: { server: Server }) {
     const rest = current.filter((id) => id !== role.id);
     const index = Math.min(Math.max(to, minIndex), rest.length);
     if (index === from) {
-      if (to < minIndex) setAnnouncement(`${role.name} cannot go higher: ${BELOW_YOURS}`);
+      if (to < minIndex) setAnnouncement(t('settings.roles.cannotGoHigher', { role: role.name }));
       return;
     }
     rest.splice(index, 0, role.id);
     pendingRef.current = rest;
     setPending(rest);
     setMoveError(null);
-    setAnnouncement(`${role.name} moved to position ${index + 1} of ${rest.length}.`);
+    setAnnouncement(t('settings.roles.movedTo', { role: role.name, position: index + 1, total: rest.length }));
     const position = rest.length - index;
     inFlight.current++;
     queue.current = queue.current
@@ -182,8 +184,8 @@ export function RolesSection({ server }: { server: Server }) {
       .then(
         () => undefined,
         (err) => {
-          setMoveError(`${role.name} was not moved: ${describeError(err)}`);
-          setAnnouncement(`${role.name} was not moved.`);
+          setMoveError(t('settings.roles.notMovedError', { role: role.name, error: describeError(err) }));
+          setAnnouncement(t('settings.roles.notMoved', { role: role.name }));
         },
       )
       .finally(async () => {
@@ -208,15 +210,15 @@ export function RolesSection({ server }: { server: Server }) {
       e.preventDefault();
       if (moving === role.id) {
         setMoving(null);
-        setAnnouncement(`${role.name} is at position ${index + 1} of ${n}.`);
+        setAnnouncement(t('settings.roles.atPosition', { role: role.name, position: index + 1, total: n }));
       } else {
         setMoving(role.id);
-        setAnnouncement(`Moving ${role.name}, position ${index + 1} of ${n}. Up and down arrows move it; Space or Enter when done.`);
+        setAnnouncement(t('settings.roles.moving', { role: role.name, position: index + 1, total: n }));
       }
     } else if (e.key === 'Escape' && moving === role.id) {
       e.preventDefault();
       setMoving(null);
-      setAnnouncement(`${role.name} is at position ${index + 1} of ${n}.`);
+      setAnnouncement(t('settings.roles.atPosition', { role: role.name, position: index + 1, total: n }));
     }
   };
 
@@ -332,7 +334,7 @@ export function RolesSection({ server }: { server: Server }) {
             <GripIcon />
           </button>
         ) : (
-          <span className={css.handleSpace} title={isEveryone ? t('settings.roles.everyoneIsAlwaysLast') : BELOW_YOURS}>
+          <span className={css.handleSpace} title={isEveryone ? t('settings.roles.everyoneIsAlwaysLast') : belowYours()}>
             {locked && !isEveryone && <LockIcon />}
           </span>
         )}

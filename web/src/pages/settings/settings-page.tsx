@@ -47,7 +47,7 @@ export function SettingsPage({ serverId, tab }: { serverId: string; tab: string 
   }, [server, roles, serverId]);
 
   useEffect(() => {
-    if (server) setPageTitle(`Settings · ${server.name} · Parley`);
+    if (server) setPageTitle(t('settings.page.title', { server: server.name }));
   }, [server]);
 
   const back = server ? paths.server(serverId) : paths.home();
@@ -101,14 +101,14 @@ export function SettingsPage({ serverId, tab }: { serverId: string; tab: string 
         </h1>
         <p className={styles.settingsCaption}>{t('settings.page.serverSettings')}</p>
         <ul>
-          {tabs.map((t) => (
-            <li key={t.id}>
+          {tabs.map((tab) => (
+            <li key={tab.id}>
               <Link
-                to={paths.settings(serverId, t.id)}
-                className={t.id === active ? `${styles.settingsTab} ${styles.active}` : styles.settingsTab}
-                aria-current={t.id === active ? 'page' : undefined}
+                to={paths.settings(serverId, tab.id)}
+                className={tab.id === active ? `${styles.settingsTab} ${styles.active}` : styles.settingsTab}
+                aria-current={tab.id === active ? 'page' : undefined}
               >
-                {t.label}
+                {t(`settings.tabs.${tab.id}`)}
               </Link>
             </li>
           ))}

@@ -71,7 +71,7 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
       confirmLabel: t('settings.webhooks.moveToTo', { to: to.name }),
     });
     if (!ok) return;
-    if (await patch({ channelId: to.id }, `“${hook.name}” now posts to #${to.name}.`)) setTarget(null);
+    if (await patch({ channelId: to.id }, t('settings.webhooks.nowPostsTo', { hook: hook.name, channel: to.name }))) setTarget(null);
   };
 
   const remove = async () => {
