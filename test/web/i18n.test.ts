@@ -219,4 +219,20 @@ describe('message catalog', () => {
     const unused = [...catalog].filter((key) => !keys.has(key) && ![...patterns.values()].some((re) => re.test(key)));
     expect(unused).toEqual([]);
   });
+
+  it('picks the first of the browser languages it has a catalog for, else English', async () => {
+    const { pickLanguage } = await import('../../web/src/i18n/index.js');
+    expect(pickLanguage(['de-AT', 'fr'], ['de', 'fr'])).toBe('de');
+    expect(pickLanguage(['pt-BR', 'pt'], ['pt-BR', 'pt'])).toBe('pt-BR');
+    expect(pickLanguage(['fr-CA'], ['de'])).toBe('en');
+    expect(pickLanguage(['en-GB', 'de'], ['de'])).toBe('en');
+    expect(pickLanguage([], ['de'])).toBe('en');
+  });
+
+  it('renders plurals and interpolation from the English catalog', async () => {
+    const { t } = await import('../../web/src/i18n/index.js');
+    expect(t('pinsPanel.pinnedMessages', { count: 1 })).toBe('1 pinned message');
+    expect(t('pinsPanel.pinnedMessages', { count: 3 })).toBe('3 pinned messages');
+    expect(t('titles.channel', { channel: 'general', server: 'Home' })).toBe('#general · Home · Parley');
+  });
 });
