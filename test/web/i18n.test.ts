@@ -221,7 +221,7 @@ describe('message catalog', () => {
   });
 
   it('picks the first of the browser languages it has a catalog for, else English', async () => {
-    const { pickLanguage } = await import('../../web/src/i18n/index.js');
+    const { pickLanguage } = await import('../../web/src/i18n/pick.js');
     expect(pickLanguage(['de-AT', 'fr'], ['de', 'fr'])).toBe('de');
     expect(pickLanguage(['pt-BR', 'pt'], ['pt-BR', 'pt'])).toBe('pt-BR');
     expect(pickLanguage(['fr-CA'], ['de'])).toBe('en');
@@ -230,7 +230,12 @@ describe('message catalog', () => {
   });
 
   it('renders plurals and interpolation from the English catalog', async () => {
-    const { t } = await import('../../web/src/i18n/index.js');
+    // The catalog as the app sets it up (web/src/i18n/index.ts), on a fresh i18next instance.
+    const { default: i18next } = await import('i18next');
+    const { english } = await import('../../web/src/i18n/en/index.js');
+    const i18n = i18next.createInstance();
+    await i18n.init({ lng: 'en', resources: { en: { translation: english } }, interpolation: { escapeValue: false } });
+    const t = i18n.t.bind(i18n) as (key: string, options?: Record<string, unknown>) => string;
     expect(t('pinsPanel.pinnedMessages', { count: 1 })).toBe('1 pinned message');
     expect(t('pinsPanel.pinnedMessages', { count: 3 })).toBe('3 pinned messages');
     expect(t('titles.channel', { channel: 'general', server: 'Home' })).toBe('#general · Home · Parley');

@@ -68,9 +68,11 @@ export function CommandPalette({ id, query, items, loading, active, onHover, onP
   return (
     <div className={`${styles.popup} ${palette.popup}`} data-testid="command-palette">
       <div className={styles.title} id={`${id}-title`}>
-        {t('commands.commands')}
-        {query ? t('commands.matching') : ''}
-        {query && <span className={styles.query}>/{query}</span>}
+        {query ? (
+          <Trans i18nKey="commands.commandsMatching" values={{ query }} components={{ q: <span className={styles.query} /> }} />
+        ) : (
+          t('commands.commands')
+        )}
       </div>
       {items.length === 0 ? (
         <p className={palette.empty} role="status">

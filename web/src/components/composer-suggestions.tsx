@@ -149,9 +149,15 @@ export function SuggestionList({ id, trigger, items, active, onHover, onPick }: 
   return (
     <div className={styles.popup}>
       <div className={styles.title} id={`${id}-title`}>
-        {t(`composer.suggestionTitle.${TITLES[trigger.char]}`)}
-        {trigger.char === ':' ? ' ' : trigger.query ? t('composer.matching') : ''}
-        {(trigger.char === ':' || trigger.query) && <span className={styles.query}>{`${trigger.char}${trigger.query}`}</span>}
+        {trigger.char === ':' || trigger.query ? (
+          <Trans
+            i18nKey={trigger.char === ':' ? 'composer.suggestionTitleEmoji' : 'composer.suggestionTitleMatching'}
+            values={{ title: t(`composer.suggestionTitle.${TITLES[trigger.char]}`), query: `${trigger.char}${trigger.query}` }}
+            components={{ q: <span className={styles.query} /> }}
+          />
+        ) : (
+          t(`composer.suggestionTitle.${TITLES[trigger.char]}`)
+        )}
       </div>
       <ul className={styles.list} role="listbox" id={id} aria-labelledby={`${id}-title`}>
         {items.map((item, i) => (

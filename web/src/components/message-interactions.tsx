@@ -268,8 +268,11 @@ function SelectMenu({ select, loading, onChoose }: { select: Select; loading: bo
           })}
           {multi && (
             <li className={styles.selectHint} role="presentation">
-              {note ?? (min === max ? t('messageInteractions.chooseMin', { min }) : t('messageInteractions.chooseMinToMax', { min, max }))}
-              {t('messageInteractions.thenPressEscOr')}
+              {t('messageInteractions.selectHint', {
+                choose:
+                  note ??
+                  (min === max ? t('messageInteractions.chooseMin', { min }) : t('messageInteractions.chooseMinToMax', { min, max })),
+              })}
             </li>
           )}
         </ul>

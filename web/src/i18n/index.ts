@@ -10,6 +10,7 @@ import i18next from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { core } from './en/core';
 import type { English, Translation } from './en/index';
+import { pickLanguage } from './pick';
 
 i18next.use(initReactI18next).init({
   lng: 'en',
@@ -33,19 +34,6 @@ export function addEnglish<K extends keyof English>(area: K, resources: English[
 }
 
 const locales = import.meta.glob<{ default: Translation }>('./locales/*.ts');
-
-/** The first of the browser's languages there is a catalog for ("de-AT" finds de.ts), else English. */
-export function pickLanguage(wanted: readonly string[], available: readonly string[]): string {
-  for (const tag of wanted) {
-    const lower = tag.toLowerCase();
-    for (const candidate of [lower, lower.split('-')[0]!]) {
-      if (candidate === 'en') return 'en';
-      const found = available.find((a) => a.toLowerCase() === candidate);
-      if (found) return found;
-    }
-  }
-  return 'en';
-}
 
 /**
  * Loads the browser's language, if there is a catalog for it and it is not English. Returns

@@ -65,7 +65,6 @@ export const core = {
     notSet: 'Not set',
     chooseNoun: 'Choose {{noun}}…',
     theBot: 'The bot',
-    matching: ' matching ',
     loadingCommands: 'Loading commands…',
     noCommandStartsWith: 'No command starts with /{{query}}.',
     noBotHereHas: 'No bot here has commands you can use.',
@@ -95,6 +94,7 @@ export const core = {
     },
     descriptionWithRange: '{{description}} ({{range}})',
     bot: 'Bot',
+    commandsMatching: 'Commands matching <q>/{{query}}</q>',
   },
   composer: {
     youDoNotHave: 'You do not have permission to send messages in this channel.',
@@ -113,7 +113,6 @@ export const core = {
     cancelReply: 'Cancel reply',
     cancelReplyEsc: 'Cancel reply (Esc)',
     messagesBeingSent: 'Messages being sent',
-    matching: ' matching ',
     uploading: 'Uploading…',
     on: 'On',
     off: 'Off',
@@ -141,6 +140,8 @@ export const core = {
       files_one: '{{count}} file',
       files_other: '{{count}} files',
     },
+    suggestionTitleEmoji: '{{title}} <q>{{query}}</q>',
+    suggestionTitleMatching: '{{title}} matching <q>{{query}}</q>',
   },
   copyField: {
     copyLabel: 'Copy {{label}}',
@@ -236,7 +237,6 @@ export const core = {
   messageInteractions: {
     dismiss: 'Dismiss',
     options: 'Options',
-    thenPressEscOr: ', then press Esc or click outside to send.',
     used: 'used',
     onlyYouCanSee: 'Only you can see this',
     dismissMessage: 'Dismiss message',
@@ -247,6 +247,7 @@ export const core = {
     chooseMin: 'Choose {{min}}',
     chooseMinToMax: 'Choose {{min}} to {{max}}',
     theBot: 'The bot',
+    selectHint: '{{choose}}, then press Esc or click outside to send.',
   },
   notificationSettings: {
     notificationsForServer: 'Notifications for {{server}}',

@@ -574,8 +574,6 @@ export const settings = {
     saveChanges: 'Save changes',
     thisRole: 'this role',
     everyone: '@everyone',
-    member2: ' member',
-    members: ' members',
     count_one: '{{count}} role',
     count_other: '{{count}} roles',
     createRole: 'Create role',
@@ -601,6 +599,8 @@ export const settings = {
     moving: 'Moving {{role}}, position {{position}} of {{total}}. Up and down arrows move it; Space or Enter when done.',
     notMovedError: '{{role}} was not moved: {{error}}',
     helpNotYours: '{{help}} You do not have it yourself, so you cannot change it.',
+    memberCountHidden_one: '{{count}}<hidden> member</hidden>',
+    memberCountHidden_other: '{{count}}<hidden> members</hidden>',
   },
   page: {
     notAvailable: 'Not available',

@@ -362,8 +362,11 @@ export function RolesSection({ server }: { server: Server }) {
           {locked && !isEveryone && <span className="visually-hidden">{t('settings.roles.aboveWhatYouCan')}</span>}
           {count !== undefined && (
             <span className={css.count}>
-              {count}
-              <span className="visually-hidden">{count === 1 ? t('settings.roles.member2') : t('settings.roles.members')}</span>
+              <Trans
+                i18nKey="settings.roles.memberCountHidden"
+                count={count}
+                components={{ hidden: <span className="visually-hidden" /> }}
+              />
               <PersonIcon />
             </span>
           )}
