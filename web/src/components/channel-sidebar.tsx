@@ -229,7 +229,7 @@ export function UserPanel({ onLogout, className }: { onLogout: () => void; class
             {shown}
           </span>
         </span>
-        <span className="visually-hidden">{t('sidebar.accountSettings2')}</span>
+        <span className="visually-hidden">{t('sidebar.accountSettingsSuffix')}</span>
         <span className={styles.userPanelGear} aria-hidden="true">
           <UserIcon />
         </span>

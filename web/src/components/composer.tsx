@@ -239,7 +239,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
     const incoming = [...list];
     if (!incoming.length) return;
     if (!canAttach) {
-      toast(t('composer.youDoNotHave2'), 'error');
+      toast(t('composer.cannotAttachHere'), 'error');
       return;
     }
     const room = MAX_FILES - files.length;

@@ -415,9 +415,7 @@ function RemoveDialog({
     <Dialog title={ban ? t('members.banName', { name }) : t('members.kickName', { name })} onClose={onClose}>
       <form className={`${dialogStyles.dialogBody} stack`} onSubmit={submit}>
         <p>
-          {ban
-            ? t('members.nameWillBeRemoved', { name, server: server.name })
-            : t('members.nameWillBeRemoved2', { name, server: server.name })}
+          {ban ? t('members.nameWillBeRemoved', { name, server: server.name }) : t('members.kickExplained', { name, server: server.name })}
         </p>
         <div className="field">
           <label className="field-label" htmlFor={reasonId}>

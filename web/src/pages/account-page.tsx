@@ -482,7 +482,7 @@ function DeleteSection({ me, onDeleted }: { me: User; onDeleted: () => void }) {
         </p>
       )}
       <button type="button" className="button danger" onClick={() => setOpen(true)}>
-        {t('account.deleteAccount2')}
+        {t('account.deleteAccountEllipsis')}
       </button>
       {open && <DeleteDialog onClose={() => setOpen(false)} onDeleted={onDeleted} />}
     </section>

@@ -238,7 +238,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
               </table>
             </div>
           )}
-          {bots && bots.length > 0 && <p className="small-text">{t('myBots.publicAnyoneCanAdd2')}</p>}
+          {bots && bots.length > 0 && <p className="small-text">{t('myBots.publicHelp')}</p>}
         </section>
       </main>
     </div>

@@ -43,7 +43,6 @@ export const account = {
   deleteAccount: 'Delete account',
   deletingYourAccountLogs:
     'Deleting your account logs you out everywhere, deletes the bots you own and frees your username. Your messages stay in their channels, shown as sent by “Deleted user”. This cannot be undone.',
-  deleteAccount2: 'Delete account…',
   yourAccountWasDeleted: 'Your account was deleted.',
   deleteYourAccount: 'Delete your account?',
   yourNamePicturePassword:
@@ -111,4 +110,5 @@ export const account = {
     differ: 'The two new passwords differ. Type the same one twice.',
     passwordToConfirm: 'Enter your password to confirm.',
   },
+  deleteAccountEllipsis: 'Delete account…',
 } as const;

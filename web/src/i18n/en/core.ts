@@ -40,13 +40,13 @@ export const core = {
     createALinkThat: 'Create a link that lets people join {{serverName}}.',
     done: 'Done',
     accountSettings: 'Account settings',
-    accountSettings2: ': account settings',
     myBots: 'My bots',
     logOut: 'Log out',
     createAnotherLink: 'Create another link',
     createInviteLink: 'Create invite link',
     notificationSettingsMuted: 'Notification settings (muted)',
     invitePeople: 'Invite people',
+    accountSettingsSuffix: ': account settings',
   },
   commands: {
     commandOfBotname: '/{{command}} of {{botName}}',
@@ -98,7 +98,6 @@ export const core = {
   },
   composer: {
     youDoNotHave: 'You do not have permission to send messages in this channel.',
-    youDoNotHave2: 'You do not have permission to attach files in this channel.',
     youCanAttachUp: 'You can attach up to {{MAX_FILES}} files to one message.',
     waitForTheUpload: 'Wait for the upload to finish, then send.',
     messagesCanBeAt: 'Messages can be at most {{MAX_CONTENT}} characters (this one has {{length}}).',
@@ -142,6 +141,7 @@ export const core = {
     },
     suggestionTitleEmoji: '{{title}} <q>{{query}}</q>',
     suggestionTitleMatching: '{{title}} matching <q>{{query}}</q>',
+    cannotAttachHere: 'You do not have permission to attach files in this channel.',
   },
   copyField: {
     copyLabel: 'Copy {{label}}',
@@ -213,7 +213,6 @@ export const core = {
     messageName: 'Message {{name}}',
     nameWillBeRemoved:
       '{{name}} will be removed from {{server}} and will not be able to rejoin, even with an invite, until someone lifts the ban.',
-    nameWillBeRemoved2: '{{name}} will be removed from {{server}}. They can rejoin with an invite.',
     banning: 'Banning…',
     kicking: 'Kicking…',
     message: 'Message',
@@ -228,6 +227,7 @@ export const core = {
       week: '7 days',
     },
     bots: 'Bots',
+    kickExplained: '{{name}} will be removed from {{server}}. They can rejoin with an invite.',
   },
   mentionChip: {
     unknownUser: '@unknown-user',

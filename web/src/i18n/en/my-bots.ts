@@ -31,7 +31,6 @@ export const myBots = {
   publicAnyoneCanAdd: 'Public: anyone can add {{b}} to their server',
   delete: 'Delete',
   deleteB: 'Delete {{b}}',
-  publicAnyoneCanAdd2: 'Public: anyone can add this bot to their server. A private bot can only be added by you.',
   creating: 'Creating…',
   createBot: 'Create bot',
   private: 'Private',
@@ -45,4 +44,5 @@ export const myBots = {
   errors: {
     name: 'Give your bot a name.',
   },
+  publicHelp: 'Public: anyone can add this bot to their server. A private bot can only be added by you.',
 } as const;

@@ -234,7 +234,7 @@ function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNo
     case 'bot_update':
       return (
         <>
-          <Trans i18nKey="settings.auditLog.changedThePermissionsOf2" components={{ user: <>{user(tid)}</> }} />
+          <Trans i18nKey="settings.auditLog.botUpdate" components={{ user: <>{user(tid)}</> }} />
         </>
       );
     case 'bot_remove':

@@ -166,7 +166,7 @@ function AddBotDialog({ server, bot, onClose }: { server: Server; bot: Bot; onCl
             {t('settings.bots.cancel')}
           </button>
           <button type="submit" className="button primary" disabled={busy} data-autofocus>
-            {busy ? t('settings.bots.adding') : t('settings.bots.addBot2')}
+            {busy ? t('settings.bots.adding') : t('settings.bots.addBotButton')}
           </button>
         </footer>
       </form>

@@ -353,7 +353,7 @@ function Privacy({ channel, server, targets, meId, keepsAccess }: PrivacyProps) 
               options={addable}
               value={adding}
               onChange={setAdding}
-              placeholder={t('settings.channelPermissions.giveARoleOr2')}
+              placeholder={t('settings.channelPermissions.giveAccessEllipsis')}
             />
             <button type="submit" className="button secondary small" disabled={busy || !adding}>
               {t('settings.channelPermissions.giveAccess')}
@@ -404,7 +404,7 @@ function TargetSelect({
           {roles.map((target) => (
             <option key={target.id} value={target.id} disabled={!!target.locked}>
               {target.name}
-              {target.locked ? t('settings.channelPermissions.aboveYourRole2') : ''}
+              {target.locked ? t('settings.channelPermissions.aboveYourRoleSuffix') : ''}
             </option>
           ))}
         </optgroup>
@@ -414,7 +414,7 @@ function TargetSelect({
           {people.map((target) => (
             <option key={target.id} value={target.id} disabled={!!target.locked}>
               {target.name}
-              {target.locked ? t('settings.channelPermissions.aboveYourRole2') : ''}
+              {target.locked ? t('settings.channelPermissions.aboveYourRoleSuffix') : ''}
             </option>
           ))}
         </optgroup>
@@ -592,7 +592,7 @@ function Overwrites({ channel, server, targets, channelBits, admin, keepsAccess,
       const ok = await confirm({
         title: t('settings.channelPermissions.discardChanges'),
         body: <p>{t('settings.channelPermissions.yourChangesToSelected', { selected: selected.name, channel: channel.name })}</p>,
-        confirmLabel: t('settings.channelPermissions.discardChanges2'),
+        confirmLabel: t('settings.channelPermissions.discardChangesButton'),
         danger: true,
       });
       if (!ok) return;

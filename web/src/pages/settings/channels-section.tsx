@@ -212,7 +212,7 @@ function ChannelRow({ channel, manage, roles, onPermissions }: RowProps) {
               type="button"
               className="button danger small"
               onClick={() => void remove()}
-              aria-label={t('settings.channels.deleteChannel2', { channel: channel.name })}
+              aria-label={t('settings.channels.deleteChannelNamed', { channel: channel.name })}
             >
               {t('settings.channels.delete')}
             </button>

@@ -150,7 +150,7 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
             : memberCount !== undefined
               ? members(memberCount)
               : t('settings.roles.loadingMembers')}
-          {role.managed && t('settings.roles.managedByABot3')}
+          {role.managed && t('settings.roles.managedByABotMeta')}
         </p>
       </header>
 

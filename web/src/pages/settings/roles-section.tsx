@@ -356,7 +356,7 @@ export function RolesSection({ server }: { server: Server }) {
           {role.managed && (
             <span className={css.botChip} title={t('settings.roles.managedByABot')}>
               {t('settings.roles.bot')}
-              <span className="visually-hidden">{t('settings.roles.managedByABot2')}</span>
+              <span className="visually-hidden">{t('settings.roles.managedByABotSuffix')}</span>
             </span>
           )}
           {locked && !isEveryone && <span className="visually-hidden">{t('settings.roles.aboveWhatYouCan')}</span>}
