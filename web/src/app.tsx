@@ -20,6 +20,8 @@ import { toast } from './state/toasts';
 import { Link, match, navigate, paths, usePath } from './router';
 import composerStyles from './components/composer.module.css';
 import { setPageTitle } from './lib/title';
+import { Trans } from 'react-i18next';
+import { t } from './i18n';
 
 // Pages most visits never open load on demand, each as its own chunk (issue 13): server
 // settings, the account page and "My bots" stay out of the first load.
@@ -31,7 +33,7 @@ const MyBotsPage = lazy(() => import('./pages/my-bots-page').then((m) => ({ defa
 function PageLoading() {
   return (
     <div className="splash" role="status">
-      Loading…
+      {t('app.loading')}
     </div>
   );
 }
@@ -55,7 +57,7 @@ export function App() {
   }, []);
 
   const plainLogout = useCallback(() => logout(), [logout]);
-  const expiredLogout = useCallback(() => logout('Your session has ended. Please log in again.'), [logout]);
+  const expiredLogout = useCallback(() => logout(t('app.sessionEnded')), [logout]);
 
   useEffect(() => {
     onUnauthorized(expiredLogout);
@@ -74,7 +76,7 @@ export function App() {
   return (
     <ErrorBoundary>
       <a href="#main" className="skip-link" onClick={skipToMain}>
-        Skip to content
+        {t('app.skipToContent')}
       </a>
       {token ? (
         <Session key={token} token={token} onLogout={plainLogout} onAuthFailed={expiredLogout} />
@@ -136,7 +138,7 @@ function LoggedOut({ onAuthenticated }: { onAuthenticated: (token: string) => vo
     return () => window.removeEventListener('parley:auth-mode', onMode);
   }, []);
   useEffect(() => {
-    setPageTitle('Parley');
+    setPageTitle(t('titles.app'));
   }, []);
   const invite = match('/invite/:code', path);
   if (invite?.code) {
@@ -168,12 +170,12 @@ function InviteAuth({
   const notice =
     load.state === 'ready' ? (
       <>
-        You have been invited to join <strong>{load.preview.server.name}</strong>. Log in or create an account to join it.
+        <Trans i18nKey="app.invitedToJoin" values={{ server: load.preview.server.name }} components={{ b: <strong /> }} />
       </>
     ) : load.state === 'gone' ? (
-      'This invite link no longer works: it expired, was used up or revoked. You can still log in or create an account.'
+      t('app.inviteGone')
     ) : (
-      'You have been invited to a server. Log in or create an account to join it.'
+      t('app.invitedToServer')
     );
   return (
     <AuthPage
@@ -278,14 +280,14 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
       return (
         <main className="center-page">
           <div className="card" role="alert">
-            <h1>Cannot load Parley</h1>
+            <h1>{t('app.cannotLoadParley')}</h1>
             <p>{bootError}</p>
             <div className="row">
               <button type="button" className="button primary" onClick={() => setAttempt((a) => a + 1)}>
-                Try again
+                {t('app.tryAgain')}
               </button>
               <button type="button" className="button secondary" onClick={onLogout}>
-                Log out
+                {t('app.logOut')}
               </button>
             </div>
           </div>
@@ -294,7 +296,7 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
     }
     return (
       <div className="splash" role="status">
-        Loading Parley…
+        {t('app.loadingParley')}
       </div>
     );
   }
@@ -331,10 +333,10 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
   return (
     <main className="center-page">
       <div className="card">
-        <h1>Page not found</h1>
-        <p>There is nothing at this address.</p>
+        <h1>{t('app.pageNotFound')}</h1>
+        <p>{t('app.thereIsNothingAt')}</p>
         <Link to={paths.home()} className="button primary">
-          Go to Parley
+          {t('app.goToParley')}
         </Link>
       </div>
     </main>

@@ -1,3 +1,4 @@
+import { t } from '../i18n';
 /**
  * The one way the web client talks to the REST API: bearer auth from localStorage,
  * JSON in and out, `{error}` bodies turned into readable ApiErrors, and 429s retried
@@ -58,18 +59,10 @@ export interface RequestOptions {
 const MAX_RETRIES = 4;
 const MAX_RETRY_WAIT_MS = 30_000;
 
-const FRIENDLY: Record<number, string> = {
-  400: 'The request was not accepted.',
-  401: 'Your session has expired. Please log in again.',
-  403: 'You do not have permission to do that.',
-  404: 'That no longer exists.',
-  409: 'That conflicts with something that already exists.',
-  413: 'That file is too large.',
-  429: 'You are doing that too often. Please wait a moment.',
-  500: 'The server ran into a problem. Please try again.',
-  502: 'The server is unreachable right now.',
-  503: 'The server is busy or restarting. Please try again shortly.',
-};
+/** Statuses with a message of their own in the catalog (`errors.http.<status>`). */
+const FRIENDLY = [400, 401, 403, 404, 409, 413, 429, 500, 502, 503] as const;
+type Friendly = (typeof FRIENDLY)[number];
+const isFriendly = (status: number): status is Friendly => (FRIENDLY as readonly number[]).includes(status);
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -110,7 +103,7 @@ function errorMessage(status: number, body: unknown): string {
     const e = (body as { error: unknown }).error;
     if (typeof e === 'string' && e.trim()) return capitalise(e.trim());
   }
-  return FRIENDLY[status] ?? `The request failed (HTTP ${status}).`;
+  return isFriendly(status) ? t(`errors.http.${status}`) : t('errors.httpFailed', { status });
 }
 
 function errorCode(body: unknown): string | undefined {
@@ -149,7 +142,7 @@ export async function request<T>(method: string, path: string, body?: unknown, o
         await sleep(wait, options.signal);
         continue;
       }
-      throw new ApiError(0, 'Cannot reach the Parley server. Check your connection and try again.');
+      throw new ApiError(0, t('errors.unreachable'));
     }
     const data = await readBody(res);
     if (res.ok) return data as T;
@@ -181,5 +174,5 @@ export const seg = (s: string) => encodeURIComponent(s);
 export function describeError(err: unknown): string {
   if (err instanceof ApiError) return err.message;
   if (err instanceof Error && err.message) return err.message;
-  return 'Something went wrong.';
+  return t('errors.somethingWentWrong');
 }

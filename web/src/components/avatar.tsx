@@ -2,6 +2,7 @@ import type { ChosenStatus, PresenceStatus } from '@parley/protocol';
 import { safeImageSrc } from '../markdown/parse';
 import { hueFor, initials } from '../lib/format';
 import styles from './avatar.module.css';
+import { t } from '../i18n';
 
 interface AvatarProps {
   id: string;
@@ -12,13 +13,7 @@ interface AvatarProps {
   status?: PresenceStatus | ChosenStatus;
 }
 
-const STATUS_TEXT: Record<PresenceStatus | ChosenStatus, string> = {
-  online: 'Online',
-  idle: 'Idle',
-  dnd: 'Do not disturb',
-  offline: 'Offline',
-  invisible: 'Invisible',
-};
+const statusText = (status: PresenceStatus | ChosenStatus): string => t(`presence.status.${status}`);
 
 /** A picture or initials, with a presence dot at the bottom right when `status` is given. */
 export function Avatar({ status, ...props }: AvatarProps) {
@@ -32,8 +27,8 @@ export function Avatar({ status, ...props }: AvatarProps) {
         className={`${styles.statusDot} ${styles[status === 'invisible' ? 'offline' : status]}`}
         style={{ width: dot, height: dot, borderWidth: dot >= 18 ? 4 : 2.5 }}
         role="img"
-        aria-label={STATUS_TEXT[status]}
-        title={STATUS_TEXT[status]}
+        aria-label={statusText(status)}
+        title={statusText(status)}
         data-status={status}
       />
     </span>
@@ -73,8 +68,8 @@ function AvatarImage({ id, name, src, size = 40 }: Omit<AvatarProps, 'status'>) 
 /** The badge that marks bots and webhooks; `className` lets a layout place it (module classes stay local). */
 export function BotBadge({ className }: { className?: string } = {}) {
   return (
-    <span className={className ? `${styles.botBadge} ${className}` : styles.botBadge} title="Posted by a bot or webhook">
-      BOT
+    <span className={className ? `${styles.botBadge} ${className}` : styles.botBadge} title={t('avatar.postedByABot')}>
+      {t('avatar.bot')}
     </span>
   );
 }

@@ -23,6 +23,7 @@ import { MentionBadge } from './mention-badge';
 import { NotificationSettingsDialog } from './notification-settings';
 import styles from './channel-sidebar.module.css';
 import dialogStyles from './dialog.module.css';
+import { t } from '../i18n';
 
 interface Props {
   server: Server;
@@ -45,7 +46,7 @@ export function ChannelSidebar({ server, activeChannelId, bits, onLogout }: Prop
   const serverMuted = !!settings?.servers?.[server.id]?.muted;
 
   return (
-    <aside className={`channel-sidebar ${styles.channelSidebar}`} aria-label={`${server.name} channels`}>
+    <aside className={`channel-sidebar ${styles.channelSidebar}`} aria-label={t('sidebar.serverChannels', { server: server.name })}>
       <header className={styles.sidebarHeader}>
         <h1 className={styles.serverName} title={server.name}>
           {server.name}
@@ -53,14 +54,19 @@ export function ChannelSidebar({ server, activeChannelId, bits, onLogout }: Prop
         <button
           type="button"
           className={`icon-button${serverMuted ? ` ${styles.mutedBell}` : ''}`}
-          aria-label={`Notification settings${serverMuted ? ' (muted)' : ''}`}
-          title="Notification settings"
+          aria-label={serverMuted ? t('sidebar.notificationSettingsMuted') : t('sidebar.notificationSettings')}
+          title={t('sidebar.notificationSettings')}
           onClick={() => setNotify({ channelId: null })}
         >
           {serverMuted ? <BellOffIcon /> : <BellIcon />}
         </button>
         {showSettings && (
-          <Link to={paths.settings(server.id)} className="icon-button" aria-label="Server settings" title="Server settings">
+          <Link
+            to={paths.settings(server.id)}
+            className="icon-button"
+            aria-label={t('sidebar.serverSettings')}
+            title={t('sidebar.serverSettings')}
+          >
             <GearIcon />
           </Link>
         )}
@@ -68,19 +74,19 @@ export function ChannelSidebar({ server, activeChannelId, bits, onLogout }: Prop
       {can(bits, P.CREATE_INVITE) && (
         <div className={styles.sidebarOwnerActions}>
           <button type="button" className="button secondary small" onClick={() => setDialog('invite')}>
-            <InviteIcon /> Invite people
+            <InviteIcon /> {t('sidebar.invitePeople')}
           </button>
         </div>
       )}
       <div className={styles.sidebarSection}>
         <div className={styles.sidebarSectionTitle}>
-          <span id={`channels-${server.id}`}>Channels</span>
+          <span id={`channels-${server.id}`}>{t('sidebar.channels')}</span>
           {can(bits, P.MANAGE_CHANNELS) && (
             <button
               type="button"
               className="icon-button small"
-              aria-label="Create a channel"
-              title="Create a channel"
+              aria-label={t('sidebar.createAChannel')}
+              title={t('sidebar.createAChannel')}
               onClick={() => setDialog('channel')}
             >
               <PlusIcon size={16} />
@@ -109,25 +115,25 @@ export function ChannelSidebar({ server, activeChannelId, bits, onLogout }: Prop
                     {isPrivate(c) ? <LockIcon size={14} className={styles.channelLock} /> : '#'}
                   </span>
                   <span className={styles.channelName}>{c.name}</span>
-                  {isPrivate(c) && <span className="visually-hidden"> (private)</span>}
-                  {unread && <span className="visually-hidden"> (unread)</span>}
-                  {muted && <span className="visually-hidden"> (muted)</span>}
+                  {isPrivate(c) && <span className="visually-hidden"> {t('sidebar.private')}</span>}
+                  {unread && <span className="visually-hidden"> {t('sidebar.unread')}</span>}
+                  {muted && <span className="visually-hidden"> {t('sidebar.muted')}</span>}
                   <MentionBadge count={mentions} className={styles.channelBadge} />
                 </Link>
               </li>
             );
           })}
-          {channels && channels.length === 0 && <li className="empty-note">No channels yet.</li>}
-          {!channels && <li className="empty-note">Loading…</li>}
+          {channels && channels.length === 0 && <li className="empty-note">{t('sidebar.noChannelsYet')}</li>}
+          {!channels && <li className="empty-note">{t('sidebar.loading')}</li>}
         </ul>
       </div>
       <UserPanel onLogout={onLogout} />
       {dialog === 'channel' && (
         <PromptDialog
-          title="Create a channel"
-          label="Channel name"
+          title={t('sidebar.createAChannel')}
+          label={t('sidebar.channelName')}
           submitLabel="Create channel"
-          placeholder="new-channel"
+          placeholder={t('sidebar.newChannel')}
           onClose={() => setDialog(null)}
           onSubmit={async (name) => {
             const channel = await createChannel(server.id, normaliseChannelName(name));
@@ -162,7 +168,7 @@ export function InviteDialog({ serverId, serverName, onClose }: { serverId: stri
     try {
       await revokeInvite(target.code);
       setInvite(null);
-      toast('Invite revoked. The link no longer works.');
+      toast(t('sidebar.inviteRevokedTheLink'));
     } catch (err) {
       toastError(err);
     } finally {
@@ -170,31 +176,29 @@ export function InviteDialog({ serverId, serverName, onClose }: { serverId: stri
     }
   };
   return (
-    <Dialog title={`Invite people to ${serverName}`} onClose={onClose}>
+    <Dialog title={t('sidebar.invitePeopleToServername', { serverName })} onClose={onClose}>
       <div className={`${dialogStyles.dialogBody} stack`}>
         {invite ? (
           <>
-            <CopyField label="Invite link" value={inviteLink(invite.code)} />
-            <p className="hint">
-              {describeLimits(invite)}. Anyone with this link can join {serverName} after logging in.
-            </p>
+            <CopyField label={t('sidebar.inviteLink')} value={inviteLink(invite.code)} />
+            <p className="hint">{t('sidebar.describelimitsAnyoneWithThis', { describeLimits: describeLimits(invite), serverName })}</p>
             {/* Whoever made a link may take it back (section 9), managers of the server or not. */}
             <button type="button" className="button secondary small" onClick={() => void revoke(invite)} disabled={busy}>
-              Revoke this link
+              {t('sidebar.revokeThisLink')}
             </button>
           </>
         ) : (
-          <p>Create a link that lets people join {serverName}.</p>
+          <p>{t('sidebar.createALinkThat', { serverName })}</p>
         )}
         <div className={styles.inviteLimits}>
           <InviteLimits id={id} maxAge={maxAge} maxUses={maxUses} onMaxAge={setMaxAge} onMaxUses={setMaxUses} />
         </div>
         <footer className={dialogStyles.dialogActions}>
           <button type="button" className="button secondary" onClick={onClose}>
-            Done
+            {t('sidebar.done')}
           </button>
           <button type="button" className="button primary" onClick={make} disabled={busy} data-autofocus>
-            {invite ? 'Create another link' : 'Create invite link'}
+            {invite ? t('sidebar.createAnotherLink') : t('sidebar.createInviteLink')}
           </button>
         </footer>
       </div>
@@ -209,12 +213,12 @@ export function UserPanel({ onLogout, className }: { onLogout: () => void; class
   const myStatus = useStore((s) => s.myStatus);
   if (!me) return null;
   const name = displayName(me);
-  const shown = status === 'ready' ? statusLabel(myStatus) : status === 'closed' ? 'Offline' : 'Connecting…';
+  const shown = status === 'ready' ? statusLabel(myStatus) : status === 'closed' ? t('presence.status.offline') : t('chat.connecting');
   return (
     <div className={className ? `${styles.userPanel} ${className}` : styles.userPanel}>
       {/* The picture sets the status; the name opens account settings, as in most chat apps. */}
       <StatusMenu me={me} />
-      <Link to={paths.account()} className={styles.userPanelMe} title="Account settings">
+      <Link to={paths.account()} className={styles.userPanelMe} title={t('sidebar.accountSettings')}>
         <span className={styles.userPanelInfo}>
           <span className={styles.userPanelName}>{name}</span>
           <span
@@ -225,15 +229,15 @@ export function UserPanel({ onLogout, className }: { onLogout: () => void; class
             {shown}
           </span>
         </span>
-        <span className="visually-hidden">: account settings</span>
+        <span className="visually-hidden">{t('sidebar.accountSettingsSuffix')}</span>
         <span className={styles.userPanelGear} aria-hidden="true">
           <UserIcon />
         </span>
       </Link>
-      <Link to={paths.myBots()} className="icon-button" aria-label="My bots" title="My bots">
+      <Link to={paths.myBots()} className="icon-button" aria-label={t('sidebar.myBots')} title={t('sidebar.myBots')}>
         <BotIcon />
       </Link>
-      <button type="button" className="icon-button" aria-label="Log out" title="Log out" onClick={onLogout}>
+      <button type="button" className="icon-button" aria-label={t('sidebar.logOut')} title={t('sidebar.logOut')} onClick={onLogout}>
         <LogoutIcon />
       </button>
     </div>

@@ -17,6 +17,8 @@ import { store, useStore } from '../state/store';
 import { Avatar } from './avatar';
 import { CloseIcon } from './icons';
 import styles from './command-form.module.css';
+import { Trans } from 'react-i18next';
+import { t } from '../i18n';
 
 /** What a field holds: the text shown, and the choice picked from a list (whose value is sent). */
 interface FieldValue {
@@ -33,38 +35,38 @@ const AUTOCOMPLETE_DEBOUNCE_MS = 200;
 
 function rangeText(o: CommandOption): string | null {
   const { minValue: min, maxValue: max } = o;
-  if (min !== undefined && max !== undefined) return `between ${min} and ${max}`;
-  if (min !== undefined) return `at least ${min}`;
-  if (max !== undefined) return `at most ${max}`;
+  if (min !== undefined && max !== undefined) return t('commands.range.between', { min, max });
+  if (min !== undefined) return t('commands.range.atLeast', { min });
+  if (max !== undefined) return t('commands.range.atMost', { max });
   return null;
 }
 
 /** The value an option's field stands for, or an error to show beside it; undefined: left empty. */
 function fieldValue(o: CommandOption, v: FieldValue | undefined): { value?: string | number | boolean; error?: string } {
   const text = v?.text.trim() ?? '';
-  if (v?.uploading) return { error: 'Wait for the file to finish uploading.' };
+  if (v?.uploading) return { error: t('commands.errors.uploading') };
   if (v?.choice) return { value: v.choice.value };
-  if (!text && !v?.url) return o.required ? { error: 'This option is required.' } : {};
+  if (!text && !v?.url) return o.required ? { error: t('commands.errors.required') } : {};
   switch (o.type) {
     case 'integer':
     case 'number': {
       const n = Number(text);
       if (o.type === 'integer' ? !/^[-+]?\d+$/.test(text) : !Number.isFinite(n) || !text)
-        return { error: o.type === 'integer' ? 'Enter a whole number.' : 'Enter a number.' };
+        return { error: o.type === 'integer' ? t('commands.errors.wholeNumber') : t('commands.errors.number') };
       if ((o.minValue !== undefined && n < o.minValue) || (o.maxValue !== undefined && n > o.maxValue))
-        return { error: `Must be ${rangeText(o)}.` };
-      if (o.choices?.length && !o.choices.some((c) => c.value === n)) return { error: 'Choose one of the options.' };
+        return { error: t('commands.errors.mustBe', { range: rangeText(o) ?? '' }) };
+      if (o.choices?.length && !o.choices.some((c) => c.value === n)) return { error: t('commands.errors.choose') };
       return { value: n };
     }
     case 'boolean':
       return { value: text === 'true' };
     case 'attachment':
-      return v?.url ? { value: v.url } : o.required ? { error: 'This option is required.' } : {};
+      return v?.url ? { value: v.url } : o.required ? { error: t('commands.errors.required') } : {};
     case 'string': {
       const length = [...text].length;
-      if (o.minLength !== undefined && length < o.minLength) return { error: `At least ${o.minLength} characters.` };
-      if (o.maxLength !== undefined && length > o.maxLength) return { error: `At most ${o.maxLength} characters.` };
-      if (o.choices?.length && !o.choices.some((c) => c.value === text)) return { error: 'Choose one of the options.' };
+      if (o.minLength !== undefined && length < o.minLength) return { error: t('commands.errors.minLength', { count: o.minLength }) };
+      if (o.maxLength !== undefined && length > o.maxLength) return { error: t('commands.errors.maxLength', { count: o.maxLength }) };
+      if (o.choices?.length && !o.choices.some((c) => c.value === text)) return { error: t('commands.errors.choose') };
       return { value: text };
     }
     default:
@@ -98,9 +100,7 @@ function partialOptions(command: Command, values: Values, focused: string): Comm
   return out;
 }
 
-const ERROR_FOR_CODE: Record<string, string> = {
-  unknown_command: 'This command is no longer available here.',
-};
+const errorForCode = (code: string): string | undefined => (code === 'unknown_command' ? t('commands.errors.unknownCommand') : undefined);
 
 interface Props {
   channel: Channel;
@@ -116,7 +116,7 @@ export function CommandForm({ channel, command, onClose }: Props) {
   const [sending, setSending] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
   const id = useId();
-  const botName = command.bot?.name ?? 'Bot';
+  const botName = command.bot?.name ?? t('commands.bot');
 
   // The first field (or the send button, for a command without options) takes the cursor.
   useEffect(() => {
@@ -149,7 +149,7 @@ export function CommandForm({ channel, command, onClose }: Props) {
       onClose(true);
     } catch (err) {
       setSending(false);
-      setFormError((err instanceof ApiError && err.code && ERROR_FOR_CODE[err.code]) || describeError(err));
+      setFormError((err instanceof ApiError && err.code && errorForCode(err.code)) || describeError(err));
     }
   };
 
@@ -157,7 +157,7 @@ export function CommandForm({ channel, command, onClose }: Props) {
     <form
       ref={formRef}
       className={styles.form}
-      aria-label={`/${command.name} of ${botName}`}
+      aria-label={t('commands.commandOfBotname', { command: command.name, botName })}
       data-testid="command-form"
       noValidate
       onSubmit={(e) => {
@@ -176,7 +176,13 @@ export function CommandForm({ channel, command, onClose }: Props) {
         <span className={styles.commandName}>/{command.name}</span>
         <span className={styles.description}>{command.description}</span>
         <span className={styles.botName}>{botName}</span>
-        <button type="button" className="icon-button small" aria-label="Cancel command" title="Cancel (Esc)" onClick={() => onClose(false)}>
+        <button
+          type="button"
+          className="icon-button small"
+          aria-label={t('commands.cancelCommand')}
+          title={t('commands.cancelEsc')}
+          onClick={() => onClose(false)}
+        >
           <CloseIcon />
         </button>
       </div>
@@ -209,16 +215,17 @@ export function CommandForm({ channel, command, onClose }: Props) {
                 <span className={styles.star} aria-hidden="true">
                   *
                 </span>{' '}
-                required<span className={styles.keys}> · </span>
+                {t('commands.required')}
+                <span className={styles.keys}> · </span>
               </>
             )}
             <span className={styles.keys}>
-              <kbd>Enter</kbd> to send, <kbd>Esc</kbd> to cancel
+              <Trans i18nKey="commands.formKeys" components={{ k: <kbd /> }} />
             </span>
           </p>
         )}
         <button type="submit" className="button primary small" disabled={sending}>
-          {sending ? 'Sending…' : `Send /${command.name}`}
+          {sending ? t('commands.sending') : t('commands.sendCommand', { command: command.name })}
         </button>
       </div>
     </form>
@@ -260,7 +267,7 @@ function OptionField({ id, channel, command, option: o, value, values, error, on
       </label>
       <FieldInput channel={channel} command={command} option={o} value={value} values={values} common={common} onChange={onChange} />
       <p id={hintId} className={error ? styles.error : styles.hint}>
-        {error ?? (range ? `${o.description} (${range})` : o.description)}
+        {error ?? (range ? t('commands.descriptionWithRange', { description: o.description, range }) : o.description)}
       </p>
     </div>
   );
@@ -306,7 +313,7 @@ function FieldInput({
           onChange(c && e.currentTarget.value !== '' ? { text: c.name, choice: c } : { text: '' });
         }}
       >
-        <option value="">{o.required ? 'Choose…' : 'None'}</option>
+        <option value="">{o.required ? t('commands.choose') : t('commands.none')}</option>
         {o.choices.map((c, i) => (
           <option key={String(c.value)} value={String(i)}>
             {c.name}
@@ -319,9 +326,9 @@ function FieldInput({
     case 'boolean':
       return (
         <select {...common} className="input" value={value?.text ?? ''} onChange={(e) => onChange({ text: e.currentTarget.value })}>
-          <option value="">{o.required ? 'Choose…' : 'Not set'}</option>
-          <option value="true">Yes</option>
-          <option value="false">No</option>
+          <option value="">{o.required ? t('commands.choose') : t('commands.notSet')}</option>
+          <option value="true">{t('commands.yes')}</option>
+          <option value="false">{t('commands.no')}</option>
         </select>
       );
     case 'user':
@@ -398,7 +405,7 @@ function EntityPicker({
   const noun = kind === 'user' ? 'a member' : kind === 'channel' ? 'a channel' : 'a role';
   return (
     <select {...common} className="input" value={value?.text ?? ''} onChange={(e) => onChange({ text: e.currentTarget.value })}>
-      <option value="">{required ? `Choose ${noun}…` : 'None'}</option>
+      <option value="">{required ? t('commands.chooseNoun', { noun }) : t('commands.none')}</option>
       {entries.map((e) => (
         <option key={e.id} value={e.id}>
           {e.label}
@@ -429,7 +436,7 @@ function FilePicker({ value, common, onChange }: { value: FieldValue | undefined
             });
         }}
       />
-      {value?.uploading && <span className={styles.hint}>Uploading…</span>}
+      {value?.uploading && <span className={styles.hint}>{t('commands.uploading')}</span>}
       {error && <span className={styles.error}>{error}</span>}
     </div>
   );
@@ -552,18 +559,27 @@ function AutocompleteInput({
       {showList && (
         <div className={styles.choices}>
           <div className={styles.choicesTitle} aria-hidden="true">
-            {command.bot?.name ?? 'The bot'} suggests for <span>{option.name}</span>
+            <Trans
+              i18nKey="commands.suggestsFor"
+              values={{ bot: command.bot?.name ?? t('commands.theBot') }}
+              components={{ option: <span>{option.name}</span> }}
+            />
           </div>
           {loading && !items.length ? (
             <p className={styles.choicesNote} role="status">
-              Asking {command.bot?.name ?? 'the bot'}…
+              {t('commands.asking', { bot: command.bot?.name ?? t('commands.theBotLower') })}
             </p>
           ) : !items.length ? (
             <p className={styles.choicesNote} role="status">
-              No suggestions.
+              {t('commands.noSuggestions')}
             </p>
           ) : null}
-          <ul id={listId} role="listbox" aria-label={`Suggestions for ${option.name}`} className={styles.choiceList}>
+          <ul
+            id={listId}
+            role="listbox"
+            aria-label={t('commands.suggestionsForOption', { option: option.name })}
+            className={styles.choiceList}
+          >
             {items.map((c, i) => (
               <li
                 key={`${c.value}-${i}`}

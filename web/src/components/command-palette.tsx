@@ -10,6 +10,8 @@ import { loadCommands, useInteractions } from '../state/interactions';
 import { Avatar } from './avatar';
 import styles from './composer-suggestions.module.css';
 import palette from './command-palette.module.css';
+import { Trans } from 'react-i18next';
+import { t } from '../i18n';
 
 /** The `/query` typed so far, when the whole draft is one: the palette's trigger. */
 export function slashQuery(text: string): string | null {
@@ -58,7 +60,7 @@ export function CommandPalette({ id, query, items, loading, active, onHover, onP
   items.forEach((command, index) => {
     let group = groups[groups.length - 1];
     if (!group || group.botId !== command.botId) {
-      group = { botId: command.botId, name: command.bot?.name ?? 'Bot', avatar: command.bot?.avatar, rows: [] };
+      group = { botId: command.botId, name: command.bot?.name ?? t('commands.bot'), avatar: command.bot?.avatar, rows: [] };
       groups.push(group);
     }
     group.rows.push({ command, index });
@@ -66,12 +68,15 @@ export function CommandPalette({ id, query, items, loading, active, onHover, onP
   return (
     <div className={`${styles.popup} ${palette.popup}`} data-testid="command-palette">
       <div className={styles.title} id={`${id}-title`}>
-        Commands{query ? ' matching ' : ''}
-        {query && <span className={styles.query}>/{query}</span>}
+        {query ? (
+          <Trans i18nKey="commands.commandsMatching" values={{ query }} components={{ q: <span className={styles.query} /> }} />
+        ) : (
+          t('commands.commands')
+        )}
       </div>
       {items.length === 0 ? (
         <p className={palette.empty} role="status">
-          {loading ? 'Loading commands…' : query ? `No command starts with /${query}.` : 'No bot here has commands you can use.'}
+          {loading ? t('commands.loadingCommands') : query ? t('commands.noCommandStartsWith', { query }) : t('commands.noBotHereHas')}
         </p>
       ) : (
         <div className={styles.list} role="listbox" id={id} aria-labelledby={`${id}-title`}>
@@ -113,7 +118,7 @@ export function CommandPalette({ id, query, items, loading, active, onHover, onP
         </div>
       )}
       <div className={styles.hint} aria-hidden="true">
-        <kbd>↑</kbd> <kbd>↓</kbd> to choose, <kbd>Enter</kbd> or <kbd>Tab</kbd> to use, <kbd>Esc</kbd> to close
+        <Trans i18nKey="commands.paletteKeys" components={{ k: <kbd /> }} />
       </div>
     </div>
   );

@@ -18,6 +18,8 @@ import { Emoji } from './emoji';
 import { QUICK_EMOJI, searchEmoji } from './emoji-picker';
 import styles from './composer-suggestions.module.css';
 import roleName from './role-name.module.css';
+import { Trans } from 'react-i18next';
+import { t } from '../i18n';
 
 export interface Suggestion {
   key: string;
@@ -138,7 +140,7 @@ export function useSuggestions(trigger: Trigger | null, channel: Channel): Sugge
         key: `role:${r.id}`,
         kind: 'role',
         label: `@${r.name}`,
-        detail: r.mentionable ? 'Role' : 'Role, only you can ping it',
+        detail: r.mentionable ? t('composer.role') : t('composer.roleOnlyYou'),
         insert: `@${r.name}`,
         mention: { display: `@${r.name}`, syntax: `<@&${r.id}>` },
         color: r.color,
@@ -146,8 +148,8 @@ export function useSuggestions(trigger: Trigger | null, channel: Channel): Sugge
     }
     if (everyone) {
       const special: Suggestion[] = [
-        { key: 'everyone', kind: 'everyone', label: '@everyone', detail: 'Notify everyone who can see this channel', insert: '@everyone' },
-        { key: 'here', kind: 'here', label: '@here', detail: 'Notify everyone online in this channel', insert: '@here' },
+        { key: 'everyone', kind: 'everyone', label: '@everyone', detail: t('composer.notifyEveryone'), insert: '@everyone' },
+        { key: 'here', kind: 'here', label: '@here', detail: t('composer.notifyHere'), insert: '@here' },
       ];
       for (const s of special) if (rank(s.kind, q) >= 0 && out.length < MAX) out.push(s);
     }
@@ -155,7 +157,7 @@ export function useSuggestions(trigger: Trigger | null, channel: Channel): Sugge
   }, [trigger, serverId, members, roles, channels, myRoles, everyone, emojiData]);
 }
 
-const TITLES: Record<Trigger['char'], string> = { '@': 'Members', '#': 'Text channels', ':': 'Emoji matching' };
+const TITLES: Record<Trigger['char'], 'members' | 'channels' | 'emoji'> = { '@': 'members', '#': 'channels', ':': 'emoji' };
 
 export const suggestionId = (listId: string, index: number) => `${listId}-${index}`;
 
@@ -176,9 +178,15 @@ export function SuggestionList({ id, trigger, items, active, onHover, onPick }: 
   return (
     <div className={styles.popup}>
       <div className={styles.title} id={`${id}-title`}>
-        {TITLES[trigger.char]}
-        {trigger.char === ':' ? ' ' : trigger.query ? ' matching ' : ''}
-        {(trigger.char === ':' || trigger.query) && <span className={styles.query}>{`${trigger.char}${trigger.query}`}</span>}
+        {trigger.char === ':' || trigger.query ? (
+          <Trans
+            i18nKey={trigger.char === ':' ? 'composer.suggestionTitleEmoji' : 'composer.suggestionTitleMatching'}
+            values={{ title: t(`composer.suggestionTitle.${TITLES[trigger.char]}`), query: `${trigger.char}${trigger.query}` }}
+            components={{ q: <span className={styles.query} /> }}
+          />
+        ) : (
+          t(`composer.suggestionTitle.${TITLES[trigger.char]}`)
+        )}
       </div>
       <ul className={styles.list} role="listbox" id={id} aria-labelledby={`${id}-title`}>
         {items.map((item, i) => (
@@ -198,7 +206,7 @@ export function SuggestionList({ id, trigger, items, active, onHover, onPick }: 
         ))}
       </ul>
       <div className={styles.hint} aria-hidden="true">
-        <kbd>↑</kbd> <kbd>↓</kbd> to choose, <kbd>Enter</kbd> or <kbd>Tab</kbd> to insert, <kbd>Esc</kbd> to close
+        <Trans i18nKey="composer.suggestionKeys" components={{ k: <kbd /> }} />
       </div>
     </div>
   );

@@ -15,6 +15,8 @@ import { getInteractions, loadCommands } from '../state/interactions';
 import { EmojiPicker } from './emoji-picker';
 import { CloseIcon, PlusIcon, SmileIcon } from './icons';
 import styles from './composer.module.css';
+import { Trans } from 'react-i18next';
+import { t } from '../i18n';
 
 const MAX_CONTENT = 4000;
 const MAX_FILES = 10;
@@ -117,7 +119,7 @@ export const Composer = forwardRef<ComposerHandle, Props>(function Composer(prop
     return (
       <div className={styles.composer}>
         <p className={styles.noPermission} data-testid="no-send-permission">
-          You do not have permission to send messages in this channel.
+          {t('composer.youDoNotHave')}
         </p>
       </div>
     );
@@ -250,11 +252,11 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
     const incoming = [...list];
     if (!incoming.length) return;
     if (!canAttach) {
-      toast('You do not have permission to attach files in this channel.', 'error');
+      toast(t('composer.cannotAttachHere'), 'error');
       return;
     }
     const room = MAX_FILES - files.length;
-    if (incoming.length > room) toast(`You can attach up to ${MAX_FILES} files to one message.`, 'error');
+    if (incoming.length > room) toast(t('composer.youCanAttachUp', { MAX_FILES }), 'error');
     for (const file of incoming.slice(0, Math.max(0, room))) {
       const key = nextKey++;
       setFiles((prev) => [...prev, { key, name: file.name, size: file.size, status: 'uploading' }]);
@@ -276,7 +278,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
 
   const submit = async () => {
     if (uploading) {
-      toast('Wait for the upload to finish, then send.');
+      toast(t('composer.waitForTheUpload'));
       return;
     }
     const content = text;
@@ -284,7 +286,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
     const attachments = sentFiles.flatMap((f) => (f.result ? [{ url: f.result.url, filename: f.result.filename || f.name }] : []));
     if (!content.trim() && !attachments.length) return;
     if (tooLong) {
-      toast(`Messages can be at most ${MAX_CONTENT} characters (this one has ${length}).`, 'error');
+      toast(t('composer.messagesCanBeAt', { MAX_CONTENT, length }), 'error');
       return;
     }
     const mentions = draftMentions.get(channel.id) ?? [];
@@ -359,15 +361,17 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
       <OutboxList channelId={channel.id} />
       {reply && <ReplyBar channelId={channel.id} reply={reply} onDone={() => area.current?.focus()} />}
       {files.length > 0 && (
-        <ul className={styles.pendingFiles} aria-label="Attachments to send">
+        <ul className={styles.pendingFiles} aria-label={t('composer.attachmentsToSend')}>
           {files.map((f) => (
             <li key={f.key} className={f.status === 'uploading' ? `${styles.pendingFile} ${styles.uploading}` : styles.pendingFile}>
               <span className={styles.pendingName}>{f.name}</span>
-              <span className={styles.pendingSize}>{f.status === 'uploading' ? 'Uploading…' : formatSize(f.result?.size ?? f.size)}</span>
+              <span className={styles.pendingSize}>
+                {f.status === 'uploading' ? t('composer.uploading') : formatSize(f.result?.size ?? f.size)}
+              </span>
               <button
                 type="button"
                 className="icon-button"
-                aria-label={`Remove ${f.name}`}
+                aria-label={t('composer.removeF', { f: f.name })}
                 onClick={() => setFiles((prev) => prev.filter((p) => p.key !== f.key))}
               >
                 <CloseIcon />
@@ -382,8 +386,8 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
             <button
               type="button"
               className={`icon-button ${styles.composerAttach}`}
-              aria-label="Attach a file"
-              title="Attach a file"
+              aria-label={t('composer.attachAFile')}
+              title={t('composer.attachAFile')}
               onClick={() => fileInput.current?.click()}
             >
               <PlusIcon size={20} />
@@ -393,7 +397,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
               type="file"
               multiple
               hidden
-              aria-label="Choose files to attach"
+              aria-label={t('composer.chooseFilesToAttach')}
               data-testid="file-input"
               onChange={(e) => {
                 if (e.currentTarget.files) addFiles(e.currentTarget.files);
@@ -407,8 +411,8 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
           className={styles.composerInput}
           rows={1}
           value={text}
-          placeholder={`Message ${label ?? `#${channel.name}`}`}
-          aria-label={`Message ${label ?? `#${channel.name}`}`}
+          placeholder={t('composer.messageTo', { to: label ?? `#${channel.name}` })}
+          aria-label={t('composer.messageTo', { to: label ?? `#${channel.name}` })}
           aria-describedby="composer-help"
           // The autocomplete, as ARIA 1.2 allows it on a text box: the textarea keeps its
           // multi-line textbox role (a chat input is announced as one, and is always one),
@@ -513,8 +517,8 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
           <button
             type="button"
             className="icon-button"
-            aria-label="Insert emoji"
-            title="Insert emoji"
+            aria-label={t('composer.insertEmoji')}
+            title={t('composer.insertEmoji')}
             aria-expanded={emojiOpen}
             onClick={() => setEmojiOpen((o) => !o)}
           >
@@ -536,21 +540,21 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
           className={`button primary ${styles.composerSend}`}
           disabled={uploading || tooLong || (!text.trim() && !files.length)}
         >
-          Send
+          {t('composer.send')}
         </button>
       </div>
       <div id="composer-help" className={styles.composerHelp}>
         <span>
           {touch ? (
             <>
-              <kbd>Enter</kbd> for a new line, the Send button to send.
+              <Trans i18nKey="composer.help.touch" components={{ enter: <kbd /> }} />
             </>
           ) : (
             <>
-              <kbd>Enter</kbd> to send, <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line.
+              <Trans i18nKey="composer.help.keyboard" components={{ enter: <kbd />, shift: <kbd /> }} />
             </>
           )}{' '}
-          <kbd>@</kbd>, <kbd>#</kbd> and <kbd>:</kbd> suggest names, channels and emoji; <kbd>/</kbd> lists commands.
+          <Trans i18nKey="composer.help.triggers" components={{ k: <kbd /> }} />
         </span>
         {length > MAX_CONTENT - 500 && (
           <span className={tooLong ? `${styles.charCount} ${styles.over}` : styles.charCount} aria-live="polite">
@@ -577,28 +581,32 @@ function ReplyBar({ channelId, reply, onDone }: { channelId: string; reply: Repl
   return (
     <div className={styles.replyBar} role="status" aria-live="polite">
       <span className={styles.replyText}>
-        Replying to <strong>{reply.authorName}</strong>
+        <Trans i18nKey="composer.replyingTo" values={{ name: reply.authorName }} components={{ b: <strong /> }} />
       </span>
       {!reply.noPing && (
         <button
           type="button"
           className={reply.ping ? `${styles.pingToggle} ${styles.pingOn}` : styles.pingToggle}
           aria-pressed={reply.ping}
-          aria-label={`Mention ${reply.authorName}`}
-          title={reply.ping ? `${reply.authorName} will be notified. Click to turn it off.` : `${reply.authorName} will not be notified.`}
+          aria-label={t('composer.mentionAuthorname', { authorName: reply.authorName })}
+          title={
+            reply.ping
+              ? t('composer.authornameWillBeNotified', { authorName: reply.authorName })
+              : t('composer.authornameWillNotBe', { authorName: reply.authorName })
+          }
           onClick={() => {
             setReplyPing(channelId, !reply.ping);
             onDone();
           }}
         >
-          <span aria-hidden="true">@</span> {reply.ping ? 'On' : 'Off'}
+          <span aria-hidden="true">@</span> {reply.ping ? t('composer.on') : t('composer.off')}
         </button>
       )}
       <button
         type="button"
         className={`icon-button ${styles.replyCancel}`}
-        aria-label="Cancel reply"
-        title="Cancel reply (Esc)"
+        aria-label={t('composer.cancelReply')}
+        title={t('composer.cancelReplyEsc')}
         onClick={() => {
           cancelReply(channelId);
           onDone();
@@ -618,7 +626,7 @@ function OutboxList({ channelId }: { channelId: string }) {
   const outgoing = useOutbox(channelId);
   if (!outgoing.length) return null;
   return (
-    <ul className={styles.outbox} aria-label="Messages being sent" data-testid="outbox">
+    <ul className={styles.outbox} aria-label={t('composer.messagesBeingSent')} data-testid="outbox">
       {outgoing.map((o) => (
         <OutboxItem key={o.id} item={o} />
       ))}
@@ -631,17 +639,17 @@ function OutboxItem({ item }: { item: Outgoing }) {
   useEffect(() => {
     if (!item.retryAt) return;
     setNow(Date.now());
-    const t = setInterval(() => setNow(Date.now()), 250);
-    return () => clearInterval(t);
+    const timer = setInterval(() => setNow(Date.now()), 250);
+    return () => clearInterval(timer);
   }, [item.retryAt]);
   const seconds = item.retryAt ? Math.ceil((item.retryAt - now) / 1000) : 0;
   const note =
     seconds > 0 && item.state === 'rate-limited'
-      ? `Slow down — sending in ${seconds} s`
+      ? t('composer.outbox.slowDown', { seconds })
       : seconds > 0 && item.state === 'offline'
-        ? `No connection — retrying in ${seconds} s`
-        : 'Sending…';
-  const text = item.text || `${item.files} ${item.files === 1 ? 'file' : 'files'}`;
+        ? t('composer.outbox.offline', { seconds })
+        : t('composer.outbox.sending');
+  const text = item.text || t('composer.outbox.files', { count: item.files });
   return (
     <li className={styles.outgoing} data-state={seconds > 0 ? item.state : 'sending'}>
       <span className={styles.outSpinner} aria-hidden="true" />

@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 import { copyText } from '../lib/clipboard';
 import { toastError } from '../state/toasts';
 import styles from './copy-field.module.css';
+import { t } from '../i18n';
 
 /** A read-only value with a Copy button (for webhook URLs, tokens and invite links). */
 export function CopyField({ label, value, secret = false }: { label: string; value: string; secret?: boolean }) {
@@ -28,12 +29,12 @@ export function CopyField({ label, value, secret = false }: { label: string; val
           onFocus={(e) => e.currentTarget.select()}
           spellCheck={false}
         />
-        <button type="button" className="button primary" onClick={copy} aria-label={`Copy ${label}`}>
-          {copied ? 'Copied!' : 'Copy'}
+        <button type="button" className="button primary" onClick={copy} aria-label={t('copyField.copyLabel', { label })}>
+          {copied ? t('copyField.copied') : t('copyField.copy')}
         </button>
       </div>
       <span className="visually-hidden" role="status">
-        {copied ? `${label} copied to the clipboard` : ''}
+        {copied ? t('copyField.labelCopiedToThe', { label }) : ''}
       </span>
     </div>
   );

@@ -2,6 +2,7 @@
 import { useEffect, useId, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { CloseIcon } from './icons';
 import styles from './dialog.module.css';
+import { t } from '../i18n';
 
 interface DialogProps {
   title: string;
@@ -46,7 +47,7 @@ export function Dialog({ title, onClose, children, className }: DialogProps) {
       <div className={styles.dialogPanel}>
         <header className={styles.dialogHeader}>
           <h2 id={id}>{title}</h2>
-          <button type="button" className="icon-button" aria-label="Close" onClick={() => closeRef.current()}>
+          <button type="button" className="icon-button" aria-label={t('dialog.close')} onClick={() => closeRef.current()}>
             <CloseIcon />
           </button>
         </header>
@@ -100,7 +101,7 @@ export function ConfirmHost() {
       <div className={styles.dialogBody}>{req.body}</div>
       <footer className={styles.dialogActions}>
         <button type="button" className="button secondary" onClick={() => finish(false)} data-autofocus>
-          Cancel
+          {t('dialog.cancel')}
         </button>
         <button
           type="button"

@@ -12,6 +12,8 @@ import { UserPanel } from './channel-sidebar';
 import { MentionBadge } from './mention-badge';
 import sidebarStyles from './channel-sidebar.module.css';
 import styles from './dm-list.module.css';
+import { Trans } from 'react-i18next';
+import { t } from '../i18n';
 
 /** A DM's picture: the other person's avatar, or a group's initials. */
 export function DmAvatar({ dm, meId, size = 32 }: { dm: DmChannel; meId: string | undefined; size?: number }) {
@@ -30,12 +32,12 @@ export function DmSidebar({ activeId, onLogout }: { activeId: string | null; onL
   const list = sortedDms(dms).filter((dm) => dm.lastMessageId || dm.type === 'group_dm' || dm.id === activeId);
 
   return (
-    <aside className={`channel-sidebar ${sidebarStyles.channelSidebar}`} aria-label="Direct messages">
+    <aside className={`channel-sidebar ${sidebarStyles.channelSidebar}`} aria-label={t('dmList.directMessages')}>
       <header className={sidebarStyles.sidebarHeader}>
-        <h1 className={sidebarStyles.serverName}>Direct messages</h1>
+        <h1 className={sidebarStyles.serverName}>{t('dmList.directMessages')}</h1>
       </header>
       <div className={sidebarStyles.sidebarSection}>
-        <ul className={styles.dmList} aria-label="Conversations">
+        <ul className={styles.dmList} aria-label={t('dmList.conversations')}>
           {list.map((dm) => {
             const unread = isUnread({ readStates }, dm.id, dm.lastMessageId);
             const count = unread ? mentionsIn({ readStates }, dm.id) : 0;
@@ -53,10 +55,10 @@ export function DmSidebar({ activeId, onLogout }: { activeId: string | null; onL
                   <DmAvatar dm={dm} meId={meId} />
                   <span className={styles.dmText}>
                     <span className={styles.dmName}>{title}</span>
-                    {group && <span className={styles.dmSub}>{dm.recipients.length} members</span>}
+                    {group && <span className={styles.dmSub}>{t('dmList.lengthMembers', { length: dm.recipients.length })}</span>}
                   </span>
-                  {unread && !count && <span className="visually-hidden"> (unread)</span>}
-                  <MentionBadge count={count} label={`, ${count} unread ${count === 1 ? 'message' : 'messages'}`} />
+                  {unread && !count && <span className="visually-hidden"> {t('dmList.unread')}</span>}
+                  <MentionBadge count={count} label={t('dmList.unreadMessages', { count })} />
                 </Link>
               </li>
             );
@@ -64,10 +66,10 @@ export function DmSidebar({ activeId, onLogout }: { activeId: string | null; onL
         </ul>
         {loaded && list.length === 0 && (
           <p className={`empty-note ${styles.empty}`}>
-            No conversations yet. To write to someone, open their profile in a server’s member list and choose <strong>Message</strong>.
+            <Trans i18nKey="dmList.empty" components={{ b: <strong /> }} />
           </p>
         )}
-        {!loaded && <p className="empty-note">Loading…</p>}
+        {!loaded && <p className="empty-note">{t('dmList.loading')}</p>}
       </div>
       <UserPanel onLogout={onLogout} />
     </aside>

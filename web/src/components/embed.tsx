@@ -5,6 +5,7 @@ import { safeHref, safeImageSrc } from '../markdown/parse';
 import { LIGHTBOX_ATTR, openInLightbox } from './lightbox';
 import { colorToCss, formatMessageTime } from '../lib/format';
 import styles from './embed.module.css';
+import { t } from '../i18n';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
@@ -27,7 +28,7 @@ export function Embed({ embed }: { embed: EmbedData }) {
     <article
       className={styles.embed}
       style={color ? { borderInlineStartColor: color } : undefined}
-      aria-label={title ? `Embed: ${title}` : 'Embed'}
+      aria-label={title ? t('embed.embedTitle', { title }) : t('embed.embed')}
     >
       <div className={thumbnail ? `${styles.embedGrid} ${styles.hasThumb}` : styles.embedGrid}>
         <div className="embed-main">
@@ -82,7 +83,7 @@ export function Embed({ embed }: { embed: EmbedData }) {
           <img
             className={styles.embedImage}
             src={image}
-            alt={title ? `Image for ${title}` : 'Embedded image'}
+            alt={title ? t('embed.imageForTitle', { title }) : t('embed.embeddedImage')}
             loading="lazy"
             referrerPolicy="no-referrer"
           />

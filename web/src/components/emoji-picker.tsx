@@ -1,5 +1,6 @@
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState, type CSSProperties, type KeyboardEvent } from 'react';
 import { loadEmojiData, recentEmoji, rememberEmoji, setSkinTone, skinTone, withTone, type PickerEmoji } from '../lib/emoji';
+import { t } from '../i18n';
 import { Emoji } from './emoji';
 import styles from './emoji-picker.module.css';
 
@@ -35,7 +36,9 @@ type EmojiData = Awaited<ReturnType<typeof loadEmojiData>>;
 
 /** Emoji per row of the grid (the arrow keys move by it). */
 const COLS = 8;
-const TONES = ['No skin tone', 'Light skin tone', 'Medium-light skin tone', 'Medium skin tone', 'Medium-dark skin tone', 'Dark skin tone'];
+/** The skin tones' names, in the order of `TONE_SWATCH`. */
+const TONES = ['none', 'light', 'mediumLight', 'medium', 'mediumDark', 'dark'] as const;
+const toneName = (i: number) => t(`emoji.tones.${TONES[i] ?? 'none'}`);
 const TONE_SWATCH = ['✋', '✋🏻', '✋🏼', '✋🏽', '✋🏾', '✋🏿'];
 /** Each group's tab icon. */
 const GROUP_ICON: Record<string, string> = {
@@ -50,6 +53,19 @@ const GROUP_ICON: Record<string, string> = {
   symbols: '❤️',
   flags: '🏁',
 };
+
+/** The emoji groups the catalog names. */
+type GroupKey =
+  | 'smileys-emotion'
+  | 'people-body'
+  | 'animals-nature'
+  | 'food-drink'
+  | 'travel-places'
+  | 'activities'
+  | 'objects'
+  | 'symbols'
+  | 'flags';
+const GROUP_KEYS = new Set<string>(Object.keys(GROUP_ICON).filter((k) => k !== 'recent'));
 
 interface Section {
   key: string;
@@ -170,13 +186,15 @@ export function EmojiPicker({ onPick, onClose, purpose = 'react' }: PickerProps)
 
   const sections: Section[] = useMemo(() => {
     if (!data) return [];
-    if (query.trim()) return [{ key: 'search', name: 'Search results', emoji: searchEmoji(data, query) }];
+    if (query.trim()) return [{ key: 'search', name: t('emoji.searchResults'), emoji: searchEmoji(data, query) }];
     const all = new Map<string, PickerEmoji>();
     for (const g of data.groups) for (const e of g.emoji) all.set(e.c, e);
     const recent = recentEmoji()
       .map((c) => all.get(c))
       .filter((e): e is PickerEmoji => !!e);
-    return [...(recent.length ? [{ key: 'recent', name: 'Recently used', emoji: recent }] : []), ...data.groups];
+    // Group names from the catalog (the data's are English); a group it does not know keeps the data's.
+    const groups = data.groups.map((g) => ({ ...g, name: GROUP_KEYS.has(g.key) ? t(`emoji.groups.${g.key as GroupKey}`) : g.name }));
+    return [...(recent.length ? [{ key: 'recent', name: t('emoji.recentlyUsed'), emoji: recent }] : []), ...groups];
   }, [data, query]);
 
   const flat = useMemo(() => sections.flatMap((s) => s.emoji), [sections]);
@@ -218,7 +236,7 @@ export function EmojiPicker({ onPick, onClose, purpose = 'react' }: PickerProps)
     if (box && heading) box.scrollTop = heading.offsetTop;
   };
 
-  const label = purpose === 'react' ? 'Add a reaction' : 'Insert emoji';
+  const label = purpose === 'react' ? t('emoji.addReaction') : t('composer.insertEmoji');
   let index = 0;
   return (
     <div
@@ -243,8 +261,8 @@ export function EmojiPicker({ onPick, onClose, purpose = 'react' }: PickerProps)
           ref={search}
           className={`input ${styles.search}`}
           type="search"
-          placeholder="Find the perfect emoji"
-          aria-label="Search emoji by name or shortcode"
+          placeholder={t('emoji.searchPlaceholder')}
+          aria-label={t('emoji.searchLabel')}
           aria-controls={`${id}-grid`}
           value={query}
           onChange={(e) => setQuery(e.target.value)}
@@ -262,25 +280,25 @@ export function EmojiPicker({ onPick, onClose, purpose = 'react' }: PickerProps)
           <button
             type="button"
             className={styles.toneButton}
-            aria-label={`Skin tone: ${TONES[tone]}`}
+            aria-label={t('emoji.skinToneIs', { tone: toneName(tone) })}
             aria-expanded={tonesOpen}
-            title="Skin tone"
+            title={t('emoji.skinTone')}
             onClick={() => setTonesOpen((o) => !o)}
           >
             <Emoji emoji={TONE_SWATCH[tone] ?? '✋'} decorative />
           </button>
           {tonesOpen && (
-            <div className={styles.toneMenu} role="group" aria-label="Skin tone">
-              {TONE_SWATCH.map((swatch, t) => (
+            <div className={styles.toneMenu} role="group" aria-label={t('emoji.skinTone')}>
+              {TONE_SWATCH.map((swatch, i) => (
                 <button
                   key={swatch}
                   type="button"
                   className={styles.toneButton}
-                  aria-label={TONES[t]}
-                  aria-pressed={t === tone}
+                  aria-label={toneName(i)}
+                  aria-pressed={i === tone}
                   onClick={() => {
-                    setTone(t);
-                    setSkinTone(t);
+                    setTone(i);
+                    setSkinTone(i);
                     setTonesOpen(false);
                   }}
                 >
@@ -292,7 +310,7 @@ export function EmojiPicker({ onPick, onClose, purpose = 'react' }: PickerProps)
         </div>
       </div>
       {!query.trim() && data && (
-        <div className={styles.groups} role="toolbar" aria-label="Emoji groups">
+        <div className={styles.groups} role="toolbar" aria-label={t('emoji.groupsLabel')}>
           {sections.map((s) => (
             <button
               key={s.key}
@@ -311,16 +329,16 @@ export function EmojiPicker({ onPick, onClose, purpose = 'react' }: PickerProps)
         {!data &&
           (failed ? (
             <p className={styles.note} role="alert">
-              The emoji could not be loaded. Check the connection and open the picker again.
+              {t('emoji.couldNotLoad')}
             </p>
           ) : (
             <p className={styles.note} role="status">
-              Loading emoji…
+              {t('emoji.loading')}
             </p>
           ))}
         {data && flat.length === 0 && (
           <p className={styles.note} role="status">
-            No emoji match “{query.trim()}”.
+            {t('emoji.noMatch', { query: query.trim() })}
           </p>
         )}
         {sections.map((s) =>
@@ -341,7 +359,7 @@ export function EmojiPicker({ onPick, onClose, purpose = 'react' }: PickerProps)
                       data-index={i}
                       data-emoji={shown}
                       tabIndex={i === activeIndex ? 0 : -1}
-                      aria-label={purpose === 'react' ? `React with ${e.n}` : e.n}
+                      aria-label={purpose === 'react' ? t('emoji.reactWith', { name: e.n }) : e.n}
                       onClick={() => pick(e)}
                       onFocus={() => setActive(i)}
                       onMouseEnter={() => setPreview(e)}

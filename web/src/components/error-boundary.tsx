@@ -1,5 +1,6 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react';
 import styles from './error-boundary.module.css';
+import { t } from '../i18n';
 
 interface Props {
   children: ReactNode;
@@ -31,14 +32,14 @@ export class ErrorBoundary extends Component<Props, State> {
     if (!this.state.error) return this.props.children;
     return (
       <div className={styles.errorScreen} role="alert">
-        <h2>Something went wrong</h2>
-        <p>This part of Parley could not be shown: {this.state.error.message || 'unknown error'}.</p>
+        <h2>{t('errorBoundary.somethingWentWrong')}</h2>
+        <p>{t('errorBoundary.couldNotShow', { error: this.state.error.message || t('errorBoundary.unknownError') })}</p>
         <div className="row">
           <button type="button" className="button primary" onClick={() => this.setState({ error: null })}>
-            Try again
+            {t('errorBoundary.tryAgain')}
           </button>
           <button type="button" className="button secondary" onClick={() => location.reload()}>
-            Reload the page
+            {t('errorBoundary.reloadThePage')}
           </button>
         </div>
       </div>

@@ -3,6 +3,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { describeError } from '../api/client';
 import { Dialog } from './dialog';
 import dialogStyles from './dialog.module.css';
+import { t } from '../i18n';
 
 interface PromptDialogProps {
   title: string;
@@ -35,7 +36,7 @@ export function PromptDialog({
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!value.trim()) {
-      setError(`${label} is required.`);
+      setError(t('forms.required', { label }));
       return;
     }
     setBusy(true);
@@ -77,10 +78,10 @@ export function PromptDialog({
         )}
         <footer className={dialogStyles.dialogActions}>
           <button type="button" className="button secondary" onClick={onClose}>
-            Cancel
+            {t('forms.cancel')}
           </button>
           <button type="submit" className="button primary" disabled={busy}>
-            {busy ? 'Working…' : submitLabel}
+            {busy ? t('forms.working') : submitLabel}
           </button>
         </footer>
       </form>

@@ -1,5 +1,6 @@
 /** The two choices for a new invite (expiry and uses): the settings' Invites section and the sidebar's invite dialog. */
 import { EXPIRY_OPTIONS, USES_OPTIONS } from '../lib/invite-options';
+import { t } from '../i18n';
 
 export function InviteLimits({
   id,
@@ -18,7 +19,7 @@ export function InviteLimits({
     <>
       <div className="field">
         <label htmlFor={`${id}-age`} className="field-label">
-          Expire after
+          {t('inviteLimits.expireAfter')}
         </label>
         <select id={`${id}-age`} className="input" value={maxAge} onChange={(e) => onMaxAge(Number(e.target.value))}>
           {EXPIRY_OPTIONS.map((o) => (
@@ -30,7 +31,7 @@ export function InviteLimits({
       </div>
       <div className="field">
         <label htmlFor={`${id}-uses`} className="field-label">
-          Max uses
+          {t('inviteLimits.maxUses')}
         </label>
         <select id={`${id}-uses`} className="input" value={maxUses} onChange={(e) => onMaxUses(Number(e.target.value))}>
           {USES_OPTIONS.map((o) => (

@@ -3,6 +3,7 @@ import { useMemo, useState } from 'react';
 import Lightbox from 'yet-another-react-lightbox';
 import Counter from 'yet-another-react-lightbox/plugins/counter';
 import 'yet-another-react-lightbox/styles.css';
+import { t } from '../i18n';
 import 'yet-another-react-lightbox/plugins/counter.css';
 import { lightboxClosed, type LightboxState } from './lightbox';
 import styles from './lightbox.module.css';
@@ -27,13 +28,13 @@ export default function LightboxView({ state }: { state: LightboxState }) {
       controller={{ closeOnBackdropClick: true }}
       animation={{ fade: 200, swipe: 250 }}
       labels={{
-        Lightbox: 'Image viewer',
-        Carousel: 'Images of this message',
-        'Photo gallery': 'Images of this message',
-        Previous: 'Previous image',
-        Next: 'Next image',
-        Close: 'Close',
-        Slide: 'Image',
+        Lightbox: t('lightbox.viewer'),
+        Carousel: t('lightbox.images'),
+        'Photo gallery': t('lightbox.images'),
+        Previous: t('lightbox.previous'),
+        Next: t('lightbox.next'),
+        Close: t('lightbox.close'),
+        Slide: t('lightbox.image'),
       }}
       toolbar={{
         buttons: [
@@ -45,9 +46,9 @@ export default function LightboxView({ state }: { state: LightboxState }) {
               target="_blank"
               rel="noopener noreferrer"
               download={image.name}
-              title="Open the original (download)"
+              title={t('lightbox.openOriginalTitle')}
             >
-              Open original
+              {t('lightbox.openOriginal')}
             </a>
           ),
           'close',

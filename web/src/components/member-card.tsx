@@ -24,6 +24,7 @@ import { CloseIcon, MessageIcon, PlusIcon } from './icons';
 import dialogStyles from './dialog.module.css';
 import styles from './member-card.module.css';
 import roleName from './role-name.module.css';
+import { t } from '../i18n';
 
 // ---------------------------------------------------------------- which card is open
 
@@ -91,12 +92,19 @@ export function MemberCardHost({ server }: { server: Server }) {
 
 // ---------------------------------------------------------------- the card
 
-const DELETE_WINDOWS: { seconds: number; label: string }[] = [
-  { seconds: 0, label: 'Don’t delete' },
-  { seconds: 3600, label: '1 hour' },
-  { seconds: 86_400, label: '24 hours' },
-  { seconds: 604_800, label: '7 days' },
-];
+const DELETE_WINDOWS: { seconds: number; readonly label: string }[] = (
+  [
+    [0, 'none'],
+    [3600, 'hour'],
+    [86_400, 'day'],
+    [604_800, 'week'],
+  ] as const
+).map(([seconds, key]) => ({
+  seconds,
+  get label() {
+    return t(`members.deleteWindow.${key}`);
+  },
+}));
 
 function MemberCard({ server, userId, onClose }: { server: Server; userId: string; onClose: () => void }) {
   const member = useStore((s) => s.members[server.id]?.find((m) => m.id === userId));
@@ -157,7 +165,7 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
       await setMemberRole(server.id, member.id, role.id, on, member.roles ?? []);
       if (on) closeMenu();
     } catch (err) {
-      setRoleError(`Could not ${on ? 'give' : 'take'} ${role.name}: ${describeError(err)}`);
+      setRoleError(t(on ? 'members.couldNotGive' : 'members.couldNotTake', { role: role.name, error: describeError(err) }));
     } finally {
       setBusyRole(null);
     }
@@ -189,10 +197,10 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
                 {member.bot && <BotBadge />}
                 {isOwner && (
                   <span className={styles.ownerMark}>
-                    <span aria-hidden="true">★</span> Owner
+                    <span aria-hidden="true">★</span> {t('members.owner')}
                   </span>
                 )}
-                {isSelf && <span className={styles.youMark}>You</span>}
+                {isSelf && <span className={styles.youMark}>{t('members.you')}</span>}
               </p>
             </div>
           </div>
@@ -201,7 +209,7 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
 
           {member.joinedAt && (
             <section className={styles.cardSection}>
-              <h3 className={styles.sectionTitle}>Member since</h3>
+              <h3 className={styles.sectionTitle}>{t('members.memberSince')}</h3>
               <p className={styles.sectionText}>
                 <time dateTime={member.joinedAt}>{formatDate(member.joinedAt)}</time>
               </p>
@@ -210,7 +218,7 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
 
           <section className={styles.cardSection} aria-labelledby={`roles-${member.id}`}>
             <h3 className={styles.sectionTitle} id={`roles-${member.id}`}>
-              Roles
+              {t('members.roles')}
             </h3>
             {(theirRoles.length > 0 || addable.length > 0) && (
               <ul className={styles.chips}>
@@ -218,13 +226,13 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
                   <li key={r.id} className={styles.chip} data-role-id={r.id}>
                     <span className={styles.dot} style={{ background: roleColor(r.color) ?? 'var(--faint)' }} aria-hidden="true" />
                     <span className={styles.chipName}>{r.name}</span>
-                    {r.managed && <span className="visually-hidden"> (this bot’s own role)</span>}
+                    {r.managed && <span className="visually-hidden"> {t('members.thisBotSOwn')}</span>}
                     {canEditRoles && manageable(r) && (
                       <button
                         type="button"
                         className={styles.chipRemove}
-                        aria-label={`Remove role ${r.name}`}
-                        title={`Remove ${r.name}`}
+                        aria-label={t('members.removeRoleR', { r: r.name })}
+                        title={t('members.removeR', { r: r.name })}
                         disabled={busyRole !== null}
                         onClick={() => void setRole(r, false)}
                       >
@@ -239,8 +247,8 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
                       ref={addButton}
                       type="button"
                       className={styles.addRole}
-                      aria-label="Add role"
-                      title="Add role"
+                      aria-label={t('members.addRole')}
+                      title={t('members.addRole')}
                       aria-expanded={menu}
                       aria-controls={`role-menu-${member.id}`}
                       onClick={() => setMenu((v) => !v)}
@@ -251,14 +259,16 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
                 )}
               </ul>
             )}
-            {theirRoles.length === 0 && addable.length === 0 && <p className={`empty-note ${styles.sectionText}`}>No roles.</p>}
+            {theirRoles.length === 0 && addable.length === 0 && (
+              <p className={`empty-note ${styles.sectionText}`}>{t('members.noRoles')}</p>
+            )}
             {menu && addable.length > 0 && (
               <div
                 ref={menuRef}
                 id={`role-menu-${member.id}`}
                 className={styles.roleMenu}
                 role="group"
-                aria-label="Roles you can give"
+                aria-label={t('members.rolesYouCanGive')}
                 onKeyDown={(e) => {
                   if (e.key === 'Escape') {
                     e.preventDefault();
@@ -273,7 +283,7 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
                   }
                 }}
               >
-                <p className={styles.menuTitle}>Give {name} a role</p>
+                <p className={styles.menuTitle}>{t('members.giveNameARole', { name })}</p>
                 <ul>
                   {addable.map((r) => (
                     <li key={r.id}>
@@ -297,12 +307,12 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
             <footer className={styles.actions}>
               {canKick && (
                 <button type="button" className="button secondary small" onClick={() => setAction('kick')}>
-                  Kick
+                  {t('members.kick')}
                 </button>
               )}
               {canBan && (
                 <button type="button" className="button danger small" onClick={() => setAction('ban')}>
-                  Ban
+                  {t('members.ban')}
                 </button>
               )}
             </footer>
@@ -353,7 +363,7 @@ function MessageButton({ user, onOpened }: { user: Member; onOpened: () => void 
         else setBusy(false);
       }}
     >
-      <MessageIcon size={16} /> Message
+      <MessageIcon size={16} /> {t('members.message')}
     </button>
   );
 }
@@ -389,7 +399,11 @@ function RemoveDialog({
     try {
       if (ban) await banMember(server.id, member.id, { reason: reason.trim() || undefined, deleteMessageSeconds: deleteSeconds });
       else await kickMember(server.id, member.id, reason);
-      toast(ban ? `${name} was banned from ${server.name}.` : `${name} was removed from ${server.name}.`);
+      toast(
+        ban
+          ? t('members.nameWasBannedFrom', { name, server: server.name })
+          : t('members.nameWasRemovedFrom', { name, server: server.name }),
+      );
       onDone();
     } catch (err) {
       setError(describeError(err));
@@ -398,16 +412,14 @@ function RemoveDialog({
   };
 
   return (
-    <Dialog title={ban ? `Ban ${name}` : `Kick ${name}`} onClose={onClose}>
+    <Dialog title={ban ? t('members.banName', { name }) : t('members.kickName', { name })} onClose={onClose}>
       <form className={`${dialogStyles.dialogBody} stack`} onSubmit={submit}>
         <p>
-          {ban
-            ? `${name} will be removed from ${server.name} and will not be able to rejoin, even with an invite, until someone lifts the ban.`
-            : `${name} will be removed from ${server.name}. They can rejoin with an invite.`}
+          {ban ? t('members.nameWillBeRemoved', { name, server: server.name }) : t('members.kickExplained', { name, server: server.name })}
         </p>
         <div className="field">
           <label className="field-label" htmlFor={reasonId}>
-            Reason (optional)
+            {t('members.reasonOptional')}
           </label>
           <textarea
             id={reasonId}
@@ -419,13 +431,13 @@ function RemoveDialog({
             aria-describedby={`${reasonId}-help`}
           />
           <span id={`${reasonId}-help`} className="hint">
-            Kept in the audit log{ban ? ' and the bans list' : ''} for the other moderators.
+            {ban ? t('members.reasonKeptWithBan') : t('members.reasonKept')}
           </span>
         </div>
         {ban && (
           <div className="field">
             <label className="field-label" htmlFor={windowId}>
-              Delete their messages from the last
+              {t('members.deleteTheirMessagesFrom')}
             </label>
             <select id={windowId} className="input" value={deleteSeconds} onChange={(e) => setDeleteSeconds(Number(e.target.value))}>
               {DELETE_WINDOWS.map((w) => (
@@ -443,10 +455,16 @@ function RemoveDialog({
         )}
         <footer className={dialogStyles.dialogActions}>
           <button type="button" className="button secondary" onClick={onClose}>
-            Cancel
+            {t('members.cancel')}
           </button>
           <button type="submit" className={`button ${ban ? 'danger' : 'primary'}`} disabled={busy}>
-            {busy ? (ban ? 'Banning…' : 'Kicking…') : ban ? `Ban ${name}` : `Kick ${name}`}
+            {busy
+              ? ban
+                ? t('members.banning')
+                : t('members.kicking')
+              : ban
+                ? t('members.banName', { name })
+                : t('members.kickName', { name })}
           </button>
         </footer>
       </form>

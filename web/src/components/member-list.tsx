@@ -10,6 +10,7 @@ import { messageUser, openMemberCard, refreshMembers } from './member-card';
 import styles from './member-list.module.css';
 import roleName from './role-name.module.css';
 import sidebarStyles from './channel-sidebar.module.css';
+import { t } from '../i18n';
 
 export interface MemberGroup {
   /** A hoisted role's id, or `members` / `bots`. */
@@ -41,7 +42,7 @@ export function groupMembers(server: Server, roles: Role[] | undefined, members:
     else (m.bot ? bots : people).push(m);
   }
   const groups: MemberGroup[] = hoisted.map((r) => ({ key: r.id, title: r.name, role: r, members: byRole.get(r.id) ?? [] }));
-  groups.push({ key: 'members', title: 'Members', members: people }, { key: 'bots', title: 'Bots', members: bots });
+  groups.push({ key: 'members', title: t('members.members'), members: people }, { key: 'bots', title: t('members.bots'), members: bots });
   return groups.filter((g) => g.members.length > 0).map((g) => ({ ...g, members: [...g.members].sort(byName) }));
 }
 
@@ -62,8 +63,8 @@ export function MemberList({ server }: { server: Server }) {
   }, [server.id]);
   const groups = members ? groupMembers(server, roles, members) : [];
   return (
-    <aside className={`member-list ${styles.memberList}`} aria-label="Members">
-      {!members && <p className="empty-note">Loading members…</p>}
+    <aside className={`member-list ${styles.memberList}`} aria-label={t('members.members')}>
+      {!members && <p className="empty-note">{t('members.loadingMembers')}</p>}
       {groups.map((g) => (
         <section key={g.key} className={styles.memberSection} aria-label={`${g.title}, ${g.members.length}`} data-group={g.key}>
           <h3 className={`${sidebarStyles.sidebarSectionTitle} ${styles.groupTitle}`}>
@@ -93,7 +94,7 @@ function MemberRow({ server, roles, member }: { server: Server; roles: Role[] | 
         type="button"
         className={styles.memberButton}
         aria-haspopup="dialog"
-        title={`View ${name}’s profile`}
+        title={t('members.viewNameSProfile', { name })}
         onClick={() => openMemberCard(server.id, member.id)}
       >
         <Avatar id={member.id} name={name} src={member.avatar} size={32} status={presence} />
@@ -102,7 +103,7 @@ function MemberRow({ server, roles, member }: { server: Server; roles: Role[] | 
         </span>
         {member.bot && <BotBadge />}
         {owner && (
-          <span className={styles.ownerCrown} title="Server owner" role="img" aria-label="owner">
+          <span className={styles.ownerCrown} title={t('members.serverOwner')} role="img" aria-label={t('members.owner')}>
             ★
           </span>
         )}
@@ -111,8 +112,8 @@ function MemberRow({ server, roles, member }: { server: Server; roles: Role[] | 
         <button
           type="button"
           className={`icon-button small ${styles.messageMember}`}
-          aria-label={`Message ${name}`}
-          title={`Message ${name}`}
+          aria-label={t('members.messageName', { name })}
+          title={t('members.messageName', { name })}
           onClick={() => void messageUser(member)}
         >
           <MessageIcon size={16} />

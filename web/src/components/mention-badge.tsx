@@ -1,3 +1,4 @@
+import { t } from '../i18n';
 import styles from './mention-badge.module.css';
 
 /** A red count of mentions (or of unread DM messages); nothing when zero. */
@@ -7,7 +8,7 @@ export function MentionBadge({ count, className, label }: { count: number; class
   return (
     <span className={className ? `${styles.badge} ${className}` : styles.badge} data-mention-badge={count}>
       <span aria-hidden="true">{text}</span>
-      <span className="visually-hidden">{label ?? `, ${count} ${count === 1 ? 'mention' : 'mentions'}`}</span>
+      <span className="visually-hidden">{label ?? t('mentionBadge.mentions', { count })}</span>
     </span>
   );
 }

@@ -16,6 +16,7 @@ import { Link, paths } from '../router';
 import { type State, useStore } from '../state/store';
 import { openMemberCard } from './member-card';
 import styles from './mention-chip.module.css';
+import { t } from '../i18n';
 
 export interface MentionScopeValue {
   /** The server the text was written in; null in a DM. */
@@ -57,7 +58,7 @@ function UserChip({ id, plain }: { id: string; plain: boolean }) {
   if (!name) {
     return (
       <span className={`${styles.mention} ${styles.unknown}`} data-mention="user">
-        @unknown-user
+        {t('mentionChip.unknownUser')}
       </span>
     );
   }
@@ -87,7 +88,7 @@ function RoleChip({ id }: { id: string }) {
   if (!role) {
     return (
       <span className={`${styles.mention} ${styles.unknown}`} data-mention="role">
-        @deleted-role
+        {t('mentionChip.deletedRole')}
       </span>
     );
   }
@@ -116,7 +117,7 @@ function ChannelChip({ id, plain }: { id: string; plain: boolean }) {
   if (!channel) {
     return (
       <span className={`${styles.mention} ${styles.unknown}`} data-mention="channel">
-        #deleted-channel
+        {t('mentionChip.deletedChannel')}
       </span>
     );
   }

@@ -11,8 +11,9 @@ import { useStore } from '../state/store';
 import { Avatar, BotBadge } from './avatar';
 import { CloseIcon } from './icons';
 import styles from './message-interactions.module.css';
+import { t } from '../i18n';
 
-const NO_RESPONSE = 'The bot did not respond.';
+const noResponse = () => t('interactions.noResponse');
 
 /** The interactions of this session that concern one message's components. */
 function usePendingFor(messageId: string): PendingInteraction[] {
@@ -56,8 +57,14 @@ export function MessageComponents({ message }: { message: Message }) {
           <span className={styles.failureIcon} aria-hidden="true">
             !
           </span>
-          <span>{f.error ?? NO_RESPONSE}</span>
-          <button type="button" className="icon-button small" aria-label="Dismiss" title="Dismiss" onClick={() => dismissPending(f.key)}>
+          <span>{f.error ?? noResponse()}</span>
+          <button
+            type="button"
+            className="icon-button small"
+            aria-label={t('messageInteractions.dismiss')}
+            title={t('messageInteractions.dismiss')}
+            onClick={() => dismissPending(f.key)}
+          >
             <CloseIcon />
           </button>
         </div>
@@ -161,7 +168,7 @@ function SelectMenu({ select, loading, onChoose }: { select: Select; loading: bo
     const same = chosen.length === sentRef.current.length && chosen.every((v) => sentRef.current.includes(v));
     if (same) return;
     if (chosen.length < min) {
-      setNote(`Choose at least ${min}.`);
+      setNote(t('interactions.chooseAtLeast', { min }));
       return;
     }
     sentRef.current = chosen;
@@ -181,7 +188,7 @@ function SelectMenu({ select, loading, onChoose }: { select: Select; loading: bo
     setChosen((prev) => {
       if (prev.includes(o.value)) return prev.filter((v) => v !== o.value);
       if (prev.length >= max) {
-        setNote(`Choose at most ${max}.`);
+        setNote(t('interactions.chooseAtMost', { max }));
         return prev;
       }
       return [...prev, o.value];
@@ -204,7 +211,9 @@ function SelectMenu({ select, loading, onChoose }: { select: Select; loading: bo
         onClick={() => !disabled && (open ? close(true) : setOpen(true))}
       >
         <span className={labels.length ? styles.selectValue : styles.placeholder}>
-          {labels.length ? labels.join(', ') : (select.placeholder ?? (multi ? 'Make selections' : 'Make a selection'))}
+          {labels.length
+            ? labels.join(', ')
+            : (select.placeholder ?? (multi ? t('messageInteractions.makeSelections') : t('messageInteractions.makeASelection')))}
         </span>
         {loading ? <span className={styles.spinner} aria-hidden="true" /> : <span className={styles.chevron} aria-hidden="true" />}
       </button>
@@ -215,7 +224,7 @@ function SelectMenu({ select, loading, onChoose }: { select: Select; loading: bo
           role="listbox"
           tabIndex={-1}
           aria-multiselectable={multi || undefined}
-          aria-label={select.placeholder ?? 'Options'}
+          aria-label={select.placeholder ?? t('messageInteractions.options')}
           aria-activedescendant={`${listId}-${active}`}
           className={`${styles.selectList}${up ? ` ${styles.up}` : ''}`}
           onBlur={(e) => {
@@ -259,7 +268,11 @@ function SelectMenu({ select, loading, onChoose }: { select: Select; loading: bo
           })}
           {multi && (
             <li className={styles.selectHint} role="presentation">
-              {note ?? (min === max ? `Choose ${min}` : `Choose ${min} to ${max}`)}, then press Esc or click outside to send.
+              {t('messageInteractions.selectHint', {
+                choose:
+                  note ??
+                  (min === max ? t('messageInteractions.chooseMin', { min }) : t('messageInteractions.chooseMinToMax', { min, max })),
+              })}
             </li>
           )}
         </ul>
@@ -281,8 +294,8 @@ export function InvokerLine({ interaction }: { interaction: MessageInteraction }
     <div className={styles.invoker} data-invoker={user.id}>
       <span className={styles.spine} aria-hidden="true" />
       <Avatar id={user.id} name={user.name} src={user.avatar} size={16} />
-      <span className={styles.invokerName}>{user.id === meId ? 'You' : user.name}</span>
-      <span className={styles.invokerUsed}>used</span>
+      <span className={styles.invokerName}>{user.id === meId ? t('messageInteractions.you') : user.name}</span>
+      <span className={styles.invokerUsed}>{t('messageInteractions.used')}</span>
       <span className={styles.invokerCommand}>/{interaction.name}</span>
     </div>
   );
@@ -293,10 +306,10 @@ export function EphemeralNote({ message }: { message: Message }) {
   return (
     <div className={styles.ephemeralNote}>
       <span className={styles.eye} aria-hidden="true" />
-      <span>Only you can see this</span>
+      <span>{t('messageInteractions.onlyYouCanSee')}</span>
       <span aria-hidden="true">·</span>
       <button type="button" className="link-button" onClick={() => dismissEphemeral(message.channelId, message.id)}>
-        Dismiss message
+        {t('messageInteractions.dismissMessage')}
       </button>
     </div>
   );
@@ -311,7 +324,7 @@ export function Thinking({ name }: { name: string }) {
         <span />
         <span />
       </span>
-      {name} is thinking…
+      {t('messageInteractions.nameIsThinking', { name })}
     </div>
   );
 }
@@ -330,14 +343,14 @@ export function PendingCommands({ channelId }: { channelId: string }) {
     <>
       {mine.map((p) => {
         const cmd = p.command;
-        const name = cmd?.botName ?? 'The bot';
+        const name = cmd?.botName ?? t('messageInteractions.theBot');
         return (
           <li key={p.key} className={styles.pending} data-pending-command={cmd?.name} data-status={p.status}>
             <div className={styles.pendingInvoker}>
               <span className={styles.spine} aria-hidden="true" />
               <Avatar id={me.id} name={me.name} src={me.avatar} size={16} />
-              <span className={styles.invokerName}>You</span>
-              <span className={styles.invokerUsed}>used</span>
+              <span className={styles.invokerName}>{t('messageInteractions.you')}</span>
+              <span className={styles.invokerUsed}>{t('messageInteractions.used')}</span>
               <span className={styles.invokerCommand}>/{cmd?.name}</span>
             </div>
             <div className={styles.pendingGutter}>
@@ -355,12 +368,12 @@ export function PendingCommands({ channelId }: { channelId: string }) {
                   <span className={styles.failureIcon} aria-hidden="true">
                     !
                   </span>
-                  <span>{p.error ?? NO_RESPONSE}</span>
+                  <span>{p.error ?? noResponse()}</span>
                   <button
                     type="button"
                     className="icon-button small"
-                    aria-label="Dismiss"
-                    title="Dismiss"
+                    aria-label={t('messageInteractions.dismiss')}
+                    title={t('messageInteractions.dismiss')}
                     onClick={() => dismissPending(p.key)}
                   >
                     <CloseIcon />

@@ -13,12 +13,19 @@ import { Dialog } from './dialog';
 import { LockIcon } from './lock-icon';
 import dialogStyles from './dialog.module.css';
 import styles from './notification-settings.module.css';
+import { t } from '../i18n';
 
-const LEVELS: { value: NotifyLevel; label: string; hint: string }[] = [
-  { value: 'all', label: 'All messages', hint: 'Every new message' },
-  { value: 'mentions', label: 'Only @mentions', hint: 'When someone mentions you or a role of yours, or replies to you' },
-  { value: 'none', label: 'Nothing', hint: 'No notifications; unread marks still show' },
-];
+const LEVELS: { value: NotifyLevel; readonly label: string; readonly hint: string }[] = (['all', 'mentions', 'none'] as const).map(
+  (value) => ({
+    value,
+    get label() {
+      return t(`notificationSettings.level.${value}.label`);
+    },
+    get hint() {
+      return t(`notificationSettings.level.${value}.hint`);
+    },
+  }),
+);
 
 const levelName = (l: NotifyLevel) => LEVELS.find((x) => x.value === l)?.label ?? l;
 
@@ -75,7 +82,7 @@ export function NotificationSettingsDialog({ server, focusChannelId, onClose }: 
   };
 
   return (
-    <Dialog title={`Notifications for ${server.name}`} onClose={onClose} className={styles.dialog}>
+    <Dialog title={t('notificationSettings.notificationsForServer', { server: server.name })} onClose={onClose} className={styles.dialog}>
       <div className={`${dialogStyles.dialogBody} ${styles.body}`} aria-busy={busy || !settings}>
         <label className={`check ${styles.mute}`}>
           <input
@@ -85,13 +92,13 @@ export function NotificationSettingsDialog({ server, focusChannelId, onClose }: 
             onChange={(e) => void save({ servers: { [server.id]: { muted: e.currentTarget.checked } } })}
           />
           <span>
-            <strong>Mute {server.name}</strong>
-            <span className={styles.hint}>No notifications and no unread dot; mention counts still show.</span>
+            <strong>{t('notificationSettings.muteServer', { server: server.name })}</strong>
+            <span className={styles.hint}>{t('notificationSettings.noNotificationsAndNo')}</span>
           </span>
         </label>
 
         <fieldset className={styles.levels} disabled={busy || !settings || muted}>
-          <legend className="field-label">Notify me about</legend>
+          <legend className="field-label">{t('notificationSettings.notifyMeAbout')}</legend>
           {LEVELS.map((l) => (
             <label key={l.value} className={`check ${styles.level}`}>
               <input
@@ -112,7 +119,7 @@ export function NotificationSettingsDialog({ server, focusChannelId, onClose }: 
         {channels.length > 0 && (
           <section aria-labelledby={`${id}-channels`}>
             <h3 id={`${id}-channels`} className="field-label">
-              Channel overrides
+              {t('notificationSettings.channelOverrides')}
             </h3>
             <ul className={styles.channels}>
               {channels.map((c) => {
@@ -132,26 +139,30 @@ export function NotificationSettingsDialog({ server, focusChannelId, onClose }: 
                     </span>
                     <select
                       className="input small"
-                      aria-label={`Notifications for #${c.name}`}
+                      aria-label={t('notificationSettings.notificationsForC', { c: c.name })}
                       value={mine?.level ?? 'inherit'}
                       disabled={busy || !settings}
                       onChange={(e) => setChannel(c.id, { level: e.currentTarget.value as NotifyLevel | 'inherit' })}
                     >
-                      <option value="inherit">Server default ({levelName(level)})</option>
+                      <option value="inherit">{t('notificationSettings.serverDefaultLevelname', { levelName: levelName(level) })}</option>
                       {LEVELS.map((l) => (
                         <option key={l.value} value={l.value}>
                           {l.label}
                         </option>
                       ))}
                     </select>
-                    <label className="check" title={effective.muted && !mine?.muted ? 'The whole server is muted' : undefined}>
+                    <label
+                      className="check"
+                      title={effective.muted && !mine?.muted ? t('notificationSettings.theWholeServerIs') : undefined}
+                    >
                       <input
                         type="checkbox"
                         checked={!!mine?.muted}
                         disabled={busy || !settings}
                         onChange={(e) => setChannel(c.id, { muted: e.currentTarget.checked })}
                       />
-                      Mute<span className="visually-hidden"> #{c.name}</span>
+                      {t('notificationSettings.mute')}
+                      <span className="visually-hidden"> #{c.name}</span>
                     </label>
                   </li>
                 );
@@ -161,7 +172,7 @@ export function NotificationSettingsDialog({ server, focusChannelId, onClose }: 
         )}
         <footer className={dialogStyles.dialogActions}>
           <button type="button" className="button primary" onClick={onClose}>
-            Done
+            {t('notificationSettings.done')}
           </button>
         </footer>
       </div>

@@ -15,6 +15,7 @@ import { Avatar, BotBadge } from './avatar';
 import { CloseIcon, PinIcon } from './icons';
 import { MentionScope } from './mention-chip';
 import styles from './pins-panel.module.css';
+import { t } from '../i18n';
 
 interface Props {
   channel: Channel;
@@ -64,18 +65,23 @@ export function PinsPanel({ channel, canManage, onClose, toggle }: Props) {
     >
       <header className={styles.header}>
         <PinIcon size={16} />
-        <h3 id={titleId}>Pinned messages</h3>
-        <button type="button" className="icon-button" aria-label="Close pinned messages" onClick={() => closeRef.current(true)}>
+        <h3 id={titleId}>{t('pinsPanel.pinnedMessages')}</h3>
+        <button
+          type="button"
+          className="icon-button"
+          aria-label={t('pinsPanel.closePinnedMessages')}
+          onClick={() => closeRef.current(true)}
+        >
           <CloseIcon />
         </button>
       </header>
       <div className={styles.body} aria-busy={!!pins?.loading}>
-        {!items && !pins?.error && <p className={styles.note}>Loading pinned messages…</p>}
+        {!items && !pins?.error && <p className={styles.note}>{t('pinsPanel.loadingPinnedMessages')}</p>}
         {pins?.error && (
           <p className={styles.error} role="alert">
-            Could not load pinned messages: {pins.error}{' '}
+            {t('pinsPanel.couldNotLoad', { error: pins.error })}{' '}
             <button type="button" className="link-button" onClick={() => void loadPins(channel.id)}>
-              Try again
+              {t('pinsPanel.tryAgain')}
             </button>
           </p>
         )}
@@ -84,16 +90,12 @@ export function PinsPanel({ channel, canManage, onClose, toggle }: Props) {
             <div className={styles.emptyIcon} aria-hidden="true">
               <PinIcon size={28} />
             </div>
-            <p className={styles.emptyTitle}>This channel doesn’t have any pinned messages yet.</p>
-            <p className={styles.note}>
-              {canManage
-                ? 'Pin a message from its actions (hover it, or Tab to it) to keep it here for everyone.'
-                : 'Messages pinned by moderators will show up here.'}
-            </p>
+            <p className={styles.emptyTitle}>{t('pinsPanel.thisChannelDoesnT')}</p>
+            <p className={styles.note}>{canManage ? t('pinsPanel.pinAMessageFrom') : t('pinsPanel.messagesPinnedByModerators')}</p>
           </div>
         )}
         {items && items.length > 0 && (
-          <ol className={styles.list} aria-label={`${items.length} pinned ${items.length === 1 ? 'message' : 'messages'}`}>
+          <ol className={styles.list} aria-label={t('pinsPanel.pinnedMessages', { count: items.length })}>
             {items.map((m) => (
               <PinnedMessage key={m.id} message={m} canManage={canManage} onJump={() => closeRef.current(false)} />
             ))}
@@ -105,8 +107,8 @@ export function PinsPanel({ channel, canManage, onClose, toggle }: Props) {
 }
 
 function PinnedMessage({ message, canManage, onJump }: { message: Message; canManage: boolean; onJump: () => void }) {
-  const author = message.author ?? { id: 'unknown', name: 'Unknown', bot: false, avatar: null };
-  const name = author.name || 'Unknown';
+  const author = message.author ?? { id: 'unknown', name: t('common.unknown'), bot: false, avatar: null };
+  const name = author.name || t('common.unknown');
   const attachments = Array.isArray(message.attachments) ? message.attachments : [];
   return (
     <li className={styles.item} data-pinned-id={message.id}>
@@ -126,14 +128,14 @@ function PinnedMessage({ message, canManage, onJump }: { message: Message; canMa
               void jumpToMessage(message.channelId, message.id);
             }}
           >
-            Jump
+            {t('pinsPanel.jump')}
           </button>
           {canManage && (
             <button
               type="button"
               className="icon-button small danger"
-              aria-label={`Unpin message from ${name}`}
-              title="Unpin"
+              aria-label={t('pinsPanel.unpinMessageFromName', { name })}
+              title={t('pinsPanel.unpin')}
               onClick={() => setPinned(message, false).catch(toastError)}
             >
               <CloseIcon />

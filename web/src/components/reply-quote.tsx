@@ -14,6 +14,7 @@ import { ReplyIcon } from './icons';
 import { MentionChip } from './mention-chip';
 import roleName from './role-name.module.css';
 import styles from './reply-quote.module.css';
+import { t } from '../i18n';
 
 export function ReplyQuote({ reply }: { reply: Message }) {
   const original = reply.referencedMessage;
@@ -29,11 +30,11 @@ export function ReplyQuote({ reply }: { reply: Message }) {
         <span className={styles.deletedIcon} aria-hidden="true">
           <ReplyIcon size={12} />
         </span>
-        <span className={styles.deleted}>Original message was deleted</span>
+        <span className={styles.deleted}>{t('replyQuote.originalMessageWasDeleted')}</span>
       </div>
     );
   }
-  const name = original.author?.name || 'Unknown';
+  const name = original.author?.name || t('common.unknown');
   // "@name" when the reply pinged the author, as Discord marks it.
   const pinged = reply.mentions?.some((u) => u.id === authorId);
   const text = toPlainText(original.content ?? '', 200);
@@ -44,10 +45,10 @@ export function ReplyQuote({ reply }: { reply: Message }) {
       <button
         type="button"
         className={styles.replyButton}
-        title="Jump to the original message"
+        title={t('replyQuote.jumpToTheOriginal')}
         onClick={() => void jumpToMessage(original.channelId, original.id)}
       >
-        <span className="visually-hidden">Replying to </span>
+        <span className="visually-hidden">{t('replyQuote.replyingTo')} </span>
         <Avatar id={original.webhookId ?? authorId} name={name} src={original.author?.avatar} size={16} />
         <span className={`${styles.name}${color ? ` ${roleName.colored}` : ''}`} style={nameColorStyle(color)}>
           {pinged ? '@' : ''}
@@ -58,7 +59,7 @@ export function ReplyQuote({ reply }: { reply: Message }) {
             splitMentions(text).map((p, i) => (typeof p === 'string' ? p : <MentionChip key={i} token={p} plain />))
           ) : (
             <em className={styles.attachmentNote}>
-              {original.attachments?.length ? 'Click to see attachment' : 'Click to see the message'}
+              {original.attachments?.length ? t('replyQuote.clickToSeeAttachment') : t('replyQuote.clickToSeeThe')}
             </em>
           )}
         </span>

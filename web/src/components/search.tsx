@@ -20,6 +20,7 @@ import { Avatar, BotBadge } from './avatar';
 import { CloseIcon, SearchIcon } from './icons';
 import { MentionScope } from './mention-chip';
 import styles from './search.module.css';
+import { t } from '../i18n';
 
 const PAGE = 25;
 
@@ -81,12 +82,12 @@ export function SearchBox({ server }: { server: Server }) {
       const f = q.invalid;
       const why =
         f.key === 'from' || f.key === 'mentions'
-          ? `No member here is called “${f.value}”.`
+          ? t('search.invalid.member', { value: f.value })
           : f.key === 'in'
-            ? `No channel here is called “${f.value}”.`
+            ? t('search.invalid.channel', { value: f.value })
             : f.key === 'has'
-              ? '“has:” takes link, image, file or embed.'
-              : `“${f.key}:” takes a date like 2026-11-24.`;
+              ? t('search.invalid.has')
+              : t('search.invalid.date', { key: f.key });
       setResults({ total: 0, messages: [], loading: false, error: why });
       return;
     }
@@ -138,8 +139,8 @@ export function SearchBox({ server }: { server: Server }) {
           ref={input}
           type="search"
           className={styles.input}
-          placeholder={`Search ${server.name}`}
-          aria-label={`Search ${server.name}`}
+          placeholder={t('search.searchServer', { server: server.name })}
+          aria-label={t('search.searchServer', { server: server.name })}
           aria-describedby={focused ? hintsId : undefined}
           value={text}
           onChange={(e) => setText(e.target.value)}
@@ -156,7 +157,7 @@ export function SearchBox({ server }: { server: Server }) {
       </form>
       {focused && !results && (
         <div id={hintsId} className={styles.hints} onMouseDown={(e) => e.preventDefault()}>
-          <p className={styles.hintsTitle}>Search options</p>
+          <p className={styles.hintsTitle}>{t('search.searchOptions')}</p>
           {FILTER_KEYS.map((k) => (
             <button key={k} type="button" className={styles.hint} tabIndex={-1} onClick={() => insertFilter(k)}>
               <span className={styles.hintKey}>{k}:</span> <span className={styles.hintText}>{HINTS[k]}</span>
@@ -209,19 +210,26 @@ function SearchResults({
     >
       <header className={styles.header}>
         <h3 id={titleId} aria-live="polite">
-          {results.loading && results.messages.length === 0 ? 'Searching…' : `${count} ${results.total === 1 ? 'result' : 'results'}`}
+          {results.loading && results.messages.length === 0
+            ? t('search.searching')
+            : t('search.results', { count: results.total, formatted: count })}
         </h3>
-        <button type="button" className="icon-button" aria-label="Close search results" onClick={() => onClose(true)}>
+        <button type="button" className="icon-button" aria-label={t('search.closeSearchResults')} onClick={() => onClose(true)}>
           <CloseIcon />
         </button>
       </header>
       {(ran.words || ran.filters.length > 0) && (
-        <ul className={styles.chips} aria-label="Search terms">
+        <ul className={styles.chips} aria-label={t('search.searchTerms')}>
           {ran.words && <li className={styles.chip}>“{ran.words}”</li>}
           {ran.filters.map((f) => (
             <li key={`${f.key}:${f.value}`} className={f.resolved ? styles.chip : `${styles.chip} ${styles.chipBad}`}>
               {f.label}
-              <button type="button" className={styles.chipRemove} aria-label={`Remove ${f.label}`} onClick={() => onRemove(f)}>
+              <button
+                type="button"
+                className={styles.chipRemove}
+                aria-label={t('search.removeLabel', { label: f.label })}
+                onClick={() => onRemove(f)}
+              >
                 ×
               </button>
             </li>
@@ -234,7 +242,9 @@ function SearchResults({
             {results.error}
           </p>
         )}
-        {!results.loading && !results.error && results.messages.length === 0 && <p className={styles.note}>No messages match.</p>}
+        {!results.loading && !results.error && results.messages.length === 0 && (
+          <p className={styles.note}>{t('search.noMessagesMatch')}</p>
+        )}
         <ol className={styles.list}>
           {results.messages.map((m) => (
             <Result
@@ -248,7 +258,7 @@ function SearchResults({
         </ol>
         {results.messages.length < Math.min(results.total, 5000 + PAGE) && !results.error && (
           <button type="button" className={`button secondary small ${styles.more}`} disabled={results.loading} onClick={onMore}>
-            {results.loading ? 'Loading…' : 'Show more'}
+            {results.loading ? t('search.loading') : t('search.showMore')}
           </button>
         )}
       </div>
@@ -257,7 +267,7 @@ function SearchResults({
 }
 
 function Result({ message, channelName, server, onJump }: { message: Message; channelName: string; server: Server; onJump: () => void }) {
-  const author = message.author ?? { id: 'unknown', name: 'Unknown', bot: false, avatar: null };
+  const author = message.author ?? { id: 'unknown', name: t('common.unknown'), bot: false, avatar: null };
   const jump = async () => {
     onJump();
     // The history around the message first, then the channel: the list opens on it.
@@ -278,21 +288,24 @@ function Result({ message, channelName, server, onJump }: { message: Message; ch
           type="button"
           className={`button secondary small ${styles.jump}`}
           onClick={() => void jump()}
-          aria-label={`Jump to the message from ${author.name}`}
+          aria-label={t('search.jumpToTheMessage', { author: author.name })}
         >
-          Jump
+          {t('search.jump')}
         </button>
       </div>
       {message.referencedMessage && (
         <p className={styles.context}>
-          Replying to {message.referencedMessage.author?.name ?? 'someone'}: {message.referencedMessage.content.slice(0, 120)}
+          {t('search.replyingTo', {
+            name: message.referencedMessage.author?.name ?? t('search.someone'),
+            text: message.referencedMessage.content.slice(0, 120),
+          })}
         </p>
       )}
       <MentionScope value={{ serverId: message.serverId, users: message.mentions }}>
         {message.content ? (
           <Markdown source={message.content} className={styles.content} />
         ) : (
-          <p className={styles.note}>(attachments only)</p>
+          <p className={styles.note}>{t('search.attachmentsOnly')}</p>
         )}
       </MentionScope>
     </li>

@@ -9,6 +9,7 @@ import { PromptDialog } from './forms';
 import { JoinIcon, PlusIcon } from './icons';
 import { MentionBadge } from './mention-badge';
 import styles from './server-rail.module.css';
+import { t } from '../i18n';
 
 /** The column of servers at the far left, with create and join. */
 export function ServerRail({ activeServerId }: { activeServerId: string | null }) {
@@ -22,13 +23,13 @@ export function ServerRail({ activeServerId }: { activeServerId: string | null }
   const [dialog, setDialog] = useState<'create' | 'join' | null>(null);
 
   return (
-    <nav className={`server-rail ${styles.serverRail}`} aria-label="Servers">
+    <nav className={`server-rail ${styles.serverRail}`} aria-label={t('rail.servers')}>
       <Link
         to={paths.dms()}
         className={`${styles.railHome}${home ? ` ${styles.active}` : ''}`}
-        aria-label={`Direct messages${dms ? `, ${dms} unread` : ''}`}
+        aria-label={dms ? t('rail.directMessagesUnread', { count: dms }) : t('rail.directMessages')}
         aria-current={home ? 'page' : undefined}
-        title="Direct messages"
+        title={t('rail.directMessages')}
       >
         <svg viewBox="0 0 64 64" width="28" height="28" aria-hidden="true">
           <path d="M18 20h28a4 4 0 0 1 4 4v14a4 4 0 0 1-4 4H30l-9 7v-7h-3a4 4 0 0 1-4-4V24a4 4 0 0 1 4-4z" fill="currentColor" />
@@ -48,7 +49,12 @@ export function ServerRail({ activeServerId }: { activeServerId: string | null }
               <Link
                 to={paths.server(id)}
                 className={`${styles.railServer}${id === activeServerId ? ` ${styles.active}` : ''}${hasUnread ? ` ${styles.unread}` : ''}${muted ? ` ${styles.muted}` : ''}`}
-                aria-label={`${s.name}${hasUnread ? ' (unread messages)' : ''}${mentions ? `, ${mentions} ${mentions === 1 ? 'mention' : 'mentions'}` : ''}${muted ? ', muted' : ''}`}
+                aria-label={t('rail.serverLabel', {
+                  name: s.name,
+                  unread: hasUnread ? t('rail.unreadSuffix') : '',
+                  mentions: mentions ? t('rail.mentionsSuffix', { count: mentions }) : '',
+                  muted: muted ? t('rail.mutedSuffix') : '',
+                })}
                 data-unread={hasUnread ? '' : undefined}
                 aria-current={id === activeServerId ? 'page' : undefined}
                 title={s.name}
@@ -69,8 +75,8 @@ export function ServerRail({ activeServerId }: { activeServerId: string | null }
       <button
         type="button"
         className={styles.railAction}
-        aria-label="Create a server"
-        title="Create a server"
+        aria-label={t('rail.createAServer')}
+        title={t('rail.createAServer')}
         onClick={() => setDialog('create')}
       >
         <PlusIcon size={22} />
@@ -78,18 +84,18 @@ export function ServerRail({ activeServerId }: { activeServerId: string | null }
       <button
         type="button"
         className={styles.railAction}
-        aria-label="Join a server with an invite"
-        title="Join with an invite"
+        aria-label={t('rail.joinAServerWith')}
+        title={t('rail.joinWithAnInvite')}
         onClick={() => setDialog('join')}
       >
         <JoinIcon />
       </button>
       {dialog === 'create' && (
         <PromptDialog
-          title="Create a server"
-          label="Server name"
+          title={t('rail.createAServer')}
+          label={t('rail.serverName')}
           submitLabel="Create"
-          placeholder="My community"
+          placeholder={t('rail.myCommunity')}
           help="You will be its owner: you manage its channels, invites, bots and webhooks."
           onClose={() => setDialog(null)}
           onSubmit={async (name) => {
@@ -100,10 +106,10 @@ export function ServerRail({ activeServerId }: { activeServerId: string | null }
       )}
       {dialog === 'join' && (
         <PromptDialog
-          title="Join a server"
-          label="Invite link or code"
+          title={t('rail.joinAServer')}
+          label={t('rail.inviteLinkOrCode')}
           submitLabel="Join"
-          placeholder={`${location.origin}/invite/abc123`}
+          placeholder={t('rail.originInviteAbc123', { origin: location.origin })}
           maxLength={500}
           onClose={() => setDialog(null)}
           onSubmit={async (link) => {

@@ -6,6 +6,7 @@ import { STATUS_CHOICES, chooseStatus } from '../state/presence';
 import { useStore } from '../state/store';
 import { Avatar } from './avatar';
 import styles from './status-menu.module.css';
+import { t } from '../i18n';
 
 /**
  * One's own avatar with its presence dot, as a button opening the status menu (online,
@@ -66,14 +67,14 @@ export function StatusMenu({ me }: { me: User }) {
         aria-haspopup="menu"
         aria-expanded={open}
         aria-controls={open ? menuId : undefined}
-        aria-label={`Set status (now ${connected ? label : 'offline: not connected'})`}
-        title="Set status"
+        aria-label={t('statusMenu.setStatusNow', { status: connected ? label : t('statusMenu.offlineNotConnected') })}
+        title={t('statusMenu.setStatus')}
         onClick={() => setOpen((o) => !o)}
       >
         <Avatar id={me.id} name={displayName(me)} src={me.avatar} size={32} status={connected ? status : 'offline'} />
       </button>
       {open && (
-        <div ref={menu} id={menuId} role="menu" aria-label="Status" className={styles.menu} onKeyDown={onKeyDown}>
+        <div ref={menu} id={menuId} role="menu" aria-label={t('statusMenu.status')} className={styles.menu} onKeyDown={onKeyDown}>
           {STATUS_CHOICES.map((c) => (
             <button
               key={c.status}

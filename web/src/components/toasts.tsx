@@ -1,21 +1,22 @@
 import { dismissToast, useToasts } from '../state/toasts';
 import { CloseIcon } from './icons';
 import styles from './toasts.module.css';
+import { t } from '../i18n';
 
 /** Errors and notices, announced to screen readers. */
 export function ToastRegion() {
   const toasts = useToasts();
   return (
-    <div className={styles.toasts} role="region" aria-label="Notifications">
+    <div className={styles.toasts} role="region" aria-label={t('toasts.notifications')}>
       <div aria-live="polite" aria-atomic="false">
-        {toasts.map((t) => (
+        {toasts.map((item) => (
           <div
-            key={t.id}
-            className={t.kind === 'error' ? `${styles.toast} ${styles.toastError}` : styles.toast}
-            role={t.kind === 'error' ? 'alert' : 'status'}
+            key={item.id}
+            className={item.kind === 'error' ? `${styles.toast} ${styles.toastError}` : styles.toast}
+            role={item.kind === 'error' ? 'alert' : 'status'}
           >
-            <span>{t.text}</span>
-            <button type="button" className="icon-button" aria-label="Dismiss" onClick={() => dismissToast(t.id)}>
+            <span>{item.text}</span>
+            <button type="button" className="icon-button" aria-label={t('toasts.dismiss')} onClick={() => dismissToast(item.id)}>
               <CloseIcon />
             </button>
           </div>

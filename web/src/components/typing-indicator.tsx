@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { t } from '../i18n';
 import { useStore } from '../state/store';
 import styles from './typing-indicator.module.css';
 
@@ -12,18 +13,18 @@ export function TypingIndicator({ channelId }: { channelId: string }) {
     const entries = Object.values(typing ?? {});
     if (!entries.length) return;
     const soonest = Math.min(...entries.map((t) => t.until));
-    const t = setTimeout(() => setNow(Date.now()), Math.max(50, soonest - Date.now() + 20));
-    return () => clearTimeout(t);
+    const timer = setTimeout(() => setNow(Date.now()), Math.max(50, soonest - Date.now() + 20));
+    return () => clearTimeout(timer);
   }, [typing, now]);
 
   useEffect(() => setNow(Date.now()), [typing]);
 
   let text = '';
-  const names = active.map((t) => t.name || 'Someone');
-  if (names.length === 1) text = `${names[0]} is typing…`;
-  else if (names.length === 2) text = `${names[0]} and ${names[1]} are typing…`;
-  else if (names.length === 3) text = `${names[0]}, ${names[1]} and ${names[2]} are typing…`;
-  else if (names.length > 3) text = 'Several people are typing…';
+  const names = active.map((entry) => entry.name || t('typing.someone'));
+  if (names.length === 1) text = t('typing.one', { a: names[0]! });
+  else if (names.length === 2) text = t('typing.two', { a: names[0]!, b: names[1]! });
+  else if (names.length === 3) text = t('typing.three', { a: names[0]!, b: names[1]!, c: names[2]! });
+  else if (names.length > 3) text = t('typing.several');
 
   return (
     <div className={styles.typing} aria-live="polite">

@@ -1,4 +1,5 @@
 /** Copy text, falling back to a hidden textarea where the Clipboard API is unavailable. */
+import { t } from '../i18n';
 export async function copyText(text: string): Promise<void> {
   if (navigator.clipboard && window.isSecureContext) {
     try {
@@ -17,5 +18,5 @@ export async function copyText(text: string): Promise<void> {
   area.select();
   const ok = document.execCommand('copy');
   area.remove();
-  if (!ok) throw new Error('Copy failed: select the text and copy it by hand.');
+  if (!ok) throw new Error(t('errors.copyFailed'));
 }

@@ -1,4 +1,5 @@
 /** Formatting helpers for times, sizes, colours and initials. */
+import { t } from '../i18n';
 
 const timeFmt = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' });
 const dateFmt = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
@@ -22,8 +23,8 @@ export function formatMessageTime(iso: string): string {
   const now = new Date();
   const yesterday = new Date(now);
   yesterday.setDate(now.getDate() - 1);
-  if (sameDay(d, now)) return `Today at ${timeFmt.format(d)}`;
-  if (sameDay(d, yesterday)) return `Yesterday at ${timeFmt.format(d)}`;
+  if (sameDay(d, now)) return t('format.todayAt', { time: timeFmt.format(d) });
+  if (sameDay(d, yesterday)) return t('format.yesterdayAt', { time: timeFmt.format(d) });
   return `${dateFmt.format(d)}, ${timeFmt.format(d)}`;
 }
 

@@ -3,7 +3,9 @@
  * person, their count goes in front, as in "(3) #general · Home · Parley".
  */
 
-let base = typeof document !== 'undefined' ? document.title || 'Parley' : 'Parley';
+import { t } from '../i18n';
+
+let base = typeof document !== 'undefined' && document.title ? document.title : t('titles.app');
 let count = 0;
 
 function apply(): void {

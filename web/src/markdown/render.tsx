@@ -6,6 +6,7 @@
 import { Fragment, memo, useState, type ReactNode } from 'react';
 import { EmojiText } from '../components/emoji';
 import { MentionChip } from '../components/mention-chip';
+import { t } from '../i18n';
 import { CodeBlock } from './code-block';
 import { splitMentions } from '../lib/mentions';
 import { isEmojiOnly, parseInline, parseMarkdown, type Block, type Inline } from './parse';
@@ -68,7 +69,7 @@ function Spoiler({ children }: { children: ReactNode }) {
       className="md-spoiler"
       role="button"
       tabIndex={0}
-      aria-label="Spoiler, activate to reveal"
+      aria-label={t('markdown.spoiler')}
       onClick={() => setShown(true)}
       onKeyDown={(e) => {
         if (e.key === 'Enter' || e.key === ' ') {

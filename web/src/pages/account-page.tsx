@@ -12,21 +12,17 @@ import { updateProfile, uploadFile } from '../state/actions';
 import { useStore } from '../state/store';
 import { toast, toastError } from '../state/toasts';
 import { Link, paths } from '../router';
-import { PASSWORD_RULES } from './auth-page';
+import { passwordRules } from './auth-page';
 import { NotificationsSection } from './notifications-section';
 import styles from './settings/settings.module.css';
 import own from './account-page.module.css';
 import dialogStyles from '../components/dialog.module.css';
 import { setPageTitle } from '../lib/title';
+import { Trans } from 'react-i18next';
+import { t } from '../i18n';
+import '../i18n/account';
 
-const SECTIONS = [
-  { id: 'profile', label: 'Profile' },
-  { id: 'notifications', label: 'Notifications' },
-  { id: 'password', label: 'Password' },
-  { id: 'sessions', label: 'Sessions' },
-  { id: 'about', label: 'About' },
-  { id: 'delete', label: 'Delete account' },
-] as const;
+const SECTIONS = ['profile', 'notifications', 'password', 'sessions', 'about', 'delete'] as const;
 
 /** The images the service shows as avatars. */
 const AVATAR_TYPES = 'image/png,image/jpeg,image/gif,image/webp,image/avif';
@@ -38,20 +34,20 @@ export function AccountPage({ onLogout }: { onLogout: () => void }) {
   const sessionsChanged = useCallback(() => setSessionsVersion((v) => v + 1), []);
 
   useEffect(() => {
-    setPageTitle('Account settings · Parley');
+    setPageTitle(t('account.pageTitle'));
   }, []);
 
   return (
     <div className={`app-frame ${styles.settingsFrame}`}>
       <ServerRail activeServerId={null} />
-      <nav className={styles.settingsNav} aria-label="Account settings sections">
-        <h1 className={styles.settingsServer}>Account settings</h1>
+      <nav className={styles.settingsNav} aria-label={t('account.accountSettingsSections')}>
+        <h1 className={styles.settingsServer}>{t('account.accountSettings')}</h1>
         <p className={styles.settingsCaption}>{me ? displayName(me) : ''}</p>
         <ul>
           {SECTIONS.map((s) => (
-            <li key={s.id}>
-              <a href={`#${s.id}`} className={styles.settingsTab}>
-                {s.label}
+            <li key={s}>
+              <a href={`#${s}`} className={styles.settingsTab}>
+                {t(`account.sections.${s}`)}
               </a>
             </li>
           ))}
@@ -61,8 +57,8 @@ export function AccountPage({ onLogout }: { onLogout: () => void }) {
       </nav>
       <main className={styles.settingsContent}>
         <div className={styles.settingsTop}>
-          <Link to={paths.home()} className="button secondary small" aria-label="Close account settings and return to chat">
-            <CloseIcon /> Close
+          <Link to={paths.home()} className="button secondary small" aria-label={t('account.closeAccountSettingsAnd')}>
+            <CloseIcon /> {t('account.close')}
           </Link>
         </div>
         {me && !me.bot && (
@@ -96,7 +92,7 @@ function ProfileSection({ me }: { me: User }) {
     setError(null);
     try {
       const updated = await updateProfile({ displayName: name.trim() || null });
-      toast(updated.displayName ? `You now appear as ${updated.displayName}.` : 'You now appear by your username.');
+      toast(updated.displayName ? t('account.youNowAppearAs', { displayName: updated.displayName }) : t('account.youNowAppearBy'));
     } catch (err) {
       setError(describeError(err));
     } finally {
@@ -111,7 +107,7 @@ function ProfileSection({ me }: { me: User }) {
     try {
       const up = await uploadFile(file);
       await updateProfile({ avatar: up.url });
-      toast('Profile picture updated.');
+      toast(t('account.profilePictureUpdated'));
     } catch (err) {
       setError(describeError(err));
     } finally {
@@ -123,7 +119,7 @@ function ProfileSection({ me }: { me: User }) {
     setUploading(true);
     try {
       await updateProfile({ avatar: null });
-      toast('Profile picture removed.');
+      toast(t('account.profilePictureRemoved'));
     } catch (err) {
       toastError(err);
     } finally {
@@ -133,16 +129,14 @@ function ProfileSection({ me }: { me: User }) {
 
   return (
     <section className={styles.settingsSection} id="profile" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Profile</h2>
-      <p className={styles.sectionIntro}>
-        How others see you in servers and on new messages. Messages you already sent keep the name they were sent with.
-      </p>
+      <h2 id={`${id}-title`}>{t('account.profile')}</h2>
+      <p className={styles.sectionIntro}>{t('account.howOthersSeeYou')}</p>
       <div className={own.profile}>
         <div className={own.picture}>
           <Avatar id={me.id} name={displayName(me)} src={me.avatar} size={88} />
           <div className={own.pictureActions}>
             <label className={`button secondary small ${uploading ? own.busy : ''}`} htmlFor={`${id}-file`}>
-              {uploading ? 'Uploading…' : me.avatar ? 'Change picture' : 'Upload picture'}
+              {uploading ? t('account.uploading') : me.avatar ? t('account.changePicture') : t('account.uploadPicture')}
             </label>
             <input
               id={`${id}-file`}
@@ -158,22 +152,22 @@ function ProfileSection({ me }: { me: User }) {
             />
             {me.avatar && (
               <button type="button" className="button secondary small" onClick={() => void removePicture()} disabled={uploading}>
-                Remove
+                {t('account.remove')}
               </button>
             )}
           </div>
           <p id={`${id}-file-hint`} className="small-text">
-            PNG, JPEG, GIF, WebP or AVIF.
+            {t('account.pngJpegGifWebp')}
           </p>
         </div>
         <form className={`stack ${own.nameForm}`} onSubmit={save}>
           <div className="field">
-            <span className="field-label">Username</span>
+            <span className="field-label">{t('account.username')}</span>
             <span className={own.username}>@{me.username}</span>
           </div>
           <div className="field">
             <label htmlFor={`${id}-name`} className="field-label">
-              Display name
+              {t('account.displayName')}
             </label>
             <input
               id={`${id}-name`}
@@ -186,7 +180,7 @@ function ProfileSection({ me }: { me: User }) {
               onChange={(e) => setName(e.target.value)}
             />
             <p id={`${id}-name-hint`} className="hint">
-              Up to 32 characters, shown instead of your username. Leave it empty to go by @{me.username}.
+              {t('account.upTo32Characters', { username: me.username ?? '' })}
             </p>
           </div>
           {error && (
@@ -196,7 +190,7 @@ function ProfileSection({ me }: { me: User }) {
           )}
           <div>
             <button type="submit" className="button primary" disabled={saving || name.trim() === saved}>
-              {saving ? 'Saving…' : 'Save display name'}
+              {saving ? t('account.saving') : t('account.saveDisplayName')}
             </button>
           </div>
         </form>
@@ -215,9 +209,9 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (!current) return setError('Enter your current password.');
-    if ([...next].length < 8) return setError('The new password needs at least 8 characters.');
-    if (next !== again) return setError('The two new passwords differ. Type the same one twice.');
+    if (!current) return setError(t('account.errors.currentPassword'));
+    if ([...next].length < 8) return setError(t('account.errors.tooShort'));
+    if (next !== again) return setError(t('account.errors.differ'));
     setBusy(true);
     setError(null);
     try {
@@ -225,7 +219,7 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
       setCurrent('');
       setNext('');
       setAgain('');
-      toast('Password changed. You were logged out on your other devices.');
+      toast(t('account.passwordChangedYouWere'));
       onChanged();
     } catch (err) {
       setError(describeError(err));
@@ -236,15 +230,15 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
 
   return (
     <section className={styles.settingsSection} id="password" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Password</h2>
-      <p className={styles.sectionIntro}>Changing your password logs you out everywhere else; this browser stays logged in.</p>
-      <form className={`stack ${styles.cardForm} ${own.narrow}`} onSubmit={submit} aria-label="Change password" noValidate>
+      <h2 id={`${id}-title`}>{t('account.password')}</h2>
+      <p className={styles.sectionIntro}>{t('account.changingYourPasswordLogs')}</p>
+      <form className={`stack ${styles.cardForm} ${own.narrow}`} onSubmit={submit} aria-label={t('account.changePassword')} noValidate>
         <p id={`${id}-rules`} className={own.rules}>
-          <strong>Password rules:</strong> {PASSWORD_RULES} At most 256 characters.
+          <strong>{t('account.passwordRules')}</strong> {t('account.passwordRulesText', { rules: passwordRules() })}
         </p>
         <div className="field">
           <label htmlFor={`${id}-current`} className="field-label">
-            Current password
+            {t('account.currentPassword')}
           </label>
           <input
             id={`${id}-current`}
@@ -257,7 +251,7 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
         </div>
         <div className="field">
           <label htmlFor={`${id}-new`} className="field-label">
-            New password
+            {t('account.newPassword')}
           </label>
           <input
             id={`${id}-new`}
@@ -271,7 +265,7 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
         </div>
         <div className="field">
           <label htmlFor={`${id}-again`} className="field-label">
-            New password again
+            {t('account.newPasswordAgain')}
           </label>
           <input
             id={`${id}-again`}
@@ -289,7 +283,7 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
         )}
         <div>
           <button type="submit" className="button primary" disabled={busy}>
-            {busy ? 'Changing…' : 'Change password'}
+            {busy ? t('account.changing') : t('account.changePassword')}
           </button>
         </div>
       </form>
@@ -299,7 +293,7 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
 
 /** "Firefox on Linux" from a User-Agent, or the User-Agent itself when it is nothing familiar. */
 export function describeDevice(userAgent: string | null): string {
-  if (!userAgent) return 'Unknown device';
+  if (!userAgent) return t('account.unknownDevice');
   const browser = [
     [/Edg\//, 'Edge'],
     [/OPR\//, 'Opera'],
@@ -318,7 +312,7 @@ export function describeDevice(userAgent: string | null): string {
   ] as const;
   const b = browser.find(([re]) => re.test(userAgent))?.[1];
   const os = system.find(([re]) => re.test(userAgent))?.[1];
-  if (b && os) return `${b} on ${os}`;
+  if (b && os) return t('account.deviceOn', { browser: b, os });
   if (b || os) return (b ?? os) as string;
   return userAgent.length > 40 ? `${userAgent.slice(0, 40)}…` : userAgent;
 }
@@ -356,9 +350,9 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
   const endOne = async (s: AuthSession) => {
     if (s.current) {
       const ok = await confirm({
-        title: 'Log out here',
-        body: <p>This is the session you are using. Log out of this browser?</p>,
-        confirmLabel: 'Log out',
+        title: t('account.logOutHere'),
+        body: <p>{t('account.thisIsTheSession')}</p>,
+        confirmLabel: t('account.logOut'),
       });
       if (ok) onLogout();
       return;
@@ -366,7 +360,7 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
     try {
       await api.delete(`/auth/sessions/${seg(s.id)}`);
       setSessions((list) => (list ?? []).filter((x) => x.id !== s.id));
-      toast(`Logged out ${describeDevice(s.userAgent)}.`);
+      toast(t('account.loggedOutDescribedevice', { describeDevice: describeDevice(s.userAgent) }));
     } catch (err) {
       toastError(err);
       load();
@@ -375,14 +369,9 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
 
   const endOthers = async () => {
     const ok = await confirm({
-      title: 'Log out everywhere else',
-      body: (
-        <p>
-          End your {others.length === 1 ? 'other session' : `${others.length} other sessions`}? Those devices will have to log in again.
-          This browser stays logged in.
-        </p>
-      ),
-      confirmLabel: 'Log out everywhere else',
+      title: t('account.logOutEverywhereElse'),
+      body: <p>{t('account.logOutOthersConfirm', { count: others.length })}</p>,
+      confirmLabel: t('account.logOutEverywhereElse'),
       danger: true,
     });
     if (!ok) return;
@@ -390,7 +379,7 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
     try {
       await api.delete('/auth/sessions');
       setSessions((list) => (list ?? []).filter((x) => x.current));
-      toast('Logged out everywhere else.');
+      toast(t('account.loggedOutEverywhereElse'));
     } catch (err) {
       toastError(err);
     } finally {
@@ -400,32 +389,30 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
 
   return (
     <section className={styles.settingsSection} id="sessions" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Sessions</h2>
+      <h2 id={`${id}-title`}>{t('account.sessions')}</h2>
       <p className={styles.sectionIntro}>
-        Where you are logged in.{' '}
-        {ttlDays !== null && `A session you do not use for ${ttlDays === 1 ? 'a day' : `${ttlDays} days`} ends by itself; `}
-        “Last active” is accurate to the hour.
+        {ttlDays !== null ? t('account.sessionsIntroTtl', { count: ttlDays }) : t('account.sessionsIntro')}
       </p>
       {loadError && (
         <p className="field-error" role="alert">
-          Could not load your sessions: {loadError}{' '}
+          {t('account.couldNotLoadSessions', { error: loadError })}{' '}
           <button type="button" className="link-button" onClick={load}>
-            Try again
+            {t('account.tryAgain')}
           </button>
         </p>
       )}
-      {!sessions && !loadError && <p className="empty-note">Loading…</p>}
+      {!sessions && !loadError && <p className="empty-note">{t('account.loading')}</p>}
       {sessions && (
         <div className={styles.tableWrap}>
           <table className={styles.table}>
-            <caption className="visually-hidden">Your login sessions</caption>
+            <caption className="visually-hidden">{t('account.yourLoginSessions')}</caption>
             <thead>
               <tr>
-                <th scope="col">Device</th>
-                <th scope="col">Logged in</th>
-                <th scope="col">Last active</th>
+                <th scope="col">{t('account.device')}</th>
+                <th scope="col">{t('account.loggedIn')}</th>
+                <th scope="col">{t('account.lastActive')}</th>
                 <th scope="col">
-                  <span className="visually-hidden">Actions</span>
+                  <span className="visually-hidden">{t('account.actions')}</span>
                 </th>
               </tr>
             </thead>
@@ -438,7 +425,7 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
                       <span className={own.device} title={s.userAgent ?? undefined}>
                         {device}
                       </span>
-                      {s.current && <span className={own.badge}>This browser</span>}
+                      {s.current && <span className={own.badge}>{t('account.thisBrowser')}</span>}
                     </td>
                     <td>
                       <time dateTime={s.createdAt} title={formatFull(s.createdAt)}>
@@ -447,7 +434,7 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
                     </td>
                     <td>
                       {s.current ? (
-                        'Now'
+                        t('account.now')
                       ) : (
                         <time dateTime={s.lastUsedAt} title={formatFull(s.lastUsedAt)}>
                           {formatMessageTime(s.lastUsedAt)}
@@ -459,9 +446,9 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
                         type="button"
                         className="button secondary small"
                         onClick={() => void endOne(s)}
-                        aria-label={s.current ? 'Log out of this browser' : `Log out the session on ${device}`}
+                        aria-label={s.current ? t('account.logOutOfThis') : t('account.logOutTheSession', { device })}
                       >
-                        Log out
+                        {t('account.logOut')}
                       </button>
                     </td>
                   </tr>
@@ -473,9 +460,9 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
       )}
       <div className={own.after}>
         <button type="button" className="button danger" onClick={() => void endOthers()} disabled={busy || others.length === 0}>
-          Log out everywhere else
+          {t('account.logOutEverywhereElse')}
         </button>
-        {sessions && others.length === 0 && <span className="small-text">This browser is your only session.</span>}
+        {sessions && others.length === 0 && <span className="small-text">{t('account.thisBrowserIsYour')}</span>}
       </div>
     </section>
   );
@@ -489,19 +476,15 @@ function DeleteSection({ me, onDeleted }: { me: User; onDeleted: () => void }) {
 
   return (
     <section className={`${styles.settingsSection} ${own.danger}`} id="delete" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Delete account</h2>
-      <p className={styles.sectionIntro}>
-        Deleting your account logs you out everywhere, deletes the bots you own and frees your username. Your messages stay in their
-        channels, shown as sent by “Deleted user”. This cannot be undone.
-      </p>
+      <h2 id={`${id}-title`}>{t('account.deleteAccount')}</h2>
+      <p className={styles.sectionIntro}>{t('account.deletingYourAccountLogs')}</p>
       {owned.length > 0 && (
         <p className="warning" role="note">
-          You own {owned.length === 1 ? 'a server' : `${owned.length} servers`}: {owned.map((s) => s.name).join(', ')}. An account that owns
-          servers cannot be deleted, so that no server is left without an owner; Parley cannot yet hand a server over or delete one.
+          {t('account.ownsServers', { count: owned.length, servers: owned.map((s) => s.name).join(', ') })}
         </p>
       )}
       <button type="button" className="button danger" onClick={() => setOpen(true)}>
-        Delete account…
+        {t('account.deleteAccountEllipsis')}
       </button>
       {open && <DeleteDialog onClose={() => setOpen(false)} onDeleted={onDeleted} />}
     </section>
@@ -516,33 +499,27 @@ function DeleteDialog({ onClose, onDeleted }: { onClose: () => void; onDeleted: 
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (!password) return setError('Enter your password to confirm.');
+    if (!password) return setError(t('account.errors.passwordToConfirm'));
     setBusy(true);
     setError(null);
     try {
       await api.delete('/users/@me', { password } satisfies DeleteAccountBody);
-      toast('Your account was deleted.');
+      toast(t('account.yourAccountWasDeleted'));
       onDeleted();
     } catch (err) {
       // 409: they own servers. Parley cannot hand a server over or delete it yet, so say so plainly.
       const owns = err instanceof ApiError && err.status === 409;
-      setError(
-        owns
-          ? `${describeError(err)}. Parley cannot yet hand a server to someone else or delete it, so this account stays while it owns one.`
-          : describeError(err),
-      );
+      setError(owns ? t('account.deleteOwnsServers', { error: describeError(err) }) : describeError(err));
       setBusy(false);
     }
   };
 
   return (
-    <Dialog title="Delete your account?" onClose={onClose}>
+    <Dialog title={t('account.deleteYourAccount')} onClose={onClose}>
       <form onSubmit={submit} className={`${dialogStyles.dialogBody} stack`} noValidate>
-        <p className="warning">
-          Your name, picture, password and bots are removed for good. Your messages stay, shown as sent by “Deleted user”.
-        </p>
+        <p className="warning">{t('account.yourNamePicturePassword')}</p>
         <label htmlFor={`${id}-password`} className="field-label">
-          Your password
+          {t('account.yourPassword')}
         </label>
         <input
           id={`${id}-password`}
@@ -561,10 +538,10 @@ function DeleteDialog({ onClose, onDeleted }: { onClose: () => void; onDeleted: 
         )}
         <footer className={dialogStyles.dialogActions}>
           <button type="button" className="button secondary" onClick={onClose}>
-            Cancel
+            {t('account.cancel')}
           </button>
           <button type="submit" className="button danger" disabled={busy}>
-            {busy ? 'Deleting…' : 'Delete my account'}
+            {busy ? t('account.deleting') : t('account.deleteMyAccount')}
           </button>
         </footer>
       </form>
@@ -577,17 +554,15 @@ function AboutSection() {
   const id = useId();
   return (
     <section className={styles.settingsSection} id="about" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>About</h2>
+      <h2 id={`${id}-title`}>{t('account.sections.about')}</h2>
       <p>
-        Emoji graphics are{' '}
-        <a href="https://github.com/jdecked/twemoji" target="_blank" rel="noopener noreferrer">
-          Twemoji
-        </a>
-        , © Twitter, Inc and other contributors, licensed under{' '}
-        <a href="https://creativecommons.org/licenses/by/4.0/" target="_blank" rel="noopener noreferrer">
-          CC-BY 4.0
-        </a>
-        . Emoji names and shortcodes come from emojibase (MIT); the image viewer is yet-another-react-lightbox (MIT).
+        <Trans
+          i18nKey="account.aboutCredits"
+          components={{
+            twemoji: <a href="https://github.com/jdecked/twemoji" target="_blank" rel="noopener noreferrer" />,
+            licence: <a href="https://creativecommons.org/licenses/by/4.0/" target="_blank" rel="noopener noreferrer" />,
+          }}
+        />
       </p>
     </section>
   );

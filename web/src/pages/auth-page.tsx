@@ -4,6 +4,8 @@ import type { AuthResult, CredentialsBody, Instance, RegisterBody } from '../api
 import { parseInvite } from '../state/actions';
 import { Link, paths } from '../router';
 import styles from './auth-page.module.css';
+import { Trans } from 'react-i18next';
+import { t } from '../i18n';
 
 /** Who may register here (`GET /instance`); null while it is being asked. */
 export type RegistrationMode = Instance['registration'] | null;
@@ -22,7 +24,7 @@ interface Props {
 }
 
 /** The password rules of the service, shown before anyone has to guess them. */
-export const PASSWORD_RULES = 'At least 8 characters. Very common passwords (like “password123”) are refused.';
+export const passwordRules = (): string => t('auth.passwordRules');
 
 /** Log in or create an account, as the instance's registration mode allows. */
 export function AuthPage({ mode, notice, registration, inviteCode, returning, onAuthenticated }: Props) {
@@ -39,12 +41,12 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!username.trim() || !password) {
-      setError('Enter a username and a password.');
+      setError(t('auth.errors.credentials'));
       return;
     }
     const code = needsInvite ? parseInvite(invite) : null;
     if (needsInvite && !code) {
-      setError('Enter the invite code or link someone sent you.');
+      setError(t('auth.errors.inviteCode'));
       return;
     }
     setBusy(true);
@@ -62,16 +64,12 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
 
   // Keep the current path (an invite link) when switching between the two forms.
   const here = location.pathname.startsWith('/invite/') ? location.pathname : null;
-  const title = register ? 'Create your account' : returning ? 'Welcome back' : 'Log in to Parley';
-  const subtitle = register
-    ? 'Join the conversation on Parley.'
-    : returning
-      ? 'Log in to pick up where you left off.'
-      : 'Enter your username and password.';
+  const title = register ? t('auth.title.register') : returning ? t('auth.title.welcomeBack') : t('auth.title.login');
+  const subtitle = register ? t('auth.lead.register') : returning ? t('auth.lead.welcomeBack') : t('auth.lead.login');
 
   const switcher = (
     <p className={styles.authSwitch}>
-      {register ? 'Already have an account? ' : 'New here? '}
+      {register ? t('auth.alreadyHaveAnAccount') : t('auth.newHere')}
       {here ? (
         <a
           href={here}
@@ -80,10 +78,10 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
             window.dispatchEvent(new CustomEvent('parley:auth-mode', { detail: register ? 'login' : 'register' }));
           }}
         >
-          {register ? 'Log in' : 'Create an account'}
+          {register ? t('auth.logIn') : t('auth.createAnAccount')}
         </a>
       ) : (
-        <Link to={register ? paths.login() : paths.register()}>{register ? 'Log in' : 'Create an account'}</Link>
+        <Link to={register ? paths.login() : paths.register()}>{register ? t('auth.logIn') : t('auth.createAnAccount')}</Link>
       )}
     </p>
   );
@@ -102,12 +100,12 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
       <main className={styles.authPage}>
         <section className={styles.authCard} aria-labelledby={`${uid}-title`}>
           {logo}
-          <h1 id={`${uid}-title`}>Registration is closed</h1>
+          <h1 id={`${uid}-title`}>{t('auth.registrationIsClosed')}</h1>
           <p className={styles.authNotice} role="status">
-            This Parley does not take new accounts. Ask the person who runs it to make one for you.
+            {t('auth.thisParleyDoesNot')}
           </p>
           <p className={styles.authSwitch}>
-            Already have an account? <Link to={paths.login()}>Log in</Link>
+            <Trans i18nKey="auth.alreadyHaveAccount" components={{ login: <Link to={paths.login()} /> }} />
           </p>
         </section>
       </main>
@@ -125,11 +123,9 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
             {notice}
           </p>
         )}
-        {needsInvite && !inviteCode && (
-          <p className={styles.authNotice}>This Parley takes new accounts by invitation: you need an invite code or link.</p>
-        )}
+        {needsInvite && !inviteCode && <p className={styles.authNotice}>{t('auth.thisParleyTakesNew')}</p>}
         <label htmlFor={`${uid}-user`} className="field-label">
-          Username
+          {t('auth.username')}
         </label>
         <input
           id={`${uid}-user`}
@@ -144,11 +140,11 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
         />
         {register && (
           <p id={`${uid}-user-hint`} className="hint">
-            2 to 32 letters, digits, “_”, “.” or “-”. You can choose a display name later.
+            {t('auth.n2To32Letters')}
           </p>
         )}
         <label htmlFor={`${uid}-pass`} className="field-label">
-          Password
+          {t('auth.password')}
         </label>
         <input
           id={`${uid}-pass`}
@@ -162,13 +158,13 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
         />
         {register && (
           <p id={`${uid}-pass-hint`} className="hint">
-            {PASSWORD_RULES}
+            {passwordRules()}
           </p>
         )}
         {needsInvite && (
           <>
             <label htmlFor={`${uid}-invite`} className="field-label">
-              Invite code or link
+              {t('auth.inviteCodeOrLink')}
             </label>
             <input
               id={`${uid}-invite`}
@@ -188,7 +184,7 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
           </p>
         )}
         <button type="submit" className="button primary wide" disabled={busy || (register && registration === null)}>
-          {busy ? 'Please wait…' : register ? 'Create account' : 'Log in'}
+          {busy ? t('auth.pleaseWait') : register ? t('auth.createAccount') : t('auth.logIn')}
         </button>
         {switcher}
       </form>

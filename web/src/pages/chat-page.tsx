@@ -19,6 +19,7 @@ import { PinsPanel } from '../components/pins-panel';
 import { SearchBox } from '../components/search';
 import styles from './chat-page.module.css';
 import sidebarStyles from '../components/channel-sidebar.module.css';
+import { t } from '../i18n';
 
 const LAST_CHANNEL_KEY = 'parley.lastChannel';
 
@@ -96,8 +97,8 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
   }, [channel?.id, serverId]);
 
   useEffect(() => {
-    const serverName = server?.name ?? 'Parley';
-    setPageTitle(channel ? `#${channel.name} · ${serverName} · Parley` : `${serverName} · Parley`);
+    const serverName = server?.name ?? t('titles.app');
+    setPageTitle(channel ? t('titles.channel', { channel: channel.name, server: serverName }) : t('titles.page', { page: serverName }));
   }, [channel?.name, server?.name]);
 
   const editLast = useCallback(() => {
@@ -120,14 +121,14 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
           <div className="card">
             {serversLoaded ? (
               <>
-                <h1>Server not found</h1>
-                <p>You are not a member of this server, or it no longer exists.</p>
+                <h1>{t('chat.serverNotFound')}</h1>
+                <p>{t('chat.youAreNotA')}</p>
                 <Link to={paths.home()} className="button primary">
-                  Back to Parley
+                  {t('chat.backToParley')}
                 </Link>
               </>
             ) : (
-              <p>Loading…</p>
+              <p>{t('chat.loading')}</p>
             )}
           </div>
         </main>
@@ -164,7 +165,7 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
             ref={sidebarButton}
             type="button"
             className={`icon-button ${styles.sidebarToggle}`}
-            aria-label="Show channels"
+            aria-label={t('chat.showChannels')}
             onClick={() => setShowSidebar((v) => !v)}
             aria-expanded={showSidebar}
           >
@@ -189,10 +190,10 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
               ref={pinsButton}
               type="button"
               className={`icon-button${showPins ? ' active' : ''}`}
-              aria-label="Pinned messages"
+              aria-label={t('chat.pinnedMessages')}
               aria-expanded={showPins}
               aria-haspopup="dialog"
-              title="Pinned messages"
+              title={t('chat.pinnedMessages')}
               onClick={() => setShowPins((v) => !v)}
             >
               <PinIcon />
@@ -202,9 +203,9 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
             ref={membersButton}
             type="button"
             className={`icon-button${showMembers ? ' active' : ''}`}
-            aria-label={showMembers ? 'Hide member list' : 'Show member list'}
+            aria-label={showMembers ? t('chat.hideMemberList') : t('chat.showMemberList')}
             aria-pressed={showMembers}
-            title="Members"
+            title={t('chat.members')}
             onClick={() => setShowMembers((v) => !v)}
           >
             <UsersIcon />
@@ -228,17 +229,13 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
               <div className="card">
                 {channels && channels.length === 0 ? (
                   <>
-                    <h2>No channels yet</h2>
-                    <p>
-                      {can(bits, P.MANAGE_CHANNELS)
-                        ? 'Create the first channel with the + next to “Channels”.'
-                        : 'Nobody has created a channel you can see yet.'}
-                    </p>
+                    <h2>{t('chat.noChannelsYet')}</h2>
+                    <p>{can(bits, P.MANAGE_CHANNELS) ? t('chat.createTheFirstChannel') : t('chat.nobodyHasCreatedA')}</p>
                   </>
                 ) : channelId && channels ? (
-                  <p>That channel no longer exists.</p>
+                  <p>{t('chat.thatChannelNoLonger')}</p>
                 ) : (
-                  <p>Loading…</p>
+                  <p>{t('chat.loading')}</p>
                 )}
               </div>
             </div>
@@ -256,7 +253,7 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
             }}
           />
         )}
-        {dragging && <div className={styles.dropOverlay}>Drop files to attach them</div>}
+        {dragging && <div className={styles.dropOverlay}>{t('chat.dropFilesToAttach')}</div>}
       </main>
       {showMembers && <MemberList server={server} />}
       <MemberCardHost server={server} />
@@ -270,7 +267,8 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
 function ConnectionState() {
   const status = useStore((s) => s.status);
   if (status === 'ready') return null;
-  const text = status === 'closed' ? 'Offline' : status === 'reconnecting' ? 'Reconnecting…' : 'Connecting…';
+  const text =
+    status === 'closed' ? t('presence.status.offline') : status === 'reconnecting' ? t('chat.reconnecting') : t('chat.connecting');
   return (
     <span className={styles.connectionState} role="status">
       {text}

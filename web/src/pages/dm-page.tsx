@@ -23,6 +23,7 @@ import { Link, navigate, paths } from '../router';
 import { lastChannel } from './chat-page';
 import chatStyles from './chat-page.module.css';
 import styles from './dm-page.module.css';
+import { t } from '../i18n';
 
 const LAST_CHANNEL_KEY = 'parley.lastChannel';
 
@@ -59,7 +60,7 @@ export function DmPage({ channelId, onLogout }: { channelId: string | null; onLo
 
   const title = dm ? dmTitle(dm, meId) : null;
   useEffect(() => {
-    setPageTitle(title ? `${dm?.type === 'group_dm' ? title : `@${title}`} · Parley` : 'Direct messages · Parley');
+    setPageTitle(title ? t('titles.page', { page: dm?.type === 'group_dm' ? title : `@${title}` }) : t('titles.directMessages'));
   }, [title, dm?.type]);
 
   const toggle = (
@@ -67,7 +68,7 @@ export function DmPage({ channelId, onLogout }: { channelId: string | null; onLo
       ref={sidebarButton}
       type="button"
       className={`icon-button ${chatStyles.sidebarToggle}`}
-      aria-label="Show conversations"
+      aria-label={t('dm.showConversations')}
       onClick={() => setShowSidebar((v) => !v)}
       aria-expanded={showSidebar}
     >
@@ -83,29 +84,27 @@ export function DmPage({ channelId, onLogout }: { channelId: string | null; onLo
       {dm && title ? (
         <Conversation key={dm.id} dm={dm} title={title} toggle={toggle} />
       ) : (
-        <main className={chatStyles.chat} aria-label="Direct messages">
+        <main className={chatStyles.chat} aria-label={t('dm.directMessages')}>
           <header className={chatStyles.chatHeader}>
             {toggle}
-            <h2 className={chatStyles.chatTitle}>Direct messages</h2>
+            <h2 className={chatStyles.chatTitle}>{t('dm.directMessages')}</h2>
           </header>
           <div className="center-page">
             <div className="card">
               {channelId && loaded ? (
                 <>
-                  <h2>Conversation not found</h2>
-                  <p>You are not in this conversation, or it no longer exists.</p>
+                  <h2>{t('dm.conversationNotFound')}</h2>
+                  <p>{t('dm.youAreNotIn')}</p>
                   <Link to={paths.dms()} className="button primary">
-                    Back to direct messages
+                    {t('dm.backToDirectMessages')}
                   </Link>
                 </>
               ) : channelId ? (
-                <p>Loading…</p>
+                <p>{t('dm.loading')}</p>
               ) : (
                 <>
-                  <h2>Your direct messages</h2>
-                  <p>
-                    Pick a conversation from the list, or start one: open someone’s profile in a server’s member list and choose Message.
-                  </p>
+                  <h2>{t('dm.yourDirectMessages')}</h2>
+                  <p>{t('dm.pickAConversationFrom')}</p>
                 </>
               )}
             </div>
@@ -147,9 +146,9 @@ function Conversation({ dm, title, toggle }: { dm: DmChannel; title: string; tog
 
   const leave = async () => {
     const ok = await confirm({
-      title: `Leave ${title}`,
-      body: <p>You will no longer receive its messages, and you cannot rejoin unless someone adds you in a new group.</p>,
-      confirmLabel: 'Leave group',
+      title: t('dm.leaveTitle', { title }),
+      body: <p>{t('dm.youWillNoLonger')}</p>,
+      confirmLabel: t('dm.leaveGroup'),
       danger: true,
     });
     if (!ok) return;
@@ -167,8 +166,8 @@ function Conversation({ dm, title, toggle }: { dm: DmChannel; title: string; tog
       <h2>{title}</h2>
       <p>
         {group
-          ? `This is the start of the group ${title}, with ${others.map((u) => displayName(u)).join(', ')}.`
-          : `This is the beginning of your direct message history with ${title}.`}
+          ? t('dm.thisIsTheStart', { title, join: others.map((u) => displayName(u)).join(', ') })
+          : t('dm.thisIsTheBeginning', { title })}
       </p>
     </div>
   );
@@ -186,7 +185,7 @@ function Conversation({ dm, title, toggle }: { dm: DmChannel; title: string; tog
         </h2>
         {group && (
           <button type="button" className="button secondary small" onClick={() => void leave()}>
-            Leave group
+            {t('dm.leaveGroup')}
           </button>
         )}
       </header>

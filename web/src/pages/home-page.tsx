@@ -11,6 +11,7 @@ import { setPageTitle } from '../lib/title';
 import { SIDEBAR_DRAWER_MEDIA, useDrawerEscape } from '../lib/drawer';
 import { MenuIcon } from '../components/icons';
 import chatStyles from './chat-page.module.css';
+import { t } from '../i18n';
 
 /** "/": open the last server, or welcome a person who has none yet. */
 export function HomePage({ onLogout }: { onLogout: () => void }) {
@@ -33,11 +34,11 @@ export function HomePage({ onLogout }: { onLogout: () => void }) {
   }, [loaded, order]);
 
   useEffect(() => {
-    setPageTitle('Parley');
+    setPageTitle(t('titles.app'));
   }, []);
 
   if (!loaded || order.length) {
-    return <div className="splash">Loading…</div>;
+    return <div className="splash">{t('home.loading')}</div>;
   }
 
   return (
@@ -50,23 +51,23 @@ export function HomePage({ onLogout }: { onLogout: () => void }) {
             ref={menuButton}
             type="button"
             className="icon-button"
-            aria-label="Show menu"
+            aria-label={t('home.showMenu')}
             aria-expanded={showSidebar}
             onClick={() => setShowSidebar((v) => !v)}
           >
             <MenuIcon />
           </button>
-          <span className={chatStyles.chatTitle}>Parley</span>
+          <span className={chatStyles.chatTitle}>{t('home.parley')}</span>
         </header>
         <div className="card welcome">
-          <h1>Welcome to Parley, {displayName(me)}!</h1>
-          <p>Servers are where conversations happen. Start your own, or join one with an invite link someone sent you.</p>
+          <h1>{t('home.welcomeToParleyDisplayname', { displayName: displayName(me) })}</h1>
+          <p>{t('home.serversAreWhereConversations')}</p>
           <div className="row">
             <button type="button" className="button primary" onClick={() => setDialog('create')}>
-              Create a server
+              {t('home.createAServer')}
             </button>
             <button type="button" className="button secondary" onClick={() => setDialog('join')}>
-              Join with an invite
+              {t('home.joinWithAnInvite')}
             </button>
           </div>
         </div>
@@ -74,10 +75,10 @@ export function HomePage({ onLogout }: { onLogout: () => void }) {
       {showSidebar && <div className="scrim" onClick={closeSidebar} aria-hidden="true" />}
       {dialog === 'create' && (
         <PromptDialog
-          title="Create a server"
-          label="Server name"
+          title={t('home.createAServer')}
+          label={t('home.serverName')}
           submitLabel="Create"
-          placeholder="My community"
+          placeholder={t('home.myCommunity')}
           onClose={() => setDialog(null)}
           onSubmit={async (name) => {
             const s = await createServer(name);
@@ -87,8 +88,8 @@ export function HomePage({ onLogout }: { onLogout: () => void }) {
       )}
       {dialog === 'join' && (
         <PromptDialog
-          title="Join a server"
-          label="Invite link or code"
+          title={t('home.joinAServer')}
+          label={t('home.inviteLinkOrCode')}
           submitLabel="Join"
           maxLength={500}
           onClose={() => setDialog(null)}

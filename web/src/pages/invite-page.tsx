@@ -9,6 +9,8 @@ import { useStore } from '../state/store';
 import { Link, navigate, paths } from '../router';
 import styles from './invite-page.module.css';
 import { setPageTitle } from '../lib/title';
+import { Trans } from 'react-i18next';
+import { t } from '../i18n';
 
 /**
  * The code someone just logged in or registered for from this invite's page: they said
@@ -32,10 +34,7 @@ export function useInvitePreview(code: string): Load {
       .then((preview) => !cancelled && setLoad({ state: 'ready', preview }))
       .catch((err) => {
         if (cancelled) return;
-        const message =
-          err instanceof ApiError && err.status === 404
-            ? 'This invite has expired, was used up or revoked, or the link is mistyped.'
-            : describeError(err);
+        const message = err instanceof ApiError && err.status === 404 ? t('invite.gone') : describeError(err);
         setLoad({ state: 'gone', message });
       });
     return () => {
@@ -80,7 +79,7 @@ export function InvitePage({ code }: { code: string }) {
   };
 
   useEffect(() => {
-    setPageTitle(preview ? `Join ${preview.server.name} · Parley` : 'Invite · Parley');
+    setPageTitle(preview ? t('titles.join', { server: preview.server.name }) : t('titles.invite'));
   }, [preview]);
 
   // Arrived here by logging in to accept this invite: join straight away (once).
@@ -97,7 +96,7 @@ export function InvitePage({ code }: { code: string }) {
     return (
       <main className="center-page">
         <div className={`card ${styles.card}`} role="status">
-          <p className={styles.muted}>Looking up your invite…</p>
+          <p className={styles.muted}>{t('invite.lookingUpYourInvite')}</p>
         </div>
       </main>
     );
@@ -107,11 +106,11 @@ export function InvitePage({ code }: { code: string }) {
     return (
       <main className="center-page">
         <div className={`card ${styles.card}`}>
-          <h1>This invite no longer works</h1>
+          <h1>{t('invite.thisInviteNoLonger')}</h1>
           <p role="alert">{load.message}</p>
-          <p className="hint">Ask the person who sent it for a new link.</p>
+          <p className="hint">{t('invite.askThePersonWho')}</p>
           <Link to={paths.home()} className="button primary">
-            Go to Parley
+            {t('invite.goToParley')}
           </Link>
         </div>
       </main>
@@ -119,7 +118,7 @@ export function InvitePage({ code }: { code: string }) {
   }
 
   const { server } = load.preview;
-  const members = `${server.memberCount} ${server.memberCount === 1 ? 'member' : 'members'}`;
+  const members = t('invite.members', { count: server.memberCount });
   return (
     <main className="center-page">
       <section className={`card ${styles.card}`} aria-labelledby="invite-title">
@@ -127,22 +126,22 @@ export function InvitePage({ code }: { code: string }) {
         {member ? (
           <>
             <h1 id="invite-title" className={styles.title}>
-              You are already in <strong>{server.name}</strong>
+              <Trans i18nKey="invite.alreadyIn" values={{ server: server.name }} components={{ b: <strong /> }} />
             </h1>
             <p className={styles.muted}>{members}</p>
             <div className={styles.actions}>
               <Link to={paths.server(server.id)} className="button primary">
-                Open {server.name}
+                {t('invite.openServer', { server: server.name })}
               </Link>
             </div>
           </>
         ) : (
           <>
             <p className={styles.kicker} aria-hidden="true">
-              You’ve been invited to join
+              {t('invite.youVeBeenInvited')}
             </p>
             <h1 id="invite-title" className={styles.title}>
-              <span className="visually-hidden">You’ve been invited to join </span>
+              <span className="visually-hidden">{t('invite.youVeBeenInvited')} </span>
               <strong>{server.name}</strong>
             </h1>
             <p className={styles.muted}>
@@ -156,10 +155,10 @@ export function InvitePage({ code }: { code: string }) {
             )}
             <div className={styles.actions}>
               <button type="button" className="button primary" onClick={() => void join()} disabled={joining}>
-                {joining ? 'Joining…' : `Join ${server.name}`}
+                {joining ? t('invite.joining') : t('invite.joinServer', { server: server.name })}
               </button>
               <Link to={paths.home()} className="button secondary">
-                No thanks
+                {t('invite.noThanks')}
               </Link>
             </div>
           </>

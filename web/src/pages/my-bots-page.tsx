@@ -11,6 +11,9 @@ import { formatDate, formatFull } from '../lib/format';
 import { copyText } from '../lib/clipboard';
 import styles from './settings/settings.module.css';
 import { setPageTitle } from '../lib/title';
+import { Trans } from 'react-i18next';
+import { t } from '../i18n';
+import '../i18n/my-bots';
 
 /** Create, list and delete the bots you own. */
 export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
@@ -33,13 +36,13 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
   };
 
   useEffect(() => {
-    setPageTitle('My bots · Parley');
+    setPageTitle(t('myBots.pageTitle'));
     load();
   }, []);
 
   const create = async (e: FormEvent) => {
     e.preventDefault();
-    if (!name.trim()) return setError('Give your bot a name.');
+    if (!name.trim()) return setError(t('myBots.errors.name'));
     setBusy(true);
     setError(null);
     try {
@@ -59,7 +62,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
     try {
       const updated = await api.patch<Bot>(`/bots/${seg(bot.id)}`, { public: isPublic } satisfies UpdateBotBody);
       setBots((list) => (list ?? []).map((b) => (b.id === bot.id ? { ...b, public: updated.public } : b)));
-      toast(updated.public ? `Anyone can now add ${bot.name} to their server.` : `Only you can add ${bot.name} to a server now.`);
+      toast(updated.public ? t('myBots.anyoneCanNowAdd', { bot: bot.name }) : t('myBots.onlyYouCanAdd', { bot: bot.name }));
     } catch (err) {
       toastError(err);
     } finally {
@@ -73,16 +76,16 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
 
   const remove = async (bot: Bot) => {
     const ok = await confirm({
-      title: 'Delete bot',
+      title: t('myBots.deleteBot'),
       body: (
         <>
           <p>
-            Delete the bot <strong>{bot.name}</strong>?
+            <Trans i18nKey="myBots.deleteConfirm" values={{ bot: bot.name }} components={{ b: <strong /> }} />
           </p>
-          <p className="warning">Its token stops working at once and it leaves every server. This cannot be undone.</p>
+          <p className="warning">{t('myBots.itsTokenStopsWorking')}</p>
         </>
       ),
-      confirmLabel: 'Delete bot',
+      confirmLabel: t('myBots.deleteBot'),
       danger: true,
     });
     if (!ok) return;
@@ -90,7 +93,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
       await api.delete(`/bots/${seg(bot.id)}`);
       setBots((list) => (list ?? []).filter((b) => b.id !== bot.id));
       if (created?.id === bot.id) setCreated(null);
-      toast(`${bot.name} deleted.`);
+      toast(t('myBots.botDeleted', { bot: bot.name }));
     } catch (err) {
       toastError(err);
     }
@@ -99,51 +102,49 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
   return (
     <div className={`app-frame ${styles.settingsFrame}`}>
       <ServerRail activeServerId={null} />
-      <nav className={styles.settingsNav} aria-label="Account">
-        <h1 className={styles.settingsServer}>My bots</h1>
-        <p className={styles.settingsCaption}>Bots you own</p>
+      <nav className={styles.settingsNav} aria-label={t('myBots.account')}>
+        <h1 className={styles.settingsServer}>{t('myBots.myBots')}</h1>
+        <p className={styles.settingsCaption}>{t('myBots.botsYouOwn')}</p>
         <div className="grow" />
         <UserPanel onLogout={onLogout} className={styles.navUserPanel} />
       </nav>
       <main className={styles.settingsContent}>
         <section className={styles.settingsSection} aria-labelledby="mybots-title">
-          <h2 id="mybots-title">My bots</h2>
+          <h2 id="mybots-title">{t('myBots.myBots')}</h2>
           <p className={styles.sectionIntro}>
-            A bot signs in to the API with <code>Authorization: Bot &lt;token&gt;</code>. After creating one, add it in the settings of a
-            server you own. Other server owners can add it with its id only if you make it public.
+            <Trans i18nKey="myBots.intro" values={{ header: 'Authorization: Bot <token>' }} components={{ code: <code /> }} />
           </p>
 
           {created?.token && (
-            <div className={styles.secretPanel} role="region" aria-label="New bot token">
-              <h3>Bot “{created.name}” created</h3>
-              <CopyField label="Bot token" value={created.token} secret />
-              <CopyField label="Bot id" value={created.id} />
+            <div className={styles.secretPanel} role="region" aria-label={t('myBots.newBotToken')}>
+              <h3>{t('myBots.botCreatedCreated', { created: created.name })}</h3>
+              <CopyField label={t('myBots.botToken')} value={created.token} secret />
+              <CopyField label={t('myBots.botId')} value={created.id} />
               <p className="warning">
-                <strong>Copy the token now. You will not see it again.</strong> Anyone with it can act as your bot. If it leaks, delete the
-                bot and create a new one.
+                <Trans i18nKey="myBots.tokenWarning" components={{ b: <strong /> }} />
               </p>
               <button type="button" className="button secondary" onClick={() => setCreated(null)}>
-                I have copied it
+                {t('myBots.iHaveCopiedIt')}
               </button>
             </div>
           )}
 
-          <form className={styles.inlineForm} onSubmit={create} aria-label="Create a bot">
+          <form className={styles.inlineForm} onSubmit={create} aria-label={t('myBots.createABot')}>
             <div className="field">
               <label htmlFor={`${id}-name`} className="field-label">
-                Bot name
+                {t('myBots.botName')}
               </label>
               <input
                 id={`${id}-name`}
                 className="input"
                 value={name}
                 maxLength={80}
-                placeholder="Helper"
+                placeholder={t('myBots.helper')}
                 onChange={(e) => setName(e.target.value)}
               />
             </div>
             <button type="submit" className="button primary" disabled={busy}>
-              {busy ? 'Creating…' : 'Create bot'}
+              {busy ? t('myBots.creating') : t('myBots.createBot')}
             </button>
             {error && (
               <p className={`field-error ${styles.full}`} role="alert">
@@ -152,29 +153,29 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
             )}
           </form>
 
-          <h3 className={styles.subheading}>Your bots</h3>
+          <h3 className={styles.subheading}>{t('myBots.yourBots')}</h3>
           {loadError && (
             <p className="field-error" role="alert">
-              Could not load your bots: {loadError}{' '}
+              {t('myBots.couldNotLoad', { error: loadError })}{' '}
               <button type="button" className="link-button" onClick={load}>
-                Try again
+                {t('myBots.tryAgain')}
               </button>
             </p>
           )}
-          {!bots && !loadError && <p className="empty-note">Loading…</p>}
-          {bots && bots.length === 0 && <p className="empty-note">You have no bots yet.</p>}
+          {!bots && !loadError && <p className="empty-note">{t('myBots.loading')}</p>}
+          {bots && bots.length === 0 && <p className="empty-note">{t('myBots.youHaveNoBots')}</p>}
           {bots && bots.length > 0 && (
             <div className={styles.tableWrap}>
               <table className={styles.table}>
-                <caption className="visually-hidden">Your bots</caption>
+                <caption className="visually-hidden">{t('myBots.yourBots')}</caption>
                 <thead>
                   <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Id</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Public</th>
+                    <th scope="col">{t('myBots.name')}</th>
+                    <th scope="col">{t('myBots.id')}</th>
+                    <th scope="col">{t('myBots.created')}</th>
+                    <th scope="col">{t('myBots.public')}</th>
                     <th scope="col">
-                      <span className="visually-hidden">Actions</span>
+                      <span className="visually-hidden">{t('myBots.actions')}</span>
                     </th>
                   </tr>
                 </thead>
@@ -193,14 +194,14 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
                         <button
                           type="button"
                           className="link-button"
-                          aria-label={`Copy the id of ${b.name}`}
+                          aria-label={t('myBots.copyTheIdOf', { b: b.name })}
                           onClick={() =>
                             copyText(b.id)
-                              .then(() => toast('Bot id copied.'))
+                              .then(() => toast(t('myBots.botIdCopied')))
                               .catch(toastError)
                           }
                         >
-                          Copy
+                          {t('myBots.copy')}
                         </button>
                       </td>
                       <td data-label="Created">
@@ -215,10 +216,10 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
                             type="checkbox"
                             checked={b.public}
                             disabled={saving.has(b.id)}
-                            aria-label={`Public: anyone can add ${b.name} to their server`}
+                            aria-label={t('myBots.publicAnyoneCanAdd', { b: b.name })}
                             onChange={(e) => void setPublic(b, e.target.checked)}
                           />
-                          {b.public ? 'Public' : 'Private'}
+                          {b.public ? t('myBots.public') : t('myBots.private')}
                         </label>
                       </td>
                       <td className={styles.actionsCell}>
@@ -226,9 +227,9 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
                           type="button"
                           className="button danger small"
                           onClick={() => void remove(b)}
-                          aria-label={`Delete ${b.name}`}
+                          aria-label={t('myBots.deleteB', { b: b.name })}
                         >
-                          Delete
+                          {t('myBots.delete')}
                         </button>
                       </td>
                     </tr>
@@ -237,9 +238,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
               </table>
             </div>
           )}
-          {bots && bots.length > 0 && (
-            <p className="small-text">Public: anyone can add this bot to their server. A private bot can only be added by you.</p>
-          )}
+          {bots && bots.length > 0 && <p className="small-text">{t('myBots.publicHelp')}</p>}
         </section>
       </main>
     </div>

@@ -15,13 +15,11 @@ import { toastError } from '../state/toasts';
 import { paths } from '../router';
 import styles from './settings/settings.module.css';
 import own from './account-page.module.css';
+import { Trans } from 'react-i18next';
+import { t } from '../i18n';
+import '../i18n/account';
 
-const STATE_TEXT: Record<PermissionState, string> = {
-  granted: 'On: Parley shows desktop notifications in this browser.',
-  denied: 'Blocked: this browser does not let Parley show notifications.',
-  default: 'Off: Parley has not asked this browser yet.',
-  unsupported: 'Not available: this browser cannot show desktop notifications.',
-};
+const stateText = (state: PermissionState): string => t(`account.notifications.state.${state}`);
 
 export function NotificationsSection() {
   const permission = useNotificationPermission();
@@ -47,8 +45,8 @@ export function NotificationsSection() {
 
   const test = () =>
     showNotification({
-      title: 'Parley',
-      body: 'Notifications work. This is how a mention or a direct message will look.',
+      title: t('titles.app'),
+      body: t('account.notifications.testBody'),
       tag: 'parley-test',
       icon: '/favicon.svg',
       path: paths.account(),
@@ -56,37 +54,33 @@ export function NotificationsSection() {
 
   return (
     <section className={styles.settingsSection} id="notifications" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Notifications</h2>
-      <p className={styles.sectionIntro}>
-        Parley notifies you of direct messages, mentions of you or your roles, and replies to your messages, unless you are already reading
-        that conversation. Choose per server (and per channel) with the bell at the top of the server’s channel list.
-      </p>
+      <h2 id={`${id}-title`}>{t('account.notifications.notifications')}</h2>
+      <p className={styles.sectionIntro}>{t('account.notifications.parleyNotifiesYouOf')}</p>
       <div className={`stack ${styles.cardForm} ${own.narrow}`}>
         <p className={own.permission} data-permission={permission} role="status">
           <span className={own.permissionDot} aria-hidden="true" />
           <span>
-            <strong>Desktop notifications</strong>
+            <strong>{t('account.notifications.desktopNotifications')}</strong>
             <br />
-            <span>{STATE_TEXT[permission]}</span>
+            <span>{stateText(permission)}</span>
           </span>
         </p>
         {permission === 'denied' && (
           <p className={`hint ${own.note}`}>
-            To turn them on, open this site’s settings in your browser (the icon at the left of the address bar), set{' '}
-            <strong>Notifications</strong> to <strong>Allow</strong>, then reload Parley.
+            <Trans i18nKey="account.notifications.blockedHelp" components={{ b: <strong /> }} />
           </p>
         )}
         {permission === 'default' && (
           <div className="row">
             <button type="button" className="button primary" onClick={() => void enable()} disabled={asking}>
-              {asking ? 'Waiting for your browser…' : 'Enable desktop notifications'}
+              {asking ? t('account.notifications.waitingForYourBrowser') : t('account.notifications.enableDesktopNotifications')}
             </button>
           </div>
         )}
         {permission === 'granted' && (
           <div className="row">
             <button type="button" className="button secondary" onClick={test}>
-              Send a test notification
+              {t('account.notifications.sendATestNotification')}
             </button>
           </div>
         )}
@@ -109,11 +103,9 @@ export function NotificationsSection() {
               }
             }}
           />
-          Allow direct messages from people who share a server with me
+          {t('account.notifications.allowDirectMessagesFrom')}
         </label>
-        <p className={`hint ${own.note}`}>
-          Turned off, people can no longer write to you in direct messages, earlier ones included; their history stays readable.
-        </p>
+        <p className={`hint ${own.note}`}>{t('account.notifications.turnedOffPeopleCan')}</p>
       </div>
     </section>
   );

@@ -21,6 +21,7 @@ import { applyConversationEvent } from './conversation';
 import { onDm, onMessageCreate, onReadState } from './conversations';
 import { applyInteractionEvent } from './interactions';
 import { store } from './store';
+import { t } from '../i18n';
 
 const PAGE = 50;
 const TYPING_MS = 8000;
@@ -183,7 +184,7 @@ export async function createInvite(serverId: string): Promise<string> {
 /** Accept an invite code or a pasted invite link; resolves to the joined server. */
 export async function joinInvite(codeOrLink: string): Promise<Server> {
   const code = parseInvite(codeOrLink);
-  if (!code) throw new Error('That does not look like an invite link or code.');
+  if (!code) throw new Error(t('errors.notAnInvite'));
   const server = await api.post<Server>(`/invites/${seg(code)}`);
   dispatch({ type: 'server/upsert', server });
   await loadChannels(server.id).catch(() => undefined);

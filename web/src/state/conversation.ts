@@ -9,6 +9,7 @@ import { api, seg } from '../api/client';
 import type { GatewayEvent, Message } from '../api/types';
 import { store } from './store';
 import { toast, toastError } from './toasts';
+import { t } from '../i18n';
 
 export interface ReplyDraft {
   messageId: string;
@@ -82,7 +83,7 @@ export function startReply(message: Message): void {
       [message.channelId]: {
         messageId: message.id,
         authorId: author?.id ?? '',
-        authorName: author?.name || 'Unknown',
+        authorName: author?.name || t('common.unknown'),
         ping: !noPing,
         noPing,
       },
@@ -137,7 +138,7 @@ export async function jumpToMessage(channelId: string, messageId: string): Promi
     if (state.jump?.seq !== seq) return;
     if (!before.some((m) => m.id === messageId)) {
       set({ jump: null });
-      toast('That message no longer exists.', 'error');
+      toast(t('conversation.thatMessageNoLonger'), 'error');
       return;
     }
     store.dispatch({ type: 'messages/around', channelId, before, after, limit: AROUND });
@@ -269,7 +270,7 @@ function removed(channelId: string, ids: string[]): void {
   const reply = state.replies[channelId];
   if (reply && gone.has(reply.messageId)) {
     cancelReply(channelId);
-    toast('The message you were replying to was deleted.');
+    toast(t('conversation.theMessageYouWere'));
   }
   const p = state.pins[channelId];
   if (p?.items?.some((m) => gone.has(m.id))) {

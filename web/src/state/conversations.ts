@@ -14,6 +14,7 @@ import { safeImageSrc } from '../markdown/parse';
 import { paths } from '../router';
 import { NEVER_READ } from './conversations-reducer';
 import { type State, store, useStore } from './store';
+import { t } from '../i18n';
 
 const { dispatch, getState } = store;
 
@@ -296,13 +297,16 @@ function maybeNotify(state: State, m: Message): void {
     return;
   }
   if (!shouldNotify(state, m) || someoneLooking(m.channelId)) return;
-  const author = m.author?.name || 'Someone';
+  const author = m.author?.name || t('notifications.someone');
   let title = author;
   let path: string;
   if (m.serverId) {
     const channel = state.channels[m.serverId]?.find((c) => c.id === m.channelId);
     const server = state.servers[m.serverId];
-    title = `${author} (#${channel?.name ?? 'channel'}${server ? `, ${server.name}` : ''})`;
+    const where = `#${channel?.name ?? t('notifications.channel')}`;
+    title = server
+      ? t('notifications.titleInServer', { author, where, server: server.name })
+      : t('notifications.titleIn', { author, where });
     path = paths.channel(m.serverId, m.channelId);
   } else {
     const dm = state.dms[m.channelId];
@@ -332,7 +336,7 @@ function plainText(state: State, m: Message): string {
     .trim();
   if (!text) {
     const files = m.attachments?.length ?? 0;
-    text = files ? (files === 1 ? 'Sent a file' : `Sent ${files} files`) : m.embeds?.length ? 'Sent an embed' : '';
+    text = files ? t('notifications.sentFiles', { count: files }) : m.embeds?.length ? t('notifications.sentEmbed') : '';
   }
   return text.length > 180 ? `${text.slice(0, 179)}…` : text;
 }
@@ -363,11 +367,7 @@ export async function openDm(user: Pick<User, 'id' | 'name'>): Promise<DmChannel
     return dm;
   } catch (err) {
     if (err instanceof ApiError && err.code === 'cannot_dm') {
-      throw new ApiError(
-        err.status,
-        `You cannot message ${displayName(user)}: they may not take direct messages from you, or you share no server.`,
-        err.code,
-      );
+      throw new ApiError(err.status, t('errors.cannotDm', { name: displayName(user) }), err.code);
     }
     throw err;
   }
@@ -389,7 +389,7 @@ export function dmOthers(dm: DmChannel, meId: string | undefined): DmChannel['re
 export function dmTitle(dm: DmChannel, meId: string | undefined): string {
   if (dm.type === 'group_dm' && dm.name) return dm.name;
   const names = dmOthers(dm, meId).map((u) => displayName(u));
-  return names.join(', ') || 'Direct message';
+  return names.join(', ') || t('dm.directMessage');
 }
 
 /** DMs by newest activity first. */

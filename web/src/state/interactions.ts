@@ -11,6 +11,7 @@
  * the network): the UI then says "The bot did not respond".
  */
 import { useSyncExternalStore } from 'react';
+import { t } from '../i18n';
 import { api, describeError, seg } from '../api/client';
 import type {
   Channel,
@@ -197,7 +198,12 @@ export async function runCommand(channel: Channel, command: Command, options: Co
     {
       kind: 'command',
       channelId: channel.id,
-      command: { name: command.name, botId: command.botId, botName: command.bot?.name ?? 'The bot', botAvatar: command.bot?.avatar },
+      command: {
+        name: command.name,
+        botId: command.botId,
+        botName: command.bot?.name ?? t('commands.theBot'),
+        botAvatar: command.bot?.avatar,
+      },
     },
     body,
   );

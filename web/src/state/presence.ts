@@ -5,6 +5,7 @@
  * has not touched the page for IDLE_AFTER_MS shows `idle` until they come back.
  */
 import type { ChosenStatus } from '@parley/protocol';
+import { t } from '../i18n';
 import { store } from './store';
 
 const dispatch = store.dispatch.bind(store);
@@ -15,15 +16,19 @@ const IDLE_AFTER_MS = 10 * 60_000;
 const CHOICES: readonly ChosenStatus[] = ['online', 'idle', 'dnd', 'invisible'];
 
 /** What the status menu offers, in order, with what each means. */
-export const STATUS_CHOICES: ReadonlyArray<{ status: ChosenStatus; label: string; hint: string }> = [
-  { status: 'online', label: 'Online', hint: '' },
-  { status: 'idle', label: 'Idle', hint: 'Shown as away' },
-  { status: 'dnd', label: 'Do not disturb', hint: 'No desktop notifications' },
-  { status: 'invisible', label: 'Invisible', hint: 'Shown as offline; you can still chat' },
-];
+export const STATUS_CHOICES: ReadonlyArray<{ status: ChosenStatus; readonly label: string; readonly hint: string }> = CHOICES.map(
+  (status) => ({
+    status,
+    get label() {
+      return t(`presence.status.${status}`);
+    },
+    get hint() {
+      return t(`presence.hint.${status}`);
+    },
+  }),
+);
 
-export const statusLabel = (s: ChosenStatus | 'offline'): string =>
-  s === 'offline' ? 'Offline' : STATUS_CHOICES.find((c) => c.status === s)!.label;
+export const statusLabel = (s: ChosenStatus | 'offline'): string => t(`presence.status.${s}`);
 
 function stored(): ChosenStatus {
   try {

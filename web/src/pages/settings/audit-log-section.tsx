@@ -18,6 +18,9 @@ import { AUDIT_ACTIONS, type AuditAction } from '@parley/protocol';
 import { parsePermissions, permissionNamesOf } from '@parley/protocol/permissions';
 import styles from './settings.module.css';
 import own from './admin.module.css';
+import { Trans } from 'react-i18next';
+import { t } from '../../i18n';
+import '../../i18n/settings';
 
 const PAGE = 50;
 
@@ -25,59 +28,34 @@ const PAGE = 50;
  * The plain name the filter shows for each action the service records (`AUDIT_ACTIONS` of
  * @parley/protocol): an action added there and not here is a type error.
  */
-const ACTION_NAMES: Record<AuditAction, string> = {
-  server_update: 'Server settings changed',
-  channel_create: 'Channel created',
-  channel_update: 'Channel changed',
-  channel_delete: 'Channel deleted',
-  overwrite_update: 'Channel permissions changed',
-  overwrite_delete: 'Channel permissions removed',
-  role_create: 'Role created',
-  role_update: 'Role changed',
-  role_delete: 'Role deleted',
-  member_role_add: 'Role given to a member',
-  member_role_remove: 'Role taken from a member',
-  member_kick: 'Member kicked',
-  member_ban: 'Member banned',
-  member_unban: 'Member unbanned',
-  bot_add: 'Bot added',
-  bot_update: 'Bot permissions changed',
-  bot_remove: 'Bot removed',
-  invite_create: 'Invite created',
-  invite_delete: 'Invite revoked',
-  webhook_create: 'Webhook created',
-  webhook_update: 'Webhook changed',
-  webhook_delete: 'Webhook deleted',
-  message_delete: 'Message deleted',
-  message_bulk_delete: 'Messages deleted in bulk',
-  message_pin: 'Message pinned',
-  message_unpin: 'Message unpinned',
-};
-const ACTIONS = AUDIT_ACTIONS.map((a) => [a, ACTION_NAMES[a]] as const);
+const actionName = (a: AuditAction): string => t(`settings.auditLog.actions.${a}`);
+const actions = () => AUDIT_ACTIONS.map((a) => [a, actionName(a)] as const);
 
 /** Names of the fields `changes` mentions, as a sentence says them. */
-const FIELD_NAMES: Record<string, string> = {
-  name: 'name',
-  icon: 'icon',
-  description: 'description',
-  ownerId: 'owner',
-  topic: 'topic',
-  position: 'position',
-  permissions: 'permissions',
-  color: 'colour',
-  hoist: 'separate display',
-  mentionable: 'mentionability',
-  channelId: 'channel',
-  avatar: 'avatar',
-  maxAge: 'expires after',
-  maxUses: 'maximum uses',
-  expiresAt: 'expires',
-  deleteMessageSeconds: 'messages deleted from the last',
-  deletedMessages: 'messages deleted',
-  type: 'applies to',
-  allow: 'allowed',
-  deny: 'denied',
-};
+const FIELDS = new Set([
+  'name',
+  'icon',
+  'description',
+  'ownerId',
+  'topic',
+  'position',
+  'permissions',
+  'color',
+  'hoist',
+  'mentionable',
+  'channelId',
+  'avatar',
+  'maxAge',
+  'maxUses',
+  'expiresAt',
+  'deleteMessageSeconds',
+  'deletedMessages',
+  'type',
+  'allow',
+  'deny',
+] as const);
+type Field = typeof FIELDS extends Set<infer F> ? F : never;
+const fieldName = (k: string): string | undefined => (FIELDS.has(k as Field) ? t(`settings.auditLog.fields.${k as Field}`) : undefined);
 
 interface Names {
   user(id: string): string | undefined;
@@ -115,20 +93,20 @@ function listOf(items: string[]): string {
 const fieldsOf = (changes: Changes) =>
   Object.keys(changes)
     .filter((k) => isChange(changes[k]))
-    .map((k) => FIELD_NAMES[k] ?? k);
+    .map((k) => fieldName(k) ?? k);
 
 /** The sentence after the actor's name: "banned Bob", "created channel #news". */
 function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNode {
   const c = entry.changes as Changes;
-  const t = entry.targetId ?? '';
+  const tid = entry.targetId ?? '';
   /** A person by id; `known` is the name the entry recorded, for someone who has left. */
   const user = (id: string, known?: string) => {
     const n = names.user(id) ?? known;
     return n ? (
       <strong>{n}</strong>
     ) : (
-      <strong className="mono" title="No longer a member of this server">
-        {id || 'someone'}
+      <strong className="mono" title={t('settings.auditLog.noLongerAMember')}>
+        {id || t('settings.auditLog.someone')}
       </strong>
     );
   };
@@ -138,7 +116,7 @@ function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNo
   };
   const channel = (id: string, fallback?: string) => {
     const n = names.channel(id) ?? fallback;
-    return n ? <strong>#{n}</strong> : <strong className="mono">{id || 'a channel'}</strong>;
+    return n ? <strong>#{n}</strong> : <strong className="mono">{id || t('settings.auditLog.aChannel')}</strong>;
   };
   const roleObject = isObject(c.role) ? c.role : {};
   const roleName = typeof roleObject.name === 'string' ? roleObject.name : text(c, 'name');
@@ -146,133 +124,201 @@ function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNo
   const their = (subject: ReactNode) =>
     changed.length ? (
       <>
-        changed {subject}’s {listOf(changed)}
+        <Trans
+          i18nKey="settings.auditLog.changedSubjectSListof"
+          values={{ listOf: listOf(changed) }}
+          components={{ subject: <>{subject}</> }}
+        />
       </>
     ) : (
-      <>changed {subject}</>
+      <>
+        <Trans i18nKey="settings.auditLog.changedSubject" components={{ subject: <>{subject}</> }} />
+      </>
     );
   switch (entry.action) {
     case 'server_update': {
       const owner = c.ownerId;
-      if (isChange(owner) && typeof owner.new === 'string') return <>transferred the server to {user(owner.new)}</>;
+      if (isChange(owner) && typeof owner.new === 'string')
+        return (
+          <>
+            <Trans i18nKey="settings.auditLog.transferredTheServerTo" components={{ user: <>{user(owner.new)}</> }} />
+          </>
+        );
       const name = c.name;
-      if (isChange(name) && changed.length === 1) return <>renamed the server to “{String(name.new)}”</>;
-      return changed.length ? <>changed the server’s {listOf(changed)}</> : <>changed the server settings</>;
+      if (isChange(name) && changed.length === 1) return <>{t('settings.auditLog.renamedTheServerTo', { string: String(name.new) })}</>;
+      return changed.length ? (
+        <>{t('settings.auditLog.changedTheServerS', { listOf: listOf(changed) })}</>
+      ) : (
+        <>{t('settings.auditLog.changedTheServerSettings')}</>
+      );
     }
     case 'channel_create':
-      return <>created channel {channel(t, text(c, 'name'))}</>;
+      return <Trans i18nKey="settings.auditLog.channelCreate" components={{ channel: <>{channel(tid, text(c, 'name'))}</> }} />;
     case 'channel_update': {
       const name = c.name;
       if (isChange(name) && changed.length === 1)
         return (
-          <>
-            renamed channel <strong>#{String(name.old)}</strong> to {channel(t, String(name.new))}
-          </>
+          <Trans
+            i18nKey="settings.auditLog.channelRename"
+            values={{ old: String(name.old) }}
+            components={{ b: <strong />, channel: <>{channel(tid, String(name.new))}</> }}
+          />
         );
-      return their(channel(t, text(c, 'name')));
+      return their(channel(tid, text(c, 'name')));
     }
     case 'channel_delete':
-      return <>deleted channel {channel(t, text(c, 'name'))}</>;
+      return <Trans i18nKey="settings.auditLog.channelDelete" components={{ channel: <>{channel(tid, text(c, 'name'))}</> }} />;
     case 'overwrite_update':
     case 'overwrite_delete': {
-      const target = c.type === 'member' ? user(t) : role(t);
+      const target = c.type === 'member' ? user(tid) : role(tid);
       const where = channel(typeof c.channelId === 'string' ? c.channelId : '');
       return entry.action === 'overwrite_update' ? (
         <>
-          changed the permissions of {target} in {where}
+          <Trans i18nKey="settings.auditLog.changedThePermissionsOf" components={{ target: <>{target}</>, where: <>{where}</> }} />
         </>
       ) : (
         <>
-          removed the permission settings of {target} in {where}
+          <Trans i18nKey="settings.auditLog.removedThePermissionSettings" components={{ target: <>{target}</>, where: <>{where}</> }} />
         </>
       );
     }
     case 'role_create':
-      return <>created role {role(t, roleName)}</>;
+      return (
+        <>
+          <Trans i18nKey="settings.auditLog.createdRoleRole" components={{ role: <>{role(tid, roleName)}</> }} />
+        </>
+      );
     case 'role_update': {
       const name = c.name;
       if (isChange(name) && changed.length === 1)
         return (
-          <>
-            renamed role <strong>{String(name.old)}</strong> to {role(t, String(name.new))}
-          </>
+          <Trans
+            i18nKey="settings.auditLog.roleRename"
+            values={{ old: String(name.old) }}
+            components={{ b: <strong />, role: <>{role(tid, String(name.new))}</> }}
+          />
         );
-      return their(<>role {role(t, roleName)}</>);
+      return their(<Trans i18nKey="settings.auditLog.roleRole" components={{ role: <>{role(tid, roleName)}</> }} />);
     }
     case 'role_delete':
-      return <>deleted role {role(t, roleName)}</>;
+      return (
+        <>
+          <Trans i18nKey="settings.auditLog.deletedRoleRole" components={{ role: <>{role(tid, roleName)}</> }} />
+        </>
+      );
     case 'member_role_add':
-      return (
-        <>
-          gave {role(typeof c.roleId === 'string' ? c.roleId : '')} to {user(t)}
-        </>
+    case 'member_role_remove': {
+      const parts = { role: <>{role(typeof c.roleId === 'string' ? c.roleId : '')}</>, user: <>{user(tid)}</> };
+      return entry.action === 'member_role_add' ? (
+        <Trans i18nKey="settings.auditLog.memberRoleAdd" components={parts} />
+      ) : (
+        <Trans i18nKey="settings.auditLog.memberRoleRemove" components={parts} />
       );
-    case 'member_role_remove':
-      return (
-        <>
-          took {role(typeof c.roleId === 'string' ? c.roleId : '')} from {user(t)}
-        </>
-      );
+    }
     case 'member_kick':
-      return <>kicked {user(t, text(c, 'name'))}</>;
+      return <Trans i18nKey="settings.auditLog.memberKick" components={{ user: <>{user(tid, text(c, 'name'))}</> }} />;
     case 'member_ban':
-      return <>banned {user(t, text(c, 'name'))}</>;
+      return <Trans i18nKey="settings.auditLog.memberBan" components={{ user: <>{user(tid, text(c, 'name'))}</> }} />;
     case 'member_unban':
-      return <>unbanned {user(t)}</>;
+      return (
+        <>
+          <Trans i18nKey="settings.auditLog.unbannedUser" components={{ user: <>{user(tid)}</> }} />
+        </>
+      );
     case 'bot_add':
-      return <>added the bot {user(t)}</>;
+      return (
+        <>
+          <Trans i18nKey="settings.auditLog.addedTheBotUser" components={{ user: <>{user(tid)}</> }} />
+        </>
+      );
     case 'bot_update':
-      return <>changed the permissions of the bot {user(t)}</>;
+      return (
+        <>
+          <Trans i18nKey="settings.auditLog.botUpdate" components={{ user: <>{user(tid)}</> }} />
+        </>
+      );
     case 'bot_remove':
-      return <>removed the bot {user(t)}</>;
+      return (
+        <>
+          <Trans i18nKey="settings.auditLog.removedTheBotUser" components={{ user: <>{user(tid)}</> }} />
+        </>
+      );
     case 'invite_create':
-      return <>created an invite</>;
+      return <>{t('settings.auditLog.createdAnInvite')}</>;
     case 'invite_delete':
       return typeof c.inviterId === 'string' && c.inviterId !== entry.actorId ? (
-        <>revoked an invite created by {user(c.inviterId)}</>
-      ) : (
-        <>revoked an invite</>
-      );
-    case 'webhook_create':
-      return (
         <>
-          created the webhook <strong>{text(c, 'name') ?? t}</strong>
-          {typeof c.channelId === 'string' && <> in {channel(c.channelId)}</>}
+          <Trans i18nKey="settings.auditLog.revokedAnInviteCreated" components={{ user: <>{user(c.inviterId)}</> }} />
         </>
+      ) : (
+        <>{t('settings.auditLog.revokedAnInvite')}</>
       );
+    case 'webhook_create': {
+      const name = text(c, 'name') ?? tid;
+      return typeof c.channelId === 'string' ? (
+        <Trans
+          i18nKey="settings.auditLog.webhookCreateIn"
+          values={{ name }}
+          components={{ b: <strong />, channel: <>{channel(c.channelId)}</> }}
+        />
+      ) : (
+        <Trans i18nKey="settings.auditLog.webhookCreate" values={{ name }} components={{ b: <strong /> }} />
+      );
+    }
     case 'webhook_update': {
       const name = text(c, 'name');
-      return their(<>the webhook {name ? <strong>{name}</strong> : <strong className="mono">{t}</strong>}</>);
+      return their(
+        <Trans
+          i18nKey="settings.auditLog.webhookSubject"
+          components={{ name: name ? <strong>{name}</strong> : <strong className="mono">{tid}</strong> }}
+        />,
+      );
     }
     case 'webhook_delete':
-      return (
-        <>
-          deleted the webhook <strong>{text(c, 'name') ?? t}</strong>
-        </>
+      return <Trans i18nKey="settings.auditLog.webhookDelete" values={{ name: text(c, 'name') ?? tid }} components={{ b: <strong /> }} />;
+    case 'message_delete': {
+      const author = <>{user(typeof c.authorId === 'string' ? c.authorId : '')}</>;
+      return typeof c.channelId === 'string' ? (
+        <Trans i18nKey="settings.auditLog.messageDeleteIn" components={{ user: author, channel: <>{channel(c.channelId)}</> }} />
+      ) : (
+        <Trans i18nKey="settings.auditLog.messageDelete" components={{ user: author }} />
       );
-    case 'message_delete':
-      return (
-        <>
-          deleted a message by {user(typeof c.authorId === 'string' ? c.authorId : '')}
-          {typeof c.channelId === 'string' && <> in {channel(c.channelId)}</>}
-        </>
+    }
+    case 'message_bulk_delete': {
+      const where = { channel: <>{channel(tid)}</> };
+      if (typeof c.count !== 'number')
+        return tid ? (
+          <Trans i18nKey="settings.auditLog.bulkDeleteSeveralIn" components={where} />
+        ) : (
+          <>{t('settings.auditLog.bulkDeleteSeveral')}</>
+        );
+      return tid ? (
+        <Trans i18nKey="settings.auditLog.bulkDeleteIn" count={c.count} components={where} />
+      ) : (
+        <>{t('settings.auditLog.bulkDelete', { count: c.count })}</>
       );
-    case 'message_bulk_delete':
-      return (
-        <>
-          deleted {typeof c.count === 'number' ? c.count : 'several'} messages{t && <> in {channel(t)}</>}
-        </>
-      );
+    }
     case 'message_pin':
-      return <>pinned a message{typeof c.channelId === 'string' && <> in {channel(c.channelId)}</>}</>;
-    case 'message_unpin':
-      return <>unpinned a message{typeof c.channelId === 'string' && <> in {channel(c.channelId)}</>}</>;
+    case 'message_unpin': {
+      const pin = entry.action === 'message_pin';
+      if (typeof c.channelId !== 'string')
+        return <>{pin ? t('settings.auditLog.pinnedAMessage') : t('settings.auditLog.unpinnedAMessage')}</>;
+      const where = { channel: <>{channel(c.channelId)}</> };
+      return pin ? (
+        <Trans i18nKey="settings.auditLog.pinIn" components={where} />
+      ) : (
+        <Trans i18nKey="settings.auditLog.unpinIn" components={where} />
+      );
+    }
     default:
-      return (
-        <>
-          did <code>{entry.action}</code>
-          {t && <> to {user(t)}</>}
-        </>
+      return tid ? (
+        <Trans
+          i18nKey="settings.auditLog.otherTo"
+          values={{ action: entry.action }}
+          components={{ code: <code />, user: <>{user(tid)}</> }}
+        />
+      ) : (
+        <Trans i18nKey="settings.auditLog.other" values={{ action: entry.action }} components={{ code: <code /> }} />
       );
   }
 }
@@ -316,7 +362,7 @@ function duration(seconds: number): string {
 const HIDDEN = new Set(['id', 'serverId', 'managed']);
 
 function label(key: string): string {
-  const n = FIELD_NAMES[key] ?? key.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  const n = fieldName(key) ?? key.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
   return n.charAt(0).toUpperCase() + n.slice(1);
 }
 
@@ -336,7 +382,7 @@ function ChangesDetail({ changes, names }: { changes: Changes; names: Names }) {
   if (rows.length === 0) return null;
   return (
     <details className={own.changes}>
-      <summary>Changes</summary>
+      <summary>{t('settings.auditLog.changes')}</summary>
       <dl>
         {rows.map(([k, v]) => (
           <Fragment key={k}>
@@ -348,7 +394,7 @@ function ChangesDetail({ changes, names }: { changes: Changes; names: Names }) {
                   <span className={own.arrow} aria-hidden="true">
                     →
                   </span>
-                  <span className="visually-hidden">changed to </span>
+                  <span className="visually-hidden">{t('settings.auditLog.changedTo')} </span>
                   {readable(k, v.new, names)}
                 </>
               ) : (
@@ -432,19 +478,16 @@ export function AuditLogSection({ server }: { server: Server }) {
 
   return (
     <section className={styles.settingsSection} aria-labelledby="audit-log-title">
-      <h2 id="audit-log-title">Audit log</h2>
-      <p className={styles.sectionIntro}>
-        Every change to {server.name}’s settings, roles, channels and members, and every kick and ban, with who did it and the reason they
-        gave. Newest first.
-      </p>
+      <h2 id="audit-log-title">{t('settings.auditLog.auditLog')}</h2>
+      <p className={styles.sectionIntro}>{t('settings.auditLog.everyChangeToServer', { server: server.name })}</p>
       <div className={own.toolbar}>
         <div className="field">
           <label htmlFor={`${id}-action`} className="field-label">
-            Action
+            {t('settings.auditLog.action')}
           </label>
           <select id={`${id}-action`} className="input" value={action} onChange={(e) => setAction(e.target.value)}>
-            <option value="">All actions</option>
-            {ACTIONS.map(([value, name]) => (
+            <option value="">{t('settings.auditLog.allActions')}</option>
+            {actions().map(([value, name]) => (
               <option key={value} value={value}>
                 {name}
               </option>
@@ -453,14 +496,14 @@ export function AuditLogSection({ server }: { server: Server }) {
         </div>
         <div className="field">
           <label htmlFor={`${id}-actor`} className="field-label">
-            Done by
+            {t('settings.auditLog.doneBy')}
           </label>
           <select id={`${id}-actor`} className="input" value={actorId} onChange={(e) => setActorId(e.target.value)}>
-            <option value="">Anyone</option>
+            <option value="">{t('settings.auditLog.anyone')}</option>
             {people.map((m) => (
               <option key={m.id} value={m.id}>
                 {displayName(m)}
-                {m.bot ? ' (bot)' : ''}
+                {m.bot ? t('settings.auditLog.bot') : ''}
               </option>
             ))}
           </select>
@@ -474,31 +517,27 @@ export function AuditLogSection({ server }: { server: Server }) {
               setActorId('');
             }}
           >
-            Clear filters
+            {t('settings.auditLog.clearFilters')}
           </button>
         )}
       </div>
       {error && (
         <p className="field-error" role="alert">
-          Could not load the audit log: {error}{' '}
+          {t('settings.auditLog.couldNotLoad', { error })}{' '}
           <button type="button" className="link-button" onClick={() => void fetchPage(entries?.length ? last?.id : undefined)}>
-            Try again
+            {t('settings.auditLog.tryAgain')}
           </button>
         </p>
       )}
-      {!entries && !error && <p className="empty-note">Loading…</p>}
+      {!entries && !error && <p className="empty-note">{t('settings.auditLog.loading')}</p>}
       {entries && entries.length === 0 && (
         <div className={own.emptyState}>
-          <strong>{filtered ? 'Nothing matches these filters' : 'Nothing recorded yet'}</strong>
-          <p>
-            {filtered
-              ? 'Try another action or person, or clear the filters.'
-              : 'Changes to settings, roles and channels, and kicks and bans, will be listed here.'}
-          </p>
+          <strong>{filtered ? t('settings.auditLog.nothingMatchesTheseFilters') : t('settings.auditLog.nothingRecordedYet')}</strong>
+          <p>{filtered ? t('settings.auditLog.tryAnotherActionOr') : t('settings.auditLog.changesToSettingsRoles')}</p>
         </div>
       )}
       {entries && entries.length > 0 && (
-        <ul className={own.list} aria-label="Audit log entries">
+        <ul className={own.list} aria-label={t('settings.auditLog.auditLogEntries')}>
           {entries.map((e) => {
             const actor = names.user(e.actorId) ?? e.actorId;
             const avatar = members?.find((m) => m.id === e.actorId)?.avatar ?? (me?.id === e.actorId ? me.avatar : null);
@@ -525,7 +564,7 @@ export function AuditLogSection({ server }: { server: Server }) {
       {entries && more && last && (
         <div className={own.more}>
           <button type="button" className="button secondary" disabled={busy} onClick={() => void fetchPage(last.id)}>
-            {busy ? 'Loading…' : 'Load more'}
+            {busy ? t('settings.auditLog.loading') : t('settings.auditLog.loadMore')}
           </button>
         </div>
       )}

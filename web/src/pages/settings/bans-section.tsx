@@ -13,6 +13,9 @@ import { useStore } from '../../state/store';
 import { toast, toastError } from '../../state/toasts';
 import styles from './settings.module.css';
 import own from './admin.module.css';
+import { Trans } from 'react-i18next';
+import { t } from '../../i18n';
+import '../../i18n/settings';
 
 export function BansSection({ server }: { server: Server }) {
   const bans = useStore((s) => s.bans[server.id]);
@@ -47,23 +50,21 @@ export function BansSection({ server }: { server: Server }) {
 
   return (
     <section className={styles.settingsSection} aria-labelledby="bans-title">
-      <h2 id="bans-title">Bans</h2>
-      <p className={styles.sectionIntro}>
-        Banned people are removed from {server.name} and cannot join again, even with an invite, until they are unbanned.
-      </p>
+      <h2 id="bans-title">{t('settings.bans.bans')}</h2>
+      <p className={styles.sectionIntro}>{t('settings.bans.bannedPeopleAreRemoved', { server: server.name })}</p>
       {loadError && (
         <p className="field-error" role="alert">
-          Could not load the bans: {loadError}{' '}
+          {t('settings.bans.couldNotLoad', { error: loadError })}{' '}
           <button type="button" className="link-button" onClick={load}>
-            Try again
+            {t('settings.bans.tryAgain')}
           </button>
         </p>
       )}
-      {!bans && !loadError && <p className="empty-note">Loading…</p>}
+      {!bans && !loadError && <p className="empty-note">{t('settings.bans.loading')}</p>}
       {bans && bans.length === 0 && (
         <div className={own.emptyState}>
-          <strong>No one is banned</strong>
-          <p>When someone is banned from {server.name}, they appear here with the reason given.</p>
+          <strong>{t('settings.bans.noOneIsBanned')}</strong>
+          <p>{t('settings.bans.whenSomeoneIsBanned', { server: server.name })}</p>
         </div>
       )}
       {bans && bans.length > 0 && (
@@ -71,25 +72,27 @@ export function BansSection({ server }: { server: Server }) {
           <div className={own.toolbar}>
             <div className="field">
               <label htmlFor={`${id}-search`} className="field-label">
-                Search bans
+                {t('settings.bans.searchBans')}
               </label>
               <input
                 id={`${id}-search`}
                 type="search"
                 className="input"
                 value={query}
-                placeholder="Name"
+                placeholder={t('settings.bans.name')}
                 onChange={(e) => setQuery(e.target.value)}
               />
             </div>
             <p className="small-text" aria-live="polite">
-              {q ? `${shown.length} of ${bans.length} shown` : `${bans.length} banned`}
+              {q
+                ? t('settings.bans.lengthOfLength2Shown', { length: shown.length, length2: bans.length })
+                : t('settings.bans.lengthBanned', { length: bans.length })}
             </p>
           </div>
           {shown.length === 0 ? (
-            <p className="empty-note">No banned user matches “{query.trim()}”.</p>
+            <p className="empty-note">{t('settings.bans.noBannedUserMatches', { trim: query.trim() })}</p>
           ) : (
-            <ul className={own.list} aria-label="Banned users">
+            <ul className={own.list} aria-label={t('settings.bans.bannedUsers')}>
               {shown.map((b) => (
                 <BanRow key={b.user.id} server={server} ban={b} />
               ))}
@@ -107,19 +110,19 @@ function BanRow({ server, ban }: { server: Server; ban: Ban }) {
 
   const lift = async () => {
     const ok = await confirm({
-      title: 'Unban',
+      title: t('settings.bans.unban'),
       body: (
         <p>
-          Unban <strong>{name}</strong>? They will be able to join {server.name} again with an invite. They are not added back by this.
+          <Trans i18nKey="settings.bans.unbanConfirm" values={{ name, server: server.name }} components={{ b: <strong /> }} />
         </p>
       ),
-      confirmLabel: 'Unban',
+      confirmLabel: t('settings.bans.unban'),
     });
     if (!ok) return;
     setBusy(true);
     try {
       await unban(server.id, ban.user.id);
-      toast(`${name} is no longer banned.`);
+      toast(t('settings.bans.nameIsNoLonger', { name }));
     } catch (err) {
       toastError(err);
       setBusy(false);
@@ -134,17 +137,34 @@ function BanRow({ server, ban }: { server: Server; ban: Ban }) {
           {name} {ban.user.bot && <BotBadge />}
         </div>
         <p className={`${own.reason} small-text`}>
-          {ban.reason ? <>Reason: {ban.reason}</> : <span className={own.noReason}>No reason given</span>}
+          {ban.reason ? (
+            t('settings.bans.reasonReason', { reason: ban.reason })
+          ) : (
+            <span className={own.noReason}>{t('settings.bans.noReasonGiven')}</span>
+          )}
           <span className={own.meta}>
-            {' · '}Banned{' '}
-            <time dateTime={ban.createdAt} title={formatFull(ban.createdAt)}>
-              {formatDate(ban.createdAt)}
-            </time>
+            {' · '}
+            <Trans
+              i18nKey="settings.bans.bannedOn"
+              components={{
+                date: (
+                  <time dateTime={ban.createdAt} title={formatFull(ban.createdAt)}>
+                    {formatDate(ban.createdAt)}
+                  </time>
+                ),
+              }}
+            />
           </span>
         </p>
       </div>
-      <button type="button" className="button secondary small" disabled={busy} onClick={() => void lift()} aria-label={`Unban ${name}`}>
-        Unban
+      <button
+        type="button"
+        className="button secondary small"
+        disabled={busy}
+        onClick={() => void lift()}
+        aria-label={t('settings.bans.unbanName', { name })}
+      >
+        {t('settings.bans.unban')}
       </button>
     </li>
   );

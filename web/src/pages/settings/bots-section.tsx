@@ -24,6 +24,9 @@ import { toast, toastError } from '../../state/toasts';
 import { PermissionBoxes } from './permission-boxes';
 import styles from './settings.module.css';
 import own from './admin.module.css';
+import { Trans } from 'react-i18next';
+import { t } from '../../i18n';
+import '../../i18n/settings';
 
 /** Adds a bot and refreshes the member list (the bot's permissions come with it). */
 async function addBot(server: Server, botId: string, permissions: Permission[]): Promise<void> {
@@ -34,8 +37,7 @@ async function addBot(server: Server, botId: string, permissions: Permission[]):
 /** The server's refusal, with what to do about it. */
 function addError(err: unknown): string {
   const message = describeError(err);
-  if (err instanceof ApiError && err.status === 403)
-    return `${message}. Ask the bot’s owner to make it public on their “My bots” page, or to add it themselves.`;
+  if (err instanceof ApiError && err.status === 403) return t('settings.bots.notPublic', { message });
   if (err instanceof ApiError && err.status === 404) return 'No bot has that id. Check it with the bot’s owner.';
   return message;
 }
@@ -59,25 +61,23 @@ export function BotsSection({ server }: { server: Server }) {
 
   return (
     <section className={styles.settingsSection} aria-labelledby="bots-title">
-      <h2 id="bots-title">Bots</h2>
-      <p className={styles.sectionIntro}>
-        Bots read and post messages through the API with their own token. Add one and choose what it may do in {server.name}.
-      </p>
+      <h2 id="bots-title">{t('settings.bots.bots')}</h2>
+      <p className={styles.sectionIntro}>{t('settings.bots.botsReadAndPost', { server: server.name })}</p>
 
       <h3 className={styles.subheading} id="your-bots-title">
-        Your bots
+        {t('settings.bots.yourBots')}
       </h3>
       {myBotsError && (
         <p className="field-error" role="alert">
-          Could not load your bots: {myBotsError}
+          {t('settings.bots.couldNotLoadYour', { myBotsError })}
         </p>
       )}
-      {!myBots && !myBotsError && <p className="empty-note">Loading…</p>}
+      {!myBots && !myBotsError && <p className="empty-note">{t('settings.bots.loading')}</p>}
       {myBots && myBots.length === 0 && (
         <div className={own.emptyState}>
-          <strong>You have no bots yet</strong>
+          <strong>{t('settings.bots.youHaveNoBots')}</strong>
           <p>
-            Create one on the <Link to={paths.myBots()}>My bots</Link> page: you get its token there, then come back to add it here.
+            <Trans i18nKey="settings.bots.createOnMyBots" components={{ page: <Link to={paths.myBots()} /> }} />
           </p>
         </div>
       )}
@@ -91,14 +91,14 @@ export function BotsSection({ server }: { server: Server }) {
                   <div className={own.botCardName} title={b.name} id={`bot-card-${b.id}`}>
                     {b.name}
                   </div>
-                  <div className="small-text">{b.public ? 'Public' : 'Private'}</div>
+                  <div className="small-text">{b.public ? t('settings.bots.public') : t('settings.bots.private')}</div>
                 </div>
               </div>
               {present.has(b.id) ? (
-                <span className={own.present}>✓ Already in this server</span>
+                <span className={own.present}>{t('settings.bots.alreadyInThisServer')}</span>
               ) : (
                 <button type="button" className="button primary small" onClick={() => setAdding(b)} aria-describedby={`bot-card-${b.id}`}>
-                  Add to server
+                  {t('settings.bots.addToServer')}
                 </button>
               )}
             </li>
@@ -107,15 +107,15 @@ export function BotsSection({ server }: { server: Server }) {
       )}
       {myBots && myBots.length > 0 && (
         <p className="small-text">
-          Manage your bots and their tokens on the <Link to={paths.myBots()}>My bots</Link> page.
+          <Trans i18nKey="settings.bots.manageOnMyBots" components={{ page: <Link to={paths.myBots()} /> }} />
         </p>
       )}
 
       <AddById server={server} />
 
-      <h3 className={styles.subheading}>Bots in this server</h3>
-      {!members && <p className="empty-note">Loading…</p>}
-      {members && bots.length === 0 && <p className="empty-note">No bots yet.</p>}
+      <h3 className={styles.subheading}>{t('settings.bots.botsInThisServer')}</h3>
+      {!members && <p className="empty-note">{t('settings.bots.loading')}</p>}
+      {members && bots.length === 0 && <p className="empty-note">{t('settings.bots.noBotsYet')}</p>}
       <ul className={styles.botRows}>
         {bots.map((b) => (
           <BotRow key={b.id} server={server} bot={b} />
@@ -138,7 +138,7 @@ function AddBotDialog({ server, bot, onClose }: { server: Server; bot: Bot; onCl
     setError(null);
     try {
       await addBot(server, bot.id, perms);
-      toast(`${bot.name} added to ${server.name}.`);
+      toast(t('settings.bots.botAddedToServer', { bot: bot.name, server: server.name }));
       onClose();
     } catch (err) {
       setError(addError(err));
@@ -147,12 +147,15 @@ function AddBotDialog({ server, bot, onClose }: { server: Server; bot: Bot; onCl
   };
 
   return (
-    <Dialog title={`Add ${bot.name}`} onClose={onClose}>
+    <Dialog title={t('settings.bots.addBot', { bot: bot.name })} onClose={onClose}>
       <form onSubmit={submit} className={dialogStyles.dialogBody}>
-        <p className={own.dialogIntro}>
-          Choose what {bot.name} may do in {server.name}. You can change it later.
-        </p>
-        <PermissionBoxes value={perms} onChange={setPerms} label={`Permissions for ${bot.name}`} disabled={busy} />
+        <p className={own.dialogIntro}>{t('settings.bots.chooseWhatBotMay', { bot: bot.name, server: server.name })}</p>
+        <PermissionBoxes
+          value={perms}
+          onChange={setPerms}
+          label={t('settings.bots.permissionsForBot', { bot: bot.name })}
+          disabled={busy}
+        />
         {error && (
           <p className="field-error" role="alert">
             {error}
@@ -160,10 +163,10 @@ function AddBotDialog({ server, bot, onClose }: { server: Server; bot: Bot; onCl
         )}
         <footer className={dialogStyles.dialogActions}>
           <button type="button" className="button secondary" onClick={onClose}>
-            Cancel
+            {t('settings.bots.cancel')}
           </button>
           <button type="submit" className="button primary" disabled={busy} data-autofocus>
-            {busy ? 'Adding…' : 'Add bot'}
+            {busy ? t('settings.bots.adding') : t('settings.bots.addBotButton')}
           </button>
         </footer>
       </form>
@@ -182,13 +185,13 @@ function AddById({ server }: { server: Server }) {
   const add = async (e: FormEvent) => {
     e.preventDefault();
     const target = botId.trim();
-    if (!target) return setError('Enter the id of the bot to add. Its owner finds it on their “My bots” page.');
+    if (!target) return setError(t('settings.bots.errors.noId'));
     setBusy(true);
     setError(null);
     try {
       await addBot(server, target, perms);
       setBotId('');
-      toast('Bot added to the server.');
+      toast(t('settings.bots.botAddedToThe'));
     } catch (err) {
       setError(addError(err));
     } finally {
@@ -198,17 +201,17 @@ function AddById({ server }: { server: Server }) {
 
   return (
     <>
-      <h3 className={styles.subheading}>Add a public bot by id</h3>
-      <form className={`stack ${styles.cardForm}`} onSubmit={add} aria-label="Add a public bot by id">
+      <h3 className={styles.subheading}>{t('settings.bots.addAPublicBot')}</h3>
+      <form className={`stack ${styles.cardForm}`} onSubmit={add} aria-label={t('settings.bots.addAPublicBot')}>
         <div className="field">
           <label htmlFor={`${id}-bot`} className="field-label">
-            Bot id
+            {t('settings.bots.botId')}
           </label>
           <input
             id={`${id}-bot`}
             className="input mono"
             value={botId}
-            placeholder="Paste a bot id"
+            placeholder={t('settings.bots.pasteABotId')}
             spellCheck={false}
             autoComplete="off"
             aria-invalid={!!error}
@@ -221,17 +224,17 @@ function AddById({ server }: { server: Server }) {
             </p>
           ) : (
             <p id={`${id}-hint`} className="hint">
-              Someone else’s bot can be added only if its owner made it public.
+              {t('settings.bots.someoneElseSBot')}
             </p>
           )}
         </div>
         <div className="field">
-          <span className="field-label">Permissions</span>
-          <PermissionBoxes value={perms} onChange={setPerms} label="Permissions for the bot added by id" />
+          <span className="field-label">{t('settings.bots.permissions')}</span>
+          <PermissionBoxes value={perms} onChange={setPerms} label={t('settings.bots.permissionsForTheBot')} />
         </div>
         <div>
           <button type="submit" className="button secondary" disabled={busy}>
-            {busy ? 'Adding…' : 'Add bot by id'}
+            {busy ? t('settings.bots.adding') : t('settings.bots.addBotById')}
           </button>
         </div>
       </form>
@@ -253,7 +256,7 @@ function BotRow({ server, bot }: { server: Server; bot: Member }) {
     try {
       await api.patch(`/servers/${seg(server.id)}/bots/${seg(bot.id)}`, { permissions: perms } satisfies SetBotPermissionsBody);
       await loadMembers(server.id);
-      toast(`Permissions of ${name} saved.`);
+      toast(t('settings.bots.permissionsOfNameSaved', { name }));
     } catch (err) {
       toastError(err);
     } finally {
@@ -263,20 +266,16 @@ function BotRow({ server, bot }: { server: Server; bot: Member }) {
 
   const remove = async () => {
     const ok = await confirm({
-      title: 'Remove bot',
-      body: (
-        <p>
-          Remove {name} from {server.name}? It will no longer read or post here. You can add it again later.
-        </p>
-      ),
-      confirmLabel: 'Remove bot',
+      title: t('settings.bots.removeBot'),
+      body: <p>{t('settings.bots.removeNameFromServer', { name, server: server.name })}</p>,
+      confirmLabel: t('settings.bots.removeBot'),
       danger: true,
     });
     if (!ok) return;
     try {
       await api.delete(`/servers/${seg(server.id)}/bots/${seg(bot.id)}`);
       await loadMembers(server.id);
-      toast(`${name} removed.`);
+      toast(t('settings.bots.nameRemoved', { name }));
     } catch (err) {
       toastError(err);
     }
@@ -293,13 +292,18 @@ function BotRow({ server, bot }: { server: Server; bot: Member }) {
           <div className="mono small-text">{bot.id}</div>
         </div>
       </div>
-      <PermissionBoxes value={perms} onChange={setPerms} label={`Permissions of ${name}`} disabled={busy} />
+      <PermissionBoxes value={perms} onChange={setPerms} label={t('settings.bots.permissionsOfName', { name })} disabled={busy} />
       <div className="row">
         <button type="button" className="button primary small" disabled={!dirty || busy} onClick={() => void save()}>
-          Save permissions
+          {t('settings.bots.savePermissions')}
         </button>
-        <button type="button" className="button danger small" onClick={() => void remove()} aria-label={`Remove ${name} from the server`}>
-          Remove
+        <button
+          type="button"
+          className="button danger small"
+          onClick={() => void remove()}
+          aria-label={t('settings.bots.removeNameFromThe', { name })}
+        >
+          {t('settings.bots.remove')}
         </button>
       </div>
     </li>

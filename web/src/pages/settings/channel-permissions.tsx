@@ -21,6 +21,9 @@ import { can, P, permissionsOf, topPosition, usePermissions } from '../../state/
 import { store, useStore } from '../../state/store';
 import { toast, toastError } from '../../state/toasts';
 import styles from './channel-permissions.module.css';
+import { Trans } from 'react-i18next';
+import { t } from '../../i18n';
+import '../../i18n/settings';
 
 const VIEW = P.VIEW_CHANNEL;
 
@@ -39,11 +42,22 @@ interface Target {
 
 const CHANNEL_GROUPS = PERMISSION_GROUPS.map((g) => ({ ...g, items: g.items.filter((i) => i.channel) })).filter((g) => g.items.length);
 
-const STATES: { state: TriState; label: string; icon: string; title: string }[] = [
-  { state: 'allow', label: 'Allow', icon: '✓', title: 'Allow in this channel' },
-  { state: 'inherit', label: 'Inherit', icon: '/', title: 'Inherit: use the server-wide setting' },
-  { state: 'deny', label: 'Deny', icon: '✕', title: 'Deny in this channel' },
-];
+const STATES: { state: TriState; readonly label: string; icon: string; readonly title: string }[] = (
+  [
+    ['allow', '✓'],
+    ['inherit', '/'],
+    ['deny', '✕'],
+  ] as const
+).map(([state, icon]) => ({
+  state,
+  icon,
+  get label() {
+    return t(`settings.channelPermissions.states.${state}.label`);
+  },
+  get title() {
+    return t(`settings.channelPermissions.states.${state}.title`);
+  },
+}));
 
 export function ChannelPermissions({ server, channelId, onBack }: { server: Server; channelId: string; onBack: () => void }) {
   const channel = useStore((s) => s.channels[server.id]?.find((c) => c.id === channelId));
@@ -73,10 +87,7 @@ export function ChannelPermissions({ server, channelId, onBack }: { server: Serv
         type: 'role',
         name: everyone ? '@everyone' : r.name,
         role: r,
-        locked:
-          everyone || owner || r.position < myTop
-            ? undefined
-            : 'This role is not below your highest role, so you cannot change its permissions.',
+        locked: everyone || owner || r.position < myTop ? undefined : t('settings.channelPermissions.lockedRole'),
       });
     }
     for (const m of members ?? []) {
@@ -88,7 +99,7 @@ export function ChannelPermissions({ server, channelId, onBack }: { server: Serv
         name: displayName(m),
         member: m,
         self: m.id === meId,
-        locked: below ? undefined : 'Their highest role is not below yours, so you cannot change their permissions.',
+        locked: below ? undefined : t('settings.channelPermissions.lockedMember'),
       });
     }
     return map;
@@ -98,8 +109,8 @@ export function ChannelPermissions({ server, channelId, onBack }: { server: Serv
     return (
       <section className={styles.editor} aria-labelledby="perm-title">
         <BackButton onBack={onBack} />
-        <h2 id="perm-title">Channel permissions</h2>
-        <p className="empty-note">This channel was deleted, or you can no longer see it.</p>
+        <h2 id="perm-title">{t('settings.channelPermissions.channelPermissions')}</h2>
+        <p className="empty-note">{t('settings.channelPermissions.thisChannelWasDeleted')}</p>
       </section>
     );
   }
@@ -111,11 +122,14 @@ export function ChannelPermissions({ server, channelId, onBack }: { server: Serv
     <section className={styles.editor} aria-labelledby="perm-title">
       <BackButton onBack={onBack} />
       <h2 id="perm-title" className={styles.title}>
-        Permissions for <span className={styles.channelName}>#{channel.name}</span>
+        <Trans
+          i18nKey="settings.channelPermissions.title"
+          values={{ channel: channel.name }}
+          components={{ name: <span className={styles.channelName} /> }}
+        />
       </h2>
       <p className={styles.intro}>
-        Channel settings change what roles and members may do in #{channel.name} only. Anything left on <em>Inherit</em> follows their
-        roles’ server-wide permissions. The owner and administrators can always do everything.
+        <Trans i18nKey="settings.channelPermissions.intro" values={{ channel: channel.name }} components={{ em: <em /> }} />
       </p>
       <Privacy channel={channel} server={server} targets={targets} meId={meId} keepsAccess={keepsAccess} />
       <Overwrites
@@ -134,7 +148,7 @@ export function ChannelPermissions({ server, channelId, onBack }: { server: Serv
 function BackButton({ onBack }: { onBack: () => void }) {
   return (
     <button type="button" className={`button secondary small ${styles.back}`} onClick={onBack}>
-      <span aria-hidden="true">←</span> All channels
+      <span aria-hidden="true">←</span> {t('settings.channelPermissions.allChannels')}
     </button>
   );
 }
@@ -159,7 +173,11 @@ async function saveBits(channel: Channel, target: { id: string; type: Overwrite[
 
 /** An overwrite naming a role or member not (or no longer) in the store. */
 function unknownTarget(o: Overwrite): Target {
-  return { id: o.id, type: o.type, name: o.type === 'role' ? 'Deleted role' : 'Former member' };
+  return {
+    id: o.id,
+    type: o.type,
+    name: o.type === 'role' ? t('settings.channelPermissions.deletedRole') : t('settings.channelPermissions.formerMember'),
+  };
 }
 
 function TargetBadge({ target, size = 22 }: { target: Target; size?: number }) {
@@ -173,7 +191,7 @@ function TargetName({ target }: { target: Target }) {
   return (
     <span className={color ? `${styles.targetName} ${roleNameCss.colored}` : styles.targetName} style={nameColorStyle(color)}>
       {target.name}
-      {target.self && <span className={styles.you}> (you)</span>}
+      {target.self && <span className={styles.you}> {t('settings.channelPermissions.you')}</span>}
     </span>
   );
 }
@@ -200,18 +218,21 @@ function Privacy({ channel, server, targets, meId, keepsAccess }: PrivacyProps) 
   const allowed = (channel.permissionOverwrites ?? [])
     .filter((o) => o.id !== server.id && (bitsOf(o).allow & VIEW) !== 0n)
     .map((o): Target => targets.get(o.id) ?? unknownTarget(o));
-  const addable = [...targets.values()].filter((t) => t.id !== server.id && !allowed.some((a) => a.id === t.id));
+  const addable = [...targets.values()].filter((target) => target.id !== server.id && !allowed.some((a) => a.id === target.id));
 
   const makePublic = async () => {
     const ok = await confirm({
-      title: 'Make channel public',
+      title: t('settings.channelPermissions.makeChannelPublic'),
       body: (
         <p>
-          Everyone in <strong>{server.name}</strong> will be able to see <strong>#{channel.name}</strong> and, as their roles allow, read
-          what was said there.
+          <Trans
+            i18nKey="settings.channelPermissions.makePublicConfirm"
+            values={{ server: server.name, channel: channel.name }}
+            components={{ b: <strong /> }}
+          />
         </p>
       ),
-      confirmLabel: 'Make public',
+      confirmLabel: t('settings.channelPermissions.makePublic'),
     });
     if (!ok) return;
     setBusy(true);
@@ -219,7 +240,7 @@ function Privacy({ channel, server, targets, meId, keepsAccess }: PrivacyProps) 
     try {
       const bits = bitsOf(overwriteFor(channel, server.id));
       await saveBits(channel, { id: server.id, type: 'role' }, { allow: bits.allow, deny: bits.deny & ~VIEW });
-      toast(`#${channel.name} is now visible to everyone.`);
+      toast(t('settings.channelPermissions.channelIsNowVisible', { channel: channel.name }));
     } catch (err) {
       setError(describeError(err));
     } finally {
@@ -232,13 +253,17 @@ function Privacy({ channel, server, targets, meId, keepsAccess }: PrivacyProps) 
     const next = on ? { allow: bits.allow | VIEW, deny: bits.deny & ~VIEW } : { allow: bits.allow & ~VIEW, deny: bits.deny };
     if (!on && !keepsAccess(withOverwrite(channel, target.id, target.type, next))) {
       const ok = await confirm({
-        title: 'Remove your own access?',
+        title: t('settings.channelPermissions.removeYourOwnAccess'),
         body: (
           <p>
-            Without {target.name}, you will no longer see <strong>#{channel.name}</strong>, and cannot undo this yourself.
+            <Trans
+              i18nKey="settings.channelPermissions.removeOwnAccessConfirm"
+              values={{ target: target.name, channel: channel.name }}
+              components={{ b: <strong /> }}
+            />
           </p>
         ),
-        confirmLabel: 'Remove access',
+        confirmLabel: t('settings.channelPermissions.removeAccess'),
         danger: true,
       });
       if (!ok) return;
@@ -247,7 +272,11 @@ function Privacy({ channel, server, targets, meId, keepsAccess }: PrivacyProps) 
     setError(null);
     try {
       await saveBits(channel, target, next);
-      toast(on ? `${target.name} can now see #${channel.name}.` : `${target.name} can no longer see #${channel.name}.`);
+      toast(
+        on
+          ? t('settings.channelPermissions.targetCanNowSee', { target: target.name, channel: channel.name })
+          : t('settings.channelPermissions.targetCanNoLonger', { target: target.name, channel: channel.name }),
+      );
       setAdding('');
     } catch (err) {
       setError(describeError(err));
@@ -263,11 +292,11 @@ function Privacy({ channel, server, targets, meId, keepsAccess }: PrivacyProps) 
           <LockIcon size={20} />
         </span>
         <div className={styles.privacyText}>
-          <h3 id={`${id}-label`}>Private channel</h3>
+          <h3 id={`${id}-label`}>{t('settings.channelPermissions.privateChannel')}</h3>
           <p id={`${id}-help`} className="hint">
             {priv
-              ? `Only the roles and members below, the owner and administrators can see #${channel.name}.`
-              : `Everyone in ${server.name} can see #${channel.name}. Make it private to choose who can.`}
+              ? t('settings.channelPermissions.onlyTheRolesAnd', { channel: channel.name })
+              : t('settings.channelPermissions.everyoneInServerCan', { server: server.name, channel: channel.name })}
           </p>
         </div>
         <button
@@ -285,22 +314,22 @@ function Privacy({ channel, server, targets, meId, keepsAccess }: PrivacyProps) 
       </div>
       {priv && (
         <div className={styles.whoCanSee}>
-          <h4 className={styles.miniHeading}>Who can see it</h4>
+          <h4 className={styles.miniHeading}>{t('settings.channelPermissions.whoCanSeeIt')}</h4>
           {allowed.length === 0 ? (
-            <p className="empty-note">Only the owner and administrators.</p>
+            <p className="empty-note">{t('settings.channelPermissions.onlyTheOwnerAnd')}</p>
           ) : (
-            <ul className={styles.chips} aria-label={`Who can see #${channel.name}`}>
-              {allowed.map((t) => (
-                <li key={t.id} className={styles.chip}>
-                  <TargetBadge target={t} size={18} />
-                  <TargetName target={t} />
+            <ul className={styles.chips} aria-label={t('settings.channelPermissions.whoCanSeeChannel', { channel: channel.name })}>
+              {allowed.map((target) => (
+                <li key={target.id} className={styles.chip}>
+                  <TargetBadge target={target} size={18} />
+                  <TargetName target={target} />
                   <button
                     type="button"
                     className={`icon-button small ${styles.chipRemove}`}
-                    aria-label={`Stop ${t.name} from seeing #${channel.name}`}
-                    title={t.locked ?? `Remove ${t.name}`}
-                    disabled={busy || !!t.locked}
-                    onClick={() => void setAccess(t, false)}
+                    aria-label={t('settings.channelPermissions.stopSeeing', { target: target.name, channel: channel.name })}
+                    title={target.locked ?? t('settings.channelPermissions.removeTarget', { target: target.name })}
+                    disabled={busy || !!target.locked}
+                    onClick={() => void setAccess(target, false)}
                   >
                     ×
                   </button>
@@ -312,22 +341,22 @@ function Privacy({ channel, server, targets, meId, keepsAccess }: PrivacyProps) 
             className={styles.addRow}
             onSubmit={(e) => {
               e.preventDefault();
-              const t = targets.get(adding);
-              if (t) void setAccess(t, true);
+              const found = targets.get(adding);
+              if (found) void setAccess(found, true);
             }}
           >
             <label htmlFor={`${id}-add`} className="visually-hidden">
-              Give a role or member access
+              {t('settings.channelPermissions.giveARoleOr')}
             </label>
             <TargetSelect
               id={`${id}-add`}
               options={addable}
               value={adding}
               onChange={setAdding}
-              placeholder="Give a role or member access…"
+              placeholder={t('settings.channelPermissions.giveAccessEllipsis')}
             />
             <button type="submit" className="button secondary small" disabled={busy || !adding}>
-              Give access
+              {t('settings.channelPermissions.giveAccess')}
             </button>
           </form>
         </div>
@@ -365,27 +394,27 @@ function TargetSelect({
   onChange: (id: string) => void;
   placeholder: string;
 }) {
-  const roles = options.filter((t) => t.type === 'role');
-  const people = options.filter((t) => t.type === 'member');
+  const roles = options.filter((target) => target.type === 'role');
+  const people = options.filter((target) => target.type === 'member');
   return (
     <select id={id} className={`input small ${styles.select}`} value={value} onChange={(e) => onChange(e.target.value)}>
       <option value="">{placeholder}</option>
       {roles.length > 0 && (
-        <optgroup label="Roles">
-          {roles.map((t) => (
-            <option key={t.id} value={t.id} disabled={!!t.locked}>
-              {t.name}
-              {t.locked ? ' (above your role)' : ''}
+        <optgroup label={t('settings.channelPermissions.roles')}>
+          {roles.map((target) => (
+            <option key={target.id} value={target.id} disabled={!!target.locked}>
+              {target.name}
+              {target.locked ? t('settings.channelPermissions.aboveYourRoleSuffix') : ''}
             </option>
           ))}
         </optgroup>
       )}
       {people.length > 0 && (
-        <optgroup label="Members">
-          {people.map((t) => (
-            <option key={t.id} value={t.id} disabled={!!t.locked}>
-              {t.name}
-              {t.locked ? ' (above your role)' : ''}
+        <optgroup label={t('settings.channelPermissions.members')}>
+          {people.map((target) => (
+            <option key={target.id} value={target.id} disabled={!!target.locked}>
+              {target.name}
+              {target.locked ? t('settings.channelPermissions.aboveYourRoleSuffix') : ''}
             </option>
           ))}
         </optgroup>
@@ -403,11 +432,11 @@ function MakePrivateDialog({ channel, server, targets, meId, keepsAccess, onClos
   const [error, setError] = useState<string | null>(null);
   const id = useId();
 
-  const all = [...targets.values()].filter((t) => t.id !== server.id);
+  const all = [...targets.values()].filter((target) => target.id !== server.id);
   const f = filter.trim().toLowerCase();
-  const shown = f ? all.filter((t) => t.name.toLowerCase().includes(f)) : all;
-  const roleOptions = shown.filter((t) => t.type === 'role');
-  const memberOptions = shown.filter((t) => t.type === 'member');
+  const shown = f ? all.filter((target) => target.name.toLowerCase().includes(f)) : all;
+  const roleOptions = shown.filter((target) => target.type === 'role');
+  const memberOptions = shown.filter((target) => target.type === 'member');
 
   /** The overwrites making it private with the current choice; and whether the person must be added to keep seeing it. */
   const plan = useMemo(() => {
@@ -450,7 +479,7 @@ function MakePrivateDialog({ channel, server, targets, meId, keepsAccess, onClos
     let current = channel;
     try {
       for (const step of plan.steps) current = await saveBits(current, step.target, step.bits);
-      toast(`#${channel.name} is now private.`);
+      toast(t('settings.channelPermissions.channelIsNowPrivate', { channel: channel.name }));
       onClose();
     } catch (err) {
       setError(describeError(err));
@@ -458,39 +487,43 @@ function MakePrivateDialog({ channel, server, targets, meId, keepsAccess, onClos
     }
   };
 
-  const option = (t: Target) => (
-    <li key={t.id}>
-      <label className={`check ${styles.pickOption}`} title={t.locked}>
-        <input type="checkbox" checked={chosen.has(t.id)} disabled={!!t.locked} onChange={(e) => toggle(t.id, e.target.checked)} />
-        <TargetBadge target={t} size={20} />
-        <TargetName target={t} />
-        {t.locked && <span className="small-text">above your role</span>}
+  const option = (target: Target) => (
+    <li key={target.id}>
+      <label className={`check ${styles.pickOption}`} title={target.locked}>
+        <input
+          type="checkbox"
+          checked={chosen.has(target.id)}
+          disabled={!!target.locked}
+          onChange={(e) => toggle(target.id, e.target.checked)}
+        />
+        <TargetBadge target={target} size={20} />
+        <TargetName target={target} />
+        {target.locked && <span className="small-text">{t('settings.channelPermissions.aboveYourRole')}</span>}
       </label>
     </li>
   );
 
   return (
-    <Dialog title={`Make #${channel.name} private`} onClose={onClose}>
+    <Dialog title={t('settings.channelPermissions.makeChannelPrivate', { channel: channel.name })} onClose={onClose}>
       <div className={`${dialogStyles.dialogBody} stack`}>
         <p>
-          Only the roles and members you choose will see <strong>#{channel.name}</strong>. The owner and administrators always can.
+          <Trans i18nKey="settings.channelPermissions.privateIntro" values={{ channel: channel.name }} components={{ b: <strong /> }} />
         </p>
         <label htmlFor={`${id}-filter`} className="field-label">
-          Find a role or member
+          {t('settings.channelPermissions.findARoleOr')}
         </label>
         <input id={`${id}-filter`} className="input" value={filter} onChange={(e) => setFilter(e.target.value)} />
         <fieldset className={styles.pickList}>
-          <legend className="visually-hidden">Who can see #{channel.name}</legend>
-          {roleOptions.length > 0 && <p className={styles.miniHeading}>Roles</p>}
+          <legend className="visually-hidden">{t('settings.channelPermissions.whoCanSeeChannel', { channel: channel.name })}</legend>
+          {roleOptions.length > 0 && <p className={styles.miniHeading}>{t('settings.channelPermissions.roles')}</p>}
           <ul>{roleOptions.map(option)}</ul>
-          {memberOptions.length > 0 && <p className={styles.miniHeading}>Members</p>}
+          {memberOptions.length > 0 && <p className={styles.miniHeading}>{t('settings.channelPermissions.members')}</p>}
           <ul>{memberOptions.map(option)}</ul>
-          {shown.length === 0 && <p className="empty-note">No role or member matches.</p>}
+          {shown.length === 0 && <p className="empty-note">{t('settings.channelPermissions.noRoleOrMember')}</p>}
         </fieldset>
         {plan.addSelf && (
           <p className={styles.selfNote} role="note">
-            None of your roles is chosen and you are not an administrator, so you will be added yourself: otherwise you could not see the
-            channel you are making private.
+            {t('settings.channelPermissions.noneOfYourRoles')}
           </p>
         )}
         {error && (
@@ -500,10 +533,10 @@ function MakePrivateDialog({ channel, server, targets, meId, keepsAccess, onClos
         )}
         <footer className={dialogStyles.dialogActions}>
           <button type="button" className="button secondary" onClick={onClose}>
-            Cancel
+            {t('settings.channelPermissions.cancel')}
           </button>
           <button type="button" className="button primary" onClick={() => void submit()} disabled={busy} data-autofocus>
-            {busy ? 'Making private…' : 'Make private'}
+            {busy ? t('settings.channelPermissions.makingPrivate') : t('settings.channelPermissions.makePrivate')}
           </button>
         </footer>
       </div>
@@ -557,13 +590,9 @@ function Overwrites({ channel, server, targets, channelBits, admin, keepsAccess,
     if (tid === selected.id) return;
     if (dirty) {
       const ok = await confirm({
-        title: 'Discard changes?',
-        body: (
-          <p>
-            Your changes to {selected.name} in #{channel.name} are not saved yet.
-          </p>
-        ),
-        confirmLabel: 'Discard changes',
+        title: t('settings.channelPermissions.discardChanges'),
+        body: <p>{t('settings.channelPermissions.yourChangesToSelected', { selected: selected.name, channel: channel.name })}</p>,
+        confirmLabel: t('settings.channelPermissions.discardChangesButton'),
         danger: true,
       });
       if (!ok) return;
@@ -584,13 +613,13 @@ function Overwrites({ channel, server, targets, channelBits, admin, keepsAccess,
     if (!draft) return;
     if (!keepsAccess(withOverwrite(channel, selected.id, selected.type, draft))) {
       const ok = await confirm({
-        title: 'Lock yourself out?',
+        title: t('settings.channelPermissions.lockYourselfOut'),
         body: (
           <p>
-            With these settings you will no longer see <strong>#{channel.name}</strong>, and cannot undo this yourself.
+            <Trans i18nKey="settings.channelPermissions.lockOutConfirm" values={{ channel: channel.name }} components={{ b: <strong /> }} />
           </p>
         ),
-        confirmLabel: 'Save anyway',
+        confirmLabel: t('settings.channelPermissions.saveAnyway'),
         danger: true,
       });
       if (!ok) return;
@@ -600,7 +629,7 @@ function Overwrites({ channel, server, targets, channelBits, admin, keepsAccess,
     try {
       await saveBits(channel, selected, draft);
       setDraft(null);
-      toast(`Saved ${selected.name}’s permissions in #${channel.name}.`);
+      toast(t('settings.channelPermissions.savedSelectedSPermissions', { selected: selected.name, channel: channel.name }));
     } catch (err) {
       setError(describeError(err));
     } finally {
@@ -618,17 +647,21 @@ function Overwrites({ channel, server, targets, channelBits, admin, keepsAccess,
     const next = withOverwrite(channel, selected.id, selected.type, null);
     const publicNow = isPrivate(channel) && !isPrivate(next);
     const ok = await confirm({
-      title: 'Remove channel settings',
+      title: t('settings.channelPermissions.removeChannelSettings'),
       body: (
         <>
           <p>
-            Remove the settings for <strong>{selected.name}</strong> in #{channel.name}? Their server-wide permissions apply here again.
+            <Trans
+              i18nKey="settings.channelPermissions.removeSettingsConfirm"
+              values={{ target: selected.name, channel: channel.name }}
+              components={{ b: <strong /> }}
+            />
           </p>
-          {publicNow && <p>#{channel.name} will no longer be private: everyone in the server will see it.</p>}
-          {!keepsAccess(next) && <p>You will no longer see #{channel.name}.</p>}
+          {publicNow && <p>{t('settings.channelPermissions.channelWillNoLonger', { channel: channel.name })}</p>}
+          {!keepsAccess(next) && <p>{t('settings.channelPermissions.youWillNoLonger', { channel: channel.name })}</p>}
         </>
       ),
-      confirmLabel: 'Remove',
+      confirmLabel: t('settings.channelPermissions.remove'),
       danger: true,
     });
     if (!ok) return;
@@ -639,7 +672,7 @@ function Overwrites({ channel, server, targets, channelBits, admin, keepsAccess,
       applyLocally(channel, selected.id, selected.type, null);
       setPending((p) => p.filter((x) => x !== selected.id));
       setDraft(null);
-      toast(`Removed ${selected.name}’s settings in #${channel.name}.`);
+      toast(t('settings.channelPermissions.removedSelectedSSettings', { selected: selected.name, channel: channel.name }));
       setSelectedId(server.id);
     } catch (err) {
       setError(describeError(err));
@@ -665,27 +698,27 @@ function Overwrites({ channel, server, targets, channelBits, admin, keepsAccess,
 
   return (
     <div className={styles.overwrites}>
-      <h3 className={styles.sectionHeading}>Advanced permissions</h3>
+      <h3 className={styles.sectionHeading}>{t('settings.channelPermissions.advancedPermissions')}</h3>
       <div className={styles.layout}>
-        <nav className={styles.targets} aria-label="Roles and members with channel settings">
+        <nav className={styles.targets} aria-label={t('settings.channelPermissions.rolesAndMembersWith')}>
           <ul>
             {rowButton(everyone)}
-            {roleRows.length > 0 && <li className={styles.listHeading}>Roles</li>}
+            {roleRows.length > 0 && <li className={styles.listHeading}>{t('settings.channelPermissions.roles')}</li>}
             {roleRows.map((t) => rowButton(t))}
-            {memberRows.length > 0 && <li className={styles.listHeading}>Members</li>}
+            {memberRows.length > 0 && <li className={styles.listHeading}>{t('settings.channelPermissions.members')}</li>}
             {memberRows.map((t) => rowButton(t))}
-            {pendingRows.length > 0 && <li className={styles.listHeading}>Not saved yet</li>}
+            {pendingRows.length > 0 && <li className={styles.listHeading}>{t('settings.channelPermissions.notSavedYet')}</li>}
             {pendingRows.map((t) => rowButton(t))}
           </ul>
           <label htmlFor={`${id}-pick`} className="field-label">
-            Add a role or member
+            {t('settings.channelPermissions.addARoleOr')}
           </label>
           <TargetSelect
             id={`${id}-pick`}
             options={addable}
             value={picking}
             onChange={add}
-            placeholder={membersLoaded ? 'Choose…' : 'Loading members…'}
+            placeholder={membersLoaded ? t('settings.channelPermissions.choose') : t('settings.channelPermissions.loadingMembers')}
           />
         </nav>
         <div className={styles.detail}>
@@ -693,7 +726,7 @@ function Overwrites({ channel, server, targets, channelBits, admin, keepsAccess,
             <TargetBadge target={selected} size={28} />
             <h4 id={`${id}-target`} className={styles.detailTitle}>
               <TargetName target={selected} />
-              <span className="visually-hidden"> in #{channel.name}</span>
+              <span className="visually-hidden"> {t('settings.channelPermissions.inChannel', { channel: channel.name })}</span>
             </h4>
             {selected.id !== server.id || existing ? (
               <button
@@ -701,9 +734,9 @@ function Overwrites({ channel, server, targets, channelBits, admin, keepsAccess,
                 className="button secondary small"
                 onClick={() => void remove()}
                 disabled={busy || !!selected.locked}
-                aria-label={`Remove the settings for ${selected.name}`}
+                aria-label={t('settings.channelPermissions.removeTheSettingsFor', { selected: selected.name })}
               >
-                {existing ? 'Remove' : 'Cancel'}
+                {existing ? t('settings.channelPermissions.remove') : t('settings.channelPermissions.cancel')}
               </button>
             ) : null}
           </div>
@@ -711,8 +744,8 @@ function Overwrites({ channel, server, targets, channelBits, admin, keepsAccess,
           {!existing && !selected.locked && (
             <p className="hint">
               {selected.id === server.id
-                ? 'Nothing is changed for everyone yet: all of these follow the server-wide permissions.'
-                : `Nothing is set for ${selected.name} here yet. Choose Allow or Deny, then save.`}
+                ? t('settings.channelPermissions.nothingIsChangedFor')
+                : t('settings.channelPermissions.nothingIsSetFor', { selected: selected.name })}
             </p>
           )}
           {CHANNEL_GROUPS.map((g) => (
@@ -726,7 +759,7 @@ function Overwrites({ channel, server, targets, channelBits, admin, keepsAccess,
                     key={p.id}
                     name={`${id}-${selected.id}-${p.id}`}
                     label={p.label}
-                    help={mine ? p.help : `${p.help} You cannot change this: you do not have it here yourself.`}
+                    help={mine ? p.help : t('settings.channelPermissions.helpNotYours', { help: p.help })}
                     value={stateOf(bits, flag)}
                     disabled={!mine}
                     onChange={(s) => setDraft(setState(bits, flag, s))}
@@ -741,14 +774,14 @@ function Overwrites({ channel, server, targets, channelBits, admin, keepsAccess,
             </p>
           )}
           {dirty && (
-            <section className={styles.saveBar} aria-label="Unsaved changes">
-              <span>You have unsaved changes for {selected.name}.</span>
+            <section className={styles.saveBar} aria-label={t('settings.channelPermissions.unsavedChanges')}>
+              <span>{t('settings.channelPermissions.youHaveUnsavedChanges', { selected: selected.name })}</span>
               <div className="row">
                 <button type="button" className="button secondary small" onClick={() => setDraft(null)} disabled={busy}>
-                  Reset
+                  {t('settings.channelPermissions.reset')}
                 </button>
                 <button type="button" className="button primary small" onClick={() => void save()} disabled={busy}>
-                  {busy ? 'Saving…' : 'Save changes'}
+                  {busy ? t('settings.channelPermissions.saving') : t('settings.channelPermissions.saveChanges')}
                 </button>
               </div>
             </section>

@@ -17,6 +17,9 @@ import { ChannelPermissions } from './channel-permissions';
 import styles from './settings.module.css';
 import own from './channels-section.module.css';
 import sidebarStyles from '../../components/channel-sidebar.module.css';
+import { Trans } from 'react-i18next';
+import { t } from '../../i18n';
+import '../../i18n/settings';
 
 export function ChannelsSection({ server, channels }: { server: Server; channels: Channel[] }) {
   const bits = usePermissions(server.id);
@@ -44,13 +47,13 @@ function ChannelList({ server, channels, manage, roles, onPermissions }: ListPro
   const create = async (e: FormEvent) => {
     e.preventDefault();
     const n = normaliseChannelName(name);
-    if (!n) return setError('Enter a channel name.');
+    if (!n) return setError(t('settings.channels.enterName'));
     setBusy(true);
     setError(null);
     try {
       await createChannel(server.id, n);
       setName('');
-      toast(`#${n} created.`);
+      toast(t('settings.channels.nCreated', { n }));
     } catch (err) {
       setError(describeError(err));
     } finally {
@@ -60,29 +63,25 @@ function ChannelList({ server, channels, manage, roles, onPermissions }: ListPro
 
   return (
     <section className={styles.settingsSection} aria-labelledby="channels-title">
-      <h2 id="channels-title">Channels</h2>
-      <p className={styles.sectionIntro}>
-        {manage
-          ? 'Name your channels and say what each is for. A channel’s permissions decide who can see it and what they can do there.'
-          : 'Choose who can see each channel and what they can do there.'}
-      </p>
+      <h2 id="channels-title">{t('settings.channels.channels')}</h2>
+      <p className={styles.sectionIntro}>{manage ? t('settings.channels.nameYourChannelsAnd') : t('settings.channels.chooseWhoCanSee')}</p>
       {manage && (
-        <form className={styles.inlineForm} onSubmit={create} aria-label="Create a channel">
+        <form className={styles.inlineForm} onSubmit={create} aria-label={t('settings.channels.createAChannel')}>
           <div className="field">
             <label htmlFor={`${id}-new`} className="field-label">
-              New channel name
+              {t('settings.channels.newChannelName')}
             </label>
             <input
               id={`${id}-new`}
               className="input"
               value={name}
               maxLength={100}
-              placeholder="announcements"
+              placeholder={t('settings.channels.announcements')}
               onChange={(e) => setName(e.target.value)}
             />
           </div>
           <button type="submit" className="button primary" disabled={busy}>
-            Create channel
+            {t('settings.channels.createChannel')}
           </button>
           {error && (
             <p className={`field-error ${styles.full}`} role="alert">
@@ -95,7 +94,7 @@ function ChannelList({ server, channels, manage, roles, onPermissions }: ListPro
         {channels.map((c) => (
           <ChannelRow key={c.id} channel={c} manage={manage} roles={roles} onPermissions={() => onPermissions(c.id)} />
         ))}
-        {channels.length === 0 && <li className="empty-note">No channels yet.</li>}
+        {channels.length === 0 && <li className="empty-note">{t('settings.channels.noChannelsYet')}</li>}
       </ul>
     </section>
   );
@@ -126,7 +125,7 @@ function ChannelRow({ channel, manage, roles, onPermissions }: RowProps) {
     setBusy(true);
     try {
       await renameChannel(channel, n);
-      toast(`Channel renamed to #${n}.`);
+      toast(t('settings.channels.channelRenamedToN', { n }));
     } catch (err) {
       toastError(err);
     } finally {
@@ -137,12 +136,16 @@ function ChannelRow({ channel, manage, roles, onPermissions }: RowProps) {
   const saveTopic = async (e: FormEvent) => {
     e.preventDefault();
     if (!topicChanged) return;
-    const t = topic.trim();
+    const trimmed = topic.trim();
     setBusy(true);
     setTopicError(null);
     try {
-      await updateChannel(channel.id, { topic: t || null });
-      toast(t ? `Topic of #${channel.name} saved.` : `Topic of #${channel.name} removed.`);
+      await updateChannel(channel.id, { topic: trimmed || null });
+      toast(
+        trimmed
+          ? t('settings.channels.topicOfChannelSaved', { channel: channel.name })
+          : t('settings.channels.topicOfChannelRemoved', { channel: channel.name }),
+      );
     } catch (err) {
       setTopicError(describeError(err));
     } finally {
@@ -152,19 +155,19 @@ function ChannelRow({ channel, manage, roles, onPermissions }: RowProps) {
 
   const remove = async () => {
     const ok = await confirm({
-      title: 'Delete channel',
+      title: t('settings.channels.deleteChannel'),
       body: (
         <p>
-          Delete <strong>#{channel.name}</strong> and all of its messages? Webhooks that post to it stop working. This cannot be undone.
+          <Trans i18nKey="settings.channels.deleteConfirm" values={{ channel: channel.name }} components={{ b: <strong /> }} />
         </p>
       ),
-      confirmLabel: 'Delete channel',
+      confirmLabel: t('settings.channels.deleteChannel'),
       danger: true,
     });
     if (!ok) return;
     try {
       await deleteChannel(channel);
-      toast(`#${channel.name} deleted.`);
+      toast(t('settings.channels.channelDeleted', { channel: channel.name }));
     } catch (err) {
       toastError(err);
     }
@@ -182,7 +185,7 @@ function ChannelRow({ channel, manage, roles, onPermissions }: RowProps) {
         <>
           <form className={`row ${own.line}`} onSubmit={save}>
             <label htmlFor={`${id}-name`} className="visually-hidden">
-              Name of #{channel.name}
+              {t('settings.channels.nameOfChannel', { channel: channel.name })}
             </label>
             {hash}
             <input id={`${id}-name`} className="input small" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />
@@ -191,40 +194,45 @@ function ChannelRow({ channel, manage, roles, onPermissions }: RowProps) {
               className="button secondary small"
               disabled={busy || normaliseChannelName(name) === channel.name || !name.trim()}
             >
-              Rename
+              {t('settings.channels.rename')}
             </button>
-            {priv && <span className={own.privateTag}>Private</span>}
+            {priv && <span className={own.privateTag}>{t('settings.channels.private')}</span>}
             <span className={own.spacer} />
             {roles && (
               <button
                 type="button"
                 className="button secondary small"
                 onClick={onPermissions}
-                aria-label={`Permissions of #${channel.name}`}
+                aria-label={t('settings.channels.permissionsOfChannel', { channel: channel.name })}
               >
-                Permissions
+                {t('settings.channels.permissions')}
               </button>
             )}
-            <button type="button" className="button danger small" onClick={() => void remove()} aria-label={`Delete #${channel.name}`}>
-              Delete
+            <button
+              type="button"
+              className="button danger small"
+              onClick={() => void remove()}
+              aria-label={t('settings.channels.deleteChannelNamed', { channel: channel.name })}
+            >
+              {t('settings.channels.delete')}
             </button>
           </form>
           <form className={`row ${own.line} ${own.topicLine}`} onSubmit={saveTopic}>
             <label htmlFor={`${id}-topic`} className="visually-hidden">
-              Topic of #{channel.name}
+              {t('settings.channels.topicOfChannel', { channel: channel.name })}
             </label>
             <input
               id={`${id}-topic`}
               className={`input small ${own.topic}`}
               value={topic}
               maxLength={1024}
-              placeholder="Add a topic: what is this channel for?"
+              placeholder={t('settings.channels.addATopicWhat')}
               onChange={(e) => setTopic(e.target.value)}
               aria-invalid={topicError ? true : undefined}
             />
             {topicChanged && (
               <button type="submit" className="button secondary small" disabled={busy}>
-                Save topic
+                {t('settings.channels.saveTopic')}
               </button>
             )}
           </form>
@@ -238,11 +246,16 @@ function ChannelRow({ channel, manage, roles, onPermissions }: RowProps) {
         <div className={`row ${own.line}`}>
           {hash}
           <span className={own.name}>{channel.name}</span>
-          {priv && <span className={own.privateTag}>Private</span>}
+          {priv && <span className={own.privateTag}>{t('settings.channels.private')}</span>}
           <span className={own.spacer} />
           {roles && (
-            <button type="button" className="button secondary small" onClick={onPermissions} aria-label={`Permissions of #${channel.name}`}>
-              Permissions
+            <button
+              type="button"
+              className="button secondary small"
+              onClick={onPermissions}
+              aria-label={t('settings.channels.permissionsOfChannel', { channel: channel.name })}
+            >
+              {t('settings.channels.permissions')}
             </button>
           )}
         </div>

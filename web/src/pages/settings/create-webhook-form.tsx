@@ -3,6 +3,8 @@ import { useId, useState, type FormEvent } from 'react';
 import { api, describeError, seg } from '../../api/client';
 import type { Channel, CreateWebhookBody, Server, Webhook } from '../../api/types';
 import styles from './settings.module.css';
+import { t } from '../../i18n';
+import '../../i18n/settings';
 
 export function CreateWebhookForm({
   server,
@@ -23,8 +25,8 @@ export function CreateWebhookForm({
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (!name.trim()) return setError('Give the webhook a name: it is shown as the author of its messages.');
-    if (!target) return setError('Create a channel first: a webhook posts into one channel.');
+    if (!name.trim()) return setError(t('settings.webhooks.errors.name'));
+    if (!target) return setError(t('settings.webhooks.errors.noChannel'));
     setBusy(true);
     setError(null);
     try {
@@ -42,23 +44,23 @@ export function CreateWebhookForm({
   };
 
   return (
-    <form className={styles.inlineForm} onSubmit={submit} aria-label="Create a webhook">
+    <form className={styles.inlineForm} onSubmit={submit} aria-label={t('settings.webhooks.createAWebhook')}>
       <div className="field">
         <label htmlFor={`${id}-name`} className="field-label">
-          Webhook name
+          {t('settings.webhooks.webhookName')}
         </label>
         <input
           id={`${id}-name`}
           className="input"
           value={name}
           maxLength={80}
-          placeholder="Deploy bot"
+          placeholder={t('settings.webhooks.deployBot')}
           onChange={(e) => setName(e.target.value)}
         />
       </div>
       <div className="field">
         <label htmlFor={`${id}-channel`} className="field-label">
-          Channel
+          {t('settings.webhooks.channel')}
         </label>
         <select id={`${id}-channel`} className="input" value={target} onChange={(e) => setChannelId(e.target.value)}>
           {channels.map((c) => (
@@ -70,7 +72,7 @@ export function CreateWebhookForm({
       </div>
       <div className="field">
         <label htmlFor={`${id}-avatar`} className="field-label">
-          Avatar URL (optional)
+          {t('settings.webhooks.avatarUrlOptional')}
         </label>
         <input
           id={`${id}-avatar`}
@@ -78,12 +80,12 @@ export function CreateWebhookForm({
           type="url"
           value={avatar}
           maxLength={2048}
-          placeholder="https://…/logo.png"
+          placeholder={t('settings.webhooks.httpsLogoPng')}
           onChange={(e) => setAvatar(e.target.value)}
         />
       </div>
       <button type="submit" className="button primary" disabled={busy}>
-        {busy ? 'Creating…' : 'Create webhook'}
+        {busy ? t('settings.webhooks.creating') : t('settings.webhooks.createWebhook')}
       </button>
       {error && (
         <p className={`field-error ${styles.full}`} role="alert">

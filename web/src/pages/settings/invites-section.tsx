@@ -17,6 +17,9 @@ import { useStore } from '../../state/store';
 import { toast, toastError } from '../../state/toasts';
 import styles from './settings.module.css';
 import own from './invites-section.module.css';
+import { Trans } from 'react-i18next';
+import { t } from '../../i18n';
+import '../../i18n/settings';
 
 /** Every invite of the server, for those with MANAGE_SERVER (the only ones who reach it). */
 export function InvitesSection({ server }: { server: Server }) {
@@ -45,24 +48,24 @@ export function InvitesSection({ server }: { server: Server }) {
 
   const inviterName = (id: string) => {
     const m = members?.find((x) => x.id === id);
-    return m ? displayName(m) : 'Someone who left';
+    return m ? displayName(m) : t('settings.invites.someoneWhoLeft');
   };
 
   const revoke = async (invite: Invite) => {
     const ok = await confirm({
-      title: 'Revoke invite',
+      title: t('settings.invites.revokeInvite'),
       body: (
         <p>
-          Revoke the invite <code>{invite.code}</code>? Its link stops working at once; people who already joined stay.
+          <Trans i18nKey="settings.invites.revokeConfirm" values={{ code: invite.code }} components={{ code: <code /> }} />
         </p>
       ),
-      confirmLabel: 'Revoke invite',
+      confirmLabel: t('settings.invites.revokeInvite'),
       danger: true,
     });
     if (!ok) return;
     try {
       await revokeInvite(invite.code);
-      toast('Invite revoked.');
+      toast(t('settings.invites.inviteRevoked'));
       setMade((l) => l.filter((i) => i.code !== invite.code));
       setAll((l) => l?.filter((i) => i.code !== invite.code) ?? l);
     } catch (err) {
@@ -74,11 +77,8 @@ export function InvitesSection({ server }: { server: Server }) {
 
   return (
     <section className={styles.settingsSection} aria-labelledby="invites-title">
-      <h2 id="invites-title">Invites</h2>
-      <p className={styles.sectionIntro}>
-        Anyone with an invite link can join {server.name} once they log in or create an account. Choose how long a link works and how many
-        people can use it.
-      </p>
+      <h2 id="invites-title">{t('settings.invites.invites')}</h2>
+      <p className={styles.sectionIntro}>{t('settings.invites.anyoneWithAnInvite', { server: server.name })}</p>
       <CreateInviteForm
         serverId={server.id}
         onCreated={(invite) => {
@@ -88,18 +88,18 @@ export function InvitesSection({ server }: { server: Server }) {
       />
       {newest && (
         <div className={own.newLink}>
-          <CopyField label="New invite link" value={inviteLink(newest.code)} />
+          <CopyField label={t('settings.invites.newInviteLink')} value={inviteLink(newest.code)} />
           <p className="hint">{describeLimits(newest)}</p>
         </div>
       )}
-      <h3 className={styles.subheading}>All invites</h3>
+      <h3 className={styles.subheading}>{t('settings.invites.allInvites')}</h3>
       {listError && (
         <p className="field-error" role="alert">
           {listError}
         </p>
       )}
-      {all === null && !listError && <p className="empty-note">Loading invites…</p>}
-      {all && all.length === 0 && <p className="empty-note">No invites yet.</p>}
+      {all === null && !listError && <p className="empty-note">{t('settings.invites.loadingInvites')}</p>}
+      {all && all.length === 0 && <p className="empty-note">{t('settings.invites.noInvitesYet')}</p>}
       {all && all.length > 0 && <InviteTable invites={all} inviterName={inviterName} onRevoke={revoke} />}
     </section>
   );
@@ -124,10 +124,10 @@ function CreateInviteForm({ serverId, onCreated }: { serverId: string; onCreated
     }
   };
   return (
-    <form className={styles.inlineForm} onSubmit={submit} aria-label="Create an invite">
+    <form className={styles.inlineForm} onSubmit={submit} aria-label={t('settings.invites.createAnInvite')}>
       <InviteLimits id={id} maxAge={maxAge} maxUses={maxUses} onMaxAge={setMaxAge} onMaxUses={setMaxUses} />
       <button type="submit" className="button primary" disabled={busy}>
-        Create invite link
+        {t('settings.invites.createInviteLink')}
       </button>
       {error && (
         <p className={`field-error ${styles.full}`} role="alert">
@@ -150,7 +150,7 @@ function InviteTable({
   const copy = async (code: string) => {
     try {
       await copyText(inviteLink(code));
-      toast('Invite link copied.');
+      toast(t('settings.invites.inviteLinkCopied'));
     } catch (err) {
       toastError(err);
     }
@@ -160,12 +160,12 @@ function InviteTable({
       <table className={`${styles.table} ${own.table}`}>
         <thead>
           <tr>
-            <th scope="col">Invite</th>
-            <th scope="col">Made by</th>
-            <th scope="col">Uses</th>
-            <th scope="col">Expires</th>
+            <th scope="col">{t('settings.invites.invite')}</th>
+            <th scope="col">{t('settings.invites.madeBy')}</th>
+            <th scope="col">{t('settings.invites.uses')}</th>
+            <th scope="col">{t('settings.invites.expires')}</th>
             <th scope="col">
-              <span className="visually-hidden">Actions</span>
+              <span className="visually-hidden">{t('settings.invites.actions')}</span>
             </th>
           </tr>
         </thead>
@@ -178,22 +178,31 @@ function InviteTable({
               <td data-label="Made by">{inviterName(i.inviterId)}</td>
               <td data-label="Uses">
                 {describeUses(i.uses, i.maxUses)}
-                {i.maxUses > 0 && i.uses >= i.maxUses && <span className={own.spent}>used up</span>}
+                {i.maxUses > 0 && i.uses >= i.maxUses && <span className={own.spent}>{t('settings.invites.usedUp')}</span>}
               </td>
               <td data-label="Expires" title={i.expiresAt ? new Date(i.expiresAt).toLocaleString() : undefined}>
-                {describeExpiry(i.expiresAt) === 'expired' ? <span className={own.spent}>expired</span> : describeExpiry(i.expiresAt)}
+                {describeExpiry(i.expiresAt) === 'expired' ? (
+                  <span className={own.spent}>{t('settings.invites.expired')}</span>
+                ) : (
+                  describeExpiry(i.expiresAt)
+                )}
               </td>
               <td className={styles.actionsCell}>
                 <button
                   type="button"
                   className="button secondary small"
                   onClick={() => void copy(i.code)}
-                  aria-label={`Copy link of invite ${i.code}`}
+                  aria-label={t('settings.invites.copyLinkOfInvite', { code: i.code })}
                 >
-                  Copy link
+                  {t('settings.invites.copyLink')}
                 </button>
-                <button type="button" className="button danger small" onClick={() => onRevoke(i)} aria-label={`Revoke invite ${i.code}`}>
-                  Revoke
+                <button
+                  type="button"
+                  className="button danger small"
+                  onClick={() => onRevoke(i)}
+                  aria-label={t('settings.invites.revokeInviteCode', { code: i.code })}
+                >
+                  {t('settings.invites.revoke')}
                 </button>
               </td>
             </tr>

@@ -15,6 +15,9 @@ import { useStore } from '../../state/store';
 import { toast, toastError } from '../../state/toasts';
 import styles from './settings.module.css';
 import own from './admin.module.css';
+import { Trans } from 'react-i18next';
+import { t } from '../../i18n';
+import '../../i18n/settings';
 
 /** The images the service shows as icons. */
 const ICON_TYPES = 'image/png,image/jpeg,image/gif,image/webp,image/avif';
@@ -36,8 +39,8 @@ export function OverviewSection({ server }: { server: Server }) {
   const owner = server.ownerId === meId;
   return (
     <section className={styles.settingsSection} aria-labelledby="overview-title">
-      <h2 id="overview-title">Overview</h2>
-      <p className={styles.sectionIntro}>How {server.name} appears to its members and to people you invite.</p>
+      <h2 id="overview-title">{t('settings.overview.overview')}</h2>
+      <p className={styles.sectionIntro}>{t('settings.overview.howServerAppearsTo', { server: server.name })}</p>
       <ServerProfile server={server} />
       {owner && <TransferOwnership server={server} />}
       {owner && <DeleteServer server={server} />}
@@ -62,12 +65,12 @@ function ServerProfile({ server }: { server: Server }) {
 
   const save = async (e?: FormEvent) => {
     e?.preventDefault();
-    if (!name.trim()) return setError('The server needs a name.');
+    if (!name.trim()) return setError(t('settings.overview.needsName'));
     setSaving(true);
     setError(null);
     try {
       await updateServer(server.id, { name: name.trim(), description: description.trim() || null });
-      toast('Server settings saved.');
+      toast(t('settings.overview.serverSettingsSaved'));
     } catch (err) {
       setError(describeError(err));
     } finally {
@@ -88,7 +91,7 @@ function ServerProfile({ server }: { server: Server }) {
     try {
       const up = await uploadFile(file);
       await updateServer(server.id, { icon: up.url });
-      toast('Server icon updated.');
+      toast(t('settings.overview.serverIconUpdated'));
     } catch (err) {
       setIconError(describeError(err));
     } finally {
@@ -101,7 +104,7 @@ function ServerProfile({ server }: { server: Server }) {
     setIconError(null);
     try {
       await updateServer(server.id, { icon: null });
-      toast('Server icon removed.');
+      toast(t('settings.overview.serverIconRemoved'));
     } catch (err) {
       setIconError(describeError(err));
     } finally {
@@ -116,7 +119,11 @@ function ServerProfile({ server }: { server: Server }) {
           <ServerIcon server={server} />
           <div className={own.iconActions}>
             <label className={`button secondary small ${uploading ? own.busy : ''}`} htmlFor={`${id}-icon`}>
-              {uploading ? 'Uploading…' : server.icon ? 'Change icon' : 'Upload icon'}
+              {uploading
+                ? t('settings.overview.uploading')
+                : server.icon
+                  ? t('settings.overview.changeIcon')
+                  : t('settings.overview.uploadIcon')}
             </label>
             <input
               id={`${id}-icon`}
@@ -132,12 +139,12 @@ function ServerProfile({ server }: { server: Server }) {
             />
             {server.icon && (
               <button type="button" className="button secondary small" onClick={() => void removeIcon()} disabled={uploading}>
-                Remove icon
+                {t('settings.overview.removeIcon')}
               </button>
             )}
           </div>
           <p id={`${id}-icon-hint`} className="small-text">
-            A square PNG, JPEG, GIF, WebP or AVIF looks best.
+            {t('settings.overview.aSquarePngJpeg')}
           </p>
           {iconError && (
             <p className="field-error" role="alert">
@@ -145,10 +152,10 @@ function ServerProfile({ server }: { server: Server }) {
             </p>
           )}
         </div>
-        <form id={`${id}-form`} className={`stack ${own.overviewFields}`} onSubmit={save} aria-label="Server profile">
+        <form id={`${id}-form`} className={`stack ${own.overviewFields}`} onSubmit={save} aria-label={t('settings.overview.serverProfile')}>
           <div className="field">
             <label htmlFor={`${id}-name`} className="field-label">
-              Server name
+              {t('settings.overview.serverName')}
             </label>
             <input
               id={`${id}-name`}
@@ -161,14 +168,14 @@ function ServerProfile({ server }: { server: Server }) {
           </div>
           <div className="field">
             <label htmlFor={`${id}-description`} className="field-label">
-              Description
+              {t('settings.overview.description')}
             </label>
             <textarea
               id={`${id}-description`}
               className={`input ${own.textarea}`}
               value={description}
               maxLength={DESCRIPTION_MAX}
-              placeholder="What is this server about? Members see it, and so do people you invite."
+              placeholder={t('settings.overview.whatIsThisServer')}
               aria-describedby={`${id}-description-count`}
               onChange={(e) => setDescription(e.target.value)}
             />
@@ -184,13 +191,13 @@ function ServerProfile({ server }: { server: Server }) {
         </form>
       </div>
       {dirty && (
-        <section className={own.saveBar} aria-label="Unsaved changes">
-          <p>You have unsaved changes.</p>
+        <section className={own.saveBar} aria-label={t('settings.overview.unsavedChanges')}>
+          <p>{t('settings.overview.youHaveUnsavedChanges')}</p>
           <button type="button" className="button secondary small" onClick={reset} disabled={saving}>
-            Reset
+            {t('settings.overview.reset')}
           </button>
           <button type="submit" form={`${id}-form`} className="button primary small" disabled={saving}>
-            {saving ? 'Saving…' : 'Save changes'}
+            {saving ? t('settings.overview.saving') : t('settings.overview.saveChanges')}
           </button>
         </section>
       )}
@@ -216,30 +223,27 @@ function TransferOwnership({ server }: { server: Server }) {
   const transfer = async (e: FormEvent) => {
     e.preventDefault();
     const next = people.find((m) => m.id === to);
-    if (!next) return setError('Choose the member who will own the server.');
+    if (!next) return setError(t('settings.overview.chooseOwner'));
     setError(null);
     const name = displayName(next);
     const ok = await confirm({
-      title: 'Transfer ownership',
+      title: t('settings.overview.transferOwnership'),
       body: (
         <>
           <p>
-            Make <strong>{name}</strong> the owner of {server.name}?
+            <Trans i18nKey="settings.overview.transferConfirm" values={{ name, server: server.name }} components={{ b: <strong /> }} />
           </p>
-          <p>
-            You will lose your owner powers at once: deleting the server, transferring it, managing its bots and webhooks, and every
-            permission your roles do not give you. Only {name} can give the server back.
-          </p>
+          <p>{t('settings.overview.youWillLoseYour', { name })}</p>
         </>
       ),
-      confirmLabel: `Make ${name} the owner`,
+      confirmLabel: t('settings.overview.makeNameTheOwner', { name }),
       danger: true,
     });
     if (!ok) return;
     setBusy(true);
     try {
       await updateServer(server.id, { ownerId: next.id });
-      toast(`${name} now owns ${server.name}.`);
+      toast(t('settings.overview.nameNowOwnsServer', { name, server: server.name }));
     } catch (err) {
       setError(describeError(err));
     } finally {
@@ -249,18 +253,18 @@ function TransferOwnership({ server }: { server: Server }) {
 
   return (
     <section className={own.panel} aria-labelledby={`${id}-title`}>
-      <h3 id={`${id}-title`}>Transfer ownership</h3>
-      <p>Hand the server to another member. They become its owner, with every permission; you stay a member with your roles.</p>
+      <h3 id={`${id}-title`}>{t('settings.overview.transferOwnership')}</h3>
+      <p>{t('settings.overview.handTheServerTo')}</p>
       {members && people.length === 0 ? (
-        <p className="empty-note">There is no one else here yet: invite the person first.</p>
+        <p className="empty-note">{t('settings.overview.thereIsNoOne')}</p>
       ) : (
         <form className={own.inline} onSubmit={transfer}>
           <div className="field">
             <label htmlFor={`${id}-to`} className="field-label">
-              New owner
+              {t('settings.overview.newOwner')}
             </label>
             <select id={`${id}-to`} className="input" value={to} onChange={(e) => setTo(e.target.value)} aria-invalid={!!error}>
-              <option value="">Choose a member…</option>
+              <option value="">{t('settings.overview.chooseAMember')}</option>
               {people.map((m) => (
                 <option key={m.id} value={m.id}>
                   {displayName(m)}
@@ -269,7 +273,7 @@ function TransferOwnership({ server }: { server: Server }) {
             </select>
           </div>
           <button type="submit" className="button secondary" disabled={busy || !to}>
-            Transfer ownership
+            {t('settings.overview.transferOwnership')}
           </button>
         </form>
       )}
@@ -291,12 +295,12 @@ function DeleteServer({ server }: { server: Server }) {
 
   const remove = async (e: FormEvent) => {
     e.preventDefault();
-    if (!matches) return setError(`Type ${server.name} exactly to confirm.`);
+    if (!matches) return setError(t('settings.overview.typeNameToConfirm', { server: server.name }));
     setBusy(true);
     setError(null);
     try {
       await deleteServer(server.id);
-      toast(`${server.name} was deleted.`);
+      toast(t('settings.overview.serverWasDeleted', { server: server.name }));
       navigate(paths.home());
     } catch (err) {
       setError(describeError(err));
@@ -306,12 +310,12 @@ function DeleteServer({ server }: { server: Server }) {
 
   return (
     <section className={`${own.panel} ${own.danger}`} aria-labelledby={`${id}-title`}>
-      <h3 id={`${id}-title`}>Delete server</h3>
-      <p>Deleting {server.name} removes every channel, message, file, role and invite in it, for everyone. This cannot be undone.</p>
+      <h3 id={`${id}-title`}>{t('settings.overview.deleteServer')}</h3>
+      <p>{t('settings.overview.deletingServerRemovesEvery', { server: server.name })}</p>
       <form className={own.inline} onSubmit={remove}>
         <div className="field">
           <label htmlFor={`${id}-confirm`} className="field-label">
-            Type the server’s name to confirm
+            {t('settings.overview.typeTheServerS')}
           </label>
           <input
             id={`${id}-confirm`}
@@ -325,7 +329,7 @@ function DeleteServer({ server }: { server: Server }) {
           />
         </div>
         <button type="submit" className="button danger" disabled={busy || !matches}>
-          {busy ? 'Deleting…' : 'Delete server'}
+          {busy ? t('settings.overview.deleting') : t('settings.overview.deleteServer')}
         </button>
       </form>
       {error && (

@@ -1,14 +1,11 @@
 /** Permission checkboxes, shared by the add-bot form and each bot row. */
 import { useId } from 'react';
 import { ALL_PERMISSIONS, type Permission } from '../../api/types';
+import { t } from '../../i18n';
+import '../../i18n/settings';
 import styles from './settings.module.css';
 
-const PERMISSION_LABELS: Record<Permission, string> = {
-  READ_MESSAGES: 'Read messages',
-  SEND_MESSAGES: 'Send messages',
-  ADD_REACTIONS: 'Add reactions',
-  ATTACH_FILES: 'Attach files',
-};
+const permissionLabel = (p: Permission): string => t(`settings.bots.permissionNames.${p}`);
 
 export function PermissionBoxes({
   value,
@@ -35,7 +32,7 @@ export function PermissionBoxes({
               onChange(e.target.checked ? ALL_PERMISSIONS.filter((x) => x === p || value.includes(x)) : value.filter((x) => x !== p))
             }
           />
-          {PERMISSION_LABELS[p]}
+          {permissionLabel(p)}
         </label>
       ))}
     </fieldset>

@@ -15,6 +15,8 @@ import { deleteRole, updateRole } from '../../state/moderation';
 import { can, P } from '../../state/permissions';
 import { toast } from '../../state/toasts';
 import css from './roles-section.module.css';
+import { t } from '../../i18n';
+import '../../i18n/settings';
 
 /** Swatches offered for a role's colour (any other comes from the custom picker). */
 export const PALETTE: { name: string; color: number }[] = [
@@ -51,7 +53,7 @@ export interface RoleEditorProps {
   onDeleted: () => void;
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const members = (count: number) => t('settings.roles.memberCount', { count });
 
 export function RoleEditor({ server, role, memberCount, locked, held, headingRef, onDirtyChange, onDeleted }: RoleEditorProps) {
   const id = useId();
@@ -91,7 +93,8 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
     try {
       await updateRole(role, body);
       setEdits({});
-      toast(`Saved ${everyone ? '@everyone' : name.trim()}.`);
+      // i18n-ignore: the role's own name
+      toast(t('settings.roles.saved', { role: everyone ? '@everyone' : name.trim() }));
     } catch (err) {
       setSaveError(describeError(err));
     } finally {
@@ -103,20 +106,20 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
     setDeleteError(null);
     const who =
       memberCount === undefined
-        ? 'Everyone who has it will lose it.'
+        ? t('settings.roles.deleteWhoUnknown')
         : memberCount === 0
-          ? 'Nobody has it at the moment.'
-          : `The ${plural(memberCount, 'member')} who ${memberCount === 1 ? 'has' : 'have'} it will lose it.`;
+          ? t('settings.roles.deleteWhoNobody')
+          : t('settings.roles.deleteWho', { count: memberCount });
     const ok = await confirm({
-      title: `Delete the role ${role.name}?`,
-      body: <p>{who} Any channel permissions set for it go too. This cannot be undone.</p>,
-      confirmLabel: 'Delete role',
+      title: t('settings.roles.deleteTheRoleRole', { role: role.name }),
+      body: <p>{t('settings.roles.whoAnyChannelPermissions', { who })}</p>,
+      confirmLabel: t('settings.roles.deleteRole'),
       danger: true,
     });
     if (!ok) return;
     try {
       await deleteRole(role);
-      toast(`Deleted the role ${role.name}.`);
+      toast(t('settings.roles.deletedTheRoleRole', { role: role.name }));
       onDeleted();
     } catch (err) {
       setDeleteError(describeError(err));
@@ -130,7 +133,7 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
   return (
     <div className={css.editor}>
       <header className={css.editorHead}>
-        <h3 ref={headingRef} tabIndex={-1} className={css.editorTitle} aria-label={`${title}: role settings`}>
+        <h3 ref={headingRef} tabIndex={-1} className={css.editorTitle} aria-label={t('settings.roles.titleRoleSettings', { title })}>
           <span className={css.dot} style={{ background: shownColor }} data-none={!shownColor || undefined} aria-hidden="true" />
           <span
             className={shownColor ? `${css.editorName} ${roleNameCss.colored}` : css.editorName}
@@ -141,11 +144,13 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
         </h3>
         <p className={css.editorMeta}>
           {everyone
-            ? `Everyone in ${server.name}${memberCount !== undefined ? ` (${plural(memberCount, 'member')})` : ''}`
+            ? memberCount !== undefined
+              ? t('settings.roles.everyoneInCount', { server: server.name, members: members(memberCount) })
+              : t('settings.roles.everyoneIn', { server: server.name })
             : memberCount !== undefined
-              ? plural(memberCount, 'member')
-              : 'Loading members…'}
-          {role.managed && ' · managed by a bot'}
+              ? members(memberCount)
+              : t('settings.roles.loadingMembers')}
+          {role.managed && t('settings.roles.managedByABotMeta')}
         </p>
       </header>
 
@@ -154,25 +159,16 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
           <LockIcon /> {locked}
         </p>
       )}
-      {everyone && (
-        <p className={css.explain}>
-          Everyone in the server has these permissions, whatever other roles they hold. Other roles only add to them.
-        </p>
-      )}
-      {role.managed && (
-        <p className={css.explain}>
-          This role belongs to the bot {role.name}: it was made when the bot was added and goes when the bot is removed. Its permissions can
-          change here; it cannot be given to anyone else or deleted.
-        </p>
-      )}
+      {everyone && <p className={css.explain}>{t('settings.roles.everyoneInTheServer')}</p>}
+      {role.managed && <p className={css.explain}>{t('settings.roles.thisRoleBelongsTo', { role: role.name })}</p>}
 
       <fieldset className={css.plain} disabled={disabled}>
-        <legend className="visually-hidden">Role settings</legend>
+        <legend className="visually-hidden">{t('settings.roles.roleSettings')}</legend>
         {!everyone && (
           <>
             <div className="field">
               <label htmlFor={`${id}-name`} className="field-label">
-                Role name
+                {t('settings.roles.roleName')}
               </label>
               <input
                 id={`${id}-name`}
@@ -189,14 +185,14 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
             <div className={css.toggles}>
               <Toggle
                 id={`${id}-hoist`}
-                label="Show members separately in the member list"
+                label={t('settings.roles.showMembersSeparatelyIn')}
                 help="People with this role are listed under its name, above the rest."
                 checked={hoist}
                 onChange={(v) => edit({ hoist: v })}
               />
               <Toggle
                 id={`${id}-mention`}
-                label="Allow anyone to @mention this role"
+                label={t('settings.roles.allowAnyoneToMention')}
                 help="Anyone can notify everyone with this role at once. Without it, only people who may notify everyone can."
                 checked={mentionable}
                 onChange={(v) => edit({ mentionable: v })}
@@ -205,9 +201,9 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
           </>
         )}
 
-        <h4 className={css.permsTitle}>Permissions</h4>
+        <h4 className={css.permsTitle}>{t('settings.roles.permissions')}</h4>
         {!locked && PERMISSION_GROUPS.some((g) => g.items.some((i) => !can(held, P[i.id]))) && (
-          <p className="hint">Switches you cannot change are permissions you do not have yourself.</p>
+          <p className="hint">{t('settings.roles.switchesYouCannotChange')}</p>
         )}
         {PERMISSION_GROUPS.map((group) => (
           <fieldset key={group.title} className={css.permGroup}>
@@ -220,13 +216,13 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
                   key={item.id}
                   id={`${id}-${item.id}`}
                   label={item.label}
-                  help={mayChange ? item.help : `${item.help} You do not have it yourself, so you cannot change it.`}
+                  help={mayChange ? item.help : t('settings.roles.helpNotYours', { help: item.help })}
                   checked={(perms & bit) !== 0n}
                   disabled={!mayChange}
                   onChange={(v) => edit({ permissions: v ? perms | bit : perms & ~bit })}
                 >
                   {item.id === 'ADMINISTRATOR' && (perms & bit) !== 0n && (
-                    <span className={css.warnText}>Every permission, everywhere: the switches above no longer limit this role.</span>
+                    <span className={css.warnText}>{t('settings.roles.everyPermissionEverywhereThe')}</span>
                   )}
                 </Toggle>
               );
@@ -238,13 +234,13 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
       {!everyone && (
         <div className={css.dangerZone}>
           <div>
-            <h4>Delete this role</h4>
+            <h4>{t('settings.roles.deleteThisRole')}</h4>
             <p className="hint">
               {role.managed
-                ? 'A bot’s own role goes when the bot is removed from the server (Bots section).'
+                ? t('settings.roles.aBotSOwn')
                 : locked
-                  ? 'You can only delete roles below your highest role.'
-                  : 'People who have it lose it. This cannot be undone.'}
+                  ? t('settings.roles.youCanOnlyDelete')
+                  : t('settings.roles.peopleWhoHaveIt')}
             </p>
             {deleteError && (
               <p className="field-error" role="alert">
@@ -253,22 +249,22 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
             )}
           </div>
           <button type="button" className="button danger" disabled={role.managed || locked !== null} onClick={remove}>
-            Delete role
+            {t('settings.roles.deleteRole')}
           </button>
         </div>
       )}
 
       {(dirty || saveError) && (
-        <section className={css.saveBar} aria-label="Unsaved changes">
+        <section className={css.saveBar} aria-label={t('settings.roles.unsavedChanges')}>
           <p className={css.saveText}>
             {saveError ? (
               <span role="alert" className={css.saveError}>
-                Not saved: {saveError}
+                {t('settings.roles.notSavedSaveerror', { saveError })}
               </span>
             ) : locked ? (
-              'This role can no longer be changed by you: discard your changes.'
+              t('settings.roles.thisRoleCanNo')
             ) : (
-              'Careful — you have unsaved changes!'
+              t('settings.roles.carefulYouHaveUnsaved')
             )}
           </p>
           <div className="row tight">
@@ -281,10 +277,10 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
                 setSaveError(null);
               }}
             >
-              Discard changes
+              {t('settings.roles.discardChanges')}
             </button>
             <button type="button" className="button primary small" disabled={saving || !dirty || locked !== null} onClick={save}>
-              {saving ? 'Saving…' : 'Save changes'}
+              {saving ? t('settings.roles.saving') : t('settings.roles.saveChanges')}
             </button>
           </div>
         </section>
@@ -342,15 +338,15 @@ function ColorPicker({ id, value, onChange }: { id: string; value: number; onCha
   const custom = value !== 0 && !PALETTE.some((p) => p.color === value);
   return (
     <fieldset className={css.colors}>
-      <legend className="field-label">Colour</legend>
+      <legend className="field-label">{t('settings.roles.colour')}</legend>
       <p className="hint" id={`${id}-color-help`}>
-        Names of people with this role show in its colour (their highest coloured role’s).
+        {t('settings.roles.namesOfPeopleWith')}
       </p>
       <div className={css.swatches}>
-        <label className={css.swatchLabel} title="No colour">
+        <label className={css.swatchLabel} title={t('settings.roles.noColour')}>
           <input type="radio" name={`${id}-color`} className={css.swatchInput} checked={value === 0} onChange={() => onChange(0)} />
           <span className={`${css.swatch} ${css.noColor}`} aria-hidden="true" />
-          <span className="visually-hidden">No colour</span>
+          <span className="visually-hidden">{t('settings.roles.noColour')}</span>
         </label>
         {PALETTE.map((p) => (
           <label key={p.color} className={css.swatchLabel} title={p.name}>
@@ -373,7 +369,7 @@ function ColorPicker({ id, value, onChange }: { id: string; value: number; onCha
             // #000000 would read as "no colour": the nearest colour stands in for black.
             onChange={(e) => onChange(Number.parseInt(e.target.value.slice(1), 16) || 1)}
           />
-          <span>Custom colour</span>
+          <span>{t('settings.roles.customColour')}</span>
         </label>
       </div>
     </fieldset>

@@ -21,8 +21,11 @@ import { toast, toastError } from '../../state/toasts';
 import { LockIcon, RoleEditor } from './role-editor';
 import css from './roles-section.module.css';
 import styles from './settings.module.css';
+import { Trans } from 'react-i18next';
+import { t } from '../../i18n';
+import '../../i18n/settings';
 
-const BELOW_YOURS = 'You can only change roles below your highest role.';
+const belowYours = () => t('settings.roles.belowYours');
 
 interface Drag {
   id: string;
@@ -110,7 +113,9 @@ export function RolesSection({ server }: { server: Server }) {
   const lockedReason = (role: Role): string | null => {
     if (owner || role.id === serverId) return null;
     if (role.position < top) return null;
-    return `${BELOW_YOURS} ${role.name} is ${role.position === top ? 'your highest role' : 'above your highest role'}, so you can see it but not change it.`;
+    return role.position === top
+      ? t('settings.roles.lockedYourHighest', { role: role.name })
+      : t('settings.roles.lockedAboveYours', { role: role.name });
   };
   const movable = (role: Role) => role.id !== serverId && (owner || role.position < top);
 
@@ -118,7 +123,7 @@ export function RolesSection({ server }: { server: Server }) {
 
   useEffect(() => {
     if (selectedId && roles && !roles.some((r) => r.id === selectedId)) {
-      if (dirty.current) toast('The role you were editing was deleted, so your changes to it were not saved.', 'error');
+      if (dirty.current) toast(t('settings.roles.theRoleYouWere'), 'error');
       setSelectedId(null);
     }
   }, [roles, selectedId]);
@@ -144,9 +149,9 @@ export function RolesSection({ server }: { server: Server }) {
     if (
       dirty.current &&
       !(await confirm({
-        title: 'Discard unsaved changes?',
-        body: <p>Your changes to {selected?.name ?? 'this role'} have not been saved.</p>,
-        confirmLabel: 'Discard changes',
+        title: t('settings.roles.discardUnsavedChanges'),
+        body: <p>{t('settings.roles.unsavedChanges', { role: selected?.name ?? t('settings.roles.thisRole') })}</p>,
+        confirmLabel: t('settings.roles.discardChanges'),
         danger: true,
       }))
     )
@@ -164,14 +169,14 @@ export function RolesSection({ server }: { server: Server }) {
     const rest = current.filter((id) => id !== role.id);
     const index = Math.min(Math.max(to, minIndex), rest.length);
     if (index === from) {
-      if (to < minIndex) setAnnouncement(`${role.name} cannot go higher: ${BELOW_YOURS}`);
+      if (to < minIndex) setAnnouncement(t('settings.roles.cannotGoHigher', { role: role.name }));
       return;
     }
     rest.splice(index, 0, role.id);
     pendingRef.current = rest;
     setPending(rest);
     setMoveError(null);
-    setAnnouncement(`${role.name} moved to position ${index + 1} of ${rest.length}.`);
+    setAnnouncement(t('settings.roles.movedTo', { role: role.name, position: index + 1, total: rest.length }));
     const position = rest.length - index;
     inFlight.current++;
     queue.current = queue.current
@@ -179,8 +184,8 @@ export function RolesSection({ server }: { server: Server }) {
       .then(
         () => undefined,
         (err) => {
-          setMoveError(`${role.name} was not moved: ${describeError(err)}`);
-          setAnnouncement(`${role.name} was not moved.`);
+          setMoveError(t('settings.roles.notMovedError', { role: role.name, error: describeError(err) }));
+          setAnnouncement(t('settings.roles.notMoved', { role: role.name }));
         },
       )
       .finally(async () => {
@@ -205,15 +210,15 @@ export function RolesSection({ server }: { server: Server }) {
       e.preventDefault();
       if (moving === role.id) {
         setMoving(null);
-        setAnnouncement(`${role.name} is at position ${index + 1} of ${n}.`);
+        setAnnouncement(t('settings.roles.atPosition', { role: role.name, position: index + 1, total: n }));
       } else {
         setMoving(role.id);
-        setAnnouncement(`Moving ${role.name}, position ${index + 1} of ${n}. Up and down arrows move it; Space or Enter when done.`);
+        setAnnouncement(t('settings.roles.moving', { role: role.name, position: index + 1, total: n }));
       }
     } else if (e.key === 'Escape' && moving === role.id) {
       e.preventDefault();
       setMoving(null);
-      setAnnouncement(`${role.name} is at position ${index + 1} of ${n}.`);
+      setAnnouncement(t('settings.roles.atPosition', { role: role.name, position: index + 1, total: n }));
     }
   };
 
@@ -266,8 +271,8 @@ export function RolesSection({ server }: { server: Server }) {
   if (!roles || !everyone) {
     return (
       <section className={styles.settingsSection} aria-labelledby="roles-title">
-        <h2 id="roles-title">Roles</h2>
-        <p className="empty-note">Loading roles…</p>
+        <h2 id="roles-title">{t('settings.roles.roles')}</h2>
+        <p className="empty-note">{t('settings.roles.loadingRoles')}</p>
       </section>
     );
   }
@@ -313,10 +318,10 @@ export function RolesSection({ server }: { server: Server }) {
               else handles.current.delete(role.id);
             }}
             className={css.handle}
-            aria-label={`Move ${role.name}`}
+            aria-label={t('settings.roles.moveRole', { role: role.name })}
             aria-describedby={hintId}
             aria-pressed={moving === role.id}
-            title="Drag to reorder, or press Alt+↑ / Alt+↓"
+            title={t('settings.roles.dragToReorderOr')}
             onKeyDown={(e) => onHandleKey(e, role, index)}
             onBlur={(e) => {
               if (e.relatedTarget && moving === role.id) setMoving(null);
@@ -329,7 +334,7 @@ export function RolesSection({ server }: { server: Server }) {
             <GripIcon />
           </button>
         ) : (
-          <span className={css.handleSpace} title={isEveryone ? '@everyone is always last' : BELOW_YOURS}>
+          <span className={css.handleSpace} title={isEveryone ? t('settings.roles.everyoneIsAlwaysLast') : belowYours()}>
             {locked && !isEveryone && <LockIcon />}
           </span>
         )}
@@ -346,18 +351,22 @@ export function RolesSection({ server }: { server: Server }) {
             data-colored={color ? '' : undefined}
             data-role-name
           >
-            {isEveryone ? '@everyone' : role.name}
+            {isEveryone ? t('settings.roles.everyone') : role.name}
           </span>
           {role.managed && (
-            <span className={css.botChip} title="Managed by a bot">
-              BOT<span className="visually-hidden">, managed by a bot</span>
+            <span className={css.botChip} title={t('settings.roles.managedByABot')}>
+              {t('settings.roles.bot')}
+              <span className="visually-hidden">{t('settings.roles.managedByABotSuffix')}</span>
             </span>
           )}
-          {locked && !isEveryone && <span className="visually-hidden">, above what you can change</span>}
+          {locked && !isEveryone && <span className="visually-hidden">{t('settings.roles.aboveWhatYouCan')}</span>}
           {count !== undefined && (
             <span className={css.count}>
-              {count}
-              <span className="visually-hidden">{count === 1 ? ' member' : ' members'}</span>
+              <Trans
+                i18nKey="settings.roles.memberCountHidden"
+                count={count}
+                components={{ hidden: <span className="visually-hidden" /> }}
+              />
               <PersonIcon />
             </span>
           )}
@@ -368,31 +377,31 @@ export function RolesSection({ server }: { server: Server }) {
 
   return (
     <section className={`${styles.settingsSection} ${css.section}`} aria-labelledby="roles-title">
-      <h2 id="roles-title">Roles</h2>
-      <p className={styles.sectionIntro}>
-        Roles give people permissions and a colour. A role higher in the list outranks the ones below it, and people who manage roles can
-        only change those below their own highest role. @everyone holds what everyone may do.
-      </p>
+      <h2 id="roles-title">{t('settings.roles.roles')}</h2>
+      <p className={styles.sectionIntro}>{t('settings.roles.rolesGivePeoplePermissions')}</p>
       <div className={css.layout}>
         <div className={css.listPane}>
           <div className={css.listHead}>
-            <h3 className={css.paneTitle}>
-              {n + 1} {n === 0 ? 'role' : 'roles'}
-            </h3>
+            <h3 className={css.paneTitle}>{t('settings.roles.count', { count: n + 1 })}</h3>
             <button type="button" className="button primary small" onClick={() => setCreating(true)}>
-              <PlusIcon size={16} /> Create role
+              <PlusIcon size={16} /> {t('settings.roles.createRole')}
             </button>
           </div>
           {myTop && (
             <p className={css.yourTop}>
-              Your highest role is{' '}
-              <strong className={myTop.color ? roleNameCss.colored : undefined} style={nameColorStyle(nameColor(myTop.color))}>
-                {myTop.name}
-              </strong>
-              : you can change the roles below it.
+              <Trans
+                i18nKey="settings.roles.yourHighest"
+                components={{
+                  role: (
+                    <strong className={myTop.color ? roleNameCss.colored : undefined} style={nameColorStyle(nameColor(myTop.color))}>
+                      {myTop.name}
+                    </strong>
+                  ),
+                }}
+              />
             </p>
           )}
-          <ul className={css.roleList} aria-label="Roles, highest first">
+          <ul className={css.roleList} aria-label={t('settings.roles.rolesHighestFirst')}>
             {ranked.map((r, i) => row(r, i))}
             {row(everyone, n)}
           </ul>
@@ -402,7 +411,7 @@ export function RolesSection({ server }: { server: Server }) {
             </p>
           )}
           <p id={hintId} className={css.dragHint}>
-            Drag a role by its handle to reorder. From the keyboard: on a handle, press Alt+↑ or Alt+↓, or Space and then the arrows.
+            {t('settings.roles.dragARoleBy')}
           </p>
           <div className="visually-hidden" aria-live="assertive" aria-atomic="true">
             {announcement}
@@ -427,15 +436,9 @@ export function RolesSection({ server }: { server: Server }) {
             />
           ) : (
             <div className={css.emptyPane}>
-              <h3>Choose a role to edit</h3>
-              <p>
-                Select a role to change its name, colour and permissions. @everyone’s permissions apply to everyone in {server.name}; other
-                roles add to them.
-              </p>
-              <p>
-                Give roles to people from the member list in chat. New roles start just above @everyone, so they outrank nobody until you
-                move them up.
-              </p>
+              <h3>{t('settings.roles.chooseARoleTo')}</h3>
+              <p>{t('settings.roles.selectARoleTo', { server: server.name })}</p>
+              <p>{t('settings.roles.giveRolesToPeople')}</p>
             </div>
           )}
         </div>
@@ -443,15 +446,15 @@ export function RolesSection({ server }: { server: Server }) {
 
       {creating && (
         <PromptDialog
-          title="Create a role"
-          label="Role name"
+          title={t('settings.roles.createARole')}
+          label={t('settings.roles.roleName')}
           submitLabel="Create role"
-          placeholder="Moderators"
+          placeholder={t('settings.roles.moderators')}
           help="It starts just above @everyone with no extra permissions; choose them next."
           onClose={() => setCreating(false)}
           onSubmit={async (name) => {
             const role = await createRole(serverId, { name });
-            toast(`Created the role ${role.name}.`);
+            toast(t('settings.roles.createdTheRoleRole', { role: role.name }));
             dirty.current = false;
             setSelectedId(role.id);
             setFocusEditor((f) => f + 1);

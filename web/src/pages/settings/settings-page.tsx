@@ -22,6 +22,9 @@ import { WebhooksSection } from './webhooks-section';
 import styles from './settings.module.css';
 import { setPageTitle } from '../../lib/title';
 import { canOpenSettings, TABS, type TabId } from './tabs';
+import { Trans } from 'react-i18next';
+import { t } from '../../i18n';
+import '../../i18n/settings';
 
 /** Server settings: each section for whoever may use it. */
 export function SettingsPage({ serverId, tab }: { serverId: string; tab: string | undefined }) {
@@ -44,7 +47,7 @@ export function SettingsPage({ serverId, tab }: { serverId: string; tab: string 
   }, [server, roles, serverId]);
 
   useEffect(() => {
-    if (server) setPageTitle(`Settings · ${server.name} · Parley`);
+    if (server) setPageTitle(t('settings.page.title', { server: server.name }));
   }, [server]);
 
   const back = server ? paths.server(serverId) : paths.home();
@@ -65,7 +68,7 @@ export function SettingsPage({ serverId, tab }: { serverId: string; tab: string 
         <ServerRail activeServerId={null} />
         <main className="center-page">
           <div className="card">
-            <p>{meId ? 'This server was not found.' : 'Loading…'}</p>
+            <p>{meId ? t('settings.page.thisServerWasNot') : t('settings.page.loading')}</p>
           </div>
         </main>
       </div>
@@ -78,10 +81,10 @@ export function SettingsPage({ serverId, tab }: { serverId: string; tab: string 
         <ServerRail activeServerId={serverId} />
         <main className="center-page">
           <div className="card">
-            <h1>Not available</h1>
-            <p>Your roles in {server.name} do not include managing it. Ask its owner or a moderator.</p>
+            <h1>{t('settings.page.notAvailable')}</h1>
+            <p>{t('settings.page.yourRolesInServer', { server: server.name })}</p>
             <Link to={back} className="button primary">
-              Back to {server.name}
+              {t('settings.page.backToServer', { server: server.name })}
             </Link>
           </div>
         </main>
@@ -92,20 +95,20 @@ export function SettingsPage({ serverId, tab }: { serverId: string; tab: string 
   return (
     <div className={`app-frame ${styles.settingsFrame}`}>
       <ServerRail activeServerId={serverId} />
-      <nav className={styles.settingsNav} aria-label="Settings sections">
+      <nav className={styles.settingsNav} aria-label={t('settings.page.settingsSections')}>
         <h1 className={styles.settingsServer} title={server.name}>
           {server.name}
         </h1>
-        <p className={styles.settingsCaption}>Server settings</p>
+        <p className={styles.settingsCaption}>{t('settings.page.serverSettings')}</p>
         <ul>
-          {tabs.map((t) => (
-            <li key={t.id}>
+          {tabs.map((tab) => (
+            <li key={tab.id}>
               <Link
-                to={paths.settings(serverId, t.id)}
-                className={t.id === active ? `${styles.settingsTab} ${styles.active}` : styles.settingsTab}
-                aria-current={t.id === active ? 'page' : undefined}
+                to={paths.settings(serverId, tab.id)}
+                className={tab.id === active ? `${styles.settingsTab} ${styles.active}` : styles.settingsTab}
+                aria-current={tab.id === active ? 'page' : undefined}
               >
-                {t.label}
+                {t(`settings.tabs.${tab.id}`)}
               </Link>
             </li>
           ))}
@@ -115,7 +118,8 @@ export function SettingsPage({ serverId, tab }: { serverId: string; tab: string 
         <div className={styles.settingsTop}>
           {/* The name starts with the visible words, so speech input ("click Close") finds it. */}
           <Link to={back} className="button secondary small close-settings" aria-keyshortcuts="Escape">
-            <CloseIcon /> Close<span className="visually-hidden"> settings and return to chat</span> <kbd aria-hidden="true">Esc</kbd>
+            <CloseIcon /> <Trans i18nKey="settings.page.close" components={{ hidden: <span className="visually-hidden" /> }} />{' '}
+            <kbd aria-hidden="true">{t('settings.page.esc')}</kbd>
           </Link>
         </div>
         <ErrorBoundary resetKey={active}>

@@ -4,20 +4,20 @@
  */
 import { canAny, P } from '../../state/permissions';
 
-/** Who sees each section: `owner`, `any` (whoever sees another section), or any of these permissions server-wide. */
+/** Who sees each section (their names are the catalog's `settings.tabs`): `owner`, `any` (whoever sees another section), or any of these permissions server-wide. */
 export const TABS = [
-  { id: 'overview', label: 'Overview', needs: P.MANAGE_SERVER },
-  { id: 'roles', label: 'Roles', needs: P.MANAGE_ROLES },
-  { id: 'channels', label: 'Channels', needs: P.MANAGE_CHANNELS | P.MANAGE_ROLES },
+  { id: 'overview', needs: P.MANAGE_SERVER },
+  { id: 'roles', needs: P.MANAGE_ROLES },
+  { id: 'channels', needs: P.MANAGE_CHANNELS | P.MANAGE_ROLES },
   // Listing and revoking every invite is MANAGE_SERVER's; CREATE_INVITE alone is the
   // sidebar's "Invite people", which does not open settings.
-  { id: 'invites', label: 'Invites', needs: P.MANAGE_SERVER },
-  { id: 'bans', label: 'Bans', needs: P.BAN_MEMBERS },
-  { id: 'audit-log', label: 'Audit log', needs: P.VIEW_AUDIT_LOG },
+  { id: 'invites', needs: P.MANAGE_SERVER },
+  { id: 'bans', needs: P.BAN_MEMBERS },
+  { id: 'audit-log', needs: P.VIEW_AUDIT_LOG },
   // Shown to everyone who reaches settings: an administrator looks for webhooks here, and
   // the section says that only the owner manages them (the seed keeps them owner-only).
-  { id: 'webhooks', label: 'Webhooks', needs: 'any' },
-  { id: 'bots', label: 'Bots', needs: 'owner' },
+  { id: 'webhooks', needs: 'any' },
+  { id: 'bots', needs: 'owner' },
 ] as const;
 
 export type TabId = (typeof TABS)[number]['id'];

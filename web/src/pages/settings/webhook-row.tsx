@@ -7,6 +7,9 @@ import { confirm } from '../../components/dialog';
 import { toast, toastError } from '../../state/toasts';
 import { formatDate, formatFull } from '../../lib/format';
 import styles from './settings.module.css';
+import { Trans } from 'react-i18next';
+import { t } from '../../i18n';
+import '../../i18n/settings';
 
 interface WebhookRowProps {
   hook: Webhook;
@@ -55,47 +58,41 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
     if (!to) return setTarget(null);
     const from = channels.find((c) => c.id === hook.channelId);
     const ok = await confirm({
-      title: 'Move webhook',
+      title: t('settings.webhooks.moveWebhook'),
       body: (
         <p>
-          From now on, everything posted to <strong>{hook.name}</strong> appears in <strong>#{to.name}</strong>
-          {from ? (
-            <>
-              {' '}
-              instead of <strong>#{from.name}</strong>
-            </>
-          ) : null}
-          . Everyone who can read #{to.name} will see it.
+          <Trans
+            i18nKey={from ? 'settings.webhooks.moveConfirmFrom' : 'settings.webhooks.moveConfirm'}
+            values={{ hook: hook.name, to: to.name, from: from?.name ?? '' }}
+            components={{ b: <strong /> }}
+          />
         </p>
       ),
-      confirmLabel: `Move to #${to.name}`,
+      confirmLabel: t('settings.webhooks.moveToTo', { to: to.name }),
     });
     if (!ok) return;
-    if (await patch({ channelId: to.id }, `“${hook.name}” now posts to #${to.name}.`)) setTarget(null);
+    if (await patch({ channelId: to.id }, t('settings.webhooks.nowPostsTo', { hook: hook.name, channel: to.name }))) setTarget(null);
   };
 
   const remove = async () => {
     const ok = await confirm({
-      title: 'Delete webhook',
+      title: t('settings.webhooks.deleteWebhook'),
       body: (
         <>
           <p>
-            Delete the webhook <strong>{hook.name}</strong>?
+            <Trans i18nKey="settings.webhooks.deleteConfirm" values={{ hook: hook.name }} components={{ b: <strong /> }} />
           </p>
-          <p className="warning">
-            Its URL stops working at once, and a deleted webhook cannot be restored. Anything still posting to it will get errors until you
-            give it a new webhook’s URL.
-          </p>
+          <p className="warning">{t('settings.webhooks.itsUrlStopsWorking')}</p>
         </>
       ),
-      confirmLabel: 'Delete webhook',
+      confirmLabel: t('settings.webhooks.deleteWebhook'),
       danger: true,
     });
     if (!ok) return;
     try {
       await api.delete(`/webhooks/${seg(hook.id)}`);
       onDeleted(hook.id);
-      toast(`Webhook “${hook.name}” deleted. Its URL no longer works.`);
+      toast(t('settings.webhooks.webhookHookDeletedIts', { hook: hook.name }));
     } catch (err) {
       toastError(err);
     }
@@ -107,7 +104,7 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
         {renaming ? (
           <form className="row tight" onSubmit={saveName}>
             <label htmlFor={`${id}-rename`} className="visually-hidden">
-              New name for {hook.name}
+              {t('settings.webhooks.newNameForHook', { hook: hook.name })}
             </label>
             <input
               id={`${id}-rename`}
@@ -125,7 +122,7 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
               }}
             />
             <button type="submit" className="button primary small" disabled={busy}>
-              Save
+              {t('settings.webhooks.save')}
             </button>
             <button
               type="button"
@@ -135,7 +132,7 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
                 setRenaming(false);
               }}
             >
-              Cancel
+              {t('settings.webhooks.cancel')}
             </button>
           </form>
         ) : (
@@ -148,7 +145,7 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
       </td>
       <td data-label="Channel">
         <label htmlFor={`${id}-channel`} className="visually-hidden">
-          Channel for {hook.name}
+          {t('settings.webhooks.channelForHook', { hook: hook.name })}
         </label>
         <select
           id={`${id}-channel`}
@@ -157,7 +154,7 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
           disabled={busy}
           onChange={(e) => setTarget(e.target.value === hook.channelId ? null : e.target.value)}
         >
-          {!channelKnown && <option value={hook.channelId}>(deleted channel)</option>}
+          {!channelKnown && <option value={hook.channelId}>{t('settings.webhooks.deletedChannel')}</option>}
           {channels.map((c) => (
             <option key={c.id} value={c.id}>
               #{c.name}
@@ -167,10 +164,10 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
         {target && (
           <span className={`row tight ${styles.moveRow}`}>
             <button type="button" className="button primary small" disabled={busy} onClick={() => void move()}>
-              Move
+              {t('settings.webhooks.move')}
             </button>
             <button type="button" className="button secondary small" onClick={() => setTarget(null)}>
-              Cancel
+              {t('settings.webhooks.cancel')}
             </button>
           </span>
         )}
@@ -183,12 +180,22 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
       </td>
       <td className={styles.actionsCell}>
         {!renaming && (
-          <button type="button" className="button secondary small" onClick={() => setRenaming(true)} aria-label={`Rename ${hook.name}`}>
-            Rename
+          <button
+            type="button"
+            className="button secondary small"
+            onClick={() => setRenaming(true)}
+            aria-label={t('settings.webhooks.renameHook', { hook: hook.name })}
+          >
+            {t('settings.webhooks.rename')}
           </button>
         )}
-        <button type="button" className="button danger small" onClick={() => void remove()} aria-label={`Delete ${hook.name}`}>
-          Delete
+        <button
+          type="button"
+          className="button danger small"
+          onClick={() => void remove()}
+          aria-label={t('settings.webhooks.deleteHook', { hook: hook.name })}
+        >
+          {t('settings.webhooks.delete')}
         </button>
       </td>
     </tr>

@@ -8,6 +8,9 @@ import { useStore } from '../../state/store';
 import { CreateWebhookForm } from './create-webhook-form';
 import { WebhookRow } from './webhook-row';
 import styles from './settings.module.css';
+import { Trans } from 'react-i18next';
+import { t } from '../../i18n';
+import '../../i18n/settings';
 
 function webhookUrl(hook: Webhook): string | null {
   if (hook.url) return hook.url;
@@ -28,11 +31,8 @@ export function WebhooksSection({ server, channels, owner }: { server: Server; c
   if (!owner) {
     return (
       <section className={styles.settingsSection} aria-labelledby="webhooks-title">
-        <h2 id="webhooks-title">Webhooks</h2>
-        <p className={styles.sectionIntro}>
-          Only the server’s owner can create, change or delete webhooks: no role grants it, not even Administrator. Ask the owner of{' '}
-          {server.name} for a webhook URL.
-        </p>
+        <h2 id="webhooks-title">{t('settings.webhooks.webhooks')}</h2>
+        <p className={styles.sectionIntro}>{t('settings.webhooks.ownerOnly', { server: server.name })}</p>
       </section>
     );
   }
@@ -65,37 +65,39 @@ function OwnerWebhooks({ server, channels }: { server: Server; channels: Channel
 
   return (
     <section className={styles.settingsSection} aria-labelledby="webhooks-title">
-      <h2 id="webhooks-title">Webhooks</h2>
+      <h2 id="webhooks-title">{t('settings.webhooks.webhooks')}</h2>
       <p className={styles.sectionIntro}>
-        A webhook lets another service post into a channel with a simple HTTP request, such as{' '}
-        <code>{'POST <url> {"content": "Build passed"}'}</code>. Its messages show the webhook’s name with a BOT badge. Anyone who has the
-        URL can post, so keep it secret.
+        <Trans
+          i18nKey="settings.webhooks.intro"
+          values={{ example: 'POST <url> {"content": "Build passed"}' }}
+          components={{ code: <code /> }}
+        />
       </p>
-      <p className={styles.sectionIntro}>
-        Only the server’s owner can create, change or delete webhooks: no role grants it, not even Administrator.
-      </p>
+      <p className={styles.sectionIntro}>{t('settings.webhooks.onlyTheServerS')}</p>
 
       {created && (
-        <div className={styles.secretPanel} role="region" aria-label="New webhook URL">
-          <h3>Webhook “{created.name}” created</h3>
+        <div className={styles.secretPanel} role="region" aria-label={t('settings.webhooks.newWebhookUrl')}>
+          <h3>{t('settings.webhooks.webhookCreatedCreated', { created: created.name })}</h3>
           {webhookUrl(created) ? (
             <>
-              <CopyField label="Webhook URL" value={webhookUrl(created)!} secret />
-              <CopyField label="Discord-style URL" value={discordWebhookUrl(webhookUrl(created)!)} secret />
+              <CopyField label={t('settings.webhooks.webhookUrl')} value={webhookUrl(created)!} secret />
+              <CopyField label={t('settings.webhooks.discordStyleUrl')} value={discordWebhookUrl(webhookUrl(created)!)} secret />
               <p className={styles.hint}>
-                Paste the Discord-style URL into tools that expect a Discord webhook (Grafana, Uptime Kuma, discord.js, GitHub Actions for
-                Discord). Slack tools take the first URL with <code>/slack</code> added; GitHub takes it with <code>/github</code>.
+                <Trans
+                  i18nKey="settings.webhooks.discordHint"
+                  values={{ slack: '/slack', github: '/github' }}
+                  components={{ code: <code /> }}
+                />
               </p>
             </>
           ) : (
-            <p>The server did not return a URL.</p>
+            <p>{t('settings.webhooks.theServerDidNot')}</p>
           )}
           <p className="warning">
-            <strong>Copy the URL now, in the form your tool needs. You will not see it again.</strong> Parley keeps only a fingerprint of
-            its secret token. If you lose it, delete this webhook and create a new one.
+            <Trans i18nKey="settings.webhooks.urlWarning" components={{ b: <strong /> }} />
           </p>
           <button type="button" className="button secondary" onClick={() => setCreated(null)}>
-            I have copied it
+            {t('settings.webhooks.iHaveCopiedIt')}
           </button>
         </div>
       )}
@@ -109,29 +111,29 @@ function OwnerWebhooks({ server, channels }: { server: Server; channels: Channel
         }}
       />
 
-      <h3 className={styles.subheading}>Existing webhooks</h3>
+      <h3 className={styles.subheading}>{t('settings.webhooks.existingWebhooks')}</h3>
       {loadError && (
         <p className="field-error" role="alert">
-          Could not load webhooks: {loadError}{' '}
+          {t('settings.webhooks.couldNotLoad', { error: loadError })}{' '}
           <button type="button" className="link-button" onClick={() => void load()}>
-            Try again
+            {t('settings.webhooks.tryAgain')}
           </button>
         </p>
       )}
-      {!hooks && !loadError && <p className="empty-note">Loading…</p>}
-      {hooks && hooks.length === 0 && <p className="empty-note">No webhooks yet.</p>}
+      {!hooks && !loadError && <p className="empty-note">{t('settings.webhooks.loading')}</p>}
+      {hooks && hooks.length === 0 && <p className="empty-note">{t('settings.webhooks.noWebhooksYet')}</p>}
       {hooks && hooks.length > 0 && (
         <div className={styles.tableWrap}>
           <table className={`${styles.table} webhooks-table`}>
-            <caption className="visually-hidden">Webhooks of {server.name}</caption>
+            <caption className="visually-hidden">{t('settings.webhooks.webhooksOfServer', { server: server.name })}</caption>
             <thead>
               <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Channel</th>
-                <th scope="col">Created by</th>
-                <th scope="col">Created</th>
+                <th scope="col">{t('settings.webhooks.name')}</th>
+                <th scope="col">{t('settings.webhooks.channel')}</th>
+                <th scope="col">{t('settings.webhooks.createdBy')}</th>
+                <th scope="col">{t('settings.webhooks.created')}</th>
                 <th scope="col">
-                  <span className="visually-hidden">Actions</span>
+                  <span className="visually-hidden">{t('settings.webhooks.actions')}</span>
                 </th>
               </tr>
             </thead>
