@@ -161,6 +161,27 @@ describe('interaction answers with files (discord.js)', () => {
     expect((await download(m.attachments[1]!.url)).body.equals(b)).toBe(true);
   });
 
+  it("edits a follow-up's files through the interaction webhook; an attachment id the message lacks is a 50035", async () => {
+    const { w, client } = await setup('redo');
+    const done = onCommand(client, 'redo', async (i) => {
+      await i.reply('first');
+      const follow = await i.followUp({ content: 'follow', files: [new AttachmentBuilder(bytes(50, 1), { name: 'old.bin' })] });
+      const edited = await i.webhook.editMessage(follow.id, { files: [new AttachmentBuilder(bytes(60, 2), { name: 'new.bin' })] });
+      const refused = await i.webhook.editMessage(follow.id, { attachments: [{ id: '12345' }] as never }).then(
+        () => null,
+        (err: { status?: number; code?: number }) => [err.status, err.code],
+      );
+      return { follow, edited, refused };
+    });
+    await invoke(w, 'redo');
+    const { follow, edited, refused } = await done;
+    expect(edited.id).toBe(follow.id);
+    expect(refused).toEqual([400, 50035]);
+    const m = (await history(w)).find((x) => x.id === follow.id)!;
+    expect(m.attachments.map((a) => a.filename)).toEqual(['new.bin']);
+    expect((await download(m.attachments[0]!.url)).body.equals(bytes(60, 2))).toBe(true);
+  });
+
   it("a button's update({files}) puts the file on the clicked message", async () => {
     const { w, client } = await setup('menu');
     const data = bytes(800, 9);
@@ -240,14 +261,19 @@ describe('interaction answers with files (discord.js)', () => {
     const person = await pool.identify(srv.gatewayUrl, w.owner.auth);
     const done = onCommand(client, 'secret', async (i) => {
       await i.reply({ content: 'for you', files: [new AttachmentBuilder(data, { name: 's.bin' })], flags: 64 });
+      return i;
     });
     await invoke(w, 'secret');
-    await done;
+    const i = await done;
     const m = (await person.waitForEvent('MESSAGE_CREATE', (d) => d.content === 'for you')).d;
     expect(m.ephemeral).toBe(true);
     expect(m.attachments.map((a: Att) => a.filename)).toEqual(['s.bin']);
     expect((await download(m.attachments[0].url)).body.equals(data)).toBe(true);
     expect((await history(w)).some((x) => x.content === 'for you')).toBe(false);
+    // Deleting the ephemeral answer takes its file with it.
+    await i.deleteReply();
+    expect((await download(m.attachments[0].url)).status).toBe(404);
+    expect(await uploadsOf(w.bot.id)).toEqual([]);
   });
 });
 
