@@ -237,6 +237,22 @@ describe('interaction answers with files (discord.js)', () => {
     expect((await history(w)).some((m) => m.content === 'too big')).toBe(false);
   });
 
+  it('refuses an eleventh file on a follow-up (413, 40005) and keeps none of the ten before it', async () => {
+    const { w, client } = await setup('many');
+    const done = onCommand(client, 'many', async (i) => {
+      await i.reply('first');
+      const files = Array.from({ length: 11 }, (_, n) => new AttachmentBuilder(bytes(10, n), { name: `f${n}.bin` }));
+      return i.followUp({ content: 'eleven', files }).then(
+        () => null,
+        (err: { status?: number; code?: number }) => [err.status, err.code],
+      );
+    });
+    await invoke(w, 'many');
+    expect(await done).toEqual([413, 40005]);
+    expect(await uploadsOf(w.bot.id)).toEqual([]);
+    expect((await history(w)).some((m) => m.content === 'eleven')).toBe(false);
+  });
+
   it('refuses a callback with files after the window and leaves no upload behind', async () => {
     const { w, client } = await setup('late');
     const person = await pool.identify(srv.gatewayUrl, w.owner.auth);
