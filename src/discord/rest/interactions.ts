@@ -9,7 +9,6 @@ import type { InteractionCallbackBody, InteractionMessageBody } from '@parley/pr
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DomainContext } from '../../domain/context.js';
 import { type AnswerBody, type CallbackBody, commands, interactions } from '../../domain/interactions.js';
-import { attachmentOf } from '../../domain/uploads.js';
 import { AppError, badRequest } from '../../errors.js';
 import { resolveAttachmentRefs } from '../../webhooks/discord.js';
 import type { Embed } from '../../webhooks/types.js';
@@ -67,7 +66,8 @@ export async function editWithFiles(
 ): Promise<AnswerBody> {
   const files = await editedFiles(ctx, form, read.list);
   if (files === undefined) return read.body;
-  const urls = new Map(form.stored.map((u) => [u.filename, attachmentOf(ctx.publicUrl, u).url]));
+  // `attachment://name` shows one of the files this request added (the others are gone).
+  const urls = new Map(files.items.flatMap((i) => ('url' in i ? [[i.filename, i.url] as const] : [])));
   const embeds = read.body.embeds && resolveAttachmentRefs(read.body.embeds as Embed[], urls);
   return { ...read.body, files, ...(embeds ? { embeds: embeds as InteractionMessageBody['embeds'] } : {}) };
 }
