@@ -1,5 +1,6 @@
 import {
   ALL_PERMISSION_BITS,
+  ATTACHMENTS_MAX,
   type ActionRow,
   COMMAND_LIMITS,
   COMMAND_NAME_PATTERN,
@@ -106,6 +107,8 @@ async function filesAfterEdit(ctx: DomainContext, current: Attachment[], data: A
       out.push(kept);
     }
   });
+  // Kept and added together (an ephemeral answer's edit does not pass through applyEdit's check).
+  if (out.length > ATTACHMENTS_MAX) throw badRequest(`at most ${ATTACHMENTS_MAX} attachments`);
   return out;
 }
 

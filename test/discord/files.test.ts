@@ -253,6 +253,25 @@ describe('interaction answers with files (discord.js)', () => {
     expect((await history(w)).some((m) => m.content === 'eleven')).toBe(false);
   });
 
+  it('refuses an edit keeping one file and adding ten (400, 50035), and stores none of the ten', async () => {
+    const { w, client } = await setup('crowd');
+    const done = onCommand(client, 'crowd', async (i) => {
+      await i.reply({ content: 'one', files: [new AttachmentBuilder(bytes(10, 0), { name: 'kept.bin' })] });
+      const before = await i.fetchReply();
+      const files = Array.from({ length: 10 }, (_, n) => new AttachmentBuilder(bytes(10, n + 1), { name: `f${n}.bin` }));
+      const refused = await i.editReply({ attachments: [...before.attachments.values()], files }).then(
+        () => null,
+        (err: { status?: number; code?: number }) => [err.status, err.code],
+      );
+      return { refused, id: before.id };
+    });
+    await invoke(w, 'crowd');
+    const { refused, id } = await done;
+    expect(refused).toEqual([400, 50035]);
+    expect((await uploadsOf(w.bot.id)).map((u) => u.filename)).toEqual(['kept.bin']);
+    expect((await history(w)).find((m) => m.id === id)!.attachments.map((a) => a.filename)).toEqual(['kept.bin']);
+  });
+
   it('refuses a callback with files after the window and leaves no upload behind', async () => {
     const { w, client } = await setup('late');
     const person = await pool.identify(srv.gatewayUrl, w.owner.auth);
