@@ -1,5 +1,6 @@
 import {
   ALL_PERMISSION_BITS,
+  ATTACHMENTS_MAX,
   type ActionRow,
   COMMAND_LIMITS,
   COMMAND_NAME_PATTERN,
@@ -45,7 +46,7 @@ import {
 import { NEEDS, has, splitRoles } from './permissions.js';
 import { roleView } from './roles.js';
 import type { Caller, PublicUser } from './types.js';
-import { attachmentOf } from './uploads.js';
+import { type StoredUpload, attachmentOf, releaseUploads, uploadIdOf } from './uploads.js';
 
 /**
  * Commands and interactions (contract section 12): registering a bot's commands, a person
@@ -58,6 +59,58 @@ import { attachmentOf } from './uploads.js';
 const NAME = new RegExp(COMMAND_NAME_PATTERN, 'u');
 const STRINGY = new Set(['string', 'integer', 'number']);
 const NUMERIC = new Set(['integer', 'number']);
+
+/**
+ * An edit's files named as Discord's `attachments` names them (only the Discord layer
+ * builds it; the native body's `attachments`, upload URLs, is the same list by URL): each
+ * item keeps one of the message's files (`keep`: its upload id, Discord's attachment id)
+ * or adds an upload (by URL), and the items are the whole new list. `keepAll` puts every
+ * current file first (Discord's edit that sends files and no list).
+ */
+export interface FilesEdit {
+  keepAll: boolean;
+  items: Array<{ keep: string } | { url: string; filename: string }>;
+}
+
+/** A message body of an answer or edit, with `files` from the Discord layer (an edit's alone). */
+export type AnswerBody = InteractionMessageBody & { files?: FilesEdit };
+
+/** A callback, whose `data` may carry the Discord layer's `files` (an update's). */
+export type CallbackBody = InteractionCallbackBody & { data?: { files?: FilesEdit } };
+
+/** An attachment of a message as the upload it is. */
+function uploadOfAttachment(ctx: DomainContext, a: Attachment): StoredUpload | null {
+  const id = uploadIdOf(ctx.publicUrl, a.url);
+  return id ? { id, filename: a.filename, size: a.size, contentType: a.contentType } : null;
+}
+
+/**
+ * The files an edit leaves on a message whose files are `current`: undefined when the
+ * edit does not touch them, else the whole new list (`attachments` by URL, or `files`).
+ */
+async function filesAfterEdit(ctx: DomainContext, current: Attachment[], data: AnswerBody): Promise<StoredUpload[] | undefined> {
+  if (data.files === undefined) return data.attachments === undefined ? undefined : resolveAttachments(ctx, data.attachments);
+  const own = new Map<string, StoredUpload>();
+  for (const a of current) {
+    const u = uploadOfAttachment(ctx, a);
+    if (u) own.set(u.id, u);
+  }
+  const refs = data.files.items.filter((i): i is { url: string; filename: string } => 'url' in i);
+  const added = await resolveAttachments(ctx, refs);
+  const out: StoredUpload[] = data.files.keepAll ? [...own.values()] : [];
+  let next = 0;
+  data.files.items.forEach((item, i) => {
+    if ('url' in item) out.push(added[next++]!);
+    else {
+      const kept = own.get(item.keep);
+      if (!kept) throw badRequest(`attachments[${i}].id: the message has no attachment ${item.keep} and no files[${item.keep}] was sent`);
+      out.push(kept);
+    }
+  });
+  // Kept and added together (an ephemeral answer's edit does not pass through applyEdit's check).
+  if (out.length > ATTACHMENTS_MAX) throw badRequest(`at most ${ATTACHMENTS_MAX} attachments`);
+  return out;
+}
 
 /** Interactions are handed to their bot by this (set by the delivery adapter; the gateway by default). */
 export type Deliver = (ctx: DomainContext, bot: UserTable, interaction: Interaction) => Promise<void>;
@@ -703,10 +756,21 @@ export const interactions = {
    * `POST /interactions/{interactionId}/{token}/callback`: the bot's one answer, within
    * the window. For HTTP delivery, the endpoint's answer comes here too.
    */
-  async callback(ctx: DomainContext, interactionId: string, token: string, body: InteractionCallbackBody): Promise<void> {
+  async callback(ctx: DomainContext, interactionId: string, token: string, body: CallbackBody): Promise<void> {
     const row = await byToken(ctx, token);
     if (row.id !== interactionId) throw notFound('interaction', 'no interaction has this id and token');
     await acknowledge(ctx, row, body);
+  },
+
+  /**
+   * The bot a token answers for, once the token is checked (the same 404 as any wrong
+   * token; with `interactionId`, the callback's path id must match): a Discord answer
+   * stores its files as the bot's uploads before the answer itself is checked.
+   */
+  async botOf(ctx: DomainContext, token: string, interactionId?: string): Promise<string> {
+    const row = await byToken(ctx, token);
+    if (interactionId !== undefined && row.id !== interactionId) throw notFound('interaction', 'no interaction has this id and token');
+    return row.botId;
   },
 
   /** `POST /interactions/{token}/followups`: another message, within the token's life. */
@@ -724,7 +788,7 @@ export const interactions = {
   },
 
   /** `PATCH /interactions/{token}/messages/original`: edits the answer (a deferred one's placeholder becomes it). */
-  async editOriginal(ctx: DomainContext, token: string, data: InteractionMessageBody): Promise<Message> {
+  async editOriginal(ctx: DomainContext, token: string, data: AnswerBody): Promise<Message> {
     return editOriginalRow(ctx, await answered(ctx, token), data);
   },
 
@@ -736,6 +800,12 @@ export const interactions = {
       // Every interaction holding it (the command's, and clicks that updated it) lets it go.
       await ctx.store.write((tx) => ctx.store.interactions.setEphemeral(tx, original.ephemeral.id, null));
       const m = original.ephemeral;
+      // Its files are attached to no message: they go with it (unless a stored message holds them).
+      const ids = m.attachments.map((f) => uploadIdOf(ctx.publicUrl, f.url));
+      await releaseUploads(
+        ctx,
+        ids.filter((id): id is string => id !== null),
+      );
       await notify(ctx, {
         kind: 'user',
         userId: row.userId,
@@ -760,13 +830,13 @@ export const interactions = {
   },
 
   /** `PATCH /interactions/{token}/messages/{messageId}`: edits the original or a follow-up. */
-  async editMessage(ctx: DomainContext, token: string, messageId: string, data: InteractionMessageBody): Promise<Message> {
+  async editMessage(ctx: DomainContext, token: string, messageId: string, data: AnswerBody): Promise<Message> {
     const row = await answered(ctx, token);
     const target = await messageOf(ctx, row, messageId);
     if (target === 'original') return editOriginalRow(ctx, row, data);
-    if (data.attachments !== undefined) throw badRequest('attachments cannot be changed by an edit');
     const components = data.components === undefined ? undefined : checkComponents(data.components, true);
     const embeds = data.embeds === undefined ? undefined : validateEmbeds(data.embeds);
+    const files = await filesAfterEdit(ctx, JSON.parse(target.attachments) as Attachment[], data);
     return applyEdit(
       ctx,
       target,
@@ -774,6 +844,7 @@ export const interactions = {
         ...(data.content !== undefined ? { content: data.content } : {}),
         ...(embeds !== undefined ? { embeds } : {}),
         ...(components !== undefined ? { components } : {}),
+        ...(files !== undefined ? { attachments: files } : {}),
       },
       row.botId,
     );
@@ -921,8 +992,8 @@ const CALLBACKS_OF = {
 } as const;
 
 /** The one callback of an interaction: checked, then settled once (a race has one winner), then carried out. */
-async function acknowledge(ctx: DomainContext, row: InteractionTable, body: InteractionCallbackBody): Promise<void> {
-  const data = body.data ?? {};
+async function acknowledge(ctx: DomainContext, row: InteractionTable, body: CallbackBody): Promise<void> {
+  const data: AnswerBody & { choices?: CommandChoice[] } = body.data ?? {};
   if (!(CALLBACKS_OF[row.type] as readonly string[]).includes(body.type))
     throw badRequest(`a ${row.type} interaction cannot be answered with ${body.type}`, 'invalid_callback');
   if (row.state === 'acknowledged') throw conflict('interaction_already_acknowledged', 'the interaction already has its callback');
@@ -935,7 +1006,6 @@ async function acknowledge(ctx: DomainContext, row: InteractionTable, body: Inte
     choices = data.choices.map((c) => ({ name: c.name, value: c.value }));
   } else if (data.choices !== undefined) throw badRequest('only autocomplete answers carry choices', 'invalid_callback');
   if (body.type === 'message' || body.type === 'update') {
-    if (body.type === 'update' && data.attachments !== undefined) throw badRequest('attachments cannot be changed by an update');
     if (body.type === 'message') checkAnswer(data);
     if (data.components) checkComponents(data.components, true);
     if (data.embeds) validateEmbeds(data.embeds);
@@ -943,6 +1013,13 @@ async function acknowledge(ctx: DomainContext, row: InteractionTable, body: Inte
   let source: Awaited<ReturnType<typeof sourceOf>> | undefined;
   if (body.type === 'update' || body.type === 'deferredUpdate') source = await sourceOf(ctx, row);
   const uploads = body.type === 'message' && data.attachments?.length ? await resolveAttachments(ctx, data.attachments) : [];
+  // An update's files replace the clicked message's, as an edit's do; resolved before it settles.
+  let updateFiles: StoredUpload[] | undefined;
+  if (source && body.type === 'update' && (data.attachments !== undefined || data.files !== undefined)) {
+    const stored = source.ephemeral ? undefined : await ctx.store.messages.byId(ctx.store.db, row.channelId, source.id);
+    const current = source.ephemeral ? source.ephemeral.attachments : stored ? (JSON.parse(stored.attachments) as Attachment[]) : [];
+    updateFiles = await filesAfterEdit(ctx, current, data);
+  }
   const settled = await ctx.store.write((tx) =>
     ctx.store.interactions.settle(tx, row.id, 'acknowledged', {
       callbackType: body.type,
@@ -969,7 +1046,7 @@ async function acknowledge(ctx: DomainContext, row: InteractionTable, body: Inte
       ephemeralMessage: source.ephemeral ? JSON.stringify(source.ephemeral) : null,
     };
     // The token's edit path does the update: one set of rules for both.
-    await editOriginalRow(ctx, acked, data);
+    await editOriginalRow(ctx, acked, data, updateFiles);
   }
   await notify(ctx, {
     kind: 'user',
@@ -979,18 +1056,25 @@ async function acknowledge(ctx: DomainContext, row: InteractionTable, body: Inte
   });
 }
 
-/** Edits the original of an acknowledged interaction: the token's PATCH, and an `update` callback. */
-async function editOriginalRow(ctx: DomainContext, row: InteractionTable, data: InteractionMessageBody): Promise<Message> {
-  if (data.attachments !== undefined) throw badRequest('attachments cannot be changed by an edit');
+/**
+ * Edits the original of an acknowledged interaction: the token's PATCH, and an `update`
+ * callback. `attachments` (or `files`), when given, is the whole new list of files (the
+ * kept ones by their URL, new uploads by theirs); `resolved` is that list already
+ * resolved (an update callback resolves it before it settles).
+ */
+async function editOriginalRow(ctx: DomainContext, row: InteractionTable, data: AnswerBody, resolved?: StoredUpload[]): Promise<Message> {
   const original = await loadOriginal(ctx, row);
   const components = data.components === undefined ? undefined : checkComponents(data.components, true);
   const embeds = data.embeds === undefined ? undefined : validateEmbeds(data.embeds);
+  const current = 'ephemeral' in original ? original.ephemeral.attachments : (JSON.parse(original.row.attachments) as Attachment[]);
+  const files = resolved ?? (await filesAfterEdit(ctx, current, data));
   if ('ephemeral' in original) {
     const before = original.ephemeral;
     const next: Message = {
       ...before,
       ...(data.content !== undefined ? { content: data.content } : {}),
       ...(embeds !== undefined ? { embeds } : {}),
+      ...(files !== undefined ? { attachments: files.map((u) => attachmentOf(ctx.publicUrl, u)) } : {}),
       editedAt: nowIso(),
     };
     if (components !== undefined) {
@@ -1001,6 +1085,16 @@ async function editOriginalRow(ctx: DomainContext, row: InteractionTable, data: 
     checkContent(next.content, next.attachments.length + next.embeds.length > 0 || (next.components?.length ?? 0) > 0);
     // Every interaction holding it sees the edit (a click's `update` and the command's token alike).
     await ctx.store.write((tx) => ctx.store.interactions.setEphemeral(tx, next.id, JSON.stringify(next)));
+    // An ephemeral message's files are attached to no message: the ones it dropped go now
+    // (unless a stored message holds them), the rest with the unattached-upload sweep.
+    if (files !== undefined) {
+      const kept = new Set(next.attachments.map((a) => a.url));
+      const dropped = before.attachments.filter((a) => !kept.has(a.url)).map((a) => uploadIdOf(ctx.publicUrl, a.url));
+      await releaseUploads(
+        ctx,
+        dropped.filter((id): id is string => id !== null),
+      );
+    }
     await notify(ctx, { kind: 'user', userId: row.userId, serverIds: [], event: { t: 'MESSAGE_UPDATE', d: next } });
     return next;
   }
@@ -1017,6 +1111,7 @@ async function editOriginalRow(ctx: DomainContext, row: InteractionTable, data: 
       ...(data.content !== undefined ? { content: data.content } : {}),
       ...(embeds !== undefined ? { embeds } : {}),
       ...(components !== undefined ? { components } : {}),
+      ...(files !== undefined ? { attachments: files } : {}),
       ...(interaction ? { interaction } : {}),
     },
     row.botId,

@@ -385,6 +385,11 @@ export interface MessageChange {
   components?: ActionRow[];
   /** Replaces what the message stores of its interaction (an edit of a deferred answer ends `loading`). */
   interaction?: StoredInteraction;
+  /**
+   * The whole new list of files (resolved uploads: the ones kept and new ones); `[]`
+   * removes them all. Files dropped are released once the edit is committed.
+   */
+  attachments?: StoredUpload[];
 }
 
 /**
@@ -396,10 +401,15 @@ export interface MessageChange {
 export async function applyEdit(ctx: DomainContext, row: MessageTable, change: MessageChange, viewerId: string): Promise<Message> {
   const content = change.content ?? row.content;
   const embeds = change.embeds === undefined ? row.embeds : JSON.stringify(change.embeds);
-  const attachments = JSON.parse(row.attachments) as unknown[];
+  if (change.attachments && change.attachments.length > MAX_ATTACHMENTS) throw badRequest(`at most ${MAX_ATTACHMENTS} attachments`);
+  const attachments =
+    change.attachments === undefined ? row.attachments : JSON.stringify(change.attachments.map((u) => attachmentOf(ctx.publicUrl, u)));
   const components =
     change.components === undefined ? row.components : change.components.length > 0 ? JSON.stringify(change.components) : null;
-  checkContent(content, attachments.length + (JSON.parse(embeds) as unknown[]).length > 0 || components !== null);
+  checkContent(
+    content,
+    (JSON.parse(attachments) as unknown[]).length + (JSON.parse(embeds) as unknown[]).length > 0 || components !== null,
+  );
   const editedAt = nowIso();
   // Only the parts this edit changes are written, so two edits of different parts do not
   // undo each other.
@@ -410,11 +420,34 @@ export async function applyEdit(ctx: DomainContext, row: MessageTable, change: M
     ...(change.embeds === undefined ? {} : { embeds }),
     ...(change.components === undefined ? {} : { components }),
     ...(change.interaction === undefined ? {} : { interaction }),
+    ...(change.attachments === undefined ? {} : { attachments }),
   };
-  const updated = await ctx.store.write((tx) => ctx.store.messages.edit(tx, row.id, set));
-  // Deleted since it was loaded: no event may announce a message that no longer exists.
-  if (!updated) throw notFound('message');
-  const message = await messageView(ctx, { ...row, content, embeds, components, interaction, editedAt }, viewerId);
+  let dropped: string[] = [];
+  try {
+    const updated = await ctx.store.write(async (tx) => {
+      if (!(await ctx.store.messages.edit(tx, row.id, set))) return false;
+      if (change.attachments !== undefined) {
+        // The link rows follow the list: new files attached (the foreign key fails if one
+        // was swept meanwhile), dropped ones detached.
+        const before = new Set(row.attachments === '[]' ? [] : await ctx.store.uploads.ofMessage(tx, row.id));
+        const after = new Set(change.attachments.map((u) => u.id));
+        dropped = [...before].filter((id) => !after.has(id));
+        await ctx.store.uploads.detach(tx, row.id, dropped);
+        const added = [...after].filter((id) => !before.has(id));
+        if (added.length > 0) await ctx.store.uploads.attach(tx, row.id, added);
+      }
+      return true;
+    });
+    // Deleted since it was loaded: no event may announce a message that no longer exists.
+    if (!updated) throw notFound('message');
+  } catch (err) {
+    if (change.attachments?.length && err instanceof AppError && err.code === 'unknown_reference')
+      await requireUploads(ctx, change.attachments);
+    throw err;
+  }
+  // Files only this message held go with the edit that dropped them.
+  if (dropped.length > 0) await releaseUploads(ctx, dropped);
+  const message = await messageView(ctx, { ...row, content, embeds, components, interaction, attachments, editedAt }, viewerId);
   await notifyChannel(ctx, { id: row.channelId, serverId: row.serverId }, { t: 'MESSAGE_UPDATE', d: message });
   return message;
 }

@@ -14,6 +14,7 @@ import type { RouteDeps } from '../../http/routes/deps.js';
 import { parseJsonField } from '../../webhooks/text.js';
 import { resolveAttachmentRefs } from '../../webhooks/discord.js';
 import { type DiscordMessageInput, messageFromDiscord } from '../bodies.js';
+import type { FilesEdit } from '../../domain/interactions.js';
 
 /** Discord's routes are documented in docs/discord.md, not in the native OpenAPI document. */
 export const hidden = { schema: { hide: true } } as const;
@@ -31,68 +32,150 @@ export function queryString(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** A message body with its files stored as uploads (none for JSON); `discard` removes them after a failure. */
-export interface ReadMessage {
-  input: DiscordMessageInput;
+/** One item of Discord's `attachments`: a `files[n]` part of this request (`id` n) or, on an edit, a file the message has. */
+export type AttachmentItem = { id: string; filename?: string };
+
+/**
+ * A Discord request body with its file parts stored as uploads: `json` is the body (JSON,
+ * or multipart's `payload_json`, or plain fields), `byId` the files by attachment id
+ * (`files[3]` is 3; a part with another name is its position). `discard` removes every
+ * stored file: the route calls it when the request fails after reading, so a refused
+ * request leaves no upload behind.
+ */
+export interface DiscordForm<T> {
+  json: T;
   stored: StoredUpload[];
-  /** `{url, filename}` per kept file, as `messages.send` takes attachments. */
-  attachments: Array<{ url: string; filename: string }>;
+  byId: Map<string, StoredUpload>;
   discard(): Promise<void>;
 }
 
 /**
- * Discord's create-message body: JSON, or multipart with `payload_json` (or plain
- * `content`) and `files[n]`. Files are stored as the caller's uploads, then listed
- * as the message's attachments: those `attachments: [{id: n, filename?}]` names (by n,
- * with an optional new name), or every file when the payload lists none. Embeds may show
- * a file with `attachment://<filename>`.
+ * Reads a Discord body, JSON or multipart (`payload_json` + `files[n]`), the one way every
+ * Discord route that takes files reads it: channel messages, interaction callbacks,
+ * follow-ups and edits. Files are stored as `uploaderId`'s uploads under the service's
+ * limits (size per file and number of files: the multipart parser's; a file over the size
+ * is 413, Discord's 40005). `parse` reads the JSON (`hasFiles`: the request carried files);
+ * given the fields read before the first file, it refuses a bad payload before a byte is
+ * stored. `plain` reads a multipart body without `payload_json` (channel messages take
+ * plain `content`). On any failure while reading, whatever was stored is removed.
  */
-export async function readMessageBody(ctx: DomainContext, deps: RouteDeps, req: FastifyRequest, uploaderId: string): Promise<ReadMessage> {
-  if (!req.isMultipart()) {
-    const input = messageFromDiscord(req.body);
-    if (input.attachments?.length) throw badRequest('attachments name files[n] parts: send them as multipart/form-data');
-    return { input, stored: [], attachments: [], discard: async () => {} };
-  }
+export async function readDiscordForm<T>(
+  ctx: DomainContext,
+  deps: RouteDeps,
+  req: FastifyRequest,
+  uploaderId: string,
+  parse: (json: unknown, hasFiles: boolean) => T,
+  plain?: (fields: Record<string, string>) => unknown,
+): Promise<DiscordForm<T>> {
+  if (!req.isMultipart()) return { json: parse(req.body, false), stored: [], byId: new Map(), discard: async () => {} };
+  const fromFields = (fields: Record<string, string>, hasFiles: boolean) => {
+    if (fields.payload_json !== undefined) return parse(parseJsonField(fields.payload_json, 'payload_json'), hasFiles);
+    if (!plain) throw badRequest('payload_json is required');
+    return parse(plain(fields), hasFiles);
+  };
   const source = { parts: partsOf(req), maxFileBytes: deps.config.maxUploadBytes, explain: malformedMultipart };
   const form = await readUploadParts(ctx, { id: uploaderId }, source, {
     store: true,
     digest: false,
-    check: (fields) => void formInput(fields, true),
+    check: (fields) => {
+      if (fields.payload_json !== undefined || plain) void fromFields(fields, true);
+    },
   });
   const discard = () => uploads.discard(ctx, form.stored);
   try {
-    const input = formInput(form.fields, form.files > 0);
-    const byIndex = new Map<string, StoredUpload>();
+    const byId = new Map<string, StoredUpload>();
     form.stored.forEach((u, i) => {
-      // `files[3]` is attachment id 3; a part with another name keeps its position.
       const m = /^files\[(\d+)\]$/.exec(form.storedFields[i] ?? '');
-      byIndex.set(m ? m[1]! : String(i), u);
+      byId.set(m ? m[1]! : String(i), u);
     });
-    const kept = input.attachments
-      ? input.attachments.map((a) => {
-          const upload = byIndex.get(a.id);
-          if (!upload) throw badRequest(`attachments: no files[${a.id}] part was sent`);
-          return { upload, filename: a.filename ?? upload.filename };
-        })
-      : form.stored.map((upload) => ({ upload, filename: upload.filename }));
-    const attachments = kept.map((k) => ({ url: attachmentOf(ctx.publicUrl, k.upload).url, filename: k.filename }));
-    const urls = new Map(kept.map((k) => [k.filename, attachmentOf(ctx.publicUrl, k.upload).url]));
-    for (const k of kept) urls.set(k.upload.filename, attachmentOf(ctx.publicUrl, k.upload).url);
-    // Files the payload did not keep are not the message's: drop them now.
-    const unused = form.stored.filter((u) => !kept.some((k) => k.upload.id === u.id));
-    if (unused.length > 0) await uploads.discard(ctx, unused);
-    return { input: { ...input, embeds: resolveAttachmentRefs(input.embeds, urls) }, stored: form.stored, attachments, discard };
+    return { json: fromFields(form.fields, form.files > 0), stored: form.stored, byId, discard };
   } catch (err) {
     await discard();
     throw err;
   }
 }
 
-/** The non-file fields of a multipart message: `payload_json`, or plain `content` (and `nonce`, `flags`). */
-function formInput(fields: Record<string, string>, hasFiles: boolean): DiscordMessageInput {
-  if (fields.payload_json !== undefined) return messageFromDiscord(parseJsonField(fields.payload_json, 'payload_json'), { hasFiles });
+/** Files of a new message, as the domain takes them, and the URLs `attachment://name` resolves to. */
+export interface NewFiles {
+  attachments: Array<{ url: string; filename: string }>;
+  urls: Map<string, string>;
+}
+
+/**
+ * The files a new message gets: those `attachments: [{id: n, filename?}]` names, in its
+ * order, or every file when it names none. Files it leaves out are removed now. A JSON
+ * body may not name files (it has none).
+ */
+export async function newMessageFiles(
+  ctx: DomainContext,
+  form: DiscordForm<unknown>,
+  list: AttachmentItem[] | undefined,
+): Promise<NewFiles> {
+  if (list?.length && form.stored.length === 0) throw badRequest('attachments name files[n] parts: send them as multipart/form-data');
+  const kept = list
+    ? list.map((a, i) => {
+        const upload = form.byId.get(a.id);
+        if (!upload) throw badRequest(`attachments[${i}]: no files[${a.id}] part was sent`);
+        return { upload, filename: a.filename ?? upload.filename };
+      })
+    : form.stored.map((upload) => ({ upload, filename: upload.filename }));
+  const urls = new Map(kept.map((k) => [k.filename, attachmentOf(ctx.publicUrl, k.upload).url]));
+  for (const k of kept) urls.set(k.upload.filename, attachmentOf(ctx.publicUrl, k.upload).url);
+  await dropUnused(ctx, form, new Set(kept.map((k) => k.upload.id)));
+  return { attachments: kept.map((k) => ({ url: attachmentOf(ctx.publicUrl, k.upload).url, filename: k.filename })), urls };
+}
+
+/**
+ * The files an edit leaves, Discord's way (API v10): no `attachments` and no files keeps
+ * them as they are (undefined); files without a list are added to the ones kept; a list
+ * is the whole new set, each item a `files[n]` of this request or one of the message's
+ * own (by its attachment id, the upload's). Files the list leaves out are removed now.
+ */
+export async function editedFiles(
+  ctx: DomainContext,
+  form: DiscordForm<unknown>,
+  list: AttachmentItem[] | undefined,
+): Promise<FilesEdit | undefined> {
+  const ref = (u: StoredUpload) => ({ url: attachmentOf(ctx.publicUrl, u).url, filename: u.filename });
+  if (list === undefined) return form.stored.length === 0 ? undefined : { keepAll: true, items: form.stored.map(ref) };
+  const items = list.map((a) => {
+    const upload = form.byId.get(a.id);
+    return upload ? ref(upload) : { keep: a.id };
+  });
+  await dropUnused(ctx, form, new Set(list.flatMap((a) => form.byId.get(a.id)?.id ?? [])));
+  return { keepAll: false, items };
+}
+
+/** Removes the stored files not among `used`: they are no message's. */
+async function dropUnused(ctx: DomainContext, form: DiscordForm<unknown>, used: Set<string>): Promise<void> {
+  const unused = form.stored.filter((u) => !used.has(u.id));
+  if (unused.length > 0) await uploads.discard(ctx, unused);
+}
+
+/** Discord's create-message body as a multipart form without `payload_json`: plain `content`, `nonce`, `embeds`. */
+export function plainMessageFields(fields: Record<string, string>): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const key of ['content', 'nonce'] as const) if (fields[key] !== undefined) body[key] = fields[key];
   if (fields.embeds !== undefined) body.embeds = parseJsonField(fields.embeds, 'embeds');
-  return messageFromDiscord(body, { hasFiles });
+  return body;
+}
+
+/** A channel message's body and files (see `readDiscordForm`, `newMessageFiles`); embeds' `attachment://name` resolved. */
+export async function readMessageBody(ctx: DomainContext, deps: RouteDeps, req: FastifyRequest, uploaderId: string) {
+  const form = await readDiscordForm(
+    ctx,
+    deps,
+    req,
+    uploaderId,
+    (json, hasFiles) => messageFromDiscord(json, { hasFiles }),
+    plainMessageFields,
+  );
+  try {
+    const files = await newMessageFiles(ctx, form, form.json.attachments);
+    const input: DiscordMessageInput = { ...form.json, embeds: resolveAttachmentRefs(form.json.embeds, files.urls) };
+    return { input, attachments: files.attachments, discard: form.discard };
+  } catch (err) {
+    await form.discard();
+    throw err;
+  }
 }

@@ -14,7 +14,9 @@ import { AppError, notFound } from '../../errors.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
 import { interactions } from '../../domain/interactions.js';
 import { discordMessage } from '../objects.js';
-import { answerFromDiscord, editAnswerFromDiscord } from './interactions.js';
+import type { Message } from '@parley/protocol';
+import { readDiscordForm } from './common.js';
+import { answerFromDiscord, answerWithFiles, editAnswerFromDiscord, editWithFiles } from './interactions.js';
 
 /** One call on an interaction's webhook path. */
 export interface InteractionWebhookCall {
@@ -52,9 +54,21 @@ async function asWebhook<T>(p: Promise<T>): Promise<T> {
  * and is not checked beyond the token.
  */
 export const interactionWebhooks = {
-  /** `POST /webhooks/{applicationId}/{token}` (JSON): a follow-up; `?wait=true` answers the message, else 204. */
+  /**
+   * `POST /webhooks/{applicationId}/{token}` (JSON, or multipart with `files[n]`): a
+   * follow-up; `?wait=true` answers the message, else 204. Files are the bot's uploads,
+   * removed again if the follow-up is refused.
+   */
   async execute(call: InteractionWebhookCall & { wait: boolean }): Promise<unknown> {
-    const m = await asWebhook(interactions.followUp(call.deps.ctx, call.token, answerFromDiscord(call.request.body)));
+    const { ctx } = call.deps;
+    const form = await readForm(call, answerFromDiscord);
+    let m: Message;
+    try {
+      m = await asWebhook(interactions.followUp(ctx, call.token, await answerWithFiles(ctx, form, form.json)));
+    } catch (err) {
+      await form.discard();
+      throw err;
+    }
     if (!call.wait) return call.reply.code(204).send();
     return discordMessage(m, view(call));
   },
@@ -66,10 +80,20 @@ export const interactionWebhooks = {
   async getMessage(call: InteractionMessageCall): Promise<unknown> {
     return discordMessage(await asWebhook(interactions.getMessage(call.deps.ctx, call.token, call.messageId)), view(call));
   },
-  /** `PATCH .../messages/@original` or a follow-up's (JSON). */
+  /**
+   * `PATCH .../messages/@original` or a follow-up's (JSON, or multipart with `files[n]`):
+   * `attachments` lists the files to keep and the new ones (Discord's v10 semantics).
+   */
   async editMessage(call: InteractionMessageCall): Promise<unknown> {
-    const data = editAnswerFromDiscord(call.request.body);
-    const m = await asWebhook(interactions.editMessage(call.deps.ctx, call.token, call.messageId, data));
+    const { ctx } = call.deps;
+    const form = await readForm(call, editAnswerFromDiscord);
+    let m: Message;
+    try {
+      m = await asWebhook(interactions.editMessage(ctx, call.token, call.messageId, await editWithFiles(ctx, form, form.json)));
+    } catch (err) {
+      await form.discard();
+      throw err;
+    }
     return discordMessage(m, view(call));
   },
   /** `DELETE .../messages/@original` or a follow-up's: 204. */
@@ -78,3 +102,9 @@ export const interactionWebhooks = {
     return call.reply.code(204).send();
   },
 };
+
+/** The body, its files stored as the bot's uploads once the token is known to be an interaction's. */
+async function readForm<T>(call: InteractionWebhookCall, parse: (json: unknown) => T) {
+  const bot = await asWebhook(interactions.botOf(call.deps.ctx, call.token));
+  return readDiscordForm(call.deps.ctx, call.deps, call.request, bot, parse);
+}

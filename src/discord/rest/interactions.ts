@@ -7,42 +7,79 @@
  */
 import type { InteractionCallbackBody, InteractionMessageBody } from '@parley/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { commands, interactions } from '../../domain/interactions.js';
-import { AppError } from '../../errors.js';
+import type { DomainContext } from '../../domain/context.js';
+import { type AnswerBody, type CallbackBody, commands, interactions } from '../../domain/interactions.js';
+import { AppError, badRequest } from '../../errors.js';
+import { resolveAttachmentRefs } from '../../webhooks/discord.js';
+import type { Embed } from '../../webhooks/types.js';
 import { authenticate } from '../../http/plugins/auth.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import { editFromDiscord, messageFromDiscord } from '../bodies.js';
 import { CALLBACK_TYPE, commandFromDiscord, commandPatchFromDiscord, discordCommand } from '../interactions.js';
 import { MESSAGE_FLAGS, discordMessage } from '../objects.js';
-import { hidden } from './common.js';
+import { type AttachmentItem, type DiscordForm, editedFiles, hidden, newMessageFiles, readDiscordForm } from './common.js';
 
 type Params = { appId: string; guildId?: string; cmdId?: string };
 
-/** A message body of a callback or follow-up, from Discord's (`flags` 64: ephemeral). */
-export function answerFromDiscord(data: unknown): InteractionMessageBody {
+/** A message body of a callback or follow-up (`flags` 64: ephemeral), with the `attachments` list naming its files. */
+export function answerFromDiscord(data: unknown): { body: InteractionMessageBody; list?: AttachmentItem[] } {
   const m = messageFromDiscord(data ?? {}, { hasFiles: true });
-  return {
+  const body: InteractionMessageBody = {
     content: m.content,
     ...(m.embeds.length ? { embeds: m.embeds as InteractionMessageBody['embeds'] } : {}),
     ...(m.components ? { components: m.components } : {}),
     ...(m.allowedMentions ? { allowedMentions: m.allowedMentions } : {}),
     ...((m.flags & MESSAGE_FLAGS.ephemeral) !== 0 ? { ephemeral: true } : {}),
   };
+  return { body, ...(m.attachments ? { list: m.attachments } : {}) };
 }
 
 /** An edit of an answer (update callback, PATCH @original): parts left out stay as they are. */
-export function editAnswerFromDiscord(data: unknown): InteractionMessageBody {
+export function editAnswerFromDiscord(data: unknown): { body: InteractionMessageBody; list?: AttachmentItem[] } {
   const e = editFromDiscord(data ?? {});
-  return {
+  const body: InteractionMessageBody = {
     ...(e.content !== undefined ? { content: e.content } : {}),
     ...(e.embeds !== undefined ? { embeds: e.embeds as InteractionMessageBody['embeds'] } : {}),
     ...(e.components !== undefined ? { components: e.components } : {}),
   };
+  return { body, ...(e.attachments ? { list: e.attachments } : {}) };
 }
 
+/** A new answer with the request's files: the kept ones by upload URL, `attachment://name` in embeds resolved. */
+export async function answerWithFiles(
+  ctx: DomainContext,
+  form: DiscordForm<unknown>,
+  read: { body: InteractionMessageBody; list?: AttachmentItem[] },
+): Promise<InteractionMessageBody> {
+  const files = await newMessageFiles(ctx, form, read.list);
+  if (files.attachments.length === 0) return read.body;
+  const embeds = read.body.embeds && resolveAttachmentRefs(read.body.embeds as Embed[], files.urls);
+  return { ...read.body, attachments: files.attachments, ...(embeds ? { embeds: embeds as InteractionMessageBody['embeds'] } : {}) };
+}
+
+/** An edit with the request's files (Discord's `attachments` semantics, see `editedFiles`). */
+export async function editWithFiles(
+  ctx: DomainContext,
+  form: DiscordForm<unknown>,
+  read: { body: InteractionMessageBody; list?: AttachmentItem[] },
+): Promise<AnswerBody> {
+  const files = await editedFiles(ctx, form, read.list);
+  if (files === undefined) return read.body;
+  // `attachment://name` shows one of the files this request added (the others are gone).
+  const urls = new Map(files.items.flatMap((i) => ('url' in i ? [[i.filename, i.url] as const] : [])));
+  const embeds = read.body.embeds && resolveAttachmentRefs(read.body.embeds as Embed[], urls);
+  return { ...read.body, files, ...(embeds ? { embeds: embeds as InteractionMessageBody['embeds'] } : {}) };
+}
+
+/** Discord's callback body, its message part still to be joined with the request's files. */
+type DiscordCallback =
+  | { type: 'message'; read: { body: InteractionMessageBody; list?: AttachmentItem[] } }
+  | { type: 'update'; read: { body: InteractionMessageBody; list?: AttachmentItem[] } }
+  | { type: 'other'; body: InteractionCallbackBody };
+
 /** Discord's callback body as the domain's. */
-function callbackFromDiscord(body: unknown): InteractionCallbackBody {
+function callbackFromDiscord(body: unknown): DiscordCallback {
   const b = (typeof body === 'object' && body !== null ? body : {}) as { type?: unknown; data?: Record<string, unknown> };
   const type = typeof b.type === 'number' ? CALLBACK_TYPE[b.type] : undefined;
   if (!type) {
@@ -51,21 +88,31 @@ function callbackFromDiscord(body: unknown): InteractionCallbackBody {
   }
   switch (type) {
     case 'message':
-      return { type, data: answerFromDiscord(b.data) };
+      return { type, read: answerFromDiscord(b.data) };
     case 'update':
-      return { type, data: editAnswerFromDiscord(b.data) };
+      return { type, read: editAnswerFromDiscord(b.data) };
     case 'deferred':
-      return { type, data: { ephemeral: (Number(b.data?.flags ?? 0) & MESSAGE_FLAGS.ephemeral) !== 0 } };
+      return { type: 'other', body: { type, data: { ephemeral: (Number(b.data?.flags ?? 0) & MESSAGE_FLAGS.ephemeral) !== 0 } } };
     case 'autocomplete': {
       const choices = Array.isArray(b.data?.choices) ? (b.data.choices as Array<{ name: string; value: string | number }>) : [];
-      return { type, data: { choices: choices.map((c) => ({ name: c.name, value: c.value })) } };
+      return { type: 'other', body: { type, data: { choices: choices.map((c) => ({ name: c.name, value: c.value })) } } };
     }
     default:
-      return { type: type as 'deferredUpdate' };
+      return { type: 'other', body: { type: type as 'deferredUpdate' } };
   }
 }
 
-export function discordInteractionRoutes(api: FastifyInstance, { ctx, limiter }: RouteDeps): void {
+/** The callback with the request's files: a message's (type 4) and an update's (7); the other types carry none. */
+async function callbackWithFiles(ctx: DomainContext, form: DiscordForm<DiscordCallback>): Promise<CallbackBody> {
+  const c = form.json;
+  if (c.type === 'message') return { type: 'message', data: await answerWithFiles(ctx, form, c.read) };
+  if (c.type === 'update') return { type: 'update', data: await editWithFiles(ctx, form, c.read) };
+  if (form.stored.length > 0) throw badRequest(`a ${c.body.type} callback carries no files`, 'invalid_callback');
+  return c.body;
+}
+
+export function discordInteractionRoutes(api: FastifyInstance, deps: RouteDeps): void {
+  const { ctx, limiter } = deps;
   const view = () => ({ publicUrl: ctx.publicUrl });
 
   const list = async (req: FastifyRequest<{ Params: Params }>) =>
@@ -124,8 +171,18 @@ export function discordInteractionRoutes(api: FastifyInstance, { ctx, limiter }:
     '/interactions/:id/:token/callback',
     hidden,
     async (req, reply) => {
-      const body = callbackFromDiscord(req.body);
-      await interactions.callback(ctx, req.params.id, req.params.token, body);
+      // The token is checked before a file is stored; the files are the bot's uploads, and
+      // go again if the callback is refused (its window passed, a bad body): nothing stays.
+      const bot = await interactions.botOf(ctx, req.params.token, req.params.id);
+      const form = await readDiscordForm(ctx, deps, req, bot, (json) => callbackFromDiscord(json));
+      let body: CallbackBody;
+      try {
+        body = await callbackWithFiles(ctx, form);
+        await interactions.callback(ctx, req.params.id, req.params.token, body);
+      } catch (err) {
+        await form.discard();
+        throw err;
+      }
       if (req.query.with_response !== 'true') return reply.code(204).send();
       // discord.js's `withResponse`: the interaction and, for a message, the answer.
       const message = body.type === 'message' || body.type === 'deferred' ? await interactions.getOriginal(ctx, req.params.token) : null;

@@ -187,6 +187,8 @@ export function interactionRoutes(fastify: FastifyInstance, { ctx, limiter }: Ro
   );
 
   const byToken = { ...doc, security: SECURITY.none };
+  const EDIT_FILES =
+    '`attachments`, when given, is the whole new list of files (upload URLs: one the message has keeps it, one from `POST /upload` adds it); files left out are removed, `[]` removes all; absent, the files stay.';
 
   app.post(
     '/interactions/:interactionId/:token/callback',
@@ -242,6 +244,7 @@ export function interactionRoutes(fastify: FastifyInstance, { ctx, limiter }: Ro
       schema: {
         ...byToken,
         summary: "Edit the interaction's original answer (a deferred answer's placeholder becomes it)",
+        description: EDIT_FILES,
         params: InteractionTokenParams,
         body: InteractionMessageBody,
         response: { 200: ref(Message), ...errors },
@@ -290,6 +293,7 @@ export function interactionRoutes(fastify: FastifyInstance, { ctx, limiter }: Ro
       schema: {
         ...byToken,
         summary: "Edit the interaction's original answer or one of its follow-ups",
+        description: EDIT_FILES,
         params: InteractionMessageParams,
         body: InteractionMessageBody,
         response: { 200: ref(Message), ...errors },

@@ -130,7 +130,8 @@ export const messages = {
   edit: async (
     db: Tx,
     id: string,
-    changes: Pick<MessageTable, 'editedAt'> & Partial<Pick<MessageTable, 'content' | 'embeds' | 'components' | 'interaction'>>,
+    changes: Pick<MessageTable, 'editedAt'> &
+      Partial<Pick<MessageTable, 'content' | 'embeds' | 'components' | 'interaction' | 'attachments'>>,
   ) => {
     const r = await db.updateTable('messages').set(changes).where('id', '=', id).executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
@@ -301,6 +302,11 @@ export const uploads = {
       .insertInto('messageAttachments')
       .values([...new Set(uploadIds)].map((uploadId) => ({ messageId, uploadId })))
       .execute(),
+  /** Records that a message no longer references these uploads (an edit that dropped them). */
+  detach: async (db: Tx, messageId: string, uploadIds: string[]) => {
+    if (uploadIds.length > 0)
+      await db.deleteFrom('messageAttachments').where('messageId', '=', messageId).where('uploadId', 'in', uploadIds).execute();
+  },
   /** The uploads one message references. */
   ofMessage: async (db: Db, messageId: string) =>
     (await db.selectFrom('messageAttachments').select('uploadId').where('messageId', '=', messageId).execute()).map((r) => r.uploadId),
