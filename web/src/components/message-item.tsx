@@ -31,9 +31,11 @@ interface Props {
   canDelete: boolean;
   editing: boolean;
   onEdit: (id: string | null) => void;
+  /** Holds the message list's one tab stop (roving tabindex); its actions are shown. */
+  current?: boolean;
 }
 
-export const MessageItem = memo(function MessageItem({ message, grouped, mine, canDelete, editing, onEdit }: Props) {
+export const MessageItem = memo(function MessageItem({ message, grouped, mine, canDelete, editing, onEdit, current = false }: Props) {
   const [picker, setPicker] = useState(false);
   const author = message.author ?? { id: 'unknown', name: 'Unknown', bot: false };
   const isBot = !!author.bot || !!message.webhookId;
@@ -87,13 +89,15 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
   };
 
   return (
-    <li
+    <article
       className={`${styles.message}${grouped ? ` ${styles.grouped}` : ''}${editing ? ` ${styles.editing}` : ''}${mentionsMe ? ` ${styles.mentioned}` : ''}${ephemeral ? ` ${styles.ephemeral}` : ''}`}
       data-message-id={message.id}
       data-ephemeral={ephemeral ? 'true' : undefined}
       data-webhook={message.webhookId ? 'true' : undefined}
       data-mentions-me={mentionsMe ? 'true' : undefined}
-      tabIndex={-1}
+      data-current={current ? 'true' : undefined}
+      aria-label={`${name}, ${formatFull(message.createdAt)}`}
+      tabIndex={current ? 0 : -1}
     >
       {message.interaction?.type === 'command' && <InvokerLine interaction={message.interaction} />}
       {message.messageReference && (
@@ -227,7 +231,7 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
           {picker && canReact && <EmojiPicker onPick={react} onClose={() => setPicker(false)} />}
         </div>
       )}
-    </li>
+    </article>
   );
 });
 

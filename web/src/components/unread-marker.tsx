@@ -3,7 +3,7 @@
  * bar above it that counts what is unread and marks it read (a click, or Escape).
  */
 import { compareIds } from '@parley/protocol/ids';
-import { type RefObject, useEffect, useState } from 'react';
+import { type RefObject, useEffect, useRef, useState } from 'react';
 import type { Message } from '../api/types';
 import { formatClock, formatMessageTime, isSameDay } from '../lib/format';
 import { NEVER_READ } from '../state/conversations-reducer';
@@ -38,11 +38,11 @@ export function firstUnreadId(items: Message[], marker: string | null, hasMore: 
 
 export function UnreadDivider() {
   return (
-    <li className={styles.divider} role="separator" aria-label="New messages" data-unread-divider="">
+    <div className={styles.divider} role="separator" aria-label="New messages" data-unread-divider="">
       <span className={styles.dividerLabel} aria-hidden="true">
         New
       </span>
-    </li>
+    </div>
   );
 }
 
@@ -51,13 +51,25 @@ export function UnreadDivider() {
  * it is scrolled to the newest message in a visible, focused window the newest message is
  * acknowledged (on scrolling, focusing, or a message arriving).
  */
-export function useReadTracking(channelId: string, scroller: RefObject<HTMLElement | null>, newestId: string | undefined): void {
+export function useReadTracking(
+  channelId: string,
+  scroller: RefObject<HTMLElement | null>,
+  newestId: string | undefined,
+  /**
+   * Whether the list shows its newest message, when the list knows better than the
+   * scroller's geometry (a virtualised list, whose height is an estimate while it settles).
+   */
+  atBottom?: boolean,
+): void {
+  const bottomRef = useRef(atBottom);
+  bottomRef.current = atBottom;
   useEffect(() => {
     const el = scroller.current;
     reading.channelId = channelId;
     setOnScreen(channelId);
     const check = () => {
-      if (el) reading.atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+      if (bottomRef.current !== undefined) reading.atBottom = bottomRef.current;
+      else if (el) reading.atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
       ackIfReading(channelId);
     };
     check();
@@ -79,9 +91,12 @@ export function useReadTracking(channelId: string, scroller: RefObject<HTMLEleme
   // A new message, or the first page: acknowledge it if the person sees it.
   useEffect(() => {
     const el = scroller.current;
-    if (el && reading.channelId === channelId) reading.atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+    if (reading.channelId === channelId) {
+      if (atBottom !== undefined) reading.atBottom = atBottom;
+      else if (el) reading.atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+    }
     if (newestId) ackIfReading(channelId);
-  }, [channelId, scroller, newestId]);
+  }, [channelId, scroller, newestId, atBottom]);
 }
 
 interface BarProps {
