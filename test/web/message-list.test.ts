@@ -134,6 +134,13 @@ function whenInView(page: Page, id: string, timeout = 15_000): Promise<number> {
     });
 }
 
+/**
+ * Waits until the list has settled where it opened (aria-busy="false"): Virtuoso brings it
+ * there over a few frames and puts it back if it moves meanwhile, so a scroll made before
+ * then would be undone.
+ */
+const settled = (page: Page) => page.locator('[role="log"][aria-busy="false"]').waitFor();
+
 /** The first message wholly in view: its id and its top on screen. */
 function firstInView(page: Page): Promise<{ id: string; top: number }> {
   return log(page).evaluate((scroller) => {
@@ -185,6 +192,7 @@ describe('a channel of 5,000 messages', { timeout: 120_000 }, () => {
     const o = await open(w.bob, `/s/${w.serverId}/c/${w.longId}`);
     const { page } = o;
     await whenInView(page, w.replyId);
+    await settled(page);
     let maxCount = 0;
     // Each older page is held back until the view's first message is noted.
     let release: (() => void) | null = null;
@@ -248,6 +256,7 @@ describe('a channel of 5,000 messages', { timeout: 120_000 }, () => {
     await whenInView(page, w.replyId);
     const first = await postMessage(srv.url, w.owner.auth, w.longId, 'Fresh off the press');
     await whenInView(page, first.id);
+    await settled(page);
     expect(await page.getByRole('button', { name: /Jump to present/ }).count()).toBe(0);
 
     // Scrolled up a few screens: the view stays put.
@@ -279,6 +288,7 @@ describe('keyboard', { timeout: 90_000 }, () => {
     const { page } = o;
     const newest = (await lastId(w.shortId)) as string;
     await whenInView(page, newest);
+    await settled(page);
     const composer = page.getByRole('textbox', { name: /^Message #/ });
     const active = () =>
       page.evaluate(() => {
@@ -345,13 +355,32 @@ describe('keyboard', { timeout: 90_000 }, () => {
     await expect.poll(async () => (await active()).id).toBe(order[order.length - 31]);
     await page.keyboard.press('End');
     await expect.poll(async () => (await active()).id).toBe(newest);
-    // Home: the oldest message held, and the page before it is fetched; Home again reaches the first.
-    await expect
-      .poll(async () => {
-        await page.keyboard.press('Home');
-        return (await active()).id;
-      })
-      .toBe(order[0]);
+    // Home: the oldest message held (not the channel's first: that could be thousands of
+    // pages up). The page before it is held back here, so what is held is known.
+    let release: (() => void) | null = null;
+    let asked = false;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    await page.route(/\/messages\?limit=\d+&before=/, async (route) => {
+      asked = true;
+      await held;
+      await route.continue();
+    });
+    await page.keyboard.press('Home');
+    // Focus lands on the oldest message in the DOM (with nothing older on its way, the oldest held).
+    await expect.poll(async () => (await active()).id === (await oldestDrawn(page))).toBe(true);
+    const oldestHeld = (await active()).id as string;
+    expect(oldestHeld).not.toBe(order[0]);
+    await whenInView(page, oldestHeld, 3000);
+    // At the top of what is held, the older page is asked for, as when scrolling up.
+    await expect.poll(() => asked).toBe(true);
+    (release as (() => void) | null)?.();
+    await page.getByRole('heading', { name: 'Welcome to #short' }).waitFor();
+    // Focus stays on the message while the page arrives; Home again reaches the first.
+    expect((await active()).id).toBe(oldestHeld);
+    await page.keyboard.press('Home');
+    await expect.poll(async () => (await active()).id).toBe(order[0]);
     await page.keyboard.press('End');
     await expect.poll(async () => (await active()).id).toBe(newest);
     await screenshot(page, 'message-list-keyboard');

@@ -6,7 +6,6 @@ import {
   type ReactNode,
   useCallback,
   useEffect,
-  useLayoutEffect,
   useMemo,
   useRef,
   useState,
@@ -44,6 +43,8 @@ const UNREAD_OFFSET = 130;
  * add, which is how the list keeps the rows on screen where they were.
  */
 const BASE_INDEX = 10_000_000;
+/** How long the view must hold still after opening before the list counts as settled (Virtuoso retries within 150 ms). */
+const SETTLE_MS = 250;
 /** Rows moved by PageUp and PageDown. */
 const PAGE_ROWS = 8;
 /** What may take focus inside a message (its own tab stops, taken out while it is not the current one). */
@@ -107,13 +108,20 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
   const history = data?.items ?? [];
   // This session's ephemeral messages are shown among the history (they are never in it).
   const ephemeral = useInteractions((s) => s.ephemeral[channel.id]);
-  const items = useMemo(() => {
+  const held = useMemo(() => {
     if (!ephemeral?.length) return history;
     const newest = history[history.length - 1];
     // While a window of older history is shown, newer ones wait for the present, as new messages do.
     const shown = ephemeral.filter((m) => !data?.hasNewer || !newest || compareIds(m.id, newest.id) <= 0);
     return [...history, ...shown].sort((a, b) => compareIds(a.id, b.id));
   }, [history, ephemeral, data?.hasNewer]);
+  // While older history remains, the oldest message held is not drawn: it is the context the
+  // first drawn row is grouped and dated against. So that row looks the same before and after
+  // the older page arrives (no header or day separator that vanishes), and the rows on screen
+  // do not move when it does.
+  const hasMore = data?.hasMore ?? true;
+  const before = hasMore && held.length > 1 ? held[0] : undefined;
+  const items = useMemo(() => (before ? held.slice(1) : held), [held, before]);
   const marker = useUnreadMarker(channel.id, channel.lastMessageId);
   const dividerId = firstUnreadId(history, marker, data?.hasMore ?? true);
   // In a window of older history the bottom is not the present: nothing to read there.
@@ -122,18 +130,18 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
   const rows = useMemo<Row[]>(
     () =>
       items.map((m, i) => {
-        const prev = items[i - 1];
+        const prev = i === 0 ? before : items[i - 1];
         const newDay = !prev || !isSameDay(prev.createdAt, m.createdAt);
         const unread = m.id === dividerId;
         return { message: m, newDay, unread, grouped: !newDay && !unread && groupedWith(prev, m) };
       }),
-    [items, dividerId],
+    [items, before, dividerId],
   );
 
   // Virtuoso's first index follows what was added or dropped above the rows it holds; a
   // list that is not contiguous with the last one (another window of history) starts over.
   const track = useRef({ items: [] as Message[], first: BASE_INDEX, epoch: 0 });
-  const prependAnchor = useRef<{ id: string; top: number } | null>(null);
+  const anchor = useRef<{ id: string; top: number } | null>(null);
   if (track.current.items !== items) {
     const t = track.current;
     const oldFirst = t.items[0];
@@ -143,8 +151,8 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
       const dropped = added < 0 ? t.items.findIndex((m) => m.id === newFirst.id) : -1;
       if (added >= 0) {
         t.first -= added;
-        // Older rows above: note where the first message in view is, to keep it there.
-        if (added > 0 && scroller) prependAnchor.current = firstInView(scroller);
+        // Older rows above: note where the first message in view is, to hold it there.
+        if (added > 0 && scroller) anchor.current = firstInView(scroller);
       } else if (dropped >= 0) t.first += dropped;
       else {
         t.first = BASE_INDEX;
@@ -159,35 +167,65 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
   const firstItemIndex = track.current.first;
   const epoch = track.current.epoch;
 
-  // Virtuoso places prepended rows with an estimated height, and corrects only while the
-  // view is scrolling up: after a page arrives, the first message in view is put back where
-  // it was each frame until it stays put (2 s at most), or the person scrolls themselves.
-  useLayoutEffect(() => {
-    const el = scroller;
-    if (!el || !prependAnchor.current) return;
-    const started = performance.now();
-    let steady = 0;
+  // Virtuoso brings the list to where it opens (the newest message, a jump's target) over a
+  // few frames as rows are measured, and puts it back there if rows change within 150 ms of
+  // each try. Until the view has held still for a moment the list is busy (aria-busy): the
+  // tests wait for that instead of guessing, and assistive technology waits for the rows.
+  const [settled, setSettled] = useState(false);
+  useEffect(() => {
+    if (!scroller) return;
+    setSettled(false);
+    const start = performance.now();
+    let since = start;
+    let last = '';
     let raf = 0;
-    const stop = () => {
-      prependAnchor.current = null;
-      cancelAnimationFrame(raf);
+    const tick = () => {
+      const now = performance.now();
+      const key = `${Math.round(scroller.scrollTop)}:${scroller.scrollHeight}`;
+      if (key !== last) {
+        last = key;
+        since = now;
+      }
+      if (now - since >= SETTLE_MS || now - start > 3000) setSettled(true);
+      else raf = requestAnimationFrame(tick);
     };
-    const fix = () => {
-      const a = prependAnchor.current;
+    raf = requestAnimationFrame(tick);
+    return () => cancelAnimationFrame(raf);
+  }, [scroller]);
+
+  // Virtuoso keeps the rows in place when a page is prepended, from its own sums of row
+  // heights; those are a few pixels out after some pages (rows of fractional height, rows it
+  // has only estimated). So after a prepend the first message in view is held where it was:
+  // checked whenever the list resizes (a ResizeObserver runs after Virtuoso's own, before the
+  // frame is painted) and each frame, for a second or until the person scrolls.
+  useEffect(() => {
+    const el = scroller;
+    if (!el || !anchor.current) return;
+    const until = performance.now() + 1000;
+    let raf = 0;
+    const hold = () => {
+      const a = anchor.current;
       if (!a) return;
       const target = el.querySelector<HTMLElement>(`[data-message-id="${CSS.escape(a.id)}"]`);
-      if (target) {
-        const moved = target.getBoundingClientRect().top - a.top;
-        if (Math.abs(moved) >= 1) {
-          el.scrollTop += moved;
-          steady = 0;
-        } else steady++;
-      }
-      // Until it has stayed put for a while (rows are measured over several frames on a busy machine).
-      if (steady < 15 && performance.now() - started < 2000) raf = requestAnimationFrame(fix);
-      else prependAnchor.current = null;
+      if (!target) return;
+      const moved = target.getBoundingClientRect().top - a.top;
+      if (Math.abs(moved) >= 0.5) el.scrollTop += moved;
     };
-    raf = requestAnimationFrame(fix);
+    const stop = () => {
+      anchor.current = null;
+      cancelAnimationFrame(raf);
+      ro.disconnect();
+    };
+    const frame = () => {
+      hold();
+      if (performance.now() < until) raf = requestAnimationFrame(frame);
+      else stop();
+    };
+    const ro = new ResizeObserver(hold);
+    for (const child of el.querySelectorAll('ol')) ro.observe(child);
+    if (el.firstElementChild) ro.observe(el.firstElementChild);
+    hold();
+    raf = requestAnimationFrame(frame);
     const opts = { passive: true, once: true };
     el.addEventListener('wheel', stop, opts);
     el.addEventListener('touchstart', stop, opts);
@@ -195,6 +233,7 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
     el.addEventListener('keydown', stop, opts);
     return () => {
       cancelAnimationFrame(raf);
+      ro.disconnect();
       el.removeEventListener('wheel', stop);
       el.removeEventListener('touchstart', stop);
       el.removeEventListener('pointerdown', stop);
@@ -218,10 +257,24 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
     window.setTimeout(() => el.removeAttribute('data-flash'), 2200);
   }, []);
 
+  /**
+   * The message that last had focus. Virtuoso may take it out of the DOM for a frame while
+   * a page is prepended (its range is worked out before the view is corrected); focus then
+   * falls to the page, and is given back once the message is drawn again.
+   */
+  const lastFocused = useRef<{ el: HTMLElement; id: string } | null>(null);
+
   /** Applies the pending focus and flash, and keeps only the current message's controls in the tab order. */
   const sync = useCallback(() => {
     const root = scroller;
     if (!root) return;
+    const lost = lastFocused.current;
+    if (lost && !lost.el.isConnected) {
+      lastFocused.current = null;
+      const now = document.activeElement;
+      // Unless focus is on its way elsewhere (a key moved it: the old message scrolled out).
+      if ((!now || now === document.body) && !pending.current.focus) pending.current.focus = lost.id;
+    }
     for (const article of root.querySelectorAll<HTMLElement>('[data-message-id]')) {
       const current = article.tabIndex === 0;
       for (const el of article.querySelectorAll<HTMLElement>(FOCUSABLE)) {
@@ -346,6 +399,7 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
     const m = list[clamped];
     if (!m) return;
     setActiveId(m.id);
+    lastFocused.current = null;
     pending.current.focus = m.id;
     const el = scroller?.querySelector<HTMLElement>(`[data-message-id="${CSS.escape(m.id)}"]`);
     if (!el) virtuoso.current?.scrollToIndex({ index: clamped, align });
@@ -404,9 +458,10 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
         focusAt(index + PAGE_ROWS, 'end');
         break;
       case 'Home':
-        // The oldest message held; again, once the older pages have come.
+        // The oldest message held, as in Discord and Slack: it does not fetch the whole
+        // history. Being at the top, the list asks for the page before (as scrolling up
+        // does); Home again, once it has come, goes on to its first message.
         focusAt(0, 'start');
-        void loadOlder(channel.id);
         break;
       case 'End':
         focusAt(list.length - 1, 'end');
@@ -424,6 +479,7 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
     const target = e.target as HTMLElement;
     const article = target.closest<HTMLElement>('[data-message-id]');
     if (article?.dataset.messageId) {
+      lastFocused.current = { el: article, id: article.dataset.messageId };
       setActiveId(article.dataset.messageId);
       return;
     }
@@ -477,6 +533,7 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
           className={styles.messageScroller}
           {...logProps}
           tabIndex={currentDrawn ? -1 : 0}
+          aria-busy={!settled || !!data?.loading}
           data={rows}
           context={context}
           firstItemIndex={firstItemIndex}
@@ -492,6 +549,11 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
           rangeChanged={setRange}
           increaseViewportBy={{ top: 600, bottom: 400 }}
           defaultItemHeight={56}
+          // Rows are a fraction of a pixel tall (line heights of 1.45em): measured as whole
+          // pixels (offsetHeight, Virtuoso's default), fifty prepended rows put the view 4 px off.
+          itemSize={measureRow}
+          // Rows are measured in the frame they are drawn, so a prepended page is put in place before it is painted.
+          skipAnimationFrameInResizeObserver
         />
       )}
       {/* Over the list, so that its rows do not move when a page starts or stops loading. */}
@@ -517,6 +579,11 @@ function firstInView(scroller: HTMLElement): { id: string; top: number } | null 
     if (r.top >= box.top && r.bottom <= box.bottom && el.dataset.messageId) return { id: el.dataset.messageId, top: r.top };
   }
   return null;
+}
+
+/** A row's exact height (Virtuoso's `itemSize`). */
+function measureRow(el: HTMLElement): number {
+  return el.getBoundingClientRect().height;
 }
 
 function renderRow(_index: number, row: Row, ctx: ListContext) {
