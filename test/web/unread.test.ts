@@ -233,6 +233,8 @@ describe('unread', () => {
     await page.locator('a[data-unread]', { hasText: 'random' }).waitFor();
     await channelLink(page, 'random').click();
     await page.getByTestId('unread-bar').waitFor();
+    // Once the list has settled where it opened (a scroll before then is undone).
+    await page.locator('[role="log"][aria-busy="false"]').waitFor();
     const acked = ackSent(page, w.random.id);
     await page.getByRole('log').evaluate((el) => {
       el.scrollTop = el.scrollHeight;

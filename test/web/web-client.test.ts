@@ -613,6 +613,8 @@ describe('web client', () => {
     const last = message(page, 'Message number 130');
     await last.waitFor();
     const scroller = page.getByRole('log', { name: 'Messages in #general' });
+    // Settled where it opened (a scroll before then is undone).
+    await page.locator('[role="log"][aria-busy="false"]').waitFor();
     // At the bottom: the newest message is in view.
     expect(await scroller.evaluate((el: any) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeLessThan(60);
     expect(await message(page, 'Message number 1$').count()).toBe(0);
