@@ -25,11 +25,6 @@ import { startServer, type TestServer } from '../harness.js';
 import { axeScan, settle } from './axe.js';
 import { ensureWebBuilt, launchBrowser, openPage, type OpenPage } from './browser.js';
 
-/**
- * The message list's rows: left to the message-list work (issue 13's "roving tabindex"
- * part), which rewrites message-list.tsx and message-item.tsx. Scoped out of the chat scans.
- */
-
 let srv: TestServer;
 let browser: Browser;
 const opened: OpenPage[] = [];
