@@ -45,8 +45,6 @@ const UNREAD_OFFSET = 130;
 const BASE_INDEX = 10_000_000;
 /** How long the view must hold still after opening before the list counts as settled (Virtuoso retries within 150 ms). */
 const SETTLE_MS = 250;
-/** The largest residual the list corrects after a prepend (px); what Virtuoso leaves is a few. */
-const HOLD_MAX = 100;
 /** Rows moved by PageUp and PageDown. */
 const PAGE_ROWS = 8;
 /** What may take focus inside a message (its own tab stops, taken out while it is not the current one). */
@@ -211,9 +209,7 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
       const target = el.querySelector<HTMLElement>(`[data-message-id="${CSS.escape(a.id)}"]`);
       if (!target) return;
       const moved = target.getBoundingClientRect().top - a.top;
-      // A large move is Virtuoso's own correction under way (its rows drawn, its scrollBy to
-      // come): adding ours to it threw the view to the bottom, the held message out of the DOM.
-      if (Math.abs(moved) >= 0.5 && Math.abs(moved) < HOLD_MAX) el.scrollTop += moved;
+      if (Math.abs(moved) >= 0.5) el.scrollTop += moved;
     };
     const stop = () => {
       anchor.current = null;
@@ -351,21 +347,13 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
   // sent) brings the view back to the present. Older pages growing the list above are not new.
   const followedLast = useRef<string | undefined>(undefined);
   if (followedLast.current === undefined) followedLast.current = lastId;
-  const followedFirst = useRef<string | undefined>(undefined);
-  if (followedFirst.current === undefined) followedFirst.current = items[0]?.id;
   const followOutput = useCallback(
     (bottom: boolean) => {
       // In a window of older history the bottom is not the present: nothing to follow there.
       if (hasNewerRef.current) return false;
       const last = itemsRef.current[itemsRef.current.length - 1];
-      const first = itemsRef.current[0];
       const isNew = !!last && last.id !== followedLast.current;
-      const prepended = !isNew && !!first && first.id !== followedFirst.current;
       followedLast.current = last?.id;
-      followedFirst.current = first?.id;
-      // An older page arrived above: nothing new to follow (Virtuoso may see the view as at
-      // the bottom while it puts the rows in place, and follow it there).
-      if (prepended) return false;
       if (isNew && last && meId && last.author?.id === meId && !last.ephemeral) return 'auto' as const;
       return bottom ? ('auto' as const) : false;
     },
@@ -390,20 +378,13 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
   };
 
   // Where the list opens: at a jump's target, at the first unread message, or at the bottom.
-  // Worked out once per mount of the list: Virtuoso scrolls there again when the prop
-  // changes, and it would, as the index of the newest message grows with each older page
-  // (a prepended page once threw the view, and the focused message, to the bottom).
-  const opening = useRef<{ key: string; at: { index: number; align: 'start' | 'center' | 'end'; offset?: number } } | null>(null);
-  const mountKey = `${channel.id}:${epoch}`;
-  const computeOpening = () => {
+  const initialTopMostItemIndex = (() => {
     const target = jump ? items.findIndex((m) => m.id === jump.messageId) : -1;
     if (target >= 0) return { index: target, align: 'center' as const };
     const unread = rows.findIndex((r) => r.unread);
     if (unread >= 0) return { index: unread, align: 'start' as const, offset: -UNREAD_OFFSET };
     return { index: Math.max(0, items.length - 1), align: 'end' as const };
-  };
-  if (items.length > 0 && opening.current?.key !== mountKey) opening.current = { key: mountKey, at: computeOpening() };
-  const initialTopMostItemIndex = opening.current?.at ?? computeOpening();
+  })();
 
   // The one tab stop: the current message when it is drawn, else the scroller itself.
   const currentId = activeId && items.some((m) => m.id === activeId) ? activeId : (lastId ?? null);
