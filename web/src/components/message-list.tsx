@@ -355,9 +355,16 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
       const isNew = !!last && last.id !== followedLast.current;
       followedLast.current = last?.id;
       if (isNew && last && meId && last.author?.id === meId && !last.ephemeral) return 'auto' as const;
+      // Virtuoso's `bottom` is its state before this change. After a jump to the top (Home)
+      // an older page can arrive before that state catches up: with no new message at the
+      // end, follow only if the view really is at the bottom now.
+      if (!isNew && scrollerRef.current) {
+        const el = scrollerRef.current;
+        if (el.scrollHeight - el.scrollTop - el.clientHeight > 48) return false;
+      }
       return bottom ? ('auto' as const) : false;
     },
-    [meId],
+    [meId, scrollerRef],
   );
 
   const startReached = useCallback(() => void loadOlder(channel.id), [channel.id]);
