@@ -3,9 +3,8 @@
  * and in dark, against a real Parley. Violations with impact "serious" or "critical" fail
  * the test and are printed one per line (rule, impact, target, summary).
  *
- * The message list's own markup (rows, per-message actions) is owned by the message-list
- * work (virtualised list, roving tabindex); scans of the chat page leave it out — see
- * MESSAGE_LIST below — and the list is scanned on its own in a test marked as such.
+ * Nothing is left out: the chat scans include the virtualised message list (its rows,
+ * separators and the current message's actions).
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,14 +24,6 @@ import {
 import { startServer, type TestServer } from '../harness.js';
 import { axeScan, settle } from './axe.js';
 import { ensureWebBuilt, launchBrowser, openPage, type OpenPage } from './browser.js';
-
-/**
- * The message list's rows: left to the message-list work (issue 13's "roving tabindex"
- * part), which rewrites message-list.tsx and message-item.tsx. Scoped out of the chat scans.
- */
-const MESSAGE_LIST_SELECTOR = '[data-testid="message-list"], [role="log"]';
-/** AXE_MESSAGE_LIST=1 scans the message list too (to check it once the list work has landed). */
-const MESSAGE_LIST = process.env.AXE_MESSAGE_LIST ? '#no-such-element' : MESSAGE_LIST_SELECTOR;
 
 let srv: TestServer;
 let browser: Browser;
@@ -135,7 +126,7 @@ describe('axe: no serious or critical violations, light and dark', () => {
     const { page } = o;
     await page.getByText('have you read').first().waitFor();
     await page.getByRole('complementary', { name: 'Members' }).waitFor();
-    await check(page, 'chat', [MESSAGE_LIST]);
+    await check(page, 'chat');
 
     // Search results.
     await page.getByRole('searchbox', { name: /^Search / }).fill('Middlemarch');
@@ -145,14 +136,14 @@ describe('axe: no serious or critical violations, light and dark', () => {
       .getByRole('button', { name: /Jump to the message/ })
       .first()
       .waitFor();
-    await check(page, 'chat: search results', [MESSAGE_LIST]);
+    await check(page, 'chat: search results');
     await page.getByRole('button', { name: 'Close search results' }).click();
 
     // Pins.
     await page.getByRole('button', { name: 'Pinned messages' }).click();
     await page.getByRole('button', { name: 'Close pinned messages' }).waitFor();
     await page.getByText('have you read').nth(1).waitFor();
-    await check(page, 'chat: pins', [MESSAGE_LIST]);
+    await check(page, 'chat: pins');
     await page.getByRole('button', { name: 'Close pinned messages' }).click();
 
     // Member card.
@@ -162,7 +153,7 @@ describe('axe: no serious or critical violations, light and dark', () => {
       .first()
       .click();
     await page.getByRole('dialog').waitFor();
-    await check(page, 'chat: member card', [MESSAGE_LIST]);
+    await check(page, 'chat: member card');
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
 
@@ -174,10 +165,10 @@ describe('axe: no serious or critical violations, light and dark', () => {
       .getByTestId('command-palette')
       .getByRole('option', { name: /\/lookup/ })
       .waitFor();
-    await check(page, 'chat: command palette', [MESSAGE_LIST]);
+    await check(page, 'chat: command palette');
     await box.press('Tab');
     await page.getByTestId('command-form').waitFor();
-    await check(page, 'chat: command form', [MESSAGE_LIST]);
+    await check(page, 'chat: command form');
     await page.keyboard.press('Escape');
     expect(o.errors).toEqual([]);
     expect(failures, report()).toEqual([]);
@@ -192,7 +183,7 @@ describe('axe: no serious or critical violations, light and dark', () => {
       .first()
       .click();
     await page.getByText('A quiet word').first().waitFor();
-    await check(page, 'dm conversation', [MESSAGE_LIST]);
+    await check(page, 'dm conversation');
     await page.goto(`${srv.url}/account`);
     await page.getByRole('heading', { level: 1 }).first().waitFor();
     await check(page, 'account');

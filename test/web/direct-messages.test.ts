@@ -66,7 +66,7 @@ const composer = (page: Page) => page.getByRole('textbox', { name: /^Message / }
 const dmList = (page: Page) => page.getByRole('complementary', { name: 'Direct messages' });
 const dmLink = (page: Page, dmId: string) => dmList(page).locator(`a[data-dm-id="${dmId}"]`);
 const memberList = (page: Page) => page.getByRole('complementary', { name: 'Members' });
-const message = (page: Page, text: string) => page.locator('li[data-message-id]', { hasText: text });
+const message = (page: Page, text: string) => page.locator('[data-message-id]', { hasText: text });
 const homeButton = (page: Page) => page.getByRole('navigation', { name: 'Servers' }).getByRole('link', { name: /^Direct messages/ });
 
 async function send(page: Page, text: string) {

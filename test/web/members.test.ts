@@ -137,7 +137,7 @@ describe('member list', () => {
     // others in the normal text colour.
     const modName = row(page, w.mod.id).getByText(w.mod.name, { exact: true });
     expect(await colorOf(modName)).toBe('rgb(32, 102, 148)');
-    const author = page.locator('li[data-message-id]').getByRole('button', { name: w.mod.name, exact: true });
+    const author = page.locator('[data-message-id]').getByRole('button', { name: w.mod.name, exact: true });
     expect(await colorOf(author)).toBe('rgb(32, 102, 148)');
     const plain = await colorOf(row(page, w.pat.id).getByText(w.pat.name, { exact: true }));
     expect(plain).not.toBe('rgb(32, 102, 148)');
@@ -258,7 +258,7 @@ describe('profile card', () => {
     expect(bans).toEqual([expect.objectContaining({ user: expect.objectContaining({ id: bob.id }), reason: 'spam' })]);
     const left = await ok<{ id: string }[]>('GET', `/channels/${w.general.id}/messages`, w.owner.auth);
     expect(left.map((m) => m.id)).not.toContain(spam.id);
-    await page.locator(`li[data-message-id="${spam.id}"]`).waitFor({ state: 'detached' });
+    await page.locator(`[data-message-id="${spam.id}"]`).waitFor({ state: 'detached' });
     expect(errors).toEqual([]);
   });
 
@@ -266,7 +266,7 @@ describe('profile card', () => {
     const w = await world();
     await postMessage(srv.url, w.pat.auth, w.general.id, 'hello lighthouse');
     const { page } = await open(w.owner, `/s/${w.server.id}/c/${w.general.id}`);
-    const author = page.locator('li[data-message-id]').getByRole('button', { name: w.pat.name, exact: true });
+    const author = page.locator('[data-message-id]').getByRole('button', { name: w.pat.name, exact: true });
     await author.click();
     await card(page).locator(`[data-member-card="${w.pat.id}"]`).waitFor();
     await page.keyboard.press('Escape');
@@ -325,7 +325,7 @@ describe('composer permissions', () => {
 
     const { page, errors } = await open(w.pat, `/s/${w.server.id}/c/${news.id}`);
     await page.getByText('You do not have permission to send messages in this channel.').waitFor();
-    await page.locator('li[data-message-id]').filter({ hasText: 'Welcome aboard' }).waitFor();
+    await page.locator('[data-message-id]').filter({ hasText: 'Welcome aboard' }).waitFor();
     expect(await page.getByRole('textbox', { name: 'Message #announcements' }).count()).toBe(0);
     const refused = await call(srv.url, 'POST', `/channels/${news.id}/messages`, { auth: w.pat.auth, body: { content: 'hi' } });
     expect(refused.status).toBe(403);
@@ -342,7 +342,7 @@ describe('composer permissions', () => {
     // Without ATTACH_FILES or ADD_REACTIONS: no attach button, no "Add reaction".
     await ok('PUT', `/channels/${news.id}/permissions/${w.server.id}`, w.owner.auth, { type: 'role', deny: (32768n | 64n).toString() });
     await page.getByRole('button', { name: 'Attach a file' }).waitFor({ state: 'detached' });
-    const msg = page.locator('li[data-message-id]').filter({ hasText: 'Welcome aboard' });
+    const msg = page.locator('[data-message-id]').filter({ hasText: 'Welcome aboard' });
     await msg.hover();
     expect(await msg.getByRole('button', { name: 'Add reaction' }).count()).toBe(0);
     await page.getByRole('link', { name: 'general' }).click();

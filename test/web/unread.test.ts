@@ -94,7 +94,7 @@ describe('unread', () => {
     let firstRead: Promise<unknown> | undefined;
     const o = await open(w.bob, `/s/${w.server.id}/c/${w.random.id}`, { before: (p) => (firstRead = ackSent(p, w.random.id)) });
     const { page } = o;
-    await page.locator('li[data-message-id]', { hasText: 'Welcome to random' }).waitFor();
+    await page.locator('[data-message-id]', { hasText: 'Welcome to random' }).waitFor();
     await firstRead;
     await channelLink(page, 'general').click();
     await composer(page).waitFor();
@@ -120,7 +120,7 @@ describe('unread', () => {
     // A message in the channel being read is read: no bold, no count, and the server hears the ack.
     const acked = ackSent(page, w.general.id);
     await postMessage(srv.url, w.alice.auth, w.general.id, `${ping(w.bob)} welcome aboard`);
-    await page.locator('li[data-message-id]', { hasText: 'welcome aboard' }).waitFor();
+    await page.locator('[data-message-id]', { hasText: 'welcome aboard' }).waitFor();
     await acked;
     expect(await channelLink(page, 'general').getAttribute('data-unread')).toBeNull();
     expect(await page.title()).toMatch(/^\(2\) /);
@@ -140,7 +140,7 @@ describe('unread', () => {
 
     // Opening the channel reads it: the marks and the count go.
     await channelLink(page, 'random').click();
-    await page.locator('li[data-message-id]', { hasText: 'and this one' }).waitFor();
+    await page.locator('[data-message-id]', { hasText: 'and this one' }).waitFor();
     await page.waitForFunction(() => (globalThis as any).document.title === '#random · Harbour · Parley');
     expect(await badgeOf(channelLink(page, 'random')).count()).toBe(0);
     expect(await channelLink(page, 'random').getAttribute('data-unread')).toBeNull();
@@ -161,7 +161,7 @@ describe('unread', () => {
 
     const acked = ackSent(second, w.random.id);
     await channelLink(second, 'random').click();
-    await second.locator('li[data-message-id]', { hasText: 'are you there?' }).waitFor();
+    await second.locator('[data-message-id]', { hasText: 'are you there?' }).waitFor();
     await acked;
     // READ_STATE_UPDATE reaches the first tab, which was never told by this one.
     await first.page.locator('a:not([data-unread])', { hasText: 'random' }).waitFor();
@@ -177,7 +177,7 @@ describe('unread', () => {
     const o = await open(w.bob, `/s/${w.server.id}/c/${w.random.id}`, { height: 700, before: (p) => (read = ackSent(p, w.random.id)) });
     const { page } = o;
     // Bob reads #random, then goes elsewhere while Alice writes a lot.
-    await page.locator('li[data-message-id]', { hasText: 'The last message Bob read' }).waitFor();
+    await page.locator('[data-message-id]', { hasText: 'The last message Bob read' }).waitFor();
     await read;
     await channelLink(page, 'general').click();
     await composer(page).waitFor();
@@ -194,8 +194,8 @@ describe('unread', () => {
     await divider.waitFor();
     const next = await divider.evaluate((el) => el.nextElementSibling?.textContent ?? '');
     expect(next).toContain('Update 1:');
-    await page.locator('li[data-message-id]', { hasText: 'Update 1:' }).first().waitFor({ state: 'visible' });
-    expect(await page.locator('li[data-message-id]', { hasText: 'Update 1:' }).first().isVisible()).toBe(true);
+    await page.locator('[data-message-id]', { hasText: 'Update 1:' }).first().waitFor({ state: 'visible' });
+    expect(await page.locator('[data-message-id]', { hasText: 'Update 1:' }).first().isVisible()).toBe(true);
     // Not scrolled to the end, so not read yet.
     expect(await channelLink(page, 'random').getAttribute('data-unread')).toBe('');
     await screenshot(page, 'unread-divider-bar');
@@ -224,7 +224,7 @@ describe('unread', () => {
     // Read on the server too: nothing unread after a reload.
     await page.reload();
     await composer(page).waitFor();
-    await page.locator('li[data-message-id]', { hasText: 'Update 55:' }).waitFor();
+    await page.locator('[data-message-id]', { hasText: 'Update 55:' }).waitFor();
     expect(await channelLink(page, 'random').getAttribute('data-unread')).toBeNull();
     expect(await bar.count()).toBe(0);
     noPageErrors(o);
@@ -236,7 +236,7 @@ describe('unread', () => {
     let read: Promise<unknown> | undefined;
     const o = await open(w.bob, `/s/${w.server.id}/c/${w.random.id}`, { height: 600, before: (p) => (read = ackSent(p, w.random.id)) });
     const { page } = o;
-    await page.locator('li[data-message-id]', { hasText: 'Old news' }).waitFor();
+    await page.locator('[data-message-id]', { hasText: 'Old news' }).waitFor();
     await read;
     await channelLink(page, 'general').click();
     await composer(page).waitFor();
@@ -244,6 +244,8 @@ describe('unread', () => {
     await page.locator('a[data-unread]', { hasText: 'random' }).waitFor();
     await channelLink(page, 'random').click();
     await page.getByTestId('unread-bar').waitFor();
+    // Once the list has settled where it opened (a scroll before then is undone).
+    await page.locator('[role="log"][aria-busy="false"]').waitFor();
     const acked = ackSent(page, w.random.id);
     await page.getByRole('log').evaluate((el) => {
       el.scrollTop = el.scrollHeight;
@@ -327,7 +329,7 @@ describe('desktop notifications', () => {
     // Clicking a notification opens its channel with the message in view.
     await clickNotification(page, 0);
     await page.waitForURL(`**/s/${cove.id}/c/${coveRandom.id}`);
-    await page.locator('li[data-message-id]', { hasText: 'A plain message in the lounge' }).waitFor({ state: 'visible' });
+    await page.locator('[data-message-id]', { hasText: 'A plain message in the lounge' }).waitFor({ state: 'visible' });
     // Bob's own messages never notify, even where every message does.
     await page
       .getByRole('navigation', { name: 'Servers' })

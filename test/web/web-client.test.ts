@@ -48,7 +48,7 @@ async function open(
 
 /** Every message in the list (each carries its id; styling classes are CSS-module hashes). */
 function messages(page: Page) {
-  return page.locator('li[data-message-id]');
+  return page.locator('[data-message-id]');
 }
 
 /** The message list item whose text contains `text`. */
@@ -442,7 +442,7 @@ describe('web client', () => {
     });
     expect(res.status, res.text).toBe(200);
 
-    const m = page.locator('li[data-message-id][data-webhook="true"]').last();
+    const m = page.locator('[data-message-id][data-webhook="true"]').last();
     await m.waitFor();
     expect(await m.getByText(evilName, { exact: true }).count()).toBe(1);
     expect(await m.getByTitle(BOT_BADGE).count()).toBe(1);
@@ -509,7 +509,7 @@ describe('web client', () => {
     expect(await box.inputValue()).toBe('Hello **team**\nsecond line');
     await page.keyboard.press('Enter');
     await message(page, 'second line').waitFor();
-    const sent = page.locator(`li[data-message-id="${await message(page, 'second line').getAttribute('data-message-id')}"]`);
+    const sent = page.locator(`[data-message-id="${await message(page, 'second line').getAttribute('data-message-id')}"]`);
     expect(await box.inputValue()).toBe('');
     expect(await sent.locator('strong').textContent()).toBe('team');
     expect(await sent.locator('.md br').count()).toBe(1);
@@ -613,6 +613,8 @@ describe('web client', () => {
     const last = message(page, 'Message number 130');
     await last.waitFor();
     const scroller = page.getByRole('log', { name: 'Messages in #general' });
+    // Settled where it opened (a scroll before then is undone).
+    await page.locator('[role="log"][aria-busy="false"]').waitFor();
     // At the bottom: the newest message is in view.
     expect(await scroller.evaluate((el: any) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeLessThan(60);
     expect(await message(page, 'Message number 1$').count()).toBe(0);
@@ -638,10 +640,14 @@ describe('web client', () => {
         { timeout: 15_000, interval: 300 },
       )
       .toBe(1);
+    // The list is virtualised: from the first message on, a run of consecutive ones is drawn.
     const texts = await messages(page).locator('.md').allTextContents();
-    expect(texts.length).toBe(130);
-    expect(texts[0]).toBe('Message number 1');
-    expect(texts[129]).toBe('Message number 130');
+    expect(texts.length).toBeGreaterThan(5);
+    expect(texts.length).toBeLessThan(130);
+    // (The last page kept the view where it was, so the very first may sit just above the rows drawn.)
+    const firstNo = Number(texts[0]?.replace('Message number ', ''));
+    expect(firstNo).toBeLessThanOrEqual(5);
+    expect(texts).toEqual(texts.map((_, i) => `Message number ${firstNo + i}`));
     await noPageErrors(o);
   }, 60_000);
 

@@ -19,6 +19,8 @@ import { MentionScope } from './mention-chip';
 import { EphemeralNote, InvokerLine, MessageComponents, Thinking } from './message-interactions';
 import { ReplyQuote } from './reply-quote';
 import { setPinned, startReply } from '../state/conversation';
+import { Trans } from 'react-i18next';
+import { t } from '../i18n';
 import styles from './message-item.module.css';
 import roleName from './role-name.module.css';
 
@@ -32,9 +34,11 @@ interface Props {
   canDelete: boolean;
   editing: boolean;
   onEdit: (id: string | null) => void;
+  /** Holds the message list's one tab stop (roving tabindex); its actions are shown. */
+  current?: boolean;
 }
 
-export const MessageItem = memo(function MessageItem({ message, grouped, mine, canDelete, editing, onEdit }: Props) {
+export const MessageItem = memo(function MessageItem({ message, grouped, mine, canDelete, editing, onEdit, current = false }: Props) {
   const [picker, setPicker] = useState(false);
   const author = message.author ?? { id: 'unknown', name: 'Unknown', bot: false };
   const isBot = !!author.bot || !!message.webhookId;
@@ -71,15 +75,15 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
   const remove = async (skipConfirm: boolean) => {
     if (!skipConfirm) {
       const ok = await confirm({
-        title: 'Delete message',
+        title: t('message.deleteTitle'),
         body: (
           <>
-            <p>Delete this message? This cannot be undone.</p>
+            <p>{t('message.deleteBody')}</p>
             {message.content && <blockquote className={styles.confirmQuote}>{message.content.slice(0, 300)}</blockquote>}
-            <p className="hint">Tip: hold Shift while clicking Delete to skip this question.</p>
+            <p className="hint">{t('message.deleteTip')}</p>
           </>
         ),
-        confirmLabel: 'Delete',
+        confirmLabel: t('message.delete'),
         danger: true,
       });
       if (!ok) return;
@@ -88,13 +92,15 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
   };
 
   return (
-    <li
+    <article
       className={`${styles.message}${grouped ? ` ${styles.grouped}` : ''}${editing ? ` ${styles.editing}` : ''}${mentionsMe ? ` ${styles.mentioned}` : ''}${ephemeral ? ` ${styles.ephemeral}` : ''}`}
       data-message-id={message.id}
       data-ephemeral={ephemeral ? 'true' : undefined}
       data-webhook={message.webhookId ? 'true' : undefined}
       data-mentions-me={mentionsMe ? 'true' : undefined}
-      tabIndex={-1}
+      data-current={current ? 'true' : undefined}
+      aria-label={`${name}, ${formatFull(message.createdAt)}`}
+      tabIndex={current ? 0 : -1}
     >
       {message.interaction?.type === 'command' && <InvokerLine interaction={message.interaction} />}
       {message.messageReference && (
@@ -147,9 +153,9 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
                     // An answer to a command or click is edited by its bot as a matter of course
                     // (a deferred answer filled in, a click's update): Discord marks none of those.
                     message.editedAt && !message.interaction ? (
-                      <span className={styles.edited} title={`Edited ${formatFull(message.editedAt)}`}>
+                      <span className={styles.edited} title={t('message.editedAt', { time: formatFull(message.editedAt) })}>
                         {' '}
-                        (edited)
+                        {t('message.edited')}
                       </span>
                     ) : undefined
                   }
@@ -170,7 +176,7 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
         )}
         <MessageComponents message={message} />
         {reactions.length > 0 && (
-          <div className={styles.reactions} role="group" aria-label="Reactions">
+          <div className={styles.reactions} role="group" aria-label={t('message.reactions')}>
             {reactions.map((r) => (
               <ReactionChip key={r.emoji} reaction={r} onToggle={react} />
             ))}
@@ -180,13 +186,13 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
       </div>
       {/* An ephemeral message is nowhere but here: nothing to react to, reply to, pin or delete. */}
       {!ephemeral && (
-        <div className={styles.messageActions} role="toolbar" aria-label="Message actions">
+        <div className={styles.messageActions} role="toolbar" aria-label={t('message.actions')}>
           {canReact && (
             <button
               type="button"
               className="icon-button"
-              aria-label="Add reaction"
-              title="Add reaction"
+              aria-label={t('message.addReaction')}
+              title={t('message.addReaction')}
               onClick={() => setPicker((p) => !p)}
               aria-expanded={picker}
             >
@@ -194,7 +200,13 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
             </button>
           )}
           {canReply && (
-            <button type="button" className="icon-button" aria-label="Reply" title="Reply" onClick={() => startReply(message)}>
+            <button
+              type="button"
+              className="icon-button"
+              aria-label={t('message.reply')}
+              title={t('message.reply')}
+              onClick={() => startReply(message)}
+            >
               <ReplyIcon />
             </button>
           )}
@@ -202,15 +214,21 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
             <button
               type="button"
               className={`icon-button${message.pinned ? ' active' : ''}`}
-              aria-label={message.pinned ? 'Unpin message' : 'Pin message'}
-              title={message.pinned ? 'Unpin' : 'Pin'}
+              aria-label={message.pinned ? t('message.unpinMessage') : t('message.pinMessage')}
+              title={message.pinned ? t('message.unpin') : t('message.pin')}
               onClick={() => setPinned(message, !message.pinned).catch(toastError)}
             >
               <PinIcon />
             </button>
           )}
           {canEdit && (
-            <button type="button" className="icon-button" aria-label="Edit message" title="Edit" onClick={() => onEdit(message.id)}>
+            <button
+              type="button"
+              className="icon-button"
+              aria-label={t('message.editMessage')}
+              title={t('message.edit')}
+              onClick={() => onEdit(message.id)}
+            >
               <EditIcon />
             </button>
           )}
@@ -218,8 +236,8 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
             <button
               type="button"
               className="icon-button danger"
-              aria-label="Delete message"
-              title="Delete (Shift+click to skip confirmation)"
+              aria-label={t('message.deleteMessage')}
+              title={t('message.deleteShiftHint')}
               onClick={(e) => void remove(e.shiftKey)}
             >
               <TrashIcon />
@@ -228,7 +246,7 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
           {picker && canReact && <EmojiPicker onPick={react} onClose={() => setPicker(false)} />}
         </div>
       )}
-    </li>
+    </article>
   );
 });
 
@@ -305,7 +323,7 @@ function EditBox({ message, onDone }: { message: Message; onDone: () => void }) 
       <textarea
         ref={ref}
         className={`input ${styles.editInput}`}
-        aria-label="Edit message"
+        aria-label={t('message.editMessage')}
         value={text}
         disabled={saving}
         onChange={(e) => setText(e.target.value)}
@@ -320,14 +338,13 @@ function EditBox({ message, onDone }: { message: Message; onDone: () => void }) 
         }}
       />
       <div className={styles.editHint}>
-        Escape to{' '}
-        <button type="button" className="link-button" onClick={onDone}>
-          cancel
-        </button>{' '}
-        • Enter to{' '}
-        <button type="button" className="link-button" onClick={() => void save()}>
-          save
-        </button>
+        <Trans
+          i18nKey="message.editHint"
+          components={{
+            cancel: <button type="button" className="link-button" onClick={onDone} />,
+            save: <button type="button" className="link-button" onClick={() => void save()} />,
+          }}
+        />
       </div>
     </div>
   );

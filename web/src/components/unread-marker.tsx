@@ -3,13 +3,14 @@
  * bar above it that counts what is unread and marks it read (a click, or Escape).
  */
 import { compareIds } from '@parley/protocol/ids';
-import { type RefObject, useEffect, useState } from 'react';
+import { type RefObject, useEffect, useRef, useState } from 'react';
 import type { Message } from '../api/types';
 import { formatClock, formatMessageTime, isSameDay } from '../lib/format';
 import { NEVER_READ } from '../state/conversations-reducer';
 import { ackIfReading, isUnread, markRead, reading } from '../state/conversations';
 import { setOnScreen } from '../lib/tabs';
 import { useStore } from '../state/store';
+import { t } from '../i18n';
 import styles from './unread-marker.module.css';
 
 /**
@@ -38,11 +39,11 @@ export function firstUnreadId(items: Message[], marker: string | null, hasMore: 
 
 export function UnreadDivider() {
   return (
-    <li className={styles.divider} role="separator" aria-label="New messages" data-unread-divider="">
+    <div className={styles.divider} role="separator" aria-label={t('messageList.newMessagesDivider')} data-unread-divider="">
       <span className={styles.dividerLabel} aria-hidden="true">
-        New
+        {t('messageList.newLabel')}
       </span>
-    </li>
+    </div>
   );
 }
 
@@ -51,13 +52,25 @@ export function UnreadDivider() {
  * it is scrolled to the newest message in a visible, focused window the newest message is
  * acknowledged (on scrolling, focusing, or a message arriving).
  */
-export function useReadTracking(channelId: string, scroller: RefObject<HTMLElement | null>, newestId: string | undefined): void {
+export function useReadTracking(
+  channelId: string,
+  scroller: RefObject<HTMLElement | null>,
+  newestId: string | undefined,
+  /**
+   * Whether the list shows its newest message, when the list knows better than the
+   * scroller's geometry (a virtualised list, whose height is an estimate while it settles).
+   */
+  atBottom?: boolean,
+): void {
+  const bottomRef = useRef(atBottom);
+  bottomRef.current = atBottom;
   useEffect(() => {
     const el = scroller.current;
     reading.channelId = channelId;
     setOnScreen(channelId);
     const check = () => {
-      if (el) reading.atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+      if (bottomRef.current !== undefined) reading.atBottom = bottomRef.current;
+      else if (el) reading.atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
       ackIfReading(channelId);
     };
     check();
@@ -79,9 +92,12 @@ export function useReadTracking(channelId: string, scroller: RefObject<HTMLEleme
   // A new message, or the first page: acknowledge it if the person sees it.
   useEffect(() => {
     const el = scroller.current;
-    if (el && reading.channelId === channelId) reading.atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+    if (reading.channelId === channelId) {
+      if (atBottom !== undefined) reading.atBottom = atBottom;
+      else if (el) reading.atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+    }
     if (newestId) ackIfReading(channelId);
-  }, [channelId, scroller, newestId]);
+  }, [channelId, scroller, newestId, atBottom]);
 }
 
 interface BarProps {
@@ -115,14 +131,14 @@ export function UnreadBar({ channelId, items, hasMore, onJump }: BarProps) {
   if (!count || !first) return null;
   const more = hasMore && items[0] !== undefined && compareIds(items[0].id, lastRead) > 0;
   const since = isSameDay(first.createdAt, new Date().toISOString()) ? formatClock(first.createdAt) : formatMessageTime(first.createdAt);
-  const text = `${count}${more ? '+' : ''} new message${count === 1 && !more ? '' : 's'} since ${since}`;
+  const text = more ? t('messageList.unreadSinceMore', { count, since }) : t('messageList.unreadSince', { count, since });
   return (
     <div className={styles.bar} role="status" data-testid="unread-bar">
-      <button type="button" className={styles.barJump} onClick={onJump} title="Jump to the first unread message">
+      <button type="button" className={styles.barJump} onClick={onJump} title={t('messageList.jumpToFirstUnread')}>
         {text}
       </button>
       <button type="button" className={styles.barMark} onClick={() => markRead(channelId)} aria-keyshortcuts="Escape">
-        Mark as read
+        {t('messageList.markAsRead')}
       </button>
     </div>
   );
