@@ -36,7 +36,7 @@ async function shot(page: Page, name: string) {
   if (process.env.EMOJI_SHOTS) fs.copyFileSync(file, path.join(process.env.EMOJI_SHOTS, `${name}.png`));
 }
 
-const message = (page: Page, text: string) => page.locator('li[data-message-id]').filter({ hasText: text });
+const message = (page: Page, text: string) => page.locator('[data-message-id]').filter({ hasText: text });
 
 /** Waits until every image in `scope` has loaded, and returns their alt texts and sizes. */
 async function loadedImages(scope: Locator) {
@@ -112,7 +112,7 @@ describe('emoji', () => {
       }
 
       // Emoji alone: jumbo (Discord's 48 px).
-      const party = page.locator('li[data-message-id] .md-jumbo');
+      const party = page.locator('[data-message-id] .md-jumbo');
       const big = await loadedImages(party);
       expect(big.map((i) => i.alt)).toEqual(['🎉', '🎉']);
       for (const i of big) expect(i.height).toBeGreaterThanOrEqual(44);

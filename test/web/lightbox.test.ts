@@ -71,7 +71,7 @@ describe('image lightbox', () => {
       });
       opened.push(o);
       const { page, errors } = o;
-      const msg = page.locator('li[data-message-id]').filter({ hasText: 'Holiday pictures' });
+      const msg = page.locator('[data-message-id]').filter({ hasText: 'Holiday pictures' });
       const first = msg.getByRole('link', { name: 'sunrise.png' });
       await first.waitFor();
       // The viewer's code is not in the first load.
