@@ -141,6 +141,29 @@ function whenInView(page: Page, id: string, timeout = 15_000): Promise<number> {
  */
 const settled = (page: Page) => page.locator('[role="log"][aria-busy="false"]').waitFor();
 
+/**
+ * Waits until the view holds still: the scroll position and height unchanged for 15 frames
+ * in a row. After a scroll Virtuoso draws rows it had only estimated and corrects the
+ * position by the difference (a grouped row against one with a header is ~31 px), so a
+ * position read before then is not where the view rests.
+ */
+const still = (page: Page) =>
+  log(page).evaluate(
+    (scroller) =>
+      new Promise<void>((resolve) => {
+        let last = '';
+        let same = 0;
+        const tick = () => {
+          const key = `${scroller.scrollTop}:${scroller.scrollHeight}`;
+          same = key === last ? same + 1 : 0;
+          last = key;
+          if (same >= 15) resolve();
+          else requestAnimationFrame(tick);
+        };
+        requestAnimationFrame(tick);
+      }),
+  );
+
 /** The first message wholly in view: its id and its top on screen. */
 function firstInView(page: Page): Promise<{ id: string; top: number }> {
   return log(page).evaluate((scroller) => {
@@ -265,6 +288,11 @@ describe('a channel of 5,000 messages', { timeout: 120_000 }, () => {
     });
     const jumpButton = page.getByRole('button', { name: /Jump to present/ });
     await jumpButton.waitFor();
+    // Measured once the view rests (rows drawn for the first time are measured, a page
+    // the scroll asked for has come), so that only the new message could move it.
+    await still(page);
+    await settled(page);
+    await still(page);
     const anchor = await firstInView(page);
     const second = await postMessage(srv.url, w.owner.auth, w.longId, 'Another one while you read');
     await expect.poll(() => jumpButton.textContent()).toMatch(/^1 new message · Jump to present/);
