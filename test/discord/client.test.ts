@@ -6,7 +6,7 @@ import {
   AttachmentBuilder,
   ButtonBuilder,
   ButtonStyle,
-  Client,
+  type Client,
   EmbedBuilder,
   Events,
   GatewayIntentBits,
@@ -18,6 +18,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, createBot, createChannel, createServer, postMessage, registerUser, world } from '../factories.js';
 import { ClientPool } from '../gateway/client.js';
 import { startServer, type TestServer } from '../harness.js';
+import { login as djsLogin, next } from './djs.js';
 
 let srv: TestServer;
 const clients: Client[] = [];
@@ -41,36 +42,7 @@ const INTENTS = [
 ];
 
 /** A discord.js client logged in with `token`, once `ready` has fired. */
-async function login(token: string, intents: GatewayIntentBits[] = INTENTS): Promise<Client> {
-  const client = new Client({ intents, rest: { api: `${srv.url}/api` } });
-  clients.push(client);
-  const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
-  await client.login(token);
-  await ready;
-  return client;
-}
-
-/** The first `event` emitted by `client` whose arguments satisfy `pred`. */
-function next<T extends unknown[]>(
-  client: Client,
-  event: string,
-  pred: (...args: T) => boolean = () => true,
-  timeoutMs = 5000,
-): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => {
-      client.off(event, on);
-      reject(new Error(`no ${event} within ${timeoutMs} ms`));
-    }, timeoutMs);
-    const on = (...args: unknown[]) => {
-      if (!pred(...(args as T))) return;
-      clearTimeout(t);
-      client.off(event, on);
-      resolve(args as T);
-    };
-    client.on(event, on);
-  });
-}
+const login = (token: string, intents: GatewayIntentBits[] = INTENTS) => djsLogin(srv, clients, token, intents);
 
 describe('discord.js Client against Parley', () => {
   it('logs in, gets ready, and caches its guild with channels, roles and members', async () => {
