@@ -4,6 +4,7 @@ import { type Config, withListeningPort } from './config.js';
 import { errorBody, errorStatus } from './errors.js';
 import { isLegacyId } from './ids.js';
 import { PermissionCache } from './domain/permissions.js';
+import { AccessCache } from './domain/access-cache.js';
 import { sweepExpiredSessions } from './domain/accounts.js';
 import { RevocationWatch } from './domain/admin.js';
 import type { DomainContext } from './domain/context.js';
@@ -207,6 +208,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     clock: Date.now,
     report,
     perms: new PermissionCache(),
+    access: new AccessCache(),
     interactions: {
       callbackMs: config.interactionCallbackMs,
       tokenTtlMs: config.interactionTokenTtlMs,
@@ -241,14 +243,22 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   app.addHook('onRequest', ignoreEmptyBody);
   // Ids in paths may be ULIDs from before snowflakes (old webhook URLs, upload links,
   // a bot's configuration): each names what its snowflake names now.
-  app.addHook('preValidation', async (req) => {
+  // A callback hook: an async one would cost every request a promise and a turn.
+  app.addHook('preValidation', (req, _reply, done) => {
     const params = req.params as Record<string, string> | undefined;
-    if (!params) return;
+    let pending: Array<Promise<void>> | undefined;
     for (const key in params) {
       // Only id parameters (`id`, `channelId`, …): a file name or invite code is left as sent.
       const value = params[key]!;
-      if ((key === 'id' || key.endsWith('Id')) && isLegacyId(value)) params[key] = (await store.currentId(value)) ?? value;
+      if ((key === 'id' || key.endsWith('Id')) && isLegacyId(value))
+        (pending ??= []).push(
+          store.currentId(value).then((id) => {
+            params![key] = id ?? value;
+          }),
+        );
     }
+    if (!pending) return done();
+    Promise.all(pending).then(() => done(), done);
   });
   await app.register(multipart, { limits: { fileSize: config.maxUploadBytes, files: 10, fields: 20, fieldSize: 1024 * 1024 } });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {

@@ -83,7 +83,12 @@ export async function requireChannelPermission(
   channelId: string,
   needed: bigint,
 ): Promise<ChannelGrant> {
-  const row = isId(channelId) ? await ctx.store.members.forChannel(ctx.store.db, channelId, caller.id) : undefined;
+  const epoch = caller.accessEpoch;
+  let row = epoch === undefined ? undefined : ctx.access.channel(epoch, channelId, caller.id);
+  if (!row) {
+    row = isId(channelId) ? await ctx.store.members.forChannel(ctx.store.db, channelId, caller.id) : undefined;
+    if (row && epoch !== undefined) ctx.access.keepChannel(epoch, caller.id, row);
+  }
   // A DM has no server to join: the second query runs for DMs and unknown ids only.
   if (!row) return requireDmPermission(ctx, caller, channelId, needed);
   if (row.roles === null || row.roles === undefined) throw notMember(caller);

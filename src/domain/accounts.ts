@@ -279,29 +279,42 @@ export const accounts = {
    * `Bearer <sessionId>.<secret>` → the person, or 401; also 401 once the session has gone
    * unused for SESSION_TTL_DAYS. Records the use at most once an hour (`SESSION_TOUCH_MS`).
    */
-  async authenticateSession(ctx: DomainContext, token: string): Promise<Caller> {
+  async authenticateSession(ctx: DomainContext, token: string, epoch?: number): Promise<Caller> {
     const parts = await tokenParts(ctx, token);
     if (!parts) throw unauthorized();
-    const session = await ctx.store.sessions.byId(ctx.store.db, parts.id);
+    const at = epoch ?? (await ctx.store.accessEpoch());
+    const cached = ctx.access.observe(at);
+    let session = cached ? ctx.access.session(at, parts.id) : undefined;
+    if (!session) {
+      session = await ctx.store.sessions.byId(ctx.store.db, parts.id);
+      if (session && cached) ctx.access.keepSession(at, session);
+    }
     if (!session || !tokenMatches(parts.secret, session.tokenHash)) throw unauthorized();
     if (expired(ctx, session)) {
+      const gone = session;
       // Gone now rather than at the next sweep; its gateway connections close too.
       void ctx.store
-        .write((tx) => ctx.store.sessions.delete(tx, session.id))
-        .then(() => announceEnded(ctx, session.userId, [session.id], 'session expired'))
+        .write((tx) => ctx.store.sessions.delete(tx, gone.id))
+        .then(() => announceEnded(ctx, gone.userId, [gone.id], 'session expired'))
         .catch((err: unknown) => ctx.report(err, 'expired session removal failed'));
       throw unauthorized('the session has expired; log in again');
     }
-    const user = await ctx.store.users.byId(ctx.store.db, session.userId);
-    if (!user) throw unauthorized();
+    let user = cached ? ctx.access.user(at, session.userId) : undefined;
+    if (!user) {
+      user = await ctx.store.users.byId(ctx.store.db, session.userId);
+      if (!user) throw unauthorized();
+      if (cached) ctx.access.keepUser(at, user);
+    }
     // Disabling deletes the sessions too; this covers one opened while the disable ran.
     refuseDisabled(user);
     const now = ctx.clock();
     if (now - lastUse(session) >= SESSION_TOUCH_MS) {
       // Once an hour per session: the wait is short, and a failure only loses bookkeeping.
-      const at = new Date(now).toISOString();
+      const lastUsedAt = new Date(now).toISOString();
+      const touched = session;
       await ctx.store
-        .write((tx) => ctx.store.sessions.touch(tx, session.id, at))
+        .write((tx) => ctx.store.sessions.touch(tx, touched.id, lastUsedAt))
+        .then(() => ctx.access.keepSession(at, { ...touched, lastUsedAt }))
         .catch((err: unknown) => ctx.report(err, 'session touch failed'));
     }
     return callerOf(user, session.id);
@@ -311,20 +324,29 @@ export const accounts = {
    * A credential as the REST API's Authorization header and the gateway's identify carry
    * it: `Bot <token>` for a bot, `Bearer <token>` for a person's session; else 401.
    */
-  async authenticate(ctx: DomainContext, credential: string): Promise<Caller> {
+  async authenticate(ctx: DomainContext, credential: string, epoch?: number): Promise<Caller> {
     const space = credential.indexOf(' ');
     const scheme = space > 0 ? credential.slice(0, space) : '';
     const token = credential.slice(space + 1).trim();
-    if (scheme === 'Bot' && token) return accounts.authenticateBot(ctx, token);
-    if (scheme === 'Bearer' && token) return accounts.authenticateSession(ctx, token);
+    if (scheme === 'Bot' && token) return accounts.authenticateBot(ctx, token, epoch);
+    if (scheme === 'Bearer' && token) return accounts.authenticateSession(ctx, token, epoch);
     throw unauthorized('credentials must be "Bot <token>" or "Bearer <token>"');
   },
 
-  /** `Bot <botId>.<secret>` → the bot, or 401. */
-  async authenticateBot(ctx: DomainContext, token: string): Promise<Caller> {
+  /**
+   * `Bot <botId>.<secret>` → the bot, or 401. With `epoch` (the access epoch the request
+   * read), the bot's row may come from `AccessCache`; without, the epoch is read here.
+   */
+  async authenticateBot(ctx: DomainContext, token: string, epoch?: number): Promise<Caller> {
     const parts = await tokenParts(ctx, token);
     if (!parts) throw unauthorized();
-    const bot = await ctx.store.users.byId(ctx.store.db, parts.id);
+    const at = epoch ?? (await ctx.store.accessEpoch());
+    const cached = ctx.access.observe(at);
+    let bot = cached ? ctx.access.user(at, parts.id) : undefined;
+    if (!bot) {
+      bot = await ctx.store.users.byId(ctx.store.db, parts.id);
+      if (bot && cached) ctx.access.keepUser(at, bot);
+    }
     if (bot?.bot !== 1 || !bot.tokenHash || !tokenMatches(parts.secret, bot.tokenHash)) throw unauthorized();
     // A bot stops with its owner's account (as Mattermost's deactivation does) and comes back with it.
     if (bot.disabledAt) throw forbidden('account_disabled', "the bot's owner's account was disabled by an administrator");

@@ -4,6 +4,7 @@ import type { UploadStore } from '../files/upload-store.js';
 import type { Store } from '../store/index.js';
 import type { PresenceStatus } from '@parley/protocol';
 import type { PermissionCache } from './permissions.js';
+import type { AccessCache } from './access-cache.js';
 import type { RegistrationMode } from '../config.js';
 
 /** The instance's account settings (SESSION_TTL_DAYS, REGISTRATION). */
@@ -44,6 +45,8 @@ export interface DomainContext {
   report: (err: unknown, what: string) => void;
   /** Server permission models per version, shared by every request. */
   perms: PermissionCache;
+  /** Identity and channel access read by requests, kept while the access epoch holds. */
+  access: AccessCache;
   interactions: InteractionRuntime;
   /** What others see of people's connections (section 11); absent, everyone shows offline. */
   presence?: { statuses(userIds: readonly string[]): Promise<Map<string, PresenceStatus>> };

@@ -73,11 +73,25 @@ export interface EarlierResponse {
 }
 
 /** Length in Unicode code points, as the contract counts. */
-export const codePoints = (s: string) => [...s].length;
+export const codePoints = (s: string) => {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    // A high surrogate followed by a low one is one code point.
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    n++;
+  }
+  return n;
+};
 
 /** Checks content against the contract: ≤ 4000 code points; not blank unless something else carries the message. */
 export function checkContent(content: string, hasOtherParts: boolean): void {
-  if (codePoints(content) > MAX_CONTENT) throw badRequest(`content must be at most ${MAX_CONTENT} characters`);
+  // A string no longer than the limit in UTF-16 units has no more code points than that.
+  if (content.length > MAX_CONTENT && codePoints(content) > MAX_CONTENT)
+    throw badRequest(`content must be at most ${MAX_CONTENT} characters`);
   if (content.trim().length === 0 && !hasOtherParts) throw badRequest('content must not be empty');
   rejectNul(content, 'content');
 }
@@ -182,7 +196,8 @@ export async function createMessage(
   /** More writes for the same transaction (an interaction recording its answer), so the event never precedes them. */
   alongside?: (tx: Tx, messageId: string) => Promise<unknown>,
 ): Promise<CreateResult> {
-  const cutoff = idempotencyCutoff();
+  // Only a request with an Idempotency-Key needs the cutoff (a date formatted per message otherwise).
+  const cutoff = idem ? idempotencyCutoff() : '';
   if (idem) {
     const earlier = await findIdempotent(ctx, idem, cutoff);
     if (earlier) return earlier;

@@ -17,6 +17,12 @@ export interface Caller {
   sessionId?: string;
   /** This request's `X-Audit-Log-Reason`, for the audit-log entries it writes. */
   reason?: string;
+  /**
+   * The access epoch read when this request was authenticated (`AccessCache`): set only on
+   * callers that live for one HTTP request, never on a gateway session's, whose epoch
+   * would go stale while it lives.
+   */
+  accessEpoch?: number;
 }
 
 /** The bit of each permission the wire names; the bits never leave the service. */

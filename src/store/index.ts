@@ -1,4 +1,4 @@
-import { CamelCasePlugin, Kysely, type Transaction } from 'kysely';
+import { CamelCasePlugin, Kysely, type Transaction, sql } from 'kysely';
 import { AppError } from '../errors.js';
 import { isLegacyId, SnowflakeGenerator } from '../ids.js';
 import { postgresAdapter } from './dialects/postgres.js';
@@ -9,7 +9,7 @@ import { migrateToLatest, migrationStatus } from './migrations.js';
 import { type LeaseOptions, WorkerLease } from './worker-lease.js';
 import { WriteHorizon } from './write-horizon.js';
 import { blocks, dms } from './repos/dms.js';
-import { messages, reactions, readStates, uploads, userSettings } from './repos/messages.js';
+import { INSERT_MESSAGE_SQL, messageParams, messages, reactions, readStates, uploads, userSettings } from './repos/messages.js';
 import { channels, invites, members, servers } from './repos/servers.js';
 import { auditLog, bans, bumpPermVersion, overwrites, roles } from './repos/roles.js';
 import { searchRepo } from './repos/search.js';
@@ -69,7 +69,8 @@ export class Store {
   readonly auditLog = auditLog;
   readonly bumpPermVersion = bumpPermVersion;
   readonly invites = invites;
-  readonly messages = messages;
+  /** Messages; where the driver offers it, the insert runs as a statement of its own (no query builder). */
+  readonly messages: typeof messages;
   readonly reactions = reactions;
   readonly readStates = readStates;
   readonly userSettings = userSettings;
@@ -108,6 +109,15 @@ export class Store {
     clock?: () => number,
   ) {
     this.ids = new SnowflakeGenerator(clock);
+    const insertMessage = adapter.writerStatement?.(INSERT_MESSAGE_SQL);
+    this.messages = insertMessage
+      ? {
+          ...messages,
+          insert: async (_tx: Tx, row) => {
+            insertMessage(messageParams(row));
+          },
+        }
+      : messages;
     const search = searchRepo(adapter.fullText);
     this.search = {
       ...search,
@@ -227,6 +237,19 @@ export class Store {
       const left = await backlog(this.db);
       if (!left || BigInt(left.first) > BigInt(before.last)) return;
     }
+  }
+
+  /**
+   * The access epoch (0013): bumped by triggers in the transaction of any change that can
+   * take access away. Read before trusting `AccessCache`; synchronous where the database is
+   * in-process (one prepared statement, no query builder).
+   */
+  accessEpoch(): number | Promise<number> {
+    const read = this.adapter.readAccessEpoch;
+    if (read) return read();
+    return sql<{ epoch: string | number }>`select epoch from access_epoch where id = 1`
+      .execute(this.db)
+      .then(({ rows }) => Number(rows[0]!.epoch));
   }
 
   /** Calls `observer` after every group commit (metrics); undefined stops it. */

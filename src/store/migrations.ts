@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import { uploadPath } from '../files/upload-store.js';
+import { migrateToAccessEpoch } from './access-epoch-migration.js';
 import { migrateToConversations } from './conversations-migration.js';
 import { migrateToDirectMessages } from './direct-messages-migration.js';
 import { migrateToDisabledAccounts } from './disabled-accounts-migration.js';
@@ -194,6 +195,7 @@ const migrations: Record<string, Migration> = {
   '0010_search_index_queue': { up: migrateToDeferredSearch },
   '0011_disabled_accounts': { up: migrateToDisabledAccounts },
   '0012_interactions': { up: migrateToInteractions },
+  '0013_access_epoch': { up: migrateToAccessEpoch },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */

@@ -218,6 +218,10 @@ function accountSuite(postgres: boolean) {
     const bot = await createBot(srv.url, person);
     const gw = await TestGatewayClient.identify(srv.gatewayUrl, person.auth);
     const botGw = await TestGatewayClient.identify(srv.gatewayUrl, bot.auth);
+    // Served once before, so the instance holds both in its access cache: the CLI's write
+    // from another process must still take effect on the next request (access_epoch).
+    expect((await call(srv.url, 'GET', '/users/@me', { auth: person.auth })).status).toBe(200);
+    expect((await call(srv.url, 'GET', '/users/@me', { auth: bot.auth })).status).toBe(200);
 
     const r = await parley(['users', 'disable', person.name], env);
     expect(r.code, r.stderr).toBe(0);

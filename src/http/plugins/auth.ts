@@ -14,7 +14,11 @@ export type Accept = 'any' | 'user';
 export async function authenticate(ctx: DomainContext, request: FastifyRequest, accept: Accept): Promise<Caller> {
   const header = request.headers.authorization;
   if (!header) throw unauthorized('missing Authorization header');
-  const caller = await accounts.authenticate(ctx, header);
+  // Read first, once: the request's identity and channel access may then come from the cache.
+  const read = ctx.store.accessEpoch();
+  const epoch = typeof read === 'number' ? read : await read;
+  const caller = await accounts.authenticate(ctx, header, epoch);
+  caller.accessEpoch = epoch;
   if (accept === 'user' && caller.bot) throw forbidden('users_only', 'this endpoint is for user accounts, not bots');
   const reason = request.headers['x-audit-log-reason'];
   if (typeof reason === 'string' && reason !== '') caller.reason = auditReason(reason);

@@ -40,6 +40,25 @@ export function sqliteAdapter(dataDir: string): DialectAdapter {
     isForeignKeyViolation: (err) => sqliteCode(err) === 'SQLITE_CONSTRAINT_FOREIGNKEY',
     isInvalidText: () => false,
     fullText: sqliteFullText,
+    readAccessEpoch: accessEpochReader(reader),
+    writerStatement(text) {
+      let stmt: Database.Statement | undefined;
+      return (params) => {
+        // Only inside the group commit's transaction: alone, it would commit by itself.
+        if (!database.inTransaction) throw new Error('a writer statement runs only inside Store.write');
+        stmt ??= database.prepare(text);
+        stmt.run(params);
+      };
+    },
+  };
+}
+
+/** `access_epoch` read on the read connection, prepared on first use (the table comes with 0013). */
+function accessEpochReader(reader: Database.Database): () => number {
+  let stmt: Database.Statement | undefined;
+  return () => {
+    stmt ??= reader.prepare('select epoch from access_epoch where id = 1').pluck();
+    return Number(stmt.get());
   };
 }
 

@@ -30,6 +30,17 @@ export interface DialectAdapter {
   readonly fullText: FullText;
   /** Open, idle and awaited connections of the pool, where there is one (metrics). */
   poolStats?(): { total: number; idle: number; waiting: number };
+  /**
+   * Reads `access_epoch` (0013) synchronously, where the database is in-process: the one
+   * read every authenticated request makes, too small for a query builder's overhead.
+   */
+  readAccessEpoch?(): number;
+  /**
+   * A statement prepared once on the writer connection, run synchronously with positional
+   * parameters, where the database is in-process: for the one write every message makes.
+   * It joins the transaction `Store.write` has open, and refuses to run outside one.
+   */
+  writerStatement?(sql: string): (params: readonly unknown[]) => void;
   /** Run once after migrations (pragmas, checks). */
   afterOpen?(): Promise<void>;
   close?(): Promise<void>;

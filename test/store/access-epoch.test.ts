@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/index.js';
+import { messageRow, newId, openStore, storeDialects } from './dialects.js';
+
+const now = () => new Date().toISOString();
+
+/**
+ * The access epoch (0013) moves with every change that can take access away, in the
+ * change's own transaction, and stays put for what the hot path writes (messages,
+ * a session's hourly touch) and for new rows that can only grant.
+ */
+describe.each(storeDialects())('access epoch on %s', (dialect) => {
+  let store: Store;
+  let dispose: () => Promise<void>;
+  const userId = newId();
+  const serverId = newId();
+  const channelId = newId();
+  const sessionId = newId();
+  const epoch = async () => Number(await store.accessEpoch());
+
+  beforeAll(async () => {
+    ({ store, dispose } = await openStore(dialect));
+    await store.write(async (tx) => {
+      await store.users.insert(tx, {
+        id: userId,
+        username: 'ae',
+        usernameKey: 'ae',
+        name: 'ae',
+        bot: 0,
+        ownerId: null,
+        passwordHash: 'x',
+        tokenHash: null,
+        avatar: null,
+        createdAt: now(),
+      });
+      await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
+      await store.channels.insert(tx, { id: channelId, serverId, name: 'general', createdAt: now() });
+      await store.members.insert(tx, { serverId, userId, roles: '', joinedAt: now() });
+      await store.sessions.insert(tx, { id: sessionId, userId, tokenHash: 'h', createdAt: now() });
+    });
+  });
+  afterAll(() => dispose?.());
+
+  it('stays put for messages, a session touch and new members', async () => {
+    const before = await epoch();
+    await store.write((tx) => store.messages.insert(tx, messageRow({ channelId, serverId, authorId: userId, content: 'hi' })));
+    await store.write((tx) => store.sessions.touch(tx, sessionId, now()));
+    const other = newId();
+    await store.write((tx) =>
+      store.users.insert(tx, {
+        id: other,
+        username: null,
+        usernameKey: null,
+        name: 'b',
+        bot: 1,
+        ownerId: userId,
+        passwordHash: null,
+        tokenHash: 't',
+        avatar: null,
+        createdAt: now(),
+      }),
+    );
+    await store.write((tx) => store.members.insert(tx, { serverId, userId: other, roles: '', joinedAt: now() }));
+    expect(await epoch()).toBe(before);
+  });
+
+  it('moves with a member’s roles, a channel, a server, a user, a server and a session’s end', async () => {
+    let last = await epoch();
+    const moved = async () => {
+      const e = await epoch();
+      expect(e).toBeGreaterThan(last);
+      last = e;
+    };
+    await store.write((tx) => store.members.setRoles(tx, serverId, userId, '1'));
+    await moved();
+    await store.write((tx) => store.channels.update(tx, channelId, { name: 'renamed' }));
+    await moved();
+    await store.write((tx) => store.users.updateProfile(tx, userId, { name: 'y' }));
+    await moved();
+    await store.write((tx) => store.servers.update(tx, serverId, { name: 'renamed' }));
+    await moved();
+    await store.write((tx) => store.sessions.delete(tx, sessionId));
+    await moved();
+  });
+
+  it('is not moved by a transaction that rolls back', async () => {
+    const before = await epoch();
+    await expect(
+      store.write(async (tx) => {
+        await store.members.setRoles(tx, serverId, userId, '2');
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await epoch()).toBe(before);
+  });
+});
