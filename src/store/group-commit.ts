@@ -37,6 +37,12 @@ export class GroupCommitter {
   private scheduled = false;
   /** Metrics (when enabled): set after construction, so an unobserved committer pays one test per batch. */
   observer: CommitObserver | undefined;
+  /**
+   * The access epoch, where the store tracks it in-process: read in each batch's
+   * transaction just before COMMIT, and handed over after the commit, before any of the
+   * batch's writes resolves (so nobody hears of a revocation before the epoch moved).
+   */
+  epoch: { read: () => number; committed: (epoch: number) => void } | undefined;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -126,7 +132,9 @@ export class GroupCommitter {
           outcomes.push({ ok: false, error });
         }
       }
+      const epoch = this.epoch?.read();
       await trx.commit().execute();
+      if (epoch !== undefined) this.epoch!.committed(epoch);
     } catch (error) {
       await trx
         .rollback()

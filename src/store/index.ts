@@ -136,6 +136,9 @@ export class Store {
     }
     // A pooled server database gains from several batches in flight; SQLite has one writer.
     this.committer = new GroupCommitter(writer, 256, adapter.concurrentWriters ? 4 : 1);
+    // An in-process epoch learns of this process's own changes from each batch (one read per batch).
+    const local = adapter.localAccessEpoch;
+    if (local) this.committer.epoch = { read: () => local.inTransaction(), committed: (e) => local.committed(e) };
   }
 
   /** Opens the database and migrates it to the latest schema. */
@@ -245,8 +248,8 @@ export class Store {
    * in-process (one prepared statement, no query builder).
    */
   accessEpoch(): number | Promise<number> {
-    const read = this.adapter.readAccessEpoch;
-    if (read) return read();
+    const local = this.adapter.localAccessEpoch;
+    if (local) return local.current();
     return sql<{ epoch: string | number }>`select epoch from access_epoch where id = 1`
       .execute(this.db)
       .then(({ rows }) => Number(rows[0]!.epoch));

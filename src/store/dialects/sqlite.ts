@@ -40,7 +40,7 @@ export function sqliteAdapter(dataDir: string): DialectAdapter {
     isForeignKeyViolation: (err) => sqliteCode(err) === 'SQLITE_CONSTRAINT_FOREIGNKEY',
     isInvalidText: () => false,
     fullText: sqliteFullText,
-    readAccessEpoch: accessEpochReader(reader),
+    localAccessEpoch: localAccessEpoch(database, reader),
     writerStatement(text) {
       let stmt: Database.Statement | undefined;
       return (params) => {
@@ -53,12 +53,40 @@ export function sqliteAdapter(dataDir: string): DialectAdapter {
   };
 }
 
-/** `access_epoch` read on the read connection, prepared on first use (the table comes with 0013). */
-function accessEpochReader(reader: Database.Database): () => number {
-  let stmt: Database.Statement | undefined;
-  return () => {
-    stmt ??= reader.prepare('select epoch from access_epoch where id = 1').pluck();
-    return Number(stmt.get());
+/**
+ * The access epoch of a database only this process writes to, but that the `parley`
+ * command (or another tool) may change from outside: `PRAGMA data_version` on the writer
+ * changes only when another connection committed, so only then is the epoch read again
+ * (on the read connection, which sees that commit). What this process's own commits do
+ * to it the store takes in through `inTransaction`. Statements are prepared on first use
+ * (the table comes with 0013).
+ */
+function localAccessEpoch(writer: Database.Database, reader: Database.Database) {
+  let known = 0;
+  let version: unknown;
+  let dataVersion: Database.Statement | undefined;
+  let onReader: Database.Statement | undefined;
+  let onWriter: Database.Statement | undefined;
+  return {
+    current(): number {
+      dataVersion ??= writer.prepare('pragma data_version').pluck();
+      const v = dataVersion.get();
+      if (v !== version) {
+        version = v;
+        onReader ??= reader.prepare('select epoch from access_epoch where id = 1').pluck();
+        known = Math.max(known, Number(onReader.get()));
+      }
+      return known;
+    },
+    /** Inside a write transaction: what the epoch will be if it commits (not yet in force). */
+    inTransaction(): number {
+      onWriter ??= writer.prepare('select epoch from access_epoch where id = 1').pluck();
+      return Number(onWriter.get());
+    },
+    /** After the commit of a transaction that read `epoch` inside it. */
+    committed(epoch: number): void {
+      known = Math.max(known, epoch);
+    },
   };
 }
 

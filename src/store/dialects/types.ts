@@ -31,10 +31,13 @@ export interface DialectAdapter {
   /** Open, idle and awaited connections of the pool, where there is one (metrics). */
   poolStats?(): { total: number; idle: number; waiting: number };
   /**
-   * Reads `access_epoch` (0013) synchronously, where the database is in-process: the one
-   * read every authenticated request makes, too small for a query builder's overhead.
+   * Where the database is in-process and this instance its only writer (SQLite): the
+   * access epoch (0013) without a query per request. `current` is the epoch as of the
+   * last commit of this process or of another one (`PRAGMA data_version` tells those
+   * apart cheaply); `inTransaction` reads it inside a write transaction and `committed`
+   * takes it in once that transaction has committed, before anyone hears of the commit.
    */
-  readAccessEpoch?(): number;
+  readonly localAccessEpoch?: { current(): number; inTransaction(): number; committed(epoch: number): void };
   /**
    * A statement prepared once on the writer connection, run synchronously with positional
    * parameters, where the database is in-process: for the one write every message makes.
