@@ -10,6 +10,7 @@ import type { WebSocket, WebSocketServer } from 'ws';
 import type { BusEntry } from '../../src/events/types.js';
 import { call, createChannel, postMessage, world } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
+import { ALL_MESSAGES, I, identifyDiscord } from '../discord/helpers.js';
 import { ClientPool, type TestGatewayClient } from './client.js';
 
 let srv: TestServer;
@@ -54,8 +55,8 @@ function publishTogether(entries: BusEntry[]): void {
   for (const e of entries) void srv.app.ctx.bus.publish(e);
 }
 
-/** A bot that may not see `hidden`, in a server with a visible channel; its client, not heartbeating. */
-async function setup() {
+/** A bot that may not see `hidden`, in a server with a visible channel; its client (native, not heartbeating, or Discord's). */
+async function setup(discord = false) {
   const w = await world(srv.url);
   const hidden = await createChannel(srv.url, w.owner, w.server.id, 'hidden');
   const r = await call(srv.url, 'PUT', `/channels/${hidden.id}/permissions/${w.bot.id}`, {
@@ -63,12 +64,14 @@ async function setup() {
     body: { type: 'member', deny: String(P.VIEW_CHANNEL) },
   });
   expect(r.status, r.text).toBe(204);
-  const c = await pool.identify(srv.gatewayUrl, w.bot.auth, { heartbeat: false });
+  const c = discord
+    ? await identifyDiscord(pool, srv, w.bot.token, ALL_MESSAGES | I.GUILD_MESSAGE_TYPING)
+    : await pool.identify(srv.gatewayUrl, w.bot.auth, { heartbeat: false });
   const visibleMsg = await postMessage(srv.url, w.owner.auth, w.channel.id, 'first');
   const hiddenMsg = await postMessage(srv.url, w.owner.auth, hidden.id, 'hidden secret');
   // The log is ordered: once a later visible event arrives, the hidden one was judged.
   await postMessage(srv.url, w.owner.auth, w.channel.id, 'second');
-  await c.collect(2);
+  await c.collect(discord ? 4 : 2);
   const typing = (channelId: string): BusEntry => ({
     kind: 'event',
     serverId: w.server.id,
@@ -142,5 +145,21 @@ describe('coalesced fan-out', () => {
       [10, 'live 2'],
     ]);
     expect(writes.n).toBe(1);
+  });
+
+  it("Discord's gateway (uncompressed) coalesces the same way, numbered after READY and GUILD_CREATE", async () => {
+    const { w, hidden, c, typing, message, visibleMsg, hiddenMsg } = await setup(true);
+    expect(c.lastSeq).toBe(4);
+    const writes = countWrites(serverSocket(c));
+    publishTogether([typing(w.channel.id), message(visibleMsg, 'burst 1'), message(hiddenMsg, 'hidden burst'), message(visibleMsg, 'burst 2')]);
+    const got = await c.collect(7);
+    expect(got.slice(4).map((f) => [f.t, f.s, f.d.content ?? f.d.channel_id])).toEqual([
+      ['TYPING_START', 5, w.channel.id],
+      ['MESSAGE_CREATE', 6, 'burst 1'],
+      ['MESSAGE_CREATE', 7, 'burst 2'],
+    ]);
+    expect(writes.n).toBe(1);
+    expect(JSON.stringify(c.frames)).not.toContain('hidden burst');
+    expect(JSON.stringify(c.frames.slice(4))).not.toContain(hidden.id);
   });
 });
