@@ -14,14 +14,19 @@ import { ALL_MESSAGES, I, identifyDiscord } from '../discord/helpers.js';
 import { ClientPool, type TestGatewayClient } from './client.js';
 
 let srv: TestServer;
+/** The smallest slow-consumer bound (64 KiB). */
+let tight: TestServer;
 const pool = new ClientPool();
 
 beforeAll(async () => {
   // Long heartbeats: the clients below do not heartbeat on their own, so nothing else is written meanwhile.
-  srv = await startServer({ env: { GATEWAY_HEARTBEAT_MS: '60000', RATE_LIMITS: 'off' } });
+  [srv, tight] = await Promise.all([
+    startServer({ env: { GATEWAY_HEARTBEAT_MS: '60000', RATE_LIMITS: 'off' } }),
+    startServer({ env: { GATEWAY_HEARTBEAT_MS: '60000', RATE_LIMITS: 'off', GATEWAY_MAX_BUFFER_BYTES: String(64 * 1024) } }),
+  ]);
 });
 afterEach(() => pool.closeAll());
-afterAll(() => srv?.close());
+afterAll(() => Promise.all([srv?.close(), tight?.close()]));
 
 /** The server's end of a test client's connection. */
 function serverEnd(c: TestGatewayClient): WebSocket & { _socket: Socket } {
@@ -151,7 +156,12 @@ describe('coalesced fan-out', () => {
     const { w, hidden, c, typing, message, visibleMsg, hiddenMsg } = await setup(true);
     expect(c.lastSeq).toBe(4);
     const writes = countWrites(serverSocket(c));
-    publishTogether([typing(w.channel.id), message(visibleMsg, 'burst 1'), message(hiddenMsg, 'hidden burst'), message(visibleMsg, 'burst 2')]);
+    publishTogether([
+      typing(w.channel.id),
+      message(visibleMsg, 'burst 1'),
+      message(hiddenMsg, 'hidden burst'),
+      message(visibleMsg, 'burst 2'),
+    ]);
     const got = await c.collect(7);
     expect(got.slice(4).map((f) => [f.t, f.s, f.d.content ?? f.d.channel_id])).toEqual([
       ['TYPING_START', 5, w.channel.id],
@@ -161,5 +171,30 @@ describe('coalesced fan-out', () => {
     expect(writes.n).toBe(1);
     expect(JSON.stringify(c.frames)).not.toContain('hidden burst');
     expect(JSON.stringify(c.frames.slice(4))).not.toContain(hidden.id);
+  });
+
+  it('bytes held for the turn are not taken for a slow consumer: a reading client gets a burst larger than the bound', async () => {
+    const w = await world(tight.url);
+    const c = await pool.identify(tight.gatewayUrl, w.bot.auth, { heartbeat: false });
+    const msg = await postMessage(tight.url, w.owner.auth, w.channel.id, 'first');
+    await c.collect(1);
+    // 5 x 24 KB in one turn: 120 KB for the connection against a 64 KiB bound, all of which the kernel takes.
+    const big = 'y'.repeat(24 * 1024);
+    for (let i = 0; i < 5; i++) {
+      void tight.app.ctx.bus.publish({
+        kind: 'event',
+        serverId: w.server.id,
+        event: { t: 'MESSAGE_CREATE', d: { ...msg, content: `${i}${big}` } },
+      });
+    }
+    const got = await c.collect(6);
+    expect(got.slice(1).map((f) => [f.s, f.d.content[0]])).toEqual([
+      [2, '0'],
+      [3, '1'],
+      [4, '2'],
+      [5, '3'],
+      [6, '4'],
+    ]);
+    expect(c.closeInfo).toBeNull();
   });
 });
