@@ -49,6 +49,8 @@ export class Outlet {
 
   /** The outlet of a `ws` connection, or null if its socket is not reachable (then write through `ws.send`). */
   static of(ws: WebSocket): Outlet | null {
+    // With an extension (permessage-deflate) ws may queue frames of its own: keep to ws.send then.
+    if (ws.extensions !== '') return null;
     const socket = (ws as unknown as { _socket?: Socket })._socket;
     return socket && typeof socket.cork === 'function' ? new Outlet(socket) : null;
   }

@@ -22,7 +22,7 @@ function fakeSocket() {
       cb();
     },
   });
-  const outlet = Outlet.of({ _socket: socket } as unknown as WebSocket)!;
+  const outlet = Outlet.of({ _socket: socket, extensions: '' } as unknown as WebSocket)!;
   return { socket: socket as unknown as Socket, outlet, writes };
 }
 
