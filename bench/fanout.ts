@@ -3,6 +3,7 @@
  * what an idle gateway connection costs the server.
  *
  *   npx tsx bench/fanout.ts [N] [--messages 20] [--workers 2] [--size 120] [--instances 1] [--discord-half]
+ *                           [--storm typing|presence] [--storm-bots 20] [--storm-rate 200]
  *
  * Starts Parley as a child process (`node --import tsx src/main.ts`, RATE_LIMITS=off,
  * LOG_LEVEL=warn, a fresh SQLite database), creates one owner, one server and N bot
@@ -20,7 +21,17 @@
  * `--discord-half` connects every other client to Discord's gateway v10 (`/api/gateway/ws`,
  * identify with GUILDS, GUILD_MESSAGES and MESSAGE_CONTENT) and prints p50/p99 per protocol.
  * `--skip-baseline` leaves it out; `--profile FILE` writes Parley's CPU profile of the
- * message phase (summarize with bench/profile-summary.ts).
+ * message phase (summarize with bench/profile-summary.ts). Server CPU per delivered message
+ * is the message phase's CPU / (messages × clients), for Parley and the bare server, with
+ * their ratio (issue 17's target: at most 1.5).
+ *
+ * `--storm typing|presence [--storm-bots 20] [--storm-rate 200]` (single instance): while
+ * the messages are measured, `storm-bots` other bots (members, not among the N clients)
+ * cause `storm-rate` TYPING_START (POST /channels/{id}/typing, in turn) or PRESENCE_UPDATE
+ * (each bot's gateway connection flipping online/idle; Parley then runs with
+ * PRESENCE_INTERVAL_MS=0 and PRESENCE_FANOUT_MAX above N) events per second, each reaching
+ * every client. The message latencies are then those under the storm; the bare server
+ * runs without one.
  *
  * `--instances K` (K > 1) starts K Parley processes instead, sharing a fresh PostgreSQL
  * schema (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test, schema made by
@@ -66,7 +77,8 @@ type ToWorker =
 type FromWorker =
   | { type: 'connected'; ready: number; failed: number; readyByGroup: number[]; ms: number }
   | { type: 'delivered'; index: number; latencies: number[]; groups: number[]; discord: boolean[] }
-  | { type: 'closed'; count: number };
+  /** `stormFrames`: typing and presence frames the worker's clients received (`--storm`). */
+  | { type: 'closed'; count: number; stormFrames: number };
 
 async function worker(): Promise<void> {
   const send = (m: FromWorker) => process.send!(m);
@@ -82,12 +94,16 @@ async function worker(): Promise<void> {
   let unexpectedCloses = 0;
 
   const MARK = '"content":"fanout ';
+  let stormFrames = 0;
   const onFrame = (data: WebSocket.RawData, group: number, discord: boolean) => {
     const at = now();
     // Only the bench's own messages matter: find them in the bytes, parse nothing else.
     const buf = data as Buffer;
     const k = buf.indexOf(MARK);
-    if (k < 0) return;
+    if (k < 0) {
+      if (buf.indexOf('"t":"TYPING_START"') >= 0 || buf.indexOf('"t":"PRESENCE_UPDATE"') >= 0) stormFrames++;
+      return;
+    }
     const start = k + MARK.length;
     const index = Number(buf.toString('latin1', start, buf.indexOf(32, start)));
     const list = arrivals.get(index);
@@ -173,12 +189,14 @@ async function worker(): Promise<void> {
       }, 100);
       send({ type: 'connected', ready: clients.length, failed, readyByGroup, ms: now() - t0 });
     } else if (m.type === 'expect') {
+      // Counted over the message phase only (the clients' own connecting is presence too).
+      if (m.index === 0) stormFrames = 0;
       arrivals.set(m.index, []);
       arrivalGroups.set(m.index, []);
       arrivalKinds.set(m.index, []);
       sentAt.set(m.index, m.sentAt);
     } else if (m.type === 'stop') {
-      send({ type: 'closed', count: unexpectedCloses });
+      send({ type: 'closed', count: unexpectedCloses, stormFrames });
       for (const ws of clients) ws.terminate();
       process.exit(0);
     }
@@ -300,6 +318,7 @@ const INSPECTOR_LISTENING = /Debugger listening on ws:\/\/127\.0\.0\.1:(\d+)\//;
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 const kib = (x: number) => `${(x / 1024).toFixed(1)} KiB`;
 const mib = (x: number) => `${(x / 1024 / 1024).toFixed(1)} MiB`;
+const us = (x: number) => `${x.toFixed(1)} µs`;
 
 async function startParley(
   limit: number,
@@ -373,6 +392,8 @@ interface Target {
   send(i: number): Promise<void>;
   /** Names (comm) of service processes whose CPU time the message phase also costs: postgres, redis-server. */
   services?: string[];
+  /** `--storm`: started before the first message, stopped after the last. */
+  storm?: Storm;
 }
 
 /** The share of the clients on one gateway. */
@@ -406,6 +427,10 @@ interface Figures {
   machineBusy: number;
   /** Busy CPU time of the whole machine per message, in ms. */
   machineCpuPerMessage: number;
+  /** `--storm`: typing or presence events caused during the message phase (each reaches every client). */
+  stormEvents: number;
+  /** `--storm`: typing and presence frames the clients received. */
+  stormFrames: number;
 }
 
 const sumMemory = (ms: Memory[]): Memory =>
@@ -490,6 +515,7 @@ async function measure(
     const services = target.services ?? [];
     const serviceCpuBefore = services.map((name) => cpuMsByName([name]));
     const machineBefore = machineCpuMs();
+    target.storm?.start();
     for (let i = 0; i < opts.messages; i++) {
       const sentAt = now();
       for (const wk of workers) wk.send({ type: 'expect', index: i, sentAt } satisfies ToWorker);
@@ -536,6 +562,7 @@ async function measure(
         );
       }
     }
+    const stormEvents = (await target.storm?.stop()) ?? 0;
     const cpuPerMessage = gateways.map((g, k) => (cpuMsOf(g.pid) - cpuBefore[k]!) / opts.messages);
     const workerCpuPerMessage = workers.reduce((a, wk, w) => a + cpuMsOf(wk.pid!) - workerCpuBefore[w]!, 0) / opts.messages;
     const serviceCpuPerMessage = Object.fromEntries(
@@ -552,15 +579,17 @@ async function measure(
         `${target.label}: CPU profile of the message phase in ${opts.profile} (npx tsx bench/profile-summary.ts ${opts.profile})`,
       );
     }
-    const dropped = await Promise.all(
+    const closed = await Promise.all(
       workers.map(
         (wk) =>
-          new Promise<number>((resolve) => {
-            wk.once('message', (m: FromWorker) => resolve(m.type === 'closed' ? m.count : 0));
+          new Promise<{ count: number; stormFrames: number }>((resolve) => {
+            wk.once('message', (m: FromWorker) => resolve(m.type === 'closed' ? m : { count: 0, stormFrames: 0 }));
             wk.send({ type: 'stop' } satisfies ToWorker);
           }),
       ),
     );
+    const dropped = closed.map((c) => c.count);
+    const stormFrames = closed.reduce((a, c) => a + c.stormFrames, 0);
     return {
       clients,
       failed,
@@ -586,6 +615,8 @@ async function measure(
       serviceCpuPerMessage,
       machineBusy,
       machineCpuPerMessage,
+      stormEvents,
+      stormFrames,
     };
   } finally {
     for (const wk of workers) if (wk.exitCode === null) wk.kill();
@@ -608,6 +639,10 @@ function summarize(f: Figures) {
     spreadMax: spread[spread.length - 1]!,
     sendMedian: percentile(sorted(f.sendRtt), 50),
     cpuPerMessage: f.cpuPerMessage,
+    /** Server CPU of the message phase per delivered message (messages × clients), in µs; with a storm it includes the storm's cost. */
+    cpuPerDelivery: (f.cpuPerMessage * 1000) / f.clients,
+    stormEvents: f.stormEvents,
+    stormFramesPerClient: f.stormFrames / f.clients,
     rssPerConnection: (f.after.rss - f.before.rss) / f.clients,
     heapPerConnection: (f.after.heapUsed + f.after.external - f.before.heapUsed - f.before.external) / f.clients,
     rssBefore: f.before.rss,
@@ -707,6 +742,12 @@ async function main(): Promise<void> {
       'discord-half': { type: 'boolean', default: false },
       /** Parley processes sharing PostgreSQL (DATABASE_URL) and Redis (REDIS_URL); 1 is the single-instance SQLite mode. */
       instances: { type: 'string', default: '1' },
+      /** During the message phase, other bots cause TYPING_START (`typing`) or PRESENCE_UPDATE (`presence`) events (single instance). */
+      storm: { type: 'string' },
+      /** How many bots cause the storm (they are members, but not among the N measured clients). */
+      'storm-bots': { type: 'string', default: '20' },
+      /** Storm events per second, all bots together (each reaches every member). */
+      'storm-rate': { type: 'string', default: '200' },
     },
   });
   const n = Number(positionals[0] ?? 1000);
@@ -729,9 +770,21 @@ async function main(): Promise<void> {
     return;
   }
 
+  const stormKind = values.storm;
+  if (stormKind !== undefined && stormKind !== 'typing' && stormKind !== 'presence')
+    throw new Error(`--storm must be typing or presence, got ${stormKind}`);
+  const stormBots = stormKind ? Number(values['storm-bots']) : 0;
+  const stormRate = Number(values['storm-rate']);
+  if (stormKind) console.log(`storm: ${stormKind}, ${stormBots} bots, ${stormRate} events/s during the message phase`);
+
   let template: Record<string, unknown> = {};
   let parleyFigures: ReturnType<typeof summarize>;
-  const parley = await startParley(limit);
+  // A presence storm needs every change announced, in a server past the default PRESENCE_FANOUT_MAX.
+  const parley = await startParley(
+    limit,
+    stormKind === 'presence' ? { PRESENCE_INTERVAL_MS: '0', PRESENCE_FANOUT_MAX: String(n + stormBots + 10) } : {},
+  );
+  let storm: Storm | undefined;
   try {
     // Set-up over HTTP: one owner and server, N bots added to it.
     const t0 = now();
@@ -747,6 +800,22 @@ async function main(): Promise<void> {
       },
     );
     console.log(`set-up: ${n} bots created and added to one server in ${ms(now() - t0)}`);
+    if (stormKind) {
+      const stormTokens = await pooled(
+        Array.from({ length: stormBots }, (_, i) => i),
+        16,
+        async (i) => {
+          const bot = await createBot(parley.url, owner, `storm${i}`);
+          await addBot(parley.url, owner, server.id, bot.id, ['READ_MESSAGES', 'SEND_MESSAGES']);
+          return bot.auth;
+        },
+      );
+      const gatewayUrl = `${parley.url.replace('http:', 'ws:')}/gateway`;
+      storm =
+        stormKind === 'typing'
+          ? typingStorm(parley.url, general.id, stormTokens, stormRate)
+          : await presenceStorm(gatewayUrl, stormTokens, stormRate);
+    }
     const figures = await measure(
       {
         label: 'Parley',
@@ -758,6 +827,7 @@ async function main(): Promise<void> {
             inspectPort: parley.inspectPort,
           },
         ],
+        ...(storm ? { storm } : {}),
         async send(i) {
           const content = `fanout ${i} `.padEnd(size, 'x');
           const r = await call(parley.url, 'POST', `/channels/${general.id}/messages`, { auth: owner.auth, body: { content } });
@@ -773,6 +843,7 @@ async function main(): Promise<void> {
     console.error(parley.log());
     throw err;
   } finally {
+    storm?.close();
     parley.child.kill('SIGTERM');
     await new Promise((r) => parley.child.once('exit', r));
     fs.rmSync(parley.dataDir, { recursive: true, force: true });
@@ -804,7 +875,8 @@ async function main(): Promise<void> {
     }
   }
 
-  const rows: Array<[string, (f: ReturnType<typeof summarize>) => string]> = [
+  type Row = [string, (f: ReturnType<typeof summarize>) => string];
+  const rows: Row[] = [
     ['clients', (f) => String(f.clients)],
     ['latency per delivery p50', (f) => ms(f.p50)],
     ['latency per delivery p99', (f) => ms(f.p99)],
@@ -815,6 +887,13 @@ async function main(): Promise<void> {
     ['first to last client (max)', (f) => ms(f.spreadMax)],
     ['sender answered (median; Parley: POST 201)', (f) => ms(f.sendMedian)],
     ['server CPU per message', (f) => ms(f.cpuPerMessage)],
+    [stormKind ? 'server CPU per delivered message (incl. storm)' : 'server CPU per delivered message', (f) => us(f.cpuPerDelivery)],
+    ...(stormKind
+      ? [
+          [`${stormKind} events during the message phase`, (f) => String(f.stormEvents)] as Row,
+          [`${stormKind} frames received per client`, (f) => f.stormFramesPerClient.toFixed(1)] as Row,
+        ]
+      : []),
     ['server RSS before / after connecting', (f) => `${mib(f.rssBefore)} / ${mib(f.rssAfter)}`],
     ['server RSS per idle connection', (f) => kib(f.rssPerConnection)],
     ['server heap + external per idle connection', (f) => kib(f.heapPerConnection)],
@@ -825,7 +904,128 @@ async function main(): Promise<void> {
   for (const [name, fmt] of rows) {
     console.log(`${name.padEnd(46)}${fmt(parleyFigures).padStart(24)}${bareFigures ? fmt(bareFigures).padStart(24) : ''}`);
   }
+  if (bareFigures && bareFigures.cpuPerDelivery > 0) {
+    // Issue 17's target: at most 1.5x a bare ws broadcast of the same bytes. (CPU time is read in
+    // clock ticks, 10 ms: a tiny run may measure none.)
+    console.log(
+      `server CPU per delivered message, Parley / bare ws: ${(parleyFigures.cpuPerDelivery / bareFigures.cpuPerDelivery).toFixed(2)}x` +
+        (stormKind ? ' (Parley with the storm, bare ws without)' : ''),
+    );
+  }
   console.log(`RESULT ${JSON.stringify({ parley: parleyFigures, bare: bareFigures })}`);
+}
+
+// ---------------------------------------------------------------- storms
+
+/** Events caused by other bots while messages are measured (`--storm`). */
+interface Storm {
+  start(): void;
+  /** Stops causing events; resolves with how many were caused. */
+  stop(): Promise<number>;
+  /** Releases connections (presence). */
+  close(): void;
+}
+
+/** Calls `tick(k)` every 10 ms with how many events are due, so that `rate` per second are caused. */
+function paced(rate: number, tick: (k: number) => void): { start(): void; stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let started = 0;
+  let caused = 0;
+  return {
+    start() {
+      started = now();
+      timer = setInterval(() => {
+        const due = Math.floor(((now() - started) / 1000) * rate) - caused;
+        if (due > 0) {
+          caused += due;
+          tick(due);
+        }
+      }, 10);
+    },
+    stop() {
+      clearInterval(timer);
+    },
+  };
+}
+
+/** `POST /channels/{id}/typing` by `tokens` in turn, `rate` per second, at most 64 in flight (RATE_LIMITS=off). */
+function typingStorm(base: string, channelId: string, tokens: string[], rate: number): Storm {
+  let next = 0;
+  let inFlight = 0;
+  let sent = 0;
+  const idle: Array<() => void> = [];
+  const pace = paced(rate, (k) => {
+    for (let j = 0; j < k && inFlight < 64; j++) {
+      const auth = tokens[next++ % tokens.length]!;
+      inFlight++;
+      void call(base, 'POST', `/channels/${channelId}/typing`, { auth })
+        .then((r) => {
+          if (r.status === 204) sent++;
+        })
+        .catch(() => {})
+        .finally(() => {
+          inFlight--;
+          if (inFlight === 0) for (const f of idle.splice(0)) f();
+        });
+    }
+  });
+  return {
+    start: pace.start,
+    async stop() {
+      pace.stop();
+      if (inFlight > 0) await new Promise<void>((r) => idle.push(r));
+      return sent;
+    },
+    close() {},
+  };
+}
+
+/** Gateway connections of `tokens`, each flipping its status (online/idle) in turn, `rate` changes per second. */
+async function presenceStorm(gatewayUrl: string, tokens: string[], rate: number): Promise<Storm> {
+  const sockets = await Promise.all(
+    tokens.map(
+      (token) =>
+        new Promise<WebSocket>((resolve, reject) => {
+          const ws = new WebSocket(gatewayUrl, { perMessageDeflate: false });
+          ws.on('error', reject);
+          ws.on('message', (data) => {
+            const f = JSON.parse(data.toString());
+            if (f.op === 'hello') {
+              ws.send(JSON.stringify({ op: 'identify', d: { token } }));
+              // Heartbeats, so the storm's own connections stay up for the whole phase.
+              setInterval(
+                () => ws.readyState === WebSocket.OPEN && ws.send('{"op":"heartbeat","d":null}'),
+                f.d.heartbeatInterval / 2,
+              ).unref();
+            } else if (f.op === 'ready') resolve(ws);
+          });
+        }),
+    ),
+  );
+  let next = 0;
+  let sent = 0;
+  const pace = paced(rate, (k) => {
+    for (let j = 0; j < k; j++) {
+      const i = next++;
+      const ws = sockets[i % sockets.length]!;
+      // Each bot alternates, so every update is a change (and, with PRESENCE_INTERVAL_MS=0, announced).
+      const status = Math.floor(i / sockets.length) % 2 === 0 ? 'idle' : 'online';
+      if (ws.readyState === WebSocket.OPEN) {
+        ws.send(JSON.stringify({ op: 'presence_update', d: { status } }));
+        sent++;
+      }
+    }
+  });
+  return {
+    start: pace.start,
+    async stop() {
+      pace.stop();
+      return sent;
+    },
+    close() {
+      for (const ws of sockets) ws.terminate();
+    },
+  };
 }
 
 // ---------------------------------------------------------------- several instances

@@ -50,21 +50,39 @@ export function frame<O extends ControlFrame['op']>(op: O, ...args: FrameData<O>
   return JSON.stringify(d === undefined ? { op } : { op, d });
 }
 
+/** The header (RFC 6455, section 5.2) of an unmasked, final text frame of `length` bytes. */
+export function textFrameHeader(length: number): Buffer {
+  if (length < 126) return Buffer.from([0x81, length]);
+  if (length < 65536) return Buffer.from([0x81, 126, length >> 8, length & 0xff]);
+  const h = Buffer.alloc(10);
+  h[0] = 0x81;
+  h[1] = 127;
+  h.writeUIntBE(length, 4, 6);
+  return h;
+}
+
 /**
- * An event frame serialized once for all its recipients. Only the sequence number differs
- * between them, so it goes last: each recipient's frame is one copy of the shared bytes
- * plus a few digits, with no per-recipient JSON or UTF-8 encoding (which, for a long
- * non-ASCII message sent to thousands, would cost more than the socket writes).
+ * A JSON frame serialized once for all its recipients, whose only difference is a number
+ * at the end (`"s":N}`): each recipient's frame is the shared bytes plus a few digits, with
+ * no per-recipient JSON or UTF-8 encoding (which, for a long non-ASCII message sent to
+ * thousands, would cost more than the socket writes).
+ *
+ * For the outbox (`outbox.ts`) it is also a WebSocket frame made once per length: the
+ * header depends only on the payload's length, i.e. on how many digits `s` has, so the
+ * header and the shared bytes are one Buffer per digit count, written as is to every
+ * recipient, followed by its own tail. Nothing shared is copied per recipient.
  */
-export class EventFrame {
+export class SharedFrame {
   private readonly head: Buffer;
+  /** Header + head, by the number of digits of `s`. */
+  private readonly framed: Array<Buffer | undefined> = [];
 
   constructor(
     /** The event type (`MESSAGE_CREATE`, ...), for metrics. */
     readonly t: string,
-    d: unknown,
+    head: string,
   ) {
-    this.head = Buffer.from(`{"op":"event","t":${JSON.stringify(t)},"d":${JSON.stringify(d)},"s":`);
+    this.head = Buffer.from(head);
   }
 
   /** The frame with sequence number `s`, as UTF-8 bytes (to be sent as a text frame). */
@@ -74,5 +92,27 @@ export class EventFrame {
     this.head.copy(out, 0);
     out.write(tail, this.head.length, 'latin1');
     return out;
+  }
+
+  /**
+   * The WebSocket text frame with sequence number `s` in two parts: the header and shared
+   * bytes (the same Buffer for every `s` of as many digits), then the recipient's tail.
+   */
+  wsFrame(s: number): [Buffer, string] {
+    const tail = `${s}}`;
+    let shared = this.framed[tail.length];
+    if (!shared) {
+      const header = textFrameHeader(this.head.length + tail.length);
+      shared = Buffer.concat([header, this.head]);
+      this.framed[tail.length] = shared;
+    }
+    return [shared, tail];
+  }
+}
+
+/** A native event frame (`{"op":"event","t":...,"d":...,"s":N}`). */
+export class EventFrame extends SharedFrame {
+  constructor(t: string, d: unknown) {
+    super(t, `{"op":"event","t":${JSON.stringify(t)},"d":${JSON.stringify(d)},"s":`);
   }
 }

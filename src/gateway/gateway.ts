@@ -15,7 +15,8 @@ import type { EventBus, LogPosition, SessionCheckpoint } from '../events/bus.js'
 import type { BusEntry, GatewayEvent } from '../events/types.js';
 import { CLOSE_CODES as CLOSE } from '@parley/protocol';
 import { NativeWire } from './native-wire.js';
-import { type Incoming, Prepared, type ReadyInfo, type Wire } from './wire.js';
+import { LAZY_EVENTS } from './outbox.js';
+import { type Incoming, Prepared, type ReadyInfo, type SeqFrame, type Wire } from './wire.js';
 import type { PresenceTracker } from '../presence/tracker.js';
 
 export interface GatewayOptions {
@@ -446,6 +447,8 @@ export class Gateway {
       if (this.bus.compare(pos, session.pos) > 0) this.apply(session, pos, entry, skipThrough);
     }
     session.replaying = false;
+    // What the kernel does not take of the replay now is the slack (not what is only held for this turn).
+    session.conn.wire.flush();
     session.slack = session.ws.bufferedAmount;
     // Two resumes of one session may race (each awaits the store): the last one wins.
     const other = this.byId.get(session.id);
@@ -582,7 +585,7 @@ export class Gateway {
     if (!f) return;
     session.s++;
     session.pos = pos;
-    if (session.s > skipThrough && this.send(session, f.withSeq(session.s))) {
+    if (session.s > skipThrough && this.send(session, f, session.s, !LAZY_EVENTS.has(p.event.t))) {
       // A plain increment on the fan-out path; the set of event types is fixed.
       const sent = this.eventsSent.get(f.t);
       if (sent) sent.n++;
@@ -611,15 +614,25 @@ export class Gateway {
     }
   }
 
-  /** Sends an event frame (UTF-8 bytes of JSON, as a text frame), unless the client has stopped reading; true when sent. */
-  private send(session: Session, data: Buffer): boolean {
+  /**
+   * Sends event frame `f` numbered `s` (coalesced with the connection's other frames of this
+   * turn, `outbox.ts`), unless the client has stopped reading; true when sent. `urgent`
+   * false (typing, presence) lets it wait for the lazy flush.
+   */
+  private send(session: Session, f: SeqFrame, s: number, urgent: boolean): boolean {
     const ws = session.ws;
     if (ws.readyState !== WebSocket.OPEN) return false;
+    const wire = session.conn.wire;
     if (session.replaying) {
-      session.conn.wire.send(data);
+      wire.sendEvent(f, s, true);
       return true;
     }
-    const buffered = ws.bufferedAmount;
+    let buffered = ws.bufferedAmount;
+    if (buffered > this.maxBuffered + session.slack) {
+      // Part of it may only be held for this turn: hand it to the kernel, then judge what is left.
+      wire.flush();
+      buffered = ws.bufferedAmount;
+    }
     if (session.slack > 0 && buffered <= this.maxBuffered) session.slack = 0;
     if (buffered > this.maxBuffered + session.slack) {
       // A client that stopped reading: drop it (it can resume) instead of buffering without bound.
@@ -628,7 +641,7 @@ export class Gateway {
       setTimeout(() => ws.terminate(), 1000).unref();
       return false;
     }
-    session.conn.wire.send(data);
+    wire.sendEvent(f, s, urgent);
     return true;
   }
 

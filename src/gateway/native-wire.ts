@@ -1,17 +1,22 @@
 import { publicUser } from '../domain/accounts.js';
 import type { RawData, WebSocket } from 'ws';
 import { frame, parseClientFrame } from './frames.js';
+import { Outlet } from './outbox.js';
 import type { Incoming, Prepared, ReadyInfo, SeqFrame, Wire } from './wire.js';
 import { CLOSE_CODES as CLOSE } from '@parley/protocol';
 
 /** Parley's own gateway protocol (docs/gateway.md): JSON text frames `{op, d, t, s}`. */
 export class NativeWire implements Wire {
   readonly kind = 'native';
+  /** Where events are written, coalesced per turn (null: through `ws.send`). */
+  private readonly out: Outlet | null;
 
-  constructor(readonly ws: WebSocket) {}
+  constructor(readonly ws: WebSocket) {
+    this.out = Outlet.of(ws);
+  }
 
   hello(heartbeatMs: number): void {
-    this.ws.send(frame('hello', { heartbeatInterval: heartbeatMs }));
+    this.send(frame('hello', { heartbeatInterval: heartbeatMs }));
   }
 
   parse(data: RawData, isBinary: boolean): Incoming {
@@ -30,15 +35,15 @@ export class NativeWire implements Wire {
   }
 
   heartbeatAck(): void {
-    this.ws.send(frame('heartbeat_ack'));
+    this.send(frame('heartbeat_ack'));
   }
 
   invalidSession(resumable: boolean): void {
-    this.ws.send(frame('invalid_session', { resumable: resumable as false }));
+    this.send(frame('invalid_session', { resumable: resumable as false }));
   }
 
   resumed(sessionId: string, s: number): void {
-    this.ws.send(frame('resumed', { sessionId, s }));
+    this.send(frame('resumed', { sessionId, s }));
   }
 
   async ready(r: ReadyInfo): Promise<string[]> {
@@ -69,10 +74,26 @@ export class NativeWire implements Wire {
   }
 
   send(data: string | Buffer): void {
+    // Joins what this turn already queued for the connection (in order), and leaves with it.
+    this.out?.hold();
     this.ws.send(data, { binary: false });
   }
 
+  sendEvent(f: SeqFrame, s: number, urgent: boolean): void {
+    if (!this.out) {
+      this.ws.send(f.withSeq(s), { binary: false });
+      return;
+    }
+    const [shared, tail] = f.wsFrame(s);
+    this.out.write(shared, tail, urgent);
+  }
+
+  flush(): void {
+    this.out?.flush();
+  }
+
   close(code: number, reason: string): void {
+    this.out?.urge();
     this.ws.close(code, reason);
   }
 

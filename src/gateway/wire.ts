@@ -32,8 +32,16 @@ export interface Wire {
    * an event left out takes no sequence number.
    */
   encode(p: Prepared, view: SessionView): SeqFrame | null;
-  /** Writes one frame (a ready frame, or an event from `encode`). */
+  /** Writes one frame (a ready frame, a replayed event). */
   send(data: string | Buffer): void;
+  /**
+   * Writes event `f` with sequence number `s`. Frames to one connection in one turn of the
+   * event loop leave in one write (`outbox.ts`); `urgent` false lets a typing or presence
+   * frame wait for the lazy flush (or the connection's next urgent frame).
+   */
+  sendEvent(f: SeqFrame, s: number, urgent: boolean): void;
+  /** Hands what `sendEvent` queued for this connection to the kernel now (before measuring `bufferedAmount`). */
+  flush(): void;
   /** Closes with the native close code `code` (`CLOSE_CODES`, 1011, 1012), in this protocol's terms. */
   close(code: number, reason: string): void;
   /** A sequence number the client sent (heartbeat, resume) in the session's numbering. */
@@ -67,6 +75,8 @@ export interface SeqFrame {
   /** The event type sent, for metrics. */
   readonly t: string;
   withSeq(s: number): Buffer;
+  /** The WebSocket text frame of `withSeq(s)`: header and shared bytes (one Buffer per length), then the tail. */
+  wsFrame(s: number): [Buffer, string];
 }
 
 /**

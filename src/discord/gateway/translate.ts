@@ -3,7 +3,8 @@ import type { ServerModel } from '../../domain/permissions.js';
 import type { Caller } from '../../domain/types.js';
 import { servers as serverActions } from '../../domain/servers.js';
 import type { GatewayEvent, JoinSnapshot } from '../../events/types.js';
-import type { ReadyInfo, SeqFrame } from '../../gateway/wire.js';
+import { SharedFrame } from '../../gateway/frames.js';
+import type { ReadyInfo } from '../../gateway/wire.js';
 import { discordInteraction } from '../interactions.js';
 import { discordChannel, discordGuild, discordMember, discordMessage, discordRole, discordUser } from '../objects.js';
 import { INTENTS } from './intents.js';
@@ -12,22 +13,9 @@ import { INTENTS } from './intents.js';
  * A dispatch payload (op 0) serialized once for every session that receives it; only `s`
  * differs, so it goes last and each copy is the shared bytes plus a few digits.
  */
-export class DispatchFrame implements SeqFrame {
-  private readonly head: Buffer;
-
-  constructor(
-    readonly t: string,
-    d: unknown,
-  ) {
-    this.head = Buffer.from(`{"op":0,"t":${JSON.stringify(t)},"d":${JSON.stringify(d)},"s":`);
-  }
-
-  withSeq(s: number): Buffer {
-    const tail = `${s}}`;
-    const out = Buffer.allocUnsafe(this.head.length + tail.length);
-    this.head.copy(out, 0);
-    out.write(tail, this.head.length, 'latin1');
-    return out;
+export class DispatchFrame extends SharedFrame {
+  constructor(t: string, d: unknown) {
+    super(t, `{"op":0,"t":${JSON.stringify(t)},"d":${JSON.stringify(d)},"s":`);
   }
 }
 

@@ -2,6 +2,7 @@ import zlib from 'node:zlib';
 import type { ChosenStatus } from '@parley/protocol';
 import { CLOSE_CODES as CLOSE } from '@parley/protocol';
 import type { RawData, WebSocket } from 'ws';
+import { Outlet } from '../../gateway/outbox.js';
 import type { Incoming, Prepared, ReadyInfo, SeqFrame, SessionView, Wire } from '../../gateway/wire.js';
 import { INTENTS, intentOf, needsContentStripped } from './intents.js';
 import { dispatchFrame, joinedGuild, readyFrames, translate } from './translate.js';
@@ -89,12 +90,16 @@ export class DiscordWire implements Wire {
   private inFlight = 0;
   /** A close asked for while payloads were still being compressed: done once they are sent. */
   private closeAfter: [number, string] | null = null;
+  /** Where uncompressed events are written, coalesced per turn (null: through `send`). */
+  private readonly out: Outlet | null;
 
   constructor(
     readonly ws: WebSocket,
     private readonly opts: DiscordWireOptions,
   ) {
     this.deflate = opts.compress ? zlib.createDeflate({ chunkSize: 64 * 1024 }) : null;
+    // Compressed payloads leave from zlib's callbacks through ws.send, in their own order.
+    this.out = this.deflate ? null : Outlet.of(ws);
     this.deflate?.on('data', (c: Buffer) => this.chunks.push(c));
     this.deflate?.on('error', () => ws.terminate());
     ws.once('close', () => this.deflate?.close());
@@ -192,7 +197,8 @@ export class DiscordWire implements Wire {
     const intent = intentOf(event, view.caller.id);
     if (intent === null || (intent !== 0 && (this.intents & intent) === 0)) return null;
     const offset = this.offset;
-    const numbered = (f: SeqFrame) => (offset === 0 ? f : { t: f.t, withSeq: (s: number) => f.withSeq(s + offset) });
+    const numbered = (f: SeqFrame): SeqFrame =>
+      offset === 0 ? f : { t: f.t, withSeq: (s: number) => f.withSeq(s + offset), wsFrame: (s: number) => f.wsFrame(s + offset) };
     // The bot joined a server: Discord's GUILD_CREATE, from the entry's snapshot and the session's new view of it.
     if (event.t === 'MEMBER_ADD' && event.d.user.id === view.caller.id && p.join) {
       const v = view.servers.get(event.d.serverId);
@@ -219,8 +225,23 @@ export class DiscordWire implements Wire {
     return numbered(base);
   }
 
+  sendEvent(f: SeqFrame, s: number, urgent: boolean): void {
+    if (!this.out) {
+      this.send(f.withSeq(s));
+      return;
+    }
+    const [shared, tail] = f.wsFrame(s);
+    this.out.write(shared, tail, urgent);
+  }
+
+  flush(): void {
+    this.out?.flush();
+  }
+
   send(data: string | Buffer): void {
     if (!this.deflate) {
+      // Joins what this turn already queued for the connection (in order), and leaves with it.
+      this.out?.hold();
       this.ws.send(data, { binary: false });
       return;
     }
@@ -238,6 +259,7 @@ export class DiscordWire implements Wire {
   }
 
   private closeWhenSent(code: number, reason: string): void {
+    this.out?.urge();
     if (this.inFlight > 0) this.closeAfter = [code, reason];
     else this.ws.close(code, reason);
   }

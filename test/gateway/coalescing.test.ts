@@ -1,0 +1,200 @@
+// Issue 17's fan-out: the frames one turn of the event loop sends to a connection leave in
+// one write (src/gateway/outbox.ts), in order, numbered as always, and filtered as always.
+// Several events reach the gateway in one turn when the log dispatches them together; the
+// tests publish them that way (synchronously, through the app's bus) to be sure of it.
+import { once } from 'node:events';
+import type { Socket } from 'node:net';
+import { P } from '@parley/protocol';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { WebSocket, WebSocketServer } from 'ws';
+import type { BusEntry } from '../../src/events/types.js';
+import { call, createChannel, postMessage, world } from '../factories.js';
+import { startServer, type TestServer } from '../harness.js';
+import { ALL_MESSAGES, I, identifyDiscord } from '../discord/helpers.js';
+import { ClientPool, type TestGatewayClient } from './client.js';
+
+let srv: TestServer;
+/** The smallest slow-consumer bound (64 KiB). */
+let tight: TestServer;
+const pool = new ClientPool();
+
+beforeAll(async () => {
+  // Long heartbeats: the clients below do not heartbeat on their own, so nothing else is written meanwhile.
+  [srv, tight] = await Promise.all([
+    startServer({ env: { GATEWAY_HEARTBEAT_MS: '60000', RATE_LIMITS: 'off' } }),
+    startServer({ env: { GATEWAY_HEARTBEAT_MS: '60000', RATE_LIMITS: 'off', GATEWAY_MAX_BUFFER_BYTES: String(64 * 1024) } }),
+  ]);
+});
+afterEach(() => pool.closeAll());
+afterAll(() => Promise.all([srv?.close(), tight?.close()]));
+
+/** The server's end of a test client's connection. */
+function serverEnd(c: TestGatewayClient): WebSocket & { _socket: Socket } {
+  const port = (c.ws as unknown as { _socket: Socket })._socket.localPort;
+  const wss = (srv.app.gateway as unknown as { wss: WebSocketServer }).wss;
+  for (const ws of wss.clients) {
+    const end = ws as WebSocket & { _socket: Socket };
+    if (end._socket.remotePort === port) return end;
+  }
+  throw new Error('no server socket for the client');
+}
+
+const serverSocket = (c: TestGatewayClient): Socket => serverEnd(c)._socket;
+
+/** Counts the writes the server's socket hands to the system (each `_write` or `_writev` is one). */
+function countWrites(socket: Socket): { n: number } {
+  const count = { n: 0 };
+  const s = socket as unknown as Record<'_write' | '_writev', (...args: unknown[]) => void>;
+  for (const m of ['_write', '_writev'] as const) {
+    const original = s[m]!.bind(socket);
+    s[m] = (...args: unknown[]) => {
+      count.n++;
+      original(...args);
+    };
+  }
+  return count;
+}
+
+/** Publishes `entries` in one turn: the bus dispatches them together, on one later turn. */
+function publishTogether(entries: BusEntry[]): void {
+  for (const e of entries) void srv.app.ctx.bus.publish(e);
+}
+
+/** A bot that may not see `hidden`, in a server with a visible channel; its client (native, not heartbeating, or Discord's). */
+async function setup(discord = false) {
+  const w = await world(srv.url);
+  const hidden = await createChannel(srv.url, w.owner, w.server.id, 'hidden');
+  const r = await call(srv.url, 'PUT', `/channels/${hidden.id}/permissions/${w.bot.id}`, {
+    auth: w.owner.auth,
+    body: { type: 'member', deny: String(P.VIEW_CHANNEL) },
+  });
+  expect(r.status, r.text).toBe(204);
+  const c = discord
+    ? await identifyDiscord(pool, srv, w.bot.token, ALL_MESSAGES | I.GUILD_MESSAGE_TYPING)
+    : await pool.identify(srv.gatewayUrl, w.bot.auth, { heartbeat: false });
+  const visibleMsg = await postMessage(srv.url, w.owner.auth, w.channel.id, 'first');
+  const hiddenMsg = await postMessage(srv.url, w.owner.auth, hidden.id, 'hidden secret');
+  // The log is ordered: once a later visible event arrives, the hidden one was judged.
+  await postMessage(srv.url, w.owner.auth, w.channel.id, 'second');
+  await c.collect(discord ? 4 : 2);
+  const typing = (channelId: string): BusEntry => ({
+    kind: 'event',
+    serverId: w.server.id,
+    event: { t: 'TYPING_START', d: { channelId, serverId: w.server.id, userId: w.owner.id, name: 'owner', bot: false } },
+  });
+  const message = (of: typeof visibleMsg, content: string): BusEntry => ({
+    kind: 'event',
+    serverId: w.server.id,
+    event: { t: 'MESSAGE_CREATE', d: { ...of, content } },
+  });
+  return { w, hidden, c, typing, message, visibleMsg, hiddenMsg };
+}
+
+describe('coalesced fan-out', () => {
+  it('several events to one connection in one turn leave in one write, in order, numbered without gaps; what it may not see stays out', async () => {
+    const { w, hidden, c, typing, message, visibleMsg, hiddenMsg } = await setup();
+    expect(c.lastSeq).toBe(2);
+    const writes = countWrites(serverSocket(c));
+
+    publishTogether([
+      typing(w.channel.id),
+      message(visibleMsg, 'burst 1'),
+      message(hiddenMsg, 'hidden burst'),
+      typing(hidden.id),
+      message(visibleMsg, 'burst 2'),
+      typing(w.channel.id),
+    ]);
+    const got = await c.collect(6);
+    expect(got.slice(2).map((f) => [f.t, f.s, f.d.content ?? f.d.channelId])).toEqual([
+      ['TYPING_START', 3, w.channel.id],
+      ['MESSAGE_CREATE', 4, 'burst 1'],
+      ['MESSAGE_CREATE', 5, 'burst 2'],
+      ['TYPING_START', 6, w.channel.id],
+    ]);
+    expect(writes.n).toBe(1);
+    expect(JSON.stringify(c.frames)).not.toContain('hidden');
+    expect(JSON.stringify(c.frames)).not.toContain(hidden.id);
+
+    // Control frames join the connection's write too, after the events before them.
+    c.heartbeat();
+    await c.waitFor((f) => f.op === 'heartbeat_ack');
+    expect(writes.n).toBe(2);
+  });
+
+  it('a session resumes after coalesced events with the numbers they carried, and the replay arrives as one write', async () => {
+    const { w, c, typing, message, visibleMsg } = await setup();
+    publishTogether([message(visibleMsg, 'a'), typing(w.channel.id), message(visibleMsg, 'b')]);
+    await c.collect(5);
+    c.heartbeat();
+    await c.waitFor((f) => f.op === 'heartbeat_ack');
+    expect(c.lastSeq).toBe(5);
+    // The server's end closes (the gateway detaches the session in its own close listener, registered first).
+    const closed = once(serverEnd(c), 'close');
+    await c.terminate();
+    await closed;
+
+    publishTogether([message(visibleMsg, 'missed 1'), typing(w.channel.id), message(visibleMsg, 'missed 2')]);
+    const r = await pool.resume(srv.gatewayUrl, w.bot.auth, c.sessionId, 5, { heartbeat: false });
+    await r.waitFor((f) => f.op === 'resumed');
+    const replayed = r.events().map((f) => [f.t, f.s, f.d.content ?? f.d.channelId]);
+    expect(replayed).toEqual([
+      ['MESSAGE_CREATE', 6, 'missed 1'],
+      ['TYPING_START', 7, w.channel.id],
+      ['MESSAGE_CREATE', 8, 'missed 2'],
+    ]);
+    const writes = countWrites(serverSocket(r));
+    publishTogether([message(visibleMsg, 'live 1'), message(visibleMsg, 'live 2')]);
+    const live = await r.collect(5);
+    expect(live.slice(3).map((f) => [f.s, f.d.content])).toEqual([
+      [9, 'live 1'],
+      [10, 'live 2'],
+    ]);
+    expect(writes.n).toBe(1);
+  });
+
+  it("Discord's gateway (uncompressed) coalesces the same way, numbered after READY and GUILD_CREATE", async () => {
+    const { w, hidden, c, typing, message, visibleMsg, hiddenMsg } = await setup(true);
+    expect(c.lastSeq).toBe(4);
+    const writes = countWrites(serverSocket(c));
+    publishTogether([
+      typing(w.channel.id),
+      message(visibleMsg, 'burst 1'),
+      message(hiddenMsg, 'hidden burst'),
+      message(visibleMsg, 'burst 2'),
+    ]);
+    const got = await c.collect(7);
+    expect(got.slice(4).map((f) => [f.t, f.s, f.d.content ?? f.d.channel_id])).toEqual([
+      ['TYPING_START', 5, w.channel.id],
+      ['MESSAGE_CREATE', 6, 'burst 1'],
+      ['MESSAGE_CREATE', 7, 'burst 2'],
+    ]);
+    expect(writes.n).toBe(1);
+    expect(JSON.stringify(c.frames)).not.toContain('hidden burst');
+    expect(JSON.stringify(c.frames.slice(4))).not.toContain(hidden.id);
+  });
+
+  it('bytes held for the turn are not taken for a slow consumer: a reading client gets a burst larger than the bound', async () => {
+    const w = await world(tight.url);
+    const c = await pool.identify(tight.gatewayUrl, w.bot.auth, { heartbeat: false });
+    const msg = await postMessage(tight.url, w.owner.auth, w.channel.id, 'first');
+    await c.collect(1);
+    // 5 x 24 KB in one turn: 120 KB for the connection against a 64 KiB bound, all of which the kernel takes.
+    const big = 'y'.repeat(24 * 1024);
+    for (let i = 0; i < 5; i++) {
+      void tight.app.ctx.bus.publish({
+        kind: 'event',
+        serverId: w.server.id,
+        event: { t: 'MESSAGE_CREATE', d: { ...msg, content: `${i}${big}` } },
+      });
+    }
+    const got = await c.collect(6);
+    expect(got.slice(1).map((f) => [f.s, f.d.content[0]])).toEqual([
+      [2, '0'],
+      [3, '1'],
+      [4, '2'],
+      [5, '3'],
+      [6, '4'],
+    ]);
+    expect(c.closeInfo).toBeNull();
+  });
+});
