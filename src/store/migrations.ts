@@ -5,7 +5,7 @@ import { migrateToDirectMessages } from './direct-messages-migration.js';
 import { migrateToDisabledAccounts } from './disabled-accounts-migration.js';
 import { migrateToInteractions } from './interactions-migration.js';
 import { migrateToRoles } from './roles-migration.js';
-import { migrateToDeferredSearch, migrateToSearch } from './search-migration.js';
+import { migrateToDeferredSearch, migrateToSearch, migrateToSearchFilters } from './search-migration.js';
 import { migrateToSnowflakes } from './snowflake-migration.js';
 
 /**
@@ -194,6 +194,8 @@ const migrations: Record<string, Migration> = {
   '0010_search_index_queue': { up: migrateToDeferredSearch },
   '0011_disabled_accounts': { up: migrateToDisabledAccounts },
   '0012_interactions': { up: migrateToInteractions },
+  // After main's 0013_access_epoch, whichever is merged first.
+  '0014_search_filters': { up: migrateToSearchFilters },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */
