@@ -54,10 +54,12 @@ const quoted = (text: string) => `"${text.replaceAll('"', '""')}"`;
 const CHANNELS_IN_INDEX_QUERY = 32;
 
 /**
- * Words matching up to this many messages (in any channel) have `total` counted on the
- * messages, one read each; more, in the index, merging the channels' lists (bench/README.md).
+ * Words matching fewer than this many messages (in any channel) have `total` counted on
+ * the messages, one read each; more, in the index, merging the channels' lists. Merging
+ * costs more per match than a read while the matches are sparse (a few percent of the
+ * messages or less), and less as they get dense (bench/README.md).
  */
-const COUNT_ON_MESSAGES_UP_TO = 2000;
+export const COUNT_ON_MESSAGES_UP_TO = 10_000;
 
 /**
  * The words of the index's `facets` column for the message `row` (an alias: `messages`,
@@ -222,8 +224,8 @@ export const sqliteFullText: FullText = {
     if (parts.length === 0) return undefined;
     const match = (expression: string[]) => sql<boolean>`messages_fts match ${expression.join(' AND ')}`;
     // Words in several channels: the page checks the channels on the rows it reads, and so
-    // may `total` while the words are rare (a message read per match is cheap next to
-    // merging every channel's list); past that, the channels' lists are merged in the index.
+    // does `total` unless the words match many messages; then the channels' lists are
+    // merged in the index (`COUNT_ON_MESSAGES_UP_TO`).
     const channels = `facets : (${channelIds.map((id) => quoted(`c${id}`)).join(' OR ')})`;
     const count = exact
       ? { from: sql`messages_fts`, where: match(parts) }
