@@ -101,10 +101,11 @@ function facetsOf(row: string): string {
  * `total` is counted in the index without reading a message. Words are matched in
  * `content` only and filters in `facets` only (column filters), so neither can meet the
  * other's terms. 0014 also adds a prefix index (`prefix = '2 3'`): without it a prefix
- * query merges the whole doclist of every word it begins before returning a row (about
- * 100 ms for two or three letters on a million messages); with it the index is about
- * twice the size and `catchUp` does about twice the work, in the bulk path, never in a
- * message's own transaction (bench/README.md).
+ * query merges the whole doclist of every word it begins before returning a row (45-115
+ * ms at the median for common words and two- or three-letter prefixes on a million
+ * messages); with it the index is about 2.9 times the size and `catchUp` does about 1.4
+ * times the work per message, in the bulk path, never in a message's own transaction
+ * (bench/README.md).
  *
  * A migration that rebuilds `messages` must recreate the view and the triggers, and must
  * not change `content`, `attachments`, `embeds`, `channel_id` or `author_id` behind them:
