@@ -25,3 +25,13 @@ export const migrateToSearch: Migration['up'] = async (db) => {
 export const migrateToDeferredSearch: Migration['up'] = async (db) => {
   await fullTextOf(db).deferIndexing(db);
 };
+
+/**
+ * 0014: the index also holds each message's channel, author and `has` kinds
+ * (`FullText.indexFilters`: on SQLite a second FTS5 column, and a prefix index, rebuilt
+ * from the messages already stored; PostgreSQL keeps its filters as conditions on rows).
+ * Nothing is added to a message's own insert: the queue of 0010 takes them in.
+ */
+export const migrateToSearchFilters: Migration['up'] = async (db) => {
+  await fullTextOf(db).indexFilters(db);
+};

@@ -372,6 +372,30 @@ describe('only what the caller can read', () => {
     expect((await search(w.alice.auth, { q: 'narwhal' })).total).toBe(1);
   });
 
+  it('authorId and has, alone, together or with words, count and find only readable channels', async () => {
+    const w = await setup();
+    const secret = await createChannel(srv.url, w.owner, w.server.id, 'secret');
+    await overwrite(w.owner, secret.id, w.server.id, { type: 'role', deny: P.VIEW_CHANNEL.toString() });
+    await postMessage(srv.url, w.owner.auth, secret.id, 'walrus hidden https://secret.example');
+    await postMessage(srv.url, w.owner.auth, w.general.id, 'walrus shown https://lunch.example');
+    await postMessage(srv.url, w.bob.auth, w.general.id, 'walrus by bob https://bob.example');
+    const searches: Array<Record<string, string>> = [
+      { authorId: w.owner.id },
+      { has: 'link', authorId: w.owner.id },
+      { q: 'walrus', authorId: w.owner.id },
+      { q: 'wal', has: 'link', authorId: w.owner.id },
+      { serverId: w.server.id, authorId: w.owner.id, has: 'link' },
+    ];
+    for (const params of searches) {
+      const seen = await search(w.alice.auth, params);
+      expect([seen.total, contents(seen)], JSON.stringify(params)).toEqual([1, ['walrus shown https://lunch.example']]);
+      expect((await search(w.owner.auth, params)).total, JSON.stringify(params)).toBe(2);
+    }
+    const links = await search(w.alice.auth, { has: 'link' });
+    expect([links.total, contents(links)]).toEqual([2, ['walrus by bob https://bob.example', 'walrus shown https://lunch.example']]);
+    expect((await search(w.owner.auth, { has: 'link' })).total).toBe(3);
+  });
+
   it('a member who sees the channel but is denied READ_MESSAGE_HISTORY finds nothing in it', async () => {
     const w = await setup();
     const news = await createChannel(srv.url, w.owner, w.server.id, 'news');

@@ -251,6 +251,67 @@ describe.each(storeDialects())('migrations on %s', (dialect) => {
     expect(await find(['arch'])).toEqual([fresh.id, old[1]!.id, old[0]!.id]);
   });
 
+  it('0014 indexes the channel, author and has of the messages already stored, indexed or still queued', async () => {
+    const db = await emptyDatabase(dialect);
+    cleanup.push(() => db.dispose());
+    await migrateToLatest(db.admin, db.schema, '0012_interactions');
+    const admin = db.admin as Kysely<any>;
+    const [user, other, server, channel, hidden] = [
+      '100000000000000011',
+      '100000000000000012',
+      '100000000000000013',
+      '100000000000000014',
+      '100000000000000015',
+    ];
+    await admin
+      .insertInto('users')
+      .values({ id: user, username: 'Old', username_key: 'old', name: 'Old', bot: 0, password_hash: 'x', created_at: 'x' })
+      .execute();
+    await admin.insertInto('servers').values({ id: server, name: 's', owner_id: user, created_at: 'x' }).execute();
+    for (const id of [channel, hidden])
+      await admin.insertInto('channels').values({ id, server_id: server, name: 'g', created_at: 'x' }).execute();
+    const png = JSON.stringify([{ url: 'u', filename: 'a.png', size: 1, contentType: 'image/png' }]);
+    const old = [
+      { channelId: channel, authorId: user, content: 'old picture', attachments: png },
+      { channelId: channel, authorId: other, content: 'old link https://example.com' },
+      { channelId: hidden, authorId: user, content: 'old hidden picture', attachments: png },
+      { channelId: channel, authorId: user, content: 'old queued picture', attachments: png },
+    ].map((m, i) => messageRow({ id: String(300000000000000000n + BigInt(i)), serverId: server, ...m }));
+    for (const m of old) await admin.insertInto('messages').values(m).execute();
+    if (dialect === 'sqlite') {
+      // As 0010's catch-up left them: the first three indexed, the last still queued.
+      await sql`insert into messages_fts (rowid, content) select id, content from messages where id < ${old[3]!.id}`.execute(admin);
+      await sql`delete from messages_fts_pending where id < ${old[3]!.id}`.execute(admin);
+    }
+
+    const store = await open(db);
+    const find = (s: { authorId?: string; has?: Array<'image' | 'link'>; words?: string[] }) =>
+      store.search
+        .messages(store.db, {
+          terms: (s.words ?? []).map((word) => ({ word, prefix: true })),
+          channelIds: [channel],
+          ...(s.authorId ? { authorId: s.authorId } : {}),
+          has: s.has ?? [],
+          limit: 10,
+          offset: 0,
+          countLimit: 100,
+        })
+        .then((r) => [r.total, r.rows.map((m) => m.id)]);
+    expect(await find({ authorId: user })).toEqual([2, [old[3]!.id, old[0]!.id]]);
+    expect(await find({ has: ['image'] })).toEqual([2, [old[3]!.id, old[0]!.id]]);
+    expect(await find({ has: ['link'], words: ['old'] })).toEqual([1, [old[1]!.id]]);
+    expect(await find({ words: ['pic'] })).toEqual([2, [old[3]!.id, old[0]!.id]]);
+    // New messages, edits and deletes keep it so.
+    const fresh = messageRow({ channelId: channel, serverId: server, authorId: other, content: 'new', attachments: png });
+    await store.write((tx) => store.messages.insert(tx, fresh));
+    await store.write((tx) => store.messages.edit(tx, old[0]!.id, { editedAt: 'x', attachments: '[]' }));
+    await store.write((tx) => store.messages.delete(tx, old[3]!.id));
+    expect(await find({ has: ['image'] })).toEqual([1, [fresh.id]]);
+    expect(await find({ authorId: user })).toEqual([1, [old[0]!.id]]);
+    if (dialect === 'sqlite')
+      await store.write((tx) => sql`insert into messages_fts (messages_fts, rank) values ('integrity-check', 1)`.execute(tx));
+  });
+
   it('0004 on an empty database leaves ids to the generator', async () => {
     const db = await emptyDatabase(dialect);
     cleanup.push(() => db.dispose());

@@ -57,7 +57,9 @@ export const postgresFullText: FullText = {
     // Building the index reads the messages already there.
     await sql`create index messages_search on messages using gin (message_search_document(content))`.execute(db);
   },
+  // Filters stay conditions on `m` (the GIN index holds words only).
   match(terms) {
+    if (terms.length === 0) return undefined;
     // Each term quoted (so never an operator), maybe a prefix (`:*`); all of them must match.
     const query = terms.map((t) => `'${t.word.replaceAll("'", "''").replaceAll('\\', '\\\\')}'${t.prefix ? ':*' : ''}`).join(' & ');
     return {
@@ -69,6 +71,7 @@ export const postgresFullText: FullText = {
   // A GIN index takes new rows into its pending list (`fastupdate`) and merges them in
   // bulk by itself.
   async deferIndexing() {},
+  async indexFilters() {},
   async indexBytes(db) {
     const { rows } = await sql<{ n: string | number }>`select pg_relation_size('messages_search') as n`.execute(db);
     return Number(rows[0]?.n ?? 0);

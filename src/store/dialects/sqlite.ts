@@ -101,6 +101,44 @@ function localAccessEpoch(writer: Database.Database, reader: Database.Database) 
   };
 }
 
+/** An FTS5 string: never syntax, whatever it holds. */
+const quoted = (text: string) => `"${text.replaceAll('"', '""')}"`;
+
+/**
+ * How many channels a search names in its index query at most (`facets : (c1 OR c2 ...)`):
+ * FTS5 steps through every one of them for each row, so past this the channels are
+ * checked on the messages instead.
+ */
+const CHANNELS_IN_INDEX_QUERY = 32;
+
+/**
+ * Words matching fewer than this many messages (in any channel) have `total` counted on
+ * the messages, one read each; more, in the index, merging the channels' lists. Merging
+ * costs more per match than a read while the matches are sparse (a few percent of the
+ * messages or less), and less as they get dense (bench/README.md).
+ */
+export const COUNT_ON_MESSAGES_UP_TO = 10_000;
+
+/**
+ * The words of the index's `facets` column for the message `row` (an alias: `messages`,
+ * `old`): its channel and author, `c<channel> a<author> c<channel>a<author>`, then for each
+ * `has` kind it has (by the same conditions as `has` in repos/search.ts) the kind alone
+ * and in its channel, `hfile c<channel>hfile` (`himage`, `hlink`, `hembed`). 0014's view
+ * and triggers are built from it; changing it needs a migration that rebuilds the index.
+ */
+function facetsOf(row: string): string {
+  const channel = `'c' || ${row}.channel_id`;
+  const facet = (word: string) => `' ${word} ' || ${channel} || '${word}'`;
+  const when = (condition: string, word: string) => `case when ${condition} then ${facet(word)} else '' end`;
+  return [
+    `${channel} || ' a' || ${row}.author_id || ' ' || ${channel} || 'a' || ${row}.author_id`,
+    when(`${row}.attachments <> '[]'`, 'hfile'),
+    when(`${row}.attachments like '%"contentType":"image/%'`, 'himage'),
+    when(`lower(${row}.content) like '%http://%' or lower(${row}.content) like '%https://%'`, 'hlink'),
+    when(`${row}.embeds <> '[]'`, 'hembed'),
+  ].join(' || ');
+}
+
 /**
  * FTS5 over `messages.content`: an external-content table, so the text is stored once (in
  * `messages`) and the index holds only its terms, keyed by the message's rowid, which is
@@ -112,12 +150,24 @@ function localAccessEpoch(writer: Database.Database, reader: Database.Database) 
  * and digits and folds case; `remove_diacritics 0` keeps accents, as PostgreSQL's `simple`
  * configuration does. Positions are kept (`detail=full`): a term the tokenizer splits into
  * several (a letter newer than its Unicode tables) is then a phrase of adjacent tokens,
- * exactly as the text was indexed. There is no prefix index (`prefix = '2 3'`): it would
- * make two- and three-letter prefixes about 40 ms faster on a million messages but more
- * than double the index (bench/README.md).
+ * exactly as the text was indexed.
  *
- * A migration that rebuilds `messages` must recreate the triggers, and must not change
- * `content` behind them: FTS5 removes a row's terms by the text it was indexed with.
+ * Since 0014 the index has a second column, `facets`: each message's channel, author and
+ * `has` kinds as words (`facetsOf`), read through the view `messages_fts_source`, so a
+ * search by author or `has` without words, or a common word with a rare filter, is led by
+ * the index, newest first, and stops at a page; and with the channels in the query too,
+ * `total` is counted in the index without reading a message. Words are matched in
+ * `content` only and filters in `facets` only (column filters), so neither can meet the
+ * other's terms. 0014 also adds a prefix index (`prefix = '2 3'`): without it a prefix
+ * query merges the whole doclist of every word it begins before returning a row (45-115
+ * ms at the median for common words and two- or three-letter prefixes on a million
+ * messages); with it the index is about 2.9 times the size and `catchUp` does about 1.4
+ * times the work per message, in the bulk path, never in a message's own transaction
+ * (bench/README.md).
+ *
+ * A migration that rebuilds `messages` must recreate the view and the triggers, and must
+ * not change `content`, `attachments`, `embeds`, `channel_id` or `author_id` behind them:
+ * FTS5 removes a row's terms by the text (and facets) it was indexed with.
  */
 export const sqliteFullText: FullText = {
   name: 'sqlite fts5 (messages_fts)',
@@ -159,12 +209,44 @@ export const sqliteFullText: FullText = {
       insert or ignore into messages_fts_pending (id) values (new.id);
     end`.execute(db);
   },
+  async indexFilters(db) {
+    for (const t of ['insert', 'delete', 'update']) await sql.raw(`drop trigger messages_fts_${t}`).execute(db);
+    await sql`drop table messages_fts`.execute(db);
+    await sql.raw(`create view messages_fts_source as select id, content, ${facetsOf('messages')} as facets from messages`).execute(db);
+    await sql`create virtual table messages_fts using fts5(
+      content, facets, content = 'messages_fts_source', content_rowid = 'id',
+      tokenize = 'unicode61 remove_diacritics 0', prefix = '2 3')`.execute(db);
+    // Indexes every message there, queued ones included: the queue is done with.
+    await sql`insert into messages_fts (messages_fts) values ('rebuild')`.execute(db);
+    await sql`delete from messages_fts_pending`.execute(db);
+    await sql`create trigger messages_fts_insert after insert on messages begin
+      insert into messages_fts_pending (id) values (new.id);
+    end`.execute(db);
+    // As 0010's, with the facets the message was indexed with (a queued one never was).
+    await sql
+      .raw(`create trigger messages_fts_delete after delete on messages begin
+      insert into messages_fts (messages_fts, rowid, content, facets)
+        select 'delete', old.id, old.content, ${facetsOf('old')} where not exists (select 1 from messages_fts_pending where id = old.id);
+      delete from messages_fts_pending where id = old.id;
+    end`)
+      .execute(db);
+    // An edit of anything the index holds (the content, or what `has` reads) takes the
+    // old terms out and queues the message again; pins and author renames skip it.
+    await sql
+      .raw(`create trigger messages_fts_update after update of content, attachments, embeds, channel_id, author_id on messages begin
+      insert into messages_fts (messages_fts, rowid, content, facets)
+        select 'delete', old.id, old.content, ${facetsOf('old')} where not exists (select 1 from messages_fts_pending where id = old.id);
+      insert or ignore into messages_fts_pending (id) values (new.id);
+    end`)
+      .execute(db);
+  },
   async catchUp(tx, limit) {
     const { rows } = await sql<{ id: string }>`select id from messages_fts_pending order by id limit ${limit}`.execute(tx);
     if (rows.length === 0) return 0;
     const last = rows[rows.length - 1]!.id;
-    await sql`insert into messages_fts (rowid, content)
-      select m.id, m.content from messages m join messages_fts_pending p on p.id = m.id where p.id <= cast(${last} as integer)`.execute(tx);
+    await sql`insert into messages_fts (rowid, content, facets)
+      select s.id, s.content, s.facets from messages_fts_source s join messages_fts_pending p on p.id = s.id
+      where p.id <= cast(${last} as integer)`.execute(tx);
     await sql`delete from messages_fts_pending where id <= cast(${last} as integer)`.execute(tx);
     return rows.length;
   },
@@ -174,14 +256,47 @@ export const sqliteFullText: FullText = {
     const r = rows[0];
     return r?.firstId == null ? undefined : { first: String(r.firstId), last: String(r.lastId) };
   },
-  match(terms) {
-    // Each term a quoted string (never syntax: AND, NEAR, -, ( and * inside quotes are text), maybe a prefix.
-    const query = terms.map((t) => `"${t.word.replaceAll('"', '""')}"${t.prefix ? '*' : ''}`).join(' ');
+  match(terms, filters) {
+    // Each term a quoted string (never syntax: AND, NEAR, -, ( and * inside quotes are
+    // text), maybe a prefix; words in `content` only, filters in `facets` only.
+    const parts: string[] = [];
+    if (terms.length > 0) parts.push(`content : (${terms.map((t) => `${quoted(t.word)}${t.prefix ? '*' : ''}`).join(' ')})`);
+    // One filter leads, as the channel-and-filter words of each channel searched: they
+    // hold the matching messages of those channels only, so the index alone counts them.
+    // Past a few dozen channels FTS5's stepping through every one of them for each row
+    // costs more than reading the messages: the channels are then checked (and counted) there.
+    const { channelIds, authorId } = filters;
+    const has = [...new Set(filters.has)];
+    const few = channelIds.length <= CHANNELS_IN_INDEX_QUERY;
+    const lead = authorId !== undefined ? `a${authorId}` : has.length > 0 ? `h${has.shift()}` : undefined;
+    let exact = false;
+    if (lead !== undefined && few) {
+      parts.push(`facets : (${channelIds.map((id) => quoted(`c${id}${lead}`)).join(' OR ')})`);
+      exact = true;
+    } else if (lead !== undefined) {
+      parts.push(`facets : ${quoted(lead)}`);
+    } else if (channelIds.length === 1) {
+      parts.push(`facets : ${quoted(`c${channelIds[0]}`)}`);
+      exact = true;
+    }
+    for (const kind of has) parts.push(`facets : ${quoted(`h${kind}`)}`);
+    if (parts.length === 0) return undefined;
+    const match = (expression: string[]) => sql<boolean>`messages_fts match ${expression.join(' AND ')}`;
+    // Words in several channels: the page checks the channels on the rows it reads, and so
+    // does `total` unless the words match many messages; then the channels' lists are
+    // merged in the index (`COUNT_ON_MESSAGES_UP_TO`).
+    const channels = `facets : (${channelIds.map((id) => quoted(`c${id}`)).join(' OR ')})`;
+    const count = exact
+      ? { from: sql`messages_fts`, where: match(parts) }
+      : lead === undefined && few
+        ? { from: sql`messages_fts`, where: match([...parts, channels]), above: COUNT_ON_MESSAGES_UP_TO }
+        : undefined;
     return {
       // The index drives: it yields matching ids newest first, so a page stops early.
       from: sql`messages_fts cross join messages m on m.id = messages_fts.rowid`,
-      where: sql<boolean>`messages_fts match ${query}`,
+      where: match(parts),
       key: sql`messages_fts.rowid`,
+      ...(count ? { count } : {}),
     };
   },
   async indexBytes(db) {

@@ -58,6 +58,13 @@ export interface SearchTerm {
   prefix: boolean;
 }
 
+/** The filters of a search an index may hold beside the words (`FullText.match`). */
+export interface IndexFilters {
+  channelIds: readonly string[];
+  authorId?: string;
+  has: readonly ('file' | 'image' | 'link' | 'embed')[];
+}
+
 /**
  * How a database finds messages by the words of their content. Both dialects tokenize the
  * same way as far as they can: runs of letters and digits are words, everything else
@@ -69,11 +76,29 @@ export interface FullText {
   /** Creates the index over `messages.content`, filling it from the rows already there (0008). */
   migrate(db: Kysely<any>): Promise<void>;
   /**
-   * The messages holding every one of `terms` (at least one) as `m`: a FROM item, the
-   * condition that does the matching, and the key the rows are ordered and bounded by
-   * (the message id, as the index knows it). The caller adds its own conditions on `m`.
+   * The messages holding every one of `terms` as `m`: a FROM item, the condition that does
+   * the matching, and the key the rows are ordered and bounded by (the message id, as the
+   * index knows it). The caller adds its own conditions on `m`, and keeps every filter there
+   * too: what the index also checks only narrows the rows it reads.
+   *
+   * Where the index holds the filters (`filters`: channels, author, `has`), it may answer
+   * without words. With `count` it can count the matches alone, without reading a message:
+   * `count.where` over `count.from` (with conditions on `key` only) decides the channels,
+   * the author and `has` exactly. With `count.above`, that is worth it only when `where`
+   * over `count.from` matches at least that many rows; below, the caller counts as for the
+   * page. Undefined: the index cannot help (no words, and it holds no filters).
    */
-  match(terms: readonly SearchTerm[]): { from: RawBuilder<unknown>; where: RawBuilder<SqlBool>; key: RawBuilder<unknown> };
+  match(
+    terms: readonly SearchTerm[],
+    filters: IndexFilters,
+  ):
+    | {
+        from: RawBuilder<unknown>;
+        where: RawBuilder<SqlBool>;
+        key: RawBuilder<unknown>;
+        count?: { from: RawBuilder<unknown>; where: RawBuilder<SqlBool>; above?: number };
+      }
+    | undefined;
   /** Bytes the index takes on disk. */
   indexBytes(db: Kysely<any>): Promise<number>;
   /**
@@ -82,6 +107,11 @@ export interface FullText {
    * its index in step cheaply by itself.
    */
   deferIndexing(db: Kysely<any>): Promise<void>;
+  /**
+   * 0014: the index also holds each message's channel, author and `has` kinds, so those
+   * filters (alone or with words) are led by it. A no-op where the database does not.
+   */
+  indexFilters(db: Kysely<any>): Promise<void>;
   /**
    * Where indexing is deferred: indexes up to `limit` of the messages written since the
    * last call, inside the write transaction `tx`, and returns how many it took.

@@ -41,37 +41,61 @@ const HAS: Record<HasKind, RawBuilder<unknown>> = {
   embed: sql`m.embeds <> '[]'`,
 };
 
-/** Message search: one query for the page, one for the total (up to `countLimit`), over the same conditions. */
+/** How many rows `rows` (a SELECT) yields. */
+async function count(db: Db, rows: RawBuilder<unknown>): Promise<number> {
+  const { rows: n } = await sql<{ n: number | string }>`select count(*) as n from (${rows}) found`.execute(db);
+  return Number(n[0]?.n ?? 0);
+}
+
+/**
+ * Message search: one query for the page, one for the total (up to `countLimit`), over the
+ * same conditions. Every filter is a condition on the message rows of the page, whatever
+ * the index also checks; `total` is counted in the index alone only where the dialect says
+ * its index decides the channels, the author and `has` exactly (`FullText.match`'s `count`).
+ */
 export function searchRepo(fullText: FullText) {
   return {
     async messages(db: Db, s: MessageSearch): Promise<{ total: number; rows: MessageTable[] }> {
       if (s.channelIds.length === 0) return { total: 0, rows: [] };
-      const text = s.terms.length > 0 ? fullText.match(s.terms) : undefined;
-      const from = text?.from ?? sql`messages m`;
-      const key = text?.key ?? sql`m.id`;
-      // With words the text index drives, and the channels are checked on its rows: an index
-      // on channel_id would add a bitmap of most of the table (PostgreSQL took it). `+ 0` keeps
+      const has = [...new Set(s.has ?? [])];
+      const index = fullText.match(s.terms, {
+        channelIds: s.channelIds,
+        ...(s.authorId !== undefined ? { authorId: s.authorId } : {}),
+        has,
+      });
+      const from = index?.from ?? sql`messages m`;
+      const key = index?.key ?? sql`m.id`;
+      // Where the index drives, the channels are checked on its rows: an index on
+      // channel_id would add a bitmap of most of the table (PostgreSQL took it). `+ 0` keeps
       // the condition the same and the index out of it; an expression has no column type, so
       // the ids are cast (SQLite would compare the number with text and find nothing).
-      const channel = text ? sql`m.channel_id + 0` : sql`m.channel_id`;
+      const channel = index ? sql`m.channel_id + 0` : sql`m.channel_id`;
       const ids = sql.join(s.channelIds.map((id) => sql`cast(${id} as bigint)`));
-      const where: Array<RawBuilder<unknown>> = [sql`${channel} in (${ids})`];
-      if (text) where.push(text.where);
-      if (s.authorId !== undefined) where.push(sql`m.author_id = ${s.authorId}`);
+      // Conditions on the key alone, which a count in the index can take as they are.
+      const onKey: Array<RawBuilder<unknown>> = [];
       if (s.mentions !== undefined)
-        where.push(sql`m.id in (select mm.message_id from message_mentions mm where mm.user_id = ${s.mentions})`);
-      for (const kind of new Set(s.has ?? [])) where.push(HAS[kind]);
+        onKey.push(sql`${key} in (select mm.message_id from message_mentions mm where mm.user_id = ${s.mentions})`);
       // Cast as the channel ids are: the key may be an expression (FTS5's rowid) without a column type.
-      if (s.before !== undefined) where.push(sql`${key} < cast(${s.before} as bigint)`);
-      if (s.after !== undefined) where.push(sql`${key} > cast(${s.after} as bigint)`);
+      if (s.before !== undefined) onKey.push(sql`${key} < cast(${s.before} as bigint)`);
+      if (s.after !== undefined) onKey.push(sql`${key} > cast(${s.after} as bigint)`);
+      const where: Array<RawBuilder<unknown>> = [sql`${channel} in (${ids})`, ...(index ? [index.where] : []), ...onKey];
+      if (s.authorId !== undefined) where.push(sql`m.author_id = ${s.authorId}`);
+      for (const kind of has) where.push(HAS[kind]);
       const condition = sql.join(where, sql` and `);
-      const [page, count] = await Promise.all([
+      const and = (first: RawBuilder<unknown>) => sql.join([first, ...onKey], sql` and `);
+      let counted = sql`select 1 as one from ${from} where ${condition} limit ${s.countLimit}`;
+      const inIndex = index?.count;
+      if (inIndex) {
+        const worth =
+          inIndex.above === undefined ||
+          (await count(db, sql`select 1 as one from ${inIndex.from} where ${and(index.where)} limit ${inIndex.above}`)) >= inIndex.above;
+        if (worth) counted = sql`select 1 as one from ${inIndex.from} where ${and(inIndex.where)} limit ${s.countLimit}`;
+      }
+      const [page, total] = await Promise.all([
         sql<MessageTable>`select m.* from ${from} where ${condition} order by ${key} desc limit ${s.limit} offset ${s.offset}`.execute(db),
-        sql<{
-          n: number | string;
-        }>`select count(*) as n from (select 1 as one from ${from} where ${condition} limit ${s.countLimit}) found`.execute(db),
+        count(db, counted),
       ]);
-      return { total: Number(count.rows[0]?.n ?? 0), rows: page.rows };
+      return { total, rows: page.rows };
     },
   };
 }
