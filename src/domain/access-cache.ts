@@ -19,7 +19,9 @@ export class AccessCache {
   private epoch = 0;
   private readonly users = new Map<string, UserTable>();
   private readonly sessions = new Map<string, SessionTable>();
-  private readonly channels = new Map<string, ChannelAccess>();
+  /** By channel, then by user: no key string is built per request. */
+  private readonly channels = new Map<string, Map<string, ChannelAccess>>();
+  private channelEntries = 0;
 
   /** At most `max` entries of each kind; a full map starts over (simple, and rare). */
   constructor(private readonly max = 50_000) {}
@@ -35,6 +37,7 @@ export class AccessCache {
       this.users.clear();
       this.sessions.clear();
       this.channels.clear();
+      this.channelEntries = 0;
     }
     return epoch === this.epoch;
   }
@@ -57,18 +60,25 @@ export class AccessCache {
   }
 
   channel(epoch: number, channelId: string, userId: string): ChannelAccess | undefined {
-    return epoch === this.epoch ? this.channels.get(`${channelId}:${userId}`) : undefined;
+    return epoch === this.epoch ? this.channels.get(channelId)?.get(userId) : undefined;
   }
 
   /** Keeps a member's access to a channel (never a non-member's: `roles` must be set). */
   keepChannel(epoch: number, userId: string, access: ChannelAccess): void {
-    if (epoch === this.epoch && access.roles !== null && access.roles !== undefined)
-      put(this.channels, `${access.channelId}:${userId}`, access, this.max);
+    if (epoch !== this.epoch || access.roles === null || access.roles === undefined) return;
+    if (this.channelEntries >= this.max) {
+      this.channels.clear();
+      this.channelEntries = 0;
+    }
+    let users = this.channels.get(access.channelId);
+    if (!users) this.channels.set(access.channelId, (users = new Map()));
+    if (!users.has(userId)) this.channelEntries++;
+    users.set(userId, access);
   }
 
   /** Entries held, for tests and metrics. */
   get size(): { users: number; sessions: number; channels: number } {
-    return { users: this.users.size, sessions: this.sessions.size, channels: this.channels.size };
+    return { users: this.users.size, sessions: this.sessions.size, channels: this.channelEntries };
   }
 }
 

@@ -88,6 +88,15 @@ export async function notifyChannel(ctx: DomainContext, channel: ChannelAudience
   return notify(ctx, { kind: 'direct', channelId: channel.id, recipients: [...recipients], event });
 }
 
+let isoMs = 0;
+let iso = '';
+
+/** The time as an ISO string; formatted once per millisecond (every message asks for it). */
 export function nowIso(): string {
-  return new Date().toISOString();
+  const ms = Date.now();
+  if (ms !== isoMs) {
+    isoMs = ms;
+    iso = new Date(ms).toISOString();
+  }
+  return iso;
 }
