@@ -3,7 +3,7 @@
  * what an idle gateway connection costs the server.
  *
  *   npx tsx bench/fanout.ts [N] [--messages 20] [--workers 2] [--size 120] [--instances 1] [--discord-half]
- *                           [--storm typing|presence] [--storm-bots 20] [--storm-rate 200]
+ *                           [--storm typing|presence] [--storm-bots 20] [--storm-rate 200] [--clients bots|people]
  *
  * Starts Parley as a child process (`node --import tsx src/main.ts`, RATE_LIMITS=off,
  * LOG_LEVEL=warn, a fresh SQLite database), creates one owner, one server and N bot
@@ -55,7 +55,9 @@ import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
 import { WebSocket, WebSocketServer } from 'ws';
+import { hashToken } from '../src/crypto.js';
 import { addBot, call, createBot, createServer, registerUser } from '../test/factories.js';
 import { PARLEY_LISTENING, announced, freshPostgresSchema } from '../test/harness.js';
 
@@ -355,6 +357,42 @@ async function startParley(
   const inspectPort = Number(inspecting[1]);
   const url = listening[1]!;
   return { child, url, log: () => out, dataDir, inspectPort };
+}
+
+/**
+ * Writes `n` people into the running service's SQLite database (one transaction: SQLite
+ * lets a second writer in between the service's own), each a member of `serverId` with a
+ * session, and returns their `Bearer` credentials. No password (nobody logs in); ids far
+ * above any the service issues in this run. Only new rows: the service's caches need no
+ * telling (inserts of users, members and sessions cannot take access away).
+ */
+function addPeople(file: string, serverId: string, n: number): string[] {
+  const db = new Database(file);
+  try {
+    db.pragma('busy_timeout = 10000');
+    const at = new Date().toISOString();
+    const user = db.prepare(
+      `insert into users (id, username, username_key, name, bot, owner_id, password_hash, token_hash, avatar, created_at, is_public)
+       values (?, ?, ?, ?, 0, null, null, null, null, ?, 0)`,
+    );
+    const member = db.prepare('insert into members (server_id, user_id, roles, legacy_permissions, joined_at) values (?, ?, ?, -1, ?)');
+    const session = db.prepare('insert into sessions (id, user_id, token_hash, created_at, last_used_at) values (?, ?, ?, ?, ?)');
+    const tokens: string[] = [];
+    db.transaction(() => {
+      for (let i = 0; i < n; i++) {
+        const id = (1n << 62n) + BigInt(i);
+        const sessionId = (1n << 62n) + 1_000_000n + BigInt(i);
+        const secret = `fanout-${i}-${Math.random().toString(36).slice(2)}`;
+        user.run(id, `person${i}`, `person${i}`, `Person ${i}`, at);
+        member.run(BigInt(serverId), id, '', at);
+        session.run(sessionId, id, hashToken(secret), at, at);
+        tokens.push(`Bearer ${sessionId}.${secret}`);
+      }
+    })();
+    return tokens;
+  } finally {
+    db.close();
+  }
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight. */
@@ -748,6 +786,13 @@ async function main(): Promise<void> {
       'storm-bots': { type: 'string', default: '20' },
       /** Storm events per second, all bots together (each reaches every member). */
       'storm-rate': { type: 'string', default: '200' },
+      /**
+       * Who the N clients are: `bots` (created and added over HTTP, each with its managed
+       * role) or `people` (written straight into the database with a session each: members
+       * with no role of their own, as most of a big server's are; they identify with
+       * `Bearer`, so READY carries read states, settings and presence).
+       */
+      clients: { type: 'string', default: 'bots' },
     },
   });
   const n = Number(positionals[0] ?? 1000);
@@ -790,16 +835,20 @@ async function main(): Promise<void> {
     const t0 = now();
     const owner = await registerUser(parley.url, `owner${Date.now().toString(36)}`);
     const { server, general } = await createServer(parley.url, owner, 'Fan-out');
-    const tokens = await pooled(
-      Array.from({ length: n }, (_, i) => i),
-      16,
-      async (i) => {
-        const bot = await createBot(parley.url, owner, `fan${i}`);
-        await addBot(parley.url, owner, server.id, bot.id, ['READ_MESSAGES']);
-        return bot.auth;
-      },
-    );
-    console.log(`set-up: ${n} bots created and added to one server in ${ms(now() - t0)}`);
+    const people = values.clients === 'people';
+    if (!people && values.clients !== 'bots') throw new Error(`--clients must be bots or people, got ${values.clients}`);
+    const tokens = people
+      ? addPeople(path.join(parley.dataDir, 'parley.db'), server.id, n)
+      : await pooled(
+          Array.from({ length: n }, (_, i) => i),
+          16,
+          async (i) => {
+            const bot = await createBot(parley.url, owner, `fan${i}`);
+            await addBot(parley.url, owner, server.id, bot.id, ['READ_MESSAGES']);
+            return bot.auth;
+          },
+        );
+    console.log(`set-up: ${n} ${people ? 'people' : 'bots'} added to one server in ${ms(now() - t0)}`);
     if (stormKind) {
       const stormTokens = await pooled(
         Array.from({ length: stormBots }, (_, i) => i),
