@@ -111,16 +111,21 @@ function memberView(
 
 /** The server a bot just joined, for its sessions' GUILD_CREATE on Discord's gateway (read after the join committed). */
 async function joinSnapshot(ctx: DomainContext, server: ServerTable, botId: string, joinedAt: string): Promise<JoinSnapshot> {
-  const [rows, roles] = await Promise.all([
-    ctx.store.members.ofServer(ctx.store.db, server.id),
-    ctx.store.roles.ofServer(ctx.store.db, server.id),
+  const db = ctx.store.db;
+  // One past the limit tells whether there are more: a big server's members are not all read.
+  const [first, roles] = await Promise.all([
+    ctx.store.members.ofServer(db, server.id, { limit: JOIN_MEMBERS_MAX + 1 }),
+    ctx.store.roles.ofServer(db, server.id),
   ]);
-  const listed = rows.length > JOIN_MEMBERS_MAX ? rows.filter((r) => r.id === botId) : rows;
+  const many = first.length > JOIN_MEMBERS_MAX;
+  const [listed, memberCount] = many
+    ? await Promise.all([ctx.store.members.ofServer(db, server.id, { userId: botId }), ctx.store.servers.memberCount(db, server.id)])
+    : [first, first.length];
   return {
     server: serverView(server),
     roles: roles.map(roleView),
     members: listed.map((r) => ({ user: publicUser(r), roles: splitRoles(r.roles), joinedAt: r.joinedAt })),
-    memberCount: rows.length,
+    memberCount,
     joinedAt,
   };
 }

@@ -223,6 +223,39 @@ describe('joining and leaving servers mid-session', () => {
     expect(got[0].channel.id).toBe(general.id);
   });
 
+  it('past 250 members, guildCreate lists only the bot and gives the member count', async () => {
+    const w = await world(srv.url);
+    const client = await login(w.bot.token);
+    const { server } = await createServer(srv.url, w.owner, 'Crowded');
+    // 260 more people, written through the store: registering each would take minutes of scrypt.
+    const { store } = srv.app.ctx;
+    const at = new Date().toISOString();
+    await store.write(async (tx) => {
+      for (let i = 0; i < 260; i++) {
+        const id = store.ids.next();
+        await store.users.insert(tx, {
+          id,
+          username: `crowd${id}`,
+          usernameKey: `crowd${id}`,
+          name: `Crowd ${i}`,
+          bot: 0,
+          ownerId: null,
+          passwordHash: null,
+          tokenHash: null,
+          avatar: null,
+          createdAt: at,
+        });
+        await store.members.insert(tx, { serverId: server.id, userId: id, roles: '', joinedAt: at });
+      }
+    });
+    const created = next<[Guild]>(client, Events.GuildCreate, (g) => g.id === server.id);
+    expect((await call(srv.url, 'POST', `/servers/${server.id}/bots`, { auth: w.owner.auth, body: { botId: w.bot.id } })).status).toBe(201);
+    const [guild] = await created;
+    expect(guild.memberCount).toBe(262);
+    expect([...guild.members.cache.keys()]).toEqual([w.bot.id]);
+    expect(guild.members.me?.roles.cache.size).toBe(2);
+  });
+
   it('fires guildDelete when the bot is removed or the server deleted, and nothing of the server arrives after', async () => {
     const w = await world(srv.url);
     const { server, general } = await createServer(srv.url, w.owner, 'Short stay');

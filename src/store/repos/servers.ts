@@ -121,15 +121,17 @@ export const members = {
     if (row) row.permVersion = Number(row.permVersion);
     return row;
   },
-  ofServer: (db: Db, serverId: string) =>
-    db
+  /** The members in the order they joined; with `limit`, the first that many; with `userId`, only that one. */
+  ofServer: (db: Db, serverId: string, only: { limit?: number; userId?: string } = {}) => {
+    let q = db
       .selectFrom('members')
       .innerJoin('users', 'users.id', 'members.userId')
       .select(['users.id', 'users.name', 'users.bot', 'users.avatar', 'users.ownerId', 'members.roles', 'members.joinedAt'])
-      .where('members.serverId', '=', serverId)
-      .orderBy('members.joinedAt')
-      .orderBy('users.id')
-      .execute(),
+      .where('members.serverId', '=', serverId);
+    if (only.userId !== undefined) q = q.where('members.userId', '=', only.userId);
+    q = q.orderBy('members.joinedAt').orderBy('users.id');
+    return only.limit === undefined ? q.execute() : q.limit(only.limit).execute();
+  },
   /** How many members each of `serverIds` has. */
   counts: async (db: Db, serverIds: readonly string[]): Promise<Map<string, number>> => {
     if (serverIds.length === 0) return new Map();
