@@ -75,11 +75,6 @@ export class AccessCache {
     if (!users.has(userId)) this.channelEntries++;
     users.set(userId, access);
   }
-
-  /** Entries held, for tests and metrics. */
-  get size(): { users: number; sessions: number; channels: number } {
-    return { users: this.users.size, sessions: this.sessions.size, channels: this.channelEntries };
-  }
 }
 
 function put<V>(map: Map<string, V>, key: string, value: V, max: number): void {

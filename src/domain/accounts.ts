@@ -299,12 +299,8 @@ export const accounts = {
         .catch((err: unknown) => ctx.report(err, 'expired session removal failed'));
       throw unauthorized('the session has expired; log in again');
     }
-    let user = cached ? ctx.access.user(at, session.userId) : undefined;
-    if (!user) {
-      user = await ctx.store.users.byId(ctx.store.db, session.userId);
-      if (!user) throw unauthorized();
-      if (cached) ctx.access.keepUser(at, user);
-    }
+    const user = await userAt(ctx, at, cached, session.userId);
+    if (!user) throw unauthorized();
     // Disabling deletes the sessions too; this covers one opened while the disable ran.
     refuseDisabled(user);
     const now = ctx.clock();
@@ -342,11 +338,7 @@ export const accounts = {
     if (!parts) throw unauthorized();
     const at = epoch ?? (await ctx.store.accessEpoch());
     const cached = ctx.access.observe(at);
-    let bot = cached ? ctx.access.user(at, parts.id) : undefined;
-    if (!bot) {
-      bot = await ctx.store.users.byId(ctx.store.db, parts.id);
-      if (bot && cached) ctx.access.keepUser(at, bot);
-    }
+    const bot = await userAt(ctx, at, cached, parts.id);
     if (bot?.bot !== 1 || !bot.tokenHash || !tokenMatches(parts.secret, bot.tokenHash)) throw unauthorized();
     // A bot stops with its owner's account (as Mattermost's deactivation does) and comes back with it.
     if (bot.disabledAt) throw forbidden('account_disabled', "the bot's owner's account was disabled by an administrator");
@@ -688,6 +680,15 @@ async function newSession(ctx: DomainContext, tx: Tx, userId: string, userAgent:
  * A token's id and secret, the id as it is now: tokens issued before snowflakes carry
  * the ULID their session or bot had, which `legacy_ids` maps. Null for anything else.
  */
+/** A user's row as of access epoch `at`: from `AccessCache` when `cached` allows, else read (and kept). */
+async function userAt(ctx: DomainContext, at: number, cached: boolean, id: string): Promise<UserTable | undefined> {
+  const hit = cached ? ctx.access.user(at, id) : undefined;
+  if (hit) return hit;
+  const user = await ctx.store.users.byId(ctx.store.db, id);
+  if (user && cached) ctx.access.keepUser(at, user);
+  return user;
+}
+
 async function tokenParts(ctx: DomainContext, token: string): Promise<{ id: string; secret: string } | null> {
   const parts = splitToken(token);
   if (!parts) return null;

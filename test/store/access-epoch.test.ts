@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
-import { messageRow, newId, openStore, storeDialects } from './dialects.js';
+import { messageRow, newId, openStore, storeDialects, userRow } from './dialects.js';
 
 const now = () => new Date().toISOString();
 
@@ -21,18 +21,7 @@ describe.each(storeDialects())('access epoch on %s', (dialect) => {
   beforeAll(async () => {
     ({ store, dispose } = await openStore(dialect));
     await store.write(async (tx) => {
-      await store.users.insert(tx, {
-        id: userId,
-        username: 'ae',
-        usernameKey: 'ae',
-        name: 'ae',
-        bot: 0,
-        ownerId: null,
-        passwordHash: 'x',
-        tokenHash: null,
-        avatar: null,
-        createdAt: now(),
-      });
+      await store.users.insert(tx, userRow(userId, 'ae'));
       await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
       await store.channels.insert(tx, { id: channelId, serverId, name: 'general', createdAt: now() });
       await store.members.insert(tx, { serverId, userId, roles: '', joinedAt: now() });

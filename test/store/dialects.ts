@@ -6,6 +6,7 @@ import pg from 'pg';
 import { SnowflakeGenerator } from '../../src/ids.js';
 import { openSqlite, SqliteIntegers } from '../../src/store/dialects/sqlite.js';
 import { type Database, Store, type StoreOptions } from '../../src/store/index.js';
+import type { NewUser } from '../../src/store/repos/users.js';
 import type { MessageTable } from '../../src/store/schema.js';
 import { freshPostgresSchema } from '../harness.js';
 
@@ -130,5 +131,21 @@ export function messageRow(fields: Pick<MessageTable, 'channelId' | 'serverId' |
     components: null,
     interaction: null,
     ...fields,
+  };
+}
+
+/** A person's row for tests that need one to hang servers and messages on (no password anyone uses). */
+export function userRow(id: string, name: string): NewUser {
+  return {
+    id,
+    username: name,
+    usernameKey: name.toLowerCase(),
+    name,
+    bot: 0,
+    ownerId: null,
+    passwordHash: 'x',
+    tokenHash: null,
+    avatar: null,
+    createdAt: new Date().toISOString(),
   };
 }

@@ -4,7 +4,7 @@ import { GroupCommitter } from '../../src/store/group-commit.js';
 import type { Database, Store } from '../../src/store/index.js';
 import { messages } from '../../src/store/repos/messages.js';
 import type { MessageTable } from '../../src/store/schema.js';
-import { messageRow, openStore, storeDialects, newId } from './dialects.js';
+import { messageRow, openStore, storeDialects, newId, userRow } from './dialects.js';
 
 const now = () => new Date().toISOString();
 
@@ -21,18 +21,7 @@ describe.each(storeDialects())('group commit on %s', (dialect) => {
   beforeAll(async () => {
     ({ store, admin, dispose } = await openStore(dialect));
     await store.write(async (tx) => {
-      await store.users.insert(tx, {
-        id: userId,
-        username: 'gc',
-        usernameKey: 'gc',
-        name: 'gc',
-        bot: 0,
-        ownerId: null,
-        passwordHash: 'x',
-        tokenHash: null,
-        avatar: null,
-        createdAt: now(),
-      });
+      await store.users.insert(tx, userRow(userId, 'gc'));
       await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
       await store.channels.insert(tx, { id: channelId, serverId, name: 'general', createdAt: now() });
     });

@@ -4,7 +4,7 @@ import { AppError } from '../../src/errors.js';
 import { Store } from '../../src/store/index.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 import type { MessageTable } from '../../src/store/schema.js';
-import { emptyDatabase, messageRow, openStore, storeDialects, newId } from './dialects.js';
+import { emptyDatabase, messageRow, openStore, storeDialects, newId, userRow } from './dialects.js';
 
 const now = () => new Date().toISOString();
 
@@ -22,18 +22,7 @@ describe.each(storeDialects())('store on %s', (dialect) => {
   beforeAll(async () => {
     ({ store, dispose } = await openStore(dialect));
     await store.write(async (tx) => {
-      await store.users.insert(tx, {
-        id: userId,
-        username: 'Alice',
-        usernameKey: 'alice',
-        name: 'Alice',
-        bot: 0,
-        ownerId: null,
-        passwordHash: 'x',
-        tokenHash: null,
-        avatar: null,
-        createdAt: now(),
-      });
+      await store.users.insert(tx, userRow(userId, 'Alice'));
       await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
       await store.members.insert(tx, { serverId, userId, roles: '7,12', joinedAt: now() });
       await store.channels.insert(tx, { id: channelId, serverId, name: 'general', createdAt: now() });

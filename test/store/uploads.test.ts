@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
 import type { Store } from '../../src/store/index.js';
 import type { MessageTable } from '../../src/store/schema.js';
-import { messageRow, newId, openStore, storeDialects } from './dialects.js';
+import { messageRow, newId, openStore, storeDialects, userRow } from './dialects.js';
 
 const now = () => new Date().toISOString();
 const hoursAgo = (h: number) => new Date(Date.now() - h * 3600_000).toISOString();
@@ -40,18 +40,7 @@ describe.each(storeDialects())('uploads and attachments on %s', (dialect) => {
   beforeAll(async () => {
     ({ store, dispose } = await openStore(dialect));
     await store.write(async (tx) => {
-      await store.users.insert(tx, {
-        id: userId,
-        username: 'Up',
-        usernameKey: 'up',
-        name: 'Up',
-        bot: 0,
-        ownerId: null,
-        passwordHash: 'x',
-        tokenHash: null,
-        avatar: null,
-        createdAt: now(),
-      } as Parameters<typeof store.users.insert>[1]);
+      await store.users.insert(tx, userRow(userId, 'Up'));
       await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
       await store.channels.insert(tx, { id: channelId, serverId, name: 'general', createdAt: now() });
     });
