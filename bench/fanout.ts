@@ -4,6 +4,7 @@
  *
  *   npx tsx bench/fanout.ts [N] [--messages 20] [--workers 2] [--size 120] [--instances 1] [--discord-half]
  *                           [--storm typing|presence] [--storm-bots 20] [--storm-rate 200] [--clients bots|people]
+ *                           [--watching 100]
  *
  * Starts Parley as a child process (`node --import tsx src/main.ts`, RATE_LIMITS=off,
  * LOG_LEVEL=warn, a fresh SQLite database), creates one owner, one server and N bot
@@ -31,7 +32,9 @@
  * (each bot's gateway connection flipping online/idle; Parley then runs with
  * PRESENCE_INTERVAL_MS=0 and PRESENCE_FANOUT_MAX above N) events per second, each reaching
  * every client. The message latencies are then those under the storm; the bare server
- * runs without one.
+ * runs without one. Typing reaches a person's connection only in the channel it looks at:
+ * `--watching P` (default 100) makes P% of the clients look at the storm's channel (the
+ * rest at none); with `--clients bots` every client hears it whatever it looks at.
  *
  * `--instances K` (K > 1) starts K Parley processes instead, sharing a fresh PostgreSQL
  * schema (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test, schema made by
@@ -72,7 +75,16 @@ const now = () => performance.timeOrigin + performance.now();
 type ToWorker =
   /** Token i connects to gatewayUrls[groups[i] ?? 0]; the group (instance) is reported with its latencies. */
   /** `discord[i]`: token i speaks Discord's gateway v10 (at /api/gateway/ws on the same server) instead of Parley's. */
-  | { type: 'connect'; gatewayUrls: string[]; tokens: string[]; groups?: number[]; discord?: boolean[]; concurrency: number }
+  /** `focus[i]`: the channel client i says it looks at once ready (native only; `--watching`). */
+  | {
+      type: 'connect';
+      gatewayUrls: string[];
+      tokens: string[];
+      groups?: number[];
+      discord?: boolean[];
+      focus?: Array<string | null>;
+      concurrency: number;
+    }
   | { type: 'expect'; index: number; sentAt: number }
   | { type: 'stop' };
 
@@ -118,7 +130,7 @@ async function worker(): Promise<void> {
       send({ type: 'delivered', index, latencies: list, groups: arrivalGroups.get(index)!, discord: arrivalKinds.get(index)! });
   };
 
-  function open(url: string, token: string, group: number, discord: boolean): Promise<WebSocket | null> {
+  function open(url: string, token: string, group: number, discord: boolean, focus: string | null): Promise<WebSocket | null> {
     return new Promise((resolve) => {
       // Discord's gateway as a Discord library opens it: its path on the same server, JSON.
       const target = discord ? url.replace(/\/gateway$/, '/api/gateway/ws?v=10&encoding=json') : url;
@@ -145,6 +157,7 @@ async function worker(): Promise<void> {
             }),
           );
         } else if (f.op === 'ready' || (f.op === 0 && f.t === 'READY')) {
+          if (focus !== null && !discord) ws.send(JSON.stringify({ op: 'focus', d: { channelId: focus } }));
           ws.off('message', handshake);
           ws.on('message', (d: WebSocket.RawData) => onFrame(d, group, discord));
           if (discord) discordClients.add(ws);
@@ -170,7 +183,7 @@ async function worker(): Promise<void> {
         while (next < m.tokens.length) {
           const i = next++;
           const group = m.groups?.[i] ?? 0;
-          const ws = await open(m.gatewayUrls[group]!, m.tokens[i]!, group, m.discord?.[i] ?? false);
+          const ws = await open(m.gatewayUrls[group]!, m.tokens[i]!, group, m.discord?.[i] ?? false, m.focus?.[i] ?? null);
           if (ws) {
             clients.push(ws);
             readyByGroup[group]!++;
@@ -491,7 +504,7 @@ const sumMemory = (ms: Memory[]): Memory =>
 async function measure(
   target: Target,
   tokens: string[],
-  opts: { workers: number; messages: number; profile?: string; discordHalf?: boolean },
+  opts: { workers: number; messages: number; profile?: string; discordHalf?: boolean; focus?: (i: number) => string | null },
 ): Promise<Figures> {
   const gateways = target.gateways;
   const primary = gateways[0]!;
@@ -516,6 +529,7 @@ async function measure(
               groups: mine.map(groupOf),
               // --discord-half: every other client speaks Discord's gateway.
               discord: mine.map((i) => opts.discordHalf === true && i % 2 === 1),
+              focus: mine.map((i) => opts.focus?.(i) ?? null),
               concurrency: 64,
             } satisfies ToWorker);
           }),
@@ -784,6 +798,8 @@ async function main(): Promise<void> {
       storm: { type: 'string' },
       /** How many bots cause the storm (they are members, but not among the N measured clients). */
       'storm-bots': { type: 'string', default: '20' },
+      /** Percent of the clients that look at the channel (`focus`): people hear typing only there (bots everywhere). */
+      watching: { type: 'string', default: '100' },
       /** Storm events per second, all bots together (each reaches every member). */
       'storm-rate': { type: 'string', default: '200' },
       /**
@@ -820,6 +836,8 @@ async function main(): Promise<void> {
     throw new Error(`--storm must be typing or presence, got ${stormKind}`);
   const stormBots = stormKind ? Number(values['storm-bots']) : 0;
   const stormRate = Number(values['storm-rate']);
+  const watching = Number(values.watching);
+  if (!Number.isInteger(watching) || watching < 0 || watching > 100) throw new Error('--watching must be a percentage from 0 to 100');
   if (stormKind) console.log(`storm: ${stormKind}, ${stormBots} bots, ${stormRate} events/s during the message phase`);
 
   let template: Record<string, unknown> = {};
@@ -885,7 +903,14 @@ async function main(): Promise<void> {
         },
       },
       tokens,
-      { workers: workerCount, messages, profile: values.profile, discordHalf: values['discord-half'] },
+      {
+        workers: workerCount,
+        messages,
+        profile: values.profile,
+        discordHalf: values['discord-half'],
+        // --watching: that share of the clients looks at the channel (the rest at none).
+        focus: (i) => (i % 100 < watching ? general.id : null),
+      },
     );
     parleyFigures = summarize(figures);
   } catch (err) {

@@ -180,7 +180,15 @@ export const ResumedFrame = Type.Object({
 export const InvalidSessionFrame = Type.Object({ op: Type.Literal('invalid_session'), d: Type.Object({ resumable: Type.Literal(false) }) });
 export const HeartbeatAckFrame = Type.Object({ op: Type.Literal('heartbeat_ack') });
 /** An event: the event's `t` and `d`, and `s`, the session's sequence number (from 1). */
-export const EventFrame = Type.Intersect([GatewayEvent, Type.Object({ op: Type.Literal('event'), s: Type.Integer({ minimum: 1 }) })]);
+export const EventFrame = Type.Intersect([
+  GatewayEvent,
+  Type.Object({
+    op: Type.Literal('event'),
+    s: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+      description: 'the sequence number; null for a live-only event (TYPING_START), which takes no number and is not replayed',
+    }),
+  }),
+]);
 
 export const IdentifyFrame = Type.Object({
   op: Type.Literal('identify'),
@@ -188,6 +196,12 @@ export const IdentifyFrame = Type.Object({
 });
 /** Sets the session's status (`online` when it identified without one). */
 export const PresenceUpdateFrame = Type.Object({ op: Type.Literal('presence_update'), d: Type.Object({ status: ChosenStatus }) });
+
+/**
+ * Says which channel the connection is looking at (null: none). A person's connection hears
+ * typing in a server's channel only while it looks at that channel; bots hear all they may see.
+ */
+export const FocusFrame = Type.Object({ op: Type.Literal('focus'), d: Type.Object({ channelId: Type.Union([Id, Type.Null()]) }) });
 
 export const ResumeFrame = Type.Object({
   op: Type.Literal('resume'),
@@ -201,7 +215,7 @@ export const HeartbeatFrame = Type.Object({
 /** What the server sends. */
 export const ServerFrame = Type.Union([HelloFrame, ReadyFrame, ResumedFrame, InvalidSessionFrame, HeartbeatAckFrame, EventFrame]);
 /** What a client sends. */
-export const ClientFrame = Type.Union([IdentifyFrame, ResumeFrame, HeartbeatFrame, PresenceUpdateFrame]);
+export const ClientFrame = Type.Union([IdentifyFrame, ResumeFrame, HeartbeatFrame, PresenceUpdateFrame, FocusFrame]);
 
 // The gateway types: each is its schema's static type.
 export type MessageDeleteEvent = Static<typeof MessageDeleteEvent>;
@@ -232,6 +246,7 @@ export type EventFrame = Static<typeof EventFrame>;
 export type IdentifyFrame = Static<typeof IdentifyFrame>;
 export type ResumeFrame = Static<typeof ResumeFrame>;
 export type HeartbeatFrame = Static<typeof HeartbeatFrame>;
+export type FocusFrame = Static<typeof FocusFrame>;
 export type ServerFrame = Static<typeof ServerFrame>;
 export type ClientFrame = Static<typeof ClientFrame>;
 

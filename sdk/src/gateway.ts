@@ -376,6 +376,7 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
         break;
       case 'resumed':
         this.#attempts = 0;
+        this.#sendFocus();
         this.#setStatus('ready');
         this.#debug(`resumed session ${this.#sessionId} at ${this.#seq}`);
         this.emit('resumed');
@@ -430,9 +431,27 @@ export class GatewayClient extends TypedEmitter<GatewayClientEvents> {
     if (this.#ws && this.#sessionId) this.#send(this.#ws, { op: 'presence_update', d: { status } });
   }
 
+  #focus: string | null = null;
+
+  /**
+   * Says which channel the user is looking at (null: none). A person's connection hears
+   * typing in a server's channel only while it looks at it (bots hear every channel they
+   * may see). Sent now if connected, and again after every identify and resume, since the
+   * server keeps it per connection.
+   */
+  focus(channelId: string | null): void {
+    this.#focus = channelId;
+    if (this.#ws && this.#sessionId) this.#send(this.#ws, { op: 'focus', d: { channelId } });
+  }
+
+  #sendFocus(): void {
+    if (this.#focus !== null && this.#ws) this.#send(this.#ws, { op: 'focus', d: { channelId: this.#focus } });
+  }
+
   #onReady(ready: ReadyData): void {
     this.#sessionId = ready.sessionId;
     this.#attempts = 0;
+    this.#sendFocus();
     this.#everReady = true;
     this.#setStatus('ready');
     this.#lastReady = ready;

@@ -1,5 +1,5 @@
 import type { EventBus } from '../events/bus.js';
-import type { BusEntry, ChannelEvent } from '../events/types.js';
+import type { BusEntry, ChannelEvent, TypingEvent } from '../events/types.js';
 import type { UploadStore } from '../files/upload-store.js';
 import type { Store } from '../store/index.js';
 import type { PresenceStatus } from '@parley/protocol';
@@ -86,6 +86,13 @@ export async function notifyChannel(ctx: DomainContext, channel: ChannelAudience
   }
   const recipients = channel.recipients ?? (await ctx.store.dms.recipients(ctx.store.db, [channel.id])).map((r) => r.id);
   return notify(ctx, { kind: 'direct', channelId: channel.id, recipients: [...recipients], event });
+}
+
+/** Sends a typing indicator live (`EventBus.signal`: outside the log, never replayed). */
+export async function signalTyping(ctx: DomainContext, channel: ChannelAudience, event: TypingEvent): Promise<void> {
+  if (channel.serverId !== null && channel.serverId !== DM_SERVER_ID) return ctx.bus.signal({ serverId: channel.serverId, event });
+  const recipients = channel.recipients ?? (await ctx.store.dms.recipients(ctx.store.db, [channel.id])).map((r) => r.id);
+  ctx.bus.signal({ recipients: [...recipients], event });
 }
 
 let isoMs = 0;

@@ -5,7 +5,7 @@ import type { Tx } from '../store/index.js';
 import type { MessageTable } from '../store/schema.js';
 import type { ReactionSummary } from '../store/repos/messages.js';
 import { requireChannelPermission, requireIdShape } from './access.js';
-import { type ChannelAudience, DM_SERVER_ID, type DomainContext, notifyChannel, nowIso } from './context.js';
+import { type ChannelAudience, DM_SERVER_ID, type DomainContext, notifyChannel, nowIso, signalTyping } from './context.js';
 import { rejectNul } from './names.js';
 import { checkComponents } from './components.js';
 import type { Attachment, Caller, Embed, Message, PublicUser } from './types.js';
@@ -678,7 +678,7 @@ export const messages = {
 
   async typing(ctx: DomainContext, caller: Caller, channelId: string) {
     const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.send);
-    await notifyChannel(ctx, channel, {
+    await signalTyping(ctx, channel, {
       t: 'TYPING_START',
       d: { channelId, serverId: channel.serverId, userId: caller.id, name: caller.name, bot: caller.bot },
     });

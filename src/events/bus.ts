@@ -1,9 +1,11 @@
-import type { BusEntry } from './types.js';
+import type { BusEntry, Signal } from './types.js';
 
 /** A position in the event log; opaque, ordered by the log. */
 export type LogPosition = string;
 
 export type LogListener = (pos: LogPosition, entry: BusEntry) => void;
+
+export type SignalListener = (signal: Signal) => void;
 
 /**
  * Where a gateway session's numbering can be picked up again: after delivering event
@@ -31,6 +33,14 @@ export interface EventBus {
   publish(entry: BusEntry): Promise<void>;
   /** Calls `listener` for every entry appended from now on, in log order. */
   subscribe(listener: LogListener): () => void;
+  /**
+   * Sends a live-only event (typing) to every instance, outside the log: best effort, with
+   * no order against the log's entries, dropped rather than queued while the bus's
+   * backing service is away.
+   */
+  signal(signal: Signal): void;
+  /** Calls `listener` for every signal sent from now on (by any instance). */
+  subscribeSignals(listener: SignalListener): () => void;
   /** The position of the last entry this instance has dispatched. */
   position(): LogPosition;
   /** Orders two positions: negative, zero or positive. */
@@ -61,6 +71,17 @@ export function dispatchTo(
   }
 }
 
+/** Calls every signal listener; one that throws is reported and the others still run. */
+export function dispatchSignal(listeners: Iterable<SignalListener>, signal: Signal, report: (err: unknown, what: string) => void): void {
+  for (const l of listeners) {
+    try {
+      l(signal);
+    } catch (err) {
+      report(err, 'signal listener failed');
+    }
+  }
+}
+
 /**
  * The single-node bus: a bounded in-memory ring of the last `capacity` entries.
  * Positions are decimal counters, given at publish: the position an entry is replayed
@@ -76,6 +97,8 @@ export class InProcessBus implements EventBus {
   private undispatched: Array<[number, BusEntry]> = [];
   private scheduled = false;
   private readonly listeners = new Set<LogListener>();
+  private readonly signalListeners = new Set<SignalListener>();
+  private signals: Signal[] = [];
   private readonly checkpoints = new Map<string, { cp: SessionCheckpoint; expires: number }>();
 
   constructor(
@@ -108,6 +131,22 @@ export class InProcessBus implements EventBus {
   subscribe(listener: LogListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  signal(signal: Signal): void {
+    // Like entries, handed to the listeners on a later turn, not inside the request.
+    if (this.signals.push(signal) === 1) setImmediate(() => this.dispatchSignals());
+  }
+
+  private dispatchSignals(): void {
+    const signals = this.signals;
+    this.signals = [];
+    for (const s of signals) dispatchSignal(this.signalListeners, s, this.report);
+  }
+
+  subscribeSignals(listener: SignalListener): () => void {
+    this.signalListeners.add(listener);
+    return () => this.signalListeners.delete(listener);
   }
 
   position(): LogPosition {
@@ -153,5 +192,6 @@ export class InProcessBus implements EventBus {
 
   async close(): Promise<void> {
     this.listeners.clear();
+    this.signalListeners.clear();
   }
 }

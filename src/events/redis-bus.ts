@@ -1,6 +1,14 @@
 import { Redis } from 'ioredis';
-import { type EventBus, type LogListener, type LogPosition, type SessionCheckpoint, dispatchTo } from './bus.js';
-import type { BusEntry } from './types.js';
+import {
+  type EventBus,
+  type LogListener,
+  type LogPosition,
+  type SessionCheckpoint,
+  type SignalListener,
+  dispatchSignal,
+  dispatchTo,
+} from './bus.js';
+import type { BusEntry, Signal } from './types.js';
 
 export interface RedisBusOptions {
   url: string;
@@ -38,8 +46,12 @@ export function compareStreamIds(a: string, b: string): number {
 export class RedisBus implements EventBus {
   private readonly writer: Redis;
   private readonly reader: Redis;
+  /** Subscribed to the signal channel (a subscribed connection can do nothing else). */
+  private readonly subscriber: Redis;
   private readonly stream: string;
+  private readonly signalChannel: string;
   private readonly listeners = new Set<LogListener>();
+  private readonly signalListeners = new Set<SignalListener>();
   private last: LogPosition = '0-0';
   private closed = false;
   private loop: Promise<void> | undefined;
@@ -52,15 +64,30 @@ export class RedisBus implements EventBus {
     // Commands queue while Redis is away and go out in order when it is back.
     this.writer = new Redis(opts.url, { maxRetriesPerRequest: null, lazyConnect: true });
     this.reader = new Redis(opts.url, { maxRetriesPerRequest: null, lazyConnect: true });
+    this.subscriber = new Redis(opts.url, { maxRetriesPerRequest: null, lazyConnect: true });
     this.writer.on('error', (err) => opts.report(err, 'redis (bus writer)'));
     this.reader.on('error', (err) => opts.report(err, 'redis (bus reader)'));
+    this.subscriber.on('error', (err) => opts.report(err, 'redis (bus signals)'));
     this.stream = `${opts.prefix}events`;
+    this.signalChannel = `${opts.prefix}signals`;
+    this.subscriber.on('message', (channel: string, raw: string) => {
+      if (channel !== this.signalChannel) return;
+      let signal: Signal;
+      try {
+        signal = JSON.parse(raw) as Signal;
+      } catch (err) {
+        return opts.report(err, 'malformed signal');
+      }
+      dispatchSignal(this.signalListeners, signal, opts.report);
+    });
   }
 
   /** Connects and starts tailing from the stream's current end. */
   static async connect(opts: RedisBusOptions): Promise<RedisBus> {
     const bus = new RedisBus(opts);
-    await Promise.all([bus.writer.connect(), bus.reader.connect()]);
+    await Promise.all([bus.writer.connect(), bus.reader.connect(), bus.subscriber.connect()]);
+    // ioredis subscribes again by itself after a reconnect.
+    await bus.subscriber.subscribe(bus.signalChannel);
     const lastEntry = await bus.writer.xrevrange(bus.stream, '+', '-', 'COUNT', 1);
     // Every position handed out must name an entry that exists (readAfter checks it), so
     // an empty stream gets an empty entry first.
@@ -128,6 +155,17 @@ export class RedisBus implements EventBus {
   subscribe(listener: LogListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  signal(signal: Signal): void {
+    // Live only: while Redis is away a typing indicator is dropped, not queued behind the log.
+    if (this.writer.status !== 'ready') return;
+    this.writer.publish(this.signalChannel, JSON.stringify(signal)).catch((err) => this.opts.report(err, 'signal publish failed'));
+  }
+
+  subscribeSignals(listener: SignalListener): () => void {
+    this.signalListeners.add(listener);
+    return () => this.signalListeners.delete(listener);
   }
 
   position(): LogPosition {
@@ -202,7 +240,9 @@ export class RedisBus implements EventBus {
   async close(): Promise<void> {
     this.closed = true;
     this.listeners.clear();
+    this.signalListeners.clear();
     this.reader.disconnect();
+    this.subscriber.disconnect();
     await this.loop;
     await this.writer.quit().catch(() => this.writer.disconnect());
   }

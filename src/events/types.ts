@@ -7,7 +7,7 @@ export type { GatewayEvent };
 /** Events about a person or bot rather than about one server (READ_STATE_UPDATE: only to their own sessions). */
 export type UserEvent = Extract<GatewayEvent, { t: 'USER_UPDATE' | 'READ_STATE_UPDATE' | 'PRESENCE_UPDATE' }>;
 
-/** Events of a channel's content: in a DM they reach its recipients only. */
+/** Events of a channel's content (typing aside: a `Signal`): in a DM they reach its recipients only. */
 export type ChannelEvent = Extract<
   GatewayEvent,
   {
@@ -18,8 +18,7 @@ export type ChannelEvent = Extract<
       | 'MESSAGE_DELETE_BULK'
       | 'CHANNEL_PINS_UPDATE'
       | 'REACTION_ADD'
-      | 'REACTION_REMOVE'
-      | 'TYPING_START';
+      | 'REACTION_REMOVE';
   }
 >;
 
@@ -60,7 +59,8 @@ export type BusEntry =
   | {
       kind: 'event';
       serverId: string;
-      event: Exclude<GatewayEvent, UserEvent | DmEvent | SelfEvent>;
+      /** Typing never enters the log: it travels as a `Signal`. */
+      event: Exclude<GatewayEvent, UserEvent | DmEvent | SelfEvent | TypingEvent>;
       model?: ModelSnapshot;
       roles?: string[];
       join?: JoinSnapshot;
@@ -76,6 +76,21 @@ export type BusEntry =
   | { kind: 'revoke'; userId: string; sessionId?: string; reason: string }
   | { kind: 'gap'; serverIds: string[] | null }
   | { kind: 'mark' };
+
+/** A typing indicator: the one live-only event. */
+export type TypingEvent = Extract<GatewayEvent, { t: 'TYPING_START' }>;
+
+/**
+ * A live-only event (`EventBus.signal`): typing. It is not part of the log: it has no
+ * position, is never replayed and takes no sequence number, because an indicator is worth
+ * nothing seconds later and a storm of them would crowd out the log's resume horizon.
+ * In a server (`serverId`) it reaches the sessions that may see the channel and either
+ * look at it (a person's connection, `focus`) or are bots'; in a DM (`recipients`) the
+ * recipients' sessions.
+ */
+export type Signal =
+  | { serverId: string; recipients?: undefined; event: TypingEvent }
+  | { serverId?: undefined; recipients: string[]; event: TypingEvent };
 
 /** The server a bot just joined, as it was at the join: for Discord's GUILD_CREATE (channels come from the model). */
 export interface JoinSnapshot {

@@ -3,6 +3,8 @@ import type { ChosenStatus, ClientFrame, ServerFrame } from '@parley/protocol';
 const CHOSEN: readonly ChosenStatus[] = ['online', 'idle', 'dnd', 'invisible'];
 const isChosenStatus = (v: unknown): v is ChosenStatus => typeof v === 'string' && (CHOSEN as readonly string[]).includes(v);
 
+const SNOWFLAKE = /^[0-9]{1,19}$/;
+
 /** Parses a client frame; null when it is not one of the protocol's frames. */
 export function parseClientFrame(raw: string): ClientFrame | null {
   let f: unknown;
@@ -22,6 +24,10 @@ export function parseClientFrame(raw: string): ClientFrame | null {
     }
     case 'presence_update':
       return obj && isChosenStatus(obj.status) ? { op, d: { status: obj.status } } : null;
+    case 'focus':
+      return obj && (obj.channelId === null || (typeof obj.channelId === 'string' && SNOWFLAKE.test(obj.channelId)))
+        ? { op, d: { channelId: obj.channelId } }
+        : null;
     case 'resume':
       return obj &&
         typeof obj.token === 'string' &&
@@ -85,8 +91,8 @@ export class SharedFrame {
     this.head = Buffer.from(head);
   }
 
-  /** The frame with sequence number `s`, as UTF-8 bytes (to be sent as a text frame). */
-  withSeq(s: number): Buffer {
+  /** The frame with sequence number `s` (null: a live-only event's), as UTF-8 bytes (to be sent as a text frame). */
+  withSeq(s: number | null): Buffer {
     const tail = `${s}}`;
     const out = Buffer.allocUnsafe(this.head.length + tail.length);
     this.head.copy(out, 0);
@@ -98,7 +104,7 @@ export class SharedFrame {
    * The WebSocket text frame with sequence number `s` in two parts: the header and shared
    * bytes (the same Buffer for every `s` of as many digits), then the recipient's tail.
    */
-  wsFrame(s: number): [Buffer, string] {
+  wsFrame(s: number | null): [Buffer, string] {
     const tail = `${s}}`;
     let shared = this.framed[tail.length];
     if (!shared) {

@@ -12,7 +12,7 @@ import type { Caller } from '../domain/types.js';
 import { AppError } from '../errors.js';
 import { answerIgnoringUpgrade, answerRaw } from '../http/raw-answer.js';
 import type { EventBus, LogPosition, SessionCheckpoint } from '../events/bus.js';
-import type { BusEntry, GatewayEvent } from '../events/types.js';
+import type { BusEntry, GatewayEvent, Signal } from '../events/types.js';
 import { CLOSE_CODES as CLOSE } from '@parley/protocol';
 import { NativeWire } from './native-wire.js';
 import { LAZY_EVENTS } from './outbox.js';
@@ -153,6 +153,8 @@ interface Connection {
   session: Session | null;
   /** An identify or resume is in progress. */
   busy: boolean;
+  /** The channel the client says it looks at (`focus`): where a person's connection hears typing. */
+  focus: string | null;
 }
 
 const MARK_EVERY = 64;
@@ -173,6 +175,7 @@ export class Gateway {
   /** Keyed by user id (every session) or `userId/sessionId` (one login session). */
   private readonly revocations = new Map<string, Revocation>();
   private readonly unsubscribe: () => void;
+  private readonly unsubscribeSignals: () => void;
   private readonly sweep: NodeJS.Timeout;
   private readonly maxBuffered: number;
   private readonly maxPendingPerAddress: number;
@@ -188,6 +191,7 @@ export class Gateway {
     this.maxPendingPerAddress = opts.maxPendingPerAddress ?? 64;
     this.maxSessionsPerToken = opts.maxSessionsPerToken ?? 32;
     this.unsubscribe = bus.subscribe((pos, entry) => this.dispatch(pos, entry));
+    this.unsubscribeSignals = bus.subscribeSignals((signal) => this.signal(signal));
     // One timer for every connection, so an idle connection costs no timer of its own.
     this.sweep = setInterval(() => this.checkHeartbeats(), Math.min(1000, Math.max(50, opts.heartbeatMs / 4)));
     this.sweep.unref();
@@ -240,7 +244,7 @@ export class Gateway {
 
   private open(wire: Wire, address: string): void {
     const ws = wire.ws;
-    const conn: Connection = { ws, wire, opened: Date.now(), address, session: null, busy: false };
+    const conn: Connection = { ws, wire, opened: Date.now(), address, session: null, busy: false, focus: null };
     this.addPending(conn);
     if (ws.readyState !== WebSocket.OPEN) return;
     wire.hello(this.opts.heartbeatMs);
@@ -257,6 +261,11 @@ export class Gateway {
       if (f.op === 'presence_update') {
         if (!conn.session) return wire.close(CLOSE.MALFORMED, 'identify first');
         this.opts.presence?.update(conn.session.caller.id, conn.session.id, f.status);
+        return;
+      }
+      if (f.op === 'focus') {
+        // The connection's, not the session's: a client says it again after a resume.
+        conn.focus = f.channelId;
         return;
       }
       if (conn.session || conn.busy) return wire.close(CLOSE.MALFORMED, 'already identified');
@@ -507,6 +516,40 @@ export class Gateway {
   }
 
   /**
+   * A live-only event (typing, `Signal`): sent now to the sessions that may see it and
+   * want it, with no sequence number of its own (`Wire.liveSeq`), and never replayed. In a
+   * server, a person's native connection hears typing only in the channel it looks at
+   * (`focus`), so a typing storm in a big server costs the connections looking at that
+   * channel, not every member's; bots, and Discord's wire (whose intents choose), hear it
+   * in every channel they may see. In a DM, every session of its recipients hears it.
+   */
+  private signal(signal: Signal): void {
+    const prepared = new Prepared(signal.event);
+    if (signal.recipients) {
+      for (const id of signal.recipients) for (const s of this.byUser.get(id) ?? []) this.deliverLive(s, prepared, null);
+      return;
+    }
+    const channelId = signal.event.d.channelId;
+    for (const s of this.byServer.get(signal.serverId) ?? []) {
+      if (s.conn.focus !== channelId && !s.caller.bot && s.conn.wire.kind === 'native') continue;
+      this.deliverLive(s, prepared, signal.serverId);
+    }
+  }
+
+  /** Sends a live-only event to one session, judged by its view of `serverId` (null: a DM's, judged by its audience). */
+  private deliverLive(session: Session, p: Prepared, serverId: string | null): void {
+    // A session still catching up or replaying hears only what the log holds.
+    if (session.closed || session.backlog !== null || session.replaying) return;
+    if (serverId !== null) {
+      const view = session.servers.get(serverId);
+      if (!view || !mayReceive(view, session.caller, p.event)) return;
+    }
+    const wire = session.conn.wire;
+    const f = wire.encode(p, session);
+    if (f && this.send(session, f, wire.liveSeq(session.s), false)) this.countSent(f.t);
+  }
+
+  /**
    * The one rule of who gets what, used live and in replay alike so numbering agrees.
    * First the entry updates the session's view of its server: a MEMBER_ADD of its own user
    * joins it (with the entry's model); an entry carrying a newer model replaces the model;
@@ -585,12 +628,14 @@ export class Gateway {
     if (!f) return;
     session.s++;
     session.pos = pos;
-    if (session.s > skipThrough && this.send(session, f, session.s, !LAZY_EVENTS.has(p.event.t))) {
-      // A plain increment on the fan-out path; the set of event types is fixed.
-      const sent = this.eventsSent.get(f.t);
-      if (sent) sent.n++;
-      else this.eventsSent.set(f.t, { n: 1 });
-    }
+    if (session.s > skipThrough && this.send(session, f, session.s, !LAZY_EVENTS.has(p.event.t))) this.countSent(f.t);
+  }
+
+  /** A plain increment on the fan-out path (the set of event types is fixed). */
+  private countSent(t: string): void {
+    const sent = this.eventsSent.get(t);
+    if (sent) sent.n++;
+    else this.eventsSent.set(t, { n: 1 });
   }
 
   /**
@@ -619,7 +664,7 @@ export class Gateway {
    * turn, `outbox.ts`), unless the client has stopped reading; true when sent. `urgent`
    * false (typing, presence) lets it wait for the lazy flush.
    */
-  private send(session: Session, f: SeqFrame, s: number, urgent: boolean): boolean {
+  private send(session: Session, f: SeqFrame, s: number | null, urgent: boolean): boolean {
     const ws = session.ws;
     if (ws.readyState !== WebSocket.OPEN) return false;
     const wire = session.conn.wire;
@@ -730,6 +775,7 @@ export class Gateway {
     this.closing = true;
     clearInterval(this.sweep);
     this.unsubscribe();
+    this.unsubscribeSignals();
     const saves: Promise<void>[] = [];
     for (const s of [...this.byId.values()]) {
       this.detach(s, false);

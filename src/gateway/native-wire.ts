@@ -31,6 +31,8 @@ export class NativeWire implements Wire {
         return { op: 'identify', token: f.d.token, ...(f.d.status ? { status: f.d.status } : {}) };
       case 'resume':
         return { op: 'resume', token: f.d.token, sessionId: f.d.sessionId, s: f.d.s };
+      case 'focus':
+        return { op: 'focus', channelId: f.d.channelId };
     }
   }
 
@@ -79,7 +81,7 @@ export class NativeWire implements Wire {
     this.ws.send(data, { binary: false });
   }
 
-  sendEvent(f: SeqFrame, s: number, urgent: boolean): void {
+  sendEvent(f: SeqFrame, s: number | null, urgent: boolean): void {
     if (!this.out) {
       this.ws.send(f.withSeq(s), { binary: false });
       return;
@@ -99,6 +101,10 @@ export class NativeWire implements Wire {
 
   fromClientSeq(s: number): number {
     return s;
+  }
+
+  liveSeq(): null {
+    return null;
   }
 
   state(): undefined {

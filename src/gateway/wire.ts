@@ -39,13 +39,19 @@ export interface Wire {
    * event loop leave in one write (`outbox.ts`); `urgent` false lets a typing or presence
    * frame wait for the lazy flush (or the connection's next urgent frame).
    */
-  sendEvent(f: SeqFrame, s: number, urgent: boolean): void;
+  sendEvent(f: SeqFrame, s: number | null, urgent: boolean): void;
   /** Hands what `sendEvent` queued for this connection to the kernel now (before measuring `bufferedAmount`). */
   flush(): void;
   /** Closes with the native close code `code` (`CLOSE_CODES`, 1011, 1012), in this protocol's terms. */
   close(code: number, reason: string): void;
   /** A sequence number the client sent (heartbeat, resume) in the session's numbering. */
   fromClientSeq(s: number): number;
+  /**
+   * What a live-only event (typing: not numbered, not replayed) carries as its sequence
+   * number when the session has delivered `s` events: null where the protocol allows it
+   * (native), else the last number again (Discord's clients keep the highest they saw).
+   */
+  liveSeq(s: number): number | null;
   /** Settings the session keeps across a resume (Discord's intents); saved in its checkpoint. */
   state(): string | undefined;
   /** Takes a checkpoint's settings on a resume; false when the checkpoint is not this protocol's. */
@@ -58,6 +64,8 @@ export type Incoming =
   | { op: 'resume'; token: string; sessionId: string; s: number }
   | { op: 'heartbeat'; s: number | null }
   | { op: 'presence_update'; status: ChosenStatus }
+  /** The channel the connection looks at (typing reaches a person's connection only there). */
+  | { op: 'focus'; channelId: string | null }
   /** A frame the protocol accepts that asks nothing of the gateway. */
   | { op: 'none' }
   /** Close the connection with `code` (in the protocol's own terms) and `reason`. */
@@ -74,9 +82,9 @@ export interface SessionView {
 export interface SeqFrame {
   /** The event type sent, for metrics. */
   readonly t: string;
-  withSeq(s: number): Buffer;
+  withSeq(s: number | null): Buffer;
   /** The WebSocket text frame of `withSeq(s)`: header and shared bytes (one Buffer per length), then the tail. */
-  wsFrame(s: number): [Buffer, string];
+  wsFrame(s: number | null): [Buffer, string];
 }
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createWebhook, postMessage, upload, world } from '../factories.js';
+import { call, createChannel, createWebhook, joinServer, postMessage, registerUser, upload, world } from '../factories.js';
 import { RedisBus } from '../../src/events/redis-bus.js';
 import { TestGatewayClient } from '../gateway/client.js';
 import { type Cluster, clusterServicesAvailable, startCluster } from './instances.js';
@@ -47,13 +47,42 @@ describe.runIf(run)('two instances on one PostgreSQL and Redis', () => {
     await client.waitFor(() => client.events('MESSAGE_CREATE').length >= 10);
     // Sync point instead of a pause: the log is ordered, so a duplicate of any message
     // would reach the client before this later event does.
-    expect((await call(b, 'POST', `/channels/${w.channel.id}/typing`, { auth: w.owner.auth })).status).toBe(204);
-    await client.waitFor((f) => f.t === 'TYPING_START');
+    const fence = await call(b, 'PATCH', `/servers/${w.server.id}`, { auth: w.owner.auth, body: { name: 'fence' } });
+    expect(fence.status).toBe(200);
+    await client.waitForEvent('SERVER_UPDATE', (d) => d.name === 'fence');
     const got = client.events('MESSAGE_CREATE').map((f) => f.d.id);
     expect(got).toEqual(sent);
     const seqs = client.events().map((f) => f.s);
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
     await client.close();
+  });
+
+  it('typing through A reaches, on B, the bot and the person looking at the channel, live and unnumbered; not one looking elsewhere', async () => {
+    const w = await world(a);
+    const other = await createChannel(a, w.owner, w.server.id, 'elsewhere');
+    const [looking, away] = [await registerUser(a), await registerUser(a)];
+    for (const u of [looking, away]) await joinServer(a, w.owner, u, w.server.id);
+    const gw = cluster.instances[1]!.gatewayUrl;
+    const bot = await TestGatewayClient.identify(gw, w.bot.auth);
+    const lookingClient = await TestGatewayClient.identify(gw, looking.auth);
+    const awayClient = await TestGatewayClient.identify(gw, away.auth);
+    await lookingClient.focus(w.channel.id);
+    await awayClient.focus(other.id);
+    expect((await call(a, 'POST', `/channels/${w.channel.id}/typing`, { auth: w.owner.auth })).status).toBe(204);
+    const want = { channelId: w.channel.id, serverId: w.server.id, userId: w.owner.id, bot: false };
+    for (const c of [bot, lookingClient]) {
+      const f = await c.waitForEvent('TYPING_START');
+      expect(f.d).toMatchObject(want);
+      expect(f.s).toBeNull();
+    }
+    // Typing in the other channel reaches the one looking there: by then the first would have too.
+    expect((await call(a, 'POST', `/channels/${other.id}/typing`, { auth: w.owner.auth })).status).toBe(204);
+    expect((await awayClient.waitForEvent('TYPING_START')).d.channelId).toBe(other.id);
+    expect(awayClient.events('TYPING_START')).toHaveLength(1);
+    // Typing takes no number: the next logged event is still 1 for the person.
+    await postMessage(a, w.owner.auth, w.channel.id, 'after typing');
+    expect((await lookingClient.waitForEvent('MESSAGE_CREATE')).s).toBe(1);
+    for (const c of [bot, lookingClient, awayClient]) await c.close();
   });
 
   it('webhook rate limit (5 per 5 s) is shared across instances', async () => {

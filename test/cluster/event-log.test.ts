@@ -12,7 +12,7 @@ import { redisProxy } from './redis-proxy.js';
 const event = (serverId: string, n: number): BusEntry => ({
   kind: 'event',
   serverId,
-  event: { t: 'TYPING_START', d: { channelId: `c${n}`, serverId, userId: 'u', name: 'n', bot: false } },
+  event: { t: 'CHANNEL_PINS_UPDATE', d: { channelId: `c${n}`, serverId, lastPinTimestamp: null } },
 });
 
 /** Collects what a listener receives; `until` resolves once `pred` holds. */

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 /**
  * The one gateway test client, over `ws`: records every frame, heartbeats on its own
  * (unless told not to), and lets a test wait for frames, events or the close. Every wait
@@ -144,6 +145,18 @@ export class TestGatewayClient {
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send(typeof f === 'string' ? f : JSON.stringify(f));
   }
 
+  /**
+   * Says which channel the client looks at (native only): a person's connection hears
+   * typing only there. Resolves once the gateway has it: it handles a connection's frames
+   * in order, so once it answers a heartbeat sent after the focus.
+   */
+  async focus(channelId: string | null): Promise<void> {
+    const from = this.frames.length;
+    this.send({ op: 'focus', d: { channelId } });
+    this.heartbeat();
+    await this.waitFor((f) => f.op === 'heartbeat_ack', 5000, from);
+  }
+
   /** Sends one heartbeat with the last sequence number seen. */
   heartbeat(): void {
     if (this.discord) this.send({ op: 1, d: this.lastSeq || null });
@@ -263,3 +276,13 @@ export class ClientPool {
 
 /** Resolves after `ms`. */
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Sequence numbers of a session's events are 1, 2, 3, ... with no gap; typing (live only) carries none. */
+export function expectConsecutive(c: TestGatewayClient): void {
+  const s = c
+    .events()
+    .filter((f) => f.t !== 'TYPING_START')
+    .map((f) => f.s);
+  expect(s).toEqual(s.map((_, i) => i + 1));
+  for (const f of c.events('TYPING_START')) expect(f.s).toBeNull();
+}

@@ -15,7 +15,7 @@ import {
   world,
 } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
-import { ClientPool, type Frame, type TestGatewayClient } from './client.js';
+import { ClientPool, type Frame, type TestGatewayClient, expectConsecutive } from './client.js';
 
 let srv: TestServer;
 const pool = new ClientPool();
@@ -65,12 +65,6 @@ const EVENT_TYPES: Record<GatewayEventType, true> = {
 const OWN_SUITES = new Set(['PRESENCE_UPDATE', 'INTERACTION_CREATE', 'INTERACTION_SUCCESS', 'INTERACTION_FAILED', 'COMMANDS_UPDATE']);
 const ALL_EVENT_TYPES = Object.keys(EVENT_TYPES).filter((t) => !OWN_SUITES.has(t));
 
-/** Sequence numbers of a session's events are 1, 2, 3, ... with no gap. */
-function expectConsecutive(c: TestGatewayClient): void {
-  const s = c.events().map((f) => f.s);
-  expect(s).toEqual(s.map((_, i) => i + 1));
-}
-
 describe('every event type, caused through the REST API', () => {
   it('delivers each change to the owner (user session) and to the bot, in order, numbered from 1', async () => {
     const w = await world(srv.url);
@@ -79,6 +73,8 @@ describe('every event type, caused through the REST API', () => {
     const bot = await pool.identify(srv.gatewayUrl, w.bot.auth);
     const { url } = srv;
     const ch = w.channel.id;
+    // A person's connection hears typing where it looks; the bot hears it everywhere.
+    await owner.focus(ch);
     const sid = w.server.id;
 
     // Each step: the REST call, then what the event must look like, and who receives it
@@ -316,6 +312,78 @@ describe('every event type, caused through the REST API', () => {
   });
 });
 
+describe('typing: live only, where people look', () => {
+  const typeIn = async (w: { owner: { auth: string } }, channelId: string) =>
+    expect((await call(srv.url, 'POST', `/channels/${channelId}/typing`, { auth: w.owner.auth })).status).toBe(204);
+
+  it("reaches a person's connection only in the channel it looks at, a bot in every channel; unnumbered", async () => {
+    const w = await world(srv.url);
+    const other = await createChannel(srv.url, w.owner, w.server.id, 'other');
+    const member = await registerUser(srv.url);
+    await joinServer(srv.url, w.owner, member, w.server.id);
+    const person = await pool.identify(srv.gatewayUrl, member.auth);
+    const bot = await pool.identify(srv.gatewayUrl, w.bot.auth);
+    const typedIn = (c: TestGatewayClient) => c.events('TYPING_START').map((f) => f.d.channelId);
+
+    // Looking nowhere: nothing. Looking at `other`: only `other`'s (signals keep their order,
+    // so the first would have arrived before the second).
+    await typeIn(w, w.channel.id);
+    await person.focus(other.id);
+    await typeIn(w, w.channel.id);
+    await typeIn(w, other.id);
+    const seen = await person.waitForEvent('TYPING_START');
+    expect(seen.d).toEqual({ channelId: other.id, serverId: w.server.id, userId: w.owner.id, name: w.owner.name, bot: false });
+    expect(seen.s).toBeNull();
+    // Looking away (null), then at general.
+    await person.focus(null);
+    await typeIn(w, other.id);
+    await person.focus(w.channel.id);
+    await typeIn(w, w.channel.id);
+    await person.waitFor(() => person.events('TYPING_START').length === 2);
+    expect(typedIn(person)).toEqual([other.id, w.channel.id]);
+    // The bot heard all five.
+    await bot.waitFor(() => bot.events('TYPING_START').length === 5);
+    expect(typedIn(bot)).toEqual([w.channel.id, w.channel.id, other.id, other.id, w.channel.id]);
+    // Typing took no numbers: the first logged event is 1 for both.
+    await postMessage(srv.url, w.owner.auth, w.channel.id, 'typed');
+    for (const c of [person, bot]) expect((await c.waitForEvent('MESSAGE_CREATE')).s).toBe(1);
+  });
+
+  it('a focus on a channel of a server one is not in, or one hidden from them, brings nothing; a malformed focus closes with 4002', async () => {
+    const w = await world(srv.url);
+    const hidden = await createChannel(srv.url, w.owner, w.server.id, 'hidden');
+    const member = await registerUser(srv.url);
+    await joinServer(srv.url, w.owner, member, w.server.id);
+    const deny = await call(srv.url, 'PUT', `/channels/${hidden.id}/permissions/${member.id}`, {
+      auth: w.owner.auth,
+      body: { type: 'member', deny: String(1 << 10) },
+    });
+    expect(deny.status, deny.text).toBe(204);
+    // The outsider shares another server with the owner (so the owner may DM them), not this one.
+    const outsider = await registerUser(srv.url);
+    await joinServer(srv.url, w.owner, outsider, (await createServer(srv.url, w.owner, 'Elsewhere')).server.id);
+    const inside = await pool.identify(srv.gatewayUrl, member.auth);
+    const outside = await pool.identify(srv.gatewayUrl, outsider.auth);
+    await inside.focus(hidden.id);
+    await outside.focus(w.channel.id);
+    await typeIn(w, hidden.id);
+    await typeIn(w, w.channel.id);
+    // A fence both hear: the member looks at general now, the outsider gets a DM's typing.
+    await inside.focus(w.channel.id);
+    await typeIn(w, w.channel.id);
+    await inside.waitForEvent('TYPING_START');
+    const dm = await call(srv.url, 'POST', '/users/@me/channels', { auth: w.owner.auth, body: { recipientIds: [outsider.id] } });
+    expect(dm.status, dm.text).toBeLessThan(300);
+    await typeIn(w, dm.body.id);
+    await outside.waitForEvent('TYPING_START');
+    expect(inside.events('TYPING_START').map((f) => f.d.channelId)).toEqual([w.channel.id]);
+    expect(outside.events('TYPING_START').map((f) => f.d.channelId)).toEqual([dm.body.id]);
+
+    inside.send({ op: 'focus', d: { channelId: 'general' } });
+    expect((await inside.waitForClose()).code).toBe(4002);
+  });
+});
+
 describe('audience', () => {
   it('isolates servers: a client of server B receives nothing from server A, and the reverse', async () => {
     const a = await world(srv.url);
@@ -326,6 +394,8 @@ describe('audience', () => {
     const bBot = await pool.identify(srv.gatewayUrl, b.bot.auth);
     const stranger = await registerUser(srv.url);
     const strangerClient = await pool.identify(srv.gatewayUrl, stranger.auth);
+    // Looking at A's channel is not a way in: typing there still reaches A's members only.
+    for (const c of [aUser, bUser, strangerClient]) await c.focus(a.channel.id);
 
     // A burst of every kind of change in A.
     const m = await postMessage(srv.url, a.owner.auth, a.channel.id, 'secret of A');
@@ -393,6 +463,7 @@ describe('audience', () => {
     await addBot(srv.url, w.owner, keep.server.id, w.bot.id);
     const bot = await pool.identify(srv.gatewayUrl, w.bot.auth);
     const owner = await pool.identify(srv.gatewayUrl, w.owner.auth);
+    await owner.focus(w.channel.id);
 
     expect((await call(srv.url, 'DELETE', `/servers/${w.server.id}/bots/${w.bot.id}`, { auth: w.owner.auth })).status).toBe(204);
     // Straight after the 204: changes in the server the bot just left...

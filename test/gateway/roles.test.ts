@@ -6,7 +6,7 @@ import { P } from '@parley/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, createChannel, createServer, joinServer, postMessage, registerUser, type TestUser, world } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
-import { ClientPool, type TestGatewayClient } from './client.js';
+import { ClientPool, type TestGatewayClient, expectConsecutive } from './client.js';
 
 let srv: TestServer;
 const pool = new ClientPool();
@@ -76,12 +76,6 @@ async function giveRole(owner: TestUser, serverId: string, userId: string, roleI
   expect(r.status, r.text).toBe(204);
 }
 
-/** Sequence numbers of a session's events are 1, 2, 3, ... with no gap: filtered events take none. */
-function expectConsecutive(c: TestGatewayClient): void {
-  const s = c.events().map((f) => f.s);
-  expect(s).toEqual(s.map((_, i) => i + 1));
-}
-
 const types = (c: TestGatewayClient) => c.events().map((f) => f.t);
 const channelIds = (ready: { servers: Array<{ channels: Array<{ id: string }> }> }) => ready.servers[0]!.channels.map((c) => c.id);
 
@@ -93,6 +87,8 @@ describe('a channel made private while sessions are open', () => {
     const owner = await pool.identify(srv.gatewayUrl, w.owner.auth);
     const member = await pool.identify(srv.gatewayUrl, w.member.auth);
     expect(channelIds(member.ready!)).toEqual([w.channel.id, secret.id]);
+    // Both look at the channel: what keeps its typing from the member is the permission.
+    for (const c of [owner, member]) await c.focus(secret.id);
 
     // @everyone denied VIEW_CHANNEL: a private channel.
     await putOverwrite(w.owner, secret.id, sid, { type: 'role', deny: VIEW });
@@ -288,6 +284,7 @@ describe('bans', () => {
     const member = await pool.identify(srv.gatewayUrl, w.member.auth);
     const bot = await pool.identify(srv.gatewayUrl, w.bot.auth);
     const banned = await pool.identify(srv.gatewayUrl, target.auth);
+    for (const c of [owner, moderator, member, banned]) await c.focus(w.channel.id);
     // The moderator is given the permission while connected: their session follows.
     await giveRole(w.owner, sid, mod.id, mods.id);
     await moderator.waitForEvent('MEMBER_UPDATE', (d) => d.user.id === mod.id);

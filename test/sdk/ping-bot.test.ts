@@ -84,6 +84,8 @@ describe('ping bot (examples/ping-bot)', () => {
       if (e.t === 'TYPING_START') typing.push(e.d as TypingStartEvent);
       if (e.t === 'MESSAGE_CREATE' && (e.d as Message).author.id === w.bot.id) replySeen(typing.length > 0);
     });
+    // A person hears typing in the channel they look at (said before connecting: the client sends it with every identify).
+    watcher.focus(w.channel.id);
     await watcher.connect();
     try {
       const { command, reply } = await ask('!slow');

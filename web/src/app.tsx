@@ -1,6 +1,6 @@
 import { GatewayClient, GatewayCloseCodes } from '@parley/sdk';
 import { attachStatus } from './state/presence';
-import { lazy, Suspense, useCallback, useEffect, useState, type MouseEvent } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useRef, useState, type MouseEvent } from 'react';
 import { ApiError, api, describeError, getToken, onUnauthorized, setToken } from './api/client';
 import type { GatewayEvent, Instance } from './api/types';
 import { ConfirmHost } from './components/dialog';
@@ -205,6 +205,15 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
   const [bootError, setBootError] = useState<string | null>(null);
   const [attempt, setAttempt] = useState(0);
   const path = usePath();
+  const gatewayRef = useRef<GatewayClient | null>(null);
+  // The channel on screen: the server sends typing in a server's channel only where we look.
+  const onScreen = match('/s/:serverId/c/:channelId', path)?.channelId ?? match('/dms/:channelId', path)?.channelId;
+  const focused = onScreen && /^[0-9]{1,19}$/.test(onScreen) ? onScreen : null;
+  const focusedRef = useRef(focused);
+  focusedRef.current = focused;
+  useEffect(() => {
+    gatewayRef.current?.focus(focused);
+  }, [focused]);
 
   // Someone uses Parley in this browser: after a logout, the login page welcomes them back.
   useEffect(markReturning, []);
@@ -232,6 +241,8 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
       token: `Bearer ${token}`,
       reconnect: { initialDelayMs: 500, maxDelayMs: 15_000, retryFirstConnection: true },
     });
+    gatewayRef.current = gateway;
+    gateway.focus(focusedRef.current);
     let hadSession = false;
     // The chosen status goes with the identify (set before connecting) and follows the menu.
     const detachStatus = attachStatus(gateway);
@@ -271,6 +282,7 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
       window.removeEventListener('online', online);
       for (const off of unsubscribe) off();
       detachStatus();
+      gatewayRef.current = null;
       void gateway.close(1000, 'bye');
     };
   }, [token, onAuthFailed]);

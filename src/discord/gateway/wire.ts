@@ -174,6 +174,11 @@ export class DiscordWire implements Wire {
     return Math.max(0, s - this.offset);
   }
 
+  /** Discord's dispatches always carry a number: the last one again (discord.js keeps the highest it saw). */
+  liveSeq(s: number): number {
+    return s;
+  }
+
   heartbeatAck(): void {
     this.write({ op: OP.HEARTBEAT_ACK, d: null, s: null, t: null });
   }
@@ -198,7 +203,13 @@ export class DiscordWire implements Wire {
     if (intent === null || (intent !== 0 && (this.intents & intent) === 0)) return null;
     const offset = this.offset;
     const numbered = (f: SeqFrame): SeqFrame =>
-      offset === 0 ? f : { t: f.t, withSeq: (s: number) => f.withSeq(s + offset), wsFrame: (s: number) => f.wsFrame(s + offset) };
+      offset === 0
+        ? f
+        : {
+            t: f.t,
+            withSeq: (s: number | null) => f.withSeq(s === null ? null : s + offset),
+            wsFrame: (s: number | null) => f.wsFrame(s === null ? null : s + offset),
+          };
     // The bot joined a server: Discord's GUILD_CREATE, from the entry's snapshot and the session's new view of it.
     if (event.t === 'MEMBER_ADD' && event.d.user.id === view.caller.id && p.join) {
       const v = view.servers.get(event.d.serverId);
@@ -225,7 +236,7 @@ export class DiscordWire implements Wire {
     return numbered(base);
   }
 
-  sendEvent(f: SeqFrame, s: number, urgent: boolean): void {
+  sendEvent(f: SeqFrame, s: number | null, urgent: boolean): void {
     if (!this.out) {
       this.send(f.withSeq(s));
       return;
