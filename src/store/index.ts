@@ -16,11 +16,14 @@ import { searchRepo } from './repos/search.js';
 import { sessions, users } from './repos/users.js';
 import { idempotency, webhooks } from './repos/webhooks.js';
 import { botKeys, commands, interactions } from './repos/interactions.js';
-import type { Database } from './schema.js';
+import type { Database, MessageTable } from './schema.js';
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
 export type { Database } from './schema.js';
+
+/** A message write with no rows beside the message's own. */
+const noWork = async (): Promise<undefined> => undefined;
 
 /** Where the data lives: PostgreSQL when `databaseUrl` is set, else SQLite under `dataDir`. */
 export interface StoreOptions {
@@ -93,7 +96,9 @@ export class Store {
   /** Issues this instance's ids, under a worker number leased from the database. */
   readonly ids: SnowflakeGenerator;
   private lease: WorkerLease | undefined;
-  private readonly committer: GroupCommitter;
+  private readonly committer: GroupCommitter<MessageTable>;
+  /** Whether message rows go to the committer to be inserted many at a time (`writeMessage`). */
+  private readonly bulkMessages: boolean;
   /** Writes since the search index last caught up (1: check once after opening). */
   private writesSinceIndex = 1;
   private indexing: Promise<void> | undefined;
@@ -135,7 +140,15 @@ export class Store {
       this.indexTimer.unref();
     }
     // A pooled server database gains from several batches in flight; SQLite has one writer.
-    this.committer = new GroupCommitter(writer, 256, adapter.concurrentWriters ? 4 : 1);
+    // Where every statement is a round trip, a batch's messages are inserted by one statement.
+    const jsonRows = adapter.jsonRows?.bind(adapter);
+    this.bulkMessages = jsonRows !== undefined;
+    this.committer = new GroupCommitter<MessageTable>(
+      writer,
+      256,
+      adapter.concurrentWriters ? 4 : 1,
+      jsonRows && { many: (tx, rows) => messages.insertMany(tx, rows, jsonRows), one: (tx, row) => this.messages.insert(tx, row) },
+    );
     // An in-process epoch learns of this process's own changes from each batch (one read per batch).
     const local = adapter.localAccessEpoch;
     if (local) this.committer.epoch = { read: () => local.inTransaction(), committed: (e) => local.committed(e) };
@@ -192,6 +205,25 @@ export class Store {
     this.writesSinceIndex++;
     try {
       return await this.committer.run(work);
+    } catch (err) {
+      throw this.translate(err);
+    }
+  }
+
+  /**
+   * Writes a new message, then runs `then` (the message's other rows) in the same
+   * transaction; resolves once committed, as `write` does. Where the dialect allows, the
+   * message is inserted by one statement with the rest of its group commit's messages.
+   */
+  async writeMessage<T>(row: MessageTable, then?: (tx: Tx) => Promise<T>): Promise<T | undefined> {
+    if (!this.bulkMessages)
+      return this.write(async (tx) => {
+        await this.messages.insert(tx, row);
+        return then?.(tx);
+      });
+    this.writesSinceIndex++;
+    try {
+      return await this.committer.run(then ?? noWork, row);
     } catch (err) {
       throw this.translate(err);
     }
