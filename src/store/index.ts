@@ -103,6 +103,8 @@ export class Store {
   private writesSinceIndex = 1;
   private indexing: Promise<void> | undefined;
   private indexTimer: NodeJS.Timeout | undefined;
+  /** The read of the access epoch this turn's callers wait for, not sent yet (`accessEpoch`). */
+  private nextEpochRead: Promise<number> | undefined;
   /** ULIDs seen since start and the snowflakes they became: old links are reused a lot. */
   private readonly legacy = new Map<string, string | null>();
 
@@ -282,9 +284,18 @@ export class Store {
   accessEpoch(): number | Promise<number> {
     const local = this.adapter.localAccessEpoch;
     if (local) return local.current();
-    return sql<{ epoch: string | number }>`select epoch from access_epoch where id = 1`
-      .execute(this.db)
-      .then(({ rows }) => Number(rows[0]!.epoch));
+    // One read serves every caller of an event-loop turn (every request parsed in it): it
+    // is sent after all of them asked, so it sees every change committed before any of
+    // them did. A read already sent is never shared with a later caller.
+    this.nextEpochRead ??= new Promise<number>((resolve, reject) => {
+      setImmediate(() => {
+        this.nextEpochRead = undefined;
+        sql<{ epoch: string | number }>`select epoch from access_epoch where id = 1`
+          .execute(this.db)
+          .then(({ rows }) => resolve(Number(rows[0]!.epoch)), reject);
+      });
+    });
+    return this.nextEpochRead;
   }
 
   /** Calls `observer` after every group commit (metrics); undefined stops it. */
