@@ -231,32 +231,40 @@ export async function createMessage(
   // Issued above, registered in the same synchronous step: no page can pass it meanwhile.
   ctx.store.messageHorizon.begin(row.id);
   try {
-    await ctx.store.write(async (tx: Tx) => {
-      await ctx.store.messages.insert(tx, row);
-      if (alongside) await alongside(tx, row.id);
-      // Only users named one by one get a row (bounded by the content): never one per member.
-      if (named.length > 0) await ctx.store.messages.insertMentions(tx, row.channelId, row.id, named);
-      // Only messages with files pay for the link rows; its foreign key fails if the
-      // upload was swept or released since it was resolved.
-      if (input.uploads.length > 0)
-        await ctx.store.uploads.attach(
-          tx,
-          row.id,
-          input.uploads.map((u) => u.id),
-        );
-      if (idem) {
-        const record = {
-          caller: idem.caller,
-          key: idem.key,
-          fingerprint: idem.fingerprint,
-          status: 201,
-          body: JSON.stringify(message),
-          createdAt: row.createdAt,
-        };
-        // An expired record not yet swept is replaced; a live one means a concurrent twin won.
-        if (!(await ctx.store.idempotency.claim(tx, record, cutoff))) throw conflict('idempotency_key_in_use', 'Idempotency-Key is in use');
-      }
-    });
+    // The message's own row goes to the store (which may insert it with others); the rest
+    // of its rows, only when it has any, run after it in the same transaction.
+    const rest = alongside || named.length > 0 || input.uploads.length > 0 || idem;
+    await ctx.store.writeMessage(
+      row,
+      rest
+        ? async (tx: Tx) => {
+            if (alongside) await alongside(tx, row.id);
+            // Only users named one by one get a row (bounded by the content): never one per member.
+            if (named.length > 0) await ctx.store.messages.insertMentions(tx, row.channelId, row.id, named);
+            // Only messages with files pay for the link rows; its foreign key fails if the
+            // upload was swept or released since it was resolved.
+            if (input.uploads.length > 0)
+              await ctx.store.uploads.attach(
+                tx,
+                row.id,
+                input.uploads.map((u) => u.id),
+              );
+            if (idem) {
+              const record = {
+                caller: idem.caller,
+                key: idem.key,
+                fingerprint: idem.fingerprint,
+                status: 201,
+                body: JSON.stringify(message),
+                createdAt: row.createdAt,
+              };
+              // An expired record not yet swept is replaced; a live one means a concurrent twin won.
+              if (!(await ctx.store.idempotency.claim(tx, record, cutoff)))
+                throw conflict('idempotency_key_in_use', 'Idempotency-Key is in use');
+            }
+          }
+        : undefined,
+    );
   } catch (err) {
     if (idem && err instanceof AppError && (err.code === 'idempotency_key_in_use' || err.code === 'already_exists')) {
       const earlier = await findIdempotent(ctx, idem, cutoff);

@@ -6,8 +6,20 @@ type Work<T> = (tx: Transaction<Database>) => Promise<T>;
 /** Told of every batch committed or failed: how many writes, and seconds from begin to commit. */
 export type CommitObserver = (size: number, seconds: number) => void;
 
+/**
+ * A statement that writes many rows of one kind in one round trip (`many`), and the same
+ * for one row (`one`). A batch's rows go first, all in one `many`; a batch rerun with
+ * savepoints writes each row with `one`, in its own write's savepoint.
+ */
+export interface BulkInsert<R> {
+  many(tx: Transaction<Database>, rows: R[]): Promise<void>;
+  one(tx: Transaction<Database>, row: R): Promise<void>;
+}
+
 interface Pending {
   work: Work<unknown>;
+  /** A row for `bulk`, written before `work` runs. */
+  row: unknown;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -27,11 +39,20 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  * in the transaction that commits, takes effect: writes must only touch the database
  * through `tx` (all of ours do).
  *
+ * With a `bulk` statement, a write may hand over a row (`run(work, row)`): the rows of a
+ * batch are written first, by one statement, then each write's `work` runs. That is two
+ * round trips less per write where every statement is one (PostgreSQL): a batch of 100
+ * messages is BEGIN, one INSERT, COMMIT. It orders the batch's rows before its other
+ * writes; the writes of one batch are concurrent (none waited for another), so any order
+ * of them is one they could have had. If the bulk statement fails, the batch is rerun
+ * with savepoints like any failing batch, each row written alone in its write's
+ * savepoint, so a bad row fails its own write only.
+ *
  * `concurrency` batches may be in flight at once. SQLite has one connection, so 1; a
  * pooled server database (PostgreSQL) gains from more, because each statement of a batch
  * is a network round trip and one batch at a time leaves the pool idle.
  */
-export class GroupCommitter {
+export class GroupCommitter<R = never> {
   private queue: Pending[] = [];
   private active = 0;
   private scheduled = false;
@@ -48,11 +69,14 @@ export class GroupCommitter {
     private readonly db: Kysely<Database>,
     private readonly maxBatch = 256,
     readonly concurrency = 1,
+    private readonly bulk?: BulkInsert<R>,
   ) {}
 
-  run<T>(work: Work<T>): Promise<T> {
+  /** Runs `work` in a batch; with `row` (needs `bulk`), the row is written first, in bulk with the batch's others. */
+  run<T>(work: Work<T>, row?: R): Promise<T> {
+    if (row !== undefined && !this.bulk) return Promise.reject(new Error('GroupCommitter: a row without a bulk statement'));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work: work as Work<unknown>, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ work: work as Work<unknown>, row, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled && this.active < this.concurrency) {
         this.scheduled = true;
         // Let the current tick's requests join the batch.
@@ -110,8 +134,21 @@ export class GroupCommitter {
     const trx = await this.db.startTransaction().execute();
     const outcomes: Outcome[] = [];
     try {
+      if (!savepoints && this.bulk) {
+        const rows: R[] = [];
+        for (const p of batch) if (p.row !== undefined) rows.push(p.row as R);
+        if (rows.length > 0) {
+          try {
+            await this.bulk.many(trx, rows);
+          } catch (error) {
+            await trx.rollback().execute();
+            if (batch.length > 1) return null;
+            return [{ ok: false, error }];
+          }
+        }
+      }
       for (let i = 0; i < batch.length; i++) {
-        const work = batch[i]!.work;
+        const { work, row } = batch[i]!;
         if (!savepoints) {
           try {
             outcomes.push({ ok: true, value: await work(trx) });
@@ -124,6 +161,7 @@ export class GroupCommitter {
         }
         const sp = await trx.savepoint(`w${i}`).execute();
         try {
+          if (row !== undefined) await this.bulk!.one(sp, row as R);
           const value = await work(sp);
           await sp.releaseSavepoint(`w${i}`).execute();
           outcomes.push({ ok: true, value });

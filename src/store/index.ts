@@ -16,11 +16,14 @@ import { searchRepo } from './repos/search.js';
 import { sessions, users } from './repos/users.js';
 import { idempotency, webhooks } from './repos/webhooks.js';
 import { botKeys, commands, interactions } from './repos/interactions.js';
-import type { Database } from './schema.js';
+import type { Database, MessageTable } from './schema.js';
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
 export type { Database } from './schema.js';
+
+/** A message write with no rows beside the message's own. */
+const noWork = async (): Promise<undefined> => undefined;
 
 /** Where the data lives: PostgreSQL when `databaseUrl` is set, else SQLite under `dataDir`. */
 export interface StoreOptions {
@@ -93,11 +96,15 @@ export class Store {
   /** Issues this instance's ids, under a worker number leased from the database. */
   readonly ids: SnowflakeGenerator;
   private lease: WorkerLease | undefined;
-  private readonly committer: GroupCommitter;
+  private readonly committer: GroupCommitter<MessageTable>;
+  /** Whether message rows go to the committer to be inserted many at a time (`writeMessage`). */
+  private readonly bulkMessages: boolean;
   /** Writes since the search index last caught up (1: check once after opening). */
   private writesSinceIndex = 1;
   private indexing: Promise<void> | undefined;
   private indexTimer: NodeJS.Timeout | undefined;
+  /** The read of the access epoch this turn's callers wait for, not sent yet (`accessEpoch`). */
+  private nextEpochRead: Promise<number> | undefined;
   /** ULIDs seen since start and the snowflakes they became: old links are reused a lot. */
   private readonly legacy = new Map<string, string | null>();
 
@@ -135,7 +142,15 @@ export class Store {
       this.indexTimer.unref();
     }
     // A pooled server database gains from several batches in flight; SQLite has one writer.
-    this.committer = new GroupCommitter(writer, 256, adapter.concurrentWriters ? 4 : 1);
+    // Where every statement is a round trip, a batch's messages are inserted by one statement.
+    const jsonRows = adapter.jsonRows?.bind(adapter);
+    this.bulkMessages = jsonRows !== undefined;
+    this.committer = new GroupCommitter<MessageTable>(
+      writer,
+      256,
+      adapter.concurrentWriters ? 4 : 1,
+      jsonRows && { many: (tx, rows) => messages.insertMany(tx, rows, jsonRows), one: (tx, row) => this.messages.insert(tx, row) },
+    );
     // An in-process epoch learns of this process's own changes from each batch (one read per batch).
     const local = adapter.localAccessEpoch;
     if (local) this.committer.epoch = { read: () => local.inTransaction(), committed: (e) => local.committed(e) };
@@ -197,6 +212,25 @@ export class Store {
     }
   }
 
+  /**
+   * Writes a new message, then runs `then` (the message's other rows) in the same
+   * transaction; resolves once committed, as `write` does. Where the dialect allows, the
+   * message is inserted by one statement with the rest of its group commit's messages.
+   */
+  async writeMessage<T>(row: MessageTable, then?: (tx: Tx) => Promise<T>): Promise<T | undefined> {
+    if (!this.bulkMessages)
+      return this.write(async (tx) => {
+        await this.messages.insert(tx, row);
+        return then?.(tx);
+      });
+    this.writesSinceIndex++;
+    try {
+      return await this.committer.run(then ?? noWork, row);
+    } catch (err) {
+      throw this.translate(err);
+    }
+  }
+
   private translate(err: unknown): unknown {
     if (err instanceof AppError) return err;
     if (this.adapter.isUniqueViolation(err)) return new AppError('already_exists', 'already exists');
@@ -250,9 +284,18 @@ export class Store {
   accessEpoch(): number | Promise<number> {
     const local = this.adapter.localAccessEpoch;
     if (local) return local.current();
-    return sql<{ epoch: string | number }>`select epoch from access_epoch where id = 1`
-      .execute(this.db)
-      .then(({ rows }) => Number(rows[0]!.epoch));
+    // One read serves every caller of an event-loop turn (every request parsed in it): it
+    // is sent after all of them asked, so it sees every change committed before any of
+    // them did. A read already sent is never shared with a later caller.
+    this.nextEpochRead ??= new Promise<number>((resolve, reject) => {
+      setImmediate(() => {
+        this.nextEpochRead = undefined;
+        sql<{ epoch: string | number }>`select epoch from access_epoch where id = 1`
+          .execute(this.db)
+          .then(({ rows }) => resolve(Number(rows[0]!.epoch)), reject);
+      });
+    });
+    return this.nextEpochRead;
   }
 
   /** Calls `observer` after every group commit (metrics); undefined stops it. */

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
 import { messageRow, newId, openStore, storeDialects, userRow } from './dialects.js';
@@ -82,4 +83,48 @@ describe.each(storeDialects())('access epoch on %s', (dialect) => {
     ).rejects.toThrow('rolled back');
     expect(await epoch()).toBe(before);
   });
+
+  it.runIf(dialect === 'postgres')(
+    'PostgreSQL: one read serves a turn’s callers, and a read already sent serves no later one',
+    async () => {
+      // Every epoch read any pg client sends; the first one's answer is held until `release`.
+      let reads = 0;
+      let held!: () => void;
+      const answered = new Promise<void>((r) => {
+        held = r;
+      });
+      let release!: () => void;
+      const gate = new Promise<void>((r) => {
+        release = r;
+      });
+      const query = pg.Client.prototype.query;
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const result = (query as (...a: unknown[]) => Promise<unknown>).apply(this, args);
+        const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text;
+        if (!/from access_epoch/.test(text)) return result;
+        if (++reads > 1) return result;
+        return result.then(async (r) => {
+          held();
+          await gate;
+          return r;
+        });
+      } as typeof query;
+      try {
+        const first = Array.from({ length: 20 }, () => store.accessEpoch());
+        // The read has been answered (its snapshot taken); its callers do not know yet.
+        await answered;
+        await store.write((tx) => store.channels.rename(tx, channelId, `renamed-${newId()}`));
+        const later = store.accessEpoch();
+        release();
+        const seen = await Promise.all(first);
+        expect(new Set(seen).size).toBe(1);
+        // Twenty callers in one turn, one read; the caller after the change, a read of its own.
+        expect(await later).toBeGreaterThan(seen[0]!);
+        expect(reads).toBe(2);
+      } finally {
+        pg.Client.prototype.query = query;
+        release();
+      }
+    },
+  );
 });

@@ -44,6 +44,13 @@ export interface DialectAdapter {
    * It joins the transaction `Store.write` has open, and refuses to run outside one.
    */
   writerStatement?(sql: string): (params: readonly unknown[]) => void;
+  /**
+   * Where every statement is a network round trip (PostgreSQL): a FROM item yielding rows
+   * of `table` from `json`, a JSON array of objects keyed by column name (missing keys are
+   * null), each value taken as the column's type takes its text. Lets one statement insert
+   * a group commit's messages.
+   */
+  jsonRows?(table: string, json: string): RawBuilder<unknown>;
   /** Run once after migrations (pragmas, checks). */
   afterOpen?(): Promise<void>;
   close?(): Promise<void>;

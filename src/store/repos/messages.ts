@@ -1,4 +1,4 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
+import { type Kysely, type RawBuilder, type Transaction, sql } from 'kysely';
 import type { Database, MessageTable, UploadTable } from '../schema.js';
 
 type Db = Kysely<Database>;
@@ -42,6 +42,7 @@ const MESSAGE_KEYS = Object.keys(MESSAGE_COLUMNS) as Array<keyof MessageTable>;
 const INSERT_MESSAGE = sql.raw(`insert into messages (${Object.values(MESSAGE_COLUMNS).join(', ')}) values `);
 /** The same insert as one statement with `?` placeholders, for a driver's own prepared statement. */
 export const INSERT_MESSAGE_SQL = `insert into messages (${Object.values(MESSAGE_COLUMNS).join(', ')}) values (${MESSAGE_KEYS.map(() => '?').join(', ')})`;
+const COLUMN_LIST = sql.raw(Object.values(MESSAGE_COLUMNS).join(', '));
 /** A row's values in `INSERT_MESSAGE_SQL`'s order. */
 export const messageParams = (row: MessageTable): unknown[] => MESSAGE_KEYS.map((k) => row[k]);
 
@@ -53,6 +54,20 @@ export const messages = {
    */
   insert: async (db: Tx, row: MessageTable): Promise<void> => {
     await sql`${INSERT_MESSAGE}(${sql.join(MESSAGE_KEYS.map((k) => row[k]))})`.execute(db);
+  },
+  /**
+   * Many messages in one statement, through the dialect's `jsonRows` (one round trip for
+   * a whole group commit's messages where each statement is one).
+   */
+  insertMany: async (db: Tx, rows: MessageTable[], jsonRows: (table: string, json: string) => RawBuilder<unknown>): Promise<void> => {
+    const objects = rows.map((row) => {
+      const o: Record<string, unknown> = {};
+      for (const k of MESSAGE_KEYS) o[MESSAGE_COLUMNS[k]] = row[k];
+      return o;
+    });
+    await sql`insert into messages (${COLUMN_LIST}) select ${COLUMN_LIST} from ${jsonRows('messages', JSON.stringify(objects))}`.execute(
+      db,
+    );
   },
   byId: (db: Db, channelId: string, id: string) =>
     db.selectFrom('messages').selectAll().where('id', '=', id).where('channelId', '=', channelId).executeTakeFirst(),
