@@ -3,16 +3,20 @@
  * replay ring and the gateway keep per bot join. Each bot join appends a ROLE_CREATE (its
  * managed role) and a MEMBER_ADD (with the join snapshot Discord's GUILD_CREATE needs).
  *
- *   node --expose-gc --import tsx bench/join-heap.ts [--bots 2000]
+ *   node --expose-gc --import tsx bench/join-heap.ts [--bots 2000] [--people 0]
+ *
+ * `--people K` then has K people join through invites (each MEMBER_ADD carries the model,
+ * every role, for the joiner), and prints what those joins added.
  *
  * Prints the heap used after a full GC, and the log's retained entries as JSON bytes.
  */
 import { parseArgs } from 'node:util';
-import { addBot, createBot, createServer, registerUser } from '../test/factories.js';
+import { addBot, createBot, createServer, joinServer, registerUser } from '../test/factories.js';
 import { startServer } from '../test/harness.js';
 
-const { values } = parseArgs({ options: { bots: { type: 'string', default: '2000' } } });
+const { values } = parseArgs({ options: { bots: { type: 'string', default: '2000' }, people: { type: 'string', default: '0' } } });
 const n = Number(values.bots);
+const k = Number(values.people);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
 const heap = () => {
@@ -47,6 +51,20 @@ try {
     `${n} bots: set-up ${(setup / 1000).toFixed(1)} s, heap ${mib(before)} -> ${mib(after)} (+${mib(after - before)}), ` +
       `log ${entries.length} entries, ${mib(bytes)} as JSON`,
   );
+  if (k > 0) {
+    const t1 = performance.now();
+    let joined = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (joined < k) {
+          joined++;
+          await joinServer(srv.url, owner, await registerUser(srv.url), server.id);
+        }
+      }),
+    );
+    const people = heap();
+    console.log(`${k} people joined: ${((performance.now() - t1) / 1000).toFixed(1)} s, heap +${mib(people - after)}`);
+  }
 } finally {
   await srv.close();
 }

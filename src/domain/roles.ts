@@ -39,9 +39,38 @@ export function channelView(c: ServerChannel, overwrites: ChannelOverwriteTable[
   };
 }
 
+type RoleTuple = ModelSnapshot['roles'][number];
+
 /**
- * The server's permission model as it stands inside `tx`, for the gateway: entries that
- * change permissions carry it, so every instance's sessions apply the change in log order.
+ * The role tuples the last snapshot of a server held, per server (the latest few): a role
+ * unchanged since is the same frozen tuple. A person's MEMBER_ADD carries the whole model
+ * for the joiner, and a server with thousands of bots has thousands of roles: on the
+ * in-process log, entries then share the roles instead of each holding its own copy.
+ */
+const snapshotRoles = new Map<string, Map<string, RoleTuple>>();
+const SNAPSHOT_SERVERS_MAX = 64;
+
+function sharedTuples(serverId: string, rows: Array<{ id: string; permissions: string; position: number }>): RoleTuple[] {
+  const before = snapshotRoles.get(serverId);
+  const now = new Map<string, RoleTuple>();
+  const out = rows.map((r) => {
+    const held = before?.get(r.id);
+    const tuple =
+      held && held[1] === r.permissions && held[2] === Number(r.position)
+        ? held
+        : (Object.freeze([r.id, r.permissions, Number(r.position)]) as RoleTuple);
+    now.set(r.id, tuple);
+    return tuple;
+  });
+  snapshotRoles.delete(serverId);
+  if (snapshotRoles.size >= SNAPSHOT_SERVERS_MAX) snapshotRoles.delete(snapshotRoles.keys().next().value!);
+  snapshotRoles.set(serverId, now);
+  return out;
+}
+
+/**
+ * The server's permission model as it stands inside `tx`: for a joiner's MEMBER_ADD, and
+ * the rare changes a delta does not express (`BusEntry`), and for sessions that identify.
  */
 export async function snapshotIn(_ctx: DomainContext, tx: Db | Tx, serverId: string): Promise<ModelSnapshot> {
   const server = await tx.selectFrom('servers').select(['ownerId', 'permVersion']).where('id', '=', serverId).executeTakeFirstOrThrow();
@@ -60,7 +89,7 @@ export async function snapshotIn(_ctx: DomainContext, tx: Db | Tx, serverId: str
     ownerId: server.ownerId,
     version: Number(server.permVersion),
     channels: channels.map((c) => ({ ...c, topic: c.topic ?? null, position: Number(c.position) })),
-    roles: roles.map((r) => [r.id, r.permissions, r.position]),
+    roles: sharedTuples(serverId, roles),
     overwrites: overwrites.map((o) => [o.channelId, o.targetId, o.type, o.allow, o.deny]),
   };
 }

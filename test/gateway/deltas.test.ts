@@ -35,7 +35,7 @@ async function entriesAfter(pos: string, serverId: string): Promise<Array<Extrac
 }
 
 describe('in a server with many roles', () => {
-  it('role create, update and delete, and a bot joining, log that one role and not every role; members still see what the change allows', async () => {
+  it('role create, update and delete, and a bot joining, log that one role and not every role; members still see what the change allows; people joining share the roles', async () => {
     const owner = await registerUser(srv.url);
     const member = await registerUser(srv.url);
     const { server, general } = await createServer(srv.url, owner);
@@ -88,18 +88,38 @@ describe('in a server with many roles', () => {
     expect(join.join?.roles.length).toBe(ROLES + 2); // and @everyone, and its own
     expect(join.model?.roles).toEqual([]);
     expect(join.model?.version).toBe(roleEntries.at(-1)!.delta!.version);
+
+    // People joining carry the whole model for themselves; on the in-process log their entries share its roles.
+    const at = srv.app.ctx.bus.position();
+    const [p1, p2] = [await registerUser(srv.url), await registerUser(srv.url)];
+    await joinServer(srv.url, owner, p1, server.id);
+    await joinServer(srv.url, owner, p2, server.id);
+    await m.waitForEvent('MEMBER_ADD', (d) => d.user.id === p2.id);
+    const [a, b] = (await entriesAfter(at, server.id)).filter((e) => e.event.t === 'MEMBER_ADD');
+    expect(a!.model!.roles.length).toBe(ROLES + 2);
+    expect(a!.model!.roles).not.toBe(b!.model!.roles);
+    for (let i = 0; i < a!.model!.roles.length; i++) expect(a!.model!.roles[i]).toBe(b!.model!.roles[i]);
   });
 
-  it('a session follows concurrent bot joins to the version the store holds, and resumes at it', async () => {
+  it('concurrent bot joins share the unchanged roles of their role lists; a session follows them to the version the store holds, and resumes at it', async () => {
     const owner = await registerUser(srv.url);
     const member = await registerUser(srv.url);
     const { server } = await createServer(srv.url, owner);
     await joinServer(srv.url, owner, member, server.id);
     const m = await pool.identify(srv.gatewayUrl, member.auth);
+    const from = srv.app.ctx.bus.position();
     const bots = await Promise.all(Array.from({ length: 16 }, () => createBot(srv.url, owner)));
     // Concurrent joins may reach the log out of the order of their versions.
     await Promise.all(bots.map((b) => addBot(srv.url, owner, server.id, b.id, ['READ_MESSAGES'])));
     await Promise.all(bots.map((b) => m.waitForEvent('MEMBER_ADD', (d) => d.user.id === b.id)));
+    // Each join lists every role (for Discord's GUILD_CREATE); on the in-process log, the roles one join shares with the one before are the same objects.
+    const joins = (await entriesAfter(from, server.id)).filter((e) => e.event.t === 'MEMBER_ADD').map((e) => e.join!.roles);
+    for (const [i, roles] of joins.entries()) {
+      if (i === 0) continue;
+      const before = new Map(joins[i - 1]!.map((r) => [r.id, r]));
+      for (const r of roles) if (before.has(r.id)) expect(r).toBe(before.get(r.id));
+    }
+    expect(joins.at(-1)!.length).toBe(17);
     const stored = await srv.app.ctx.store.servers.byId(srv.app.ctx.store.db, server.id);
     // Every version reached this session: its checkpoint, taken at the last heartbeat, names the store's.
     const s = m.events().length;
