@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createWebhook, postMessage, upload, world } from '../factories.js';
+import { addBot, call, createBot, createWebhook, postMessage, upload, world } from '../factories.js';
 import { RedisBus } from '../../src/events/redis-bus.js';
 import { TestGatewayClient } from '../gateway/client.js';
 import { type Cluster, clusterServicesAvailable, startCluster } from './instances.js';
@@ -54,6 +54,31 @@ describe.runIf(run)('two instances on one PostgreSQL and Redis', () => {
     const seqs = client.events().map((f) => f.s);
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
     await client.close();
+  });
+
+  it('role changes through A reach a session on B as deltas; after bot joins it resumes on A at the version the store holds', async () => {
+    // The bot itself is the member (registering another person would meet the shared registration limit).
+    const w = await world(a);
+    const client = await TestGatewayClient.identify(cluster.instances[1]!.gatewayUrl, w.bot.auth);
+    const grant = (permissions: string[]) =>
+      call(a, 'PATCH', `/servers/${w.server.id}/bots/${w.bot.id}`, { auth: w.owner.auth, body: { permissions } });
+    // Its managed role losing every permission hides general from it at once; READ_MESSAGES shows it again.
+    expect((await grant([])).status).toBe(200);
+    await client.waitForEvent('CHANNEL_DELETE', (d) => d.id === w.channel.id);
+    expect((await grant(['READ_MESSAGES'])).status).toBe(200);
+    await client.waitForEvent('CHANNEL_CREATE', (d) => d.id === w.channel.id);
+    const bots = await Promise.all([0, 1, 2].map(() => createBot(a, w.owner)));
+    await Promise.all(bots.map((bot) => addBot(a, w.owner, w.server.id, bot.id, ['READ_MESSAGES'])));
+    await Promise.all(bots.map((bot) => client.waitForEvent('MEMBER_ADD', (d) => d.user.id === bot.id)));
+    const acked = client.lastSeq;
+    client.heartbeat();
+    await checkpointReaches(cluster, client.sessionId, acked);
+    await client.terminate();
+    const resumed = await TestGatewayClient.resume(cluster.instances[0]!.gatewayUrl, w.bot.auth, client.sessionId, acked);
+    expect(resumed.frames.at(-1)?.op).toBe('resumed');
+    const live = await postMessage(b, w.owner.auth, w.channel.id, 'after the resume');
+    await resumed.waitFor((f) => f.op === 'event' && f.d.id === live.id);
+    await resumed.close();
   });
 
   it('webhook rate limit (5 per 5 s) is shared across instances', async () => {
