@@ -181,7 +181,9 @@ export class ServerModel {
     ahead.set(d.version, d);
     let version = this.version;
     while (ahead.delete(version + 1)) version++;
-    // A version that never comes (published nowhere) must not hold the rest back forever.
+    // A version that never comes (its writer died between commit and publish, with no gap
+    // entry) must not hold the rest back forever. Views then lack that one change until
+    // their sessions identify again; a resume rebuilds from the store, which has it.
     if (ahead.size > AHEAD_MAX) {
       version = Math.max(...ahead.keys());
       ahead.clear();
