@@ -48,9 +48,35 @@ export interface ModelSnapshot {
   overwrites: Array<[channelId: string, targetId: string, type: 'role' | 'member', allow: string, deny: string]>;
 }
 
+const NO_DELTAS: ReadonlyMap<number, ModelDelta> = new Map();
+
+/**
+ * One change of a server's roles and overwrites, made at permission version `version`:
+ * what a log entry carries instead of the whole model (`ServerModel.withDelta`). Without
+ * `role` or `gone` it only says that `version` was made (a deleted channel's overwrites
+ * went with it, which the channel event itself says).
+ */
+export interface ModelDelta {
+  version: number;
+  /** A role created or changed, as it is now. */
+  role?: [id: string, permissions: string, position: number];
+  /** Roles and members that went: the role of that id, if any, and every overwrite naming it. */
+  gone?: string[];
+}
+
+/** Deltas a gateway view holds past its version before it gives up waiting for the missing one (`withDelta`). */
+const AHEAD_MAX = 64;
+
 /**
  * One server's roles, owner and channel overwrites at one permission version: immutable,
  * so gateway sessions at the same version share it, with its computed results.
+ *
+ * In the gateway, `version` is the version every change up to which the model holds.
+ * Entries reach the log in publish order, which is not always commit order (two requests
+ * of one server, each publishing after its commit), so a delta may come before one of an
+ * earlier version: it is applied at once (`ahead`), and the version moves past it only when
+ * the ones before it have come too. A checkpoint records `version`, so a resume rebuilds
+ * from the store only a view that holds exactly that version.
  */
 export class ServerModel {
   readonly roles: ReadonlyMap<string, RoleBits>;
@@ -69,6 +95,8 @@ export class ServerModel {
     roles: Iterable<RoleBits>,
     overwrites: Iterable<[string, OverwriteBits]>,
     channels: Iterable<ChannelInfo> = [],
+    /** Deltas of versions past `version` already applied, while one before them is missing (gateway views only). */
+    readonly ahead: ReadonlyMap<number, ModelDelta> = NO_DELTAS,
   ) {
     this.channels = new Map([...channels].map((c) => [c.id, c]));
     this.roles = new Map([...roles].map((r) => [r.id, r]));
@@ -112,7 +140,73 @@ export class ServerModel {
     else channels.delete(id);
     const overwrites: Array<[string, OverwriteBits]> = [];
     for (const [channelId, list] of this.overwrites) if (info || channelId !== id) for (const o of list) overwrites.push([channelId, o]);
-    return new ServerModel(this.serverId, this.ownerId, this.version, this.roles.values(), overwrites, channels.values());
+    return new ServerModel(this.serverId, this.ownerId, this.version, this.roles.values(), overwrites, channels.values(), this.ahead);
+  }
+
+  private overwriteList(): Array<[string, OverwriteBits]> {
+    const out: Array<[string, OverwriteBits]> = [];
+    for (const [channelId, list] of this.overwrites) for (const o of list) out.push([channelId, o]);
+    return out;
+  }
+
+  /**
+   * The model after `d`: this one when it already holds it (`d.version` at or below its
+   * version, or among `ahead`). A delta of the next version moves the version on (past any
+   * held `ahead` that follow it); one further on is applied at once and held in `ahead`.
+   * A delta coming after a later one that changed the same role leaves that role as the
+   * later one made it. Role positions are the ones deltas carry: the gateway's views decide
+   * visibility, which positions do not change (`computePermissions`), so the renumbering a
+   * new or deleted role causes is not replayed here.
+   */
+  withDelta(d: ModelDelta): ServerModel {
+    if (d.version <= this.version || this.ahead.has(d.version)) return this;
+    const later = new Set<string>();
+    for (const a of this.ahead.values()) {
+      if (a.version < d.version) continue;
+      if (a.role) later.add(a.role[0]);
+      for (const id of a.gone ?? []) later.add(id);
+    }
+    const roles = new Map(this.roles);
+    let overwrites = this.overwriteList();
+    if (d.role && !later.has(d.role[0])) {
+      const [id, permissions, position] = d.role;
+      roles.set(id, { id, permissions: BigInt(permissions), position });
+    }
+    const gone = (d.gone ?? []).filter((id) => !later.has(id));
+    if (gone.length > 0) {
+      for (const id of gone) roles.delete(id);
+      overwrites = overwrites.filter(([, o]) => !gone.includes(o.id));
+    }
+    const ahead = new Map(this.ahead);
+    ahead.set(d.version, d);
+    let version = this.version;
+    while (ahead.delete(version + 1)) version++;
+    // A version that never comes (its writer died between commit and publish, with no gap
+    // entry) must not hold the rest back forever. Views then lack that one change until
+    // their sessions identify again; a resume rebuilds from the store, which has it.
+    if (ahead.size > AHEAD_MAX) {
+      version = Math.max(...ahead.keys());
+      ahead.clear();
+    }
+    return new ServerModel(
+      this.serverId,
+      this.ownerId,
+      version,
+      roles.values(),
+      overwrites,
+      this.channels.values(),
+      ahead.size === 0 ? NO_DELTAS : ahead,
+    );
+  }
+
+  /**
+   * `next` (a whole model, of a version past this one's) with the deltas this model holds
+   * past it: they came first, yet they are later changes.
+   */
+  followedBy(next: ServerModel): ServerModel {
+    let m = next;
+    for (const v of [...this.ahead.keys()].sort((a, b) => a - b)) if (v > next.version) m = m.withDelta(this.ahead.get(v)!);
+    return m;
   }
 
   snapshot(): ModelSnapshot {

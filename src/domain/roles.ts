@@ -9,7 +9,7 @@ import { type Membership, requireServerChannelPermission, requireMember, require
 import { auditIn, diff } from './audit.js';
 import { type DomainContext, notify } from './context.js';
 import { cleanName } from './names.js';
-import { type ModelSnapshot, joinRoles, splitRoles } from './permissions.js';
+import { type ModelDelta, type ModelSnapshot, joinRoles, splitRoles } from './permissions.js';
 import type { Caller, PublicUser } from './types.js';
 
 export const roleView = (r: RoleTable): Role => ({
@@ -39,9 +39,38 @@ export function channelView(c: ServerChannel, overwrites: ChannelOverwriteTable[
   };
 }
 
+type RoleTuple = ModelSnapshot['roles'][number];
+
 /**
- * The server's permission model as it stands inside `tx`, for the gateway: entries that
- * change permissions carry it, so every instance's sessions apply the change in log order.
+ * The role tuples the last snapshot of a server held, per server (the latest few): a role
+ * unchanged since is the same frozen tuple. A person's MEMBER_ADD carries the whole model
+ * for the joiner, and a server with thousands of bots has thousands of roles: on the
+ * in-process log, entries then share the roles instead of each holding its own copy.
+ */
+const snapshotRoles = new Map<string, Map<string, RoleTuple>>();
+const SNAPSHOT_SERVERS_MAX = 64;
+
+function sharedTuples(serverId: string, rows: Array<{ id: string; permissions: string; position: number }>): RoleTuple[] {
+  const before = snapshotRoles.get(serverId);
+  const now = new Map<string, RoleTuple>();
+  const out = rows.map((r) => {
+    const held = before?.get(r.id);
+    const tuple =
+      held && held[1] === r.permissions && held[2] === Number(r.position)
+        ? held
+        : (Object.freeze([r.id, r.permissions, Number(r.position)]) as RoleTuple);
+    now.set(r.id, tuple);
+    return tuple;
+  });
+  snapshotRoles.delete(serverId);
+  if (snapshotRoles.size >= SNAPSHOT_SERVERS_MAX) snapshotRoles.delete(snapshotRoles.keys().next().value!);
+  snapshotRoles.set(serverId, now);
+  return out;
+}
+
+/**
+ * The server's permission model as it stands inside `tx`: for a joiner's MEMBER_ADD, and
+ * the rare changes a delta does not express (`BusEntry`), and for sessions that identify.
  */
 export async function snapshotIn(_ctx: DomainContext, tx: Db | Tx, serverId: string): Promise<ModelSnapshot> {
   const server = await tx.selectFrom('servers').select(['ownerId', 'permVersion']).where('id', '=', serverId).executeTakeFirstOrThrow();
@@ -60,16 +89,32 @@ export async function snapshotIn(_ctx: DomainContext, tx: Db | Tx, serverId: str
     ownerId: server.ownerId,
     version: Number(server.permVersion),
     channels: channels.map((c) => ({ ...c, topic: c.topic ?? null, position: Number(c.position) })),
-    roles: roles.map((r) => [r.id, r.permissions, r.position]),
+    roles: sharedTuples(serverId, roles),
     overwrites: overwrites.map((o) => [o.channelId, o.targetId, o.type, o.allow, o.deny]),
   };
 }
 
-/** What an account's leaving a server cleared: a bot's managed role, and the permission model after, when anything that decides permissions went. */
+/**
+ * Inside `tx`: moves the server's permission version on (every cached computation for it
+ * is stale) and answers the version made, for the delta the change's entry carries.
+ */
+export async function bumpVersion(ctx: DomainContext, tx: Tx, serverId: string): Promise<number> {
+  const row = await ctx.store.bumpPermVersion(tx, serverId);
+  if (!row) throw notFound('server');
+  return Number(row.permVersion);
+}
+
+/** The delta of a role created or changed at `version`: the role alone, not the server's every role. */
+export const roleDelta = (role: RoleTable, version: number): ModelDelta => ({
+  version,
+  role: [role.id, role.permissions, role.position],
+});
+
+/** What an account's leaving a server cleared: a bot's managed role, and the change to the permission model, when anything that decides permissions went. */
 export interface Departure {
   serverId: string;
   roleId: string | null;
-  model: ModelSnapshot | null;
+  delta: ModelDelta | null;
 }
 
 /**
@@ -86,13 +131,17 @@ export async function clearDeparture(ctx: DomainContext, tx: Tx, serverId: strin
     await ctx.store.roles.delete(tx, serverId, role.id);
   }
   const changed = role !== undefined || own.some((r) => Number(r.numDeletedRows) > 0);
-  if (changed) await ctx.store.bumpPermVersion(tx, serverId);
-  return { serverId, roleId: role?.id ?? null, model: changed ? await snapshotIn(ctx, tx, serverId) : null };
+  if (!changed) return { serverId, roleId: null, delta: null };
+  const version = await bumpVersion(ctx, tx, serverId);
+  return { serverId, roleId: role?.id ?? null, delta: { version, gone: role ? [userId, role.id] : [userId] } };
 }
 
-/** After the commit: the server hears the member left, then (a bot) that its managed role went; both carry the model. */
+/**
+ * After the commit: the server hears the member left, then (a bot) that its managed role
+ * went; both carry the delta (the second is then already held, and changes nothing).
+ */
 export async function announceDeparture(ctx: DomainContext, d: Departure, user: PublicUser): Promise<void> {
-  const model = d.model ? { model: d.model } : {};
+  const model = d.delta ? { delta: d.delta } : {};
   await notify(ctx, { kind: 'event', serverId: d.serverId, event: { t: 'MEMBER_REMOVE', d: { serverId: d.serverId, user } }, ...model });
   if (d.roleId)
     await notify(ctx, {
@@ -177,16 +226,21 @@ export const roles = {
       managed: 0,
       botId: null,
     };
-    const snapshot = await ctx.store.write(async (tx) => {
+    const version = await ctx.store.write(async (tx) => {
       // New roles start just above `@everyone`, as Discord's do: below whoever made them.
       const existing = (await ctx.store.roles.ofServer(tx, serverId)).filter((r) => r.id !== serverId);
       await ctx.store.roles.insert(tx, role);
       await renumber(ctx, tx, serverId, [role, ...existing]);
-      await ctx.store.bumpPermVersion(tx, serverId);
+      const version = await bumpVersion(ctx, tx, serverId);
       await auditIn(ctx, tx, serverId, caller, 'role_create', role.id, { role: roleView(role) });
-      return snapshotIn(ctx, tx, serverId);
+      return version;
     });
-    await notify(ctx, { kind: 'event', serverId, event: { t: 'ROLE_CREATE', d: { serverId, role: roleView(role) } }, model: snapshot });
+    await notify(ctx, {
+      kind: 'event',
+      serverId,
+      event: { t: 'ROLE_CREATE', d: { serverId, role: roleView(role) } },
+      delta: roleDelta(role, version),
+    });
     return roleView(role);
   },
 
@@ -210,7 +264,7 @@ export const roles = {
       ...(body.hoist !== undefined ? { hoist: body.hoist ? 1 : 0 } : {}),
       ...(body.mentionable !== undefined ? { mentionable: body.mentionable ? 1 : 0 } : {}),
     };
-    const { updated, snapshot, moved } = await ctx.store.write(async (tx) => {
+    const { updated, version, moved } = await ctx.store.write(async (tx) => {
       if (Object.keys(patch).length > 0) await ctx.store.roles.update(tx, serverId, roleId, patch);
       let moved: RoleTable[] = [];
       if (body.position !== undefined && body.position !== role.position) {
@@ -222,15 +276,20 @@ export const roles = {
         await renumber(ctx, tx, serverId, others);
         moved = others.filter((r) => r.id !== roleId && before.get(r.id) !== r.position);
       }
-      await ctx.store.bumpPermVersion(tx, serverId);
+      const version = await bumpVersion(ctx, tx, serverId);
       const updated = await ctx.store.roles.byId(tx, serverId, roleId);
       if (!updated) throw notFound('role');
       await auditIn(ctx, tx, serverId, caller, 'role_update', roleId, diff(roleView(role), roleView(updated)));
-      return { updated, snapshot: await snapshotIn(ctx, tx, serverId), moved };
+      return { updated, version, moved };
     });
     // Roles whose position shifted are announced too, so clients keep the order.
     for (const r of moved) await notify(ctx, { kind: 'event', serverId, event: { t: 'ROLE_UPDATE', d: { serverId, role: roleView(r) } } });
-    await notify(ctx, { kind: 'event', serverId, event: { t: 'ROLE_UPDATE', d: { serverId, role: roleView(updated) } }, model: snapshot });
+    await notify(ctx, {
+      kind: 'event',
+      serverId,
+      event: { t: 'ROLE_UPDATE', d: { serverId, role: roleView(updated) } },
+      delta: roleDelta(updated, version),
+    });
     return roleView(updated);
   },
 
@@ -240,7 +299,7 @@ export const roles = {
     const role = await loadRole(ctx, serverId, roleId);
     if (role.managed === 1) throw forbidden('managed_role', "a bot's role goes when the bot is removed");
     requireBelow(caller, m, role.position, 'that role');
-    const { snapshot, holders } = await ctx.store.write(async (tx) => {
+    const { version, holders } = await ctx.store.write(async (tx) => {
       const holders = await ctx.store.members.withRole(tx, serverId, roleId);
       for (const h of holders)
         await ctx.store.members.setRoles(tx, serverId, h.userId, joinRoles(splitRoles(h.roles).filter((id) => id !== roleId)));
@@ -248,11 +307,16 @@ export const roles = {
       await ctx.store.roles.delete(tx, serverId, roleId);
       const rest = (await ctx.store.roles.ofServer(tx, serverId)).filter((r) => r.id !== serverId);
       await renumber(ctx, tx, serverId, rest);
-      await ctx.store.bumpPermVersion(tx, serverId);
+      const version = await bumpVersion(ctx, tx, serverId);
       await auditIn(ctx, tx, serverId, caller, 'role_delete', roleId, { role: roleView(role) });
-      return { snapshot: await snapshotIn(ctx, tx, serverId), holders };
+      return { version, holders };
     });
-    await notify(ctx, { kind: 'event', serverId, event: { t: 'ROLE_DELETE', d: { serverId, roleId } }, model: snapshot });
+    await notify(ctx, {
+      kind: 'event',
+      serverId,
+      event: { t: 'ROLE_DELETE', d: { serverId, roleId } },
+      delta: { version, gone: [roleId] },
+    });
     for (const h of holders) {
       const user = await ctx.store.users.byId(ctx.store.db, h.userId);
       if (user)
@@ -352,7 +416,11 @@ async function requireOverwriteTarget(
   if (targetId !== caller.id) requireBelow(caller, m, m.model.highest(targetId, target.roles), "that member's highest role");
 }
 
-/** Writes an overwrite change with its audit entry, then announces the channel with the new model. */
+/**
+ * Writes an overwrite change with its audit entry, then announces the channel with the new
+ * model. The whole model, not a delta: a person edits one channel's overwrites at a time, so
+ * these entries are few however many roles the server has.
+ */
 async function changeOverwrites(
   ctx: DomainContext,
   caller: Caller,

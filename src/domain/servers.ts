@@ -28,10 +28,20 @@ import { auditIn, diff } from './audit.js';
 import { type DomainContext, notify, nowIso } from './context.js';
 import { cleanAvatar, cleanName, rejectNul, stripUnsafeCharacters } from './names.js';
 import { joinRoles, splitRoles } from './permissions.js';
-import { type Departure, announceDeparture, channelView, clearDeparture, requirePermissions, roleView, snapshotIn } from './roles.js';
+import {
+  type Departure,
+  announceDeparture,
+  bumpVersion,
+  channelView,
+  clearDeparture,
+  requirePermissions,
+  roleDelta,
+  roleView,
+  snapshotIn,
+} from './roles.js';
 import { releaseUploads } from './uploads.js';
 import type { Caller, Channel, Server } from './types.js';
-import type { DmChannel, PresenceStatus } from '@parley/protocol';
+import type { DmChannel, PresenceStatus, Role } from '@parley/protocol';
 
 export { channelView };
 
@@ -109,9 +119,47 @@ function memberView(
   };
 }
 
-/** The server a bot just joined, for its sessions' GUILD_CREATE on Discord's gateway (read after the join committed). */
-async function joinSnapshot(ctx: DomainContext, server: ServerTable, botId: string, joinedAt: string): Promise<JoinSnapshot> {
-  const db = ctx.store.db;
+/**
+ * The role views the last join snapshot of a server listed, per server (the latest few
+ * servers): a role unchanged since is listed as the same frozen object. Every bot's
+ * MEMBER_ADD lists every role (Discord's GUILD_CREATE does), and the log keeps thousands of
+ * entries; so on the in-process log each entry holds a list of references to shared roles
+ * rather than its own copy of each. (The Redis stream stores each entry's JSON whole.)
+ */
+const listedRoles = new Map<string, Map<string, Role>>();
+const LISTED_SERVERS_MAX = 64;
+
+function sharedRoleViews(serverId: string, rows: RoleTable[]): Role[] {
+  const before = listedRoles.get(serverId);
+  const now = new Map<string, Role>();
+  const out = rows.map((r) => {
+    const v = roleView(r);
+    const held = before?.get(r.id);
+    const same =
+      held !== undefined &&
+      held.name === v.name &&
+      held.color === v.color &&
+      held.position === v.position &&
+      held.permissions === v.permissions &&
+      held.hoist === v.hoist &&
+      held.mentionable === v.mentionable &&
+      held.managed === v.managed;
+    const role = same ? held : Object.freeze(v);
+    now.set(r.id, role);
+    return role;
+  });
+  listedRoles.delete(serverId);
+  if (listedRoles.size >= LISTED_SERVERS_MAX) listedRoles.delete(listedRoles.keys().next().value!);
+  listedRoles.set(serverId, now);
+  return out;
+}
+
+/**
+ * The server a bot just joined, for its sessions' GUILD_CREATE on Discord's gateway: read
+ * in the join's transaction, so its roles are the model's at the join's version (the
+ * MEMBER_ADD's model carries them only here).
+ */
+async function joinSnapshot(ctx: DomainContext, db: Tx, server: ServerTable, botId: string, joinedAt: string): Promise<JoinSnapshot> {
   // One past the limit tells whether there are more: a big server's members are not all read.
   const [first, roles] = await Promise.all([
     ctx.store.members.ofServer(db, server.id, { limit: JOIN_MEMBERS_MAX + 1 }),
@@ -123,7 +171,7 @@ async function joinSnapshot(ctx: DomainContext, server: ServerTable, botId: stri
     : [first, first.length];
   return {
     server: serverView(server),
-    roles: roles.map(roleView),
+    roles: sharedRoleViews(server.id, roles),
     members: listed.map((r) => ({ user: publicUser(r), roles: splitRoles(r.roles), joinedAt: r.joinedAt })),
     memberCount,
     joinedAt,
@@ -202,6 +250,7 @@ export const servers = {
     }
     const { updated, model } = await ctx.store.write(async (tx) => {
       if (Object.keys(patch).length > 0) await ctx.store.servers.update(tx, serverId, patch);
+      // An owner transfer carries the whole model: it is rare (the owner alone, one at a time).
       if (patch.ownerId) await ctx.store.bumpPermVersion(tx, serverId);
       await auditIn(ctx, tx, serverId, caller, 'server_update', serverId, diff(server, patch));
       const updated = await ctx.store.servers.byId(tx, serverId);
@@ -319,21 +368,27 @@ export const servers = {
     const channel = await requireServerChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL | P.MANAGE_CHANNELS);
     // Messages, reactions and the channel's webhooks go with it (foreign keys cascade);
     // the uploads its messages referenced are collected in the same transaction.
-    const { deleted, uploadIds, row } = await ctx.store.write(async (tx) => {
+    const { deleted, uploadIds, row, version } = await ctx.store.write(async (tx) => {
       const row = await ctx.store.channels.byId(tx, channelId);
       const uploadIds = await ctx.store.uploads.ofChannel(tx, channelId);
       const hadOverwrites = (await ctx.store.overwrites.ofChannel(tx, channelId)).length > 0;
       const r = await ctx.store.channels.delete(tx, channelId);
       const deleted = Number(r.numDeletedRows) > 0;
-      if (deleted && hadOverwrites) await ctx.store.bumpPermVersion(tx, channel.serverId);
+      const version = deleted && hadOverwrites ? await bumpVersion(ctx, tx, channel.serverId) : null;
       if (deleted) await auditIn(ctx, tx, channel.serverId, caller, 'channel_delete', channelId, { name: channel.name });
-      return { deleted, uploadIds, row };
+      return { deleted, uploadIds, row, version };
     });
     // A concurrent delete won and announces it.
     if (!deleted || !row) throw notFound('channel');
     // The files go too, unless a message elsewhere references the same upload.
     await releaseUploads(ctx, uploadIds);
-    await notify(ctx, { kind: 'event', serverId: channel.serverId, event: { t: 'CHANNEL_DELETE', d: channelView(row) } });
+    // The overwrites went with the channel (the event says so); the delta says which version that made.
+    await notify(ctx, {
+      kind: 'event',
+      serverId: channel.serverId,
+      event: { t: 'CHANNEL_DELETE', d: channelView(row) },
+      ...(version === null ? {} : { delta: { version } }),
+    });
   },
 
   async createInvite(ctx: DomainContext, caller: Caller, serverId: string, body: { maxAge?: number; maxUses?: number } = {}) {
@@ -606,22 +661,31 @@ export const servers = {
     const bits = botBits(permissions);
     const joinedAt = nowIso();
     const role = managedRole(ctx, serverId, bot, bits);
-    const model = await ctx.store.write(async (tx) => {
+    const { version, model, join } = await ctx.store.write(async (tx) => {
       const r = await ctx.store.members.insert(tx, { serverId, userId: botId, roles: role.id, legacyPermissions: -1, joinedAt });
       if (Number(r.numInsertedOrUpdatedRows ?? 0n) === 0)
         throw conflict('bot_already_member', 'the bot is already a member of this server');
-      await insertManagedRole(ctx, tx, role);
+      const version = await insertManagedRole(ctx, tx, role);
       await auditIn(ctx, tx, serverId, caller, 'bot_add', botId, { permissions: bits.toString() });
-      return snapshotIn(ctx, tx, serverId);
+      const [model, join] = await Promise.all([snapshotIn(ctx, tx, serverId), joinSnapshot(ctx, tx, server, bot.id, joinedAt)]);
+      return { version, model, join };
     });
-    await notify(ctx, { kind: 'event', serverId, event: { t: 'ROLE_CREATE', d: { serverId, role: roleView(role) } } });
+    // The members' views gain the managed role from this entry's delta; the bot's own
+    // sessions, which have no view yet, take the MEMBER_ADD's model, its roles those of the
+    // join snapshot (every role once per bot join, as Discord's GUILD_CREATE lists them).
+    await notify(ctx, {
+      kind: 'event',
+      serverId,
+      event: { t: 'ROLE_CREATE', d: { serverId, role: roleView(role) } },
+      delta: roleDelta(role, version),
+    });
     await notify(ctx, {
       kind: 'event',
       serverId,
       event: { t: 'MEMBER_ADD', d: { serverId, user: publicUser(bot) } },
-      model,
+      model: { ...model, roles: [] },
       roles: [role.id],
-      join: await joinSnapshot(ctx, server, bot.id, joinedAt),
+      join,
     });
     return botMember(bot, role, joinedAt);
   },
@@ -638,23 +702,29 @@ export const servers = {
     const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
     if (!bot || bot.bot !== 1) throw notFound('bot');
     const bits = botBits(permissions);
-    const { role, model } = await ctx.store.write(async (tx) => {
+    const { role, version } = await ctx.store.write(async (tx) => {
       const member = await ctx.store.members.get(tx, serverId, botId);
       if (!member) throw notFound('member', 'bot membership not found');
       let role = await ctx.store.roles.managedOf(tx, serverId, botId);
+      let version: number;
       if (!role) {
         role = managedRole(ctx, serverId, bot, bits);
-        await insertManagedRole(ctx, tx, role);
+        version = await insertManagedRole(ctx, tx, role);
         await ctx.store.members.setRoles(tx, serverId, botId, joinRoles([...splitRoles(member.roles), role.id]));
       } else {
         await ctx.store.roles.update(tx, serverId, role.id, { permissions: bits.toString() });
-        await ctx.store.bumpPermVersion(tx, serverId);
+        version = await bumpVersion(ctx, tx, serverId);
         role = { ...role, permissions: bits.toString() };
       }
       await auditIn(ctx, tx, serverId, caller, 'bot_update', botId, { permissions: bits.toString() });
-      return { role, model: await snapshotIn(ctx, tx, serverId) };
+      return { role, version };
     });
-    await notify(ctx, { kind: 'event', serverId, event: { t: 'ROLE_UPDATE', d: { serverId, role: roleView(role) } }, model });
+    await notify(ctx, {
+      kind: 'event',
+      serverId,
+      event: { t: 'ROLE_UPDATE', d: { serverId, role: roleView(role) } },
+      delta: roleDelta(role, version),
+    });
     await notify(ctx, {
       kind: 'event',
       serverId,
@@ -707,11 +777,11 @@ function managedRole(ctx: DomainContext, serverId: string, bot: UserTable, bits:
   };
 }
 
-/** A managed role goes on top of the other roles: it is the bot's own. */
-async function insertManagedRole(ctx: DomainContext, tx: Tx, role: RoleTable): Promise<void> {
+/** A managed role goes on top of the other roles: it is the bot's own. Answers the permission version made. */
+async function insertManagedRole(ctx: DomainContext, tx: Tx, role: RoleTable): Promise<number> {
   role.position = (await ctx.store.roles.maxPosition(tx, role.serverId)) + 1;
   await ctx.store.roles.insert(tx, role);
-  await ctx.store.bumpPermVersion(tx, role.serverId);
+  return bumpVersion(ctx, tx, role.serverId);
 }
 
 /** Ends a membership inside `tx`, with what it leaves behind (`clearDeparture`); null when they were not a member. */

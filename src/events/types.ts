@@ -1,5 +1,5 @@
 import type { GatewayEvent, Member, Role, Server } from '@parley/protocol';
-import type { ModelSnapshot } from '../domain/permissions.js';
+import type { ModelDelta, ModelSnapshot } from '../domain/permissions.js';
 
 /** The gateway's events (`d` is what clients receive): the protocol's event union. */
 export type { GatewayEvent };
@@ -35,10 +35,16 @@ export type DmEvent = Extract<GatewayEvent, { t: 'DM_CREATE' | 'DM_UPDATE' | 'DM
 /**
  * What travels on the bus. Every event names its audience explicitly: the members of
  * `serverId` (for MEMBER_ADD/REMOVE, the member concerned too) who may see it
- * (`permissions.ts`). An event that changes what decides permissions carries the server's
- * whole permission model after it (`model`: roles, overwrites, owner, with its version),
- * and MEMBER_ADD carries it for the joining member; MEMBER_ADD and MEMBER_UPDATE carry
- * the member's roles. So every gateway session keeps its view current from the log itself.
+ * (`permissions.ts`). An event that changes what decides permissions carries that change
+ * with the permission version it made (`delta`: one role created or changed, roles and
+ * members whose overwrites went), and each gateway session applies it to its view
+ * (`ServerModel.withDelta`). A delta is as large as the change, not the server: a server
+ * with thousands of bots has thousands of roles, and an entry per bot join carrying all of
+ * them made the log grow with the square of the bots. Only rare changes a delta does not
+ * express carry the whole model after them (`model`: an owner transfer, a channel's
+ * overwrites edited), and MEMBER_ADD carries it for the joining member alone, who has no
+ * view yet. MEMBER_ADD and MEMBER_UPDATE carry the member's roles. So every gateway
+ * session keeps its view current from the log itself.
  *
  * A `direct` entry belongs to a DM: its audience is the sessions of `recipients`, no one
  * else (a DM_DELETE's recipients include the person who left, so they hear of it).
@@ -49,6 +55,8 @@ export type DmEvent = Extract<GatewayEvent, { t: 'DM_CREATE' | 'DM_UPDATE' | 'DM
  *
  * A bot's MEMBER_ADD also carries `join`: what Discord's gateway sends a bot that joins a
  * server (GUILD_CREATE) and the model does not hold (the server, its roles, its members).
+ * Its `model` then has no roles of its own (`roles: []`): they are the join's, read in the
+ * same transaction, so the every-role list travels once per bot join, not twice.
  *
  * Control entries: `revoke` closes connections of a revoked identity; `gap` says events of
  * `serverIds` (every server, when null) were lost (the log was unreachable), so sessions
@@ -62,6 +70,7 @@ export type BusEntry =
       /** Typing never enters the log: it travels as a `Signal`. */
       event: Exclude<GatewayEvent, UserEvent | DmEvent | SelfEvent | TypingEvent>;
       model?: ModelSnapshot;
+      delta?: ModelDelta;
       roles?: string[];
       join?: JoinSnapshot;
     }

@@ -12,7 +12,7 @@ import type { Caller } from '../domain/types.js';
 import { AppError } from '../errors.js';
 import { answerIgnoringUpgrade, answerRaw } from '../http/raw-answer.js';
 import type { EventBus, LogPosition, SessionCheckpoint } from '../events/bus.js';
-import type { BusEntry, GatewayEvent, Signal } from '../events/types.js';
+import type { BusEntry, GatewayEvent, JoinSnapshot, Signal } from '../events/types.js';
 import { CLOSE_CODES as CLOSE } from '@parley/protocol';
 import { NativeWire } from './native-wire.js';
 import { LAZY_EVENTS } from './outbox.js';
@@ -55,11 +55,23 @@ interface Mark {
   servers: Array<[string, View]>;
 }
 
-/** Models made from an entry's snapshot, per snapshot: the sessions a live entry reaches share one. */
-const fromSnapshots = new WeakMap<ModelSnapshot, ServerModel>();
-function modelOf(snapshot: ModelSnapshot): ServerModel {
-  let m = fromSnapshots.get(snapshot);
-  if (!m) fromSnapshots.set(snapshot, (m = ServerModel.fromSnapshot(snapshot)));
+/**
+ * Models made from an entry's snapshot, per snapshot: the sessions a live entry reaches
+ * share one. Held weakly: the log keeps its entries (and so their snapshots) long after
+ * any session holds the model made from one.
+ */
+const fromSnapshots = new WeakMap<ModelSnapshot, WeakRef<ServerModel>>();
+function modelOf(snapshot: ModelSnapshot, join?: JoinSnapshot): ServerModel {
+  let m = fromSnapshots.get(snapshot)?.deref();
+  if (!m) {
+    // A bot's MEMBER_ADD carries the roles once, in its join snapshot (`BusEntry`).
+    const whole =
+      join && snapshot.roles.length === 0
+        ? { ...snapshot, roles: join.roles.map((r): [string, string, number] => [r.id, r.permissions, r.position]) }
+        : snapshot;
+    m = ServerModel.fromSnapshot(whole);
+    fromSnapshots.set(snapshot, new WeakRef(m));
+  }
   return m;
 }
 
@@ -585,7 +597,7 @@ export class Gateway {
       if (!(self && event.t === 'MEMBER_ADD' && entry.model)) return;
       // Joining: the entry carries the server's model.
       joined = true;
-      before = { model: modelOf(entry.model), roles: '' };
+      before = { model: modelOf(entry.model, entry.join), roles: '' };
       if (session.backlog === null) addTo(this.byServer, serverId, session);
     }
     const after = nextView(before, entry, self);
@@ -826,12 +838,25 @@ function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
   return req.socket.remoteAddress ?? 'unknown';
 }
 
-/** The view after `entry`: a newer model, a channel added, changed or removed, or the member's new roles. */
+/**
+ * The view after `entry`: a delta applied (`ServerModel.withDelta`), a newer whole model,
+ * a channel added, changed or removed, or the member's new roles. A MEMBER_ADD's model is
+ * for the joining member alone (`apply`): it changes nothing the members have not had from
+ * the entries before it (a bot's managed role comes as its own ROLE_CREATE).
+ */
 function nextView(view: View, entry: Extract<BusEntry, { kind: 'event' }>, self: boolean): View {
   const { event } = entry;
   let model = view.model;
-  if (entry.model && entry.model.version >= model.version) model = modelOf(entry.model);
-  else if (event.t === 'CHANNEL_CREATE' || event.t === 'CHANNEL_UPDATE' || event.t === 'CHANNEL_DELETE') {
+  if (entry.delta) {
+    let next = model.next.get(entry);
+    if (!next) model.next.set(entry, (next = model.withDelta(entry.delta)));
+    model = next;
+  }
+  if (entry.model && event.t !== 'MEMBER_ADD' && entry.model.version > model.version) {
+    let next = model.next.get(entry);
+    if (!next) model.next.set(entry, (next = model.followedBy(modelOf(entry.model))));
+    model = next;
+  } else if (event.t === 'CHANNEL_CREATE' || event.t === 'CHANNEL_UPDATE' || event.t === 'CHANNEL_DELETE') {
     let next = model.next.get(entry);
     if (!next) {
       const d = event.d;
@@ -917,7 +942,9 @@ function replayable(missed: Array<[LogPosition, BusEntry]>, userId: string, serv
 /** Whether a missed entry changed the permissions `userId` has in the servers of `servers`. */
 function changesPermissionsOf(entry: BusEntry, userId: string, servers: Map<string, View>): boolean {
   if (entry.kind !== 'event' || !servers.has(entry.serverId)) return false;
-  if (entry.model && entry.model.version !== servers.get(entry.serverId)!.model.version) return true;
+  const version = servers.get(entry.serverId)!.model.version;
+  if (entry.model && entry.model.version !== version) return true;
+  if (entry.delta && entry.delta.version !== version) return true;
   const e = entry.event;
   return e.t === 'MEMBER_UPDATE' && e.d.user.id === userId;
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createChannel, createWebhook, joinServer, postMessage, registerUser, upload, world } from '../factories.js';
+import { addBot, call, createBot, createChannel, createWebhook, postMessage, upload, world } from '../factories.js';
 import { RedisBus } from '../../src/events/redis-bus.js';
 import { TestGatewayClient } from '../gateway/client.js';
 import { type Cluster, clusterServicesAvailable, startCluster } from './instances.js';
@@ -57,32 +57,65 @@ describe.runIf(run)('two instances on one PostgreSQL and Redis', () => {
     await client.close();
   });
 
-  it('typing through A reaches, on B, the bot and the person looking at the channel, live and unnumbered; not one looking elsewhere', async () => {
-    const w = await world(a);
+  // The file registers close to the shared limit (auth: 10 a minute per address), so these
+  // two tests share one owner and server; typing keeps to channels of its own.
+  let shared: Awaited<ReturnType<typeof world>> | undefined;
+  const sharedWorld = async () => (shared ??= await world(a));
+
+  it('typing through A reaches, on B, a bot and the connection looking at the channel, live and unnumbered; not one looking elsewhere', async () => {
+    // People are one person on two connections; the bot types.
+    const w = await sharedWorld();
+    const here = await createChannel(a, w.owner, w.server.id, 'here');
     const other = await createChannel(a, w.owner, w.server.id, 'elsewhere');
-    const [looking, away] = [await registerUser(a), await registerUser(a)];
-    for (const u of [looking, away]) await joinServer(a, w.owner, u, w.server.id);
+    const listener = await createBot(a, w.owner);
+    await addBot(a, w.owner, w.server.id, listener.id, ['READ_MESSAGES']);
     const gw = cluster.instances[1]!.gatewayUrl;
-    const bot = await TestGatewayClient.identify(gw, w.bot.auth);
-    const lookingClient = await TestGatewayClient.identify(gw, looking.auth);
-    const awayClient = await TestGatewayClient.identify(gw, away.auth);
-    await lookingClient.focus(w.channel.id);
-    await awayClient.focus(other.id);
-    expect((await call(a, 'POST', `/channels/${w.channel.id}/typing`, { auth: w.owner.auth })).status).toBe(204);
-    const want = { channelId: w.channel.id, serverId: w.server.id, userId: w.owner.id, bot: false };
-    for (const c of [bot, lookingClient]) {
+    const bot = await TestGatewayClient.identify(gw, listener.auth);
+    const looking = await TestGatewayClient.identify(gw, w.owner.auth);
+    const away = await TestGatewayClient.identify(gw, w.owner.auth);
+    await looking.focus(here.id);
+    await away.focus(other.id);
+    const typeIn = async (channelId: string) =>
+      expect((await call(a, 'POST', `/channels/${channelId}/typing`, { auth: w.bot.auth })).status).toBe(204);
+    await typeIn(here.id);
+    for (const c of [bot, looking]) {
       const f = await c.waitForEvent('TYPING_START');
-      expect(f.d).toMatchObject(want);
+      expect(f.d).toMatchObject({ channelId: here.id, serverId: w.server.id, userId: w.bot.id, bot: true });
       expect(f.s).toBeNull();
     }
-    // Typing in the other channel reaches the one looking there: by then the first would have too.
-    expect((await call(a, 'POST', `/channels/${other.id}/typing`, { auth: w.owner.auth })).status).toBe(204);
-    expect((await awayClient.waitForEvent('TYPING_START')).d.channelId).toBe(other.id);
-    expect(awayClient.events('TYPING_START')).toHaveLength(1);
-    // Typing takes no number: the next logged event is still 1 for the person.
-    await postMessage(a, w.owner.auth, w.channel.id, 'after typing');
-    expect((await lookingClient.waitForEvent('MESSAGE_CREATE')).s).toBe(1);
-    for (const c of [bot, lookingClient, awayClient]) await c.close();
+    // Typing in the other channel reaches the one looking there: signals keep their order, so the first would have come before.
+    await typeIn(other.id);
+    expect((await away.waitForEvent('TYPING_START')).d.channelId).toBe(other.id);
+    expect(away.events('TYPING_START')).toHaveLength(1);
+    // Typing takes no number: the next logged event is still 1.
+    await postMessage(a, w.owner.auth, here.id, 'after typing');
+    expect((await looking.waitForEvent('MESSAGE_CREATE')).s).toBe(1);
+    for (const c of [bot, looking, away]) await c.close();
+  });
+
+  it('role changes through A reach a session on B as deltas; after bot joins it resumes on A at the version the store holds', async () => {
+    // The bot itself is the member (registering another person would meet the shared registration limit).
+    const w = await sharedWorld();
+    const client = await TestGatewayClient.identify(cluster.instances[1]!.gatewayUrl, w.bot.auth);
+    const grant = (permissions: string[]) =>
+      call(a, 'PATCH', `/servers/${w.server.id}/bots/${w.bot.id}`, { auth: w.owner.auth, body: { permissions } });
+    // Its managed role losing every permission hides general from it at once; READ_MESSAGES shows it again.
+    expect((await grant([])).status).toBe(200);
+    await client.waitForEvent('CHANNEL_DELETE', (d) => d.id === w.channel.id);
+    expect((await grant(['READ_MESSAGES'])).status).toBe(200);
+    await client.waitForEvent('CHANNEL_CREATE', (d) => d.id === w.channel.id);
+    const bots = await Promise.all([0, 1, 2].map(() => createBot(a, w.owner)));
+    await Promise.all(bots.map((bot) => addBot(a, w.owner, w.server.id, bot.id, ['READ_MESSAGES'])));
+    await Promise.all(bots.map((bot) => client.waitForEvent('MEMBER_ADD', (d) => d.user.id === bot.id)));
+    const acked = client.lastSeq;
+    client.heartbeat();
+    await checkpointReaches(cluster, client.sessionId, acked);
+    await client.terminate();
+    const resumed = await TestGatewayClient.resume(cluster.instances[0]!.gatewayUrl, w.bot.auth, client.sessionId, acked);
+    expect(resumed.frames.at(-1)?.op).toBe('resumed');
+    const live = await postMessage(b, w.owner.auth, w.channel.id, 'after the resume');
+    await resumed.waitFor((f) => f.op === 'event' && f.d.id === live.id);
+    await resumed.close();
   });
 
   it('webhook rate limit (5 per 5 s) is shared across instances', async () => {
