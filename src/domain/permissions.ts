@@ -97,6 +97,8 @@ export class ServerModel {
     channels: Iterable<ChannelInfo> = [],
     /** Deltas of versions past `version` already applied, while one before them is missing (gateway views only). */
     readonly ahead: ReadonlyMap<number, ModelDelta> = NO_DELTAS,
+    /** Since when (ms) `ahead` has waited for a missing version; 0 when it holds none. */
+    readonly aheadSince = 0,
   ) {
     this.channels = new Map([...channels].map((c) => [c.id, c]));
     this.roles = new Map([...roles].map((r) => [r.id, r]));
@@ -140,7 +142,16 @@ export class ServerModel {
     else channels.delete(id);
     const overwrites: Array<[string, OverwriteBits]> = [];
     for (const [channelId, list] of this.overwrites) if (info || channelId !== id) for (const o of list) overwrites.push([channelId, o]);
-    return new ServerModel(this.serverId, this.ownerId, this.version, this.roles.values(), overwrites, channels.values(), this.ahead);
+    return new ServerModel(
+      this.serverId,
+      this.ownerId,
+      this.version,
+      this.roles.values(),
+      overwrites,
+      channels.values(),
+      this.ahead,
+      this.aheadSince,
+    );
   }
 
   private overwriteList(): Array<[string, OverwriteBits]> {
@@ -182,8 +193,9 @@ export class ServerModel {
     let version = this.version;
     while (ahead.delete(version + 1)) version++;
     // A version that never comes (its writer died between commit and publish, with no gap
-    // entry) must not hold the rest back forever. Views then lack that one change until
-    // their sessions identify again; a resume rebuilds from the store, which has it.
+    // entry) must not hold the rest back forever, nor grow `ahead` without bound. The
+    // gateway does not wait for it either: once `aheadSince` is old, the server's sessions
+    // identify again (`Gateway.checkHeartbeats`), from the store, which has the change.
     if (ahead.size > AHEAD_MAX) {
       version = Math.max(...ahead.keys());
       ahead.clear();
@@ -196,6 +208,7 @@ export class ServerModel {
       overwrites,
       this.channels.values(),
       ahead.size === 0 ? NO_DELTAS : ahead,
+      ahead.size === 0 ? 0 : this.aheadSince || Date.now(),
     );
   }
 

@@ -170,6 +170,8 @@ interface Connection {
 }
 
 const MARK_EVERY = 64;
+/** The longest a view waits for a missing permission version (`checkHeartbeats`); less with a short heartbeat. */
+const MISSING_VERSION_MAX_MS = 10_000;
 
 /**
  * The WebSocket gateway: identify/resume, heartbeats, and fan-out of bus entries to
@@ -773,12 +775,22 @@ export class Gateway {
     for (const [key, r] of this.revocations) if (r.at < now - REVOCATION_MEMORY_MS) this.revocations.delete(key);
     const deadline = now - this.opts.heartbeatMs * 1.5;
     for (const p of this.pending) if (p.opened < deadline) p.wire.close(CLOSE.HEARTBEAT_TIMEOUT, 'identify timeout');
+    // A view still waiting for a permission version that should long have come (its writer
+    // died between commit and publish): the server's sessions identify again, from the store.
+    const waited = now - Math.min(MISSING_VERSION_MAX_MS, 2 * this.opts.heartbeatMs);
+    let stuck: Set<string> | undefined;
     for (const s of this.byId.values()) {
       if (s.lastHeartbeat < deadline) {
         this.detach(s);
         s.conn.wire.close(CLOSE.HEARTBEAT_TIMEOUT, 'missed heartbeats');
         setTimeout(() => s.ws.terminate(), 1000).unref();
+        continue;
       }
+      for (const [id, view] of s.servers) if (view.model.aheadSince !== 0 && view.model.aheadSince < waited) (stuck ??= new Set()).add(id);
+    }
+    if (stuck) {
+      this.opts.report(new Error(`a permission change never reached the log for servers ${[...stuck].join(', ')}`), 'gateway resync');
+      this.resynchronise([...stuck]);
     }
   }
 

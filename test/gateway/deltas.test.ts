@@ -183,6 +183,44 @@ describe('deltas reaching the log out of the order of their versions', () => {
   });
 });
 
+describe('a permission version that never reaches the log', () => {
+  it("makes the server's sessions identify again after a wait, from the store; sessions of other servers are left alone", async () => {
+    const owner = await registerUser(srv.url);
+    const member = await registerUser(srv.url);
+    const elsewhere = await registerUser(srv.url);
+    const { server, general } = await createServer(srv.url, owner);
+    await joinServer(srv.url, owner, member, server.id);
+    await createServer(srv.url, elsewhere, 'Elsewhere');
+    const m = await pool.identify(srv.gatewayUrl, member.auth);
+    const e = await pool.identify(srv.gatewayUrl, elsewhere.auth);
+    const ctx = srv.app.ctx;
+    const v = Number((await ctx.store.servers.byId(ctx.store.db, server.id))!.permVersion);
+    const everyone = (await call(srv.url, 'GET', `/servers/${server.id}/roles`, { auth: owner.auth })).body.find(
+      (r: any) => r.id === server.id,
+    );
+    // v+2 arrives and v+1 never does (its writer died between commit and publish).
+    const hidden = BigInt(everyone.permissions) & ~P.VIEW_CHANNEL;
+    await ctx.bus.publish({
+      kind: 'event',
+      serverId: server.id,
+      event: { t: 'ROLE_UPDATE', d: { serverId: server.id, role: { ...everyone, permissions: hidden.toString() } } },
+      delta: { version: v + 2, role: [server.id, hidden.toString(), 0] },
+    });
+    await m.waitForEvent('CHANNEL_DELETE', (d) => d.id === general.id);
+    // The view waits (2 heartbeat intervals here, at most 10 s), then the session starts over.
+    const started = Date.now();
+    const invalid = await m.waitFor((f) => f.op === 'invalid_session', 10_000);
+    expect(invalid.d).toEqual({ resumable: false });
+    expect(Date.now() - started).toBeGreaterThan(1000);
+    // Identifying again gives the store's view, which never had v+2: general is there.
+    const from = m.frames.length;
+    m.send({ op: 'identify', d: { token: member.auth } });
+    const ready = await m.waitFor((f) => f.op === 'ready', 5000, from);
+    expect(ready.d.servers.find((x: any) => x.id === server.id).channels.map((c: any) => c.id)).toContain(general.id);
+    expect(e.frames.some((f) => f.op === 'invalid_session')).toBe(false);
+  });
+});
+
 describe('ServerModel.withDelta', () => {
   const model = () =>
     new ServerModel(
