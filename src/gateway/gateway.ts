@@ -227,7 +227,11 @@ export class Gateway {
           'Retry-After': '5',
         });
       }
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.open(makeWire(ws, req), address));
+      this.wss.handleUpgrade(req, socket, head, (ws) => {
+        // An upgrade that completed while the gateway was closing: told to come back, like the rest.
+        if (this.closing) return ws.close(CLOSE.RESTARTING, 'server restarting');
+        this.open(makeWire(ws, req), address);
+      });
     });
   }
 
@@ -809,8 +813,14 @@ export class Gateway {
     }
     for (const p of this.pending) p.wire.close(CLOSE.RESTARTING, 'server restarting');
     await Promise.all(saves);
-    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
-    for (const c of this.wss.clients) c.terminate();
+    // ws calls back once every client is gone. Clients answer a close frame at once; one
+    // that does not is cut after a second instead of holding the shutdown for ws's 30 s.
+    const gone = new Promise<void>((resolve) => this.wss.close(() => resolve()));
+    const cut = setTimeout(() => {
+      for (const c of this.wss.clients) c.terminate();
+    }, 1000);
+    await gone;
+    clearTimeout(cut);
   }
 }
 
