@@ -31,7 +31,15 @@ afterAll(async () => {
 async function open(base: string, user: TestUser | null, path = '/', height = 900) {
   const o = await openPage(browser, base, { token: user?.token, path, height });
   opened.push(o);
+  openedOn.set(o, base);
   return o;
+}
+
+const openedOn = new Map<OpenPage, string>();
+
+/** Closes the pages opened on `base`: before its server closes, which a live page would keep reconnecting to. */
+async function closePages(base: string): Promise<void> {
+  for (const [o, b] of openedOn) if (b === base) await o.context.close().catch(() => undefined);
 }
 
 async function anotherSession(u: TestUser, userAgent: string): Promise<string> {
@@ -213,9 +221,12 @@ describe('the register view follows REGISTRATION', () => {
       expect(servers.body.map((x: { id: string }) => x.id)).toEqual([server.id]);
       expect(o.errors).toEqual([]);
     } finally {
+      await closePages(inv.url);
       await inv.close();
     }
-  });
+    // A server of its own and two pages: more than the default 20 s under the full suite's
+    // load (its own waits still fail at 10 s each, with what they waited for).
+  }, 45_000);
 
   it('closed: a clear message instead of the form; logging in still offered', async () => {
     const closed = await startServer({ env: { RATE_LIMITS: 'off', REGISTRATION: 'closed' } });
@@ -229,6 +240,7 @@ describe('the register view follows REGISTRATION', () => {
       await o.page.getByRole('link', { name: 'Log in' }).click();
       await o.page.getByRole('heading', { name: 'Log in to Parley' }).waitFor();
     } finally {
+      await closePages(closed.url);
       await closed.close();
     }
   });
