@@ -64,12 +64,19 @@ export class RedisBus implements EventBus {
     // Commands queue while Redis is away and go out in order when it is back.
     this.writer = new Redis(opts.url, { maxRetriesPerRequest: null, lazyConnect: true });
     this.reader = new Redis(opts.url, { maxRetriesPerRequest: null, lazyConnect: true });
-    this.subscriber = new Redis(opts.url, { maxRetriesPerRequest: null, lazyConnect: true });
+    // Subscribed again on every (re)connect by us, not by ioredis: its own resubscribe's
+    // promise rejects unhandled when the connection is closed meanwhile.
+    this.subscriber = new Redis(opts.url, { maxRetriesPerRequest: null, lazyConnect: true, autoResubscribe: false });
     this.writer.on('error', (err) => opts.report(err, 'redis (bus writer)'));
     this.reader.on('error', (err) => opts.report(err, 'redis (bus reader)'));
     this.subscriber.on('error', (err) => opts.report(err, 'redis (bus signals)'));
     this.stream = `${opts.prefix}events`;
     this.signalChannel = `${opts.prefix}signals`;
+    this.subscriber.on('ready', () => {
+      this.subscriber.subscribe(this.signalChannel).catch((err) => {
+        if (!this.closed) opts.report(err, 'signal subscribe failed');
+      });
+    });
     this.subscriber.on('message', (channel: string, raw: string) => {
       if (channel !== this.signalChannel) return;
       let signal: Signal;
@@ -86,7 +93,7 @@ export class RedisBus implements EventBus {
   static async connect(opts: RedisBusOptions): Promise<RedisBus> {
     const bus = new RedisBus(opts);
     await Promise.all([bus.writer.connect(), bus.reader.connect(), bus.subscriber.connect()]);
-    // ioredis subscribes again by itself after a reconnect.
+    // Subscribed before the bus is handed out (the 'ready' handler subscribes on reconnects too).
     await bus.subscriber.subscribe(bus.signalChannel);
     const lastEntry = await bus.writer.xrevrange(bus.stream, '+', '-', 'COUNT', 1);
     // Every position handed out must name an entry that exists (readAfter checks it), so
