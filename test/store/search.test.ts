@@ -10,7 +10,7 @@ import type { Store } from '../../src/store/index.js';
 import type { MessageSearch } from '../../src/store/repos/search.js';
 import type { MessageTable } from '../../src/store/schema.js';
 import { COUNT_ON_MESSAGES_UP_TO } from '../../src/store/dialects/sqlite.js';
-import { messageRow, newId, openStore, storeDialects } from './dialects.js';
+import { messageRow, newId, openStore, storeDialects, userRow } from './dialects.js';
 
 const now = () => new Date().toISOString();
 
@@ -29,18 +29,7 @@ describe.each(storeDialects())('search on %s', (dialect) => {
         [userId, 'Searcher'],
         [otherUser, 'Other'],
       ] as const)
-        await store.users.insert(tx, {
-          id,
-          username: name,
-          usernameKey: name.toLowerCase(),
-          name,
-          bot: 0,
-          ownerId: null,
-          passwordHash: 'x',
-          tokenHash: null,
-          avatar: null,
-          createdAt: now(),
-        });
+        await store.users.insert(tx, { ...userRow(id, name), createdAt: now() });
       await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
       for (const id of [one, two, three]) await store.channels.insert(tx, { id, serverId, name: 'c', createdAt: now() });
     });
