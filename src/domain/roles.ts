@@ -9,6 +9,7 @@ import { type Membership, requireServerChannelPermission, requireMember, require
 import { auditIn, diff } from './audit.js';
 import { type DomainContext, notify } from './context.js';
 import { cleanName } from './names.js';
+import { SharedRows } from './shared-rows.js';
 import { type ModelDelta, type ModelSnapshot, joinRoles, splitRoles } from './permissions.js';
 import type { Caller, PublicUser } from './types.js';
 
@@ -42,31 +43,14 @@ export function channelView(c: ServerChannel, overwrites: ChannelOverwriteTable[
 type RoleTuple = ModelSnapshot['roles'][number];
 
 /**
- * The role tuples the last snapshot of a server held, per server (the latest few): a role
- * unchanged since is the same frozen tuple. A person's MEMBER_ADD carries the whole model
- * for the joiner, and a server with thousands of bots has thousands of roles: on the
- * in-process log, entries then share the roles instead of each holding its own copy.
+ * The role tuples of a server's snapshots, shared while unchanged: a person's MEMBER_ADD
+ * carries the whole model for the joiner, and a server with thousands of bots has
+ * thousands of roles.
  */
-const snapshotRoles = new Map<string, Map<string, RoleTuple>>();
-const SNAPSHOT_SERVERS_MAX = 64;
-
-function sharedTuples(serverId: string, rows: Array<{ id: string; permissions: string; position: number }>): RoleTuple[] {
-  const before = snapshotRoles.get(serverId);
-  const now = new Map<string, RoleTuple>();
-  const out = rows.map((r) => {
-    const held = before?.get(r.id);
-    const tuple =
-      held && held[1] === r.permissions && held[2] === Number(r.position)
-        ? held
-        : (Object.freeze([r.id, r.permissions, Number(r.position)]) as RoleTuple);
-    now.set(r.id, tuple);
-    return tuple;
-  });
-  snapshotRoles.delete(serverId);
-  if (snapshotRoles.size >= SNAPSHOT_SERVERS_MAX) snapshotRoles.delete(snapshotRoles.keys().next().value!);
-  snapshotRoles.set(serverId, now);
-  return out;
-}
+const snapshotRoles = new SharedRows<RoleTuple>(
+  (t) => t[0],
+  (held, t) => held[1] === t[1] && held[2] === t[2],
+);
 
 /**
  * The server's permission model as it stands inside `tx`: for a joiner's MEMBER_ADD, and
@@ -89,7 +73,10 @@ export async function snapshotIn(_ctx: DomainContext, tx: Db | Tx, serverId: str
     ownerId: server.ownerId,
     version: Number(server.permVersion),
     channels: channels.map((c) => ({ ...c, topic: c.topic ?? null, position: Number(c.position) })),
-    roles: sharedTuples(serverId, roles),
+    roles: snapshotRoles.share(
+      serverId,
+      roles.map((r): RoleTuple => [r.id, r.permissions, Number(r.position)]),
+    ) as RoleTuple[],
     overwrites: overwrites.map((o) => [o.channelId, o.targetId, o.type, o.allow, o.deny]),
   };
 }

@@ -39,6 +39,7 @@ import {
   roleView,
   snapshotIn,
 } from './roles.js';
+import { SharedRows } from './shared-rows.js';
 import { releaseUploads } from './uploads.js';
 import type { Caller, Channel, Server } from './types.js';
 import type { DmChannel, PresenceStatus, Role } from '@parley/protocol';
@@ -120,39 +121,21 @@ function memberView(
 }
 
 /**
- * The role views the last join snapshot of a server listed, per server (the latest few
- * servers): a role unchanged since is listed as the same frozen object. Every bot's
- * MEMBER_ADD lists every role (Discord's GUILD_CREATE does), and the log keeps thousands of
- * entries; so on the in-process log each entry holds a list of references to shared roles
- * rather than its own copy of each. (The Redis stream stores each entry's JSON whole.)
+ * The role views of a server's join snapshots, shared while unchanged: every bot's
+ * MEMBER_ADD lists every role (Discord's GUILD_CREATE does), and the in-process log keeps
+ * thousands of entries. (The Redis stream stores each entry's JSON whole.)
  */
-const listedRoles = new Map<string, Map<string, Role>>();
-const LISTED_SERVERS_MAX = 64;
-
-function sharedRoleViews(serverId: string, rows: RoleTable[]): Role[] {
-  const before = listedRoles.get(serverId);
-  const now = new Map<string, Role>();
-  const out = rows.map((r) => {
-    const v = roleView(r);
-    const held = before?.get(r.id);
-    const same =
-      held !== undefined &&
-      held.name === v.name &&
-      held.color === v.color &&
-      held.position === v.position &&
-      held.permissions === v.permissions &&
-      held.hoist === v.hoist &&
-      held.mentionable === v.mentionable &&
-      held.managed === v.managed;
-    const role = same ? held : Object.freeze(v);
-    now.set(r.id, role);
-    return role;
-  });
-  listedRoles.delete(serverId);
-  if (listedRoles.size >= LISTED_SERVERS_MAX) listedRoles.delete(listedRoles.keys().next().value!);
-  listedRoles.set(serverId, now);
-  return out;
-}
+const listedRoles = new SharedRows<Role>(
+  (r) => r.id,
+  (held, v) =>
+    held.name === v.name &&
+    held.color === v.color &&
+    held.position === v.position &&
+    held.permissions === v.permissions &&
+    held.hoist === v.hoist &&
+    held.mentionable === v.mentionable &&
+    held.managed === v.managed,
+);
 
 /**
  * The server a bot just joined, for its sessions' GUILD_CREATE on Discord's gateway: read
@@ -171,7 +154,7 @@ async function joinSnapshot(ctx: DomainContext, db: Tx, server: ServerTable, bot
     : [first, first.length];
   return {
     server: serverView(server),
-    roles: sharedRoleViews(server.id, roles),
+    roles: listedRoles.share(server.id, roles.map(roleView)),
     members: listed.map((r) => ({ user: publicUser(r), roles: splitRoles(r.roles), joinedAt: r.joinedAt })),
     memberCount,
     joinedAt,
