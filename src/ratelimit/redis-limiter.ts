@@ -1,10 +1,11 @@
 import { Redis } from 'ioredis';
 import { MemoryRateLimiter, type RateDecision, type RateLimiter, type RateRule, decision } from './limiter.js';
 
-// One round trip, atomic: count the hit, open the window on the first one, report its age.
+// One round trip, atomic: count the hit, open the window if there is none (the key has no
+// expiry only when INCR just made it), report its age. A count of 1 is not a new window: a
+// refund can bring an open window's count back to 0.
 const HIT = `
 local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {n, ttl}
