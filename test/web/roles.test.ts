@@ -166,6 +166,8 @@ describe('roles settings', { timeout: 90_000 }, () => {
     await page.getByText('Moderators moved to position 1 of 3.').waitFor({ state: 'attached' });
     await expect.poll(() => order(owner, server.id)).toEqual(['Moderators', 'Senior', 'Junior']);
 
+    // The rows are measured for the drag: first the list must show what the server holds.
+    await expect.poll(() => shownOrder(page)).toEqual(['Moderators', 'Senior', 'Junior', '@everyone']);
     // Drag: Junior's handle onto Moderators' row puts Junior on top.
     await dragAbove(page, 'Junior', 'Moderators', () => screenshot(page, 'settings-roles-dragging'));
     await expect.poll(() => order(owner, server.id)).toEqual(['Junior', 'Moderators', 'Senior']);
