@@ -316,6 +316,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     maxBufferedBytes: config.gatewayMaxBufferBytes,
     maxPendingPerAddress: config.gatewayMaxPendingPerIp,
     maxSessionsPerToken: config.gatewayMaxSessionsPerToken,
+    signalWindowMs: config.gatewayTypingWindowMs,
     trustProxy: config.trustProxy,
     report,
     presence,

@@ -31,6 +31,8 @@ export interface Config {
   gatewayMaxPendingPerIp: number;
   /** Live gateway sessions of one token (bot token or login session) on one instance. */
   gatewayMaxSessionsPerToken: number;
+  /** Typing within this long of the last typing sent waits for the window's end (0: each at once). */
+  gatewayTypingWindowMs: number;
   /** How long someone whose last connection closed still shows connected (a reload, a resume). */
   presenceGraceMs: number;
   /** How often each instance refreshes its liveness and sweeps instances that stopped (with Redis); an instance counts as stopped after three. */
@@ -184,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     gatewayMaxBufferBytes: int('GATEWAY_MAX_BUFFER_BYTES', 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     gatewayMaxPendingPerIp: int('GATEWAY_MAX_PENDING_PER_IP', 64, 1, 1_000_000),
     gatewayMaxSessionsPerToken: int('GATEWAY_MAX_SESSIONS_PER_TOKEN', 32, 1, 1_000_000),
+    gatewayTypingWindowMs: int('GATEWAY_TYPING_WINDOW_MS', 250, 0, 5_000),
     presenceGraceMs: int('PRESENCE_GRACE_MS', 10_000, 0, 600_000),
     presenceIntervalMs: int('PRESENCE_INTERVAL_MS', 2_000, 0, 600_000),
     presenceSweepMs: int('PRESENCE_SWEEP_MS', 10_000, 100, 600_000),

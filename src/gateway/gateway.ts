@@ -29,6 +29,11 @@ export interface GatewayOptions {
   maxPendingPerAddress?: number;
   /** Live sessions of one credential (a bot token, a login session) on this instance. */
   maxSessionsPerToken?: number;
+  /**
+   * Typing that comes less than this long after the last typing sent waits for the window
+   * to end and goes out with the rest (`takeSignal`); 0 sends each at once. Default 250 ms.
+   */
+  signalWindowMs?: number;
   /** Take the client address from X-Forwarded-For (behind a trusted reverse proxy). */
   trustProxy?: boolean;
   report: (err: unknown, what: string) => void;
@@ -194,7 +199,11 @@ export class Gateway {
   private readonly maxBuffered: number;
   private readonly maxPendingPerAddress: number;
   private readonly maxSessionsPerToken: number;
+  private readonly signalWindowMs: number;
   private closing = false;
+  /** Signals waiting for the window to end; the timer runs while a window is open. */
+  private heldSignals: Signal[] = [];
+  private signalWindow: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly ctx: DomainContext,
@@ -204,8 +213,9 @@ export class Gateway {
     this.maxBuffered = opts.maxBufferedBytes ?? 1024 * 1024;
     this.maxPendingPerAddress = opts.maxPendingPerAddress ?? 64;
     this.maxSessionsPerToken = opts.maxSessionsPerToken ?? 32;
+    this.signalWindowMs = opts.signalWindowMs ?? 250;
     this.unsubscribe = bus.subscribe((pos, entry) => this.dispatch(pos, entry));
-    this.unsubscribeSignals = bus.subscribeSignals((signal) => this.signal(signal));
+    this.unsubscribeSignals = bus.subscribeSignals((signal) => this.takeSignal(signal));
     // One timer for every connection, so an idle connection costs no timer of its own.
     this.sweep = setInterval(() => this.checkHeartbeats(), Math.min(1000, Math.max(50, opts.heartbeatMs / 4)));
     this.sweep.unref();
@@ -491,6 +501,9 @@ export class Gateway {
   /** Live fan-out of one log entry, in log order. */
   private dispatch(pos: LogPosition, entry: BusEntry): void {
     for (const s of this.catchingUp) s.backlog?.push([pos, entry]);
+    if (this.heldSignals.length > 0 && (entry.kind === 'event' || entry.kind === 'direct') && entry.event.t === 'MESSAGE_CREATE') {
+      this.dropHeldTyping(entry.event.d.channelId, entry.event.d.author.id);
+    }
     if (entry.kind === 'revoke') {
       const key = entry.sessionId ? `${entry.userId}/${entry.sessionId}` : entry.userId;
       this.revocations.set(key, { pos, reason: entry.reason, at: Date.now() });
@@ -534,7 +547,47 @@ export class Gateway {
   }
 
   /**
-   * A live-only event (typing, `Signal`): sent now to the sessions that may see it and
+   * A signal from the bus. Signals (typing) that come less than `signalWindowMs` after the
+   * last one sent wait until the window ends and go out together, in one turn: a typing
+   * storm then costs each connection one write per window instead of one per typist. A
+   * lone signal goes out at once.
+   */
+  private takeSignal(signal: Signal): void {
+    if (this.signalWindowMs === 0) {
+      this.signal(signal);
+      return;
+    }
+    if (this.signalWindow !== null) {
+      this.heldSignals.push(signal);
+      return;
+    }
+    this.signal(signal);
+    this.openSignalWindow();
+  }
+
+  /**
+   * A message ends its author's typing there (clients clear the indicator when it arrives):
+   * typing of theirs still held for the window would show them typing again after it.
+   */
+  private dropHeldTyping(channelId: string, userId: string): void {
+    this.heldSignals = this.heldSignals.filter((s) => s.event.d.channelId !== channelId || s.event.d.userId !== userId);
+  }
+
+  private openSignalWindow(): void {
+    this.signalWindow = setTimeout(() => {
+      const held = this.heldSignals;
+      this.heldSignals = [];
+      this.signalWindow = null;
+      if (held.length === 0 || this.closing) return;
+      // One turn: each connection's frames of the batch leave in one write (its outbox).
+      for (const s of held) this.signal(s);
+      this.openSignalWindow();
+    }, this.signalWindowMs);
+    this.signalWindow.unref();
+  }
+
+  /**
+   * A live-only event (typing, `Signal`): sent to the sessions that may see it and
    * want it, with no sequence number of its own (`Wire.liveSeq`), and never replayed. In a
    * server, a person's native connection hears typing only in the channel it looks at
    * (`focus`), so a typing storm in a big server costs the connections looking at that
@@ -802,6 +855,8 @@ export class Gateway {
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.sweep);
+    if (this.signalWindow !== null) clearTimeout(this.signalWindow);
+    this.heldSignals = [];
     this.unsubscribe();
     this.unsubscribeSignals();
     const saves: Promise<void>[] = [];

@@ -12,26 +12,31 @@ import { call, createChannel, postMessage, world } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
 import { ALL_MESSAGES, I, identifyDiscord } from '../discord/helpers.js';
 import { ClientPool, type TestGatewayClient } from './client.js';
+import { LAZY_MS } from '../../src/gateway/outbox.js';
 
+/** Typing sent at once (no typing window): these tests are about one turn's frames. */
 let srv: TestServer;
 /** The smallest slow-consumer bound (64 KiB). */
 let tight: TestServer;
+/** A typing window long enough that the staged typing below always falls inside it. */
+let windowed: TestServer;
 const pool = new ClientPool();
 
 beforeAll(async () => {
   // Long heartbeats: the clients below do not heartbeat on their own, so nothing else is written meanwhile.
-  [srv, tight] = await Promise.all([
-    startServer({ env: { GATEWAY_HEARTBEAT_MS: '60000', RATE_LIMITS: 'off' } }),
+  [srv, tight, windowed] = await Promise.all([
+    startServer({ env: { GATEWAY_HEARTBEAT_MS: '60000', RATE_LIMITS: 'off', GATEWAY_TYPING_WINDOW_MS: '0' } }),
     startServer({ env: { GATEWAY_HEARTBEAT_MS: '60000', RATE_LIMITS: 'off', GATEWAY_MAX_BUFFER_BYTES: String(64 * 1024) } }),
+    startServer({ env: { GATEWAY_HEARTBEAT_MS: '60000', RATE_LIMITS: 'off', GATEWAY_TYPING_WINDOW_MS: '2000' } }),
   ]);
 });
 afterEach(() => pool.closeAll());
-afterAll(() => Promise.all([srv?.close(), tight?.close()]));
+afterAll(() => Promise.all([srv?.close(), tight?.close(), windowed?.close()]));
 
-/** The server's end of a test client's connection. */
-function serverEnd(c: TestGatewayClient): WebSocket & { _socket: Socket } {
+/** The server's end of a test client's connection (to `srv`, unless said). */
+function serverEnd(c: TestGatewayClient, on: TestServer = srv): WebSocket & { _socket: Socket } {
   const port = (c.ws as unknown as { _socket: Socket })._socket.localPort;
-  const wss = (srv.app.gateway as unknown as { wss: WebSocketServer }).wss;
+  const wss = (on.app.gateway as unknown as { wss: WebSocketServer }).wss;
   for (const ws of wss.clients) {
     const end = ws as WebSocket & { _socket: Socket };
     if (end._socket.remotePort === port) return end;
@@ -39,7 +44,7 @@ function serverEnd(c: TestGatewayClient): WebSocket & { _socket: Socket } {
   throw new Error('no server socket for the client');
 }
 
-const serverSocket = (c: TestGatewayClient): Socket => serverEnd(c)._socket;
+const serverSocket = (c: TestGatewayClient, on: TestServer = srv): Socket => serverEnd(c, on)._socket;
 
 /** Counts the writes the server's socket hands to the system (each `_write` or `_writev` is one). */
 function countWrites(socket: Socket): { n: number } {
@@ -207,5 +212,55 @@ describe('coalesced fan-out', () => {
       [6, '4'],
     ]);
     expect(c.closeInfo).toBeNull();
+  });
+
+  it('typing that follows typing within the window waits for it, and the batch leaves in one write, in order', async () => {
+    const w = await world(windowed.url);
+    const c = await pool.identify(windowed.gatewayUrl, w.bot.auth, { heartbeat: false });
+    await postMessage(windowed.url, w.owner.auth, w.channel.id, 'first');
+    await c.collect(1);
+    const writes = countWrites(serverSocket(c, windowed));
+    // Six typists, further apart than the outbox's lazy lane holds typing for (LAZY_MS): on
+    // their own, six writes. The spacing stages the input; nothing waits on it for a result.
+    for (let i = 0; i < 6; i++) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, LAZY_MS + 15));
+      windowed.app.ctx.bus.signal({
+        serverId: w.server.id,
+        event: {
+          t: 'TYPING_START',
+          d: { channelId: w.channel.id, serverId: w.server.id, userId: `u${i}`, name: `typist ${i}`, bot: false },
+        },
+      });
+    }
+    const got = await c.collect(7);
+    expect(got.slice(1).map((f) => [f.t, f.s, f.d.userId])).toEqual([0, 1, 2, 3, 4, 5].map((i) => ['TYPING_START', null, `u${i}`]));
+    // The first at once, the other five together when the window ends.
+    expect(writes.n).toBe(2);
+  });
+
+  it("a message drops its author's typing still held for the window, and only theirs in that channel", async () => {
+    const w = await world(windowed.url);
+    const other = await createChannel(windowed.url, w.owner, w.server.id, 'other');
+    const c = await pool.identify(windowed.gatewayUrl, w.bot.auth, { heartbeat: false });
+    await postMessage(windowed.url, w.owner.auth, w.channel.id, 'first');
+    await c.collect(1);
+    const typing = (channelId: string, userId: string): Signal => ({
+      serverId: w.server.id,
+      event: { t: 'TYPING_START', d: { channelId, serverId: w.server.id, userId, name: userId, bot: false } },
+    });
+    // The first typing opens the window; the next three are held for it.
+    windowed.app.ctx.bus.signal(typing(w.channel.id, 'someone'));
+    await c.collect(2);
+    windowed.app.ctx.bus.signal(typing(w.channel.id, w.owner.id));
+    windowed.app.ctx.bus.signal(typing(other.id, w.owner.id));
+    windowed.app.ctx.bus.signal(typing(w.channel.id, 'another'));
+    // The owner's message in the general channel, while the window holds their typing there.
+    await postMessage(windowed.url, w.owner.auth, w.channel.id, 'sent');
+    const got = await c.collect(5);
+    expect(got.slice(2).map((f) => [f.t, f.d.content ?? `${f.d.userId} in ${f.d.channelId}`])).toEqual([
+      ['MESSAGE_CREATE', 'sent'],
+      ['TYPING_START', `${w.owner.id} in ${other.id}`],
+      ['TYPING_START', `another in ${w.channel.id}`],
+    ]);
   });
 });
