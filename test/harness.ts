@@ -112,6 +112,9 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     // Presence reaches no server unless a suite asks (presence.test.ts): other suites'
     // exact event sequences stay free of people coming and going.
     PRESENCE_FANOUT_MAX: '0',
+    // Typing goes out at once unless a suite asks for the window (coalescing.test.ts): the
+    // suites that use a logged event as a fence after typing need it sent by then.
+    GATEWAY_TYPING_WINDOW_MS: '0',
     ...opts.env,
   });
   let built: App | undefined;

@@ -14,7 +14,7 @@ import { ALL_MESSAGES, I, identifyDiscord } from '../discord/helpers.js';
 import { ClientPool, type TestGatewayClient } from './client.js';
 import { LAZY_MS } from '../../src/gateway/outbox.js';
 
-/** Typing sent at once (no typing window): these tests are about one turn's frames. */
+/** Typing sent at once (the harness's default, no typing window): these tests are about one turn's frames. */
 let srv: TestServer;
 /** The smallest slow-consumer bound (64 KiB). */
 let tight: TestServer;
@@ -25,7 +25,7 @@ const pool = new ClientPool();
 beforeAll(async () => {
   // Long heartbeats: the clients below do not heartbeat on their own, so nothing else is written meanwhile.
   [srv, tight, windowed] = await Promise.all([
-    startServer({ env: { GATEWAY_HEARTBEAT_MS: '60000', RATE_LIMITS: 'off', GATEWAY_TYPING_WINDOW_MS: '0' } }),
+    startServer({ env: { GATEWAY_HEARTBEAT_MS: '60000', RATE_LIMITS: 'off' } }),
     startServer({ env: { GATEWAY_HEARTBEAT_MS: '60000', RATE_LIMITS: 'off', GATEWAY_MAX_BUFFER_BYTES: String(64 * 1024) } }),
     startServer({ env: { GATEWAY_HEARTBEAT_MS: '60000', RATE_LIMITS: 'off', GATEWAY_TYPING_WINDOW_MS: '2000' } }),
   ]);
