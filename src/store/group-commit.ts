@@ -17,7 +17,8 @@ export interface BulkInsert<R> {
 }
 
 interface Pending {
-  work: Work<unknown>;
+  /** Undefined: the write is its row alone. */
+  work: Work<unknown> | undefined;
   /** A row for `bulk`, written before `work` runs. */
   row: unknown;
   resolve: (value: unknown) => void;
@@ -55,6 +56,8 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 export class GroupCommitter<R = never> {
   private queue: Pending[] = [];
   private active = 0;
+  /** Writes in the batches being committed. */
+  private inFlight = 0;
   private scheduled = false;
   /** Metrics (when enabled): set after construction, so an unobserved committer pays one test per batch. */
   observer: CommitObserver | undefined;
@@ -63,18 +66,28 @@ export class GroupCommitter<R = never> {
    * transaction just before COMMIT, and handed over after the commit, before any of the
    * batch's writes resolves (so nobody hears of a revocation before the epoch moved).
    */
-  epoch: { read: () => number; committed: (epoch: number) => void } | undefined;
+  epoch: { read: (tx: Transaction<Database>) => Promise<number>; committed: (epoch: number) => void } | undefined;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly maxBatch = 256,
     readonly concurrency = 1,
     private readonly bulk?: BulkInsert<R>,
+    /**
+     * Commits a batch of rows alone (writes with no `work`) in one call, all or nothing,
+     * resolving with the access epoch read before its COMMIT (`DialectAdapter.commitRows`).
+     * When it fails, the batch runs again as any other.
+     */
+    private readonly commitRows?: (rows: R[]) => Promise<number>,
   ) {}
 
-  /** Runs `work` in a batch; with `row` (needs `bulk`), the row is written first, in bulk with the batch's others. */
-  run<T>(work: Work<T>, row?: R): Promise<T> {
+  /**
+   * Runs `work` in a batch; with `row` (needs `bulk`), the row is written first, in bulk with
+   * the batch's others. Without `work`, the write is the row alone (and resolves to undefined).
+   */
+  run<T>(work: Work<T> | undefined, row?: R): Promise<T> {
     if (row !== undefined && !this.bulk) return Promise.reject(new Error('GroupCommitter: a row without a bulk statement'));
+    if (work === undefined && row === undefined) return Promise.reject(new Error('GroupCommitter: nothing to write'));
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work: work as Work<unknown>, row, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled && this.active < this.concurrency) {
@@ -91,10 +104,13 @@ export class GroupCommitter<R = never> {
   /** Starts batches while there are writes waiting and room for another batch. */
   private next(): void {
     while (this.queue.length > 0 && this.active < this.concurrency) {
+      if (this.active > 0 && this.queue.length < this.inFlight) return;
       const batch = this.queue.splice(0, this.maxBatch);
       this.active++;
+      this.inFlight += batch.length;
       void this.commit(batch).then(() => {
         this.active--;
+        this.inFlight -= batch.length;
         // What queued up during the commit is the next batch.
         this.next();
       });
@@ -109,6 +125,17 @@ export class GroupCommitter<R = never> {
   private async commit(batch: Pending[]): Promise<void> {
     let outcomes: Outcome[];
     const started = this.observer ? performance.now() : 0;
+    if (this.commitRows && batch.every((p) => p.work === undefined)) {
+      try {
+        const epoch = await this.commitRows(batch.map((p) => p.row as R));
+        this.epoch?.committed(epoch);
+        this.observer?.(batch.length, (performance.now() - started) / 1000);
+        for (const p of batch) p.resolve(undefined);
+        return;
+      } catch {
+        // Nothing of it was committed: the batch runs again below, each write alone if need be.
+      }
+    }
     try {
       outcomes = (await this.attempt(batch, false)) ?? (await this.attempt(batch, true))!;
     } catch (error) {
@@ -151,7 +178,7 @@ export class GroupCommitter<R = never> {
         const { work, row } = batch[i]!;
         if (!savepoints) {
           try {
-            outcomes.push({ ok: true, value: await work(trx) });
+            outcomes.push({ ok: true, value: await work?.(trx) });
           } catch (error) {
             await trx.rollback().execute();
             if (batch.length > 1) return null;
@@ -162,7 +189,7 @@ export class GroupCommitter<R = never> {
         const sp = await trx.savepoint(`w${i}`).execute();
         try {
           if (row !== undefined) await this.bulk!.one(sp, row as R);
-          const value = await work(sp);
+          const value = await work?.(sp);
           await sp.releaseSavepoint(`w${i}`).execute();
           outcomes.push({ ok: true, value });
         } catch (error) {
@@ -170,7 +197,7 @@ export class GroupCommitter<R = never> {
           outcomes.push({ ok: false, error });
         }
       }
-      const epoch = this.epoch?.read();
+      const epoch = await this.epoch?.read(trx);
       await trx.commit().execute();
       if (epoch !== undefined) this.epoch!.committed(epoch);
     } catch (error) {

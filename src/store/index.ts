@@ -4,7 +4,7 @@ import { isLegacyId, SnowflakeGenerator } from '../ids.js';
 import { postgresAdapter } from './dialects/postgres.js';
 import { sqliteAdapter } from './dialects/sqlite.js';
 import type { DialectAdapter } from './dialects/types.js';
-import { type CommitObserver, GroupCommitter } from './group-commit.js';
+import { type BulkInsert, type CommitObserver, GroupCommitter } from './group-commit.js';
 import { migrateToLatest, migrationStatus } from './migrations.js';
 import { type LeaseOptions, WorkerLease } from './worker-lease.js';
 import { WriteHorizon } from './write-horizon.js';
@@ -22,8 +22,11 @@ export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
 export type { Database } from './schema.js';
 
-/** A message write with no rows beside the message's own. */
-const noWork = async (): Promise<undefined> => undefined;
+/** The access epoch as `tx` sees it (0013). */
+async function readAccessEpoch(tx: Tx): Promise<number> {
+  const { rows } = await sql<{ epoch: string | number }>`select epoch from access_epoch where id = 1`.execute(tx);
+  return Number(rows[0]!.epoch);
+}
 
 /** Where the data lives: PostgreSQL when `databaseUrl` is set, else SQLite under `dataDir`. */
 export interface StoreOptions {
@@ -72,8 +75,7 @@ export class Store {
   readonly auditLog = auditLog;
   readonly bumpPermVersion = bumpPermVersion;
   readonly invites = invites;
-  /** Messages; where the driver offers it, the insert runs as a statement of its own (no query builder). */
-  readonly messages: typeof messages;
+  readonly messages = messages;
   readonly reactions = reactions;
   readonly readStates = readStates;
   readonly userSettings = userSettings;
@@ -116,15 +118,6 @@ export class Store {
     clock?: () => number,
   ) {
     this.ids = new SnowflakeGenerator(clock);
-    const insertMessage = adapter.writerStatement?.(INSERT_MESSAGE_SQL);
-    this.messages = insertMessage
-      ? {
-          ...messages,
-          insert: async (_tx: Tx, row) => {
-            insertMessage(messageParams(row));
-          },
-        }
-      : messages;
     const search = searchRepo(adapter.fullText);
     this.search = {
       ...search,
@@ -142,18 +135,27 @@ export class Store {
       this.indexTimer.unref();
     }
     // A pooled server database gains from several batches in flight; SQLite has one writer.
-    // Where every statement is a round trip, a batch's messages are inserted by one statement.
-    const jsonRows = adapter.jsonRows?.bind(adapter);
-    this.bulkMessages = jsonRows !== undefined;
+    // A batch's messages are inserted by one statement (PostgreSQL), or by one statement
+    // run for each in one round trip (SQLite's writer thread).
+    const { jsonRows, insertEach } = adapter;
+    const many: BulkInsert<MessageTable>['many'] | undefined = jsonRows
+      ? (tx, rows) => messages.insertMany(tx, rows, jsonRows.bind(adapter))
+      : insertEach
+        ? (tx, rows) => insertEach(tx, INSERT_MESSAGE_SQL, rows.map(messageParams))
+        : undefined;
+    this.bulkMessages = many !== undefined;
     this.committer = new GroupCommitter<MessageTable>(
       writer,
       256,
-      adapter.concurrentWriters ? 4 : 1,
-      jsonRows && { many: (tx, rows) => messages.insertMany(tx, rows, jsonRows), one: (tx, row) => this.messages.insert(tx, row) },
+      // SQLite: one transaction at a time, but a batch of messages alone is sent whole
+      // (`commitRows`) while the writer thread still commits the one before.
+      adapter.concurrentWriters ? 4 : adapter.commitRows ? 2 : 1,
+      many && { many, one: (tx, row) => messages.insert(tx, row) },
+      adapter.commitRows && ((rows) => adapter.commitRows!(INSERT_MESSAGE_SQL, rows.map(messageParams))),
     );
     // An in-process epoch learns of this process's own changes from each batch (one read per batch).
     const local = adapter.localAccessEpoch;
-    if (local) this.committer.epoch = { read: () => local.inTransaction(), committed: (e) => local.committed(e) };
+    if (local) this.committer.epoch = { read: readAccessEpoch, committed: (e) => local.committed(e) };
   }
 
   /** Opens the database and migrates it to the latest schema. */
@@ -225,7 +227,7 @@ export class Store {
       });
     this.writesSinceIndex++;
     try {
-      return await this.committer.run(then ?? noWork, row);
+      return await this.committer.run(then, row);
     } catch (err) {
       throw this.translate(err);
     }

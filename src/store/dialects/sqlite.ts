@@ -11,28 +11,37 @@ import {
   type UnknownRow,
   sql,
 } from 'kysely';
+import { runEach, SqliteWriterDialect } from './sqlite-writer.js';
 import type { DialectAdapter, FullText } from './types.js';
 
 function sqliteCode(err: unknown): string {
   return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : '';
 }
 
-/** Embedded SQLite under `dataDir`: WAL with synchronous=FULL, so a commit is on disk. */
+/**
+ * Embedded SQLite under `dataDir`: WAL with `synchronous = FULL`, so a commit is on disk.
+ * The writer connection runs on a thread of its own (`SqliteWriterDialect`); reads outside
+ * a transaction use a read connection on the event loop.
+ */
 export function sqliteAdapter(dataDir: string): DialectAdapter {
   fs.mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, 'parley.db');
-  const database = openSqlite(file);
-  database.pragma('journal_mode = WAL');
-  database.pragma('synchronous = FULL');
-  database.pragma('foreign_keys = ON');
-  database.pragma('busy_timeout = 5000');
-  // WAL lets this connection read committed data while the other one writes.
+  // WAL is a property of the file: set before the read connection opens it (which cannot,
+  // being query-only), and kept by the writer thread's connection.
+  const setup = openSqlite(file);
+  setup.pragma('journal_mode = WAL');
+  setup.close();
+  // WAL lets this connection read committed data while the writer writes.
   const reader = openSqlite(file);
   reader.pragma('busy_timeout = 5000');
   reader.pragma('query_only = ON');
+  const writer = new SqliteWriterDialect({
+    file,
+    pragmas: ['journal_mode = WAL', 'synchronous = FULL', 'foreign_keys = ON', 'busy_timeout = 5000', 'wal_autocheckpoint = 10000'],
+  });
   return {
     name: `sqlite (${file})`,
-    kysely: new SqliteDialect({ database: reusingStatements(database) }),
+    kysely: writer,
     readKysely: new SqliteDialect({ database: reusingStatements(reader) }),
     plugins: [new SqliteIntegers()],
     concurrentWriters: false,
@@ -40,33 +49,34 @@ export function sqliteAdapter(dataDir: string): DialectAdapter {
     isForeignKeyViolation: (err) => sqliteCode(err) === 'SQLITE_CONSTRAINT_FOREIGNKEY',
     isInvalidText: () => false,
     fullText: sqliteFullText,
-    localAccessEpoch: localAccessEpoch(database, reader),
-    writerStatement(text) {
-      let stmt: Database.Statement | undefined;
-      return (params) => {
-        // Only inside the group commit's transaction: alone, it would commit by itself.
-        if (!database.inTransaction) throw new Error('a writer statement runs only inside Store.write');
-        stmt ??= database.prepare(text);
-        stmt.run(params);
-      };
+    localAccessEpoch: localAccessEpoch(reader),
+    insertEach: runEach,
+    async commitRows(sql, rows) {
+      const [row] = await writer.script<{ epoch: unknown }>([
+        { sql: 'begin' },
+        { sql, params: rows, each: true },
+        { sql: 'select epoch from access_epoch where id = 1' },
+        { sql: 'commit' },
+      ]);
+      return Number(row!.epoch);
     },
   };
 }
 
 /**
- * The access epoch of a database only this process writes to, but that the `parley`
- * command (or another tool) may change from outside: `PRAGMA data_version` on the writer
- * changes only when another connection committed, so only then is the epoch read again
- * (on the read connection, which sees that commit). What this process's own commits do
- * to it the store takes in through `inTransaction`. Statements are prepared on first use
- * (the table comes with 0013).
+ * The access epoch of a database only this instance serves, which the `parley` command (or
+ * another tool) may still change from outside. `PRAGMA data_version` on the read
+ * connection changes whenever another connection committed (the writer thread, or another
+ * process), and only then is the epoch read again. The store also hands over the epoch its
+ * own transactions committed (`committed`), before any of their writes resolves, so a
+ * request that follows a revocation in the same turn already sees it. Statements are
+ * prepared on first use (the table comes with 0013).
  */
-function localAccessEpoch(writer: Database.Database, reader: Database.Database) {
+function localAccessEpoch(reader: Database.Database) {
   let known = 0;
   let version: unknown;
   let dataVersion: Database.Statement | undefined;
-  let onReader: Database.Statement | undefined;
-  let onWriter: Database.Statement | undefined;
+  let epoch: Database.Statement | undefined;
   let checked = false;
   const uncheck = () => {
     checked = false;
@@ -80,19 +90,14 @@ function localAccessEpoch(writer: Database.Database, reader: Database.Database) 
       if (checked) return known;
       checked = true;
       setImmediate(uncheck);
-      dataVersion ??= writer.prepare('pragma data_version').pluck();
+      dataVersion ??= reader.prepare('pragma data_version').pluck();
       const v = dataVersion.get();
       if (v !== version) {
         version = v;
-        onReader ??= reader.prepare('select epoch from access_epoch where id = 1').pluck();
-        known = Math.max(known, Number(onReader.get()));
+        epoch ??= reader.prepare('select epoch from access_epoch where id = 1').pluck();
+        known = Math.max(known, Number(epoch.get()));
       }
       return known;
-    },
-    /** Inside a write transaction: what the epoch will be if it commits (not yet in force). */
-    inTransaction(): number {
-      onWriter ??= writer.prepare('select epoch from access_epoch where id = 1').pluck();
-      return Number(onWriter.get());
     },
     /** After the commit of a transaction that read `epoch` inside it. */
     committed(epoch: number): void {

@@ -1,4 +1,9 @@
-import type { Dialect, Kysely, KyselyPlugin, QueryExecutorProvider, RawBuilder, SqlBool } from 'kysely';
+import type { CompiledQuery, Dialect, Kysely, KyselyPlugin, QueryExecutorProvider, QueryResult, RawBuilder, SqlBool } from 'kysely';
+
+/** What runs a compiled query: a Kysely instance or a transaction. */
+export interface QueryRunner {
+  executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>>;
+}
 
 /**
  * What differs between databases, as capabilities rather than names: the domain and the
@@ -33,17 +38,25 @@ export interface DialectAdapter {
   /**
    * Where the database is in-process and this instance its only writer (SQLite): the
    * access epoch (0013) without a query per request. `current` is the epoch as of the
-   * last commit of this process or of another one (`PRAGMA data_version` tells those
-   * apart cheaply); `inTransaction` reads it inside a write transaction and `committed`
-   * takes it in once that transaction has committed, before anyone hears of the commit.
+   * last commit of this process or of another one (`PRAGMA data_version` tells when to
+   * look again); `committed` takes in what a transaction of this process read inside it
+   * (`Store`'s group commit), once it has committed and before anyone hears of it.
    */
-  readonly localAccessEpoch?: { current(): number; inTransaction(): number; committed(epoch: number): void };
+  readonly localAccessEpoch?: { current(): number; committed(epoch: number): void };
   /**
-   * A statement prepared once on the writer connection, run synchronously with positional
-   * parameters, where the database is in-process: for the one write every message makes.
-   * It joins the transaction `Store.write` has open, and refuses to run outside one.
+   * Runs `sql`, prepared once, for each of `rows` (positional parameter lists) in one
+   * round trip to the connection, inside `tx`'s transaction (SQLite: one message to the
+   * writer thread for a group commit's messages).
    */
-  writerStatement?(sql: string): (params: readonly unknown[]) => void;
+  insertEach?(tx: QueryRunner, sql: string, rows: readonly unknown[][]): Promise<void>;
+  /**
+   * Commits `rows` of `sql` (positional parameter lists) in a transaction of their own, in
+   * one round trip (SQLite's writer thread: BEGIN, the inserts, the read of the access
+   * epoch, COMMIT, as one script), and resolves with the access epoch read before COMMIT.
+   * All or nothing: a failing row rolls the whole back, and the call rejects. Calls may
+   * overlap: each is whole, and they commit in the order they were made.
+   */
+  commitRows?(sql: string, rows: readonly unknown[][]): Promise<number>;
   /**
    * Where every statement is a network round trip (PostgreSQL): a FROM item yielding rows
    * of `table` from `json`, a JSON array of objects keyed by column name (missing keys are

@@ -1,0 +1,126 @@
+// SQLite's writer connection on a thread of its own (src/store/dialects/sqlite-writer.ts):
+// a group commit of messages alone is one script, all or nothing; a script never runs
+// inside a transaction another user of the connection has open; and the connection is
+// durable as before.
+import { Worker } from 'node:worker_threads';
+import { sql } from 'kysely';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/index.js';
+import type { MessageTable } from '../../src/store/schema.js';
+import { messageRow, newId, openStore, userRow } from './dialects.js';
+
+const now = () => new Date().toISOString();
+
+/** Every query sent to a writer thread meanwhile: its SQL (a script's steps' SQL, joined). */
+function recordSent(): { sent: string[]; stop: () => void } {
+  const sent: string[] = [];
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (this: Worker, value: unknown, ...rest: unknown[]) {
+    if (Array.isArray(value) && typeof value[1] === 'string') {
+      const [, text, params] = value as [number, string, unknown];
+      sent.push(
+        text === '/* script */'
+          ? `script: ${(JSON.parse(params as string) as Array<[string]>).map(([s]) => s.split(' ')[0]!.toLowerCase()).join(', ')}`
+          : text,
+      );
+    }
+    return (post as (...a: unknown[]) => void).call(this, value, ...rest);
+  } as typeof post;
+  return { sent, stop: () => void (Worker.prototype.postMessage = post) };
+}
+
+/** Lets the committer's scheduled turns (setImmediate) run. */
+const turns = async (n: number) => {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+describe('SQLite writer thread', () => {
+  let store: Store;
+  let dispose: () => Promise<void>;
+  let recording: ReturnType<typeof recordSent> | undefined;
+  const userId = newId();
+  const serverId = newId();
+  const channelId = newId();
+  const message = (content: string, id = newId()): MessageTable => messageRow({ id, channelId, serverId, authorId: userId, content });
+  const stored = async (id: string) => (await store.messages.byId(store.db, channelId, id)) !== undefined;
+
+  beforeAll(async () => {
+    ({ store, dispose } = await openStore('sqlite'));
+    await store.write(async (tx) => {
+      await store.users.insert(tx, userRow(userId, 'writer'));
+      await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
+      await store.channels.insert(tx, { id: channelId, serverId, name: 'general', createdAt: now() });
+    });
+  });
+  afterEach(() => recording?.stop());
+  afterAll(() => dispose?.());
+
+  it('commits durably: WAL, synchronous = FULL and foreign keys on the writer connection', async () => {
+    const pragma = (name: string) => store.write(async (tx) => (await sql.raw(`pragma ${name}`).execute(tx)).rows[0]);
+    expect(await pragma('journal_mode')).toEqual({ journalMode: 'wal' });
+    expect(await pragma('synchronous')).toEqual({ synchronous: 2 });
+    expect(await pragma('foreign_keys')).toEqual({ foreignKeys: 1 });
+  });
+
+  it('a batch of messages alone is one script; a bad one fails alone and the rest commit', async () => {
+    const taken = message('taken');
+    await store.writeMessage(taken);
+    recording = recordSent();
+    const good = Array.from({ length: 10 }, (_, i) => message(`alone ${i}`));
+    const results = await Promise.allSettled([
+      ...good.map((m) => store.writeMessage(m)),
+      store.writeMessage(message('duplicate', taken.id)),
+      store.writeMessage(messageRow({ channelId: newId(), serverId, authorId: userId, content: 'no such channel' })),
+    ]);
+    expect(results.slice(0, 10).map((r) => r.status)).toEqual(Array(10).fill('fulfilled'));
+    expect((results[10] as PromiseRejectedResult).reason).toMatchObject({ code: 'already_exists' });
+    expect((results[11] as PromiseRejectedResult).reason).toMatchObject({ code: 'unknown_reference' });
+    for (const m of good) expect(await stored(m.id)).toBe(true);
+    expect(await stored(taken.id)).toBe(true);
+    // First the whole batch as one script, which fails and is rolled back; then the rerun
+    // (a transaction: all rows in one statement run, then with a savepoint each).
+    expect(recording.sent[0]).toBe('script: begin, insert, select, commit');
+    expect(recording.sent.slice(1)).toContain('commit');
+    expect(await store.db.selectFrom('messages').select('id').where('content', '=', 'duplicate').execute()).toEqual([]);
+  });
+
+  it('messages alone, with nothing failing, are one script per batch and nothing else', async () => {
+    recording = recordSent();
+    const rows = Array.from({ length: 30 }, (_, i) => message(`script ${i}`));
+    await Promise.all(rows.map((m) => store.writeMessage(m)));
+    expect(recording.sent.length).toBeGreaterThan(0);
+    expect(recording.sent.every((s) => s === 'script: begin, insert, select, commit')).toBe(true);
+    for (const m of rows) expect(await stored(m.id)).toBe(true);
+  });
+
+  it('a script waits while a transaction has the connection, and never joins it', async () => {
+    recording = recordSent();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let inside!: () => void;
+    const entered = new Promise<void>((resolve) => {
+      inside = resolve;
+    });
+    const rolledBack = message('in the transaction that rolls back');
+    const open = store.write(async (tx) => {
+      await store.messages.insert(tx, rolledBack);
+      inside();
+      await held;
+      throw new Error('roll it back');
+    });
+    await entered;
+    const alone = message('alone, while the transaction is open');
+    const write = store.writeMessage(alone);
+    // The committer starts the second batch on a later turn; give it several.
+    await turns(10);
+    expect(recording.sent.filter((s) => s.startsWith('script'))).toEqual([]);
+    release();
+    await expect(open).rejects.toThrow('roll it back');
+    await write;
+    expect(recording.sent.filter((s) => s.startsWith('script'))).toEqual(['script: begin, insert, select, commit']);
+    expect(await stored(alone.id)).toBe(true);
+    expect(await stored(rolledBack.id)).toBe(false);
+  });
+});
