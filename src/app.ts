@@ -186,7 +186,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const unlock = !deps.store && !config.databaseUrl ? lockDataDir(config.dataDir) : undefined;
   let store: Store;
   try {
-    store = deps.store ?? (await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+    store =
+      deps.store ??
+      (await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteWriter: { thread: config.sqliteWriterThread } }));
   } catch (err) {
     unlock?.();
     throw err;

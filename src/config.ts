@@ -8,6 +8,8 @@ export interface Config {
   /** Base of the links the service writes; port 0 here means the port it listens on (`withListeningPort`). */
   publicUrl: string;
   databaseUrl: string | undefined;
+  /** SQLite: where the writer connection's queries run (`auto`: on a thread of its own while writes are busy). */
+  sqliteWriterThread: 'auto' | 'on' | 'off';
   redisUrl: string | undefined;
   /** Namespace of every Redis key, so deployments can share one Redis. */
   redisPrefix: string;
@@ -162,6 +164,10 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('METRICS_TOKEN must be at least 16 characters, without spaces (e.g. openssl rand -hex 32)');
   }
 
+  const sqliteWriterThread = (env.SQLITE_WRITER_THREAD || 'auto').toLowerCase() as Config['sqliteWriterThread'];
+  if (!['auto', 'on', 'off'].includes(sqliteWriterThread)) {
+    problems.push(`SQLITE_WRITER_THREAD must be one of auto, on, off (got "${env.SQLITE_WRITER_THREAD}")`);
+  }
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -171,6 +177,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     publicUrl,
     databaseUrl,
+    sqliteWriterThread,
     redisUrl,
     redisPrefix: env.REDIS_PREFIX || 'parley:',
     uploadsDir: path.resolve(env.UPLOADS_DIR || path.join(dataDir, 'uploads')),

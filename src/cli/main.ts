@@ -298,7 +298,8 @@ async function users(argv: string[], io: CliIo): Promise<number> {
 async function openStore(config: Config): Promise<Store> {
   const { Store } = await import('../store/index.js');
   try {
-    return await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    // One command's few writes: the writer stays on the event loop.
+    return await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sqliteWriter: { thread: 'off' } });
   } catch (err) {
     throw new CliFailure(`cannot open the database: ${(err as Error).message}`);
   }

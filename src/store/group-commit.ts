@@ -49,9 +49,12 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  * with savepoints like any failing batch, each row written alone in its write's
  * savepoint, so a bad row fails its own write only.
  *
- * `concurrency` batches may be in flight at once. SQLite has one connection, so 1; a
- * pooled server database (PostgreSQL) gains from more, because each statement of a batch
- * is a network round trip and one batch at a time leaves the pool idle.
+ * `concurrency` batches may be in flight at once. A pooled server database (PostgreSQL)
+ * gains from several, because each statement of a batch is a network round trip and one
+ * batch at a time leaves the pool idle. SQLite has one connection, whose transactions run
+ * one after another; but a batch of rows alone is committed in one call (`commitRows`),
+ * which SQLite's writer thread takes while it still commits the one before, so SQLite
+ * has two.
  */
 export class GroupCommitter<R = never> {
   private queue: Pending[] = [];
@@ -104,6 +107,10 @@ export class GroupCommitter<R = never> {
   /** Starts batches while there are writes waiting and room for another batch. */
   private next(): void {
     while (this.queue.length > 0 && this.active < this.concurrency) {
+      // Another batch while some are in flight only once at least as many writes wait as
+      // those hold: a commit has a fixed cost (SQLite writes each page it touched), so a
+      // steady load makes a few large batches rather than many small ones. What waits is
+      // taken when a batch ends.
       if (this.active > 0 && this.queue.length < this.inFlight) return;
       const batch = this.queue.splice(0, this.maxBatch);
       this.active++;

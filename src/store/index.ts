@@ -3,6 +3,7 @@ import { AppError } from '../errors.js';
 import { isLegacyId, SnowflakeGenerator } from '../ids.js';
 import { postgresAdapter } from './dialects/postgres.js';
 import { sqliteAdapter } from './dialects/sqlite.js';
+import type { WriterThreadPolicy } from './dialects/sqlite-writer.js';
 import type { DialectAdapter } from './dialects/types.js';
 import { type BulkInsert, type CommitObserver, GroupCommitter } from './group-commit.js';
 import { migrateToLatest, migrationStatus } from './migrations.js';
@@ -32,6 +33,8 @@ async function readAccessEpoch(tx: Tx): Promise<number> {
 export interface StoreOptions {
   databaseUrl?: string;
   dataDir: string;
+  /** SQLite: where the writer connection's queries run (default: `auto`). */
+  sqliteWriter?: WriterThreadPolicy;
   /** The worker-number lease of the id generator (tests shorten it). */
   idLease?: LeaseOptions;
 }
@@ -45,7 +48,8 @@ export async function migrateDatabase(
   opts: Pick<StoreOptions, 'databaseUrl' | 'dataDir'>,
   statusOnly = false,
 ): Promise<{ ran: string[]; status: Array<{ name: string; executedAt?: Date }> }> {
-  const adapter = opts.databaseUrl ? await postgresAdapter(opts.databaseUrl) : sqliteAdapter(opts.dataDir);
+  // A migration runs on the event loop: nothing else is going on.
+  const adapter = opts.databaseUrl ? await postgresAdapter(opts.databaseUrl) : sqliteAdapter(opts.dataDir, { thread: 'off' });
   const db = new Kysely<Database>({ dialect: adapter.kysely, plugins: [new CamelCasePlugin(), ...(adapter.plugins ?? [])] });
   const reader = adapter.readKysely ? new Kysely<Database>({ dialect: adapter.readKysely }) : undefined;
   try {
@@ -160,7 +164,7 @@ export class Store {
 
   /** Opens the database and migrates it to the latest schema. */
   static async open(opts: StoreOptions): Promise<Store> {
-    const adapter = opts.databaseUrl ? await postgresAdapter(opts.databaseUrl) : sqliteAdapter(opts.dataDir);
+    const adapter = opts.databaseUrl ? await postgresAdapter(opts.databaseUrl) : sqliteAdapter(opts.dataDir, opts.sqliteWriter);
     const plugins = [new CamelCasePlugin(), ...(adapter.plugins ?? [])];
     const writer = new Kysely<Database>({ dialect: adapter.kysely, plugins });
     const reader = adapter.readKysely ? new Kysely<Database>({ dialect: adapter.readKysely, plugins }) : writer;

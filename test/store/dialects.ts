@@ -69,11 +69,12 @@ export async function emptyDatabase(dialect: 'sqlite' | 'postgres'): Promise<{
  */
 export async function openStore(
   dialect: 'sqlite' | 'postgres',
+  options: Pick<StoreOptions, 'sqliteWriter'> = {},
 ): Promise<{ store: Store; admin: Kysely<Database>; dispose(): Promise<void> }> {
   const plugins = dialect === 'sqlite' ? [new CamelCasePlugin(), new SqliteIntegers()] : [new CamelCasePlugin()];
   if (dialect === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-store-'));
-    const store = await Store.open({ dataDir: dir });
+    const store = await Store.open({ dataDir: dir, ...options });
     const admin = new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(path.join(dir, 'parley.db')) }), plugins });
     return {
       store,

@@ -1,10 +1,12 @@
-// SQLite's writer connection on a thread of its own (src/store/dialects/sqlite-writer.ts):
-// a group commit of messages alone is one script, all or nothing; a script never runs
-// inside a transaction another user of the connection has open; and the connection is
-// durable as before.
+// SQLite's writer connection, on the event loop or on a thread of its own
+// (src/store/dialects/sqlite-writer.ts): a group commit of messages alone is one script, all
+// or nothing; a script never runs inside a transaction another user of the connection has
+// open; the connection is durable either way; and `auto` moves it to its thread under load
+// and back when quiet, losing nothing on the way.
 import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SqliteWriterDialect } from '../../src/store/dialects/sqlite-writer.js';
 import type { Store } from '../../src/store/index.js';
 import type { MessageTable } from '../../src/store/schema.js';
 import { messageRow, newId, openStore, userRow } from './dialects.js';
@@ -34,7 +36,7 @@ const turns = async (n: number) => {
   for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
 };
 
-describe('SQLite writer thread', () => {
+describe.each(['on', 'off'] as const)('SQLite writer, thread %s', (thread) => {
   let store: Store;
   let dispose: () => Promise<void>;
   let recording: ReturnType<typeof recordSent> | undefined;
@@ -45,7 +47,7 @@ describe('SQLite writer thread', () => {
   const stored = async (id: string) => (await store.messages.byId(store.db, channelId, id)) !== undefined;
 
   beforeAll(async () => {
-    ({ store, dispose } = await openStore('sqlite'));
+    ({ store, dispose } = await openStore('sqlite', { sqliteWriter: { thread } }));
     await store.write(async (tx) => {
       await store.users.insert(tx, userRow(userId, 'writer'));
       await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
@@ -54,6 +56,10 @@ describe('SQLite writer thread', () => {
   });
   afterEach(() => recording?.stop());
   afterAll(() => dispose?.());
+
+  it('runs where it was told', () => {
+    expect((store.adapter.kysely as SqliteWriterDialect).onThread).toBe(thread === 'on');
+  });
 
   it('commits durably: WAL, synchronous = FULL and foreign keys on the writer connection', async () => {
     const pragma = (name: string) => store.write(async (tx) => (await sql.raw(`pragma ${name}`).execute(tx)).rows[0]);
@@ -77,50 +83,95 @@ describe('SQLite writer thread', () => {
     expect((results[11] as PromiseRejectedResult).reason).toMatchObject({ code: 'unknown_reference' });
     for (const m of good) expect(await stored(m.id)).toBe(true);
     expect(await stored(taken.id)).toBe(true);
-    // First the whole batch as one script, which fails and is rolled back; then the rerun
-    // (a transaction: all rows in one statement run, then with a savepoint each).
-    expect(recording.sent[0]).toBe('script: begin, insert, select, commit');
-    expect(recording.sent.slice(1)).toContain('commit');
+    if (thread === 'on') {
+      // First the whole batch as one script, which fails and is rolled back; then the rerun
+      // (a transaction: all rows in one statement run, then with a savepoint each).
+      expect(recording.sent[0]).toBe('script: begin, insert, select, commit');
+      expect(recording.sent.slice(1)).toContain('commit');
+    }
     expect(await store.db.selectFrom('messages').select('id').where('content', '=', 'duplicate').execute()).toEqual([]);
   });
 
-  it('messages alone, with nothing failing, are one script per batch and nothing else', async () => {
-    recording = recordSent();
-    const rows = Array.from({ length: 30 }, (_, i) => message(`script ${i}`));
-    await Promise.all(rows.map((m) => store.writeMessage(m)));
-    expect(recording.sent.length).toBeGreaterThan(0);
-    expect(recording.sent.every((s) => s === 'script: begin, insert, select, commit')).toBe(true);
-    for (const m of rows) expect(await stored(m.id)).toBe(true);
-  });
+  // What only the thread has: messages to it, and scripts that may overlap a transaction.
+  if (thread === 'on') {
+    it('messages alone, with nothing failing, are one script per batch and nothing else', async () => {
+      recording = recordSent();
+      const rows = Array.from({ length: 30 }, (_, i) => message(`script ${i}`));
+      await Promise.all(rows.map((m) => store.writeMessage(m)));
+      expect(recording.sent.length).toBeGreaterThan(0);
+      expect(recording.sent.every((s) => s === 'script: begin, insert, select, commit')).toBe(true);
+      for (const m of rows) expect(await stored(m.id)).toBe(true);
+    });
 
-  it('a script waits while a transaction has the connection, and never joins it', async () => {
-    recording = recordSent();
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
+    it('a script waits while a transaction has the connection, and never joins it', async () => {
+      recording = recordSent();
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let inside!: () => void;
+      const entered = new Promise<void>((resolve) => {
+        inside = resolve;
+      });
+      const rolledBack = message('in the transaction that rolls back');
+      const open = store.write(async (tx) => {
+        await store.messages.insert(tx, rolledBack);
+        inside();
+        await held;
+        throw new Error('roll it back');
+      });
+      await entered;
+      const alone = message('alone, while the transaction is open');
+      const write = store.writeMessage(alone);
+      // The committer starts the second batch on a later turn; give it several.
+      await turns(10);
+      expect(recording.sent.filter((s) => s.startsWith('script'))).toEqual([]);
+      release();
+      await expect(open).rejects.toThrow('roll it back');
+      await write;
+      expect(recording.sent.filter((s) => s.startsWith('script'))).toEqual(['script: begin, insert, select, commit']);
+      expect(await stored(alone.id)).toBe(true);
+      expect(await stored(rolledBack.id)).toBe(false);
     });
-    let inside!: () => void;
-    const entered = new Promise<void>((resolve) => {
-      inside = resolve;
+  }
+});
+
+describe('SQLite writer, thread auto', () => {
+  it('moves to its thread when writes are busy and back when they are quiet, losing no write', async () => {
+    const { store, dispose } = await openStore('sqlite', {
+      sqliteWriter: { thread: 'auto', startAt: 200, quietBelow: 40, quietSeconds: 1 },
     });
-    const rolledBack = message('in the transaction that rolls back');
-    const open = store.write(async (tx) => {
-      await store.messages.insert(tx, rolledBack);
-      inside();
-      await held;
-      throw new Error('roll it back');
-    });
-    await entered;
-    const alone = message('alone, while the transaction is open');
-    const write = store.writeMessage(alone);
-    // The committer starts the second batch on a later turn; give it several.
-    await turns(10);
-    expect(recording.sent.filter((s) => s.startsWith('script'))).toEqual([]);
-    release();
-    await expect(open).rejects.toThrow('roll it back');
-    await write;
-    expect(recording.sent.filter((s) => s.startsWith('script'))).toEqual(['script: begin, insert, select, commit']);
-    expect(await stored(alone.id)).toBe(true);
-    expect(await stored(rolledBack.id)).toBe(false);
+    try {
+      const userId = newId();
+      const serverId = newId();
+      const channelId = newId();
+      await store.write(async (tx) => {
+        await store.users.insert(tx, userRow(userId, 'auto'));
+        await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
+        await store.channels.insert(tx, { id: channelId, serverId, name: 'general', createdAt: now() });
+      });
+      const dialect = store.adapter.kysely as SqliteWriterDialect;
+      expect(dialect.onThread).toBe(false);
+      const written: string[] = [];
+      const write = async (content: string) => {
+        const m = messageRow({ channelId, serverId, authorId: userId, content });
+        await store.writeMessage(m);
+        written.push(m.id);
+      };
+      // Busy: writes keep coming, through the move, until the writer is on its thread.
+      let i = 0;
+      while (!dialect.onThread) await Promise.all(Array.from({ length: 10 }, () => write(`busy ${i++}`)));
+      await Promise.all(Array.from({ length: 10 }, () => write(`on the thread ${i++}`)));
+      // Quiet: a write now and then, until it is back on the event loop.
+      while (dialect.onThread) {
+        await write(`quiet ${i++}`);
+        await new Promise((resolve) => setTimeout(resolve, 400));
+      }
+      await write('back on the event loop');
+      const stored = await store.db.selectFrom('messages').select('id').where('channelId', '=', channelId).execute();
+      expect(stored.map((r) => String(r.id)).sort()).toEqual([...written].sort());
+    } finally {
+      await dispose();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -18,100 +19,133 @@ import type { QueryRunner } from './types.js';
 
 /**
  * A query whose SQL starts with this runs its statement once for each element of its
- * parameters (each a parameter list), in one message to the writer thread (`insertEach`).
+ * parameters (each a parameter list), in one message to the writer thread (`runEach`).
  */
 const EACH = '/* each */ ';
 
-/**
- * A query with this SQL runs its parameters as a script (`runScript`): each one a step,
- * `[sql, params, each]`, in order, in one message to the writer thread.
- */
+/** A query with this SQL runs its parameters as a script (`SqliteWriterDialect.script`). */
 const SCRIPT = '/* script */';
 
 /**
- * The writer thread's program (CommonJS, run with `eval`, so it needs no file of its own in
- * the build or the bundle): one better-sqlite3 connection, statements cached by SQL text,
- * one message in, one message out per query, in order.
- *
- * In: `[id, sql, params]` (a script's params are one JSON string). Out: `[id, rows,
- * changes, lastInsertRowid]`, or
- * `[id, null, { message, code, name }]` when the statement failed. The first message out,
- * with id 0, says the connection is open (or why it is not).
+ * What runs the writer connection's queries, in JavaScript source, so that the writer
+ * thread (CommonJS, run with `eval`: no file of its own in the build or the bundle) and the
+ * event loop run the very same code. `runner(db)` caches statements by SQL text and returns
+ * `run(sql, params)`, which answers `[rows, changes, lastInsertRowid]` or throws:
+ * - `EACH` + sql: the statement for each parameter list in `params`;
+ * - `SCRIPT`: `params` (or its JSON) is a list of steps `[sql, params, each]`, run in order,
+ *   all or nothing (a failing step rolls back a transaction the script began); the answer
+ *   is the last step that read (none: the last step);
+ * - anything else: one statement.
  */
-const WRITER_THREAD = String.raw`
+const RUNNER = String.raw`
+function runner(db) {
+  const EACH = ${JSON.stringify(EACH)};
+  const SCRIPT = ${JSON.stringify(SCRIPT)};
+  const statements = new Map();
+  function prepare(sql) {
+    let stmt = statements.get(sql);
+    if (!stmt) {
+      if (statements.size >= 1000) statements.clear();
+      stmt = db.prepare(sql);
+      statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+  function step(sql, params, each) {
+    const stmt = prepare(sql);
+    if (each) {
+      for (const p of params) stmt.run(p);
+      return [[], params.length, undefined];
+    }
+    if (stmt.reader) return [stmt.all(params), undefined, undefined, true];
+    const r = stmt.run(params);
+    return [[], r.changes, r.lastInsertRowid];
+  }
+  return function run(sql, params) {
+    if (sql !== SCRIPT) return step(sql, params, sql.startsWith(EACH));
+    const steps = typeof params === 'string' ? JSON.parse(params) : params;
+    const began = !db.inTransaction;
+    let last;
+    let read;
+    try {
+      for (const s of steps) {
+        last = step(s[0], s[1], s[2]);
+        if (last[3]) read = last;
+      }
+    } catch (e) {
+      if (began && db.inTransaction) db.prepare('rollback').run();
+      throw e;
+    }
+    return read ?? last;
+  };
+}
+`;
+
+/**
+ * The writer thread: one connection, one message in and one out per query, in order.
+ * In: `[id, sql, params]` (a script's params as one JSON string: much cheaper to pass
+ * between threads than many small values). Out: `[id, rows, changes, lastInsertRowid]`,
+ * or `[id, null, { message, code, name }]` when the query failed. The first message out
+ * (id 0) says whether the connection opened; `[-1]` in closes it and ends the thread.
+ */
+const WRITER_THREAD = `${RUNNER}
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const EACH = ${JSON.stringify(EACH)};
-const SCRIPT = ${JSON.stringify(SCRIPT)};
 const failure = (e) => ({ message: String(e && e.message), code: e && e.code, name: e && e.name });
 let db;
+let run;
 try {
   db = new Database(workerData.file);
   db.defaultSafeIntegers(true);
   for (const p of workerData.pragmas) db.pragma(p);
+  run = runner(db);
   parentPort.postMessage([0, []]);
 } catch (e) {
   parentPort.postMessage([0, null, failure(e)]);
 }
-const statements = new Map();
-function prepare(sql) {
-  let stmt = statements.get(sql);
-  if (!stmt) {
-    if (statements.size >= 1000) statements.clear();
-    stmt = db.prepare(sql);
-    statements.set(sql, stmt);
-  }
-  return stmt;
-}
-function step(sql, params, each) {
-  const stmt = prepare(sql);
-  if (each) {
-    for (const p of params) stmt.run(p);
-    return [[], params.length, undefined];
-  }
-  if (stmt.reader) return [stmt.all(params), undefined, undefined, true];
-  const r = stmt.run(params);
-  return [[], r.changes, r.lastInsertRowid];
-}
 parentPort.on('message', (m) => {
-  const id = m[0], sql = m[1], params = m[2];
-  if (id === -1) {
+  if (m[0] === -1) {
     if (db) db.close();
     parentPort.close();
     return;
   }
   let r;
   try {
-    if (sql === SCRIPT) {
-      const steps = JSON.parse(params);
-      // All or nothing: a step that fails rolls back the transaction the script began.
-      const began = !db.inTransaction;
-      try {
-        // The answer is the last step that read, or the last step.
-        let read;
-        for (const s of steps) {
-          r = step(s[0], s[1], s[2]);
-          if (r[3]) read = r;
-        }
-        r = read ?? r;
-      } catch (e) {
-        if (began && db.inTransaction) db.prepare('rollback').run();
-        throw e;
-      }
-    } else r = step(sql, params, sql.startsWith(EACH));
+    r = run(m[1], m[2]);
   } catch (e) {
-    parentPort.postMessage([id, null, failure(e)]);
+    parentPort.postMessage([m[0], null, failure(e)]);
     return;
   }
-  parentPort.postMessage([id, r[0], r[1], r[2]]);
+  parentPort.postMessage([m[0], r[0], r[1], r[2]]);
 });
 `;
 
-/** Where the writer thread opens the database, and how. */
+type Run = (sql: string, params: unknown) => [rows: unknown[], changes: unknown, lastInsertRowid: unknown];
+// Our own constant source, compiled once: the event loop's copy of the writer thread's runner.
+const localRunner = new Function(`${RUNNER}\nreturn runner;`)() as (db: Database.Database) => Run;
+
+/**
+ * Where the writer's queries run:
+ * - `off`: on the event loop, always;
+ * - `on`: on the writer thread, always;
+ * - `auto` (the default): on the event loop until a second brings `startAt` statements or
+ *   more (a message is one), then on the thread until `quietSeconds` seconds in a row
+ *   bring fewer than `quietBelow` each. An idle instance keeps no thread (a Node thread is
+ *   ~7 MB of resident memory); a busy one keeps its event loop free.
+ */
+export interface WriterThreadPolicy {
+  thread: 'auto' | 'on' | 'off';
+  startAt?: number;
+  quietBelow?: number;
+  quietSeconds?: number;
+}
+
+/** Where the writer opens the database, and how. */
 export interface WriterThreadOptions {
   file: string;
   /** Run in order right after opening, e.g. `synchronous = FULL`. */
   pragmas: string[];
+  policy?: WriterThreadPolicy;
 }
 
 type Reply = [id: number, rows: unknown[] | null, changes: unknown, lastInsertRowid: unknown];
@@ -123,36 +157,51 @@ function toError(f: { message: string; code?: unknown; name?: unknown }): Error 
   return err;
 }
 
+function result<R>(rows: unknown[], changes: unknown, lastInsertRowid: unknown): QueryResult<R> {
+  return {
+    rows: rows as R[],
+    ...(changes !== undefined ? { numAffectedRows: BigInt(changes as number | bigint) } : {}),
+    ...(lastInsertRowid !== undefined ? { insertId: BigInt(lastInsertRowid as number | bigint) } : {}),
+  };
+}
+
 /**
- * The SQLite writer connection on a thread of its own. better-sqlite3 is synchronous: on
- * the event loop, every statement of a group commit and its COMMIT (the fsync of the WAL,
- * with `synchronous = FULL`) stop the process for as long as they take, about half of a
- * message POST's CPU time on the event loop (bench/README.md). Here Kysely's connection
- * sends each query to the writer thread and awaits the answer; the event loop parses,
- * authorises and answers requests meanwhile. Queries run one at a time and in order, as on
- * one connection; a transaction is the same statements (BEGIN ... COMMIT), so nothing above
- * the driver changes, and a COMMIT that resolved is on disk, as before.
+ * SQLite's writer connection, which can run on a thread of its own. better-sqlite3 is
+ * synchronous: on the event loop, every statement of a group commit, its COMMIT (the fsync
+ * of the WAL, `synchronous = FULL`), every search-index catch-up and every checkpoint stop
+ * the process for as long as they take. On the writer thread, Kysely's connection sends
+ * each query there and awaits the answer, and the event loop parses, authorises and
+ * answers requests meanwhile. Queries run one at a time and in order either way, as on one
+ * connection: a transaction is the same statements (BEGIN ... COMMIT), so nothing above
+ * the driver changes, and a COMMIT that resolved is on disk.
  *
- * Reads outside a transaction stay on the event loop's own read connection (the adapter's
- * `readKysely`): one statement is cheaper there than a round trip to a thread.
+ * When the thread starts or stops (`WriterThreadPolicy`), the driver waits until nobody
+ * uses the connection, then moves: both ends are connections to the same file, used one at
+ * a time. Reads outside a transaction stay on the event loop's own read connection (the
+ * adapter's `readKysely`).
  */
 export class SqliteWriterDialect implements Dialect {
-  private driver: WriterThreadDriver | undefined;
+  private driver: WriterDriver | undefined;
 
   constructor(private readonly opts: WriterThreadOptions) {}
 
   /**
-   * Runs `steps` in order in one message to the writer thread, all or nothing (a failing
-   * step rolls back a transaction the script began, then rejects), and resolves with the
-   * last reading step's rows (none: the last step's). A group commit of messages alone is
-   * one script: BEGIN, the inserts, the epoch read, COMMIT. Scripts do not wait for each
-   * other's answers: the next is sent while the thread still runs the one before (each is
-   * whole, so none can see another half done), and a transaction or query through Kysely
-   * waits until none is in flight.
+   * Runs `steps` in order as one query, all or nothing (a failing step rolls back a
+   * transaction the script began, then rejects), and resolves with the last reading step's
+   * rows (none: the last step's). A group commit of messages alone is one script: BEGIN, the
+   * inserts, the epoch read, COMMIT. On the thread, scripts do not wait for each other's
+   * answers: the next is sent while the thread still runs the one before (each is whole, so
+   * none can see another half done), and a transaction or query through Kysely waits until
+   * none is in flight.
    */
   script<R>(steps: readonly ScriptStep[]): Promise<R[]> {
     if (!this.driver) return Promise.reject(new Error('the SQLite writer is not open'));
     return this.driver.script<R>(steps);
+  }
+
+  /** Whether the writer's queries run on its thread now. */
+  get onThread(): boolean {
+    return this.driver?.onThread ?? false;
   }
 
   createAdapter(): DialectAdapter {
@@ -160,7 +209,7 @@ export class SqliteWriterDialect implements Dialect {
   }
 
   createDriver(): Driver {
-    this.driver = new WriterThreadDriver(this.opts);
+    this.driver = new WriterDriver(this.opts);
     return this.driver;
   }
 
@@ -174,8 +223,8 @@ export class SqliteWriterDialect implements Dialect {
 }
 
 /**
- * Runs `sql`, prepared once, for each of `rows` (parameter lists), in one message to the
- * writer thread: a group commit's messages cost one round trip, not one each.
+ * Runs `sql`, prepared once, for each of `rows` (parameter lists), as one query: a group
+ * commit's messages cost one round trip to the writer thread, not one each.
  */
 export async function runEach(db: QueryRunner, sql: string, rows: readonly unknown[][]): Promise<void> {
   await db.executeQuery(CompiledQuery.raw(EACH + sql, rows as unknown[]));
@@ -188,41 +237,99 @@ export interface ScriptStep {
   each?: boolean;
 }
 
-class WriterThreadDriver implements Driver {
-  private worker: Worker | undefined;
-  private connection: WriterConnection | undefined;
-  /** Whether Kysely holds the connection (a transaction, a query), and scripts in flight. */
+/** A connection whose queries can also be scripts (`runScript`). */
+interface WriterConnection extends DatabaseConnection {
+  runScript<R>(steps: readonly ScriptStep[]): Promise<QueryResult<R>>;
+}
+
+class WriterDriver implements Driver {
+  private local: LocalConnection | undefined;
+  private thread: ThreadConnection | undefined;
+  /** Whether Kysely holds the connection (a transaction, a query, a move), and scripts in flight. */
   private held = false;
   private scripts = 0;
   /** Who waits for the connection: Kysely's users alone, scripts together; first come, first served. */
   private readonly waiting: Array<{ script: boolean; go: () => void }> = [];
+  private readonly policy: Required<WriterThreadPolicy>;
+  /** `auto`: statements this second (`counted`), and quiet seconds in a row on the thread. */
+  private count = 0;
+  private quiet = 0;
+  private monitor: NodeJS.Timeout | undefined;
+  private moving = false;
 
-  constructor(private readonly opts: WriterThreadOptions) {}
+  constructor(private readonly opts: WriterThreadOptions) {
+    this.policy = { thread: 'auto', startAt: 500, quietBelow: 50, quietSeconds: 30, ...opts.policy };
+  }
+
+  get onThread(): boolean {
+    return this.thread !== undefined;
+  }
+
+  private get connection(): WriterConnection {
+    return this.thread ?? this.local!;
+  }
 
   async init(): Promise<void> {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(WRITER_THREAD, { eval: true, workerData: { driver, file: this.opts.file, pragmas: this.opts.pragmas } });
-    await new Promise<void>((resolve, reject) => {
-      const failed = (err: unknown) => reject(err);
-      worker.once('error', failed);
-      worker.once('message', (m: Reply) => {
-        worker.off('error', failed);
-        if (m[1] === null) {
-          reject(toError(m[2] as { message: string }));
-          void worker.terminate();
-        } else resolve();
-      });
-    });
-    this.worker = worker;
-    this.connection = new WriterConnection(worker);
+    if (this.policy.thread === 'on') {
+      this.thread = await ThreadConnection.start(this.opts);
+      return;
+    }
+    this.local = new LocalConnection(this.opts);
+    if (this.policy.thread === 'auto') this.local.counted = this.counted;
+    if (this.policy.thread === 'auto') {
+      this.monitor = setInterval(() => this.tick(), 1000);
+      this.monitor.unref();
+    }
   }
+
+  /** Once a second (`auto`): starts the thread after a busy second, stops it after a quiet spell. */
+  private tick(): void {
+    const n = this.count;
+    this.count = 0;
+    if (this.moving) return;
+    if (!this.thread) {
+      if (n >= this.policy.startAt) void this.move(true);
+      return;
+    }
+    this.quiet = n < this.policy.quietBelow ? this.quiet + 1 : 0;
+    if (this.quiet >= this.policy.quietSeconds) void this.move(false);
+  }
+
+  /** Moves the writer to its thread or back, once nobody uses the connection. */
+  private async move(toThread: boolean): Promise<void> {
+    this.moving = true;
+    await this.acquireConnection();
+    try {
+      if (toThread && !this.thread) {
+        this.thread = await ThreadConnection.start(this.opts);
+        this.thread.counted = this.counted;
+      } else if (!toThread && this.thread) {
+        const thread = this.thread;
+        this.thread = undefined;
+        await thread.close();
+      }
+    } catch {
+      // The thread did not start: the writer stays where it was, on the event loop.
+    } finally {
+      this.quiet = 0;
+      this.moving = false;
+      await this.releaseConnection();
+    }
+  }
+
+  /** Counts what a query runs: a statement, a statement for each of `EACH`'s rows, a script's steps. */
+  private readonly counted = (sql: string, params: unknown): void => {
+    if (sql === SCRIPT) {
+      for (const s of params as Array<[string, unknown[], boolean]>) this.count += s[2] ? s[1].length : 1;
+    } else this.count += sql.startsWith(EACH) ? (params as unknown[]).length : 1;
+  };
 
   async acquireConnection(): Promise<DatabaseConnection> {
     if (this.held || this.scripts > 0 || this.waiting.length > 0) {
       await new Promise<void>((go) => this.waiting.push({ script: false, go }));
     }
     this.held = true;
-    return this.connection!;
+    return this.connection;
   }
 
   async script<R>(steps: readonly ScriptStep[]): Promise<R[]> {
@@ -230,12 +337,7 @@ class WriterThreadDriver implements Driver {
     if (this.held || this.waiting.length > 0) await new Promise<void>((go) => this.waiting.push({ script: true, go }));
     else this.scripts++;
     try {
-      const { rows } = await this.connection!.executeQuery<R>(
-        // As JSON: one string is much cheaper to pass between threads than many small values
-        // (structured clone); scripts carry text, numbers and nulls only.
-        CompiledQuery.raw(SCRIPT, JSON.stringify(steps.map((s) => [s.sql, s.params ?? [], s.each === true])) as unknown as unknown[]),
-      );
-      return rows;
+      return (await this.connection.runScript<R>(steps)).rows;
     } finally {
       this.scripts--;
       this.wake();
@@ -290,27 +392,81 @@ class WriterThreadDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
-    const worker = this.worker;
-    if (!worker) return;
-    this.worker = undefined;
-    // The thread closes the database (a clean close checkpoints the WAL) and ends.
-    if (worker.threadId === -1) return;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.ref();
-    worker.postMessage([-1]);
-    await exited;
+    clearInterval(this.monitor);
+    const thread = this.thread;
+    this.thread = undefined;
+    await thread?.close();
+    this.local?.close();
+    this.local = undefined;
   }
 }
 
 const quoteName = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-/** Kysely's connection to the writer thread: each query is one message there and one back. */
-class WriterConnection implements DatabaseConnection {
+/** The writer connection on the event loop: each query runs at once. */
+class LocalConnection implements WriterConnection {
+  private readonly db: Database.Database;
+  private readonly run: Run;
+  /** Told of every query before it runs (`WriterDriver`'s policy). */
+  counted: ((sql: string, params: unknown) => void) | undefined;
+
+  constructor(opts: WriterThreadOptions) {
+    this.db = new Database(opts.file);
+    this.db.defaultSafeIntegers(true);
+    for (const p of opts.pragmas) this.db.pragma(p);
+    this.run = localRunner(this.db);
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    this.counted?.(query.sql, query.parameters);
+    const [rows, changes, lastInsertRowid] = this.run(query.sql, query.parameters);
+    return result<R>(rows, changes, lastInsertRowid);
+  }
+
+  async runScript<R>(steps: readonly ScriptStep[]): Promise<QueryResult<R>> {
+    const script = steps.map((s) => [s.sql, s.params ?? [], s.each === true]);
+    this.counted?.(SCRIPT, script);
+    const [rows, changes, lastInsertRowid] = this.run(SCRIPT, script);
+    return result<R>(rows, changes, lastInsertRowid);
+  }
+
+  // biome-ignore lint/correctness/useYield: streaming is not offered (nothing streams from the writer)
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('the SQLite writer connection does not stream');
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/** The writer connection on its thread: each query is one message there and one back. */
+class ThreadConnection implements WriterConnection {
+  /** Told of every query before it runs (`WriterDriver`'s policy). */
+  counted: ((sql: string, params: unknown) => void) | undefined;
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (err: unknown) => void }>();
   private broken: Error | undefined;
 
-  constructor(private readonly worker: Worker) {
+  /** Starts a thread and opens its connection. */
+  static async start(opts: WriterThreadOptions): Promise<ThreadConnection> {
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    const worker = new Worker(WRITER_THREAD, { eval: true, workerData: { driver, file: opts.file, pragmas: opts.pragmas } });
+    await new Promise<void>((resolve, reject) => {
+      const failed = (err: unknown) => reject(err);
+      worker.once('error', failed);
+      worker.once('message', (m: Reply) => {
+        worker.off('error', failed);
+        if (m[1] === null) {
+          reject(toError(m[2] as { message: string }));
+          void worker.terminate();
+        } else resolve();
+      });
+    });
+    return new ThreadConnection(worker);
+  }
+
+  private constructor(private readonly worker: Worker) {
     // The thread keeps the process alive only while a query waits for it.
     worker.unref();
     worker.on('message', (m: Reply) => {
@@ -330,22 +486,40 @@ class WriterConnection implements DatabaseConnection {
     worker.on('exit', () => fail(new Error('the SQLite writer thread has ended')));
   }
 
-  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+  private send(sql: string, params: unknown): Promise<Reply> {
     if (this.broken) return Promise.reject(this.broken);
     const id = this.nextId++;
     return new Promise<Reply>((resolve, reject) => {
       if (this.pending.size === 0) this.worker.ref();
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage([id, query.sql, query.parameters]);
-    }).then(([, rows, changes, lastInsertRowid]) => ({
-      rows: rows as R[],
-      ...(changes !== undefined ? { numAffectedRows: BigInt(changes as number | bigint) } : {}),
-      ...(lastInsertRowid !== undefined ? { insertId: BigInt(lastInsertRowid as number | bigint) } : {}),
-    }));
+      this.worker.postMessage([id, sql, params]);
+    });
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    this.counted?.(query.sql, query.parameters);
+    const [, rows, changes, lastInsertRowid] = await this.send(query.sql, query.parameters);
+    return result<R>(rows!, changes, lastInsertRowid);
+  }
+
+  async runScript<R>(steps: readonly ScriptStep[]): Promise<QueryResult<R>> {
+    const script = steps.map((s) => [s.sql, s.params ?? [], s.each === true]);
+    this.counted?.(SCRIPT, script);
+    const [, rows, changes, lastInsertRowid] = await this.send(SCRIPT, JSON.stringify(script));
+    return result<R>(rows!, changes, lastInsertRowid);
   }
 
   // biome-ignore lint/correctness/useYield: streaming is not offered (nothing streams from the writer)
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('the SQLite writer connection does not stream');
+  }
+
+  /** Closes the connection (a clean close checkpoints the WAL) and ends the thread. */
+  async close(): Promise<void> {
+    if (this.worker.threadId === -1) return;
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    this.worker.ref();
+    this.worker.postMessage([-1]);
+    await exited;
   }
 }

@@ -11,7 +11,7 @@ import {
   type UnknownRow,
   sql,
 } from 'kysely';
-import { runEach, SqliteWriterDialect } from './sqlite-writer.js';
+import { runEach, SqliteWriterDialect, type WriterThreadPolicy } from './sqlite-writer.js';
 import type { DialectAdapter, FullText } from './types.js';
 
 function sqliteCode(err: unknown): string {
@@ -20,10 +20,11 @@ function sqliteCode(err: unknown): string {
 
 /**
  * Embedded SQLite under `dataDir`: WAL with `synchronous = FULL`, so a commit is on disk.
- * The writer connection runs on a thread of its own (`SqliteWriterDialect`); reads outside
- * a transaction use a read connection on the event loop.
+ * The writer connection's queries run on a thread of its own while writes are busy
+ * (`SqliteWriterDialect`, `writerThread`); reads outside a transaction use a read
+ * connection on the event loop.
  */
-export function sqliteAdapter(dataDir: string): DialectAdapter {
+export function sqliteAdapter(dataDir: string, writerThread?: WriterThreadPolicy): DialectAdapter {
   fs.mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, 'parley.db');
   // WAL is a property of the file: set before the read connection opens it (which cannot,
@@ -37,7 +38,8 @@ export function sqliteAdapter(dataDir: string): DialectAdapter {
   reader.pragma('query_only = ON');
   const writer = new SqliteWriterDialect({
     file,
-    pragmas: ['journal_mode = WAL', 'synchronous = FULL', 'foreign_keys = ON', 'busy_timeout = 5000', 'wal_autocheckpoint = 10000'],
+    pragmas: ['journal_mode = WAL', 'synchronous = FULL', 'foreign_keys = ON', 'busy_timeout = 5000'],
+    ...(writerThread ? { policy: writerThread } : {}),
   });
   return {
     name: `sqlite (${file})`,
