@@ -150,3 +150,27 @@ export function userRow(id: string, name: string): NewUser {
     createdAt: new Date().toISOString(),
   };
 }
+
+/**
+ * A channel to write messages in: its owner, server and channel ids (fixed now), `seed` to
+ * create them in `store`, `message` rows for it and `stored` to look one up.
+ */
+export function channelFixture(name: string) {
+  const userId = newId();
+  const serverId = newId();
+  const channelId = newId();
+  const createdAt = () => new Date().toISOString();
+  return {
+    userId,
+    serverId,
+    channelId,
+    seed: (store: Store) =>
+      store.write(async (tx) => {
+        await store.users.insert(tx, userRow(userId, name));
+        await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: createdAt() });
+        await store.channels.insert(tx, { id: channelId, serverId, name: 'general', createdAt: createdAt() });
+      }),
+    message: (content: string, id = newId()): MessageTable => messageRow({ id, channelId, serverId, authorId: userId, content }),
+    stored: async (store: Store, id: string) => (await store.messages.byId(store.db, channelId, id)) !== undefined,
+  };
+}

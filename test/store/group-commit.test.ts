@@ -5,27 +5,18 @@ import { GroupCommitter } from '../../src/store/group-commit.js';
 import type { Database, Store } from '../../src/store/index.js';
 import { messages } from '../../src/store/repos/messages.js';
 import type { MessageTable } from '../../src/store/schema.js';
-import { messageRow, openStore, storeDialects, newId, userRow } from './dialects.js';
-
-const now = () => new Date().toISOString();
+import { channelFixture, messageRow, newId, openStore, storeDialects } from './dialects.js';
 
 describe.each(storeDialects())('group commit on %s', (dialect) => {
   let store: Store;
   let admin: Kysely<Database>;
   let dispose: () => Promise<void>;
-  const userId = newId();
-  const serverId = newId();
-  const channelId = newId();
-  const message = (content: string, id = newId()): MessageTable => messageRow({ id, channelId, serverId, authorId: userId, content });
-  const stored = async (id: string) => (await store.messages.byId(store.db, channelId, id)) !== undefined;
+  const { userId, serverId, channelId, seed, message, ...fixture } = channelFixture('gc');
+  const stored = (id: string) => fixture.stored(store, id);
 
   beforeAll(async () => {
     ({ store, admin, dispose } = await openStore(dialect));
-    await store.write(async (tx) => {
-      await store.users.insert(tx, userRow(userId, 'gc'));
-      await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
-      await store.channels.insert(tx, { id: channelId, serverId, name: 'general', createdAt: now() });
-    });
+    await seed(store);
   });
   afterAll(() => dispose?.());
 

@@ -8,10 +8,7 @@ import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SqliteWriterDialect } from '../../src/store/dialects/sqlite-writer.js';
 import type { Store } from '../../src/store/index.js';
-import type { MessageTable } from '../../src/store/schema.js';
-import { messageRow, newId, openStore, userRow } from './dialects.js';
-
-const now = () => new Date().toISOString();
+import { channelFixture, messageRow, newId, openStore } from './dialects.js';
 
 /** Every query sent to a writer thread meanwhile: its SQL (a script's steps' SQL, joined). */
 function recordSent(): { sent: string[]; stop: () => void } {
@@ -40,19 +37,12 @@ describe.each(['on', 'off'] as const)('SQLite writer, thread %s', (thread) => {
   let store: Store;
   let dispose: () => Promise<void>;
   let recording: ReturnType<typeof recordSent> | undefined;
-  const userId = newId();
-  const serverId = newId();
-  const channelId = newId();
-  const message = (content: string, id = newId()): MessageTable => messageRow({ id, channelId, serverId, authorId: userId, content });
-  const stored = async (id: string) => (await store.messages.byId(store.db, channelId, id)) !== undefined;
+  const { userId, serverId, seed, message, ...fixture } = channelFixture('writer');
+  const stored = (id: string) => fixture.stored(store, id);
 
   beforeAll(async () => {
     ({ store, dispose } = await openStore('sqlite', { sqliteWriter: { thread } }));
-    await store.write(async (tx) => {
-      await store.users.insert(tx, userRow(userId, 'writer'));
-      await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
-      await store.channels.insert(tx, { id: channelId, serverId, name: 'general', createdAt: now() });
-    });
+    await seed(store);
   });
   afterEach(() => recording?.stop());
   afterAll(() => dispose?.());
@@ -142,19 +132,13 @@ describe('SQLite writer, thread auto', () => {
       sqliteWriter: { thread: 'auto', startAt: 200, quietBelow: 40, quietSeconds: 1 },
     });
     try {
-      const userId = newId();
-      const serverId = newId();
-      const channelId = newId();
-      await store.write(async (tx) => {
-        await store.users.insert(tx, userRow(userId, 'auto'));
-        await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
-        await store.channels.insert(tx, { id: channelId, serverId, name: 'general', createdAt: now() });
-      });
+      const { channelId, seed, message } = channelFixture('auto');
+      await seed(store);
       const dialect = store.adapter.kysely as SqliteWriterDialect;
       expect(dialect.onThread).toBe(false);
       const written: string[] = [];
       const write = async (content: string) => {
-        const m = messageRow({ channelId, serverId, authorId: userId, content });
+        const m = message(content);
         await store.writeMessage(m);
         written.push(m.id);
       };
