@@ -158,4 +158,33 @@ describe('SQLite writer, thread auto', () => {
       await dispose();
     }
   });
+
+  it('a thread that ends by itself leaves the writer on the event loop, which goes on writing', async () => {
+    const { store, dispose } = await openStore('sqlite', {
+      sqliteWriter: { thread: 'auto', startAt: 200, quietBelow: 40, quietSeconds: 600 },
+    });
+    const post = Worker.prototype.postMessage;
+    try {
+      const { seed, message, stored } = channelFixture('ended');
+      await seed(store);
+      const dialect = store.adapter.kysely as SqliteWriterDialect;
+      let i = 0;
+      while (!dialect.onThread) await Promise.all(Array.from({ length: 10 }, () => store.writeMessage(message(`busy ${i++}`))));
+      let thread: Worker | undefined;
+      Worker.prototype.postMessage = function (this: Worker, ...args: unknown[]) {
+        thread = this;
+        return (post as (...a: unknown[]) => void).apply(this, args);
+      } as typeof post;
+      await store.writeMessage(message('on the thread'));
+      Worker.prototype.postMessage = post;
+      await thread!.terminate();
+      await expect.poll(() => dialect.onThread).toBe(false);
+      const after = message('after the thread ended');
+      await store.writeMessage(after);
+      expect(await stored(store, after.id)).toBe(true);
+    } finally {
+      Worker.prototype.postMessage = post;
+      await dispose();
+    }
+  });
 });

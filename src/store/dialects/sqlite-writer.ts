@@ -256,6 +256,7 @@ class WriterDriver implements Driver {
   private quiet = 0;
   private monitor: NodeJS.Timeout | undefined;
   private moving = false;
+  private destroyed = false;
 
   constructor(private readonly opts: WriterThreadOptions) {
     this.policy = { thread: 'auto', startAt: 500, quietBelow: 50, quietSeconds: 30, ...opts.policy };
@@ -301,8 +302,17 @@ class WriterDriver implements Driver {
     await this.acquireConnection();
     try {
       if (toThread && !this.thread) {
-        this.thread = await ThreadConnection.start(this.opts);
-        this.thread.counted = this.counted;
+        const thread = await ThreadConnection.start(this.opts);
+        if (this.destroyed) {
+          await thread.close();
+          return;
+        }
+        thread.counted = this.counted;
+        // A thread that ends by itself (it should not) leaves the writer on the event loop.
+        thread.ended = () => {
+          if (this.thread === thread) this.thread = undefined;
+        };
+        this.thread = thread;
       } else if (!toThread && this.thread) {
         const thread = this.thread;
         this.thread = undefined;
@@ -392,6 +402,7 @@ class WriterDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
+    this.destroyed = true;
     clearInterval(this.monitor);
     const thread = this.thread;
     this.thread = undefined;
@@ -444,6 +455,9 @@ class LocalConnection implements WriterConnection {
 class ThreadConnection implements WriterConnection {
   /** Told of every query before it runs (`WriterDriver`'s policy). */
   counted: ((sql: string, params: unknown) => void) | undefined;
+  /** Told when the thread ends without being closed. */
+  ended: (() => void) | undefined;
+  private closing = false;
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (err: unknown) => void }>();
   private broken: Error | undefined;
@@ -483,7 +497,10 @@ class ThreadConnection implements WriterConnection {
       this.pending.clear();
     };
     worker.on('error', fail);
-    worker.on('exit', () => fail(new Error('the SQLite writer thread has ended')));
+    worker.on('exit', () => {
+      fail(new Error('the SQLite writer thread has ended'));
+      if (!this.closing) this.ended?.();
+    });
   }
 
   private send(sql: string, params: unknown): Promise<Reply> {
@@ -516,6 +533,7 @@ class ThreadConnection implements WriterConnection {
 
   /** Closes the connection (a clean close checkpoints the WAL) and ends the thread. */
   async close(): Promise<void> {
+    this.closing = true;
     if (this.worker.threadId === -1) return;
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.ref();
