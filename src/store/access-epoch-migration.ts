@@ -13,6 +13,9 @@ import { type Kysely, SqliteAdapter, sql } from 'kysely';
  * can deny, so its insert counts. A session's hourly `last_used_at` touch is not a change
  * of access, so only its deletion and a new token hash count.
  */
+/** Reads the access epoch: one row, one column (`epoch`). */
+export const READ_ACCESS_EPOCH = 'select epoch from access_epoch where id = 1';
+
 export const ACCESS_TRIGGERS: ReadonlyArray<{ table: string; events: string[] }> = [
   { table: 'users', events: ['update', 'delete'] },
   { table: 'sessions', events: ['update of token_hash', 'delete'] },

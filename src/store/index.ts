@@ -1,6 +1,7 @@
 import { CamelCasePlugin, Kysely, type Transaction, sql } from 'kysely';
 import { AppError } from '../errors.js';
 import { isLegacyId, SnowflakeGenerator } from '../ids.js';
+import { READ_ACCESS_EPOCH } from './access-epoch-migration.js';
 import { postgresAdapter } from './dialects/postgres.js';
 import { sqliteAdapter } from './dialects/sqlite.js';
 import type { WriterThreadPolicy } from './dialects/sqlite-writer.js';
@@ -25,7 +26,7 @@ export type { Database } from './schema.js';
 
 /** The access epoch as `tx` sees it (0013). */
 async function readAccessEpoch(tx: Tx): Promise<number> {
-  const { rows } = await sql<{ epoch: string | number }>`select epoch from access_epoch where id = 1`.execute(tx);
+  const { rows } = await sql.raw<{ epoch: string | number }>(READ_ACCESS_EPOCH).execute(tx);
   return Number(rows[0]!.epoch);
 }
 
@@ -296,7 +297,8 @@ export class Store {
     this.nextEpochRead ??= new Promise<number>((resolve, reject) => {
       setImmediate(() => {
         this.nextEpochRead = undefined;
-        sql<{ epoch: string | number }>`select epoch from access_epoch where id = 1`
+        sql
+          .raw<{ epoch: string | number }>(READ_ACCESS_EPOCH)
           .execute(this.db)
           .then(({ rows }) => resolve(Number(rows[0]!.epoch)), reject);
       });

@@ -11,6 +11,7 @@ import {
   type UnknownRow,
   sql,
 } from 'kysely';
+import { READ_ACCESS_EPOCH } from '../access-epoch-migration.js';
 import { runEach, SqliteWriterDialect, type WriterThreadPolicy } from './sqlite-writer.js';
 import type { DialectAdapter, FullText } from './types.js';
 
@@ -57,7 +58,7 @@ export function sqliteAdapter(dataDir: string, writerThread?: WriterThreadPolicy
       const [row] = await writer.script<{ epoch: unknown }>([
         { sql: 'begin' },
         { sql, params: rows, each: true },
-        { sql: 'select epoch from access_epoch where id = 1' },
+        { sql: READ_ACCESS_EPOCH },
         { sql: 'commit' },
       ]);
       return Number(row!.epoch);
@@ -96,7 +97,7 @@ function localAccessEpoch(reader: Database.Database) {
       const v = dataVersion.get();
       if (v !== version) {
         version = v;
-        epoch ??= reader.prepare('select epoch from access_epoch where id = 1').pluck();
+        epoch ??= reader.prepare(READ_ACCESS_EPOCH).pluck();
         known = Math.max(known, Number(epoch.get()));
       }
       return known;
