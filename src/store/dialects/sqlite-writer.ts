@@ -237,9 +237,12 @@ export interface ScriptStep {
   each?: boolean;
 }
 
+/** A script as the runner takes it: `[sql, params, each]` a step. */
+type ScriptWire = Array<[sql: string, params: readonly unknown[], each: boolean]>;
+
 /** A connection whose queries can also be scripts (`runScript`). */
 interface WriterConnection extends DatabaseConnection {
-  runScript<R>(steps: readonly ScriptStep[]): Promise<QueryResult<R>>;
+  runScript<R>(script: ScriptWire): Promise<QueryResult<R>>;
 }
 
 class WriterDriver implements Driver {
@@ -347,7 +350,7 @@ class WriterDriver implements Driver {
     if (this.held || this.waiting.length > 0) await new Promise<void>((go) => this.waiting.push({ script: true, go }));
     else this.scripts++;
     try {
-      return (await this.connection.runScript<R>(steps)).rows;
+      return (await this.connection.runScript<R>(steps.map((s) => [s.sql, s.params ?? [], s.each === true]))).rows;
     } finally {
       this.scripts--;
       this.wake();
@@ -434,8 +437,7 @@ class LocalConnection implements WriterConnection {
     return result<R>(rows, changes, lastInsertRowid);
   }
 
-  async runScript<R>(steps: readonly ScriptStep[]): Promise<QueryResult<R>> {
-    const script = steps.map((s) => [s.sql, s.params ?? [], s.each === true]);
+  async runScript<R>(script: ScriptWire): Promise<QueryResult<R>> {
     this.counted?.(SCRIPT, script);
     const [rows, changes, lastInsertRowid] = this.run(SCRIPT, script);
     return result<R>(rows, changes, lastInsertRowid);
@@ -519,8 +521,7 @@ class ThreadConnection implements WriterConnection {
     return result<R>(rows!, changes, lastInsertRowid);
   }
 
-  async runScript<R>(steps: readonly ScriptStep[]): Promise<QueryResult<R>> {
-    const script = steps.map((s) => [s.sql, s.params ?? [], s.each === true]);
+  async runScript<R>(script: ScriptWire): Promise<QueryResult<R>> {
     this.counted?.(SCRIPT, script);
     const [, rows, changes, lastInsertRowid] = await this.send(SCRIPT, JSON.stringify(script));
     return result<R>(rows!, changes, lastInsertRowid);
