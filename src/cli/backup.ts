@@ -3,6 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Config } from '../config.js';
 import { dataDirHolder, lockDataDir } from '../store/data-dir-lock.js';
+import { SEARCH_FILE, searchFiles } from '../store/dialects/sqlite-search.js';
 import { MIGRATION_NAMES } from '../store/migrations.js';
 import { CliFailure } from './failure.js';
 
@@ -170,6 +171,9 @@ export function restore(config: Config, file: string, force: boolean): RestoreRe
     }
     const partial = `${target}.restoring`;
     fs.copyFileSync(source, partial);
+    // The search index is built from the messages: the restored database's is built anew
+    // when Parley next starts (it would be anyway, as it no longer matches).
+    for (const f of searchFiles(path.join(config.dataDir, SEARCH_FILE))) fs.rmSync(f, { force: true });
     fs.renameSync(partial, target);
     let files = 0;
     const uploads = uploadsOf(source);

@@ -131,7 +131,7 @@ export class Store {
         return search.messages(db, s);
       },
     };
-    if (adapter.fullText.catchUp) {
+    if (adapter.searchIndex) {
       // A quarter of a second of messages at a time: a few hundred to a few thousand under
       // load, where indexing costs a sixth of what it costs one commit's worth at a time.
       this.indexTimer = setInterval(() => {
@@ -178,6 +178,7 @@ export class Store {
     } catch (err) {
       await writer.destroy().catch(() => {});
       if (reader !== writer) await reader.destroy().catch(() => {});
+      await adapter.close?.().catch(() => {});
       throw err;
     }
   }
@@ -252,12 +253,12 @@ export class Store {
    * timer ignores) leaves the queue as it was, for the next run.
    */
   catchUpSearchIndex(): Promise<void> {
-    const catchUp = this.adapter.fullText.catchUp;
-    if (!catchUp) return Promise.resolve();
+    const index = this.adapter.searchIndex;
+    if (!index) return Promise.resolve();
     this.indexing ??= (async () => {
       try {
         this.writesSinceIndex = 0;
-        while ((await this.committer.run((tx) => catchUp(tx, 5000))) === 5000) {}
+        while ((await index.catchUp(5000)) === 5000) {}
       } finally {
         this.indexing = undefined;
       }
@@ -271,16 +272,13 @@ export class Store {
    * must not chase them forever.
    */
   private async searchIndexReady(): Promise<void> {
-    const backlog = this.adapter.fullText.backlog;
-    if (!backlog) return;
-    const before = await backlog(this.db);
-    if (!before) return;
+    const index = this.adapter.searchIndex;
+    if (!index) return;
+    const { queued, indexed } = index.position();
+    if (indexed >= queued) return;
     // A run already under way may have read its queue before the last of these committed.
-    for (;;) {
-      await this.catchUpSearchIndex();
-      const left = await backlog(this.db);
-      if (!left || BigInt(left.first) > BigInt(before.last)) return;
-    }
+    do await this.catchUpSearchIndex();
+    while (index.position().indexed < queued);
   }
 
   /**
@@ -331,5 +329,6 @@ export class Store {
     await this.lease?.release().catch(() => {});
     if (this.db !== this.writer) await this.db.destroy();
     await this.writer.destroy();
+    await this.adapter.close?.();
   }
 }

@@ -6,7 +6,7 @@ import { migrateToDirectMessages } from './direct-messages-migration.js';
 import { migrateToDisabledAccounts } from './disabled-accounts-migration.js';
 import { migrateToInteractions } from './interactions-migration.js';
 import { migrateToRoles } from './roles-migration.js';
-import { migrateToDeferredSearch, migrateToSearch, migrateToSearchFilters } from './search-migration.js';
+import { migrateToDeferredSearch, migrateToSearch, migrateToSearchFilters, migrateToSeparateSearch } from './search-migration.js';
 import { migrateToSnowflakes } from './snowflake-migration.js';
 
 /**
@@ -197,6 +197,7 @@ const migrations: Record<string, Migration> = {
   '0012_interactions': { up: migrateToInteractions },
   '0013_access_epoch': { up: migrateToAccessEpoch },
   '0014_search_filters': { up: migrateToSearchFilters },
+  '0015_search_file': { up: migrateToSeparateSearch },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */

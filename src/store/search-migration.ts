@@ -35,3 +35,14 @@ export const migrateToDeferredSearch: Migration['up'] = async (db) => {
 export const migrateToSearchFilters: Migration['up'] = async (db) => {
   await fullTextOf(db).indexFilters(db);
 };
+
+/**
+ * 0015 (SQLite): the index moves to a file of its own, written by a connection of its own
+ * (src/store/dialects/sqlite-search.ts), so taking new messages in never holds the
+ * messages' write lock. Here the old index and its queue go, and a queue numbered in commit
+ * order (`messages_fts_queue`) takes every change; the new index is built from the
+ * messages when the store opens.
+ */
+export const migrateToSeparateSearch: Migration['up'] = async (db) => {
+  await fullTextOf(db).separateIndex(db);
+};

@@ -24,14 +24,16 @@ async function login(base: string, username: string, password: string) {
 }
 
 /** Every message id of a channel, through the API, paging back from the newest. */
-async function allMessageIds(base: string, auth: string, channelId: string): Promise<Set<string>> {
-  const ids = new Set<string>();
+async function allMessages(base: string, auth: string, channelId: string): Promise<Map<string, string>> {
+  const ids = new Map<string, string>();
   let before = '';
   for (;;) {
     const r = await call(base, 'GET', `/channels/${channelId}/messages?limit=100${before ? `&before=${before}` : ''}`, { auth });
     expect(r.status, r.text).toBe(200);
-    const page: string[] = r.body.map((m: { id: string }) => m.id);
-    for (const id of page) ids.add(id);
+    const page: string[] = r.body.map((m: { id: string; content: string }) => {
+      ids.set(m.id, m.content);
+      return m.id;
+    });
     if (page.length < 100) return ids;
     before = page.reduce((a, b) => (BigInt(a) < BigInt(b) ? a : b));
   }
@@ -93,9 +95,15 @@ describe('backup and restore', () => {
       const session = await login(restored.url, owner.name, PASSWORD);
       expect(session.status, session.text).toBe(200);
       const auth = `Bearer ${session.body.token}`;
-      const ids = await allMessageIds(restored.url, auth, general.id);
+      const ids = await allMessages(restored.url, auth, general.id);
       const missing = before.filter((id) => !ids.has(id));
       expect(missing, `${missing.length} of ${before.length} acknowledged messages missing`).toEqual([]);
+      // The search index is not in the backup: it is built from the restored messages.
+      const found = await call<{ total: number }>(restored.url, 'GET', '/search/messages?q=w1', { auth });
+      expect(found.status, found.text).toBe(200);
+      const byWriter1 = [...ids.values()].filter((content) => content.startsWith('w1 ')).length;
+      expect(byWriter1).toBeGreaterThan(0);
+      expect(found.body.total).toBe(Math.min(byWriter1, 10_000)); // `total` counts up to 10,000
       const file = await fetch(`${restored.url}${new URL(up.body.url).pathname}`);
       expect(file.status).toBe(200);
       expect(await file.text()).toBe('the bytes of a file');

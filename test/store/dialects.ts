@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { SnowflakeGenerator } from '../../src/ids.js';
 import { openSqlite, SqliteIntegers } from '../../src/store/dialects/sqlite.js';
+import type { SqliteSearchIndex } from '../../src/store/dialects/sqlite-search.js';
 import { type Database, Store, type StoreOptions } from '../../src/store/index.js';
 import type { NewUser } from '../../src/store/repos/users.js';
 import type { MessageTable } from '../../src/store/schema.js';
@@ -173,4 +174,22 @@ export function channelFixture(name: string) {
     message: (content: string, id = newId()): MessageTable => messageRow({ id, channelId, serverId, authorId: userId, content }),
     stored: async (store: Store, id: string) => (await store.messages.byId(store.db, channelId, id)) !== undefined,
   };
+}
+
+/**
+ * SQLite: the search index (its own file since 0015) passes FTS5's check of its structure,
+ * has taken in every queued change, and holds exactly the messages there are, by id.
+ */
+export async function expectSearchIndexMatchesMessages(store: Store): Promise<void> {
+  const index = store.adapter.searchIndex as SqliteSearchIndex;
+  await store.catchUpSearchIndex();
+  await index.check();
+  const position = index.position();
+  if (position.indexed !== position.queued) throw new Error(`the index is behind: ${JSON.stringify(position)}`);
+  const { rows } = await sql<{ stray: number; missing: number }>`select
+    (select count(*) from search.messages_fts_docsize d where not exists (select 1 from messages m where m.id = d.id)) as stray,
+    (select count(*) from messages m where not exists (select 1 from search.messages_fts_docsize d where d.id = m.id)) as missing`.execute(
+    store.db,
+  );
+  if (rows[0]!.stray !== 0 || rows[0]!.missing !== 0) throw new Error(`the index and the messages differ: ${JSON.stringify(rows[0])}`);
 }

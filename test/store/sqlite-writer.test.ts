@@ -6,9 +6,10 @@
 import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SqliteSearchIndex } from '../../src/store/dialects/sqlite-search.js';
 import type { SqliteWriterDialect } from '../../src/store/dialects/sqlite-writer.js';
 import type { Store } from '../../src/store/index.js';
-import { channelFixture, messageRow, newId, openStore } from './dialects.js';
+import { channelFixture, expectSearchIndexMatchesMessages, messageRow, newId, openStore } from './dialects.js';
 
 /** Every query sent to a writer thread meanwhile: its SQL (a script's steps' SQL, joined). */
 function recordSent(): { sent: string[]; stop: () => void } {
@@ -143,15 +144,34 @@ describe('SQLite writer, thread auto', () => {
         written.push(m.id);
       };
       // Busy: writes keep coming, through the move, until the writer is on its thread.
+      // The search index's connection follows the writer there and back (checked once a second).
+      const index = store.adapter.searchIndex as SqliteSearchIndex;
+      const search = async (word: string) =>
+        (
+          await store.search.messages(store.db, {
+            terms: [{ word, prefix: false }],
+            channelIds: [channelId],
+            has: [],
+            limit: 5,
+            offset: 0,
+            countLimit: 5,
+          })
+        ).rows.map((r) => r.id);
       let i = 0;
       while (!dialect.onThread) await Promise.all(Array.from({ length: 10 }, () => write(`busy ${i++}`)));
       await Promise.all(Array.from({ length: 10 }, () => write(`on the thread ${i++}`)));
+      await expect.poll(() => index.onThread, { timeout: 3000 }).toBe(true);
+      await write('kookaburra while on the thread');
+      expect(await search('kookaburra')).toEqual([written.at(-1)]);
       // Quiet: a write now and then, until it is back on the event loop.
       while (dialect.onThread) {
         await write(`quiet ${i++}`);
         await new Promise((resolve) => setTimeout(resolve, 400));
       }
+      await expect.poll(() => index.onThread, { timeout: 3000 }).toBe(false);
       await write('back on the event loop');
+      expect(await search('back')).toEqual([written.at(-1)]);
+      await expectSearchIndexMatchesMessages(store);
       const stored = await store.db.selectFrom('messages').select('id').where('channelId', '=', channelId).execute();
       expect(stored.map((r) => String(r.id)).sort()).toEqual([...written].sort());
     } finally {

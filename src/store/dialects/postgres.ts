@@ -73,6 +73,7 @@ export const postgresFullText: FullText = {
   // bulk by itself.
   async deferIndexing() {},
   async indexFilters() {},
+  async separateIndex() {},
   async indexBytes(db) {
     const { rows } = await sql<{ n: string | number }>`select pg_relation_size('messages_search') as n`.execute(db);
     return Number(rows[0]?.n ?? 0);

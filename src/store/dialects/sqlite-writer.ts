@@ -98,6 +98,14 @@ try {
   db = new Database(workerData.file);
   db.defaultSafeIntegers(true);
   for (const p of workerData.pragmas) db.pragma(p);
+  for (const [name, file] of workerData.attach) db.prepare('attach ? as ' + name).run(file);
+  if (workerData.nice) {
+    // Linux: a thread's own id, from /proc, takes a priority of its own. Elsewhere it keeps the process's.
+    try {
+      const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
+      require('node:os').setPriority(tid, workerData.nice);
+    } catch {}
+  }
   run = runner(db);
   parentPort.postMessage([0, []]);
 } catch (e) {
@@ -138,6 +146,13 @@ export interface WriterThreadPolicy {
   startAt?: number;
   quietBelow?: number;
   quietSeconds?: number;
+  /**
+   * `auto` only: instead of counting statements, be on a thread exactly while this writer
+   * is (checked once a second). The search index's writer follows the database's: its
+   * catch-ups are few statements of many rows each, and are worth a thread only while
+   * messages arrive fast enough to need one.
+   */
+  follows?: { readonly onThread: boolean };
 }
 
 /** Where the writer opens the database, and how. */
@@ -145,6 +160,10 @@ export interface WriterThreadOptions {
   file: string;
   /** Run in order right after opening, e.g. `synchronous = FULL`. */
   pragmas: string[];
+  /** Other database files attached after the pragmas, by schema name. */
+  attach?: Record<string, string>;
+  /** The thread's priority, as `nice` (19 lowest), where the system allows one per thread (Linux). */
+  nice?: number;
   policy?: WriterThreadPolicy;
 }
 
@@ -204,6 +223,19 @@ export class SqliteWriterDialect implements Dialect {
     return this.driver?.onThread ?? false;
   }
 
+  /** Opens the connection for `script` alone, without a Kysely instance over it. */
+  async open(): Promise<void> {
+    if (this.driver) return;
+    const driver = this.createDriver() as WriterDriver;
+    await driver.init();
+  }
+
+  /** Closes what `open` opened. */
+  async close(): Promise<void> {
+    await this.driver?.destroy();
+    this.driver = undefined;
+  }
+
   createAdapter(): DialectAdapter {
     return new SqliteAdapter();
   }
@@ -253,7 +285,7 @@ class WriterDriver implements Driver {
   private scripts = 0;
   /** Who waits for the connection: Kysely's users alone, scripts together; first come, first served. */
   private readonly waiting: Array<{ script: boolean; go: () => void }> = [];
-  private readonly policy: Required<WriterThreadPolicy>;
+  private readonly policy: Required<Omit<WriterThreadPolicy, 'follows'>> & Pick<WriterThreadPolicy, 'follows'>;
   /** `auto`: statements this second (`counted`), and quiet seconds in a row on the thread. */
   private count = 0;
   private quiet = 0;
@@ -291,6 +323,11 @@ class WriterDriver implements Driver {
     const n = this.count;
     this.count = 0;
     if (this.moving) return;
+    const leader = this.policy.follows;
+    if (leader) {
+      if (leader.onThread !== this.onThread) void this.move(leader.onThread);
+      return;
+    }
     if (!this.thread) {
       if (n >= this.policy.startAt) void this.move(true);
       return;
@@ -428,6 +465,7 @@ class LocalConnection implements WriterConnection {
     this.db = new Database(opts.file);
     this.db.defaultSafeIntegers(true);
     for (const p of opts.pragmas) this.db.pragma(p);
+    for (const [name, file] of Object.entries(opts.attach ?? {})) this.db.prepare(`attach ? as ${name}`).run(file);
     this.run = localRunner(this.db);
   }
 
@@ -467,7 +505,8 @@ class ThreadConnection implements WriterConnection {
   /** Starts a thread and opens its connection. */
   static async start(opts: WriterThreadOptions): Promise<ThreadConnection> {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(WRITER_THREAD, { eval: true, workerData: { driver, file: opts.file, pragmas: opts.pragmas } });
+    const workerData = { driver, file: opts.file, pragmas: opts.pragmas, attach: Object.entries(opts.attach ?? {}), nice: opts.nice ?? 0 };
+    const worker = new Worker(WRITER_THREAD, { eval: true, workerData });
     await new Promise<void>((resolve, reject) => {
       const failed = (err: unknown) => reject(err);
       worker.once('error', failed);

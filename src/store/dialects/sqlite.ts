@@ -12,6 +12,7 @@ import {
   sql,
 } from 'kysely';
 import { READ_ACCESS_EPOCH } from '../access-epoch-migration.js';
+import { SEARCH_FILE, SqliteSearchIndex } from './sqlite-search.js';
 import { runEach, SqliteWriterDialect, type WriterThreadPolicy } from './sqlite-writer.js';
 import type { DialectAdapter, FullText } from './types.js';
 
@@ -42,6 +43,7 @@ export function sqliteAdapter(dataDir: string, writerThread?: WriterThreadPolicy
     pragmas: ['journal_mode = WAL', 'synchronous = FULL', 'foreign_keys = ON', 'busy_timeout = 5000'],
     ...(writerThread ? { policy: writerThread } : {}),
   });
+  const searchIndex = new SqliteSearchIndex(path.join(dataDir, SEARCH_FILE), file, reader, writerThread, writer);
   return {
     name: `sqlite (${file})`,
     kysely: writer,
@@ -52,17 +54,23 @@ export function sqliteAdapter(dataDir: string, writerThread?: WriterThreadPolicy
     isForeignKeyViolation: (err) => sqliteCode(err) === 'SQLITE_CONSTRAINT_FOREIGNKEY',
     isInvalidText: () => false,
     fullText: sqliteFullText,
+    searchIndex,
     localAccessEpoch: localAccessEpoch(reader),
     insertEach: runEach,
     async commitRows(sql, rows) {
+      // The group also prunes the search index's queue of what the index has taken in.
+      const prune = searchIndex.pruneStep();
       const [row] = await writer.script<{ epoch: unknown }>([
         { sql: 'begin' },
         { sql, params: rows, each: true },
+        ...(prune ? [prune] : []),
         { sql: READ_ACCESS_EPOCH },
         { sql: 'commit' },
       ]);
       return Number(row!.epoch);
     },
+    afterOpen: () => searchIndex.open(),
+    close: () => searchIndex.close(),
   };
 }
 
@@ -173,12 +181,16 @@ function facetsOf(row: string): string {
  * times the work per message, in the bulk path, never in a message's own transaction
  * (bench/README.md).
  *
- * A migration that rebuilds `messages` must recreate the view and the triggers, and must
- * not change `content`, `attachments`, `embeds`, `channel_id` or `author_id` behind them:
- * FTS5 removes a row's terms by the text (and facets) it was indexed with.
+ * Since 0015 the index is in a file of its own, without a copy of the text
+ * (`contentless_delete`: a row leaves by its id alone), and the triggers queue every
+ * insert, edit and delete (`messages_fts_queue`) for a connection of its own to take in
+ * (`SqliteSearchIndex`, sqlite-search.ts), which never holds the messages' write lock.
+ * The read connection attaches the file, so `match` names `messages_fts` as before.
+ *
+ * A migration that rebuilds `messages` must recreate the view and the triggers.
  */
 export const sqliteFullText: FullText = {
-  name: 'sqlite fts5 (messages_fts)',
+  name: 'sqlite fts5 (messages_fts, in its own file)',
   async migrate(db) {
     await sql`create virtual table messages_fts using fts5(
       content, content = 'messages', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 0')`.execute(db);
@@ -248,21 +260,28 @@ export const sqliteFullText: FullText = {
     end`)
       .execute(db);
   },
-  async catchUp(tx, limit) {
-    const { rows } = await sql<{ id: string }>`select id from messages_fts_pending order by id limit ${limit}`.execute(tx);
-    if (rows.length === 0) return 0;
-    const last = rows[rows.length - 1]!.id;
-    await sql`insert into messages_fts (rowid, content, facets)
-      select s.id, s.content, s.facets from messages_fts_source s join messages_fts_pending p on p.id = s.id
-      where p.id <= cast(${last} as integer)`.execute(tx);
-    await sql`delete from messages_fts_pending where id <= cast(${last} as integer)`.execute(tx);
-    return rows.length;
-  },
-  async backlog(db) {
-    const { rows } = await sql<{ firstId: unknown; lastId: unknown }>`
-      select min(id) as first_id, max(id) as last_id from messages_fts_pending`.execute(db);
-    const r = rows[0];
-    return r?.firstId == null ? undefined : { first: String(r.firstId), last: String(r.lastId) };
+  async separateIndex(db) {
+    for (const t of ['insert', 'delete', 'update']) await sql.raw(`drop trigger messages_fts_${t}`).execute(db);
+    await sql`drop table messages_fts`.execute(db);
+    await sql`drop table messages_fts_pending`.execute(db);
+    // Every change in commit order: `seq` is given under the write lock, so a change
+    // committed later always has a higher one (ids need not be: a message's id is issued
+    // before its group commit). `fresh`: a new message, which the index cannot hold yet.
+    await sql`create table messages_fts_queue (
+      seq integer primary key autoincrement, id integer not null, fresh integer not null)`.execute(db);
+    await sql`create table messages_fts_owner (token text not null)`.execute(db);
+    await sql`insert into messages_fts_owner (token) values (lower(hex(randomblob(16))))`.execute(db);
+    await sql`create trigger messages_fts_insert after insert on messages begin
+      insert into messages_fts_queue (id, fresh) values (new.id, 1);
+    end`.execute(db);
+    await sql`create trigger messages_fts_delete after delete on messages begin
+      insert into messages_fts_queue (id, fresh) values (old.id, 0);
+    end`.execute(db);
+    // An edit of anything the index holds (the content, or what `has` reads); pins and
+    // author renames skip it.
+    await sql`create trigger messages_fts_update after update of content, attachments, embeds, channel_id, author_id on messages begin
+      insert into messages_fts_queue (id, fresh) values (new.id, 0);
+    end`.execute(db);
   },
   match(terms, filters) {
     // Each term a quoted string (never syntax: AND, NEAR, -, ( and * inside quotes are
@@ -308,9 +327,9 @@ export const sqliteFullText: FullText = {
     };
   },
   async indexBytes(db) {
-    // The shadow tables FTS5 keeps (an external-content table has no copy of the text).
+    // The shadow tables FTS5 keeps in the index's file (a contentless table has no copy of the text).
     const { rows } = await sql<{ n: number | bigint | null }>`
-      select sum(pgsize) as n from dbstat
+      select sum(pgsize) as n from dbstat('search')
       where name in ('messages_fts_data', 'messages_fts_idx', 'messages_fts_docsize', 'messages_fts_config')`.execute(db);
     return Number(rows[0]?.n ?? 0);
   },

@@ -1,4 +1,4 @@
-import type { CompiledQuery, Dialect, Kysely, KyselyPlugin, QueryExecutorProvider, QueryResult, RawBuilder, SqlBool } from 'kysely';
+import type { CompiledQuery, Dialect, Kysely, KyselyPlugin, QueryResult, RawBuilder, SqlBool } from 'kysely';
 
 /** What runs a compiled query: a Kysely instance or a transaction. */
 export interface QueryRunner {
@@ -64,6 +64,8 @@ export interface DialectAdapter {
    * a group commit's messages.
    */
   jsonRows?(table: string, json: string): RawBuilder<unknown>;
+  /** Where the full-text index is written apart from `kysely` (SQLite): opened by `afterOpen`. */
+  readonly searchIndex?: SearchIndexWriter;
   /** Run once after migrations (pragmas, checks). */
   afterOpen?(): Promise<void>;
   close?(): Promise<void>;
@@ -133,10 +135,21 @@ export interface FullText {
    */
   indexFilters(db: Kysely<any>): Promise<void>;
   /**
-   * Where indexing is deferred: indexes up to `limit` of the messages written since the
-   * last call, inside the write transaction `tx`, and returns how many it took.
+   * 0015: the index moves out of the writer's way, where the database allows (SQLite: a
+   * file and a connection of its own, `SearchIndexWriter`); writes only queue which
+   * messages changed. A no-op elsewhere.
    */
-  catchUp?(tx: QueryExecutorProvider, limit: number): Promise<number>;
-  /** Where indexing is deferred: the lowest and highest id not indexed yet, if any. */
-  backlog?(db: QueryExecutorProvider): Promise<{ first: string; last: string } | undefined>;
+  separateIndex(db: Kysely<any>): Promise<void>;
+}
+
+/**
+ * A full-text index that takes in changed messages later, many at a time, apart from the
+ * database's writer (SQLite since 0015). Changes are numbered in commit order; the index
+ * knows the last one it has taken in.
+ */
+export interface SearchIndexWriter {
+  /** Takes in up to `limit` queued changes, and returns how many it took. */
+  catchUp(limit: number): Promise<number>;
+  /** The last change committed to the queue, and the last the index has taken in, now. */
+  position(): { queued: number; indexed: number };
 }
