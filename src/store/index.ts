@@ -255,9 +255,19 @@ export class Store {
   catchUpSearchIndex(): Promise<void> {
     const index = this.adapter.searchIndex;
     if (!index) return Promise.resolve();
-    this.indexing ??= (async () => {
+    if (this.indexing) return this.indexing;
+    this.writesSinceIndex = 0;
+    // Most writes are not messages (reactions, read states): nothing to take in then.
+    let behind: boolean;
+    try {
+      const { queued, indexed } = index.position();
+      behind = indexed < queued;
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (!behind) return Promise.resolve();
+    this.indexing = (async () => {
       try {
-        this.writesSinceIndex = 0;
         while ((await index.catchUp(5000)) === 5000) {}
       } finally {
         this.indexing = undefined;

@@ -28,7 +28,7 @@ const CREATE_STATE = `create table if not exists search_state (
 const PRUNE_AT = 20_000;
 
 /** The last change queued, committed: `seq` is AUTOINCREMENT, so it never goes back, even once pruned. */
-const QUEUED = `coalesce((select seq from msgs.sqlite_sequence where name = 'messages_fts_queue'), 0)`;
+const queuedIn = (schema: string) => `coalesce((select seq from ${schema}.sqlite_sequence where name = 'messages_fts_queue'), 0)`;
 
 /**
  * A catch-up, as one script on the index's connection: the next `limit` changes after the
@@ -101,8 +101,8 @@ export class SqliteSearchIndex implements SearchIndexWriter {
   }
 
   /**
-   * After migrations: builds the index if it does not match the database (rebuild), lets
-   * the read connection see it, and opens the index's writer.
+   * After migrations: builds the index if it does not match the database (rebuild), and
+   * lets the read connection see it.
    */
   async open(): Promise<void> {
     const setup = new Database(this.file);
@@ -110,22 +110,37 @@ export class SqliteSearchIndex implements SearchIndexWriter {
       setup.defaultSafeIntegers(true);
       setup.pragma('journal_mode = WAL');
       setup.pragma('busy_timeout = 5000');
-      setup.prepare('attach ? as msgs').run(this.mainFile);
       setup.exec(CREATE_STATE);
-      const owner = setup.prepare('select token from msgs.messages_fts_owner').pluck().get() as string;
-      const state = setup.prepare('select token, mark from search_state').get() as { token: string; mark: bigint } | undefined;
-      const queued = setup.prepare(`select ${QUEUED}`).pluck().get() as bigint;
-      const built = setup.prepare(`select 1 from sqlite_master where name = 'messages_fts'`).get() !== undefined;
-      if (!built || state?.token !== owner || state.mark > queued) rebuild(setup, owner);
-      this.indexed = Number(setup.prepare('select mark from search_state').pluck().get());
+      this.reader.prepare('attach ? as search').run(this.file);
+      // Read in one snapshot of both files.
+      const now = this.reader
+        .prepare(
+          `select (select token from main.messages_fts_owner) as owner, s.token, s.mark, ${queuedIn('main')} as queued,
+            exists (select 1 from search.sqlite_master where name = 'messages_fts') as built,
+            exists (select 1 from main.messages) as messages
+          from (select 1) left join search.search_state s`,
+        )
+        .get() as { owner: string; token: string | null; mark: bigint | null; queued: bigint; built: bigint; messages: bigint };
+      if (!now.built || now.token !== now.owner || now.mark! > now.queued) {
+        // No message and nothing queued (a new database): an empty index is exact, and
+        // anything written later is queued after its mark of 0. Otherwise the messages'
+        // file is needed (and parsing its schema costs this short-lived connection ~1 MB).
+        if (!now.messages && !now.queued) emptyIndex(setup, now.owner);
+        else {
+          setup.prepare('attach ? as msgs').run(this.mainFile);
+          rebuild(setup, now.owner);
+        }
+      }
     } finally {
       setup.close();
     }
-    this.reader.prepare('attach ? as search').run(this.file);
-    await this.writer.open();
+    this.indexed = Number(this.reader.prepare('select mark from search.search_state').pluck().get());
   }
 
   async catchUp(limit: number): Promise<number> {
+    // The connection opens at the first catch-up: an instance nobody writes to keeps none
+    // (a connection to both files, with their schemas and page caches, is ~1.5 MB).
+    await this.writer.open();
     const steps = CATCH_UP.map((s, i) => (i === 1 ? { ...s, params: [limit, limit] } : s));
     const [row] = await this.writer.script<{ mark: bigint; taken: bigint }>(steps);
     this.indexed = Math.max(this.indexed, Number(row!.mark));
@@ -159,6 +174,7 @@ export class SqliteSearchIndex implements SearchIndexWriter {
 
   /** FTS5's own check of the index's structure (tests). */
   async check(): Promise<void> {
+    await this.writer.open();
     await this.writer.script([{ sql: `insert into messages_fts (messages_fts) values ('integrity-check')` }]);
   }
 
@@ -179,10 +195,19 @@ function rebuild(db: Database.Database, owner: string): void {
     db.exec('drop table if exists messages_fts');
     db.exec(CREATE_INDEX);
     db.exec(`insert into messages_fts (rowid, content, facets) select id, content, facets from msgs.messages_fts_source`);
-    db.prepare(`insert or replace into search_state (id, token, mark) values (1, ?, ${QUEUED})`).run(owner);
+    db.prepare(`insert or replace into search_state (id, token, mark) values (1, ?, ${queuedIn('msgs')})`).run(owner);
     db.exec('commit');
   } catch (err) {
     db.exec('rollback');
     throw err;
   }
+}
+
+/** An index of no message, with nothing taken in yet (`open`, for a database without messages). */
+function emptyIndex(db: Database.Database, owner: string): void {
+  db.transaction(() => {
+    db.exec('drop table if exists messages_fts');
+    db.exec(CREATE_INDEX);
+    db.prepare('insert or replace into search_state (id, token, mark) values (1, ?, 0)').run(owner);
+  })();
 }
