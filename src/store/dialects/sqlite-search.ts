@@ -5,7 +5,7 @@ import type { SearchIndexWriter } from './types.js';
 /** The search index's file under DATA_DIR, beside `parley.db`. */
 export const SEARCH_FILE = 'parley-search.db';
 
-/** The files SQLite keeps for the search index (`restore` puts them aside: they are rebuilt). */
+/** The files SQLite keeps for the search index (`restore` deletes them: they are rebuilt). */
 export const searchFiles = (file: string) => [file, `${file}-wal`, `${file}-shm`];
 
 /**
@@ -154,10 +154,9 @@ export class SqliteSearchIndex implements SearchIndexWriter {
   }
 
   position(): { queued: number; indexed: number } {
-    this.position_ ??= this.reader.prepare(`select (select seq from main.sqlite_sequence where name = 'messages_fts_queue') as queued,
-      (select mark from search.search_state) as indexed`);
-    const r = this.position_.get() as { queued: bigint | null; indexed: bigint };
-    return { queued: Number(r.queued ?? 0), indexed: Number(r.indexed) };
+    this.position_ ??= this.reader.prepare(`select ${queuedIn('main')} as queued, (select mark from search.search_state) as indexed`);
+    const r = this.position_.get() as { queued: bigint; indexed: bigint };
+    return { queued: Number(r.queued), indexed: Number(r.indexed) };
   }
 
   /** For the messages' writer: a statement that deletes the changes the index has taken in since the last one, if any. */
@@ -190,17 +189,12 @@ export class SqliteSearchIndex implements SearchIndexWriter {
  */
 function rebuild(db: Database.Database, owner: string): void {
   // Immediate: every attached file's write lock, the messages' too, for the moment the store opens.
-  db.exec('begin immediate');
-  try {
+  db.transaction(() => {
     db.exec('drop table if exists messages_fts');
     db.exec(CREATE_INDEX);
     db.exec(`insert into messages_fts (rowid, content, facets) select id, content, facets from msgs.messages_fts_source`);
     db.prepare(`insert or replace into search_state (id, token, mark) values (1, ?, ${queuedIn('msgs')})`).run(owner);
-    db.exec('commit');
-  } catch (err) {
-    db.exec('rollback');
-    throw err;
-  }
+  }).immediate();
 }
 
 /** An index of no message, with nothing taken in yet (`open`, for a database without messages). */
