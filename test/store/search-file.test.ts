@@ -78,7 +78,6 @@ describe('SQLite search index file', () => {
       holder.close();
     }
     expect((await find('quoll')).length).toBe(3);
-    expect(await find('lock')).toEqual([]);
     expect(await find('edited')).toEqual([first.id]);
     await expectSearchIndexMatchesMessages(store);
   });
