@@ -34,6 +34,19 @@ async function close(store: Store): Promise<void> {
   await store.close();
 }
 
+/** The ids of the messages of `channelId` holding `word`, newest first. */
+const words = async (store: Store, channelId: string, word: string) =>
+  (
+    await store.search.messages(store.db, {
+      terms: [{ word, prefix: false }],
+      channelIds: [channelId],
+      has: [],
+      limit: 10,
+      offset: 0,
+      countLimit: 10,
+    })
+  ).rows.map((r) => r.id);
+
 const queueLength = async (store: Store) =>
   Number((await sql<{ n: number }>`select count(*) as n from messages_fts_queue`.execute(store.db)).rows[0]!.n);
 
@@ -45,17 +58,7 @@ describe('SQLite search index file', () => {
     await f.seed(store);
     const first = f.message('quoll before the lock');
     await store.writeMessage(first);
-    const find = async (word: string) =>
-      (
-        await store.search.messages(store.db, {
-          terms: [{ word, prefix: false }],
-          channelIds: [f.channelId],
-          has: [],
-          limit: 10,
-          offset: 0,
-          countLimit: 10,
-        })
-      ).rows.map((r) => r.id);
+    const find = (word: string) => words(store, f.channelId, word);
     expect(await find('quoll')).toEqual([first.id]);
     expect(fs.existsSync(path.join(dir, SEARCH_FILE))).toBe(true);
 
@@ -161,27 +164,16 @@ describe('SQLite search index file', () => {
     for (const file of searchFiles(path.join(dir, 'parley.db'))) fs.rmSync(file, { force: true });
     fs.renameSync(older, path.join(dir, 'parley.db'));
     const restored = (await open(dir)).store;
-    const words = async (s: Store, word: string) =>
-      (
-        await s.search.messages(s.db, {
-          terms: [{ word, prefix: false }],
-          channelIds: [f.channelId],
-          has: [],
-          limit: 10,
-          offset: 0,
-          countLimit: 10,
-        })
-      ).rows.map((r) => r.id);
-    expect(await words(restored, 'newer')).toEqual([]);
-    expect(await words(restored, 'rewritten')).toEqual([]);
-    expect(await words(restored, 'original')).toEqual([edited.id]);
+    expect(await words(restored, f.channelId, 'newer')).toEqual([]);
+    expect(await words(restored, f.channelId, 'rewritten')).toEqual([]);
+    expect(await words(restored, f.channelId, 'original')).toEqual([edited.id]);
     await expectSearchIndexMatchesMessages(restored);
     await close(restored);
 
     // The file is gone.
     for (const file of searchFiles(path.join(dir, SEARCH_FILE))) fs.rmSync(file, { force: true });
     const again = (await open(dir)).store;
-    expect(await words(again, 'wallaby')).toEqual([edited.id, kept.id]);
+    expect(await words(again, f.channelId, 'wallaby')).toEqual([edited.id, kept.id]);
     await expectSearchIndexMatchesMessages(again);
     await close(again);
 
@@ -195,7 +187,7 @@ describe('SQLite search index file', () => {
     for (const file of searchFiles(path.join(dir, SEARCH_FILE))) fs.rmSync(file, { force: true });
     fs.copyFileSync(path.join(other.dir, SEARCH_FILE), path.join(dir, SEARCH_FILE));
     const mixed = (await open(dir)).store;
-    expect(await words(mixed, 'wallaby')).toEqual([edited.id, kept.id]);
+    expect(await words(mixed, f.channelId, 'wallaby')).toEqual([edited.id, kept.id]);
     await expectSearchIndexMatchesMessages(mixed);
     expect((mixed.adapter.searchIndex as SqliteSearchIndex).position().indexed).toBeGreaterThan(0);
   });
