@@ -193,3 +193,16 @@ export async function expectSearchIndexMatchesMessages(store: Store): Promise<vo
   );
   if (rows[0]!.stray !== 0 || rows[0]!.missing !== 0) throw new Error(`the index and the messages differ: ${JSON.stringify(rows[0])}`);
 }
+
+/** The ids of the messages of `channelId` (at most 10) holding the whole word `word`, newest first. */
+export async function words(store: Store, channelId: string, word: string): Promise<string[]> {
+  const found = await store.search.messages(store.db, {
+    terms: [{ word, prefix: false }],
+    channelIds: [channelId],
+    has: [],
+    limit: 10,
+    offset: 0,
+    countLimit: 10,
+  });
+  return found.rows.map((r) => r.id);
+}

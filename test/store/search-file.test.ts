@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SEARCH_FILE, type SqliteSearchIndex, searchFiles } from '../../src/store/dialects/sqlite-search.js';
 import { Store } from '../../src/store/index.js';
-import { channelFixture, expectSearchIndexMatchesMessages } from './dialects.js';
+import { channelFixture, expectSearchIndexMatchesMessages, words } from './dialects.js';
 
 const dirs: string[] = [];
 const stores: Store[] = [];
@@ -33,19 +33,6 @@ async function close(store: Store): Promise<void> {
   stores.splice(stores.indexOf(store), 1);
   await store.close();
 }
-
-/** The ids of the messages of `channelId` holding `word`, newest first. */
-const words = async (store: Store, channelId: string, word: string) =>
-  (
-    await store.search.messages(store.db, {
-      terms: [{ word, prefix: false }],
-      channelIds: [channelId],
-      has: [],
-      limit: 10,
-      offset: 0,
-      countLimit: 10,
-    })
-  ).rows.map((r) => r.id);
 
 const queueLength = async (store: Store) =>
   Number((await sql<{ n: number }>`select count(*) as n from messages_fts_queue`.execute(store.db)).rows[0]!.n);

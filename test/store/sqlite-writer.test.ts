@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SqliteSearchIndex } from '../../src/store/dialects/sqlite-search.js';
 import type { SqliteWriterDialect } from '../../src/store/dialects/sqlite-writer.js';
 import type { Store } from '../../src/store/index.js';
-import { channelFixture, expectSearchIndexMatchesMessages, messageRow, newId, openStore } from './dialects.js';
+import { channelFixture, expectSearchIndexMatchesMessages, messageRow, newId, openStore, words } from './dialects.js';
 
 /** Every query sent to a writer thread meanwhile: its SQL (a script's steps' SQL, joined). */
 function recordSent(): { sent: string[]; stop: () => void } {
@@ -146,17 +146,7 @@ describe('SQLite writer, thread auto', () => {
       // Busy: writes keep coming, through the move, until the writer is on its thread.
       // The search index's connection follows the writer there and back (checked once a second).
       const index = store.adapter.searchIndex as SqliteSearchIndex;
-      const search = async (word: string) =>
-        (
-          await store.search.messages(store.db, {
-            terms: [{ word, prefix: false }],
-            channelIds: [channelId],
-            has: [],
-            limit: 5,
-            offset: 0,
-            countLimit: 5,
-          })
-        ).rows.map((r) => r.id);
+      const search = (word: string) => words(store, channelId, word);
       let i = 0;
       while (!dialect.onThread) await Promise.all(Array.from({ length: 10 }, () => write(`busy ${i++}`)));
       await Promise.all(Array.from({ length: 10 }, () => write(`on the thread ${i++}`)));
