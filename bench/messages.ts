@@ -235,6 +235,32 @@ function cpuSecondsOf(name: string): number {
   return sum;
 }
 
+/**
+ * Seconds each thread of the processes `pids` has spent on a core and waiting in the run
+ * queue for one so far (Linux `schedstat`, nanoseconds), by `pid/tid`. Empty elsewhere.
+ */
+function threadSeconds(pids: (number | undefined)[]): Map<string, { run: number; wait: number }> {
+  const out = new Map<string, { run: number; wait: number }>();
+  for (const pid of pids) {
+    if (!pid) continue;
+    let tids: string[];
+    try {
+      tids = fs.readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tids) {
+      try {
+        const [run, wait] = fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+        out.set(`${pid}/${tid}`, { run: run! / 1e9, wait: wait! / 1e9 });
+      } catch {
+        // ended meanwhile, or no schedstat
+      }
+    }
+  }
+  return out;
+}
+
 /** Busy CPU seconds of the whole machine so far (all cores). */
 function machineBusySeconds(): number {
   try {
@@ -281,6 +307,8 @@ interface Cpu {
   /** PostgreSQL's processes (0 on SQLite). */
   database: number;
   machine: number;
+  /** The server processes' threads: seconds on a core and waiting for one, by `pid/tid`. */
+  threads: Map<string, { run: number; wait: number }>;
 }
 
 interface SideResult {
@@ -296,6 +324,7 @@ function snapshot(servers: Child[], load: LoadGenerator, postgres: boolean): Cpu
     load: cpuSeconds(load.pid),
     database: postgres ? cpuSecondsOf('postgres') : 0,
     machine: machineBusySeconds(),
+    threads: threadSeconds(servers.map((s) => s.proc.pid)),
   };
 }
 
@@ -342,6 +371,12 @@ async function drive(
       load: after.load - before.load,
       database: after.database - before.database,
       machine: after.machine - before.machine,
+      threads: new Map(
+        [...after.threads].map(([id, t]) => {
+          const b = before.threads.get(id) ?? { run: 0, wait: 0 };
+          return [id, { run: t.run - b.run, wait: t.wait - b.wait }];
+        }),
+      ),
     },
   };
 }
@@ -638,8 +673,32 @@ function describeSide(name: string, side: SideResult): string {
     `  ${name.padEnd(8)} ${fmt(m.rps).padStart(7)} req/s   latency p50 ${fmt(m.latencyMs.p50, 1)} ms  p99 ${fmt(m.latencyMs.p99, 1)} ms  max ${fmt(m.latencyMs.max)} ms`,
     `           2xx ${fmt(m.ok2xx)}  non-2xx ${m.non2xx}  errors ${m.errors}  timeouts ${m.timeouts}  (warm-up: 2xx ${fmt(side.warmup.ok2xx)}, non-2xx ${side.warmup.non2xx}, errors ${side.warmup.errors})`,
     `           cpu over ${fmt(m.elapsedSec, 1)} s: server ${fmt(side.cpu.server, 1)} s (${perReq(side.cpu.server)}), load generator ${fmt(side.cpu.load, 1)} s (${perReq(side.cpu.load)})${database}, other processes ${fmt(other, 1)} s`,
+    ...describeThreads(side.cpu.threads, m.elapsedSec),
     ...[...m.sampleFailures, ...side.warmup.sampleFailures].slice(0, 3).map((f) => `           failure: ${f}`),
   ].join('\n');
+}
+
+/**
+ * The server's busiest threads in the measured phase, in cores: on a core / waiting in the
+ * run queue for one. A process's first thread is its event loop; its others (the SQLite
+ * writer's and search index's threads, libuv's pool, V8's helpers) are numbered by CPU.
+ */
+function describeThreads(threads: Map<string, { run: number; wait: number }>, seconds: number): string[] {
+  if (threads.size === 0 || seconds <= 0) return [];
+  const byProcess = new Map<string, { tid: string; run: number; wait: number }[]>();
+  for (const [id, t] of threads) {
+    const [pid, tid] = id.split('/') as [string, string];
+    if (pid !== tid && t.run / seconds < 0.02) continue;
+    byProcess.set(pid, [...(byProcess.get(pid) ?? []), { tid, ...t }]);
+  }
+  return [...byProcess].map(([pid, ts], i) => {
+    ts.sort((a, b) => Number(b.tid === pid) - Number(a.tid === pid) || b.run - a.run);
+    const parts = ts.map(
+      (t, n) => `${n === 0 ? 'event loop' : `thread ${n + 1}`} ${fmt(t.run / seconds, 2)} / ${fmt(t.wait / seconds, 2)}`,
+    );
+    const instance = byProcess.size > 1 ? ` (instance ${i + 1})` : '';
+    return `           threads${instance}, cores on / waiting for one: ${parts.join(', ')}`;
+  });
 }
 
 function describeCommits(stats: CommitStats[]): string {
