@@ -235,12 +235,15 @@ function cpuSecondsOf(name: string): number {
   return sum;
 }
 
+/** A thread's seconds on a core, and waiting in the run queue for one. */
+type ThreadTime = { run: number; wait: number };
+
 /**
  * Seconds each thread of the processes `pids` has spent on a core and waiting in the run
  * queue for one so far (Linux `schedstat`, nanoseconds), by `pid/tid`. Empty elsewhere.
  */
-function threadSeconds(pids: (number | undefined)[]): Map<string, { run: number; wait: number }> {
-  const out = new Map<string, { run: number; wait: number }>();
+function threadSeconds(pids: (number | undefined)[]): Map<string, ThreadTime> {
+  const out = new Map<string, ThreadTime>();
   for (const pid of pids) {
     if (!pid) continue;
     let tids: string[];
@@ -308,7 +311,7 @@ interface Cpu {
   database: number;
   machine: number;
   /** The server processes' threads: seconds on a core and waiting for one, by `pid/tid`. */
-  threads: Map<string, { run: number; wait: number }>;
+  threads: Map<string, ThreadTime>;
 }
 
 interface SideResult {
@@ -683,9 +686,9 @@ function describeSide(name: string, side: SideResult): string {
  * run queue for one. A process's first thread is its event loop; its others (the SQLite
  * writer's and search index's threads, libuv's pool, V8's helpers) are numbered by CPU.
  */
-function describeThreads(threads: Map<string, { run: number; wait: number }>, seconds: number): string[] {
+function describeThreads(threads: Map<string, ThreadTime>, seconds: number): string[] {
   if (threads.size === 0 || seconds <= 0) return [];
-  const byProcess = new Map<string, { tid: string; run: number; wait: number }[]>();
+  const byProcess = new Map<string, (ThreadTime & { tid: string })[]>();
   for (const [id, t] of threads) {
     const [pid, tid] = id.split('/') as [string, string];
     if (pid !== tid && t.run / seconds < 0.02) continue;
