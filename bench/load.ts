@@ -26,6 +26,8 @@ export interface LoadJob {
   durationSec: number;
   /** Keep the id of every 201 response (bytes 7 to 33 of Parley's message JSON). */
   collectIds: boolean;
+  /** Requests a second in all (autocannon's overallRate); absent: as many as are answered. */
+  rate?: number;
 }
 
 export interface LoadResult {
@@ -122,6 +124,7 @@ export function runLoad(job: LoadJob): Promise<LoadResult> {
         url: job.urls.length === 1 ? job.urls[0]! : job.urls,
         connections: job.connections,
         duration: job.durationSec,
+        ...(job.rate ? { overallRate: job.rate } : {}),
         headers: { 'content-type': 'application/json' },
         requests: [request],
       },

@@ -7,7 +7,7 @@
  *                             [--bots 50] [--channels 20] [--settle 30] [--with-fastify]
  *                             [--members 10000] [--mention none|everyone|users]
  *                             [--profile] [--stmt-cache] [--commit-concurrency 4]
- *                             [--node-flags="--max-semi-space-size=32"]
+ *                             [--node-flags="--max-semi-space-size=32"] [--rate 4000]
  *
  * Each run starts Parley as child process(es) on a fresh database (RATE_LIMITS=off), sets
  * up one owner, one server, `channels` channels and `bots` bot members over HTTP, then a
@@ -34,6 +34,9 @@
  * statements inside the Parley process, to measure a change the service does not have.
  * --commit-concurrency n is another: up to n group-commit batches in flight at once.
  * --node-flags passes flags to the Parley processes' node (not to the bare server).
+ * --rate n holds both sides at n requests a second in all instead of as many as they can
+ * answer: the CPU per request then compares builds without the noise of two saturated
+ * cores (the req/s and the ratio then say nothing).
  * See bench/README.md for what the figures mean.
  */
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
@@ -69,6 +72,8 @@ interface Options {
   withFastify: boolean;
   members: number;
   mention: 'none' | 'everyone' | 'users';
+  /** Requests a second across all connections (autocannon's overallRate); 0: as fast as they go. */
+  rate: number;
 }
 
 /** A bad command line: reported as one line, without a stack. */
@@ -93,6 +98,7 @@ function parseOptions(): Options {
       'with-fastify': { type: 'boolean', default: false },
       members: { type: 'string', default: '0' },
       mention: { type: 'string', default: 'none' },
+      rate: { type: 'string', default: '0' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -125,6 +131,7 @@ function parseOptions(): Options {
     withFastify: values['with-fastify'] ?? false,
     members: int('members', 0, 1_000_000),
     mention: values.mention,
+    rate: int('rate', 0, 1_000_000),
     nodeFlags: (values['node-flags'] ?? '').split(/\s+/).filter(Boolean),
   };
   if (opts.mention === 'users' && opts.members < 5) throw new UsageError('--mention users needs --members 5 or more');
@@ -359,6 +366,7 @@ async function drive(
     connections: opts.connections,
     durationSec,
     collectIds: true,
+    ...(opts.rate ? { rate: opts.rate } : {}),
   });
   await settle(opts.settle);
   const warmup = opts.warmup > 0 ? await load.run(job('warmup', opts.warmup)) : emptyResult('warmup');
@@ -733,7 +741,7 @@ async function main(): Promise<void> {
   const bus = process.env.REDIS_URL ? 'redis' : 'in-process';
   console.log(
     `Parley message POST vs bare node:http — ${opts.db}, ${opts.instances} instance(s), event bus ${bus}${opts.stmtCache ? ', WHAT-IF statement cache' : ''}${opts.commitConcurrency ? `, WHAT-IF ${opts.commitConcurrency} concurrent batches` : ''}${opts.nodeFlags.length ? `, node ${opts.nodeFlags.join(' ')}` : ''}; ` +
-      `${opts.connections} connections, ${opts.bots} bots × ${opts.channels} channels, ${opts.warmup} s warm-up + ${opts.duration} s, ${opts.runs} run(s)`,
+      `${opts.connections} connections, ${opts.bots} bots × ${opts.channels} channels, ${opts.warmup} s warm-up + ${opts.duration} s, ${opts.runs} run(s)${opts.rate ? `, held at ${opts.rate} req/s` : ''}`,
   );
   console.log(
     `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, Node ${process.versions.node}, ${os.platform()} ${os.release()}`,
