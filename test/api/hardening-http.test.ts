@@ -130,6 +130,12 @@ describe('deep JSON', () => {
     expect(jsonTooDeep(`{"a":"\\"${'{'.repeat(100)}"}`)).toBe(false);
     expect(jsonTooDeep(`["\\\\",${nested(70)}]`)).toBe(true);
     expect(jsonTooDeep(nested(1_000_000))).toBe(true);
+    // Objects and arrays count together (the quick count of brackets before the walk too).
+    const mixed = (depth: number) => '{"a":['.repeat(depth / 2) + ']}'.repeat(depth / 2);
+    expect(jsonTooDeep(mixed(64))).toBe(false);
+    expect(jsonTooDeep(mixed(66))).toBe(true);
+    // Many brackets, none deep: the walk decides.
+    expect(jsonTooDeep(JSON.stringify(Array.from({ length: 200 }, () => ({ a: [1] }))))).toBe(false);
   });
 });
 
