@@ -124,9 +124,13 @@ function baseMessage(row: MessageTable, reactions: ReactionSummary[]): Message {
     serverId: serverOf(row),
     author,
     content: row.content,
-    attachments: JSON.parse(row.attachments) as Attachment[],
-    embeds: JSON.parse(row.embeds) as Embed[],
-    reactions: reactions.filter((r) => r.messageId === row.id).map((r) => ({ emoji: r.emoji, count: r.count, me: r.me === 1 })),
+    // Most messages have no files, embeds or reactions: those skip the parse and the scan.
+    attachments: row.attachments === '[]' ? [] : (JSON.parse(row.attachments) as Attachment[]),
+    embeds: row.embeds === '[]' ? [] : (JSON.parse(row.embeds) as Embed[]),
+    reactions:
+      reactions.length === 0
+        ? []
+        : reactions.filter((r) => r.messageId === row.id).map((r) => ({ emoji: r.emoji, count: r.count, me: r.me === 1 })),
     ...(row.webhookId ? { webhookId: row.webhookId } : {}),
     createdAt: row.createdAt,
     editedAt: row.editedAt,

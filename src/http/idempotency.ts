@@ -28,9 +28,10 @@ export function fingerprintOf(request: FastifyRequest, body: unknown): string {
  * Reads `Idempotency-Key` and scopes it to the caller. The fingerprint ties the key to
  * the route and body, so reusing a key for a different request is refused, not replayed.
  */
-export function idempotencyOf(request: FastifyRequest, caller: string, body: unknown): IdempotencyRequest | undefined {
+export function idempotencyOf(request: FastifyRequest, caller: () => string, body: () => unknown): IdempotencyRequest | undefined {
+  // Scope and body are built only for a request that has a key (most have none).
   const key = idempotencyKeyOf(request);
-  return key === undefined ? undefined : { caller, key, fingerprint: fingerprintOf(request, body) };
+  return key === undefined ? undefined : { caller: caller(), key, fingerprint: fingerprintOf(request, body()) };
 }
 
 /**

@@ -46,7 +46,11 @@ export function messageRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
       // Refused before the rate limit counts it, as ever.
       requireSendable(req.body);
       await enforce(limiter, RULES.messages, `${caller.id}:${req.params.channelId}`, reply);
-      const idem = idempotencyOf(req, `user:${caller.id}`, { channelId: req.params.channelId, ...req.body });
+      const idem = idempotencyOf(
+        req,
+        () => `user:${caller.id}`,
+        () => ({ channelId: req.params.channelId, ...req.body }),
+      );
       const { message } = await messages.send(ctx, caller, req.params.channelId, req.body, idem);
       return reply.status(201).send(message);
     },
