@@ -11,17 +11,11 @@ export function hashToken(token: string): string {
   return hash('sha256', token, 'base64url');
 }
 
-/**
- * Constant-time check of a presented token against its stored hash: every character of
- * the two digests is compared, whatever differs first (no Buffers: this runs on every
- * authenticated request).
- */
+/** Constant-time check of a presented token against its stored hash. */
 export function tokenMatches(presented: string, storedHash: string): boolean {
-  const digest = hashToken(presented);
-  if (digest.length !== storedHash.length) return false;
-  let diff = 0;
-  for (let i = 0; i < digest.length; i++) diff |= digest.charCodeAt(i) ^ storedHash.charCodeAt(i);
-  return diff === 0;
+  const a = Buffer.from(hashToken(presented));
+  const b = Buffer.from(storedHash);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** scrypt cost parameters; a stored hash carries its own, so these can be raised later. */
