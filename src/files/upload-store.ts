@@ -41,8 +41,8 @@ export class LocalUploadStore implements UploadStore {
   async put(id: string, data: Readable): Promise<number> {
     const target = this.file(id);
     const tmp = `${target}.part`;
+    const out = fs.createWriteStream(tmp, { flags: 'wx' });
     try {
-      const out = fs.createWriteStream(tmp, { flags: 'wx' });
       await pipeline(data, out);
       // fsync before rename so a 200 means the bytes survive a crash.
       const fh = await fs.promises.open(tmp, 'r');
@@ -54,6 +54,9 @@ export class LocalUploadStore implements UploadStore {
       await fs.promises.rename(tmp, target);
       return (await fs.promises.stat(target)).size;
     } catch (err) {
+      // A failed body rejects the pipeline at once, while the stream may still be opening
+      // the file: removing it before the stream has closed would leave a `.part` behind.
+      if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
       await fs.promises.rm(tmp, { force: true });
       throw err;
     }
