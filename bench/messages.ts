@@ -3,7 +3,7 @@
  * server answering a fixed 201 under the same load generator.
  *
  *   npx tsx bench/messages.ts [--db sqlite|postgres] [--instances 1|2] [--runs 3]
- *                             [--connections 100] [--duration 10] [--warmup 3]
+ *                             [--connections 100] [--duration 10] [--warmup 10]
  *                             [--bots 50] [--channels 20] [--settle 30] [--with-fastify]
  *                             [--members 10000] [--mention none|everyone|users]
  *                             [--profile] [--stmt-cache] [--commit-concurrency 4]
@@ -24,6 +24,11 @@
  *
  * --with-fastify adds a third side, bench/fastify-server.ts: Fastify set up like Parley
  * with the same route schemas, answering a fixed 201, to split framework from Parley.
+ *
+ * Every side gets the same --warmup seconds of load before its measured phase. Ten: three
+ * left V8 compiling Parley's code on its helper threads through the measured phase (~6%
+ * of Parley's CPU there, ~1.4% after ten; bench/README.md), which a server that has run
+ * for a minute no longer pays; the bare server has nothing of the kind to compile.
  *
  * Before each side's warm-up it waits up to --settle seconds for the machine to be idle
  * for a second (other jobs share it); the CPU used by other processes during each
@@ -87,7 +92,7 @@ function parseOptions(): Options {
       runs: { type: 'string', default: '3' },
       connections: { type: 'string', default: '100' },
       duration: { type: 'string', default: '10' },
-      warmup: { type: 'string', default: '3' },
+      warmup: { type: 'string', default: '10' },
       bots: { type: 'string', default: '50' },
       channels: { type: 'string', default: '20' },
       profile: { type: 'boolean', default: false },
