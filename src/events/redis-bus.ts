@@ -54,6 +54,9 @@ export class RedisBus implements EventBus {
   private readonly signalListeners = new Set<SignalListener>();
   private last: LogPosition = '0-0';
   private closed = false;
+  /** Settles when close() begins: the tail loop stops waiting for its read then. */
+  private readonly stopped: Promise<void>;
+  private stop!: () => void;
   private loop: Promise<void> | undefined;
   /** Appends sent to Redis and not yet answered: the offline queue while Redis is away. */
   private queued = 0;
@@ -61,6 +64,9 @@ export class RedisBus implements EventBus {
   private lost: Set<string> | null | undefined;
 
   private constructor(private readonly opts: RedisBusOptions) {
+    this.stopped = new Promise<void>((resolve) => {
+      this.stop = resolve;
+    });
     // Commands queue while Redis is away and go out in order when it is back.
     this.writer = new Redis(opts.url, { maxRetriesPerRequest: null, lazyConnect: true });
     this.reader = new Redis(opts.url, { maxRetriesPerRequest: null, lazyConnect: true });
@@ -186,9 +192,13 @@ export class RedisBus implements EventBus {
   private async tail(): Promise<void> {
     while (!this.closed) {
       try {
-        const res = (await this.reader.xread('COUNT', 1000, 'BLOCK', 1000, 'STREAMS', this.stream, this.last)) as Array<
-          [string, Array<[string, string[]]>]
-        > | null;
+        // Raced with close(): a read stranded by a disconnect while ioredis waits to
+        // reconnect is never settled by it (see close()).
+        const res = (await Promise.race([
+          this.reader.xread('COUNT', 1000, 'BLOCK', 1000, 'STREAMS', this.stream, this.last),
+          this.stopped,
+        ])) as Array<[string, Array<[string, string[]]>]> | null | undefined;
+        if (this.closed) return;
         for (const [id, fields] of res?.[0]?.[1] ?? []) {
           this.last = id;
           const entry = JSON.parse(fields[1] ?? 'null') as BusEntry | null;
@@ -244,13 +254,26 @@ export class RedisBus implements EventBus {
     await this.writer.ping();
   }
 
+  /**
+   * Closes at once whether Redis answers or not. ioredis 5 never settles a command that
+   * was in flight when a connection dropped, or queued while it waits to reconnect, if it
+   * is disconnected before it reconnects (redis/ioredis#2197). So nothing here waits for
+   * such a command: the tail loop's read is raced with `stopped`, and QUIT, which waits
+   * for the appends before it, goes only to a connection that is up. Appends still
+   * waiting for an unreachable Redis are reported as lost.
+   */
   async close(): Promise<void> {
     this.closed = true;
+    this.stop();
     this.listeners.clear();
     this.signalListeners.clear();
     this.reader.disconnect();
     this.subscriber.disconnect();
     await this.loop;
-    await this.writer.quit().catch(() => this.writer.disconnect());
+    if (this.writer.status === 'ready') await this.writer.quit().catch(() => {});
+    else if (this.queued > 0) {
+      this.opts.report(new Error(`${this.queued} event(s) not appended: Redis unreachable at shutdown`), 'events dropped at close');
+    }
+    this.writer.disconnect();
   }
 }
