@@ -10,7 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SEARCH_FILE, type SqliteSearchIndex, searchFiles } from '../../src/store/dialects/sqlite-search.js';
+import { AUTOMERGE, SEARCH_FILE, type SqliteSearchIndex, searchFiles } from '../../src/store/dialects/sqlite-search.js';
 import { Store } from '../../src/store/index.js';
 import { channelFixture, expectSearchIndexMatchesMessages, words } from './dialects.js';
 
@@ -33,6 +33,12 @@ async function close(store: Store): Promise<void> {
   stores.splice(stores.indexOf(store), 1);
   await store.close();
 }
+
+/** The index's merge setting as FTS5 stores it (undefined: none stored, FTS5's default of 4). */
+const automerge = async (store: Store) => {
+  const row = (await sql<{ v: unknown }>`select v from search.messages_fts_config where k = 'automerge'`.execute(store.db)).rows[0];
+  return row === undefined ? undefined : Number(row.v);
+};
 
 const queueLength = async (store: Store) =>
   Number((await sql<{ n: number }>`select count(*) as n from messages_fts_queue`.execute(store.db)).rows[0]!.n);
@@ -125,6 +131,33 @@ describe('SQLite search index file', () => {
     await store.catchUpSearchIndex();
     expect(await queueLength(store)).toBeLessThan(5000);
     await expectSearchIndexMatchesMessages(store);
+  });
+
+  it('merges eight segments of a level at a time: a new index, one rebuilt, and one built before that setting', async () => {
+    expect(AUTOMERGE).toBe(8);
+    const { store, dir } = await open();
+    expect(await automerge(store)).toBe(AUTOMERGE);
+    const f = channelFixture('merges');
+    await f.seed(store);
+    await store.writeMessage(f.message('numbat one'));
+    await store.catchUpSearchIndex();
+    await close(store);
+
+    // An index file from before: FTS5's default.
+    const older = new Database(path.join(dir, SEARCH_FILE));
+    older.exec(`insert into messages_fts (messages_fts, rank) values ('automerge', 4)`);
+    older.close();
+    const reopened = (await open(dir)).store;
+    expect(await automerge(reopened)).toBe(AUTOMERGE);
+    expect(await words(reopened, f.channelId, 'numbat')).toHaveLength(1);
+    await close(reopened);
+
+    // Rebuilt from the messages (the file is gone).
+    for (const file of searchFiles(path.join(dir, SEARCH_FILE))) fs.rmSync(file, { force: true });
+    const rebuilt = (await open(dir)).store;
+    expect(await automerge(rebuilt)).toBe(AUTOMERGE);
+    expect(await words(rebuilt, f.channelId, 'numbat')).toHaveLength(1);
+    await expectSearchIndexMatchesMessages(rebuilt);
   });
 
   it('is rebuilt when its file is gone, belongs to another database, or is ahead of a restored one', async () => {
