@@ -27,6 +27,9 @@ export interface RedisBusOptions {
   report: (err: unknown, what: string) => void;
 }
 
+/** What XREAD answers for one stream: its entries as `[id, [field, value, ...]]`, or null. */
+type StreamReply = Array<[string, Array<[string, string[]]>]> | null;
+
 /** Beyond this many servers with lost events, a gap names every server. */
 const MAX_GAP_SERVERS = 1000;
 
@@ -54,9 +57,8 @@ export class RedisBus implements EventBus {
   private readonly signalListeners = new Set<SignalListener>();
   private last: LogPosition = '0-0';
   private closed = false;
-  /** Settles when close() begins: the tail loop stops waiting for its read then. */
-  private readonly stopped: Promise<void>;
-  private stop!: () => void;
+  /** Ends the tail loop's wait for its current read (close() calls it). */
+  private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   /** Appends sent to Redis and not yet answered: the offline queue while Redis is away. */
   private queued = 0;
@@ -64,9 +66,6 @@ export class RedisBus implements EventBus {
   private lost: Set<string> | null | undefined;
 
   private constructor(private readonly opts: RedisBusOptions) {
-    this.stopped = new Promise<void>((resolve) => {
-      this.stop = resolve;
-    });
     // Commands queue while Redis is away and go out in order when it is back.
     this.writer = new Redis(opts.url, { maxRetriesPerRequest: null, lazyConnect: true });
     this.reader = new Redis(opts.url, { maxRetriesPerRequest: null, lazyConnect: true });
@@ -192,12 +191,16 @@ export class RedisBus implements EventBus {
   private async tail(): Promise<void> {
     while (!this.closed) {
       try {
-        // Raced with close(): a read stranded by a disconnect while ioredis waits to
-        // reconnect is never settled by it (see close()).
-        const res = (await Promise.race([
-          this.reader.xread('COUNT', 1000, 'BLOCK', 1000, 'STREAMS', this.stream, this.last),
-          this.stopped,
-        ])) as Array<[string, Array<[string, string[]]>]> | null | undefined;
+        // Awaited until it settles or close() wakes the loop: a read stranded by a
+        // disconnect while ioredis waits to reconnect is never settled by it (see close()).
+        // A promise per read, not a race with one that lives as long as the bus: each
+        // race would leave a reaction on that promise until it settled.
+        const read = this.reader.xread('COUNT', 1000, 'BLOCK', 1000, 'STREAMS', this.stream, this.last) as Promise<StreamReply>;
+        const res = await new Promise<StreamReply | undefined>((resolve, reject) => {
+          this.wake = () => resolve(undefined);
+          read.then(resolve, reject);
+        });
+        this.wake = undefined;
         if (this.closed) return;
         for (const [id, fields] of res?.[0]?.[1] ?? []) {
           this.last = id;
@@ -258,13 +261,13 @@ export class RedisBus implements EventBus {
    * Closes at once whether Redis answers or not. ioredis 5 never settles a command that
    * was in flight when a connection dropped, or queued while it waits to reconnect, if it
    * is disconnected before it reconnects (redis/ioredis#2197). So nothing here waits for
-   * such a command: the tail loop's read is raced with `stopped`, and QUIT, which waits
+   * such a command: close() wakes the tail loop from its read, and QUIT, which waits
    * for the appends before it, goes only to a connection that is up. Appends still
    * waiting for an unreachable Redis are reported as lost.
    */
   async close(): Promise<void> {
     this.closed = true;
-    this.stop();
+    this.wake?.();
     this.listeners.clear();
     this.signalListeners.clear();
     this.reader.disconnect();
