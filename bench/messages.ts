@@ -8,6 +8,7 @@
  *                             [--members 10000] [--mention none|everyone|users]
  *                             [--profile] [--stmt-cache] [--commit-concurrency 4]
  *                             [--node-flags="--max-semi-space-size=32"] [--rate 4000]
+ *                             [--interleave 6 --duration 30]
  *
  * Each run starts Parley as child process(es) on a fresh database (RATE_LIMITS=off), sets
  * up one owner, one server, `channels` channels and `bots` bot members over HTTP, then a
@@ -42,6 +43,12 @@
  * --rate n holds both sides at n requests a second in all instead of as many as they can
  * answer: the CPU per request then compares builds without the noise of two saturated
  * cores (the req/s and the ratio then say nothing).
+ * --interleave n keeps Parley and the bare server both running through a run and splits
+ * the measured --duration into n windows each, alternated (Parley, bare, bare, Parley, …)
+ * with a quiet second between windows. The machine's speed drifts over minutes (the bare
+ * side alone has moved by half within the hour); adjacent windows see the same machine, so
+ * each pair's ratio is less at the mercy of that drift than two phases 30 s apart. The
+ * run's ratio is still total 2xx over total time of each side; the pairs are printed too.
  * See bench/README.md for what the figures mean.
  */
 import { type ChildProcess, execFileSync, fork, spawn } from 'node:child_process';
@@ -79,6 +86,8 @@ interface Options {
   mention: 'none' | 'everyone' | 'users';
   /** Requests a second across all connections (autocannon's overallRate); 0: as fast as they go. */
   rate: number;
+  /** Pairs of measured windows, Parley's and the bare server's alternated (`--interleave`); 0: one phase each. */
+  interleave: number;
 }
 
 /** A bad command line: reported as one line, without a stack. */
@@ -104,6 +113,7 @@ function parseOptions(): Options {
       members: { type: 'string', default: '0' },
       mention: { type: 'string', default: 'none' },
       rate: { type: 'string', default: '0' },
+      interleave: { type: 'string', default: '0' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -137,9 +147,16 @@ function parseOptions(): Options {
     members: int('members', 0, 1_000_000),
     mention: values.mention,
     rate: int('rate', 0, 1_000_000),
+    interleave: int('interleave', 0, 100),
     nodeFlags: (values['node-flags'] ?? '').split(/\s+/).filter(Boolean),
   };
   if (opts.mention === 'users' && opts.members < 5) throw new UsageError('--mention users needs --members 5 or more');
+  if (opts.interleave > 0) {
+    if (opts.withFastify || opts.profile)
+      throw new UsageError('--interleave compares Parley with the bare server only, without --with-fastify or --profile');
+    if (opts.duration % opts.interleave !== 0 || opts.duration / opts.interleave < 2)
+      throw new UsageError('--duration must be a multiple of --interleave, in windows of 2 s or more (e.g. --duration 30 --interleave 6)');
+  }
   if (opts.db === 'sqlite' && opts.instances > 1) {
     throw new UsageError('--instances 2 needs --db postgres: SQLite is the single-node store (one file, one writer)');
   }
@@ -378,22 +395,22 @@ async function drive(
   beforeMeasure?.();
   const before = snapshot(servers, load, postgres);
   const measure = await load.run(job('measure', opts.duration));
-  const after = snapshot(servers, load, postgres);
+  return { warmup, measure, cpu: cpuBetween(before, snapshot(servers, load, postgres)) };
+}
+
+/** The CPU used between two snapshots. */
+function cpuBetween(before: Cpu, after: Cpu): Cpu {
   return {
-    warmup,
-    measure,
-    cpu: {
-      server: after.server - before.server,
-      load: after.load - before.load,
-      database: after.database - before.database,
-      machine: after.machine - before.machine,
-      threads: new Map(
-        [...after.threads].map(([id, t]) => {
-          const b = before.threads.get(id) ?? { run: 0, wait: 0 };
-          return [id, { run: t.run - b.run, wait: t.wait - b.wait }];
-        }),
-      ),
-    },
+    server: after.server - before.server,
+    load: after.load - before.load,
+    database: after.database - before.database,
+    machine: after.machine - before.machine,
+    threads: new Map(
+      [...after.threads].map(([id, t]) => {
+        const b = before.threads.get(id) ?? { run: 0, wait: 0 };
+        return [id, { run: t.run - b.run, wait: t.wait - b.wait }];
+      }),
+    ),
   };
 }
 
@@ -428,7 +445,10 @@ interface ParleyResult extends SideResult {
   profileDir?: string;
 }
 
-async function benchParley(opts: Options, load: LoadGenerator, run: number): Promise<ParleyResult> {
+/** Runs a side's load on its servers: its warm-up and its measured phase (`drive`, or `driveInterleaved`). */
+type Measure = (servers: Child[], combos: Combo[], beforeMeasure: () => void) => Promise<SideResult>;
+
+async function benchParley(opts: Options, load: LoadGenerator, run: number, measure?: Measure): Promise<ParleyResult> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
   const pgSchema =
     opts.db === 'postgres' ? await freshPostgresSchema(process.env.DATABASE_URL || 'postgres://127.0.0.1:5432/test', 'bench') : undefined;
@@ -496,7 +516,7 @@ async function benchParley(opts: Options, load: LoadGenerator, run: number): Pro
             : undefined,
     }));
 
-    const side = await drive(opts, load, servers, combos, opts.db === 'postgres', () => {
+    const side = await (measure ?? ((ss, cs, before) => drive(opts, load, ss, cs, opts.db === 'postgres', before)))(servers, combos, () => {
       for (const s of servers) s.proc.kill('SIGUSR2');
     });
 
@@ -594,6 +614,16 @@ const YARDSTICKS = { bare: 'bench/bare-server.ts', fastify: 'bench/fastify-serve
 type Yardstick = keyof typeof YARDSTICKS;
 
 async function benchYardstick(opts: Options, load: LoadGenerator, combos: Combo[], which: Yardstick): Promise<SideResult> {
+  const servers = await startYardsticks(opts, combos, which);
+  try {
+    return await drive(opts, load, servers, combos, false);
+  } finally {
+    for (const s of servers) await s.stop();
+  }
+}
+
+/** One yardstick server per Parley instance, each answering the first combo's request before it counts as ready. */
+async function startYardsticks(opts: Options, combos: Combo[], which: Yardstick): Promise<Child[]> {
   const servers: Child[] = [];
   try {
     for (let i = 0; i < opts.instances; i++) {
@@ -610,10 +640,111 @@ async function benchYardstick(opts: Options, load: LoadGenerator, combos: Combo[
       );
       servers.push(child);
     }
-    return await drive(opts, load, servers, combos, false);
-  } finally {
+    return servers;
+  } catch (err) {
     for (const s of servers) await s.stop();
+    throw err;
   }
+}
+
+/** Between two windows of `driveInterleaved`: Parley's search index catches up every 250 ms, and that belongs to its own window. */
+const QUIET_MS = 1000;
+
+/**
+ * `--interleave`: both sides warmed up, then `opts.interleave` measured windows each,
+ * Parley's and the bare server's alternated (P B B P P B …, so neither always goes first)
+ * with a quiet second before each. Each side's result sums its windows (latency: the
+ * median of the windows' p50 and p99, the largest max); `pairs` are the windows' rates
+ * side by side, Parley's first.
+ */
+async function driveInterleaved(
+  opts: Options,
+  load: LoadGenerator,
+  parley: { servers: Child[]; combos: Combo[] },
+  bareCombos: Combo[],
+): Promise<{ parley: SideResult; bare: SideResult; pairs: Array<[number, number]> }> {
+  const bareServers = await startYardsticks(opts, bareCombos, 'bare');
+  try {
+    const sides = {
+      parley: { ...parley, postgres: opts.db === 'postgres' },
+      bare: { servers: bareServers, combos: bareCombos, postgres: false },
+    };
+    type Side = (typeof sides)['bare'];
+    const job = (side: Side, phase: string, durationSec: number): LoadJob => ({
+      phase,
+      urls: side.servers.map((s) => s.url),
+      combos: side.combos,
+      connections: opts.connections,
+      durationSec,
+      collectIds: true,
+      ...(opts.rate ? { rate: opts.rate } : {}),
+    });
+    await settle(opts.settle);
+    const warm = async (side: Side) => (opts.warmup > 0 ? await load.run(job(side, 'warmup', opts.warmup)) : emptyResult('warmup'));
+    const warmup = { parley: await warm(sides.parley), bare: await warm(sides.bare) };
+    const windows: Record<'parley' | 'bare', Array<{ result: LoadResult; cpu: Cpu }>> = { parley: [], bare: [] };
+    for (let w = 0; w < 2 * opts.interleave; w++) {
+      const which = w % 4 === 0 || w % 4 === 3 ? 'parley' : 'bare';
+      const side = sides[which];
+      await new Promise((r) => setTimeout(r, QUIET_MS));
+      const before = snapshot(side.servers, load, side.postgres);
+      const result = await load.run(job(side, `measure ${w + 1}`, opts.duration / opts.interleave));
+      windows[which].push({ result, cpu: cpuBetween(before, snapshot(side.servers, load, side.postgres)) });
+    }
+    return {
+      parley: merged(warmup.parley, windows.parley),
+      bare: merged(warmup.bare, windows.bare),
+      pairs: windows.parley.map((p, i) => [p.result.rps, windows.bare[i]!.result.rps]),
+    };
+  } finally {
+    for (const s of bareServers) await s.stop();
+  }
+}
+
+/** A side's windows as one measured phase. */
+function merged(warmup: LoadResult, windows: Array<{ result: LoadResult; cpu: Cpu }>): SideResult {
+  const rs = windows.map((w) => w.result);
+  const sum = (f: (r: LoadResult) => number) => rs.reduce((a, r) => a + f(r), 0);
+  const elapsedSec = sum((r) => r.elapsedSec);
+  const statusCodes: Record<string, number> = {};
+  for (const r of rs) for (const [code, n] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  const threads = new Map<string, ThreadTime>();
+  for (const w of windows)
+    for (const [id, t] of w.cpu.threads) {
+      const had = threads.get(id) ?? { run: 0, wait: 0 };
+      threads.set(id, { run: had.run + t.run, wait: had.wait + t.wait });
+    }
+  const cpuSum = (f: (c: Cpu) => number) => windows.reduce((a, w) => a + f(w.cpu), 0);
+  return {
+    warmup,
+    measure: {
+      phase: 'measure',
+      elapsedSec,
+      responses: sum((r) => r.responses),
+      ok2xx: sum((r) => r.ok2xx),
+      non2xx: sum((r) => r.non2xx),
+      errors: sum((r) => r.errors),
+      timeouts: sum((r) => r.timeouts),
+      statusCodes,
+      rps: sum((r) => r.ok2xx) / elapsedSec,
+      latencyMs: {
+        p50: median(rs.map((r) => r.latencyMs.p50)),
+        p90: median(rs.map((r) => r.latencyMs.p90)),
+        p99: median(rs.map((r) => r.latencyMs.p99)),
+        mean: median(rs.map((r) => r.latencyMs.mean)),
+        max: Math.max(...rs.map((r) => r.latencyMs.max)),
+      },
+      ids: rs.flatMap((r) => r.ids),
+      sampleFailures: rs.flatMap((r) => r.sampleFailures).slice(0, 5),
+    },
+    cpu: {
+      server: cpuSum((c) => c.server),
+      load: cpuSum((c) => c.load),
+      database: cpuSum((c) => c.database),
+      machine: cpuSum((c) => c.machine),
+      threads,
+    },
+  };
 }
 
 /** Runs `make(i)` for i in [0, n), ten at a time. */
@@ -773,10 +904,19 @@ async function main(): Promise<void> {
       const order = sides.map((_, i) => sides[(i + run - 1) % sides.length]!);
       const results: Record<string, SideResult> = {};
       let parley: ParleyResult | undefined;
-      for (const side of order) {
-        if (side === 'parley') results.parley = parley = await benchParley(opts, load, run);
-        else results[side] = await benchYardstick(opts, load, yardstickCombos, side);
-      }
+      let pairs: Array<[number, number]> | undefined;
+      if (opts.interleave > 0) {
+        results.parley = parley = await benchParley(opts, load, run, async (servers, combos) => {
+          const both = await driveInterleaved(opts, load, { servers, combos }, yardstickCombos);
+          results.bare = both.bare;
+          pairs = both.pairs;
+          return both.parley;
+        });
+      } else
+        for (const side of order) {
+          if (side === 'parley') results.parley = parley = await benchParley(opts, load, run);
+          else results[side] = await benchYardstick(opts, load, yardstickCombos, side);
+        }
       rows.push(results);
       console.log(describeSide('parley', parley!));
       console.log(describeCommits(parley!.stats));
@@ -796,8 +936,15 @@ async function main(): Promise<void> {
         console.log(describeSide(side, results[side]!));
         console.log(`  ratio parley/${side}: ${fmt((parley!.measure.rps / results[side]!.measure.rps) * 100, 1)}%`);
       }
+      if (pairs)
+        console.log(
+          `  windows (parley / bare req/s, ratio): ${pairs.map(([p, b]) => `${fmt(p)} / ${fmt(b)} ${fmt((p / b) * 100, 1)}%`).join(', ')}; ` +
+            `median of the pairs' ratios ${fmt(median(pairs.map(([p, b]) => p / b)) * 100, 1)}%`,
+        );
       const errors = (r: SideResult) => r.measure.non2xx + r.measure.errors + r.warmup.non2xx + r.warmup.errors;
-      if (v.missing > 0 || !v.durable || extra < 0 || extra > opts.connections * 2) failed = true;
+      // Each phase's end (the warm-up, the measured phase or each window of it) may leave a request per connection in flight.
+      const phases = 1 + Math.max(1, opts.interleave);
+      if (v.missing > 0 || !v.durable || extra < 0 || extra > opts.connections * phases) failed = true;
       if (Object.values(results).some((r) => errors(r) > 0)) failed = true;
     }
   } finally {
@@ -822,6 +969,10 @@ async function main(): Promise<void> {
         .map((side) => `parley/${side} ${fmt((med('parley') / med(side)) * 100, 1)}%`)
         .join('  '),
   );
+  if (opts.interleave > 0)
+    console.log(
+      `  median of the runs' ratios (each from windows side by side): ${fmt(median(rows.map((r) => r.parley!.measure.rps / r.bare!.measure.rps)) * 100, 1)}%`,
+    );
   if (failed) {
     console.log('\nFAILED: a check above did not hold (errors, missing messages or durability settings).');
     process.exitCode = 1;
