@@ -381,7 +381,17 @@ async function drive(
   postgres: boolean,
   beforeMeasure?: () => void,
 ): Promise<SideResult> {
-  const job = (phase: string, durationSec: number): LoadJob => ({
+  await settle(opts.settle);
+  const warmup = await warmUp(opts, load, servers, combos);
+  beforeMeasure?.();
+  const before = snapshot(servers, load, postgres);
+  const measure = await load.run(loadJob(opts, servers, combos, 'measure', opts.duration));
+  return { warmup, measure, cpu: cpuBetween(before, snapshot(servers, load, postgres)) };
+}
+
+/** A phase of load on `servers`: `combos` over the options' connections (and rate), every 201's id kept. */
+function loadJob(opts: Options, servers: Child[], combos: Combo[], phase: string, durationSec: number): LoadJob {
+  return {
     phase,
     urls: servers.map((s) => s.url),
     combos,
@@ -389,13 +399,12 @@ async function drive(
     durationSec,
     collectIds: true,
     ...(opts.rate ? { rate: opts.rate } : {}),
-  });
-  await settle(opts.settle);
-  const warmup = opts.warmup > 0 ? await load.run(job('warmup', opts.warmup)) : emptyResult('warmup');
-  beforeMeasure?.();
-  const before = snapshot(servers, load, postgres);
-  const measure = await load.run(job('measure', opts.duration));
-  return { warmup, measure, cpu: cpuBetween(before, snapshot(servers, load, postgres)) };
+  };
+}
+
+/** A side's `--warmup` seconds of load (none: an empty result). */
+async function warmUp(opts: Options, load: LoadGenerator, servers: Child[], combos: Combo[]): Promise<LoadResult> {
+  return opts.warmup > 0 ? await load.run(loadJob(opts, servers, combos, 'warmup', opts.warmup)) : emptyResult('warmup');
 }
 
 /** The CPU used between two snapshots. */
@@ -669,26 +678,18 @@ async function driveInterleaved(
       parley: { ...parley, postgres: opts.db === 'postgres' },
       bare: { servers: bareServers, combos: bareCombos, postgres: false },
     };
-    type Side = (typeof sides)['bare'];
-    const job = (side: Side, phase: string, durationSec: number): LoadJob => ({
-      phase,
-      urls: side.servers.map((s) => s.url),
-      combos: side.combos,
-      connections: opts.connections,
-      durationSec,
-      collectIds: true,
-      ...(opts.rate ? { rate: opts.rate } : {}),
-    });
     await settle(opts.settle);
-    const warm = async (side: Side) => (opts.warmup > 0 ? await load.run(job(side, 'warmup', opts.warmup)) : emptyResult('warmup'));
-    const warmup = { parley: await warm(sides.parley), bare: await warm(sides.bare) };
+    const warmup = {
+      parley: await warmUp(opts, load, sides.parley.servers, sides.parley.combos),
+      bare: await warmUp(opts, load, sides.bare.servers, sides.bare.combos),
+    };
     const windows: Record<'parley' | 'bare', Array<{ result: LoadResult; cpu: Cpu }>> = { parley: [], bare: [] };
     for (let w = 0; w < 2 * opts.interleave; w++) {
       const which = w % 4 === 0 || w % 4 === 3 ? 'parley' : 'bare';
       const side = sides[which];
       await new Promise((r) => setTimeout(r, QUIET_MS));
       const before = snapshot(side.servers, load, side.postgres);
-      const result = await load.run(job(side, `measure ${w + 1}`, opts.duration / opts.interleave));
+      const result = await load.run(loadJob(opts, side.servers, side.combos, `measure ${w + 1}`, opts.duration / opts.interleave));
       windows[which].push({ result, cpu: cpuBetween(before, snapshot(side.servers, load, side.postgres)) });
     }
     return {
