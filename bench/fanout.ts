@@ -30,8 +30,9 @@
  * the messages are measured, `storm-bots` other bots (members, not among the N clients)
  * cause `storm-rate` TYPING_START (POST /channels/{id}/typing, in turn) or PRESENCE_UPDATE
  * (each bot's gateway connection flipping online/idle; Parley then runs with
- * PRESENCE_INTERVAL_MS=0 and PRESENCE_FANOUT_MAX above N) events per second, each reaching
- * every client. The message latencies are then those under the storm; the bare server
+ * PRESENCE_INTERVAL_MS=0 and PRESENCE_FANOUT_MAX above N, unless the environment sets
+ * them, e.g. to the shipped 2000 and 1000) events per second, each reaching
+ * every client (with the bounds lifted). The message latencies are then those under the storm; the bare server
  * runs without one. Typing reaches a person's connection only in the channel it looks at:
  * `--watching P` (default 100) makes P% of the clients look at the storm's channel (the
  * rest at none); with `--clients bots` every client hears it whatever it looks at.
@@ -92,7 +93,9 @@ type FromWorker =
   | { type: 'connected'; ready: number; failed: number; readyByGroup: number[]; ms: number }
   | { type: 'delivered'; index: number; latencies: number[]; groups: number[]; discord: boolean[] }
   /** `stormFrames`: typing and presence frames the worker's clients received (`--storm`). */
-  | { type: 'closed'; count: number; stormFrames: number };
+  | { type: 'closed'; count: number; stormFrames: number }
+  /** A client's connection closed while the run still needed it (the server's close code and reason). */
+  | { type: 'lost'; code: number; reason: string };
 
 async function worker(): Promise<void> {
   const send = (m: FromWorker) => process.send!(m);
@@ -120,10 +123,22 @@ async function worker(): Promise<void> {
     }
     const start = k + MARK.length;
     const index = Number(buf.toString('latin1', start, buf.indexOf(32, start)));
-    const list = arrivals.get(index);
     const t0 = sentAt.get(index);
-    if (!list || t0 === undefined) return;
-    list.push(at - t0);
+    if (t0 === undefined) {
+      // The frame beat the orchestrator's `expect` (its IPC message waits behind a storm's
+      // frames in this busy process): kept with its arrival time until `expect` comes.
+      if (index >= nextExpected) (early.get(index) ?? early.set(index, []).get(index)!).push({ at, group, discord });
+      return;
+    }
+    arrived(index, at - t0, group, discord);
+  };
+  /** Frames of messages not `expect`ed yet, by message index. */
+  const early = new Map<number, Array<{ at: number; group: number; discord: boolean }>>();
+  let nextExpected = 0;
+  const arrived = (index: number, latency: number, group: number, discord: boolean) => {
+    const list = arrivals.get(index);
+    if (!list) return;
+    list.push(latency);
     arrivalGroups.get(index)!.push(group);
     arrivalKinds.get(index)!.push(discord);
     if (list.length === expected)
@@ -166,8 +181,12 @@ async function worker(): Promise<void> {
       };
       ws.on('message', handshake);
       ws.on('error', () => finish(false));
-      ws.on('close', () => {
-        if (done) unexpectedCloses++;
+      ws.on('close', (code: number, reason: Buffer) => {
+        if (done) {
+          unexpectedCloses++;
+          // The first few say why, as they happen: a message that never reaches everyone is then explained.
+          if (unexpectedCloses <= 5) send({ type: 'lost', code, reason: reason.toString() });
+        }
         finish(false);
       });
     });
@@ -210,6 +229,16 @@ async function worker(): Promise<void> {
       arrivalGroups.set(m.index, []);
       arrivalKinds.set(m.index, []);
       sentAt.set(m.index, m.sentAt);
+      nextExpected = Math.max(nextExpected, m.index + 1);
+      for (const e of early.get(m.index) ?? []) arrived(m.index, e.at - m.sentAt, e.group, e.discord);
+      early.delete(m.index);
+      // Shortly before the orchestrator gives up on it: how far the message got here.
+      const index = m.index;
+      setTimeout(() => {
+        const got = arrivals.get(index)?.length ?? expected;
+        if (got < expected)
+          console.error(`worker ${process.pid}: message ${index} reached ${got} of ${expected} clients; ${unexpectedCloses} closed`);
+      }, 29_000).unref();
     } else if (m.type === 'stop') {
       send({ type: 'closed', count: unexpectedCloses, stormFrames });
       for (const ws of clients) ws.terminate();
@@ -512,7 +541,11 @@ async function measure(
   const workers: ChildProcess[] = [];
   try {
     for (let w = 0; w < opts.workers; w++) {
-      workers.push(fork(SELF, ['--worker'], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+      const wk = fork(SELF, ['--worker'], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      wk.on('message', (m: FromWorker) => {
+        if (m.type === 'lost') console.error(`a client's connection closed during the run: ${m.code} ${m.reason}`);
+      });
+      workers.push(wk);
     }
     const groupOf = (i: number) => Math.floor(i / opts.workers) % gateways.length;
     const connectedAt = now();
@@ -842,10 +875,16 @@ async function main(): Promise<void> {
 
   let template: Record<string, unknown> = {};
   let parleyFigures: ReturnType<typeof summarize>;
-  // A presence storm needs every change announced, in a server past the default PRESENCE_FANOUT_MAX.
+  // A presence storm needs every change announced, in a server past the default
+  // PRESENCE_FANOUT_MAX, unless the environment sets them (the shipped bounds, say).
   const parley = await startParley(
     limit,
-    stormKind === 'presence' ? { PRESENCE_INTERVAL_MS: '0', PRESENCE_FANOUT_MAX: String(n + stormBots + 10) } : {},
+    stormKind === 'presence'
+      ? {
+          PRESENCE_INTERVAL_MS: process.env.PRESENCE_INTERVAL_MS ?? '0',
+          PRESENCE_FANOUT_MAX: process.env.PRESENCE_FANOUT_MAX ?? String(n + stormBots + 10),
+        }
+      : {},
   );
   let storm: Storm | undefined;
   try {
