@@ -2,7 +2,7 @@ import { publicUser } from '../domain/accounts.js';
 import type { RawData, WebSocket } from 'ws';
 import { frame, parseClientFrame } from './frames.js';
 import { Outlet } from './outbox.js';
-import type { Incoming, Prepared, ReadyInfo, SeqFrame, Wire } from './wire.js';
+import type { Incoming, LiveBatch, Prepared, ReadyInfo, SeqFrame, Wire } from './wire.js';
 import { CLOSE_CODES as CLOSE } from '@parley/protocol';
 
 /** Parley's own gateway protocol (docs/gateway.md): JSON text frames `{op, d, t, s}`. */
@@ -88,6 +88,15 @@ export class NativeWire implements Wire {
     }
     const [shared, tail] = f.wsFrame(s);
     this.out.write(shared, tail, urgent);
+  }
+
+  sendLive(batch: LiveBatch): number {
+    if (!this.out) {
+      for (const p of batch.prepared) this.ws.send(p.native.withSeq(null), { binary: false });
+    } else {
+      this.out.writeFrames(batch.nativeFrames, batch.prepared.length, false);
+    }
+    return batch.prepared.length;
   }
 
   flush(): void {

@@ -66,6 +66,13 @@ export class Outlet {
     outboxStats.frames++;
   }
 
+  /** Queues `count` whole WebSocket frames in one Buffer, the same for every recipient (`LiveBatch`). */
+  writeFrames(frames: Buffer, count: number, urgent: boolean): void {
+    this.hold(urgent);
+    this.socket.write(frames);
+    outboxStats.frames += count;
+  }
+
   /**
    * Corks the socket for this turn if it is not yet, so what `ws.send` writes next joins
    * the same write. `urgent` (the default) makes it leave at the end of this turn.

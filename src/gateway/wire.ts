@@ -40,6 +40,11 @@ export interface Wire {
    * frame wait for the lazy flush (or the connection's next urgent frame).
    */
   sendEvent(f: SeqFrame, s: number | null, urgent: boolean): void;
+  /**
+   * Writes the live-only events of `batch` this connection receives (`encode`), numbered
+   * `liveSeq(s)`, for the lazy flush; returns how many it wrote.
+   */
+  sendLive(batch: LiveBatch, view: SessionView, s: number): number;
   /** Hands what `sendEvent` queued for this connection to the kernel now (before measuring `bufferedAmount`). */
   flush(): void;
   /** Closes with the native close code `code` (`CLOSE_CODES`, 1011, 1012), in this protocol's terms. */
@@ -118,6 +123,36 @@ export class Prepared {
       this.cache.set(key, f);
     }
     return f;
+  }
+}
+
+/**
+ * Live-only events of one audience (the typing of one channel in a window), sent to each of
+ * its sessions together. A native frame of a live-only event carries `"s":null`, so every
+ * native recipient gets the same bytes: the batch's frames are made once, as one buffer of
+ * WebSocket frames, and each recipient gets one write of it instead of two per event.
+ */
+export class LiveBatch {
+  private frames: Buffer | undefined;
+
+  constructor(readonly prepared: readonly Prepared[]) {}
+
+  /** The type of the batch's events (for metrics): they share one. */
+  get t(): string {
+    return this.prepared[0]!.event.t;
+  }
+
+  /** Every event's native WebSocket frame with `s` null, in order, in one buffer. */
+  get nativeFrames(): Buffer {
+    if (!this.frames) {
+      const parts: Buffer[] = [];
+      for (const p of this.prepared) {
+        const [shared, tail] = p.native.wsFrame(null);
+        parts.push(shared, Buffer.from(tail, 'latin1'));
+      }
+      this.frames = Buffer.concat(parts);
+    }
+    return this.frames;
   }
 }
 

@@ -8,10 +8,10 @@ import { P } from '@parley/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { WebSocket, WebSocketServer } from 'ws';
 import type { BusEntry, Signal } from '../../src/events/types.js';
-import { call, createChannel, postMessage, world } from '../factories.js';
+import { addBot, call, createBot, createChannel, joinServer, postMessage, registerUser, world } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
 import { ALL_MESSAGES, I, identifyDiscord } from '../discord/helpers.js';
-import { ClientPool, type TestGatewayClient } from './client.js';
+import { ClientPool, type Frame, type TestGatewayClient } from './client.js';
 import { LAZY_MS } from '../../src/gateway/outbox.js';
 
 /** Typing sent at once (the harness's default, no typing window): these tests are about one turn's frames. */
@@ -236,6 +236,70 @@ describe('coalesced fan-out', () => {
     expect(got.slice(1).map((f) => [f.t, f.s, f.d.userId])).toEqual([0, 1, 2, 3, 4, 5].map((i) => ['TYPING_START', null, `u${i}`]));
     // The first at once, the other five together when the window ends.
     expect(writes.n).toBe(2);
+  });
+
+  it('a window of typing in two channels reaches each connection once, as what it may see: a person the channel it looks at, a bot every channel it may read', async () => {
+    const w = await world(windowed.url);
+    const other = await createChannel(windowed.url, w.owner, w.server.id, 'other');
+    const shut = await createBot(windowed.url, w.owner);
+    await addBot(windowed.url, w.owner, w.server.id, shut.id);
+    const r = await call(windowed.url, 'PUT', `/channels/${other.id}/permissions/${shut.id}`, {
+      auth: w.owner.auth,
+      body: { type: 'member', deny: String(P.VIEW_CHANNEL) },
+    });
+    expect(r.status, r.text).toBe(204);
+    const person = await registerUser(windowed.url);
+    await joinServer(windowed.url, w.owner, person, w.server.id);
+
+    const bot = await pool.identify(windowed.gatewayUrl, w.bot.auth, { heartbeat: false });
+    const denied = await pool.identify(windowed.gatewayUrl, shut.auth, { heartbeat: false });
+    const discord = await identifyDiscord(pool, windowed, w.bot.token, ALL_MESSAGES | I.GUILD_MESSAGE_TYPING);
+    const looking = await pool.identify(windowed.gatewayUrl, person.auth, { heartbeat: false });
+    await looking.focus(other.id);
+    // The same person in another tab, looking at nothing.
+    const away = await pool.identify(windowed.gatewayUrl, person.auth, { heartbeat: false });
+    const writes = [bot, denied, discord, looking, away].map((c) => countWrites(serverSocket(c, windowed)));
+
+    const typing = (channelId: string, userId: string): Signal => ({
+      serverId: w.server.id,
+      event: { t: 'TYPING_START', d: { channelId, serverId: w.server.id, userId, name: userId, bot: false } },
+    });
+    // The first opens the window and leaves at once; the other three are held for it and
+    // leave together, a channel's typing after the other's.
+    windowed.app.ctx.bus.signal(typing(w.channel.id, w.owner.id));
+    await bot.collect(1, (f) => f.t === 'TYPING_START');
+    windowed.app.ctx.bus.signal(typing(other.id, person.id));
+    windowed.app.ctx.bus.signal(typing(w.channel.id, shut.id));
+    windowed.app.ctx.bus.signal(typing(other.id, w.owner.id));
+
+    const who = (fs: Frame[]) => fs.map((f) => `${f.d.userId ?? f.d.user_id} in ${f.d.channelId ?? f.d.channel_id}`);
+    const typed = (c: TestGatewayClient, n: number) => c.collect(n, (f) => f.t === 'TYPING_START').then(who);
+    /** Every typing frame the connection received so far. */
+    const allTyped = (c: TestGatewayClient) => who(c.events().filter((f) => f.t === 'TYPING_START'));
+    const general = w.channel.id;
+    expect(await typed(bot, 4)).toEqual([
+      `${w.owner.id} in ${general}`,
+      `${person.id} in ${other.id}`,
+      `${w.owner.id} in ${other.id}`,
+      `${shut.id} in ${general}`,
+    ]);
+    expect(await typed(discord, 4)).toEqual(await typed(bot, 4));
+    expect(await typed(denied, 2)).toEqual([`${w.owner.id} in ${general}`, `${shut.id} in ${general}`]);
+    expect(await typed(looking, 2)).toEqual([`${person.id} in ${other.id}`, `${w.owner.id} in ${other.id}`]);
+    // Native typing is unnumbered; Discord's carries the session's last number again.
+    expect(bot.frames.filter((f) => f.t === 'TYPING_START').every((f) => f.s === null)).toBe(true);
+    expect(new Set(discord.frames.filter((f) => f.t === 'TYPING_START').map((f) => f.s))).toEqual(new Set([discord.lastSeq]));
+    // Each connection got the window's batch in one write: the lone typing and the batch.
+    expect(writes.map((x) => x.n)).toEqual([2, 2, 2, 1, 0]);
+
+    // A message reaches every connection after the batch: nothing else was on its way, and
+    // neither the denied bot nor the tab looking at nothing heard what it may not.
+    await postMessage(windowed.url, w.owner.auth, general, 'after');
+    for (const c of [bot, denied, discord, looking, away]) await c.collect(1, (f) => f.t === 'MESSAGE_CREATE');
+    expect(allTyped(denied)).toHaveLength(2);
+    expect(allTyped(looking)).toHaveLength(2);
+    expect(allTyped(away)).toEqual([]);
+    expect(allTyped(bot)).toHaveLength(4);
   });
 
   it("a message drops its author's typing still held for the window, and only theirs in that channel", async () => {

@@ -3,7 +3,7 @@ import type { ChosenStatus } from '@parley/protocol';
 import { CLOSE_CODES as CLOSE } from '@parley/protocol';
 import type { RawData, WebSocket } from 'ws';
 import { Outlet } from '../../gateway/outbox.js';
-import type { Incoming, Prepared, ReadyInfo, SeqFrame, SessionView, Wire } from '../../gateway/wire.js';
+import type { Incoming, LiveBatch, Prepared, ReadyInfo, SeqFrame, SessionView, Wire } from '../../gateway/wire.js';
 import { INTENTS, intentOf, needsContentStripped } from './intents.js';
 import { dispatchFrame, joinedGuild, readyFrames, translate } from './translate.js';
 
@@ -243,6 +243,18 @@ export class DiscordWire implements Wire {
     }
     const [shared, tail] = f.wsFrame(s);
     this.out.write(shared, tail, urgent);
+  }
+
+  /** Each event as this session receives it (intents), carrying the last number again. */
+  sendLive(batch: LiveBatch, view: SessionView, s: number): number {
+    let sent = 0;
+    for (const p of batch.prepared) {
+      const f = this.encode(p, view);
+      if (!f) continue;
+      this.sendEvent(f, this.liveSeq(s), false);
+      sent++;
+    }
+    return sent;
   }
 
   flush(): void {
