@@ -587,7 +587,7 @@ export class Gateway {
 
   /**
    * Live-only events (typing, `Signal`): sent to the sessions that may see them and want
-   * them, with no sequence number of their own (`Wire.liveSeq`), and never replayed. In a
+   * them, with no sequence number of their own (`Wire.sendLive`), and never replayed. In a
    * server, a person's native connection hears typing only in the channel it looks at
    * (`focus`), so a typing storm in a big server costs the connections looking at that
    * channel, not every member's; bots, and Discord's wire (whose intents choose), hear it

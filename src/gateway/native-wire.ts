@@ -112,10 +112,6 @@ export class NativeWire implements Wire {
     return s;
   }
 
-  liveSeq(): null {
-    return null;
-  }
-
   state(): undefined {
     return undefined;
   }

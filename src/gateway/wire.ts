@@ -41,8 +41,11 @@ export interface Wire {
    */
   sendEvent(f: SeqFrame, s: number | null, urgent: boolean): void;
   /**
-   * Writes the live-only events of `batch` this connection receives (`encode`), numbered
-   * `liveSeq(s)`, for the lazy flush; returns how many it wrote.
+   * Writes the live-only events of `batch` (typing: not numbered, not replayed) that this
+   * connection receives (`encode`), for the lazy flush, when the session has delivered `s`
+   * events; returns how many it wrote. Their sequence number is null where the protocol
+   * allows it (native), else the last number again (Discord's clients keep the highest
+   * they saw).
    */
   sendLive(batch: LiveBatch, view: SessionView, s: number): number;
   /** Hands what `sendEvent` queued for this connection to the kernel now (before measuring `bufferedAmount`). */
@@ -51,12 +54,6 @@ export interface Wire {
   close(code: number, reason: string): void;
   /** A sequence number the client sent (heartbeat, resume) in the session's numbering. */
   fromClientSeq(s: number): number;
-  /**
-   * What a live-only event (typing: not numbered, not replayed) carries as its sequence
-   * number when the session has delivered `s` events: null where the protocol allows it
-   * (native), else the last number again (Discord's clients keep the highest they saw).
-   */
-  liveSeq(s: number): number | null;
   /** Settings the session keeps across a resume (Discord's intents); saved in its checkpoint. */
   state(): string | undefined;
   /** Takes a checkpoint's settings on a resume; false when the checkpoint is not this protocol's. */

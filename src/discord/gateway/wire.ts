@@ -174,11 +174,6 @@ export class DiscordWire implements Wire {
     return Math.max(0, s - this.offset);
   }
 
-  /** Discord's dispatches always carry a number: the last one again (discord.js keeps the highest it saw). */
-  liveSeq(s: number): number {
-    return s;
-  }
-
   heartbeatAck(): void {
     this.write({ op: OP.HEARTBEAT_ACK, d: null, s: null, t: null });
   }
@@ -245,13 +240,16 @@ export class DiscordWire implements Wire {
     this.out.write(shared, tail, urgent);
   }
 
-  /** Each event as this session receives it (intents), carrying the last number again. */
+  /**
+   * Each event as this session receives it (intents). Discord's dispatches always carry a
+   * number: the last one again (discord.js keeps the highest it saw).
+   */
   sendLive(batch: LiveBatch, view: SessionView, s: number): number {
     let sent = 0;
     for (const p of batch.prepared) {
       const f = this.encode(p, view);
       if (!f) continue;
-      this.sendEvent(f, this.liveSeq(s), false);
+      this.sendEvent(f, s, false);
       sent++;
     }
     return sent;
