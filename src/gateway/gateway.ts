@@ -217,7 +217,15 @@ export class Gateway {
     this.unsubscribe = bus.subscribe((pos, entry) => this.dispatch(pos, entry));
     this.unsubscribeSignals = bus.subscribeSignals((signal) => this.takeSignal(signal));
     // One timer for every connection, so an idle connection costs no timer of its own.
-    this.sweep = setInterval(() => this.checkHeartbeats(), Math.min(1000, Math.max(50, opts.heartbeatMs / 4)));
+    // The sweep judges after this turn's I/O (setImmediate runs once the poll phase has read
+    // what arrived): when the server has been busy (a long turn, a GC pause, a starved core),
+    // a heartbeat that came meanwhile is read before the overdue sweep can hold its silence
+    // against its sender. Otherwise a stall closes every connection at once, and they all
+    // come back to resume on a server that was already behind.
+    this.sweep = setInterval(
+      () => setImmediate(() => this.closing || this.checkHeartbeats()),
+      Math.min(1000, Math.max(50, opts.heartbeatMs / 4)),
+    );
     this.sweep.unref();
   }
 

@@ -91,6 +91,26 @@ describe('heartbeats', () => {
     expect(c.ws.readyState).toBe(WebSocket.OPEN);
   });
 
+  it('does not count a busy server against a heartbeat that arrived while it was busy', async () => {
+    const w = await world(srv.url);
+    const c = await pool.identify(srv.gatewayUrl, w.bot.auth, { heartbeat: false });
+    // The heartbeat is on the server's socket at once (ws writes synchronously); then this
+    // process, server and all, is held busy past the deadline counted from the identify.
+    // When it is free again, the overdue sweep and the heartbeat are both waiting: the
+    // heartbeat must be read before anyone is judged.
+    c.heartbeat();
+    const until = Date.now() + HEARTBEAT_MS * 2.5;
+    while (Date.now() < until) {
+      // busy, as a long GC pause or a starved core would keep the server
+    }
+    // A round trip on c's socket: a close sent before it would arrive before the ack.
+    const from = c.frames.length;
+    c.heartbeat();
+    await c.waitFor((f) => f.op === 'heartbeat_ack', 5000, from);
+    expect(c.closeInfo).toBeNull();
+    expect(c.ws.readyState).toBe(WebSocket.OPEN);
+  });
+
   it('closes an identified connection that stops heartbeating with 4009', async () => {
     const w = await world(srv.url);
     const c = await pool.identify(srv.gatewayUrl, w.bot.auth, { heartbeat: false });
