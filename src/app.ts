@@ -1,4 +1,3 @@
-import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { type Config, withListeningPort } from './config.js';
 import { errorBody, errorStatus } from './errors.js';
@@ -18,6 +17,7 @@ import { limitConnectionsPerClient } from './http/connection-limit.js';
 import { lazySerializers } from './http/lazy-serializers.js';
 import { type LogDestination, redactSecrets, redactingDestination } from './http/log-redaction.js';
 import { ignoreEmptyBody } from './http/plugins/empty-body.js';
+import { acceptMultipart } from './http/plugins/multipart.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './http/plugins/errors.js';
 import { answerWhatNodeWouldAnswerBare } from './http/raw-answer.js';
 import { registerDocs, registerOpenApi } from './http/openapi.js';
@@ -262,7 +262,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     if (!pending) return done();
     Promise.all(pending).then(() => done(), done);
   });
-  await app.register(multipart, { limits: { fileSize: config.maxUploadBytes, files: 10, fields: 20, fieldSize: 1024 * 1024 } });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
@@ -300,9 +299,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   directMessageRoutes(app, routeDeps);
   searchRoutes(app, routeDeps);
   interactionRoutes(app, routeDeps);
-  uploadRoutes(app, routeDeps);
   webhookRoutes(app, routeDeps);
-  webhookExecuteRoutes(app, routeDeps);
+  // The routes that take multipart bodies, in a scope of their own (acceptMultipart).
+  await app.register(async (scope) => {
+    await acceptMultipart(scope, config);
+    uploadRoutes(scope, routeDeps);
+    webhookExecuteRoutes(scope, routeDeps);
+  });
   await registerDiscord(app, routeDeps);
   await registerDocs(app);
 

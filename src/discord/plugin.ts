@@ -11,6 +11,7 @@
  */
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import { authenticate } from '../http/plugins/auth.js';
+import { acceptMultipart } from '../http/plugins/multipart.js';
 import type { RouteDeps } from '../http/routes/deps.js';
 import { DISCORD, completeRateLimitHeaders, discordErrorHandler } from './errors.js';
 import { discordChannelRoutes } from './rest/channels.js';
@@ -45,6 +46,8 @@ export function discordGatewayUrl(publicUrl: string): string {
 export async function registerDiscord(app: FastifyInstance, deps: RouteDeps): Promise<void> {
   await app.register(
     async (api) => {
+      // Messages, webhooks and interaction answers may carry files.
+      await acceptMultipart(api, deps.config);
       api.setErrorHandler(discordErrorHandler);
       api.addHook('onSend', completeRateLimitHeaders);
       discordNotFound(api);

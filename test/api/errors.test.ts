@@ -109,6 +109,24 @@ describe('error bodies', () => {
     expectError(r, 415, 'unsupported_media_type');
   });
 
+  it('a multipart body where only JSON is taken: 415 JSON; the routes that take files still read it', async () => {
+    // Multipart is read only where a route takes files (acceptMultipart): elsewhere it is a
+    // content type like any other the route does not take.
+    const form = new FormData();
+    form.append('content', 'hello');
+    const refused = await call(srv.url, 'POST', `/channels/${w.channel.id}/messages`, { auth: w.bot.auth, raw: form });
+    expectError(refused, 415, 'unsupported_media_type');
+    const uploaded = await upload(srv.url, w.bot.auth, 'some bytes', 'notes.txt', 'text/plain');
+    expect(uploaded.status).toBe(200);
+    // Discord's message create takes files as multipart, beside payload_json.
+    const discord = new FormData();
+    discord.append('payload_json', JSON.stringify({ content: 'with a file' }));
+    discord.append('files[0]', new Blob(['more bytes'], { type: 'text/plain' }), 'more.txt');
+    const sent = await call(srv.url, 'POST', `/api/v10/channels/${w.channel.id}/messages`, { auth: w.bot.auth, raw: discord });
+    expect(sent.status).toBe(200);
+    expect((sent.body as { attachments: Array<{ filename: string }> }).attachments.map((a) => a.filename)).toEqual(['more.txt']);
+  });
+
   it('401, 403, 404, 409 bodies are exactly {error, code}', async () => {
     expectError(await call(srv.url, 'GET', '/users/@me'), 401, 'unauthorized');
     expectError(await call(srv.url, 'POST', '/bots', { auth: w.bot.auth, body: { name: 'x' } }), 403, 'users_only');

@@ -1,5 +1,20 @@
 import { PassThrough, type Readable, finished } from 'node:stream';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config.js';
 import { badRequest } from '../../errors.js';
+
+/**
+ * Lets the routes of `scope` take multipart/form-data bodies (uploads, webhook execution,
+ * the Discord layer's messages with files). Only there: @fastify/multipart hooks every
+ * request of the scope it is registered in, multipart or not (an async `onRequest` that
+ * listens for the response's close and an async `onResponse` that cleans saved files),
+ * which cost a JSON route such as the message POST about a tenth of Fastify's own CPU per
+ * request (bench/README.md, 2026-11-28). Anywhere else a multipart body is a 415.
+ */
+export async function acceptMultipart(scope: FastifyInstance, config: Pick<Config, 'maxUploadBytes'>): Promise<void> {
+  await scope.register(multipart, { limits: { fileSize: config.maxUploadBytes, files: 10, fields: 20, fieldSize: 1024 * 1024 } });
+}
 
 /** The parser's own errors carry a status (limits: 413); the rest are a body busboy could not read. */
 export function malformedMultipart(err: unknown): unknown {
