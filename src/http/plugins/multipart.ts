@@ -9,8 +9,9 @@ import { badRequest } from '../../errors.js';
  * the Discord layer's messages with files). Only there: @fastify/multipart hooks every
  * request of the scope it is registered in, multipart or not (an async `onRequest` that
  * listens for the response's close and an async `onResponse` that cleans saved files),
- * which cost a JSON route such as the message POST about a tenth of Fastify's own CPU per
- * request (bench/README.md, 2026-11-28). Anywhere else a multipart body is a 415.
+ * which cost a JSON route such as the message POST 10-19 µs a request, a tenth or more of
+ * what the whole Fastify yardstick spends on one (bench/README.md, 2026-11-28). Anywhere
+ * else a multipart body is a 415.
  */
 export async function acceptMultipart(scope: FastifyInstance, config: Pick<Config, 'maxUploadBytes'>): Promise<void> {
   await scope.register(multipart, { limits: { fileSize: config.maxUploadBytes, files: 10, fields: 20, fieldSize: 1024 * 1024 } });
