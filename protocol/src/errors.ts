@@ -82,6 +82,10 @@ export const ERROR_CATALOG = {
   missing_permission: { status: 403, meaning: 'the caller lacks the permission the call needs (named in `error`)' },
   owner_only: { status: 403, meaning: "only the server's owner may do this" },
   bot_owner_only: { status: 403, meaning: "only the bot's owner may do this (or the bot is not public)" },
+  cannot_reply_without_history: {
+    status: 403,
+    meaning: 'replying needs READ_MESSAGE_HISTORY in the channel, as on Discord: a reply would show the message it replies to',
+  },
   not_message_author: { status: 403, meaning: "only the message's author (or, to delete, the server owner) may do this" },
   role_hierarchy: {
     status: 403,

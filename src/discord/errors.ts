@@ -43,6 +43,7 @@ export const DISCORD = {
   INVALID_WEBHOOK_TOKEN: 50027,
   MESSAGE_TOO_OLD: 50034,
   INVALID_FORM_BODY: 50035,
+  CANNOT_REPLY_WITHOUT_HISTORY: 160002,
 } as const;
 
 /**
@@ -76,6 +77,7 @@ export const DISCORD_CODES: Partial<Record<ErrorCode, number>> = {
   role_hierarchy: DISCORD.MISSING_PERMISSIONS,
   managed_role: DISCORD.MISSING_PERMISSIONS,
   cannot_dm: DISCORD.CANNOT_DM,
+  cannot_reply_without_history: DISCORD.CANNOT_REPLY_WITHOUT_HISTORY,
   banned: DISCORD.BANNED,
   account_disabled: DISCORD.UNAUTHORIZED,
   // 404

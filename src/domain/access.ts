@@ -1,5 +1,5 @@
 import { LEGACY_PERMISSIONS, type LegacyPermission, P, type Permission, permissionNamesOf } from '@parley/protocol';
-import { type Entity, forbidden, notFound } from '../errors.js';
+import { AppError, type Entity, forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
 import type { ServerTable } from '../store/schema.js';
 import type { DomainContext } from './context.js';
@@ -223,6 +223,23 @@ export async function readableChannels(ctx: DomainContext, caller: Caller, serve
     return m && has(m.model.permissions(caller.id, caller.bot, m.roles, c.id), NEEDS.read) ? [c.id] : [];
   });
   return [...readable, ...direct];
+}
+
+/**
+ * Whether `who` (a person or bot, by id) may read the messages of `channelId` now, by
+ * `requireChannelPermission` and `NEEDS.read`: for what is shown to someone other than the
+ * caller of the request (a bot receiving the message a person clicked). Anyone else (a
+ * webhook, a stranger, an unknown channel) may not.
+ */
+export async function readsChannel(ctx: DomainContext, who: Pick<Caller, 'id' | 'bot'>, channelId: string): Promise<boolean> {
+  const identity: Caller = { id: who.id, bot: who.bot, name: '', avatar: null };
+  try {
+    await requireChannelPermission(ctx, identity, channelId, NEEDS.read);
+    return true;
+  } catch (err) {
+    if (err instanceof AppError && (err.status === 403 || err.status === 404)) return false;
+    throw err;
+  }
 }
 
 /** Checks an id-shaped path parameter, so malformed ids are a clean 404 rather than a query. */

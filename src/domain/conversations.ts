@@ -12,7 +12,7 @@ import { audit } from './audit.js';
 import { type DomainContext, notify, notifyChannel, nowIso } from './context.js';
 import { messageView, removeMessages } from './messages.js';
 import { P } from '@parley/protocol';
-import { NEEDS, mayPin, splitRoles } from './permissions.js';
+import { NEEDS, mayPin, mayReadHistory, splitRoles } from './permissions.js';
 import type { Caller } from './types.js';
 
 /** Discord's limit of pins per channel. */
@@ -95,7 +95,8 @@ export const conversations = {
   async pins(ctx: DomainContext, caller: Caller, channelId: string): Promise<Message[]> {
     const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.read);
     const rows = await ctx.store.messages.pinned(ctx.store.db, channel.id, MAX_PINS);
-    return Promise.all(rows.map((r) => messageView(ctx, r, caller.id)));
+    const viewer = { id: caller.id, reads: mayReadHistory(channel.permissions) };
+    return Promise.all(rows.map((r) => messageView(ctx, r, viewer)));
   },
 
   /** `PUT` (pin) or `DELETE` (unpin) `/channels/{id}/pins/{messageId}`, with MANAGE_MESSAGES. */
@@ -123,7 +124,8 @@ export const conversations = {
     });
     await notifyChannel(ctx, channel, {
       t: 'MESSAGE_UPDATE',
-      d: await messageView(ctx, { ...row, pinnedAt: pinned ? at : null }, caller.id),
+      // An event of the channel reaches only those who may read it (`visibilityOf`).
+      d: await messageView(ctx, { ...row, pinnedAt: pinned ? at : null }, { id: caller.id, reads: true }),
     });
   },
 

@@ -27,7 +27,7 @@ import { isId } from '../ids.js';
 import { GLOBAL_SCOPE } from '../store/repos/interactions.js';
 import type { CommandTable, InteractionTable, MessageTable, RoleTable, UserTable } from '../store/schema.js';
 import { validateEmbeds } from '../webhooks/types.js';
-import { type ChannelGrant, requireChannelPermission } from './access.js';
+import { type ChannelGrant, readsChannel, requireChannelPermission } from './access.js';
 import { publicUser } from './accounts.js';
 import { checkComponents, findComponent } from './components.js';
 import { DM_SERVER_ID, type DomainContext, notify, nowIso } from './context.js';
@@ -42,6 +42,7 @@ import {
   removeMessage,
   resolveAttachments,
   serverOf,
+  type Viewer,
 } from './messages.js';
 import { NEEDS, has, splitRoles } from './permissions.js';
 import { roleView } from './roles.js';
@@ -634,7 +635,9 @@ async function clickedMessage(ctx: DomainContext, caller: Caller, channelId: str
   if (row) {
     const rows = row.components ? (JSON.parse(row.components) as ActionRow[]) : [];
     const botId = row.authorBot === 1 && !row.webhookId ? row.authorId : null;
-    return { rows, botId, message: await messageView(ctx, row, caller.id) };
+    // The message goes to the bot: the message it replies to only if the bot may read the channel.
+    const reads = botId !== null && (await readsChannel(ctx, { id: botId, bot: true }, channelId));
+    return { rows, botId, message: await messageView(ctx, row, { id: caller.id, reads }) };
   }
   const holder = await ctx.store.interactions.byEphemeralMessage(ctx.store.db, messageId);
   if (!holder || holder.userId !== caller.id || holder.channelId !== channelId || !holder.ephemeralMessage) throw notFound('message');
@@ -784,7 +787,7 @@ export const interactions = {
   async getOriginal(ctx: DomainContext, token: string): Promise<Message> {
     const row = await answered(ctx, token);
     const original = await loadOriginal(ctx, row);
-    return 'ephemeral' in original ? original.ephemeral : messageView(ctx, original.row, row.botId);
+    return 'ephemeral' in original ? original.ephemeral : messageView(ctx, original.row, await botViewer(ctx, row));
   },
 
   /** `PATCH /interactions/{token}/messages/original`: edits the answer (a deferred one's placeholder becomes it). */
@@ -826,7 +829,7 @@ export const interactions = {
     const row = await answered(ctx, token);
     const target = await messageOf(ctx, row, messageId);
     if (target === 'original') return interactions.getOriginal(ctx, token);
-    return messageView(ctx, target, row.botId);
+    return messageView(ctx, target, await botViewer(ctx, row));
   },
 
   /** `PATCH /interactions/{token}/messages/{messageId}`: edits the original or a follow-up. */
@@ -846,7 +849,7 @@ export const interactions = {
         ...(components !== undefined ? { components } : {}),
         ...(files !== undefined ? { attachments: files } : {}),
       },
-      row.botId,
+      await botViewer(ctx, row),
     );
   },
 
@@ -1114,8 +1117,13 @@ async function editOriginalRow(ctx: DomainContext, row: InteractionTable, data: 
       ...(files !== undefined ? { attachments: files } : {}),
       ...(interaction ? { interaction } : {}),
     },
-    row.botId,
+    await botViewer(ctx, row),
   );
+}
+
+/** The interaction's bot as the viewer of a message its token reads or edits: the message it replies to only if the bot may read the channel now. */
+async function botViewer(ctx: DomainContext, row: InteractionTable): Promise<Viewer> {
+  return { id: row.botId, reads: await readsChannel(ctx, { id: row.botId, bot: true }, row.channelId) };
 }
 
 /** The clicked message, for `update` and `deferredUpdate`: the bot's own (or the invoker's ephemeral one). */

@@ -9,7 +9,7 @@ import { type ChannelAudience, DM_SERVER_ID, type DomainContext, notifyChannel, 
 import { rejectNul } from './names.js';
 import { checkComponents } from './components.js';
 import type { Attachment, Caller, Embed, Message, PublicUser } from './types.js';
-import { NEEDS, hasPermission } from './permissions.js';
+import { NEEDS, hasPermission, mayReadHistory } from './permissions.js';
 import { audit } from './audit.js';
 import { type StoredUpload, attachmentOf, namesUpload, releaseUploads, uploadIdOf } from './uploads.js';
 import { publicUser } from './accounts.js';
@@ -105,11 +105,43 @@ export function requireSendable(body: { content?: string; attachments?: unknown[
     throw badRequest('content is required unless attachments are given');
 }
 
-function toMessage(row: MessageTable, reactions: ReactionSummary[] = [], referenced?: Map<string, MessageTable>): Message {
+/**
+ * What a view shows of the messages its rows reply to: the ones loaded (one missing was
+ * deleted: `referencedMessage` null), or `withheld` for a viewer who may not read them
+ * (`Viewer.reads`): then `referencedMessage` is absent, and only `messageReference` (ids)
+ * says what the message replies to.
+ */
+type References = ReadonlyMap<string, MessageTable> | 'withheld';
+
+/**
+ * Who a stored message is shown to: `id` for the reactions' `me`, and `reads`, whether
+ * they may read the message's channel now, from the one permission function
+ * (`mayReadHistory` of their grant, or `readsChannel`). A reply quotes a message of its own
+ * channel only, so `reads` decides whether the quoted message is shown (docs/security.md,
+ * "Replies and embedded messages").
+ */
+export interface Viewer {
+  id: string;
+  reads: boolean;
+}
+
+/**
+ * Whom a channel's events reach: sessions that may read the channel (`visibilityOf` gives
+ * MESSAGE_* events `NEEDS.read`), so an event's message quotes the message it replies to.
+ */
+const EVENT_READERS = (viewerId: string): Viewer => ({ id: viewerId, reads: true });
+
+function toMessage(row: MessageTable, reactions: ReactionSummary[], references: References): Message {
   const message = baseMessage(row, reactions);
-  if (row.referenceId === null || row.referenceId === undefined) return message;
-  const ref = referenced?.get(String(row.referenceId));
+  if (row.referenceId === null || row.referenceId === undefined || references === 'withheld') return message;
+  const ref = references.get(String(row.referenceId));
   return { ...message, referencedMessage: ref ? baseMessage(ref, []) : null };
+}
+
+/** `message` without the message it quotes: what a viewer who may not read it gets. */
+function withoutQuote(message: Message): Message {
+  const { referencedMessage: _withheld, ...rest } = message;
+  return rest;
 }
 
 /** A message without the message it replies to (what `referencedMessage` holds). */
@@ -152,8 +184,9 @@ function interactionFields(json: string): Pick<Message, 'interaction' | 'loading
   return loading ? { interaction, loading } : { interaction };
 }
 
-/** The messages `rows` reply to, loaded in one query (none when no row is a reply). */
-async function referencesOf(ctx: DomainContext, rows: MessageTable[]): Promise<Map<string, MessageTable>> {
+/** The messages `rows` reply to, loaded in one query (none when no row is a reply), or none at all for a viewer who may not read them. */
+async function referencesOf(ctx: DomainContext, rows: MessageTable[], viewer: Viewer): Promise<References> {
+  if (!viewer.reads) return 'withheld';
   const ids = [...new Set(rows.flatMap((r) => (r.referenceId === null || r.referenceId === undefined ? [] : [String(r.referenceId)])))];
   if (ids.length === 0) return new Map();
   return new Map((await ctx.store.messages.byIds(ctx.store.db, ids)).map((r) => [r.id, r]));
@@ -229,7 +262,8 @@ export async function createMessage(
     components: input.components && input.components.length > 0 ? JSON.stringify(input.components) : null,
     interaction: input.interaction ? JSON.stringify(input.interaction) : null,
   };
-  const referenced = input.referenced ? new Map([[input.referenced.id, input.referenced]]) : undefined;
+  // `messages.send` resolves a reference only for an author who may read the channel.
+  const referenced = input.referenced ? new Map([[input.referenced.id, input.referenced]]) : new Map<string, MessageTable>();
   const message = toMessage(row, [], referenced);
   const named = input.mentions.users.map((u) => u.id);
   // Issued above, registered in the same synchronous step: no page can pass it meanwhile.
@@ -348,23 +382,23 @@ export async function loadWebhookMessage(ctx: DomainContext, webhookId: string, 
   return row;
 }
 
-/** A stored message as `viewerId` sees it: with its reactions, `me` meaning `viewerId`'s. */
-export async function messageView(ctx: DomainContext, row: MessageTable, viewerId: string): Promise<Message> {
+/** A stored message as `viewer` sees it: with its reactions, `me` meaning the viewer's, and the message it replies to if they may read it. */
+export async function messageView(ctx: DomainContext, row: MessageTable, viewer: Viewer): Promise<Message> {
   const [reactions, referenced] = await Promise.all([
-    ctx.store.reactions.summaries(ctx.store.db, [row.id], viewerId),
-    referencesOf(ctx, [row]),
+    ctx.store.reactions.summaries(ctx.store.db, [row.id], viewer.id),
+    referencesOf(ctx, [row], viewer),
   ]);
   return toMessage(row, reactions, referenced);
 }
 
-/** Stored messages as `viewerId` sees them, in their order: reactions and replied-to messages in one query each. */
-export async function messageViews(ctx: DomainContext, rows: MessageTable[], viewerId: string): Promise<Message[]> {
+/** Stored messages as `viewer` sees them, in their order: reactions and replied-to messages in one query each. */
+export async function messageViews(ctx: DomainContext, rows: MessageTable[], viewer: Viewer): Promise<Message[]> {
   const reactions = await ctx.store.reactions.summaries(
     ctx.store.db,
     rows.map((r) => r.id),
-    viewerId,
+    viewer.id,
   );
-  const referenced = await referencesOf(ctx, rows);
+  const referenced = await referencesOf(ctx, rows, viewer);
   return rows.map((r) => toMessage(r, reactions, referenced));
 }
 
@@ -425,7 +459,7 @@ export interface MessageChange {
  * message must still say something: ≤ 4000 code points of content, and not empty unless
  * attachments or embeds remain.
  */
-export async function applyEdit(ctx: DomainContext, row: MessageTable, change: MessageChange, viewerId: string): Promise<Message> {
+export async function applyEdit(ctx: DomainContext, row: MessageTable, change: MessageChange, viewer: Viewer): Promise<Message> {
   const content = change.content ?? row.content;
   const embeds = change.embeds === undefined ? row.embeds : JSON.stringify(change.embeds);
   if (change.attachments && change.attachments.length > MAX_ATTACHMENTS) throw badRequest(`at most ${MAX_ATTACHMENTS} attachments`);
@@ -474,9 +508,14 @@ export async function applyEdit(ctx: DomainContext, row: MessageTable, change: M
   }
   // Files only this message held go with the edit that dropped them.
   if (dropped.length > 0) await releaseUploads(ctx, dropped);
-  const message = await messageView(ctx, { ...row, content, embeds, components, interaction, attachments, editedAt }, viewerId);
+  const message = await messageView(
+    ctx,
+    { ...row, content, embeds, components, interaction, attachments, editedAt },
+    EVENT_READERS(viewer.id),
+  );
   await notifyChannel(ctx, { id: row.channelId, serverId: row.serverId }, { t: 'MESSAGE_UPDATE', d: message });
-  return message;
+  // The editor may no longer read the channel (their own message stays theirs to edit).
+  return viewer.reads ? message : withoutQuote(message);
 }
 
 /**
@@ -549,6 +588,10 @@ export const messages = {
       components = checkComponents(body.components, true);
     }
     const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.send);
+    // As on Discord: a reply shows the message it replies to, so replying needs to read the
+    // channel; refused before the reference is looked up, so it tells nothing of it either.
+    if (body.messageReference && !mayReadHistory(channel.permissions))
+      throw forbidden('cannot_reply_without_history', 'replying needs READ_MESSAGE_HISTORY: a reply shows the message it replies to');
     const wanted = body.attachments ?? [];
     if (wanted.length > 0 && !hasPermission(channel.permissions, 'ATTACH_FILES'))
       throw forbidden('missing_permission', 'missing permission ATTACH_FILES');
@@ -589,7 +632,8 @@ export const messages = {
     if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_MAX) throw badRequest(`limit must be from 1 to ${PAGE_MAX}`, 'invalid_query');
     const around = await pageBound(ctx, 'around', page.around);
     const opts = { limit, before: await pageBound(ctx, 'before', page.before), after: await pageBound(ctx, 'after', page.after) };
-    await requireChannelPermission(ctx, caller, channelId, NEEDS.read);
+    const grant = await requireChannelPermission(ctx, caller, channelId, NEEDS.read);
+    const viewer = { id: caller.id, reads: mayReadHistory(grant.permissions) };
     // Never past a message still being written, so a later `after=` page cannot skip it.
     const below = ctx.store.messageHorizon.oldest();
     if (around !== undefined) {
@@ -600,15 +644,15 @@ export const messages = {
         below,
       });
       const newer = await ctx.store.messages.page(ctx.store.db, channelId, { limit: limit - older.length, after: around, below });
-      return messageViews(ctx, [...newer, ...older], caller.id);
+      return messageViews(ctx, [...newer, ...older], viewer);
     }
     const rows = await ctx.store.messages.page(ctx.store.db, channelId, { ...opts, below });
-    return messageViews(ctx, rows, caller.id);
+    return messageViews(ctx, rows, viewer);
   },
 
   async get(ctx: DomainContext, caller: Caller, channelId: string, messageId: string) {
-    await requireChannelPermission(ctx, caller, channelId, NEEDS.read);
-    return messageView(ctx, await loadMessage(ctx, channelId, messageId), caller.id);
+    const grant = await requireChannelPermission(ctx, caller, channelId, NEEDS.read);
+    return messageView(ctx, await loadMessage(ctx, channelId, messageId), { id: caller.id, reads: mayReadHistory(grant.permissions) });
   },
 
   /**
@@ -640,7 +684,7 @@ export const messages = {
         ...(parts.embeds !== undefined ? { embeds: parts.embeds } : {}),
         ...(components !== undefined ? { components } : {}),
       },
-      caller.id,
+      { id: caller.id, reads: mayReadHistory(channel.permissions) },
     );
   },
 

@@ -373,6 +373,17 @@ export function dmPermissions(dm: { type: 'dm' | 'group_dm'; reachable: boolean 
   return read | P.SEND_MESSAGES | P.ADD_REACTIONS | P.ATTACH_FILES | P.EMBED_LINKS | P.USE_APPLICATION_COMMANDS;
 }
 
+/**
+ * Whether permissions `bits` in a channel let their holder read its messages: the history
+ * routes, and everything that shows a message of the channel beside another one (the
+ * message a reply quotes, `referencedMessage`) or says where its history ends (a channel's
+ * `lastMessageId`, read states). A reply quotes a message of its own channel only, so this
+ * answers for the quoted message too (docs/permissions.md, "Replies").
+ */
+export function mayReadHistory(bits: bigint): boolean {
+  return has(bits, NEEDS.read);
+}
+
 /** Whether a grant lets its holder pin: MANAGE_MESSAGES in a server's channel; any recipient of a DM (as on Discord). */
 export function mayPin(grant: { serverId: string | null; permissions: bigint }): boolean {
   return grant.serverId === null || (grant.permissions & P.MANAGE_MESSAGES) !== 0n;

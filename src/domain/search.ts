@@ -121,6 +121,7 @@ export const search = {
       offset,
       countLimit: SEARCH_LIMITS.totalMax,
     });
-    return { total: found.total, messages: await messageViews(ctx, found.rows, caller.id) };
+    // Every row is of `channelIds`, channels the caller may read (by `NEEDS.read`), as is the message a reply quotes (same channel).
+    return { total: found.total, messages: await messageViews(ctx, found.rows, { id: caller.id, reads: true }) };
   },
 };

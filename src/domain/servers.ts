@@ -27,7 +27,7 @@ import {
 import { auditIn, diff } from './audit.js';
 import { type DomainContext, notify, nowIso } from './context.js';
 import { cleanAvatar, cleanName, rejectNul, stripUnsafeCharacters } from './names.js';
-import { joinRoles, splitRoles } from './permissions.js';
+import { joinRoles, mayReadHistory, splitRoles } from './permissions.js';
 import {
   type Departure,
   announceDeparture,
@@ -267,9 +267,10 @@ export const servers = {
       ctx.store.overwrites.ofServer(ctx.store.db, serverId),
     ]);
     const visible = list.filter((c) => (m.model.permissions(caller.id, caller.bot, m.roles, c.id) & P.VIEW_CHANNEL) !== 0n);
+    // Where a channel's history ends is part of the history: only for those who may read it.
     const lastIds = await ctx.store.messages.lastIds(
       ctx.store.db,
-      visible.map((c) => c.id),
+      visible.filter((c) => mayReadHistory(m.model.permissions(caller.id, caller.bot, m.roles, c.id))).map((c) => c.id),
     );
     return visible.map((c) => ({ ...channelView(c, overwrites), lastMessageId: lastIds.get(c.id) ?? null }));
   },
@@ -280,7 +281,8 @@ export const servers = {
     if (grant.serverId === null) return directMessages.get(ctx, caller, channelId);
     const [overwrites, lastIds] = await Promise.all([
       ctx.store.overwrites.ofChannel(ctx.store.db, channelId),
-      ctx.store.messages.lastIds(ctx.store.db, [channelId]),
+      // Where its history ends, only for those who may read it.
+      mayReadHistory(grant.permissions) ? ctx.store.messages.lastIds(ctx.store.db, [channelId]) : new Map<string, string>(),
     ]);
     const row: ServerChannel = {
       id: grant.id,

@@ -22,6 +22,9 @@ import {
 import { cleanAvatar, cleanName, rejectNul, stripUnsafeCharacters } from './names.js';
 import type { Attachment, Caller, Message, Webhook } from './types.js';
 
+/** A webhook reads no channel (and posts no replies): no message it is shown quotes another. */
+const WEBHOOK_VIEWER = (hookId: string) => ({ id: hookId, reads: false });
+
 export const webhookView = (w: WebhookTable): Webhook => ({
   id: w.id,
   serverId: w.serverId,
@@ -175,7 +178,7 @@ export const webhooks = {
 
   /** A message the webhook posted, as GET /channels/{id}/messages/{id} shows it; 404 for any other. */
   async getMessage(ctx: DomainContext, hook: WebhookTable, messageId: string): Promise<Message> {
-    return messageView(ctx, await loadWebhookMessage(ctx, hook.id, messageId), hook.id);
+    return messageView(ctx, await loadWebhookMessage(ctx, hook.id, messageId), WEBHOOK_VIEWER(hook.id));
   },
 
   /**
@@ -191,7 +194,7 @@ export const webhooks = {
       const files = JSON.parse(row.attachments) as Attachment[];
       embeds = resolveAttachmentRefs(embeds, new Map(files.map((a) => [a.filename, a.url])));
     }
-    return applyEdit(ctx, row, { content: change.content, embeds }, hook.id);
+    return applyEdit(ctx, row, { content: change.content, embeds }, WEBHOOK_VIEWER(hook.id));
   },
 
   /** Deletes a message the webhook posted, with its files (`removeMessage`); 404 for any other. */

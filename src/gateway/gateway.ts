@@ -6,7 +6,7 @@ import type { DomainContext } from '../domain/context.js';
 import { readStatesOf } from '../domain/conversations.js';
 import { directMessages } from '../domain/direct-messages.js';
 import { P } from '@parley/protocol';
-import { type ModelSnapshot, ServerModel, joinRoles, visibilityOf } from '../domain/permissions.js';
+import { type ModelSnapshot, ServerModel, joinRoles, mayReadHistory, visibilityOf } from '../domain/permissions.js';
 import { roleView, snapshotIn } from '../domain/roles.js';
 import type { Caller } from '../domain/types.js';
 import { AppError } from '../errors.js';
@@ -377,11 +377,14 @@ export class Gateway {
         ids.length === 0 ? [] : db.selectFrom('roles').selectAll().where('serverId', 'in', ids).orderBy('position').orderBy('id').execute(),
       ]);
       servers.forEach((s, i) => session.servers.set(s.id, { model: models[i]!, roles: s.roles }));
-      // What each server shows: its visible channels with their newest message, and how far
-      // the identity has read them (section 11).
+      // What each server shows: its visible channels, with their newest message and how far
+      // the identity has read them (section 11) where it may read them: where a history
+      // ends, and who pinged whom in it, are part of it.
       const visible = servers.map((s, i) => visibleChannels(models[i]!, caller, s.roles).map((c) => ({ id: c.id, roles: s.roles })));
       const privateChannels = await directMessages.list(this.ctx, caller.id);
-      const channelIds = visible.flat();
+      const channelIds = visible.flatMap((list, i) =>
+        list.filter((c) => mayReadHistory(models[i]!.permissions(caller.id, caller.bot, c.roles, c.id))),
+      );
       const lastIds = await this.ctx.store.messages.lastIds(
         db,
         channelIds.map((c) => c.id),
