@@ -4,7 +4,9 @@
 // bot added with only SEND_MESSAGES, are each asked through every path that embeds a
 // message (native HTTP, Discord's /api, both gateways, an interaction's clicked message),
 // beside a reader who must still see it all.
+import type { Client, TextChannel } from 'discord.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { login } from '../discord/djs.js';
 import { ClientPool } from '../gateway/client.js';
 import { ALL_MESSAGES, identifyDiscord } from '../discord/helpers.js';
 import {
@@ -27,7 +29,11 @@ const pool = new ClientPool();
 beforeAll(async () => {
   srv = await startServer({ env: { RATE_LIMITS: 'off' } });
 });
-afterEach(() => pool.closeAll());
+const clients: Client[] = [];
+afterEach(async () => {
+  await pool.closeAll();
+  for (const c of clients.splice(0)) await c.destroy();
+});
 afterAll(() => srv?.close());
 
 const READ_MESSAGE_HISTORY = (1n << 16n).toString();
@@ -187,6 +193,16 @@ describe('a caller who cannot read history', () => {
       },
     ],
     [
+      'GET /api/v10/channels/{id}/messages/{replyId} and /pins',
+      async (w, auth) => {
+        for (const path of [`messages/${w.earlier.id}`, 'pins', 'messages']) {
+          const r = await call(srv.url, 'GET', `/api/v10/channels/${w.general.id}/${path}`, { auth });
+          expect(r.status, path).toBe(403);
+          expect(r.text).not.toContain(SECRET);
+        }
+      },
+    ],
+    [
       'POST /api/v10/channels/{id}/messages with message_reference: 160002',
       async (w, auth) => {
         const r = await call(srv.url, 'POST', `/api/v10/channels/${w.general.id}/messages`, {
@@ -202,6 +218,18 @@ describe('a caller who cannot read history', () => {
   for (const [path, check] of discord)
     for (const who of ['blind member', 'bot with only SEND_MESSAGES'] as const)
       it(`${path}, as the ${who}`, () => check(w, as(w, who).auth));
+
+  it('discord.js: the bot with only SEND_MESSAGES may send, and its reply is DiscordAPIError 160002', async () => {
+    const client = await login(srv, clients, w.bot.token);
+    const channel = (await client.channels.fetch(w.general.id)) as TextChannel;
+    expect(channel.lastMessageId).toBeNull();
+    await expect(channel.send('plain')).resolves.toMatchObject({ content: 'plain' });
+    const refused = await channel.send({ content: 'quote it', reply: { messageReference: w.secret.id } }).then(
+      () => null,
+      (err: { code?: number; status?: number }) => err,
+    );
+    expect(refused).toMatchObject({ code: 160002, status: 403 });
+  });
 
   it('PATCH /api/v10 of their own earlier reply answers without referenced_message', async () => {
     const r = await call(srv.url, 'PATCH', `/api/v10/channels/${w.general.id}/messages/${w.earlier.id}`, {
