@@ -322,6 +322,11 @@ export const roles = {
     const role = await loadRole(ctx, serverId, roleId);
     if (role.managed === 1) throw forbidden('managed_role', "a bot's role belongs to that bot alone");
     requireBelow(caller, m, role.position, 'that role');
+    // Giving a role grants its bits: only those the giver holds (docs/permissions.md, "Role
+    // hierarchy"). Without this a MANAGE_ROLES holder gives themselves any role below theirs,
+    // ADMINISTRATOR included. Taking one away grants nothing. The target's rank is not
+    // checked: a low role may be given to anyone, higher-ranked members too (reaction roles).
+    if (add) requireHeld(m, parsePermissions(role.permissions) ?? 0n);
     const user = isId(userId) ? await ctx.store.users.byId(ctx.store.db, userId) : undefined;
     const target = user && (await ctx.store.members.get(ctx.store.db, serverId, userId));
     if (!user || !target) throw notFound('member');
