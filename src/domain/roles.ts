@@ -390,6 +390,105 @@ export const roles = {
   },
 };
 
+/** One channel overwrite as a request gives it: the target, its type, and the bits as decimal strings. */
+export interface OverwriteInput {
+  id: string;
+  type: 'role' | 'member';
+  allow?: string;
+  deny?: string;
+}
+
+/** At most this many overwrites in one request that sets a channel's whole list (docs/discord.md). */
+export const MAX_OVERWRITES_PER_REQUEST = 100;
+
+/**
+ * A channel's whole new list of overwrites (`list`, replacing `existing`), checked by the
+ * rules of `putOverwrite` and `deleteOverwrite`: the caller holds MANAGE_ROLES; each target
+ * added, changed or removed is a role below the caller's highest (`@everyone` always) or a
+ * member below them (or themselves); and only bits the caller holds in the channel (`held`:
+ * their permissions there; server-wide for a channel being created) are allowed, denied or
+ * stop being so. Answers the rows to write; writes nothing (`writeOverwriteList`).
+ */
+export async function checkOverwriteList(
+  ctx: DomainContext,
+  caller: Caller,
+  serverId: string,
+  channelId: string,
+  held: bigint | undefined,
+  list: readonly OverwriteInput[],
+  existing: readonly ChannelOverwriteTable[],
+): Promise<ChannelOverwriteTable[]> {
+  const m = await requireServerPermission(ctx, caller, serverId, 'MANAGE_ROLES');
+  if (list.length > MAX_OVERWRITES_PER_REQUEST)
+    throw badRequest(`permission overwrites: at most ${MAX_OVERWRITES_PER_REQUEST} in one request`);
+  const before = new Map(existing.map((o) => [o.targetId, o]));
+  const seen = new Set<string>();
+  const rows: ChannelOverwriteTable[] = [];
+  for (const o of list) {
+    if (seen.has(o.id)) throw badRequest('permission overwrites name a target twice');
+    seen.add(o.id);
+    const allow = requirePermissions(o.allow ?? '0', 'allow') ?? 0n;
+    const deny = requirePermissions(o.deny ?? '0', 'deny') ?? 0n;
+    const old = before.get(o.id);
+    const changed = (allow ^ (parsePermissions(old?.allow ?? '0') ?? 0n)) | (deny ^ (parsePermissions(old?.deny ?? '0') ?? 0n));
+    if (!old || old.type !== o.type || changed !== 0n) {
+      await requireOverwriteTarget(ctx, caller, m, serverId, o.id, o.type);
+      requireHeld(m, changed, held);
+    }
+    rows.push({ channelId, serverId, targetId: o.id, type: o.type, allow: allow.toString(), deny: deny.toString() });
+  }
+  for (const old of existing) {
+    if (seen.has(old.targetId)) continue;
+    await requireOverwriteTarget(ctx, caller, m, serverId, old.targetId, old.type);
+    requireHeld(m, (parsePermissions(old.allow) ?? 0n) | (parsePermissions(old.deny) ?? 0n), held);
+  }
+  return rows;
+}
+
+/**
+ * Inside `tx`: makes `rows` (from `checkOverwriteList`) the channel's overwrites, each
+ * change in the audit log, and moves the permission version on when anything changed.
+ * Answers whether anything did.
+ */
+export async function writeOverwriteList(
+  ctx: DomainContext,
+  tx: Tx,
+  caller: Caller,
+  channelId: string,
+  serverId: string,
+  rows: readonly ChannelOverwriteTable[],
+): Promise<boolean> {
+  const existing = await tx.selectFrom('channelOverwrites').selectAll().where('channelId', '=', channelId).execute();
+  const before = new Map(existing.map((o) => [o.targetId, o]));
+  const kept = new Set(rows.map((r) => r.targetId));
+  let changed = false;
+  for (const old of existing) {
+    if (kept.has(old.targetId)) continue;
+    await ctx.store.overwrites.delete(tx, channelId, old.targetId);
+    await auditIn(ctx, tx, serverId, caller, 'overwrite_delete', old.targetId, {
+      channelId,
+      type: old.type,
+      allow: old.allow,
+      deny: old.deny,
+    });
+    changed = true;
+  }
+  for (const row of rows) {
+    const old = before.get(row.targetId);
+    if (old && old.type === row.type && old.allow === row.allow && old.deny === row.deny) continue;
+    await ctx.store.overwrites.put(tx, row);
+    await auditIn(ctx, tx, serverId, caller, 'overwrite_update', row.targetId, {
+      channelId,
+      type: row.type,
+      allow: { old: old?.allow ?? null, new: row.allow },
+      deny: { old: old?.deny ?? null, new: row.deny },
+    });
+    changed = true;
+  }
+  if (changed) await ctx.store.bumpPermVersion(tx, serverId);
+  return changed;
+}
+
 async function requireOverwriteTarget(
   ctx: DomainContext,
   caller: Caller,
