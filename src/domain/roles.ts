@@ -403,11 +403,12 @@ export const MAX_OVERWRITES_PER_REQUEST = 100;
 
 /**
  * A channel's whole new list of overwrites (`list`, replacing `existing`), checked by the
- * rules of `putOverwrite` and `deleteOverwrite`: the caller holds MANAGE_ROLES; each target
- * added, changed or removed is a role below the caller's highest (`@everyone` always) or a
- * member below them (or themselves); and only bits the caller holds in the channel (`held`:
- * their permissions there; server-wide for a channel being created) are allowed, denied or
- * stop being so. Answers the rows to write; writes nothing (`writeOverwriteList`).
+ * rules of `putOverwrite` and `deleteOverwrite` when anything changes: the caller holds
+ * MANAGE_ROLES; each target added, changed or removed is a role below the caller's highest
+ * (`@everyone` always) or a member below them (or themselves); and only bits the caller
+ * holds in the channel (`held`: their permissions there; server-wide for a channel being
+ * created) are allowed, denied or stop being so. Answers the rows to write; writes nothing
+ * (`writeOverwriteList`).
  */
 export async function checkOverwriteList(
   ctx: DomainContext,
@@ -418,29 +419,34 @@ export async function checkOverwriteList(
   list: readonly OverwriteInput[],
   existing: readonly ChannelOverwriteTable[],
 ): Promise<ChannelOverwriteTable[]> {
-  const m = await requireServerPermission(ctx, caller, serverId, 'MANAGE_ROLES');
   if (list.length > MAX_OVERWRITES_PER_REQUEST)
     throw badRequest(`permission overwrites: at most ${MAX_OVERWRITES_PER_REQUEST} in one request`);
   const before = new Map(existing.map((o) => [o.targetId, o]));
-  const seen = new Set<string>();
   const rows: ChannelOverwriteTable[] = [];
+  /** Each target added, changed or removed, with the bits whose state changes. */
+  const changes: Array<{ id: string; type: 'role' | 'member'; bits: bigint }> = [];
   for (const o of list) {
-    if (seen.has(o.id)) throw badRequest('permission overwrites name a target twice');
-    seen.add(o.id);
+    if (rows.some((r) => r.targetId === o.id)) throw badRequest('permission overwrites name a target twice');
     const allow = requirePermissions(o.allow ?? '0', 'allow') ?? 0n;
     const deny = requirePermissions(o.deny ?? '0', 'deny') ?? 0n;
     const old = before.get(o.id);
-    const changed = (allow ^ (parsePermissions(old?.allow ?? '0') ?? 0n)) | (deny ^ (parsePermissions(old?.deny ?? '0') ?? 0n));
-    if (!old || old.type !== o.type || changed !== 0n) {
-      await requireOverwriteTarget(ctx, caller, m, serverId, o.id, o.type);
-      requireHeld(m, changed, held);
-    }
+    const bits = (allow ^ (parsePermissions(old?.allow ?? '0') ?? 0n)) | (deny ^ (parsePermissions(old?.deny ?? '0') ?? 0n));
+    if (!old || old.type !== o.type || bits !== 0n) changes.push({ id: o.id, type: o.type, bits });
     rows.push({ channelId, serverId, targetId: o.id, type: o.type, allow: allow.toString(), deny: deny.toString() });
   }
-  for (const old of existing) {
-    if (seen.has(old.targetId)) continue;
-    await requireOverwriteTarget(ctx, caller, m, serverId, old.targetId, old.type);
-    requireHeld(m, (parsePermissions(old.allow) ?? 0n) | (parsePermissions(old.deny) ?? 0n), held);
+  for (const old of existing)
+    if (!rows.some((r) => r.targetId === old.targetId))
+      changes.push({
+        id: old.targetId,
+        type: old.type,
+        bits: (parsePermissions(old.allow) ?? 0n) | (parsePermissions(old.deny) ?? 0n),
+      });
+  // Sending a channel's overwrites back unchanged (with a rename, say) needs nothing more.
+  if (changes.length === 0) return rows;
+  const m = await requireServerPermission(ctx, caller, serverId, 'MANAGE_ROLES');
+  for (const c of changes) {
+    await requireOverwriteTarget(ctx, caller, m, serverId, c.id, c.type);
+    requireHeld(m, c.bits, held);
   }
   return rows;
 }

@@ -209,5 +209,13 @@ describe('permission_overwrites on /api channel create and edit', () => {
       expect(r.status, r.text).toBe(403);
     }
     expect(await channels()).toEqual(before);
+
+    // The same list sent back unchanged with a rename changes no overwrite: MANAGE_ROLES is not needed.
+    const same = await call(srv.url, 'PATCH', `/api/v10/channels/${general.id}`, {
+      auth: `Bot ${plain.token}`,
+      body: { name: 'renamed', permission_overwrites: [] },
+    });
+    expect(same.status, same.text).toBe(200);
+    expect(same.body.name).toBe('renamed');
   });
 });
