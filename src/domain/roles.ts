@@ -322,7 +322,7 @@ export const roles = {
     const role = await loadRole(ctx, serverId, roleId);
     if (role.managed === 1) throw forbidden('managed_role', "a bot's role belongs to that bot alone");
     requireBelow(caller, m, role.position, 'that role');
-    // Giving a role grants its bits: only those the giver holds (docs/permissions.md, "Role
+    // Giving a role grants its bits: only those the giver holds (docs/permissions.md, "The
     // hierarchy"). Without this a MANAGE_ROLES holder gives themselves any role below theirs,
     // ADMINISTRATOR included. Taking one away grants nothing. The target's rank is not
     // checked: a low role may be given to anyone, higher-ranked members too (reaction roles).
@@ -464,7 +464,7 @@ export async function writeOverwriteList(
   serverId: string,
   rows: readonly ChannelOverwriteTable[],
 ): Promise<boolean> {
-  const existing = await tx.selectFrom('channelOverwrites').selectAll().where('channelId', '=', channelId).execute();
+  const existing = await ctx.store.overwrites.ofChannel(tx, channelId);
   const before = new Map(existing.map((o) => [o.targetId, o]));
   const kept = new Set(rows.map((r) => r.targetId));
   let changed = false;
