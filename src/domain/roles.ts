@@ -322,6 +322,11 @@ export const roles = {
     const role = await loadRole(ctx, serverId, roleId);
     if (role.managed === 1) throw forbidden('managed_role', "a bot's role belongs to that bot alone");
     requireBelow(caller, m, role.position, 'that role');
+    // Giving a role grants its bits: only those the giver holds (docs/permissions.md, "The
+    // hierarchy"). Without this a MANAGE_ROLES holder gives themselves any role below theirs,
+    // ADMINISTRATOR included. Taking one away grants nothing. The target's rank is not
+    // checked: a low role may be given to anyone, higher-ranked members too (reaction roles).
+    if (add) requireHeld(m, parsePermissions(role.permissions) ?? 0n);
     const user = isId(userId) ? await ctx.store.users.byId(ctx.store.db, userId) : undefined;
     const target = user && (await ctx.store.members.get(ctx.store.db, serverId, userId));
     if (!user || !target) throw notFound('member');
@@ -384,6 +389,111 @@ export const roles = {
     });
   },
 };
+
+/** One channel overwrite as a request gives it: the target, its type, and the bits as decimal strings. */
+export interface OverwriteInput {
+  id: string;
+  type: 'role' | 'member';
+  allow?: string;
+  deny?: string;
+}
+
+/** At most this many overwrites in one request that sets a channel's whole list (docs/discord.md). */
+export const MAX_OVERWRITES_PER_REQUEST = 100;
+
+/**
+ * A channel's whole new list of overwrites (`list`, replacing `existing`), checked by the
+ * rules of `putOverwrite` and `deleteOverwrite` when anything changes: the caller holds
+ * MANAGE_ROLES; each target added, changed or removed is a role below the caller's highest
+ * (`@everyone` always) or a member below them (or themselves); and only bits the caller
+ * holds in the channel (`held`: their permissions there; server-wide for a channel being
+ * created) are allowed, denied or stop being so. Answers the rows to write; writes nothing
+ * (`writeOverwriteList`).
+ */
+export async function checkOverwriteList(
+  ctx: DomainContext,
+  caller: Caller,
+  serverId: string,
+  channelId: string,
+  held: bigint | undefined,
+  list: readonly OverwriteInput[],
+  existing: readonly ChannelOverwriteTable[],
+): Promise<ChannelOverwriteTable[]> {
+  if (list.length > MAX_OVERWRITES_PER_REQUEST)
+    throw badRequest(`permission overwrites: at most ${MAX_OVERWRITES_PER_REQUEST} in one request`);
+  const before = new Map(existing.map((o) => [o.targetId, o]));
+  const rows: ChannelOverwriteTable[] = [];
+  /** Each target added, changed or removed, with the bits whose state changes. */
+  const changes: Array<{ id: string; type: 'role' | 'member'; bits: bigint }> = [];
+  for (const o of list) {
+    if (rows.some((r) => r.targetId === o.id)) throw badRequest('permission overwrites name a target twice');
+    const allow = requirePermissions(o.allow ?? '0', 'allow') ?? 0n;
+    const deny = requirePermissions(o.deny ?? '0', 'deny') ?? 0n;
+    const old = before.get(o.id);
+    const bits = (allow ^ (parsePermissions(old?.allow ?? '0') ?? 0n)) | (deny ^ (parsePermissions(old?.deny ?? '0') ?? 0n));
+    if (!old || old.type !== o.type || bits !== 0n) changes.push({ id: o.id, type: o.type, bits });
+    rows.push({ channelId, serverId, targetId: o.id, type: o.type, allow: allow.toString(), deny: deny.toString() });
+  }
+  for (const old of existing)
+    if (!rows.some((r) => r.targetId === old.targetId))
+      changes.push({
+        id: old.targetId,
+        type: old.type,
+        bits: (parsePermissions(old.allow) ?? 0n) | (parsePermissions(old.deny) ?? 0n),
+      });
+  // Sending a channel's overwrites back unchanged (with a rename, say) needs nothing more.
+  if (changes.length === 0) return rows;
+  const m = await requireServerPermission(ctx, caller, serverId, 'MANAGE_ROLES');
+  for (const c of changes) {
+    await requireOverwriteTarget(ctx, caller, m, serverId, c.id, c.type);
+    requireHeld(m, c.bits, held);
+  }
+  return rows;
+}
+
+/**
+ * Inside `tx`: makes `rows` (from `checkOverwriteList`) the channel's overwrites, each
+ * change in the audit log, and moves the permission version on when anything changed.
+ * Answers whether anything did.
+ */
+export async function writeOverwriteList(
+  ctx: DomainContext,
+  tx: Tx,
+  caller: Caller,
+  channelId: string,
+  serverId: string,
+  rows: readonly ChannelOverwriteTable[],
+): Promise<boolean> {
+  const existing = await ctx.store.overwrites.ofChannel(tx, channelId);
+  const before = new Map(existing.map((o) => [o.targetId, o]));
+  const kept = new Set(rows.map((r) => r.targetId));
+  let changed = false;
+  for (const old of existing) {
+    if (kept.has(old.targetId)) continue;
+    await ctx.store.overwrites.delete(tx, channelId, old.targetId);
+    await auditIn(ctx, tx, serverId, caller, 'overwrite_delete', old.targetId, {
+      channelId,
+      type: old.type,
+      allow: old.allow,
+      deny: old.deny,
+    });
+    changed = true;
+  }
+  for (const row of rows) {
+    const old = before.get(row.targetId);
+    if (old && old.type === row.type && old.allow === row.allow && old.deny === row.deny) continue;
+    await ctx.store.overwrites.put(tx, row);
+    await auditIn(ctx, tx, serverId, caller, 'overwrite_update', row.targetId, {
+      channelId,
+      type: row.type,
+      allow: { old: old?.allow ?? null, new: row.allow },
+      deny: { old: old?.deny ?? null, new: row.deny },
+    });
+    changed = true;
+  }
+  if (changed) await ctx.store.bumpPermVersion(tx, serverId);
+  return changed;
+}
 
 async function requireOverwriteTarget(
   ctx: DomainContext,

@@ -30,14 +30,17 @@ import { cleanAvatar, cleanName, rejectNul, stripUnsafeCharacters } from './name
 import { joinRoles, mayReadHistory, splitRoles } from './permissions.js';
 import {
   type Departure,
+  type OverwriteInput,
   announceDeparture,
   bumpVersion,
   channelView,
+  checkOverwriteList,
   clearDeparture,
   requirePermissions,
   roleDelta,
   roleView,
   snapshotIn,
+  writeOverwriteList,
 } from './roles.js';
 import { SharedRows } from './shared-rows.js';
 import { releaseUploads } from './uploads.js';
@@ -295,11 +298,17 @@ export const servers = {
     return { ...channelView(row, overwrites), lastMessageId: lastIds.get(channelId) ?? null };
   },
 
+  /**
+   * `overwrites` (the Discord layer's `permission_overwrites`) are checked and written by
+   * the rules of the overwrite route (`checkOverwriteList`), in the channel's transaction:
+   * refused as a whole, never dropped. The event then carries the model with them, so
+   * nobody they hide the channel from hears of it.
+   */
   async createChannel(
     ctx: DomainContext,
     caller: Caller,
     serverId: string,
-    body: { name: string; topic?: string | null; position?: number },
+    body: { name: string; topic?: string | null; position?: number; overwrites?: readonly OverwriteInput[] },
   ) {
     await requireServerPermission(ctx, caller, serverId, 'MANAGE_CHANNELS');
     const channel: ServerChannel = {
@@ -310,7 +319,8 @@ export const servers = {
       topic: cleanTopic(body.topic),
       position: 0,
     };
-    await ctx.store.write(async (tx) => {
+    const rows = body.overwrites ? await checkOverwriteList(ctx, caller, serverId, channel.id, undefined, body.overwrites, []) : [];
+    const model = await ctx.store.write(async (tx) => {
       const top = await tx
         .selectFrom('channels')
         .select((eb) => eb.fn.max('position').as('top'))
@@ -319,31 +329,51 @@ export const servers = {
       channel.position = body.position ?? Number(top?.top ?? -1) + 1;
       await ctx.store.channels.insert(tx, channel);
       await auditIn(ctx, tx, serverId, caller, 'channel_create', channel.id, { name: channel.name, topic: channel.topic });
+      if (rows.length === 0 || !(await writeOverwriteList(ctx, tx, caller, channel.id, serverId, rows))) return undefined;
+      return snapshotIn(ctx, tx, serverId);
     });
-    await notify(ctx, { kind: 'event', serverId, event: { t: 'CHANNEL_CREATE', d: channelView(channel) } });
-    return channelView(channel);
+    const view = channelView(channel, rows);
+    await notify(ctx, { kind: 'event', serverId, event: { t: 'CHANNEL_CREATE', d: view }, ...(model ? { model } : {}) });
+    return view;
   },
 
+  /** `overwrites`, when given, replace the channel's, as on `createChannel`. */
   async updateChannel(
     ctx: DomainContext,
     caller: Caller,
     channelId: string,
-    body: { name?: string; topic?: string | null; position?: number },
+    body: { name?: string; topic?: string | null; position?: number; overwrites?: readonly OverwriteInput[] },
   ) {
     const channel = await requireServerChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL | P.MANAGE_CHANNELS);
     const patch: Partial<Pick<ChannelTable, 'name' | 'topic' | 'position'>> = {};
     if (body.name !== undefined) patch.name = cleanName(body.name, 'name');
     if (body.topic !== undefined) patch.topic = cleanTopic(body.topic);
     if (body.position !== undefined) patch.position = body.position;
-    const { updated, overwrites } = await ctx.store.write(async (tx) => {
+    const rows = body.overwrites
+      ? await checkOverwriteList(
+          ctx,
+          caller,
+          channel.serverId,
+          channelId,
+          channel.permissions,
+          body.overwrites,
+          await ctx.store.overwrites.ofChannel(ctx.store.db, channelId),
+        )
+      : undefined;
+    const { updated, overwrites, model } = await ctx.store.write(async (tx) => {
       if (Object.keys(patch).length > 0) await ctx.store.channels.update(tx, channelId, patch);
       await auditIn(ctx, tx, channel.serverId, caller, 'channel_update', channelId, diff(channel, patch));
+      const rewritten = rows !== undefined && (await writeOverwriteList(ctx, tx, caller, channelId, channel.serverId, rows));
       const updated = await ctx.store.channels.byId(tx, channelId);
       if (!updated) throw notFound('channel');
-      return { updated, overwrites: await ctx.store.overwrites.ofChannel(tx, channelId) };
+      return {
+        updated,
+        overwrites: await ctx.store.overwrites.ofChannel(tx, channelId),
+        model: rewritten ? await snapshotIn(ctx, tx, channel.serverId) : undefined,
+      };
     });
     const view = channelView(updated, overwrites);
-    await notify(ctx, { kind: 'event', serverId: channel.serverId, event: { t: 'CHANNEL_UPDATE', d: view } });
+    await notify(ctx, { kind: 'event', serverId: channel.serverId, event: { t: 'CHANNEL_UPDATE', d: view }, ...(model ? { model } : {}) });
     return view;
   },
 

@@ -14,7 +14,7 @@ import { authenticate } from '../../http/plugins/auth.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
 import { isPlainObject } from '../../webhooks/text.js';
-import { editFromDiscord } from '../bodies.js';
+import { editFromDiscord, overwriteFromDiscord, overwritesFromDiscord } from '../bodies.js';
 import { discordAnyChannel, discordMessage, discordUser } from '../objects.js';
 import { hidden, queryInt, queryString, readMessageBody } from './common.js';
 
@@ -22,10 +22,13 @@ type ChannelReq = FastifyRequest<{ Params: { channelId: string } }>;
 type MessageReq = FastifyRequest<{ Params: { channelId: string; messageId: string } }>;
 type ReactionReq = FastifyRequest<{ Params: { channelId: string; messageId: string; emoji: string } }>;
 
-/** `PATCH /channels/{id}`: Discord's `name`, `topic`, `position` (what Parley's channels have). */
-function channelPatch(body: unknown): { name?: string; topic?: string | null; position?: number } {
+/**
+ * `PATCH /channels/{id}`: Discord's `name`, `topic`, `position` (what Parley's channels
+ * have) and `permission_overwrites` (the whole list, replacing the channel's).
+ */
+function channelPatch(body: unknown) {
   if (!isPlainObject(body)) throw badRequest('body must be a JSON object');
-  const out: { name?: string; topic?: string | null; position?: number } = {};
+  const out: { name?: string; topic?: string | null; position?: number; overwrites?: ReturnType<typeof overwritesFromDiscord> } = {};
   if (body.name !== undefined) {
     if (typeof body.name !== 'string') throw badRequest('name must be a string');
     out.name = body.name;
@@ -38,21 +41,9 @@ function channelPatch(body: unknown): { name?: string; topic?: string | null; po
     if (!Number.isInteger(body.position) || (body.position as number) < 0) throw badRequest('position must be a non-negative integer');
     out.position = body.position as number;
   }
+  const overwrites = overwritesFromDiscord(body.permission_overwrites);
+  if (overwrites) out.overwrites = overwrites;
   return out;
-}
-
-/** An overwrite body: Discord's `type` is 0 (role) or 1 (member); `allow`/`deny` are decimal strings. */
-function overwriteBody(body: unknown): { type: 'role' | 'member'; allow?: string; deny?: string } {
-  if (!isPlainObject(body)) throw badRequest('body must be a JSON object');
-  const type = body.type === 0 || body.type === '0' ? 'role' : body.type === 1 || body.type === '1' ? 'member' : undefined;
-  if (!type) throw badRequest('type must be 0 (role) or 1 (member)');
-  const bits = (v: unknown, name: string) => {
-    if (v === undefined || v === null) return undefined;
-    if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
-    if (typeof v !== 'string') throw badRequest(`${name} must be a permission bitfield`);
-    return v;
-  };
-  return { type, allow: bits(body.allow, 'allow'), deny: bits(body.deny, 'deny') };
 }
 
 export function discordChannelRoutes(api: FastifyInstance, deps: RouteDeps): void {
@@ -221,7 +212,7 @@ export function discordChannelRoutes(api: FastifyInstance, deps: RouteDeps): voi
   api.put('/channels/:channelId/permissions/:overwriteId', hidden, async (req: OverwriteReq, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    await roles.putOverwrite(ctx, caller, req.params.channelId, req.params.overwriteId, overwriteBody(req.body));
+    await roles.putOverwrite(ctx, caller, req.params.channelId, req.params.overwriteId, overwriteFromDiscord(req.body));
     return reply.status(204).send();
   });
   api.delete('/channels/:channelId/permissions/:overwriteId', hidden, async (req: OverwriteReq, reply) => {

@@ -13,6 +13,7 @@ import { authenticate } from '../../http/plugins/auth.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
 import { isPlainObject } from '../../webhooks/text.js';
+import { overwritesFromDiscord } from '../bodies.js';
 import { discordChannel, discordGuild, discordMember, discordRole, discordUser } from '../objects.js';
 import { hidden, queryInt, queryString } from './common.js';
 
@@ -84,10 +85,13 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
     if (body.type !== undefined && body.type !== null && body.type !== 0) throw badRequest('type: only text channels (0) are supported');
     const topic = typeof body.topic === 'string' || body.topic === null ? body.topic : undefined;
     const position = Number.isInteger(body.position) ? (body.position as number) : undefined;
+    // Applied by the overwrite route's rules, or the request is refused: never dropped.
+    const overwrites = overwritesFromDiscord(body.permission_overwrites);
     const channel = await servers.createChannel(ctx, caller, req.params.guildId, {
       name: body.name,
       ...(topic !== undefined ? { topic } : {}),
       ...(position !== undefined ? { position } : {}),
+      ...(overwrites ? { overwrites } : {}),
     });
     return reply.status(201).send(discordChannel(channel));
   });

@@ -99,7 +99,9 @@ export function moderationRoutes(fastify: FastifyInstance, { ctx, limiter }: Rou
   const memberRole = (add: boolean) => ({
     schema: {
       ...any,
-      summary: add ? 'Give a member a role below your highest (MANAGE_ROLES)' : 'Take a role from a member (MANAGE_ROLES)',
+      summary: add
+        ? 'Give a member a role below your highest whose every permission you hold (MANAGE_ROLES)'
+        : 'Take a role below your highest from a member (MANAGE_ROLES)',
       params: MemberRoleParams,
       response: { 204: NoContent, ...errors },
     },

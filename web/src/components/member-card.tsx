@@ -149,7 +149,10 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
   const canEditRoles = can(bits, P.MANAGE_ROLES) && (outranks || isSelf);
   const manageable = (r: Role) => r.id !== server.id && !r.managed && r.position < myTop;
   const theirRoles = (roles ?? []).filter((r) => member.roles?.includes(r.id));
-  const addable = canEditRoles ? (roles ?? []).filter((r) => manageable(r) && !member.roles?.includes(r.id)) : [];
+  // Giving a role grants its permissions: only one whose every permission you hold
+  // (docs/permissions.md, "The hierarchy"; the service refuses the rest).
+  const givable = (r: Role) => manageable(r) && (BigInt(r.permissions) & ~bits) === 0n;
+  const addable = canEditRoles ? (roles ?? []).filter((r) => givable(r) && !member.roles?.includes(r.id)) : [];
   const color = nameColor(topColoredRole(roles, member.roles)?.color);
   const username = isSelf && me?.username && me.username !== name ? me.username : null;
 
