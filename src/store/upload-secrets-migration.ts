@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 
-/** Bytes of randomness in an upload's URL secret: 128 bits, 22 base64url characters. */
-export const UPLOAD_SECRET_BYTES = 16;
+/** Bytes of randomness in an upload's URL secret: 256 bits, 43 base64url characters, the shape of every secret the log scrubber removes (src/http/log-redaction.ts). */
+export const UPLOAD_SECRET_BYTES = 32;
 
 /** A fresh URL secret for an upload (docs/security.md, "Files"). */
 export const newUploadSecret = (): string => randomBytes(UPLOAD_SECRET_BYTES).toString('base64url');

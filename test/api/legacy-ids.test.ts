@@ -69,7 +69,7 @@ describe('ids from before snowflakes', () => {
     const first = r.body.find((m: { id: string }) => m.id === ids[0]);
     expect(first.channelId).toBe(await id(w.channel));
     expect(new URL(first.attachments[0].url).pathname).toMatch(
-      new RegExp(`^/uploads/${await id(w.upload)}/[A-Za-z0-9_-]{22}/notes\\.txt$`),
+      new RegExp(`^/uploads/${await id(w.upload)}/[A-Za-z0-9_-]{43}/notes\\.txt$`),
     );
     // `before` may be old too.
     const older = await call(srv.url, 'GET', `/channels/${w.channel}/messages?before=${ids[2]}`, { auth: `Bot ${w.botToken}` });

@@ -87,7 +87,7 @@ describe('a database of the previous release', () => {
     const stored = new URL(withFile.attachments[0].url).pathname;
     const [, , id, secret, name] = stored.split('/');
     expect(`/uploads/${id}/${name}`).toBe(manifest.file.url);
-    expect(secret).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const file = await fetch(`${srv.url}${stored}`);
     expect(file.status).toBe(200);
     expect(await file.text()).toBe(manifest.file.content);

@@ -145,7 +145,7 @@ describe.each(storeDialects())('migrations on %s', (dialect) => {
     const first = page.find((m) => m.id === messages[0])!;
     const secret = (await store.uploads.byId(store.db, upload))!.secret;
     const avatarSecret = (await store.uploads.byId(store.db, avatarUpload))!.secret;
-    expect(secret).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(avatarSecret).not.toBe(secret);
     expect(JSON.parse(first.attachments)[0].url).toBe(`${base}/uploads/${upload}/${secret}/notes.txt`);
     expect(first.authorAvatar).toBe(`${base}/uploads/${avatarUpload}/${avatarSecret}/me.png`);
