@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addBot, call, createBot, createChannel, joinServer, registerUser, upload, world } from '../factories.js';
+import { ClientPool } from '../gateway/client.js';
 import { type TestServer, startServer } from '../harness.js';
 import { UNKNOWN_ID, expectError } from './assert.js';
 
@@ -174,6 +175,52 @@ describe('item 2: a message attaches only files its author may give', () => {
     const cleared = await call(srv.url, 'PATCH', `/servers/${w.server.id}`, { auth: w.owner.auth, body: { icon: null } });
     expect(cleared.status).toBe(200);
     expect((await get(own.body.url)).status).toBe(404);
+  });
+});
+
+describe('item 2 on the interaction paths', () => {
+  const pool = new ClientPool();
+  afterAll(() => pool.closeAll());
+
+  it("a bot's answer and follow-up may not carry a person's upload; an attachment option may not carry someone else's", async () => {
+    const command = {
+      name: 'show',
+      description: 'Show a file',
+      options: [{ type: 'attachment', name: 'file', description: 'The file' }],
+    };
+    expect((await call(srv.url, 'PUT', `/bots/${w.bot.id}/commands`, { auth: w.bot.auth, body: [command] })).status).toBe(200);
+    const gw = await pool.identify(srv.gatewayUrl, w.bot.auth);
+    const mallory = await registerUser(srv.url);
+    await joinServer(srv.url, w.owner, mallory, w.server.id);
+    const ownersFile = await upload(srv.url, w.owner.auth, 'the owner’s', 'owner.txt', 'text/plain');
+
+    // The invoker names someone else's pending upload as the option: refused before the bot hears of it.
+    const stolen = await call(srv.url, 'POST', `/channels/${w.channel.id}/interactions`, {
+      auth: mallory.auth,
+      body: { type: 'command', botId: w.bot.id, name: 'show', options: { file: ownersFile.body.url } },
+    });
+    expect(stolen.status).toBe(400);
+
+    const r = await call(srv.url, 'POST', `/channels/${w.channel.id}/interactions`, {
+      auth: w.owner.auth,
+      body: { type: 'command', botId: w.bot.id, name: 'show', options: {} },
+    });
+    expect(r.status, r.text).toBe(202);
+    const i = (await gw.waitForEvent('INTERACTION_CREATE', (d) => d.id === r.body.id)).d;
+    const personal = await upload(srv.url, mallory.auth, 'mallory’s', 'm.txt', 'text/plain');
+    const answer = await call(srv.url, 'POST', `/interactions/${i.id}/${i.token}/callback`, {
+      body: { type: 'message', data: { content: 'look', attachments: [{ url: personal.body.url, filename: 'm.txt' }] } },
+    });
+    expectError(answer, 400, 'invalid_attachment');
+    const own = await upload(srv.url, w.bot.auth, 'the bot’s', 'b.txt', 'text/plain');
+    const ok = await call(srv.url, 'POST', `/interactions/${i.id}/${i.token}/callback`, {
+      body: { type: 'message', data: { content: 'look', attachments: [{ url: own.body.url, filename: 'b.txt' }] } },
+    });
+    expect(ok.status, ok.text).toBe(204);
+    const followUp = await call(srv.url, 'POST', `/interactions/${i.token}/followups`, {
+      body: { content: 'again', attachments: [{ url: personal.body.url, filename: 'm.txt' }] },
+    });
+    expectError(followUp, 400, 'invalid_attachment');
   });
 });
 
