@@ -236,7 +236,9 @@ export const servers = {
       if (Object.keys(patch).length > 0) await ctx.store.servers.update(tx, serverId, patch);
       // An owner transfer carries the whole model: it is rare (the owner alone, one at a time).
       if (patch.ownerId) await ctx.store.bumpPermVersion(tx, serverId);
-      await auditIn(ctx, tx, serverId, caller, 'server_update', serverId, diff(server, patch));
+      // The icon's upload link is bookkeeping: the audit log shows the icon's URL.
+      const { iconUploadId: _link, ...shown } = patch;
+      await auditIn(ctx, tx, serverId, caller, 'server_update', serverId, diff(server, shown));
       const updated = await ctx.store.servers.byId(tx, serverId);
       if (!updated) throw notFound('server');
       return { updated, model: patch.ownerId ? await snapshotIn(ctx, tx, serverId) : undefined };
