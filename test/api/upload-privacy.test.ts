@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addBot, call, createBot, createChannel, joinServer, registerUser, upload, world } from '../factories.js';
+import { addBot, call, createBot, createChannel, createWebhook, joinServer, registerUser, upload, world } from '../factories.js';
 import { ClientPool } from '../gateway/client.js';
 import { type TestServer, startServer } from '../harness.js';
 import { UNKNOWN_ID, expectError } from './assert.js';
@@ -286,6 +286,16 @@ describe('item 5: files are stored only after the request is authorised, within 
       }
       expect(real).toContain(429);
       expect(stored(limited) - before).toBeLessThanOrEqual(10);
+      // A webhook's files count against the webhook's own upload limit the same way.
+      const hook = await createWebhook(limited.url, lw.owner, lw.server.id, lw.channel.id);
+      const hookBefore = stored(limited);
+      const viaHook: number[] = [];
+      for (let i = 0; i < 2; i++) {
+        const r = await call(limited.url, 'POST', `/webhooks/${hook.id}/${hook.token}?wait=true`, { raw: tenFiles() });
+        viaHook.push(r.status);
+      }
+      expect(viaHook).toEqual([200, 429]);
+      expect(stored(limited) - hookBefore).toBe(10);
     } finally {
       await limited.close();
     }
