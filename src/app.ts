@@ -207,6 +207,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     files,
     publicUrl: config.publicUrl,
     accounts: { sessionTtlMs: config.sessionTtlMs, registration: config.registration },
+    uploadLimits: { quotaBytes: config.uploadQuotaBytes, maxStorageBytes: config.maxUploadStorage },
     clock: Date.now,
     report,
     perms: new PermissionCache(),

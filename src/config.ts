@@ -17,6 +17,10 @@ export interface Config {
   uploadsDir: string;
   rateLimits: boolean;
   maxUploadBytes: number;
+  /** Bytes of uploads one account (person, bot or webhook) may keep stored; 0: no quota (UPLOAD_QUOTA_BYTES). */
+  uploadQuotaBytes: number;
+  /** Bytes of uploads the whole instance keeps stored; 0: no limit (MAX_UPLOAD_STORAGE). */
+  maxUploadStorage: number;
   /** Uploads no message references are deleted once older than this (UNATTACHED_UPLOAD_TTL_HOURS). */
   unattachedUploadTtlMs: number;
   /** Milliseconds a gateway session stays resumable after its connection drops. */
@@ -183,6 +187,8 @@ export function loadConfig(env: Env = process.env): Config {
     uploadsDir: path.resolve(env.UPLOADS_DIR || path.join(dataDir, 'uploads')),
     rateLimits: rateRaw !== 'off',
     maxUploadBytes: int('MAX_UPLOAD_BYTES', 25 * 1024 * 1024, 1, 2 ** 40),
+    uploadQuotaBytes: int('UPLOAD_QUOTA_BYTES', 0, 0, 2 ** 50),
+    maxUploadStorage: int('MAX_UPLOAD_STORAGE', 0, 0, 2 ** 50),
     // A day leaves a client time to attach what it uploaded; at most a year.
     unattachedUploadTtlMs: int('UNATTACHED_UPLOAD_TTL_HOURS', 24, 1, 8760) * 3600_000,
     gatewayResumeWindowMs: int('GATEWAY_RESUME_SECONDS', 120, 1, 86_400) * 1000,

@@ -42,6 +42,11 @@ export const ERROR_CATALOG = {
     status: 400,
     meaning: 'a command to register breaks a rule: its name, a duplicate, option order, choices, ranges or limits (named in `error`)',
   },
+  invalid_attachment: {
+    status: 400,
+    meaning:
+      "an attachment, avatar or icon names an upload the caller may not give: another's, and not already attached in a channel where the author can read it",
+  },
   invalid_components: {
     status: 400,
     meaning:
@@ -134,12 +139,17 @@ export const ERROR_CATALOG = {
   idempotency_key_in_use: { status: 409, meaning: 'a request with this `Idempotency-Key` is still being processed' },
   idempotency_key_reused: { status: 409, meaning: 'the `Idempotency-Key` was already used for a different request' },
   payload_too_large: { status: 413, meaning: 'the body or a file is over the size limit' },
+  upload_quota_exceeded: {
+    status: 413,
+    meaning: "the file would take the caller's uploads past their storage quota (`UPLOAD_QUOTA_BYTES`)",
+  },
   unsupported_media_type: { status: 415, meaning: 'the endpoint does not accept this `Content-Type`' },
   expectation_failed: { status: 417, meaning: 'an `Expect` other than `100-continue`' },
   rate_limited: { status: 429, meaning: "too many requests; the body's `retryAfter` (seconds) says when to retry" },
   headers_too_large: { status: 431, meaning: 'the request headers are over the size limit' },
   // 5xx: the service's side.
   internal_error: { status: 500, meaning: 'an unexpected failure; details are in the service log' },
+  upload_storage_full: { status: 507, meaning: "the file would take the instance's uploads past `MAX_UPLOAD_STORAGE`" },
   service_unavailable: { status: 503, meaning: 'the service is shutting down or its database is unreachable' },
   not_ready: { status: 503, meaning: '`GET /readyz`: the database, or Redis when configured, did not answer; the body names which' },
 } as const satisfies Record<string, { status: number; meaning: string }>;

@@ -56,7 +56,10 @@ export const WebhookExecParams = Type.Object({ webhookId: Type.String({ maxLengt
 // No length limit on messageId: a malformed id is a 404 (as on Discord), not a 400.
 export const WebhookMessageParams = Type.Object({ ...WebhookExecParams.properties, messageId: Type.String() });
 /** `/uploads/{id}/{filename}`. */
-export const UploadParams = Type.Object({ id: Type.String(), filename: Type.String() });
+/** `GET /uploads/{id}/{secret}/{filename}`: all three must be the upload's (contract section 15). */
+export const UploadParams = Type.Object({ id: Type.String(), secret: Type.String(), filename: Type.String() });
+/** The shape upload URLs had before they carried a secret: always 404 now. */
+export const SecretlessUploadParams = Type.Object({ id: Type.String(), filename: Type.String() });
 
 // ---------------------------------------------------------------- query strings and headers
 
@@ -670,6 +673,7 @@ export type WebhookParams = Static<typeof WebhookParams>;
 export type WebhookExecParams = Static<typeof WebhookExecParams>;
 export type WebhookMessageParams = Static<typeof WebhookMessageParams>;
 export type UploadParams = Static<typeof UploadParams>;
+export type SecretlessUploadParams = Static<typeof SecretlessUploadParams>;
 export type MessagePageQuery = Static<typeof MessagePageQuery>;
 export type SearchQuery = Static<typeof SearchQuery>;
 export type WebhookExecQuery = Static<typeof WebhookExecQuery>;

@@ -97,6 +97,7 @@ export const DISCORD_CODES: Partial<Record<ErrorCode, number>> = {
   // 409 and 413
   interaction_already_acknowledged: DISCORD.ALREADY_ACKNOWLEDGED,
   payload_too_large: DISCORD.REQUEST_TOO_LARGE,
+  upload_quota_exceeded: DISCORD.REQUEST_TOO_LARGE,
 };
 
 /** The default of a status no table entry covers: Discord's own (400 form body, 401, 403 permissions, else 0). */

@@ -161,25 +161,51 @@ interface AvatarChange {
   avatarUploadId: string | null;
 }
 
+const notYourImage = (what: string) =>
+  badRequest(`${what} must be the URL of a PNG, JPEG, GIF, WebP or AVIF image you uploaded with POST /upload`, 'invalid_attachment');
+
 /** An avatar someone sets on themselves: an image they uploaded (`POST /upload`), or null / "" for none. */
 async function ownAvatar(ctx: DomainContext, uploaderId: string, url: string | null): Promise<AvatarChange> {
   if (url === null || url === '') return { avatar: null, avatarUploadId: null };
   rejectNul(url, 'avatar');
   const upload = await imageUpload(ctx, url);
-  if (!upload || upload.uploaderId !== uploaderId) {
-    throw badRequest('avatar must be the URL of a PNG, JPEG, GIF, WebP or AVIF image you uploaded with POST /upload');
-  }
+  if (!upload || upload.uploaderId !== uploaderId) throw notYourImage('avatar');
   return { avatar: attachmentOf(ctx.publicUrl, upload).url, avatarUploadId: upload.id };
 }
 
 /**
- * A bot's avatar as its owner sets it: any http(s) URL, as before; when it is an image
- * uploaded to this service, the upload is linked so the unattached-upload sweep keeps it.
+ * A bot's avatar as its owner sets it: any http(s) URL elsewhere, as before; a URL under
+ * this service's uploads must be an image the owner (or the bot) uploaded (contract
+ * section 15), and is linked so it stays served while it is the avatar.
  */
-async function botAvatar(ctx: DomainContext, url: string | null | undefined): Promise<AvatarChange> {
+async function botAvatar(ctx: DomainContext, url: string | null | undefined, uploaderIds: readonly string[]): Promise<AvatarChange> {
   const avatar = cleanAvatar(url);
-  const upload = avatar ? await imageUpload(ctx, avatar) : undefined;
-  return upload ? { avatar: attachmentOf(ctx.publicUrl, upload).url, avatarUploadId: upload.id } : { avatar, avatarUploadId: null };
+  if (!avatar || !isUploadsUrl(ctx, avatar)) return { avatar, avatarUploadId: null };
+  const upload = await imageUpload(ctx, avatar);
+  if (!upload || !uploaderIds.includes(String(upload.uploaderId))) throw notYourImage('avatar');
+  return { avatar: attachmentOf(ctx.publicUrl, upload).url, avatarUploadId: upload.id };
+}
+
+/** Whether `url` points under this service's uploads (so it must name an upload the caller may use). */
+export function isUploadsUrl(ctx: DomainContext, url: string): boolean {
+  return url.startsWith(`${ctx.publicUrl}/uploads/`);
+}
+
+/**
+ * A server icon as someone with MANAGE_SERVER sets it: any http(s) URL elsewhere; under
+ * this service's uploads, an image the caller uploaded, linked so it stays served while it
+ * is the icon (contract section 15).
+ */
+export async function serverIcon(
+  ctx: DomainContext,
+  callerId: string,
+  url: string | null | undefined,
+): Promise<{ icon: string | null; iconUploadId: string | null }> {
+  const icon = cleanAvatar(url);
+  if (!icon || !isUploadsUrl(ctx, icon)) return { icon, iconUploadId: null };
+  const upload = await imageUpload(ctx, icon);
+  if (!upload || String(upload.uploaderId) !== callerId) throw notYourImage('icon');
+  return { icon: attachmentOf(ctx.publicUrl, upload).url, iconUploadId: upload.id };
 }
 
 /** Where a bot's interactions will be delivered: an http(s) URL of at most 2048 characters, or null. */
@@ -532,7 +558,7 @@ export const accounts = {
       ownerId: caller.id,
       passwordHash: null,
       tokenHash: hashToken(secret),
-      ...(await botAvatar(ctx, avatar)),
+      ...(await botAvatar(ctx, avatar, [caller.id])),
       createdAt: nowIso(),
       isPublic: 0,
     };
@@ -561,7 +587,7 @@ export const accounts = {
     const bot = await ownBot(ctx, caller, botId, "only the bot's owner can edit it");
     const changes: BotChanges = {};
     if (patch.name !== undefined) changes.name = cleanName(patch.name, 'name', 80);
-    if (patch.avatar !== undefined) Object.assign(changes, await botAvatar(ctx, patch.avatar));
+    if (patch.avatar !== undefined) Object.assign(changes, await botAvatar(ctx, patch.avatar, [caller.id, bot.id]));
     if (patch.public !== undefined) changes.isPublic = patch.public ? 1 : 0;
     if (patch.interactionsUrl !== undefined) changes.interactionsUrl = cleanInteractionsUrl(patch.interactionsUrl);
     if (changes.interactionsUrl && changes.interactionsUrl !== bot.interactionsUrl && verifyUrl)

@@ -36,6 +36,8 @@ export interface DomainContext {
   files: UploadStore;
   publicUrl: string;
   accounts: AccountSettings;
+  /** Storage limits of uploads in bytes (0: none): per uploader (UPLOAD_QUOTA_BYTES) and in all (MAX_UPLOAD_STORAGE). */
+  uploadLimits?: { quotaBytes: number; maxStorageBytes: number };
   /**
    * Milliseconds since 1970, as session expiry reads them: tests move it forward instead
    * of waiting for days.

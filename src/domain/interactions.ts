@@ -33,12 +33,14 @@ import { checkComponents, findComponent } from './components.js';
 import { DM_SERVER_ID, type DomainContext, notify, nowIso } from './context.js';
 import { NONE, mayMention } from './mentions.js';
 import {
+  type FileGiver,
   type StoredInteraction,
   applyEdit,
   checkContent,
   createMessage,
   messageView,
   prepareMessage,
+  fileGiver,
   removeMessage,
   resolveAttachments,
   serverOf,
@@ -47,7 +49,7 @@ import {
 import { NEEDS, has, splitRoles } from './permissions.js';
 import { roleView } from './roles.js';
 import type { Caller, PublicUser } from './types.js';
-import { type StoredUpload, attachmentOf, releaseUploads, uploadIdOf } from './uploads.js';
+import { type StoredUpload, attachmentOf, releaseUploads, uploadIdOf, uploadRefOf } from './uploads.js';
 
 /**
  * Commands and interactions (contract section 12): registering a bot's commands, a person
@@ -81,23 +83,35 @@ export type CallbackBody = InteractionCallbackBody & { data?: { files?: FilesEdi
 
 /** An attachment of a message as the upload it is. */
 function uploadOfAttachment(ctx: DomainContext, a: Attachment): StoredUpload | null {
-  const id = uploadIdOf(ctx.publicUrl, a.url);
-  return id ? { id, filename: a.filename, size: a.size, contentType: a.contentType } : null;
+  const ref = uploadRefOf(ctx.publicUrl, a.url);
+  return ref ? { ...ref, filename: a.filename, size: a.size, contentType: a.contentType } : null;
+}
+
+/** Who gives the files of a bot's answer: the bot (its own uploads), in the interaction's channel. */
+async function botGiver(ctx: DomainContext, row: InteractionTable): Promise<FileGiver> {
+  const bot = await ctx.store.users.byId(ctx.store.db, row.botId);
+  return fileGiver(ctx, { id: row.botId, name: bot?.name ?? '', bot: true, avatar: null }, row.channelId);
 }
 
 /**
  * The files an edit leaves on a message whose files are `current`: undefined when the
  * edit does not touch them, else the whole new list (`attachments` by URL, or `files`).
  */
-async function filesAfterEdit(ctx: DomainContext, current: Attachment[], data: AnswerBody): Promise<StoredUpload[] | undefined> {
-  if (data.files === undefined) return data.attachments === undefined ? undefined : resolveAttachments(ctx, data.attachments);
+async function filesAfterEdit(
+  ctx: DomainContext,
+  row: InteractionTable,
+  current: Attachment[],
+  data: AnswerBody,
+): Promise<StoredUpload[] | undefined> {
+  if (data.files === undefined)
+    return data.attachments === undefined ? undefined : resolveAttachments(ctx, data.attachments, await botGiver(ctx, row));
   const own = new Map<string, StoredUpload>();
   for (const a of current) {
     const u = uploadOfAttachment(ctx, a);
     if (u) own.set(u.id, u);
   }
   const refs = data.files.items.filter((i): i is { url: string; filename: string } => 'url' in i);
-  const added = await resolveAttachments(ctx, refs);
+  const added = refs.length > 0 ? await resolveAttachments(ctx, refs, await botGiver(ctx, row)) : [];
   const out: StoredUpload[] = data.files.keepAll ? [...own.values()] : [];
   let next = 0;
   data.files.items.forEach((item, i) => {
@@ -519,7 +533,10 @@ async function checkValue(
       if (typeof value !== 'string') throw bad('must be the URL of an upload');
       let upload: Awaited<ReturnType<typeof resolveAttachments>>[number];
       try {
-        [upload] = (await resolveAttachments(ctx, [{ url: value, filename: 'x' }])) as [typeof upload];
+        [upload] = (await resolveAttachments(ctx, [{ url: value, filename: 'x' }], {
+          uploaderIds: [caller.id],
+          channel: { id: grant.id, permissions: grant.permissions },
+        })) as [typeof upload];
       } catch {
         throw bad('must be a URL POST /upload returned');
       }
@@ -839,7 +856,7 @@ export const interactions = {
     if (target === 'original') return editOriginalRow(ctx, row, data);
     const components = data.components === undefined ? undefined : checkComponents(data.components, true);
     const embeds = data.embeds === undefined ? undefined : validateEmbeds(data.embeds);
-    const files = await filesAfterEdit(ctx, JSON.parse(target.attachments) as Attachment[], data);
+    const files = await filesAfterEdit(ctx, row, JSON.parse(target.attachments) as Attachment[], data);
     return applyEdit(
       ctx,
       target,
@@ -1015,13 +1032,14 @@ async function acknowledge(ctx: DomainContext, row: InteractionTable, body: Call
   }
   let source: Awaited<ReturnType<typeof sourceOf>> | undefined;
   if (body.type === 'update' || body.type === 'deferredUpdate') source = await sourceOf(ctx, row);
-  const uploads = body.type === 'message' && data.attachments?.length ? await resolveAttachments(ctx, data.attachments) : [];
+  const uploads =
+    body.type === 'message' && data.attachments?.length ? await resolveAttachments(ctx, data.attachments, await botGiver(ctx, row)) : [];
   // An update's files replace the clicked message's, as an edit's do; resolved before it settles.
   let updateFiles: StoredUpload[] | undefined;
   if (source && body.type === 'update' && (data.attachments !== undefined || data.files !== undefined)) {
     const stored = source.ephemeral ? undefined : await ctx.store.messages.byId(ctx.store.db, row.channelId, source.id);
     const current = source.ephemeral ? source.ephemeral.attachments : stored ? (JSON.parse(stored.attachments) as Attachment[]) : [];
-    updateFiles = await filesAfterEdit(ctx, current, data);
+    updateFiles = await filesAfterEdit(ctx, row, current, data);
   }
   const settled = await ctx.store.write((tx) =>
     ctx.store.interactions.settle(tx, row.id, 'acknowledged', {
@@ -1070,7 +1088,7 @@ async function editOriginalRow(ctx: DomainContext, row: InteractionTable, data: 
   const components = data.components === undefined ? undefined : checkComponents(data.components, true);
   const embeds = data.embeds === undefined ? undefined : validateEmbeds(data.embeds);
   const current = 'ephemeral' in original ? original.ephemeral.attachments : (JSON.parse(original.row.attachments) as Attachment[]);
-  const files = resolved ?? (await filesAfterEdit(ctx, current, data));
+  const files = resolved ?? (await filesAfterEdit(ctx, row, current, data));
   if ('ephemeral' in original) {
     const before = original.ephemeral;
     const next: Message = {
@@ -1161,7 +1179,7 @@ async function postAnswer(
   };
   const components = data.components ? checkComponents(data.components, true) : undefined;
   const embeds = data.embeds ? validateEmbeds(data.embeds) : [];
-  const uploads = resolved ?? (data.attachments?.length ? await resolveAttachments(ctx, data.attachments) : []);
+  const uploads = resolved ?? (data.attachments?.length ? await resolveAttachments(ctx, data.attachments, await botGiver(ctx, row)) : []);
   const serverId = row.serverId === DM_SERVER_ID ? null : row.serverId;
   if (data.ephemeral) {
     const { loading: _, ...meta } = interaction;

@@ -9,7 +9,7 @@ import { type ChannelAudience, DM_SERVER_ID, type DomainContext, notifyChannel, 
 import { rejectNul } from './names.js';
 import { checkComponents } from './components.js';
 import type { Attachment, Caller, Embed, Message, PublicUser } from './types.js';
-import { NEEDS, hasPermission, mayReadHistory } from './permissions.js';
+import { NEEDS, has, hasPermission, mayReadHistory } from './permissions.js';
 import { audit } from './audit.js';
 import { type StoredUpload, attachmentOf, namesUpload, releaseUploads, uploadIdOf } from './uploads.js';
 import { publicUser } from './accounts.js';
@@ -192,26 +192,64 @@ async function referencesOf(ctx: DomainContext, rows: MessageTable[], viewer: Vi
   return new Map((await ctx.store.messages.byIds(ctx.store.db, ids)).map((r) => [r.id, r]));
 }
 
-const notOurUpload = (i: number) => badRequest(`attachments[${i}].url must be a URL returned by POST /upload`);
+const notGivable = (i: number) =>
+  badRequest(
+    `attachments[${i}].url must be a URL POST /upload returned to you, or of a file already in this channel`,
+    'invalid_attachment',
+  );
+
+/**
+ * Who gives files to a message, and where: the uploaders whose uploads are the author's
+ * to give (the author themselves; a bot, its own), and the author's grant in the channel
+ * (whether they read it decides whether files already there may be posted again).
+ */
+export interface FileGiver {
+  uploaderIds: readonly string[];
+  channel: { id: string; permissions: bigint };
+}
+
+/** The giver of an author's files in a channel (see `FileGiver`); no grant there means only their own uploads. */
+export async function fileGiver(ctx: DomainContext, author: Caller, channelId: string): Promise<FileGiver> {
+  const permissions = await requireChannelPermission(ctx, author, channelId, 0n).then(
+    (g) => g.permissions,
+    () => 0n,
+  );
+  return { uploaderIds: [author.id], channel: { id: channelId, permissions } };
+}
 
 /**
  * Resolves attachment URLs to our uploads. A URL must be exactly an upload URL this
- * service hands out (our PUBLIC_URL, `/uploads/<id>/<stored name>`, nothing more): extra
- * segments, dot segments, a query or a fragment would make a link that leads elsewhere.
- * The message stores the canonical URL and the stored name, whatever the request said.
+ * service hands out (our PUBLIC_URL, `/uploads/<id>/<secret>/<stored name>`, nothing
+ * more): extra segments, dot segments, a query or a fragment would make a link that leads
+ * elsewhere. And the upload must be the giver's to give (contract section 15): one they
+ * uploaded, or one a message of this channel already carries, when they may read it
+ * (`NEEDS.read`, from the one permission function). Anything else is 400
+ * `invalid_attachment`, before anything is written. The message stores the canonical URL
+ * and the stored name, whatever the request said.
  */
-export async function resolveAttachments(ctx: DomainContext, items: Array<{ url: string; filename: string }>): Promise<StoredUpload[]> {
+export async function resolveAttachments(
+  ctx: DomainContext,
+  items: Array<{ url: string; filename: string }>,
+  giver: FileGiver,
+): Promise<StoredUpload[]> {
   if (items.length > MAX_ATTACHMENTS) throw badRequest(`at most ${MAX_ATTACHMENTS} attachments`);
   const ids = items.map((a, i) => {
     const id = uploadIdOf(ctx.publicUrl, a.url);
-    if (!id) throw notOurUpload(i);
+    if (!id) throw notGivable(i);
     return id;
   });
-  const rows = new Map((await ctx.store.uploads.byIds(ctx.store.db, ids)).map((r) => [r.id, r]));
+  const rows = new Map((await ctx.store.uploads.byIds(ctx.store.db, ids)).map((r) => [String(r.id), r]));
+  const own = new Set(giver.uploaderIds);
+  const others = [...rows.values()].filter((r) => !own.has(String(r.uploaderId))).map((r) => String(r.id));
+  const inChannel =
+    others.length > 0 && has(giver.channel.permissions, NEEDS.read)
+      ? new Set(await ctx.store.uploads.attachedIn(ctx.store.db, giver.channel.id, others))
+      : new Set<string>();
   return items.map((a, i) => {
     const row = rows.get(ids[i]!);
-    if (!row || !namesUpload(ctx.publicUrl, a.url, row)) throw notOurUpload(i);
-    return { id: row.id, filename: row.filename, size: Number(row.size), contentType: row.contentType };
+    if (!row?.secret || !namesUpload(ctx.publicUrl, a.url, row)) throw notGivable(i);
+    if (!own.has(String(row.uploaderId)) && !inChannel.has(String(row.id))) throw notGivable(i);
+    return { id: String(row.id), secret: row.secret, filename: row.filename, size: Number(row.size), contentType: row.contentType };
   });
 }
 
@@ -565,6 +603,20 @@ export async function removeMessages(ctx: DomainContext, rows: MessageTable[]): 
 const EMOJI = new RegExp('^(?:\\p{RGI_Emoji}|\\p{Extended_Pictographic}\\uFE0F?)$', 'v');
 
 export const messages = {
+  /**
+   * Before a message body with files is read (contract section 15): the channel exists and
+   * `caller` may post in it (404 / 403 otherwise, nothing read); `mayAttach` refuses the
+   * first file if they may not attach files there.
+   */
+  async admitSend(ctx: DomainContext, caller: Caller, channelId: string): Promise<{ mayAttach(): void }> {
+    const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.send);
+    return {
+      mayAttach() {
+        if (!hasPermission(channel.permissions, 'ATTACH_FILES')) throw forbidden('missing_permission', 'missing permission ATTACH_FILES');
+      },
+    };
+  },
+
   async send(
     ctx: DomainContext,
     caller: Caller,
@@ -600,7 +652,10 @@ export const messages = {
       throw forbidden('missing_permission', 'missing permission EMBED_LINKS');
     const content = body.content ?? '';
     checkContent(content, wanted.length > 0 || embeds.length > 0 || (components?.length ?? 0) > 0);
-    const uploads = await resolveAttachments(ctx, wanted);
+    const uploads =
+      wanted.length > 0
+        ? await resolveAttachments(ctx, wanted, { uploaderIds: [caller.id], channel: { id: channel.id, permissions: channel.permissions } })
+        : [];
     const author: PublicUser = { id: caller.id, name: caller.name, bot: caller.bot, avatar: caller.avatar };
     const prepared =
       body.messageReference || mayMention(content)

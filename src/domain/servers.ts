@@ -26,7 +26,7 @@ import {
 } from './access.js';
 import { auditIn, diff } from './audit.js';
 import { type DomainContext, notify, nowIso } from './context.js';
-import { cleanAvatar, cleanName, rejectNul, stripUnsafeCharacters } from './names.js';
+import { cleanName, rejectNul, stripUnsafeCharacters } from './names.js';
 import { joinRoles, mayReadHistory, splitRoles } from './permissions.js';
 import {
   type Departure,
@@ -44,6 +44,7 @@ import {
 } from './roles.js';
 import { SharedRows } from './shared-rows.js';
 import { releaseUploads } from './uploads.js';
+import { serverIcon } from './accounts.js';
 import type { Caller, Channel, Server } from './types.js';
 import type { DmChannel, PresenceStatus, Role } from '@parley/protocol';
 
@@ -222,9 +223,9 @@ export const servers = {
   ) {
     const m = await requireServerPermission(ctx, caller, serverId, 'MANAGE_SERVER');
     const server = m.server;
-    const patch: Partial<Pick<ServerTable, 'name' | 'icon' | 'description' | 'ownerId'>> = {};
+    const patch: Partial<Pick<ServerTable, 'name' | 'icon' | 'iconUploadId' | 'description' | 'ownerId'>> = {};
     if (body.name !== undefined) patch.name = cleanName(body.name, 'name');
-    if (body.icon !== undefined) patch.icon = cleanAvatar(body.icon);
+    if (body.icon !== undefined) Object.assign(patch, await serverIcon(ctx, caller.id, body.icon));
     if (body.description !== undefined) patch.description = cleanDescription(body.description);
     if (body.ownerId !== undefined && body.ownerId !== server.ownerId) {
       if (caller.id !== server.ownerId) throw forbidden('owner_only', 'only the owner can transfer the server');
@@ -238,21 +239,26 @@ export const servers = {
       if (Object.keys(patch).length > 0) await ctx.store.servers.update(tx, serverId, patch);
       // An owner transfer carries the whole model: it is rare (the owner alone, one at a time).
       if (patch.ownerId) await ctx.store.bumpPermVersion(tx, serverId);
-      await auditIn(ctx, tx, serverId, caller, 'server_update', serverId, diff(server, patch));
+      // The icon's upload link is bookkeeping: the audit log shows the icon's URL.
+      const { iconUploadId: _link, ...shown } = patch;
+      await auditIn(ctx, tx, serverId, caller, 'server_update', serverId, diff(server, shown));
       const updated = await ctx.store.servers.byId(tx, serverId);
       if (!updated) throw notFound('server');
       return { updated, model: patch.ownerId ? await snapshotIn(ctx, tx, serverId) : undefined };
     });
+    // An icon upload no longer shown goes (unless something else references it).
+    if (server.iconUploadId && String(server.iconUploadId) !== String(updated.iconUploadId ?? ''))
+      await releaseUploads(ctx, [String(server.iconUploadId)]);
     await notify(ctx, { kind: 'event', serverId, event: { t: 'SERVER_UPDATE', d: serverView(updated) }, ...(model ? { model } : {}) });
     return serverView(updated);
   },
 
   /** `DELETE /servers/{id}`: the owner only; everything in it goes. */
   async delete(ctx: DomainContext, caller: Caller, serverId: string) {
-    await requireOwner(ctx, caller, serverId);
+    const server = await requireOwner(ctx, caller, serverId);
     const channels = await ctx.store.channels.ofServer(ctx.store.db, serverId);
     const { deleted, uploadIds } = await ctx.store.write(async (tx) => {
-      const uploadIds: string[] = [];
+      const uploadIds: string[] = server.iconUploadId ? [String(server.iconUploadId)] : [];
       for (const c of channels) uploadIds.push(...(await ctx.store.uploads.ofChannel(tx, c.id)));
       const r = await ctx.store.servers.delete(tx, serverId);
       return { deleted: Number(r.numDeletedRows) > 0, uploadIds };

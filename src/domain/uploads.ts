@@ -1,7 +1,9 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { AppError, notFound } from '../errors.js';
 import { uploadPath } from '../files/upload-store.js';
 import { isId } from '../ids.js';
+import { newUploadSecret } from '../store/upload-secrets-migration.js';
 import type { DomainContext } from './context.js';
 import { nowIso } from './context.js';
 import { stripUnsafeCharacters } from './names.js';
@@ -22,6 +24,8 @@ export function cleanFilename(name: string | undefined): string {
 /** An upload as messages reference it: the record its attachment object is built from. */
 export interface StoredUpload {
   id: string;
+  /** The random part of its URL: whoever has the URL has the file (docs/security.md, "Files"). */
+  secret: string;
   filename: string;
   size: number;
   contentType: string;
@@ -30,42 +34,65 @@ export interface StoredUpload {
 /** The attachment object of an upload, with the upload's canonical URL. */
 export function attachmentOf(publicUrl: string, upload: StoredUpload): Attachment {
   return {
-    url: publicUrl + uploadPath(upload.id, upload.filename),
+    url: publicUrl + uploadPath(upload.id, upload.secret, upload.filename),
     filename: upload.filename,
     size: Number(upload.size),
     contentType: upload.contentType,
   };
 }
 
-/** `<id>/<one name segment>`: no further segment, no query, no fragment. */
-const UPLOAD_REST = /^(0|[1-9][0-9]{0,18})\/([^/?#\\]+)$/;
+/** `<id>/<secret>/<one name segment>`: no further segment, no query, no fragment. */
+const UPLOAD_REST = /^(0|[1-9][0-9]{0,18})\/([A-Za-z0-9_-]{16,128})\/([^/?#\\]+)$/;
 
-/** Splits `url` into upload id and raw name segment if it has the shape of our upload URLs. */
-function parseUploadUrl(publicUrl: string, url: string): { id: string; segment: string } | null {
+/** Splits `url` into upload id, secret and raw name segment if it has the shape of our upload URLs. */
+function parseUploadUrl(publicUrl: string, url: string): { id: string; secret: string; segment: string } | null {
   const prefix = `${publicUrl}/uploads/`;
   const rest = url.startsWith(prefix) ? UPLOAD_REST.exec(url.slice(prefix.length)) : null;
   // isId also bounds the number: one past 2^63 - 1 would be a database error, not a 400.
-  return rest && isId(rest[1]!) ? { id: rest[1]!, segment: rest[2]! } : null;
+  return rest && isId(rest[1]!) ? { id: rest[1]!, secret: rest[2]!, segment: rest[3]! } : null;
 }
 
 /**
  * The upload id of `url` if it has the shape of an upload URL of this service (our
- * PUBLIC_URL, `/uploads/<id>/<name>`, nothing after the name); otherwise null. Whether
- * the name is the upload's is `namesUpload`'s question, once the record is loaded.
+ * PUBLIC_URL, `/uploads/<id>/<secret>/<name>`, nothing after the name); otherwise null.
+ * Whether the secret and name are the upload's is `namesUpload`'s question, once the
+ * record is loaded.
  */
 export function uploadIdOf(publicUrl: string, url: string): string | null {
   return parseUploadUrl(publicUrl, url)?.id ?? null;
 }
 
+/** The id and secret of an upload URL of this service (see `uploadIdOf`), or null. */
+export function uploadRefOf(publicUrl: string, url: string): { id: string; secret: string } | null {
+  const parsed = parseUploadUrl(publicUrl, url);
+  return parsed ? { id: parsed.id, secret: parsed.secret } : null;
+}
+
+/** What a missing record's secret is compared with, so a miss costs what a wrong secret costs. */
+const NO_SECRET = newUploadSecret();
+
 /**
- * True when `url` is exactly an upload URL of this upload: its one name segment decodes
- * to the stored name, which holds no "/" and is no dot segment, so the URL cannot
- * resolve anywhere else. Encoding variants of the same name are accepted; the message
- * stores the canonical form.
+ * Whether `given` is `secret`, in time that does not depend on where they differ: both
+ * are hashed to 32 bytes first, so neither length nor content leaks through timing.
  */
-export function namesUpload(publicUrl: string, url: string, upload: StoredUpload): boolean {
+export function sameSecret(given: string, secret: string | null | undefined): boolean {
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256')
+    .update(secret ?? NO_SECRET)
+    .digest();
+  return timingSafeEqual(a, b) && secret !== null && secret !== undefined;
+}
+
+/**
+ * True when `url` is exactly an upload URL of this upload: its secret is the upload's,
+ * and its one name segment decodes to the stored name, which holds no "/" and is no dot
+ * segment, so the URL cannot resolve anywhere else. Encoding variants of the same name
+ * are accepted; the message stores the canonical form.
+ */
+export function namesUpload(publicUrl: string, url: string, upload: { id: string; secret: string; filename: string }): boolean {
   const parsed = parseUploadUrl(publicUrl, url);
   if (!parsed || parsed.id !== upload.id || upload.filename === '.' || upload.filename === '..') return false;
+  if (!sameSecret(parsed.secret, upload.secret)) return false;
   try {
     return decodeURIComponent(parsed.segment) === upload.filename;
   } catch {
@@ -123,14 +150,38 @@ export async function sweepUnattachedUploads(ctx: DomainContext, createdBefore: 
   }
 }
 
+/** Refuses a file that would take `uploaderId`'s uploads, or the instance's, past their limit (`size` 0: before writing). */
+async function checkQuota(
+  ctx: DomainContext,
+  db: Parameters<DomainContext['store']['uploads']['usage']>[0],
+  uploaderId: string,
+  size: number,
+) {
+  const limits = ctx.uploadLimits;
+  if (!limits) return;
+  // Before writing, the size is unknown: a caller already at the limit stores nothing.
+  const adding = Math.max(size, 1);
+  if (limits.quotaBytes > 0 && (await ctx.store.uploads.usage(db, uploaderId)) + adding > limits.quotaBytes)
+    throw new AppError('upload_quota_exceeded', `your uploads would be over your ${limits.quotaBytes}-byte storage quota`);
+  if (limits.maxStorageBytes > 0 && (await ctx.store.uploads.usage(db)) + adding > limits.maxStorageBytes)
+    throw new AppError('upload_storage_full', 'this instance has no room for more uploads');
+}
+
 export const uploads = {
-  /** Stores the bytes, then records them; the upload's URL is valid once this resolves. */
+  /**
+   * Stores the bytes, then records them; the upload's URL is valid once this resolves. The
+   * caller's quota and the instance's total are checked before a byte is written (a caller
+   * at the limit) and again, with the size, in the transaction that records the upload:
+   * over either, the bytes are removed and nothing is recorded.
+   */
   async store(
     ctx: DomainContext,
     caller: { id: string },
     file: { filename: string; contentType: string; data: Readable; maxBytes: number; truncated: () => boolean },
   ): Promise<StoredUpload> {
+    await checkQuota(ctx, ctx.store.db, caller.id, 0);
     const id = ctx.store.ids.next();
+    const secret = newUploadSecret();
     const name = cleanFilename(file.filename);
     const contentType = file.contentType;
     const size = await ctx.files.put(id, file.data);
@@ -141,14 +192,23 @@ export const uploads = {
     }
     const type = /^[\w.+-]+\/[\w.+-]+$/.test(contentType) ? contentType.toLowerCase() : 'application/octet-stream';
     try {
-      await ctx.store.write((tx) =>
-        ctx.store.uploads.insert(tx, { id, uploaderId: caller.id, filename: name, contentType: type, size, createdAt: nowIso() }),
-      );
+      await ctx.store.write(async (tx) => {
+        await checkQuota(ctx, tx, caller.id, size);
+        await ctx.store.uploads.insert(tx, {
+          id,
+          secret,
+          uploaderId: caller.id,
+          filename: name,
+          contentType: type,
+          size,
+          createdAt: nowIso(),
+        });
+      });
     } catch (err) {
       await ctx.files.remove(id).catch(() => {});
       throw err;
     }
-    return { id, filename: name, size, contentType: type };
+    return { id, secret, filename: name, size, contentType: type };
   },
 
   /**
@@ -163,10 +223,19 @@ export const uploads = {
       );
   },
 
-  async open(ctx: DomainContext, id: string) {
-    const row = isId(id) ? await ctx.store.uploads.byId(ctx.store.db, id) : undefined;
-    const file = row && (await ctx.files.get(row.fileKey ?? row.id));
-    if (!row || !file) throw notFound('file');
+  /**
+   * The bytes at `/uploads/<id>/<secret>/<filename>`, if all three are an upload's and
+   * something still references it (or it is pending: never attached yet). Every miss is
+   * the same 404: an unknown id, a wrong or missing secret, a wrong name, a file whose
+   * last reference went. The secret is compared in constant time, also against a record
+   * that does not exist.
+   */
+  async open(ctx: DomainContext, id: string, secret: string | undefined, filename: string) {
+    const row = isId(id) ? await ctx.store.uploads.servable(ctx.store.db, id) : undefined;
+    const secretOk = sameSecret(secret ?? '', row?.secret);
+    if (!row || !secretOk || secret === undefined || row.filename !== filename) throw notFound('file');
+    const file = await ctx.files.get(row.fileKey ?? row.id);
+    if (!file) throw notFound('file');
     return { ...file, id: row.id, filename: row.filename, contentType: row.contentType };
   },
 };

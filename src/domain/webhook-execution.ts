@@ -39,6 +39,12 @@ export interface PartStream {
   maxFileBytes: number;
   /** The error to answer for a failure while reading that is not an `AppError` (e.g. a body the parser could not read). */
   explain(err: unknown): unknown;
+  /**
+   * Called before each file is stored: counts it against the caller's upload limit (and,
+   * where the caller needs it, checks they may attach files), throwing to refuse it
+   * before a byte is written (contract section 15).
+   */
+  admitFile?: () => Promise<void>;
 }
 
 /** A body without files: JSON, or urlencoded fields (undefined when there was no body). */
@@ -207,6 +213,7 @@ export async function readUploadParts(
         digests.push([part.filename, size, sha256]);
         continue;
       }
+      await source.admitFile?.();
       const tapped = opts.digest ? digesting(bytes) : undefined;
       const upload = await uploads.store(
         ctx,

@@ -4,12 +4,12 @@ import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 
 /**
- * The path an upload is served at, under PUBLIC_URL: its id and its stored file name as
- * one encoded segment. The one place this shape is written, so every stored attachment
- * URL is canonical (the migration that backfilled old messages uses it too).
+ * The path an upload is served at, under PUBLIC_URL: its id, its URL secret (128 random
+ * bits, base64url) and its stored file name as one encoded segment. The one place this
+ * shape is written, so every stored attachment URL is canonical (docs/security.md, "Files").
  */
-export function uploadPath(id: string, filename: string): string {
-  return `/uploads/${id}/${encodeURIComponent(filename)}`;
+export function uploadPath(id: string, secret: string, filename: string): string {
+  return `/uploads/${id}/${secret}/${encodeURIComponent(filename)}`;
 }
 
 /**

@@ -1,5 +1,4 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
-import { uploadPath } from '../files/upload-store.js';
 import { migrateToAccessEpoch } from './access-epoch-migration.js';
 import { migrateToConversations } from './conversations-migration.js';
 import { migrateToDirectMessages } from './direct-messages-migration.js';
@@ -8,6 +7,7 @@ import { migrateToInteractions } from './interactions-migration.js';
 import { migrateToRoles } from './roles-migration.js';
 import { migrateToDeferredSearch, migrateToSearch, migrateToSearchFilters, migrateToSeparateSearch } from './search-migration.js';
 import { migrateToSnowflakes } from './snowflake-migration.js';
+import { migrateToUploadSecrets } from './upload-secrets-migration.js';
 
 /**
  * Every schema change, in order. One set serves SQLite and PostgreSQL: only portable
@@ -198,6 +198,7 @@ const migrations: Record<string, Migration> = {
   '0013_access_epoch': { up: migrateToAccessEpoch },
   '0014_search_filters': { up: migrateToSearchFilters },
   '0015_search_file': { up: migrateToSeparateSearch },
+  '0016_upload_secrets': { up: migrateToUploadSecrets },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */
@@ -240,7 +241,8 @@ async function backfillMessageAttachments(db: Kysely<any>): Promise<void> {
         const upload = match && byId.get(match[1]!);
         if (!match || !upload) continue;
         referenced.add(upload.id);
-        const canonical = a.url.slice(0, match.index) + uploadPath(upload.id, upload.filename);
+        // The shape of the time (0016 adds the secret): `/uploads/<id>/<name>`.
+        const canonical = `${a.url.slice(0, match.index)}/uploads/${upload.id}/${encodeURIComponent(upload.filename)}`;
         if (a.url !== canonical || a.filename !== upload.filename) {
           a.url = canonical;
           a.filename = upload.filename;

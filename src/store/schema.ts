@@ -47,6 +47,8 @@ export interface ServerTable {
   ownerId: string;
   createdAt: string;
   icon?: string | null;
+  /** The upload `icon` names, when it is one of this service's (0016): a reference that keeps it. */
+  iconUploadId?: string | null;
   description?: string | null;
   /** Counts changes to what decides permissions (roles, overwrites, owner): caches key on it. */
   permVersion?: number;
@@ -159,6 +161,10 @@ export interface UploadTable {
   createdAt: string;
   /** The stored file's name when it is not the id: uploads made before snowflakes (0004). */
   fileKey?: string | null;
+  /** The random part of the upload's URL (0016): without it the file is not served. */
+  secret: string;
+  /** 1 once something referenced the upload (0016): then it is served only while something still does. */
+  claimed?: number;
 }
 
 /**

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { REDACTED, redactLogLine, redactSecrets } from '../../src/http/log-redaction.js';
-import { type Res, call, createWebhook, world } from '../factories.js';
+import { type Res, call, createWebhook, upload, world } from '../factories.js';
 import { exchange } from './raw-http.js';
 import { TestGatewayClient } from '../gateway/client.js';
 import { hashToken } from '../../src/crypto.js';
@@ -129,6 +129,19 @@ describe('log redaction', () => {
     } finally {
       await gw.close();
     }
+  });
+
+  it("keeps upload URLs' secrets out of the trace log (contract section 15)", async () => {
+    const w = await world(url);
+    const start = lines.length;
+    const up = await upload(url, w.owner.auth, 'private bytes', 'p.txt', 'text/plain');
+    const secret = new URL(up.body.url).pathname.split('/')[3]!;
+    expect(secret).toHaveLength(43);
+    expect((await fetch(up.body.url)).status).toBe(200);
+    expect((await fetch(`${url}/uploads/${new URL(up.body.url).pathname.split('/')[2]}/${secret}/wrong.txt`)).status).toBe(404);
+    const logged = lines.slice(start).join('');
+    expect(logged).toContain('/uploads/');
+    expect(logged).not.toContain(secret);
   });
 
   it('redacts a token in an error logged by the service itself', () => {

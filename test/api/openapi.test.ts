@@ -129,7 +129,9 @@ describe('the document', () => {
     ]);
     expect(body('POST', '/webhooks/:webhookId/:token/slack').sort()).toEqual(['application/json', 'application/x-www-form-urlencoded']);
     expect(Object.keys(operation('POST', '/webhooks/:webhookId/:token/slack').responses?.['200']?.content ?? {})).toEqual(['text/plain']);
-    expect(Object.keys(operation('GET', '/uploads/:id/:filename').responses?.['200']?.content ?? {})).toContain('application/octet-stream');
+    expect(Object.keys(operation('GET', '/uploads/:id/:secret/:filename').responses?.['200']?.content ?? {})).toContain(
+      'application/octet-stream',
+    );
   });
 });
 

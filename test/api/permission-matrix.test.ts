@@ -188,13 +188,19 @@ async function executeHook(hook: { id: string; token: string }, content: string)
 }
 
 /** One file, uploaded on first use (so a broken upload fails only the rows that need it). */
-let uploaded: Promise<{ url: string; filename: string; id: string; segment: string }> | undefined;
+let uploaded: Promise<{ url: string; filename: string; id: string; secret: string; segment: string }> | undefined;
 function theUpload() {
   uploaded ??= (async () => {
     const up = await upload(base(), w.owner.auth, 'hello', 'hello.txt', 'text/plain');
     if (up.status !== 200 || typeof up.body?.url !== 'string') throw new Error(`upload: ${up.status} ${up.text}`);
-    const [id = '', segment = ''] = new URL(up.body.url as string).pathname.split('/').slice(2);
-    return { url: up.body.url as string, filename: 'hello.txt', id, segment: decodeURIComponent(segment) };
+    // Attached in #general, so whoever reads it there may post it again (contract section 15).
+    const posted = await call(base(), 'POST', `/channels/${w.general.id}/messages`, {
+      auth: w.owner.auth,
+      body: { content: 'the file', attachments: [{ url: up.body.url, filename: 'hello.txt' }] },
+    });
+    if (posted.status !== 201) throw new Error(`attach: ${posted.status} ${posted.text}`);
+    const [id = '', secret = '', segment = ''] = new URL(up.body.url as string).pathname.split('/').slice(2);
+    return { url: up.body.url as string, filename: 'hello.txt', id, secret, segment: decodeURIComponent(segment) };
   })();
   return uploaded;
 }
@@ -776,11 +782,22 @@ const SPECS: RouteSpec[] = [
       ),
   },
   { route: 'GET /servers/:serverId/audit-log', okCaller: 'owner', status: only({ owner: 200 }), params: server },
-  // Uploaded files are public by URL: images are embedded, so no credential is asked for.
+  // Uploaded files are served to whoever has the URL, secret included: images are embedded,
+  // so no credential is asked for (contract section 15).
+  {
+    route: 'GET /uploads/:id/:secret/:filename',
+    okCaller: 'anonymous',
+    status: () => 200,
+    params: async () => {
+      const f = await theUpload();
+      return { id: f.id, secret: f.secret, filename: f.segment };
+    },
+  },
+  // The shape without the secret: nobody gets the file.
   {
     route: 'GET /uploads/:id/:filename',
     okCaller: 'anonymous',
-    status: () => 200,
+    status: () => 404,
     params: async () => {
       const f = await theUpload();
       return { id: f.id, filename: f.segment };

@@ -36,7 +36,7 @@ describe('seed 4.4: POST /upload', () => {
     expect(r.body.url.startsWith(`${srv.url}/uploads/`)).toBe(true);
     const u = new URL(r.body.url);
     expect(u.origin).toBe(srv.url);
-    expect(u.pathname).toMatch(/^\/uploads\/[0-9]{16,19}\/hello\.txt$/);
+    expect(u.pathname).toMatch(/^\/uploads\/[0-9]{16,19}\/[A-Za-z0-9_-]{43}\/hello\.txt$/);
   });
 
   it('the file can be fetched back, byte for byte, without authentication', async () => {
@@ -99,7 +99,7 @@ describe('seed 4.4: POST /upload', () => {
     const r = await upload(srv.url, w.bot.auth, 'x', '../../etc/passwd', 'text/plain');
     expect(r.status).toBe(200);
     expect(r.body.filename).toBe('passwd');
-    expect(new URL(r.body.url).pathname).toMatch(/^\/uploads\/[0-9]{16,19}\/passwd$/);
+    expect(new URL(r.body.url).pathname).toMatch(/^\/uploads\/[0-9]{16,19}\/[A-Za-z0-9_-]{43}\/passwd$/);
     const back = await fetchBack(r.body.url);
     expect(back.headers.get('content-disposition')).toContain("filename*=UTF-8''passwd");
   });
@@ -109,7 +109,7 @@ describe('seed 4.4: POST /upload', () => {
       const r = await upload(srv.url, w.bot.auth, 'dots', name, 'text/plain');
       expect(r.status, r.text).toBe(200);
       expect(r.body.filename).toBe('file');
-      expect(new URL(r.body.url).pathname).toMatch(/^\/uploads\/[0-9]{16,19}\/file$/);
+      expect(new URL(r.body.url).pathname).toMatch(/^\/uploads\/[0-9]{16,19}\/[A-Za-z0-9_-]{43}\/file$/);
       expect((await fetchBack(r.body.url)).bytes.toString()).toBe('dots');
     }
   });

@@ -95,7 +95,7 @@ function nonJsonSuccessAllowed(req: FuzzRequest, status: number, contentType: st
   if (text.length === 0) return true;
   if (req.method === 'POST' && req.target.endsWith('/slack') && text === 'ok' && /^text\/plain/.test(contentType)) return true;
   if (req.method === 'GET' || req.method === 'HEAD') {
-    // Files are found by id; the name segment is only for the browser's benefit.
+    // Files are found by id, secret and name (contract section 15).
     if (/^\/uploads\/[^/]+\/[^/]+/.test(pathOf(req) ?? '')) return true;
     const p = decodedPath(req);
     if (p !== undefined && ctx.webFiles.has(p)) return true;

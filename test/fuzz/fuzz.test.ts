@@ -113,7 +113,7 @@ describe('fuzz', () => {
       'GET /healthz',
       'POST /channels/:channelId/messages',
       'PUT /channels/:channelId/messages/:messageId/reactions/:emoji',
-      'GET /uploads/:id/:filename',
+      'GET /uploads/:id/:secret/:filename',
       'POST /webhooks/:webhookId/:token/slack',
       'HEAD /servers/:serverId',
     ]) {

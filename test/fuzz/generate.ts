@@ -1221,7 +1221,8 @@ function makeBody(g: Gen, route: Route, githubEvent: string | undefined): Body {
 function realParam(g: Gen, route: Route, name: string): string {
   const { scene, world, rng } = g;
   const n = name.toLowerCase();
-  if (route.path.startsWith('/uploads/')) return n === 'filename' ? encodeURIComponent(world.upload.filename) : world.upload.id;
+  if (route.path.startsWith('/uploads/'))
+    return n === 'filename' ? encodeURIComponent(world.upload.filename) : n === 'secret' ? world.upload.secret : world.upload.id;
   if (n.includes('server')) return scene.serverId;
   if (n.includes('channel')) return scene.channelId;
   if (n.includes('message')) return scene.messageId;

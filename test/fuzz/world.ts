@@ -54,7 +54,7 @@ export interface FuzzWorld {
    * account. Being someone else's, they can never end the sessions the rest of the run uses.
    */
   spareSessions: string[];
-  upload: { id: string; filename: string; url: string; path: string };
+  upload: { id: string; secret: string; filename: string; url: string; path: string };
   /** A channel of the main server the fuzzer never names: the health check posts there. */
   healthChannelId: string;
   /** Every secret handed out (session, bot and webhook tokens, and their secret halves). */
@@ -100,7 +100,7 @@ export async function buildWorld(base: string, sacrificialScenes = 2): Promise<F
   const up = await upload(base, owner.auth, randomBytes(64), 'fuzz notes.txt', 'text/plain');
   if (up.status !== 200) throw new Error(`upload failed: ${up.status} ${up.text}`);
   const upPath = new URL(up.body.url).pathname;
-  const [, , id, filename] = upPath.split('/');
+  const [, , id, secret, filename] = upPath.split('/');
 
   const spare = await registerUser(base);
   const spareSessions: string[] = [spare.token];
@@ -124,7 +124,7 @@ export async function buildWorld(base: string, sacrificialScenes = 2): Promise<F
     main,
     sacrificial,
     spareSessions,
-    upload: { id: id!, filename: decodeURIComponent(filename!), url: up.body.url, path: upPath },
+    upload: { id: id!, secret: secret!, filename: decodeURIComponent(filename!), url: up.body.url, path: upPath },
     healthChannelId: health.id,
     secrets,
   };

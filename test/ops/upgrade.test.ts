@@ -81,11 +81,17 @@ describe('a database of the previous release', () => {
     expect(edited.content).toBe('hi alice (edited)');
     expect(edited.editedAt).toEqual(expect.any(String));
     expect((byId.get(manifest.messages.reply) as any).messageReference.messageId).toBe(first.id);
+    // The message's link was rewritten to carry the upload's new secret (0016); the old,
+    // guessable shape is no longer served (docs/security.md, "Files").
     const withFile: any = byId.get(manifest.messages.withFile);
-    expect(new URL(withFile.attachments[0].url).pathname).toBe(manifest.file.url);
-    const file = await fetch(`${srv.url}${manifest.file.url}`);
+    const stored = new URL(withFile.attachments[0].url).pathname;
+    const [, , id, secret, name] = stored.split('/');
+    expect(`/uploads/${id}/${name}`).toBe(manifest.file.url);
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const file = await fetch(`${srv.url}${stored}`);
     expect(file.status).toBe(200);
     expect(await file.text()).toBe(manifest.file.content);
+    expect((await fetch(`${srv.url}${manifest.file.url}`)).status).toBe(404);
 
     const random = await call(srv.url, 'GET', `/channels/${manifest.server.random}/messages`, { auth: auth.alice });
     expect(random.body.map((m: { id: string }) => m.id)).toEqual(manifest.messages.random.map((m: { id: string }) => m.id));

@@ -141,11 +141,15 @@ describe.each(storeDialects())('migrations on %s', (dialect) => {
     expect((await store.invites.byCode(store.db, 'oldinvite'))?.serverId).toBe(server);
     expect((await store.webhooks.byId(store.db, hook))?.channelId).toBe(channel);
 
-    // Links inside text point at the new ids; the bytes stay under their old name.
+    // Links inside text point at the new ids, with each upload's secret (0016); the bytes stay under their old name.
     const first = page.find((m) => m.id === messages[0])!;
-    expect(JSON.parse(first.attachments)[0].url).toBe(`${base}/uploads/${upload}/notes.txt`);
-    expect(first.authorAvatar).toBe(`${base}/uploads/${avatarUpload}/me.png`);
-    expect((await store.users.byId(store.db, owner))?.avatar).toBe(`${base}/uploads/${avatarUpload}/me.png`);
+    const secret = (await store.uploads.byId(store.db, upload))!.secret;
+    const avatarSecret = (await store.uploads.byId(store.db, avatarUpload))!.secret;
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(avatarSecret).not.toBe(secret);
+    expect(JSON.parse(first.attachments)[0].url).toBe(`${base}/uploads/${upload}/${secret}/notes.txt`);
+    expect(first.authorAvatar).toBe(`${base}/uploads/${avatarUpload}/${avatarSecret}/me.png`);
+    expect((await store.users.byId(store.db, owner))?.avatar).toBe(`${base}/uploads/${avatarUpload}/${avatarSecret}/me.png`);
     expect((await store.uploads.byId(store.db, upload))?.fileKey).toBe(w.upload);
     // A retried request replays the answer it got, in the new ids.
     const record = await store.idempotency.get(store.db, `bot:${bot}`, 'retry-1');

@@ -178,6 +178,7 @@ describe.each(storeDialects())('store on %s', (dialect) => {
     await store.write((tx) =>
       store.uploads.insert(tx, {
         id,
+        secret: 's',
         uploaderId: userId,
         filename: 'big',
         contentType: 'application/octet-stream',

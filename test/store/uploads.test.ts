@@ -25,7 +25,7 @@ describe.each(storeDialects())('uploads and attachments on %s', (dialect) => {
   async function newUpload(filename = 'f.txt', createdAt = now()): Promise<string> {
     const id = newId();
     await store.write((tx) =>
-      store.uploads.insert(tx, { id, uploaderId: userId, filename, contentType: 'text/plain', size: 1, createdAt }),
+      store.uploads.insert(tx, { id, secret: 's', uploaderId: userId, filename, contentType: 'text/plain', size: 1, createdAt }),
     );
     return id;
   }

@@ -79,7 +79,7 @@ describe('account settings', () => {
     await page.locator('input[type=file]').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: makePng(96, 96) });
     await page.getByText('Profile picture updated.').waitFor();
     const avatar = (await call(srv.url, 'GET', '/users/@me', { auth: u.auth })).body.avatar as string;
-    expect(avatar).toMatch(/\/uploads\/\d+\/me\.png$/);
+    expect(avatar).toMatch(/\/uploads\/\d+\/[\w-]{43}\/me\.png$/);
     await page.locator(`main img[src="${avatar}"]`).waitFor();
 
     // The password rules are on the page before anything is submitted.

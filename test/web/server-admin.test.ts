@@ -97,7 +97,7 @@ describe('server settings: overview', () => {
     await page.locator('input[type=file]').setInputFiles({ name: 'garden.png', mimeType: 'image/png', buffer: makePng(128, 128) });
     await page.getByText('Server icon updated.').waitFor();
     const icon = (await call(srv.url, 'GET', `/servers/${server.id}`, { auth: owner.auth })).body.icon as string;
-    expect(icon).toMatch(/\/uploads\/\d+\/garden\.png$/);
+    expect(icon).toMatch(/\/uploads\/\d+\/[\w-]{43}\/garden\.png$/);
     await page.getByRole('navigation', { name: 'Servers' }).locator(`img[src="${icon}"]`).waitFor();
     await page.getByRole('button', { name: 'Remove icon' }).waitFor();
     await screenshot(page, 'settings-overview');

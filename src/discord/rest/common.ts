@@ -57,13 +57,16 @@ export interface DiscordForm<T> {
  * is 413, Discord's 40005). `parse` reads the JSON (`hasFiles`: the request carried files);
  * given the fields read before the first file, it refuses a bad payload before a byte is
  * stored. `plain` reads a multipart body without `payload_json` (channel messages take
- * plain `content`). On any failure while reading, whatever was stored is removed.
+ * plain `content`). `admitFile` runs before each file is stored: the caller's upload limit
+ * (and whatever else must hold before a byte is written). On any failure while reading,
+ * whatever was stored is removed.
  */
 export async function readDiscordForm<T>(
   ctx: DomainContext,
   deps: RouteDeps,
   req: FastifyRequest,
   uploaderId: string,
+  admitFile: () => Promise<void>,
   parse: (json: unknown, hasFiles: boolean) => T,
   plain?: (fields: Record<string, string>) => unknown,
 ): Promise<DiscordForm<T>> {
@@ -73,7 +76,7 @@ export async function readDiscordForm<T>(
     if (!plain) throw badRequest('payload_json is required');
     return parse(plain(fields), hasFiles);
   };
-  const source = { parts: partsOf(req), maxFileBytes: deps.config.maxUploadBytes, explain: malformedMultipart };
+  const source = { parts: partsOf(req), maxFileBytes: deps.config.maxUploadBytes, explain: malformedMultipart, admitFile };
   const form = await readUploadParts(ctx, { id: uploaderId }, source, {
     store: true,
     digest: false,
@@ -161,12 +164,19 @@ export function plainMessageFields(fields: Record<string, string>): Record<strin
 }
 
 /** A channel message's body and files (see `readDiscordForm`, `newMessageFiles`); embeds' `attachment://name` resolved. */
-export async function readMessageBody(ctx: DomainContext, deps: RouteDeps, req: FastifyRequest, uploaderId: string) {
+export async function readMessageBody(
+  ctx: DomainContext,
+  deps: RouteDeps,
+  req: FastifyRequest,
+  uploaderId: string,
+  admitFile: () => Promise<void>,
+) {
   const form = await readDiscordForm(
     ctx,
     deps,
     req,
     uploaderId,
+    admitFile,
     (json, hasFiles) => messageFromDiscord(json, { hasFiles }),
     plainMessageFields,
   );

@@ -16,6 +16,7 @@ import { interactions } from '../../domain/interactions.js';
 import { discordMessage } from '../objects.js';
 import type { Message } from '@parley/protocol';
 import { readDiscordForm } from './common.js';
+import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import { answerFromDiscord, answerWithFiles, editAnswerFromDiscord, editWithFiles } from './interactions.js';
 
 /** One call on an interaction's webhook path. */
@@ -106,5 +107,6 @@ export const interactionWebhooks = {
 /** The body, its files stored as the bot's uploads once the token is known to be an interaction's. */
 async function readForm<T>(call: InteractionWebhookCall, parse: (json: unknown) => T) {
   const bot = await asWebhook(interactions.botOf(call.deps.ctx, call.token));
-  return readDiscordForm(call.deps.ctx, call.deps, call.request, bot, parse);
+  const { limiter } = call.deps;
+  return readDiscordForm(call.deps.ctx, call.deps, call.request, bot, () => enforce(limiter, RULES.uploads, bot, call.reply), parse);
 }

@@ -174,7 +174,14 @@ export function discordInteractionRoutes(api: FastifyInstance, deps: RouteDeps):
       // The token is checked before a file is stored; the files are the bot's uploads, and
       // go again if the callback is refused (its window passed, a bad body): nothing stays.
       const bot = await interactions.botOf(ctx, req.params.token, req.params.id);
-      const form = await readDiscordForm(ctx, deps, req, bot, (json) => callbackFromDiscord(json));
+      const form = await readDiscordForm(
+        ctx,
+        deps,
+        req,
+        bot,
+        () => enforce(limiter, RULES.uploads, bot, reply),
+        (json) => callbackFromDiscord(json),
+      );
       let body: CallbackBody;
       try {
         body = await callbackWithFiles(ctx, form);

@@ -69,7 +69,15 @@ export function discordWebhookRoutes(api: FastifyInstance, deps: RouteDeps): voi
     if (await forInteraction(req.params)) return interactionWebhooks.execute({ ...call(req, reply, req.params), wait });
     const hook = await admit(req.params, reply);
     const body = req.isMultipart()
-      ? { kind: 'multipart' as const, stream: { parts: partsOf(req), maxFileBytes: config.maxUploadBytes, explain: malformedMultipart } }
+      ? {
+          kind: 'multipart' as const,
+          stream: {
+            parts: partsOf(req),
+            maxFileBytes: config.maxUploadBytes,
+            explain: malformedMultipart,
+            admitFile: () => enforce(limiter, RULES.uploads, hook.id, reply),
+          },
+        }
       : flatBody(req);
     const { message } = await executeWebhook(ctx, hook, { dialect: 'discord', body }, retryIdentityOf(req));
     // Discord answers 204 unless the caller waits for the message.

@@ -9,7 +9,7 @@ import { authenticate } from '../plugins/auth.js';
 import { malformedMultipart, partBytes } from '../plugins/multipart.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
 import { SECURITY, documentedBody } from '../openapi.js';
-import { Attachment, UploadForm, UploadParams, ref } from '@parley/protocol';
+import { Attachment, SecretlessUploadParams, UploadForm, UploadParams, ref } from '@parley/protocol';
 import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
@@ -19,8 +19,8 @@ const INLINE_TYPES = INLINE_IMAGE_TYPES;
 /**
  * Files are deleted with their messages, and a cache keeps serving what it holds: five
  * minutes bounds how long a deleted file outlives its deletion in browsers and shared
- * caches. After that a cache revalidates with the ETag (a cheap 304 while the file
- * exists, a 404 once it is gone). docs/security-uploads.md has the retention rules.
+ * caches. After that a cache revalidates with the ETag (a cheap 304 while the file is
+ * referenced, a 404 once it is not). docs/security.md, "Files", has the rules.
  */
 const CACHE_CONTROL = 'public, max-age=300';
 
@@ -85,8 +85,21 @@ export function uploadRoutes(fastify: FastifyInstance, { ctx, limiter, config }:
       ...errors,
     },
   };
-  app.get('/uploads/:id/:filename', { schema: file }, async (req, reply) => {
-    const file = await uploads.open(ctx, req.params.id);
+  // The shape of links before they carried a secret: the same lookup and comparison, the
+  // same 404 as a wrong secret (docs/security.md, "Files").
+  const secretless = {
+    tags: ['uploads'],
+    summary: 'The shape of upload URLs before they carried a secret: always 404 unknown_file',
+    security: SECURITY.none,
+    params: SecretlessUploadParams,
+    response: { ...errors },
+  };
+  app.get('/uploads/:id/:filename', { schema: secretless }, async (req) => {
+    await uploads.open(ctx, req.params.id, undefined, req.params.filename);
+    throw new Error('unreachable: an upload is never served without its secret');
+  });
+  app.get('/uploads/:id/:secret/:filename', { schema: file }, async (req, reply) => {
+    const file = await uploads.open(ctx, req.params.id, req.params.secret, req.params.filename);
     // An upload's bytes never change under its id, so the id is its validator.
     const etag = `"${file.id}"`;
     reply.header('ETag', etag).header('Cache-Control', CACHE_CONTROL);

@@ -94,7 +94,15 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
     async (req, reply) => {
       const hook = await admit(req.params, reply);
       const body = req.isMultipart()
-        ? { kind: 'multipart' as const, stream: { parts: partsOf(req), maxFileBytes: config.maxUploadBytes, explain: malformedMultipart } }
+        ? {
+            kind: 'multipart' as const,
+            stream: {
+              parts: partsOf(req),
+              maxFileBytes: config.maxUploadBytes,
+              explain: malformedMultipart,
+              admitFile: () => enforce(limiter, RULES.uploads, hook.id, reply),
+            },
+          }
         : flatBody(req);
       const result = await executeWebhook(ctx, hook, { dialect: 'discord', body }, retryIdentityOf(req));
       // The seed's default is 200 with the message; Discord clients may ask for 204.

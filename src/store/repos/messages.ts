@@ -317,12 +317,64 @@ export const uploads = {
   byId: (db: Db, id: string) => db.selectFrom('uploads').selectAll().where('id', '=', id).executeTakeFirst(),
   byIds: (db: Db, ids: string[]) =>
     ids.length === 0 ? Promise.resolve([] as UploadTable[]) : db.selectFrom('uploads').selectAll().where('id', 'in', ids).execute(),
-  /** Records that a message references these uploads; fails (foreign key) if one is gone. */
-  attach: (db: Tx, messageId: string, uploadIds: string[]) =>
-    db
+  /** Records that a message references these uploads (claiming them); fails (foreign key) if one is gone. */
+  attach: async (db: Tx, messageId: string, uploadIds: string[]) => {
+    const ids = [...new Set(uploadIds)];
+    await db
       .insertInto('messageAttachments')
-      .values([...new Set(uploadIds)].map((uploadId) => ({ messageId, uploadId })))
-      .execute(),
+      .values(ids.map((uploadId) => ({ messageId, uploadId })))
+      .execute();
+    await db.updateTable('uploads').set({ claimed: 1 }).where('id', 'in', ids).where('claimed', '=', 0).execute();
+  },
+  /**
+   * Marks an upload as referenced (an avatar or icon now shows it): from now on it is
+   * served only while something references it.
+   */
+  claim: (db: Tx, id: string) => db.updateTable('uploads').set({ claimed: 1 }).where('id', '=', id).where('claimed', '=', 0).execute(),
+  /**
+   * The upload `id` if it may be served: never claimed (pending), or referenced by a
+   * message, an avatar or an icon now. Checked on every GET, so a file whose last
+   * reference went is not served even before its record is deleted.
+   */
+  servable: (db: Db, id: string) =>
+    db
+      .selectFrom('uploads')
+      .selectAll()
+      .where('id', '=', id)
+      .where((eb) =>
+        eb.or([
+          eb('claimed', '=', 0),
+          eb.exists(
+            eb
+              .selectFrom('messageAttachments')
+              .select('messageAttachments.uploadId')
+              .whereRef('messageAttachments.uploadId', '=', 'uploads.id'),
+          ),
+          eb.exists(eb.selectFrom('users').select('users.id').whereRef('users.avatarUploadId', '=', 'uploads.id')),
+          eb.exists(eb.selectFrom('servers').select('servers.id').whereRef('servers.iconUploadId', '=', 'uploads.id')),
+        ]),
+      )
+      .executeTakeFirst(),
+  /** Bytes of uploads stored: `uploaderId`'s, or everyone's. */
+  usage: async (db: Db | Tx, uploaderId?: string) => {
+    let q = db.selectFrom('uploads').select((eb) => eb.fn.sum<string | number | null>('size').as('n'));
+    if (uploaderId !== undefined) q = q.where('uploaderId', '=', uploaderId);
+    return Number((await q.executeTakeFirst())?.n ?? 0);
+  },
+  /** Of `uploadIds`, those a message of `channelId` references. */
+  attachedIn: async (db: Db, channelId: string, uploadIds: string[]) =>
+    uploadIds.length === 0
+      ? []
+      : (
+          await db
+            .selectFrom('messageAttachments')
+            .innerJoin('messages', 'messages.id', 'messageAttachments.messageId')
+            .select('messageAttachments.uploadId')
+            .distinct()
+            .where('messages.channelId', '=', channelId)
+            .where('messageAttachments.uploadId', 'in', uploadIds)
+            .execute()
+        ).map((r) => String(r.uploadId)),
   /** Records that a message no longer references these uploads (an edit that dropped them). */
   detach: async (db: Tx, messageId: string, uploadIds: string[]) => {
     if (uploadIds.length > 0)
@@ -364,6 +416,9 @@ export const uploads = {
       .where(({ not, exists, selectFrom }) =>
         not(exists(selectFrom('users').select('users.id').whereRef('users.avatarUploadId', '=', 'uploads.id'))),
       )
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('servers').select('servers.id').whereRef('servers.iconUploadId', '=', 'uploads.id'))),
+      )
       .returning(['id', 'fileKey'])
       .executeTakeFirst();
     return r ? (r.fileKey ?? r.id) : undefined;
@@ -386,6 +441,9 @@ export const uploads = {
         )
         .where(({ not, exists, selectFrom }) =>
           not(exists(selectFrom('users').select('users.id').whereRef('users.avatarUploadId', '=', 'uploads.id'))),
+        )
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('servers').select('servers.id').whereRef('servers.iconUploadId', '=', 'uploads.id'))),
         )
         .orderBy('createdAt')
         .limit(limit)

@@ -1,4 +1,5 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
+import { uploads } from './messages.js';
 import type { ChannelTable, Database, InviteTable, MemberTable, ServerTable } from '../schema.js';
 
 type Db = Kysely<Database>;
@@ -13,8 +14,12 @@ export const servers = {
   /** The servers `userId` owns (inside a transaction: the check before deleting an account). */
   ownedBy: (db: Db, userId: string) =>
     db.selectFrom('servers').select(['id', 'name']).where('ownerId', '=', userId).orderBy('id').execute(),
-  update: (db: Tx, id: string, patch: Partial<Pick<ServerTable, 'name' | 'icon' | 'description' | 'ownerId'>>) =>
-    db.updateTable('servers').set(patch).where('id', '=', id).executeTakeFirst(),
+  /** Changes the server; an icon that is an upload is claimed (served from now on only while something references it). */
+  update: async (db: Tx, id: string, patch: Partial<Pick<ServerTable, 'name' | 'icon' | 'iconUploadId' | 'description' | 'ownerId'>>) => {
+    const r = await db.updateTable('servers').set(patch).where('id', '=', id).executeTakeFirst();
+    if (patch.iconUploadId) await uploads.claim(db, patch.iconUploadId);
+    return r;
+  },
   delete: (db: Tx, id: string) => db.deleteFrom('servers').where('id', '=', id).executeTakeFirst(),
   memberCount: async (db: Db, id: string) =>
     Number(

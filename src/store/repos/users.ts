@@ -1,5 +1,6 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database, SessionTable, UserTable } from '../schema.js';
+import { uploads } from './messages.js';
 
 type Db = Kysely<Database>;
 /** Writes take the transaction `Store.write` hands out: a plain handle is a type error. */
@@ -10,11 +11,13 @@ export type NewUser = Omit<UserTable, 'isPublic'> & Partial<Pick<UserTable, 'isP
 /** People and bots: one table, since both author messages and belong to servers. */
 export const users = {
   /** A new user; a bot is private unless `isPublic` says otherwise. */
-  insert: (db: Tx, row: NewUser) =>
-    db
+  insert: async (db: Tx, row: NewUser) => {
+    await db
       .insertInto('users')
       .values({ isPublic: 0, ...row })
-      .execute(),
+      .execute();
+    if (row.avatarUploadId) await uploads.claim(db, row.avatarUploadId);
+  },
   /** Plain SQL: every authenticated request runs it, and the query builder added about a fifth to its CPU time. */
   byId: async (db: Db, id: string) => (await sql<UserTable>`select * from users where id = ${id}`.execute(db)).rows[0],
   /** Whether any person (not a bot) has ever registered; deleted accounts count. */
@@ -31,11 +34,17 @@ export const users = {
   replacePasswordHash: (db: Tx, id: string, previous: string, next: string) =>
     db.updateTable('users').set({ passwordHash: next }).where('id', '=', id).where('passwordHash', '=', previous).executeTakeFirst(),
   /** A bot's own settings, as its owner edits them. */
-  updateBot: (db: Tx, id: string, changes: BotChanges) =>
-    db.updateTable('users').set(changes).where('id', '=', id).where('bot', '=', 1).executeTakeFirst(),
+  updateBot: async (db: Tx, id: string, changes: BotChanges) => {
+    const r = await db.updateTable('users').set(changes).where('id', '=', id).where('bot', '=', 1).executeTakeFirst();
+    if (changes.avatarUploadId) await uploads.claim(db, changes.avatarUploadId);
+    return r;
+  },
   /** What a person or bot changes about themselves (`PATCH /users/@me`); never a deleted account. */
-  updateProfile: (db: Tx, id: string, changes: ProfileChanges) =>
-    db.updateTable('users').set(changes).where('id', '=', id).where('deletedAt', 'is', null).executeTakeFirst(),
+  updateProfile: async (db: Tx, id: string, changes: ProfileChanges) => {
+    const r = await db.updateTable('users').set(changes).where('id', '=', id).where('deletedAt', 'is', null).executeTakeFirst();
+    if (changes.avatarUploadId) await uploads.claim(db, changes.avatarUploadId);
+    return r;
+  },
   /** Sets a new password hash. */
   setPasswordHash: (db: Tx, id: string, passwordHash: string) =>
     db.updateTable('users').set({ passwordHash }).where('id', '=', id).where('deletedAt', 'is', null).executeTakeFirst(),
