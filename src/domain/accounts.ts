@@ -300,10 +300,10 @@ export const accounts = {
     if (expired(ctx, session)) {
       const gone = session;
       // Gone now rather than at the next sweep; its gateway connections close too.
-      void ctx.store
-        .write((tx) => ctx.store.sessions.delete(tx, gone.id))
-        .then(() => announceEnded(ctx, gone.userId, [gone.id], 'session expired'))
-        .catch((err: unknown) => ctx.report(err, 'expired session removal failed'));
+      ctx.background.run('expired session removal failed', async () => {
+        await ctx.store.write((tx) => ctx.store.sessions.delete(tx, gone.id));
+        await announceEnded(ctx, gone.userId, [gone.id], 'session expired');
+      });
       throw unauthorized('the session has expired; log in again');
     }
     const user = await userAt(ctx, at, cached, session.userId);

@@ -889,12 +889,7 @@ function payloadOf(row: InteractionTable, token: string, user: PublicUser): Inte
 
 /** Delivers a command or click, and arms the window: no callback by its end and the invoker hears it failed. */
 async function dispatch(ctx: DomainContext, bot: UserTable, row: InteractionTable, deliver: Deliver, payload: Interaction): Promise<void> {
-  const timer = setTimeout(() => {
-    ctx.interactions.timers.delete(timer);
-    void fail(ctx, row, 'timeout').catch((err) => ctx.report(err, 'interaction timeout failed'));
-  }, ctx.interactions.callbackMs + 50);
-  timer.unref();
-  ctx.interactions.timers.add(timer);
+  ctx.background.after('interaction timeout failed', ctx.interactions.callbackMs + 50, () => fail(ctx, row, 'timeout'));
   await deliver(ctx, bot, payload).catch((err) => ctx.report(err, 'interaction delivery failed'));
 }
 
@@ -928,9 +923,13 @@ function waitForChoices(ctx: DomainContext, id: string): Promise<CommandChoice[]
     // With several instances the callback may land on another one: it stores the choices.
     if (ctx.interactions.shared)
       poll = setInterval(() => {
-        void ctx.store.interactions.byId(ctx.store.db, id).then((r) => {
-          if (r?.choices) finish(JSON.parse(r.choices) as CommandChoice[]);
-        });
+        ctx.store.interactions.byId(ctx.store.db, id).then(
+          (r) => {
+            if (r?.choices) finish(JSON.parse(r.choices) as CommandChoice[]);
+          },
+          // A failed read is one missed poll; the window's end answers at the latest.
+          (err: unknown) => ctx.report(err, 'autocomplete poll failed'),
+        );
       }, 200);
   });
 }
