@@ -4,6 +4,7 @@ import { errorBody, errorStatus } from './errors.js';
 import { isLegacyId } from './ids.js';
 import { PermissionCache } from './domain/permissions.js';
 import { AccessCache } from './domain/access-cache.js';
+import { Background } from './domain/background.js';
 import { sweepExpiredSessions } from './domain/accounts.js';
 import { RevocationWatch } from './domain/admin.js';
 import type { DomainContext } from './domain/context.js';
@@ -218,8 +219,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       allowPrivate: config.outgoingAllowPrivate,
       shared: config.redisUrl !== undefined,
       waiters: new Map(),
-      timers: new Set(),
     },
+    background: new Background(report),
   };
   // Presence: each instance names itself by an id of its own (its sessions' ids come from the same generator).
   const presenceStore = await openPresence(config, report, store.ids.next());
@@ -334,19 +335,22 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     metrics.sources.eventsSent = () => gateway.eventsSent;
   }
 
-  // Background tasks: each runs every `ms`, never overlapping itself; a failure is reported
-  // under its name and the next round goes ahead. `close` stops them all.
+  // Background tasks: each runs every `ms`, never overlapping itself, owned by
+  // `ctx.background`: a failure is reported under its name and the next round goes ahead;
+  // `close` stops the timers and waits for a round that is running.
   const tasks: NodeJS.Timeout[] = [];
   const periodic = (name: string, ms: number, run: () => Promise<unknown>) => {
     let running = false;
     const timer = setInterval(() => {
       if (running) return;
       running = true;
-      run()
-        .catch((err) => ctx.report(err, `${name} failed`))
-        .finally(() => {
+      ctx.background.run(`${name} failed`, async () => {
+        try {
+          await run();
+        } finally {
           running = false;
-        });
+        }
+      });
     }, ms);
     timer.unref();
     tasks.push(timer);
@@ -376,12 +380,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     (closed ??= (async () => {
       draining = true;
       for (const t of tasks) clearInterval(t);
-      for (const t of ctx.interactions.timers) clearTimeout(t);
       for (const finish of ctx.interactions.waiters.values()) finish([]);
       await gateway.close();
       presence.close();
       await presenceStore.close();
       await app.close();
+      // Requests are done: what they started in the background settles before storage closes.
+      await ctx.background.stop();
       await bus.close();
       await limiter?.close();
       store.observeCommits(undefined);

@@ -76,7 +76,7 @@ export const ERROR_CATALOG = {
   outgoing_address_refused: {
     status: 400,
     meaning:
-      'the URL is not http(s), or resolves to a private, loopback, link-local or otherwise non-public address (OUTGOING_ALLOW_PRIVATE is off)',
+      'the URL is not http(s), its host does not resolve, or it resolves to a private, loopback, link-local or otherwise non-public address (OUTGOING_ALLOW_PRIVATE is off); the last two are answered alike',
   },
   // 401: who is calling is unknown.
   unauthorized: { status: 401, meaning: 'credentials are missing, malformed, revoked or unknown' },

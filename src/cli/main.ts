@@ -144,8 +144,15 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   out: (text: string) => void;
   err: (text: string) => void;
-  /** Standard input, read whole (for --password-stdin). */
+  /** Standard input, at least up to its first line end (for --password-stdin, which takes that line only). */
   stdin: () => Promise<string>;
+}
+
+/** The first line of `text` without its line end (\n or \r\n): a password is one line, whatever follows it. */
+export function firstLine(text: string): string {
+  const end = text.indexOf('\n');
+  const line = end === -1 ? text : text.slice(0, end);
+  return line.endsWith('\r') ? line.slice(0, -1) : line;
 }
 
 /** Runs the `parley` command with `argv` (without node and the script); resolves with the exit code. */
@@ -262,7 +269,7 @@ async function users(argv: string[], io: CliIo): Promise<number> {
     generated = p.values.generate === true;
     if (fromStdin === generated) throw new UsageError('give exactly one of --password-stdin and --generate', command);
     // 18 random bytes: 24 characters of base64url, far from any common password.
-    password = generated ? randomBytes(18).toString('base64url') : (await io.stdin()).replace(/\r?\n$/, '');
+    password = generated ? randomBytes(18).toString('base64url') : firstLine(await io.stdin());
   }
   const config = loadConfig(io.env);
   const { admin } = await import('../domain/admin.js');

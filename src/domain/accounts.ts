@@ -13,7 +13,7 @@ import { isId } from '../ids.js';
 import type { Tx } from '../store/index.js';
 import type { BotChanges, ProfileChanges } from '../store/repos/users.js';
 import type { SessionTable, UserTable } from '../store/schema.js';
-import { isCommonPassword } from './common-passwords.js';
+import { passwordWeakness } from './password-strength.js';
 import { type Departure, announceDeparture, clearDeparture } from './roles.js';
 import { type AccountSettings, type DomainContext, notify, nowIso } from './context.js';
 import { cleanAvatar, cleanName, rejectNul, stripUnsafeCharacters } from './names.js';
@@ -78,12 +78,19 @@ function refuseDisabled(user: Pick<UserTable, 'disabledAt'>): void {
   if (user.disabledAt) throw forbidden('account_disabled', 'this account was disabled by an administrator');
 }
 
-/** The password rule of contract section 10: 8 to 256 characters, not one of the 10,000 most common. */
-export async function checkNewPassword(password: string): Promise<void> {
+/**
+ * The password rule of contract section 10, for every way a password is set (register,
+ * change, `parley users create|reset-password`): 8 to 256 characters, not one of the
+ * 10,000 most common, and not easy to guess (repeats, sequences, keyboard walks, common
+ * words: `password-strength.ts`). `username` is the account's, which the password must
+ * not lean on.
+ */
+export async function checkNewPassword(password: string, username?: string): Promise<void> {
   const length = [...password].length;
   if (length < PASSWORD_MIN) throw badRequest(`password must be at least ${PASSWORD_MIN} characters`);
   if (length > PASSWORD_MAX) throw badRequest(`password must be at most ${PASSWORD_MAX} characters`);
-  if (await isCommonPassword(password)) throw badRequest('password is too common; choose another');
+  const why = await passwordWeakness(password, username ? [username] : []);
+  if (why) throw badRequest(`password is too easy to guess: ${why}; a few unrelated words make a strong one`);
 }
 
 /** A precomputed hash so a login for an unknown name costs the same as a wrong password. */
@@ -239,7 +246,7 @@ export const accounts = {
     const { username, password } = body;
     await checkRegistrationAllowed(ctx, body.invite);
     checkUsername(username);
-    await checkNewPassword(password);
+    await checkNewPassword(password, username);
     if (await ctx.store.users.byUsername(ctx.store.db, username)) throw conflict('username_taken', 'username is taken');
     const passwordHash = await hashPassword(password);
     const user: UserTable = {
@@ -319,10 +326,10 @@ export const accounts = {
     if (expired(ctx, session)) {
       const gone = session;
       // Gone now rather than at the next sweep; its gateway connections close too.
-      void ctx.store
-        .write((tx) => ctx.store.sessions.delete(tx, gone.id))
-        .then(() => announceEnded(ctx, gone.userId, [gone.id], 'session expired'))
-        .catch((err: unknown) => ctx.report(err, 'expired session removal failed'));
+      ctx.background.run('expired session removal failed', async () => {
+        await ctx.store.write((tx) => ctx.store.sessions.delete(tx, gone.id));
+        await announceEnded(ctx, gone.userId, [gone.id], 'session expired');
+      });
       throw unauthorized('the session has expired; log in again');
     }
     const user = await userAt(ctx, at, cached, session.userId);
@@ -459,7 +466,7 @@ export const accounts = {
   async changePassword(ctx: DomainContext, caller: Caller, currentPassword: string, newPassword: string) {
     if (caller.bot || !caller.sessionId) throw forbidden('users_only', 'only a person has a password');
     const keep = caller.sessionId;
-    await checkNewPassword(newPassword);
+    await checkNewPassword(newPassword, caller.username ?? caller.name);
     const user = await ctx.store.users.byId(ctx.store.db, caller.id);
     if (!user?.passwordHash) throw unauthorized();
     const stored = user.passwordHash;

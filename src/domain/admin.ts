@@ -15,7 +15,7 @@ export const admin = {
   /** Creates a person with the rules registration applies (username, password); REGISTRATION does not apply. */
   async createUser(store: Store, username: string, password: string): Promise<UserTable> {
     checkUsername(username);
-    await checkNewPassword(password);
+    await checkNewPassword(password, username);
     if (await store.users.byUsername(store.db, username)) throw conflict('username_taken', 'username is taken');
     const user: UserTable = {
       id: store.ids.next(),
@@ -43,7 +43,7 @@ export const admin = {
   /** Sets a new password and ends every session of the person; resolves with how many ended. */
   async resetPassword(store: Store, username: string, password: string): Promise<{ user: UserTable; sessionsEnded: number }> {
     const user = await person(store, username);
-    await checkNewPassword(password);
+    await checkNewPassword(password, user.username ?? undefined);
     const hash = await hashPassword(password);
     const ended = await store.write(async (tx) => {
       await store.users.resetPasswordHash(tx, user.id, hash, nowIso());

@@ -5,6 +5,7 @@ import type { Store } from '../store/index.js';
 import type { PresenceStatus } from '@parley/protocol';
 import type { PermissionCache } from './permissions.js';
 import type { AccessCache } from './access-cache.js';
+import type { Background } from './background.js';
 import type { RegistrationMode } from '../config.js';
 
 /** The instance's account settings (SESSION_TTL_DAYS, REGISTRATION). */
@@ -25,8 +26,6 @@ export interface InteractionRuntime {
   shared: boolean;
   /** Autocomplete requests this instance waits on, by interaction id. */
   waiters: Map<string, (choices: import('@parley/protocol').CommandChoice[]) => void>;
-  /** Timers of interactions this instance created (the window's end); cleared on close. */
-  timers: Set<NodeJS.Timeout>;
 }
 
 /** What domain actions need: the store, the bus, the upload store, the public base URL and the account settings. */
@@ -50,6 +49,8 @@ export interface DomainContext {
   /** Identity and channel access read by requests, kept while the access epoch holds. */
   access: AccessCache;
   interactions: InteractionRuntime;
+  /** The owner of work that outlives its request: tracked, failures reported, drained on close. */
+  background: Background;
   /** What others see of people's connections (section 11); absent, everyone shows offline. */
   presence?: { statuses(userIds: readonly string[]): Promise<Map<string, PresenceStatus>> };
 }

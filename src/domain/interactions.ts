@@ -22,7 +22,7 @@ import {
   parsePermissions,
 } from '@parley/protocol';
 import { hashToken, newSecret, splitToken, tokenMatches } from '../crypto.js';
-import { type AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
 import { GLOBAL_SCOPE } from '../store/repos/interactions.js';
 import type { CommandTable, InteractionTable, MessageTable, RoleTable, UserTable } from '../store/schema.js';
@@ -790,31 +790,33 @@ export const interactions = {
   async botOf(ctx: DomainContext, token: string, interactionId?: string): Promise<string> {
     const row = await byToken(ctx, token);
     if (interactionId !== undefined && row.id !== interactionId) throw notFound('interaction', 'no interaction has this id and token');
+    // No file is stored for a bot that could not post it.
+    await requireBotStillThere(ctx, row, NEEDS.send);
     return row.botId;
   },
 
   /** `POST /interactions/{token}/followups`: another message, within the token's life. */
   async followUp(ctx: DomainContext, token: string, data: InteractionMessageBody): Promise<Message> {
-    const row = await answered(ctx, token);
+    const row = await answered(ctx, token, NEEDS.send);
     const content = checkAnswer(data);
     return postAnswer(ctx, row, data, content, false);
   },
 
   /** `GET /interactions/{token}/messages/original`. */
   async getOriginal(ctx: DomainContext, token: string): Promise<Message> {
-    const row = await answered(ctx, token);
+    const row = await answered(ctx, token, NEEDS.view);
     const original = await loadOriginal(ctx, row);
     return 'ephemeral' in original ? original.ephemeral : messageView(ctx, original.row, await botViewer(ctx, row));
   },
 
   /** `PATCH /interactions/{token}/messages/original`: edits the answer (a deferred one's placeholder becomes it). */
   async editOriginal(ctx: DomainContext, token: string, data: AnswerBody): Promise<Message> {
-    return editOriginalRow(ctx, await answered(ctx, token), data);
+    return editOriginalRow(ctx, await answered(ctx, token, NEEDS.send), data);
   },
 
   /** `DELETE /interactions/{token}/messages/original`. */
   async deleteOriginal(ctx: DomainContext, token: string): Promise<void> {
-    const row = await answered(ctx, token);
+    const row = await answered(ctx, token, NEEDS.view);
     const original = await loadOriginal(ctx, row);
     if ('ephemeral' in original) {
       // Every interaction holding it (the command's, and clicks that updated it) lets it go.
@@ -843,7 +845,7 @@ export const interactions = {
    * Another interaction's message, or any other, is 404 `unknown_message`.
    */
   async getMessage(ctx: DomainContext, token: string, messageId: string): Promise<Message> {
-    const row = await answered(ctx, token);
+    const row = await answered(ctx, token, NEEDS.view);
     const target = await messageOf(ctx, row, messageId);
     if (target === 'original') return interactions.getOriginal(ctx, token);
     return messageView(ctx, target, await botViewer(ctx, row));
@@ -851,7 +853,7 @@ export const interactions = {
 
   /** `PATCH /interactions/{token}/messages/{messageId}`: edits the original or a follow-up. */
   async editMessage(ctx: DomainContext, token: string, messageId: string, data: AnswerBody): Promise<Message> {
-    const row = await answered(ctx, token);
+    const row = await answered(ctx, token, NEEDS.send);
     const target = await messageOf(ctx, row, messageId);
     if (target === 'original') return editOriginalRow(ctx, row, data);
     const components = data.components === undefined ? undefined : checkComponents(data.components, true);
@@ -872,7 +874,7 @@ export const interactions = {
 
   /** `DELETE /interactions/{token}/messages/{messageId}`: deletes the original or a follow-up. */
   async deleteMessage(ctx: DomainContext, token: string, messageId: string): Promise<void> {
-    const row = await answered(ctx, token);
+    const row = await answered(ctx, token, NEEDS.view);
     const target = await messageOf(ctx, row, messageId);
     if (target === 'original') return interactions.deleteOriginal(ctx, token);
     await removeMessage(ctx, target);
@@ -907,12 +909,7 @@ function payloadOf(row: InteractionTable, token: string, user: PublicUser): Inte
 
 /** Delivers a command or click, and arms the window: no callback by its end and the invoker hears it failed. */
 async function dispatch(ctx: DomainContext, bot: UserTable, row: InteractionTable, deliver: Deliver, payload: Interaction): Promise<void> {
-  const timer = setTimeout(() => {
-    ctx.interactions.timers.delete(timer);
-    void fail(ctx, row, 'timeout').catch((err) => ctx.report(err, 'interaction timeout failed'));
-  }, ctx.interactions.callbackMs + 50);
-  timer.unref();
-  ctx.interactions.timers.add(timer);
+  ctx.background.after('interaction timeout failed', ctx.interactions.callbackMs + 50, () => fail(ctx, row, 'timeout'));
   await deliver(ctx, bot, payload).catch((err) => ctx.report(err, 'interaction delivery failed'));
 }
 
@@ -946,9 +943,13 @@ function waitForChoices(ctx: DomainContext, id: string): Promise<CommandChoice[]
     // With several instances the callback may land on another one: it stores the choices.
     if (ctx.interactions.shared)
       poll = setInterval(() => {
-        void ctx.store.interactions.byId(ctx.store.db, id).then((r) => {
-          if (r?.choices) finish(JSON.parse(r.choices) as CommandChoice[]);
-        });
+        ctx.store.interactions.byId(ctx.store.db, id).then(
+          (r) => {
+            if (r?.choices) finish(JSON.parse(r.choices) as CommandChoice[]);
+          },
+          // A failed read is one missed poll; the window's end answers at the latest.
+          (err: unknown) => ctx.report(err, 'autocomplete poll failed'),
+        );
       }, 200);
   });
 }
@@ -961,14 +962,39 @@ async function byToken(ctx: DomainContext, token: string): Promise<InteractionTa
   return row;
 }
 
-/** The interaction, when its token still serves follow-ups and edits and its callback came. */
-async function answered(ctx: DomainContext, token: string): Promise<InteractionTable> {
+/**
+ * The interaction, when its token still serves follow-ups and edits, its callback came,
+ * and its bot still holds `needed` in the channel (`requireBotStillThere`).
+ */
+async function answered(ctx: DomainContext, token: string, needed: bigint): Promise<InteractionTable> {
   const row = await byToken(ctx, token);
   if (ctx.clock() - Date.parse(row.createdAt) > ctx.interactions.tokenTtlMs)
     throw badRequest("the interaction's token has expired", 'interaction_expired');
   if (row.type === 'autocomplete') throw badRequest('an autocomplete has no messages', 'invalid_callback');
   if (row.state !== 'acknowledged') throw badRequest('the interaction has no callback yet', 'interaction_not_acknowledged');
+  await requireBotStillThere(ctx, row, needed);
   return row;
+}
+
+/**
+ * A token speaks for its bot only while the bot could speak itself: at every use (callback,
+ * follow-up, edit, read, delete) the bot must still be a member of the channel's server, or
+ * a recipient of the DM, holding `needed` there, by the one permission function. A bot
+ * removed from the server or deleted gets the same 404 as an unknown token (Discord's
+ * Unknown Interaction / Unknown Webhook); one that lost the permission gets 403
+ * missing_permission (docs/security.md, "Interaction tokens").
+ */
+async function requireBotStillThere(ctx: DomainContext, row: InteractionTable, needed: bigint): Promise<void> {
+  const bot = await ctx.store.users.byId(ctx.store.db, row.botId);
+  if (bot?.bot !== 1) throw notFound('interaction', 'no interaction has this token');
+  const caller: Caller = { id: bot.id, name: bot.name, bot: true, avatar: bot.avatar };
+  try {
+    await requireChannelPermission(ctx, caller, row.channelId, needed);
+  } catch (err) {
+    if (err instanceof AppError && (err.code === 'not_a_member' || err.code === 'unknown_channel'))
+      throw notFound('interaction', 'no interaction has this token');
+    throw err;
+  }
 }
 
 async function loadOriginal(ctx: DomainContext, row: InteractionTable): Promise<{ row: MessageTable } | { ephemeral: Message }> {
@@ -1014,6 +1040,8 @@ const CALLBACKS_OF = {
 /** The one callback of an interaction: checked, then settled once (a race has one winner), then carried out. */
 async function acknowledge(ctx: DomainContext, row: InteractionTable, body: CallbackBody): Promise<void> {
   const data: AnswerBody & { choices?: CommandChoice[] } = body.data ?? {};
+  // The callback route and an HTTP endpoint's answer alike: the bot must still be there.
+  await requireBotStillThere(ctx, row, row.type === 'autocomplete' ? NEEDS.view : NEEDS.send);
   if (!(CALLBACKS_OF[row.type] as readonly string[]).includes(body.type))
     throw badRequest(`a ${row.type} interaction cannot be answered with ${body.type}`, 'invalid_callback');
   if (row.state === 'acknowledged') throw conflict('interaction_already_acknowledged', 'the interaction already has its callback');

@@ -51,7 +51,8 @@ export async function deliverInteraction(ctx: DomainContext, bot: UserTable, int
     await notify(ctx, { kind: 'user', userId: bot.id, serverIds: [], event: { t: 'INTERACTION_CREATE', d: interaction } });
     return;
   }
-  void overHttp(ctx, bot.id, bot.interactionsUrl, interaction);
+  const url = bot.interactionsUrl;
+  ctx.background.run('interaction delivery failed', () => overHttp(ctx, bot.id, url, interaction));
 }
 
 async function overHttp(ctx: DomainContext, botId: string, url: string, interaction: Interaction): Promise<void> {

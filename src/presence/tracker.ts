@@ -34,9 +34,12 @@ export class PresenceTracker {
     sweepMs = 10_000,
   ) {
     this.timer = setInterval(() => {
-      void this.store.sweep().then((changes) => {
-        for (const [userId, status] of changes) this.changed(userId, status);
-      });
+      this.store.sweep().then(
+        (changes) => {
+          for (const [userId, status] of changes) this.changed(userId, status);
+        },
+        (err: unknown) => this.report(err, 'presence sweep failed'),
+      );
     }, sweepMs);
     this.timer.unref();
   }

@@ -247,13 +247,16 @@ describe('POST /auth/password', () => {
     expect((await login(srv.url, u.name, PASSWORD)).status).toBe(200);
   });
 
-  it('400 for a new password that breaks the rules (short, long, common) or a malformed body; nothing changes', async () => {
+  it('400 for a new password that breaks the rules (short, long, common, guessable) or a malformed body; nothing changes', async () => {
     const u = await registerUser(srv.url);
     const other = await secondSession(u);
     for (const body of [
       { currentPassword: PASSWORD, newPassword: 'short' },
       { currentPassword: PASSWORD, newPassword: 'q'.repeat(257) },
       { currentPassword: PASSWORD, newPassword: 'password1' },
+      { currentPassword: PASSWORD, newPassword: 'aaaaaaaa' },
+      { currentPassword: PASSWORD, newPassword: 'abcdefgh' },
+      { currentPassword: PASSWORD, newPassword: 'qwertyui' },
       { currentPassword: PASSWORD },
       { newPassword: NEW_PASSWORD },
       { currentPassword: PASSWORD, newPassword: 12345678 },

@@ -461,6 +461,88 @@ describe('callbacks', () => {
   });
 });
 
+describe("a token ends with the bot's place in the channel", () => {
+  const SEND_MESSAGES = 1n << 11n;
+  /** /roll answered, a follow-up posted: the token works, then `revoke` runs. */
+  async function answeredRoll() {
+    const w = await setup();
+    const i = await roll(w, w.member, w.channel.id);
+    expect((await callback(i, { type: 'message', data: { content: 'rolled' } })).status).toBe(204);
+    const f = await call(srv.url, 'POST', `/interactions/${i.token}/followups`, { body: { content: 'before' } });
+    expect(f.status, f.text).toBe(200);
+    return { w, i, followUpId: f.body.id as string };
+  }
+  /** Every use of the token: follow-up, get/edit/delete of the original and of a follow-up. */
+  const uses = (token: string, followUpId: string) =>
+    [
+      ['POST', `/interactions/${token}/followups`, { content: 'after' }],
+      ['GET', `/interactions/${token}/messages/original`, undefined],
+      ['PATCH', `/interactions/${token}/messages/original`, { content: 'edited after' }],
+      ['PATCH', `/interactions/${token}/messages/${followUpId}`, { content: 'edited after' }],
+      ['GET', `/interactions/${token}/messages/${followUpId}`, undefined],
+      ['DELETE', `/interactions/${token}/messages/${followUpId}`, undefined],
+      ['DELETE', `/interactions/${token}/messages/original`, undefined],
+    ] as const;
+  async function contents(w: { channel: { id: string }; owner: TestUser }) {
+    const h = await call(srv.url, 'GET', `/channels/${w.channel.id}/messages`, { auth: w.owner.auth });
+    return h.body.map((m: { content: string }) => m.content).sort();
+  }
+
+  it.each([
+    [
+      'removed from the server',
+      (w: Awaited<ReturnType<typeof setup>>) => call(srv.url, 'DELETE', `/servers/${w.server.id}/bots/${w.bot.id}`, { auth: w.owner.auth }),
+    ],
+    [
+      'deleted by its owner',
+      (w: Awaited<ReturnType<typeof setup>>) => call(srv.url, 'DELETE', `/bots/${w.bot.id}`, { auth: w.owner.auth }),
+    ],
+  ])('a bot %s: every use of its tokens is 404 unknown_interaction at once, and nothing changes', async (_, revoke) => {
+    const { w, i, followUpId } = await answeredRoll();
+    const r = await revoke(w);
+    expect(r.status, r.text).toBe(204);
+    for (const [method, path, body] of uses(i.token, followUpId)) {
+      const a = await call(srv.url, method, path, body ? { body } : {});
+      expect([a.status, a.body.code], `${method} ${path}`).toEqual([404, 'unknown_interaction']);
+    }
+    expect(await contents(w)).toEqual(['before', 'rolled']);
+  });
+
+  it('a bot removed before its callback: the callback is 404 unknown_interaction and posts nothing', async () => {
+    const w = await setup();
+    const i = await roll(w, w.member, w.channel.id);
+    expect((await call(srv.url, 'DELETE', `/servers/${w.server.id}/bots/${w.bot.id}`, { auth: w.owner.auth })).status).toBe(204);
+    const r = await callback(i, { type: 'message', data: { content: 'after removal' } });
+    expect([r.status, r.body.code]).toEqual([404, 'unknown_interaction']);
+    expect(await contents(w)).toEqual([]);
+  });
+
+  it('a bot that loses SEND_MESSAGES in the channel: callbacks, follow-ups and edits are 403 missing_permission; back once allowed again', async () => {
+    const { w, i, followUpId } = await answeredRoll();
+    const late = await roll(w, w.member, w.channel.id);
+    const deny = await call(srv.url, 'PUT', `/channels/${w.channel.id}/permissions/${w.bot.id}`, {
+      auth: w.owner.auth,
+      body: { type: 'member', allow: '0', deny: String(SEND_MESSAGES) },
+    });
+    expect(deny.status, deny.text).toBe(204);
+    for (const [method, path, body] of [
+      ['POST', `/interactions/${late.id}/${late.token}/callback`, { type: 'message', data: { content: 'after deny' } }],
+      ['POST', `/interactions/${i.token}/followups`, { content: 'after deny' }],
+      ['PATCH', `/interactions/${i.token}/messages/original`, { content: 'after deny' }],
+      ['PATCH', `/interactions/${i.token}/messages/${followUpId}`, { content: 'after deny' }],
+    ] as const) {
+      const a = await call(srv.url, method, path, { body });
+      expect([a.status, a.body.code], `${method} ${path}`).toEqual([403, 'missing_permission']);
+    }
+    expect(await contents(w)).toEqual(['before', 'rolled']);
+    // Reading its own answer needs no more than seeing the channel.
+    expect((await call(srv.url, 'GET', `/interactions/${i.token}/messages/original`)).status).toBe(200);
+    await call(srv.url, 'DELETE', `/channels/${w.channel.id}/permissions/${w.bot.id}`, { auth: w.owner.auth });
+    const again = await call(srv.url, 'POST', `/interactions/${i.token}/followups`, { body: { content: 'allowed again' } });
+    expect(again.status, again.text).toBe(200);
+  });
+});
+
 describe('ephemeral answers', () => {
   it("reach the invoker's sessions alone, never another member's, history or search", async () => {
     const w = await setup();

@@ -215,6 +215,64 @@ describe('interactions in Discord shape', () => {
     expect(twice.status).toBe(409);
   });
 
+  it('a bot removed from the guild: its tokens are Unknown Webhook (10015) on the webhook paths and Unknown Interaction (10062) on the callback', async () => {
+    const w = await setup();
+    await invoke(w, { type: 'command', botId: w.bot.id, name: 'echo', options: { text: 'x' } });
+    const i = await created(w.botGw);
+    expect(
+      (await call(srv.url, 'POST', api(`/interactions/${i.id}/${i.token}/callback`), { body: { type: 4, data: { content: 'one' } } }))
+        .status,
+    ).toBe(204);
+    await invoke(w, { type: 'command', botId: w.bot.id, name: 'echo', options: { text: 'y' } });
+    const pending = await created(w.botGw, 2);
+    const hook = api(`/webhooks/${w.bot.id}/${i.token}`);
+    expect((await call(srv.url, 'POST', `${hook}?wait=true`, { body: { content: 'before' } })).status).toBe(200);
+    expect((await call(srv.url, 'DELETE', `/servers/${w.server.id}/bots/${w.bot.id}`, { auth: w.owner.auth })).status).toBe(204);
+    for (const [method, path, body] of [
+      ['POST', `${hook}?wait=true`, { content: 'after' }],
+      ['PATCH', `${hook}/messages/@original`, { content: 'after' }],
+      ['GET', `${hook}/messages/@original`, undefined],
+      ['DELETE', `${hook}/messages/@original`, undefined],
+    ] as const) {
+      const r = await call(srv.url, method, path, body ? { body } : {});
+      expect([r.status, r.body.code], `${method} ${path}`).toEqual([404, 10015]);
+    }
+    const cb = await call(srv.url, 'POST', api(`/interactions/${pending.id}/${pending.token}/callback`), {
+      body: { type: 4, data: { content: 'after' } },
+    });
+    expect([cb.status, cb.body.code]).toEqual([404, 10062]);
+    const history = await call(srv.url, 'GET', `/channels/${w.channel.id}/messages`, { auth: w.owner.auth });
+    expect(history.body.map((m: { content: string }) => m.content).sort()).toEqual(['before', 'one']);
+  });
+
+  it('a bot denied SEND_MESSAGES in the channel: follow-ups and callbacks are Missing Permissions (50013)', async () => {
+    const w = await setup();
+    await invoke(w, { type: 'command', botId: w.bot.id, name: 'echo', options: { text: 'x' } });
+    const i = await created(w.botGw);
+    expect(
+      (await call(srv.url, 'POST', api(`/interactions/${i.id}/${i.token}/callback`), { body: { type: 4, data: { content: 'one' } } }))
+        .status,
+    ).toBe(204);
+    await invoke(w, { type: 'command', botId: w.bot.id, name: 'echo', options: { text: 'y' } });
+    const pending = await created(w.botGw, 2);
+    const deny = await call(srv.url, 'PUT', `/channels/${w.channel.id}/permissions/${w.bot.id}`, {
+      auth: w.owner.auth,
+      body: { type: 'member', allow: '0', deny: String(1n << 11n) },
+    });
+    expect(deny.status, deny.text).toBe(204);
+    const hook = api(`/webhooks/${w.bot.id}/${i.token}`);
+    const follow = await call(srv.url, 'POST', `${hook}?wait=true`, { body: { content: 'after' } });
+    expect([follow.status, follow.body.code]).toEqual([403, 50013]);
+    const edit = await call(srv.url, 'PATCH', `${hook}/messages/@original`, { body: { content: 'after' } });
+    expect([edit.status, edit.body.code]).toEqual([403, 50013]);
+    const cb = await call(srv.url, 'POST', api(`/interactions/${pending.id}/${pending.token}/callback`), {
+      body: { type: 4, data: { content: 'after' } },
+    });
+    expect([cb.status, cb.body.code]).toEqual([403, 50013]);
+    const history = await call(srv.url, 'GET', `/channels/${w.channel.id}/messages`, { auth: w.owner.auth });
+    expect(history.body.map((m: { content: string }) => m.content)).toEqual(['one']);
+  });
+
   it('sends autocomplete as type 4 with the focused option, and returns the choices of callback 8', async () => {
     const w = await setup();
     const asked = invoke(w, { type: 'autocomplete', botId: w.bot.id, name: 'echo', options: { text: 'x', lang: 'fr' }, focused: 'lang' });

@@ -201,7 +201,10 @@ function accountSuite(postgres: boolean) {
     expect(taken.stderr).toMatch(/username is taken/);
     const weak = await parley(['users', 'create', `${name}x`, '--password-stdin'], env, 'password\n');
     expect(weak.code).toBe(1);
-    expect(weak.stderr).toMatch(/password must be at least 8 characters|too common/);
+    expect(weak.stderr).toMatch(/password is too easy to guess: it is a common password/);
+    const walk = await parley(['users', 'create', `${name}y`, '--password-stdin'], env, 'qwertyui\n');
+    expect(walk.code).toBe(1);
+    expect(walk.stderr).toMatch(/password is too easy to guess/);
     const badName = await parley(['users', 'create', 'no spaces', '--generate'], env);
     expect(badName.code).toBe(1);
     expect(badName.stderr).toMatch(/username must be 2 to 32 characters/);
@@ -218,6 +221,21 @@ function accountSuite(postgres: boolean) {
     expect((await gw.closed).code).toBe(4001);
     expect((await login(srv.url, person.name, PASSWORD)).status).toBe(401);
     expect((await login(srv.url, person.name, 'a brand new password 42')).status).toBe(200);
+  }, 30_000);
+
+  it('users reset-password --password-stdin takes the first line only, whatever follows; a guessable one is refused', async () => {
+    const person = await registerUser(srv.url);
+    const r = await parley(['users', 'reset-password', person.name, '--password-stdin'], env, 'first line lantern 7\r\nsecond line 8\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect((await login(srv.url, person.name, 'first line lantern 7')).status).toBe(200);
+    for (const wrong of ['first line lantern 7\r\nsecond line 8', 'first line lantern 7\r\nsecond line 8\n', 'second line 8']) {
+      expect((await login(srv.url, person.name, wrong)).status).toBe(401);
+    }
+
+    const weak = await parley(['users', 'reset-password', person.name, '--password-stdin'], env, 'aaaaaaaa\n');
+    expect(weak.code).toBe(1);
+    expect(weak.stderr).toMatch(/password is too easy to guess: it repeats a character/);
+    expect((await login(srv.url, person.name, 'first line lantern 7')).status).toBe(200);
   }, 30_000);
 
   it('users disable: login refused with account_disabled, sessions and bots stop at once, gateways close; enable undoes it', async () => {

@@ -15,6 +15,14 @@ export async function postgresAdapter(databaseUrl: string): Promise<DialectAdapt
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   // An idle client's error (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // Nor may a checked-out one's: the pool listens only to idle clients, so a connection cut
+  // between two statements of a transaction (pg_terminate_backend, a failover) was an
+  // uncaught 'error' event that ended the process. Its pending or next query fails and the
+  // request answers 5xx; on release the pool drops the client, which is no longer queryable
+  // (test/ops/database-outage.test.ts).
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   return {
     name: 'postgresql',
     kysely: new PostgresDialect({ pool }),
