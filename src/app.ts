@@ -241,7 +241,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     if (address !== null && typeof address === 'object') ctx.publicUrl = withListeningPort(config.publicUrl, address.port);
   });
 
-  registerErrorHandler(app);
+  registerErrorHandler(app, (err) => store.adapter.isUnavailable(err));
   registerJsonBodyParser(app);
   // Bots send Content-Type: application/json on every call (seed 5.1), body or not.
   app.addHook('onRequest', ignoreEmptyBody);

@@ -9,11 +9,20 @@ import { answerRaw } from '../raw-answer.js';
  * validation) get the catalog code for what they mean; anything else is a 500
  * `internal_error` whose details stay in the log.
  */
-export function registerErrorHandler(app: FastifyInstance): void {
+export function registerErrorHandler(app: FastifyInstance, databaseUnavailable: (err: unknown) => boolean): void {
+  // Decorated on the root, so the Discord layer's scope (its own error handler) sees it too.
+  app.decorate('databaseUnavailable', databaseUnavailable);
   app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
     const answer = errorAnswer(err, request);
     return reply.status(errorStatus(answer.code)).send(errorBody(answer.code, answer.message, answer.extra));
   });
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Whether an error means the database could not answer: the store's dialect decides (503, not 500). */
+    databaseUnavailable?: (err: unknown) => boolean;
+  }
 }
 
 /** What an error means to a client: its catalog code, the message for people, extra body fields. */
@@ -41,6 +50,11 @@ export function errorAnswer(err: FastifyError | AppError | Error, request: Fasti
   if (status >= 400 && status < 500) {
     const [code, message] = clientAnswer(fe, status);
     return { code, message };
+  }
+  // The database could not answer (its dialect says so): passing, and not the request's fault.
+  if (request.server.databaseUnavailable?.(err)) {
+    request.log.warn({ err }, 'database unavailable');
+    return { code: 'service_unavailable', message: 'the database is unavailable; try again shortly' };
   }
   request.log.error({ err }, 'unexpected error');
   return { code: 'internal_error', message: 'internal server error' };

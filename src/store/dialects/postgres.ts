@@ -5,6 +5,23 @@ function pgCode(err: unknown): string {
   return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : '';
 }
 
+/** Node's socket errors: the server is not there, or went away mid-conversation. */
+const SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/**
+ * The server is unreachable, shutting down or out of connections: SQLSTATE class 08
+ * (connection exception), 57P01-57P03 (admin or crash shutdown, cannot connect now),
+ * 53300 (too many connections), a socket error, or `pg`'s own errors for a connection
+ * that ended (they carry no code, only their words).
+ */
+function postgresUnavailable(err: unknown): boolean {
+  const code = pgCode(err);
+  if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true;
+  if (SOCKET_ERRORS.has(code)) return true;
+  const message = err instanceof Error ? err.message : '';
+  return /^Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect/.test(message);
+}
+
 /**
  * PostgreSQL through a `pg` pool; commits are durable with the server's default
  * synchronous_commit. `pg` is loaded here, on first use: an instance on SQLite never
@@ -31,6 +48,7 @@ export async function postgresAdapter(databaseUrl: string): Promise<DialectAdapt
     isForeignKeyViolation: (err) => pgCode(err) === '23503',
     // 22021: invalid byte sequence (NUL), 22P05: untranslatable character.
     isInvalidText: (err) => pgCode(err) === '22021' || pgCode(err) === '22P05',
+    isUnavailable: postgresUnavailable,
     fullText: postgresFullText,
     jsonRows: (table, json) => sql`json_populate_recordset(null::${sql.table(table)}, ${json}::json)`,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),

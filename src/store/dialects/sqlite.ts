@@ -53,6 +53,8 @@ export function sqliteAdapter(dataDir: string, writerThread?: WriterThreadPolicy
     isUniqueViolation: (err) => /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(sqliteCode(err)),
     isForeignKeyViolation: (err) => sqliteCode(err) === 'SQLITE_CONSTRAINT_FOREIGNKEY',
     isInvalidText: () => false,
+    // Another process holds the file past busy_timeout (a backup tool, an editor's lock).
+    isUnavailable: (err) => /^SQLITE_(BUSY|LOCKED)/.test(sqliteCode(err)),
     fullText: sqliteFullText,
     searchIndex,
     localAccessEpoch: localAccessEpoch(reader),

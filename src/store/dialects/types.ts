@@ -29,6 +29,12 @@ export interface DialectAdapter {
   isForeignKeyViolation(err: unknown): boolean;
   /** Text the database cannot store (PostgreSQL refuses NUL): the caller's input was bad. */
   isInvalidText(err: unknown): boolean;
+  /**
+   * The database could not answer: unreachable, its connection cut, shutting down, or
+   * locked past the busy timeout. Such a failure is the service's, and passing: a 503
+   * `service_unavailable`, not a 500 (docs/security.md, "Failures: the database going away").
+   */
+  isUnavailable(err: unknown): boolean;
   /** The schema Parley's tables live in, where the database has schemas. */
   currentSchema?(db: Kysely<any>): Promise<string>;
   /** Full-text search over messages' content (migration 0008 builds its index). */
