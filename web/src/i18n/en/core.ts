@@ -450,7 +450,8 @@ export const core = {
     pleaseWait: 'Please wait…',
     createAccount: 'Create account',
     alreadyHaveAccount: 'Already have an account? <login>Log in</login>',
-    passwordRules: 'At least 8 characters. Very common passwords (like “password123”) are refused.',
+    passwordRules:
+      'At least 8 characters, and not easy to guess: common passwords, repeats (“aaaaaaaa”), sequences (“abcdefgh”) and keyboard rows (“qwertyui”) are refused. A few unrelated words make a strong one.',
     errors: {
       credentials: 'Enter a username and a password.',
       inviteCode: 'Enter the invite code or link someone sent you.',
