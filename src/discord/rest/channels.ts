@@ -5,6 +5,7 @@
  * messages.ts, servers.ts, moderation.ts), under the same rate limits.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
 import { conversations } from '../../domain/conversations.js';
 import { messages } from '../../domain/messages.js';
 import { roles } from '../../domain/roles.js';
@@ -15,6 +16,7 @@ import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
 import { isPlainObject } from '../../webhooks/text.js';
 import { editFromDiscord } from '../bodies.js';
+import { DiscordBulkDeleteBody, DiscordUpdateChannelBody, withBody } from '../schemas.js';
 import { discordAnyChannel, discordMessage, discordUser } from '../objects.js';
 import { hidden, queryInt, queryString, readMessageBody } from './common.js';
 
@@ -22,23 +24,13 @@ type ChannelReq = FastifyRequest<{ Params: { channelId: string } }>;
 type MessageReq = FastifyRequest<{ Params: { channelId: string; messageId: string } }>;
 type ReactionReq = FastifyRequest<{ Params: { channelId: string; messageId: string; emoji: string } }>;
 
-/** `PATCH /channels/{id}`: Discord's `name`, `topic`, `position` (what Parley's channels have). */
-function channelPatch(body: unknown): { name?: string; topic?: string | null; position?: number } {
-  if (!isPlainObject(body)) throw badRequest('body must be a JSON object');
-  const out: { name?: string; topic?: string | null; position?: number } = {};
-  if (body.name !== undefined) {
-    if (typeof body.name !== 'string') throw badRequest('name must be a string');
-    out.name = body.name;
-  }
-  if (body.topic !== undefined) {
-    if (body.topic !== null && typeof body.topic !== 'string') throw badRequest('topic must be a string or null');
-    out.topic = body.topic;
-  }
-  if (body.position !== undefined && body.position !== null) {
-    if (!Number.isInteger(body.position) || (body.position as number) < 0) throw badRequest('position must be a non-negative integer');
-    out.position = body.position as number;
-  }
-  return out;
+/** `PATCH /channels/{id}` (schema-checked: `DiscordUpdateChannelBody`): Discord's `name`, `topic`, `position` (what Parley's channels have). */
+function channelPatch(body: Static<typeof DiscordUpdateChannelBody>): { name?: string; topic?: string | null; position?: number } {
+  return {
+    ...(body.name !== undefined ? { name: body.name } : {}),
+    ...(body.topic !== undefined ? { topic: body.topic } : {}),
+    ...(body.position != null ? { position: body.position } : {}),
+  };
 }
 
 /** An overwrite body: Discord's `type` is 0 (role) or 1 (member); `allow`/`deny` are decimal strings. */
@@ -65,10 +57,11 @@ export function discordChannelRoutes(api: FastifyInstance, deps: RouteDeps): voi
     return discordAnyChannel(await servers.channel(ctx, caller, req.params.channelId), caller.id);
   });
 
-  api.patch('/channels/:channelId', hidden, async (req: ChannelReq, reply) => {
+  api.patch('/channels/:channelId', withBody(DiscordUpdateChannelBody), async (req: ChannelReq, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    return discordAnyChannel(await servers.updateChannel(ctx, caller, req.params.channelId, channelPatch(req.body)), caller.id);
+    const patch = channelPatch(req.body as Static<typeof DiscordUpdateChannelBody>);
+    return discordAnyChannel(await servers.updateChannel(ctx, caller, req.params.channelId, patch), caller.id);
   });
 
   // Discord answers the deleted channel (a DM: the one left).
@@ -136,15 +129,10 @@ export function discordChannelRoutes(api: FastifyInstance, deps: RouteDeps): voi
     return reply.status(204).send();
   });
 
-  api.post('/channels/:channelId/messages/bulk-delete', hidden, async (req: ChannelReq, reply) => {
+  api.post('/channels/:channelId/messages/bulk-delete', withBody(DiscordBulkDeleteBody), async (req: ChannelReq, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    const body = req.body;
-    if (!isPlainObject(body) || !Array.isArray(body.messages) || !body.messages.every((id) => typeof id === 'string'))
-      throw badRequest('messages must be a list of message ids');
-    const ids = body.messages as string[];
-    if (ids.length < 2 || ids.length > 100) throw badRequest('messages must hold 2 to 100 ids');
-    if (new Set(ids).size !== ids.length) throw badRequest('messages must not repeat an id');
+    const ids = (req.body as Static<typeof DiscordBulkDeleteBody>).messages;
     await conversations.bulkDelete(ctx, caller, req.params.channelId, ids, caller.reason);
     return reply.status(204).send();
   });
