@@ -159,6 +159,8 @@ export const OBJECT_LIMITS = {
   topic: 4096,
   /** How far back a ban may delete the member's messages, in seconds (7 days). */
   banDeleteSeconds: 604_800,
+  /** A webhook's name, in characters. */
+  webhookName: 80,
   /** Messages one bulk delete takes. */
   bulkDeleteMin: 2,
   bulkDeleteMax: 100,

@@ -546,14 +546,14 @@ export const InteractionPing = Type.Object({ type: Type.Literal('ping'), botId: 
 
 /** `POST /servers/{serverId}/webhooks`. */
 export const CreateWebhookBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 80 }),
+  name: Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.webhookName }),
   channelId: Type.String({ minLength: 1, maxLength: 64 }),
   avatar: Avatar,
 });
 
 /** `PATCH /webhooks/{webhookId}`: only the fields to change. */
 export const UpdateWebhookBody = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.webhookName })),
   channelId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   avatar: Avatar,
 });

@@ -11,7 +11,7 @@
  * Multipart routes (messages, interaction answers) are read by bodies.ts instead.
  * `permission_overwrites` on channel create and edit is not described here (its own change).
  */
-import { OBJECT_LIMITS, PermissionBitsBody } from '@parley/protocol';
+import { ATTACHMENTS_MAX, OBJECT_LIMITS, PermissionBitsBody } from '@parley/protocol';
 import { type TSchema, Type } from 'typebox';
 
 const nullable = <T extends TSchema>(t: T) => Type.Optional(Type.Union([t, Type.Null()]));
@@ -96,6 +96,50 @@ export const DiscordBulkDeleteBody = Type.Object({
 export const DiscordOpenDmBody = Type.Object({
   recipient_id: Type.Optional(Snowflake),
   recipients: Type.Optional(Type.Array(Snowflake, { minItems: 1, maxItems: OBJECT_LIMITS.groupDmMembers - 1 })),
+});
+
+/** `POST /channels/{id}/webhooks` and `PATCH /webhooks/{id}`: `avatar` is accepted and ignored (Parley's avatars are URLs). */
+const webhookFields = {
+  avatar: nullable(Type.String({ maxLength: 10 * 1024 * 1024 })),
+  channel_id: Type.Optional(Snowflake),
+};
+export const DiscordCreateWebhookBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.webhookName }),
+  ...webhookFields,
+});
+export const DiscordUpdateWebhookBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.webhookName })),
+  ...webhookFields,
+});
+
+/**
+ * The top level of a message body (create, edit, interaction answers), which may come as
+ * multipart's `payload_json` and so is checked in bodies.ts rather than on the route.
+ * Content, embeds, mentions and components keep their own readers (the webhook dialect's,
+ * `componentsFromDiscord`), whose messages name the broken part.
+ */
+export const DiscordMessageTop = Type.Object({
+  nonce: Type.Optional(Type.Union([int(-(2 ** 63 - 1), Number.MAX_SAFE_INTEGER), Type.String({ maxLength: 25 })])),
+  flags: nullable(int(0, 2 ** 31 - 1)),
+  tts: nullable(Type.Boolean()),
+  attachments: nullable(
+    Type.Array(
+      Type.Object({
+        id: Type.Union([Type.String({ maxLength: 20 }), int(0, Number.MAX_SAFE_INTEGER)]),
+        filename: Type.Optional(Type.String({ maxLength: 1024 })),
+      }),
+      { maxItems: ATTACHMENTS_MAX },
+    ),
+  ),
+  message_reference: nullable(
+    Type.Object({
+      message_id: Type.Optional(Snowflake),
+      channel_id: Type.Optional(Snowflake),
+      guild_id: Type.Optional(Snowflake),
+      type: Type.Optional(int(0, 1)),
+      fail_if_not_exists: Type.Optional(Type.Boolean()),
+    }),
+  ),
 });
 
 /** A Discord route's options with its body schema (hidden from the native OpenAPI document, as every Discord route). */

@@ -206,6 +206,16 @@ describe("numbers in the Discord layer's bodies are checked against the same lim
         { messages: Array.from({ length: 101 }, (_, i) => String(10 ** 17 + i)) },
         'messages',
       ],
+      ['message: nonce', 'post', Routes.channelMessages(channelId), { content: 'x', nonce: 1e300 }, 'nonce'],
+      ['message: flags', 'post', Routes.channelMessages(channelId), { content: 'x', flags: 1e300 }, 'flags'],
+      [
+        'message: 11 attachments',
+        'post',
+        Routes.channelMessages(channelId),
+        { content: 'x', attachments: Array.from({ length: 11 }, (_, i) => ({ id: i })) },
+        'attachments',
+      ],
+      ['webhook create: name too long', 'post', Routes.channelWebhooks(channelId), { name: 'w'.repeat(81) }, 'name'],
     ];
     for (const [name, method, route, body, field] of cases) {
       const r = await discord(method, route, body);
