@@ -8,7 +8,7 @@ import { DiscordAPIError, REST } from '@discordjs/rest';
 import { Routes } from 'discord-api-types/v10';
 import { OBJECT_LIMITS } from '@parley/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createServer, joinServer, registerUser, type TestUser } from '../factories.js';
+import { call, createBot, createServer, joinServer, registerUser, type TestUser } from '../factories.js';
 import { type TestServer, startServer } from '../harness.js';
 
 let srv: TestServer;
@@ -230,4 +230,32 @@ describe("numbers in the Discord layer's bodies are checked against the same lim
     const ok = await discord('patch', Routes.channel(channelId), { topic: 'still fine', position: 0, rate_limit_per_user: 0 });
     expect(ok.status).toBe(200);
   }, 60_000);
+});
+
+describe('commands registered on /api pass the native route schema', () => {
+  it('an option max_length of 1e300 or 6001 is 400 50035 naming it, as natively; a valid one registers', async () => {
+    const bot = await createBot(srv.url, owner);
+    const botRest = new REST({ api: `${srv.url}/api`, version: '10', retries: 0 }).setToken(bot.token);
+    const command = (maxLength: number) => ({
+      name: 'echo',
+      description: 'says it back',
+      options: [{ type: 3, name: 'text', description: 'what to say', max_length: maxLength }],
+    });
+    const cases: Array<[string, number, number, number | undefined]> = [
+      ['1e300', 1e300, 400, 50035],
+      ['past the limit', 6001, 400, 50035],
+      ['inside', 100, 201, undefined],
+    ];
+    for (const [name, maxLength, status, code] of cases) {
+      const r = await discord('post', Routes.applicationCommands(bot.id), command(maxLength), botRest);
+      const field = Object.keys((r.body as { errors?: Record<string, unknown> }).errors ?? {})[0];
+      expect({ name, status: r.status === 200 ? 201 : r.status, code: r.code }).toEqual({ name, status, code });
+      if (status === 400) expect(field).toBe('options.0.max_length');
+    }
+    const native = await call(srv.url, 'POST', `/bots/${bot.id}/commands`, {
+      auth: bot.auth,
+      body: { name: 'other', description: 'x', options: [{ type: 'string', name: 't', description: 'd', maxLength: 1e300 }] },
+    });
+    expect(native.status).toBe(400);
+  });
 });
