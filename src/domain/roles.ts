@@ -218,13 +218,13 @@ export const roles = {
       botId: null,
     };
     const version = await ctx.store.write(async (tx) => {
+      // One server's role changes run in turn, each seeing the last one's roles (count, positions).
+      await ctx.store.roles.lockServer(tx, serverId);
+      if ((await ctx.store.roles.countOf(tx, serverId)) >= OBJECT_LIMITS.rolesPerServer)
+        throw badRequest(`a server holds at most ${OBJECT_LIMITS.rolesPerServer} roles`, 'max_roles');
       // New roles start just above `@everyone`, as Discord's do: below whoever made them.
       // The others move up in one statement, not one per role (docs/security.md, "Bounded objects").
       await ctx.store.roles.makeRoomAt(tx, serverId, 1);
-      // Counted after that statement locked the server's roles (PostgreSQL), so two creates
-      // at once cannot both take the 250th place; a refusal rolls the move back.
-      if ((await ctx.store.roles.countOf(tx, serverId)) >= OBJECT_LIMITS.rolesPerServer)
-        throw badRequest(`a server holds at most ${OBJECT_LIMITS.rolesPerServer} roles`, 'max_roles');
       await ctx.store.roles.insert(tx, role);
       const version = await bumpVersion(ctx, tx, serverId);
       await auditIn(ctx, tx, serverId, caller, 'role_create', role.id, { role: roleView(role) });
@@ -260,6 +260,7 @@ export const roles = {
       ...(body.mentionable !== undefined ? { mentionable: body.mentionable ? 1 : 0 } : {}),
     };
     const { updated, version, moved } = await ctx.store.write(async (tx) => {
+      await ctx.store.roles.lockServer(tx, serverId);
       if (Object.keys(patch).length > 0) await ctx.store.roles.update(tx, serverId, roleId, patch);
       let moved: RoleTable[] = [];
       if (body.position !== undefined && body.position !== role.position) {
@@ -295,6 +296,7 @@ export const roles = {
     if (role.managed === 1) throw forbidden('managed_role', "a bot's role goes when the bot is removed");
     requireBelow(caller, m, role.position, 'that role');
     const { version, holders } = await ctx.store.write(async (tx) => {
+      await ctx.store.roles.lockServer(tx, serverId);
       const holders = await ctx.store.members.withRole(tx, serverId, roleId);
       for (const h of holders)
         await ctx.store.members.setRoles(tx, serverId, h.userId, joinRoles(splitRoles(h.roles).filter((id) => id !== roleId)));

@@ -26,6 +26,20 @@ export const roles = {
     db.updateTable('roles').set(patch).where('serverId', '=', serverId).where('id', '=', id).executeTakeFirst(),
   delete: (db: Tx, serverId: string, id: string) =>
     db.deleteFrom('roles').where('serverId', '=', serverId).where('id', '=', id).executeTakeFirst(),
+  /**
+   * Locks the server's roles until the transaction ends, by writing its `@everyone` row
+   * (unchanged): on PostgreSQL, the role changes of one server then run one after another,
+   * each seeing what the one before committed (a move's or a create's positions, the count
+   * of the cap), where otherwise a concurrent insert stays invisible to an UPDATE. SQLite
+   * has one writer anyway. Every role change takes it first, so they queue rather than deadlock.
+   */
+  lockServer: (db: Tx, serverId: string) =>
+    db
+      .updateTable('roles')
+      .set({ position: sql<number>`position` })
+      .where('serverId', '=', serverId)
+      .where('id', '=', serverId)
+      .execute(),
   /** How many roles the server has, `@everyone` not counted (managed roles are). */
   countOf: async (db: Db | Tx, serverId: string) =>
     Number(
