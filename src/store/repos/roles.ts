@@ -34,12 +34,7 @@ export const roles = {
    * has one writer anyway. Every role change takes it first, so they queue rather than deadlock.
    */
   lockServer: (db: Tx, serverId: string) =>
-    db
-      .updateTable('roles')
-      .set({ position: sql<number>`position` })
-      .where('serverId', '=', serverId)
-      .where('id', '=', serverId)
-      .execute(),
+    db.updateTable('roles').set({ position: sql<number>`position` }).where('serverId', '=', serverId).where('id', '=', serverId).execute(),
   /** How many roles the server has, `@everyone` not counted (managed roles are). */
   countOf: async (db: Db | Tx, serverId: string) =>
     Number(
