@@ -32,10 +32,12 @@ export const ERROR_CATALOG = {
   cannot_ban_self: { status: 400, meaning: 'a member cannot ban themselves' },
   unknown_message_reference: { status: 400, meaning: '`messageReference` names no message of the channel (a reply to a deleted message)' },
   too_many_pins: { status: 400, meaning: 'the channel already has 50 pinned messages' },
+  max_roles: { status: 400, meaning: 'the server already has 250 roles (`@everyone` not counted)' },
+  max_reactions: { status: 400, meaning: 'the message already has 20 distinct emoji: only one of those can be added' },
   message_too_old: { status: 400, meaning: 'bulk delete takes only messages younger than 14 days' },
   invalid_recipients: {
     status: 400,
-    meaning: 'a DM names 1 to 9 others: not the caller, no one twice; bots open DMs with one person only',
+    meaning: 'a DM names 1 to 9 others (a group holds at most 10 people): not the caller, no one twice; bots open DMs with one person only',
   },
   cannot_block_self: { status: 400, meaning: 'a person cannot block themselves' },
   invalid_commands: {

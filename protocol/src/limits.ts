@@ -138,3 +138,30 @@ export const INTERACTION_TYPES = ['command', 'component', 'autocomplete'] as con
 
 /** How a bot answers an interaction (`POST /interactions/{id}/{token}/callback`). */
 export const INTERACTION_CALLBACK_TYPES = ['message', 'deferred', 'update', 'deferredUpdate', 'autocomplete'] as const;
+
+/**
+ * How many of a thing one object may hold, Discord's numbers. Both APIs read them from here:
+ * the native request schemas (requests.ts), the Discord layer's (src/discord/schemas.ts) and
+ * the domain's checks, so a cap cannot be skipped on one path.
+ */
+export const OBJECT_LIMITS = {
+  /** Roles in one server, `@everyone` not counted (Discord's 250, its code 30005). */
+  rolesPerServer: 250,
+  /** Distinct emoji on one message (Discord's 20, its code 30010); more people may add one already there. */
+  reactionsPerMessage: 20,
+  /** People in a group DM, the creator included (section 11; Discord's 10). */
+  groupDmMembers: 10,
+  /** The highest `position` a channel or role may be given. */
+  position: 10_000,
+  /** A channel's or role's name, in characters. */
+  name: 100,
+  /** A channel's topic, in characters. */
+  topic: 4096,
+  /** How far back a ban may delete the member's messages, in seconds (7 days). */
+  banDeleteSeconds: 604_800,
+  /** A webhook's name, in characters. */
+  webhookName: 80,
+  /** Messages one bulk delete takes. */
+  bulkDeleteMin: 2,
+  bulkDeleteMax: 100,
+} as const;

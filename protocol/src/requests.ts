@@ -7,6 +7,7 @@ import {
   CONTENT_MAX,
   EMBED_LIMITS,
   INTERACTION_CALLBACK_TYPES,
+  OBJECT_LIMITS,
   PERMISSION_NAMES,
   SEARCH_HAS,
   SEARCH_LIMITS,
@@ -246,7 +247,7 @@ export const OpenDmBody = Type.Object(
   {
     recipientIds: Type.Array(Type.String({ maxLength: 32 }), {
       minItems: 1,
-      maxItems: 9,
+      maxItems: OBJECT_LIMITS.groupDmMembers - 1,
       description: 'one person for a DM, or up to nine for a group (with the caller, ten)',
     }),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "a group's name" })),
@@ -272,7 +273,7 @@ export const UpdateServerBody = Type.Object(
 export const CreateChannelBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
   topic: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])),
-  position: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+  position: Type.Optional(Type.Integer({ minimum: 0, maximum: OBJECT_LIMITS.position })),
 });
 
 /** `PATCH /channels/{channelId}`. */
@@ -280,7 +281,7 @@ export const UpdateChannelBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     topic: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])),
-    position: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+    position: Type.Optional(Type.Integer({ minimum: 0, maximum: OBJECT_LIMITS.position })),
   },
   { minProperties: 1, additionalProperties: false },
 );
@@ -300,7 +301,7 @@ export const UpdateRoleBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     ...roleFields,
-    position: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: '1 is just above `@everyone`' })),
+    position: Type.Optional(Type.Integer({ minimum: 1, maximum: OBJECT_LIMITS.position, description: '1 is just above `@everyone`' })),
   },
   { minProperties: 1, additionalProperties: false },
 );
@@ -315,7 +316,7 @@ export const OverwriteBody = Type.Object({
 /** `PUT /servers/{serverId}/bans/{userId}`. */
 export const BanBody = Type.Object({
   reason: Type.Optional(Type.String({ maxLength: 512 })),
-  deleteMessageSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800 })),
+  deleteMessageSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: OBJECT_LIMITS.banDeleteSeconds })),
 });
 
 /** `POST /servers/{serverId}/invites`. */
@@ -548,14 +549,14 @@ export const InteractionPing = Type.Object({ type: Type.Literal('ping'), botId: 
 
 /** `POST /servers/{serverId}/webhooks`. */
 export const CreateWebhookBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 80 }),
+  name: Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.webhookName }),
   channelId: Type.String({ minLength: 1, maxLength: 64 }),
   avatar: Avatar,
 });
 
 /** `PATCH /webhooks/{webhookId}`: only the fields to change. */
 export const UpdateWebhookBody = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.webhookName })),
   channelId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   avatar: Avatar,
 });

@@ -6,10 +6,25 @@
  * the webhook dialect already uses (src/webhooks/discord.ts) where they overlap.
  */
 import type { ActionRow, AllowedMentions, Component, MessageReferenceBody } from '@parley/protocol';
+import { Compile, type Validator } from 'typebox/compile';
 import { badRequest } from '../errors.js';
 import { parseAllowedMentions, parseDiscordPayload } from '../webhooks/discord.js';
 import { isPlainObject } from '../webhooks/text.js';
 import type { Embed } from '../webhooks/types.js';
+import { DiscordMessageTop } from './schemas.js';
+
+let topShape: Validator | undefined;
+/**
+ * Checks a message body's top-level fields against `DiscordMessageTop` (numbers in range,
+ * at most 10 attachments), as a route's schema would: a 400 naming the first broken field.
+ */
+function checkMessageTop(body: Record<string, unknown>): void {
+  topShape ??= Compile(DiscordMessageTop);
+  if (topShape.Check(body)) return;
+  const first = topShape.Errors(body)[0];
+  const where = (first?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  throw badRequest(`${where || 'body'} ${first?.message ?? 'is invalid'}`);
+}
 
 /** A message to create, from Discord's create-message (or execute, or callback `data`) body. */
 export interface DiscordMessageInput {
@@ -130,6 +145,7 @@ function attachmentsFromDiscord(value: unknown): Array<{ id: string; filename?: 
  */
 export function messageFromDiscord(body: unknown, opts: { hasFiles?: boolean } = {}): DiscordMessageInput {
   if (!isPlainObject(body)) throw badRequest('body must be a JSON object');
+  checkMessageTop(body);
   const components = componentsFromDiscord(body.components);
   // Content, embeds and allowed_mentions are read as an executed webhook's are.
   const base = parseDiscordPayload(
@@ -154,6 +170,7 @@ export function messageFromDiscord(body: unknown, opts: { hasFiles?: boolean } =
 /** Discord's edit-message body: `content`, `embeds`, `components`, `attachments` (the files to keep). */
 export function editFromDiscord(body: unknown): DiscordMessageEdit {
   if (!isPlainObject(body)) throw badRequest('body must be a JSON object');
+  checkMessageTop(body);
   const parsed = parseDiscordPayload({ content: body.content ?? '', embeds: body.embeds }, { hasFiles: true });
   const components = body.components === null ? [] : componentsFromDiscord(body.components);
   const attachments = attachmentsFromDiscord(body.attachments);

@@ -32,6 +32,8 @@ export const DISCORD = {
   UNKNOWN_COMMAND: 10063,
   BOTS_CANNOT_USE: 20001,
   MAX_PINS: 30003,
+  MAX_ROLES: 30005,
+  MAX_REACTIONS: 30010,
   UNAUTHORIZED: 40001,
   REQUEST_TOO_LARGE: 40005,
   BANNED: 40007,
@@ -62,6 +64,8 @@ export const DISCORD_CODES: Partial<Record<ErrorCode, number>> = {
   invalid_components: DISCORD.INVALID_FORM_BODY,
   unknown_message_reference: DISCORD.INVALID_FORM_BODY,
   too_many_pins: DISCORD.MAX_PINS,
+  max_roles: DISCORD.MAX_ROLES,
+  max_reactions: DISCORD.MAX_REACTIONS,
   message_too_old: DISCORD.MESSAGE_TOO_OLD,
   interaction_expired: DISCORD.INVALID_WEBHOOK_TOKEN,
   // 401

@@ -4,7 +4,19 @@
  * and Discord's command bodies and callback types as Parley's. Pure functions; the routes
  * (`rest/interactions.ts`, `rest/interaction-webhooks.ts`) and the gateway use them.
  */
-import type { Command, CommandBody, CommandOption, CommandOptionType, Interaction, Message } from '@parley/protocol';
+import {
+  type Command,
+  CommandBody as CommandBodySchema,
+  type CommandBody,
+  type CommandOption,
+  type CommandOptionType,
+  type Interaction,
+  type Message,
+  PatchCommandBody,
+  WIRE_SCHEMAS,
+} from '@parley/protocol';
+import type { TSchema } from 'typebox';
+import { Compile, type Validator } from 'typebox/compile';
 import { AppError } from '../errors.js';
 import { type DiscordView, discordAttachment, discordMessage, discordRole, discordUser } from './objects.js';
 
@@ -79,15 +91,33 @@ const str = (v: unknown, field: string): string => {
   return v;
 };
 
-/** The body of a command create or bulk overwrite, as Parley's command body (the domain checks its rules). */
+const validators = new Map<TSchema, Validator>();
+/**
+ * Checks a converted body against the native route's own schema (`@parley/protocol`), so
+ * the Discord path and the native one refuse the same commands: 400 naming the field.
+ */
+function asNative<T>(schema: TSchema, value: T): T {
+  let v = validators.get(schema);
+  if (!v) {
+    const context = Object.fromEntries(WIRE_SCHEMAS.map((w) => [`${(w as { $id: string }).$id}#`, w]));
+    v = Compile(context, schema) as Validator;
+    validators.set(schema, v);
+  }
+  if (v.Check(value)) return value;
+  const first = v.Errors(value)[0];
+  const where = (first?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  throw invalid(`${where || 'body'} ${first?.message ?? 'is invalid'}`);
+}
+
+/** The body of a command create or bulk overwrite, as Parley's command body (the native schema checks it; the domain its rules). */
 export function commandFromDiscord(body: unknown): CommandBody {
   const p = commandPatchFromDiscord(body);
-  return {
+  return asNative(CommandBodySchema, {
     name: str(p.name, 'name'),
     description: p.description ?? '',
     options: p.options ?? [],
     defaultMemberPermissions: p.defaultMemberPermissions ?? null,
-  };
+  });
 }
 
 /** The body of a command edit: only the fields it gives (the domain keeps the rest). */
@@ -97,12 +127,12 @@ export function commandPatchFromDiscord(body: unknown): Partial<CommandBody> {
   if (b.type !== undefined && b.type !== 1) throw invalid('type: only chat input commands (type 1) are supported');
   if (b.options !== undefined && b.options !== null && !Array.isArray(b.options)) throw invalid('options: expected an array');
   const perms = b.default_member_permissions;
-  return {
+  return asNative(PatchCommandBody, {
     ...(b.name !== undefined ? { name: str(b.name, 'name') } : {}),
     ...(b.description !== undefined ? { description: str(b.description, 'description') } : {}),
     ...(b.options !== undefined ? { options: ((b.options as unknown[] | null) ?? []).map(optionFromDiscord) } : {}),
     ...(perms !== undefined ? { defaultMemberPermissions: perms === null ? null : String(perms) } : {}),
-  };
+  }) as Partial<CommandBody>;
 }
 
 function optionFromDiscord(v: unknown, i: number): CommandOption {

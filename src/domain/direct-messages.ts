@@ -1,4 +1,4 @@
-import type { DmChannel, OpenDmBody } from '@parley/protocol';
+import { type DmChannel, OBJECT_LIMITS, type OpenDmBody } from '@parley/protocol';
 import { AppError, badRequest, forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
 import type { DmRow, RecipientRow } from '../store/repos/dms.js';
@@ -9,7 +9,7 @@ import { NEEDS } from './permissions.js';
 import type { Caller } from './types.js';
 
 /** People in a group DM, the creator included (section 11). */
-export const GROUP_DM_MAX = 10;
+export const GROUP_DM_MAX = OBJECT_LIMITS.groupDmMembers;
 
 /** The wire form of a DM, with its recipients and newest message. */
 function dmView(row: DmRow, recipients: RecipientRow[], lastMessageId: string | null): DmChannel {
@@ -62,6 +62,9 @@ export const directMessages = {
     if (ids.some((id) => !isId(id)) || new Set(ids).size !== ids.length || ids.includes(caller.id)) {
       throw badRequest('recipientIds must name other people, each once', 'invalid_recipients');
     }
+    // The schema caps the list too; this is the rule both APIs share (docs/security.md).
+    if (ids.length === 0 || ids.length > GROUP_DM_MAX - 1)
+      throw badRequest(`a group DM holds at most ${GROUP_DM_MAX} people, you included`, 'invalid_recipients');
     const group = ids.length > 1;
     if (group && caller.bot) throw badRequest('a bot opens DMs with one person at a time', 'invalid_recipients');
     if (!group && body.name !== undefined) throw badRequest('only a group DM has a name', 'invalid_recipients');

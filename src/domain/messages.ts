@@ -1,4 +1,4 @@
-import { ATTACHMENTS_MAX, CONTENT_MAX } from '@parley/protocol';
+import { ATTACHMENTS_MAX, CONTENT_MAX, OBJECT_LIMITS } from '@parley/protocol';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { isId, isLegacyId, legacyIdTime, snowflakeAt } from '../ids.js';
 import type { Tx } from '../store/index.js';
@@ -816,6 +816,10 @@ async function react(
         changed = Number((await ctx.store.reactions.remove(tx, messageId, emoji, caller.id)).numDeletedRows) > 0;
         me = false;
       } else {
+        // At most 20 distinct emoji per message; an emoji already there can always be added to.
+        const { distinct, present } = await ctx.store.reactions.emojiOf(tx, messageId, emoji);
+        if (!present && distinct >= OBJECT_LIMITS.reactionsPerMessage)
+          throw badRequest(`a message holds at most ${OBJECT_LIMITS.reactionsPerMessage} distinct reactions`, 'max_reactions');
         const added = await ctx.store.reactions.add(tx, messageId, emoji, caller.id, nowIso());
         if (!added && how === 'toggle') await ctx.store.reactions.remove(tx, messageId, emoji, caller.id);
         changed = added || how === 'toggle';

@@ -1,4 +1,4 @@
-import { ALL_PERMISSION_BITS, P, parsePermissions, permissionNamesOf, type Overwrite, type Role } from '@parley/protocol';
+import { ALL_PERMISSION_BITS, OBJECT_LIMITS, P, parsePermissions, permissionNamesOf, type Overwrite, type Role } from '@parley/protocol';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
 import type { Db, Tx } from '../store/index.js';
@@ -182,13 +182,17 @@ export interface RoleBody {
   position?: number;
 }
 
-/** Renumbers `ordered` (every role but `@everyone`, bottom first) to positions 1..n. */
+/**
+ * Renumbers `ordered` (every role but `@everyone`, bottom first) to positions 1..n: the
+ * roles whose position changes, in one statement (a server may have 250 roles).
+ */
 async function renumber(ctx: DomainContext, tx: Tx, serverId: string, ordered: RoleTable[]): Promise<void> {
-  for (let i = 0; i < ordered.length; i++) {
-    const r = ordered[i]!;
-    if (r.position !== i + 1) await ctx.store.roles.update(tx, serverId, r.id, { position: i + 1 });
+  const changed: Array<{ id: string; position: number }> = [];
+  ordered.forEach((r, i) => {
+    if (r.position !== i + 1) changed.push({ id: r.id, position: i + 1 });
     r.position = i + 1;
-  }
+  });
+  await ctx.store.roles.setPositions(tx, serverId, changed);
 }
 
 export const roles = {
@@ -214,10 +218,14 @@ export const roles = {
       botId: null,
     };
     const version = await ctx.store.write(async (tx) => {
+      // One server's role changes run in turn, each seeing the last one's roles (count, positions).
+      await ctx.store.roles.lockServer(tx, serverId);
+      if ((await ctx.store.roles.countOf(tx, serverId)) >= OBJECT_LIMITS.rolesPerServer)
+        throw badRequest(`a server holds at most ${OBJECT_LIMITS.rolesPerServer} roles`, 'max_roles');
       // New roles start just above `@everyone`, as Discord's do: below whoever made them.
-      const existing = (await ctx.store.roles.ofServer(tx, serverId)).filter((r) => r.id !== serverId);
+      // The others move up in one statement, not one per role (docs/security.md, "Bounded objects").
+      await ctx.store.roles.makeRoomAt(tx, serverId, 1);
       await ctx.store.roles.insert(tx, role);
-      await renumber(ctx, tx, serverId, [role, ...existing]);
       const version = await bumpVersion(ctx, tx, serverId);
       await auditIn(ctx, tx, serverId, caller, 'role_create', role.id, { role: roleView(role) });
       return version;
@@ -252,6 +260,7 @@ export const roles = {
       ...(body.mentionable !== undefined ? { mentionable: body.mentionable ? 1 : 0 } : {}),
     };
     const { updated, version, moved } = await ctx.store.write(async (tx) => {
+      await ctx.store.roles.lockServer(tx, serverId);
       if (Object.keys(patch).length > 0) await ctx.store.roles.update(tx, serverId, roleId, patch);
       let moved: RoleTable[] = [];
       if (body.position !== undefined && body.position !== role.position) {
@@ -287,6 +296,7 @@ export const roles = {
     if (role.managed === 1) throw forbidden('managed_role', "a bot's role goes when the bot is removed");
     requireBelow(caller, m, role.position, 'that role');
     const { version, holders } = await ctx.store.write(async (tx) => {
+      await ctx.store.roles.lockServer(tx, serverId);
       const holders = await ctx.store.members.withRole(tx, serverId, roleId);
       for (const h of holders)
         await ctx.store.members.setRoles(tx, serverId, h.userId, joinRoles(splitRoles(h.roles).filter((id) => id !== roleId)));

@@ -7,6 +7,7 @@
  * source paths, error class names), so whatever the server echoes back cannot trip it.
  */
 import zlib from 'node:zlib';
+import { OBJECT_LIMITS } from '@parley/protocol';
 import { type J, entriesOf, flatten, obj, raw, serialize } from './json.js';
 import { Rng } from './prng.js';
 import type { Route } from './routes.js';
@@ -736,6 +737,56 @@ function template(g: Gen, route: Route, githubEvent: string | undefined): Array<
       ];
     case 'POST /webhooks/:webhookId/:token/github':
       return githubBody(g, githubEvent ?? 'push');
+    // The Discord layer's JSON bodies (src/discord/schemas.ts): numbers at and past each
+    // limit, 1e300 and fractions included, so the fuzz reaches the schema and the caps.
+    case 'POST /api/guilds/:guildId/channels':
+    case 'PATCH /api/channels/:channelId':
+      return [
+        ['name', name()],
+        ...some(g, [
+          ['position', limitNumber(g, OBJECT_LIMITS.position)],
+          ['topic', rng.pick<J>([null, anyString(g), LONG(OBJECT_LIMITS.topic + 1)])],
+          ['rate_limit_per_user', limitNumber(g, 21_600)],
+          ['bitrate', limitNumber(g, 384_000)],
+          ['user_limit', limitNumber(g, 99)],
+          ['type', rng.pick<J>([0, 2, null, '0'])],
+        ]),
+      ];
+    case 'POST /api/guilds/:guildId/roles':
+    case 'PATCH /api/guilds/:guildId/roles/:roleId':
+      return [
+        ['name', name()],
+        ...some(g, [
+          ['color', limitNumber(g, 0xffffff)],
+          ['position', limitNumber(g, OBJECT_LIMITS.position)],
+          ['permissions', rng.pick<J>(['0', '8', '1e300', limitNumber(g, 2 ** 53)])],
+          ['hoist', rng.pick<J>([true, 'yes', null])],
+        ]),
+      ];
+    case 'PATCH /api/guilds/:guildId':
+      return [
+        ['name', name()],
+        ...some(g, [
+          ['afk_timeout', limitNumber(g, 3600)],
+          ['verification_level', limitNumber(g, 4)],
+        ]),
+      ];
+    case 'PUT /api/guilds/:guildId/bans/:userId':
+      return some(g, [
+        ['delete_message_seconds', limitNumber(g, OBJECT_LIMITS.banDeleteSeconds)],
+        ['delete_message_days', limitNumber(g, 7)],
+      ]);
+    case 'POST /api/channels/:channelId/messages/bulk-delete':
+      return [['messages', Array.from({ length: rng.pick([0, 1, 2, OBJECT_LIMITS.bulkDeleteMax + 1]) }, () => anyId(g))]];
+    case 'POST /api/users/@me/channels':
+      return rng.chance(0.3)
+        ? [['recipient_id', anyId(g)]]
+        : [
+            [
+              'recipients',
+              Array.from({ length: rng.pick([0, 1, OBJECT_LIMITS.groupDmMembers - 1, OBJECT_LIMITS.groupDmMembers, 25]) }, () => anyId(g)),
+            ],
+          ];
     default:
       // A route this suite does not know yet: fields common across the API.
       return Array.from(
@@ -744,6 +795,16 @@ function template(g: Gen, route: Route, githubEvent: string | undefined): Array<
           [rng.pick(['name', 'content', 'channelId', 'permissions', 'avatar', 'text', 'botId', 'username']), anyValue(g, 1)] as [string, J],
       );
   }
+}
+
+/** A number around `limit`: inside, at, just past, far past (1e300), negative or fractional. */
+function limitNumber(g: Gen, limit: number): J {
+  return g.rng.pick<J>([0, 1, limit, limit + 1, -1, 1.5, 1e300, raw('1e400'), Number.MAX_SAFE_INTEGER + 2]);
+}
+
+/** Each entry with even odds: a body with some of its optional fields. */
+function some(g: Gen, entries: Array<[string, J]>): Array<[string, J]> {
+  return entries.filter(() => g.rng.chance(0.5));
 }
 
 /** Breaks a template in one to three ways. */

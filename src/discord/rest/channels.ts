@@ -5,6 +5,7 @@
  * messages.ts, servers.ts, moderation.ts), under the same rate limits.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
 import { conversations } from '../../domain/conversations.js';
 import { messages } from '../../domain/messages.js';
 import { roles } from '../../domain/roles.js';
@@ -13,8 +14,8 @@ import { badRequest } from '../../errors.js';
 import { authenticate } from '../../http/plugins/auth.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
-import { isPlainObject } from '../../webhooks/text.js';
 import { editFromDiscord, overwriteFromDiscord, overwritesFromDiscord } from '../bodies.js';
+import { DiscordBulkDeleteBody, DiscordUpdateChannelBody, withBody } from '../schemas.js';
 import { discordAnyChannel, discordMessage, discordUser } from '../objects.js';
 import { hidden, queryInt, queryString, readMessageBody } from './common.js';
 
@@ -23,27 +24,18 @@ type MessageReq = FastifyRequest<{ Params: { channelId: string; messageId: strin
 type ReactionReq = FastifyRequest<{ Params: { channelId: string; messageId: string; emoji: string } }>;
 
 /**
- * `PATCH /channels/{id}`: Discord's `name`, `topic`, `position` (what Parley's channels
- * have) and `permission_overwrites` (the whole list, replacing the channel's).
+ * `PATCH /channels/{id}` (schema-checked: `DiscordUpdateChannelBody`): Discord's `name`,
+ * `topic`, `position` (what Parley's channels have) and `permission_overwrites` (the whole
+ * list, replacing the channel's).
  */
-function channelPatch(body: unknown) {
-  if (!isPlainObject(body)) throw badRequest('body must be a JSON object');
-  const out: { name?: string; topic?: string | null; position?: number; overwrites?: ReturnType<typeof overwritesFromDiscord> } = {};
-  if (body.name !== undefined) {
-    if (typeof body.name !== 'string') throw badRequest('name must be a string');
-    out.name = body.name;
-  }
-  if (body.topic !== undefined) {
-    if (body.topic !== null && typeof body.topic !== 'string') throw badRequest('topic must be a string or null');
-    out.topic = body.topic;
-  }
-  if (body.position !== undefined && body.position !== null) {
-    if (!Number.isInteger(body.position) || (body.position as number) < 0) throw badRequest('position must be a non-negative integer');
-    out.position = body.position as number;
-  }
-  const overwrites = overwritesFromDiscord(body.permission_overwrites);
-  if (overwrites) out.overwrites = overwrites;
-  return out;
+function channelPatch(body: Static<typeof DiscordUpdateChannelBody>) {
+  const overwrites = overwritesFromDiscord((body as { permission_overwrites?: unknown }).permission_overwrites);
+  return {
+    ...(body.name !== undefined ? { name: body.name } : {}),
+    ...(body.topic !== undefined ? { topic: body.topic } : {}),
+    ...(body.position != null ? { position: body.position } : {}),
+    ...(overwrites ? { overwrites } : {}),
+  };
 }
 
 export function discordChannelRoutes(api: FastifyInstance, deps: RouteDeps): void {
@@ -56,10 +48,11 @@ export function discordChannelRoutes(api: FastifyInstance, deps: RouteDeps): voi
     return discordAnyChannel(await servers.channel(ctx, caller, req.params.channelId), caller.id);
   });
 
-  api.patch('/channels/:channelId', hidden, async (req: ChannelReq, reply) => {
+  api.patch('/channels/:channelId', withBody(DiscordUpdateChannelBody), async (req: ChannelReq, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    return discordAnyChannel(await servers.updateChannel(ctx, caller, req.params.channelId, channelPatch(req.body)), caller.id);
+    const patch = channelPatch(req.body as Static<typeof DiscordUpdateChannelBody>);
+    return discordAnyChannel(await servers.updateChannel(ctx, caller, req.params.channelId, patch), caller.id);
   });
 
   // Discord answers the deleted channel (a DM: the one left).
@@ -133,15 +126,10 @@ export function discordChannelRoutes(api: FastifyInstance, deps: RouteDeps): voi
     return reply.status(204).send();
   });
 
-  api.post('/channels/:channelId/messages/bulk-delete', hidden, async (req: ChannelReq, reply) => {
+  api.post('/channels/:channelId/messages/bulk-delete', withBody(DiscordBulkDeleteBody), async (req: ChannelReq, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    const body = req.body;
-    if (!isPlainObject(body) || !Array.isArray(body.messages) || !body.messages.every((id) => typeof id === 'string'))
-      throw badRequest('messages must be a list of message ids');
-    const ids = body.messages as string[];
-    if (ids.length < 2 || ids.length > 100) throw badRequest('messages must hold 2 to 100 ids');
-    if (new Set(ids).size !== ids.length) throw badRequest('messages must not repeat an id');
+    const ids = (req.body as Static<typeof DiscordBulkDeleteBody>).messages;
     await conversations.bulkDelete(ctx, caller, req.params.channelId, ids, caller.reason);
     return reply.status(204).send();
   });

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Member } from '@parley/protocol';
+import type { Static } from 'typebox';
 import { type RoleBody, roles } from '../../domain/roles.js';
 import { servers } from '../../domain/servers.js';
 import { badRequest, notFound } from '../../errors.js';
@@ -12,8 +13,8 @@ import { compareIds } from '../../ids.js';
 import { authenticate } from '../../http/plugins/auth.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
-import { isPlainObject } from '../../webhooks/text.js';
 import { overwritesFromDiscord } from '../bodies.js';
+import { DiscordBanBody, DiscordCreateChannelBody, DiscordRoleBody, DiscordUpdateGuildBody, withBody } from '../schemas.js';
 import { discordChannel, discordGuild, discordMember, discordRole, discordUser } from '../objects.js';
 import { hidden, queryInt, queryString } from './common.js';
 
@@ -24,31 +25,16 @@ type MemberRoleReq = FastifyRequest<{ Params: { guildId: string; userId: string;
 
 const memberOf = (m: Pick<Member, 'user' | 'roles' | 'joinedAt'>) => discordMember(m);
 
-/** Discord's role body: `name`, `permissions` (a decimal string), `color`, `hoist`, `mentionable`. */
-function roleBody(body: unknown): RoleBody {
-  if (body === undefined || body === null) return {};
-  if (!isPlainObject(body)) throw badRequest('body must be a JSON object');
-  const out: RoleBody = {};
-  if (body.name !== undefined && body.name !== null) {
-    if (typeof body.name !== 'string') throw badRequest('name must be a string');
-    out.name = body.name;
-  }
-  if (body.permissions !== undefined && body.permissions !== null) {
-    if (typeof body.permissions === 'number' && Number.isSafeInteger(body.permissions)) out.permissions = String(body.permissions);
-    else if (typeof body.permissions === 'string') out.permissions = body.permissions;
-    else throw badRequest('permissions must be a permission bitfield');
-  }
-  if (body.color !== undefined && body.color !== null) {
-    if (!Number.isInteger(body.color)) throw badRequest('color must be an integer');
-    out.color = body.color as number;
-  }
-  for (const key of ['hoist', 'mentionable'] as const) {
-    if (body[key] !== undefined && body[key] !== null) {
-      if (typeof body[key] !== 'boolean') throw badRequest(`${key} must be a boolean`);
-      out[key] = body[key] as boolean;
-    }
-  }
-  return out;
+/** Discord's role body (schema-checked: `DiscordRoleBody`) as the domain takes it; `position` is not moved here. */
+function roleBody(body: Static<typeof DiscordRoleBody> | undefined): RoleBody {
+  if (!body) return {};
+  return {
+    ...(body.name != null ? { name: body.name } : {}),
+    ...(body.permissions != null ? { permissions: String(body.permissions) } : {}),
+    ...(body.color != null ? { color: body.color } : {}),
+    ...(body.hoist != null ? { hoist: body.hoist } : {}),
+    ...(body.mentionable != null ? { mentionable: body.mentionable } : {}),
+  };
 }
 
 export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: RouteDeps): void {
@@ -60,11 +46,10 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
     return discordGuild(server, list);
   });
 
-  api.patch('/guilds/:guildId', hidden, async (req: GuildReq, reply) => {
+  api.patch('/guilds/:guildId', withBody(DiscordUpdateGuildBody), async (req: GuildReq, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    const body = req.body;
-    if (!isPlainObject(body)) throw badRequest('body must be a JSON object');
+    const body = req.body as Static<typeof DiscordUpdateGuildBody>;
     const patch: { name?: string; description?: string | null } = {};
     if (typeof body.name === 'string') patch.name = body.name;
     if (body.description === null || typeof body.description === 'string') patch.description = body.description;
@@ -77,16 +62,14 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
     return (await servers.channels(ctx, caller, req.params.guildId)).map(discordChannel);
   });
 
-  api.post('/guilds/:guildId/channels', hidden, async (req: GuildReq, reply) => {
+  api.post('/guilds/:guildId/channels', withBody(DiscordCreateChannelBody), async (req: GuildReq, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    const body = req.body;
-    if (!isPlainObject(body) || typeof body.name !== 'string') throw badRequest('name is required');
-    if (body.type !== undefined && body.type !== null && body.type !== 0) throw badRequest('type: only text channels (0) are supported');
-    const topic = typeof body.topic === 'string' || body.topic === null ? body.topic : undefined;
-    const position = Number.isInteger(body.position) ? (body.position as number) : undefined;
+    const body = req.body as Static<typeof DiscordCreateChannelBody>;
+    const topic = body.topic;
+    const position = body.position ?? undefined;
     // Applied by the overwrite route's rules, or the request is refused: never dropped.
-    const overwrites = overwritesFromDiscord(body.permission_overwrites);
+    const overwrites = overwritesFromDiscord((body as { permission_overwrites?: unknown }).permission_overwrites);
     const channel = await servers.createChannel(ctx, caller, req.params.guildId, {
       name: body.name,
       ...(topic !== undefined ? { topic } : {}),
@@ -159,17 +142,18 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
     return discordRole(role);
   });
 
-  api.post('/guilds/:guildId/roles', hidden, async (req: GuildReq, reply) => {
+  api.post('/guilds/:guildId/roles', withBody(DiscordRoleBody), async (req: GuildReq, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    const body = roleBody(req.body);
+    const body = roleBody(req.body as Static<typeof DiscordRoleBody>);
     return discordRole(await roles.create(ctx, caller, req.params.guildId, { name: 'new role', ...body }));
   });
 
-  api.patch('/guilds/:guildId/roles/:roleId', hidden, async (req: RoleReq, reply) => {
+  api.patch('/guilds/:guildId/roles/:roleId', withBody(DiscordRoleBody), async (req: RoleReq, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    return discordRole(await roles.update(ctx, caller, req.params.guildId, req.params.roleId, roleBody(req.body)));
+    const body = roleBody(req.body as Static<typeof DiscordRoleBody>);
+    return discordRole(await roles.update(ctx, caller, req.params.guildId, req.params.roleId, body));
   });
 
   api.delete('/guilds/:guildId/roles/:roleId', hidden, async (req: RoleReq, reply) => {
@@ -194,10 +178,10 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
   });
 
   /** Discord's `delete_message_seconds` (or the older `delete_message_days`); the reason comes in `X-Audit-Log-Reason`. */
-  api.put('/guilds/:guildId/bans/:userId', hidden, async (req: MemberReq, reply) => {
+  api.put('/guilds/:guildId/bans/:userId', withBody(DiscordBanBody), async (req: MemberReq, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    const body = isPlainObject(req.body) ? req.body : {};
+    const body = (req.body as Static<typeof DiscordBanBody> | undefined) ?? {};
     const seconds =
       typeof body.delete_message_seconds === 'number'
         ? body.delete_message_seconds

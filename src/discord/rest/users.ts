@@ -4,6 +4,7 @@
  * actions of `/users/@me`, `/servers` and `/users/@me/channels`.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
 import { requireMember } from '../../domain/access.js';
 import { accounts } from '../../domain/accounts.js';
 import { directMessages } from '../../domain/direct-messages.js';
@@ -14,7 +15,7 @@ import { authenticate } from '../../http/plugins/auth.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
 import type { Caller } from '../../domain/types.js';
-import { isPlainObject } from '../../webhooks/text.js';
+import { DiscordOpenDmBody, withBody } from '../schemas.js';
 import { discordApplication, discordDmChannel, discordPartialGuild, discordUser } from '../objects.js';
 import { hidden, queryInt, queryString } from './common.js';
 
@@ -70,18 +71,12 @@ export function discordUserRoutes(api: FastifyInstance, { ctx, limiter }: RouteD
   });
 
   /** Discord's `{recipient_id}` (a DM) or `{recipients: [...]}` (a group, people only). */
-  api.post('/users/@me/channels', hidden, async (req, reply) => {
+  api.post('/users/@me/channels', withBody(DiscordOpenDmBody), async (req, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    const body = req.body;
-    if (!isPlainObject(body)) throw badRequest('body must be a JSON object');
-    const ids =
-      typeof body.recipient_id === 'string'
-        ? [body.recipient_id]
-        : Array.isArray(body.recipients) && body.recipients.every((r) => typeof r === 'string')
-          ? (body.recipients as string[])
-          : undefined;
-    if (!ids || ids.length === 0) throw badRequest('recipient_id is required');
+    const body = req.body as Static<typeof DiscordOpenDmBody>;
+    const ids = body.recipient_id !== undefined ? [body.recipient_id] : body.recipients;
+    if (!ids) throw badRequest('recipient_id is required');
     const { channel } = await directMessages.open(ctx, caller, { recipientIds: ids });
     return discordDmChannel(channel, caller.id);
   });

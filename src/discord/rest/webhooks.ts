@@ -12,6 +12,7 @@
  * With a bot's or person's credentials, the webhooks of a channel or guild and a webhook
  * by id are managed as natively: people who own the server (bots are refused, 20001).
  */
+import type { Static } from 'typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { servers } from '../../domain/servers.js';
 import { executeWebhook } from '../../domain/webhook-execution.js';
@@ -23,21 +24,20 @@ import { malformedMultipart } from '../../http/plugins/multipart.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
 import { flatBody, partsOf } from '../../http/routes/webhook-execute.js';
-import { isPlainObject } from '../../webhooks/text.js';
 import { editFromDiscord } from '../bodies.js';
 import { discordMessage, discordWebhook } from '../objects.js';
+import { DiscordCreateWebhookBody, DiscordUpdateWebhookBody, withBody } from '../schemas.js';
 import { hidden, queryString } from './common.js';
 import { interactionWebhooks } from './interaction-webhooks.js';
 
 type HookReq = FastifyRequest<{ Params: { webhookId: string; token: string } }>;
 type HookMessageReq = FastifyRequest<{ Params: { webhookId: string; token: string; messageId: string } }>;
 
-/** Discord's webhook management body: `name`, `avatar` (ignored: Parley's avatars are URLs), `channel_id`. */
-function webhookPatch(body: unknown): { name?: string; channelId?: string } {
-  if (!isPlainObject(body)) throw badRequest('body must be a JSON object');
+/** Discord's webhook management body (schema-checked): `name`, `channel_id`; `avatar` is ignored (Parley's avatars are URLs). */
+function webhookPatch(body: Static<typeof DiscordUpdateWebhookBody>): { name?: string; channelId?: string } {
   return {
-    ...(typeof body.name === 'string' ? { name: body.name } : {}),
-    ...(typeof body.channel_id === 'string' ? { channelId: body.channel_id } : {}),
+    ...(body.name !== undefined ? { name: body.name } : {}),
+    ...(body.channel_id !== undefined ? { channelId: body.channel_id } : {}),
   };
 }
 
@@ -137,11 +137,10 @@ export function discordWebhookRoutes(api: FastifyInstance, deps: RouteDeps): voi
   type IdReq = FastifyRequest<{ Params: { webhookId: string } }>;
   const owner = (req: FastifyRequest) => authenticate(ctx, req, 'user');
 
-  api.post('/channels/:channelId/webhooks', hidden, async (req: ChannelReq, reply) => {
+  api.post('/channels/:channelId/webhooks', withBody(DiscordCreateWebhookBody), async (req: ChannelReq, reply) => {
     const caller = await owner(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    const body = req.body;
-    if (!isPlainObject(body) || typeof body.name !== 'string') throw badRequest('name is required');
+    const body = req.body as Static<typeof DiscordCreateWebhookBody>;
     const channel = await servers.channel(ctx, caller, req.params.channelId);
     if (!('serverId' in channel)) throw badRequest('webhooks post into a server channel');
     const created = await webhooks.create(ctx, caller, channel.serverId, { name: body.name, channelId: channel.id });
@@ -166,10 +165,11 @@ export function discordWebhookRoutes(api: FastifyInstance, deps: RouteDeps): voi
     return discordWebhook(await webhooks.get(ctx, caller, req.params.webhookId));
   });
 
-  api.patch('/webhooks/:webhookId', hidden, async (req: IdReq, reply) => {
+  api.patch('/webhooks/:webhookId', withBody(DiscordUpdateWebhookBody), async (req: IdReq, reply) => {
     const caller = await owner(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    return discordWebhook(await webhooks.update(ctx, caller, req.params.webhookId, webhookPatch(req.body)));
+    const patch = webhookPatch(req.body as Static<typeof DiscordUpdateWebhookBody>);
+    return discordWebhook(await webhooks.update(ctx, caller, req.params.webhookId, patch));
   });
 
   api.delete('/webhooks/:webhookId', hidden, async (req: IdReq, reply) => {

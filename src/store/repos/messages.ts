@@ -280,6 +280,18 @@ export const reactions = {
       .executeTakeFirst();
     return Number(r?.n ?? 0);
   },
+  /** How many distinct emoji the message has, and whether `emoji` is among them: one query. */
+  emojiOf: async (db: Db, messageId: string, emoji: string) => {
+    const r = await db
+      .selectFrom('reactions')
+      .select((eb) => [
+        eb.fn.count<string | number>('emoji').distinct().as('distinct'),
+        eb.fn.max(eb.case().when('emoji', '=', emoji).then(1).else(0).end()).as('present'),
+      ])
+      .where('messageId', '=', messageId)
+      .executeTakeFirst();
+    return { distinct: Number(r?.distinct ?? 0), present: Number(r?.present ?? 0) === 1 };
+  },
   /** The users who reacted with `emoji`, by user id, after `after` (Discord's order and cursor). */
   users: (db: Db, messageId: string, emoji: string, opts: { limit: number; after?: string }) => {
     let q = db

@@ -26,6 +26,58 @@ export const roles = {
     db.updateTable('roles').set(patch).where('serverId', '=', serverId).where('id', '=', id).executeTakeFirst(),
   delete: (db: Tx, serverId: string, id: string) =>
     db.deleteFrom('roles').where('serverId', '=', serverId).where('id', '=', id).executeTakeFirst(),
+  /**
+   * Locks the server's roles until the transaction ends, by writing its `@everyone` row
+   * (unchanged): on PostgreSQL, the role changes of one server then run one after another,
+   * each seeing what the one before committed (a move's or a create's positions, the count
+   * of the cap), where otherwise a concurrent insert stays invisible to an UPDATE. SQLite
+   * has one writer anyway. Every role change takes it first, so they queue rather than deadlock.
+   */
+  lockServer: (db: Tx, serverId: string) =>
+    db.updateTable('roles').set({ position: sql<number>`position` }).where('serverId', '=', serverId).where('id', '=', serverId).execute(),
+  /** How many roles the server has, `@everyone` not counted (managed roles are). */
+  countOf: async (db: Db | Tx, serverId: string) =>
+    Number(
+      (
+        await db
+          .selectFrom('roles')
+          .select((eb) => eb.fn.countAll<string | number>().as('n'))
+          .where('serverId', '=', serverId)
+          .where('id', '<>', serverId)
+          .executeTakeFirst()
+      )?.n ?? 0,
+    ),
+  /** Moves every role but `@everyone` at or above `from` up by one: room for a new role at `from`. One statement. */
+  makeRoomAt: (db: Tx, serverId: string, from: number) =>
+    db
+      .updateTable('roles')
+      .set({ position: sql<number>`position + 1` })
+      .where('serverId', '=', serverId)
+      .where('id', '<>', serverId)
+      .where('position', '>=', from)
+      .execute(),
+  /**
+   * Gives each listed role its position, in ONE statement whatever the count (`case id when
+   * ... then ... end`, which SQLite and PostgreSQL both read; the cast types PostgreSQL's
+   * otherwise untyped parameters). Roles not listed keep theirs.
+   */
+  setPositions: async (db: Tx, serverId: string, positions: ReadonlyArray<{ id: string; position: number }>) => {
+    if (positions.length === 0) return;
+    const cases = sql.join(
+      positions.map((p) => sql`when ${p.id} then ${p.position}`),
+      sql` `,
+    );
+    await db
+      .updateTable('roles')
+      .set({ position: sql<number>`cast(case id ${cases} end as integer)` })
+      .where('serverId', '=', serverId)
+      .where(
+        'id',
+        'in',
+        positions.map((p) => p.id),
+      )
+      .execute();
+  },
   maxPosition: async (db: Db | Tx, serverId: string) =>
     Number(
       (

@@ -1,0 +1,146 @@
+/**
+ * The request bodies of Discord's JSON routes, as JSON Schema: Fastify validates them on the
+ * route, as the native routes' (protocol/src/requests.ts), and a failure is Discord's 400
+ * 50035 "Invalid Form Body" naming the field (errors.ts). Every limit Parley itself has
+ * (positions, names, roles, group size, bulk delete) is read from `@parley/protocol`'s
+ * `OBJECT_LIMITS`, the same numbers the native schemas and the domain use, so a cap holds on
+ * both paths. Fields Discord defines and Parley ignores are still range-checked (Discord's
+ * own ranges), so no body passes with a number Discord would refuse. Unknown keys are
+ * accepted, as Discord does.
+ *
+ * Multipart routes (messages, interaction answers) are read by bodies.ts instead.
+ * `permission_overwrites` on channel create and edit is not described here (its own change).
+ */
+import { ATTACHMENTS_MAX, OBJECT_LIMITS, PermissionBitsBody } from '@parley/protocol';
+import { type TSchema, Type } from 'typebox';
+
+const nullable = <T extends TSchema>(t: T) => Type.Optional(Type.Union([t, Type.Null()]));
+const int = (minimum: number, maximum: number) => Type.Integer({ minimum, maximum });
+const Snowflake = Type.String({ pattern: '^[0-9]{1,20}$' });
+
+/** A bitfield as Discord libraries send it: a decimal string, or (older ones) a number. */
+const Permissions = Type.Union([PermissionBitsBody, int(0, Number.MAX_SAFE_INTEGER)]);
+
+/** `POST /guilds/{id}/roles` and `PATCH /guilds/{id}/roles/{roleId}`. */
+export const DiscordRoleBody = Type.Union([
+  Type.Object({
+    name: nullable(Type.String({ maxLength: OBJECT_LIMITS.name })),
+    permissions: nullable(Permissions),
+    color: nullable(int(0, 0xffffff)),
+    hoist: nullable(Type.Boolean()),
+    mentionable: nullable(Type.Boolean()),
+    // Discord moves roles through the bulk route, which Parley does not serve; checked, then ignored.
+    position: nullable(int(0, OBJECT_LIMITS.position)),
+  }),
+  Type.Null(),
+]);
+
+/** The fields of a guild channel a create or an edit may carry (Discord's ranges for those Parley ignores). */
+const channelFields = {
+  topic: nullable(Type.String({ maxLength: OBJECT_LIMITS.topic })),
+  position: nullable(int(0, OBJECT_LIMITS.position)),
+  rate_limit_per_user: nullable(int(0, 21_600)),
+  bitrate: nullable(int(8000, 384_000)),
+  user_limit: nullable(int(0, 10_000)),
+  nsfw: nullable(Type.Boolean()),
+  parent_id: nullable(Snowflake),
+  default_auto_archive_duration: nullable(Type.Union([60, 1440, 4320, 10_080].map((n) => Type.Literal(n)))),
+  default_thread_rate_limit_per_user: nullable(int(0, 21_600)),
+  video_quality_mode: nullable(int(1, 2)),
+};
+
+/** `POST /guilds/{id}/channels`: only text channels (type 0). */
+export const DiscordCreateChannelBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.name }),
+  type: nullable(Type.Literal(0)),
+  ...channelFields,
+});
+
+/** `PATCH /channels/{id}`. */
+export const DiscordUpdateChannelBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.name })),
+  ...channelFields,
+});
+
+/** `PATCH /guilds/{id}`: Parley keeps `name` and `description`; Discord's settings are checked and ignored. */
+export const DiscordUpdateGuildBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.name })),
+  description: nullable(Type.String({ maxLength: 4000 })),
+  verification_level: nullable(int(0, 4)),
+  default_message_notifications: nullable(int(0, 1)),
+  explicit_content_filter: nullable(int(0, 2)),
+  afk_timeout: nullable(Type.Union([60, 300, 900, 1800, 3600].map((n) => Type.Literal(n)))),
+  system_channel_flags: nullable(int(0, 2 ** 31 - 1)),
+  premium_progress_bar_enabled: nullable(Type.Boolean()),
+});
+
+/** `PUT /guilds/{id}/bans/{userId}`. */
+export const DiscordBanBody = Type.Union([
+  Type.Object({
+    delete_message_seconds: Type.Optional(int(0, OBJECT_LIMITS.banDeleteSeconds)),
+    delete_message_days: Type.Optional(int(0, OBJECT_LIMITS.banDeleteSeconds / 86_400)),
+  }),
+  Type.Null(),
+]);
+
+/** `POST /channels/{id}/messages/bulk-delete`. */
+export const DiscordBulkDeleteBody = Type.Object({
+  messages: Type.Array(Snowflake, {
+    minItems: OBJECT_LIMITS.bulkDeleteMin,
+    maxItems: OBJECT_LIMITS.bulkDeleteMax,
+    uniqueItems: true,
+  }),
+});
+
+/** `POST /users/@me/channels`: `{recipient_id}` (a DM) or `{recipients}` (a group: at most 9 others, 10 people). */
+export const DiscordOpenDmBody = Type.Object({
+  recipient_id: Type.Optional(Snowflake),
+  recipients: Type.Optional(Type.Array(Snowflake, { minItems: 1, maxItems: OBJECT_LIMITS.groupDmMembers - 1 })),
+});
+
+/** `POST /channels/{id}/webhooks` and `PATCH /webhooks/{id}`: `avatar` is accepted and ignored (Parley's avatars are URLs). */
+const webhookFields = {
+  avatar: nullable(Type.String({ maxLength: 10 * 1024 * 1024 })),
+  channel_id: Type.Optional(Snowflake),
+};
+export const DiscordCreateWebhookBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.webhookName }),
+  ...webhookFields,
+});
+export const DiscordUpdateWebhookBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.webhookName })),
+  ...webhookFields,
+});
+
+/**
+ * The top level of a message body (create, edit, interaction answers), which may come as
+ * multipart's `payload_json` and so is checked in bodies.ts rather than on the route.
+ * Content, embeds, mentions and components keep their own readers (the webhook dialect's,
+ * `componentsFromDiscord`), whose messages name the broken part.
+ */
+export const DiscordMessageTop = Type.Object({
+  nonce: Type.Optional(Type.Union([int(-(2 ** 63 - 1), Number.MAX_SAFE_INTEGER), Type.String({ maxLength: 25 })])),
+  flags: nullable(int(0, 2 ** 31 - 1)),
+  tts: nullable(Type.Boolean()),
+  attachments: nullable(
+    Type.Array(
+      Type.Object({
+        id: Type.Union([Type.String({ maxLength: 20 }), int(0, Number.MAX_SAFE_INTEGER)]),
+        filename: Type.Optional(Type.String({ maxLength: 1024 })),
+      }),
+      { maxItems: ATTACHMENTS_MAX },
+    ),
+  ),
+  message_reference: nullable(
+    Type.Object({
+      message_id: Type.Optional(Snowflake),
+      channel_id: Type.Optional(Snowflake),
+      guild_id: Type.Optional(Snowflake),
+      type: Type.Optional(int(0, 1)),
+      fail_if_not_exists: Type.Optional(Type.Boolean()),
+    }),
+  ),
+});
+
+/** A Discord route's options with its body schema (hidden from the native OpenAPI document, as every Discord route). */
+export const withBody = (body: TSchema) => ({ schema: { hide: true, body } }) as const;
