@@ -9,8 +9,9 @@
 // Left outside the bundle, loaded from node_modules at run time:
 // - better-sqlite3: a native addon;
 // - @fastify/swagger-ui: serves its own static files from its package folder;
-// - @zxcvbn-ts/language-common: several MB of word lists, imported on the first
-//   registration only;
+// - @zxcvbn-ts/language-common and @zxcvbn-ts/core: several MB of word lists and the
+//   scorer, imported when a password is first set (and the core package's CommonJS
+//   build, once bundled, lost its named export under the dynamic import);
 // - pg, ioredis, prom-client: imported only when DATABASE_URL, REDIS_URL or
 //   METRICS_TOKEN is set.
 import { build } from 'esbuild';
@@ -26,7 +27,16 @@ await build({
   minify: true,
   // Source maps stay out: Node would keep them in memory, which is the point of bundling.
   legalComments: 'linked',
-  external: ['better-sqlite3', '@fastify/swagger-ui', '@zxcvbn-ts/language-common', 'pg', 'pg-native', 'ioredis', 'prom-client'],
+  external: [
+    'better-sqlite3',
+    '@fastify/swagger-ui',
+    '@zxcvbn-ts/language-common',
+    '@zxcvbn-ts/core',
+    'pg',
+    'pg-native',
+    'ioredis',
+    'prom-client',
+  ],
   // Some bundled CommonJS dependencies call require() for Node's built-in modules.
   banner: { js: "import { createRequire as __parleyRequire } from 'node:module'; const require = __parleyRequire(import.meta.url);" },
   logLevel: 'warning',
