@@ -12,7 +12,7 @@ import {
   SEARCH_HAS,
   SEARCH_LIMITS,
 } from './limits.js';
-import { ActionRow, CommandChoice, Embed, literals, ref } from './wire.js';
+import { ActionRow, CommandChoice, CommandContexts, CommandIntegrationTypes, CommandLocalizations, Embed, literals, ref } from './wire.js';
 
 /**
  * What clients send: the path parameters, query strings, headers and bodies of the API's
@@ -434,6 +434,10 @@ export const CommandBody = Type.Object(
     description: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.description }),
     options: Type.Optional(Type.Array(CommandOptionBody, { maxItems: COMMAND_LIMITS.options })),
     defaultMemberPermissions: Type.Optional(Type.Union([PermissionBitsBody, Type.Null()])),
+    nameLocalizations: Type.Optional(Type.Union([CommandLocalizations, Type.Null()])),
+    descriptionLocalizations: Type.Optional(Type.Union([CommandLocalizations, Type.Null()])),
+    contexts: Type.Optional(Type.Union([CommandContexts, Type.Null()])),
+    integrationTypes: Type.Optional(Type.Union([CommandIntegrationTypes, Type.Null()])),
   },
   { additionalProperties: false },
 );

@@ -298,6 +298,12 @@ export const Attachment = Type.Object(
     filename: Type.String(),
     size: Type.Integer({ minimum: 0 }),
     contentType: Type.String(),
+    width: Type.Optional(
+      Nullable(Type.Integer({ minimum: 1 }), {
+        description: "an image's width in pixels (PNG, JPEG, GIF, WebP, AVIF); absent for other files",
+      }),
+    ),
+    height: Type.Optional(Nullable(Type.Integer({ minimum: 1 }), { description: "an image's height in pixels; absent for other files" })),
   },
   { $id: 'Attachment', title: 'Attachment', description: 'an uploaded file, as POST /upload returns it and messages carry it' },
 );
@@ -447,6 +453,19 @@ export const CommandOption = Type.Object(
   { $id: 'CommandOption', title: 'CommandOption', description: "one of a command's options" },
 );
 
+/** Discord's per-locale texts of a command's name or description (locale → text), kept and returned as given. */
+export const CommandLocalizations = Type.Record(
+  Type.String({ pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,3})?$' }),
+  Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.description }),
+  { maxProperties: 50, description: 'by locale (en-US, fr, pt-BR, ...): the text shown to people using that locale' },
+);
+
+/** Discord's interaction contexts (0 a server, 1 a DM with the bot, 2 another DM) a command is for; kept and returned, null: not said. */
+export const CommandContexts = Type.Array(Type.Integer({ minimum: 0, maximum: 2 }), { maxItems: 3 });
+
+/** Discord's installation contexts (0 server install, 1 user install); kept and returned, null: not said. */
+export const CommandIntegrationTypes = Type.Array(Type.Integer({ minimum: 0, maximum: 1 }), { maxItems: 2 });
+
 export const Command = Type.Object(
   {
     id: Id,
@@ -458,6 +477,12 @@ export const Command = Type.Object(
     defaultMemberPermissions: Nullable(PermissionBits, {
       description: 'members need all of these permissions (besides USE_APPLICATION_COMMANDS) to see and use it; null: everyone',
     }),
+    nameLocalizations: Type.Optional(Nullable(CommandLocalizations)),
+    descriptionLocalizations: Type.Optional(Nullable(CommandLocalizations)),
+    contexts: Type.Optional(
+      Nullable(CommandContexts, { description: "Discord's contexts, kept as registered; Parley offers a command where its scope says" }),
+    ),
+    integrationTypes: Type.Optional(Nullable(CommandIntegrationTypes, { description: "Discord's integration types, kept as registered" })),
     bot: Type.Optional(ref(PublicUser)),
     createdAt: Timestamp,
   },

@@ -174,6 +174,20 @@ export async function completeRateLimitHeaders(request: FastifyRequest, reply: F
   reply.header('X-RateLimit-Bucket', bucketOf(`${request.method} ${request.routeOptions.url ?? ''}`));
 }
 
+/**
+ * An `onSend` hook giving every JSON answer of the layer Discord's exact type,
+ * `application/json`: Fastify's is `application/json; charset=utf-8`, and Eris, Oceanic.js
+ * and discord.py parse a body only when the type is exactly Discord's (docs/discord.md,
+ * "Content type"). onSend runs after serialization, so Fastify adds no charset back. A
+ * body-less answer (204) gets no type at all, as from Discord: discord.js would try to
+ * parse an empty body typed as JSON.
+ */
+export async function discordJsonType(_request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  const type = reply.getHeader('content-type');
+  if (typeof type === 'string' && /^application\/json\s*(;|$)/i.test(type)) reply.header('content-type', 'application/json');
+  return payload;
+}
+
 const buckets = new Map<string, string>();
 function bucketOf(route: string): string {
   let b = buckets.get(route);

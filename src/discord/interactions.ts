@@ -53,15 +53,16 @@ export function discordCommand(c: Command) {
     ...(c.serverId ? { guild_id: c.serverId } : {}),
     type: 1,
     name: c.name,
-    name_localizations: null,
+    name_localizations: c.nameLocalizations ?? null,
     description: c.description,
-    description_localizations: null,
+    description_localizations: c.descriptionLocalizations ?? null,
     options: c.options.map(discordOption),
     default_member_permissions: c.defaultMemberPermissions,
     dm_permission: c.serverId === null,
     nsfw: false,
-    integration_types: [0],
-    contexts: null,
+    // Kept as registered (docs/discord.md, "Commands"); where a command is offered is its scope's.
+    integration_types: c.integrationTypes ?? [0],
+    contexts: c.contexts ?? null,
     version: c.id,
   };
 }
@@ -117,6 +118,10 @@ export function commandFromDiscord(body: unknown): CommandBody {
     description: p.description ?? '',
     options: p.options ?? [],
     defaultMemberPermissions: p.defaultMemberPermissions ?? null,
+    ...(p.nameLocalizations !== undefined ? { nameLocalizations: p.nameLocalizations } : {}),
+    ...(p.descriptionLocalizations !== undefined ? { descriptionLocalizations: p.descriptionLocalizations } : {}),
+    ...(p.contexts !== undefined ? { contexts: p.contexts } : {}),
+    ...(p.integrationTypes !== undefined ? { integrationTypes: p.integrationTypes } : {}),
   });
 }
 
@@ -132,6 +137,11 @@ export function commandPatchFromDiscord(body: unknown): Partial<CommandBody> {
     ...(b.description !== undefined ? { description: str(b.description, 'description') } : {}),
     ...(b.options !== undefined ? { options: ((b.options as unknown[] | null) ?? []).map(optionFromDiscord) } : {}),
     ...(perms !== undefined ? { defaultMemberPermissions: perms === null ? null : String(perms) } : {}),
+    // Kept and returned as given (the native schema checks their shape).
+    ...(b.name_localizations !== undefined ? { nameLocalizations: b.name_localizations } : {}),
+    ...(b.description_localizations !== undefined ? { descriptionLocalizations: b.description_localizations } : {}),
+    ...(b.contexts !== undefined ? { contexts: b.contexts } : {}),
+    ...(b.integration_types !== undefined ? { integrationTypes: b.integration_types } : {}),
   }) as Partial<CommandBody>;
 }
 

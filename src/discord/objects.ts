@@ -270,6 +270,7 @@ export function discordAttachment(a: Message['attachments'][number], view: Disco
     url: a.url,
     proxy_url: a.url,
     content_type: a.contentType,
+    ...(a.width != null && a.height != null ? { width: a.width, height: a.height } : {}),
   };
 }
 

@@ -6,14 +6,15 @@
  * reaches the same handlers and the router holds each route once.
  *
  * Inside the plugin, errors and unknown paths answer Discord's `{message, code}`
- * (errors.ts), and the limiter's headers are completed as Discord's. Authentication is the
+ * (errors.ts), the limiter's headers are completed as Discord's, and JSON is sent as
+ * Discord sends it, `Content-Type: application/json` without a charset (`discordJsonType`). Authentication is the
  * native one (`authenticate`: `Bot <token>` for bots, `Bearer <token>` for people).
  */
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import { authenticate } from '../http/plugins/auth.js';
 import { acceptMultipart } from '../http/plugins/multipart.js';
 import type { RouteDeps } from '../http/routes/deps.js';
-import { DISCORD, completeRateLimitHeaders, discordErrorHandler } from './errors.js';
+import { DISCORD, completeRateLimitHeaders, discordErrorHandler, discordJsonType } from './errors.js';
 import { discordChannelRoutes } from './rest/channels.js';
 import { hidden } from './rest/common.js';
 import { discordGuildRoutes } from './rest/guilds.js';
@@ -50,6 +51,7 @@ export async function registerDiscord(app: FastifyInstance, deps: RouteDeps): Pr
       await acceptMultipart(api, deps.config);
       api.setErrorHandler(discordErrorHandler);
       api.addHook('onSend', completeRateLimitHeaders);
+      api.addHook('onSend', discordJsonType);
       discordNotFound(api);
       gatewayRoutes(api, deps);
       discordUserRoutes(api, deps);

@@ -84,7 +84,9 @@ export type CallbackBody = InteractionCallbackBody & { data?: { files?: FilesEdi
 /** An attachment of a message as the upload it is. */
 function uploadOfAttachment(ctx: DomainContext, a: Attachment): StoredUpload | null {
   const ref = uploadRefOf(ctx.publicUrl, a.url);
-  return ref ? { ...ref, filename: a.filename, size: a.size, contentType: a.contentType } : null;
+  return ref
+    ? { ...ref, filename: a.filename, size: a.size, contentType: a.contentType, width: a.width ?? null, height: a.height ?? null }
+    : null;
 }
 
 /** Who gives the files of a bot's answer: the bot (its own uploads), in the interaction's channel. */
@@ -160,8 +162,33 @@ function commandView(row: CommandTable, bot?: PublicUser): Command {
     description: row.description,
     options: JSON.parse(row.options) as CommandOption[],
     defaultMemberPermissions: row.defaultMemberPermissions,
+    ...(row.nameLocalizations ? { nameLocalizations: JSON.parse(row.nameLocalizations) as Record<string, string> } : {}),
+    ...(row.descriptionLocalizations
+      ? { descriptionLocalizations: JSON.parse(row.descriptionLocalizations) as Record<string, string> }
+      : {}),
+    ...(row.contexts ? { contexts: JSON.parse(row.contexts) as number[] } : {}),
+    ...(row.integrationTypes ? { integrationTypes: JSON.parse(row.integrationTypes) as number[] } : {}),
     ...(bot ? { bot } : {}),
     createdAt: row.createdAt,
+  };
+}
+
+/** Discord's fields a command keeps and returns as given (docs/commands.md): JSON columns, null when not given. */
+type CommandExtras = Pick<CommandTable, 'nameLocalizations' | 'descriptionLocalizations' | 'contexts' | 'integrationTypes'>;
+
+/** The stored form of a command body's localizations, contexts and integration types; `current` for what a patch leaves out. */
+function commandExtras(body: Partial<CommandBody>, where: string, current?: CommandExtras): CommandExtras {
+  const json = (v: unknown, kept: string | null | undefined) => (v === undefined ? (kept ?? null) : v === null ? null : JSON.stringify(v));
+  for (const [locale, name] of Object.entries(body.nameLocalizations ?? {}))
+    if (!NAME.test(name)) throw invalidCommand(`${where}.nameLocalizations.${locale}`, 'lower case, 1 to 32 letters, digits, - or _');
+  for (const [locale, text] of Object.entries(body.descriptionLocalizations ?? {}))
+    if (text.trim() === '') throw invalidCommand(`${where}.descriptionLocalizations.${locale}`, 'must not be blank');
+  const unique = (list: number[] | null | undefined) => (list ? [...new Set(list)].sort((a, b) => a - b) : list);
+  return {
+    nameLocalizations: json(body.nameLocalizations, current?.nameLocalizations),
+    descriptionLocalizations: json(body.descriptionLocalizations, current?.descriptionLocalizations),
+    contexts: json(unique(body.contexts), current?.contexts),
+    integrationTypes: json(unique(body.integrationTypes), current?.integrationTypes),
   };
 }
 
@@ -257,11 +284,11 @@ export const commands = {
     const checked = body.map((c, i) => {
       if (seen.has(c.name)) throw invalidCommand(`[${i}].name`, `"${c.name}" is used twice`);
       seen.add(c.name);
-      return { body: c, ...checkCommand(c, `[${i}]`) };
+      return { body: c, ...checkCommand(c, `[${i}]`), extras: commandExtras(c, `[${i}]`) };
     });
     const rows = await ctx.store.write(async (tx) => {
       const before = new Map((await ctx.store.commands.ofScope(tx, bot.id, scope)).map((r) => [r.name, r]));
-      const rows: CommandTable[] = checked.map(({ body: c, options, defaultMemberPermissions }) => ({
+      const rows: CommandTable[] = checked.map(({ body: c, options, defaultMemberPermissions, extras }) => ({
         id: before.get(c.name)?.id ?? ctx.store.ids.next(),
         botId: bot.id,
         serverId: scope,
@@ -269,6 +296,7 @@ export const commands = {
         description: c.description,
         options: JSON.stringify(options),
         defaultMemberPermissions,
+        ...extras,
         createdAt: before.get(c.name)?.createdAt ?? nowIso(),
       }));
       await ctx.store.commands.replaceScope(tx, bot.id, scope, rows);
@@ -293,6 +321,7 @@ export const commands = {
     const bot = await commandsOwner(ctx, caller, botId);
     const scope = await commandScope(ctx, bot.id, serverId);
     const checked = checkCommand(body, 'command');
+    const extras = commandExtras(body, 'command');
     const write = () =>
       ctx.store.write(async (tx) => {
         const existing = await ctx.store.commands.byName(tx, bot.id, scope, body.name);
@@ -306,6 +335,7 @@ export const commands = {
           description: body.description,
           options: JSON.stringify(checked.options),
           defaultMemberPermissions: checked.defaultMemberPermissions,
+          ...extras,
           createdAt: existing?.createdAt ?? nowIso(),
         };
         if (existing) await ctx.store.commands.update(tx, row);
@@ -355,6 +385,7 @@ export const commands = {
         description: body.description,
         options: JSON.stringify(checked.options),
         defaultMemberPermissions: checked.defaultMemberPermissions,
+        ...commandExtras(patch, 'command', current),
       };
       await ctx.store.commands.update(tx, next);
       return next;

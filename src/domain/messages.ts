@@ -249,7 +249,15 @@ export async function resolveAttachments(
     const row = rows.get(ids[i]!);
     if (!row?.secret || !namesUpload(ctx.publicUrl, a.url, row)) throw notGivable(i);
     if (!own.has(String(row.uploaderId)) && !inChannel.has(String(row.id))) throw notGivable(i);
-    return { id: String(row.id), secret: row.secret, filename: row.filename, size: Number(row.size), contentType: row.contentType };
+    return {
+      id: String(row.id),
+      secret: row.secret,
+      filename: row.filename,
+      size: Number(row.size),
+      contentType: row.contentType,
+      width: row.width ?? null,
+      height: row.height ?? null,
+    };
   });
 }
 

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { AppError, notFound } from '../errors.js';
+import { measuringImage } from '../files/image-dimensions.js';
 import { uploadPath } from '../files/upload-store.js';
 import { isId } from '../ids.js';
 import { newUploadSecret } from '../store/upload-secrets-migration.js';
@@ -29,15 +30,19 @@ export interface StoredUpload {
   filename: string;
   size: number;
   contentType: string;
+  /** An image's size in pixels (PNG, JPEG, GIF, WebP, AVIF), measured when stored; absent or null otherwise. */
+  width?: number | null;
+  height?: number | null;
 }
 
-/** The attachment object of an upload, with the upload's canonical URL. */
+/** The attachment object of an upload, with the upload's canonical URL (and an image's size, when known). */
 export function attachmentOf(publicUrl: string, upload: StoredUpload): Attachment {
   return {
     url: publicUrl + uploadPath(upload.id, upload.secret, upload.filename),
     filename: upload.filename,
     size: Number(upload.size),
     contentType: upload.contentType,
+    ...(upload.width != null && upload.height != null ? { width: Number(upload.width), height: Number(upload.height) } : {}),
   };
 }
 
@@ -184,13 +189,15 @@ export const uploads = {
     const secret = newUploadSecret();
     const name = cleanFilename(file.filename);
     const contentType = file.contentType;
-    const size = await ctx.files.put(id, file.data);
+    const measured = measuringImage(file.data);
+    const size = await ctx.files.put(id, measured.stream);
     // The multipart parser stops at the limit and marks the stream truncated.
     if (file.truncated() || size > file.maxBytes) {
       await ctx.files.remove(id);
       throw new AppError('payload_too_large', `file is larger than the ${file.maxBytes}-byte limit`);
     }
     const type = /^[\w.+-]+\/[\w.+-]+$/.test(contentType) ? contentType.toLowerCase() : 'application/octet-stream';
+    const dimensions = measured.dimensions();
     try {
       await ctx.store.write(async (tx) => {
         await checkQuota(ctx, tx, caller.id, size);
@@ -202,13 +209,15 @@ export const uploads = {
           contentType: type,
           size,
           createdAt: nowIso(),
+          width: dimensions?.width ?? null,
+          height: dimensions?.height ?? null,
         });
       });
     } catch (err) {
       await ctx.files.remove(id).catch(() => {});
       throw err;
     }
-    return { id, secret, filename: name, size, contentType: type };
+    return { id, secret, filename: name, size, contentType: type, ...(dimensions ?? {}) };
   },
 
   /**

@@ -233,7 +233,10 @@ export class Gateway {
   attach(server: HttpServer): void {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const path = (req.url ?? '').split('?')[0] ?? '';
-      const makeWire = path === '/gateway' ? (ws: WebSocket) => new NativeWire(ws) : this.opts.wires?.[path];
+      // Another protocol's path is also taken with a trailing slash: Eris and Oceanic.js
+      // append `/?v=10` to the URL Discord's `GET /gateway` names (docs/discord.md, "Gateway").
+      const makeWire =
+        path === '/gateway' ? (ws: WebSocket) => new NativeWire(ws) : this.opts.wires?.[path.length > 1 ? path.replace(/\/$/, '') : path];
       if (!makeWire) return answerIgnoringUpgrade(server, req, socket);
       if (this.closing) return answerRaw(socket, 'service_unavailable', 'server is shutting down');
       // ws answers a bad handshake with an HTML page; check it first so every answer is JSON.

@@ -199,6 +199,23 @@ const migrations: Record<string, Migration> = {
   '0014_search_filters': { up: migrateToSearchFilters },
   '0015_search_file': { up: migrateToSeparateSearch },
   '0016_upload_secrets': { up: migrateToUploadSecrets },
+  '0017_upload_dimensions': {
+    async up(db: Kysely<any>) {
+      // An image's pixel size, measured when stored (null: not an image, or stored before 0017).
+      await db.schema.alterTable('uploads').addColumn('width', 'integer').execute();
+      await db.schema.alterTable('uploads').addColumn('height', 'integer').execute();
+    },
+  },
+  '0018_command_localizations': {
+    async up(db: Kysely<any>) {
+      // Discord's command fields Parley keeps and returns (JSON, null when not given).
+      const commands = () => db.schema.alterTable('commands');
+      await commands().addColumn('name_localizations', 'text').execute();
+      await commands().addColumn('description_localizations', 'text').execute();
+      await commands().addColumn('contexts', 'text').execute();
+      await commands().addColumn('integration_types', 'text').execute();
+    },
+  },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */

@@ -165,6 +165,9 @@ export interface UploadTable {
   secret: string;
   /** 1 once something referenced the upload (0016): then it is served only while something still does. */
   claimed?: number;
+  /** An image's size in pixels, measured when stored (0017); null for other files and older uploads. */
+  width?: number | null;
+  height?: number | null;
 }
 
 /**
@@ -270,6 +273,11 @@ export interface CommandTable {
   options: string;
   defaultMemberPermissions: string | null;
   createdAt: string;
+  /** Discord's localizations (JSON objects, locale → text) and contexts / integration types (JSON arrays), kept as given (0018). */
+  nameLocalizations?: string | null;
+  descriptionLocalizations?: string | null;
+  contexts?: string | null;
+  integrationTypes?: string | null;
 }
 
 /** One command, click or autocomplete (0010). `serverId` 0 in a DM. */

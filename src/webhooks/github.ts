@@ -309,6 +309,17 @@ const CONCLUSIONS: Record<string, { icon: string; text: string }> = {
   stale: { icon: '', text: 'went stale' },
 };
 
+/**
+ * A run announced as completed whose `conclusion` is null (GitHub sends null until a run
+ * has one): said from its `status`, never as "finished (unknown)" (docs/webhooks.md).
+ */
+function unconcluded(status: string | undefined): { icon: string; text: string } {
+  if (status === 'in_progress') return { icon: '⏳', text: 'is in progress' };
+  if (status === 'queued' || status === 'requested' || status === 'waiting' || status === 'pending')
+    return { icon: '⏳', text: 'has started' };
+  return { icon: '', text: 'finished without a conclusion' };
+}
+
 function workflowRun(r: PayloadReader, body: Json): WebhookPost | null {
   const action = r.string(body, 'action');
   // requested / in_progress would double every run's noise.
@@ -316,7 +327,7 @@ function workflowRun(r: PayloadReader, body: Json): WebhookPost | null {
 
   const run = r.object(body, 'workflow_run');
   const repo = r.repo(body);
-  const conclusion = r.optionalString(run, 'conclusion', 'workflow_run.conclusion') ?? 'unknown';
+  const conclusion = r.optionalString(run, 'conclusion', 'workflow_run.conclusion');
   if (conclusion === 'skipped') return null;
 
   const workflow = r.optionalObject(body, 'workflow');
@@ -325,7 +336,10 @@ function workflowRun(r: PayloadReader, body: Json): WebhookPost | null {
   const runNumber = typeof run.run_number === 'number' ? ` #${run.run_number}` : '';
   const url = r.string(run, 'html_url', 'workflow_run.html_url');
   const branch = r.optionalString(run, 'head_branch', 'workflow_run.head_branch');
-  const outcome = CONCLUSIONS[conclusion] ?? { icon: '', text: `finished (${escapeMarkdown(conclusion)})` };
+  const outcome =
+    conclusion === undefined
+      ? unconcluded(r.optionalString(run, 'status', 'workflow_run.status'))
+      : (CONCLUSIONS[conclusion] ?? { icon: '', text: `finished (${escapeMarkdown(conclusion)})` });
   const on = branch === undefined ? '' : ` on ${code(branch)}`;
   const prefix = outcome.icon === '' ? '' : `${outcome.icon} `;
   const text = `${prefix}Workflow ${link(`${name}${runNumber}`, url)} ${outcome.text}${on} in ${repo.link}`;

@@ -8,6 +8,8 @@ declare module 'discord-webhook-node' {
     setUsername(username: string): void;
     setAvatar(avatar: string): void;
     send(message: MessageBuilder | string): Promise<void>;
+    /** Posts the file at `path` as multipart (`file`); throws unless the answer is 200. */
+    sendFile(path: string): Promise<void>;
   }
   export class MessageBuilder {
     setText(text: string): this;

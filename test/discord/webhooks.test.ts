@@ -4,6 +4,9 @@
  * alone may not do.
  */
 // discord.js's own DiscordAPIError (its copy of @discordjs/rest).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { AttachmentBuilder, DiscordAPIError, EmbedBuilder, WebhookClient } from 'discord.js';
 import { MessageBuilder, Webhook } from 'discord-webhook-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +110,34 @@ describe('discord-webhook-node on the pasted Discord-style URL', () => {
       fields: [{ name: 'Region', value: 'eu-west', inline: true }],
       footer: { text: 'statusbot' },
     });
+  });
+
+  it('sendFile resolves (Discord answers 200 with the message when files are sent) and posts the file once', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dwn-'));
+    const file = path.join(dir, 'report.txt');
+    fs.writeFileSync(file, 'all green');
+    try {
+      for (const url of [`${srv.url}/api/webhooks/${hook.id}/${hook.token}`, `${srv.url}/webhooks/${hook.id}/${hook.token}?wait=false`]) {
+        const webhook = new Webhook(url);
+        webhook.setUsername('Reporter');
+        await webhook.sendFile(file);
+        const m = await newest();
+        expect(m).toMatchObject({ webhookId: hook.id, author: { name: 'Reporter' } });
+        expect(m.attachments.map((a: { filename: string; size: number }) => [a.filename, a.size])).toEqual([['report.txt', 9]]);
+        const bytes = await fetch(m.attachments[0].url);
+        expect(await bytes.text()).toBe('all green');
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    // Files answer the message; without files, 204 as before (send() insists on it).
+    const form = new FormData();
+    form.append('payload_json', JSON.stringify({ content: 'with a file' }));
+    form.append('files[0]', new Blob(['x']), 'x.txt');
+    const r = await fetch(`${srv.url}/api/webhooks/${hook.id}/${hook.token}`, { method: 'POST', body: form });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('application/json');
+    expect(await r.json()).toMatchObject({ content: 'with a file', webhook_id: hook.id, attachments: [{ filename: 'x.txt', size: 1 }] });
   });
 
   it('the versioned URL works too', async () => {

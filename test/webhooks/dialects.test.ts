@@ -700,6 +700,21 @@ describe('GitHub dialect: fixtures', () => {
     expect(failed.content.startsWith('❌ Workflow [test #28]')).toBe(true);
     expect(failed.content).toContain(' failed on `master`');
   });
+
+  it('workflow_run-completed with a null conclusion says what the run is doing, never "finished (unknown)"', () => {
+    const body = fixture('github', 'workflow_run-completed');
+    const run = body.workflow_run as Json;
+    const say = (changes: Json) => notNull(parseGithubEvent('workflow_run', { ...body, workflow_run: { ...run, ...changes } })).content;
+    const done = say({ conclusion: null, status: 'completed' });
+    expect(done).toBe(
+      'Workflow [test #28](https://github.com/octo-org/octo-repo/actions/runs/289782451) finished without a conclusion on `master` in [octo-org/octo-repo](https://github.com/octo-org/octo-repo)',
+    );
+    expect(say({ conclusion: null, status: 'in_progress' })).toContain(' is in progress on `master`');
+    expect(say({ conclusion: null, status: 'queued' })).toContain(' has started on `master`');
+    expect(say({ conclusion: null, status: 'requested' })).toContain(' has started on `master`');
+    for (const content of [done, say({ conclusion: null, status: 'in_progress' }), say({ conclusion: null })])
+      expect(content).not.toContain('unknown');
+  });
 });
 
 describe('GitHub dialect: ignored events and bad payloads', () => {

@@ -5,6 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { badRequest } from '../../errors.js';
+import { isId } from '../../ids.js';
 import { readUploadParts } from '../../domain/webhook-execution.js';
 import { type StoredUpload, attachmentOf, uploads } from '../../domain/uploads.js';
 import type { DomainContext } from '../../domain/context.js';
@@ -24,6 +25,17 @@ export function queryInt(value: unknown, name: string): number | undefined {
   if (value === undefined || value === '') return undefined;
   if (typeof value !== 'string' || !/^\d{1,4}$/.test(value)) throw badRequest(`${name} must be an integer`, 'invalid_query');
   return Number(value);
+}
+
+/**
+ * A user id in a path (`members/{userId}`): a snowflake, or `@me` where `me` is given.
+ * Anything else (`members/search`, a typo) is Discord's 400 50035 naming `user_id`, never a
+ * lookup that would answer Unknown Member for a route name.
+ */
+export function pathUserId(value: string, me?: string): string {
+  if (value === '@me' && me !== undefined) return me;
+  if (!isId(value)) throw badRequest(`user_id must be a snowflake${me !== undefined ? ' or @me' : ''}`, 'invalid_params');
+  return value;
 }
 
 /** A query-string value as one string (the last, when repeated). */

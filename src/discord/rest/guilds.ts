@@ -16,7 +16,7 @@ import type { RouteDeps } from '../../http/routes/deps.js';
 import { overwritesFromDiscord } from '../bodies.js';
 import { DiscordBanBody, DiscordCreateChannelBody, DiscordRoleBody, DiscordUpdateGuildBody, withBody } from '../schemas.js';
 import { discordChannel, discordGuild, discordMember, discordRole, discordUser } from '../objects.js';
-import { hidden, queryInt, queryString } from './common.js';
+import { hidden, pathUserId, queryInt, queryString } from './common.js';
 
 type GuildReq = FastifyRequest<{ Params: { guildId: string } }>;
 type MemberReq = FastifyRequest<{ Params: { guildId: string; userId: string } }>;
@@ -99,7 +99,7 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
   /** `userId` may be `@me`. */
   api.get('/guilds/:guildId/members/:userId', hidden, async (req: MemberReq) => {
     const caller = await who(req);
-    const userId = req.params.userId === '@me' ? caller.id : req.params.userId;
+    const userId = pathUserId(req.params.userId, caller.id);
     return memberOf(await servers.member(ctx, caller, req.params.guildId, userId));
   });
 
@@ -107,7 +107,7 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
   api.delete('/guilds/:guildId/members/:userId', hidden, async (req: MemberReq, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    await servers.removeMember(ctx, caller, req.params.guildId, req.params.userId);
+    await servers.removeMember(ctx, caller, req.params.guildId, pathUserId(req.params.userId));
     return reply.status(204).send();
   });
 
@@ -122,7 +122,7 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
       handler: async (req: MemberRoleReq, reply) => {
         const caller = await who(req);
         await enforce(limiter, RULES.manage, caller.id, reply);
-        await roles.setMemberRole(ctx, caller, req.params.guildId, req.params.userId, req.params.roleId, add);
+        await roles.setMemberRole(ctx, caller, req.params.guildId, pathUserId(req.params.userId), req.params.roleId, add);
         return reply.status(204).send();
       },
     });

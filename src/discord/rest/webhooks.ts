@@ -1,7 +1,7 @@
 /**
  * Discord's webhook routes. Executing (`POST /webhooks/{id}/{token}`) is the native
  * execution (the Discord dialect, its rate limit, files and idempotency) with Discord's
- * answer: 204 unless `wait=true`, then the message. A webhook's messages are read, edited
+ * answer: 204 unless `wait=true` or files were sent, then the message. A webhook's messages are read, edited
  * and deleted through the native webhook actions. The token alone may not rename or
  * delete the webhook (seed 5.3: that is the owner's): 403, code 50013.
  *
@@ -80,8 +80,9 @@ export function discordWebhookRoutes(api: FastifyInstance, deps: RouteDeps): voi
         }
       : flatBody(req);
     const { message } = await executeWebhook(ctx, hook, { dialect: 'discord', body }, retryIdentityOf(req));
-    // Discord answers 204 unless the caller waits for the message.
-    if (!wait) return reply.status(204).send();
+    // Discord answers 204 unless the caller waits for the message, or sent files: then it
+    // answers the message whatever `wait` says (docs/discord.md, "Webhooks").
+    if (!wait && !(req.isMultipart() && message.attachments.length > 0)) return reply.status(204).send();
     return discordMessage(message, view());
   });
 

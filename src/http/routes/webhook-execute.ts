@@ -81,7 +81,7 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
         params: WebhookExecParams,
         querystring: WebhookExecQuery,
         headers: IdempotencyHeaders,
-        response: { 200: ref(Message), 204: { ...NoContent, description: 'with `wait=false`' }, ...errors },
+        response: { 200: ref(Message), 204: { ...NoContent, description: 'with `wait=false` and no files' }, ...errors },
       },
       config: {
         swaggerTransform: documentedBody({
@@ -105,8 +105,9 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
           }
         : flatBody(req);
       const result = await executeWebhook(ctx, hook, { dialect: 'discord', body }, retryIdentityOf(req));
-      // The seed's default is 200 with the message; Discord clients may ask for 204.
-      if (req.query.wait === 'false') return reply.status(204).send();
+      // The seed's default is 200 with the message; Discord clients may ask for 204, except
+      // with files, where Discord answers the message whatever `wait` says.
+      if (req.query.wait === 'false' && !(req.isMultipart() && result.message.attachments.length > 0)) return reply.status(204).send();
       return reply.status(200).send(result.message);
     },
   );

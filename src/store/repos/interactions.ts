@@ -50,7 +50,16 @@ export const commands = {
   update: (db: Tx, row: CommandTable) =>
     db
       .updateTable('commands')
-      .set({ name: row.name, description: row.description, options: row.options, defaultMemberPermissions: row.defaultMemberPermissions })
+      .set({
+        name: row.name,
+        description: row.description,
+        options: row.options,
+        defaultMemberPermissions: row.defaultMemberPermissions,
+        nameLocalizations: row.nameLocalizations ?? null,
+        descriptionLocalizations: row.descriptionLocalizations ?? null,
+        contexts: row.contexts ?? null,
+        integrationTypes: row.integrationTypes ?? null,
+      })
       .where('id', '=', row.id)
       .where('botId', '=', row.botId)
       .where('serverId', '=', row.serverId)
