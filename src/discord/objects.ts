@@ -20,6 +20,7 @@ import type {
   APIGroupDMChannel,
   APIGuild,
   APIGuildMember,
+  APIGuildMemberNoUser,
   APIMessage,
   APIMessageInteraction,
   APIOverwrite,
@@ -198,10 +199,12 @@ export function discordAnyChannel(c: Channel | DmChannel, viewerId: string): API
   return 'serverId' in c ? discordChannel(c) : discordDmChannel(c, viewerId);
 }
 
-/** A member; `roles` never lists `@everyone`, as on Discord. */
-export function discordMember(m: Pick<Member, 'user' | 'roles' | 'joinedAt'> & { displayName?: string | null }): APIGuildMember {
+/**
+ * A member without its user (Discord's `APIGuildMemberNoUser`): the `member` of a guild
+ * message's MESSAGE_CREATE / MESSAGE_UPDATE. `roles` never lists `@everyone`, as on Discord.
+ */
+export function discordMemberNoUser(m: Pick<Member, 'roles' | 'joinedAt'>): APIGuildMemberNoUser {
   return {
-    user: discordUser(m.user),
     nick: null,
     avatar: null,
     banner: null,
@@ -214,6 +217,11 @@ export function discordMember(m: Pick<Member, 'user' | 'roles' | 'joinedAt'> & {
     pending: false,
     communication_disabled_until: null,
   };
+}
+
+/** A member; `roles` never lists `@everyone`, as on Discord. */
+export function discordMember(m: Pick<Member, 'user' | 'roles' | 'joinedAt'> & { displayName?: string | null }): APIGuildMember {
+  return { user: discordUser(m.user), ...discordMemberNoUser(m) };
 }
 
 const BUTTON_STYLE = { primary: 1, secondary: 2, success: 3, danger: 4, link: 5 } as const;
@@ -306,8 +314,12 @@ function messageType(m: Pick<Message, 'interaction' | 'messageReference'>): 0 | 
 type ReferencedMessage = Exclude<Message['referencedMessage'], null | undefined>;
 
 export interface MessageExtras {
-  /** The author as a member of the guild (Discord sends it on guild messages to bots over the gateway and REST). */
-  member?: APIGuildMember | Omit<APIGuildMember, 'user' | 'deaf' | 'mute'>;
+  /**
+   * The author as a member of the guild: Discord sends it on a guild message's MESSAGE_CREATE
+   * and MESSAGE_UPDATE only, never on REST message objects (nor a webhook's or an ephemeral
+   * message).
+   */
+  member?: APIGuildMemberNoUser;
   /** Echoed back from the create request, as Discord does. */
   nonce?: string | number;
 }

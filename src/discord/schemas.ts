@@ -27,6 +27,15 @@ export const DiscordRoleBody = Type.Union([
     name: nullable(Type.String({ maxLength: OBJECT_LIMITS.name })),
     permissions: nullable(Permissions),
     color: nullable(int(0, 0xffffff)),
+    // Discord's role colours object (what discord.js 14.28 sends instead of `color`); Parley
+    // keeps the primary colour only: a gradient (secondary, tertiary) is refused by the route.
+    colors: nullable(
+      Type.Object({
+        primary_color: nullable(int(0, 0xffffff)),
+        secondary_color: nullable(int(0, 0xffffff)),
+        tertiary_color: nullable(int(0, 0xffffff)),
+      }),
+    ),
     hoist: nullable(Type.Boolean()),
     mentionable: nullable(Type.Boolean()),
     // Discord moves roles through the bulk route, which Parley does not serve; checked, then ignored.

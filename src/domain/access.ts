@@ -67,6 +67,8 @@ export interface ChannelGrant {
   position: number;
   ownerId: string;
   roles: string;
+  /** When the caller joined the channel's server (null in a DM). */
+  joinedAt: string | null;
   model: ServerModel;
   /** The caller's permissions in the channel. */
   permissions: bigint;
@@ -107,6 +109,7 @@ export async function requireChannelPermission(
     position: row.position,
     ownerId: row.ownerId,
     roles: row.roles,
+    joinedAt: row.joinedAt ?? null,
     model,
     permissions,
   };
@@ -155,6 +158,7 @@ async function requireDmPermission(ctx: DomainContext, caller: Caller, channelId
     position: 0,
     ownerId: dm.ownerId ?? '',
     roles: '',
+    joinedAt: null,
     model: EMPTY_MODEL,
     permissions,
   };

@@ -1,5 +1,5 @@
 import type { EventBus } from '../events/bus.js';
-import type { BusEntry, ChannelEvent, TypingEvent } from '../events/types.js';
+import type { AuthorMember, BusEntry, ChannelEvent, TypingEvent } from '../events/types.js';
 import type { UploadStore } from '../files/upload-store.js';
 import type { Store } from '../store/index.js';
 import type { PresenceStatus } from '@parley/protocol';
@@ -81,11 +81,17 @@ export interface ChannelAudience {
 
 /**
  * Publishes an event of a channel's content: to the server's members who may see it, or,
- * in a DM, to its recipients alone (a `direct` entry).
+ * in a DM, to its recipients alone (a `direct` entry). A server message's event carries its
+ * author's membership (`author`), for Discord's `member`.
  */
-export async function notifyChannel(ctx: DomainContext, channel: ChannelAudience, event: ChannelEvent): Promise<void> {
+export async function notifyChannel(
+  ctx: DomainContext,
+  channel: ChannelAudience,
+  event: ChannelEvent,
+  author?: AuthorMember,
+): Promise<void> {
   if (channel.serverId !== null && channel.serverId !== DM_SERVER_ID) {
-    return notify(ctx, { kind: 'event', serverId: channel.serverId, event });
+    return notify(ctx, { kind: 'event', serverId: channel.serverId, event, ...(author ? { author } : {}) });
   }
   const recipients = channel.recipients ?? (await ctx.store.dms.recipients(ctx.store.db, [channel.id])).map((r) => r.id);
   return notify(ctx, { kind: 'direct', channelId: channel.id, recipients: [...recipients], event });

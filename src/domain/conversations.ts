@@ -10,7 +10,7 @@ import { isId } from '../ids.js';
 import { requireChannelPermission, requireIdShape } from './access.js';
 import { audit } from './audit.js';
 import { type DomainContext, notify, notifyChannel, nowIso } from './context.js';
-import { messageView, removeMessages } from './messages.js';
+import { authorMember, messageView, removeMessages } from './messages.js';
 import { P } from '@parley/protocol';
 import { NEEDS, mayPin, mayReadHistory, splitRoles } from './permissions.js';
 import type { Caller } from './types.js';
@@ -122,11 +122,16 @@ export const conversations = {
       t: 'CHANNEL_PINS_UPDATE',
       d: { channelId: channel.id, serverId: channel.serverId, lastPinTimestamp: newest?.pinnedAt ?? null },
     });
-    await notifyChannel(ctx, channel, {
-      t: 'MESSAGE_UPDATE',
-      // An event of the channel reaches only those who may read it (`visibilityOf`).
-      d: await messageView(ctx, { ...row, pinnedAt: pinned ? at : null }, { id: caller.id, reads: true }),
-    });
+    await notifyChannel(
+      ctx,
+      channel,
+      {
+        t: 'MESSAGE_UPDATE',
+        // An event of the channel reaches only those who may read it (`visibilityOf`).
+        d: await messageView(ctx, { ...row, pinnedAt: pinned ? at : null }, { id: caller.id, reads: true }),
+      },
+      await authorMember(ctx, row, row.authorId === caller.id ? channel : undefined),
+    );
   },
 
   /**

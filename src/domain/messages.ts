@@ -3,13 +3,14 @@ import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.j
 import { isId, isLegacyId, legacyIdTime, snowflakeAt } from '../ids.js';
 import type { Tx } from '../store/index.js';
 import type { MessageTable } from '../store/schema.js';
+import type { AuthorMember } from '../events/types.js';
 import type { ReactionSummary } from '../store/repos/messages.js';
 import { requireChannelPermission, requireIdShape } from './access.js';
 import { type ChannelAudience, DM_SERVER_ID, type DomainContext, notifyChannel, nowIso, signalTyping } from './context.js';
 import { rejectNul } from './names.js';
 import { checkComponents } from './components.js';
 import type { Attachment, Caller, Embed, Message, PublicUser } from './types.js';
-import { NEEDS, has, hasPermission, mayReadHistory } from './permissions.js';
+import { NEEDS, has, hasPermission, mayReadHistory, splitRoles } from './permissions.js';
 import { audit } from './audit.js';
 import { type StoredUpload, attachmentOf, namesUpload, releaseUploads, uploadIdOf } from './uploads.js';
 import { publicUser } from './accounts.js';
@@ -39,11 +40,41 @@ export interface NewMessage {
   components?: ActionRow[];
   /** The interaction the message answers (`loading`: a deferred answer's placeholder). */
   interaction?: StoredInteraction;
+  /** The author's membership when the author's own grant holds it (`authorMember`); read once otherwise. */
+  authorMembership?: Membership;
 }
 
 /** What a message stores about the interaction it answers. */
 export interface StoredInteraction extends MessageInteraction {
   loading?: true;
+}
+
+/** A member's roles (comma-joined, as stored) and join date, as a channel grant holds them. */
+export interface Membership {
+  roles: string;
+  joinedAt: string | null;
+}
+
+/**
+ * The author of a server's message as a member, for Discord's `member` on MESSAGE_CREATE
+ * and MESSAGE_UPDATE (the bus entry's `author`): from `known` when the author's own grant
+ * holds it, else read once for the event, never once per recipient. None for a webhook's
+ * message, in a DM, or for an author who is no longer a member.
+ */
+export async function authorMember(
+  ctx: DomainContext,
+  message: { serverId: string | null; authorId: string; webhookId: string | null },
+  known?: Membership,
+): Promise<AuthorMember | undefined> {
+  const serverId = message.serverId;
+  if (message.webhookId || serverId === null || serverId === DM_SERVER_ID) return undefined;
+  let m: Membership | undefined = known?.joinedAt ? known : undefined;
+  if (!m) {
+    const row = await ctx.store.members.get(ctx.store.db, serverId, message.authorId);
+    if (!row) return undefined;
+    m = row;
+  }
+  return { roles: splitRoles(m.roles), joinedAt: m.joinedAt! };
 }
 
 /** A message about to be created, with what it pings and what it replies to settled. */
@@ -359,7 +390,8 @@ export async function createMessage(
   } finally {
     ctx.store.messageHorizon.end(row.id);
   }
-  await notifyChannel(ctx, channel, { t: 'MESSAGE_CREATE', d: message });
+  const member = await authorMember(ctx, { serverId: channel.serverId, authorId: author.id, webhookId }, input.authorMembership);
+  await notifyChannel(ctx, channel, { t: 'MESSAGE_CREATE', d: message }, member);
   return { message, replayed: false };
 }
 
@@ -505,7 +537,14 @@ export interface MessageChange {
  * message must still say something: ≤ 4000 code points of content, and not empty unless
  * attachments or embeds remain.
  */
-export async function applyEdit(ctx: DomainContext, row: MessageTable, change: MessageChange, viewer: Viewer): Promise<Message> {
+export async function applyEdit(
+  ctx: DomainContext,
+  row: MessageTable,
+  change: MessageChange,
+  viewer: Viewer,
+  /** The author's membership, when the editor is the author and their grant holds it. */
+  authorMembership?: Membership,
+): Promise<Message> {
   const content = change.content ?? row.content;
   const embeds = change.embeds === undefined ? row.embeds : JSON.stringify(change.embeds);
   if (change.attachments && change.attachments.length > MAX_ATTACHMENTS) throw badRequest(`at most ${MAX_ATTACHMENTS} attachments`);
@@ -559,7 +598,8 @@ export async function applyEdit(ctx: DomainContext, row: MessageTable, change: M
     { ...row, content, embeds, components, interaction, attachments, editedAt },
     EVENT_READERS(viewer.id),
   );
-  await notifyChannel(ctx, { id: row.channelId, serverId: row.serverId }, { t: 'MESSAGE_UPDATE', d: message });
+  const member = await authorMember(ctx, row, authorMembership);
+  await notifyChannel(ctx, { id: row.channelId, serverId: row.serverId }, { t: 'MESSAGE_UPDATE', d: message }, member);
   // The editor may no longer read the channel (their own message stays theirs to edit).
   return viewer.reads ? message : withoutQuote(message);
 }
@@ -677,7 +717,8 @@ export const messages = {
           )
         : { content, uploads, embeds, mentions: NONE, referenced: null };
     if (body.allowedMentions) mentionRules(body.allowedMentions);
-    return createMessage(ctx, channel, author, null, components ? { ...prepared, components } : prepared, idem);
+    const authorMembership = { roles: channel.roles, joinedAt: channel.joinedAt };
+    return createMessage(ctx, channel, author, null, { ...prepared, ...(components ? { components } : {}), authorMembership }, idem);
   },
 
   /**
@@ -748,6 +789,7 @@ export const messages = {
         ...(components !== undefined ? { components } : {}),
       },
       { id: caller.id, reads: mayReadHistory(channel.permissions) },
+      { roles: channel.roles, joinedAt: channel.joinedAt },
     );
   },
 

@@ -53,6 +53,11 @@ export type DmEvent = Extract<GatewayEvent, { t: 'DM_CREATE' | 'DM_UPDATE' | 'DM
  * and the members of `serverIds` (the servers it belongs to) who may see it, each session
  * once however many of those servers it shares.
  *
+ * A server message's MESSAGE_CREATE and MESSAGE_UPDATE carry `author`: the author's roles and
+ * join date, read once when the event is published, so Discord's gateway can send the
+ * message's `member` to every session without a query per recipient. The native wire does
+ * not send it.
+ *
  * A bot's MEMBER_ADD also carries `join`: what Discord's gateway sends a bot that joins a
  * server (GUILD_CREATE) and the model does not hold (the server, its roles, its members).
  * Its `model` then has no roles of its own (`roles: []`): they are the join's, read in the
@@ -73,6 +78,8 @@ export type BusEntry =
       delta?: ModelDelta;
       roles?: string[];
       join?: JoinSnapshot;
+      /** For a server message's MESSAGE_CREATE / MESSAGE_UPDATE: its author as a member (none for a webhook's). */
+      author?: AuthorMember;
     }
   | { kind: 'direct'; channelId: string; recipients: string[]; event: ChannelEvent | DmEvent }
   | {
@@ -108,6 +115,13 @@ export interface JoinSnapshot {
   /** Every member, or (more than `JOIN_MEMBERS_MAX`) only the bot. */
   members: Array<Pick<Member, 'user' | 'roles' | 'joinedAt'>>;
   memberCount: number;
+  joinedAt: string;
+}
+
+/** A message author's membership, as Discord's `member` of MESSAGE_CREATE / MESSAGE_UPDATE shows it. */
+export interface AuthorMember {
+  /** Role ids, `@everyone` left out (as on Discord). */
+  roles: string[];
   joinedAt: string;
 }
 

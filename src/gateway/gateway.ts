@@ -556,7 +556,7 @@ export class Gateway {
     // Otherwise iterate the index itself (a slow consumer dropped mid-way is only deleted).
     const membership = event.t === 'MEMBER_ADD' || event.t === 'MEMBER_REMOVE' || event.t === 'SERVER_DELETE';
     const audience = membership ? new Set([...(members ?? []), ...(joining ?? [])]) : members!;
-    const prepared = new Prepared(event, undefined, entry.join);
+    const prepared = new Prepared(event, undefined, entry.join, entry.author);
     for (const s of audience) this.apply(s, pos, entry, 0, prepared);
   }
 
@@ -704,7 +704,7 @@ export class Gateway {
     const skipEvent =
       event.t === 'CHANNEL_UPDATE' && changes !== null && (changes.gained.includes(event.d.id) || changes.lost.includes(event.d.id));
     if (!skipEvent && mayReceive(judge, me, event))
-      this.deliver(session, pos, skipThrough, prepared ?? new Prepared(event, undefined, entry.join));
+      this.deliver(session, pos, skipThrough, prepared ?? new Prepared(event, undefined, entry.join, entry.author));
     if (changes) {
       for (const id of changes.lost) {
         const c = before.model.channels.get(id);

@@ -3,7 +3,7 @@ import type { RawData, WebSocket } from 'ws';
 import type { DomainContext } from '../domain/context.js';
 import type { ServerModel } from '../domain/permissions.js';
 import type { Caller } from '../domain/types.js';
-import type { GatewayEvent, JoinSnapshot } from '../events/types.js';
+import type { AuthorMember, GatewayEvent, JoinSnapshot } from '../events/types.js';
 import { EventFrame } from './frames.js';
 
 /**
@@ -105,6 +105,8 @@ export class Prepared {
     readonly serverIds?: readonly string[],
     /** For a bot's MEMBER_ADD: the server it joined (`BusEntry.join`). */
     readonly join?: JoinSnapshot,
+    /** For a server message's MESSAGE_CREATE / MESSAGE_UPDATE: its author as a member (`BusEntry.author`). */
+    readonly author?: AuthorMember,
   ) {}
 
   get native(): EventFrame {

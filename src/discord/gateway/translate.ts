@@ -2,11 +2,11 @@ import { type Channel, type Member, type Message, P, type Role, type Server } fr
 import type { ServerModel } from '../../domain/permissions.js';
 import type { Caller } from '../../domain/types.js';
 import { servers as serverActions } from '../../domain/servers.js';
-import type { GatewayEvent, JoinSnapshot } from '../../events/types.js';
+import type { AuthorMember, GatewayEvent, JoinSnapshot } from '../../events/types.js';
 import { SharedFrame } from '../../gateway/frames.js';
 import type { ReadyInfo } from '../../gateway/wire.js';
 import { discordInteraction } from '../interactions.js';
-import { discordChannel, discordGuild, discordMember, discordMessage, discordRole, discordUser } from '../objects.js';
+import { discordChannel, discordGuild, discordMember, discordMemberNoUser, discordMessage, discordRole, discordUser } from '../objects.js';
 import { INTENTS } from './intents.js';
 
 /**
@@ -34,13 +34,19 @@ export interface Variant {
   /** For an interaction: the bot's permissions in its channel. */
   appPermissions: string;
   publicUrl: string;
+  /** For a server message's MESSAGE_CREATE / MESSAGE_UPDATE: its author as a member (the event's, not the session's). */
+  author?: AuthorMember;
 }
 
 const guildOf = (serverId: string | null | undefined) => (serverId ? { guild_id: serverId } : {});
 
-/** A message as the gateway sends it, emptied as MESSAGE_CONTENT requires when `stripped`. */
+/**
+ * A message as the gateway sends it, with its author's `member` in a server (none for a
+ * webhook's message), emptied as MESSAGE_CONTENT requires when `stripped`.
+ */
 function message(m: Message, v: Variant) {
-  const out = discordMessage(m, { publicUrl: v.publicUrl }) as unknown as Record<string, unknown>;
+  const member = v.author && m.serverId !== null && !m.webhookId ? discordMemberNoUser(v.author) : undefined;
+  const out = discordMessage(m, { publicUrl: v.publicUrl }, member ? { member } : {}) as unknown as Record<string, unknown>;
   if (v.stripped) {
     out.content = '';
     out.embeds = [];

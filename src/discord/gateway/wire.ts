@@ -224,7 +224,14 @@ export class DiscordWire implements Wire {
     const perms = event.t === 'INTERACTION_CREATE' ? appPermissions(view, event.d.serverId, event.d.channelId) : '';
     const self = event.t === 'MEMBER_REMOVE' && event.d.user.id === view.caller.id ? 'self' : '';
     const base = p.variant(`discord:${stripped ? 'stripped' : 'full'}:${guild}:${perms}:${self}`, () => {
-      const t = translate(event, { stripped, self: view.caller.id, guild, appPermissions: perms, publicUrl: this.opts.publicUrl });
+      const t = translate(event, {
+        stripped,
+        self: view.caller.id,
+        guild,
+        appPermissions: perms,
+        publicUrl: this.opts.publicUrl,
+        author: p.author,
+      });
       return t ? dispatchFrame(t.t, t.d) : null;
     });
     if (!base) return null;

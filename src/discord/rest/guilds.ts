@@ -25,13 +25,25 @@ type MemberRoleReq = FastifyRequest<{ Params: { guildId: string; userId: string;
 
 const memberOf = (m: Pick<Member, 'user' | 'roles' | 'joinedAt'>) => discordMember(m);
 
-/** Discord's role body (schema-checked: `DiscordRoleBody`) as the domain takes it; `position` is not moved here. */
+/**
+ * Discord's role body (schema-checked: `DiscordRoleBody`) as the domain takes it; `position`
+ * is not moved here. The colour comes as `color` or as `colors.primary_color` (which wins
+ * when both are given, as the newer form); Parley roles have one colour, so a gradient
+ * (`secondary_color` or `tertiary_color` set) is refused, as Discord refuses it in a guild
+ * without the ENHANCED_ROLE_COLORS feature (docs/discord.md).
+ */
 function roleBody(body: Static<typeof DiscordRoleBody> | undefined): RoleBody {
   if (!body) return {};
+  const colors = body.colors;
+  if (colors && (colors.secondary_color != null || colors.tertiary_color != null))
+    throw badRequest(
+      'colors: Parley roles have one colour (primary_color); secondary_color and tertiary_color must be null (no ENHANCED_ROLE_COLORS)',
+    );
+  const color = colors?.primary_color ?? body.color;
   return {
     ...(body.name != null ? { name: body.name } : {}),
     ...(body.permissions != null ? { permissions: String(body.permissions) } : {}),
-    ...(body.color != null ? { color: body.color } : {}),
+    ...(color != null ? { color } : {}),
     ...(body.hoist != null ? { hoist: body.hoist } : {}),
     ...(body.mentionable != null ? { mentionable: body.mentionable } : {}),
   };
