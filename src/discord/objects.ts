@@ -199,10 +199,10 @@ export function discordAnyChannel(c: Channel | DmChannel, viewerId: string): API
 }
 
 /** A member; `roles` never lists `@everyone`, as on Discord. */
-export function discordMember(m: Pick<Member, 'user' | 'roles' | 'joinedAt'> & { displayName?: string | null }): APIGuildMember {
+export function discordMember(m: Pick<Member, 'user' | 'roles' | 'joinedAt' | 'nick'> & { displayName?: string | null }): APIGuildMember {
   return {
     user: discordUser(m.user),
-    nick: null,
+    nick: m.nick ?? null,
     avatar: null,
     banner: null,
     roles: m.roles,

@@ -199,6 +199,12 @@ const migrations: Record<string, Migration> = {
   '0014_search_filters': { up: migrateToSearchFilters },
   '0015_search_file': { up: migrateToSeparateSearch },
   '0016_upload_secrets': { up: migrateToUploadSecrets },
+  // A member's nickname in one server (docs/api.md, "Members"); null when they have none.
+  '0017_member_nick': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('members').addColumn('nick', 'text').execute();
+    },
+  },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */
