@@ -51,8 +51,8 @@ describe('PATCH /servers/{id}/members/{userId}: nick', () => {
     // By id as well as @me; 32 characters is the most.
     const max = 'n'.repeat(32);
     expect((await patch(s.member, s.server.id, s.member.id, { nick: max })).body.nick).toBe(max);
-    expectError(await patch(s.member, s.server.id, '@me', { nick: 'n'.repeat(33) }), 400, 'bad_request');
-    expectError(await patch(s.member, s.server.id, '@me', { nick: 'a\u0000b' }), 400, 'bad_request');
+    expectError(await patch(s.member, s.server.id, '@me', { nick: 'n'.repeat(33) }), 400, 'invalid_body');
+    expectError(await patch(s.member, s.server.id, '@me', { nick: 'a\u0000b' }), 400, 'invalid_body');
     expect(await nickOf(s.owner, s.server.id, s.member.id)).toBe(max);
     // "" and invisible-only clear it, as null does.
     expect((await patch(s.member, s.server.id, '@me', { nick: '' })).body.nick).toBeNull();

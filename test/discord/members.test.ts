@@ -161,11 +161,22 @@ describe('roles through discord.js', () => {
     expect([e.status, e.code]).toEqual([403, 50013]);
     expect((await nativeMember(s.owner, s.server.id, s.person.id))?.roles.sort()).toEqual([high, low2].sort());
 
-    const edited = await member.edit({ nick: 'Edited', roles: [high, low1, low2] });
+    // edit({nick, roles}) on this member (above the bot now): the nick is refused, so the roles do not change either.
+    const whole = await refused(member.edit({ nick: 'Edited', roles: [high, low1, low2] }));
+    expect([whole.status, whole.code]).toEqual([403, 50013]);
+    const still = await nativeMember(s.owner, s.server.id, s.person.id);
+    expect([still?.nick, still?.roles.sort()]).toEqual([null, [high, low2].sort()]);
+
+    // On a member below the bot, both at once.
+    const lower = await registerUser(srv.url);
+    await joinServer(srv.url, s.owner, lower, s.server.id);
+    const lowerMember = await guild.members.fetch(lower.id);
+    const edited = await lowerMember.edit({ nick: 'Edited', roles: [low1, low2] });
     expect(edited.nickname).toBe('Edited');
-    const after = await nativeMember(s.owner, s.server.id, s.person.id);
+    expect([...edited.roles.cache.keys()].filter((id) => id !== guild.id).sort()).toEqual([low1, low2].sort());
+    const after = await nativeMember(s.owner, s.server.id, lower.id);
     expect(after?.nick).toBe('Edited');
-    expect(after?.roles.sort()).toEqual([high, low1, low2].sort());
+    expect(after?.roles.sort()).toEqual([low1, low2].sort());
   });
 
   it('giving a role with a bit the bot lacks is refused whole; an unknown role is 10011', async () => {
