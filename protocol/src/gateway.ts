@@ -65,12 +65,14 @@ export const TypingStartEvent = Type.Object({
 export const MemberEvent = Type.Object({ serverId: Id, user: PublicUser });
 
 /**
- * `MEMBER_UPDATE`: a member's roles changed (`roles`), or a bot's permissions were set
- * through section 3's route (`permissions`, section 3's names).
+ * `MEMBER_UPDATE`: a member's roles changed (`roles`), their nickname (`nick`, null for
+ * none; present only when the change could have touched it), or a bot's permissions were
+ * set through section 3's route (`permissions`, section 3's names).
  */
 export const MemberUpdateEvent = Type.Object({
   ...MemberEvent.properties,
   roles: Type.Optional(Type.Array(Id)),
+  nick: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   permissions: Type.Optional(Type.Array(PermissionName)),
 });
 

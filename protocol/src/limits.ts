@@ -72,6 +72,7 @@ export const AUDIT_ACTIONS = [
   'role_delete',
   'member_role_add',
   'member_role_remove',
+  'member_nick',
   'member_kick',
   'member_ban',
   'member_unban',

@@ -22,6 +22,8 @@ export const PERMISSION_BITS = {
   ATTACH_FILES: 15,
   READ_MESSAGE_HISTORY: 16,
   MENTION_EVERYONE: 17,
+  CHANGE_NICKNAME: 26,
+  MANAGE_NICKNAMES: 27,
   MANAGE_ROLES: 28,
   USE_APPLICATION_COMMANDS: 31,
 } as const;
@@ -44,6 +46,7 @@ export const DEFAULT_EVERYONE_PERMISSIONS: bigint =
   P.EMBED_LINKS |
   P.ATTACH_FILES |
   P.READ_MESSAGE_HISTORY |
+  P.CHANGE_NICKNAME |
   P.USE_APPLICATION_COMMANDS;
 
 /**
@@ -62,7 +65,8 @@ export type LegacyPermission = keyof typeof LEGACY_PERMISSIONS;
 export const ALL_LEGACY_BITS: bigint = Object.values(LEGACY_PERMISSIONS).reduce((a, b) => a | b, 0n);
 
 /** Permissions that only make sense server-wide: a channel overwrite of them changes nothing. */
-export const SERVER_ONLY_PERMISSIONS: bigint = P.KICK_MEMBERS | P.BAN_MEMBERS | P.ADMINISTRATOR | P.MANAGE_SERVER | P.VIEW_AUDIT_LOG;
+export const SERVER_ONLY_PERMISSIONS: bigint =
+  P.KICK_MEMBERS | P.BAN_MEMBERS | P.ADMINISTRATOR | P.MANAGE_SERVER | P.VIEW_AUDIT_LOG | P.CHANGE_NICKNAME | P.MANAGE_NICKNAMES;
 
 /** Parses a permission bitfield as the wire sends it (a decimal string); null when it is not one. */
 export function parsePermissions(s: string): bigint | null {

@@ -269,6 +269,16 @@ export const UpdateServerBody = Type.Object(
   { minProperties: 1, additionalProperties: false },
 );
 
+/** `PATCH /servers/{serverId}/members/{userId}`: a member's nickname in the server (null or "" clears it). */
+export const UpdateMemberBody = Type.Object(
+  {
+    nick: Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
+      description: 'at most 32 characters once cleaned; null or "" clears it',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 /** `POST /servers/{serverId}/channels`. */
 export const CreateChannelBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
@@ -662,6 +672,7 @@ export type MemberRoleParams = Static<typeof MemberRoleParams>;
 export type OverwriteParams = Static<typeof OverwriteParams>;
 export type BanParams = Static<typeof BanParams>;
 export type UpdateServerBody = Static<typeof UpdateServerBody>;
+export type UpdateMemberBody = Static<typeof UpdateMemberBody>;
 export type CreateRoleBody = Static<typeof CreateRoleBody>;
 export type UpdateRoleBody = Static<typeof UpdateRoleBody>;
 export type OverwriteBody = Static<typeof OverwriteBody>;

@@ -274,6 +274,7 @@ export const Member = Type.Object(
     user: ref(PublicUser),
     presence: Type.Optional(PresenceStatus),
     roles: Type.Array(Id, { description: "the member's role ids, `@everyone` not included" }),
+    nick: Type.Optional(Nullable(Type.String({ description: 'their nickname in this server, shown instead of `name`' }))),
     ownerId: Type.Optional(Nullable(Id)),
     permissions: Type.Optional(Type.Array(ref(PermissionName), { description: 'bots only' })),
     joinedAt: Timestamp,

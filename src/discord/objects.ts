@@ -203,9 +203,9 @@ export function discordAnyChannel(c: Channel | DmChannel, viewerId: string): API
  * A member without its user (Discord's `APIGuildMemberNoUser`): the `member` of a guild
  * message's MESSAGE_CREATE / MESSAGE_UPDATE. `roles` never lists `@everyone`, as on Discord.
  */
-export function discordMemberNoUser(m: Pick<Member, 'roles' | 'joinedAt'>): APIGuildMemberNoUser {
+export function discordMemberNoUser(m: Pick<Member, 'roles' | 'joinedAt'> & { nick?: string | null }): APIGuildMemberNoUser {
   return {
-    nick: null,
+    nick: m.nick ?? null,
     avatar: null,
     banner: null,
     roles: m.roles,
@@ -220,7 +220,7 @@ export function discordMemberNoUser(m: Pick<Member, 'roles' | 'joinedAt'>): APIG
 }
 
 /** A member; `roles` never lists `@everyone`, as on Discord. */
-export function discordMember(m: Pick<Member, 'user' | 'roles' | 'joinedAt'> & { displayName?: string | null }): APIGuildMember {
+export function discordMember(m: Pick<Member, 'user' | 'roles' | 'joinedAt' | 'nick'> & { displayName?: string | null }): APIGuildMember {
   return { user: discordUser(m.user), ...discordMemberNoUser(m) };
 }
 

@@ -44,6 +44,27 @@ export const DiscordRoleBody = Type.Union([
   Type.Null(),
 ]);
 
+/**
+ * `PATCH /guilds/{id}/members/{userId}`. `nick` and `roles` are applied; voice
+ * (`channel_id`, `mute`, `deaf`) and timeouts (`communication_disabled_until`) only as null
+ * (guilds.ts refuses any other value, docs/discord.md).
+ */
+export const DiscordMemberBody = Type.Union([
+  Type.Object({
+    nick: nullable(Type.String({ maxLength: 100 })),
+    roles: nullable(Type.Array(Snowflake, { maxItems: OBJECT_LIMITS.rolesPerServer })),
+    channel_id: nullable(Snowflake),
+    mute: nullable(Type.Boolean()),
+    deaf: nullable(Type.Boolean()),
+    communication_disabled_until: nullable(Type.String({ maxLength: 64 })),
+    flags: nullable(int(0, Number.MAX_SAFE_INTEGER)),
+  }),
+  Type.Null(),
+]);
+
+/** `PATCH /guilds/{id}/members/@me`: only `nick`. */
+export const DiscordMeBody = Type.Union([Type.Object({ nick: nullable(Type.String({ maxLength: 100 })) }), Type.Null()]);
+
 /** The fields of a guild channel a create or an edit may carry (Discord's ranges for those Parley ignores). */
 const channelFields = {
   topic: nullable(Type.String({ maxLength: OBJECT_LIMITS.topic })),

@@ -47,6 +47,11 @@ export async function requireServerPermission(ctx: DomainContext, caller: Caller
   return m;
 }
 
+/** Refuses (403 `missing_permission`) a membership that lacks `permission` server-wide. */
+export function requireHeldPermission(m: Membership, permission: Permission): void {
+  if (!has(m.bits, P[permission])) throw missing(P[permission]);
+}
+
 /** The server, when the caller owns it; members get 403, strangers 404-or-403 like any member check. */
 export async function requireOwner(ctx: DomainContext, caller: Caller, serverId: string) {
   const { server } = await requireMember(ctx, caller, serverId);

@@ -149,7 +149,7 @@ export function requirePermissions(value: string | undefined, what: string): big
 }
 
 /** Refuses granting what the caller does not hold themselves (the owner and administrators hold all). */
-function requireHeld(m: Membership, bits: bigint, where?: bigint): void {
+export function requireHeld(m: Membership, bits: bigint, where?: bigint): void {
   const held = where ?? m.bits;
   const extra = bits & ~held;
   if (extra !== 0n)
@@ -157,7 +157,7 @@ function requireHeld(m: Membership, bits: bigint, where?: bigint): void {
 }
 
 /** Refuses acting on a role at or above the caller's highest role. */
-function requireBelow(caller: Caller, m: Membership, position: number, what: string): void {
+export function requireBelow(caller: Caller, m: Membership, position: number, what: string): void {
   if (position >= m.model.highest(caller.id, m.roles)) throw forbidden('role_hierarchy', `${what} is not below your highest role`);
 }
 

@@ -109,7 +109,7 @@ const botMember = (bot: UserTable, role: RoleTable, joinedAt?: string) => ({
 
 /** A member as the API shows one: the person or bot, their roles, presence, and a bot's section-3 permissions. */
 function memberView(
-  r: Pick<UserTable, 'id' | 'name' | 'bot' | 'avatar' | 'ownerId'> & { roles: string; joinedAt: string },
+  r: Pick<UserTable, 'id' | 'name' | 'bot' | 'avatar' | 'ownerId'> & { roles: string; joinedAt: string; nick?: string | null },
   managedRole: RoleTable | undefined,
   presence: PresenceStatus | undefined,
 ) {
@@ -119,6 +119,7 @@ function memberView(
     user,
     presence: presence ?? ('offline' as const),
     roles: splitRoles(r.roles),
+    nick: r.nick ?? null,
     ...(r.bot === 1 ? { ownerId: r.ownerId, permissions: legacyNamesOf(parsePermissions(managedRole?.permissions ?? '0') ?? 0n) } : {}),
     joinedAt: r.joinedAt,
   };
@@ -159,7 +160,7 @@ async function joinSnapshot(ctx: DomainContext, db: Tx, server: ServerTable, bot
   return {
     server: serverView(server),
     roles: listedRoles.share(server.id, roles.map(roleView)),
-    members: listed.map((r) => ({ user: publicUser(r), roles: splitRoles(r.roles), joinedAt: r.joinedAt })),
+    members: listed.map((r) => ({ user: publicUser(r), roles: splitRoles(r.roles), joinedAt: r.joinedAt, nick: r.nick ?? null })),
     memberCount,
     joinedAt,
   };
@@ -523,7 +524,7 @@ export const servers = {
     if (!member || !user) throw notFound('member');
     const role = user.bot === 1 ? (await ctx.store.roles.ofServer(ctx.store.db, serverId)).find((r) => r.botId === userId) : undefined;
     const presence = await ctx.presence?.statuses([userId]);
-    return memberView({ ...user, roles: member.roles, joinedAt: member.joinedAt }, role, presence?.get(userId));
+    return memberView({ ...user, roles: member.roles, joinedAt: member.joinedAt, nick: member.nick ?? null }, role, presence?.get(userId));
   },
 
   /**

@@ -113,7 +113,7 @@ export interface JoinSnapshot {
   server: Server;
   roles: Role[];
   /** Every member, or (more than `JOIN_MEMBERS_MAX`) only the bot. */
-  members: Array<Pick<Member, 'user' | 'roles' | 'joinedAt'>>;
+  members: Array<Pick<Member, 'user' | 'roles' | 'joinedAt' | 'nick'>>;
   memberCount: number;
   joinedAt: string;
 }

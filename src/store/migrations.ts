@@ -216,6 +216,12 @@ const migrations: Record<string, Migration> = {
       await commands().addColumn('integration_types', 'text').execute();
     },
   },
+  // A member's nickname in one server (docs/api.md, "Members"); null when they have none.
+  '0019_member_nick': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('members').addColumn('nick', 'text').execute();
+    },
+  },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */

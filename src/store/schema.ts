@@ -93,6 +93,8 @@ export interface MemberTable {
    */
   legacyPermissions?: number;
   joinedAt: string;
+  /** Their nickname in this server (0017); null or absent when they have none. */
+  nick?: string | null;
 }
 
 export interface RoleTable {

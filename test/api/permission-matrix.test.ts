@@ -173,6 +173,14 @@ async function rolesOf(userId: string): Promise<string[]> {
   return members.find((m) => m.id === userId)?.roles ?? [];
 }
 
+async function nickOf(userId: string): Promise<string | null> {
+  const members = (await ok(call(base(), 'GET', `/servers/${w.server.id}/members`, { auth: w.owner.auth }), 200)).body as Array<{
+    id: string;
+    nick?: string | null;
+  }>;
+  return members.find((m) => m.id === userId)?.nick ?? null;
+}
+
 async function overwritesOf(channelId: string): Promise<unknown[]> {
   const list = (await ok(call(base(), 'GET', `/servers/${w.server.id}/channels`, { auth: w.owner.auth }), 200)).body as Array<{
     id: string;
@@ -542,6 +550,20 @@ const SPECS: RouteSpec[] = [
       return { serverId: w.server.id, userId: target.id };
     },
     unchanged: async (p) => (await memberIds()).includes(p.userId ?? ''),
+  },
+  // Someone else's nickname: MANAGE_NICKNAMES (the owner's; people hold only CHANGE_NICKNAME, bots neither).
+  {
+    route: 'PATCH /servers/:serverId/members/:userId',
+    variant: 'another person',
+    okCaller: 'owner',
+    status: only({ owner: 200 }),
+    params: async () => {
+      const target = await registerUser(base());
+      await joinServer(base(), w.owner, target, w.server.id);
+      return { serverId: w.server.id, userId: target.id };
+    },
+    body: () => ({ nick: 'Matrix nick' }),
+    unchanged: async (p) => (await nickOf(p.userId ?? '')) === null,
   },
   {
     route: 'POST /servers/:serverId/bots',
@@ -962,6 +984,13 @@ const EXTRAS: Row[] = [
     const r = await call(base(), 'DELETE', `/servers/${w.server.id}/members/@me`, { auth: leaver.auth });
     return { res: r, unchanged: (await memberIds()).includes(leaver.id) };
   }),
+  // Your own nickname: CHANGE_NICKNAME, which @everyone holds and bots (who take none of its bits) lack.
+  single('PATCH /servers/:serverId/members/:userId', '@me', CALLERS.member, 200, () =>
+    res(call(base(), 'PATCH', `/servers/${w.server.id}/members/@me`, { auth: w.member.auth, body: { nick: 'Me myself' } })),
+  ),
+  single('PATCH /servers/:serverId/members/:userId', '@me', CALLERS.botNone, 403, () =>
+    res(call(base(), 'PATCH', `/servers/${w.server.id}/members/@me`, { auth: w.botNone.auth, body: { nick: 'Bot self' } })),
+  ),
   single('DELETE /servers/:serverId/members/:userId', '@me', CALLERS.owner, 400, () =>
     res(call(base(), 'DELETE', `/servers/${w.server.id}/members/@me`, { auth: w.owner.auth })),
   ),

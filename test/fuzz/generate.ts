@@ -637,6 +637,8 @@ function template(g: Gen, route: Route, githubEvent: string | undefined): Array<
       ];
     case 'PATCH /servers/:serverId/bots/:botId':
       return [['permissions', permissionList(g)]];
+    case 'PATCH /servers/:serverId/members/:userId':
+      return [['nick', rng.pick<J>([null, '', name(), LONG(33, 'n'), LONG(101, 'n'), '\u202E\u200B', 3])]];
     case 'POST /servers/:serverId/webhooks':
     case 'PATCH /webhooks/:webhookId':
       return [
@@ -775,6 +777,16 @@ function template(g: Gen, route: Route, githubEvent: string | undefined): Array<
       return some(g, [
         ['delete_message_seconds', limitNumber(g, OBJECT_LIMITS.banDeleteSeconds)],
         ['delete_message_days', limitNumber(g, 7)],
+      ]);
+    case 'PATCH /api/guilds/:guildId/members/:userId':
+    case 'PATCH /api/guilds/:guildId/members/@me':
+      return some(g, [
+        ['nick', rng.pick<J>([null, '', name(), LONG(33, 'n'), LONG(101, 'n')])],
+        ['roles', rng.pick<J>([[], [scene.serverId], [anyId(g), anyId(g)], 'x', null])],
+        ['channel_id', rng.pick<J>([null, anyId(g)])],
+        ['communication_disabled_until', rng.pick<J>([null, '2030-01-01T00:00:00Z', anyString(g)])],
+        ['mute', rng.pick<J>([null, true, 'no'])],
+        ['deaf', rng.pick<J>([null, false])],
       ]);
     case 'POST /api/channels/:channelId/messages/bulk-delete':
       return [['messages', Array.from({ length: rng.pick([0, 1, 2, OBJECT_LIMITS.bulkDeleteMax + 1]) }, () => anyId(g))]];

@@ -135,7 +135,9 @@ describe('section 3 names and bitfields', () => {
     expect(P.ADMINISTRATOR).toBe(8n);
     expect(P.VIEW_CHANNEL).toBe(1024n);
     expect(P.MANAGE_ROLES).toBe(1n << 28n);
-    expect(DEFAULT_EVERYONE_PERMISSIONS.toString()).toBe('2147601473');
+    expect(P.CHANGE_NICKNAME).toBe(1n << 26n);
+    expect(P.MANAGE_NICKNAMES).toBe(1n << 27n);
+    expect(DEFAULT_EVERYONE_PERMISSIONS.toString()).toBe('2214710337');
   });
 });
 

@@ -111,7 +111,12 @@ export function translate(event: GatewayEvent, v: Variant): { t: string; d: unkn
       // Without `roles` the change was not to roles: the member's list is left as the client has it.
       return {
         t: 'GUILD_MEMBER_UPDATE',
-        d: { guild_id: d.serverId, user: discordUser(d.user), ...(d.roles ? { roles: d.roles } : {}) },
+        d: {
+          guild_id: d.serverId,
+          user: discordUser(d.user),
+          ...(d.roles ? { roles: d.roles } : {}),
+          ...(d.nick !== undefined ? { nick: d.nick } : {}),
+        },
       };
     }
     case 'MEMBER_REMOVE':
@@ -206,7 +211,7 @@ function guildCreate(g: {
   roles: Role[];
   joinedAt: string;
   memberCount: number;
-  members: Array<Pick<Member, 'user' | 'roles' | 'joinedAt'>>;
+  members: Array<Pick<Member, 'user' | 'roles' | 'joinedAt' | 'nick'>>;
   channels: Channel[];
   presences: unknown[];
 }): DispatchFrame {

@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Member } from '@parley/protocol';
 import type { Static } from 'typebox';
+import { members as memberEdits } from '../../domain/members.js';
 import { type RoleBody, roles } from '../../domain/roles.js';
 import { servers } from '../../domain/servers.js';
 import { badRequest, notFound } from '../../errors.js';
@@ -14,7 +15,15 @@ import { authenticate } from '../../http/plugins/auth.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
 import { overwritesFromDiscord } from '../bodies.js';
-import { DiscordBanBody, DiscordCreateChannelBody, DiscordRoleBody, DiscordUpdateGuildBody, withBody } from '../schemas.js';
+import {
+  DiscordBanBody,
+  DiscordCreateChannelBody,
+  DiscordMeBody,
+  DiscordMemberBody,
+  DiscordRoleBody,
+  DiscordUpdateGuildBody,
+  withBody,
+} from '../schemas.js';
 import { discordChannel, discordGuild, discordMember, discordRole, discordUser } from '../objects.js';
 import { hidden, pathUserId, queryInt, queryString } from './common.js';
 
@@ -23,7 +32,7 @@ type MemberReq = FastifyRequest<{ Params: { guildId: string; userId: string } }>
 type RoleReq = FastifyRequest<{ Params: { guildId: string; roleId: string } }>;
 type MemberRoleReq = FastifyRequest<{ Params: { guildId: string; userId: string; roleId: string } }>;
 
-const memberOf = (m: Pick<Member, 'user' | 'roles' | 'joinedAt'>) => discordMember(m);
+const memberOf = (m: Pick<Member, 'user' | 'roles' | 'joinedAt' | 'nick'>) => discordMember(m);
 
 /**
  * Discord's role body (schema-checked: `DiscordRoleBody`) as the domain takes it; `position`
@@ -113,6 +122,36 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
     const caller = await who(req);
     const userId = pathUserId(req.params.userId, caller.id);
     return memberOf(await servers.member(ctx, caller, req.params.guildId, userId));
+  });
+
+  /**
+   * Discord's member edit: `nick` and `roles` (the whole set) in one transaction; Parley has
+   * no voice nor timeouts yet, so `channel_id`, `mute`, `deaf` and
+   * `communication_disabled_until` are accepted only as null (docs/discord.md, "Members").
+   */
+  api.patch('/guilds/:guildId/members/:userId', withBody(DiscordMemberBody), async (req: MemberReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    const body = (req.body as Static<typeof DiscordMemberBody> | undefined) ?? {};
+    if (body.channel_id != null) throw badRequest('channel_id must be null: voice channels are not supported');
+    if (body.mute != null) throw badRequest('mute must be null: voice channels are not supported');
+    if (body.deaf != null) throw badRequest('deaf must be null: voice channels are not supported');
+    if (body.communication_disabled_until != null)
+      throw badRequest('communication_disabled_until must be null: timeouts are not supported yet');
+    const member = await memberEdits.edit(ctx, caller, req.params.guildId, req.params.userId, {
+      ...(body.nick !== undefined ? { nick: body.nick } : {}),
+      ...(body.roles != null ? { roles: body.roles } : {}),
+    });
+    return memberOf(member);
+  });
+
+  /** Discord's own-nickname edit (CHANGE_NICKNAME); other fields are ignored, as Discord does. */
+  api.patch('/guilds/:guildId/members/@me', withBody(DiscordMeBody), async (req: GuildReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    const body = (req.body as Static<typeof DiscordMeBody> | undefined) ?? {};
+    const member = await memberEdits.edit(ctx, caller, req.params.guildId, '@me', body.nick !== undefined ? { nick: body.nick } : {});
+    return memberOf(member);
   });
 
   // A kick; Discord's `DELETE /users/@me/guilds/{id}` is leaving (users.ts).

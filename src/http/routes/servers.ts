@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { members as memberEdits } from '../../domain/members.js';
 import { servers } from '../../domain/servers.js';
 import { authenticate } from '../plugins/auth.js';
 import { defaultEmptyBody } from '../plugins/empty-body.js';
@@ -24,6 +25,7 @@ import {
   ServerParams,
   SetBotPermissionsBody,
   UpdateChannelBody,
+  UpdateMemberBody,
   UpdateServerBody,
   ref,
 } from '@parley/protocol';
@@ -213,6 +215,24 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
       const userId = req.params.userId === '@me' ? caller.id : req.params.userId;
       await servers.removeMember(ctx, caller, req.params.serverId, userId);
       return reply.status(204).send();
+    },
+  );
+
+  app.patch(
+    '/servers/:serverId/members/:userId',
+    {
+      schema: {
+        ...any,
+        summary: "Set a member's nickname (`@me`: your own, CHANGE_NICKNAME; someone else's: MANAGE_NICKNAMES, below your highest role)",
+        params: MemberParams,
+        body: UpdateMemberBody,
+        response: { 200: ref(Member), ...errors },
+      },
+    },
+    async (req, reply) => {
+      const caller = await authenticate(ctx, req, 'any');
+      await enforce(limiter, RULES.manage, caller.id, reply);
+      return memberEdits.edit(ctx, caller, req.params.serverId, req.params.userId, { nick: req.body.nick });
     },
   );
 

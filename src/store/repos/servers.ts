@@ -133,7 +133,7 @@ export const members = {
     let q = db
       .selectFrom('members')
       .innerJoin('users', 'users.id', 'members.userId')
-      .select(['users.id', 'users.name', 'users.bot', 'users.avatar', 'users.ownerId', 'members.roles', 'members.joinedAt'])
+      .select(['users.id', 'users.name', 'users.bot', 'users.avatar', 'users.ownerId', 'members.roles', 'members.joinedAt', 'members.nick'])
       .where('members.serverId', '=', serverId);
     if (only.userId !== undefined) q = q.where('members.userId', '=', only.userId);
     q = q.orderBy('members.joinedAt').orderBy('users.id');
@@ -162,6 +162,9 @@ export const members = {
     const byId = new Map(rows.map((r) => [r.id, { id: r.id, name: r.name, bot: r.bot === 1, avatar: r.avatar }]));
     return userIds.flatMap((id) => byId.get(id) ?? []);
   },
+  /** Sets a member's roles and/or nickname (null clears it). */
+  update: (db: Tx, serverId: string, userId: string, patch: { roles?: string; nick?: string | null }) =>
+    db.updateTable('members').set(patch).where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
   setRoles: (db: Tx, serverId: string, userId: string, roles: string) =>
     db.updateTable('members').set({ roles }).where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
   /** Members holding `roleId` (a role being deleted). */

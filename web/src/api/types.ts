@@ -138,3 +138,8 @@ export type MemberEventPayload = MemberEvent;
 export function displayName(u: { name?: string; username?: string | null } | null | undefined): string {
   return u?.name ?? u?.username ?? 'Unknown';
 }
+
+/** A member's name in their server: their nickname there, else their display name. */
+export function memberName(m: { name?: string; username?: string | null; nick?: string | null } | null | undefined): string {
+  return m?.nick || displayName(m);
+}

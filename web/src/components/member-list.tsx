@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import type { Member, Role, Server } from '../api/types';
-import { displayName } from '../api/types';
+import { memberName } from '../api/types';
 import { store, useStore } from '../state/store';
 import { toastError } from '../state/toasts';
 import { nameColor, nameColorStyle, topColoredRole } from '../lib/name-color';
@@ -21,7 +21,7 @@ export interface MemberGroup {
 }
 
 const byName = (a: Member, b: Member) =>
-  displayName(a).localeCompare(displayName(b), undefined, { sensitivity: 'base' }) || a.id.localeCompare(b.id);
+  memberName(a).localeCompare(memberName(b), undefined, { sensitivity: 'base' }) || a.id.localeCompare(b.id);
 
 /**
  * The member list's groups, as Discord draws them: one per hoisted role, in role order
@@ -84,7 +84,7 @@ export function MemberList({ server }: { server: Server }) {
 function MemberRow({ server, roles, member }: { server: Server; roles: Role[] | undefined; member: Member }) {
   // One's own row shows one's choice: the service does not echo one's own status back.
   const presence = useStore((s) => (member.id === s.me?.id ? s.myStatus : (s.presence[member.id] ?? 'offline')));
-  const name = displayName(member);
+  const name = memberName(member);
   const color = nameColor(topColoredRole(roles, member.roles)?.color);
   const owner = member.id === server.ownerId;
   const self = useStore((s) => s.me?.id === member.id);

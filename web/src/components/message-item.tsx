@@ -42,7 +42,6 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
   const [picker, setPicker] = useState(false);
   const author = message.author ?? { id: 'unknown', name: 'Unknown', bot: false };
   const isBot = !!author.bot || !!message.webhookId;
-  const name = author.name || 'Unknown';
   const attachments = Array.isArray(message.attachments) ? message.attachments : [];
   const embeds = Array.isArray(message.embeds) ? message.embeds : [];
   const reactions = Array.isArray(message.reactions) ? message.reactions : [];
@@ -52,6 +51,9 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
   // null when they are not a member now (a webhook, or someone who left): no card to open.
   // A DM's messages have no server ('' finds no members or roles).
   const serverId = message.serverId ?? '';
+  // The author's nickname in this server, from the member list already held.
+  const nick = useStore((s) => (message.webhookId ? null : (s.members[serverId]?.find((m) => m.id === author.id)?.nick ?? null)));
+  const name = nick || author.name || 'Unknown';
   const authorColor = useStore((s) =>
     message.webhookId ? null : (memberColors(s.members[serverId], s.roles[serverId]).get(author.id) ?? null),
   );

@@ -51,6 +51,7 @@ export const PERMISSION_GROUPS: PermissionGroup[] = [
     info('READ_MESSAGE_HISTORY', true),
     info('CREATE_INVITE', true),
     info('USE_APPLICATION_COMMANDS', true),
+    info('CHANGE_NICKNAME', false),
   ]),
   group('messages', [
     info('SEND_MESSAGES', true),
@@ -61,6 +62,7 @@ export const PERMISSION_GROUPS: PermissionGroup[] = [
   ]),
   group('moderation', [
     info('MANAGE_MESSAGES', true),
+    info('MANAGE_NICKNAMES', false),
     info('KICK_MEMBERS', false),
     info('BAN_MEMBERS', false),
     info('VIEW_AUDIT_LOG', false),

@@ -285,6 +285,9 @@ export function applyEvent(event: GatewayEvent): void {
       if (event.d.roles && event.d.user) {
         dispatch({ type: 'member/roles', serverId: event.d.serverId, userId: event.d.user.id, roles: event.d.roles });
       }
+      if (event.d.nick !== undefined && event.d.user) {
+        dispatch({ type: 'member/nick', serverId: event.d.serverId, userId: event.d.user.id, nick: event.d.nick });
+      }
       break;
     case 'ROLE_CREATE':
     case 'ROLE_UPDATE':

@@ -86,6 +86,8 @@ export type Action =
   | { type: 'member/remove'; serverId: string; userId: string }
   /** A member's roles changed (`MEMBER_UPDATE`, or our own PUT/DELETE answered). */
   | { type: 'member/roles'; serverId: string; userId: string; roles: string[] }
+  /** A member's nickname in one server changed (`MEMBER_UPDATE` with `nick`). */
+  | { type: 'member/nick'; serverId: string; userId: string; nick: string | null }
   | { type: 'roles/set'; serverId: string; roles: Role[] }
   | { type: 'role/upsert'; role: Role }
   | { type: 'role/remove'; serverId: string; roleId: string }
@@ -325,6 +327,12 @@ export function reduce(state: State, action: Action): State {
         : state.members;
       const myRoles = state.me?.id === action.userId ? { ...state.myRoles, [action.serverId]: action.roles } : state.myRoles;
       return members === state.members && myRoles === state.myRoles ? state : { ...state, members, myRoles };
+    }
+    case 'member/nick': {
+      const list = state.members[action.serverId];
+      if (!list?.some((m) => m.id === action.userId)) return state;
+      const next = list.map((m) => (m.id === action.userId ? { ...m, nick: action.nick } : m));
+      return { ...state, members: { ...state.members, [action.serverId]: next } };
     }
     case 'roles/set':
       return { ...state, roles: { ...state.roles, [action.serverId]: [...action.roles].sort(byPosition) } };

@@ -47,6 +47,14 @@ export const settings = {
       label: 'Delete other people’s messages',
       help: 'Remove any message, not only their own.',
     },
+    CHANGE_NICKNAME: {
+      label: 'Change nickname',
+      help: 'Set their own nickname in this server.',
+    },
+    MANAGE_NICKNAMES: {
+      label: 'Manage nicknames',
+      help: 'Change or clear the nicknames of people whose roles are below theirs.',
+    },
     KICK_MEMBERS: {
       label: 'Remove members',
       help: 'Remove people whose roles are below theirs. They can rejoin with an invite.',
@@ -125,6 +133,7 @@ export const settings = {
     memberRoleAdd: 'gave <role/> to <user/>',
     memberRoleRemove: 'took <role/> from <user/>',
     memberKick: 'kicked <user/>',
+    memberNick: 'changed the nickname of <user/>',
     memberBan: 'banned <user/>',
     webhookCreate: 'created the webhook <b>{{name}}</b>',
     webhookCreateIn: 'created the webhook <b>{{name}}</b> in <channel/>',
@@ -155,6 +164,7 @@ export const settings = {
       role_delete: 'Role deleted',
       member_role_add: 'Role given to a member',
       member_role_remove: 'Role taken from a member',
+      member_nick: 'Nickname changed',
       member_kick: 'Member kicked',
       member_ban: 'Member banned',
       member_unban: 'Member unbanned',

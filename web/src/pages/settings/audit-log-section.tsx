@@ -215,6 +215,8 @@ function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNo
         <Trans i18nKey="settings.auditLog.memberRoleRemove" components={parts} />
       );
     }
+    case 'member_nick':
+      return <Trans i18nKey="settings.auditLog.memberNick" components={{ user: <>{user(tid)}</> }} />;
     case 'member_kick':
       return <Trans i18nKey="settings.auditLog.memberKick" components={{ user: <>{user(tid, text(c, 'name'))}</> }} />;
     case 'member_ban':
