@@ -41,7 +41,7 @@ describe('discord.js subcommands', () => {
     const w = await world(srv.url);
     const client = await login(srv, clients, w.bot.token);
     const put = await call(srv.url, 'PUT', `/api/v10/applications/${w.bot.id}/commands`, {
-      auth: `Bot ${w.bot.token}`,
+      auth: w.bot.auth,
       body: [ping.toJSON(), config.toJSON()],
     });
     expect(put.status, put.text).toBe(200);
@@ -122,7 +122,7 @@ describe('discord.js subcommands', () => {
   it('refuses invalid nestings with 50035, and the bulk PUT leaves the old list', async () => {
     const w = await world(srv.url);
     const api = `/api/v10/applications/${w.bot.id}/commands`;
-    const auth = `Bot ${w.bot.token}`;
+    const auth = w.bot.auth;
     expect((await call(srv.url, 'PUT', api, { auth, body: [ping.toJSON()] })).status).toBe(200);
     const bads = [
       [
