@@ -47,7 +47,24 @@ describe('discord.js subcommands', () => {
     expect(put.status, put.text).toBe(200);
     expect((put.body as Array<{ name: string }>).map((c) => c.name).sort()).toEqual(['config', 'ping']);
     const stored = (put.body as Array<{ name: string; options: unknown }>).find((c) => c.name === 'config');
-    expect(stored?.options).toMatchObject(config.toJSON().options as object);
+    expect(stored?.options).toMatchObject([
+      {
+        type: 2,
+        name: 'role',
+        description: 'Roles',
+        options: [
+          {
+            type: 1,
+            name: 'add',
+            options: [
+              { type: 3, name: 'name', required: true },
+              { type: 3, name: 'hint', autocomplete: true },
+            ],
+          },
+        ],
+      },
+      { type: 1, name: 'show', description: 'Show them', options: [] },
+    ]);
     // discord.js reads the same list back.
     const fetched = await client.application!.commands.fetch();
     expect(fetched.find((c) => c.name === 'config')?.options[0]).toMatchObject({

@@ -92,7 +92,7 @@ describe('subcommands in the web client', () => {
     await expect.poll(listed).toEqual(['config role add']);
     await box.press('Enter');
     const form = page.getByTestId('command-form');
-    await form.getByText('/config role add').waitFor();
+    await form.getByText('/config role add', { exact: true }).waitFor();
     const name = form.getByRole('textbox', { name: /name/ });
     await name.fill('moderators');
     await name.press('Enter');
