@@ -114,8 +114,14 @@ export const COMMAND_LIMITS = {
 /** A command's or option's name: Discord's rule (lower case where the script has case). */
 export const COMMAND_NAME_PATTERN = '^[-_\\p{Ll}\\p{Lo}\\p{Lm}\\p{N}]{1,32}$';
 
-/** The types an option can have; a value's JSON type follows (ids are strings). */
-export const COMMAND_OPTION_TYPES = ['string', 'integer', 'number', 'boolean', 'user', 'channel', 'role', 'attachment'] as const;
+/** The types a value-carrying option can have; a value's JSON type follows (ids are strings). */
+export const COMMAND_VALUE_TYPES = ['string', 'integer', 'number', 'boolean', 'user', 'channel', 'role', 'attachment'] as const;
+
+/**
+ * Every option type: the value types, and Discord's subcommands (1) and subcommand groups
+ * (2), which carry no value but options of their own (docs/commands.md#subcommands).
+ */
+export const COMMAND_OPTION_TYPES = [...COMMAND_VALUE_TYPES, 'subcommand', 'subcommandGroup'] as const;
 
 /** Components on messages: 5 rows of 5 (a select fills its row), Discord's lengths. */
 export const COMPONENT_LIMITS = {

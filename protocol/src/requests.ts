@@ -420,20 +420,34 @@ export const BotCommandParams = Type.Object({ botId: Type.String(), commandId: T
 /** `GET/PUT /bots/{botId}/commands`: `serverId` for one server's commands; absent: the global ones. */
 export const CommandsQuery = Type.Object({ serverId: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$' })) });
 
-/** An option to register (the service checks names, order, choices and ranges; docs/commands.md). */
+const optionFields = {
+  type: Type.Union(literals(COMMAND_OPTION_TYPES)),
+  name: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.name }),
+  description: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.description }),
+  required: Type.Optional(Type.Boolean()),
+  choices: Type.Optional(Type.Array(ref(CommandChoice), { maxItems: COMMAND_LIMITS.choices })),
+  autocomplete: Type.Optional(Type.Boolean()),
+  minValue: Type.Optional(Type.Number()),
+  maxValue: Type.Optional(Type.Number()),
+  minLength: Type.Optional(Type.Integer({ minimum: 0, maximum: COMMAND_LIMITS.stringValue })),
+  maxLength: Type.Optional(Type.Integer({ minimum: 1, maximum: COMMAND_LIMITS.stringValue })),
+};
+
+/** An option at the deepest level (a subcommand's in a group): options of its own are refused. */
+const LeafOptionBody = Type.Object(optionFields, { additionalProperties: false });
+/** An option one level down (a group's subcommand, or a subcommand's option). */
+const MidOptionBody = Type.Object(
+  { ...optionFields, options: Type.Optional(Type.Array(LeafOptionBody, { maxItems: COMMAND_LIMITS.options })) },
+  { additionalProperties: false },
+);
+
+/**
+ * An option to register (the service checks names, order, choices, ranges and how
+ * subcommands nest; docs/commands.md). The schema bounds the depth: a command, a group, a
+ * subcommand, its options.
+ */
 export const CommandOptionBody = Type.Object(
-  {
-    type: Type.Union(literals(COMMAND_OPTION_TYPES)),
-    name: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.name }),
-    description: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.description }),
-    required: Type.Optional(Type.Boolean()),
-    choices: Type.Optional(Type.Array(ref(CommandChoice), { maxItems: COMMAND_LIMITS.choices })),
-    autocomplete: Type.Optional(Type.Boolean()),
-    minValue: Type.Optional(Type.Number()),
-    maxValue: Type.Optional(Type.Number()),
-    minLength: Type.Optional(Type.Integer({ minimum: 0, maximum: COMMAND_LIMITS.stringValue })),
-    maxLength: Type.Optional(Type.Integer({ minimum: 1, maximum: COMMAND_LIMITS.stringValue })),
-  },
+  { ...optionFields, options: Type.Optional(Type.Array(MidOptionBody, { maxItems: COMMAND_LIMITS.options })) },
   { additionalProperties: false },
 );
 
@@ -473,6 +487,12 @@ export const CommandInteractionBody = Type.Object(
     type: Type.Literal('command'),
     botId: Type.String({ maxLength: 32 }),
     name: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.name }),
+    subcommandGroup: Type.Optional(
+      Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.name, description: 'the subcommand group, if the subcommand is in one' }),
+    ),
+    subcommand: Type.Optional(
+      Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.name, description: 'the subcommand, for a command that has them' }),
+    ),
     options: Type.Optional(OptionValuesBody),
   },
   { additionalProperties: false },
@@ -500,6 +520,12 @@ export const AutocompleteInteractionBody = Type.Object(
     type: Type.Literal('autocomplete'),
     botId: Type.String({ maxLength: 32 }),
     name: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.name }),
+    subcommandGroup: Type.Optional(
+      Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.name, description: 'the subcommand group, if the subcommand is in one' }),
+    ),
+    subcommand: Type.Optional(
+      Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.name, description: 'the subcommand, for a command that has them' }),
+    ),
     options: Type.Optional(OptionValuesBody),
     focused: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.name, description: 'the option being typed' }),
   },

@@ -4,6 +4,7 @@ import {
   BUTTON_STYLES,
   COMMAND_LIMITS,
   COMMAND_OPTION_TYPES,
+  COMMAND_VALUE_TYPES,
   COMPONENT_LIMITS,
   CONTENT_MAX,
   EMBED_LIMITS,
@@ -431,6 +432,24 @@ export const CommandChoice = Type.Object(
   { $id: 'CommandChoice', title: 'CommandChoice', description: 'a fixed choice of an option, or an autocomplete suggestion' },
 );
 
+/** The value types alone: what an interaction's `optionTypes` can say. */
+export const CommandValueType = Type.Union(literals(COMMAND_VALUE_TYPES));
+
+/** An option as TypeScript sees it: `options` only on a subcommand or group (nested as Discord nests them). */
+export type CommandOptionShape = {
+  type: Static<typeof CommandOptionType>;
+  name: string;
+  description: string;
+  required?: boolean;
+  choices?: Static<typeof CommandChoice>[];
+  autocomplete?: boolean;
+  minValue?: number;
+  maxValue?: number;
+  minLength?: number;
+  maxLength?: number;
+  options?: CommandOptionShape[];
+};
+
 export const CommandOption = Type.Object(
   {
     type: CommandOptionType,
@@ -450,8 +469,16 @@ export const CommandOption = Type.Object(
     maxValue: Type.Optional(Type.Number({ description: 'integer and number options' })),
     minLength: Type.Optional(Type.Integer({ minimum: 0, maximum: COMMAND_LIMITS.stringValue, description: 'string options' })),
     maxLength: Type.Optional(Type.Integer({ minimum: 1, maximum: COMMAND_LIMITS.stringValue, description: 'string options' })),
+    options: Type.Optional(
+      Type.Unsafe<CommandOptionShape[]>({
+        type: 'array',
+        items: { $ref: 'CommandOption#' },
+        maxItems: COMMAND_LIMITS.options,
+        description: "a subcommand's options (value types), or a group's subcommands",
+      }),
+    ),
   },
-  { $id: 'CommandOption', title: 'CommandOption', description: "one of a command's options" },
+  { $id: 'CommandOption', title: 'CommandOption', description: "one of a command's options, a subcommand or a subcommand group" },
 );
 
 /** Discord's per-locale texts of a command's name or description (locale → text), kept and returned as given. */
@@ -606,9 +633,11 @@ export const Interaction = Type.Object(
     user: ref(PublicUser),
     name: Type.Optional(Type.String({ description: 'command and autocomplete: the command' })),
     commandId: Type.Optional(Id),
+    subcommandGroup: Type.Optional(Type.String({ description: 'command and autocomplete: the subcommand group run, if any' })),
+    subcommand: Type.Optional(Type.String({ description: 'command and autocomplete: the subcommand run, if the command has subcommands' })),
     options: Type.Optional(CommandOptionValues),
     optionTypes: Type.Optional(
-      Type.Record(Type.String(), CommandOptionType, { description: "command and autocomplete: each given option's declared type" }),
+      Type.Record(Type.String(), CommandValueType, { description: "command and autocomplete: each given option's declared type" }),
     ),
     resolved: Type.Optional(ref(InteractionResolved)),
     member: Type.Optional(ref(InteractionMember)),
@@ -824,8 +853,9 @@ export type ActionRow = Static<typeof ActionRow>;
 export type Component = Button | Select;
 export type MessageInteraction = Static<typeof MessageInteraction>;
 export type CommandOptionType = Static<typeof CommandOptionType>;
+export type CommandValueType = Static<typeof CommandValueType>;
 export type CommandChoice = Static<typeof CommandChoice>;
-export type CommandOption = Static<typeof CommandOption>;
+export type CommandOption = CommandOptionShape;
 export type Command = Static<typeof Command>;
 export type CommandOptionValues = Static<typeof CommandOptionValues>;
 export type Interaction = Static<typeof Interaction>;

@@ -76,7 +76,20 @@ export class InteractionContext {
     return this.raw.focused;
   }
 
-  /** An option's value, by name (ids for users, channels and roles). */
+  /** The subcommand run, for a command that has them (commands and autocomplete). */
+  get subcommand(): string | undefined {
+    return this.raw.subcommand;
+  }
+  /** The group of the subcommand run, when it is in one. */
+  get subcommandGroup(): string | undefined {
+    return this.raw.subcommandGroup;
+  }
+  /** The path run: the group (if any) and the subcommand (if any), e.g. `['role', 'add']`; `[]` for a command without subcommands. */
+  get subcommandPath(): string[] {
+    return [this.raw.subcommandGroup, this.raw.subcommand].filter((x): x is string => x !== undefined);
+  }
+
+  /** An option's value, by name (ids for users, channels and roles); inside a subcommand, that subcommand's options. */
   option<T extends string | number | boolean = string | number | boolean>(name: string): T | undefined {
     return this.raw.options?.[name] as T | undefined;
   }

@@ -20,8 +20,10 @@ import { Compile, type Validator } from 'typebox/compile';
 import { AppError } from '../errors.js';
 import { type DiscordView, discordAttachment, discordMessage, discordRole, discordUser } from './objects.js';
 
-/** Discord's option types for Parley's (subcommands and groups, 1 and 2, have no Parley equivalent). */
+/** Discord's option types for Parley's. */
 export const OPTION_TYPE: Record<CommandOptionType, number> = {
+  subcommand: 1,
+  subcommandGroup: 2,
   string: 3,
   integer: 4,
   boolean: 5,
@@ -67,7 +69,7 @@ export function discordCommand(c: Command) {
   };
 }
 
-function discordOption(o: CommandOption) {
+function discordOption(o: CommandOption): Record<string, unknown> {
   return {
     type: OPTION_TYPE[o.type],
     name: o.name,
@@ -79,6 +81,7 @@ function discordOption(o: CommandOption) {
     ...(o.maxValue !== undefined ? { max_value: o.maxValue } : {}),
     ...(o.minLength !== undefined ? { min_length: o.minLength } : {}),
     ...(o.maxLength !== undefined ? { max_length: o.maxLength } : {}),
+    ...(o.options !== undefined ? { options: o.options.map(discordOption) } : {}),
   };
 }
 
@@ -135,7 +138,7 @@ export function commandPatchFromDiscord(body: unknown): Partial<CommandBody> {
   return asNative(PatchCommandBody, {
     ...(b.name !== undefined ? { name: str(b.name, 'name') } : {}),
     ...(b.description !== undefined ? { description: str(b.description, 'description') } : {}),
-    ...(b.options !== undefined ? { options: ((b.options as unknown[] | null) ?? []).map(optionFromDiscord) } : {}),
+    ...(b.options !== undefined ? { options: ((b.options as unknown[] | null) ?? []).map((o, i) => optionFromDiscord(o, i)) } : {}),
     ...(perms !== undefined ? { defaultMemberPermissions: perms === null ? null : String(perms) } : {}),
     // Kept and returned as given (the native schema checks their shape).
     ...(b.name_localizations !== undefined ? { nameLocalizations: b.name_localizations } : {}),
@@ -145,15 +148,19 @@ export function commandPatchFromDiscord(body: unknown): Partial<CommandBody> {
   }) as Partial<CommandBody>;
 }
 
-function optionFromDiscord(v: unknown, i: number): CommandOption {
-  if (typeof v !== 'object' || v === null) throw invalid(`options.${i}: expected an object`);
+/** One option, and a subcommand's or group's own (nested as Discord nests them; the domain checks how). */
+function optionFromDiscord(v: unknown, i: number, at = 'options'): CommandOption {
+  const where = `${at}.${i}`;
+  if (typeof v !== 'object' || v === null) throw invalid(`${where}: expected an object`);
   const o = v as Record<string, unknown>;
   const type = OPTION_TYPE_NAME.get(o.type as number);
-  if (!type) throw invalid(`options.${i}.type: subcommands and option type ${String(o.type)} are not supported`);
+  if (!type) throw invalid(`${where}.type: option type ${String(o.type)} is not supported`);
+  if (o.options !== undefined && o.options !== null && !Array.isArray(o.options)) throw invalid(`${where}.options: expected an array`);
+  const inner = Array.isArray(o.options) ? o.options : undefined;
   return {
     type,
-    name: str(o.name, `options.${i}.name`),
-    description: str(o.description, `options.${i}.description`),
+    name: str(o.name, `${where}.name`),
+    description: str(o.description, `${where}.description`),
     ...(typeof o.required === 'boolean' ? { required: o.required } : {}),
     ...(Array.isArray(o.choices)
       ? { choices: o.choices.map((c: { name: string; value: string | number }) => ({ name: c.name, value: c.value })) }
@@ -163,6 +170,10 @@ function optionFromDiscord(v: unknown, i: number): CommandOption {
     ...(typeof o.max_value === 'number' ? { maxValue: o.max_value } : {}),
     ...(typeof o.min_length === 'number' ? { minLength: o.min_length } : {}),
     ...(typeof o.max_length === 'number' ? { maxLength: o.max_length } : {}),
+    // Discord lists `options: []` on a subcommand without options; a value option's empty list is dropped.
+    ...(inner && (inner.length > 0 || type === 'subcommand' || type === 'subcommandGroup')
+      ? { options: inner.map((x, j) => optionFromDiscord(x, j, `${where}.options`)) }
+      : {}),
   };
 }
 
@@ -223,6 +234,16 @@ function discordResolved(i: Interaction, view: DiscordView) {
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
 }
 
+/**
+ * The values inside their subcommand, and that inside its group, as Discord nests them:
+ * `[{type: 1, name, options}]` or `[{type: 2, name, options: [{type: 1, name, options}]}]`.
+ */
+function nestOptions(i: Interaction, values: Record<string, unknown>[]): Record<string, unknown>[] {
+  if (i.subcommand === undefined) return values;
+  const sub = [{ type: OPTION_TYPE.subcommand, name: i.subcommand, options: values }];
+  return i.subcommandGroup === undefined ? sub : [{ type: OPTION_TYPE.subcommandGroup, name: i.subcommandGroup, options: sub }];
+}
+
 export interface InteractionContext extends DiscordView {
   /** The bot's permissions in the channel (`app_permissions`), from the one permission function. */
   appPermissions: string;
@@ -240,12 +261,15 @@ export function discordInteraction(i: Interaction, view: InteractionContext) {
       name: i.name,
       type: 1,
       ...(i.serverId ? { guild_id: i.serverId } : {}),
-      options: Object.entries(i.options ?? {}).map(([name, value]) => ({
-        name,
-        type: optionType(i, name, value),
-        value: optionValue(i, name, value, view),
-        ...(i.focused === name ? { focused: true } : {}),
-      })),
+      options: nestOptions(
+        i,
+        Object.entries(i.options ?? {}).map(([name, value]) => ({
+          name,
+          type: optionType(i, name, value),
+          value: optionValue(i, name, value, view),
+          ...(i.focused === name ? { focused: true } : {}),
+        })),
+      ),
     };
     const resolved = discordResolved(i, view);
     if (resolved) data.resolved = resolved;

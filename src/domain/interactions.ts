@@ -9,6 +9,7 @@ import {
   type CommandChoice,
   type CommandOption,
   type CommandOptionValues,
+  type CommandValueType,
   type CreateInteractionBody,
   type Attachment,
   type Interaction,
@@ -194,20 +195,48 @@ function commandExtras(body: Partial<CommandBody>, where: string, current?: Comm
 
 const invalidCommand = (where: string, why: string) => badRequest(`${where}: ${why}`, 'invalid_commands');
 
-/** Checks one command to register against Discord's rules; returns it as stored (options normalised). */
-function checkCommand(body: CommandBody, where: string): { options: CommandOption[]; defaultMemberPermissions: string | null } {
-  if (!NAME.test(body.name)) throw invalidCommand(`${where}.name`, 'lower case, 1 to 32 letters, digits, - or _');
-  if (body.description.trim() === '') throw invalidCommand(`${where}.description`, 'must not be blank');
-  const options = body.options ?? [];
+const SUBCOMMANDISH = new Set<string>(['subcommand', 'subcommandGroup']);
+
+/**
+ * Checks one level of options against Discord's rules (docs/commands.md#subcommands):
+ * a command's options are all subcommands and groups or none of them; a group holds
+ * subcommands only (at least one); a subcommand holds value options only. At most 25 per
+ * level, names unique per level, required value options first. Returns them as stored.
+ */
+function checkOptionList(options: readonly CommandOption[], where: string, level: 'command' | 'group' | 'subcommand'): CommandOption[] {
   if (options.length > COMMAND_LIMITS.options) throw invalidCommand(`${where}.options`, `at most ${COMMAND_LIMITS.options}`);
+  if (level === 'group' && options.length === 0)
+    throw invalidCommand(`${where}.options`, 'a subcommand group holds at least one subcommand');
+  const nested = options.filter((o) => SUBCOMMANDISH.has(o.type)).length;
+  if (level === 'command' && nested > 0 && nested < options.length)
+    throw invalidCommand(`${where}.options`, 'a command has either only subcommands and subcommand groups, or none of them');
   const names = new Set<string>();
   let optionalSeen = false;
-  const out = options.map((o, i): CommandOption => {
+  return options.map((o, i): CommandOption => {
     const at = `${where}.options[${i}]`;
+    if (level === 'group' && o.type !== 'subcommand') throw invalidCommand(`${at}.type`, 'a subcommand group holds subcommands only');
+    if (level === 'subcommand' && SUBCOMMANDISH.has(o.type))
+      throw invalidCommand(`${at}.type`, 'a subcommand holds no subcommands or groups (at most: command, group, subcommand)');
     if (!NAME.test(o.name)) throw invalidCommand(`${at}.name`, 'lower case, 1 to 32 letters, digits, - or _');
     if (names.has(o.name)) throw invalidCommand(`${at}.name`, `"${o.name}" is used twice`);
     names.add(o.name);
     if (o.description.trim() === '') throw invalidCommand(`${at}.description`, 'must not be blank');
+    const sub = o.options;
+    if (SUBCOMMANDISH.has(o.type)) {
+      if (o.required) throw invalidCommand(`${at}.required`, 'a subcommand or group is never required');
+      if (
+        o.choices !== undefined ||
+        o.autocomplete !== undefined ||
+        o.minValue !== undefined ||
+        o.maxValue !== undefined ||
+        o.minLength !== undefined ||
+        o.maxLength !== undefined
+      )
+        throw invalidCommand(at, 'a subcommand or group has no choices, autocomplete, values or lengths');
+      const inner = checkOptionList(sub ?? [], at, o.type === 'subcommandGroup' ? 'group' : 'subcommand');
+      return { type: o.type, name: o.name, description: o.description, options: inner };
+    }
+    if (sub !== undefined) throw invalidCommand(`${at}.options`, 'only subcommands and groups have options');
     if (o.required && optionalSeen) throw invalidCommand(at, 'required options come before optional ones');
     if (!o.required) optionalSeen = true;
     if (o.choices !== undefined) {
@@ -247,6 +276,13 @@ function checkCommand(body: CommandBody, where: string): { options: CommandOptio
       ...(o.maxLength !== undefined ? { maxLength: o.maxLength } : {}),
     };
   });
+}
+
+/** Checks one command to register against Discord's rules; returns it as stored (options normalised). */
+function checkCommand(body: CommandBody, where: string): { options: CommandOption[]; defaultMemberPermissions: string | null } {
+  if (!NAME.test(body.name)) throw invalidCommand(`${where}.name`, 'lower case, 1 to 32 letters, digits, - or _');
+  if (body.description.trim() === '') throw invalidCommand(`${where}.description`, 'must not be blank');
+  const out = checkOptionList(body.options ?? [], where, 'command');
   let defaultMemberPermissions: string | null = null;
   if (body.defaultMemberPermissions !== undefined && body.defaultMemberPermissions !== null) {
     const bits = parsePermissions(body.defaultMemberPermissions);
@@ -657,6 +693,35 @@ function newInteraction(
   };
 }
 
+/**
+ * The options a run fills in: the command's own, or, for a command with subcommands, those
+ * of the subcommand named (inside its group, when it is in one). 400 `missing_option` when
+ * a needed subcommand or group is not named, `unknown_option` when one named is not there.
+ */
+function subcommandPath(
+  options: CommandOption[],
+  group: string | undefined,
+  subcommand: string | undefined,
+): { options: CommandOption[]; group?: string; subcommand?: string } {
+  const hasSubs = options.some((o) => SUBCOMMANDISH.has(o.type));
+  if (!hasSubs) {
+    if (group !== undefined || subcommand !== undefined) throw badRequest('the command has no subcommands', 'unknown_option');
+    return { options };
+  }
+  let level = options;
+  if (group !== undefined) {
+    const g = options.find((o) => o.type === 'subcommandGroup' && o.name === group);
+    if (!g) throw badRequest(`the command has no subcommand group "${group}"`, 'unknown_option');
+    level = g.options ?? [];
+  }
+  if (subcommand === undefined) throw badRequest('name a subcommand (and its group, if it is in one)', 'missing_option');
+  const s = level.find((o) => o.name === subcommand);
+  if (!s) throw badRequest(`no subcommand "${subcommand}"${group ? ` in group "${group}"` : ''}`, 'unknown_option');
+  if (s.type === 'subcommandGroup') throw badRequest(`"${subcommand}" is a subcommand group: name a subcommand in it`, 'missing_option');
+  if (s.type !== 'subcommand') throw badRequest(`"${subcommand}" is not a subcommand`, 'unknown_option');
+  return { options: s.options ?? [], ...(group !== undefined ? { group } : {}), subcommand };
+}
+
 /** The command `name` of `botId` the caller may run in the channel; 404 when there is none for them. */
 async function findCommand(ctx: DomainContext, caller: Caller, grant: ChannelGrant, botId: string, name: string) {
   const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
@@ -762,7 +827,8 @@ export const interactions = {
     }
     const grant = await requireChannelPermission(ctx, caller, channelId, NEEDS.view | P.USE_APPLICATION_COMMANDS);
     const { bot, command } = await findCommand(ctx, caller, grant, body.botId, body.name);
-    const options = JSON.parse(command.options) as CommandOption[];
+    const path = subcommandPath(JSON.parse(command.options) as CommandOption[], body.subcommandGroup, body.subcommand);
+    const options = path.options;
     let focused: string | undefined;
     if (body.type === 'autocomplete') {
       const option = options.find((o) => o.name === body.focused);
@@ -772,7 +838,7 @@ export const interactions = {
     }
     const found: Found = { users: new Map(), channels: new Map(), roles: new Map(), attachments: new Map() };
     const values = await checkOptions(ctx, grant, caller, options, body.options ?? {}, found, focused);
-    const declared = new Map(options.map((o) => [o.name, o.type]));
+    const declared = new Map(options.map((o) => [o.name, o.type as CommandValueType]));
     const optionTypes = Object.fromEntries(Object.keys(values).map((name) => [name, declared.get(name)!]));
     const seen = await resolvedOf(ctx, grant, caller, bot, found);
     const { row, token } = newInteraction(ctx, {
@@ -789,6 +855,8 @@ export const interactions = {
       ...payloadOf(row, token, invoker),
       name: command.name,
       commandId: command.id,
+      ...(path.group ? { subcommandGroup: path.group } : {}),
+      ...(path.subcommand ? { subcommand: path.subcommand } : {}),
       options: values,
       optionTypes,
       ...seen,

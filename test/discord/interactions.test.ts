@@ -95,14 +95,23 @@ describe('application commands', () => {
     expect((await call(srv.url, 'GET', `${base}/${first.body.id}`, { auth })).status).toBe(404);
   });
 
-  it("refuses subcommands with Discord's invalid form body", async () => {
+  it('takes subcommands, and refuses a nesting Discord refuses with its invalid form body', async () => {
     const w = await world(srv.url);
-    const r = await call(srv.url, 'POST', api(`/applications/${w.bot.id}/commands`), {
+    const ok = await call(srv.url, 'POST', api(`/applications/${w.bot.id}/commands`), {
       auth: w.bot.auth,
       body: { name: 'admin', description: 'x', options: [{ type: 1, name: 'kick', description: 'k' }] },
     });
-    expect(r.status).toBe(400);
-    expect(typeof r.body.code).toBe('number');
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.body.options).toEqual([{ type: 1, name: 'kick', description: 'k', options: [] }]);
+    const r = await call(srv.url, 'POST', api(`/applications/${w.bot.id}/commands`), {
+      auth: w.bot.auth,
+      body: {
+        name: 'bad',
+        description: 'x',
+        options: [{ type: 1, name: 'kick', description: 'k', options: [{ type: 1, name: 'sub', description: 's' }] }],
+      },
+    });
+    expect([r.status, r.body.code]).toEqual([400, 50035]);
   });
 });
 

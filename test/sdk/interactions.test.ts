@@ -67,6 +67,50 @@ describe('ParleyBot.command and component', () => {
     await w.memberGw.waitForEvent('MESSAGE_UPDATE', (d) => d.id === edited.d.id && d.content === `${w.member.name} waved`);
   });
 
+  it('defines a command with a subcommand group and reads the path and the options of the subcommand run', async () => {
+    const w = await setup();
+    const bot = new ParleyBot({ baseUrl: srv.url, token: w.bot.token });
+    stops.push(() => bot.close());
+    bot.command(
+      'config',
+      {
+        description: 'Settings',
+        options: [
+          {
+            type: 'subcommandGroup',
+            name: 'role',
+            description: 'Roles',
+            options: [
+              {
+                type: 'subcommand',
+                name: 'add',
+                description: 'Add one',
+                options: [{ type: 'string', name: 'name', description: 'Its name', required: true }],
+              },
+            ],
+          },
+          { type: 'subcommand', name: 'show', description: 'Show them' },
+        ],
+      },
+      (i) =>
+        i.reply(`${i.subcommandPath.join(' ')}: ${i.option<string>('name') ?? '-'} (${i.subcommandGroup ?? 'no group'}, ${i.subcommand})`),
+    );
+    await bot.connect();
+    const r = await w.invoke({
+      type: 'command',
+      botId: w.bot.id,
+      name: 'config',
+      subcommandGroup: 'role',
+      subcommand: 'add',
+      options: { name: 'mods' },
+    });
+    expect(r.status, r.text).toBe(202);
+    await w.memberGw.waitForEvent('MESSAGE_CREATE', (d) => d.interaction?.id === r.body.id && d.content === 'role add: mods (role, add)');
+    const s = await w.invoke({ type: 'command', botId: w.bot.id, name: 'config', subcommand: 'show' });
+    expect(s.status, s.text).toBe(202);
+    await w.memberGw.waitForEvent('MESSAGE_CREATE', (d) => d.interaction?.id === s.body.id && d.content === 'show: - (no group, show)');
+  });
+
   it('answers autocomplete from the definition', async () => {
     const w = await setup();
     const bot = new ParleyBot({ baseUrl: srv.url, token: w.bot.token });

@@ -11,7 +11,7 @@ import { ApiError, describeError } from '../api/client';
 import type { Channel, Command, CommandChoice, CommandOption, CommandOptionValues } from '../api/types';
 import { displayName } from '../api/types';
 import { loadMembers, uploadFile } from '../state/actions';
-import { autocomplete, runCommand } from '../state/interactions';
+import { autocomplete, type RunnableCommand, runCommand, runnableName } from '../state/interactions';
 import { can, myPermissions, P } from '../state/permissions';
 import { store, useStore } from '../state/store';
 import { Avatar } from './avatar';
@@ -104,7 +104,8 @@ const errorForCode = (code: string): string | undefined => (code === 'unknown_co
 
 interface Props {
   channel: Channel;
-  command: Command;
+  /** The command, or one subcommand of it: its options are the fields. */
+  command: RunnableCommand;
   /** Back to the message box (Esc, the × or after sending). */
   onClose: (sent: boolean) => void;
 }
@@ -157,7 +158,7 @@ export function CommandForm({ channel, command, onClose }: Props) {
     <form
       ref={formRef}
       className={styles.form}
-      aria-label={t('commands.commandOfBotname', { command: command.name, botName })}
+      aria-label={t('commands.commandOfBotname', { command: runnableName(command), botName })}
       data-testid="command-form"
       noValidate
       onSubmit={(e) => {
@@ -173,7 +174,7 @@ export function CommandForm({ channel, command, onClose }: Props) {
     >
       <div className={styles.header}>
         <Avatar id={command.botId} name={botName} src={command.bot?.avatar} size={22} />
-        <span className={styles.commandName}>/{command.name}</span>
+        <span className={styles.commandName}>/{runnableName(command)}</span>
         <span className={styles.description}>{command.description}</span>
         <span className={styles.botName}>{botName}</span>
         <button
@@ -225,7 +226,7 @@ export function CommandForm({ channel, command, onClose }: Props) {
           </p>
         )}
         <button type="submit" className="button primary small" disabled={sending}>
-          {sending ? t('commands.sending') : t('commands.sendCommand', { command: command.name })}
+          {sending ? t('commands.sending') : t('commands.sendCommand', { command: runnableName(command) })}
         </button>
       </div>
     </form>
@@ -235,7 +236,7 @@ export function CommandForm({ channel, command, onClose }: Props) {
 interface FieldProps {
   id: string;
   channel: Channel;
-  command: Command;
+  command: RunnableCommand;
   option: CommandOption;
   value: FieldValue | undefined;
   values: Values;
@@ -282,6 +283,8 @@ const TYPE_LABEL: Record<CommandOption['type'], string> = {
   channel: 'channel',
   role: 'role',
   attachment: 'file',
+  subcommand: 'subcommand',
+  subcommandGroup: 'subcommand group',
 };
 
 type Common = {
@@ -457,7 +460,7 @@ function AutocompleteInput({
   onChange,
 }: {
   channel: Channel;
-  command: Command;
+  command: RunnableCommand;
   option: CommandOption;
   value: FieldValue | undefined;
   values: Values;

@@ -5,22 +5,24 @@
  * `aria-activedescendant`); ↑ ↓ choose, Enter or Tab pick, Esc closes.
  */
 import { useEffect, useMemo } from 'react';
-import type { Command } from '../api/types';
-import { loadCommands, useInteractions } from '../state/interactions';
+import { expandCommand, loadCommands, type RunnableCommand, runnableName, useInteractions } from '../state/interactions';
 import { Avatar } from './avatar';
 import styles from './composer-suggestions.module.css';
 import palette from './command-palette.module.css';
 import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 
-/** The `/query` typed so far, when the whole draft is one: the palette's trigger. */
+/** The `/query` typed so far, when the whole draft is one (up to `command group subcommand`): the palette's trigger. */
 export function slashQuery(text: string): string | null {
-  const m = /^\/(\S*)$/u.exec(text);
+  const m = /^\/(\S*(?: \S*){0,2})$/u.exec(text);
   return m ? (m[1] ?? '').toLowerCase() : null;
 }
 
 /** The commands of the channel matching `query` (null: the palette is closed), grouped by bot. */
-export function useCommandMatches(channelId: string, query: string | null): { items: Command[]; loading: boolean; error: string | null } {
+export function useCommandMatches(
+  channelId: string,
+  query: string | null,
+): { items: RunnableCommand[]; loading: boolean; error: string | null } {
   const entry = useInteractions((s) => s.commands[channelId]);
   const wanted = query !== null;
   useEffect(() => {
@@ -28,9 +30,11 @@ export function useCommandMatches(channelId: string, query: string | null): { it
   }, [channelId, wanted]);
   const items = useMemo(() => {
     if (query === null || !entry?.items) return [];
-    const ranked: { c: Command; r: number; i: number }[] = [];
-    entry.items.forEach((c, i) => {
-      const r = !query || c.name.startsWith(query) ? 0 : c.name.includes(query) ? 1 : -1;
+    const ranked: { c: RunnableCommand; r: number; i: number }[] = [];
+    // A command with subcommands is listed once per subcommand: `/config role add`.
+    entry.items.flatMap(expandCommand).forEach((c, i) => {
+      const name = runnableName(c);
+      const r = !query || name.startsWith(query) ? 0 : name.includes(query) ? 1 : -1;
       if (r >= 0) ranked.push({ c, r, i });
     });
     // Bots stay in their order (the list comes grouped); within a bot, better matches first.
@@ -47,16 +51,16 @@ export const commandOptionId = (listId: string, index: number) => `${listId}-cmd
 interface Props {
   id: string;
   query: string;
-  items: Command[];
+  items: RunnableCommand[];
   loading: boolean;
   active: number;
   onHover: (index: number) => void;
-  onPick: (command: Command) => void;
+  onPick: (command: RunnableCommand) => void;
 }
 
 /** The popup above the composer: one group per bot (its avatar and name), then its commands. */
 export function CommandPalette({ id, query, items, loading, active, onHover, onPick }: Props) {
-  const groups: { botId: string; name: string; avatar?: string | null; rows: { command: Command; index: number }[] }[] = [];
+  const groups: { botId: string; name: string; avatar?: string | null; rows: { command: RunnableCommand; index: number }[] }[] = [];
   items.forEach((command, index) => {
     let group = groups[groups.length - 1];
     if (!group || group.botId !== command.botId) {
@@ -88,11 +92,11 @@ export function CommandPalette({ id, query, items, loading, active, onHover, onP
               </div>
               {g.rows.map(({ command, index }) => (
                 <div
-                  key={command.id}
+                  key={`${command.id} ${runnableName(command)}`}
                   id={commandOptionId(id, index)}
                   role="option"
                   aria-selected={index === active}
-                  data-command={command.name}
+                  data-command={runnableName(command)}
                   className={
                     index === active ? `${styles.option} ${styles.active} ${palette.option}` : `${styles.option} ${palette.option}`
                   }
@@ -100,7 +104,7 @@ export function CommandPalette({ id, query, items, loading, active, onHover, onP
                   onMouseMove={() => index !== active && onHover(index)}
                   onClick={() => onPick(command)}
                 >
-                  <span className={palette.name}>/{command.name}</span>
+                  <span className={palette.name}>/{runnableName(command)}</span>
                   {command.options.length > 0 && (
                     <span className={palette.params} aria-hidden="true">
                       {command.options.map((o) => (

@@ -1,5 +1,5 @@
 import { forwardRef, useEffect, useId, useImperativeHandle, useLayoutEffect, useRef, useState } from 'react';
-import type { Channel, Command, SendMessageBody, UploadResult } from '../api/types';
+import type { Channel, SendMessageBody, UploadResult } from '../api/types';
 import { loadLatest, sendTyping, uploadFile } from '../state/actions';
 import { type Outgoing, queueSend, useOutbox } from '../state/outbox';
 import { cancelReply, onReplyStarted, type ReplyDraft, setReplyPing, startReplyAgain, useConversation } from '../state/conversation';
@@ -11,7 +11,7 @@ import { type DraftMention, encodeDraft, findTrigger } from '../lib/mentions';
 import { type Suggestion, SuggestionList, suggestionId, useSuggestions } from './composer-suggestions';
 import { CommandForm } from './command-form';
 import { CommandPalette, commandOptionId, slashQuery, useCommandMatches } from './command-palette';
-import { getInteractions, loadCommands } from '../state/interactions';
+import { expandCommand, getInteractions, loadCommands, type RunnableCommand, runnableName } from '../state/interactions';
 import { EmojiPicker } from './emoji-picker';
 import { CloseIcon, PlusIcon, SmileIcon } from './icons';
 import styles from './composer.module.css';
@@ -159,7 +159,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
   }, [triggerKey]);
 
   // Commands: `/` at the start lists them; picking one turns the composer into its form.
-  const [command, setCommand] = useState<Command | null>(null);
+  const [command, setCommand] = useState<RunnableCommand | null>(null);
   const [slashDismissed, setSlashDismissed] = useState(false);
   const slash = caret !== null && !slashDismissed && !files.length ? slashQuery(text) : null;
   const commands = useCommandMatches(channel.id, slash);
@@ -180,7 +180,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
   useEffect(() => {
     void loadCommands(channel.id);
   }, [channel.id]);
-  const pickCommand = (c: Command) => {
+  const pickCommand = (c: RunnableCommand) => {
     setText('');
     setCommand(c);
   };
@@ -323,7 +323,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
     return (
       <div className={styles.composer}>
         <CommandForm
-          key={command.id}
+          key={`${command.id} ${runnableName(command)}`}
           channel={channel}
           command={command}
           onClose={() => {
@@ -434,9 +434,11 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
           onFocus={(e) => setCaret(e.currentTarget.selectionStart)}
           onBlur={() => setCaret(null)}
           onChange={(e) => {
-            // `/name ` typed out in full (one command of that name): straight to its form.
-            const typed = /^\/(\S+) $/u.exec(e.target.value)?.[1]?.toLowerCase();
-            const same = typed ? (getInteractions().commands[channel.id]?.items ?? []).filter((c) => c.name === typed) : [];
+            // `/name ` (or `/name group sub `) typed out in full (one command of that name): straight to its form.
+            const typed = /^\/(\S+(?: \S+){0,2}) $/u.exec(e.target.value)?.[1]?.toLowerCase();
+            const same = typed
+              ? (getInteractions().commands[channel.id]?.items ?? []).flatMap(expandCommand).filter((c) => runnableName(c) === typed)
+              : [];
             if (same.length === 1 && same[0]) {
               pickCommand(same[0]);
               return;

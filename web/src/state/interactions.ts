@@ -126,14 +126,57 @@ function commandsChanged(): void {
 }
 
 /** The bot's suggestions for the option being typed (an empty list when it gave none in time). */
+/**
+ * A command as the palette offers it and the form fills it in: a command without
+ * subcommands, or one subcommand of it (inside its group, when in one), whose options are
+ * that subcommand's (docs/commands.md#subcommands).
+ */
+export interface RunnableCommand extends Command {
+  subcommandGroup?: string;
+  subcommand?: string;
+}
+
+/** What is typed after `/` to run it: `config`, `config show`, `config role add`. */
+export function runnableName(c: RunnableCommand): string {
+  return [c.name, c.subcommandGroup, c.subcommand].filter((x) => x !== undefined).join(' ');
+}
+
+/** A command, or each of its subcommands, as the palette lists them. */
+export function expandCommand(c: Command): RunnableCommand[] {
+  if (!c.options.some((o) => o.type === 'subcommand' || o.type === 'subcommandGroup')) return [c];
+  const out: RunnableCommand[] = [];
+  for (const o of c.options) {
+    if (o.type === 'subcommand') out.push({ ...c, description: o.description, options: o.options ?? [], subcommand: o.name });
+    else if (o.type === 'subcommandGroup')
+      for (const sub of o.options ?? [])
+        out.push({ ...c, description: sub.description, options: sub.options ?? [], subcommandGroup: o.name, subcommand: sub.name });
+  }
+  return out;
+}
+
+/** The path fields of an interaction body. */
+function pathOf(c: RunnableCommand): { subcommandGroup?: string; subcommand?: string } {
+  return {
+    ...(c.subcommandGroup !== undefined ? { subcommandGroup: c.subcommandGroup } : {}),
+    ...(c.subcommand !== undefined ? { subcommand: c.subcommand } : {}),
+  };
+}
+
 export async function autocomplete(
   channelId: string,
-  command: Command,
+  command: RunnableCommand,
   options: CommandOptionValues,
   focused: string,
   signal?: AbortSignal,
 ): Promise<CommandChoice[]> {
-  const body: CreateInteractionBody = { type: 'autocomplete', botId: command.botId, name: command.name, options, focused };
+  const body: CreateInteractionBody = {
+    type: 'autocomplete',
+    botId: command.botId,
+    name: command.name,
+    ...pathOf(command),
+    options,
+    focused,
+  };
   const answer = await api.post<InteractionAccepted>(`/channels/${seg(channelId)}/interactions`, body, { signal, noRetry: true });
   return answer?.choices ?? [];
 }
@@ -191,8 +234,8 @@ async function invoke(entry: Omit<PendingInteraction, 'key' | 'id' | 'status'>, 
 }
 
 /** Runs a command: the composer's form calls it; refusals (a bad option) are thrown for the form to show. */
-export async function runCommand(channel: Channel, command: Command, options: CommandOptionValues): Promise<void> {
-  const body: CreateInteractionBody = { type: 'command', botId: command.botId, name: command.name };
+export async function runCommand(channel: Channel, command: RunnableCommand, options: CommandOptionValues): Promise<void> {
+  const body: CreateInteractionBody = { type: 'command', botId: command.botId, name: command.name, ...pathOf(command) };
   if (Object.keys(options).length) body.options = options;
   await invoke(
     {
