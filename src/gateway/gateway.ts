@@ -80,6 +80,27 @@ function modelOf(snapshot: ModelSnapshot, join?: JoinSnapshot): ServerModel {
   return m;
 }
 
+/** The snapshot of a model, made once per model (sessions dropping together share it). */
+const snapshots = new WeakMap<ServerModel, ModelSnapshot>();
+function snapshotOf(model: ServerModel): ModelSnapshot {
+  let s = snapshots.get(model);
+  if (!s) snapshots.set(model, (s = model.snapshot()));
+  return s;
+}
+
+/**
+ * A model from a checkpoint (`SessionCheckpoint.models`): in one process the checkpoint holds
+ * the snapshot itself, so sessions resuming from the same one share the model made from it.
+ */
+function keptModel(snapshot: ModelSnapshot): ServerModel {
+  let m = fromSnapshots.get(snapshot)?.deref();
+  if (!m) {
+    m = ServerModel.fromSnapshot(snapshot);
+    fromSnapshots.set(snapshot, new WeakRef(m));
+  }
+  return m;
+}
+
 /**
  * The model last loaded from the store per server, while some session holds it: sessions
  * that identify or resume onto the same state share one model rather than each building
@@ -100,8 +121,10 @@ function loadedModel(snapshot: ModelSnapshot): ServerModel {
  * server's permission model and its own roles), the sequence number of the last event it
  * was sent, and the log position that event came from. Views change only through log
  * entries (those that carry a model, channel events, its own MEMBER_ADD/MEMBER_UPDATE). A
- * resume rebuilds them from the store, so it is refused when the missed entries changed
- * them in a way the store cannot show as it was (`replayable`).
+ * resume rebuilds them as they stood at its checkpoint (the models the checkpoint carries)
+ * and replays the missed entries through them, permission changes included; only when it
+ * must read them from the store is it refused if the missed entries changed them in a way
+ * the store cannot show as it was (`replayable`).
  */
 class Session {
   s = 0;
@@ -441,11 +464,28 @@ export class Gateway {
       this.detach(old, false);
       old.ws.terminate();
     }
-    // Resumes replay with the permission model the session had. The store holds the current
-    // one: if it changed since (a role, an overwrite, the owner), or the member's roles did,
-    // the replay cannot be filtered as it was live, and the client identifies again.
+    // A zombie's checkpoint was written before it dropped (a heartbeat's, without models): its
+    // mark in memory holds the models as they stood there.
+    const held = old?.saved && old.saved.s === cp.s && old.saved.pos === cp.pos ? new Map(old.saved.servers) : undefined;
+    // Resumes replay with the permission model the session had at its checkpoint: the one
+    // the checkpoint carries (written when the connection dropped), so the missed entries
+    // (role and permission changes among them) apply at their place in the log, exactly as
+    // live. Without it (an instance that died), the store's model will do only while it is
+    // still at the checkpoint's version; otherwise the client identifies again.
+    const kept = new Map((cp.models ?? []).map((m) => [m.serverId, m]));
+    const exact = new Set<string>();
     const views = await Promise.all(
       cp.servers.map(async ([id, version, roles]): Promise<[string, View] | null> => {
+        const own = kept.get(id);
+        if (own && own.version === version) {
+          exact.add(id);
+          return [id, { model: keptModel(own), roles }];
+        }
+        const mine = held?.get(id);
+        if (mine && mine.model.version === version && mine.model.ahead.size === 0) {
+          exact.add(id);
+          return [id, { model: mine.model, roles }];
+        }
         const snapshot = await snapshotIn(this.ctx, this.ctx.store.db, id).catch(() => null);
         return snapshot && snapshot.version === version ? [id, { model: loadedModel(snapshot), roles }] : null;
       }),
@@ -458,7 +498,7 @@ export class Gateway {
     this.catchingUp.add(session);
     try {
       const missed = await this.bus.readAfter(cp.pos);
-      if (!missed || !replayable(missed, caller.id, session.servers)) throw new InvalidSession();
+      if (!missed || !replayable(missed, caller.id, session.servers, exact)) throw new InvalidSession();
       if (ws.readyState !== WebSocket.OPEN) throw new ClosedDuringStart();
       this.goLive(session, missed, since, acked);
       if (session.s < acked) {
@@ -826,13 +866,21 @@ export class Gateway {
     return session.markFor(session.acked) ?? session.saved;
   }
 
-  private saveCheckpoint(session: Session, m: Mark): Promise<void> {
+  /**
+   * Writes `m` as the session's checkpoint. `models`: with each server's model as it stood
+   * at `m` (when the connection drops, once, rather than on every heartbeat), so that a
+   * resume can replay permission changes made while it was away (`resume`). A model still
+   * waiting for a missing version (`ahead`) is left out: its snapshot would not say which
+   * deltas it holds.
+   */
+  private saveCheckpoint(session: Session, m: Mark, models = false): Promise<void> {
     session.saved = m;
     const cp: SessionCheckpoint = {
       userId: session.caller.id,
       s: m.s,
       pos: m.pos,
       servers: m.servers.map(([id, v]) => [id, v.model.version, v.roles]),
+      ...(models ? { models: m.servers.filter(([, v]) => v.model.ahead.size === 0).map(([, v]) => snapshotOf(v.model)) } : {}),
       ...(session.conn.wire.kind === 'native' ? {} : { wire: session.conn.wire.kind, wireState: session.conn.wire.state() }),
     };
     return this.bus
@@ -852,7 +900,7 @@ export class Gateway {
     if (resumable) {
       // Saved again even if unchanged, so the resume window runs from the disconnect.
       const m = this.resumePoint(session);
-      if (m) void this.saveCheckpoint(session, m);
+      if (m) void this.saveCheckpoint(session, m, true);
     }
   }
 
@@ -901,7 +949,7 @@ export class Gateway {
     for (const s of [...this.byId.values()]) {
       this.detach(s, false);
       const m = this.resumePoint(s);
-      if (m) saves.push(this.saveCheckpoint(s, m));
+      if (m) saves.push(this.saveCheckpoint(s, m, true));
       s.conn.wire.close(CLOSE.RESTARTING, 'server restarting, resume');
     }
     for (const p of this.pending) p.wire.close(CLOSE.RESTARTING, 'server restarting');
@@ -1037,15 +1085,19 @@ function mayReceive(view: View, caller: Caller, event: GatewayEvent): boolean {
 }
 
 /**
- * Whether a resume can replay `missed` with the views it rebuilt from the store (`servers`):
- * not when an entry changed the permissions `userId` has in one of them, nor when a channel
- * that existed at the checkpoint was deleted since. Its overwrites went with it, and no
- * permission version records that, so the model read now cannot judge the missed events of
- * that channel (they would be judged as if it had no overwrites).
+ * Whether a resume can replay `missed` with the views it rebuilt. Those of `exact` are the
+ * models the checkpoint carried, as they stood at its position: every missed entry applies
+ * to them as it did live, so they replay whatever changed. The others were read from the
+ * store (at the checkpoint's version): not when an entry changed the permissions `userId`
+ * has in one of them, nor when a channel that existed at the checkpoint was deleted since.
+ * Its overwrites went with it, and no permission version records that, so the model read
+ * now cannot judge the missed events of that channel (they would be judged as if it had no
+ * overwrites).
  */
-function replayable(missed: Array<[LogPosition, BusEntry]>, userId: string, servers: Map<string, View>): boolean {
+function replayable(missed: Array<[LogPosition, BusEntry]>, userId: string, servers: Map<string, View>, exact: Set<string>): boolean {
   const created = new Set<string>();
   for (const [, e] of missed) {
+    if (e.kind === 'event' && exact.has(e.serverId)) continue;
     if (changesPermissionsOf(e, userId, servers)) return false;
     if (e.kind !== 'event' || !servers.has(e.serverId)) continue;
     if (e.event.t === 'CHANNEL_CREATE') created.add(e.event.d.id);
