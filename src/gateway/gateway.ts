@@ -5,6 +5,7 @@ import { accounts } from '../domain/accounts.js';
 import type { DomainContext } from '../domain/context.js';
 import { readStatesOf } from '../domain/conversations.js';
 import { directMessages } from '../domain/direct-messages.js';
+import { servers as serverActions } from '../domain/servers.js';
 import { P } from '@parley/protocol';
 import { type ModelSnapshot, ServerModel, joinRoles, mayReadHistory, visibilityOf } from '../domain/permissions.js';
 import { roleView, snapshotIn } from '../domain/roles.js';
@@ -198,6 +199,8 @@ interface Connection {
 }
 
 const MARK_EVERY = 64;
+/** Members per GUILD_MEMBERS_CHUNK, as on Discord. */
+const MEMBERS_PER_CHUNK = 1000;
 /** The longest a view waits for a missing permission version (`checkHeartbeats`); less with a short heartbeat. */
 const MISSING_VERSION_MAX_MS = 10_000;
 
@@ -322,6 +325,11 @@ export class Gateway {
         this.opts.presence?.update(conn.session.caller.id, conn.session.id, f.status);
         return;
       }
+      if (f.op === 'request_members') {
+        if (!conn.session) return wire.close(CLOSE.MALFORMED, 'identify first');
+        void this.requestMembers(conn.session, f);
+        return;
+      }
       if (f.op === 'focus') {
         // The connection's, not the session's: a client says it again after a resume.
         conn.focus = f.channelId;
@@ -353,6 +361,48 @@ export class Gateway {
       if (conn.session) this.detach(conn.session);
     });
     ws.on('error', () => ws.terminate());
+  }
+
+  /**
+   * Answers Discord's Request Guild Members (op 8): for each server asked for that the
+   * session is in (others get nothing, as on Discord), the members found through the domain
+   * (`servers.findMembers`, membership is all it needs), in chunks of at most 1000. Intents
+   * were checked by the wire (`DiscordWire.parse`).
+   */
+  private async requestMembers(session: Session, f: Extract<Incoming, { op: 'request_members' }>): Promise<void> {
+    const wire = session.conn.wire;
+    if (!wire.membersChunk) return;
+    for (const guildId of f.guildIds) {
+      if (!session.servers.has(guildId)) continue;
+      let found: Awaited<ReturnType<typeof serverActions.findMembers>>;
+      try {
+        found = await serverActions.findMembers(this.ctx, session.caller, guildId, {
+          limit: f.limit,
+          ...(f.query !== undefined ? { query: f.query } : {}),
+          ...(f.userIds ? { userIds: f.userIds } : {}),
+        });
+      } catch (err) {
+        // Removed from the server meanwhile: nothing, as for a server it is not in.
+        if (!(err instanceof AppError)) this.opts.report(err, 'request guild members failed');
+        continue;
+      }
+      if (session.closed || session.ws.readyState !== WebSocket.OPEN) return;
+      const count = Math.max(1, Math.ceil(found.members.length / MEMBERS_PER_CHUNK));
+      for (let i = 0; i < count; i++) {
+        wire.membersChunk(
+          {
+            guildId,
+            members: found.members.slice(i * MEMBERS_PER_CHUNK, (i + 1) * MEMBERS_PER_CHUNK),
+            chunkIndex: i,
+            chunkCount: count,
+            notFound: i === 0 ? found.notFound : [],
+            presences: f.presences,
+            ...(f.nonce !== undefined ? { nonce: f.nonce } : {}),
+          },
+          session.s,
+        );
+      }
+    }
   }
 
   private addPending(conn: Connection): void {
