@@ -10,7 +10,7 @@ import {
   parsePermissions,
 } from '@parley/protocol';
 import { badRequest, conflict, forbidden, notFound } from '../errors.js';
-import { isId } from '../ids.js';
+import { compareIds, isId } from '../ids.js';
 import type { Tx } from '../store/index.js';
 import type { ServerChannel } from '../store/repos/servers.js';
 import type { ChannelTable, InviteTable, RoleTable, ServerTable, UserTable } from '../store/schema.js';
@@ -513,6 +513,27 @@ export const servers = {
     const managed = new Map(roles.filter((r) => r.botId).map((r) => [r.botId!, r]));
     const presence = await ctx.presence?.statuses(rows.map((r) => r.id));
     return rows.map((r) => memberView(r, r.bot === 1 ? managed.get(r.id) : undefined, presence?.get(r.id)));
+  },
+
+  /**
+   * Members found by name or by id, for Discord's member search and Request Guild Members
+   * (gateway op 8, docs/discord.md): with `userIds`, those of them who are members (and the
+   * ids that are not, `notFound`); otherwise those whose name (or per-server nickname, where
+   * there is one) starts with `query`, ignoring case, in id order, at most `limit` of them
+   * (0: all). Membership is all it needs, as the member list.
+   */
+  async findMembers(ctx: DomainContext, caller: Caller, serverId: string, q: { query?: string; limit: number; userIds?: string[] }) {
+    const all = await servers.members(ctx, caller, serverId);
+    if (q.userIds) {
+      const byId = new Map(all.map((m) => [m.user.id, m]));
+      const ids = [...new Set(q.userIds)];
+      return { members: ids.flatMap((id) => byId.get(id) ?? []), notFound: ids.filter((id) => !byId.has(id)) };
+    }
+    const prefix = (q.query ?? '').toLowerCase();
+    const found = all
+      .filter((m) => m.user.name.toLowerCase().startsWith(prefix) || (m.nick?.toLowerCase().startsWith(prefix) ?? false))
+      .sort((x, y) => compareIds(x.user.id, y.user.id));
+    return { members: q.limit > 0 ? found.slice(0, q.limit) : found, notFound: [] as string[] };
   },
 
   /** One member, as `members` lists them; 404 `unknown_member` for anyone not in the server. */

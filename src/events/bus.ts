@@ -1,3 +1,4 @@
+import type { ModelSnapshot } from '../domain/permissions.js';
 import type { BusEntry, Signal } from './types.js';
 
 /** A position in the event log; opaque, ordered by the log. */
@@ -18,6 +19,14 @@ export interface SessionCheckpoint {
   pos: LogPosition;
   /** Each server's permission version and the member's roles there, at `pos`. */
   servers: Array<[serverId: string, version: number, roles: string]>;
+  /**
+   * Each server's permission model as it stood at `pos`, written when the session drops
+   * (not on every heartbeat): a resume replays the missed entries from exactly these, so a
+   * role or permission change made meanwhile is applied at its place in the log, as live
+   * (docs/gateway.md, "Sequence numbers and resume"). Absent: the resume needs the store's
+   * model to be still at `version`.
+   */
+  models?: ModelSnapshot[];
   /** The protocol the session speaks when not the native one (`Wire.kind`), and its settings (`Wire.state`). */
   wire?: string;
   wireState?: string;

@@ -5,6 +5,7 @@ import { accounts } from '../domain/accounts.js';
 import type { DomainContext } from '../domain/context.js';
 import { readStatesOf } from '../domain/conversations.js';
 import { directMessages } from '../domain/direct-messages.js';
+import { servers as serverActions } from '../domain/servers.js';
 import { P } from '@parley/protocol';
 import { type ModelSnapshot, ServerModel, joinRoles, mayReadHistory, visibilityOf } from '../domain/permissions.js';
 import { roleView, snapshotIn } from '../domain/roles.js';
@@ -80,6 +81,27 @@ function modelOf(snapshot: ModelSnapshot, join?: JoinSnapshot): ServerModel {
   return m;
 }
 
+/** The snapshot of a model, made once per model (sessions dropping together share it). */
+const snapshots = new WeakMap<ServerModel, ModelSnapshot>();
+function snapshotOf(model: ServerModel): ModelSnapshot {
+  let s = snapshots.get(model);
+  if (!s) snapshots.set(model, (s = model.snapshot()));
+  return s;
+}
+
+/**
+ * A model from a checkpoint (`SessionCheckpoint.models`): in one process the checkpoint holds
+ * the snapshot itself, so sessions resuming from the same one share the model made from it.
+ */
+function keptModel(snapshot: ModelSnapshot): ServerModel {
+  let m = fromSnapshots.get(snapshot)?.deref();
+  if (!m) {
+    m = ServerModel.fromSnapshot(snapshot);
+    fromSnapshots.set(snapshot, new WeakRef(m));
+  }
+  return m;
+}
+
 /**
  * The model last loaded from the store per server, while some session holds it: sessions
  * that identify or resume onto the same state share one model rather than each building
@@ -100,8 +122,10 @@ function loadedModel(snapshot: ModelSnapshot): ServerModel {
  * server's permission model and its own roles), the sequence number of the last event it
  * was sent, and the log position that event came from. Views change only through log
  * entries (those that carry a model, channel events, its own MEMBER_ADD/MEMBER_UPDATE). A
- * resume rebuilds them from the store, so it is refused when the missed entries changed
- * them in a way the store cannot show as it was (`replayable`).
+ * resume rebuilds them as they stood at its checkpoint (the models the checkpoint carries)
+ * and replays the missed entries through them, permission changes included; only when it
+ * must read them from the store is it refused if the missed entries changed them in a way
+ * the store cannot show as it was (`replayable`).
  */
 class Session {
   s = 0;
@@ -175,6 +199,8 @@ interface Connection {
 }
 
 const MARK_EVERY = 64;
+/** Members per GUILD_MEMBERS_CHUNK, as on Discord. */
+const MEMBERS_PER_CHUNK = 1000;
 /** The longest a view waits for a missing permission version (`checkHeartbeats`); less with a short heartbeat. */
 const MISSING_VERSION_MAX_MS = 10_000;
 
@@ -302,6 +328,11 @@ export class Gateway {
         this.opts.presence?.update(conn.session.caller.id, conn.session.id, f.status);
         return;
       }
+      if (f.op === 'request_members') {
+        if (!conn.session) return wire.close(CLOSE.MALFORMED, 'identify first');
+        void this.requestMembers(conn.session, f);
+        return;
+      }
       if (f.op === 'focus') {
         // The connection's, not the session's: a client says it again after a resume.
         conn.focus = f.channelId;
@@ -333,6 +364,48 @@ export class Gateway {
       if (conn.session) this.detach(conn.session);
     });
     ws.on('error', () => ws.terminate());
+  }
+
+  /**
+   * Answers Discord's Request Guild Members (op 8): for each server asked for that the
+   * session is in (others get nothing, as on Discord), the members found through the domain
+   * (`servers.findMembers`, membership is all it needs), in chunks of at most 1000. Intents
+   * were checked by the wire (`DiscordWire.parse`).
+   */
+  private async requestMembers(session: Session, f: Extract<Incoming, { op: 'request_members' }>): Promise<void> {
+    const wire = session.conn.wire;
+    if (!wire.membersChunk) return;
+    for (const guildId of f.guildIds) {
+      if (!session.servers.has(guildId)) continue;
+      let found: Awaited<ReturnType<typeof serverActions.findMembers>>;
+      try {
+        found = await serverActions.findMembers(this.ctx, session.caller, guildId, {
+          limit: f.limit,
+          ...(f.query !== undefined ? { query: f.query } : {}),
+          ...(f.userIds ? { userIds: f.userIds } : {}),
+        });
+      } catch (err) {
+        // Removed from the server meanwhile: nothing, as for a server it is not in.
+        if (!(err instanceof AppError)) this.opts.report(err, 'request guild members failed');
+        continue;
+      }
+      if (session.closed || session.ws.readyState !== WebSocket.OPEN) return;
+      const count = Math.max(1, Math.ceil(found.members.length / MEMBERS_PER_CHUNK));
+      for (let i = 0; i < count; i++) {
+        wire.membersChunk(
+          {
+            guildId,
+            members: found.members.slice(i * MEMBERS_PER_CHUNK, (i + 1) * MEMBERS_PER_CHUNK),
+            chunkIndex: i,
+            chunkCount: count,
+            notFound: i === 0 ? found.notFound : [],
+            presences: f.presences,
+            ...(f.nonce !== undefined ? { nonce: f.nonce } : {}),
+          },
+          session.s,
+        );
+      }
+    }
   }
 
   private addPending(conn: Connection): void {
@@ -444,11 +517,28 @@ export class Gateway {
       this.detach(old, false);
       old.ws.terminate();
     }
-    // Resumes replay with the permission model the session had. The store holds the current
-    // one: if it changed since (a role, an overwrite, the owner), or the member's roles did,
-    // the replay cannot be filtered as it was live, and the client identifies again.
+    // A zombie's checkpoint was written before it dropped (a heartbeat's, without models): its
+    // mark in memory holds the models as they stood there.
+    const held = old?.saved && old.saved.s === cp.s && old.saved.pos === cp.pos ? new Map(old.saved.servers) : undefined;
+    // Resumes replay with the permission model the session had at its checkpoint: the one
+    // the checkpoint carries (written when the connection dropped), so the missed entries
+    // (role and permission changes among them) apply at their place in the log, exactly as
+    // live. Without it (an instance that died), the store's model will do only while it is
+    // still at the checkpoint's version; otherwise the client identifies again.
+    const kept = new Map((cp.models ?? []).map((m) => [m.serverId, m]));
+    const exact = new Set<string>();
     const views = await Promise.all(
       cp.servers.map(async ([id, version, roles]): Promise<[string, View] | null> => {
+        const own = kept.get(id);
+        if (own && own.version === version) {
+          exact.add(id);
+          return [id, { model: keptModel(own), roles }];
+        }
+        const mine = held?.get(id);
+        if (mine && mine.model.version === version && mine.model.ahead.size === 0) {
+          exact.add(id);
+          return [id, { model: mine.model, roles }];
+        }
         const snapshot = await snapshotIn(this.ctx, this.ctx.store.db, id).catch(() => null);
         return snapshot && snapshot.version === version ? [id, { model: loadedModel(snapshot), roles }] : null;
       }),
@@ -461,7 +551,7 @@ export class Gateway {
     this.catchingUp.add(session);
     try {
       const missed = await this.bus.readAfter(cp.pos);
-      if (!missed || !replayable(missed, caller.id, session.servers)) throw new InvalidSession();
+      if (!missed || !replayable(missed, caller.id, session.servers, exact)) throw new InvalidSession();
       if (ws.readyState !== WebSocket.OPEN) throw new ClosedDuringStart();
       this.goLive(session, missed, since, acked);
       if (session.s < acked) {
@@ -829,13 +919,21 @@ export class Gateway {
     return session.markFor(session.acked) ?? session.saved;
   }
 
-  private saveCheckpoint(session: Session, m: Mark): Promise<void> {
+  /**
+   * Writes `m` as the session's checkpoint. `models`: with each server's model as it stood
+   * at `m` (when the connection drops, once, rather than on every heartbeat), so that a
+   * resume can replay permission changes made while it was away (`resume`). A model still
+   * waiting for a missing version (`ahead`) is left out: its snapshot would not say which
+   * deltas it holds.
+   */
+  private saveCheckpoint(session: Session, m: Mark, models = false): Promise<void> {
     session.saved = m;
     const cp: SessionCheckpoint = {
       userId: session.caller.id,
       s: m.s,
       pos: m.pos,
       servers: m.servers.map(([id, v]) => [id, v.model.version, v.roles]),
+      ...(models ? { models: m.servers.filter(([, v]) => v.model.ahead.size === 0).map(([, v]) => snapshotOf(v.model)) } : {}),
       ...(session.conn.wire.kind === 'native' ? {} : { wire: session.conn.wire.kind, wireState: session.conn.wire.state() }),
     };
     return this.bus
@@ -855,7 +953,7 @@ export class Gateway {
     if (resumable) {
       // Saved again even if unchanged, so the resume window runs from the disconnect.
       const m = this.resumePoint(session);
-      if (m) void this.saveCheckpoint(session, m);
+      if (m) void this.saveCheckpoint(session, m, true);
     }
   }
 
@@ -904,7 +1002,7 @@ export class Gateway {
     for (const s of [...this.byId.values()]) {
       this.detach(s, false);
       const m = this.resumePoint(s);
-      if (m) saves.push(this.saveCheckpoint(s, m));
+      if (m) saves.push(this.saveCheckpoint(s, m, true));
       s.conn.wire.close(CLOSE.RESTARTING, 'server restarting, resume');
     }
     for (const p of this.pending) p.wire.close(CLOSE.RESTARTING, 'server restarting');
@@ -1040,15 +1138,19 @@ function mayReceive(view: View, caller: Caller, event: GatewayEvent): boolean {
 }
 
 /**
- * Whether a resume can replay `missed` with the views it rebuilt from the store (`servers`):
- * not when an entry changed the permissions `userId` has in one of them, nor when a channel
- * that existed at the checkpoint was deleted since. Its overwrites went with it, and no
- * permission version records that, so the model read now cannot judge the missed events of
- * that channel (they would be judged as if it had no overwrites).
+ * Whether a resume can replay `missed` with the views it rebuilt. Those of `exact` are the
+ * models the checkpoint carried, as they stood at its position: every missed entry applies
+ * to them as it did live, so they replay whatever changed. The others were read from the
+ * store (at the checkpoint's version): not when an entry changed the permissions `userId`
+ * has in one of them, nor when a channel that existed at the checkpoint was deleted since.
+ * Its overwrites went with it, and no permission version records that, so the model read
+ * now cannot judge the missed events of that channel (they would be judged as if it had no
+ * overwrites).
  */
-function replayable(missed: Array<[LogPosition, BusEntry]>, userId: string, servers: Map<string, View>): boolean {
+function replayable(missed: Array<[LogPosition, BusEntry]>, userId: string, servers: Map<string, View>, exact: Set<string>): boolean {
   const created = new Set<string>();
   for (const [, e] of missed) {
+    if (e.kind === 'event' && exact.has(e.serverId)) continue;
     if (changesPermissionsOf(e, userId, servers)) return false;
     if (e.kind !== 'event' || !servers.has(e.serverId)) continue;
     if (e.event.t === 'CHANNEL_CREATE') created.add(e.event.d.id);

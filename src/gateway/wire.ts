@@ -1,4 +1,4 @@
-import type { ChosenStatus } from '@parley/protocol';
+import type { ChosenStatus, Member } from '@parley/protocol';
 import type { RawData, WebSocket } from 'ws';
 import type { DomainContext } from '../domain/context.js';
 import type { ServerModel } from '../domain/permissions.js';
@@ -58,6 +58,22 @@ export interface Wire {
   state(): string | undefined;
   /** Takes a checkpoint's settings on a resume; false when the checkpoint is not this protocol's. */
   restore(kind: string | undefined, state: string | undefined): boolean;
+  /**
+   * Writes one chunk of members answering `request_members` (Discord's GUILD_MEMBERS_CHUNK),
+   * numbered `s` (the session's last: a chunk is not in the log, so never replayed).
+   */
+  membersChunk?(chunk: MembersChunk, s: number): void;
+}
+
+/** One chunk of an answer to `request_members`. */
+export interface MembersChunk {
+  guildId: string;
+  members: Array<Pick<Member, 'user' | 'roles' | 'joinedAt'> & { presence?: string }>;
+  chunkIndex: number;
+  chunkCount: number;
+  notFound: string[];
+  presences: boolean;
+  nonce?: string;
 }
 
 /** What a client asked for, whatever protocol carried it. */
@@ -68,6 +84,19 @@ export type Incoming =
   | { op: 'presence_update'; status: ChosenStatus }
   /** The channel the connection looks at (typing reaches a person's connection only there). */
   | { op: 'focus'; channelId: string | null }
+  /**
+   * Discord's Request Guild Members (op 8): members of `guildIds` by name prefix (`query`,
+   * at most `limit`, 0 for all) or by id (`userIds`), answered with `Wire.membersChunk`.
+   */
+  | {
+      op: 'request_members';
+      guildIds: string[];
+      query?: string;
+      limit: number;
+      userIds?: string[];
+      presences: boolean;
+      nonce?: string;
+    }
   /** A frame the protocol accepts that asks nothing of the gateway. */
   | { op: 'none' }
   /** Close the connection with `code` (in the protocol's own terms) and `reason`. */

@@ -247,6 +247,107 @@ describe('Discord gateway: resume, reconnect, invalid session', () => {
     expect((await r.waitForEvent('MESSAGE_CREATE', (d) => d.id !== missed[0] && d.id !== missed[1])).s).toBe(seq + 3);
   });
 
+  describe('across role and permission changes made while the bot was away (issue 36)', () => {
+    const READ = String((1n << 10n) | (1n << 16n)); // VIEW_CHANNEL | READ_MESSAGE_HISTORY
+    const VIEW = String(1n << 10n);
+
+    async function role(owner: { auth: string }, serverId: string, name: string, permissions: string): Promise<string> {
+      const r = await call(srv.url, 'POST', `/servers/${serverId}/roles`, { auth: owner.auth, body: { name, permissions } });
+      expect(r.status, r.text).toBe(201);
+      return r.body.id;
+    }
+
+    async function memberRole(owner: { auth: string }, serverId: string, userId: string, roleId: string, method: 'PUT' | 'DELETE') {
+      const r = await call(srv.url, method, `/servers/${serverId}/members/${userId}/roles/${roleId}`, { auth: owner.auth });
+      expect(r.status, r.text).toBe(204);
+    }
+
+    /** Drops `c` (no close 1000) after acknowledging what it has; returns what op 6 needs. */
+    async function dropAfterAck(c: TestGatewayClient): Promise<{ sessionId: string; seq: number }> {
+      const sessionId = ready(c).d.session_id;
+      const seq = c.lastSeq;
+      c.heartbeat();
+      await c.waitFor((f) => f.op === 11, 5000, c.frames.length);
+      await c.terminate();
+      return { sessionId, seq };
+    }
+
+    async function resume(token: string, at: { sessionId: string; seq: number }) {
+      const r = await connect();
+      r.send({ op: 6, d: { token, session_id: at.sessionId, seq: at.seq } });
+      await r.waitFor((f) => f.t === 'RESUMED' || f.op === 9);
+      expect(r.frames.some((f) => f.op === 9)).toBe(false);
+      const i = r.frames.findIndex((f) => f.t === 'RESUMED');
+      return { r, replayed: r.frames.slice(1, i) };
+    }
+
+    it('replays the message of a channel it may still read and not that of one it may no longer read', async () => {
+      const w = await world(srv.url, []);
+      const sid = w.server.id;
+      const secret = await createChannel(srv.url, w.owner, sid, 'secret');
+      const reader = await role(w.owner, sid, 'reader', READ);
+      await memberRole(w.owner, sid, w.bot.id, reader, 'PUT');
+      const c = await identify(w.bot.token, ALL_MESSAGES);
+      expect(
+        c
+          .events('GUILD_CREATE')[0]!
+          .d.channels.map((ch: any) => ch.id)
+          .sort(),
+      ).toEqual([w.channel.id, secret.id].sort());
+      const at = await dropAfterAck(c);
+
+      // Add a role, change its permissions, change an overwrite, remove the role.
+      const extra = await role(w.owner, sid, 'extra', '0');
+      await memberRole(w.owner, sid, w.bot.id, extra, 'PUT');
+      expect(
+        (await call(srv.url, 'PATCH', `/servers/${sid}/roles/${extra}`, { auth: w.owner.auth, body: { permissions: '2048' } })).status,
+      ).toBe(200);
+      const ow = await call(srv.url, 'PUT', `/channels/${secret.id}/permissions/${w.bot.id}`, {
+        auth: w.owner.auth,
+        body: { type: 'member', deny: VIEW },
+      });
+      expect(ow.status, ow.text).toBe(204);
+      await memberRole(w.owner, sid, w.bot.id, extra, 'DELETE');
+      await postMessage(srv.url, w.owner.auth, w.channel.id, 'still readable');
+      await postMessage(srv.url, w.owner.auth, secret.id, 'no longer readable');
+
+      const { r, replayed } = await resume(w.bot.token, at);
+      expect(replayed.filter((f) => f.t === 'MESSAGE_CREATE').map((f) => f.d.content)).toEqual(['still readable']);
+      expect(replayed.filter((f) => f.t === 'CHANNEL_DELETE').map((f) => f.d.id)).toEqual([secret.id]);
+      expect(replayed.filter((f) => f.t === 'GUILD_MEMBER_UPDATE').length).toBeGreaterThanOrEqual(2);
+      expect(replayed.map((f) => f.s)).toEqual(replayed.map((_, i) => at.seq + 1 + i));
+      expect(JSON.stringify(r.frames)).not.toContain('no longer readable');
+      // Live after it, with the current permissions.
+      await postMessage(srv.url, w.owner.auth, secret.id, 'live, hidden');
+      await postMessage(srv.url, w.owner.auth, w.channel.id, 'live, readable');
+      await r.waitForEvent('MESSAGE_CREATE', (d) => d.content === 'live, readable');
+      expect(JSON.stringify(r.frames)).not.toContain('live, hidden');
+    });
+
+    it('replays the channel a role grant shows and the message posted in it after the grant', async () => {
+      const w = await world(srv.url, []);
+      const sid = w.server.id;
+      const reader = await role(w.owner, sid, 'reader', READ);
+      const c = await identify(w.bot.token, ALL_MESSAGES);
+      expect(c.events('GUILD_CREATE')[0]!.d.channels).toEqual([]);
+      const at = await dropAfterAck(c);
+      await postMessage(srv.url, w.owner.auth, w.channel.id, 'before the grant');
+      await memberRole(w.owner, sid, w.bot.id, reader, 'PUT');
+      await postMessage(srv.url, w.owner.auth, w.channel.id, 'after the grant');
+
+      const { r, replayed } = await resume(w.bot.token, at);
+      expect(
+        replayed
+          .filter((f) => f.t === 'CHANNEL_CREATE' || f.t === 'MESSAGE_CREATE')
+          .map((f) => [f.t, f.t === 'CHANNEL_CREATE' ? f.d.id : f.d.content]),
+      ).toEqual([
+        ['CHANNEL_CREATE', w.channel.id],
+        ['MESSAGE_CREATE', 'after the grant'],
+      ]);
+      expect(JSON.stringify(r.frames)).not.toContain('before the grant');
+    });
+  });
+
   it('answers a resume it cannot honour with op 9, d false', async () => {
     const w = await world(srv.url);
     const c = await connect();

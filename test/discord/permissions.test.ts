@@ -73,6 +73,7 @@ describe('Discord permission matrix', () => {
     const routes = discordRoutes().map((r) => `${r.method} ${r.url}`);
     expect(routes).toContain('POST /api/channels/:channelId/messages');
     expect(routes).toContain('GET /api/guilds/:guildId/members/:userId');
+    expect(routes).toContain('GET /api/guilds/:guildId/members/search');
     expect(routes.length).toBeGreaterThan(35);
   });
 

@@ -153,7 +153,7 @@ describe('resume', () => {
     expect(JSON.stringify(r.frames)).not.toContain('after leaving');
   });
 
-  it("refuses to resume across a bot's removal (its managed role went: a permission change); identifying again gives the new membership", async () => {
+  it("resumes across a bot's removal (its managed role went: a permission change) and its addition elsewhere, as live", async () => {
     const w = await world(srv.url);
     const other = await createServer(srv.url, w.owner, 'Other');
     const c = await pool.identify(srv.gatewayUrl, w.bot.auth);
@@ -164,17 +164,20 @@ describe('resume', () => {
     await postMessage(srv.url, w.owner.auth, other.general.id, 'in the new server');
 
     const r = await pool.resume(srv.gatewayUrl, w.bot.auth, c.sessionId, 0);
-    expect(r.frames.slice(1)).toEqual([{ op: 'invalid_session', d: { resumable: false } }]);
-    const from = r.frames.length;
-    r.send({ op: 'identify', d: { token: w.bot.auth } });
-    const ready = await r.waitFor((f) => f.op === 'ready', 5000, from);
-    expect(ready.d.servers.map((s: { id: string }) => s.id)).toEqual([other.server.id]);
-    expect(ready.d.servers[0].channels.map((ch: { id: string }) => ch.id)).toEqual([other.general.id]);
+    const { replayed, resumed } = afterResume(r);
+    expect(resumed?.op).toBe('resumed');
+    const kinds = replayed.map((f) => [f.t, f.d.serverId ?? f.d.role?.serverId]);
+    expect(kinds).toContainEqual(['MEMBER_REMOVE', w.server.id]);
+    expect(kinds).toContainEqual(['MEMBER_ADD', other.server.id]);
+    expect(replayed.filter((f) => f.t === 'MESSAGE_CREATE').map((f) => f.d.content)).toEqual(['in the new server']);
+    // Nothing of the old server after its MEMBER_REMOVE.
+    const gone = replayed.findIndex((f) => f.t === 'MEMBER_REMOVE');
+    expect(replayed.slice(gone + 1).some((f) => (f.d.serverId ?? f.d.id) === w.server.id)).toBe(false);
     await postMessage(srv.url, w.owner.auth, w.channel.id, 'old server, live');
     await postMessage(srv.url, w.owner.auth, other.general.id, 'new server, live');
-    const f = await r.waitForEvent('MESSAGE_CREATE', (d) => d.content === 'new server, live');
-    expect(f.s).toBe(1);
+    await r.waitForEvent('MESSAGE_CREATE', (d) => d.content === 'new server, live');
     expect(JSON.stringify(r.frames)).not.toContain('old server, live');
+    expect(JSON.stringify(r.frames)).not.toContain('after leaving');
   });
 
   it('replays a large backlog completely instead of cutting the resuming client off', async () => {

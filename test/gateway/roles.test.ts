@@ -373,43 +373,126 @@ describe('resuming across a change of what the member may see', () => {
     return c;
   }
 
-  /** Resumes `c`'s session from 0 and expects `invalid_session`; identifies again on the same socket and returns `ready`. */
-  async function refusedThenReady(who: TestUser, c: TestGatewayClient) {
+  /** Resumes `c`'s session from 0 and expects `resumed`; returns the client and what was replayed before it. */
+  async function resumedFrom(who: TestUser, c: TestGatewayClient) {
     const r = await pool.resume(srv.gatewayUrl, who.auth, c.sessionId, 0);
-    expect(r.frames.slice(1)).toEqual([{ op: 'invalid_session', d: { resumable: false } }]);
-    const from = r.frames.length;
-    r.send({ op: 'identify', d: { token: who.auth } });
-    const ready = await r.waitFor((f) => f.op === 'ready', 5000, from);
-    return { r, ready: ready.d };
+    const i = r.frames.findIndex((f) => f.op === 'resumed');
+    expect(r.frames.slice(1).map((f) => f.op)).not.toContain('invalid_session');
+    expect(i).toBeGreaterThan(0);
+    return { r, replayed: r.frames.slice(1, i) };
   }
 
-  it('is refused when a channel was made private meanwhile; ready after identifying again lacks it', async () => {
+  const READ = String(P.VIEW_CHANNEL | P.READ_MESSAGE_HISTORY);
+
+  it('replays across a channel made private meanwhile: what came before, the CHANNEL_DELETE, and nothing of it after', async () => {
     const w = await setup();
     const secret = await createChannel(srv.url, w.owner, w.server.id, 'secret');
     const c = await dropped(w.member);
     await postMessage(srv.url, w.owner.auth, secret.id, 'before, allowed');
     await putOverwrite(w.owner, secret.id, w.server.id, { type: 'role', deny: VIEW });
     await postMessage(srv.url, w.owner.auth, secret.id, 'after, forbidden');
-    const { r, ready } = await refusedThenReady(w.member, c);
-    expect(channelIds(ready)).toEqual([w.channel.id]);
+    const { r, replayed } = await resumedFrom(w.member, c);
+    expect(replayed.map((f) => [f.t, f.d.content ?? f.d.id])).toEqual([
+      ['MESSAGE_CREATE', 'before, allowed'],
+      ['CHANNEL_DELETE', secret.id],
+    ]);
     await postMessage(srv.url, w.owner.auth, secret.id, 'live, forbidden');
     await syncPoint(w.owner, w.server.id, r);
-    expect(types(r)).toEqual(['SERVER_UPDATE']);
     expect(JSON.stringify(r.frames)).not.toContain('forbidden');
+    expectConsecutive(r);
   });
 
-  it('is refused when a private channel was deleted meanwhile: its missed messages are never replayed', async () => {
-    // Deleting a channel takes its overwrites with it, so the store no longer says who could
-    // see it: replaying its missed events with today's model would show them to everyone.
+  it('replays across a private channel deleted meanwhile without its missed messages', async () => {
+    // Deleting a channel takes its overwrites with it; the checkpoint's model still has them.
     const w = await setup();
     const secret = await createChannel(srv.url, w.owner, w.server.id, 'secret-room');
     await putOverwrite(w.owner, secret.id, w.server.id, { type: 'role', deny: VIEW });
     const c = await dropped(w.member);
     await postMessage(srv.url, w.owner.auth, secret.id, 'top secret');
     expect((await call(srv.url, 'DELETE', `/channels/${secret.id}`, { auth: w.owner.auth })).status).toBe(204);
-    const { r, ready } = await refusedThenReady(w.member, c);
-    expect(channelIds(ready)).toEqual([w.channel.id]);
+    await postMessage(srv.url, w.owner.auth, w.channel.id, 'public');
+    const { r, replayed } = await resumedFrom(w.member, c);
+    expect(replayed.map((f) => [f.t, f.d.content])).toEqual([['MESSAGE_CREATE', 'public']]);
     expect(JSON.stringify(r.frames)).not.toContain('secret');
+  });
+
+  it("replays across a bot's role added, changed and removed and an overwrite: the readable channel's message, not the hidden one's", async () => {
+    // Issue 36 item 7: reaction-role bots change roles all the time; a resume must survive it.
+    const w = await world(srv.url, []);
+    const sid = w.server.id;
+    const secret = await createChannel(srv.url, w.owner, sid, 'secret');
+    const reader = await createRole(w.owner, sid, 'reader', READ);
+    await giveRole(w.owner, sid, w.bot.id, reader.id);
+    const c = await pool.identify(srv.gatewayUrl, w.bot.auth);
+    expect(channelIds(c.ready!)).toEqual([w.channel.id, secret.id]);
+    await c.terminate();
+
+    const extra = await createRole(w.owner, sid, 'extra', '0');
+    await giveRole(w.owner, sid, w.bot.id, extra.id);
+    const patched = await call(srv.url, 'PATCH', `/servers/${sid}/roles/${extra.id}`, {
+      auth: w.owner.auth,
+      body: { permissions: String(P.SEND_MESSAGES) },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    await putOverwrite(w.owner, secret.id, w.bot.id, { type: 'member', deny: VIEW });
+    const removed = await call(srv.url, 'DELETE', `/servers/${sid}/members/${w.bot.id}/roles/${extra.id}`, { auth: w.owner.auth });
+    expect(removed.status, removed.text).toBe(204);
+    await postMessage(srv.url, w.owner.auth, w.channel.id, 'still readable');
+    await postMessage(srv.url, w.owner.auth, secret.id, 'no longer readable');
+
+    const { r, replayed } = await resumedFrom(w.bot, c);
+    const events = replayed.map((f) => f.t);
+    expect(events.filter((t) => t === 'MEMBER_UPDATE').length).toBe(2);
+    expect(replayed.filter((f) => f.t === 'CHANNEL_DELETE').map((f) => f.d.id)).toEqual([secret.id]);
+    expect(replayed.filter((f) => f.t === 'MESSAGE_CREATE').map((f) => f.d.content)).toEqual(['still readable']);
+    expect(JSON.stringify(r.frames)).not.toContain('no longer readable');
+    expectConsecutive(r);
+    // Live after it, the current permissions hold.
+    await postMessage(srv.url, w.owner.auth, secret.id, 'live, hidden');
+    await postMessage(srv.url, w.owner.auth, w.channel.id, 'live, readable');
+    await r.waitForEvent('MESSAGE_CREATE', (d) => d.content === 'live, readable');
+    expect(JSON.stringify(r.frames)).not.toContain('live, hidden');
+  });
+
+  it('replays across a role that grants access: the channel arrives, then only what was posted after the grant', async () => {
+    const w = await world(srv.url, []);
+    const sid = w.server.id;
+    const reader = await createRole(w.owner, sid, 'reader', READ);
+    const c = await pool.identify(srv.gatewayUrl, w.bot.auth);
+    expect(channelIds(c.ready!)).toEqual([]);
+    await c.terminate();
+    await postMessage(srv.url, w.owner.auth, w.channel.id, 'before the grant');
+    await giveRole(w.owner, sid, w.bot.id, reader.id);
+    await postMessage(srv.url, w.owner.auth, w.channel.id, 'after the grant');
+
+    const { r, replayed } = await resumedFrom(w.bot, c);
+    expect(replayed.filter((f) => f.t !== 'MEMBER_UPDATE').map((f) => [f.t, f.t === 'CHANNEL_CREATE' ? f.d.id : f.d.content])).toEqual([
+      ['CHANNEL_CREATE', w.channel.id],
+      ['MESSAGE_CREATE', 'after the grant'],
+    ]);
+    expect(JSON.stringify(r.frames)).not.toContain('before the grant');
+    expectConsecutive(r);
+  });
+
+  it("replays across a role's permissions taken away: nothing posted after it", async () => {
+    const w = await world(srv.url, []);
+    const sid = w.server.id;
+    const reader = await createRole(w.owner, sid, 'reader', READ);
+    await giveRole(w.owner, sid, w.bot.id, reader.id);
+    const c = await pool.identify(srv.gatewayUrl, w.bot.auth);
+    expect(channelIds(c.ready!)).toEqual([w.channel.id]);
+    await c.terminate();
+    await postMessage(srv.url, w.owner.auth, w.channel.id, 'while it could read');
+    const patched = await call(srv.url, 'PATCH', `/servers/${sid}/roles/${reader.id}`, { auth: w.owner.auth, body: { permissions: '0' } });
+    expect(patched.status, patched.text).toBe(200);
+    await postMessage(srv.url, w.owner.auth, w.channel.id, 'after it lost the right');
+
+    const { r, replayed } = await resumedFrom(w.bot, c);
+    expect(replayed.filter((f) => f.t === 'MESSAGE_CREATE' || f.t === 'CHANNEL_DELETE').map((f) => f.t)).toEqual([
+      'MESSAGE_CREATE',
+      'CHANNEL_DELETE',
+    ]);
+    expect(JSON.stringify(r.frames)).not.toContain('after it lost the right');
   });
 
   it('still replays when a channel created meanwhile was deleted again (it had no overwrites to lose)', async () => {

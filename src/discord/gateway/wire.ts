@@ -3,7 +3,8 @@ import type { ChosenStatus } from '@parley/protocol';
 import { CLOSE_CODES as CLOSE } from '@parley/protocol';
 import type { RawData, WebSocket } from 'ws';
 import { Outlet } from '../../gateway/outbox.js';
-import type { Incoming, LiveBatch, Prepared, ReadyInfo, SeqFrame, SessionView, Wire } from '../../gateway/wire.js';
+import type { Incoming, LiveBatch, MembersChunk, Prepared, ReadyInfo, SeqFrame, SessionView, Wire } from '../../gateway/wire.js';
+import { discordMember } from '../objects.js';
 import { INTENTS, intentOf, needsContentStripped } from './intents.js';
 import { dispatchFrame, joinedGuild, readyFrames, translate } from './translate.js';
 
@@ -81,6 +82,9 @@ const STATUSES: Record<string, ChosenStatus> = { online: 'online', idle: 'idle',
 export class DiscordWire implements Wire {
   readonly kind = 'discord';
   private intents = 0;
+  /** Payloads the client sent in the current minute (Discord's send limit). */
+  private sentInWindow = 0;
+  private windowStart = 0;
   /** Sequence numbers READY and the GUILD_CREATEs took before the session's first event. */
   private offset = 0;
   private readonly deflate: zlib.Deflate | null;
@@ -121,6 +125,13 @@ export class DiscordWire implements Wire {
     if (typeof f !== 'object' || f === null || Array.isArray(f))
       return { op: 'refuse', code: DISCORD_CLOSE.DECODE_ERROR, reason: 'invalid payload' };
     const { op, d } = f as { op?: unknown; d?: unknown };
+    // Discord's send limit: 120 payloads a minute per connection, every opcode counted.
+    const now = Date.now();
+    if (now - this.windowStart >= SEND_WINDOW_MS) {
+      this.windowStart = now;
+      this.sentInWindow = 0;
+    }
+    if (++this.sentInWindow > SEND_LIMIT) return { op: 'refuse', code: DISCORD_CLOSE.RATE_LIMITED, reason: 'you are sending too fast' };
     const obj = typeof d === 'object' && d !== null && !Array.isArray(d) ? (d as Record<string, unknown>) : null;
     switch (op) {
       case OP.HEARTBEAT:
@@ -160,14 +171,65 @@ export class DiscordWire implements Wire {
         if (!status) return { op: 'refuse', code: DISCORD_CLOSE.DECODE_ERROR, reason: 'unknown status' };
         return { op: 'presence_update', status };
       }
-      case OP.VOICE_STATE_UPDATE:
       case OP.REQUEST_GUILD_MEMBERS:
+        return this.requestMembers(obj);
+      case OP.VOICE_STATE_UPDATE:
       case OP.REQUEST_SOUNDBOARD_SOUNDS:
-        // Accepted and answered with nothing: Parley has no voice, and GUILD_CREATE already lists members.
+        // Accepted and answered with nothing: Parley has no voice nor soundboard.
         return { op: 'none' };
       default:
         return { op: 'refuse', code: DISCORD_CLOSE.UNKNOWN_OPCODE, reason: `unknown opcode ${String(op)}` };
     }
+  }
+
+  /**
+   * Request Guild Members (op 8), read as Discord reads it: `guild_id` (one or an array),
+   * then `user_ids` (one or an array, at most 100) or `query` with `limit`; `presences`
+   * and `nonce` (at most 32 bytes) optional. The whole list (`query` "" and `limit` 0)
+   * needs GUILD_MEMBERS and presences GUILD_PRESENCES: without the first Discord answers
+   * nothing, without the second `presences` is false.
+   */
+  private requestMembers(d: Record<string, unknown> | null): Incoming {
+    const bad = (why: string): Incoming => ({ op: 'refuse', code: DISCORD_CLOSE.DECODE_ERROR, reason: why });
+    if (!d) return bad('request guild members needs d');
+    const guildIds = idList(d.guild_id, 100);
+    if (!guildIds || guildIds.length === 0) return bad('guild_id must be an id or an array of ids');
+    const nonce = typeof d.nonce === 'string' && Buffer.byteLength(d.nonce) <= 32 ? d.nonce : undefined;
+    if (d.nonce !== undefined && d.nonce !== null && typeof d.nonce !== 'string') return bad('nonce must be a string');
+    if (d.presences !== undefined && d.presences !== null && typeof d.presences !== 'boolean') return bad('presences must be a boolean');
+    const presences = d.presences === true && (this.intents & INTENTS.GUILD_PRESENCES) !== 0;
+    const common = { guildIds, presences, ...(nonce !== undefined ? { nonce } : {}) };
+    if (d.user_ids !== undefined && d.user_ids !== null) {
+      const userIds = idList(d.user_ids, 100);
+      if (!userIds) return bad('user_ids must be an id or an array of at most 100 ids');
+      return { op: 'request_members', ...common, userIds, limit: 0 };
+    }
+    if (typeof d.query !== 'string' || d.query.length > 100) return bad('query (a string) or user_ids is required');
+    const limit = d.limit ?? 0;
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0) return bad('limit must be a whole number from 0');
+    if (d.query === '' && limit === 0 && (this.intents & INTENTS.GUILD_MEMBERS) === 0) return { op: 'none' };
+    return { op: 'request_members', ...common, query: d.query, limit };
+  }
+
+  membersChunk(chunk: MembersChunk, s: number): void {
+    const members = chunk.members.map((m) => discordMember(m));
+    const d = {
+      guild_id: chunk.guildId,
+      members,
+      chunk_index: chunk.chunkIndex,
+      chunk_count: chunk.chunkCount,
+      ...(chunk.notFound.length > 0 ? { not_found: chunk.notFound } : {}),
+      ...(chunk.presences
+        ? {
+            presences: chunk.members.map((m) => {
+              const status = m.presence ?? 'offline';
+              return { user: { id: m.user.id }, guild_id: chunk.guildId, status, activities: [], client_status: {} };
+            }),
+          }
+        : {}),
+      ...(chunk.nonce !== undefined ? { nonce: chunk.nonce } : {}),
+    };
+    this.write({ op: OP.DISPATCH, d, s: s + this.offset, t: 'GUILD_MEMBERS_CHUNK' });
   }
 
   fromClientSeq(s: number): number {
@@ -318,6 +380,23 @@ export class DiscordWire implements Wire {
   private write(payload: { op: number; d: unknown; s: number | null; t: string | null }): void {
     this.send(JSON.stringify(payload));
   }
+}
+
+/** Discord's limit on what a client sends: 120 payloads per 60 s, then close 4008. */
+const SEND_LIMIT = 120;
+const SEND_WINDOW_MS = 60_000;
+
+/** An id or an array of at most `max` ids (strings, or numbers as some libraries send), or null. */
+function idList(v: unknown, max: number): string[] | null {
+  const list = Array.isArray(v) ? v : [v];
+  if (list.length > max) return null;
+  const out: string[] = [];
+  for (const x of list) {
+    if (typeof x === 'string' && x.length > 0 && x.length <= 64) out.push(x);
+    else if (typeof x === 'number' && Number.isSafeInteger(x)) out.push(String(x));
+    else return null;
+  }
+  return out;
 }
 
 /** Discord libraries send the bare token; the gateway authenticates `Bot <token>`. */

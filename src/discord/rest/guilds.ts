@@ -117,6 +117,25 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
       .map(memberOf);
   });
 
+  /**
+   * Discord's member search: members whose name (or nickname) starts with `query`, ignoring
+   * case; `limit` 1 to 1000 (default 1). Registered before `members/:userId`, which would
+   * otherwise read `search` as a user id.
+   */
+  api.get('/guilds/:guildId/members/search', hidden, async (req: GuildReq) => {
+    const caller = await who(req);
+    // Membership first: a caller outside the server learns nothing, not even what its query lacks.
+    await servers.member(ctx, caller, req.params.guildId, caller.id);
+    const q = req.query as Record<string, unknown>;
+    const query = queryString(q.query);
+    if (query === undefined) throw badRequest('query is required', 'invalid_query');
+    if (query.length > 100) throw badRequest('query must be at most 100 characters', 'invalid_query');
+    const limit = queryInt(queryString(q.limit), 'limit') ?? 1;
+    if (limit < 1 || limit > 1000) throw badRequest('limit must be from 1 to 1000', 'invalid_query');
+    const found = await servers.findMembers(ctx, caller, req.params.guildId, { query, limit });
+    return found.members.map(memberOf);
+  });
+
   /** `userId` may be `@me`. */
   api.get('/guilds/:guildId/members/:userId', hidden, async (req: MemberReq) => {
     const caller = await who(req);
