@@ -122,6 +122,19 @@ describe('Request Guild Members, frame by frame', () => {
     expect(JSON.stringify(c.frames)).not.toContain(elsewhere.server.id);
   });
 
+  it("closes with 4008 past Discord's 120 payloads a minute; heartbeats are not counted", async () => {
+    const w = await world(srv.url);
+    const c = await identifyDiscord(pool, srv, w.bot.token, ALL_MESSAGES);
+    // 200 heartbeats: each acknowledged, the connection stays open.
+    for (let i = 0; i < 200; i++) c.send({ op: 1, d: null });
+    c.send({ op: 8, d: { guild_id: w.server.id, query: '', limit: 1, nonce: 'after-heartbeats' } });
+    await c.waitForEvent('GUILD_MEMBERS_CHUNK', (d) => d.nonce === 'after-heartbeats');
+    expect(c.frames.filter((f) => f.op === 11).length).toBeGreaterThanOrEqual(200);
+    // identify and the request above are 2; 118 more reach the limit, the next one is over it.
+    for (let i = 0; i < 119; i++) c.send({ op: 8, d: { guild_id: w.server.id, query: 'zz-none', limit: 1 } });
+    expect((await c.closed).code).toBe(4008);
+  });
+
   it('closes with 4002 on a malformed request and 4003 before identify', async () => {
     const w = await world(srv.url);
     const c = await identifyDiscord(pool, srv, w.bot.token, ALL_MESSAGES);

@@ -125,13 +125,17 @@ export class DiscordWire implements Wire {
     if (typeof f !== 'object' || f === null || Array.isArray(f))
       return { op: 'refuse', code: DISCORD_CLOSE.DECODE_ERROR, reason: 'invalid payload' };
     const { op, d } = f as { op?: unknown; d?: unknown };
-    // Discord's send limit: 120 payloads a minute per connection, every opcode counted.
-    const now = Date.now();
-    if (now - this.windowStart >= SEND_WINDOW_MS) {
-      this.windowStart = now;
-      this.sentInWindow = 0;
+    // Discord's send limit: 120 payloads a minute per connection. Heartbeats are not
+    // counted: their pace is the server's to set (GATEWAY_HEARTBEAT_MS may be short), and
+    // a client keeping to it must never be closed for it (docs/gateway.md).
+    if (op !== OP.HEARTBEAT) {
+      const now = Date.now();
+      if (now - this.windowStart >= SEND_WINDOW_MS) {
+        this.windowStart = now;
+        this.sentInWindow = 0;
+      }
+      if (++this.sentInWindow > SEND_LIMIT) return { op: 'refuse', code: DISCORD_CLOSE.RATE_LIMITED, reason: 'you are sending too fast' };
     }
-    if (++this.sentInWindow > SEND_LIMIT) return { op: 'refuse', code: DISCORD_CLOSE.RATE_LIMITED, reason: 'you are sending too fast' };
     const obj = typeof d === 'object' && d !== null && !Array.isArray(d) ? (d as Record<string, unknown>) : null;
     switch (op) {
       case OP.HEARTBEAT:
@@ -382,7 +386,7 @@ export class DiscordWire implements Wire {
   }
 }
 
-/** Discord's limit on what a client sends: 120 payloads per 60 s, then close 4008. */
+/** Discord's limit on what a client sends: 120 payloads per 60 s (heartbeats aside), then close 4008. */
 const SEND_LIMIT = 120;
 const SEND_WINDOW_MS = 60_000;
 
