@@ -74,6 +74,8 @@ export interface ChannelGrant {
   roles: string;
   /** When the caller joined the channel's server (null in a DM). */
   joinedAt: string | null;
+  /** The caller's nickname in the channel's server (null when none, or in a DM). */
+  nick: string | null;
   model: ServerModel;
   /** The caller's permissions in the channel. */
   permissions: bigint;
@@ -115,6 +117,7 @@ export async function requireChannelPermission(
     ownerId: row.ownerId,
     roles: row.roles,
     joinedAt: row.joinedAt ?? null,
+    nick: row.nick ?? null,
     model,
     permissions,
   };
@@ -164,6 +167,7 @@ async function requireDmPermission(ctx: DomainContext, caller: Caller, channelId
     ownerId: dm.ownerId ?? '',
     roles: '',
     joinedAt: null,
+    nick: null,
     model: EMPTY_MODEL,
     permissions,
   };

@@ -53,6 +53,7 @@ export interface StoredInteraction extends MessageInteraction {
 export interface Membership {
   roles: string;
   joinedAt: string | null;
+  nick?: string | null;
 }
 
 /**
@@ -74,7 +75,7 @@ export async function authorMember(
     if (!row) return undefined;
     m = row;
   }
-  return { roles: splitRoles(m.roles), joinedAt: m.joinedAt! };
+  return { roles: splitRoles(m.roles), joinedAt: m.joinedAt!, nick: m.nick ?? null };
 }
 
 /** A message about to be created, with what it pings and what it replies to settled. */
@@ -717,7 +718,7 @@ export const messages = {
           )
         : { content, uploads, embeds, mentions: NONE, referenced: null };
     if (body.allowedMentions) mentionRules(body.allowedMentions);
-    const authorMembership = { roles: channel.roles, joinedAt: channel.joinedAt };
+    const authorMembership = { roles: channel.roles, joinedAt: channel.joinedAt, nick: channel.nick };
     return createMessage(ctx, channel, author, null, { ...prepared, ...(components ? { components } : {}), authorMembership }, idem);
   },
 
@@ -789,7 +790,7 @@ export const messages = {
         ...(components !== undefined ? { components } : {}),
       },
       { id: caller.id, reads: mayReadHistory(channel.permissions) },
-      { roles: channel.roles, joinedAt: channel.joinedAt },
+      { roles: channel.roles, joinedAt: channel.joinedAt, nick: channel.nick },
     );
   },
 

@@ -123,6 +123,8 @@ export interface AuthorMember {
   /** Role ids, `@everyone` left out (as on Discord). */
   roles: string[];
   joinedAt: string;
+  /** Their nickname in the server, if any. */
+  nick?: string | null;
 }
 
 /** Servers with more members than this send only the joining bot's own (Discord's largest `large_threshold`). */

@@ -107,6 +107,32 @@ describe('message.member with discord.js (Guilds, GuildMessages, MessageContent)
     expect(updated.member?.permissions.has('SendMessages')).toBe(true);
   });
 
+  it("carries the author's nickname in the server on messageCreate and messageUpdate, and none before one is set", async () => {
+    const w = await setup();
+    const client = await login(srv, clients, w.bot.token, INTENTS);
+    const [[plain]] = await Promise.all([
+      next<[Message]>(client, Events.MessageCreate, (m) => m.content === 'no nick yet'),
+      postMessage(srv.url, w.member.auth, w.channel.id, 'no nick yet'),
+    ]);
+    expect(plain.member?.nickname).toBeNull();
+    const set = await call(srv.url, 'PATCH', `/servers/${w.server.id}/members/${w.member.id}`, {
+      auth: w.owner.auth,
+      body: { nick: 'Helper Bee' },
+    });
+    expect(set.status, set.text).toBe(200);
+    const [[created], posted] = await Promise.all([
+      next<[Message]>(client, Events.MessageCreate, (m) => m.content === 'nicknamed'),
+      postMessage(srv.url, w.member.auth, w.channel.id, 'nicknamed'),
+    ]);
+    expect(created.member?.nickname).toBe('Helper Bee');
+    expect(created.member?.displayName).toBe('Helper Bee');
+    const [[, updated]] = await Promise.all([
+      next<[Message, Message]>(client, Events.MessageUpdate, (_old, m) => m.id === posted.id),
+      call(srv.url, 'PATCH', `/channels/${w.channel.id}/messages/${posted.id}`, { auth: w.member.auth, body: { content: 'renamed' } }),
+    ]);
+    expect(updated.member?.nickname).toBe('Helper Bee');
+  });
+
   it("carries the owner's member (all permissions) and no member on a webhook's message", async () => {
     const w = await setup();
     const client = await login(srv, clients, w.bot.token, INTENTS);

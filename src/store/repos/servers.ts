@@ -98,6 +98,8 @@ export interface ChannelAccess {
   roles: string | null;
   /** The member's join date (null for a non-member): Discord's `member` of the messages they send. */
   joinedAt: string | null;
+  /** The member's nickname in the server, if any: also on Discord's message `member`. */
+  nick: string | null;
 }
 
 export const members = {
@@ -119,7 +121,7 @@ export const members = {
   forChannel: async (db: Db, channelId: string, userId: string) => {
     const { rows } = await sql<ChannelAccess>`
       select c.id as channel_id, c.server_id, c.name, c.created_at, c.topic, c.position,
-        s.owner_id, s.perm_version, m.roles, m.joined_at
+        s.owner_id, s.perm_version, m.roles, m.joined_at, m.nick
       from channels c join servers s on s.id = c.server_id
       left join members m on m.server_id = c.server_id and m.user_id = ${userId}
       where c.id = ${channelId}`.execute(db);
