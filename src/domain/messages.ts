@@ -275,7 +275,7 @@ export async function resolveAttachments(
   const others = [...rows.values()].filter((r) => !own.has(String(r.uploaderId))).map((r) => String(r.id));
   const inChannel =
     others.length > 0 && has(giver.channel.permissions, NEEDS.read)
-      ? new Set(await ctx.store.uploads.attachedIn(ctx.store.db, giver.channel.id, others))
+      ? new Set(await ctx.store.uploads.ofChannel(ctx.store.db, giver.channel.id, others))
       : new Set<string>();
   return items.map((a, i) => {
     const row = rows.get(ids[i]!);

@@ -20,10 +20,9 @@ import { webhookView, webhooks } from '../../domain/webhooks.js';
 import { badRequest, forbidden } from '../../errors.js';
 import { retryIdentityOf } from '../../http/idempotency.js';
 import { authenticate } from '../../http/plugins/auth.js';
-import { malformedMultipart } from '../../http/plugins/multipart.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
-import { flatBody, partsOf } from '../../http/routes/webhook-execute.js';
+import { discordDialectBody } from '../../http/routes/webhook-execute.js';
 import { editFromDiscord } from '../bodies.js';
 import { discordMessage, discordWebhook } from '../objects.js';
 import { DiscordCreateWebhookBody, DiscordUpdateWebhookBody, withBody } from '../schemas.js';
@@ -42,7 +41,7 @@ function webhookPatch(body: Static<typeof DiscordUpdateWebhookBody>): { name?: s
 }
 
 export function discordWebhookRoutes(api: FastifyInstance, deps: RouteDeps): void {
-  const { ctx, limiter, config } = deps;
+  const { ctx, limiter } = deps;
   const view = () => ({ publicUrl: ctx.publicUrl });
 
   /** The webhook a URL names, under its execution limit; 10015 for a wrong token, as for an unknown id. */
@@ -68,17 +67,7 @@ export function discordWebhookRoutes(api: FastifyInstance, deps: RouteDeps): voi
     const wait = queryString((req.query as Record<string, unknown>).wait) === 'true';
     if (await forInteraction(req.params)) return interactionWebhooks.execute({ ...call(req, reply, req.params), wait });
     const hook = await admit(req.params, reply);
-    const body = req.isMultipart()
-      ? {
-          kind: 'multipart' as const,
-          stream: {
-            parts: partsOf(req),
-            maxFileBytes: config.maxUploadBytes,
-            explain: malformedMultipart,
-            admitFile: () => enforce(limiter, RULES.uploads, hook.id, reply),
-          },
-        }
-      : flatBody(req);
+    const body = discordDialectBody(req, reply, deps, hook.id);
     const { message } = await executeWebhook(ctx, hook, { dialect: 'discord', body }, retryIdentityOf(req));
     // Discord answers 204 unless the caller waits for the message, or sent files: then it
     // answers the message whatever `wait` says (docs/discord.md, "Webhooks").

@@ -2,7 +2,7 @@ import '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { type BodyPart, type FlatBody, executeWebhook } from '../../domain/webhook-execution.js';
+import { type BodyPart, type FlatBody, type PartStream, executeWebhook } from '../../domain/webhook-execution.js';
 import { webhookView, webhooks } from '../../domain/webhooks.js';
 import { parseDiscordEdit } from '../../webhooks/discord.js';
 import { retryIdentityOf } from '../idempotency.js';
@@ -31,7 +31,7 @@ import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
 /** The body as Fastify parsed it: urlencoded fields, or JSON (anything else reaches the converters as it is). */
-export function flatBody(req: FastifyRequest): FlatBody {
+function flatBody(req: FastifyRequest): FlatBody {
   const form = (req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
   return form ? { kind: 'form', fields: req.body as Record<string, string | undefined> | undefined } : { kind: 'json', value: req.body };
 }
@@ -52,6 +52,30 @@ export async function* partsOf(req: FastifyRequest): AsyncGenerator<BodyPart> {
       yield { type: 'field', name: part.fieldname, value: part.value };
     }
   }
+}
+
+/**
+ * The Discord dialect's body, for the native and the `/api` execute routes: the parts of a
+ * multipart request, each file admitted against the webhook's upload limit before it is
+ * stored (docs/security.md, "Nothing is written before the request is allowed"), or the
+ * parsed body.
+ */
+export function discordDialectBody(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  { limiter, config }: Pick<RouteDeps, 'limiter' | 'config'>,
+  hookId: string,
+): FlatBody | { kind: 'multipart'; stream: PartStream } {
+  if (!req.isMultipart()) return flatBody(req);
+  return {
+    kind: 'multipart',
+    stream: {
+      parts: partsOf(req),
+      maxFileBytes: config.maxUploadBytes,
+      explain: malformedMultipart,
+      admitFile: () => enforce(limiter, RULES.uploads, hookId, reply),
+    },
+  };
 }
 
 /**
@@ -93,17 +117,7 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
     },
     async (req, reply) => {
       const hook = await admit(req.params, reply);
-      const body = req.isMultipart()
-        ? {
-            kind: 'multipart' as const,
-            stream: {
-              parts: partsOf(req),
-              maxFileBytes: config.maxUploadBytes,
-              explain: malformedMultipart,
-              admitFile: () => enforce(limiter, RULES.uploads, hook.id, reply),
-            },
-          }
-        : flatBody(req);
+      const body = discordDialectBody(req, reply, { limiter, config }, hook.id);
       const result = await executeWebhook(ctx, hook, { dialect: 'discord', body }, retryIdentityOf(req));
       // The seed's default is 200 with the message; Discord clients may ask for 204, except
       // with files, where Discord answers the message whatever `wait` says.

@@ -373,20 +373,6 @@ export const uploads = {
     if (uploaderId !== undefined) q = q.where('uploaderId', '=', uploaderId);
     return Number((await q.executeTakeFirst())?.n ?? 0);
   },
-  /** Of `uploadIds`, those a message of `channelId` references. */
-  attachedIn: async (db: Db, channelId: string, uploadIds: string[]) =>
-    uploadIds.length === 0
-      ? []
-      : (
-          await db
-            .selectFrom('messageAttachments')
-            .innerJoin('messages', 'messages.id', 'messageAttachments.messageId')
-            .select('messageAttachments.uploadId')
-            .distinct()
-            .where('messages.channelId', '=', channelId)
-            .where('messageAttachments.uploadId', 'in', uploadIds)
-            .execute()
-        ).map((r) => String(r.uploadId)),
   /** Records that a message no longer references these uploads (an edit that dropped them). */
   detach: async (db: Tx, messageId: string, uploadIds: string[]) => {
     if (uploadIds.length > 0)
@@ -395,17 +381,18 @@ export const uploads = {
   /** The uploads one message references. */
   ofMessage: async (db: Db, messageId: string) =>
     (await db.selectFrom('messageAttachments').select('uploadId').where('messageId', '=', messageId).execute()).map((r) => r.uploadId),
-  /** The uploads the messages of one channel reference. */
-  ofChannel: async (db: Db, channelId: string) =>
-    (
-      await db
-        .selectFrom('messageAttachments')
-        .innerJoin('messages', 'messages.id', 'messageAttachments.messageId')
-        .select('messageAttachments.uploadId')
-        .distinct()
-        .where('messages.channelId', '=', channelId)
-        .execute()
-    ).map((r) => r.uploadId),
+  /** The uploads the messages of one channel reference; with `among`, only those of `among`. */
+  ofChannel: async (db: Db, channelId: string, among?: readonly string[]) => {
+    if (among?.length === 0) return [];
+    let q = db
+      .selectFrom('messageAttachments')
+      .innerJoin('messages', 'messages.id', 'messageAttachments.messageId')
+      .select('messageAttachments.uploadId')
+      .distinct()
+      .where('messages.channelId', '=', channelId);
+    if (among) q = q.where('messageAttachments.uploadId', 'in', among);
+    return (await q.execute()).map((r) => String(r.uploadId));
+  },
   /**
    * Deletes the upload's record unless a message or an avatar references it: the check and the delete
    * are one statement, and the foreign key refuses the delete if a concurrent transaction
