@@ -592,28 +592,17 @@ export const servers = {
     if (!Number.isInteger(seconds) || seconds < 0 || seconds > BAN_DELETE_MAX_SECONDS)
       throw badRequest(`deleteMessageSeconds must be from 0 to ${BAN_DELETE_MAX_SECONDS}`);
     const reason = body.reason !== undefined ? cleanReason(body.reason) : (caller.reason ?? null);
-    const since = new Date(Date.now() - seconds * 1000).toISOString();
-    const { removed, deletedMessages } = await ctx.store.write(async (tx) => {
+    const since = new Date(ctx.clock() - seconds * 1000).toISOString();
+    const { removed, deletedMessages, uploadIds } = await ctx.store.write(async (tx) => {
       await ctx.store.bans.put(tx, { serverId, userId, reason, createdBy: caller.id, createdAt: nowIso() });
       const removed = await removeMembership(ctx, tx, serverId, userId);
+      // As a message delete does: the files only these messages referenced go with them
+      // (released after the commit), not at the next sweep.
       let deletedMessages: Array<{ id: string; channelId: string }> = [];
+      let uploadIds: string[] = [];
       if (seconds > 0) {
-        deletedMessages = await tx
-          .selectFrom('messages')
-          .select(['id', 'channelId'])
-          .where('serverId', '=', serverId)
-          .where('authorId', '=', userId)
-          .where('createdAt', '>=', since)
-          .execute();
-        if (deletedMessages.length > 0)
-          await tx
-            .deleteFrom('messages')
-            .where(
-              'id',
-              'in',
-              deletedMessages.map((d) => d.id),
-            )
-            .execute();
+        uploadIds = await ctx.store.uploads.ofAuthorSince(tx, serverId, userId, since);
+        deletedMessages = await ctx.store.messages.deleteOfAuthorSince(tx, serverId, userId, since);
       }
       await auditIn(
         ctx,
@@ -625,8 +614,9 @@ export const servers = {
         { name: user.name, deleteMessageSeconds: seconds, deletedMessages: deletedMessages.length },
         reason ?? undefined,
       );
-      return { removed, deletedMessages };
+      return { removed, deletedMessages, uploadIds };
     });
+    await releaseUploads(ctx, uploadIds);
     await notify(ctx, { kind: 'event', serverId, event: { t: 'BAN_ADD', d: { serverId, user: publicUser(user) } } });
     for (const d of deletedMessages)
       await notify(ctx, { kind: 'event', serverId, event: { t: 'MESSAGE_DELETE', d: { id: d.id, channelId: d.channelId, serverId } } });

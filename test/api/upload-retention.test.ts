@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { messages } from '../../src/domain/messages.js';
 import { sweepUnattachedUploads } from '../../src/domain/uploads.js';
-import { call, createChannel, upload, world } from '../factories.js';
+import { call, createChannel, joinServer, registerUser, upload, world } from '../factories.js';
 import { type TestServer, startServer } from '../harness.js';
 import { expectError } from './assert.js';
 import { beforeFirstWrite } from './interleave.js';
@@ -99,6 +99,29 @@ describe('deleting a message deletes its files', () => {
     const r = await call(srv.url, 'DELETE', `/channels/${doomed.id}`, { auth: w.owner.auth });
     expect(r.status, r.text).toBe(204);
     await expectGone(only);
+    await expectServed(shared);
+  });
+});
+
+describe('a ban that deletes messages deletes their files', () => {
+  it("the banned member's files go with their messages at once; a file another message shows stays", async () => {
+    const spammer = await registerUser(srv.url);
+    await joinServer(srv.url, w.owner, spammer, w.server.id);
+    const own = await upload(srv.url, spammer.auth, 'spam bytes', 'spam.txt', 'text/plain');
+    expect(own.status, own.text).toBe(200);
+    const shared = await uploaded('shared-with-spammer.txt');
+    await post(w.channel.id, [shared]);
+    const sent = await call(srv.url, 'POST', `/channels/${w.channel.id}/messages`, {
+      auth: spammer.auth,
+      body: { content: 'spam', attachments: [own.body.url, shared].map((url) => ({ url, filename: 'x' })) },
+    });
+    expect(sent.status, sent.text).toBe(201);
+    const r = await call(srv.url, 'PUT', `/servers/${w.server.id}/bans/${spammer.id}`, {
+      auth: w.owner.auth,
+      body: { deleteMessageSeconds: 3600 },
+    });
+    expect(r.status, r.text).toBe(204);
+    await expectGone(own.body.url as string);
     await expectServed(shared);
   });
 });

@@ -143,6 +143,19 @@ export const messages = {
   /** Of `ids`, the messages of one channel. */
   inChannel: (db: Db, channelId: string, ids: string[]) =>
     db.selectFrom('messages').selectAll().where('channelId', '=', channelId).where('id', 'in', ids).execute(),
+  /**
+   * Deletes what `authorId` posted in one server since `since` (a ban's
+   * `deleteMessageSeconds`), in one statement whatever their number; resolves to what it
+   * deleted.
+   */
+  deleteOfAuthorSince: (db: Tx, serverId: string, authorId: string, since: string) =>
+    db
+      .deleteFrom('messages')
+      .where('serverId', '=', serverId)
+      .where('authorId', '=', authorId)
+      .where('createdAt', '>=', since)
+      .returning(['id', 'channelId'])
+      .execute(),
   deleteMany: async (db: Tx, ids: string[]) => {
     const r = await db.deleteFrom('messages').where('id', 'in', ids).executeTakeFirst();
     return Number(r.numDeletedRows);
@@ -381,6 +394,19 @@ export const uploads = {
   /** The uploads one message references. */
   ofMessage: async (db: Db, messageId: string) =>
     (await db.selectFrom('messageAttachments').select('uploadId').where('messageId', '=', messageId).execute()).map((r) => r.uploadId),
+  /** The uploads referenced by what `authorId` posted in one server since `since`. */
+  ofAuthorSince: async (db: Db, serverId: string, authorId: string, since: string) =>
+    (
+      await db
+        .selectFrom('messageAttachments')
+        .innerJoin('messages', 'messages.id', 'messageAttachments.messageId')
+        .select('messageAttachments.uploadId')
+        .distinct()
+        .where('messages.serverId', '=', serverId)
+        .where('messages.authorId', '=', authorId)
+        .where('messages.createdAt', '>=', since)
+        .execute()
+    ).map((r) => String(r.uploadId)),
   /** The uploads the messages of one channel reference; with `among`, only those of `among`. */
   ofChannel: async (db: Db, channelId: string, among?: readonly string[]) => {
     if (among?.length === 0) return [];
