@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode, codeForStatus, errorBody, errorStatus } from '../../errors.js';
 import { answerRaw } from '../raw-answer.js';
+import { redactSecrets } from '../log-redaction.js';
 
 /**
  * The one place errors become responses: `{ "error": message, "code": code }` with the
@@ -105,20 +106,27 @@ function clientAnswer(err: FastifyError, status: number): [ErrorCode, string] {
  * the path (a webhook token included), so each gets a fixed message instead. A path
  * segment over the router's limit is the client's mistake (400), not a 414.
  */
-export function frameworkErrorHandler(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  let code: ErrorCode;
+  let message: string;
   switch (err.code) {
     case 'FST_ERR_BAD_URL':
-      void reply.code(errorStatus('invalid_url')).send(errorBody('invalid_url', 'malformed URL'));
-      return;
+      [code, message] = ['invalid_url', 'malformed URL'];
+      break;
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      void reply.code(errorStatus('invalid_url')).send(errorBody('invalid_url', 'a path segment is too long'));
-      return;
+      [code, message] = ['invalid_url', 'a path segment is too long'];
+      break;
     default: {
       const status = typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500;
-      const code = codeForStatus(status);
-      void reply.code(errorStatus(code)).send(errorBody(code, status >= 500 ? 'internal server error' : 'bad request'));
+      code = codeForStatus(status);
+      message = status >= 500 ? 'internal server error' : 'bad request';
     }
   }
+  const status = errorStatus(code);
+  // Refused before routing, so the request hooks that log every request do not run: its
+  // one line is written here (docs/deploy.md#logs).
+  request.log.info({ method: request.method, url: redactSecrets(request.url), status, refused: err.code }, 'request');
+  void reply.code(status).send(errorBody(code, message));
 }
 
 /** Code and message for what Node's HTTP parser refuses before Fastify sees a request. */
