@@ -58,6 +58,8 @@ export interface AppDeps {
   files?: UploadStore;
   /** Where log lines go (default stdout); they are scrubbed of secrets on the way. */
   logDestination?: LogDestination;
+  /** The time, in ms since the epoch (default `Date.now`): a test moves it on instead of waiting. */
+  clock?: () => number;
 }
 
 export interface App {
@@ -113,10 +115,10 @@ async function openPresence(config: Config, report: Report, instance: string): P
   return store;
 }
 
-async function openLimiter(config: Config, report: Report): Promise<RateLimiter> {
-  if (!config.redisUrl) return new MemoryRateLimiter();
+async function openLimiter(config: Config, report: Report, clock: () => number): Promise<RateLimiter> {
+  if (!config.redisUrl) return new MemoryRateLimiter(clock);
   const { RedisRateLimiter } = await import('./ratelimit/redis-limiter.js');
-  const limiter = new RedisRateLimiter(config.redisUrl, config.redisPrefix, report);
+  const limiter = new RedisRateLimiter(config.redisUrl, config.redisPrefix, report, clock);
   await limiter.connect();
   return limiter;
 }
@@ -221,8 +223,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     unlock?.();
     throw err;
   }
+  const clock = deps.clock ?? Date.now;
   const bus = deps.bus ?? (await openBus(config, report));
-  const limiter = config.rateLimits ? (deps.limiter ?? (await openLimiter(config, report))) : null;
+  const limiter = config.rateLimits ? (deps.limiter ?? (await openLimiter(config, report, clock))) : null;
   const files = deps.files ?? new LocalUploadStore(config.uploadsDir);
   if (metrics) {
     store.observeCommits(metrics.onCommit);
@@ -236,7 +239,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     publicUrl: config.publicUrl,
     accounts: { sessionTtlMs: config.sessionTtlMs, registration: config.registration },
     uploadLimits: { quotaBytes: config.uploadQuotaBytes, maxStorageBytes: config.maxUploadStorage },
-    clock: Date.now,
+    clock,
     report,
     perms: new PermissionCache(),
     access: new AccessCache(),

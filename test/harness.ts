@@ -27,6 +27,8 @@ export interface StartOptions {
   postgres?: boolean;
   /** Runs before the service starts, on its empty database: to seed what an earlier version left. */
   before?: (where: { dataDir: string; databaseUrl?: string; schema?: string }) => Promise<void>;
+  /** The service's clock (`AppDeps.clock`), e.g. a `TestClock` the test moves on. */
+  clock?: () => number;
 }
 
 /**
@@ -121,7 +123,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
   let port: number;
   try {
     await opts.before?.({ dataDir, ...(pgSchema ? { databaseUrl: pgSchema.url, schema: pgSchema.schema } : {}) });
-    built = await buildApp(config);
+    built = await buildApp(config, opts.clock ? { clock: opts.clock } : {});
     await built.app.listen({ port: 0, host: '127.0.0.1' });
     port = (built.app.server.address() as AddressInfo).port;
     // Every link the server writes starts with its public URL: one still saying port 0 fails here.

@@ -31,10 +31,15 @@ export interface RateLimiter {
 
 export class MemoryRateLimiter implements RateLimiter {
   private readonly windows = new Map<string, { count: number; resetAt: number }>();
-  private lastSweep = Date.now();
+  private lastSweep: number;
+
+  /** `clock`: the service's (`DomainContext.clock`), so a test can move time on. */
+  constructor(private readonly clock: () => number = Date.now) {
+    this.lastSweep = clock();
+  }
 
   async hit(rule: RateRule, key: string): Promise<RateDecision> {
-    const now = Date.now();
+    const now = this.clock();
     if (now - this.lastSweep > 60_000) this.sweep(now);
     const k = `${rule.name}:${key}`;
     let w = this.windows.get(k);
@@ -48,7 +53,7 @@ export class MemoryRateLimiter implements RateLimiter {
 
   async refund(rule: RateRule, key: string): Promise<void> {
     const w = this.windows.get(`${rule.name}:${key}`);
-    if (w && w.resetAt > Date.now() && w.count > 0) w.count--;
+    if (w && w.resetAt > this.clock() && w.count > 0) w.count--;
   }
 
   private sweep(now: number): void {

@@ -25,13 +25,19 @@ return n
  */
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
-  private readonly fallback = new MemoryRateLimiter();
+  private readonly fallback: MemoryRateLimiter;
 
+  /**
+   * Redis keeps the windows' time itself (PEXPIRE), so `clock` reaches only the fallback
+   * used while Redis is away.
+   */
   constructor(
     url: string,
     private readonly prefix: string,
     private readonly report: (err: unknown, what: string) => void,
+    clock: () => number = Date.now,
   ) {
+    this.fallback = new MemoryRateLimiter(clock);
     this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
     this.redis.on('error', () => {});
     this.redis.defineCommand('parleyHit', { numberOfKeys: 1, lua: HIT });

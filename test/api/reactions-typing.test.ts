@@ -5,15 +5,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addBot, call, createBot, createChannel, postMessage, registerUser, world } from '../factories.js';
+import { TestClock } from '../clock.js';
 import { type TestServer, startServer } from '../harness.js';
 import { UNKNOWN_ID, expectError, expectRateHeaders, expectRateLimited } from './assert.js';
 
 let srv: TestServer;
+const clock = new TestClock();
 let w: Awaited<ReturnType<typeof world>>;
 let stranger: Awaited<ReturnType<typeof registerUser>>;
 
 beforeAll(async () => {
-  srv = await startServer();
+  srv = await startServer({ clock: clock.now });
   w = await world(srv.url);
   stranger = await registerUser(srv.url);
 });
@@ -159,12 +161,12 @@ describe('seed 4.3: POST /channels/{channelId}/typing', () => {
     expect(limited.text).not.toMatch(/^\s*at\s/m);
     // Still limited on the next try.
     expect((await typing(w.bot.auth, channel.id)).status).toBe(429);
-    // After the advertised wait, the window has reset.
-    await new Promise((resolve) => setTimeout(resolve, limited.body.retryAfter * 1000 + 100));
+    // Once the advertised wait has passed (on the server's clock), the window has reset.
+    clock.advance(limited.body.retryAfter * 1000 + 1);
     const after = await typing(w.bot.auth, channel.id);
     expect(after.status, after.text).toBe(204);
     expectRateHeaders(after, 15, 14, 5);
-  }, 15_000);
+  });
 
   it('the limit is per bot per channel: another channel, or another bot, is still fine', async () => {
     const a = await createChannel(srv.url, w.owner, w.server.id);
