@@ -259,7 +259,7 @@ export const accounts = {
       passwordHash,
       tokenHash: null,
       avatar: null,
-      createdAt: nowIso(),
+      createdAt: nowIso(ctx),
       isPublic: 0,
       displayName: null,
     };
@@ -541,7 +541,7 @@ export const accounts = {
       await ctx.store.members.deleteAllOf(tx, user.id);
       await ctx.store.sessions.deleteAllBut(tx, user.id, null);
       await ctx.store.messages.renameAuthor(tx, user.id, DELETED_USER_NAME);
-      const r = await ctx.store.users.anonymise(tx, user.id, DELETED_USER_NAME, nowIso());
+      const r = await ctx.store.users.anonymise(tx, user.id, DELETED_USER_NAME, nowIso(ctx));
       if (Number(r.numUpdatedRows) === 0) throw unauthorized(); // deleted meanwhile
       return { bots, left };
     });
@@ -566,7 +566,7 @@ export const accounts = {
       passwordHash: null,
       tokenHash: hashToken(secret),
       ...(await botAvatar(ctx, avatar, [caller.id])),
-      createdAt: nowIso(),
+      createdAt: nowIso(ctx),
       isPublic: 0,
     };
     const keys = newBotKeys();
@@ -701,7 +701,7 @@ async function newSession(ctx: DomainContext, tx: Tx, userId: string, userAgent:
     id,
     userId,
     tokenHash: hashToken(secret),
-    createdAt: nowIso(),
+    createdAt: nowIso(ctx),
     // By the clock expiry reads (tests move it forward).
     lastUsedAt: new Date(ctx.clock()).toISOString(),
     userAgent: cleanUserAgent(userAgent),

@@ -3,7 +3,7 @@ import { AppError, conflict, notFound } from '../errors.js';
 import type { Store } from '../store/index.js';
 import type { UserTable } from '../store/schema.js';
 import { checkNewPassword, checkUsername } from './accounts.js';
-import { type DomainContext, notify, nowIso } from './context.js';
+import { type DomainContext, SYSTEM_CLOCK, notify, nowIso } from './context.js';
 
 /**
  * What an administrator does from the `parley` command, beside the HTTP API. These run
@@ -27,7 +27,7 @@ export const admin = {
       passwordHash: await hashPassword(password),
       tokenHash: null,
       avatar: null,
-      createdAt: nowIso(),
+      createdAt: nowIso(SYSTEM_CLOCK),
       isPublic: 0,
       displayName: null,
     };
@@ -46,7 +46,7 @@ export const admin = {
     await checkNewPassword(password, user.username ?? undefined);
     const hash = await hashPassword(password);
     const ended = await store.write(async (tx) => {
-      await store.users.resetPasswordHash(tx, user.id, hash, nowIso());
+      await store.users.resetPasswordHash(tx, user.id, hash, nowIso(SYSTEM_CLOCK));
       return store.sessions.deleteAllBut(tx, user.id, null);
     });
     return { user, sessionsEnded: ended.length };
@@ -60,7 +60,7 @@ export const admin = {
   async disable(store: Store, username: string): Promise<{ user: UserTable; already: boolean; bots: number; sessionsEnded: number }> {
     const user = await person(store, username);
     if (user.disabledAt) return { user, already: true, bots: 0, sessionsEnded: 0 };
-    const at = nowIso();
+    const at = nowIso(SYSTEM_CLOCK);
     const done = await store.write(async (tx) => {
       const bots = await store.users.disable(tx, user.id, at);
       const ended = await store.sessions.deleteAllBut(tx, user.id, null);
@@ -104,7 +104,7 @@ export class RevocationWatch {
 
   /** One poll; resolves with how many revocations it announced. */
   async poll(): Promise<number> {
-    const cutoff = new Date(Date.now() - this.marginMs).toISOString();
+    const cutoff = new Date(this.ctx.clock() - this.marginMs).toISOString();
     const rows = await this.ctx.store.users.revokedAfter(this.ctx.store.db, cutoff);
     let count = 0;
     for (const r of rows) {

@@ -30,7 +30,7 @@ function row(
     targetId,
     changes: JSON.stringify(changes),
     reason: reason ?? caller.reason ?? null,
-    createdAt: nowIso(),
+    createdAt: nowIso(ctx),
   };
 }
 

@@ -107,9 +107,12 @@ export async function signalTyping(ctx: DomainContext, channel: ChannelAudience,
 let isoMs = 0;
 let iso = '';
 
-/** The time as an ISO string; formatted once per millisecond (every message asks for it). */
-export function nowIso(): string {
-  const ms = Date.now();
+/** Real time, for what runs outside the service (the `parley` command's admin actions). */
+export const SYSTEM_CLOCK = { clock: Date.now };
+
+/** The service's time (`ctx.clock`) as an ISO string; formatted once per millisecond (every message asks for it). */
+export function nowIso(ctx: { clock: () => number }): string {
+  const ms = ctx.clock();
   if (ms !== isoMs) {
     isoMs = ms;
     iso = new Date(ms).toISOString();

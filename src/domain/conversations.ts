@@ -84,7 +84,7 @@ export const conversations = {
     const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.read);
     // A message of the channel, as on Discord: an id from the future would hide messages not yet written.
     if (!(await ctx.store.messages.byId(ctx.store.db, channel.id, messageId))) throw notFound('message');
-    await ctx.store.write((tx) => ctx.store.readStates.upsert(tx, caller.id, channel.id, messageId, nowIso()));
+    await ctx.store.write((tx) => ctx.store.readStates.upsert(tx, caller.id, channel.id, messageId, nowIso(ctx)));
     const mentionCount = await mentionCountOf(ctx, caller.id, channel.id, channel.serverId === null, channel.roles, messageId);
     const state = { channelId: channel.id, lastReadId: messageId, mentionCount };
     await notify(ctx, { kind: 'user', userId: caller.id, serverIds: [], event: { t: 'READ_STATE_UPDATE', d: state } });
@@ -108,7 +108,7 @@ export const conversations = {
     if (!row) throw notFound('message');
     const already = row.pinnedAt !== null && row.pinnedAt !== undefined;
     if (already === pinned) return;
-    const at = nowIso();
+    const at = nowIso(ctx);
     await ctx.store.write(async (tx) => {
       if (pinned && (await ctx.store.messages.pinCount(tx, channel.id)) >= MAX_PINS) {
         throw badRequest(`a channel holds at most ${MAX_PINS} pinned messages`, 'too_many_pins');
@@ -143,7 +143,7 @@ export const conversations = {
     const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.read | P.MANAGE_MESSAGES);
     const unique = [...new Set(ids)];
     if (unique.length < 2 || unique.length > 100) throw badRequest('messages must hold 2 to 100 distinct ids');
-    const oldest = Date.now() - BULK_MAX_AGE_MS;
+    const oldest = ctx.clock() - BULK_MAX_AGE_MS;
     for (const id of unique) {
       if (!isId(id)) throw badRequest(`${id} is not a message id`);
       if (snowflakeTime(id) < oldest) throw badRequest('bulk delete takes only messages younger than 14 days', 'message_too_old');
@@ -213,7 +213,7 @@ export const settings = {
       }
       current.servers[serverId] = defined(entry);
     }
-    await ctx.store.write((tx) => ctx.store.userSettings.put(tx, caller.id, JSON.stringify(current), nowIso()));
+    await ctx.store.write((tx) => ctx.store.userSettings.put(tx, caller.id, JSON.stringify(current), nowIso(ctx)));
     return current;
   },
 };

@@ -83,7 +83,7 @@ export const directMessages = {
       id: ctx.store.ids.next(),
       type: group ? 'group_dm' : 'dm',
       name: body.name?.trim() ?? '',
-      createdAt: nowIso(),
+      createdAt: nowIso(ctx),
       ownerId: group ? caller.id : null,
       dmKey,
     };
@@ -134,7 +134,7 @@ export const directMessages = {
     if (userId === caller.id) throw badRequest('you cannot block yourself', 'cannot_block_self');
     const user = await ctx.store.users.byId(ctx.store.db, userId);
     if (!user || user.deletedAt) throw notFound('user');
-    await ctx.store.write((tx) => ctx.store.blocks.add(tx, caller.id, userId, nowIso()));
+    await ctx.store.write((tx) => ctx.store.blocks.add(tx, caller.id, userId, nowIso(ctx)));
   },
 
   /** `DELETE /users/@me/blocks/{userId}`: 404 when the person was not blocked. */

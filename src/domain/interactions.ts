@@ -333,7 +333,7 @@ export const commands = {
         options: JSON.stringify(options),
         defaultMemberPermissions,
         ...extras,
-        createdAt: before.get(c.name)?.createdAt ?? nowIso(),
+        createdAt: before.get(c.name)?.createdAt ?? nowIso(ctx),
       }));
       await ctx.store.commands.replaceScope(tx, bot.id, scope, rows);
       return rows;
@@ -372,7 +372,7 @@ export const commands = {
           options: JSON.stringify(checked.options),
           defaultMemberPermissions: checked.defaultMemberPermissions,
           ...extras,
-          createdAt: existing?.createdAt ?? nowIso(),
+          createdAt: existing?.createdAt ?? nowIso(ctx),
         };
         if (existing) await ctx.store.commands.update(tx, row);
         else await ctx.store.commands.insert(tx, row);
@@ -1223,7 +1223,7 @@ async function editOriginalRow(ctx: DomainContext, row: InteractionTable, data: 
       ...(data.content !== undefined ? { content: data.content } : {}),
       ...(embeds !== undefined ? { embeds } : {}),
       ...(files !== undefined ? { attachments: files.map((u) => attachmentOf(ctx.publicUrl, u)) } : {}),
-      editedAt: nowIso(),
+      editedAt: nowIso(ctx),
     };
     if (components !== undefined) {
       if (components.length > 0) next.components = components;
@@ -1319,7 +1319,7 @@ async function postAnswer(
       attachments: uploads.map((u) => attachmentOf(ctx.publicUrl, u)),
       embeds,
       reactions: [],
-      createdAt: nowIso(),
+      createdAt: nowIso(ctx),
       editedAt: null,
       mentions: [],
       mentionRoles: [],

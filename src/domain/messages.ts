@@ -294,7 +294,7 @@ export async function resolveAttachments(
 }
 
 /** Records older than this are expired: they neither replay nor block their key. */
-const idempotencyCutoff = () => new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString();
+const idempotencyCutoff = (ctx: DomainContext) => new Date(ctx.clock() - IDEMPOTENCY_TTL_MS).toISOString();
 
 /**
  * Creates a message in one transaction with its idempotency record, so a retry either
@@ -312,7 +312,7 @@ export async function createMessage(
   alongside?: (tx: Tx, messageId: string) => Promise<unknown>,
 ): Promise<CreateResult> {
   // Only a request with an Idempotency-Key needs the cutoff (a date formatted per message otherwise).
-  const cutoff = idem ? idempotencyCutoff() : '';
+  const cutoff = idem ? idempotencyCutoff(ctx) : '';
   if (idem) {
     const earlier = await findIdempotent(ctx, idem, cutoff);
     if (earlier) return earlier;
@@ -330,7 +330,7 @@ export async function createMessage(
     content: input.content,
     attachments: JSON.stringify(attachments),
     embeds: JSON.stringify(input.embeds),
-    createdAt: nowIso(),
+    createdAt: nowIso(ctx),
     editedAt: null,
     mentions: input.mentions.users.length === 0 ? '[]' : JSON.stringify(input.mentions.users),
     mentionRoles: input.mentions.roles.join(','),
@@ -426,7 +426,7 @@ async function lookupEarlier(ctx: DomainContext, caller: string, key: string, cu
  * before it does anything costly (storing files): a replay must store nothing.
  */
 export function earlierResponse(ctx: DomainContext, caller: string, key: string): Promise<EarlierResponse | null> {
-  return lookupEarlier(ctx, caller, key, idempotencyCutoff());
+  return lookupEarlier(ctx, caller, key, idempotencyCutoff(ctx));
 }
 
 /** Replays `earlier` for a request with `fingerprint`; 409 if the key was used for a different request. */
@@ -439,7 +439,7 @@ export function replayEarlier(earlier: EarlierResponse, fingerprint: string): Cr
 
 /** Drops idempotency records past their 24 h; run periodically. */
 export async function expireIdempotencyKeys(ctx: DomainContext): Promise<void> {
-  const cutoff = new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString();
+  const cutoff = idempotencyCutoff(ctx);
   await ctx.store.write((tx) => ctx.store.idempotency.deleteOlderThan(tx, cutoff));
 }
 
@@ -557,7 +557,7 @@ export async function applyEdit(
     content,
     (JSON.parse(attachments) as unknown[]).length + (JSON.parse(embeds) as unknown[]).length > 0 || components !== null,
   );
-  const editedAt = nowIso();
+  const editedAt = nowIso(ctx);
   // Only the parts this edit changes are written, so two edits of different parts do not
   // undo each other.
   const interaction = change.interaction === undefined ? row.interaction : JSON.stringify(change.interaction);
@@ -871,7 +871,7 @@ async function react(
         const { distinct, present } = await ctx.store.reactions.emojiOf(tx, messageId, emoji);
         if (!present && distinct >= OBJECT_LIMITS.reactionsPerMessage)
           throw badRequest(`a message holds at most ${OBJECT_LIMITS.reactionsPerMessage} distinct reactions`, 'max_reactions');
-        const added = await ctx.store.reactions.add(tx, messageId, emoji, caller.id, nowIso());
+        const added = await ctx.store.reactions.add(tx, messageId, emoji, caller.id, nowIso(ctx));
         if (!added && how === 'toggle') await ctx.store.reactions.remove(tx, messageId, emoji, caller.id);
         changed = added || how === 'toggle';
         me = added || how === 'add';

@@ -87,7 +87,7 @@ export const inviteView = (i: InviteTable) => ({
 });
 
 /** True while an invite can still be used: not expired, not used up. */
-export function inviteUsable(i: InviteTable, now = nowIso()): boolean {
+export function inviteUsable(i: InviteTable, now: string): boolean {
   if (i.expiresAt && i.expiresAt <= now) return false;
   return Number(i.maxUses) === 0 || Number(i.uses) < Number(i.maxUses);
 }
@@ -169,7 +169,7 @@ async function joinSnapshot(ctx: DomainContext, db: Tx, server: ServerTable, bot
 export const servers = {
   async create(ctx: DomainContext, caller: Caller, name: string) {
     if (caller.bot) throw forbidden('users_only', 'bots cannot create servers');
-    const now = nowIso();
+    const now = nowIso(ctx);
     const server: ServerTable = {
       id: ctx.store.ids.next(),
       name: cleanName(name, 'name'),
@@ -322,7 +322,7 @@ export const servers = {
       id: ctx.store.ids.next(),
       serverId,
       name: cleanName(body.name, 'name'),
-      createdAt: nowIso(),
+      createdAt: nowIso(ctx),
       topic: cleanTopic(body.topic),
       position: 0,
     };
@@ -417,7 +417,7 @@ export const servers = {
     await requireServerPermission(ctx, caller, serverId, 'CREATE_INVITE');
     const maxAge = body.maxAge ?? INVITE_DEFAULT_MAX_AGE;
     const maxUses = body.maxUses ?? 0;
-    const now = new Date();
+    const now = new Date(ctx.clock());
     const invite: InviteTable = {
       code: randomBytes(INVITE_CODE_BYTES).toString('base64url'),
       serverId,
@@ -443,7 +443,7 @@ export const servers = {
   /** `GET /invites/{code}`: anyone holding the code sees where it leads. */
   async previewInvite(ctx: DomainContext, code: string) {
     const invite = await inviteByCode(ctx, code);
-    if (!invite || !inviteUsable(invite)) throw notFound('invite');
+    if (!invite || !inviteUsable(invite, nowIso(ctx))) throw notFound('invite');
     const server = await ctx.store.servers.byId(ctx.store.db, invite.serverId);
     if (!server) throw notFound('invite');
     return {
@@ -473,19 +473,19 @@ export const servers = {
   async join(ctx: DomainContext, caller: Caller, code: string) {
     if (caller.bot) throw forbidden('users_only', 'bots join servers when the owner adds them');
     const invite = await inviteByCode(ctx, code);
-    if (!invite || !inviteUsable(invite)) throw notFound('invite');
+    if (!invite || !inviteUsable(invite, nowIso(ctx))) throw notFound('invite');
     const server = await ctx.store.servers.byId(ctx.store.db, invite.serverId);
     if (!server) throw notFound('invite');
     if (await ctx.store.bans.get(ctx.store.db, server.id, caller.id)) throw forbidden('banned', 'you are banned from this server');
     const model = await ctx.store.write(async (tx) => {
       if (await ctx.store.members.get(tx, server.id, caller.id)) return undefined;
-      if (!(await ctx.store.invites.use(tx, code, nowIso()))) throw notFound('invite');
+      if (!(await ctx.store.invites.use(tx, code, nowIso(ctx)))) throw notFound('invite');
       const inserted = await ctx.store.members.insert(tx, {
         serverId: server.id,
         userId: caller.id,
         roles: '',
         legacyPermissions: -1,
-        joinedAt: nowIso(),
+        joinedAt: nowIso(ctx),
       });
       return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0 ? snapshotIn(ctx, tx, server.id) : undefined;
     });
@@ -594,7 +594,7 @@ export const servers = {
     const reason = body.reason !== undefined ? cleanReason(body.reason) : (caller.reason ?? null);
     const since = new Date(ctx.clock() - seconds * 1000).toISOString();
     const { removed, deletedMessages, uploadIds } = await ctx.store.write(async (tx) => {
-      await ctx.store.bans.put(tx, { serverId, userId, reason, createdBy: caller.id, createdAt: nowIso() });
+      await ctx.store.bans.put(tx, { serverId, userId, reason, createdBy: caller.id, createdAt: nowIso(ctx) });
       const removed = await removeMembership(ctx, tx, serverId, userId);
       // As a message delete does: the files only these messages referenced go with them
       // (released after the commit), not at the next sweep.
@@ -692,7 +692,7 @@ export const servers = {
     if (bot.ownerId !== caller.id && bot.isPublic !== 1)
       throw forbidden('bot_owner_only', 'only its owner can add this bot (it is not public)');
     const bits = botBits(permissions);
-    const joinedAt = nowIso();
+    const joinedAt = nowIso(ctx);
     const role = managedRole(ctx, serverId, bot, bits);
     const { version, model, join } = await ctx.store.write(async (tx) => {
       const r = await ctx.store.members.insert(tx, { serverId, userId: botId, roles: role.id, legacyPermissions: -1, joinedAt });

@@ -208,7 +208,7 @@ export const uploads = {
           filename: name,
           contentType: type,
           size,
-          createdAt: nowIso(),
+          createdAt: nowIso(ctx),
           width: dimensions?.width ?? null,
           height: dimensions?.height ?? null,
         });

@@ -81,7 +81,7 @@ export const webhooks = {
       avatar: cleanAvatar(input.avatar),
       tokenHash: hashToken(secret),
       createdBy: caller.id,
-      createdAt: nowIso(),
+      createdAt: nowIso(ctx),
     };
     await ctx.store.write(async (tx) => {
       await ctx.store.webhooks.insert(tx, row);
