@@ -245,6 +245,7 @@ export type UserUpdateEvent = Static<typeof UserUpdateEvent>;
 export type PresenceEvent = Static<typeof PresenceEvent>;
 export type ChosenStatus = Static<typeof ChosenStatus>;
 export type InteractionStateEvent = Static<typeof InteractionStateEvent>;
+export type InteractionModalEvent = Static<typeof InteractionModalEvent>;
 export type CommandsUpdateEvent = Static<typeof CommandsUpdateEvent>;
 export type PresenceUpdateFrame = Static<typeof PresenceUpdateFrame>;
 export type GatewayEvent = Static<typeof GatewayEvent>;
