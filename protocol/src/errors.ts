@@ -67,11 +67,13 @@ export const ERROR_CATALOG = {
   },
   invalid_modal: {
     status: 400,
-    meaning: 'a modal breaks a rule: a duplicate customId, minLength above maxLength, a default value longer than maxLength, a blank title or label',
+    meaning:
+      'a modal breaks a rule: a duplicate customId, minLength above maxLength, a default value longer than maxLength, a blank title or label',
   },
   invalid_fields: {
     status: 400,
-    meaning: "a modal's submitted text inputs break its rules: a required one left empty, too short or too long, or one the modal does not have",
+    meaning:
+      "a modal's submitted text inputs break its rules: a required one left empty, too short or too long, or one the modal does not have",
   },
   interaction_expired: {
     status: 400,

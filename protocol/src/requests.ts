@@ -486,7 +486,9 @@ export const CommandBody = Type.Object(
 export const PatchCommandBody = Type.Partial(CommandBody, { additionalProperties: false });
 
 /** `PUT /bots/{botId}/commands`: the whole list for the scope; commands not in it are deleted. */
-export const PutCommandsBody = Type.Array(CommandBody, { maxItems: COMMAND_LIMITS.commandsPerScope + 2 * COMMAND_LIMITS.contextMenusPerType });
+export const PutCommandsBody = Type.Array(CommandBody, {
+  maxItems: COMMAND_LIMITS.commandsPerScope + 2 * COMMAND_LIMITS.contextMenusPerType,
+});
 
 const OptionValuesBody = Type.Record(
   Type.String({ maxLength: COMMAND_LIMITS.name }),

@@ -412,12 +412,16 @@ export const ActionRow = Type.Object(
 export const TextInput = Type.Object(
   {
     type: Type.Literal('textInput'),
-    customId: Type.String({ minLength: 1, maxLength: MODAL_LIMITS.customId, description: 'unique in the modal; names the value submitted' }),
+    customId: Type.String({
+      minLength: 1,
+      maxLength: MODAL_LIMITS.customId,
+      description: 'unique in the modal; names the value submitted',
+    }),
     style: Type.Union(literals(TEXT_INPUT_STYLES), { description: '`short`: one line; `paragraph`: several' }),
     label: Type.String({ minLength: 1, maxLength: MODAL_LIMITS.label }),
     minLength: Type.Optional(Type.Integer({ minimum: 0, maximum: MODAL_LIMITS.value })),
     maxLength: Type.Optional(Type.Integer({ minimum: 1, maximum: MODAL_LIMITS.value, description: `default ${MODAL_LIMITS.value}` })),
-    required: Type.Optional(Type.Boolean({ description: 'default true (Discord\'s)' })),
+    required: Type.Optional(Type.Boolean({ description: "default true (Discord's)" })),
     value: Type.Optional(Type.String({ maxLength: MODAL_LIMITS.value, description: 'filled in at first' })),
     placeholder: Type.Optional(Type.String({ maxLength: MODAL_LIMITS.placeholder })),
   },
@@ -453,7 +457,9 @@ export const ModalField = Type.Object(
 export const MessageInteraction = Type.Object(
   {
     id: Id,
-    type: Type.Union(literals(INTERACTION_TYPES), { description: 'what the person did: a command, a click on a component, or a modal submitted' }),
+    type: Type.Union(literals(INTERACTION_TYPES), {
+      description: 'what the person did: a command, a click on a component, or a modal submitted',
+    }),
     name: Type.String({ description: "the command's name; for a component, its customId" }),
     user: ref(PublicUser),
   },
@@ -547,7 +553,8 @@ export const Command = Type.Object(
       description: '`chat`: from the message box; `user` / `message`: from the "Apps" menu of a member or a message',
     }),
     name: Type.String({
-      description: '`chat`: lower case, 1 to 32 letters, digits, - or _; `user` / `message`: 1 to 32 characters, any case, spaces allowed. Unique per bot, scope and type',
+      description:
+        '`chat`: lower case, 1 to 32 letters, digits, - or _; `user` / `message`: 1 to 32 characters, any case, spaces allowed. Unique per bot, scope and type',
     }),
     description: Type.String({ description: 'empty for `user` and `message` commands' }),
     options: Type.Array(ref(CommandOption)),
@@ -696,7 +703,7 @@ export const Interaction = Type.Object(
     focused: Type.Optional(Type.String({ description: 'autocomplete: the option being typed (its partial value is in `options`)' })),
     messageId: Type.Optional(Id),
     customId: Type.Optional(Type.String({ description: "component: the clicked button or the select; modalSubmit: the modal's" })),
-    fields: Type.Optional(Type.Array(ref(ModalField), { description: 'modalSubmit: the text inputs, in the modal\'s order' })),
+    fields: Type.Optional(Type.Array(ref(ModalField), { description: "modalSubmit: the text inputs, in the modal's order" })),
     values: Type.Optional(Type.Array(Type.String(), { description: 'select: the chosen values' })),
     message: Type.Optional(ref(Message)),
     createdAt: Timestamp,

@@ -153,9 +153,7 @@ export function commandPatchFromDiscord(body: unknown): Partial<CommandBody> {
   return asNative(PatchCommandBody, {
     ...(type ? { type } : {}),
     ...(b.name !== undefined ? { name: str(b.name, 'name') } : {}),
-    ...(b.description !== undefined && !(contextMenu && b.description === '')
-      ? { description: str(b.description, 'description') }
-      : {}),
+    ...(b.description !== undefined && !(contextMenu && b.description === '') ? { description: str(b.description, 'description') } : {}),
     ...(b.options !== undefined && !(contextMenu && (b.options === null || (b.options as unknown[]).length === 0))
       ? { options: ((b.options as unknown[] | null) ?? []).map((o, i) => optionFromDiscord(o, i)) }
       : {}),

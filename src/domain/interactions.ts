@@ -845,7 +845,7 @@ async function targetOf(
     return resolvedOf(ctx, grant, caller, bot, found);
   }
   if (!has(grant.permissions, NEEDS.read))
-    throw forbidden('missing_permission', "a message command needs READ_MESSAGE_HISTORY: the invoker must be able to see the message");
+    throw forbidden('missing_permission', 'a message command needs READ_MESSAGE_HISTORY: the invoker must be able to see the message');
   const row = isId(targetId) ? await ctx.store.messages.byId(ctx.store.db, grant.id, targetId) : undefined;
   if (!row) throw notFound('message', 'no message of this channel has this id');
   // The message goes to the bot: the message it replies to only if the bot may read the channel.
@@ -951,7 +951,9 @@ async function submitModal(
   if (bot?.bot !== 1) throw none();
   if (grant.serverId !== null && !(await ctx.store.members.get(ctx.store.db, grant.serverId, bot.id)))
     throw notFound('bot', 'the bot left this server');
-  const clicked = shown.sourceMessageId ? await clickedMessage(ctx, caller, grant.id, shown.sourceMessageId).catch(() => undefined) : undefined;
+  const clicked = shown.sourceMessageId
+    ? await clickedMessage(ctx, caller, grant.id, shown.sourceMessageId).catch(() => undefined)
+    : undefined;
   const { row, token } = newInteraction(ctx, {
     botId: bot.id,
     channelId: grant.id,

@@ -227,7 +227,10 @@ const migrations: Record<string, Migration> = {
   // interaction with, kept (JSON) until its one submit.
   '0020_command_types_and_modals': {
     async up(db: Kysely<any>) {
-      await db.schema.alterTable('commands').addColumn('type', 'text', (c) => c.notNull().defaultTo('chat')).execute();
+      await db.schema
+        .alterTable('commands')
+        .addColumn('type', 'text', (c) => c.notNull().defaultTo('chat'))
+        .execute();
       await db.schema.dropIndex('commands_scope_name').execute();
       await db.schema.createIndex('commands_scope_name').unique().on('commands').columns(['bot_id', 'server_id', 'type', 'name']).execute();
       await db.schema.alterTable('interactions').addColumn('modal', 'text').execute();

@@ -90,7 +90,13 @@ describe('user and message commands', () => {
     await refused([{ type: 'message', name: 'Pin', options: [{ type: 'string', name: 'x', description: 'x' }] }], /has no options/);
     await refused([{ name: 'High Five', description: 'Caps and spaces are for user and message commands' }], /lower case/);
     await refused([{ type: 'user', name: ' padded' }], /space/);
-    await refused([{ type: 'user', name: 'Twice' }, { type: 'user', name: 'Twice' }], /used twice/);
+    await refused(
+      [
+        { type: 'user', name: 'Twice' },
+        { type: 'user', name: 'Twice' },
+      ],
+      /used twice/,
+    );
     await refused([{ name: 'nodesc' }], /needs a description/);
     const six = Array.from({ length: 6 }, (_, i) => ({ type: 'message', name: `Action ${i}` }));
     await refused(six, /at most 5 message commands/);
@@ -200,7 +206,13 @@ describe('modals', () => {
       [[], /Subject.*is required/],
       [[{ customId: 'subject', value: 'ab' }], /at least 3/],
       [[{ customId: 'subject', value: 'x'.repeat(21) }], /at most 20/],
-      [[{ customId: 'subject', value: 'fine' }, { customId: 'nope', value: '' }], /no text input "nope"/],
+      [
+        [
+          { customId: 'subject', value: 'fine' },
+          { customId: 'nope', value: '' },
+        ],
+        /no text input "nope"/,
+      ],
     ];
     for (const [fields, pattern] of cases) {
       const r = await submit(w.member, fields);
@@ -256,7 +268,10 @@ describe('modals', () => {
     const i = await run(w, w.member, w.channel.id, { name: 'feedback' });
     await callback(i, {
       type: 'message',
-      data: { content: 'Vote', components: [{ type: 'row', components: [{ type: 'button', style: 'primary', label: 'Why?', customId: 'why' }] }] },
+      data: {
+        content: 'Vote',
+        components: [{ type: 'row', components: [{ type: 'button', style: 'primary', label: 'Why?', customId: 'why' }] }],
+      },
     });
     const message = (await w.memberGw.waitForEvent('MESSAGE_CREATE', (d) => d.content === 'Vote')).d;
     const click = await invoke(w.member, w.channel.id, { type: 'component', messageId: message.id, customId: 'why' });

@@ -108,7 +108,13 @@ describe('context-menu commands', () => {
         type: i.commandType,
       }));
     });
-    const r = await invoke(w.member, w.channel.id, { type: 'command', botId: w.bot.id, name: 'feedback', commandType: 'user', targetId: w.owner.id });
+    const r = await invoke(w.member, w.channel.id, {
+      type: 'command',
+      botId: w.bot.id,
+      name: 'feedback',
+      commandType: 'user',
+      targetId: w.owner.id,
+    });
     expect(r.status, r.text).toBe(202);
     expect(await user).toEqual({ name: 'feedback', target: w.owner.id, member: true, type: ApplicationCommandType.User });
     await w.memberGw.waitForEvent('MESSAGE_CREATE', (d) => d.content === `high five to ${w.owner.name}`);
@@ -144,7 +150,13 @@ describe('context-menu commands', () => {
     w.client.on(Events.InteractionCreate, (i) => {
       seen.push(i.isMessageContextMenuCommand() ? 'message' : 'user');
     });
-    const r = await invoke(w.member, w.channel.id, { type: 'command', botId: w.bot.id, name: 'Quote It', commandType: 'message', targetId: posted.body.id });
+    const r = await invoke(w.member, w.channel.id, {
+      type: 'command',
+      botId: w.bot.id,
+      name: 'Quote It',
+      commandType: 'message',
+      targetId: posted.body.id,
+    });
     expect([r.status, r.body.code]).toEqual([403, 'missing_permission']);
     // Nothing reached the bot: a marker interaction after it is the first it sees.
     const marker = onInteraction(w.client, (i) => (i.isUserContextMenuCommand() ? i.reply('marker').then(() => true) : undefined));

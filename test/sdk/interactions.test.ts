@@ -175,7 +175,10 @@ describe('ParleyBot user and message commands, and modals', () => {
     await w.memberGw.waitForEvent('MESSAGE_CREATE', (d) => d.content === `reported ${w.owner.name}`);
     expect(seen.user).toEqual(['user', w.owner.id, true]);
 
-    const posted = await call(srv.url, 'POST', `/channels/${w.channel.id}/messages`, { auth: w.owner.auth, body: { content: 'wise words' } });
+    const posted = await call(srv.url, 'POST', `/channels/${w.channel.id}/messages`, {
+      auth: w.owner.auth,
+      body: { content: 'wise words' },
+    });
     await w.invoke({ type: 'command', botId: w.bot.id, name: 'Quote', commandType: 'message', targetId: posted.body.id });
     await w.memberGw.waitForEvent('MESSAGE_CREATE', (d) => d.content === '> wise words');
     expect(seen.message).toEqual(['message', 'wise words']);

@@ -142,7 +142,12 @@ export const interactions = {
   takeModal: async (db: Tx, id: string): Promise<string | undefined> => {
     const row = await db.selectFrom('interactions').select('modal').where('id', '=', id).executeTakeFirst();
     if (!row?.modal) return undefined;
-    const r = await db.updateTable('interactions').set({ modal: null }).where('id', '=', id).where('modal', '=', row.modal).executeTakeFirst();
+    const r = await db
+      .updateTable('interactions')
+      .set({ modal: null })
+      .where('id', '=', id)
+      .where('modal', '=', row.modal)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0 ? row.modal : undefined;
   },
   update: (db: Tx, id: string, changes: Partial<Pick<InteractionTable, 'originalMessageId' | 'ephemeralMessage'>>) =>
