@@ -461,6 +461,11 @@ export const MessageInteraction = Type.Object(
       description: 'what the person did: a command, a click on a component, or a modal submitted',
     }),
     name: Type.String({ description: "the command's name; for a component, its customId" }),
+    commandType: Type.Optional(
+      Type.Union([Type.Literal('user'), Type.Literal('message')], {
+        description: 'a user or message command (or a modal shown for one): clients show its name without a slash',
+      }),
+    ),
     user: ref(PublicUser),
   },
   { $id: 'MessageInteraction', title: 'MessageInteraction', description: 'the interaction a message answers, and who made it' },

@@ -711,7 +711,10 @@ async function resolvedOf(
 /** A new interaction's row and token. */
 function newInteraction(
   ctx: DomainContext,
-  fields: Pick<InteractionTable, 'botId' | 'channelId' | 'userId' | 'type' | 'name' | 'sourceMessageId'> & { serverId: string | null },
+  fields: Pick<InteractionTable, 'botId' | 'channelId' | 'userId' | 'type' | 'name' | 'sourceMessageId'> & {
+    serverId: string | null;
+    commandType?: 'user' | 'message' | null;
+  },
 ): { row: InteractionTable; token: string } {
   const id = ctx.store.ids.next();
   const secret = newSecret();
@@ -721,6 +724,7 @@ function newInteraction(
       id,
       tokenHash: hashToken(secret),
       ...fields,
+      commandType: fields.commandType ?? null,
       serverId: fields.serverId ?? DM_SERVER_ID,
       state: 'pending',
       callbackType: null,
@@ -962,6 +966,7 @@ async function submitModal(
     type: 'modalSubmit',
     // An answer shows what was used: the command (or the clicked component) the modal came from.
     name: shown.name,
+    commandType: shown.commandType ?? null,
     sourceMessageId: clicked ? clicked.message.id : null,
   });
   // One submit: the modal is taken in the new interaction's transaction.
@@ -1041,6 +1046,7 @@ export const interactions = {
         userId: caller.id,
         type: 'command',
         name: command.name,
+        commandType,
         sourceMessageId: null,
       });
       await ctx.store.write((tx) => ctx.store.interactions.insert(tx, row));
@@ -1544,6 +1550,7 @@ async function postAnswer(
     id: row.id,
     type: row.type,
     name: row.name,
+    ...(row.commandType ? { commandType: row.commandType } : {}),
     user: publicUser(userRow),
     ...(loading ? { loading: true } : {}),
   };

@@ -308,6 +308,8 @@ export interface InteractionTable {
   choices: string | null;
   /** The modal the bot answered with (0020), as JSON, until it is submitted once. */
   modal?: string | null;
+  /** A user or message command's type (0020; and a modal submit's that came from one): what its answers show. */
+  commandType?: 'user' | 'message' | null;
 }
 
 /** A bot's Ed25519 key pair for signing HTTP interactions (0010). */

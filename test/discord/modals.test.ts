@@ -117,7 +117,11 @@ describe('context-menu commands', () => {
     });
     expect(r.status, r.text).toBe(202);
     expect(await user).toEqual({ name: 'feedback', target: w.owner.id, member: true, type: ApplicationCommandType.User });
-    await w.memberGw.waitForEvent('MESSAGE_CREATE', (d) => d.content === `high five to ${w.owner.name}`);
+    const five = await w.memberGw.waitForEvent('MESSAGE_CREATE', (d) => d.content === `high five to ${w.owner.name}`);
+    // The answer names a user command (no slash in clients); on Discord's wire it is type 23.
+    expect(five.d.interaction).toMatchObject({ type: 'command', name: 'feedback', commandType: 'user' });
+    const asDiscord = await call(srv.url, 'GET', `/api/v10/channels/${w.channel.id}/messages/${five.d.id}`, { auth: w.bot.auth });
+    expect([asDiscord.body.type, asDiscord.body.interaction?.name]).toEqual([23, 'feedback']);
 
     const posted = await call(srv.url, 'POST', `/channels/${w.channel.id}/messages`, { auth: w.owner.auth, body: { content: 'quotable' } });
     const message = onInteraction(w.client, (i) => {

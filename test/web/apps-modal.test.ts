@@ -100,7 +100,7 @@ describe('the Apps menu and modals', () => {
     await menu.waitFor();
     expect(await menu.getByRole('menuitem').evaluateAll((els) => els.map((e) => e.getAttribute('data-command')))).toEqual(['Report']);
     // The first item has focus; the chat command and the user command are not here.
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-command'))).toBe('Report');
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('data-command'))).toBe('Report');
     await screenshot(page, 'apps-menu-message');
     await page.keyboard.press('Enter');
 
@@ -110,7 +110,7 @@ describe('the Apps menu and modals', () => {
     const reason = dialog.getByRole('textbox', { name: /Reason/ });
     const notes = dialog.getByRole('textbox', { name: /Notes/ });
     // Focus starts in the first field; its placeholder and the default value are shown.
-    expect(await reason.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await reason.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
     expect(await reason.getAttribute('placeholder')).toBe('What is wrong with it?');
     expect(await notes.inputValue()).toBe('Seen in #general');
 
@@ -145,7 +145,7 @@ describe('the Apps menu and modals', () => {
     // Escape closes the menu and gives focus back.
     await page.keyboard.press('Escape');
     await menu.waitFor({ state: 'detached' });
-    expect(await appsButton.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await appsButton.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
     await page.keyboard.press('Enter');
     await menu.waitFor();
     const before = received.length;
@@ -180,6 +180,11 @@ describe('the Apps menu and modals', () => {
     await menu.getByRole('menuitem', { name: /Wave/ }).click();
     await expect.poll(() => received.filter((r) => r.type === 'user').map((r) => r.targetId)).toEqual([ben.id]);
     await page.getByText(`${ana.name} waves at ${ben.name}`).waitFor();
+    // "You used Wave": a user command's name without a slash, as Discord shows it.
+    const invoker = page.locator('[data-invoker]').last();
+    const line = (await invoker.textContent()) ?? '';
+    expect(line).toMatch(/used\s*Wave$/);
+    expect(line).not.toContain('/');
     await screenshot(page, 'apps-user-answer');
     expect(errors).toEqual([]);
   });

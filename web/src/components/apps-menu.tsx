@@ -211,8 +211,10 @@ function AppsMenu({ request }: { request: MenuRequest }) {
           role="menuitem"
           tabIndex={i === active ? 0 : -1}
           className={styles.item}
+          data-active={i === active || undefined}
           onClick={() => run(c)}
           onMouseMove={() => i !== active && setActive(i)}
+          onFocus={() => i !== active && setActive(i)}
           data-command={c.name}
         >
           <Avatar id={c.botId} name={c.bot?.name ?? ''} src={c.bot?.avatar} size={20} />

@@ -51,7 +51,7 @@ export interface PendingInteraction {
   messageId?: string;
   customId?: string;
   /** Commands: what was run, and whose bot it is. */
-  command?: { name: string; botId: string; botName: string; botAvatar?: string | null };
+  command?: { name: string; botId: string; botName: string; botAvatar?: string | null; contextMenu?: boolean };
   status: 'pending' | 'failed';
   /** Why it failed, when the service refused it (otherwise: the bot did not respond). */
   error?: string;
@@ -288,6 +288,7 @@ export async function runContextCommand(channelId: string, command: Command, tar
         botId: command.botId,
         botName: command.bot?.name ?? t('commands.theBot'),
         botAvatar: command.bot?.avatar,
+        contextMenu: true,
       },
     },
     { type: 'command', botId: command.botId, name: command.name, commandType, targetId },
