@@ -12,6 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addBot, createBot, createServer, joinServer, postMessage, registerUser, type TestBot, type TestUser } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
+import { axeScan, settle } from './axe.js';
 import { ensureWebBuilt, launchBrowser, openPage, screenshot, type OpenPage } from './browser.js';
 
 let srv: TestServer;
@@ -102,6 +103,8 @@ describe('the Apps menu and modals', () => {
     // The first item has focus; the chat command and the user command are not here.
     expect(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('data-command'))).toBe('Report');
     await screenshot(page, 'apps-menu-message');
+    await settle(page);
+    expect(await axeScan(page, [], ['[data-testid="apps-menu"]'])).toEqual([]);
     await page.keyboard.press('Enter');
 
     const dialog = page.getByRole('dialog', { name: 'Report message' });
@@ -121,6 +124,8 @@ describe('the Apps menu and modals', () => {
     await reason.fill('spam');
     await dialog.getByText('At least 10 characters').waitFor();
     await screenshot(page, 'apps-modal-errors');
+    await settle(page);
+    expect(await axeScan(page, [], ['dialog'])).toEqual([]);
     expect(received.some((r) => r.type === 'modalSubmit')).toBe(false);
 
     await reason.fill('Unsolicited advertising');
