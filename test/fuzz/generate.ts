@@ -811,8 +811,18 @@ function template(g: Gen, route: Route, githubEvent: string | undefined): Array<
             'fields',
             rng.pick<J>([
               [],
-              [obj([['customId', 'a'], ['value', anyString(g)]])],
-              Array.from({ length: 6 }, () => obj([['customId', anyString(g)], ['value', LONG(4001, 'v')]])),
+              [
+                obj([
+                  ['customId', 'a'],
+                  ['value', anyString(g)],
+                ]),
+              ],
+              Array.from({ length: 6 }, () =>
+                obj([
+                  ['customId', anyString(g)],
+                  ['value', LONG(4001, 'v')],
+                ]),
+              ),
               'x',
             ]),
           ],
