@@ -240,6 +240,9 @@ describe('modals', () => {
     // A modal does not answer a modal submit; a message does.
     const nested = await callback(got, { type: 'modal', data: { modal: FEEDBACK } });
     expect([nested.status, nested.body.code]).toEqual([400, 'invalid_callback']);
+    // A modal shown for a command has no clicked message to update.
+    const update = await callback(got, { type: 'update', data: { content: 'x' } });
+    expect([update.status, update.body.code]).toEqual([400, 'invalid_callback']);
     expect((await callback(got, { type: 'message', data: { content: 'Thanks!' } })).status).toBe(204);
     const answer = await w.memberGw.waitForEvent('MESSAGE_CREATE', (d) => d.content === 'Thanks!');
     expect(answer.d.interaction).toMatchObject({ type: 'modalSubmit', name: 'feedback', user: { id: w.member.id } });
