@@ -65,6 +65,16 @@ export const ERROR_CATALOG = {
     status: 400,
     meaning: 'the callback type does not fit the interaction (update on a command, autocomplete on a click), or its data is wrong',
   },
+  invalid_modal: {
+    status: 400,
+    meaning:
+      'a modal breaks a rule: a duplicate customId, minLength above maxLength, a default value longer than maxLength, a blank title or label',
+  },
+  invalid_fields: {
+    status: 400,
+    meaning:
+      "a modal's submitted text inputs break its rules: a required one left empty, too short or too long, or one the modal does not have",
+  },
   interaction_expired: {
     status: 400,
     meaning: "the interaction's window has passed: 3 s for its callback, 15 minutes for follow-ups and edits",
@@ -93,6 +103,7 @@ export const ERROR_CATALOG = {
     status: 403,
     meaning: 'replying needs READ_MESSAGE_HISTORY in the channel, as on Discord: a reply would show the message it replies to',
   },
+  not_interaction_user: { status: 403, meaning: 'only the person who made the interaction may submit the modal it was answered with' },
   not_message_author: { status: 403, meaning: "only the message's author (or, to delete, the server owner) may do this" },
   role_hierarchy: {
     status: 403,

@@ -5,6 +5,7 @@ import {
   Id,
   Interaction,
   Message,
+  Modal,
   PermissionName,
   PresenceStatus,
   PublicUser,
@@ -106,6 +107,14 @@ export const InteractionStateEvent = Type.Object({
 });
 
 /**
+ * `INTERACTION_MODAL`: to the invoker's own sessions, the modal a bot answered their
+ * interaction `id` with. The client shows it; submitting it is `POST
+ * /channels/{channelId}/interactions` `{type: "modalSubmit", interactionId: id, ...}`
+ * within the interaction's 15 minutes. `INTERACTION_SUCCESS` follows, as for any callback.
+ */
+export const InteractionModalEvent = Type.Object({ id: Id, channelId: Id, serverId: ServerRef, modal: Modal });
+
+/**
  * `COMMANDS_UPDATE`: a bot's commands changed (a bulk overwrite). To the members of the
  * server (`serverId`), or of every server the bot is in and its DMs (`serverId` null: the
  * global ones); clients refetch `GET /channels/{channelId}/commands`.
@@ -146,6 +155,7 @@ export const GatewayEvent = Type.Union([
   event(L('INTERACTION_CREATE'), Interaction),
   event(Type.Union([L('INTERACTION_SUCCESS'), L('INTERACTION_FAILED')]), InteractionStateEvent),
   event(L('COMMANDS_UPDATE'), CommandsUpdateEvent),
+  event(L('INTERACTION_MODAL'), InteractionModalEvent),
 ]);
 
 // ---------------------------------------------------------------- frames
@@ -235,6 +245,7 @@ export type UserUpdateEvent = Static<typeof UserUpdateEvent>;
 export type PresenceEvent = Static<typeof PresenceEvent>;
 export type ChosenStatus = Static<typeof ChosenStatus>;
 export type InteractionStateEvent = Static<typeof InteractionStateEvent>;
+export type InteractionModalEvent = Static<typeof InteractionModalEvent>;
 export type CommandsUpdateEvent = Static<typeof CommandsUpdateEvent>;
 export type PresenceUpdateFrame = Static<typeof PresenceUpdateFrame>;
 export type GatewayEvent = Static<typeof GatewayEvent>;

@@ -109,7 +109,19 @@ export const COMMAND_LIMITS = {
   stringValue: 6000,
   /** Autocomplete answers: at most this many choices. */
   autocompleteChoices: 25,
+  /** User commands, and message commands, per bot per scope (each type apart; Discord's 5). */
+  contextMenusPerType: 5,
 } as const;
+
+/**
+ * What a command is (Discord's application command types 1, 2, 3): `chat` runs from the
+ * message box with options; `user` and `message` run from a member's or a message's "Apps"
+ * menu, with no description or options. Names are unique per bot, scope and type.
+ */
+export const COMMAND_TYPES = ['chat', 'user', 'message'] as const;
+
+/** A user or message command's name: 1 to 32 characters, any case, spaces inside (Discord's rule). */
+export const CONTEXT_MENU_NAME_PATTERN = "^(?! )[-_ '.\\p{L}\\p{M}\\p{N}]{1,32}(?<! )$";
 
 /** A command's or option's name: Discord's rule (lower case where the script has case). */
 export const COMMAND_NAME_PATTERN = '^[-_\\p{Ll}\\p{Lo}\\p{Lm}\\p{N}]{1,32}$';
@@ -141,10 +153,24 @@ export const COMPONENT_LIMITS = {
 export const BUTTON_STYLES = ['primary', 'secondary', 'success', 'danger', 'link'] as const;
 
 /** What a person can invoke (`POST /channels/{channelId}/interactions`). */
-export const INTERACTION_TYPES = ['command', 'component', 'autocomplete'] as const;
+export const INTERACTION_TYPES = ['command', 'component', 'autocomplete', 'modalSubmit'] as const;
+
+/** Modals (a bot's form answering a command or click), with Discord's limits (docs/commands.md#modals). */
+export const MODAL_LIMITS = {
+  title: 45,
+  rows: 5,
+  customId: 100,
+  label: 45,
+  /** A text input's value, and the most `minLength`/`maxLength` can say. */
+  value: 4000,
+  placeholder: 100,
+} as const;
+
+/** A text input's look: one line, or several. */
+export const TEXT_INPUT_STYLES = ['short', 'paragraph'] as const;
 
 /** How a bot answers an interaction (`POST /interactions/{id}/{token}/callback`). */
-export const INTERACTION_CALLBACK_TYPES = ['message', 'deferred', 'update', 'deferredUpdate', 'autocomplete'] as const;
+export const INTERACTION_CALLBACK_TYPES = ['message', 'deferred', 'update', 'deferredUpdate', 'autocomplete', 'modal'] as const;
 
 /**
  * How many of a thing one object may hold, Discord's numbers. Both APIs read them from here:

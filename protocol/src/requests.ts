@@ -3,16 +3,29 @@ import {
   ATTACHMENTS_MAX,
   COMMAND_LIMITS,
   COMMAND_OPTION_TYPES,
+  COMMAND_TYPES,
   COMPONENT_LIMITS,
   CONTENT_MAX,
   EMBED_LIMITS,
   INTERACTION_CALLBACK_TYPES,
+  MODAL_LIMITS,
   OBJECT_LIMITS,
   PERMISSION_NAMES,
   SEARCH_HAS,
   SEARCH_LIMITS,
 } from './limits.js';
-import { ActionRow, CommandChoice, CommandContexts, CommandIntegrationTypes, CommandLocalizations, Embed, literals, ref } from './wire.js';
+import {
+  ActionRow,
+  CommandChoice,
+  CommandContexts,
+  CommandIntegrationTypes,
+  CommandLocalizations,
+  Embed,
+  Modal,
+  ModalField,
+  literals,
+  ref,
+} from './wire.js';
 
 /**
  * What clients send: the path parameters, query strings, headers and bodies of the API's
@@ -451,11 +464,14 @@ export const CommandOptionBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** A command to register. */
+/** A command to register: a `chat` command (the default) has a description; `user` and `message` commands have neither description nor options. */
 export const CommandBody = Type.Object(
   {
+    type: Type.Optional(Type.Union(literals(COMMAND_TYPES), { description: 'default `chat`; cannot be changed by an edit' })),
     name: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.name }),
-    description: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.description }),
+    description: Type.Optional(
+      Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.description, description: '`chat` commands only, and needed there' }),
+    ),
     options: Type.Optional(Type.Array(CommandOptionBody, { maxItems: COMMAND_LIMITS.options })),
     defaultMemberPermissions: Type.Optional(Type.Union([PermissionBitsBody, Type.Null()])),
     nameLocalizations: Type.Optional(Type.Union([CommandLocalizations, Type.Null()])),
@@ -470,7 +486,9 @@ export const CommandBody = Type.Object(
 export const PatchCommandBody = Type.Partial(CommandBody, { additionalProperties: false });
 
 /** `PUT /bots/{botId}/commands`: the whole list for the scope; commands not in it are deleted. */
-export const PutCommandsBody = Type.Array(CommandBody, { maxItems: COMMAND_LIMITS.commandsPerScope });
+export const PutCommandsBody = Type.Array(CommandBody, {
+  maxItems: COMMAND_LIMITS.commandsPerScope + 2 * COMMAND_LIMITS.contextMenusPerType,
+});
 
 const OptionValuesBody = Type.Record(
   Type.String({ maxLength: COMMAND_LIMITS.name }),
@@ -481,12 +499,16 @@ const OptionValuesBody = Type.Record(
   },
 );
 
-/** A person runs a command of a bot in the channel. */
+/** A person runs a command of a bot in the channel (a `user` or `message` command on its `targetId`). */
 export const CommandInteractionBody = Type.Object(
   {
     type: Type.Literal('command'),
     botId: Type.String({ maxLength: 32 }),
     name: Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.name }),
+    commandType: Type.Optional(Type.Union(literals(COMMAND_TYPES), { description: 'default `chat`' })),
+    targetId: Type.Optional(
+      Type.String({ maxLength: 32, description: '`user` commands: the member; `message` commands: a message of this channel' }),
+    ),
     subcommandGroup: Type.Optional(
       Type.String({ minLength: 1, maxLength: COMMAND_LIMITS.name, description: 'the subcommand group, if the subcommand is in one' }),
     ),
@@ -532,12 +554,28 @@ export const AutocompleteInteractionBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** A person submits the modal a bot showed them in answer to their interaction `interactionId`. */
+export const ModalSubmitInteractionBody = Type.Object(
+  {
+    type: Type.Literal('modalSubmit'),
+    interactionId: Type.String({ maxLength: 32, description: 'the interaction the modal answered' }),
+    customId: Type.String({ minLength: 1, maxLength: MODAL_LIMITS.customId, description: "the modal's" }),
+    fields: Type.Array(ref(ModalField), { maxItems: MODAL_LIMITS.rows, description: 'the text inputs by customId' }),
+  },
+  { additionalProperties: false },
+);
+
 /**
- * `POST /channels/{channelId}/interactions`. `command` and `component` answer 202
+ * `POST /channels/{channelId}/interactions`. `command`, `component` and `modalSubmit` answer 202
  * `{id}` at once; `autocomplete` waits (up to the 3 s window) for the bot's suggestions
  * and answers 200 `{id, choices}`.
  */
-export const CreateInteractionBody = Type.Union([CommandInteractionBody, ComponentInteractionBody, AutocompleteInteractionBody]);
+export const CreateInteractionBody = Type.Union([
+  CommandInteractionBody,
+  ComponentInteractionBody,
+  AutocompleteInteractionBody,
+  ModalSubmitInteractionBody,
+]);
 
 /** A message an interaction answer makes or edits (`ephemeral`: seen by the invoker only). */
 export const InteractionMessageBody = Type.Object(
@@ -552,11 +590,12 @@ export const InteractionMessageBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** `data` of a callback: a message (`message`, `update`), `{ephemeral}` (`deferred`) or `{choices}` (`autocomplete`). */
+/** `data` of a callback: a message (`message`, `update`), `{ephemeral}` (`deferred`) `{choices}` (`autocomplete`) or `{modal}` (`modal`). */
 export const InteractionCallbackData = Type.Object(
   {
     ...InteractionMessageBody.properties,
     choices: Type.Optional(Type.Array(ref(CommandChoice), { maxItems: COMMAND_LIMITS.autocompleteChoices })),
+    modal: Type.Optional(ref(Modal)),
   },
   { additionalProperties: false },
 );
@@ -569,7 +608,9 @@ export const InteractionCallbackData = Type.Object(
  *   replaced later with `PATCH /interactions/{token}/messages/original`;
  * - `update` (components only): edit the message the component is on to `data`;
  * - `deferredUpdate` (components only): acknowledge now, edit later (or not);
- * - `autocomplete` (autocomplete only): `data.choices`, at most 25.
+ * - `autocomplete` (autocomplete only): `data.choices`, at most 25;
+ * - `modal` (commands and clicks): show `data.modal` to the invoker; their submit is a
+ *   `modalSubmit` interaction.
  */
 export const InteractionCallbackBody = Type.Object(
   {
@@ -751,6 +792,7 @@ export type InteractionMessageParams = Static<typeof InteractionMessageParams>;
 export type CommandInteractionBody = Static<typeof CommandInteractionBody>;
 export type ComponentInteractionBody = Static<typeof ComponentInteractionBody>;
 export type AutocompleteInteractionBody = Static<typeof AutocompleteInteractionBody>;
+export type ModalSubmitInteractionBody = Static<typeof ModalSubmitInteractionBody>;
 export type CreateInteractionBody = Static<typeof CreateInteractionBody>;
 export type InteractionMessageBody = Static<typeof InteractionMessageBody>;
 export type InteractionCallbackData = Static<typeof InteractionCallbackData>;

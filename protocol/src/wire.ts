@@ -4,13 +4,16 @@ import {
   BUTTON_STYLES,
   COMMAND_LIMITS,
   COMMAND_OPTION_TYPES,
+  COMMAND_TYPES,
   COMMAND_VALUE_TYPES,
   COMPONENT_LIMITS,
   CONTENT_MAX,
   EMBED_LIMITS,
   INTERACTION_TYPES,
+  MODAL_LIMITS,
   PERMISSION_NAMES,
   SEARCH_LIMITS,
+  TEXT_INPUT_STYLES,
 } from './limits.js';
 
 /**
@@ -405,12 +408,64 @@ export const ActionRow = Type.Object(
   { $id: 'ActionRow', title: 'ActionRow', description: 'a row of up to 5 buttons, or one select' },
 );
 
+/** A text input of a modal: what the person types, checked against its rules when submitted. */
+export const TextInput = Type.Object(
+  {
+    type: Type.Literal('textInput'),
+    customId: Type.String({
+      minLength: 1,
+      maxLength: MODAL_LIMITS.customId,
+      description: 'unique in the modal; names the value submitted',
+    }),
+    style: Type.Union(literals(TEXT_INPUT_STYLES), { description: '`short`: one line; `paragraph`: several' }),
+    label: Type.String({ minLength: 1, maxLength: MODAL_LIMITS.label }),
+    minLength: Type.Optional(Type.Integer({ minimum: 0, maximum: MODAL_LIMITS.value })),
+    maxLength: Type.Optional(Type.Integer({ minimum: 1, maximum: MODAL_LIMITS.value, description: `default ${MODAL_LIMITS.value}` })),
+    required: Type.Optional(Type.Boolean({ description: "default true (Discord's)" })),
+    value: Type.Optional(Type.String({ maxLength: MODAL_LIMITS.value, description: 'filled in at first' })),
+    placeholder: Type.Optional(Type.String({ maxLength: MODAL_LIMITS.placeholder })),
+  },
+  { $id: 'TextInput', title: 'TextInput', description: 'a text field of a modal' },
+);
+
+/** A bot's form: its answer to a command or a click, shown to the invoker alone, whose submit is a `modalSubmit` interaction. */
+export const Modal = Type.Object(
+  {
+    customId: Type.String({ minLength: 1, maxLength: MODAL_LIMITS.customId, description: "the submit interaction's `customId`" }),
+    title: Type.String({ minLength: 1, maxLength: MODAL_LIMITS.title }),
+    components: Type.Array(
+      Type.Object({
+        type: Type.Literal('row'),
+        components: Type.Array(ref(TextInput), { minItems: 1, maxItems: 1 }),
+      }),
+      { minItems: 1, maxItems: MODAL_LIMITS.rows, description: 'rows of one text input each' },
+    ),
+  },
+  { $id: 'Modal', title: 'Modal', description: 'a form of up to 5 text inputs' },
+);
+
+/** One submitted text input. */
+export const ModalField = Type.Object(
+  {
+    customId: Type.String({ minLength: 1, maxLength: MODAL_LIMITS.customId }),
+    value: Type.String({ maxLength: MODAL_LIMITS.value }),
+  },
+  { $id: 'ModalField', title: 'ModalField', description: "a text input's submitted value" },
+);
+
 /** What a message carries about the interaction that made it. */
 export const MessageInteraction = Type.Object(
   {
     id: Id,
-    type: Type.Union(literals(INTERACTION_TYPES), { description: 'what the person did: a command, or a click on a component' }),
+    type: Type.Union(literals(INTERACTION_TYPES), {
+      description: 'what the person did: a command, a click on a component, or a modal submitted',
+    }),
     name: Type.String({ description: "the command's name; for a component, its customId" }),
+    commandType: Type.Optional(
+      Type.Union([Type.Literal('user'), Type.Literal('message')], {
+        description: 'a user or message command (or a modal shown for one): clients show its name without a slash',
+      }),
+    ),
     user: ref(PublicUser),
   },
   { $id: 'MessageInteraction', title: 'MessageInteraction', description: 'the interaction a message answers, and who made it' },
@@ -499,8 +554,14 @@ export const Command = Type.Object(
     id: Id,
     botId: Id,
     serverId: Nullable(Id, { description: 'the server it is registered for; null: global (every server of the bot, and DMs with it)' }),
-    name: Type.String({ description: 'lower case, 1 to 32 letters, digits, - or _; unique per bot and scope' }),
-    description: Type.String(),
+    type: Type.Union(literals(COMMAND_TYPES), {
+      description: '`chat`: from the message box; `user` / `message`: from the "Apps" menu of a member or a message',
+    }),
+    name: Type.String({
+      description:
+        '`chat`: lower case, 1 to 32 letters, digits, - or _; `user` / `message`: 1 to 32 characters, any case, spaces allowed. Unique per bot, scope and type',
+    }),
+    description: Type.String({ description: 'empty for `user` and `message` commands' }),
     options: Type.Array(ref(CommandOption)),
     defaultMemberPermissions: Nullable(PermissionBits, {
       description: 'members need all of these permissions (besides USE_APPLICATION_COMMANDS) to see and use it; null: everyone',
@@ -617,6 +678,7 @@ export const InteractionResolved = Type.Object(
     ),
     roles: Type.Optional(Type.Record(Type.String(), ref(Role))),
     attachments: Type.Optional(Type.Record(Type.String(), ref(Attachment), { description: 'by upload URL, the option value' })),
+    messages: Type.Optional(Type.Record(Type.String(), ref(Message), { description: "a message command's target" })),
   },
   { $id: 'InteractionResolved', title: 'InteractionResolved', description: 'what the options name, as the bot may see it' },
 );
@@ -633,6 +695,8 @@ export const Interaction = Type.Object(
     user: ref(PublicUser),
     name: Type.Optional(Type.String({ description: 'command and autocomplete: the command' })),
     commandId: Type.Optional(Id),
+    commandType: Type.Optional(Type.Union(literals(COMMAND_TYPES), { description: "command: the command's type" })),
+    targetId: Type.Optional(Id),
     subcommandGroup: Type.Optional(Type.String({ description: 'command and autocomplete: the subcommand group run, if any' })),
     subcommand: Type.Optional(Type.String({ description: 'command and autocomplete: the subcommand run, if the command has subcommands' })),
     options: Type.Optional(CommandOptionValues),
@@ -643,12 +707,18 @@ export const Interaction = Type.Object(
     member: Type.Optional(ref(InteractionMember)),
     focused: Type.Optional(Type.String({ description: 'autocomplete: the option being typed (its partial value is in `options`)' })),
     messageId: Type.Optional(Id),
-    customId: Type.Optional(Type.String({ description: 'component: the clicked button or the select' })),
+    customId: Type.Optional(Type.String({ description: "component: the clicked button or the select; modalSubmit: the modal's" })),
+    fields: Type.Optional(Type.Array(ref(ModalField), { description: "modalSubmit: the text inputs, in the modal's order" })),
     values: Type.Optional(Type.Array(Type.String(), { description: 'select: the chosen values' })),
     message: Type.Optional(ref(Message)),
     createdAt: Timestamp,
   },
-  { $id: 'Interaction', title: 'Interaction', description: 'a command, a click or an autocomplete request, for its bot' },
+  {
+    $id: 'Interaction',
+    title: 'Interaction',
+    description:
+      'a command, a click, an autocomplete request or a modal submitted, for its bot. `user` and `message` commands carry `targetId` (in `resolved`); a modal submitted from a click carries the clicked `message`',
+  },
 );
 
 /** `POST /channels/{channelId}/interactions`: the interaction was created and sent to its bot. */
@@ -785,6 +855,9 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
   SelectOption,
   Select,
   ActionRow,
+  TextInput,
+  Modal,
+  ModalField,
   MessageInteraction,
   CommandChoice,
   CommandOption,
@@ -850,6 +923,9 @@ export type Button = Static<typeof Button>;
 export type SelectOption = Static<typeof SelectOption>;
 export type Select = Static<typeof Select>;
 export type ActionRow = Static<typeof ActionRow>;
+export type TextInput = Static<typeof TextInput>;
+export type Modal = Static<typeof Modal>;
+export type ModalField = Static<typeof ModalField>;
 export type Component = Button | Select;
 export type MessageInteraction = Static<typeof MessageInteraction>;
 export type CommandOptionType = Static<typeof CommandOptionType>;

@@ -3,6 +3,7 @@ import { GatewayClient, type GatewayCloseInfo, type ReconnectOptions, type WebSo
 import { RestClient, type RestClientOptions } from './rest.js';
 import {
   type CommandDefinition,
+  type ContextMenuDefinition,
   type CustomIdMatcher,
   type InteractionHandler,
   InteractionContext,
@@ -35,6 +36,7 @@ import type {
   PresenceEvent,
   Interaction,
   InteractionStateEvent,
+  InteractionModalEvent,
   CommandsUpdateEvent,
 } from './types.js';
 
@@ -86,6 +88,8 @@ export interface ParleyBotEvents {
   interactionFailed: [InteractionStateEvent];
   /** Some bot's commands changed in a server of this bot. */
   commandsUpdate: [CommandsUpdateEvent];
+  /** Only people receive it (a bot answered their interaction with a modal); listed for completeness. */
+  interactionModal: [InteractionModalEvent];
   /** Every gateway event (including types this SDK does not know yet), before its own handler. */
   dispatch: [DispatchEvent];
   /** A fatal gateway close (4001 bad token), a protocol problem, or a handler that threw. */
@@ -129,6 +133,7 @@ export const EVENT_HANDLER_NAMES = {
   INTERACTION_SUCCESS: 'interactionSuccess',
   INTERACTION_FAILED: 'interactionFailed',
   COMMANDS_UPDATE: 'commandsUpdate',
+  INTERACTION_MODAL: 'interactionModal',
 } as const satisfies { [K in GatewayEventType]: keyof ParleyBotEvents };
 
 // Compile-time check: each handler receives exactly its event type's payload.
@@ -167,6 +172,7 @@ const _handlerPayloadsMatch: HandlerPayloadsMatch = {
   INTERACTION_SUCCESS: true,
   INTERACTION_FAILED: true,
   COMMANDS_UPDATE: true,
+  INTERACTION_MODAL: true,
 };
 void _handlerPayloadsMatch;
 
@@ -238,6 +244,24 @@ export class ParleyBot extends TypedEmitter<ParleyBotEvents> {
    */
   command(name: string, definition: CommandDefinition, handler: InteractionHandler): this {
     this.interactions.command(name, definition, handler);
+    return this;
+  }
+
+  /** Defines a user command (a member's "Apps" menu) and what answers it; registered with the others on `connect`. */
+  userCommand(name: string, handler: InteractionHandler, definition?: ContextMenuDefinition): this {
+    this.interactions.userCommand(name, handler, definition);
+    return this;
+  }
+
+  /** Defines a message command (a message's "Apps" menu) and what answers it; registered with the others on `connect`. */
+  messageCommand(name: string, handler: InteractionHandler, definition?: ContextMenuDefinition): this {
+    this.interactions.messageCommand(name, handler, definition);
+    return this;
+  }
+
+  /** Handles submits of the modals this bot showed (`interaction.showModal`) whose customId matches. */
+  modal(match: CustomIdMatcher, handler: InteractionHandler): this {
+    this.interactions.modal(match, handler);
     return this;
   }
 

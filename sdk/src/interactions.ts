@@ -8,11 +8,14 @@ import type {
   CommandOptionBody,
   Interaction,
   InteractionCallbackBody,
+  InteractionMember,
   InteractionMessageBody,
   Message,
   MessageAuthor,
+  Modal,
   Select,
   SelectOption,
+  TextInput,
 } from './types.js';
 
 /**
@@ -63,9 +66,42 @@ export class InteractionContext {
   get commandName(): string | undefined {
     return this.raw.name;
   }
-  /** The clicked component's customId (components). */
+  /** The command's type: `chat` (from the message box), `user` or `message` (from the "Apps" menu). */
+  get commandType(): 'chat' | 'user' | 'message' | undefined {
+    if (this.raw.type !== 'command') return undefined;
+    return this.raw.commandType ?? 'chat';
+  }
+  /** A user or message command's target: the member's or the message's id. */
+  get targetId(): string | undefined {
+    return this.raw.targetId;
+  }
+  /** A user command's target user. */
+  get targetUser(): MessageAuthor | undefined {
+    return this.raw.commandType === 'user' && this.raw.targetId ? this.raw.resolved?.users?.[this.raw.targetId] : undefined;
+  }
+  /** A user command's target as a member of the server (roles, joinedAt, permissions in the channel). */
+  get targetMember(): InteractionMember | undefined {
+    return this.raw.commandType === 'user' && this.raw.targetId ? this.raw.resolved?.members?.[this.raw.targetId] : undefined;
+  }
+  /** A message command's target message. */
+  get targetMessage(): Message | undefined {
+    return this.raw.commandType === 'message' && this.raw.targetId ? this.raw.resolved?.messages?.[this.raw.targetId] : undefined;
+  }
+  /** The clicked component's customId (components), or the submitted modal's (modal submits). */
   get customId(): string | undefined {
     return this.raw.customId;
+  }
+  /** A modal submit's values by text input customId (an input left empty: `''`). */
+  get fields(): Record<string, string> {
+    return Object.fromEntries((this.raw.fields ?? []).map((f) => [f.customId, f.value]));
+  }
+  /** One text input's submitted value (modal submits). */
+  field(customId: string): string | undefined {
+    return this.raw.fields?.find((f) => f.customId === customId)?.value;
+  }
+  /** The message clicked: components, and modals shown for a click. */
+  get message(): Message | undefined {
+    return this.raw.message;
   }
   /** A select's chosen values (components). */
   get values(): string[] {
@@ -120,6 +156,14 @@ export class InteractionContext {
     return this.#callback({ type: 'deferredUpdate' });
   }
 
+  /**
+   * Commands and clicks: shows `modal` to the person (the one callback); their submit comes
+   * back as a `modalSubmit` interaction, handled by `modal(customId, ...)` handlers.
+   */
+  showModal(modal: Modal): Promise<void> {
+    return this.#callback({ type: 'modal', data: { modal } });
+  }
+
   /** Autocomplete: the suggestions (at most 25). */
   autocomplete(choices: CommandChoice[]): Promise<void> {
     return this.#callback({ type: 'autocomplete', data: { choices: choices.slice(0, 25) } });
@@ -157,6 +201,12 @@ async function afterCallback<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A user or message command's definition: no description or options. */
+export interface ContextMenuDefinition {
+  /** Members need all of these permissions (a bitfield, decimal) to see and use it. */
+  defaultMemberPermissions?: string | null;
+}
+
 /** A command's definition: its description and options, as registered. */
 export interface CommandDefinition {
   description: string;
@@ -172,14 +222,36 @@ export type InteractionHandler = (interaction: InteractionContext) => unknown;
 /** Which customIds a component handler takes: one, those starting with a prefix (`'vote:'` ending in ':'), or a pattern. */
 export type CustomIdMatcher = string | RegExp;
 
-/** Command definitions and the handlers of commands and components, in one place. */
+const matches = (match: CustomIdMatcher, id: string) =>
+  typeof match === 'string' ? (match.endsWith(':') ? id.startsWith(match) : id === match) : match.test(id);
+
+type CommandKind = 'chat' | 'user' | 'message';
+
+/** Command definitions and the handlers of commands, components and modals, in one place. */
 export class InteractionRouter {
-  readonly #commands = new Map<string, { definition: CommandDefinition; handler: InteractionHandler }>();
+  /** By `type/name`: a chat command and a user command may share a name (as on Discord). */
+  readonly #commands = new Map<
+    string,
+    { type: CommandKind; name: string; definition: CommandDefinition | ContextMenuDefinition; handler: InteractionHandler }
+  >();
   readonly #components: Array<{ match: CustomIdMatcher; handler: InteractionHandler }> = [];
+  readonly #modals: Array<{ match: CustomIdMatcher; handler: InteractionHandler }> = [];
 
   /** Defines a command and what answers it. */
   command(name: string, definition: CommandDefinition, handler: InteractionHandler): this {
-    this.#commands.set(name, { definition, handler });
+    this.#commands.set(`chat/${name}`, { type: 'chat', name, definition, handler });
+    return this;
+  }
+
+  /** Defines a user command (a member's "Apps" menu; `targetUser`, `targetMember`) and what answers it. */
+  userCommand(name: string, handler: InteractionHandler, definition: ContextMenuDefinition = {}): this {
+    this.#commands.set(`user/${name}`, { type: 'user', name, definition, handler });
+    return this;
+  }
+
+  /** Defines a message command (a message's "Apps" menu; `targetMessage`) and what answers it. */
+  messageCommand(name: string, handler: InteractionHandler, definition: ContextMenuDefinition = {}): this {
+    this.#commands.set(`message/${name}`, { type: 'message', name, definition, handler });
     return this;
   }
 
@@ -189,17 +261,24 @@ export class InteractionRouter {
     return this;
   }
 
+  /** Handles submits of modals whose customId matches (`fields`, `field(id)`; a string ending in ':' is a prefix). */
+  modal(match: CustomIdMatcher, handler: InteractionHandler): this {
+    this.#modals.push({ match, handler });
+    return this;
+  }
+
   /** How many commands are defined. */
   get size(): number {
     return this.#commands.size;
   }
 
-  /** The definitions as `PUT /bots/{botId}/commands` takes them. */
+  /** The definitions as `PUT /bots/{botId}/commands` takes them (every type in one list). */
   definitions(): CommandBody[] {
-    return [...this.#commands].map(([name, { definition }]) => ({
+    return [...this.#commands.values()].map(({ type, name, definition }) => ({
+      ...(type !== 'chat' ? { type } : {}),
       name,
-      description: definition.description,
-      ...(definition.options ? { options: definition.options } : {}),
+      ...('description' in definition ? { description: definition.description } : {}),
+      ...('options' in definition && definition.options ? { options: definition.options } : {}),
       ...(definition.defaultMemberPermissions !== undefined ? { defaultMemberPermissions: definition.defaultMemberPermissions } : {}),
     }));
   }
@@ -212,20 +291,19 @@ export class InteractionRouter {
   /** Runs the handler for `interaction`; false when none takes it (the interaction then fails for the person). */
   async dispatch(interaction: InteractionContext): Promise<boolean> {
     const raw = interaction.raw;
-    if (raw.type === 'component') {
+    if (raw.type === 'component' || raw.type === 'modalSubmit') {
       const id = raw.customId ?? '';
-      const entry = this.#components.find(({ match }) =>
-        typeof match === 'string' ? (match.endsWith(':') ? id.startsWith(match) : id === match) : match.test(id),
-      );
+      const entry = (raw.type === 'component' ? this.#components : this.#modals).find(({ match }) => matches(match, id));
       if (!entry) return false;
       await entry.handler(interaction);
       return true;
     }
-    const command = this.#commands.get(raw.name ?? '');
+    const command = this.#commands.get(`${raw.type === 'command' ? (raw.commandType ?? 'chat') : 'chat'}/${raw.name ?? ''}`);
     if (!command) return false;
     if (raw.type === 'autocomplete') {
-      if (!command.definition.autocomplete) return false;
-      await interaction.autocomplete(await command.definition.autocomplete(interaction));
+      const complete = 'autocomplete' in command.definition ? command.definition.autocomplete : undefined;
+      if (!complete) return false;
+      await interaction.autocomplete(await complete(interaction));
       return true;
     }
     await command.handler(interaction);
@@ -288,4 +366,20 @@ export function select(options: {
 /** A row of up to 5 buttons, or one select. */
 export function row(...components: Array<Button | Select>): ActionRow {
   return { type: 'row', components };
+}
+
+// ---------------------------------------------------------------- modal helpers
+
+/** A text input of a modal (`style` defaults to `short`; `required` to true, as on Discord). */
+export function textInput(options: Omit<TextInput, 'type' | 'style'> & { style?: TextInput['style'] }): TextInput {
+  return { type: 'textInput', ...options, style: options.style ?? 'short' };
+}
+
+/** A modal of up to 5 text inputs, one per row, e.g. `modal({customId: 'report', title: 'Report', inputs: [textInput(...)]})`. */
+export function modal(options: { customId: string; title: string; inputs: TextInput[] }): Modal {
+  return {
+    customId: options.customId,
+    title: options.title,
+    components: options.inputs.map((input) => ({ type: 'row' as const, components: [input] })),
+  };
 }

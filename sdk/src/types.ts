@@ -64,6 +64,12 @@ export type {
   InteractionCallbackData,
   InteractionMessageBody,
   MessageInteraction,
+  Modal,
+  ModalField,
+  TextInput,
+  InteractionModalEvent,
+  InteractionMember,
+  InteractionResolved,
 } from '@parley/protocol';
 
 /** An id: opaque, sortable by creation time. */

@@ -62,6 +62,8 @@ export const DISCORD_CODES: Partial<Record<ErrorCode, number>> = {
   invalid_json: DISCORD.INVALID_FORM_BODY,
   json_too_deep: DISCORD.INVALID_FORM_BODY,
   invalid_components: DISCORD.INVALID_FORM_BODY,
+  invalid_modal: DISCORD.INVALID_FORM_BODY,
+  invalid_fields: DISCORD.INVALID_FORM_BODY,
   unknown_message_reference: DISCORD.INVALID_FORM_BODY,
   too_many_pins: DISCORD.MAX_PINS,
   max_roles: DISCORD.MAX_ROLES,

@@ -12,6 +12,8 @@ import {
   type CommandOptionType,
   type Interaction,
   type Message,
+  type Modal,
+  Modal as ModalSchema,
   PatchCommandBody,
   WIRE_SCHEMAS,
 } from '@parley/protocol';
@@ -36,7 +38,14 @@ export const OPTION_TYPE: Record<CommandOptionType, number> = {
 const OPTION_TYPE_NAME = new Map(Object.entries(OPTION_TYPE).map(([k, v]) => [v, k as CommandOptionType]));
 
 /** Discord's interaction types. */
-export const INTERACTION_TYPE = { ping: 1, command: 2, component: 3, autocomplete: 4 } as const;
+export const INTERACTION_TYPE = { ping: 1, command: 2, component: 3, autocomplete: 4, modalSubmit: 5 } as const;
+
+/** Discord's application command types: 1 chat input, 2 user, 3 message. */
+export const COMMAND_TYPE = { chat: 1, user: 2, message: 3 } as const;
+const COMMAND_TYPE_NAME = new Map(Object.entries(COMMAND_TYPE).map(([k, v]) => [v as number, k as keyof typeof COMMAND_TYPE]));
+
+/** Discord's text input styles (1 short, 2 paragraph). */
+const TEXT_INPUT_STYLE = { short: 1, paragraph: 2 } as const;
 
 /** Discord's callback types → Parley's. */
 export const CALLBACK_TYPE: Record<number, string> = {
@@ -45,6 +54,7 @@ export const CALLBACK_TYPE: Record<number, string> = {
   6: 'deferredUpdate',
   7: 'update',
   8: 'autocomplete',
+  9: 'modal',
 };
 
 /** A command as Discord's application command (type 1, chat input). */
@@ -53,7 +63,7 @@ export function discordCommand(c: Command) {
     id: c.id,
     application_id: c.botId,
     ...(c.serverId ? { guild_id: c.serverId } : {}),
-    type: 1,
+    type: COMMAND_TYPE[c.type],
     name: c.name,
     name_localizations: c.nameLocalizations ?? null,
     description: c.description,
@@ -116,9 +126,12 @@ function asNative<T>(schema: TSchema, value: T): T {
 /** The body of a command create or bulk overwrite, as Parley's command body (the native schema checks it; the domain its rules). */
 export function commandFromDiscord(body: unknown): CommandBody {
   const p = commandPatchFromDiscord(body);
+  const type = p.type ?? 'chat';
   return asNative(CommandBodySchema, {
+    ...(type !== 'chat' ? { type } : {}),
     name: str(p.name, 'name'),
-    description: p.description ?? '',
+    // A user or message command's description is Discord's empty string: none.
+    ...(type === 'chat' ? { description: p.description ?? '' } : p.description ? { description: p.description } : {}),
     options: p.options ?? [],
     defaultMemberPermissions: p.defaultMemberPermissions ?? null,
     ...(p.nameLocalizations !== undefined ? { nameLocalizations: p.nameLocalizations } : {}),
@@ -132,13 +145,18 @@ export function commandFromDiscord(body: unknown): CommandBody {
 export function commandPatchFromDiscord(body: unknown): Partial<CommandBody> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('expected an application command object');
   const b = body as Record<string, unknown>;
-  if (b.type !== undefined && b.type !== 1) throw invalid('type: only chat input commands (type 1) are supported');
+  const type = b.type === undefined ? undefined : COMMAND_TYPE_NAME.get(b.type as number);
+  if (b.type !== undefined && !type) throw invalid('type: only chat input (1), user (2) and message (3) commands are supported');
   if (b.options !== undefined && b.options !== null && !Array.isArray(b.options)) throw invalid('options: expected an array');
   const perms = b.default_member_permissions;
+  const contextMenu = type === 'user' || type === 'message';
   return asNative(PatchCommandBody, {
+    ...(type ? { type } : {}),
     ...(b.name !== undefined ? { name: str(b.name, 'name') } : {}),
-    ...(b.description !== undefined ? { description: str(b.description, 'description') } : {}),
-    ...(b.options !== undefined ? { options: ((b.options as unknown[] | null) ?? []).map((o, i) => optionFromDiscord(o, i)) } : {}),
+    ...(b.description !== undefined && !(contextMenu && b.description === '') ? { description: str(b.description, 'description') } : {}),
+    ...(b.options !== undefined && !(contextMenu && (b.options === null || (b.options as unknown[]).length === 0))
+      ? { options: ((b.options as unknown[] | null) ?? []).map((o, i) => optionFromDiscord(o, i)) }
+      : {}),
     ...(perms !== undefined ? { defaultMemberPermissions: perms === null ? null : String(perms) } : {}),
     // Kept and returned as given (the native schema checks their shape).
     ...(b.name_localizations !== undefined ? { nameLocalizations: b.name_localizations } : {}),
@@ -174,6 +192,74 @@ function optionFromDiscord(v: unknown, i: number, at = 'options'): CommandOption
     ...(inner && (inner.length > 0 || type === 'subcommand' || type === 'subcommandGroup')
       ? { options: inner.map((x, j) => optionFromDiscord(x, j, `${where}.options`)) }
       : {}),
+  };
+}
+
+/**
+ * A modal callback's `data` (Discord's `{custom_id, title, components: [action rows of text
+ * inputs]}`) as Parley's modal; the native schema checks its limits (50035 naming the field).
+ * Discord's newer label component (type 18, holding one text input) is read as a row.
+ */
+export function modalFromDiscord(data: unknown): Modal {
+  if (typeof data !== 'object' || data === null) throw invalid('data: expected a modal');
+  const d = data as Record<string, unknown>;
+  if (!Array.isArray(d.components)) throw invalid('data.components: expected an array of action rows');
+  const components = d.components.map((row: unknown, i: number) => {
+    const where = `data.components.${i}`;
+    const r = (typeof row === 'object' && row !== null ? row : {}) as Record<string, unknown>;
+    let input: Record<string, unknown>;
+    let label = r.label;
+    if (r.type === 18) {
+      input = (typeof r.component === 'object' && r.component !== null ? r.component : {}) as Record<string, unknown>;
+    } else {
+      if (r.type !== 1) throw invalid(`${where}.type: expected an action row (1)`);
+      if (!Array.isArray(r.components) || r.components.length !== 1)
+        throw invalid(`${where}.components: an action row of a modal holds one text input`);
+      input = (r.components[0] ?? {}) as Record<string, unknown>;
+      label = input.label;
+    }
+    if (input.type !== 4) throw invalid(`${where}.components.0.type: only text inputs (4) go in a modal`);
+    const style = input.style === 1 ? 'short' : input.style === 2 ? 'paragraph' : undefined;
+    if (!style) throw invalid(`${where}.components.0.style: 1 (short) or 2 (paragraph)`);
+    return {
+      type: 'row' as const,
+      components: [
+        {
+          type: 'textInput' as const,
+          customId: str(input.custom_id, `${where}.components.0.custom_id`),
+          style,
+          label: str(label, `${where}.components.0.label`),
+          ...(input.min_length !== undefined && input.min_length !== null ? { minLength: input.min_length as number } : {}),
+          ...(input.max_length !== undefined && input.max_length !== null ? { maxLength: input.max_length as number } : {}),
+          ...(typeof input.required === 'boolean' ? { required: input.required } : {}),
+          ...(input.value !== undefined && input.value !== null ? { value: input.value as string } : {}),
+          ...(input.placeholder !== undefined && input.placeholder !== null ? { placeholder: input.placeholder as string } : {}),
+        },
+      ],
+    };
+  });
+  return asNative(ModalSchema, { customId: str(d.custom_id, 'data.custom_id'), title: str(d.title, 'data.title'), components } as Modal);
+}
+
+/** Parley's modal as Discord's (the shape `INTERACTION_CREATE` clients and tests compare with). */
+export function discordModal(m: Modal) {
+  return {
+    custom_id: m.customId,
+    title: m.title,
+    components: m.components.map((r) => ({
+      type: 1,
+      components: r.components.map((t) => ({
+        type: 4,
+        custom_id: t.customId,
+        style: TEXT_INPUT_STYLE[t.style],
+        label: t.label,
+        ...(t.minLength !== undefined ? { min_length: t.minLength } : {}),
+        ...(t.maxLength !== undefined ? { max_length: t.maxLength } : {}),
+        ...(t.required !== undefined ? { required: t.required } : {}),
+        ...(t.value !== undefined ? { value: t.value } : {}),
+        ...(t.placeholder !== undefined ? { placeholder: t.placeholder } : {}),
+      })),
+    })),
   };
 }
 
@@ -222,6 +308,7 @@ function discordResolved(i: Interaction, view: DiscordView) {
       flags: 0,
     })),
     roles: map(r.roles, (role) => discordRole(role)),
+    messages: map(r.messages, (m) => discordMessage(m as Message, view)),
     attachments: r.attachments
       ? Object.fromEntries(
           Object.values(r.attachments).map((a) => {
@@ -255,6 +342,21 @@ export function discordInteraction(i: Interaction, view: InteractionContext) {
   let data: Record<string, unknown>;
   if (i.type === 'component') {
     data = { custom_id: i.customId, component_type: i.values ? 3 : 2, ...(i.values ? { values: i.values } : {}) };
+  } else if (i.type === 'modalSubmit') {
+    data = {
+      custom_id: i.customId,
+      components: (i.fields ?? []).map((f) => ({ type: 1, components: [{ type: 4, custom_id: f.customId, value: f.value }] })),
+    };
+  } else if (i.commandType === 'user' || i.commandType === 'message') {
+    data = {
+      id: i.commandId,
+      name: i.name,
+      type: COMMAND_TYPE[i.commandType],
+      ...(i.serverId ? { guild_id: i.serverId } : {}),
+      target_id: i.targetId,
+    };
+    const resolved = discordResolved(i, view);
+    if (resolved) data.resolved = resolved;
   } else {
     data = {
       id: i.commandId,

@@ -294,8 +294,8 @@ export function discordReaction(r: Message['reactions'][number]): APIReaction {
   };
 }
 
-/** Discord's interaction type of a message's interaction: 2 application command, 3 component, 4 autocomplete. */
-const INTERACTION_TYPE = { command: 2, component: 3, autocomplete: 4 } as const;
+/** Discord's interaction type of a message's interaction: 2 application command, 3 component, 4 autocomplete, 5 modal submit. */
+const INTERACTION_TYPE = { command: 2, component: 3, autocomplete: 4, modalSubmit: 5 } as const;
 
 export function discordMessageInteraction(i: MessageInteraction): APIMessageInteraction {
   return { id: i.id, type: INTERACTION_TYPE[i.type], name: i.name, user: discordUser(i.user) };
@@ -304,9 +304,9 @@ export function discordMessageInteraction(i: MessageInteraction): APIMessageInte
 /** Message flags: EPHEMERAL (64), LOADING (128, a deferred answer's placeholder). */
 export const MESSAGE_FLAGS = { ephemeral: 1 << 6, loading: 1 << 7 } as const;
 
-/** Discord's message type: a slash command's answer is 20, a reply 19, anything else 0. */
-function messageType(m: Pick<Message, 'interaction' | 'messageReference'>): 0 | 19 | 20 {
-  if (m.interaction?.type === 'command') return 20;
+/** Discord's message type: a slash command's answer is 20, a user or message command's 23, a reply 19, anything else 0. */
+function messageType(m: Pick<Message, 'interaction' | 'messageReference'>): 0 | 19 | 20 | 23 {
+  if (m.interaction?.type === 'command') return m.interaction.commandType ? 23 : 20;
   if (m.messageReference) return 19;
   return 0;
 }

@@ -4,6 +4,7 @@ import {
   type ActionRow,
   COMMAND_LIMITS,
   COMMAND_NAME_PATTERN,
+  CONTEXT_MENU_NAME_PATTERN,
   type Command,
   type CommandBody,
   type CommandChoice,
@@ -11,6 +12,10 @@ import {
   type CommandOptionValues,
   type CommandValueType,
   type CreateInteractionBody,
+  MODAL_LIMITS,
+  type Modal,
+  type ModalField,
+  type ModalSubmitInteractionBody,
   type Attachment,
   type Interaction,
   type InteractionAccepted,
@@ -61,6 +66,7 @@ import { type StoredUpload, attachmentOf, releaseUploads, uploadIdOf, uploadRefO
  */
 
 const NAME = new RegExp(COMMAND_NAME_PATTERN, 'u');
+const CONTEXT_MENU_NAME = new RegExp(CONTEXT_MENU_NAME_PATTERN, 'u');
 const STRINGY = new Set(['string', 'integer', 'number']);
 const NUMERIC = new Set(['integer', 'number']);
 
@@ -159,6 +165,7 @@ function commandView(row: CommandTable, bot?: PublicUser): Command {
     id: row.id,
     botId: row.botId,
     serverId: row.serverId === GLOBAL_SCOPE ? null : row.serverId,
+    type: row.type ?? 'chat',
     name: row.name,
     description: row.description,
     options: JSON.parse(row.options) as CommandOption[],
@@ -279,10 +286,25 @@ function checkOptionList(options: readonly CommandOption[], where: string, level
 }
 
 /** Checks one command to register against Discord's rules; returns it as stored (options normalised). */
-function checkCommand(body: CommandBody, where: string): { options: CommandOption[]; defaultMemberPermissions: string | null } {
-  if (!NAME.test(body.name)) throw invalidCommand(`${where}.name`, 'lower case, 1 to 32 letters, digits, - or _');
-  if (body.description.trim() === '') throw invalidCommand(`${where}.description`, 'must not be blank');
-  const out = checkOptionList(body.options ?? [], where, 'command');
+function checkCommand(
+  body: CommandBody,
+  where: string,
+): { type: CommandType; description: string; options: CommandOption[]; defaultMemberPermissions: string | null } {
+  const type = body.type ?? 'chat';
+  let out: CommandOption[] = [];
+  if (type === 'chat') {
+    if (!NAME.test(body.name)) throw invalidCommand(`${where}.name`, 'lower case, 1 to 32 letters, digits, - or _');
+    if (body.description === undefined) throw invalidCommand(`${where}.description`, 'a chat command needs a description');
+    if (body.description.trim() === '') throw invalidCommand(`${where}.description`, 'must not be blank');
+    out = checkOptionList(body.options ?? [], where, 'command');
+  } else {
+    // Discord's user and message commands: a name as people read it, nothing else to fill in.
+    if (!CONTEXT_MENU_NAME.test(body.name))
+      throw invalidCommand(`${where}.name`, '1 to 32 letters, digits, spaces, - or _, not starting or ending with a space');
+    if (body.description !== undefined && body.description !== '')
+      throw invalidCommand(`${where}.description`, `a ${type} command has no description`);
+    if (body.options?.length) throw invalidCommand(`${where}.options`, `a ${type} command has no options`);
+  }
   let defaultMemberPermissions: string | null = null;
   if (body.defaultMemberPermissions !== undefined && body.defaultMemberPermissions !== null) {
     const bits = parsePermissions(body.defaultMemberPermissions);
@@ -290,8 +312,13 @@ function checkCommand(body: CommandBody, where: string): { options: CommandOptio
       throw invalidCommand(`${where}.defaultMemberPermissions`, 'must be a permission bitfield of known bits');
     defaultMemberPermissions = bits.toString();
   }
-  return { options: out, defaultMemberPermissions };
+  return { type, description: type === 'chat' ? (body.description ?? '') : '', options: out, defaultMemberPermissions };
 }
+
+type CommandType = CommandTable['type'];
+
+/** How many commands of a type one scope may hold: 100 chat commands, 5 user and 5 message commands. */
+const limitOf = (type: CommandType) => (type === 'chat' ? COMMAND_LIMITS.commandsPerScope : COMMAND_LIMITS.contextMenusPerType);
 
 /** Clients showing a command list refetch it: the server's members, or every server of the bot's. */
 async function commandsChanged(ctx: DomainContext, botId: string, scope: string): Promise<void> {
@@ -315,31 +342,36 @@ export const commands = {
   ): Promise<Command[]> {
     const bot = await commandsOwner(ctx, caller, botId);
     const scope = await commandScope(ctx, bot.id, serverId);
-    if (body.length > COMMAND_LIMITS.commandsPerScope) throw invalidCommand('commands', `at most ${COMMAND_LIMITS.commandsPerScope}`);
     const seen = new Set<string>();
+    const counts = new Map<CommandType, number>();
+    // Names are unique per type: a chat command and a user command may share one (as on Discord).
     const checked = body.map((c, i) => {
-      if (seen.has(c.name)) throw invalidCommand(`[${i}].name`, `"${c.name}" is used twice`);
-      seen.add(c.name);
+      const type = c.type ?? 'chat';
+      if (seen.has(`${type}/${c.name}`)) throw invalidCommand(`[${i}].name`, `"${c.name}" is used twice`);
+      seen.add(`${type}/${c.name}`);
+      counts.set(type, (counts.get(type) ?? 0) + 1);
+      if (counts.get(type)! > limitOf(type)) throw invalidCommand('commands', `at most ${limitOf(type)} ${type} commands`);
       return { body: c, ...checkCommand(c, `[${i}]`), extras: commandExtras(c, `[${i}]`) };
     });
     const rows = await ctx.store.write(async (tx) => {
-      const before = new Map((await ctx.store.commands.ofScope(tx, bot.id, scope)).map((r) => [r.name, r]));
-      const rows: CommandTable[] = checked.map(({ body: c, options, defaultMemberPermissions, extras }) => ({
-        id: before.get(c.name)?.id ?? ctx.store.ids.next(),
+      const before = new Map((await ctx.store.commands.ofScope(tx, bot.id, scope)).map((r) => [`${r.type}/${r.name}`, r]));
+      const rows: CommandTable[] = checked.map(({ body: c, type, description, options, defaultMemberPermissions, extras }) => ({
+        id: before.get(`${type}/${c.name}`)?.id ?? ctx.store.ids.next(),
         botId: bot.id,
         serverId: scope,
+        type,
         name: c.name,
-        description: c.description,
+        description,
         options: JSON.stringify(options),
         defaultMemberPermissions,
         ...extras,
-        createdAt: before.get(c.name)?.createdAt ?? nowIso(ctx),
+        createdAt: before.get(`${type}/${c.name}`)?.createdAt ?? nowIso(ctx),
       }));
       await ctx.store.commands.replaceScope(tx, bot.id, scope, rows);
       return rows;
     });
     await commandsChanged(ctx, bot.id, scope);
-    return rows.sort((a, b) => (a.name < b.name ? -1 : 1)).map((r) => commandView(r));
+    return rows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.type < b.type ? -1 : 1)).map((r) => commandView(r));
   },
 
   /**
@@ -360,15 +392,16 @@ export const commands = {
     const extras = commandExtras(body, 'command');
     const write = () =>
       ctx.store.write(async (tx) => {
-        const existing = await ctx.store.commands.byName(tx, bot.id, scope, body.name);
-        if (!existing && (await ctx.store.commands.countScope(tx, bot.id, scope)) >= COMMAND_LIMITS.commandsPerScope)
-          throw invalidCommand('commands', `at most ${COMMAND_LIMITS.commandsPerScope}`);
+        const existing = await ctx.store.commands.byName(tx, bot.id, scope, checked.type, body.name);
+        if (!existing && (await ctx.store.commands.countScope(tx, bot.id, scope, checked.type)) >= limitOf(checked.type))
+          throw invalidCommand('commands', `at most ${limitOf(checked.type)} ${checked.type} commands`);
         const row: CommandTable = {
           id: existing?.id ?? ctx.store.ids.next(),
           botId: bot.id,
           serverId: scope,
+          type: checked.type,
           name: body.name,
-          description: body.description,
+          description: checked.description,
           options: JSON.stringify(checked.options),
           defaultMemberPermissions: checked.defaultMemberPermissions,
           ...extras,
@@ -405,20 +438,23 @@ export const commands = {
     const row = await ctx.store.write(async (tx) => {
       const current = isId(commandId) ? await ctx.store.commands.byId(tx, bot.id, scope, commandId) : undefined;
       if (!current) throw notFound('command');
+      if (patch.type !== undefined && patch.type !== current.type)
+        throw invalidCommand('command.type', "a command's type cannot change: delete it and create another");
       const body: CommandBody = {
+        type: current.type,
         name: patch.name ?? current.name,
-        description: patch.description ?? current.description,
+        description: patch.description ?? (current.type === 'chat' ? current.description : undefined),
         options: patch.options ?? (JSON.parse(current.options) as CommandOption[]),
         defaultMemberPermissions:
           patch.defaultMemberPermissions !== undefined ? patch.defaultMemberPermissions : current.defaultMemberPermissions,
       };
       const checked = checkCommand(body, 'command');
-      if (body.name !== current.name && (await ctx.store.commands.byName(tx, bot.id, scope, body.name)))
+      if (body.name !== current.name && (await ctx.store.commands.byName(tx, bot.id, scope, current.type, body.name)))
         throw invalidCommand('command.name', `"${body.name}" is used by another command`);
       const next: CommandTable = {
         ...current,
         name: body.name,
-        description: body.description,
+        description: checked.description,
         options: JSON.stringify(checked.options),
         defaultMemberPermissions: checked.defaultMemberPermissions,
         ...commandExtras(patch, 'command', current),
@@ -470,9 +506,9 @@ export const commands = {
       return (await ctx.store.commands.globalOf(ctx.store.db, bot.id)).map((r) => commandView(r, botFace(r)));
     }
     const rows = await ctx.store.commands.ofServerBots(ctx.store.db, grant.serverId);
-    const own = new Set(rows.filter((r) => r.serverId !== GLOBAL_SCOPE).map((r) => `${r.botId}/${r.name}`));
+    const own = new Set(rows.filter((r) => r.serverId !== GLOBAL_SCOPE).map((r) => `${r.botId}/${r.type}/${r.name}`));
     return rows
-      .filter((r) => r.serverId !== GLOBAL_SCOPE || !own.has(`${r.botId}/${r.name}`))
+      .filter((r) => r.serverId !== GLOBAL_SCOPE || !own.has(`${r.botId}/${r.type}/${r.name}`))
       .filter((r) => mayUse(grant, r))
       .map((r) => commandView(r, botFace(r)));
   },
@@ -538,6 +574,8 @@ interface Found {
   channels: Map<string, { id: string; serverId: string | null; name: string }>;
   roles: Map<string, RoleTable>;
   attachments: Map<string, Attachment>;
+  /** A message command's target. */
+  messages?: Map<string, Message>;
 }
 
 async function checkValue(
@@ -666,13 +704,17 @@ async function resolvedOf(
   }
   if (found.roles.size > 0) resolved.roles = Object.fromEntries([...found.roles].map(([id, r]) => [id, roleView(r)]));
   if (found.attachments.size > 0) resolved.attachments = Object.fromEntries(found.attachments);
+  if (found.messages?.size) resolved.messages = Object.fromEntries(found.messages);
   return { ...(member ? { member } : {}), ...(Object.keys(resolved).length > 0 ? { resolved } : {}) };
 }
 
 /** A new interaction's row and token. */
 function newInteraction(
   ctx: DomainContext,
-  fields: Pick<InteractionTable, 'botId' | 'channelId' | 'userId' | 'type' | 'name' | 'sourceMessageId'> & { serverId: string | null },
+  fields: Pick<InteractionTable, 'botId' | 'channelId' | 'userId' | 'type' | 'name' | 'sourceMessageId'> & {
+    serverId: string | null;
+    commandType?: 'user' | 'message' | null;
+  },
 ): { row: InteractionTable; token: string } {
   const id = ctx.store.ids.next();
   const secret = newSecret();
@@ -682,6 +724,7 @@ function newInteraction(
       id,
       tokenHash: hashToken(secret),
       ...fields,
+      commandType: fields.commandType ?? null,
       serverId: fields.serverId ?? DM_SERVER_ID,
       state: 'pending',
       callbackType: null,
@@ -723,18 +766,18 @@ function subcommandPath(
 }
 
 /** The command `name` of `botId` the caller may run in the channel; 404 when there is none for them. */
-async function findCommand(ctx: DomainContext, caller: Caller, grant: ChannelGrant, botId: string, name: string) {
+async function findCommand(ctx: DomainContext, caller: Caller, grant: ChannelGrant, botId: string, type: CommandType, name: string) {
   const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
   const none = () => notFound('command', `the bot has no command "${name}" here`);
   if (bot?.bot !== 1) throw none();
   let row: CommandTable | undefined;
   if (grant.serverId === null) {
     if ((await dmBot(ctx, grant, caller))?.id !== bot.id) throw none();
-    row = await ctx.store.commands.find(ctx.store.db, bot.id, GLOBAL_SCOPE, name);
+    row = await ctx.store.commands.find(ctx.store.db, bot.id, GLOBAL_SCOPE, type, name);
     if (row?.serverId !== GLOBAL_SCOPE) row = undefined;
   } else {
     if (!(await ctx.store.members.get(ctx.store.db, grant.serverId, bot.id))) throw none();
-    row = await ctx.store.commands.find(ctx.store.db, bot.id, grant.serverId, name);
+    row = await ctx.store.commands.find(ctx.store.db, bot.id, grant.serverId, type, name);
   }
   if (!row) throw none();
   if (!mayUse(grant, row)) throw forbidden('missing_permission', `missing the permissions the command "${name}" needs`);
@@ -779,6 +822,169 @@ function checkClick(rows: readonly ActionRow[], customId: string, values: string
   return chosen;
 }
 
+// ---------------------------------------------------------------- user and message commands, modals
+
+/**
+ * The target of a user or message command, checked as an option naming it would be, into
+ * `found` (the interaction's `resolved`): a user command's member of the channel's server
+ * (or recipient of the DM); a message command's message of this channel, which the invoker
+ * must be able to read (VIEW_CHANNEL and READ_MESSAGE_HISTORY, by the one permission function).
+ */
+async function targetOf(
+  ctx: DomainContext,
+  grant: ChannelGrant,
+  caller: Caller,
+  bot: UserTable,
+  type: 'user' | 'message',
+  targetId: string | undefined,
+  body: { options?: unknown; subcommand?: string; subcommandGroup?: string },
+  found: Found,
+): Promise<Pick<Interaction, 'member' | 'resolved'>> {
+  if ((body.options !== undefined && Object.keys(body.options as object).length > 0) || body.subcommand || body.subcommandGroup)
+    throw badRequest(`a ${type} command has no options`, 'unknown_option');
+  if (targetId === undefined) throw badRequest(`a ${type} command needs targetId`, 'missing_option');
+  const bad = (why: string) => badRequest(`targetId ${why}`, 'invalid_option');
+  if (type === 'user') {
+    await checkValue(ctx, grant, caller, { type: 'user', name: 'targetId', description: '' }, targetId, bad, found);
+    return resolvedOf(ctx, grant, caller, bot, found);
+  }
+  if (!has(grant.permissions, NEEDS.read))
+    throw forbidden('missing_permission', 'a message command needs READ_MESSAGE_HISTORY: the invoker must be able to see the message');
+  const row = isId(targetId) ? await ctx.store.messages.byId(ctx.store.db, grant.id, targetId) : undefined;
+  if (!row) throw notFound('message', 'no message of this channel has this id');
+  // The message goes to the bot: the message it replies to only if the bot may read the channel.
+  const reads = await readsChannel(ctx, { id: bot.id, bot: true }, grant.id);
+  found.messages = new Map([[row.id, await messageView(ctx, row, { id: caller.id, reads })]]);
+  return resolvedOf(ctx, grant, caller, bot, found);
+}
+
+/** Checks a modal a bot answers with beyond its schema (Discord's rules); returns it as kept, `required` said. */
+function checkModal(modal: Modal): Modal {
+  const bad = (where: string, why: string) => badRequest(`data.modal.${where}: ${why}`, 'invalid_modal');
+  if (modal.title.trim() === '') throw bad('title', 'must not be blank');
+  const ids = new Set<string>();
+  return {
+    customId: modal.customId,
+    title: modal.title,
+    components: modal.components.map((row, i) => {
+      const input = row.components[0]!;
+      const at = `components[${i}]`;
+      if (ids.has(input.customId)) throw bad(`${at}.customId`, `"${input.customId}" is used twice`);
+      ids.add(input.customId);
+      if (input.label.trim() === '') throw bad(`${at}.label`, 'must not be blank');
+      const max = input.maxLength ?? MODAL_LIMITS.value;
+      if (input.minLength !== undefined && input.minLength > max) throw bad(at, 'minLength must not be more than maxLength');
+      if (input.value !== undefined && [...input.value].length > max) throw bad(`${at}.value`, `must be at most ${max} characters`);
+      return {
+        type: 'row' as const,
+        components: [
+          {
+            type: 'textInput' as const,
+            customId: input.customId,
+            style: input.style,
+            label: input.label,
+            ...(input.minLength !== undefined ? { minLength: input.minLength } : {}),
+            ...(input.maxLength !== undefined ? { maxLength: input.maxLength } : {}),
+            required: input.required ?? true,
+            ...(input.value !== undefined ? { value: input.value } : {}),
+            ...(input.placeholder !== undefined ? { placeholder: input.placeholder } : {}),
+          },
+        ],
+      };
+    }),
+  };
+}
+
+/**
+ * The submitted values against the modal's text inputs: every field one of its inputs (once),
+ * a required input not empty, a value within its lengths (in characters). Returns every
+ * input's value in the modal's order, an empty string for one left empty.
+ */
+function checkFields(modal: Modal, fields: readonly ModalField[]): ModalField[] {
+  const inputs = modal.components.map((r) => r.components[0]!);
+  const known = new Set(inputs.map((i) => i.customId));
+  const given = new Map<string, string>();
+  for (const f of fields) {
+    if (!known.has(f.customId)) throw badRequest(`the modal has no text input "${f.customId}"`, 'invalid_fields');
+    if (given.has(f.customId)) throw badRequest(`"${f.customId}" is submitted twice`, 'invalid_fields');
+    given.set(f.customId, f.value);
+  }
+  return inputs.map((input) => {
+    const value = given.get(input.customId) ?? '';
+    const length = [...value].length;
+    const bad = (why: string) => badRequest(`"${input.label}" (${input.customId}) ${why}`, 'invalid_fields');
+    if (value === '') {
+      if (input.required !== false) throw bad('is required');
+    } else {
+      if (input.minLength !== undefined && length < input.minLength) throw bad(`must be at least ${input.minLength} characters`);
+      const max = input.maxLength ?? MODAL_LIMITS.value;
+      if (length > max) throw bad(`must be at most ${max} characters`);
+      if (value.includes('\u0000')) throw bad('must not contain NUL');
+    }
+    return { customId: input.customId, value };
+  });
+}
+
+/**
+ * `POST /channels/{channelId}/interactions` `{type: "modalSubmit"}`: the person who made
+ * interaction `interactionId` submits the modal its bot answered with, once, within the
+ * interaction's token life (15 minutes). The values are checked against the text inputs;
+ * the bot then gets a `modalSubmit` interaction (with the clicked message when the modal
+ * answered a click) and answers it like any other.
+ */
+async function submitModal(
+  ctx: DomainContext,
+  caller: Caller,
+  invoker: PublicUser,
+  channelId: string,
+  body: ModalSubmitInteractionBody,
+  deliver: Deliver,
+): Promise<InteractionAccepted> {
+  const grant = await requireChannelPermission(ctx, caller, channelId, NEEDS.view);
+  const shown = isId(body.interactionId) ? await ctx.store.interactions.byId(ctx.store.db, body.interactionId) : undefined;
+  const none = () => notFound('interaction', 'no modal is open for this interaction');
+  if (!shown || shown.channelId !== grant.id || shown.callbackType !== 'modal') throw none();
+  if (shown.userId !== caller.id) throw forbidden('not_interaction_user', 'only the person who made the interaction may submit its modal');
+  if (ctx.clock() - Date.parse(shown.createdAt) > ctx.interactions.tokenTtlMs)
+    throw badRequest("the interaction's 15 minutes have passed", 'interaction_expired');
+  if (!shown.modal) throw none();
+  const modal = JSON.parse(shown.modal) as Modal;
+  if (modal.customId !== body.customId) throw badRequest(`the open modal is "${modal.customId}"`, 'invalid_fields');
+  const fields = checkFields(modal, body.fields);
+  const bot = await ctx.store.users.byId(ctx.store.db, shown.botId);
+  if (bot?.bot !== 1) throw none();
+  if (grant.serverId !== null && !(await ctx.store.members.get(ctx.store.db, grant.serverId, bot.id)))
+    throw notFound('bot', 'the bot left this server');
+  const clicked = shown.sourceMessageId
+    ? await clickedMessage(ctx, caller, grant.id, shown.sourceMessageId).catch(() => undefined)
+    : undefined;
+  const { row, token } = newInteraction(ctx, {
+    botId: bot.id,
+    channelId: grant.id,
+    serverId: grant.serverId,
+    userId: caller.id,
+    type: 'modalSubmit',
+    // An answer shows what was used: the command (or the clicked component) the modal came from.
+    name: shown.name,
+    commandType: shown.commandType ?? null,
+    sourceMessageId: clicked ? clicked.message.id : null,
+  });
+  // One submit: the modal is taken in the new interaction's transaction.
+  await ctx.store.write(async (tx) => {
+    if ((await ctx.store.interactions.takeModal(tx, shown.id)) === undefined) throw none();
+    await ctx.store.interactions.insert(tx, row);
+  });
+  const { member } = await resolvedOf(ctx, grant, caller, bot, undefined);
+  await dispatch(ctx, bot, row, deliver, {
+    ...payloadOf(row, token, invoker),
+    ...(member ? { member } : {}),
+    customId: modal.customId,
+    fields,
+    ...(clicked ? { messageId: clicked.message.id, message: clicked.message } : {}),
+  });
+  return { id: row.id };
+}
+
 export const interactions = {
   /**
    * `POST /channels/{channelId}/interactions` by a person. A command needs
@@ -795,6 +1001,7 @@ export const interactions = {
   ): Promise<InteractionAccepted> {
     if (caller.bot) throw forbidden('users_only', 'bots do not invoke interactions');
     const invoker: PublicUser = { id: caller.id, name: caller.name, bot: false, avatar: caller.avatar };
+    if (body.type === 'modalSubmit') return submitModal(ctx, caller, invoker, channelId, body, deliver);
     if (body.type === 'component') {
       const grant = await requireChannelPermission(ctx, caller, channelId, NEEDS.read);
       const { rows, botId, message } = await clickedMessage(ctx, caller, channelId, body.messageId);
@@ -826,7 +1033,34 @@ export const interactions = {
       return { id: row.id };
     }
     const grant = await requireChannelPermission(ctx, caller, channelId, NEEDS.view | P.USE_APPLICATION_COMMANDS);
-    const { bot, command } = await findCommand(ctx, caller, grant, body.botId, body.name);
+    const commandType = (body.type === 'command' ? body.commandType : undefined) ?? 'chat';
+    const targetId = body.type === 'command' ? body.targetId : undefined;
+    const { bot, command } = await findCommand(ctx, caller, grant, body.botId, commandType, body.name);
+    const found: Found = { users: new Map(), channels: new Map(), roles: new Map(), attachments: new Map() };
+    if (commandType !== 'chat') {
+      const seen = await targetOf(ctx, grant, caller, bot, commandType, targetId, body, found);
+      const { row, token } = newInteraction(ctx, {
+        botId: bot.id,
+        channelId: grant.id,
+        serverId: grant.serverId,
+        userId: caller.id,
+        type: 'command',
+        name: command.name,
+        commandType,
+        sourceMessageId: null,
+      });
+      await ctx.store.write((tx) => ctx.store.interactions.insert(tx, row));
+      await dispatch(ctx, bot, row, deliver, {
+        ...payloadOf(row, token, invoker),
+        name: command.name,
+        commandId: command.id,
+        commandType,
+        targetId: targetId!,
+        ...seen,
+      });
+      return { id: row.id };
+    }
+    if (targetId !== undefined) throw badRequest('only user and message commands have a targetId', 'unknown_option');
     const path = subcommandPath(JSON.parse(command.options) as CommandOption[], body.subcommandGroup, body.subcommand);
     const options = path.options;
     let focused: string | undefined;
@@ -836,7 +1070,6 @@ export const interactions = {
       if (!option.autocomplete) throw badRequest(`option "${body.focused}" does not autocomplete`, 'invalid_option');
       focused = body.focused;
     }
-    const found: Found = { users: new Map(), channels: new Map(), roles: new Map(), attachments: new Map() };
     const values = await checkOptions(ctx, grant, caller, options, body.options ?? {}, found, focused);
     const declared = new Map(options.map((o) => [o.name, o.type as CommandValueType]));
     const optionTypes = Object.fromEntries(Object.keys(values).map((name) => [name, declared.get(name)!]));
@@ -1131,14 +1364,16 @@ function checkAnswer(data: InteractionMessageBody): string {
 }
 
 const CALLBACKS_OF = {
-  command: ['message', 'deferred'],
-  component: ['message', 'deferred', 'update', 'deferredUpdate'],
+  command: ['message', 'deferred', 'modal'],
+  component: ['message', 'deferred', 'update', 'deferredUpdate', 'modal'],
   autocomplete: ['autocomplete'],
+  // A modal is never the answer to a modal; `update` needs the click the modal came from.
+  modalSubmit: ['message', 'deferred', 'update', 'deferredUpdate'],
 } as const;
 
 /** The one callback of an interaction: checked, then settled once (a race has one winner), then carried out. */
 async function acknowledge(ctx: DomainContext, row: InteractionTable, body: CallbackBody): Promise<void> {
-  const data: AnswerBody & { choices?: CommandChoice[] } = body.data ?? {};
+  const data: AnswerBody & { choices?: CommandChoice[]; modal?: Modal } = body.data ?? {};
   // The callback route and an HTTP endpoint's answer alike: the bot must still be there.
   await requireBotStillThere(ctx, row, row.type === 'autocomplete' ? NEEDS.view : NEEDS.send);
   if (!(CALLBACKS_OF[row.type] as readonly string[]).includes(body.type))
@@ -1152,6 +1387,11 @@ async function acknowledge(ctx: DomainContext, row: InteractionTable, body: Call
     if (!data.choices) throw badRequest('an autocomplete answer needs data.choices', 'invalid_callback');
     choices = data.choices.map((c) => ({ name: c.name, value: c.value }));
   } else if (data.choices !== undefined) throw badRequest('only autocomplete answers carry choices', 'invalid_callback');
+  let modal: Modal | undefined;
+  if (body.type === 'modal') {
+    if (!data.modal) throw badRequest('a modal answer needs data.modal', 'invalid_callback');
+    modal = checkModal(data.modal);
+  } else if (data.modal !== undefined) throw badRequest('only modal answers carry a modal', 'invalid_callback');
   if (body.type === 'message' || body.type === 'update') {
     if (body.type === 'message') checkAnswer(data);
     if (data.components) checkComponents(data.components, true);
@@ -1172,6 +1412,7 @@ async function acknowledge(ctx: DomainContext, row: InteractionTable, body: Call
     ctx.store.interactions.settle(tx, row.id, 'acknowledged', {
       callbackType: body.type,
       ...(choices ? { choices: JSON.stringify(choices) } : {}),
+      ...(modal ? { modal: JSON.stringify(modal) } : {}),
       ...(source ? { originalMessageId: source.id, ephemeralMessage: source.ephemeral ? JSON.stringify(source.ephemeral) : null } : {}),
     }),
   );
@@ -1184,7 +1425,14 @@ async function acknowledge(ctx: DomainContext, row: InteractionTable, body: Call
     ctx.interactions.waiters.get(row.id)?.(choices);
     return;
   }
-  if (body.type === 'message') await postAnswer(ctx, row, data, data.content ?? '', true, uploads);
+  if (modal)
+    await notify(ctx, {
+      kind: 'user',
+      userId: row.userId,
+      serverIds: [],
+      event: { t: 'INTERACTION_MODAL', d: { id: row.id, channelId: row.channelId, serverId: serverOf(row), modal } },
+    });
+  else if (body.type === 'message') await postAnswer(ctx, row, data, data.content ?? '', true, uploads);
   else if (body.type === 'deferred') await postAnswer(ctx, row, { ephemeral: data.ephemeral }, '', true, [], true);
   else if (body.type === 'update' && source) {
     const acked = {
@@ -1273,7 +1521,8 @@ async function botViewer(ctx: DomainContext, row: InteractionTable): Promise<Vie
 
 /** The clicked message, for `update` and `deferredUpdate`: the bot's own (or the invoker's ephemeral one). */
 async function sourceOf(ctx: DomainContext, row: InteractionTable): Promise<{ id: string; ephemeral?: Message }> {
-  if (row.type !== 'component' || row.sourceMessageId === null) throw badRequest('only a click can update its message', 'invalid_callback');
+  if (row.type === 'command' || row.type === 'autocomplete' || row.sourceMessageId === null)
+    throw badRequest('only a click (or a modal shown for one) can update its message', 'invalid_callback');
   const stored = await ctx.store.messages.byId(ctx.store.db, row.channelId, row.sourceMessageId);
   if (stored) return { id: stored.id };
   const holder = await ctx.store.interactions.byEphemeralMessage(ctx.store.db, row.sourceMessageId);
@@ -1301,6 +1550,7 @@ async function postAnswer(
     id: row.id,
     type: row.type,
     name: row.name,
+    ...(row.commandType ? { commandType: row.commandType } : {}),
     user: publicUser(userRow),
     ...(loading ? { loading: true } : {}),
   };

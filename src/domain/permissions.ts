@@ -445,6 +445,7 @@ export function visibilityOf(event: GatewayEvent): Visibility {
     case 'INTERACTION_CREATE':
     case 'INTERACTION_SUCCESS':
     case 'INTERACTION_FAILED':
+    case 'INTERACTION_MODAL':
     // Which commands a channel offers: membership is enough (the list is filtered on GET).
     case 'COMMANDS_UPDATE':
       return null;

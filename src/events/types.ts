@@ -27,7 +27,10 @@ export type ChannelEvent = Extract<
  * a person's interaction. They travel as `user` entries with no servers, as do ephemeral
  * messages (MESSAGE_CREATE/UPDATE/DELETE with `ephemeral: true`) for their one reader.
  */
-export type SelfEvent = Extract<GatewayEvent, { t: 'INTERACTION_CREATE' | 'INTERACTION_SUCCESS' | 'INTERACTION_FAILED' }>;
+export type SelfEvent = Extract<
+  GatewayEvent,
+  { t: 'INTERACTION_CREATE' | 'INTERACTION_SUCCESS' | 'INTERACTION_FAILED' | 'INTERACTION_MODAL' }
+>;
 
 /** Events about a DM itself. */
 export type DmEvent = Extract<GatewayEvent, { t: 'DM_CREATE' | 'DM_UPDATE' | 'DM_DELETE' }>;

@@ -222,6 +222,21 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('members').addColumn('nick', 'text').execute();
     },
   },
+  // User and message commands (Discord's types 2 and 3; docs/commands.md, "User and message
+  // commands"): a command's type, with names unique per type, and an interaction's (what its
+  // answers show); and the modal a bot answered an interaction with, kept (JSON) until its one submit.
+  '0020_command_types_and_modals': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .alterTable('commands')
+        .addColumn('type', 'text', (c) => c.notNull().defaultTo('chat'))
+        .execute();
+      await db.schema.dropIndex('commands_scope_name').execute();
+      await db.schema.createIndex('commands_scope_name').unique().on('commands').columns(['bot_id', 'server_id', 'type', 'name']).execute();
+      await db.schema.alterTable('interactions').addColumn('modal', 'text').execute();
+      await db.schema.alterTable('interactions').addColumn('command_type', 'text').execute();
+    },
+  },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */

@@ -269,6 +269,8 @@ export interface CommandTable {
   id: string;
   botId: string;
   serverId: string;
+  /** `chat`, `user` or `message` (0020); names are unique per bot, scope and type. */
+  type: 'chat' | 'user' | 'message';
   name: string;
   description: string;
   /** JSON array of options. */
@@ -290,8 +292,8 @@ export interface InteractionTable {
   channelId: string;
   serverId: string;
   userId: string;
-  type: 'command' | 'component' | 'autocomplete';
-  /** The command's name, or the component's customId. */
+  type: 'command' | 'component' | 'autocomplete' | 'modalSubmit';
+  /** The command's name, or the component's (or submitted modal's) customId. */
   name: string;
   state: 'pending' | 'acknowledged' | 'failed';
   callbackType: string | null;
@@ -304,6 +306,10 @@ export interface InteractionTable {
   ephemeralMessage: string | null;
   /** An autocomplete's answer, as JSON. */
   choices: string | null;
+  /** The modal the bot answered with (0020), as JSON, until it is submitted once. */
+  modal?: string | null;
+  /** A user or message command's type (0020; and a modal submit's that came from one): what its answers show. */
+  commandType?: 'user' | 'message' | null;
 }
 
 /** A bot's Ed25519 key pair for signing HTTP interactions (0010). */

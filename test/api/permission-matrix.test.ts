@@ -1044,6 +1044,45 @@ const EXTRAS: Row[] = [
     if (d.status !== 204) throw new Error(`delete invite: ${d.status} ${d.text}`);
     return res(call(base(), 'POST', `/invites/${code}`, { auth: w.stranger.auth }));
   }),
+  // User and message commands, and modals (docs/commands.md): the same route, other bodies.
+  single('POST /channels/:channelId/interactions', 'a message command on a message of the channel', CALLERS.owner, 202, async () => {
+    const cmd = await call(base(), 'POST', `/bots/${w.botAll.id}/commands`, {
+      auth: w.botAll.auth,
+      body: { type: 'message', name: 'Matrix Quote' },
+    });
+    if (cmd.status >= 300) throw new Error(`command: ${cmd.status} ${cmd.text}`);
+    const m = await call(base(), 'POST', `/channels/${w.general.id}/messages`, { auth: w.member.auth, body: { content: 'quote me' } });
+    return res(
+      call(base(), 'POST', `/channels/${w.general.id}/interactions`, {
+        auth: w.owner.auth,
+        body: { type: 'command', botId: w.botAll.id, name: 'Matrix Quote', commandType: 'message', targetId: m.body.id },
+      }),
+    );
+  }),
+  ...(['owner', 'member'] as const).map((who) =>
+    single(
+      'POST /channels/:channelId/interactions',
+      "a modal submit of the owner's interaction",
+      CALLERS[who],
+      who === 'owner' ? 202 : 403,
+      async () => {
+        const i = await freshInteraction(false);
+        const modal = {
+          customId: 'm',
+          title: 'M',
+          components: [{ type: 'row', components: [{ type: 'textInput', customId: 'a', style: 'short', label: 'A' }] }],
+        };
+        const cb = await call(base(), 'POST', `/interactions/${i.id}/${i.token}/callback`, { body: { type: 'modal', data: { modal } } });
+        if (cb.status !== 204) throw new Error(`callback: ${cb.status} ${cb.text}`);
+        return res(
+          call(base(), 'POST', `/channels/${w.general.id}/interactions`, {
+            auth: w[who].auth,
+            body: { type: 'modalSubmit', interactionId: i.id, customId: 'm', fields: [{ customId: 'a', value: 'x' }] },
+          }),
+        );
+      },
+    ),
+  ),
 ];
 
 // Interactions' token routes (section 12): the token is the credential, whoever else calls.

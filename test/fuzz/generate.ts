@@ -799,6 +799,89 @@ function template(g: Gen, route: Route, githubEvent: string | undefined): Array<
               Array.from({ length: rng.pick([0, 1, OBJECT_LIMITS.groupDmMembers - 1, OBJECT_LIMITS.groupDmMembers, 25]) }, () => anyId(g)),
             ],
           ];
+    case 'POST /channels/:channelId/interactions': {
+      // Section 12's bodies, with user and message commands and modal submits (docs/commands.md).
+      const kind = rng.pick(['command', 'context', 'component', 'autocomplete', 'modalSubmit']);
+      if (kind === 'modalSubmit')
+        return [
+          ['type', 'modalSubmit'],
+          ['interactionId', rng.pick<J>([anyId(g), scene.messageId, '', LONG(33, '1')])],
+          ['customId', rng.pick<J>(['m', '', LONG(101, 'c'), anyString(g)])],
+          [
+            'fields',
+            rng.pick<J>([
+              [],
+              [
+                obj([
+                  ['customId', 'a'],
+                  ['value', anyString(g)],
+                ]),
+              ],
+              Array.from({ length: 6 }, () =>
+                obj([
+                  ['customId', anyString(g)],
+                  ['value', LONG(4001, 'v')],
+                ]),
+              ),
+              'x',
+            ]),
+          ],
+        ];
+      if (kind === 'context')
+        return [
+          ['type', 'command'],
+          ['botId', rng.pick([scene.botId, anyId(g)])],
+          ['name', rng.pick<J>(['Quote It', 'High Five', LONG(33, 'N'), anyString(g)])],
+          ['commandType', rng.pick<J>(['user', 'message', 'chat', 'slash', 2])],
+          ['targetId', rng.pick<J>([scene.messageId, scene.userId, anyId(g), '', 7])],
+          ...(rng.chance(0.2) ? [['options', obj([['x', 1]])] as [string, J]] : []),
+        ];
+      return [
+        ['type', kind],
+        ['botId', rng.pick([scene.botId, anyId(g)])],
+        ['name', rng.pick<J>(['roll', anyString(g)])],
+        ['messageId', scene.messageId],
+        ['customId', anyString(g)],
+        ...(kind === 'autocomplete' ? [['focused', anyString(g)] as [string, J]] : []),
+      ];
+    }
+    case 'POST /interactions/:interactionId/:token/callback':
+    case 'POST /api/interactions/:id/:token/callback': {
+      // A modal answer at and past Discord's limits, in either API's shape.
+      const discord = route.path.startsWith('/api');
+      const input = discord
+        ? obj([
+            ['type', rng.pick<J>([4, 3, 'x'])],
+            ['custom_id', rng.pick<J>(['a', LONG(101, 'c')])],
+            ['style', rng.pick<J>([1, 2, 3])],
+            ['label', rng.pick<J>(['A', '', LONG(46, 'l')])],
+            ['min_length', limitNumber(g, 4000)],
+            ['max_length', limitNumber(g, 4000)],
+          ])
+        : obj([
+            ['type', 'textInput'],
+            ['customId', rng.pick<J>(['a', LONG(101, 'c')])],
+            ['style', rng.pick<J>(['short', 'paragraph', 'long'])],
+            ['label', rng.pick<J>(['A', '', LONG(46, 'l')])],
+            ['minLength', limitNumber(g, 4000)],
+            ['maxLength', limitNumber(g, 4000)],
+          ]);
+      const rows = Array.from({ length: rng.pick([0, 1, 5, 6]) }, () =>
+        obj([
+          ['type', discord ? 1 : 'row'],
+          ['components', [input]],
+        ]),
+      );
+      const modal = obj([
+        [discord ? 'custom_id' : 'customId', rng.pick<J>(['m', LONG(101, 'm')])],
+        ['title', rng.pick<J>(['T', '', LONG(46, 't')])],
+        ['components', rows],
+      ]);
+      return [
+        ['type', discord ? rng.pick<J>([9, 4, 10]) : rng.pick<J>(['modal', 'message'])],
+        ['data', discord ? modal : obj([['modal', modal]])],
+      ];
+    }
     default:
       // A route this suite does not know yet: fields common across the API.
       return Array.from(

@@ -59,10 +59,18 @@ const EVENT_TYPES: Record<GatewayEventType, true> = {
   INTERACTION_SUCCESS: true,
   INTERACTION_FAILED: true,
   COMMANDS_UPDATE: true,
+  INTERACTION_MODAL: true,
 };
 // PRESENCE_UPDATE has its own suite (presence.test.ts): the harness keeps it out of the others.
-// The interaction events have theirs (interactions.test.ts): they need a bot that answers.
-const OWN_SUITES = new Set(['PRESENCE_UPDATE', 'INTERACTION_CREATE', 'INTERACTION_SUCCESS', 'INTERACTION_FAILED', 'COMMANDS_UPDATE']);
+// The interaction events have theirs (interactions.test.ts, modals.test.ts): they need a bot that answers.
+const OWN_SUITES = new Set([
+  'PRESENCE_UPDATE',
+  'INTERACTION_CREATE',
+  'INTERACTION_SUCCESS',
+  'INTERACTION_FAILED',
+  'INTERACTION_MODAL',
+  'COMMANDS_UPDATE',
+]);
 const ALL_EVENT_TYPES = Object.keys(EVENT_TYPES).filter((t) => !OWN_SUITES.has(t));
 
 describe('every event type, caused through the REST API', () => {

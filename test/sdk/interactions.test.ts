@@ -2,7 +2,7 @@
 // component() over the gateway, the HTTP handler (@parley/sdk/http) as the examples use
 // it, and the two examples themselves.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { NotFoundError, ParleyBot, RestClient, button, row } from '@parley/sdk';
+import { NotFoundError, ParleyBot, RestClient, button, modal, row, textInput } from '@parley/sdk';
 import { startPingBot } from '../../examples/ping-bot/index.js';
 import { startHttpBot } from '../../examples/http-bot/index.js';
 import { call, joinServer, registerUser, world } from '../factories.js';
@@ -132,6 +132,72 @@ describe('ParleyBot.command and component', () => {
       { name: 'green', value: 'green' },
       { name: 'grey', value: 'grey' },
     ]);
+  });
+});
+
+describe('ParleyBot user and message commands, and modals', () => {
+  it('registers every type on connect, reads targets, shows a modal and reads its submit', async () => {
+    const w = await setup();
+    const bot = new ParleyBot({ baseUrl: srv.url, token: w.bot.token });
+    stops.push(() => bot.close());
+    const seen: Record<string, unknown> = {};
+    bot
+      .command('report', { description: 'Report a problem' }, (i) =>
+        i.showModal(
+          modal({
+            customId: 'report:form',
+            title: 'Report',
+            inputs: [
+              textInput({ customId: 'what', label: 'What happened?', style: 'paragraph', minLength: 5 }),
+              textInput({ customId: 'where', label: 'Where', required: false, placeholder: 'a channel' }),
+            ],
+          }),
+        ),
+      )
+      .userCommand('report', async (i) => {
+        seen.user = [i.commandType, i.targetUser?.id, i.targetMember !== undefined];
+        await i.reply({ content: `reported ${i.targetUser?.name}`, ephemeral: true });
+      })
+      .messageCommand('Quote', async (i) => {
+        seen.message = [i.commandType, i.targetMessage?.content];
+        await i.reply(`> ${i.targetMessage?.content}`);
+      })
+      .modal('report:', async (i) => {
+        seen.modal = [i.customId, i.fields, i.field('what')];
+        await i.reply(`Thanks: ${i.field('what')}`);
+      });
+    await bot.connect();
+    const registered = await bot.rest.getCommands(w.bot.id);
+    expect(registered.map((c) => `${c.type}:${c.name}`).sort()).toEqual(['chat:report', 'message:Quote', 'user:report']);
+
+    const u = await w.invoke({ type: 'command', botId: w.bot.id, name: 'report', commandType: 'user', targetId: w.owner.id });
+    expect(u.status, u.text).toBe(202);
+    await w.memberGw.waitForEvent('MESSAGE_CREATE', (d) => d.content === `reported ${w.owner.name}`);
+    expect(seen.user).toEqual(['user', w.owner.id, true]);
+
+    const posted = await call(srv.url, 'POST', `/channels/${w.channel.id}/messages`, {
+      auth: w.owner.auth,
+      body: { content: 'wise words' },
+    });
+    await w.invoke({ type: 'command', botId: w.bot.id, name: 'Quote', commandType: 'message', targetId: posted.body.id });
+    await w.memberGw.waitForEvent('MESSAGE_CREATE', (d) => d.content === '> wise words');
+    expect(seen.message).toEqual(['message', 'wise words']);
+
+    const r = await w.invoke({ type: 'command', botId: w.bot.id, name: 'report' });
+    const shown = await w.memberGw.waitForEvent('INTERACTION_MODAL', (d) => d.id === r.body.id);
+    expect(shown.d.modal.components.map((row: { components: Array<{ customId: string }> }) => row.components[0]!.customId)).toEqual([
+      'what',
+      'where',
+    ]);
+    const submit = await w.invoke({
+      type: 'modalSubmit',
+      interactionId: r.body.id,
+      customId: 'report:form',
+      fields: [{ customId: 'what', value: 'It broke' }],
+    });
+    expect(submit.status, submit.text).toBe(202);
+    await w.memberGw.waitForEvent('MESSAGE_CREATE', (d) => d.content === 'Thanks: It broke');
+    expect(seen.modal).toEqual(['report:form', { what: 'It broke', where: '' }, 'It broke']);
   });
 });
 

@@ -3,7 +3,9 @@ import { attachStatus } from './state/presence';
 import { lazy, Suspense, useCallback, useEffect, useRef, useState, type MouseEvent } from 'react';
 import { ApiError, api, describeError, getToken, onUnauthorized, setToken } from './api/client';
 import type { GatewayEvent, Instance } from './api/types';
+import { AppsMenuHost } from './components/apps-menu';
 import { ConfirmHost } from './components/dialog';
+import { ModalHost } from './components/modal-form';
 import { ErrorBoundary } from './components/error-boundary';
 import { LightboxHost } from './components/lightbox';
 import { ToastRegion } from './components/toasts';
@@ -85,6 +87,8 @@ export function App() {
       )}
       <ToastRegion />
       <ConfirmHost />
+      <ModalHost />
+      <AppsMenuHost />
       <LightboxHost />
     </ErrorBoundary>
   );

@@ -16,7 +16,7 @@ import { authenticate } from '../../http/plugins/auth.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import { editFromDiscord, messageFromDiscord } from '../bodies.js';
-import { CALLBACK_TYPE, commandFromDiscord, commandPatchFromDiscord, discordCommand } from '../interactions.js';
+import { CALLBACK_TYPE, commandFromDiscord, commandPatchFromDiscord, discordCommand, modalFromDiscord } from '../interactions.js';
 import { MESSAGE_FLAGS, discordMessage } from '../objects.js';
 import { type AttachmentItem, type DiscordForm, editedFiles, hidden, newMessageFiles, readDiscordForm } from './common.js';
 
@@ -84,7 +84,7 @@ function callbackFromDiscord(body: unknown): DiscordCallback {
   const type = typeof b.type === 'number' ? CALLBACK_TYPE[b.type] : undefined;
   if (!type) {
     const given = typeof b.type === 'number' ? `callback type ${b.type} is not supported` : 'callback type is missing';
-    throw new AppError('invalid_callback', `${given}; the supported types are 4, 5, 6, 7 and 8`);
+    throw new AppError('invalid_callback', `${given}; the supported types are 4, 5, 6, 7, 8 and 9`);
   }
   switch (type) {
     case 'message':
@@ -97,6 +97,8 @@ function callbackFromDiscord(body: unknown): DiscordCallback {
       const choices = Array.isArray(b.data?.choices) ? (b.data.choices as Array<{ name: string; value: string | number }>) : [];
       return { type: 'other', body: { type, data: { choices: choices.map((c) => ({ name: c.name, value: c.value })) } } };
     }
+    case 'modal':
+      return { type: 'other', body: { type, data: { modal: modalFromDiscord(b.data) } } };
     default:
       return { type: 'other', body: { type: type as 'deferredUpdate' } };
   }

@@ -20,12 +20,14 @@ export const commands = {
     await db.deleteFrom('commands').where('botId', '=', botId).where('serverId', '=', serverId).execute();
     if (rows.length > 0) await db.insertInto('commands').values(rows).execute();
   },
-  byName: (db: Db | Tx, botId: string, serverId: string, name: string) =>
+  /** The scope's command of that type and name (names are unique per type). */
+  byName: (db: Db | Tx, botId: string, serverId: string, type: CommandTable['type'], name: string) =>
     db
       .selectFrom('commands')
       .selectAll()
       .where('botId', '=', botId)
       .where('serverId', '=', serverId)
+      .where('type', '=', type)
       .where('name', '=', name)
       .executeTakeFirst(),
   byId: (db: Db | Tx, botId: string, serverId: string, id: string) =>
@@ -36,12 +38,14 @@ export const commands = {
       .where('botId', '=', botId)
       .where('serverId', '=', serverId)
       .executeTakeFirst(),
-  countScope: async (db: Tx, botId: string, serverId: string) => {
+  /** How many commands of one type the scope holds. */
+  countScope: async (db: Tx, botId: string, serverId: string, type: CommandTable['type']) => {
     const r = await db
       .selectFrom('commands')
       .select((eb) => eb.fn.countAll<string | number>().as('n'))
       .where('botId', '=', botId)
       .where('serverId', '=', serverId)
+      .where('type', '=', type)
       .executeTakeFirstOrThrow();
     return Number(r.n);
   },
@@ -73,12 +77,13 @@ export const commands = {
       .executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
   },
-  /** The command `name` of `botId` usable in a server's channel: the server's own, or else the global one. */
-  find: (db: Db, botId: string, serverId: string, name: string) =>
+  /** The command `name` of that type of `botId` usable in a server's channel: the server's own, or else the global one. */
+  find: (db: Db, botId: string, serverId: string, type: CommandTable['type'], name: string) =>
     db
       .selectFrom('commands')
       .selectAll()
       .where('botId', '=', botId)
+      .where('type', '=', type)
       .where('name', '=', name)
       .where('serverId', 'in', [serverId, GLOBAL_SCOPE])
       .orderBy('serverId', 'desc')
@@ -129,6 +134,21 @@ export const interactions = {
       .where('state', '=', 'pending')
       .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
+  },
+  /**
+   * Takes an acknowledged interaction's modal for its one submit: the modal, or undefined
+   * when there is none (any more): a second submit, even a concurrent one, finds it gone.
+   */
+  takeModal: async (db: Tx, id: string): Promise<string | undefined> => {
+    const row = await db.selectFrom('interactions').select('modal').where('id', '=', id).executeTakeFirst();
+    if (!row?.modal) return undefined;
+    const r = await db
+      .updateTable('interactions')
+      .set({ modal: null })
+      .where('id', '=', id)
+      .where('modal', '=', row.modal)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0 ? row.modal : undefined;
   },
   update: (db: Tx, id: string, changes: Partial<Pick<InteractionTable, 'originalMessageId' | 'ephemeralMessage'>>) =>
     db.updateTable('interactions').set(changes).where('id', '=', id).executeTakeFirst(),

@@ -160,3 +160,13 @@ export const MessageIcon = ({ size }: { size?: number }) => (
     <path d="M5 4h14a2 2 0 0 1 2 2v9a2 2 0 0 1-2 2h-9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z" />
   </Icon>
 );
+
+/** The "Apps" menu: a grid of four squares. */
+export const AppsIcon = () => (
+  <Icon>
+    <rect x="4" y="4" width="6" height="6" rx="1" />
+    <rect x="14" y="4" width="6" height="6" rx="1" />
+    <rect x="4" y="14" width="6" height="6" rx="1" />
+    <rect x="14" y="14" width="6" height="6" rx="1" />
+  </Icon>
+);

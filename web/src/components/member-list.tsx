@@ -5,6 +5,7 @@ import { store, useStore } from '../state/store';
 import { toastError } from '../state/toasts';
 import { nameColor, nameColorStyle, topColoredRole } from '../lib/name-color';
 import { Avatar, BotBadge } from './avatar';
+import { useAppsTrigger } from './apps-menu';
 import { MessageIcon } from './icons';
 import { messageUser, openMemberCard, refreshMembers } from './member-card';
 import styles from './member-list.module.css';
@@ -50,7 +51,7 @@ export function groupMembers(server: Server, roles: Role[] | undefined, members:
 const LARGE_SERVER = 1000;
 
 /** People and bots in the server, grouped by hoisted role; each opens their profile card. */
-export function MemberList({ server }: { server: Server }) {
+export function MemberList({ server, channelId = null }: { server: Server; channelId?: string | null }) {
   const members = useStore((s) => s.members[server.id]);
   const roles = useStore((s) => s.roles[server.id]);
   useEffect(() => {
@@ -72,7 +73,7 @@ export function MemberList({ server }: { server: Server }) {
           </h3>
           <ul>
             {g.members.map((m) => (
-              <MemberRow key={m.id} server={server} roles={roles} member={m} />
+              <MemberRow key={m.id} server={server} roles={roles} member={m} channelId={channelId} />
             ))}
           </ul>
         </section>
@@ -81,7 +82,19 @@ export function MemberList({ server }: { server: Server }) {
   );
 }
 
-function MemberRow({ server, roles, member }: { server: Server; roles: Role[] | undefined; member: Member }) {
+function MemberRow({
+  server,
+  roles,
+  member,
+  channelId,
+}: {
+  server: Server;
+  roles: Role[] | undefined;
+  member: Member;
+  channelId: string | null;
+}) {
+  // The "Apps" menu: the channel's user commands on this member.
+  const apps = useAppsTrigger('user', channelId, member.id);
   // One's own row shows one's choice: the service does not echo one's own status back.
   const presence = useStore((s) => (member.id === s.me?.id ? s.myStatus : (s.presence[member.id] ?? 'offline')));
   const name = memberName(member);
@@ -96,6 +109,7 @@ function MemberRow({ server, roles, member }: { server: Server; roles: Role[] | 
         aria-haspopup="dialog"
         title={t('members.viewNameSProfile', { name })}
         onClick={() => openMemberCard(server.id, member.id)}
+        {...apps}
       >
         <Avatar id={member.id} name={name} src={member.avatar} size={32} status={presence} />
         <span className={color ? `${styles.memberName} ${roleName.colored}` : styles.memberName} style={nameColorStyle(color)}>

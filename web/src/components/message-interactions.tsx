@@ -296,7 +296,11 @@ export function InvokerLine({ interaction }: { interaction: MessageInteraction }
       <Avatar id={user.id} name={user.name} src={user.avatar} size={16} />
       <span className={styles.invokerName}>{user.id === meId ? t('messageInteractions.you') : user.name}</span>
       <span className={styles.invokerUsed}>{t('messageInteractions.used')}</span>
-      <span className={styles.invokerCommand}>/{interaction.name}</span>
+      {/* A user or message command's name is shown as it is (no slash), as on Discord. */}
+      <span className={styles.invokerCommand}>
+        {interaction.commandType ? '' : '/'}
+        {interaction.name}
+      </span>
     </div>
   );
 }
@@ -351,7 +355,10 @@ export function PendingCommands({ channelId }: { channelId: string }) {
               <Avatar id={me.id} name={me.name} src={me.avatar} size={16} />
               <span className={styles.invokerName}>{t('messageInteractions.you')}</span>
               <span className={styles.invokerUsed}>{t('messageInteractions.used')}</span>
-              <span className={styles.invokerCommand}>/{cmd?.name}</span>
+              <span className={styles.invokerCommand}>
+                {cmd?.contextMenu ? '' : '/'}
+                {cmd?.name}
+              </span>
             </div>
             <div className={styles.pendingGutter}>
               <Avatar id={cmd?.botId ?? 'bot'} name={name} src={cmd?.botAvatar} />

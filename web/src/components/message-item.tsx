@@ -13,7 +13,8 @@ import { confirm } from './dialog';
 import { Embed } from './embed';
 import { Emoji } from './emoji';
 import { EmojiPicker } from './emoji-picker';
-import { EditIcon, PinIcon, ReplyIcon, SmileIcon, TrashIcon } from './icons';
+import { AppsIcon, EditIcon, PinIcon, ReplyIcon, SmileIcon, TrashIcon } from './icons';
+import { openAppsMenu, useAppsTrigger, useContextCommands } from './apps-menu';
 import { openMemberCard } from './member-card';
 import { MentionScope } from './mention-chip';
 import { EphemeralNote, InvokerLine, MessageComponents, Thinking } from './message-interactions';
@@ -67,6 +68,11 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
   // Pins: MANAGE_MESSAGES in a server; anyone in a DM.
   const canPin = message.serverId === null || can(bits, P.MANAGE_MESSAGES);
   const mentionsMe = useMentionsMe(message);
+  // The "Apps" menu: the channel's message commands on this message, its author's user commands on their name and avatar.
+  const ephemeralMessage = !!message.ephemeral;
+  const messageApps = useAppsTrigger('message', ephemeralMessage ? null : message.channelId, message.id);
+  const authorApps = useAppsTrigger('user', message.webhookId || authorColor === null ? null : message.channelId, author.id);
+  const hasMessageApps = useContextCommands(message.channelId, 'message').length > 0 && !ephemeralMessage;
   const scope = useMemo(() => ({ serverId: message.serverId, users: message.mentions }), [message.serverId, message.mentions]);
 
   const react = (emoji: string) => {
@@ -103,8 +109,11 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
       data-current={current ? 'true' : undefined}
       aria-label={`${name}, ${formatFull(message.createdAt)}`}
       tabIndex={current ? 0 : -1}
+      {...messageApps}
     >
-      {message.interaction?.type === 'command' && <InvokerLine interaction={message.interaction} />}
+      {(message.interaction?.type === 'command' || message.interaction?.type === 'modalSubmit') && (
+        <InvokerLine interaction={message.interaction} />
+      )}
       {message.messageReference && (
         <MentionScope value={scope}>
           <ReplyQuote reply={message} />
@@ -116,7 +125,9 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
             {formatClock(message.createdAt)}
           </time>
         ) : (
-          <Avatar id={message.webhookId ?? author.id} name={name} src={author.avatar} />
+          <span className={styles.avatarTarget} {...authorApps}>
+            <Avatar id={message.webhookId ?? author.id} name={name} src={author.avatar} />
+          </span>
         )}
       </div>
       <div className="message-body">
@@ -129,6 +140,7 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
                 style={nameColorStyle(color)}
                 aria-haspopup="dialog"
                 onClick={() => openMemberCard(serverId, author.id)}
+                {...authorApps}
               >
                 {name}
               </button>
@@ -221,6 +233,28 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
               onClick={() => setPinned(message, !message.pinned).catch(toastError)}
             >
               <PinIcon />
+            </button>
+          )}
+          {hasMessageApps && (
+            <button
+              type="button"
+              className="icon-button"
+              aria-label={t('message.apps')}
+              title={t('message.apps')}
+              aria-haspopup="menu"
+              onClick={(e) => {
+                const r = e.currentTarget.getBoundingClientRect();
+                openAppsMenu({
+                  type: 'message',
+                  channelId: message.channelId,
+                  targetId: message.id,
+                  x: r.left,
+                  y: r.bottom + 4,
+                  returnTo: e.currentTarget,
+                });
+              }}
+            >
+              <AppsIcon />
             </button>
           )}
           {canEdit && (

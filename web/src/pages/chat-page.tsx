@@ -255,7 +255,7 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
         )}
         {dragging && <div className={styles.dropOverlay}>{t('chat.dropFilesToAttach')}</div>}
       </main>
-      {showMembers && <MemberList server={server} />}
+      {showMembers && <MemberList server={server} channelId={channel?.id ?? null} />}
       <MemberCardHost server={server} />
       {/* Backdrops of the drawers (shown by styles.css only where they are drawers): a tap closes them. */}
       {showSidebar && <div className="scrim" onClick={closeSidebar} aria-hidden="true" />}

@@ -9,6 +9,10 @@
  * (`message.interaction.id`), or, for a click, an update of the clicked message. It fails
  * on `INTERACTION_FAILED`, or when nothing came within the window (3 s, and a little for
  * the network): the UI then says "The bot did not respond".
+ *
+ * A bot may answer with a modal (`INTERACTION_MODAL`): the tab that made the interaction
+ * shows it (`modal`), and submitting it is another interaction, waited for the same way.
+ * User and message commands run from the "Apps" menu of a member or a message.
  */
 import { useSyncExternalStore } from 'react';
 import { t } from '../i18n';
@@ -20,8 +24,10 @@ import type {
   CommandOptionValues,
   CreateInteractionBody,
   InteractionAccepted,
+  InteractionModalEvent,
   InteractionStateEvent,
   Message,
+  ModalField,
 } from '../api/types';
 
 /** The bot's window is 3 s; the client gives the server's own verdict a moment more to arrive. */
@@ -45,10 +51,16 @@ export interface PendingInteraction {
   messageId?: string;
   customId?: string;
   /** Commands: what was run, and whose bot it is. */
-  command?: { name: string; botId: string; botName: string; botAvatar?: string | null };
+  command?: { name: string; botId: string; botName: string; botAvatar?: string | null; contextMenu?: boolean };
   status: 'pending' | 'failed';
   /** Why it failed, when the service refused it (otherwise: the bot did not respond). */
   error?: string;
+}
+
+/** A modal a bot answered one of this tab's interactions with, open until submitted or closed. */
+export interface OpenModal extends InteractionModalEvent {
+  /** What the submit waits as: the command, or the click, the modal answered. */
+  origin: Omit<PendingInteraction, 'key' | 'id' | 'status' | 'error'>;
 }
 
 interface InteractionsState {
@@ -56,9 +68,11 @@ interface InteractionsState {
   pending: PendingInteraction[];
   /** Ephemeral messages by channel, oldest first. */
   ephemeral: Record<string, Message[]>;
+  /** The modal shown, if any (one at a time, as on Discord). */
+  modal: OpenModal | null;
 }
 
-let state: InteractionsState = { commands: {}, pending: [], ephemeral: {} };
+let state: InteractionsState = { commands: {}, pending: [], ephemeral: {}, modal: null };
 const listeners = new Set<() => void>();
 
 function set(next: Partial<InteractionsState>): void {
@@ -85,7 +99,8 @@ export function resetInteractions(): void {
   for (const t of timers.values()) clearTimeout(t);
   timers.clear();
   settledEarly.clear();
-  state = { commands: {}, pending: [], ephemeral: {} };
+  earlyModals.clear();
+  state = { commands: {}, pending: [], ephemeral: {}, modal: null };
   for (const l of listeners) l();
 }
 
@@ -141,8 +156,9 @@ export function runnableName(c: RunnableCommand): string {
   return [c.name, c.subcommandGroup, c.subcommand].filter((x) => x !== undefined).join(' ');
 }
 
-/** A command, or each of its subcommands, as the palette lists them. */
+/** A command, or each of its subcommands, as the palette lists them (user and message commands are in the "Apps" menu instead). */
 export function expandCommand(c: Command): RunnableCommand[] {
+  if ((c.type ?? 'chat') !== 'chat') return [];
   if (!c.options.some((o) => o.type === 'subcommand' || o.type === 'subcommandGroup')) return [c];
   const out: RunnableCommand[] = [];
   for (const o of c.options) {
@@ -188,6 +204,8 @@ let nextKey = 1;
 const timers = new Map<number, ReturnType<typeof setTimeout>>();
 /** What became of interactions whose news arrived before their POST answered with the id. */
 const settledEarly = new Map<string, 'success' | 'failed'>();
+/** Modals that arrived before their POST answered with the id (another tab's are never claimed). */
+const earlyModals = new Map<string, InteractionModalEvent>();
 
 function update(key: number, fn: (p: PendingInteraction) => PendingInteraction | null): void {
   const idx = state.pending.findIndex((p) => p.key === key);
@@ -227,7 +245,10 @@ async function invoke(entry: Omit<PendingInteraction, 'key' | 'id' | 'status'>, 
   }
   const early = settledEarly.get(accepted.id);
   settledEarly.delete(accepted.id);
-  if (early === 'success') answered(key);
+  const modal = earlyModals.get(accepted.id);
+  earlyModals.delete(accepted.id);
+  if (modal) openModal(modal, entry);
+  if (early === 'success' || modal) answered(key);
   else if (early === 'failed') failed(key);
   else update(key, (p) => ({ ...p, id: accepted.id }));
   return key;
@@ -250,6 +271,54 @@ export async function runCommand(channel: Channel, command: RunnableCommand, opt
     },
     body,
   );
+}
+
+/**
+ * Runs a user or message command (the "Apps" menu) on its target: a member's id, or a
+ * message of the channel. The answer shows as a slash command's does; a refusal is thrown.
+ */
+export async function runContextCommand(channelId: string, command: Command, targetId: string): Promise<void> {
+  const commandType = command.type === 'message' ? 'message' : 'user';
+  await invoke(
+    {
+      kind: 'command',
+      channelId,
+      command: {
+        name: command.name,
+        botId: command.botId,
+        botName: command.bot?.name ?? t('commands.theBot'),
+        botAvatar: command.bot?.avatar,
+        contextMenu: true,
+      },
+    },
+    { type: 'command', botId: command.botId, name: command.name, commandType, targetId },
+  );
+}
+
+/** The user or message commands the person may run in the channel (loaded with the slash commands). */
+export function contextCommandsOf(channelId: string, type: 'user' | 'message'): Command[] {
+  return (state.commands[channelId]?.items ?? []).filter((c) => c.type === type);
+}
+
+function openModal(event: InteractionModalEvent, origin: OpenModal['origin']): void {
+  set({ modal: { ...event, origin } });
+}
+
+/** Closes the modal without submitting it (Escape, Cancel): the bot hears nothing, as on Discord. */
+export function closeModal(): void {
+  if (state.modal) set({ modal: null });
+}
+
+/**
+ * Submits the open modal: a `modalSubmit` interaction, waited for like the command or click
+ * it answered. A refusal (a value the service finds wrong) is thrown for the form to show,
+ * and the modal stays open.
+ */
+export async function submitModal(fields: ModalField[]): Promise<void> {
+  const open = state.modal;
+  if (!open) return;
+  await invoke(open.origin, { type: 'modalSubmit', interactionId: open.id, customId: open.modal.customId, fields });
+  if (state.modal === open) set({ modal: null });
 }
 
 /** A click on a button, or a choice in a select: a refusal shows where the component is. */
@@ -333,6 +402,19 @@ export function applyInteractionEvent(event: { t: string; d: unknown }): boolean
     case 'COMMANDS_UPDATE':
       commandsChanged();
       return false;
+    case 'INTERACTION_MODAL': {
+      const d = event.d as InteractionModalEvent;
+      const p = state.pending.find((x) => x.id === d.id);
+      if (p) {
+        openModal(d, { kind: p.kind, channelId: p.channelId, messageId: p.messageId, customId: p.customId, command: p.command });
+        answered(p.key);
+      } else {
+        // The POST has not answered yet, or another tab of this person made it (never claimed there).
+        earlyModals.set(d.id, d);
+        if (earlyModals.size > 20) earlyModals.delete(earlyModals.keys().next().value as string);
+      }
+      return false;
+    }
     case 'MESSAGE_CREATE':
     case 'MESSAGE_UPDATE': {
       const message = event.d as Message;

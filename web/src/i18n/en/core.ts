@@ -52,6 +52,7 @@ export const core = {
     edit: 'Edit',
     deleteMessage: 'Delete message',
     deleteShiftHint: 'Delete (Shift+click to skip confirmation)',
+    apps: 'Apps',
     editHint: 'Escape to <cancel>cancel</cancel> • Enter to <save>save</save>',
   },
   messageList: {
@@ -334,6 +335,20 @@ export const core = {
     chooseMinToMax: 'Choose {{min}} to {{max}}',
     theBot: 'The bot',
     selectHint: '{{choose}}, then press Esc or click outside to send.',
+  },
+  appsMenu: {
+    apps: 'Apps',
+    messageApps: 'Apps for this message',
+    userApps: 'Apps for this member',
+    none: 'No apps here',
+  },
+  modalForm: {
+    required: 'This field is required',
+    tooShort: 'At least {{min}} characters',
+    tooLong: 'At most {{max}} characters',
+    count: '{{length}} / {{max}}',
+    cancel: 'Cancel',
+    submit: 'Submit',
   },
   notificationSettings: {
     notificationsForServer: 'Notifications for {{server}}',
