@@ -24,7 +24,21 @@ describe.each(storeDialects())('store on %s', (dialect) => {
     await store.write(async (tx) => {
       await store.users.insert(tx, userRow(userId, 'Alice'));
       await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
-      await store.members.insert(tx, { serverId, userId, roles: '7,12', joinedAt: now() });
+      // Ids whose text order is not their order as numbers: roles come ascending as numbers.
+      for (const id of ['12', '7'])
+        await store.roles.insert(tx, {
+          id,
+          serverId,
+          name: `r${id}`,
+          color: 0,
+          position: Number(id),
+          permissions: '0',
+          hoist: 0,
+          mentionable: 0,
+          managed: 0,
+          botId: null,
+        });
+      await store.members.insert(tx, { serverId, userId, roles: ['12', '7'], joinedAt: now() });
       await store.channels.insert(tx, { id: channelId, serverId, name: 'general', createdAt: now() });
     });
   });
@@ -51,7 +65,7 @@ describe.each(storeDialects())('store on %s', (dialect) => {
 
   it("joins membership, channel and the server's permission version in one lookup", async () => {
     const row = await store.members.forChannel(store.db, channelId, userId);
-    expect(row).toMatchObject({ channelId, serverId, roles: '7,12', ownerId: userId, permVersion: 0 });
+    expect(row).toMatchObject({ channelId, serverId, roles: ['7', '12'], ownerId: userId, permVersion: 0 });
     const stranger = await store.members.forChannel(store.db, channelId, newId());
     expect(stranger?.roles ?? null).toBeNull();
     expect(await store.members.forChannel(store.db, newId(), userId)).toBeUndefined();
