@@ -8,6 +8,7 @@ import {
   parsePermissions,
 } from '@parley/protocol';
 import type { GatewayEvent } from '../events/types.js';
+import { compareIds } from '../ids.js';
 import type { ChannelOverwriteTable, RoleTable } from '../store/schema.js';
 import type { Db } from '../store/index.js';
 
@@ -20,14 +21,10 @@ import type { Db } from '../store/index.js';
  */
 
 /** A member's role ids as the store answers them: each once, ascending. */
-export const roleSet = (ids: Iterable<string>): string[] => [...new Set(ids)].sort(compareNumeric);
+export const roleSet = (ids: Iterable<string>): string[] => [...new Set(ids)].sort(compareIds);
 
 /** Whether two role sets (`roleSet`) are the same. */
 export const sameRoles = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((id, i) => id === b[i]);
-
-function compareNumeric(a: string, b: string): number {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
-}
 
 /** A channel as the gateway model keeps it (its overwrites are in the model). */
 export interface ChannelInfo {

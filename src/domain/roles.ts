@@ -298,7 +298,7 @@ export const roles = {
     const { version, holders } = await ctx.store.write(async (tx) => {
       await ctx.store.roles.lockServer(tx, serverId);
       // The role's rows in `member_roles` go with it (a foreign key): its holders are read first, to be told.
-      const holders = await ctx.store.members.withRole(tx, serverId, roleId);
+      const holders = await ctx.store.members.withRole(tx, roleId);
       await ctx.store.overwrites.deleteTarget(tx, serverId, roleId);
       await ctx.store.roles.delete(tx, serverId, roleId);
       const rest = (await ctx.store.roles.ofServer(tx, serverId)).filter((r) => r.id !== serverId);

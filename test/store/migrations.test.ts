@@ -368,7 +368,7 @@ describe.each(storeDialects())('migrations on %s', (dialect) => {
       [s1, [r9, r10]],
       [s2, [r2]],
     ]);
-    expect((await store.members.withRole(store.db, s1, r9)).map((h) => [h.userId, h.roles])).toEqual([
+    expect((await store.members.withRole(store.db, r9)).map((h) => [h.userId, h.roles])).toEqual([
       [a, [r9, r10]],
       [c, [r9]],
     ]);

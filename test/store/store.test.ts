@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { CompiledQuery, type KyselyPlugin, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
 import { Store } from '../../src/store/index.js';
@@ -69,6 +69,24 @@ describe.each(storeDialects())('store on %s', (dialect) => {
     const stranger = await store.members.forChannel(store.db, channelId, newId());
     expect(stranger?.roles ?? null).toBeNull();
     expect(await store.members.forChannel(store.db, newId(), userId)).toBeUndefined();
+  });
+
+  it.runIf(dialect === 'sqlite')('SQLite: that lookup reads the member’s roles from an index alone, with no sort', async () => {
+    let compiled: CompiledQuery | undefined;
+    const capture: KyselyPlugin = {
+      transformQuery: (args) => {
+        compiled = store.db.getExecutor().compileQuery(args.node, args.queryId);
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    await store.members.forChannel(store.db.withPlugin(capture), channelId, userId);
+    const plan = await store.db.executeQuery<{ detail: string }>(
+      CompiledQuery.raw(`explain query plan ${compiled!.sql}`, [...compiled!.parameters]),
+    );
+    const steps = plan.rows.map((r) => r.detail);
+    expect(steps).toContain('SEARCH mr USING COVERING INDEX sqlite_autoindex_member_roles_1 (server_id=? AND user_id=?)');
+    expect(steps.filter((d) => /^SCAN|TEMP B-TREE/.test(d))).toEqual([]);
   });
 
   it('pages messages newest first with before/after bounds', async () => {

@@ -39,8 +39,10 @@ export interface DialectAdapter {
   currentSchema?(db: Kysely<any>): Promise<string>;
   /**
    * An aggregate joining the values of `column` (an id, bigint) over a group into one text,
-   * ascending, separated by commas; null over no rows. A member's roles (`member_roles`,
-   * 0020) come with the membership this way, in the same query.
+   * separated by commas, in no promised order; null over no rows. A member's roles
+   * (`member_roles`, 0020) come with the membership this way, in the same query. No ORDER
+   * BY: SQLite would sort in a temporary b-tree for it, though the index already reads
+   * them in order; the repository sorts the few ids instead.
    */
   joinIds(column: string): string;
   /** Full-text search over messages' content (migration 0008 builds its index). */

@@ -1,4 +1,5 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
+import { compareIds } from '../../ids.js';
 import { uploads } from './messages.js';
 import type { DialectAdapter } from '../dialects/types.js';
 import type { ChannelTable, Database, InviteTable, MemberTable, ServerTable } from '../schema.js';
@@ -17,8 +18,8 @@ type JoinIds = DialectAdapter['joinIds'];
 const roleIdsOf = (joinIds: JoinIds, server: string, user: string) =>
   sql.raw<string | null>(`(select ${joinIds('mr.role_id')} from member_roles mr where mr.server_id = ${server} and mr.user_id = ${user})`);
 
-/** The ids `roleIdsOf` joined, ascending (none for null). */
-export const roleIds = (joined: string | null | undefined): string[] => (joined ? joined.split(',') : []);
+/** The ids `roleIdsOf` joined, ascending as numbers (none for null). */
+export const roleIds = (joined: string | null | undefined): string[] => (joined ? joined.split(',').sort(compareIds) : []);
 
 /** Servers with their channels, members and invites (one aggregate). */
 export const serversRepo = (joinIds: JoinIds) => ({
@@ -237,15 +238,17 @@ export const membersRepo = (joinIds: JoinIds) => {
         .executeTakeFirst();
       return Number(r.numDeletedRows) > 0;
     },
-    /** The members holding `roleId`, each with all their roles (a role being deleted). */
-    withRole: async (db: Db | Tx, serverId: string, roleId: string) =>
+    /**
+     * The members holding `roleId`, each with all their roles (a role being deleted): read
+     * by the role alone, which names one server (`member_roles_role`).
+     */
+    withRole: async (db: Db | Tx, roleId: string) =>
       (
         await db
           .selectFrom('memberRoles as h')
           .select('h.userId')
           .select(roleIdsOf(joinIds, 'h.server_id', 'h.user_id').as('roles'))
           .where('h.roleId', '=', roleId)
-          .where('h.serverId', '=', serverId)
           .orderBy('h.userId')
           .execute()
       ).map((r) => ({ userId: r.userId, roles: roleIds(r.roles) })),
