@@ -19,7 +19,7 @@ const roleIdsOf = (joinIds: JoinIds, server: string, user: string) =>
   sql.raw<string | null>(`(select ${joinIds('mr.role_id')} from member_roles mr where mr.server_id = ${server} and mr.user_id = ${user})`);
 
 /** The ids `roleIdsOf` joined, ascending as numbers (none for null). */
-export const roleIds = (joined: string | null | undefined): string[] => (joined ? joined.split(',').sort(compareIds) : []);
+const roleIds = (joined: string | null | undefined): string[] => (joined ? joined.split(',').sort(compareIds) : []);
 
 /** Servers with their channels, members and invites (one aggregate). */
 export const serversRepo = (joinIds: JoinIds) => ({
@@ -121,7 +121,7 @@ export interface ChannelAccess {
 }
 
 /** A member's row with their role ids, ascending (`member_roles`). */
-export type MemberWithRoles = MemberTable & { roles: string[] };
+type MemberWithRoles = MemberTable & { roles: string[] };
 
 export const membersRepo = (joinIds: JoinIds) => {
   /** Gives `userId` the roles `roleIds` (those they hold already are skipped). */
@@ -172,7 +172,7 @@ export const membersRepo = (joinIds: JoinIds) => {
      * key alone (docs/decisions/member-roles-table.md).
      */
     forChannel: async (db: Db, channelId: string, userId: string) => {
-      const { rows } = await sql<Omit<ChannelAccess, 'roles'> & { roles: string | null }>`
+      const { rows } = await sql<ChannelAccess>`
         select c.id as channel_id, c.server_id, c.name, c.created_at, c.topic, c.position,
           s.owner_id, s.perm_version, m.joined_at, m.nick,
           ${roleIdsOf(joinIds, 'm.server_id', 'm.user_id')} as roles
@@ -180,9 +180,13 @@ export const membersRepo = (joinIds: JoinIds) => {
         left join members m on m.server_id = c.server_id and m.user_id = ${userId}
         where c.id = ${channelId}`.execute(db);
       const row = rows[0];
-      if (!row) return undefined;
-      // PostgreSQL's driver answers bigint columns as strings, SQLite's plugin numbers.
-      return { ...row, permVersion: Number(row.permVersion), roles: row.joinedAt === null ? null : roleIds(row.roles) } as ChannelAccess;
+      if (row) {
+        // PostgreSQL's driver answers bigint columns as strings, SQLite's plugin numbers.
+        row.permVersion = Number(row.permVersion);
+        // The roles arrive joined in one text (`roleIdsOf`); a non-member has no join date.
+        row.roles = row.joinedAt === null ? null : roleIds(row.roles as unknown as string | null);
+      }
+      return row;
     },
     /** The members in the order they joined; with `limit`, the first that many; with `userId`, only that one. */
     ofServer: async (db: Db, serverId: string, only: { limit?: number; userId?: string } = {}) => {
