@@ -11,8 +11,9 @@
  *   git worktree remove --force /tmp/prev
  *
  * It starts that release's service on an empty data directory, creates people, a server
- * with channels, roles, an invite, members, a bot, messages (one with a file, one edited,
- * one reply), reactions and a DM through its API, stops it (SIGTERM), then writes the
+ * with channels, roles (bob holds two, carol one; a third, held by carol, is deleted, as
+ * that release rewrote its holders' role lists), an invite, members, a bot, messages (one
+ * with a file, one edited, one reply), reactions and a DM through its API, stops it (SIGTERM), then writes the
  * database checkpointed into one file (no -wal), the uploads, and `manifest.json`, which
  * says what the test should find (names, the password, ids, the bot's token).
  */
@@ -80,6 +81,16 @@ await api('POST', `/invites/${invite.code}`, bob.auth);
 await api('POST', `/invites/${invite.code}`, carol.auth);
 const role = await api('POST', `/servers/${server.id}/roles`, alice.auth, { name: 'moderators', color: 0x3366ff, hoist: true });
 await api('PUT', `/servers/${server.id}/members/${bob.id}/roles/${role.id}`, alice.auth);
+// Several roles in the old comma-joined column, and one deleted there (0021 moves them to member_roles).
+const helpers = await api('POST', `/servers/${server.id}/roles`, alice.auth, { name: 'helpers' });
+const gone = await api('POST', `/servers/${server.id}/roles`, alice.auth, { name: 'temporary' });
+for (const [user, r] of [
+  [bob, helpers],
+  [carol, gone],
+  [carol, helpers],
+] as const)
+  await api('PUT', `/servers/${server.id}/members/${user.id}/roles/${r.id}`, alice.auth);
+await api('DELETE', `/servers/${server.id}/roles/${gone.id}`, alice.auth);
 const bot = await api('POST', '/bots', alice.auth, { name: 'Fixture bot' });
 await api('POST', `/servers/${server.id}/bots`, alice.auth, { botId: bot.id });
 
@@ -125,7 +136,7 @@ const manifest = {
   schema,
   password: PASSWORD,
   users: { alice: alice.id, bob: bob.id, carol: carol.id },
-  server: { id: server.id, name: server.name, general: general.id, random: random.id, role: role.id },
+  server: { id: server.id, name: server.name, general: general.id, random: random.id, role: role.id, helpers: helpers.id },
   bot: { id: bot.id, token: bot.token },
   file: { url: new URL(file.url).pathname, content: 'a file uploaded before the upgrade\n' },
   messages: {

@@ -6,14 +6,15 @@ import type { SessionTable, UserTable } from '../store/schema.js';
  * instance while nothing that could take access away has changed: the rows of bots and
  * of people's sessions, and a member's access to a server's channel. Every entry belongs
  * to one access epoch (`access_epoch`, migration 0013), which triggers bump in the
- * transaction of any change to users, sessions, servers, channels, members, roles or
- * overwrites. A request reads the epoch once, first; an entry answers only for that same
+ * transaction of any change to users, sessions, servers, channels, members, a member's
+ * roles (`member_roles`), roles or overwrites. A request reads the epoch once, first; an entry answers only for that same
  * epoch, and a newer epoch empties the cache. So a revocation (a bot deleted, a member
  * kicked, a role changed) is in force for the next request on every instance, as if
  * nothing were cached, while the hot path reads one row instead of two joins.
  *
  * Only what was allowed is kept, never a refusal: a new row (a member joining) cannot
- * make an entry wrong, which is why inserts mostly do not bump the epoch.
+ * make an entry wrong, which is why inserts mostly do not bump the epoch (a role given
+ * does: its overwrites may deny).
  */
 export class AccessCache {
   private epoch = 0;

@@ -9,8 +9,8 @@ import type { Caller } from './types.js';
 /** A caller's membership of a server, with the model their permissions come from. */
 export interface Membership {
   server: ServerTable;
-  /** The member's role ids, comma-joined. */
-  roles: string;
+  /** The member's role ids, ascending. */
+  roles: readonly string[];
   model: ServerModel;
   /** Server-wide permissions. */
   bits: bigint;
@@ -71,7 +71,8 @@ export interface ChannelGrant {
   topic: string | null;
   position: number;
   ownerId: string;
-  roles: string;
+  /** The caller's role ids in the channel's server, ascending (none in a DM). */
+  roles: readonly string[];
   /** When the caller joined the channel's server (null in a DM). */
   joinedAt: string | null;
   /** The caller's nickname in the channel's server (null when none, or in a DM). */
@@ -165,7 +166,7 @@ async function requireDmPermission(ctx: DomainContext, caller: Caller, channelId
     topic: null,
     position: 0,
     ownerId: dm.ownerId ?? '',
-    roles: '',
+    roles: [],
     joinedAt: null,
     nick: null,
     model: EMPTY_MODEL,

@@ -12,7 +12,7 @@ import { audit } from './audit.js';
 import { type DomainContext, notify, notifyChannel, nowIso } from './context.js';
 import { authorMember, messageView, removeMessages } from './messages.js';
 import { P } from '@parley/protocol';
-import { NEEDS, mayPin, mayReadHistory, splitRoles } from './permissions.js';
+import { NEEDS, mayPin, mayReadHistory } from './permissions.js';
 import type { Caller } from './types.js';
 
 /** Discord's limit of pins per channel. */
@@ -29,12 +29,12 @@ function mentionCountOf(
   userId: string,
   channelId: string,
   dm: boolean,
-  roles: string | null | undefined,
+  roles: readonly string[] | null | undefined,
   afterId: string,
 ) {
   const db = ctx.store.db;
   if (dm) return ctx.store.readStates.othersAfter(db, userId, channelId, afterId);
-  return ctx.store.readStates.mentionCount(db, userId, channelId, afterId, splitRoles(roles));
+  return ctx.store.readStates.mentionCount(db, userId, channelId, afterId, roles ?? []);
 }
 
 /**
@@ -47,7 +47,7 @@ function mentionCountOf(
 export async function readStatesOf(
   ctx: DomainContext,
   userId: string,
-  channels: ReadonlyArray<{ id: string; roles: string | null; dm?: boolean }>,
+  channels: ReadonlyArray<{ id: string; roles: readonly string[] | null; dm?: boolean }>,
   lastIds: ReadonlyMap<string, string>,
 ): Promise<ReadState[]> {
   const db = ctx.store.db;

@@ -52,7 +52,7 @@ import {
   serverOf,
   type Viewer,
 } from './messages.js';
-import { NEEDS, has, splitRoles } from './permissions.js';
+import { NEEDS, has } from './permissions.js';
 import { roleView } from './roles.js';
 import type { Caller, PublicUser } from './types.js';
 import { type StoredUpload, attachmentOf, releaseUploads, uploadIdOf, uploadRefOf } from './uploads.js';
@@ -570,7 +570,7 @@ async function checkOptions(
 
 /** What checking the options read of the objects they name, for the interaction's `resolved`. */
 interface Found {
-  users: Map<string, { user: UserTable; member?: { roles: string; joinedAt: string } }>;
+  users: Map<string, { user: UserTable; member?: { roles: string[]; joinedAt: string } }>;
   channels: Map<string, { id: string; serverId: string | null; name: string }>;
   roles: Map<string, RoleTable>;
   attachments: Map<string, Attachment>;
@@ -676,7 +676,7 @@ async function resolvedOf(
           found?.channels.size ? ctx.store.members.get(ctx.store.db, serverId, bot.id) : undefined,
         ]);
   const member: InteractionMember | undefined = self
-    ? { roles: splitRoles(self.roles), joinedAt: self.joinedAt, permissions: grant.permissions.toString() }
+    ? { roles: self.roles, joinedAt: self.joinedAt, permissions: grant.permissions.toString() }
     : undefined;
   if (!found) return member ? { member } : {};
   const resolved: InteractionResolved = {};
@@ -688,7 +688,7 @@ async function resolvedOf(
       for (const [id, u] of found.users)
         if (u.member)
           resolved.members[id] = {
-            roles: splitRoles(u.member.roles),
+            roles: u.member.roles,
             joinedAt: u.member.joinedAt,
             permissions: grant.model.permissions(id, u.user.bot === 1, u.member.roles, grant.id).toString(),
           };

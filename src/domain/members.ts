@@ -11,7 +11,7 @@ import { type Membership, requireHeldPermission, requireMember } from './access.
 import { auditIn } from './audit.js';
 import { type DomainContext, notify } from './context.js';
 import { cleanName, stripUnsafeCharacters } from './names.js';
-import { joinRoles, splitRoles } from './permissions.js';
+import { roleSet } from './permissions.js';
 import { requireBelow, requireHeld } from './roles.js';
 import { servers } from './servers.js';
 import type { Caller } from './types.js';
@@ -37,7 +37,7 @@ export function cleanNick(nick: string | null): string | null {
  * MANAGE_NICKNAMES when the target's highest role is below theirs (the owner is above all,
  * so only the owner changes the owner's).
  */
-function requireNickRight(caller: Caller, m: Membership, targetId: string, targetRoles: string): void {
+function requireNickRight(caller: Caller, m: Membership, targetId: string, targetRoles: readonly string[]): void {
   if (targetId === caller.id) {
     requireHeldPermission(m, 'CHANGE_NICKNAME');
     return;
@@ -72,8 +72,8 @@ export const members = {
     const result = await ctx.store.write(async (tx) => {
       const current = await ctx.store.members.get(tx, serverId, userId);
       if (!current) throw notFound('member');
-      const patch: { roles?: string; nick?: string | null } = {};
-      let roles = splitRoles(current.roles);
+      const patch: { roles?: string[]; nick?: string | null } = {};
+      let roles = current.roles;
       const changes: Array<{ roleId: string; add: boolean }> = [];
       if (wanted) {
         const all = new Map((await ctx.store.roles.ofServer(tx, serverId)).map((r) => [r.id, r]));
@@ -97,8 +97,8 @@ export const members = {
         if (changes.length > 0) {
           const next = roles.filter((id) => keep.has(id) || all.get(id)?.managed === 1);
           for (const c of changes) if (c.add) next.push(c.roleId);
-          patch.roles = joinRoles(next);
-          roles = splitRoles(patch.roles);
+          patch.roles = roleSet(next);
+          roles = patch.roles;
         }
       }
       const before = current.nick ?? null;

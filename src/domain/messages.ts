@@ -10,7 +10,7 @@ import { type ChannelAudience, DM_SERVER_ID, type DomainContext, notifyChannel, 
 import { rejectNul } from './names.js';
 import { checkComponents } from './components.js';
 import type { Attachment, Caller, Embed, Message, PublicUser } from './types.js';
-import { NEEDS, has, hasPermission, mayReadHistory, splitRoles } from './permissions.js';
+import { NEEDS, has, hasPermission, mayReadHistory } from './permissions.js';
 import { audit } from './audit.js';
 import { type StoredUpload, attachmentOf, namesUpload, releaseUploads, uploadIdOf } from './uploads.js';
 import { publicUser } from './accounts.js';
@@ -49,9 +49,9 @@ export interface StoredInteraction extends MessageInteraction {
   loading?: true;
 }
 
-/** A member's roles (comma-joined, as stored) and join date, as a channel grant holds them. */
+/** A member's roles (ids, ascending) and join date, as a channel grant holds them. */
 export interface Membership {
-  roles: string;
+  roles: readonly string[];
   joinedAt: string | null;
   nick?: string | null;
 }
@@ -75,7 +75,7 @@ export async function authorMember(
     if (!row) return undefined;
     m = row;
   }
-  return { roles: splitRoles(m.roles), joinedAt: m.joinedAt!, nick: m.nick ?? null };
+  return { roles: [...m.roles], joinedAt: m.joinedAt!, nick: m.nick ?? null };
 }
 
 /** A message about to be created, with what it pings and what it replies to settled. */

@@ -8,6 +8,7 @@ import {
   parsePermissions,
 } from '@parley/protocol';
 import type { GatewayEvent } from '../events/types.js';
+import { compareIds } from '../ids.js';
 import type { ChannelOverwriteTable, RoleTable } from '../store/schema.js';
 import type { Db } from '../store/index.js';
 
@@ -19,13 +20,11 @@ import type { Db } from '../store/index.js';
  * anything that lists or searches content ask here; nothing else compares permission bits.
  */
 
-/** A member's role ids as stored (comma-joined, ascending) and as a list. */
-export const joinRoles = (ids: Iterable<string>): string => [...new Set(ids)].sort(compareNumeric).join(',');
-export const splitRoles = (s: string | null | undefined): string[] => (s ? s.split(',') : []);
+/** A member's role ids as the store answers them: each once, ascending. */
+export const roleSet = (ids: Iterable<string>): string[] => [...new Set(ids)].sort(compareIds);
 
-function compareNumeric(a: string, b: string): number {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
-}
+/** Whether two role sets (`roleSet`) are the same. */
+export const sameRoles = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((id, i) => id === b[i]);
 
 /** A channel as the gateway model keeps it (its overwrites are in the model). */
 export interface ChannelInfo {
@@ -271,14 +270,14 @@ export class ServerModel {
   }
 
   /** A member's permissions server-wide (`channelId` omitted) or in a channel. */
-  permissions(userId: string, bot: boolean, memberRoles: string, channelId?: string): bigint {
+  permissions(userId: string, bot: boolean, memberRoles: readonly string[], channelId?: string): bigint {
     if (userId === this.ownerId) return ALL_PERMISSION_BITS;
     const overwrites = channelId === undefined ? undefined : (this.overwrites.get(channelId) ?? []);
     // Member overwrites name one person: results that depend on one are never shared.
     if (overwrites?.some((o) => o.type === 'member' && o.id === userId)) {
       return computePermissions(this.input(userId, bot, memberRoles, overwrites));
     }
-    const key = `${bot ? 'b' : 'p'}${memberRoles}/${channelId ?? ''}`;
+    const key = `${bot ? 'b' : 'p'}${memberRoles.join(',')}/${channelId ?? ''}`;
     let bits = this.results.get(key);
     if (bits === undefined) {
       bits = computePermissions(this.input(userId, bot, memberRoles, overwrites));
@@ -288,23 +287,23 @@ export class ServerModel {
     return bits;
   }
 
-  private input(userId: string, bot: boolean, memberRoles: string, overwrites: readonly OverwriteBits[] | undefined) {
+  private input(userId: string, bot: boolean, memberRoles: readonly string[], overwrites: readonly OverwriteBits[] | undefined) {
     return {
       serverId: this.serverId,
       ownerId: this.ownerId,
       userId,
       bot,
       roles: this.roles,
-      memberRoles: splitRoles(memberRoles),
+      memberRoles,
       ...(overwrites ? { overwrites } : {}),
     };
   }
 
   /** The position of a member's highest role; the owner is above all. */
-  highest(userId: string, memberRoles: string): number {
+  highest(userId: string, memberRoles: readonly string[]): number {
     if (userId === this.ownerId) return Number.POSITIVE_INFINITY;
     let top = 0;
-    for (const id of splitRoles(memberRoles)) top = Math.max(top, this.roles.get(id)?.position ?? 0);
+    for (const id of memberRoles) top = Math.max(top, this.roles.get(id)?.position ?? 0);
     return top;
   }
 }

@@ -10,7 +10,7 @@ import { auditIn, diff } from './audit.js';
 import { type DomainContext, notify } from './context.js';
 import { cleanName } from './names.js';
 import { SharedRows } from './shared-rows.js';
-import { type ModelDelta, type ModelSnapshot, joinRoles, splitRoles } from './permissions.js';
+import { type ModelDelta, type ModelSnapshot, roleSet } from './permissions.js';
 import type { Caller, PublicUser } from './types.js';
 
 export const roleView = (r: RoleTable): Role => ({
@@ -297,9 +297,8 @@ export const roles = {
     requireBelow(caller, m, role.position, 'that role');
     const { version, holders } = await ctx.store.write(async (tx) => {
       await ctx.store.roles.lockServer(tx, serverId);
-      const holders = await ctx.store.members.withRole(tx, serverId, roleId);
-      for (const h of holders)
-        await ctx.store.members.setRoles(tx, serverId, h.userId, joinRoles(splitRoles(h.roles).filter((id) => id !== roleId)));
+      // The role's rows in `member_roles` go with it (a foreign key): its holders are read first, to be told.
+      const holders = await ctx.store.members.withRole(tx, roleId);
       await ctx.store.overwrites.deleteTarget(tx, serverId, roleId);
       await ctx.store.roles.delete(tx, serverId, roleId);
       const rest = (await ctx.store.roles.ofServer(tx, serverId)).filter((r) => r.id !== serverId);
@@ -320,7 +319,7 @@ export const roles = {
         await notify(ctx, {
           kind: 'event',
           serverId,
-          event: { t: 'MEMBER_UPDATE', d: { serverId, user: publicUser(user), roles: splitRoles(h.roles).filter((id) => id !== roleId) } },
+          event: { t: 'MEMBER_UPDATE', d: { serverId, user: publicUser(user), roles: h.roles.filter((id) => id !== roleId) } },
         });
     }
   },
@@ -343,13 +342,13 @@ export const roles = {
     const { changed, next } = await ctx.store.write(async (tx) => {
       const current = await ctx.store.members.get(tx, serverId, userId);
       if (!current) throw notFound('member');
-      const ids = splitRoles(current.roles);
+      const ids = current.roles;
       const has = ids.includes(roleId);
       if (has === add) return { changed: false, next: ids };
-      const next = add ? [...ids, roleId] : ids.filter((id) => id !== roleId);
-      await ctx.store.members.setRoles(tx, serverId, userId, joinRoles(next));
+      if (add) await ctx.store.members.addRoles(tx, serverId, userId, [roleId]);
+      else await ctx.store.members.removeRole(tx, serverId, userId, roleId);
       await auditIn(ctx, tx, serverId, caller, add ? 'member_role_add' : 'member_role_remove', userId, { roleId });
-      return { changed: true, next: splitRoles(joinRoles(next)) };
+      return { changed: true, next: roleSet(add ? [...ids, roleId] : ids.filter((id) => id !== roleId)) };
     });
     if (changed)
       await notify(ctx, { kind: 'event', serverId, event: { t: 'MEMBER_UPDATE', d: { serverId, user: publicUser(user), roles: next } } });

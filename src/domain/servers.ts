@@ -27,7 +27,7 @@ import {
 import { auditIn, diff } from './audit.js';
 import { type DomainContext, notify, nowIso } from './context.js';
 import { cleanName, rejectNul, stripUnsafeCharacters } from './names.js';
-import { joinRoles, mayReadHistory, splitRoles } from './permissions.js';
+import { mayReadHistory } from './permissions.js';
 import {
   type Departure,
   type OverwriteInput,
@@ -109,7 +109,7 @@ const botMember = (bot: UserTable, role: RoleTable, joinedAt?: string) => ({
 
 /** A member as the API shows one: the person or bot, their roles, presence, and a bot's section-3 permissions. */
 function memberView(
-  r: Pick<UserTable, 'id' | 'name' | 'bot' | 'avatar' | 'ownerId'> & { roles: string; joinedAt: string; nick?: string | null },
+  r: Pick<UserTable, 'id' | 'name' | 'bot' | 'avatar' | 'ownerId'> & { roles: readonly string[]; joinedAt: string; nick?: string | null },
   managedRole: RoleTable | undefined,
   presence: PresenceStatus | undefined,
 ) {
@@ -118,7 +118,7 @@ function memberView(
     ...user,
     user,
     presence: presence ?? ('offline' as const),
-    roles: splitRoles(r.roles),
+    roles: [...r.roles],
     nick: r.nick ?? null,
     ...(r.bot === 1 ? { ownerId: r.ownerId, permissions: legacyNamesOf(parsePermissions(managedRole?.permissions ?? '0') ?? 0n) } : {}),
     joinedAt: r.joinedAt,
@@ -160,7 +160,7 @@ async function joinSnapshot(ctx: DomainContext, db: Tx, server: ServerTable, bot
   return {
     server: serverView(server),
     roles: listedRoles.share(server.id, roles.map(roleView)),
-    members: listed.map((r) => ({ user: publicUser(r), roles: splitRoles(r.roles), joinedAt: r.joinedAt, nick: r.nick ?? null })),
+    members: listed.map((r) => ({ user: publicUser(r), roles: r.roles, joinedAt: r.joinedAt, nick: r.nick ?? null })),
     memberCount,
     joinedAt,
   };
@@ -190,7 +190,7 @@ export const servers = {
     const model = await ctx.store.write(async (tx) => {
       await ctx.store.servers.insert(tx, server);
       await ctx.store.roles.insert(tx, everyoneRole(server.id));
-      await ctx.store.members.insert(tx, { serverId: server.id, userId: caller.id, roles: '', legacyPermissions: -1, joinedAt: now });
+      await ctx.store.members.insert(tx, { serverId: server.id, userId: caller.id, legacyPermissions: -1, joinedAt: now });
       await ctx.store.channels.insert(tx, general);
       return snapshotIn(ctx, tx, server.id);
     });
@@ -483,7 +483,6 @@ export const servers = {
       const inserted = await ctx.store.members.insert(tx, {
         serverId: server.id,
         userId: caller.id,
-        roles: '',
         legacyPermissions: -1,
         joinedAt: nowIso(ctx),
       });
@@ -695,10 +694,11 @@ export const servers = {
     const joinedAt = nowIso(ctx);
     const role = managedRole(ctx, serverId, bot, bits);
     const { version, model, join } = await ctx.store.write(async (tx) => {
-      const r = await ctx.store.members.insert(tx, { serverId, userId: botId, roles: role.id, legacyPermissions: -1, joinedAt });
+      const r = await ctx.store.members.insert(tx, { serverId, userId: botId, legacyPermissions: -1, joinedAt });
       if (Number(r.numInsertedOrUpdatedRows ?? 0n) === 0)
         throw conflict('bot_already_member', 'the bot is already a member of this server');
       const version = await insertManagedRole(ctx, tx, role);
+      await ctx.store.members.addRoles(tx, serverId, botId, [role.id]);
       await auditIn(ctx, tx, serverId, caller, 'bot_add', botId, { permissions: bits.toString() });
       const [model, join] = await Promise.all([snapshotIn(ctx, tx, serverId), joinSnapshot(ctx, tx, server, bot.id, joinedAt)]);
       return { version, model, join };
@@ -743,7 +743,7 @@ export const servers = {
       if (!role) {
         role = managedRole(ctx, serverId, bot, bits);
         version = await insertManagedRole(ctx, tx, role);
-        await ctx.store.members.setRoles(tx, serverId, botId, joinRoles([...splitRoles(member.roles), role.id]));
+        await ctx.store.members.addRoles(tx, serverId, botId, [role.id]);
       } else {
         await ctx.store.roles.update(tx, serverId, role.id, { permissions: bits.toString() });
         version = await bumpVersion(ctx, tx, serverId);
@@ -885,10 +885,11 @@ export async function backfillManagedRoles(ctx: Pick<DomainContext, 'store'>): P
       await insertManagedRole(ctx as DomainContext, tx, role);
       await tx
         .updateTable('members')
-        .set({ legacyPermissions: -1, roles: joinRoles([...splitRoles(p.roles), role.id]) })
+        .set({ legacyPermissions: -1 })
         .where('serverId', '=', p.serverId)
         .where('userId', '=', p.userId)
         .execute();
+      await ctx.store.members.addRoles(tx, p.serverId, p.userId, [role.id]);
     });
   }
 }

@@ -17,7 +17,7 @@ export interface SessionCheckpoint {
   userId: string;
   s: number;
   pos: LogPosition;
-  /** Each server's permission version and the member's roles there, at `pos`. */
+  /** Each server's permission version and the member's roles there (ids joined by commas), at `pos`. */
   servers: Array<[serverId: string, version: number, roles: string]>;
   /**
    * Each server's permission model as it stood at `pos`, written when the session drops

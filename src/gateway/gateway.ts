@@ -7,7 +7,7 @@ import { readStatesOf } from '../domain/conversations.js';
 import { directMessages } from '../domain/direct-messages.js';
 import { servers as serverActions } from '../domain/servers.js';
 import { P } from '@parley/protocol';
-import { type ModelSnapshot, ServerModel, joinRoles, mayReadHistory, visibilityOf } from '../domain/permissions.js';
+import { type ModelSnapshot, ServerModel, mayReadHistory, roleSet, sameRoles, visibilityOf } from '../domain/permissions.js';
 import { roleView, snapshotIn } from '../domain/roles.js';
 import type { Caller } from '../domain/types.js';
 import { AppError } from '../errors.js';
@@ -51,7 +51,8 @@ export interface GatewayOptions {
 /** A session's view of one server: the server's model (roles, overwrites, channels) and its own roles. */
 interface View {
   model: ServerModel;
-  roles: string;
+  /** The member's role ids, ascending. */
+  roles: readonly string[];
 }
 
 /** A point where the session's numbering, membership and permissions are known; resume starts from one. */
@@ -528,7 +529,8 @@ export class Gateway {
     const kept = new Map((cp.models ?? []).map((m) => [m.serverId, m]));
     const exact = new Set<string>();
     const views = await Promise.all(
-      cp.servers.map(async ([id, version, roles]): Promise<[string, View] | null> => {
+      cp.servers.map(async ([id, version, joined]): Promise<[string, View] | null> => {
+        const roles = joined ? joined.split(',') : [];
         const own = kept.get(id);
         if (own && own.version === version) {
           exact.add(id);
@@ -777,7 +779,7 @@ export class Gateway {
       if (!(self && event.t === 'MEMBER_ADD' && entry.model)) return;
       // Joining: the entry carries the server's model.
       joined = true;
-      before = { model: modelOf(entry.model, entry.join), roles: '' };
+      before = { model: modelOf(entry.model, entry.join), roles: [] };
       if (session.backlog === null) addTo(this.byServer, serverId, session);
     }
     const after = nextView(before, entry, self);
@@ -787,7 +789,8 @@ export class Gateway {
     const channelEvent = event.t === 'CHANNEL_CREATE' || event.t === 'CHANNEL_UPDATE' || event.t === 'CHANNEL_DELETE';
     // Leaving the server ends the view: what the change behind it would show or hide is moot.
     const leaving = (self && event.t === 'MEMBER_REMOVE') || event.t === 'SERVER_DELETE';
-    const permissionsChanged = !joined && !leaving && !channelEvent && (after.model !== before.model || after.roles !== before.roles);
+    const permissionsChanged =
+      !joined && !leaving && !channelEvent && (after.model !== before.model || !sameRoles(after.roles, before.roles));
     const shown = joined || !permissionsChanged ? null : visibilityChanges(before, after, me);
     const overwritten = event.t === 'CHANNEL_UPDATE' && before.model !== after.model ? visibilityChanges(before, after, me) : null;
     const changes = shown ?? overwritten;
@@ -932,7 +935,7 @@ export class Gateway {
       userId: session.caller.id,
       s: m.s,
       pos: m.pos,
-      servers: m.servers.map(([id, v]) => [id, v.model.version, v.roles]),
+      servers: m.servers.map(([id, v]) => [id, v.model.version, v.roles.join(',')]),
       ...(models ? { models: m.servers.filter(([, v]) => v.model.ahead.size === 0).map(([, v]) => snapshotOf(v.model)) } : {}),
       ...(session.conn.wire.kind === 'native' ? {} : { wire: session.conn.wire.kind, wireState: session.conn.wire.state() }),
     };
@@ -1091,13 +1094,13 @@ function nextView(view: View, entry: Extract<BusEntry, { kind: 'event' }>, self:
   let roles = view.roles;
   if (self && (event.t === 'MEMBER_UPDATE' || event.t === 'MEMBER_ADD')) {
     const given = entry.roles ?? (event.t === 'MEMBER_UPDATE' ? event.d.roles : undefined);
-    if (given) roles = joinRoles(given);
+    if (given) roles = roleSet(given);
   }
-  return model === view.model && roles === view.roles ? view : { model, roles };
+  return model === view.model && sameRoles(roles, view.roles) ? view : { model, roles };
 }
 
 /** The channels of a server the caller may see in `view`. */
-function visibleChannels(model: ServerModel, caller: Caller, roles: string) {
+function visibleChannels(model: ServerModel, caller: Caller, roles: readonly string[]) {
   return [...model.channels.values()]
     .filter((c) => (model.permissions(caller.id, caller.bot, roles, c.id) & P.VIEW_CHANNEL) !== 0n)
     .sort((a, b) => a.position - b.position || a.id.length - b.id.length || (a.id < b.id ? -1 : 1));

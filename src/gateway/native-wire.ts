@@ -62,7 +62,7 @@ export class NativeWire implements Wire {
           description: s.server.description ?? null,
           channels: s.channels,
           roles: s.roles,
-          memberRoles: s.memberRoles ? s.memberRoles.split(',') : [],
+          memberRoles: [...s.memberRoles],
           permissions: s.permissions,
         })),
         readStates: r.readStates,

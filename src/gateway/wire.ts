@@ -106,7 +106,7 @@ export type Incoming =
 export interface SessionView {
   readonly caller: Caller;
   /** The servers the session belongs to, with its view of each (the permission model and its roles). */
-  readonly servers: ReadonlyMap<string, { model: ServerModel; roles: string }>;
+  readonly servers: ReadonlyMap<string, { model: ServerModel; roles: readonly string[] }>;
 }
 
 /** An event frame with its sequence number still to be written. */
@@ -195,7 +195,7 @@ export interface ReadyInfo {
     /** The server's roles, as the API shows them. */
     roles: unknown[];
     /** The identity's roles there (comma-joined ids). */
-    memberRoles: string;
+    memberRoles: readonly string[];
     /** The channels the identity may see, as events show them, with their newest message. */
     channels: Array<Record<string, unknown> & { id: string; lastMessageId: string | null }>;
     permissions: string;

@@ -10,12 +10,14 @@ import { type Kysely, SqliteAdapter, sql } from 'kysely';
  *
  * Inserts are left out where a new row can only grant (a member joining, a new channel,
  * role or server): the cache holds only what was allowed, never a refusal. An overwrite
- * can deny, so its insert counts. A session's hourly `last_used_at` touch is not a change
+ * can deny, so its insert counts; so can a role given to a member (its overwrites), so
+ * `member_roles` inserts count too (0020). A session's hourly `last_used_at` touch is not a change
  * of access, so only its deletion and a new token hash count.
  */
 /** Reads the access epoch: one row, one column (`epoch`). */
 export const READ_ACCESS_EPOCH = 'select epoch from access_epoch where id = 1';
 
+/** The triggers 0013 made (0021 adds `member_roles`' inserts and deletes). */
 export const ACCESS_TRIGGERS: ReadonlyArray<{ table: string; events: string[] }> = [
   { table: 'users', events: ['update', 'delete'] },
   { table: 'sessions', events: ['update of token_hash', 'delete'] },
@@ -27,6 +29,28 @@ export const ACCESS_TRIGGERS: ReadonlyArray<{ table: string; events: string[] }>
 ];
 
 const triggerName = (table: string, event: string) => `access_epoch_${table}_${event.split(' ')[0]}`;
+
+/**
+ * Creates the trigger that bumps the access epoch after `event` on `table` (0013's
+ * function on PostgreSQL); later migrations add their tables' with it (0020: `member_roles`).
+ */
+export async function accessTrigger(db: Kysely<unknown>, sqlite: boolean, table: string, event: string): Promise<void> {
+  if (sqlite) {
+    await sql
+      .raw(
+        `create trigger ${triggerName(table, event)} after ${event} on ${table}
+          begin update access_epoch set epoch = epoch + 1 where id = 1; end`,
+      )
+      .execute(db);
+    return;
+  }
+  await sql
+    .raw(
+      `create constraint trigger ${triggerName(table, event)} after ${event} on ${table}
+        deferrable initially deferred for each row execute function parley_bump_access_epoch()`,
+    )
+    .execute(db);
+}
 
 /**
  * 0013: `access_epoch` (one row) and its triggers. On PostgreSQL they are deferred
@@ -41,19 +65,10 @@ export async function migrateToAccessEpoch(db: Kysely<any>): Promise<void> {
     .addColumn('epoch', 'bigint', (c) => c.notNull())
     .execute();
   await sql`insert into access_epoch (id, epoch) values (1, 1)`.execute(db);
-  if (db.getExecutor().adapter instanceof SqliteAdapter) {
-    for (const { table, events } of ACCESS_TRIGGERS)
-      for (const event of events)
-        await sql
-          .raw(
-            `create trigger ${triggerName(table, event)} after ${event} on ${table}
-              begin update access_epoch set epoch = epoch + 1 where id = 1; end`,
-          )
-          .execute(db);
-    return;
-  }
-  await sql
-    .raw(`create function parley_bump_access_epoch() returns trigger language plpgsql as $$
+  const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
+  if (!sqlite)
+    await sql
+      .raw(`create function parley_bump_access_epoch() returns trigger language plpgsql as $$
       begin
         if current_setting('parley.access_epoch_bumped', true) is distinct from 'yes' then
           update access_epoch set epoch = epoch + 1 where id = 1;
@@ -61,13 +76,6 @@ export async function migrateToAccessEpoch(db: Kysely<any>): Promise<void> {
         end if;
         return null;
       end $$`)
-    .execute(db);
-  for (const { table, events } of ACCESS_TRIGGERS)
-    for (const event of events)
-      await sql
-        .raw(
-          `create constraint trigger ${triggerName(table, event)} after ${event} on ${table}
-            deferrable initially deferred for each row execute function parley_bump_access_epoch()`,
-        )
-        .execute(db);
+      .execute(db);
+  for (const { table, events } of ACCESS_TRIGGERS) for (const event of events) await accessTrigger(db, sqlite, table, event);
 }

@@ -12,7 +12,7 @@ import { type LeaseOptions, WorkerLease } from './worker-lease.js';
 import { WriteHorizon } from './write-horizon.js';
 import { blocks, dms } from './repos/dms.js';
 import { INSERT_MESSAGE_SQL, messageParams, messages, reactions, readStates, uploads, userSettings } from './repos/messages.js';
-import { channels, invites, members, servers } from './repos/servers.js';
+import { channels, invites, membersRepo, serversRepo } from './repos/servers.js';
 import { auditLog, bans, bumpPermVersion, overwrites, roles } from './repos/roles.js';
 import { searchRepo } from './repos/search.js';
 import { sessions, users } from './repos/users.js';
@@ -71,9 +71,10 @@ export async function migrateDatabase(
 export class Store {
   readonly users = users;
   readonly sessions = sessions;
-  readonly servers = servers;
+  /** Servers and members read a member's roles through the dialect (`DialectAdapter.joinIds`). */
+  readonly servers: ReturnType<typeof serversRepo>;
   readonly channels = channels;
-  readonly members = members;
+  readonly members: ReturnType<typeof membersRepo>;
   readonly roles = roles;
   readonly overwrites = overwrites;
   readonly bans = bans;
@@ -123,6 +124,8 @@ export class Store {
     clock?: () => number,
   ) {
     this.ids = new SnowflakeGenerator(clock);
+    this.servers = serversRepo((column) => adapter.joinIds(column));
+    this.members = membersRepo((column) => adapter.joinIds(column));
     const search = searchRepo(adapter.fullText);
     this.search = {
       ...search,

@@ -4,6 +4,7 @@ import { migrateToConversations } from './conversations-migration.js';
 import { migrateToDirectMessages } from './direct-messages-migration.js';
 import { migrateToDisabledAccounts } from './disabled-accounts-migration.js';
 import { migrateToInteractions } from './interactions-migration.js';
+import { migrateToMemberRoles } from './member-roles-migration.js';
 import { migrateToRoles } from './roles-migration.js';
 import { migrateToDeferredSearch, migrateToSearch, migrateToSearchFilters, migrateToSeparateSearch } from './search-migration.js';
 import { migrateToSnowflakes } from './snowflake-migration.js';
@@ -237,6 +238,7 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('interactions').addColumn('command_type', 'text').execute();
     },
   },
+  '0021_member_roles': { up: migrateToMemberRoles },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */

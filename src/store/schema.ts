@@ -85,8 +85,6 @@ export interface UserBlockTable {
 export interface MemberTable {
   serverId: string;
   userId: string;
-  /** The member's role ids (not `@everyone`), joined by commas, ascending. */
-  roles: string;
   /**
    * Section 3's bits of a bot added before roles (0005), until its managed role is made
    * just after the store opens; -1 once there is nothing to carry over.
@@ -95,6 +93,13 @@ export interface MemberTable {
   joinedAt: string;
   /** Their nickname in this server (0017); null or absent when they have none. */
   nick?: string | null;
+}
+
+/** One role a member holds (0020); `@everyone` is never listed. */
+export interface MemberRoleTable {
+  serverId: string;
+  userId: string;
+  roleId: string;
 }
 
 export interface RoleTable {
@@ -344,6 +349,7 @@ export interface Database {
   servers: ServerTable;
   channels: ChannelTable;
   members: MemberTable;
+  memberRoles: MemberRoleTable;
   roles: RoleTable;
   channelOverwrites: ChannelOverwriteTable;
   bans: BanTable;

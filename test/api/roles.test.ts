@@ -301,6 +301,31 @@ describe('channel overwrites', () => {
     expectError(await call(srv.url, 'GET', `/channels/${secret.id}/messages`, { auth: s.member.auth }), 403);
   });
 
+  it('a role given, taken or deleted changes what the next request may do: nothing cached outlives it', async () => {
+    const s = await setup();
+    const send = () => call(srv.url, 'POST', `/channels/${s.general.id}/messages`, { auth: s.member.auth, body: { content: 'hi' } });
+    const muted = await makeRole(s.owner, s.server.id, 'muted');
+    const deny = await call(srv.url, 'PUT', `/channels/${s.general.id}/permissions/${muted.id}`, {
+      auth: s.owner.auth,
+      body: { type: 'role', deny: P.SEND_MESSAGES.toString() },
+    });
+    expect(deny.status, deny.text).toBe(204);
+    // Allowed, and so kept by the instance's access cache for the next request.
+    expect((await send()).status).toBe(201);
+    expect((await send()).status).toBe(201);
+    await giveRole(s.owner, s.server.id, s.member.id, muted.id);
+    expectError(await send(), 403, 'missing_permission');
+    const take = await call(srv.url, 'DELETE', `/servers/${s.server.id}/members/${s.member.id}/roles/${muted.id}`, { auth: s.owner.auth });
+    expect(take.status, take.text).toBe(204);
+    expect((await send()).status).toBe(201);
+    await giveRole(s.owner, s.server.id, s.member.id, muted.id);
+    expectError(await send(), 403, 'missing_permission');
+    expect((await call(srv.url, 'DELETE', `/servers/${s.server.id}/roles/${muted.id}`, { auth: s.owner.auth })).status).toBe(204);
+    expect((await send()).status).toBe(201);
+    const members = await call(srv.url, 'GET', `/servers/${s.server.id}/members`, { auth: s.owner.auth });
+    expect(members.body.find((m: { user: { id: string } }) => m.user.id === s.member.id).roles).toEqual([]);
+  });
+
   it("allow 'abc' is 400; a MANAGE_ROLES member cannot allow a permission they lack (403)", async () => {
     const s = await setup();
     expectError(

@@ -245,7 +245,7 @@ describe('joining and leaving servers mid-session', () => {
           avatar: null,
           createdAt: at,
         });
-        await store.members.insert(tx, { serverId: server.id, userId: id, roles: '', joinedAt: at });
+        await store.members.insert(tx, { serverId: server.id, userId: id, joinedAt: at });
       }
     });
     const created = next<[Guild]>(client, Events.GuildCreate, (g) => g.id === server.id);

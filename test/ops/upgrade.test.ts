@@ -2,10 +2,11 @@
  * Upgrading a database made by the previous release. test/fixtures/upgrade/ is a data
  * directory the release before migration 0010 (commit cacdf2c) made through its own API,
  * written by scripts/make-upgrade-fixture.ts (see there to regenerate it): three people,
- * a server with two channels, a role, members, a bot, messages (one with a file, one
+ * a server with two channels, roles (one member holds two), members, a bot, messages (one with a file, one
  * edited, one reply), reactions and a DM; manifest.json says what they are. The current
  * service starts on a copy (migrations run at start) and everything must read back over
- * the API as it was, and the new feature (disabled accounts) must work on the old rows.
+ * the API as it was (every role assignment too, which 0021 moves out of a comma-joined
+ * column), and the new feature (disabled accounts) must work on the old rows.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -64,6 +65,35 @@ describe('a database of the previous release', () => {
     expect(ids).toEqual(expect.arrayContaining([manifest.users.alice, manifest.users.bob, manifest.users.carol, manifest.bot.id]));
     const bob = members.body.find((m: { user: { id: string } }) => m.user.id === manifest.users.bob);
     expect(bob.roles).toContain(manifest.server.role);
+  });
+
+  it('keeps every role assignment, moved from the comma-joined column to member_roles (0020)', async () => {
+    // Ids as text: better-sqlite3 answers 64-bit integers as lossy numbers.
+    const old = new Database(path.join(FIXTURE, 'parley.db'), { readonly: true });
+    const assigned = old.prepare('select cast(server_id as text) as s, cast(user_id as text) as u, roles from members').all() as Array<{
+      s: string;
+      u: string;
+      roles: string;
+    }>;
+    old.close();
+    const before = assigned.flatMap((m) => (m.roles ? m.roles.split(',') : []).map((role) => `${m.s}/${m.u}/${role}`));
+    // The fixture's people: bob holds two roles, carol one (another was deleted), the bot its managed one.
+    expect(before).toHaveLength(4);
+    const db = new Database(path.join(srv.dataDir, 'parley.db'), { readonly: true });
+    const rows = db
+      .prepare('select cast(server_id as text) as s, cast(user_id as text) as u, cast(role_id as text) as r from member_roles')
+      .all() as Array<{ s: string; u: string; r: string }>;
+    const after = rows.map((m) => `${m.s}/${m.u}/${m.r}`);
+    const columns = (db.prepare('pragma table_info(members)').all() as Array<{ name: string }>).map((c) => c.name);
+    db.close();
+    expect(after.sort()).toEqual(before.sort());
+    expect(columns).not.toContain('roles');
+    const members = await call(srv.url, 'GET', `/servers/${manifest.server.id}/members?limit=100`, { auth: auth.alice });
+    const rolesOf = (id: string) => members.body.find((m: { user: { id: string } }) => m.user.id === id).roles;
+    expect(rolesOf(manifest.users.bob)).toEqual([manifest.server.role, manifest.server.helpers]);
+    expect(rolesOf(manifest.users.carol)).toEqual([manifest.server.helpers]);
+    expect(rolesOf(manifest.bot.id)).toHaveLength(1);
+    expect(rolesOf(manifest.users.alice)).toEqual([]);
   });
 
   it('keeps messages with their ids, authors, edits, replies, reactions and files', async () => {

@@ -17,6 +17,7 @@ describe.each(storeDialects())('access epoch on %s', (dialect) => {
   const serverId = newId();
   const channelId = newId();
   const sessionId = newId();
+  const [roleA, roleB] = [newId(), newId()];
   const epoch = async () => Number(await store.accessEpoch());
 
   beforeAll(async () => {
@@ -25,7 +26,20 @@ describe.each(storeDialects())('access epoch on %s', (dialect) => {
       await store.users.insert(tx, userRow(userId, 'ae'));
       await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
       await store.channels.insert(tx, { id: channelId, serverId, name: 'general', createdAt: now() });
-      await store.members.insert(tx, { serverId, userId, roles: '', joinedAt: now() });
+      await store.members.insert(tx, { serverId, userId, joinedAt: now() });
+      for (const id of [roleA, roleB])
+        await store.roles.insert(tx, {
+          id,
+          serverId,
+          name: id,
+          color: 0,
+          position: 1,
+          permissions: '0',
+          hoist: 0,
+          mentionable: 0,
+          managed: 0,
+          botId: null,
+        });
       await store.sessions.insert(tx, { id: sessionId, userId, tokenHash: 'h', createdAt: now() });
     });
   });
@@ -50,7 +64,7 @@ describe.each(storeDialects())('access epoch on %s', (dialect) => {
         createdAt: now(),
       }),
     );
-    await store.write((tx) => store.members.insert(tx, { serverId, userId: other, roles: '', joinedAt: now() }));
+    await store.write((tx) => store.members.insert(tx, { serverId, userId: other, joinedAt: now() }));
     expect(await epoch()).toBe(before);
   });
 
@@ -61,7 +75,12 @@ describe.each(storeDialects())('access epoch on %s', (dialect) => {
       expect(e).toBeGreaterThan(last);
       last = e;
     };
-    await store.write((tx) => store.members.setRoles(tx, serverId, userId, '1'));
+    // A role given can take access away (its overwrites may deny): given, and taken, both count.
+    await store.write((tx) => store.members.setRoles(tx, serverId, userId, [roleA]));
+    await moved();
+    await store.write((tx) => store.members.addRoles(tx, serverId, userId, [roleB]));
+    await moved();
+    await store.write((tx) => store.members.removeRole(tx, serverId, userId, roleB));
     await moved();
     await store.write((tx) => store.channels.update(tx, channelId, { name: 'renamed' }));
     await moved();
@@ -77,7 +96,7 @@ describe.each(storeDialects())('access epoch on %s', (dialect) => {
     const before = await epoch();
     await expect(
       store.write(async (tx) => {
-        await store.members.setRoles(tx, serverId, userId, '2');
+        await store.members.setRoles(tx, serverId, userId, []);
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');

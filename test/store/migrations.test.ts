@@ -315,6 +315,74 @@ describe.each(storeDialects())('migrations on %s', (dialect) => {
     if (dialect === 'sqlite') await expectSearchIndexMatchesMessages(store);
   });
 
+  it('0021 moves every role assignment from members.roles to member_roles, and deletions cascade', async () => {
+    const db = await emptyDatabase(dialect);
+    cleanup.push(() => db.dispose());
+    await migrateToLatest(db.admin, db.schema, '0019_member_nick');
+    const admin = db.admin as Kysely<any>;
+    // Two servers; role ids whose text order is not their numeric order (9 < 10).
+    const [owner, a, b, c] = ['101', '102', '103', '104'];
+    const [s1, s2] = ['201', '202'];
+    const [r9, r10, r11, r2] = ['9', '10', '11', '301'];
+    for (const id of [owner, a, b, c])
+      await admin
+        .insertInto('users')
+        .values({ id, username: `u${id}`, username_key: `u${id}`, name: 'U', bot: 0, created_at: 'x' })
+        .execute();
+    for (const id of [s1, s2]) await admin.insertInto('servers').values({ id, name: 's', owner_id: owner, created_at: 'x' }).execute();
+    const role = (id: string, server: string) => ({ id, server_id: server, name: `r${id}`, position: 1, permissions: '0' });
+    await admin
+      .insertInto('roles')
+      .values([role(s1, s1), role(r9, s1), role(r10, s1), role(r11, s1), role(s2, s2), role(r2, s2)])
+      .execute();
+    const member = (server: string, user: string, roles: string) => ({
+      server_id: server,
+      user_id: user,
+      legacy_permissions: -1,
+      joined_at: 'x',
+      roles,
+    });
+    await admin
+      .insertInto('members')
+      .values([
+        member(s1, owner, ''),
+        // Several, not in order; one of them twice.
+        member(s1, a, `${r10},${r9},${r10}`),
+        member(s1, b, r11),
+        // Another server's role, @everyone and an id of no role are no assignment of this server's.
+        member(s1, c, `${r9},${r2},${s1},404`),
+        member(s2, a, r2),
+        member(s2, b, ''),
+      ])
+      .execute();
+
+    const store = await open(db);
+    const rows = await store.db.selectFrom('memberRoles').select(['serverId', 'userId', 'roleId']).execute();
+    const held = rows.map((r) => `${r.serverId}/${r.userId}/${r.roleId}`).sort();
+    expect(held).toEqual([`${s1}/${a}/${r10}`, `${s1}/${a}/${r9}`, `${s1}/${b}/${r11}`, `${s1}/${c}/${r9}`, `${s2}/${a}/${r2}`].sort());
+    await expect(sql`select roles from members`.execute(store.db)).rejects.toThrow();
+    // As the domain reads them: ascending as numbers, in the one-query channel lookup too.
+    expect((await store.members.get(store.db, s1, a))?.roles).toEqual([r9, r10]);
+    expect((await store.members.get(store.db, s1, owner))?.roles).toEqual([]);
+    expect((await store.servers.ofMember(store.db, a)).map((s) => [s.id, s.roles])).toEqual([
+      [s1, [r9, r10]],
+      [s2, [r2]],
+    ]);
+    expect((await store.members.withRole(store.db, r9)).map((h) => [h.userId, h.roles])).toEqual([
+      [a, [r9, r10]],
+      [c, [r9]],
+    ]);
+
+    // A role's deletion takes it from its holders; a member's removal and a server's deletion take theirs.
+    await store.write((tx) => store.roles.delete(tx, s1, r9));
+    expect((await store.members.get(store.db, s1, a))?.roles).toEqual([r10]);
+    expect((await store.members.get(store.db, s1, c))?.roles).toEqual([]);
+    await store.write((tx) => store.members.delete(tx, s1, b));
+    await store.write((tx) => store.servers.delete(tx, s2));
+    const left = await store.db.selectFrom('memberRoles').select(['serverId', 'userId', 'roleId']).execute();
+    expect(left.map((r) => `${r.serverId}/${r.userId}/${r.roleId}`)).toEqual([`${s1}/${a}/${r10}`]);
+  });
+
   it('0004 on an empty database leaves ids to the generator', async () => {
     const db = await emptyDatabase(dialect);
     cleanup.push(() => db.dispose());

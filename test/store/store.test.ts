@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { CompiledQuery, type KyselyPlugin, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
 import { Store } from '../../src/store/index.js';
@@ -24,7 +24,21 @@ describe.each(storeDialects())('store on %s', (dialect) => {
     await store.write(async (tx) => {
       await store.users.insert(tx, userRow(userId, 'Alice'));
       await store.servers.insert(tx, { id: serverId, name: 's', ownerId: userId, createdAt: now() });
-      await store.members.insert(tx, { serverId, userId, roles: '7,12', joinedAt: now() });
+      // Ids whose text order is not their order as numbers: roles come ascending as numbers.
+      for (const id of ['12', '7'])
+        await store.roles.insert(tx, {
+          id,
+          serverId,
+          name: `r${id}`,
+          color: 0,
+          position: Number(id),
+          permissions: '0',
+          hoist: 0,
+          mentionable: 0,
+          managed: 0,
+          botId: null,
+        });
+      await store.members.insert(tx, { serverId, userId, roles: ['12', '7'], joinedAt: now() });
       await store.channels.insert(tx, { id: channelId, serverId, name: 'general', createdAt: now() });
     });
   });
@@ -51,10 +65,28 @@ describe.each(storeDialects())('store on %s', (dialect) => {
 
   it("joins membership, channel and the server's permission version in one lookup", async () => {
     const row = await store.members.forChannel(store.db, channelId, userId);
-    expect(row).toMatchObject({ channelId, serverId, roles: '7,12', ownerId: userId, permVersion: 0 });
+    expect(row).toMatchObject({ channelId, serverId, roles: ['7', '12'], ownerId: userId, permVersion: 0 });
     const stranger = await store.members.forChannel(store.db, channelId, newId());
     expect(stranger?.roles ?? null).toBeNull();
     expect(await store.members.forChannel(store.db, newId(), userId)).toBeUndefined();
+  });
+
+  it.runIf(dialect === 'sqlite')('SQLite: that lookup reads the member’s roles from an index alone, with no sort', async () => {
+    let compiled: CompiledQuery | undefined;
+    const capture: KyselyPlugin = {
+      transformQuery: (args) => {
+        compiled = store.db.getExecutor().compileQuery(args.node, args.queryId);
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    await store.members.forChannel(store.db.withPlugin(capture), channelId, userId);
+    const plan = await store.db.executeQuery<{ detail: string }>(
+      CompiledQuery.raw(`explain query plan ${compiled!.sql}`, [...compiled!.parameters]),
+    );
+    const steps = plan.rows.map((r) => r.detail);
+    expect(steps).toContain('SEARCH mr USING COVERING INDEX sqlite_autoindex_member_roles_1 (server_id=? AND user_id=?)');
+    expect(steps.filter((d) => /^SCAN|TEMP B-TREE/.test(d))).toEqual([]);
   });
 
   it('pages messages newest first with before/after bounds', async () => {

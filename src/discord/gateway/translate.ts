@@ -238,7 +238,13 @@ function guildCreate(g: {
  * it, already joined, lets it see (the one permission function). Members other than the
  * bot only with GUILD_MEMBERS, as at READY; no presences (they follow as they change).
  */
-export function joinedGuild(join: JoinSnapshot, model: ServerModel, self: Caller, roles: string, intents: number): DispatchFrame {
+export function joinedGuild(
+  join: JoinSnapshot,
+  model: ServerModel,
+  self: Caller,
+  roles: readonly string[],
+  intents: number,
+): DispatchFrame {
   const channels = visibleChannelsOf(model, self, roles);
   const members = (intents & INTENTS.GUILD_MEMBERS) === 0 ? join.members.filter((m) => m.user.id === self.id) : join.members;
   return guildCreate({
@@ -253,7 +259,7 @@ export function joinedGuild(join: JoinSnapshot, model: ServerModel, self: Caller
 }
 
 /** The channels of a model `self` may see, in order, with their overwrites, as events show them. */
-export function visibleChannelsOf(model: ServerModel, self: Caller, roles: string): Channel[] {
+export function visibleChannelsOf(model: ServerModel, self: Caller, roles: readonly string[]): Channel[] {
   return [...model.channels.values()]
     .filter((c) => (model.permissions(self.id, self.bot, roles, c.id) & P.VIEW_CHANNEL) !== 0n)
     .sort((a, b) => a.position - b.position || a.id.length - b.id.length || (a.id < b.id ? -1 : 1))

@@ -277,7 +277,7 @@ export class DiscordWire implements Wire {
       if (v) {
         const members = (this.intents & INTENTS.GUILD_MEMBERS) !== 0 ? 1 : 0;
         const join = p.join;
-        const frame = p.variant(`discord:join:${members}:${v.model.version}:${v.roles}`, () =>
+        const frame = p.variant(`discord:join:${members}:${v.model.version}:${v.roles.join(',')}`, () =>
           joinedGuild(join, v.model, view.caller, v.roles, this.intents),
         );
         return frame && numbered(frame);

@@ -49,6 +49,7 @@ export async function postgresAdapter(databaseUrl: string): Promise<DialectAdapt
     // 22021: invalid byte sequence (NUL), 22P05: untranslatable character.
     isInvalidText: (err) => pgCode(err) === '22021' || pgCode(err) === '22P05',
     isUnavailable: postgresUnavailable,
+    joinIds: (column) => `string_agg(${column}::text, ',')`,
     fullText: postgresFullText,
     jsonRows: (table, json) => sql`json_populate_recordset(null::${sql.table(table)}, ${json}::json)`,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),

@@ -55,6 +55,7 @@ export function sqliteAdapter(dataDir: string, writerThread?: WriterThreadPolicy
     isInvalidText: () => false,
     // Another process holds the file past busy_timeout (a backup tool, an editor's lock).
     isUnavailable: (err) => /^SQLITE_(BUSY|LOCKED)/.test(sqliteCode(err)),
+    joinIds: (column) => `group_concat(${column}, ',')`,
     fullText: sqliteFullText,
     searchIndex,
     localAccessEpoch: localAccessEpoch(reader),

@@ -37,6 +37,14 @@ export interface DialectAdapter {
   isUnavailable(err: unknown): boolean;
   /** The schema Parley's tables live in, where the database has schemas. */
   currentSchema?(db: Kysely<any>): Promise<string>;
+  /**
+   * An aggregate joining the values of `column` (an id, bigint) over a group into one text,
+   * separated by commas, in no promised order; null over no rows. A member's roles
+   * (`member_roles`, 0020) come with the membership this way, in the same query. No ORDER
+   * BY: SQLite would sort in a temporary b-tree for it, though the index already reads
+   * them in order; the repository sorts the few ids instead.
+   */
+  joinIds(column: string): string;
   /** Full-text search over messages' content (migration 0008 builds its index). */
   readonly fullText: FullText;
   /** Open, idle and awaited connections of the pool, where there is one (metrics). */

@@ -1,13 +1,28 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
+import { compareIds } from '../../ids.js';
 import { uploads } from './messages.js';
+import type { DialectAdapter } from '../dialects/types.js';
 import type { ChannelTable, Database, InviteTable, MemberTable, ServerTable } from '../schema.js';
 
 type Db = Kysely<Database>;
 /** Writes take the transaction `Store.write` hands out: a plain handle is a type error. */
 type Tx = Transaction<Database>;
 
+/** How the dialect joins a member's role ids into one text (`DialectAdapter.joinIds`). */
+type JoinIds = DialectAdapter['joinIds'];
+
+/**
+ * A member's role ids as one text, by a correlated subquery over `member_roles`' primary
+ * key (index only): `server` and `user` are the columns (raw SQL, snake case) naming the member.
+ */
+const roleIdsOf = (joinIds: JoinIds, server: string, user: string) =>
+  sql.raw<string | null>(`(select ${joinIds('mr.role_id')} from member_roles mr where mr.server_id = ${server} and mr.user_id = ${user})`);
+
+/** The ids `roleIdsOf` joined, ascending as numbers (none for null). */
+const roleIds = (joined: string | null | undefined): string[] => (joined ? joined.split(',').sort(compareIds) : []);
+
 /** Servers with their channels, members and invites (one aggregate). */
-export const servers = {
+export const serversRepo = (joinIds: JoinIds) => ({
   insert: (db: Tx, row: ServerTable) => db.insertInto('servers').values(row).execute(),
   byId: (db: Db, id: string) => db.selectFrom('servers').selectAll().where('id', '=', id).executeTakeFirst(),
   rename: (db: Tx, id: string, name: string) => db.updateTable('servers').set({ name }).where('id', '=', id).execute(),
@@ -32,16 +47,18 @@ export const servers = {
       )?.n ?? 0,
     ),
   /** The servers `userId` belongs to, each with the member's roles there. */
-  ofMember: (db: Db, userId: string) =>
-    db
-      .selectFrom('servers')
-      .innerJoin('members', 'members.serverId', 'servers.id')
-      .selectAll('servers')
-      .select('members.roles')
-      .where('members.userId', '=', userId)
-      .orderBy('servers.id')
-      .execute(),
-};
+  ofMember: async (db: Db, userId: string) =>
+    (
+      await db
+        .selectFrom('servers')
+        .innerJoin('members', 'members.serverId', 'servers.id')
+        .selectAll('servers')
+        .select(roleIdsOf(joinIds, 'members.server_id', 'members.user_id').as('roles'))
+        .where('members.userId', '=', userId)
+        .orderBy('servers.id')
+        .execute()
+    ).map((r) => ({ ...r, roles: roleIds(r.roles) })),
+});
 
 /** A channel of a server (a DM's server id is null: `repos/dms.ts` reads those). */
 export type ServerChannel = ChannelTable & { serverId: string };
@@ -95,97 +112,160 @@ export interface ChannelAccess {
   position: number;
   ownerId: string;
   permVersion: number;
-  roles: string | null;
+  /** The member's role ids, ascending; null for a non-member. */
+  roles: string[] | null;
   /** The member's join date (null for a non-member): Discord's `member` of the messages they send. */
   joinedAt: string | null;
   /** The member's nickname in the server, if any: also on Discord's message `member`. */
   nick: string | null;
 }
 
-export const members = {
-  insert: (db: Tx, row: MemberTable) =>
-    db
-      .insertInto('members')
-      // Nothing of section 3's bits to carry over for a new member (see 0005).
-      .values({ legacyPermissions: -1, ...row })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst(),
-  get: (db: Db, serverId: string, userId: string) =>
-    db.selectFrom('members').selectAll().where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
-  /**
-   * The caller's membership in the server owning `channelId`, with the channel, in one
-   * query; `permissions` is null for a non-member. Every message, reaction and typing
-   * request runs it, so it is plain SQL: building and compiling this join with the query
-   * builder took as long as running it.
-   */
-  forChannel: async (db: Db, channelId: string, userId: string) => {
-    const { rows } = await sql<ChannelAccess>`
-      select c.id as channel_id, c.server_id, c.name, c.created_at, c.topic, c.position,
-        s.owner_id, s.perm_version, m.roles, m.joined_at, m.nick
-      from channels c join servers s on s.id = c.server_id
-      left join members m on m.server_id = c.server_id and m.user_id = ${userId}
-      where c.id = ${channelId}`.execute(db);
-    const row = rows[0];
-    // PostgreSQL's driver answers bigint columns as strings, SQLite's plugin numbers.
-    if (row) row.permVersion = Number(row.permVersion);
-    return row;
-  },
-  /** The members in the order they joined; with `limit`, the first that many; with `userId`, only that one. */
-  ofServer: (db: Db, serverId: string, only: { limit?: number; userId?: string } = {}) => {
-    let q = db
+/** A member's row with their role ids, ascending (`member_roles`). */
+type MemberWithRoles = MemberTable & { roles: string[] };
+
+export const membersRepo = (joinIds: JoinIds) => {
+  /** Gives `userId` the roles `roleIds` (those they hold already are skipped). */
+  const addRoles = async (db: Tx, serverId: string, userId: string, roleIds: readonly string[]) => {
+    if (roleIds.length > 0)
+      await db
+        .insertInto('memberRoles')
+        .values(roleIds.map((roleId) => ({ serverId, userId, roleId })))
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+  };
+  const get = async (db: Db, serverId: string, userId: string): Promise<MemberWithRoles | undefined> => {
+    const row = await db
       .selectFrom('members')
-      .innerJoin('users', 'users.id', 'members.userId')
-      .select(['users.id', 'users.name', 'users.bot', 'users.avatar', 'users.ownerId', 'members.roles', 'members.joinedAt', 'members.nick'])
-      .where('members.serverId', '=', serverId);
-    if (only.userId !== undefined) q = q.where('members.userId', '=', only.userId);
-    q = q.orderBy('members.joinedAt').orderBy('users.id');
-    return only.limit === undefined ? q.execute() : q.limit(only.limit).execute();
-  },
-  /** How many members each of `serverIds` has. */
-  counts: async (db: Db, serverIds: readonly string[]): Promise<Map<string, number>> => {
-    if (serverIds.length === 0) return new Map();
-    const rows = await db
-      .selectFrom('members')
-      .select((eb) => ['serverId', eb.fn.countAll<number | string>().as('n')])
-      .where('serverId', 'in', serverIds)
-      .groupBy('serverId')
-      .execute();
-    return new Map(rows.map((r) => [String(r.serverId), Number(r.n)]));
-  },
-  /** Which of `userIds` are members of the server, as `{id, name, bot, avatar}` in the order asked. */
-  usersIn: async (db: Db, serverId: string, userIds: string[]) => {
-    const rows = await db
-      .selectFrom('members')
-      .innerJoin('users', 'users.id', 'members.userId')
-      .select(['users.id', 'users.name', 'users.bot', 'users.avatar'])
-      .where('members.serverId', '=', serverId)
-      .where('members.userId', 'in', userIds)
-      .execute();
-    const byId = new Map(rows.map((r) => [r.id, { id: r.id, name: r.name, bot: r.bot === 1, avatar: r.avatar }]));
-    return userIds.flatMap((id) => byId.get(id) ?? []);
-  },
-  /** Sets a member's roles and/or nickname (null clears it). */
-  update: (db: Tx, serverId: string, userId: string, patch: { roles?: string; nick?: string | null }) =>
-    db.updateTable('members').set(patch).where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
-  setRoles: (db: Tx, serverId: string, userId: string, roles: string) =>
-    db.updateTable('members').set({ roles }).where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
-  /** Members holding `roleId` (a role being deleted). */
-  withRole: (db: Db | Tx, serverId: string, roleId: string) =>
-    db
-      .selectFrom('members')
-      .select(['userId', 'roles'])
+      .selectAll()
+      .select(roleIdsOf(joinIds, 'members.server_id', 'members.user_id').as('roles'))
       .where('serverId', '=', serverId)
-      .where(sql<boolean>`(',' || roles || ',') like ${`%,${roleId},%`}`)
-      .execute(),
-  /** Bots added before roles whose managed role is still to be made. */
-  pendingLegacy: (db: Db) =>
-    db.selectFrom('members').select(['serverId', 'userId', 'legacyPermissions', 'roles']).where('legacyPermissions', '>=', 0).execute(),
-  delete: (db: Tx, serverId: string, userId: string) =>
-    db.deleteFrom('members').where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
-  /** Removes `userId` from every server (a deleted account). */
-  deleteAllOf: (db: Tx, userId: string) => db.deleteFrom('members').where('userId', '=', userId).execute(),
-  serverIdsOf: async (db: Db, userId: string) =>
-    (await db.selectFrom('members').select('serverId').where('userId', '=', userId).execute()).map((r) => r.serverId),
+      .where('userId', '=', userId)
+      .executeTakeFirst();
+    return row && { ...row, roles: roleIds(row.roles) };
+  };
+  /** Makes `roles` the member's whole role set: adds what is missing, removes the rest. */
+  const setRoles = async (db: Tx, serverId: string, userId: string, roles: readonly string[]) => {
+    let q = db.deleteFrom('memberRoles').where('serverId', '=', serverId).where('userId', '=', userId);
+    if (roles.length > 0) q = q.where('roleId', 'not in', roles);
+    await q.execute();
+    await addRoles(db, serverId, userId, roles);
+  };
+  return {
+    /** Adds a member with `roles` (none by default); nothing when they are one already. */
+    insert: async (db: Tx, row: MemberTable & { roles?: readonly string[] }) => {
+      const { roles = [], ...member } = row;
+      const r = await db
+        .insertInto('members')
+        // Nothing of section 3's bits to carry over for a new member (see 0005).
+        .values({ legacyPermissions: -1, ...member })
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
+      if (Number(r.numInsertedOrUpdatedRows ?? 0) > 0) await addRoles(db, row.serverId, row.userId, roles);
+      return r;
+    },
+    get,
+    /**
+     * The caller's membership in the server owning `channelId`, with the channel and their
+     * roles, in one query; `roles` is null for a non-member. Every message, reaction and
+     * typing request runs it, so it is plain SQL: building and compiling this join with the
+     * query builder took as long as running it. The roles come from `member_roles`' primary
+     * key alone (docs/decisions/member-roles-table.md).
+     */
+    forChannel: async (db: Db, channelId: string, userId: string) => {
+      const { rows } = await sql<ChannelAccess>`
+        select c.id as channel_id, c.server_id, c.name, c.created_at, c.topic, c.position,
+          s.owner_id, s.perm_version, m.joined_at, m.nick,
+          ${roleIdsOf(joinIds, 'm.server_id', 'm.user_id')} as roles
+        from channels c join servers s on s.id = c.server_id
+        left join members m on m.server_id = c.server_id and m.user_id = ${userId}
+        where c.id = ${channelId}`.execute(db);
+      const row = rows[0];
+      if (row) {
+        // PostgreSQL's driver answers bigint columns as strings, SQLite's plugin numbers.
+        row.permVersion = Number(row.permVersion);
+        // The roles arrive joined in one text (`roleIdsOf`); a non-member has no join date.
+        row.roles = row.joinedAt === null ? null : roleIds(row.roles as unknown as string | null);
+      }
+      return row;
+    },
+    /** The members in the order they joined; with `limit`, the first that many; with `userId`, only that one. */
+    ofServer: async (db: Db, serverId: string, only: { limit?: number; userId?: string } = {}) => {
+      let q = db
+        .selectFrom('members')
+        .innerJoin('users', 'users.id', 'members.userId')
+        .select(['users.id', 'users.name', 'users.bot', 'users.avatar', 'users.ownerId', 'members.joinedAt', 'members.nick'])
+        .select(roleIdsOf(joinIds, 'members.server_id', 'members.user_id').as('roles'))
+        .where('members.serverId', '=', serverId);
+      if (only.userId !== undefined) q = q.where('members.userId', '=', only.userId);
+      q = q.orderBy('members.joinedAt').orderBy('users.id');
+      const rows = await (only.limit === undefined ? q.execute() : q.limit(only.limit).execute());
+      return rows.map((r) => ({ ...r, roles: roleIds(r.roles) }));
+    },
+    /** How many members each of `serverIds` has. */
+    counts: async (db: Db, serverIds: readonly string[]): Promise<Map<string, number>> => {
+      if (serverIds.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('members')
+        .select((eb) => ['serverId', eb.fn.countAll<number | string>().as('n')])
+        .where('serverId', 'in', serverIds)
+        .groupBy('serverId')
+        .execute();
+      return new Map(rows.map((r) => [String(r.serverId), Number(r.n)]));
+    },
+    /** Which of `userIds` are members of the server, as `{id, name, bot, avatar}` in the order asked. */
+    usersIn: async (db: Db, serverId: string, userIds: string[]) => {
+      const rows = await db
+        .selectFrom('members')
+        .innerJoin('users', 'users.id', 'members.userId')
+        .select(['users.id', 'users.name', 'users.bot', 'users.avatar'])
+        .where('members.serverId', '=', serverId)
+        .where('members.userId', 'in', userIds)
+        .execute();
+      const byId = new Map(rows.map((r) => [r.id, { id: r.id, name: r.name, bot: r.bot === 1, avatar: r.avatar }]));
+      return userIds.flatMap((id) => byId.get(id) ?? []);
+    },
+    /** Sets a member's whole role set and/or nickname (null clears it). */
+    update: async (db: Tx, serverId: string, userId: string, patch: { roles?: readonly string[]; nick?: string | null }) => {
+      if (patch.roles) await setRoles(db, serverId, userId, patch.roles);
+      if (patch.nick !== undefined)
+        await db.updateTable('members').set({ nick: patch.nick }).where('serverId', '=', serverId).where('userId', '=', userId).execute();
+    },
+    setRoles,
+    addRoles,
+    /** Takes `roleId` from the member; false when they did not hold it. */
+    removeRole: async (db: Tx, serverId: string, userId: string, roleId: string) => {
+      const r = await db
+        .deleteFrom('memberRoles')
+        .where('serverId', '=', serverId)
+        .where('userId', '=', userId)
+        .where('roleId', '=', roleId)
+        .executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
+    },
+    /**
+     * The members holding `roleId`, each with all their roles (a role being deleted): read
+     * by the role alone, which names one server (`member_roles_role`).
+     */
+    withRole: async (db: Db | Tx, roleId: string) =>
+      (
+        await db
+          .selectFrom('memberRoles as h')
+          .select('h.userId')
+          .select(roleIdsOf(joinIds, 'h.server_id', 'h.user_id').as('roles'))
+          .where('h.roleId', '=', roleId)
+          .orderBy('h.userId')
+          .execute()
+      ).map((r) => ({ userId: r.userId, roles: roleIds(r.roles) })),
+    /** Bots added before roles whose managed role is still to be made. */
+    pendingLegacy: (db: Db) =>
+      db.selectFrom('members').select(['serverId', 'userId', 'legacyPermissions']).where('legacyPermissions', '>=', 0).execute(),
+    delete: (db: Tx, serverId: string, userId: string) =>
+      db.deleteFrom('members').where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
+    /** Removes `userId` from every server (a deleted account). */
+    deleteAllOf: (db: Tx, userId: string) => db.deleteFrom('members').where('userId', '=', userId).execute(),
+    serverIdsOf: async (db: Db, userId: string) =>
+      (await db.selectFrom('members').select('serverId').where('userId', '=', userId).execute()).map((r) => r.serverId),
+  };
 };
 
 export const invites = {
