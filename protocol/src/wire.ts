@@ -166,7 +166,7 @@ export const BotProfile = Type.Object(
     owner: Nullable(ref(PublicUser), { description: "the bot's owner, as anyone sees them" }),
     createdAt: Timestamp,
   },
-  { $id: 'BotProfile', title: 'BotProfile', description: "a bot's public face, for adding it to a server (docs/api.md, \"Adding a bot\")" },
+  { $id: 'BotProfile', title: 'BotProfile', description: 'a bot\'s public face, for adding it to a server (docs/api.md, "Adding a bot")' },
 );
 
 export const CreatedBot = Type.Object(

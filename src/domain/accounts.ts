@@ -423,7 +423,7 @@ export const accounts = {
    */
   async botProfile(ctx: DomainContext, caller: Caller, botId: string) {
     const b = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
-    if (!b || b.bot !== 1 || (b.isPublic !== 1 && b.ownerId !== caller.id)) throw notFound('bot');
+    if (b?.bot !== 1 || (b.isPublic !== 1 && b.ownerId !== caller.id)) throw notFound('bot');
     const owner = b.ownerId ? await ctx.store.users.byId(ctx.store.db, b.ownerId) : undefined;
     return { ...publicUser(b), public: b.isPublic === 1, owner: owner ? publicUser(owner) : null, createdAt: b.createdAt };
   },

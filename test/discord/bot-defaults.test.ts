@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { P, permissionNamesOf } from '@parley/protocol';
 import { addBot, call, createBot, createServer, postMessage, registerUser } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
-import { login as djsLogin, next } from './djs.js';
+import { login as djsLogin } from './djs.js';
 import { UNKNOWN_ID } from '../api/assert.js';
 
 let srv: TestServer;
