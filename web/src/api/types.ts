@@ -43,6 +43,7 @@ export type {
   Select,
   SelectOption,
   AuthSession,
+  BotProfile,
   Ban,
   Channel,
   DmChannel,
