@@ -192,8 +192,10 @@ export function AuthorizePage() {
                       aria-describedby={`${id}-${i.id}-help`}
                     />
                     <span>
-                      <span className={styles.permLabel}>{i.label}</span>
-                      {!fromLink && <span className={styles.tag}>{t('authorize.basic')}</span>}
+                      <span className={styles.permTitle}>
+                        <span className={styles.permLabel}>{i.label}</span>
+                        {!fromLink && <span className={styles.tag}>{t('authorize.basic')}</span>}
+                      </span>
                       <span id={`${id}-${i.id}-help`} className={styles.permHelp}>
                         {admin ? t('authorize.adminWarning') : i.help}
                       </span>

@@ -37,7 +37,7 @@ export const settings = {
     },
     EMBED_LINKS: {
       label: 'Show link previews',
-      help: 'Links they post show a preview.',
+      help: 'Links they post show a preview, and bots may post rich cards (embeds).',
     },
     MENTION_EVERYONE: {
       label: 'Notify everyone',
