@@ -148,7 +148,10 @@ describe('the bot invite page', () => {
     const select = page.getByLabel('Add to server');
     await expect(select.isDisabled()).resolves.toBe(true);
     await expect(select.inputValue()).resolves.toBe(server.id);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(() => {
+      const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document;
+      return d.documentElement.scrollWidth - d.documentElement.clientWidth;
+    });
     expect(overflow).toBe(0);
     await page.screenshot({ path: `${(await screenshot(page, 'bot-invite-phone')).replace(/\.png$/, '')}-full.png`, fullPage: true });
     await page.getByRole('button', { name: 'Add to server' }).click();
