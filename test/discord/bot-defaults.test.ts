@@ -110,6 +110,20 @@ describe('a bot added with explicit permissions', () => {
   });
 });
 
+describe('the invite link under /api', () => {
+  it('sends the link discord.js builds (<api base>/oauth2/authorize) to the web client’s page, query and all', async () => {
+    const query = '?client_id=1234567890123456789&permissions=2048&scope=bot%20applications.commands&guild_id=42';
+    for (const base of ['/api', '/api/v10']) {
+      const r = await fetch(`${srv.url}${base}/oauth2/authorize${query}`, { redirect: 'manual' });
+      expect(r.status).toBe(302);
+      expect(r.headers.get('location')).toBe(`/oauth2/authorize${query}`);
+    }
+    const page = await fetch(`${srv.url}/oauth2/authorize${query}`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+  });
+});
+
 describe('GET /bots/{botId}/profile', () => {
   it("shows a public bot's face to anyone signed in, and no secret", async () => {
     const owner = await registerUser(srv.url);
