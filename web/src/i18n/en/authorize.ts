@@ -24,9 +24,9 @@ export const authorize = {
   adding: 'Adding…',
   cancel: 'Cancel',
   added: '{{bot}} was added to {{server}}',
-  addedHelp: 'It can now do what you allowed. Change it any time under Server settings → Bots.',
+  addedHelp: 'It can now do what you allowed. Change that any time in the server’s settings, under Roles: the bot has a role of its own.',
   openServer: 'Open {{server}}',
-  alreadyIn: '{{bot}} is already in {{server}}. Change what it may do under Server settings → Bots.',
+  alreadyIn: '{{bot}} is already in {{server}}. Change what it may do in the server’s settings, under Roles (its own role).',
   noBotTitle: 'This link names no bot',
   noBot:
     'No bot here has the id {{id}}, or it is private and not yours. Check the link with the bot’s developer: on Parley the link’s address must be this Parley’s.',
