@@ -181,7 +181,8 @@ export function check(req: FuzzRequest, out: Outcome, ctx: OracleContext): Viola
     const conditional = header(req, 'if-none-match') !== undefined || header(req, 'if-modified-since') !== undefined;
     const docsRedirect = status === 302 && isDocsPage(req) && headers.location === '/docs/';
     const inviteRedirect = status === 302 && isInviteRedirect(req, headers.location);
-    if (!(status === 304 && conditional) && !docsRedirect && !inviteRedirect) v.push({ rule: `unexpected ${status}`, detail: JSON.stringify(headers) });
+    if (!(status === 304 && conditional) && !docsRedirect && !inviteRedirect)
+      v.push({ rule: `unexpected ${status}`, detail: JSON.stringify(headers) });
   } else if (status < 200) {
     if (status !== 101) v.push({ rule: `unexpected ${status}`, detail: JSON.stringify(headers) });
   } else if (req.method !== 'HEAD') {
