@@ -127,6 +127,15 @@ describe('the bot invite page', () => {
     });
     expect(embed.status, embed.text).toBe(201);
 
+    // Server settings' four boxes change only their own bits: the link's MANAGE_MESSAGES stays.
+    await page.goto(`${srv.url}/s/${garden.id}/settings/bots`);
+    const row = page.locator(`li[data-bot-id="${bot.id}"]`);
+    await row.getByLabel('Attach files').uncheck();
+    await row.getByRole('button', { name: 'Save permissions' }).click();
+    await expect
+      .poll(() => botBits(alice, garden.id, bot.id))
+      .toBe((DEFAULTS | asked) & ~(P.ADMINISTRATOR | P.ADD_REACTIONS | P.USE_EXTERNAL_EMOJIS | P.ATTACH_FILES));
+
     // The same link again: the bot is already there.
     await page.goto(srv.url + link(bot.id, asked, `&guild_id=${garden.id}`));
     await expect(page.getByLabel('Add to server').inputValue()).resolves.toBe(garden.id);

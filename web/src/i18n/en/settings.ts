@@ -267,7 +267,7 @@ export const settings = {
     manageOnMyBots: 'Manage your bots and their tokens on the <page>My bots</page> page.',
     permissionNames: {
       READ_MESSAGES: 'Read messages',
-      SEND_MESSAGES: 'Send messages',
+      SEND_MESSAGES: 'Send messages (with embeds)',
       ADD_REACTIONS: 'Add reactions',
       ATTACH_FILES: 'Attach files',
     },
