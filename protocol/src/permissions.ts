@@ -64,6 +64,13 @@ export const LEGACY_PERMISSIONS = {
 export type LegacyPermission = keyof typeof LEGACY_PERMISSIONS;
 export const ALL_LEGACY_BITS: bigint = Object.values(LEGACY_PERMISSIONS).reduce((a, b) => a | b, 0n);
 
+/**
+ * What a bot added without `permissions` holds (docs/permissions.md, "Bots"): section 3's
+ * four and EMBED_LINKS, so it can read, keep up with history, reply with embeds and files,
+ * and react, as a Discord bot expects to in a normal channel.
+ */
+export const BOT_DEFAULT_PERMISSIONS: bigint = ALL_LEGACY_BITS | P.EMBED_LINKS;
+
 /** Permissions that only make sense server-wide: a channel overwrite of them changes nothing. */
 export const SERVER_ONLY_PERMISSIONS: bigint =
   P.KICK_MEMBERS | P.BAN_MEMBERS | P.ADMINISTRATOR | P.MANAGE_SERVER | P.VIEW_AUDIT_LOG | P.CHANGE_NICKNAME | P.MANAGE_NICKNAMES;

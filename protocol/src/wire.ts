@@ -161,6 +161,17 @@ const botProperties = {
 
 export const Bot = Type.Object(botProperties, { $id: 'Bot', title: 'Bot', description: 'a bot as its owner sees it' });
 
+/** `GET /bots/{botId}/profile`: what the invite page shows of a bot before it is added (no token, key or URL). */
+export const BotProfile = Type.Object(
+  {
+    ...PublicUser.properties,
+    public: Type.Boolean({ description: 'whether any server owner may add the bot (otherwise only its owner, the caller)' }),
+    owner: Nullable(ref(PublicUser), { description: "the bot's owner, as anyone sees them" }),
+    createdAt: Timestamp,
+  },
+  { $id: 'BotProfile', title: 'BotProfile', description: 'a bot\'s public face, for adding it to a server (docs/api.md, "Adding a bot")' },
+);
+
 export const CreatedBot = Type.Object(
   { ...botProperties, token: Type.String({ description: 'bot token for `Authorization: Bot <token>`; shown only here' }) },
   { $id: 'CreatedBot', title: 'CreatedBot', description: 'a new bot, with its token (shown only once)' },
@@ -840,6 +851,7 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
   Instance,
   Session,
   Bot,
+  BotProfile,
   CreatedBot,
   Server,
   Overwrite,
@@ -894,6 +906,7 @@ export type Instance = Static<typeof Instance>;
 export type Session = Static<typeof Session>;
 export type Bot = Static<typeof Bot>;
 export type CreatedBot = Static<typeof CreatedBot>;
+export type BotProfile = Static<typeof BotProfile>;
 export type Server = Static<typeof Server>;
 export type Channel = Static<typeof Channel>;
 export type Invite = Static<typeof Invite>;

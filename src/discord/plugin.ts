@@ -76,6 +76,13 @@ function gatewayRoutes(api: FastifyInstance, { ctx }: RouteDeps): void {
     await authenticate(ctx, req, 'any');
     return info();
   });
+  // A bot's invite link as discord.js's generateInvite() and discord-api-types build it
+  // (`<api base>/oauth2/authorize?…`): the web client's page has it (docs/discord.md,
+  // "Adding a bot"). Only this path, with the query as it came.
+  api.get('/oauth2/authorize', hidden, async (req, reply) => {
+    const q = req.url.indexOf('?');
+    return reply.redirect(`/oauth2/authorize${q === -1 ? '' : req.url.slice(q)}`, 302);
+  });
 }
 
 const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];

@@ -415,6 +415,19 @@ export const accounts = {
     return { ...publicUser(u), username: u.bot === 1 ? null : u.username, displayName: u.bot === 1 ? u.name : (u.displayName ?? null) };
   },
 
+  /**
+   * A bot's public face, for the invite page (`/oauth2/authorize?client_id=`): a public
+   * bot's to any signed-in person, a private one's to its owner only. A private bot is
+   * unknown to everyone else (404, as an unknown id), since only its owner may add it.
+   * Never its token, key or interactions URL.
+   */
+  async botProfile(ctx: DomainContext, caller: Caller, botId: string) {
+    const b = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
+    if (b?.bot !== 1 || (b.isPublic !== 1 && b.ownerId !== caller.id)) throw notFound('bot');
+    const owner = b.ownerId ? await ctx.store.users.byId(ctx.store.db, b.ownerId) : undefined;
+    return { ...publicUser(b), public: b.isPublic === 1, owner: owner ? publicUser(owner) : null, createdAt: b.createdAt };
+  },
+
   /** A bot as its own application (Discord's `/applications/@me`): its settings, key and owner. Bots only. */
   async application(ctx: DomainContext, caller: Caller) {
     if (!caller.bot) throw notFound('bot', 'only a bot has an application');

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
-  ALL_LEGACY_BITS,
+  BOT_DEFAULT_PERMISSIONS,
   DEFAULT_EVERYONE_PERMISSIONS,
   type LegacyPermission,
   P,
@@ -92,9 +92,9 @@ export function inviteUsable(i: InviteTable, now: string): boolean {
   return Number(i.maxUses) === 0 || Number(i.uses) < Number(i.maxUses);
 }
 
-/** Bits of section 3's names or section 9's, or a bitfield string (POST/PATCH of a bot). */
+/** Bits of section 3's names or section 9's, or a bitfield string (POST/PATCH of a bot); none given: BOT_DEFAULT_PERMISSIONS. */
 function botBits(permissions: ReadonlyArray<string> | string | undefined): bigint {
-  if (permissions === undefined) return ALL_LEGACY_BITS;
+  if (permissions === undefined) return BOT_DEFAULT_PERMISSIONS;
   if (typeof permissions === 'string') return requirePermissions(permissions, 'permissions') ?? 0n;
   return bitsOfNames(permissions as (Permission | LegacyPermission)[]);
 }

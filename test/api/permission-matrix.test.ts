@@ -408,6 +408,21 @@ const SPECS: RouteSpec[] = [
     params: () => ({ botId: w.patchBot.id }),
     body: () => ({ public: true }),
   },
+  // A bot's profile, for its invite page: any person sees a public bot's; a private bot is its owner's alone (404 to other people); bots never ask.
+  {
+    route: 'GET /bots/:botId/profile',
+    variant: "a public bot of botOwner's",
+    okCaller: 'stranger',
+    status: only({ owner: 200, member: 200, stranger: 200, botOwner: 200 }),
+    params: async () => ({ botId: (await (sharedForeignBot ??= foreignBotInServer())).id }),
+  },
+  {
+    route: 'GET /bots/:botId/profile',
+    variant: "a private bot of the server owner's",
+    okCaller: 'owner',
+    status: (c) => (INVALID.has(c) ? 401 : c === 'owner' ? 200 : ['stranger', 'botOwner', 'member'].includes(c) ? 404 : 403),
+    params: () => ({ botId: w.botAll.id }),
+  },
   // Commands (section 12): the bot or its owner manages them; a channel's list is for whoever sees it.
   {
     route: 'PUT /bots/:botId/commands',

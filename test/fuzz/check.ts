@@ -86,6 +86,18 @@ function header(req: FuzzRequest, name: string): string | undefined {
 const isDocsPage = (req: FuzzRequest) => /^\/docs(\/|$)/.test(decodedPath(req) ?? '');
 
 /**
+ * A bot's invite link on the Discord API's base (`/api[/vN]/oauth2/authorize?…`, as
+ * discord.js builds it) is sent to the web client's page with its query, unchanged.
+ */
+function isInviteRedirect(req: FuzzRequest, location: string | undefined): boolean {
+  // A fragment never reaches the route (and so is not carried over).
+  const target = (typeof req.path === 'string' ? req.path : req.path.toString('latin1')).split('#')[0] ?? '';
+  const q = target.indexOf('?');
+  const path = q === -1 ? target : target.slice(0, q);
+  return /^\/api(\/v\d+)?\/oauth2\/authorize$/.test(path) && location === `/oauth2/authorize${q === -1 ? '' : target.slice(q)}`;
+}
+
+/**
  * A 2xx that is not JSON is allowed only where the contract says so: 204, the Slack
  * route's `ok`, uploaded files, the web client's files, its HTML to a browser, and the
  * docs page.
@@ -164,11 +176,13 @@ export function check(req: FuzzRequest, out: Outcome, ctx: OracleContext): Viola
       v.push({ rule: '429 without Retry-After', detail: JSON.stringify(headers) });
     if (status === 405 && !headers.allow) v.push({ rule: '405 without Allow', detail: JSON.stringify(headers) });
   } else if (status >= 300) {
-    // No API route redirects (Swagger UI sends its static index.html to /docs/); 304 only
+    // No API route redirects but the bot invite link's (Swagger UI sends its static index.html to /docs/); 304 only
     // answers a conditional request.
     const conditional = header(req, 'if-none-match') !== undefined || header(req, 'if-modified-since') !== undefined;
     const docsRedirect = status === 302 && isDocsPage(req) && headers.location === '/docs/';
-    if (!(status === 304 && conditional) && !docsRedirect) v.push({ rule: `unexpected ${status}`, detail: JSON.stringify(headers) });
+    const inviteRedirect = status === 302 && isInviteRedirect(req, headers.location);
+    if (!(status === 304 && conditional) && !docsRedirect && !inviteRedirect)
+      v.push({ rule: `unexpected ${status}`, detail: JSON.stringify(headers) });
   } else if (status < 200) {
     if (status !== 101) v.push({ rule: `unexpected ${status}`, detail: JSON.stringify(headers) });
   } else if (req.method !== 'HEAD') {

@@ -190,6 +190,12 @@ describe('axe: no serious or critical violations, light and dark', () => {
     await page.goto(`${srv.url}/my-bots`);
     await page.getByText('Librarian').first().waitFor();
     await check(page, 'my bots');
+    await page.getByRole('button', { name: 'Invite link for Librarian' }).click();
+    await page.getByRole('dialog', { name: 'Invite link for Librarian' }).waitFor();
+    await check(page, 'my bots, invite link');
+    await page.goto(`${srv.url}/oauth2/authorize?client_id=${bot.id}&permissions=8200&scope=bot%20applications.commands`);
+    await page.getByRole('button', { name: 'Add to server' }).waitFor();
+    await check(page, 'bot invite page');
 
     const loner = await registerUser(srv.url);
     const l = await open(loner, '/');

@@ -324,6 +324,13 @@ describe('server settings: bots', () => {
     await card.getByText('Already in this server').waitFor();
     await page.locator(`li[data-bot-id="${helper.id}"]`).waitFor();
     expect((await members()).map((m) => [m.id, m.permissions?.slice().sort()])).toEqual([[helper.id, ['READ_MESSAGES', 'SEND_MESSAGES']]]);
+    // "Send messages" includes embeds, as a bot's replies need (docs/permissions.md, "Bots").
+    const roles = (await call(srv.url, 'GET', `/servers/${server.id}/roles`, { auth: owner.auth })).body as {
+      managed: boolean;
+      permissions: string;
+    }[];
+    const EMBED_LINKS = 1n << 14n;
+    expect(roles.filter((r) => r.managed).map((r) => (BigInt(r.permissions) & EMBED_LINKS) !== 0n)).toEqual([true]);
 
     // Someone else's private bot: the server's refusal, next to the field.
     const byId = page.getByRole('form', { name: 'Add a public bot by id' });

@@ -30,6 +30,7 @@ import { t } from './i18n';
 const SettingsPage = lazy(() => import('./pages/settings/settings-page').then((m) => ({ default: m.SettingsPage })));
 const AccountPage = lazy(() => import('./pages/account-page').then((m) => ({ default: m.AccountPage })));
 const MyBotsPage = lazy(() => import('./pages/my-bots-page').then((m) => ({ default: m.MyBotsPage })));
+const AuthorizePage = lazy(() => import('./pages/authorize-page').then((m) => ({ default: m.AuthorizePage })));
 
 /** What shows while a page's chunk loads (usually a few milliseconds). */
 function PageLoading() {
@@ -151,6 +152,8 @@ function LoggedOut({ onAuthenticated }: { onAuthenticated: (token: string) => vo
   return (
     <AuthPage
       mode={path === '/register' ? 'register' : 'login'}
+      // A bot's invite link: logging in here keeps its address, so the page follows.
+      notice={path === paths.authorize() ? t('app.logInToAddBot') : undefined}
       registration={registration}
       returning={isReturning()}
       onAuthenticated={onAuthenticated}
@@ -331,6 +334,13 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
   }
   if ((m = match('/s/:serverId', path)) && m.serverId) return <ChatPage serverId={m.serverId} channelId={null} onLogout={onLogout} />;
   if ((m = match('/dms/:channelId?', path))) return <DmPage channelId={m.channelId ?? null} onLogout={onLogout} />;
+  if (path === paths.authorize()) {
+    return (
+      <Suspense fallback={<PageLoading />}>
+        <AuthorizePage />
+      </Suspense>
+    );
+  }
   if (path === paths.myBots()) {
     return (
       <Suspense fallback={<PageLoading />}>

@@ -75,6 +75,8 @@ export const paths = {
   myBots: () => '/my-bots',
   account: () => '/account',
   invite: (code: string) => `/invite/${encodeURIComponent(code)}`,
+  /** A bot's invite link, at Discord's path (its query names the bot: lib/bot-invite.ts). */
+  authorize: () => '/oauth2/authorize',
   /** Direct messages: the list, and one conversation. */
   dms: () => '/dms',
   dm: (channelId: string) => `/dms/${encodeURIComponent(channelId)}`,

@@ -22,6 +22,8 @@ export const RULES = {
   interactionReplies: { name: 'interaction-replies', limit: 10, windowMs: 5_000 },
   /** Each search reads an index and counts its matches: cheap, but not free. */
   search: { name: 'search', limit: 20, windowMs: 10_000 },
+  /** A bot's profile for the invite page, per person: enough for a page, too few to walk the id space for public bots. */
+  botProfiles: { name: 'bot-profiles', limit: 30, windowMs: 60_000 },
   /** Failed logins per account name, known or not (so the limit says nothing about which exist). */
   loginFailures: { name: 'login-failures', limit: 10, windowMs: 15 * 60_000 },
   /** Joining by invite code, per client address (generous: many people may share one address)... */

@@ -11,6 +11,7 @@ import {
   AuthSession,
   Bot,
   BotParams,
+  BotProfile,
   BotSelf,
   ChangePasswordBody,
   CreateBotBody,
@@ -198,6 +199,18 @@ export function accountRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
     response: { 200: Type.Array(ref(Bot), { description: 'the bots, without tokens' }), ...errors },
   };
   app.get('/bots', { schema: listBots }, async (req) => accounts.listBots(ctx, await authenticate(ctx, req, 'user')));
+
+  const botProfile = {
+    ...bots,
+    summary: "A bot's public face, for its invite page: a public bot's to anyone signed in, a private one's to its owner (else 404)",
+    params: BotParams,
+    response: { 200: ref(BotProfile), ...errors },
+  };
+  app.get('/bots/:botId/profile', { schema: botProfile }, async (req, reply) => {
+    const caller = await authenticate(ctx, req, 'user');
+    await enforce(limiter, RULES.botProfiles, caller.id, reply);
+    return accounts.botProfile(ctx, caller, req.params.botId);
+  });
 
   const updateBot = {
     ...bots,

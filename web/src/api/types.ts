@@ -47,6 +47,7 @@ export type {
   Select,
   SelectOption,
   AuthSession,
+  BotProfile,
   Ban,
   Channel,
   DmChannel,

@@ -11,6 +11,7 @@ import { formatDate, formatFull } from '../lib/format';
 import { copyText } from '../lib/clipboard';
 import styles from './settings/settings.module.css';
 import { setPageTitle } from '../lib/title';
+import { BotInviteDialog } from './bot-invite-dialog';
 import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 import '../i18n/my-bots';
@@ -25,6 +26,8 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
   const [error, setError] = useState<string | null>(null);
   /** Bots whose public flag is being saved; their checkbox waits for the answer. */
   const [saving, setSaving] = useState<ReadonlySet<string>>(new Set());
+  /** The bot whose invite link is being made. */
+  const [inviting, setInviting] = useState<Bot | null>(null);
   const id = useId();
 
   const load = () => {
@@ -225,6 +228,14 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
                       <td className={styles.actionsCell}>
                         <button
                           type="button"
+                          className="button secondary small"
+                          onClick={() => setInviting(b)}
+                          aria-label={t('authorize.inviteLinkFor', { bot: b.name })}
+                        >
+                          {t('authorize.inviteLink')}
+                        </button>{' '}
+                        <button
+                          type="button"
                           className="button danger small"
                           onClick={() => void remove(b)}
                           aria-label={t('myBots.deleteB', { b: b.name })}
@@ -239,6 +250,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
             </div>
           )}
           {bots && bots.length > 0 && <p className="small-text">{t('myBots.publicHelp')}</p>}
+          {inviting && <BotInviteDialog bot={inviting} onClose={() => setInviting(null)} />}
         </section>
       </main>
     </div>

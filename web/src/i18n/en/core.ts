@@ -88,6 +88,7 @@ export const core = {
   },
   app: {
     loading: 'Loading…',
+    logInToAddBot: 'Log in to add a bot to one of your servers. You come back to this page afterwards.',
     skipToContent: 'Skip to content',
     cannotLoadParley: 'Cannot load Parley',
     tryAgain: 'Try again',
@@ -637,6 +638,7 @@ export const core = {
     page: '{{page}} · Parley',
     channel: '#{{channel}} · {{server}} · Parley',
     join: 'Join {{server}} · Parley',
+    addBot: 'Add {{bot}} · Parley',
     invite: 'Invite · Parley',
     directMessages: 'Direct messages · Parley',
   },

@@ -4,11 +4,12 @@
  * first load, the other areas come with their pages' chunks.
  */
 import { account } from './account.js';
+import { authorize } from './authorize.js';
 import { core } from './core.js';
 import { myBots } from './my-bots.js';
 import { settings } from './settings.js';
 
-export const english = { ...core, settings, account, myBots };
+export const english = { ...core, settings, account, myBots, authorize };
 
 export type English = typeof english;
 

@@ -36,7 +36,7 @@ export const myBots = {
   private: 'Private',
   deleteConfirm: 'Delete the bot <b>{{bot}}</b>?',
   intro:
-    'A bot signs in to the API with <code>{{header}}</code>. After creating one, add it in the settings of a server you own. Other server owners can add it with its id only if you make it public.',
+    'A bot signs in to the API with <code>{{header}}</code>. After creating one, add it in the settings of a server you own, or share its invite link (as on Discord: /oauth2/authorize?client_id=…). Other server owners can add it only if you make it public.',
   tokenWarning:
     '<b>Copy the token now. You will not see it again.</b> Anyone with it can act as your bot. If it leaks, delete the bot and create a new one.',
   couldNotLoad: 'Could not load your bots: {{error}}',

@@ -37,7 +37,7 @@ export const settings = {
     },
     EMBED_LINKS: {
       label: 'Show link previews',
-      help: 'Links they post show a preview.',
+      help: 'Links they post show a preview, and bots may post rich cards (embeds).',
     },
     MENTION_EVERYONE: {
       label: 'Notify everyone',
@@ -267,7 +267,7 @@ export const settings = {
     manageOnMyBots: 'Manage your bots and their tokens on the <page>My bots</page> page.',
     permissionNames: {
       READ_MESSAGES: 'Read messages',
-      SEND_MESSAGES: 'Send messages',
+      SEND_MESSAGES: 'Send messages (with embeds)',
       ADD_REACTIONS: 'Add reactions',
       ATTACH_FILES: 'Attach files',
     },

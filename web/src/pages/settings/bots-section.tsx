@@ -3,6 +3,7 @@
  * else's public bot by its id, with chosen permissions; edit or remove the bots present.
  */
 import { useEffect, useId, useState, type FormEvent } from 'react';
+import { ALL_LEGACY_BITS, P, bitsOfNames } from '@parley/protocol/permissions';
 import { ApiError, api, describeError, seg } from '../../api/client';
 import {
   ALL_PERMISSIONS,
@@ -28,9 +29,22 @@ import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
 
+/**
+ * Section 3's four boxes as bits. "Send messages" includes embeds (EMBED_LINKS): a bot's
+ * replies are often embeds, and a bot added without permissions holds it too
+ * (docs/permissions.md, "Bots").
+ */
+function boxBits(perms: Permission[]): bigint {
+  const bits = bitsOfNames(perms);
+  return (bits & P.SEND_MESSAGES) !== 0n ? bits | P.EMBED_LINKS : bits;
+}
+
+/** The bits the boxes decide; a bot's other bits (from its invite link, or Roles) are kept when they are saved. */
+const BOX_BITS = ALL_LEGACY_BITS | P.EMBED_LINKS;
+
 /** Adds a bot and refreshes the member list (the bot's permissions come with it). */
 async function addBot(server: Server, botId: string, permissions: Permission[]): Promise<void> {
-  await api.post(`/servers/${seg(server.id)}/bots`, { botId, permissions } satisfies AddBotBody);
+  await api.post(`/servers/${seg(server.id)}/bots`, { botId, permissions: boxBits(permissions).toString() } satisfies AddBotBody);
   await loadMembers(server.id);
 }
 
@@ -243,6 +257,7 @@ function AddById({ server }: { server: Server }) {
 }
 
 function BotRow({ server, bot }: { server: Server; bot: Member }) {
+  const managed = useStore((s) => s.roles[server.id]?.find((r) => r.managed && bot.roles.includes(r.id)));
   const initial = bot.permissions ?? [...ALL_PERMISSIONS];
   const [perms, setPerms] = useState<Permission[]>(initial);
   const [busy, setBusy] = useState(false);
@@ -254,7 +269,9 @@ function BotRow({ server, bot }: { server: Server; bot: Member }) {
   const save = async () => {
     setBusy(true);
     try {
-      await api.patch(`/servers/${seg(server.id)}/bots/${seg(bot.id)}`, { permissions: perms } satisfies SetBotPermissionsBody);
+      const kept = managed ? BigInt(managed.permissions) & ~BOX_BITS : 0n;
+      const permissions = (kept | boxBits(perms)).toString();
+      await api.patch(`/servers/${seg(server.id)}/bots/${seg(bot.id)}`, { permissions } satisfies SetBotPermissionsBody);
       await loadMembers(server.id);
       toast(t('settings.bots.permissionsOfNameSaved', { name }));
     } catch (err) {
