@@ -35,8 +35,7 @@ function coreBot(): LibraryBot {
       const rest = new REST({ api: `${base}/api` }).setToken(token);
       gateway = new WebSocketManager({
         token,
-        intents:
-          GatewayIntentBits.Guilds | GatewayIntentBits.GuildMembers | GatewayIntentBits.GuildMessages | GatewayIntentBits.MessageContent,
+        intents: GatewayIntentBits.Guilds | GatewayIntentBits.GuildMessages | GatewayIntentBits.MessageContent,
         rest,
       });
       const c = new Client({ rest, gateway });

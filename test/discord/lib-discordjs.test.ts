@@ -18,12 +18,7 @@ function discordJsBot(): LibraryBot {
   return {
     async start({ base, token, kit }: BotEnv) {
       client = new Client({
-        intents: [
-          GatewayIntentBits.Guilds,
-          GatewayIntentBits.GuildMembers,
-          GatewayIntentBits.GuildMessages,
-          GatewayIntentBits.MessageContent,
-        ],
+        intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent],
         rest: { api: `${base}/api` },
       });
       const c = client;

@@ -17,7 +17,7 @@ function erisBot(): LibraryBot {
       // Eris requests port 443 of `rest.domain`; another port is the agent's default port.
       const agent = Object.assign(new https.Agent({ ca, keepAlive: true }), { defaultPort: Number(url.port) });
       bot = new Client(`Bot ${token}`, {
-        intents: ['guilds', 'guildMembers', 'guildMessages', 'messageContent'],
+        intents: ['guilds', 'guildMessages', 'messageContent'],
         rest: { domain: url.hostname, agent },
       });
       const b = bot;

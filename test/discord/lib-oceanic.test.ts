@@ -18,7 +18,7 @@ function oceanicBot(): LibraryBot {
     async start({ base, token, kit }: BotEnv) {
       client = new Client({
         auth: `Bot ${token}`,
-        gateway: { intents: ['GUILDS', 'GUILD_MEMBERS', 'GUILD_MESSAGES', 'MESSAGE_CONTENT'] },
+        gateway: { intents: ['GUILDS', 'GUILD_MESSAGES', 'MESSAGE_CONTENT'] },
         rest: { baseURL: `${base}/api/v10` },
       });
       const c = client;
