@@ -18,7 +18,7 @@ import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import { editFromDiscord, messageFromDiscord } from '../bodies.js';
 import { CALLBACK_TYPE, commandFromDiscord, commandPatchFromDiscord, discordCommand } from '../interactions.js';
 import { MESSAGE_FLAGS, discordMessage } from '../objects.js';
-import { type AttachmentItem, type DiscordForm, editedFiles, hidden, newMessageFiles, readDiscordForm } from './common.js';
+import { type AttachmentItem, type DiscordForm, editedFiles, hidden, newMessageFiles, queryBool, readDiscordForm } from './common.js';
 
 type Params = { appId: string; guildId?: string; cmdId?: string };
 
@@ -190,7 +190,7 @@ export function discordInteractionRoutes(api: FastifyInstance, deps: RouteDeps):
         await form.discard();
         throw err;
       }
-      if (req.query.with_response !== 'true') return reply.code(204).send();
+      if (!queryBool(req.query.with_response)) return reply.code(204).send();
       // discord.js's `withResponse`: the interaction and, for a message, the answer.
       const message = body.type === 'message' || body.type === 'deferred' ? await interactions.getOriginal(ctx, req.params.token) : null;
       return {
