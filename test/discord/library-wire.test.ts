@@ -262,7 +262,7 @@ describe('boolean query values as discord.py sends them (wait=1, with_response=1
     ]);
   });
 
-  it('an interaction callback with with_response=1 answers the interaction and its message (discord.py reads it); the follow-up with wait=1 its message', async () => {
+  it("an interaction callback with with_response=1 answers the interaction and its message (discord.py reads it), an update's too; the follow-up with wait=1 its message", async () => {
     const w = await world(srv.url);
     const put = await raw(srv, 'PUT', `/api/v10/applications/${w.bot.id}/commands`, {
       auth: w.bot.auth,
@@ -276,16 +276,31 @@ describe('boolean query values as discord.py sends them (wait=1, with_response=1
     });
     expect(run.status, run.text).toBe(202);
     const i = (await gw.waitForEvent('INTERACTION_CREATE')).d;
+    const button = { type: 1, components: [{ type: 2, style: 1, label: 'Go', custom_id: 'go' }] };
     const cb = await raw(srv, 'POST', `/api/v10/interactions/${i.id}/${i.token}/callback?with_response=1`, {
-      body: { type: 4, data: { content: 'pong' } },
+      body: { type: 4, data: { content: 'pong', components: [button] } },
     });
     expect([cb.status, cb.type]).toEqual([200, 'application/json']);
     expect(cb.body).toMatchObject({
-      interaction: { id: i.id, response_message_loading: false, response_message_ephemeral: false },
+      interaction: { id: i.id, type: 2, response_message_loading: false, response_message_ephemeral: false },
       resource: { type: 4, message: { content: 'pong' } },
     });
-    expect(cb.body.interaction.response_message_id).toBe(cb.body.resource.message.id);
+    const answer = cb.body.resource.message.id;
+    expect(cb.body.interaction.response_message_id).toBe(answer);
     const follow = await raw(srv, 'POST', `/api/v10/webhooks/${w.bot.id}/${i.token}?wait=1`, { body: { content: 'more' } });
     expect([follow.status, follow.body?.content]).toEqual([200, 'more']);
+
+    // A click answered with an update: the interaction is a component's (3), the message the clicked one, edited.
+    const click = await call(srv.url, 'POST', `/channels/${w.channel.id}/interactions`, {
+      auth: w.owner.auth,
+      body: { type: 'component', messageId: answer, customId: 'go' },
+    });
+    expect(click.status, click.text).toBe(202);
+    const c = (await gw.waitForEvent('INTERACTION_CREATE', (d) => d.type === 3)).d;
+    const upd = await raw(srv, 'POST', `/api/v10/interactions/${c.id}/${c.token}/callback?with_response=true`, {
+      body: { type: 7, data: { content: 'went', components: [] } },
+    });
+    expect([upd.status, upd.body?.interaction?.type, upd.body?.resource?.type]).toEqual([200, 3, 7]);
+    expect(upd.body.resource.message).toMatchObject({ id: answer, content: 'went' });
   });
 });

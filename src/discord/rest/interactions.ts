@@ -111,6 +111,9 @@ async function callbackWithFiles(ctx: DomainContext, form: DiscordForm<DiscordCa
   return c.body;
 }
 
+/** Discord's interaction type of each of Parley's. */
+const INTERACTION_TYPE = { command: 2, component: 3, autocomplete: 4 } as const;
+
 export function discordInteractionRoutes(api: FastifyInstance, deps: RouteDeps): void {
   const { ctx, limiter } = deps;
   const view = () => ({ publicUrl: ctx.publicUrl });
@@ -183,20 +186,23 @@ export function discordInteractionRoutes(api: FastifyInstance, deps: RouteDeps):
         (json) => callbackFromDiscord(json),
       );
       let body: CallbackBody;
+      let kind: Awaited<ReturnType<typeof interactions.callback>>;
       try {
         body = await callbackWithFiles(ctx, form);
-        await interactions.callback(ctx, req.params.id, req.params.token, body);
+        kind = await interactions.callback(ctx, req.params.id, req.params.token, body);
       } catch (err) {
         await form.discard();
         throw err;
       }
       if (!queryBool(req.query.with_response)) return reply.code(204).send();
       // discord.js's `withResponse`: the interaction and, for a message, the answer.
-      const message = body.type === 'message' || body.type === 'deferred' ? await interactions.getOriginal(ctx, req.params.token) : null;
+      // An update's message is the clicked one, edited (what `messages/@original` names then).
+      const withMessage = body.type === 'message' || body.type === 'deferred' || body.type === 'update';
+      const message = withMessage ? await interactions.getOriginal(ctx, req.params.token) : null;
       return {
         interaction: {
           id: req.params.id,
-          type: 2,
+          type: INTERACTION_TYPE[kind],
           activity_instance_id: null,
           response_message_id: message?.id ?? null,
           response_message_loading: body.type === 'deferred',
