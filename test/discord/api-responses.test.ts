@@ -143,6 +143,8 @@ describe('every /api route answers application/json with Discord shapes', () => 
     expect(guilds.map((g: { id: string }) => g.id)).toEqual([w.guild]);
     const app = await hit('GET', '/applications/@me', '/applications/@me', { auth: bot, status: 200, shape: APPLICATION });
     expect(app.id).toBe(w.bot.id);
+    const oauth = await hit('GET', '/oauth2/applications/@me', '/oauth2/applications/@me', { auth: bot, status: 200, shape: APPLICATION });
+    expect(oauth).toEqual(app);
     const dm = await hit('POST', '/users/@me/channels', '/users/@me/channels', {
       auth: w.owner.auth,
       body: { recipient_id: w.alice.id },
