@@ -236,11 +236,14 @@ export function libraryScenario(library: string, makeBot: () => LibraryBot, opts
       expect(reply.author.id).toBe(w.botId);
       expect(reply.message_reference?.message_id).toBe(asked.id);
       expect(reply.embeds).toMatchObject([{ title: 'info', description: `roles ${w.helperRole}; send true` }]);
-      // The default role grants SEND_MESSAGES: had the library computed without @everyone, `send` would be false.
-      expect(
-        BigInt((await call(srv.url, 'GET', `/api/v10/guilds/${w.serverId}/roles`, { auth: w.botAuth })).body[0].permissions) &
-          SEND_MESSAGES,
-      ).toBe(SEND_MESSAGES);
+      // Only @everyone grants SEND_MESSAGES (helper has no bits): a library that left it out would say false.
+      const roles = (await call(srv.url, 'GET', `/api/v10/guilds/${w.serverId}/roles`, { auth: w.botAuth })).body as Array<{
+        id: string;
+        permissions: string;
+      }>;
+      const everyone = roles.find((r) => r.id === w.serverId);
+      expect(BigInt(everyone?.permissions ?? '0') & SEND_MESSAGES).toBe(SEND_MESSAGES);
+      expect(roles.find((r) => r.id === w.helperRole)?.permissions).toBe('0');
     });
 
     it('registers a slash command with subcommands and answers it with a button', async () => {
