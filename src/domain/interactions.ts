@@ -1108,10 +1108,11 @@ export const interactions = {
    * `POST /interactions/{interactionId}/{token}/callback`: the bot's one answer, within
    * the window. For HTTP delivery, the endpoint's answer comes here too.
    */
-  async callback(ctx: DomainContext, interactionId: string, token: string, body: CallbackBody): Promise<void> {
+  async callback(ctx: DomainContext, interactionId: string, token: string, body: CallbackBody): Promise<InteractionTable['type']> {
     const row = await byToken(ctx, token);
     if (row.id !== interactionId) throw notFound('interaction', 'no interaction has this id and token');
     await acknowledge(ctx, row, body);
+    return row.type;
   },
 
   /**

@@ -76,10 +76,18 @@ describe('Discord gateway: connecting', () => {
     expect(c.frames.length).toBeGreaterThanOrEqual(4);
   });
 
+  it('serves compress=zstd-stream uncompressed, as text frames (discord.py asks for it when Python has zstd)', async () => {
+    const w = await world(srv.url);
+    const c = await identify(w.bot.token, ALL_MESSAGES, { query: '?v=10&encoding=json&compress=zstd-stream' });
+    await postMessage(srv.url, w.owner.auth, w.channel.id, 'plain hello');
+    expect((await c.waitForEvent('MESSAGE_CREATE')).d.content).toBe('plain hello');
+    expect([c.binaryFrames, c.frames.length >= 4]).toEqual([0, true]);
+  });
+
   it.each([
     ['?v=10&encoding=etf', 4002],
     ['?v=6&encoding=json', 4012],
-    ['?v=10&encoding=json&compress=zstd-stream', 4002],
+    ['?v=10&encoding=json&compress=brotli', 4002],
   ])('refuses %s with close %i after hello', async (query, code) => {
     const c = await connect(srv, query);
     expect((await c.waitForClose()).code).toBe(code);

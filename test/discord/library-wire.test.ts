@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, createWebhook, upload, world } from '../factories.js';
 import { type TestServer, startServer } from '../harness.js';
 import { ClientPool } from '../gateway/client.js';
-import { I } from './helpers.js';
+import { ALL_MESSAGES, I, identifyDiscord } from './helpers.js';
 
 let srv: TestServer;
 let limited: TestServer;
@@ -242,5 +242,65 @@ describe('command localizations, contexts and integration types are kept', () =>
       body: { name: 'ping', description: 'x', contexts: [7] },
     });
     expect([ctx.status, ctx.body.code]).toEqual([400, 50035]);
+  });
+});
+
+describe('boolean query values as discord.py sends them (wait=1, with_response=1)', () => {
+  it('a webhook post with wait=1 or wait=True answers the message, wait=0 a 204', async () => {
+    const w = await world(srv.url);
+    const hook = await createWebhook(srv.url, w.owner, w.server.id, w.channel.id);
+    const url = `/api/v10/webhooks/${hook.id}/${hook.token}`;
+    const answers = [];
+    for (const wait of ['1', 'True', 'true', '0', 'false'])
+      answers.push(await raw(srv, 'POST', `${url}?wait=${wait}`, { body: { content: `wait ${wait}` } }));
+    expect(answers.map((a) => [a.status, a.body?.content])).toEqual([
+      [200, 'wait 1'],
+      [200, 'wait True'],
+      [200, 'wait true'],
+      [204, undefined],
+      [204, undefined],
+    ]);
+  });
+
+  it("an interaction callback with with_response=1 answers the interaction and its message (discord.py reads it), an update's too; the follow-up with wait=1 its message", async () => {
+    const w = await world(srv.url);
+    const put = await raw(srv, 'PUT', `/api/v10/applications/${w.bot.id}/commands`, {
+      auth: w.bot.auth,
+      body: [{ name: 'ping', description: 'Ping' }],
+    });
+    expect(put.status).toBe(200);
+    const gw = await identifyDiscord(pool, srv, w.bot.token, ALL_MESSAGES);
+    const run = await call(srv.url, 'POST', `/channels/${w.channel.id}/interactions`, {
+      auth: w.owner.auth,
+      body: { type: 'command', botId: w.bot.id, name: 'ping' },
+    });
+    expect(run.status, run.text).toBe(202);
+    const i = (await gw.waitForEvent('INTERACTION_CREATE')).d;
+    const button = { type: 1, components: [{ type: 2, style: 1, label: 'Go', custom_id: 'go' }] };
+    const cb = await raw(srv, 'POST', `/api/v10/interactions/${i.id}/${i.token}/callback?with_response=1`, {
+      body: { type: 4, data: { content: 'pong', components: [button] } },
+    });
+    expect([cb.status, cb.type]).toEqual([200, 'application/json']);
+    expect(cb.body).toMatchObject({
+      interaction: { id: i.id, type: 2, response_message_loading: false, response_message_ephemeral: false },
+      resource: { type: 4, message: { content: 'pong' } },
+    });
+    const answer = cb.body.resource.message.id;
+    expect(cb.body.interaction.response_message_id).toBe(answer);
+    const follow = await raw(srv, 'POST', `/api/v10/webhooks/${w.bot.id}/${i.token}?wait=1`, { body: { content: 'more' } });
+    expect([follow.status, follow.body?.content]).toEqual([200, 'more']);
+
+    // A click answered with an update: the interaction is a component's (3), the message the clicked one, edited.
+    const click = await call(srv.url, 'POST', `/channels/${w.channel.id}/interactions`, {
+      auth: w.owner.auth,
+      body: { type: 'component', messageId: answer, customId: 'go' },
+    });
+    expect(click.status, click.text).toBe(202);
+    const c = (await gw.waitForEvent('INTERACTION_CREATE', (d) => d.type === 3)).d;
+    const upd = await raw(srv, 'POST', `/api/v10/interactions/${c.id}/${c.token}/callback?with_response=true`, {
+      body: { type: 7, data: { content: 'went', components: [] } },
+    });
+    expect([upd.status, upd.body?.interaction?.type, upd.body?.resource?.type]).toEqual([200, 3, 7]);
+    expect(upd.body.resource.message).toMatchObject({ id: answer, content: 'went' });
   });
 });

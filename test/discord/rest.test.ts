@@ -59,6 +59,8 @@ describe('users and guilds through @discordjs/rest', () => {
     const app = (await rest.get(Routes.currentApplication())) as { id: string; name: string; owner?: APIUser };
     expect(app.id).toBe(bot.id);
     expect(app.owner?.id).toBe(owner.id);
+    // discord.py's login reads it at GET /oauth2/applications/@me: the same object.
+    expect(await rest.get(Routes.oauth2CurrentApplication())).toEqual(app);
   });
 
   it('GET /users/@me/guilds and /users/{id}', async () => {

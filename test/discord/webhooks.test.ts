@@ -140,6 +140,32 @@ describe('discord-webhook-node on the pasted Discord-style URL', () => {
     expect(await r.json()).toMatchObject({ content: 'with a file', webhook_id: hook.id, attachments: [{ filename: 'x.txt', size: 1 }] });
   });
 
+  it('setAvatar, an embed with link, image and timestamp, and a wrong token that throws (nothing posted)', async () => {
+    const webhook = new Webhook(`${srv.url}/api/webhooks/${hook.id}/${hook.token}`);
+    webhook.setUsername('Grafana');
+    webhook.setAvatar('https://example.com/grafana.png');
+    const at = new Date('2026-01-02T03:04:05.000Z');
+    await webhook.send(
+      new MessageBuilder()
+        .setText('alert firing')
+        .setTitle('CPU high')
+        .setURL('https://grafana.example.com/d/1')
+        .setImage('https://grafana.example.com/render/1.png')
+        .setTimestamp(at),
+    );
+    const m = await newest();
+    expect(m).toMatchObject({ content: 'alert firing', author: { name: 'Grafana', avatar: 'https://example.com/grafana.png' } });
+    expect(m.embeds[0]).toMatchObject({
+      title: 'CPU high',
+      url: 'https://grafana.example.com/d/1',
+      image: { url: 'https://grafana.example.com/render/1.png' },
+      timestamp: at.toISOString(),
+    });
+    const wrong = new Webhook(`${srv.url}/api/webhooks/${hook.id}/not-the-token`);
+    await expect(wrong.send('nope')).rejects.toThrow();
+    expect((await newest()).id).toBe(m.id);
+  });
+
   it('the versioned URL works too', async () => {
     await new Webhook(`${srv.url}/api/v10/webhooks/${hook.id}/${hook.token}`).send('via v10');
     expect((await newest()).content).toBe('via v10');

@@ -63,9 +63,12 @@ export function discordWireOptions(url: string, publicUrl: string, resumeUrl: st
     refusal = { code: DISCORD_CLOSE.INVALID_API_VERSION, reason: `gateway version ${v} is not supported; use v=10` };
   } else if (encoding !== 'json') {
     refusal = { code: DISCORD_CLOSE.DECODE_ERROR, reason: `encoding=${encoding} is not supported: Parley speaks encoding=json only` };
-  } else if (compress !== null && compress !== 'zlib-stream') {
+  } else if (compress !== null && compress !== 'zlib-stream' && compress !== 'zstd-stream') {
     refusal = { code: DISCORD_CLOSE.DECODE_ERROR, reason: `compress=${compress} is not supported: use zlib-stream or none` };
   }
+  // zstd-stream is served uncompressed, as text frames (Node 20 has no zstd): discord.py asks
+  // for it whenever Python has zstd (3.14, or the `zstandard` package of discord.py[speed])
+  // and reads text frames as they are, as @discordjs/ws does (docs/discord.md, "Gateway").
   return { compress: compress === 'zlib-stream', publicUrl, resumeUrl, ...(refusal ? { refusal } : {}) };
 }
 

@@ -44,6 +44,15 @@ export function queryString(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/**
+ * A boolean query parameter as Discord reads it: `true`, `True` and `1` are true (discord.py
+ * sends `wait=1` and `with_response=1`, discord.js `true`); anything else, or none, is false.
+ */
+export function queryBool(value: unknown): boolean {
+  const v = queryString(value);
+  return v === 'true' || v === 'True' || v === '1';
+}
+
 /** One item of Discord's `attachments`: a `files[n]` part of this request (`id` n) or, on an edit, a file the message has. */
 export type AttachmentItem = { id: string; filename?: string };
 

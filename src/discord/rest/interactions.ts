@@ -18,7 +18,7 @@ import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import { editFromDiscord, messageFromDiscord } from '../bodies.js';
 import { CALLBACK_TYPE, commandFromDiscord, commandPatchFromDiscord, discordCommand, modalFromDiscord } from '../interactions.js';
 import { MESSAGE_FLAGS, discordMessage } from '../objects.js';
-import { type AttachmentItem, type DiscordForm, editedFiles, hidden, newMessageFiles, readDiscordForm } from './common.js';
+import { type AttachmentItem, type DiscordForm, editedFiles, hidden, newMessageFiles, queryBool, readDiscordForm } from './common.js';
 
 type Params = { appId: string; guildId?: string; cmdId?: string };
 
@@ -113,6 +113,9 @@ async function callbackWithFiles(ctx: DomainContext, form: DiscordForm<DiscordCa
   return c.body;
 }
 
+/** Discord's interaction type of each of Parley's. */
+const INTERACTION_TYPE = { command: 2, component: 3, autocomplete: 4 } as const;
+
 export function discordInteractionRoutes(api: FastifyInstance, deps: RouteDeps): void {
   const { ctx, limiter } = deps;
   const view = () => ({ publicUrl: ctx.publicUrl });
@@ -185,20 +188,23 @@ export function discordInteractionRoutes(api: FastifyInstance, deps: RouteDeps):
         (json) => callbackFromDiscord(json),
       );
       let body: CallbackBody;
+      let kind: Awaited<ReturnType<typeof interactions.callback>>;
       try {
         body = await callbackWithFiles(ctx, form);
-        await interactions.callback(ctx, req.params.id, req.params.token, body);
+        kind = await interactions.callback(ctx, req.params.id, req.params.token, body);
       } catch (err) {
         await form.discard();
         throw err;
       }
-      if (req.query.with_response !== 'true') return reply.code(204).send();
+      if (!queryBool(req.query.with_response)) return reply.code(204).send();
       // discord.js's `withResponse`: the interaction and, for a message, the answer.
-      const message = body.type === 'message' || body.type === 'deferred' ? await interactions.getOriginal(ctx, req.params.token) : null;
+      // An update's message is the clicked one, edited (what `messages/@original` names then).
+      const withMessage = body.type === 'message' || body.type === 'deferred' || body.type === 'update';
+      const message = withMessage ? await interactions.getOriginal(ctx, req.params.token) : null;
       return {
         interaction: {
           id: req.params.id,
-          type: 2,
+          type: INTERACTION_TYPE[kind],
           activity_instance_id: null,
           response_message_id: message?.id ?? null,
           response_message_loading: body.type === 'deferred',

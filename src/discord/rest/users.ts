@@ -81,8 +81,11 @@ export function discordUserRoutes(api: FastifyInstance, { ctx, limiter }: RouteD
     return discordDmChannel(channel, caller.id);
   });
 
-  api.get('/applications/@me', hidden, async (req) => {
-    const caller = await who(req);
-    return discordApplication(await accounts.application(ctx, caller));
-  });
+  // discord.py's login reads the application at the OAuth2 path (`application_info()`); the same object.
+  for (const path of ['/applications/@me', '/oauth2/applications/@me']) {
+    api.get(path, hidden, async (req) => {
+      const caller = await who(req);
+      return discordApplication(await accounts.application(ctx, caller));
+    });
+  }
 }

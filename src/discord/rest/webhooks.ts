@@ -26,7 +26,7 @@ import { discordDialectBody } from '../../http/routes/webhook-execute.js';
 import { editFromDiscord } from '../bodies.js';
 import { discordMessage, discordWebhook } from '../objects.js';
 import { DiscordCreateWebhookBody, DiscordUpdateWebhookBody, withBody } from '../schemas.js';
-import { hidden, queryString } from './common.js';
+import { hidden, queryBool } from './common.js';
 import { interactionWebhooks } from './interaction-webhooks.js';
 
 type HookReq = FastifyRequest<{ Params: { webhookId: string; token: string } }>;
@@ -64,7 +64,7 @@ export function discordWebhookRoutes(api: FastifyInstance, deps: RouteDeps): voi
   });
 
   api.post('/webhooks/:webhookId/:token', hidden, async (req: HookReq, reply) => {
-    const wait = queryString((req.query as Record<string, unknown>).wait) === 'true';
+    const wait = queryBool((req.query as Record<string, unknown>).wait);
     if (await forInteraction(req.params)) return interactionWebhooks.execute({ ...call(req, reply, req.params), wait });
     const hook = await admit(req.params, reply);
     const body = discordDialectBody(req, reply, deps, hook.id);
