@@ -20,7 +20,7 @@ import {
 import type { TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 import { AppError } from '../errors.js';
-import { type DiscordView, discordAttachment, discordMessage, discordRole, discordUser } from './objects.js';
+import { type DiscordView, INTERACTION_TYPE, discordAttachment, discordMessage, discordRole, discordUser } from './objects.js';
 
 /** Discord's option types for Parley's. */
 export const OPTION_TYPE: Record<CommandOptionType, number> = {
@@ -37,8 +37,6 @@ export const OPTION_TYPE: Record<CommandOptionType, number> = {
 };
 const OPTION_TYPE_NAME = new Map(Object.entries(OPTION_TYPE).map(([k, v]) => [v, k as CommandOptionType]));
 
-/** Discord's interaction types. */
-export const INTERACTION_TYPE = { ping: 1, command: 2, component: 3, autocomplete: 4, modalSubmit: 5 } as const;
 
 /** Discord's application command types: 1 chat input, 2 user, 3 message. */
 export const COMMAND_TYPE = { chat: 1, user: 2, message: 3 } as const;

@@ -294,8 +294,8 @@ export function discordReaction(r: Message['reactions'][number]): APIReaction {
   };
 }
 
-/** Discord's interaction type of a message's interaction: 2 application command, 3 component, 4 autocomplete, 5 modal submit. */
-const INTERACTION_TYPE = { command: 2, component: 3, autocomplete: 4, modalSubmit: 5 } as const;
+/** Discord's interaction type of each of Parley's: 1 ping, 2 application command, 3 component, 4 autocomplete, 5 modal submit. */
+export const INTERACTION_TYPE = { ping: 1, command: 2, component: 3, autocomplete: 4, modalSubmit: 5 } as const;
 
 export function discordMessageInteraction(i: MessageInteraction): APIMessageInteraction {
   return { id: i.id, type: INTERACTION_TYPE[i.type], name: i.name, user: discordUser(i.user) };

@@ -17,7 +17,7 @@ import type { RouteDeps } from '../../http/routes/deps.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import { editFromDiscord, messageFromDiscord } from '../bodies.js';
 import { CALLBACK_TYPE, commandFromDiscord, commandPatchFromDiscord, discordCommand, modalFromDiscord } from '../interactions.js';
-import { MESSAGE_FLAGS, discordMessage } from '../objects.js';
+import { INTERACTION_TYPE, MESSAGE_FLAGS, discordMessage } from '../objects.js';
 import { type AttachmentItem, type DiscordForm, editedFiles, hidden, newMessageFiles, queryBool, readDiscordForm } from './common.js';
 
 type Params = { appId: string; guildId?: string; cmdId?: string };
@@ -112,9 +112,6 @@ async function callbackWithFiles(ctx: DomainContext, form: DiscordForm<DiscordCa
   if (form.stored.length > 0) throw badRequest(`a ${c.body.type} callback carries no files`, 'invalid_callback');
   return c.body;
 }
-
-/** Discord's interaction type of each of Parley's. */
-const INTERACTION_TYPE = { command: 2, component: 3, autocomplete: 4 } as const;
 
 export function discordInteractionRoutes(api: FastifyInstance, deps: RouteDeps): void {
   const { ctx, limiter } = deps;
