@@ -15,7 +15,16 @@ import {
 } from '@discordjs/core';
 import { REST } from '@discordjs/rest';
 import { WebSocketManager, WebSocketShardEvents } from '@discordjs/ws';
-import { BUTTON_ID, CONFIG_COMMAND, type BotEnv, type LibraryBot, libraryScenario } from './library-scenario.js';
+import {
+  BUTTON_ID,
+  CONFIG_COMMAND,
+  MODAL_ID,
+  RESET_MODAL,
+  TEXT_ID,
+  type BotEnv,
+  type LibraryBot,
+  libraryScenario,
+} from './library-scenario.js';
 
 /** A member's permissions in a guild: @everyone's and its roles' bits (administrator grants all). */
 function permissionsOf(guildId: string, roles: Map<string, APIRole>, memberRoles: string[]): bigint {
@@ -77,6 +86,15 @@ function coreBot(): LibraryBot {
           if (i.type === InteractionType.ApplicationCommand && i.data.name === 'config') {
             const [sub] = (i.data as APIChatInputApplicationCommandInteractionData)
               .options as APIApplicationCommandInteractionDataSubcommandOption[];
+            if (sub?.name === 'reset') {
+              await api.interactions.createModal(
+                i.id,
+                i.token,
+                RESET_MODAL as unknown as Parameters<typeof api.interactions.createModal>[2],
+              );
+              kit.done('modalShown');
+              return;
+            }
             const what = sub?.options?.find((o) => o.name === 'what')?.value as string | undefined;
             await api.interactions.reply(i.id, i.token, {
               content: sub?.name === 'show' ? `show ${what}` : 'reset',
@@ -91,6 +109,17 @@ function coreBot(): LibraryBot {
           } else if (i.type === InteractionType.MessageComponent && i.data.custom_id === BUTTON_ID) {
             await api.interactions.updateMessage(i.id, i.token, { content: 'pressed', components: [] });
             kit.done('button', { customId: i.data.custom_id, messageId: i.message.id });
+          } else if (i.type === InteractionType.ModalSubmit && i.data.custom_id === MODAL_ID) {
+            // Text inputs arrive in action rows (or, from newer clients, labels): look through both.
+            const rows = i.data.components as unknown as Array<{
+              components?: Array<{ custom_id: string; value: string }>;
+              component?: { custom_id: string; value: string };
+            }>;
+            const value = rows
+              .flatMap((r) => r.components ?? (r.component ? [r.component] : []))
+              .find((c) => c.custom_id === TEXT_ID)?.value;
+            await api.interactions.reply(i.id, i.token, { content: `reset ${value}` });
+            kit.done('modal', { customId: i.data.custom_id, value });
           }
         } catch (err) {
           kit.fail(err);

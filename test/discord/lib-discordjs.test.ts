@@ -8,9 +8,12 @@ import {
   EmbedBuilder,
   Events,
   GatewayIntentBits,
+  ModalBuilder,
   PermissionFlagsBits,
+  TextInputBuilder,
+  TextInputStyle,
 } from 'discord.js';
-import { BUTTON_ID, CONFIG_COMMAND, type BotEnv, type LibraryBot, libraryScenario } from './library-scenario.js';
+import { BUTTON_ID, CONFIG_COMMAND, MODAL_ID, TEXT_ID, type BotEnv, type LibraryBot, libraryScenario } from './library-scenario.js';
 
 function discordJsBot(): LibraryBot {
   let client: Client | undefined;
@@ -43,6 +46,23 @@ function discordJsBot(): LibraryBot {
         try {
           if (i.isChatInputCommand() && i.commandName === 'config') {
             const sub = i.options.getSubcommand();
+            if (sub === 'reset') {
+              const word = new TextInputBuilder()
+                .setCustomId(TEXT_ID)
+                .setLabel('Type RESET')
+                .setStyle(TextInputStyle.Short)
+                .setRequired(true)
+                .setMinLength(5)
+                .setMaxLength(5);
+              await i.showModal(
+                new ModalBuilder()
+                  .setCustomId(MODAL_ID)
+                  .setTitle('Reset settings')
+                  .addComponents(new ActionRowBuilder<TextInputBuilder>().addComponents(word)),
+              );
+              kit.done('modalShown');
+              return;
+            }
             const what = sub === 'show' ? i.options.getString('what', true) : undefined;
             const row = new ActionRowBuilder<ButtonBuilder>().addComponents(
               new ButtonBuilder().setCustomId(BUTTON_ID).setLabel('Press').setStyle(ButtonStyle.Primary),
@@ -52,6 +72,10 @@ function discordJsBot(): LibraryBot {
           } else if (i.isButton() && i.customId === BUTTON_ID) {
             await i.update({ content: 'pressed', components: [] });
             kit.done('button', { customId: i.customId, messageId: i.message.id });
+          } else if (i.isModalSubmit() && i.customId === MODAL_ID) {
+            const value = i.fields.getTextInputValue(TEXT_ID);
+            await i.reply({ content: `reset ${value}` });
+            kit.done('modal', { customId: i.customId, value });
           }
         } catch (err) {
           kit.fail(err);

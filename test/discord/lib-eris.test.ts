@@ -4,8 +4,8 @@
 // test (tls-front.ts), trusting its certificate and naming its port through the HTTPS agent.
 // The gateway URL comes from `GET /gateway/bot` (Parley's own, plain ws://).
 import https from 'node:https';
-import { Client, CommandInteraction, ComponentInteraction, Constants } from 'eris';
-import { BUTTON_ID, CONFIG_COMMAND, type BotEnv, type LibraryBot, libraryScenario } from './library-scenario.js';
+import { Client, CommandInteraction, ComponentInteraction, Constants, ModalSubmitInteraction } from 'eris';
+import { BUTTON_ID, CONFIG_COMMAND, MODAL_ID, TEXT_ID, type BotEnv, type LibraryBot, libraryScenario } from './library-scenario.js';
 import { tlsFront } from './tls-front.js';
 
 function erisBot(): LibraryBot {
@@ -53,6 +53,30 @@ function erisBot(): LibraryBot {
         try {
           if (i instanceof CommandInteraction && i.data.name === 'config') {
             const sub = i.data.options?.[0];
+            if (sub?.name === 'reset') {
+              await i.createModal({
+                title: 'Reset settings',
+                custom_id: MODAL_ID,
+                components: [
+                  {
+                    type: Constants.ComponentTypes.ACTION_ROW,
+                    components: [
+                      {
+                        type: Constants.ComponentTypes.TEXT_INPUT,
+                        custom_id: TEXT_ID,
+                        label: 'Type RESET',
+                        style: Constants.TextInputStyles.SHORT,
+                        required: true,
+                        min_length: 5,
+                        max_length: 5,
+                      },
+                    ],
+                  },
+                ],
+              });
+              kit.done('modalShown');
+              return;
+            }
             const what = sub && 'options' in sub ? (sub.options?.find((o) => o.name === 'what') as { value?: string })?.value : undefined;
             await i.createMessage({
               content: sub?.name === 'show' ? `show ${what}` : 'reset',
@@ -69,6 +93,10 @@ function erisBot(): LibraryBot {
           } else if (i instanceof ComponentInteraction && i.data.custom_id === BUTTON_ID) {
             await i.editParent({ content: 'pressed', components: [] });
             kit.done('button', { customId: i.data.custom_id, messageId: i.message.id });
+          } else if (i instanceof ModalSubmitInteraction && i.data.custom_id === MODAL_ID) {
+            const value = i.data.components.flatMap((r) => r.components).find((c) => c.custom_id === TEXT_ID)?.value;
+            await i.createMessage({ content: `reset ${value}` });
+            kit.done('modal', { customId: i.data.custom_id, value });
           }
         } catch (err) {
           kit.fail(err);

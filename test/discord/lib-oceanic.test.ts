@@ -8,8 +8,10 @@ import {
   CommandInteraction,
   ComponentInteraction,
   ComponentTypes,
+  ModalSubmitInteraction,
+  TextInputStyles,
 } from 'oceanic.js';
-import { BUTTON_ID, CONFIG_COMMAND, type BotEnv, type LibraryBot, libraryScenario } from './library-scenario.js';
+import { BUTTON_ID, CONFIG_COMMAND, MODAL_ID, TEXT_ID, type BotEnv, type LibraryBot, libraryScenario } from './library-scenario.js';
 
 function oceanicBot(): LibraryBot {
   let client: Client | undefined;
@@ -52,6 +54,30 @@ function oceanicBot(): LibraryBot {
         try {
           if (i instanceof CommandInteraction && i.data.name === 'config') {
             const [sub] = i.data.options.getSubCommand(true);
+            if (sub === 'reset') {
+              await i.createModal({
+                customID: MODAL_ID,
+                title: 'Reset settings',
+                components: [
+                  {
+                    type: ComponentTypes.ACTION_ROW,
+                    components: [
+                      {
+                        type: ComponentTypes.TEXT_INPUT,
+                        customID: TEXT_ID,
+                        label: 'Type RESET',
+                        style: TextInputStyles.SHORT,
+                        required: true,
+                        minLength: 5,
+                        maxLength: 5,
+                      },
+                    ],
+                  },
+                ],
+              });
+              kit.done('modalShown');
+              return;
+            }
             const what = sub === 'show' ? i.data.options.getString('what', true) : undefined;
             await i.createMessage({
               content: sub === 'show' ? `show ${what}` : 'reset',
@@ -66,6 +92,10 @@ function oceanicBot(): LibraryBot {
           } else if (i instanceof ComponentInteraction && i.data.customID === BUTTON_ID) {
             await i.editParent({ content: 'pressed', components: [] });
             kit.done('button', { customId: i.data.customID, messageId: i.message.id });
+          } else if (i instanceof ModalSubmitInteraction && i.data.customID === MODAL_ID) {
+            const value = i.data.components.getTextInput(TEXT_ID, true);
+            await i.createMessage({ content: `reset ${value}` });
+            kit.done('modal', { customId: i.data.customID, value });
           }
         } catch (err) {
           kit.fail(err);

@@ -12,12 +12,13 @@
  *    library's bulk overwrite and run by a person: the bot reads the subcommand and its
  *    option and answers with a button;
  * 4. the button clicked: the bot answers with an update (callback type 7) of that message;
- * 5. resume after a role change: the bot's connection is dropped by the server (as a
+ * 5. `/config reset`: the bot answers with a modal (callback type 9) holding one text
+ *    input; the person submits it and the bot reads the value from the MODAL_SUBMIT
+ *    interaction (type 5) and replies;
+ * 6. resume after a role change: the bot's connection is dropped by the server (as a
  *    network failure would), the bot is given a role and a member posts `!info` while it is
  *    away; the library resumes (no second READY), and answers that message, and its cache
  *    holds the new role (the replayed GUILD_MEMBER_UPDATE).
- *
- * Modals (issue 36, item 9) join the scenario with the modal work.
  */
 import type { RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord-api-types/v10';
 import type { WebSocketServer } from 'ws';
@@ -43,6 +44,18 @@ export const CONFIG_COMMAND: RESTPostAPIChatInputApplicationCommandsJSONBody = {
 /** The button's custom id. */
 export const BUTTON_ID = 'config:press';
 
+/** The modal `/config reset` is answered with, and its one text input's custom id. */
+export const MODAL_ID = 'config:confirm';
+export const TEXT_ID = 'config:word';
+/** The modal in Discord's JSON (libraries that take raw payloads send it as is). */
+export const RESET_MODAL = {
+  custom_id: MODAL_ID,
+  title: 'Reset settings',
+  components: [
+    { type: 1, components: [{ type: 4, custom_id: TEXT_ID, label: 'Type RESET', style: 1, required: true, min_length: 5, max_length: 5 }] },
+  ],
+} as const;
+
 /** What the bot reports after acting; the scenario waits on these, never on time. */
 export interface Kit {
   /** The bot finished a step (its library call resolved). */
@@ -58,6 +71,10 @@ export type Step =
   | 'command'
   /** After answering the button with an update: `{ customId, messageId }`. */
   | 'button'
+  /** After answering `/config reset` with `RESET_MODAL`. */
+  | 'modalShown'
+  /** After replying to the modal's submit with content `reset <value>`: `{ customId, value }` as the library parsed them. */
+  | 'modal'
   /** The library resumed its gateway session. */
   | 'resumed';
 
@@ -77,7 +94,9 @@ export interface BotEnv {
  * reply (title `info`) and report `info`; answer `/config show|reset` with content
  * `show <what>` or `reset` and one button (custom id `BUTTON_ID`) and report `command`;
  * answer a click on that button with an update to content `pressed` and no components and
- * report `button`; report `resumed` when its gateway session resumes.
+ * report `button`; answer `/config reset` with `RESET_MODAL` and report `modalShown`;
+ * answer that modal's submit with a reply `reset <value of TEXT_ID>` and report `modal`;
+ * report `resumed` when its gateway session resumes.
  */
 export interface LibraryBot {
   /** Logs in; resolves once READY has been handled. */
@@ -285,6 +304,24 @@ export function libraryScenario(library: string, makeBot: () => LibraryBot, opts
       expect(await reports.wait('button', 1)).toEqual({ customId: BUTTON_ID, messageId: w.commandReply });
       const updated = await fetchMessage(w.commandReply!);
       expect([updated.content, updated.components ?? []]).toEqual(['pressed', []]);
+    });
+
+    it('answers a slash command with a modal, and reads what the person typed into it', async () => {
+      const run = await call(srv.url, 'POST', `/channels/${w.channelId}/interactions`, {
+        auth: w.alice.auth,
+        body: { type: 'command', botId: w.botId, name: 'config', subcommand: 'reset' },
+      });
+      expect(run.status, run.text).toBe(202);
+      await reports.wait('modalShown', 1);
+      // The person fills in the form the web client drew from the modal (INTERACTION_MODAL).
+      const submit = await call(srv.url, 'POST', `/channels/${w.channelId}/interactions`, {
+        auth: w.alice.auth,
+        body: { type: 'modalSubmit', interactionId: run.body.id, customId: MODAL_ID, fields: [{ customId: TEXT_ID, value: 'RESET' }] },
+      });
+      expect(submit.status, submit.text).toBe(202);
+      expect(await reports.wait('modal', 1)).toEqual({ customId: MODAL_ID, value: 'RESET' });
+      const latest = await call(srv.url, 'GET', `/api/v10/channels/${w.channelId}/messages?limit=1`, { auth: w.botAuth });
+      expect(latest.body[0]).toMatchObject({ content: 'reset RESET', author: { id: w.botId }, interaction_metadata: { type: 5 } });
     });
 
     it('resumes after its role changed while it was away, and answers the message posted meanwhile', async () => {
