@@ -7,11 +7,10 @@
  * list is one tab stop, arrows move between messages, Tab reaches the current message's
  * actions, Escape returns to the message. Figures are logged for web/README.md.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createChannel, createServer, joinServer, postMessage, registerUser, type TestUser } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
-import { ensureWebBuilt, launchBrowser, openPage, screenshot, type OpenPage } from './browser.js';
+import { browserSuite, screenshot } from './browser.js';
 
 // Page-side code in evaluate() callbacks (the tests compile without the DOM library).
 declare const document: any;
@@ -19,9 +18,7 @@ declare const getComputedStyle: (el: any) => { opacity: string };
 declare const requestAnimationFrame: (fn: () => void) => number;
 type HTMLElement = any;
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
+const web = browserSuite();
 
 /** MESSAGE_LIST_LONG=300 makes a quicker run while working on the list (the figures need 5,000). */
 const LONG = Number(process.env.MESSAGE_LIST_LONG ?? 5000);
@@ -48,7 +45,7 @@ async function seed(channelId: string, authors: TestUser[], count: number, text:
       const i = next++;
       if (i >= count) return;
       const author = authors[Math.floor(i / 3) % authors.length] as TestUser;
-      const m = await postMessage(srv.url, author.auth, channelId, text(i));
+      const m = await postMessage(web.url, author.auth, channelId, text(i));
       ids[i] = m.id;
     }
   };
@@ -58,21 +55,18 @@ async function seed(channelId: string, authors: TestUser[], count: number, text:
 }
 
 beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
   const tag = Math.random().toString(36).slice(2, 6);
-  const owner = await registerUser(srv.url, `olive_${tag}`);
-  const bob = await registerUser(srv.url, `bob_${tag}`);
-  const { server } = await createServer(srv.url, owner, 'Archive');
-  await joinServer(srv.url, owner, bob, server.id);
-  const long = await createChannel(srv.url, owner, server.id, 'long-history');
-  const short = await createChannel(srv.url, owner, server.id, 'short');
+  const owner = await registerUser(web.url, `olive_${tag}`);
+  const bob = await registerUser(web.url, `bob_${tag}`);
+  const { server } = await createServer(web.url, owner, 'Archive');
+  await joinServer(web.url, owner, bob, server.id);
+  const long = await createChannel(web.url, owner, server.id, 'long-history');
+  const short = await createChannel(web.url, owner, server.id, 'short');
   const started = Date.now();
   const ids = await seed(long.id, [owner, bob], LONG - 1, (i) =>
     i % 7 === 0 ? `Entry ${i}: a longer one\nwith a second line\nand a third` : `Entry ${i} in the long history`,
   );
-  const reply = await call(srv.url, 'POST', `/channels/${long.id}/messages`, {
+  const reply = await call(web.url, 'POST', `/channels/${long.id}/messages`, {
     auth: bob.auth,
     body: { content: 'Answering the fifth entry', messageReference: { messageId: ids[4] } },
   });
@@ -83,15 +77,8 @@ beforeAll(async () => {
   w = { owner, bob, serverId: server.id, longId: long.id, shortId: short.id, ids, replyId: reply.body.id };
 }, 600_000);
 
-afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
-
 async function open(user: TestUser, path: string, prepare?: (page: Page) => Promise<void>) {
-  const o = await openPage(browser, srv.url, { token: user.token, path, height: 860, prepare });
-  opened.push(o);
+  const o = await web.open({ token: user.token, path, height: 860, prepare });
   return o;
 }
 
@@ -188,7 +175,7 @@ describe('a channel of 5,000 messages', { timeout: 120_000 }, () => {
     const o = await open(w.bob, `/s/${w.serverId}/c/${w.shortId}`);
     await message(o.page, (await lastId(w.shortId)) as string).waitFor();
     // A cold navigation straight to the long channel: the newest message is at the bottom, in view.
-    await o.page.goto(`${srv.url}/s/${w.serverId}/c/${w.longId}`);
+    await o.page.goto(`${web.url}/s/${w.serverId}/c/${w.longId}`);
     const ms = await whenInView(o.page, w.replyId);
     const count = await domCount(o.page);
     console.log(`5,000-message channel: newest in view ${Math.round(ms)} ms after navigation; ${count} DOM elements`);
@@ -279,7 +266,7 @@ describe('a channel of 5,000 messages', { timeout: 120_000 }, () => {
     const o = await open(w.bob, `/s/${w.serverId}/c/${w.longId}`);
     const { page } = o;
     await whenInView(page, w.replyId);
-    const first = await postMessage(srv.url, w.owner.auth, w.longId, 'Fresh off the press');
+    const first = await postMessage(web.url, w.owner.auth, w.longId, 'Fresh off the press');
     await whenInView(page, first.id);
     await settled(page);
     expect(await page.getByRole('button', { name: /Jump to present/ }).count()).toBe(0);
@@ -296,7 +283,7 @@ describe('a channel of 5,000 messages', { timeout: 120_000 }, () => {
     await settled(page);
     await still(page);
     const anchor = await firstInView(page);
-    const second = await postMessage(srv.url, w.owner.auth, w.longId, 'Another one while you read');
+    const second = await postMessage(web.url, w.owner.auth, w.longId, 'Another one while you read');
     await expect.poll(() => jumpButton.textContent()).toMatch(/^1 new message · Jump to present/);
     expect(await message(page, anchor.id).evaluate((el) => el.getBoundingClientRect().top)).toBeCloseTo(anchor.top, 0);
     expect(await message(page, second.id).isVisible()).toBe(false);
@@ -308,7 +295,7 @@ describe('a channel of 5,000 messages', { timeout: 120_000 }, () => {
 });
 
 async function lastId(channelId: string): Promise<string | undefined> {
-  const r = await call<{ id: string }[]>(srv.url, 'GET', `/channels/${channelId}/messages?limit=1`, { auth: w.owner.auth });
+  const r = await call<{ id: string }[]>(web.url, 'GET', `/channels/${channelId}/messages?limit=1`, { auth: w.owner.auth });
   return r.body[0]?.id;
 }
 
@@ -377,7 +364,7 @@ describe('keyboard', { timeout: 90_000 }, () => {
     await expect.poll(() => toolbar.evaluate((el) => getComputedStyle(el).opacity)).toBe('1');
 
     // Arrows walk the list, scrolling it.
-    const ids = await call<{ id: string }[]>(srv.url, 'GET', `/channels/${w.shortId}/messages?limit=60`, { auth: w.owner.auth });
+    const ids = await call<{ id: string }[]>(web.url, 'GET', `/channels/${w.shortId}/messages?limit=60`, { auth: w.owner.auth });
     const order = ids.body.map((m) => m.id).reverse();
     await page.keyboard.press('ArrowUp');
     await expect.poll(async () => (await active()).id).toBe(order[order.length - 2]);
