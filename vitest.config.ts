@@ -1,10 +1,43 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+
+/**
+ * The suites by area, so one can run alone: `npm run test:<area>` is
+ * `vitest run --project <area>`; `npm test` runs them all. Every test file belongs to exactly
+ * one project: `scripts/check-test-projects.mjs` (part of `npm test`) fails otherwise.
+ *
+ * - unit: `*.unit.test.ts` anywhere under test/: no Parley server, no database file
+ *   (pure functions, in-process classes, the SDK against a mock).
+ * - store, api, gateway, discord, web, cluster, ops: the rest of their directories;
+ *   api also holds the webhook, SDK and fuzz suites (clients of the HTTP API).
+ */
+const UNIT = 'test/**/*.unit.test.ts';
+
+function area(name: string, dirs: string[]): TestProjectInlineConfiguration {
+  return {
+    extends: true,
+    test: {
+      name,
+      include: dirs.map((d) => `test/${d}/**/*.test.ts`),
+      exclude: [...configDefaults.exclude, UNIT],
+    },
+  };
+}
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'sdk/test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'unit', include: [UNIT] } },
+      area('store', ['store']),
+      area('api', ['api', 'webhooks', 'sdk', 'fuzz']),
+      area('gateway', ['gateway']),
+      area('discord', ['discord']),
+      // Real Chromium against a real server (test/web/browser.ts), plus the client's build checks.
+      area('web', ['web']),
+      area('cluster', ['cluster']),
+      area('ops', ['ops']),
+    ],
   },
 });

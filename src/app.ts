@@ -99,9 +99,9 @@ function throttledReporter(app: FastifyInstance): Report {
 // The Redis implementations (and ioredis with them) are imported only when REDIS_URL is
 // set, and prom-client only when METRICS_TOKEN is: a single instance never has them resident.
 
-/** REDIS_URL set: the shared Redis stream; otherwise the in-process log. */
-async function openBus(config: Config, report: Report): Promise<EventBus> {
-  if (!config.redisUrl) return new InProcessBus(config.gatewayReplayBuffer, report);
+/** REDIS_URL set: the shared Redis stream; otherwise the in-process log (its session checkpoints expire on `clock`). */
+async function openBus(config: Config, report: Report, clock: () => number): Promise<EventBus> {
+  if (!config.redisUrl) return new InProcessBus(config.gatewayReplayBuffer, report, clock);
   const { RedisBus } = await import('./events/redis-bus.js');
   return RedisBus.connect({ url: config.redisUrl, prefix: config.redisPrefix, maxLength: config.gatewayReplayBuffer, report });
 }
@@ -224,7 +224,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     throw err;
   }
   const clock = deps.clock ?? Date.now;
-  const bus = deps.bus ?? (await openBus(config, report));
+  const bus = deps.bus ?? (await openBus(config, report, clock));
   const limiter = config.rateLimits ? (deps.limiter ?? (await openLimiter(config, report, clock))) : null;
   const files = deps.files ?? new LocalUploadStore(config.uploadsDir);
   if (metrics) {

@@ -113,6 +113,8 @@ export class InProcessBus implements EventBus {
   constructor(
     private readonly capacity: number,
     private readonly report: (err: unknown, what: string) => void = () => {},
+    /** What session checkpoints expire by (the service's clock). */
+    private readonly clock: () => number = Date.now,
   ) {
     this.ring = new Array(capacity);
   }
@@ -176,14 +178,14 @@ export class InProcessBus implements EventBus {
   }
 
   async saveCheckpoint(sessionId: string, cp: SessionCheckpoint, ttlMs: number): Promise<void> {
-    this.checkpoints.set(sessionId, { cp, expires: Date.now() + ttlMs });
+    this.checkpoints.set(sessionId, { cp, expires: this.clock() + ttlMs });
     if (this.checkpoints.size % 1024 === 0) this.sweep();
   }
 
   async loadCheckpoint(sessionId: string): Promise<SessionCheckpoint | null> {
     const e = this.checkpoints.get(sessionId);
     if (!e) return null;
-    if (e.expires < Date.now()) {
+    if (e.expires < this.clock()) {
       this.checkpoints.delete(sessionId);
       return null;
     }
@@ -195,7 +197,7 @@ export class InProcessBus implements EventBus {
   }
 
   private sweep(): void {
-    const now = Date.now();
+    const now = this.clock();
     for (const [id, e] of this.checkpoints) if (e.expires < now) this.checkpoints.delete(id);
   }
 

@@ -9,7 +9,7 @@ import { WebSocket } from 'ws';
 import { clientKey } from '../../src/http/connection-limit.js';
 import { loadConfig } from '../../src/config.js';
 import { world } from '../factories.js';
-import { TestGatewayClient, sleep } from '../gateway/client.js';
+import { TestGatewayClient } from '../gateway/client.js';
 import { type TestServer, startServer } from '../harness.js';
 import type { ErrorCode } from '../../src/errors.js';
 import { expectCatalogCode } from './assert.js';
@@ -42,6 +42,17 @@ function expectJsonError(text: string, status: number, code?: ErrorCode): void {
 }
 
 const GET_HEALTH = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
+
+/**
+ * Resolves once `timed` has cut a request that starts stalling now (a 408, then closed):
+ * an event that says the request and headers timeouts have run their course since the
+ * call, instead of a sleep guessed to outlast them.
+ */
+async function timeoutsHaveRun(): Promise<void> {
+  const r = await exchange(timed.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ', 8000);
+  expect(r.closed).toBe(true);
+  expectJsonError(r.text, 408, 'request_timeout');
+}
 
 describe('timeouts (REQUEST_TIMEOUT_SECONDS=1, HEADERS_TIMEOUT_SECONDS=1)', () => {
   it('a body that stalls after 4 of 100 bytes gets a JSON 408 and the connection is closed', async () => {
@@ -87,7 +98,7 @@ describe('timeouts (REQUEST_TIMEOUT_SECONDS=1, HEADERS_TIMEOUT_SECONDS=1)', () =
     const socket = await connect(timed.url);
     socket.write(GET_HEALTH);
     expect((await readResponse(socket)).status).toBe(200);
-    await sleep(1800); // longer than the request and headers timeouts, shorter than keep-alive
+    await timeoutsHaveRun(); // idle for longer than the request and headers timeouts
     socket.write(GET_HEALTH);
     expect((await readResponse(socket)).status).toBe(200);
     const rest = await collect(socket, '', 8000);
@@ -101,7 +112,7 @@ describe('timeouts (REQUEST_TIMEOUT_SECONDS=1, HEADERS_TIMEOUT_SECONDS=1)', () =
     const w = await world(timed.url);
     const c = await TestGatewayClient.identify(timed.gatewayUrl, w.bot.auth, { heartbeat: false });
     try {
-      await sleep(2500);
+      await timeoutsHaveRun();
       expect(c.closeInfo).toBeNull();
       const acks = c.frames.length;
       c.heartbeat();

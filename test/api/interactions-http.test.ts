@@ -199,7 +199,7 @@ describe('refusals say nothing about the network', () => {
   });
 });
 
-// The address rule literal by literal: test/security/outgoing-addresses.test.ts.
+// The address rule literal by literal: test/security/outgoing-addresses.unit.test.ts.
 
 describe('delivery', () => {
   it('POSTs the signed interaction, and the answer is the callback', async () => {

@@ -274,6 +274,18 @@ export class ClientPool {
   }
 }
 
+/**
+ * Resolves once `check` holds, checked on every turn of the event loop: for server-side
+ * state a test cannot be sent an event about. Rejects after `timeoutMs`.
+ */
+export async function until(check: () => boolean, what = 'condition', timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
 /** Resolves after `ms`. */
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

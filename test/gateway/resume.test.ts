@@ -4,26 +4,41 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addBot, call, createServer, joinServer, postMessage, registerUser, world } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
-import { ClientPool, sleep, type TestGatewayClient } from './client.js';
+import { TestClock } from '../clock.js';
+import { ClientPool, type TestGatewayClient, until } from './client.js';
 
 let srv: TestServer;
-/** A server with a short resume window and a tiny log, to see both limits. */
+/** A server with a short resume window and a tiny log, to see both limits; its clock moves on when a test says. */
 let tight: TestServer;
+const tightClock = new TestClock();
 const pool = new ClientPool();
 
 beforeAll(async () => {
   [srv, tight] = await Promise.all([
     startServer({ env: { GATEWAY_HEARTBEAT_MS: '5000', RATE_LIMITS: 'off' } }),
-    startServer({ env: { GATEWAY_HEARTBEAT_MS: '600', GATEWAY_RESUME_SECONDS: '1', GATEWAY_REPLAY_BUFFER: '5', RATE_LIMITS: 'off' } }),
+    startServer({
+      env: { GATEWAY_HEARTBEAT_MS: '600', GATEWAY_RESUME_SECONDS: '1', GATEWAY_REPLAY_BUFFER: '5', RATE_LIMITS: 'off' },
+      clock: tightClock.now,
+    }),
   ]);
 });
-afterEach(() => pool.closeAll());
+afterEach(async () => {
+  await pool.closeAll();
+  // The servers let every session go before the next test counts them (\`drop\`).
+  await until(() => srv.app.gateway.sessionCount === 0 && tight.app.gateway.sessionCount === 0, 'every session closed');
+});
 afterAll(() => Promise.all([srv?.close(), tight?.close()]));
 
-/** Drops the connection like a network failure and gives the server a moment to notice. */
+/**
+ * Drops the connection like a network failure, then waits until its server has noticed:
+ * one session fewer is live there (each test leaves none behind, see `afterEach`).
+ */
 async function drop(c: TestGatewayClient): Promise<void> {
+  const server = [srv, tight].find((s) => c.ws.url.startsWith(s.gatewayUrl));
+  if (!server) throw new Error(`no test server at ${c.ws.url}`);
+  const before = server.app.gateway.sessionCount;
   await c.terminate();
-  await sleep(30);
+  await until(() => server.app.gateway.sessionCount < before, 'the server to let the dropped session go');
 }
 
 async function post(base: string, auth: string, channelId: string, contents: string[]): Promise<string[]> {
@@ -297,12 +312,11 @@ describe('invalid_session', () => {
     const early = await pool.resume(tight.gatewayUrl, w.bot.auth, c.sessionId, 0);
     expect(early.frames.at(-1)?.op).toBe('resumed');
     await drop(early);
-    // Wait for the expiry itself (the checkpoint the resume needs is gone), not a fixed time.
-    const deadline = Date.now() + 10_000;
-    while ((await tight.app.ctx.bus.loadCheckpoint(c.sessionId)) !== null) {
-      if (Date.now() > deadline) throw new Error('the dropped session was still resumable after 10 s');
-      await sleep(50); // paces the poll only
-    }
+    // The window runs on the server's clock: half of it left, the checkpoint is still there.
+    tightClock.advance(500);
+    expect(await tight.app.ctx.bus.loadCheckpoint(c.sessionId)).not.toBeNull();
+    tightClock.advance(501);
+    expect(await tight.app.ctx.bus.loadCheckpoint(c.sessionId)).toBeNull();
     const late = await pool.resume(tight.gatewayUrl, w.bot.auth, c.sessionId, 0);
     expect(late.frames.at(-1)?.op).toBe('invalid_session');
   });

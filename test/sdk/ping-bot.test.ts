@@ -1,7 +1,8 @@
 // The example bot end to end: a person posts commands over HTTP, the bot (started
 // in-process through the SDK) answers through a real Parley.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayClient, RestClient, type Message, type ParleyBot, type TypingStartEvent } from '@parley/sdk';
+import { compareIds } from '@parley/protocol';
+import { GatewayClient, RestClient, type Message, type ParleyBot, type ReactionEvent, type TypingStartEvent } from '@parley/sdk';
 import { MAX_DICE, MAX_SIDES, parseDice, rollDice, startPingBot } from '../../examples/ping-bot/index.js';
 import { addBot, createBot, postMessage, world } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
@@ -10,15 +11,51 @@ let srv: TestServer;
 let w: Awaited<ReturnType<typeof world>>;
 let bot: ParleyBot;
 let owner: RestClient; // the person, through the same SDK with their session token
+let ownerGateway: GatewayClient; // and their live view of the channel
+
+/** What the owner's gateway has delivered, and who waits for what. */
+const delivered: Array<{ t: string; d: any }> = [];
+let waiters: Array<{ match: (e: { t: string; d: any }) => boolean; found: (d: any) => void }> = [];
+
+/** The first event (delivered already or still to come) of type `t` that `pred` accepts; rejects after `timeoutMs`. */
+function delivery<T = any>(t: string, pred: (d: T) => boolean, what: string, timeoutMs = 5000): Promise<T> {
+  const match = (e: { t: string; d: any }) => e.t === t && pred(e.d);
+  const seen = delivered.find(match);
+  if (seen) return Promise.resolve(seen.d);
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      waiters = waiters.filter((x) => x !== waiter);
+      reject(new Error(`no ${t} for ${what} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const waiter = {
+      match,
+      found: (d: T) => {
+        clearTimeout(timer);
+        resolve(d);
+      },
+    };
+    waiters.push(waiter);
+  });
+}
 
 beforeAll(async () => {
   srv = await startServer();
   w = await world(srv.url);
   bot = await startPingBot({ baseUrl: srv.url, token: w.bot.token, slowDelayMs: 500 });
   owner = new RestClient({ baseUrl: srv.url, token: w.owner.token, tokenType: 'Bearer' });
+  ownerGateway = new GatewayClient({ url: srv.gatewayUrl, token: w.owner.auth });
+  ownerGateway.on('dispatch', (e) => {
+    delivered.push(e);
+    for (const x of waiters.filter((x) => x.match(e))) {
+      waiters = waiters.filter((y) => y !== x);
+      x.found(e.d);
+    }
+  });
+  await ownerGateway.connect();
 });
 
 afterAll(async () => {
+  await ownerGateway?.close();
   await bot?.close();
   await srv?.close();
 });
@@ -30,15 +67,14 @@ async function ask(content: string, timeoutMs = 5000): Promise<{ command: Messag
   return { command, reply };
 }
 
-async function waitForBotMessage(afterId: string, timeoutMs = 5000): Promise<Message> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const after = await owner.getMessages(w.channel.id, { after: afterId });
-    const reply = after.reverse().find((m) => m.author.id === w.bot.id);
-    if (reply) return reply;
-    if (Date.now() > deadline) throw new Error(`no bot reply after ${afterId} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** The bot's first message after `afterId`, as the owner's gateway delivers it. */
+function waitForBotMessage(afterId: string, timeoutMs = 5000): Promise<Message> {
+  return delivery<Message>(
+    'MESSAGE_CREATE',
+    (m) => m.author.id === w.bot.id && m.channelId === w.channel.id && compareIds(m.id, afterId) > 0,
+    `a bot reply after ${afterId}`,
+    timeoutMs,
+  );
 }
 
 describe('ping bot (examples/ping-bot)', () => {
@@ -65,12 +101,9 @@ describe('ping bot (examples/ping-bot)', () => {
 
   it('reacts 👍 to !react', async () => {
     const command = await owner.sendMessage(w.channel.id, '!react');
-    const deadline = Date.now() + 5000;
-    let reactions = command.reactions;
-    while (!reactions.some((r) => r.emoji === '👍') && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      reactions = (await owner.getMessage(w.channel.id, command.id)).reactions;
-    }
+    const added = await delivery<ReactionEvent>('REACTION_ADD', (r) => r.messageId === command.id, `a reaction to ${command.id}`);
+    expect(added).toMatchObject({ emoji: '👍', userId: w.bot.id, count: 1 });
+    const { reactions } = await owner.getMessage(w.channel.id, command.id);
     expect(reactions).toContainEqual(expect.objectContaining({ emoji: '👍', count: 1 }));
   });
 

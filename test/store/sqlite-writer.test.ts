@@ -5,7 +5,7 @@
 // and back when quiet, losing nothing on the way.
 import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SqliteSearchIndex } from '../../src/store/dialects/sqlite-search.js';
 import type { SqliteWriterDialect } from '../../src/store/dialects/sqlite-writer.js';
 import type { Store } from '../../src/store/index.js';
@@ -129,6 +129,9 @@ describe.each(['on', 'off'] as const)('SQLite writer, thread %s', (thread) => {
 
 describe('SQLite writer, thread auto', () => {
   it('moves to its thread when writes are busy and back when they are quiet, losing no write', async () => {
+    // The writer and the search index count statements per second on a 1 s interval: the
+    // test moves that clock on (fake setInterval) instead of waiting real seconds.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const { store, dispose } = await openStore('sqlite', {
       sqliteWriter: { thread: 'auto', startAt: 200, quietBelow: 40, quietSeconds: 1 },
     });
@@ -143,21 +146,27 @@ describe('SQLite writer, thread auto', () => {
         await store.writeMessage(m);
         written.push(m.id);
       };
-      // Busy: writes keep coming, through the move, until the writer is on its thread.
-      // The search index's connection follows the writer there and back (checked once a second).
+      const batch = (n: number, text: string) => Promise.all(Array.from({ length: n }, () => write(`${text} ${i++}`)));
+      // The search index's connection follows the writer there and back (checked each second).
       const index = store.adapter.searchIndex as SqliteSearchIndex;
       const search = (word: string) => words(store, channelId, word);
       let i = 0;
-      while (!dialect.onThread) await Promise.all(Array.from({ length: 10 }, () => write(`busy ${i++}`)));
-      await Promise.all(Array.from({ length: 10 }, () => write(`on the thread ${i++}`)));
+      // Busy: a second of 200 statements or more, then writes keep coming through the move.
+      await batch(250, 'busy');
+      vi.advanceTimersByTime(1000);
+      while (!dialect.onThread) await batch(10, 'busy');
+      // Still busy (40 or more a second) when the index checks, so the writer stays.
+      await batch(50, 'on the thread');
+      vi.advanceTimersByTime(1000);
       await expect.poll(() => index.onThread, { timeout: 3000 }).toBe(true);
+      expect(dialect.onThread).toBe(true);
       await write('kookaburra while on the thread');
       expect(await search('kookaburra')).toEqual([written.at(-1)]);
-      // Quiet: a write now and then, until it is back on the event loop.
-      while (dialect.onThread) {
-        await write(`quiet ${i++}`);
-        await new Promise((resolve) => setTimeout(resolve, 400));
-      }
+      // Quiet: one write in a second moves it back; writes go on through the move.
+      await write(`quiet ${i++}`);
+      vi.advanceTimersByTime(1000);
+      while (dialect.onThread) await write(`quiet ${i++}`);
+      vi.advanceTimersByTime(1000);
       await expect.poll(() => index.onThread, { timeout: 3000 }).toBe(false);
       await write('back on the event loop');
       expect(await search('back')).toEqual([written.at(-1)]);
@@ -165,6 +174,7 @@ describe('SQLite writer, thread auto', () => {
       const stored = await store.db.selectFrom('messages').select('id').where('channelId', '=', channelId).execute();
       expect(stored.map((r) => String(r.id)).sort()).toEqual([...written].sort());
     } finally {
+      vi.useRealTimers();
       await dispose();
     }
   });

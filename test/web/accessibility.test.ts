@@ -6,8 +6,8 @@
  * Nothing is left out: the chat scans include the virtualised message list (its rows,
  * separators and the current message's actions).
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   addBot,
   call,
@@ -21,13 +21,8 @@ import {
   type TestBot,
   type TestUser,
 } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
 import { axeScan, settle } from './axe.js';
-import { ensureWebBuilt, launchBrowser, openPage, type OpenPage } from './browser.js';
-
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
+import { browserSuite, type OpenPage } from './browser.js';
 
 const failures: string[] = [];
 
@@ -44,21 +39,10 @@ function report(): string {
   return `axe found serious or critical violations:\n${failures.join('\n')}`;
 }
 
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
+const web = browserSuite();
 
 async function open(user: TestUser | null, path: string, opts: { width?: number; height?: number } = {}): Promise<OpenPage> {
-  const o = await openPage(browser, srv.url, { ...(user ? { token: user.token } : {}), path, height: 900, ...opts });
-  opened.push(o);
+  const o = await web.open({ ...(user ? { token: user.token } : {}), path, height: 900, ...opts });
   return o;
 }
 
@@ -71,39 +55,39 @@ describe('axe: no serious or critical violations, light and dark', () => {
   let inviteCode: string;
 
   beforeAll(async () => {
-    owner = await registerUser(srv.url, `axeowner${Date.now().toString(36)}`);
-    friend = await registerUser(srv.url, `axefriend${Date.now().toString(36)}`);
-    const { server, general } = await createServer(srv.url, owner, 'Reading room');
+    owner = await registerUser(web.url, `axeowner${Date.now().toString(36)}`);
+    friend = await registerUser(web.url, `axefriend${Date.now().toString(36)}`);
+    const { server, general } = await createServer(web.url, owner, 'Reading room');
     serverId = server.id;
     channelId = general.id;
-    await createChannel(srv.url, owner, serverId, 'announcements');
-    await joinServer(srv.url, owner, friend, serverId);
-    bot = await createBot(srv.url, owner, 'Librarian');
-    await addBot(srv.url, owner, serverId, bot.id);
-    const r = await call(srv.url, 'PUT', `/bots/${bot.id}/commands`, {
+    await createChannel(web.url, owner, serverId, 'announcements');
+    await joinServer(web.url, owner, friend, serverId);
+    bot = await createBot(web.url, owner, 'Librarian');
+    await addBot(web.url, owner, serverId, bot.id);
+    const r = await call(web.url, 'PUT', `/bots/${bot.id}/commands`, {
       auth: bot.auth,
       body: [
         { name: 'lookup', description: 'Find a book', options: [{ type: 'string', name: 'title', description: 'Title', required: true }] },
       ],
     });
     expect(r.status, r.text).toBe(200);
-    await createWebhook(srv.url, owner, serverId, channelId, 'Catalogue feed');
-    inviteCode = (await call(srv.url, 'POST', `/servers/${serverId}/invites`, { auth: owner.auth })).body.code;
-    const role = await call(srv.url, 'POST', `/servers/${serverId}/roles`, {
+    await createWebhook(web.url, owner, serverId, channelId, 'Catalogue feed');
+    inviteCode = (await call(web.url, 'POST', `/servers/${serverId}/invites`, { auth: owner.auth })).body.code;
+    const role = await call(web.url, 'POST', `/servers/${serverId}/roles`, {
       auth: owner.auth,
       body: { name: 'Librarians', permissions: '0', color: 0x2e7d32 },
     });
     expect(role.status, role.text).toBe(201);
-    const first = await postMessage(srv.url, friend.auth, channelId, `Hello @${owner.name}, have you read **Middlemarch**?`);
-    await call(srv.url, 'POST', `/channels/${channelId}/messages`, {
+    const first = await postMessage(web.url, friend.auth, channelId, `Hello @${owner.name}, have you read **Middlemarch**?`);
+    await call(web.url, 'POST', `/channels/${channelId}/messages`, {
       auth: owner.auth,
       body: { content: 'Yes, twice. `chapter 20` is the best.', messageReference: { messageId: first.id } },
     });
-    await call(srv.url, 'PUT', `/channels/${channelId}/pins/${first.id}`, { auth: owner.auth });
+    await call(web.url, 'PUT', `/channels/${channelId}/pins/${first.id}`, { auth: owner.auth });
     // A DM between the two.
-    const dm = await call(srv.url, 'POST', '/users/@me/channels', { auth: owner.auth, body: { recipientIds: [friend.id] } });
+    const dm = await call(web.url, 'POST', '/users/@me/channels', { auth: owner.auth, body: { recipientIds: [friend.id] } });
     expect(dm.status, dm.text).toBeLessThan(300);
-    await postMessage(srv.url, friend.auth, dm.body.id, 'A quiet word about the book club.');
+    await postMessage(web.url, friend.auth, dm.body.id, 'A quiet word about the book club.');
   }, 60_000);
 
   it('login and register pages', async () => {
@@ -111,10 +95,10 @@ describe('axe: no serious or critical violations, light and dark', () => {
     const o = await open(null, '/login');
     await o.page.getByRole('button', { name: /log in/i }).waitFor();
     await check(o.page, 'login');
-    await o.page.goto(`${srv.url}/register`);
+    await o.page.goto(`${web.url}/register`);
     await o.page.getByRole('button', { name: /create account|register|sign up/i }).waitFor();
     await check(o.page, 'register');
-    await o.page.goto(`${srv.url}/invite/${inviteCode}`);
+    await o.page.goto(`${web.url}/invite/${inviteCode}`);
     await o.page.getByText('Reading room').first().waitFor();
     await check(o.page, 'invite, logged out');
     expect(failures, report()).toEqual([]);
@@ -184,10 +168,10 @@ describe('axe: no serious or critical violations, light and dark', () => {
       .click();
     await page.getByText('A quiet word').first().waitFor();
     await check(page, 'dm conversation');
-    await page.goto(`${srv.url}/account`);
+    await page.goto(`${web.url}/account`);
     await page.getByRole('heading', { level: 1 }).first().waitFor();
     await check(page, 'account');
-    await page.goto(`${srv.url}/my-bots`);
+    await page.goto(`${web.url}/my-bots`);
     await page.getByText('Librarian').first().waitFor();
     await check(page, 'my bots');
     await page.getByRole('button', { name: 'Invite link for Librarian' }).click();
@@ -197,11 +181,11 @@ describe('axe: no serious or critical violations, light and dark', () => {
     await page.getByRole('button', { name: 'Add to server' }).waitFor();
     await check(page, 'bot invite page');
 
-    const loner = await registerUser(srv.url);
+    const loner = await registerUser(web.url);
     const l = await open(loner, '/');
     await l.page.getByRole('heading', { level: 1 }).first().waitFor();
     await check(l.page, 'home, no servers');
-    await l.page.goto(`${srv.url}/invite/${inviteCode}`);
+    await l.page.goto(`${web.url}/invite/${inviteCode}`);
     await l.page.getByText('Reading room').first().waitFor();
     await check(l.page, 'invite, logged in');
     expect(o.errors).toEqual([]);
@@ -216,14 +200,14 @@ describe('axe: no serious or critical violations, light and dark', () => {
     await heading('Overview');
     await check(page, 'settings: overview');
 
-    await page.goto(`${srv.url}/s/${serverId}/settings/roles`);
+    await page.goto(`${web.url}/s/${serverId}/settings/roles`);
     await heading('Roles');
     await check(page, 'settings: roles');
     await page.getByRole('button', { name: /^Librarians\b/ }).click();
     await page.getByRole('heading', { name: 'Librarians: role settings' }).waitFor();
     await check(page, 'settings: role editor');
 
-    await page.goto(`${srv.url}/s/${serverId}/settings/channels`);
+    await page.goto(`${web.url}/s/${serverId}/settings/channels`);
     await heading('Channels');
     await check(page, 'settings: channels');
     await page
@@ -240,7 +224,7 @@ describe('axe: no serious or critical violations, light and dark', () => {
       ['webhooks', 'Webhooks', null],
       ['bots', 'Bots', null],
     ] as const) {
-      await page.goto(`${srv.url}/s/${serverId}/settings/${tab}`);
+      await page.goto(`${web.url}/s/${serverId}/settings/${tab}`);
       await heading(title);
       if (wait) await page.locator(wait).first().waitFor();
       if (tab === 'webhooks') await page.getByText('Catalogue feed').first().waitFor();

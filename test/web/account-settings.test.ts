@@ -4,33 +4,17 @@
  * deleting the account, and the register view of each REGISTRATION mode.
  * Screenshots land in test-results/web/.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call, createServer, registerUser, type TestUser } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
-import { ensureWebBuilt, launchBrowser, makePng, openPage, screenshot, type OpenPage } from './browser.js';
+import { startServer } from '../harness.js';
+import { browserSuite, makePng, screenshot, type OpenPage } from './browser.js';
 
 const PASSWORD = 'correct horse battery';
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
+const web = browserSuite();
 
 async function open(base: string, user: TestUser | null, path = '/', height = 900) {
-  const o = await openPage(browser, base, { token: user?.token, path, height });
-  opened.push(o);
+  const o = await web.open({ base, token: user?.token, path, height });
   openedOn.set(o, base);
   return o;
 }
@@ -43,7 +27,7 @@ async function closePages(base: string): Promise<void> {
 }
 
 async function anotherSession(u: TestUser, userAgent: string): Promise<string> {
-  const r = await call(srv.url, 'POST', '/auth/login', {
+  const r = await call(web.url, 'POST', '/auth/login', {
     body: { username: u.name, password: PASSWORD },
     headers: { 'user-agent': userAgent },
   });
@@ -51,15 +35,15 @@ async function anotherSession(u: TestUser, userAgent: string): Promise<string> {
   return `Bearer ${r.body.token}`;
 }
 
-const status = async (auth: string) => (await call(srv.url, 'GET', '/users/@me', { auth })).status;
+const status = async (auth: string) => (await call(web.url, 'GET', '/users/@me', { auth })).status;
 
 describe('account settings', () => {
   it('reached from the user menu: display name, picture, password (rules shown first), sessions', async () => {
-    const u = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, u, 'Home base');
+    const u = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, u, 'Home base');
     const phone = await anotherSession(u, 'Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 Chrome/126.0 Mobile Safari/537.36');
     const laptop = await anotherSession(u, 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) Gecko/20100101 Firefox/128.0');
-    const o = await open(srv.url, u, `/s/${server.id}/c/${general.id}`);
+    const o = await open(web.url, u, `/s/${server.id}/c/${general.id}`);
     const { page } = o;
 
     await page.getByRole('link', { name: 'Account settings' }).click();
@@ -70,7 +54,7 @@ describe('account settings', () => {
     await page.getByLabel('Display name').fill('Ada Lovelace');
     await page.getByRole('button', { name: 'Save display name' }).click();
     await page.getByText('You now appear as Ada Lovelace.').waitFor();
-    expect((await call(srv.url, 'GET', '/users/@me', { auth: u.auth })).body).toMatchObject({
+    expect((await call(web.url, 'GET', '/users/@me', { auth: u.auth })).body).toMatchObject({
       displayName: 'Ada Lovelace',
       name: 'Ada Lovelace',
     });
@@ -78,7 +62,7 @@ describe('account settings', () => {
     // Picture: upload, then PATCH; the avatar image shows.
     await page.locator('input[type=file]').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: makePng(96, 96) });
     await page.getByText('Profile picture updated.').waitFor();
-    const avatar = (await call(srv.url, 'GET', '/users/@me', { auth: u.auth })).body.avatar as string;
+    const avatar = (await call(web.url, 'GET', '/users/@me', { auth: u.auth })).body.avatar as string;
     expect(avatar).toMatch(/\/uploads\/\d+\/[\w-]{43}\/me\.png$/);
     await page.locator(`main img[src="${avatar}"]`).waitFor();
 
@@ -122,10 +106,10 @@ describe('account settings', () => {
   });
 
   it('"Log out everywhere else" ends every other session after a confirmation', async () => {
-    const u = await registerUser(srv.url);
+    const u = await registerUser(web.url);
     const a = await anotherSession(u, 'curl/8.5.0');
     const b = await anotherSession(u, 'SomeBot/1.0');
-    const o = await open(srv.url, u, '/account#sessions');
+    const o = await open(web.url, u, '/account#sessions');
     const { page } = o;
     await page.locator('tr[data-session-id]').nth(2).waitFor();
     await page.getByRole('button', { name: 'Log out everywhere else' }).click();
@@ -140,9 +124,9 @@ describe('account settings', () => {
   });
 
   it('deleting: explained while the person owns a server; otherwise confirmed with the password, then logged out', async () => {
-    const owner = await registerUser(srv.url);
-    await createServer(srv.url, owner, 'Still mine');
-    const o = await open(srv.url, owner, '/account#delete');
+    const owner = await registerUser(web.url);
+    await createServer(web.url, owner, 'Still mine');
+    const o = await open(web.url, owner, '/account#delete');
     const { page } = o;
     await page.getByRole('note').filter({ hasText: 'You own a server: Still mine' }).waitFor();
     await page.getByRole('button', { name: 'Delete account…' }).click();
@@ -155,8 +139,8 @@ describe('account settings', () => {
     await screenshot(page, 'account-delete-owner');
     expect(await status(owner.auth)).toBe(200);
 
-    const leaver = await registerUser(srv.url);
-    const l = await open(srv.url, leaver, '/account');
+    const leaver = await registerUser(web.url);
+    const l = await open(web.url, leaver, '/account');
     await l.page.getByRole('button', { name: 'Delete account…' }).click();
     await l.page.getByLabel('Your password').fill('wrong password');
     await l.page.getByRole('button', { name: 'Delete my account' }).click();
@@ -176,7 +160,7 @@ describe('account settings', () => {
 
 describe('the register view follows REGISTRATION', () => {
   it('open: a new visitor is greeted to create an account (not welcomed back), with the password rules shown', async () => {
-    const o = await open(srv.url, null, '/register');
+    const o = await open(web.url, null, '/register');
     await o.page.getByRole('heading', { name: 'Create your account' }).waitFor();
     await o.page.getByText(/At least 8 characters/).waitFor();
     expect(await o.page.getByLabel('Invite code or link').count()).toBe(0);

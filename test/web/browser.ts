@@ -1,6 +1,7 @@
 /**
  * Browser-test helpers: build the web client when it is missing or stale, launch
  * Debian's Chromium through playwright-core, and open pages logged in as a user.
+ * A browser suite starts with `browserSuite()`, which does all of that around one server.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -8,6 +9,8 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { type StartOptions, startServer, type TestServer } from '../harness.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const WEB = path.join(ROOT, 'web');
@@ -76,25 +79,23 @@ export interface OpenPage {
   errors: string[];
 }
 
+export interface OpenPageOptions {
+  token?: string;
+  path?: string;
+  colorScheme?: 'light' | 'dark';
+  width?: number;
+  height?: number;
+  /** Runs before the first navigation (routes to install, such as a gateway proxy). */
+  prepare?: (page: Page) => Promise<void>;
+  /**
+   * The client's service worker (the PWA's offline shell) is blocked unless a test asks
+   * for it (test/web/pwa.test.ts): elsewhere every request should reach the server.
+   */
+  serviceWorkers?: 'allow' | 'block';
+}
+
 /** A fresh context (own storage) with clipboard access, optionally logged in. */
-export async function openPage(
-  browser: Browser,
-  base: string,
-  opts: {
-    token?: string;
-    path?: string;
-    colorScheme?: 'light' | 'dark';
-    width?: number;
-    height?: number;
-    /** Runs before the first navigation (routes to install, such as a gateway proxy). */
-    prepare?: (page: Page) => Promise<void>;
-    /**
-     * The client's service worker (the PWA's offline shell) is blocked unless a test asks
-     * for it (test/web/pwa.test.ts): elsewhere every request should reach the server.
-     */
-    serviceWorkers?: 'allow' | 'block';
-  } = {},
-): Promise<OpenPage> {
+export async function openPage(browser: Browser, base: string, opts: OpenPageOptions = {}): Promise<OpenPage> {
   const context = await browser.newContext({
     viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 },
     colorScheme: opts.colorScheme ?? 'light',
@@ -119,6 +120,68 @@ export async function openPage(
   }
   await page.goto(base + (opts.path ?? '/'));
   return { context, page, errors };
+}
+
+export interface BrowserSuite {
+  /** The suite's server (started in `beforeAll`). */
+  readonly srv: TestServer;
+  /** Its base URL, e.g. http://127.0.0.1:40123. */
+  readonly url: string;
+  readonly browser: Browser;
+  /** `openPage` on the suite's server (or on `opts.base`); the page's context closes with the suite. */
+  open(opts?: OpenPageOptions & { base?: string }): Promise<OpenPage>;
+  /** Closes `context` with the suite, for contexts a test makes itself (`browser.newContext`). */
+  track<T extends BrowserContext>(context: T): T;
+}
+
+/**
+ * The set-up every browser suite shares, registered as the file's `beforeAll`/`afterAll`:
+ * builds the web client if stale, starts a Parley (rate limits off unless `env` says
+ * otherwise), launches Chromium; afterwards closes every page opened through it, the
+ * browser and the server, in that order (a live page would keep reconnecting).
+ */
+export function browserSuite(opts: Omit<StartOptions, 'env'> & { env?: Record<string, string> } = {}): BrowserSuite {
+  let srv: TestServer | undefined;
+  let browser: Browser | undefined;
+  const contexts: BrowserContext[] = [];
+  const started = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`browserSuite: ${what} is used before beforeAll started it`);
+    return value;
+  };
+
+  beforeAll(async () => {
+    ensureWebBuilt();
+    srv = await startServer({ ...opts, env: { RATE_LIMITS: 'off', ...opts.env } });
+    browser = await launchBrowser();
+  }, 240_000);
+
+  afterAll(async () => {
+    for (const c of contexts) await c.close().catch(() => undefined);
+    await browser?.close();
+    await srv?.close();
+  });
+
+  const suite: BrowserSuite = {
+    get srv() {
+      return started(srv, 'the server');
+    },
+    get url() {
+      return started(srv, 'the server').url;
+    },
+    get browser() {
+      return started(browser, 'the browser');
+    },
+    async open({ base, ...pageOpts } = {}) {
+      const o = await openPage(suite.browser, base ?? suite.url, pageOpts);
+      contexts.push(o.context);
+      return o;
+    },
+    track(context) {
+      contexts.push(context);
+      return context;
+    },
+  };
+  return suite;
 }
 
 export async function screenshot(page: Page, name: string): Promise<string> {

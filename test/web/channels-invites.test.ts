@@ -4,11 +4,10 @@
  * playwright-core) against a real Parley, each step checked against the API.
  * Screenshots land in test-results/web/.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { call, createChannel, createServer, joinServer, registerUser, type TestUser } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
-import { ensureWebBuilt, launchBrowser, openPage, screenshot, type OpenPage } from './browser.js';
+import { browserSuite, screenshot } from './browser.js';
 
 const VIEW_CHANNEL = 1024n;
 const SEND_MESSAGES = 2048n;
@@ -16,30 +15,15 @@ const READ_MESSAGE_HISTORY = 65536n;
 const MANAGE_CHANNELS = 16n;
 const MANAGE_ROLES = 268435456n;
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
+const web = browserSuite();
 
 async function open(user: TestUser | null, path: string, opts: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {}) {
-  const o = await openPage(browser, srv.url, { token: user?.token, path, ...opts });
-  opened.push(o);
+  const o = await web.open({ token: user?.token, path, ...opts });
   return o;
 }
 
 async function role(owner: TestUser, serverId: string, name: string, permissions: bigint, color = 0) {
-  const r = await call(srv.url, 'POST', `/servers/${serverId}/roles`, {
+  const r = await call(web.url, 'POST', `/servers/${serverId}/roles`, {
     auth: owner.auth,
     body: { name, permissions: permissions.toString(), color },
   });
@@ -48,12 +32,12 @@ async function role(owner: TestUser, serverId: string, name: string, permissions
 }
 
 async function give(owner: TestUser, serverId: string, userId: string, roleId: string) {
-  const r = await call(srv.url, 'PUT', `/servers/${serverId}/members/${userId}/roles/${roleId}`, { auth: owner.auth });
+  const r = await call(web.url, 'PUT', `/servers/${serverId}/members/${userId}/roles/${roleId}`, { auth: owner.auth });
   expect(r.status, r.text).toBe(204);
 }
 
 async function channelNames(user: TestUser, serverId: string): Promise<string[]> {
-  const r = await call(srv.url, 'GET', `/servers/${serverId}/channels`, { auth: user.auth });
+  const r = await call(web.url, 'GET', `/servers/${serverId}/channels`, { auth: user.auth });
   expect(r.status, r.text).toBe(200);
   return r.body.map((c: { name: string }) => c.name);
 }
@@ -61,7 +45,7 @@ async function channelNames(user: TestUser, serverId: string): Promise<string[]>
 type Ow = { id: string; type: string; allow: string; deny: string };
 
 async function overwrites(owner: TestUser, serverId: string, channelId: string): Promise<Ow[]> {
-  const r = await call(srv.url, 'GET', `/servers/${serverId}/channels`, { auth: owner.auth });
+  const r = await call(web.url, 'GET', `/servers/${serverId}/channels`, { auth: owner.auth });
   return (r.body.find((c: { id: string }) => c.id === channelId)?.permissionOverwrites ?? []) as Ow[];
 }
 
@@ -73,19 +57,19 @@ function channelLink(page: Page, name: string) {
 }
 
 async function members(owner: TestUser, serverId: string): Promise<string[]> {
-  const r = await call(srv.url, 'GET', `/servers/${serverId}/members`, { auth: owner.auth });
+  const r = await call(web.url, 'GET', `/servers/${serverId}/members`, { auth: owner.auth });
   return r.body.map((m: { id: string }) => m.id);
 }
 
 describe('channel permissions', () => {
   it('makes a channel private for a role: members lose it live, the role keeps it with a lock; tri-state overwrites saved and removed', async () => {
-    const owner = await registerUser(srv.url);
-    const mod = await registerUser(srv.url);
-    const plain = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Lighthouse');
-    const staff = await createChannel(srv.url, owner, server.id, 'staff');
-    await joinServer(srv.url, owner, mod, server.id);
-    await joinServer(srv.url, owner, plain, server.id);
+    const owner = await registerUser(web.url);
+    const mod = await registerUser(web.url);
+    const plain = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Lighthouse');
+    const staff = await createChannel(web.url, owner, server.id, 'staff');
+    await joinServer(web.url, owner, mod, server.id);
+    await joinServer(web.url, owner, plain, server.id);
     const mods = await role(owner, server.id, 'Moderators', MANAGE_CHANNELS, 0x2e86de);
     await give(owner, server.id, mod.id, mods.id);
 
@@ -96,7 +80,7 @@ describe('channel permissions', () => {
     await channelLink(m.page, 'staff').waitFor();
 
     // A moderator manages channels but not roles: no Permissions button for them.
-    await m.page.goto(`${srv.url}/s/${server.id}/settings/channels`);
+    await m.page.goto(`${web.url}/s/${server.id}/settings/channels`);
     await m.page.getByLabel('Name of #staff').waitFor();
     expect(await m.page.getByRole('button', { name: 'Permissions of #staff' }).count()).toBe(0);
 
@@ -106,7 +90,7 @@ describe('channel permissions', () => {
     await page.getByLabel('Topic of #staff').fill('For the people who keep the light on');
     await page.getByRole('button', { name: 'Save topic' }).click();
     await page.getByText('Topic of #staff saved.').waitFor();
-    const topic = (await call(srv.url, 'GET', `/servers/${server.id}/channels`, { auth: owner.auth })).body.find(
+    const topic = (await call(web.url, 'GET', `/servers/${server.id}/channels`, { auth: owner.auth })).body.find(
       (c: { id: string }) => c.id === staff.id,
     ).topic;
     expect(topic).toBe('For the people who keep the light on');
@@ -135,7 +119,7 @@ describe('channel permissions', () => {
 
     // Live: the plain member's sidebar drops #staff; the moderator's shows it with a lock.
     await channelLink(p.page, 'staff').waitFor({ state: 'detached' });
-    await m.page.goto(`${srv.url}/s/${server.id}/c/${general.id}`);
+    await m.page.goto(`${web.url}/s/${server.id}/c/${general.id}`);
     const locked = channelLink(m.page, 'staff (private)');
     await locked.waitFor();
     expect(await locked.locator('svg').count()).toBe(1);
@@ -156,7 +140,7 @@ describe('channel permissions', () => {
     expect(has(modOw?.allow, VIEW_CHANNEL)).toBe(true);
     expect(has(modOw?.deny, SEND_MESSAGES)).toBe(true);
     expect(has(modOw?.allow, SEND_MESSAGES)).toBe(false);
-    const posted = await call(srv.url, 'POST', `/channels/${staff.id}/messages`, { auth: mod.auth, body: { content: 'hi' } });
+    const posted = await call(web.url, 'POST', `/channels/${staff.id}/messages`, { auth: mod.auth, body: { content: 'hi' } });
     expect(posted.status).toBe(403);
     await page.getByRole('heading', { name: 'Permissions for #staff' }).scrollIntoViewIfNeeded();
     await screenshot(page, 'channel-permissions');
@@ -181,7 +165,7 @@ describe('channel permissions', () => {
       .getByRole('navigation', { name: 'Roles and members with channel settings' })
       .getByRole('button', { name: 'Moderators' })
       .click();
-    const put = await call(srv.url, 'PUT', `/channels/${staff.id}/permissions/${mods.id}`, {
+    const put = await call(web.url, 'PUT', `/channels/${staff.id}/permissions/${mods.id}`, {
       auth: owner.auth,
       body: { type: 'role', allow: (VIEW_CHANNEL | SEND_MESSAGES).toString(), deny: '0' },
     });
@@ -201,11 +185,11 @@ describe('channel permissions', () => {
   }, 90_000);
 
   it('someone who manages roles but is not an administrator keeps access to what they make private', async () => {
-    const owner = await registerUser(srv.url);
-    const keeper = await registerUser(srv.url);
-    const { server } = await createServer(srv.url, owner, 'Keepers');
-    const ops = await createChannel(srv.url, owner, server.id, 'ops');
-    await joinServer(srv.url, owner, keeper, server.id);
+    const owner = await registerUser(web.url);
+    const keeper = await registerUser(web.url);
+    const { server } = await createServer(web.url, owner, 'Keepers');
+    const ops = await createChannel(web.url, owner, server.id, 'ops');
+    await joinServer(web.url, owner, keeper, server.id);
     const r = await role(owner, server.id, 'Keepers', MANAGE_ROLES);
     await give(owner, server.id, keeper.id, r.id);
 
@@ -237,10 +221,10 @@ describe('channel permissions', () => {
 
 describe('invites', () => {
   it('1 use and 1 hour: listed, asked before joining, then used up; another is revoked', async () => {
-    const owner = await registerUser(srv.url);
-    const guest = await registerUser(srv.url);
-    const third = await registerUser(srv.url);
-    const { server } = await createServer(srv.url, owner, 'Harbour');
+    const owner = await registerUser(web.url);
+    const guest = await registerUser(web.url);
+    const third = await registerUser(web.url);
+    const { server } = await createServer(web.url, owner, 'Harbour');
 
     const o = await open(owner, `/s/${server.id}/settings/invites`);
     const { page } = o;
@@ -253,7 +237,7 @@ describe('invites', () => {
     await row.getByText('0 / 1').waitFor();
     await row.getByText('in 1 hour').waitFor();
     await row.getByRole('cell', { name: owner.name }).waitFor();
-    const listed = (await call(srv.url, 'GET', `/servers/${server.id}/invites`, { auth: owner.auth })).body.find(
+    const listed = (await call(web.url, 'GET', `/servers/${server.id}/invites`, { auth: owner.auth })).body.find(
       (i: { code: string }) => i.code === code,
     );
     expect(listed).toMatchObject({ maxUses: 1, maxAge: 3600, uses: 0 });
@@ -288,10 +272,10 @@ describe('invites', () => {
     await page.getByRole('button', { name: 'Create invite link' }).click();
     const other = new URL(await page.getByLabel('New invite link', { exact: true }).inputValue()).pathname.split('/').pop() as string;
     expect(other).not.toBe(code);
-    expect((await call(srv.url, 'GET', `/invites/${other}`)).status).toBe(200);
+    expect((await call(web.url, 'GET', `/invites/${other}`)).status).toBe(200);
     // Opened by a member (here the owner, in another tab): said so, with a way in; nothing joined.
     const again = await o.context.newPage();
-    await again.goto(`${srv.url}/invite/${other}`);
+    await again.goto(`${web.url}/invite/${other}`);
     await again.getByRole('heading', { name: 'You are already in Harbour' }).waitFor();
     await again.getByRole('link', { name: 'Open Harbour' }).waitFor();
     expect(await again.getByRole('button', { name: 'Join Harbour' }).count()).toBe(0);
@@ -300,16 +284,16 @@ describe('invites', () => {
     await page.getByRole('dialog', { name: 'Revoke invite' }).getByRole('button', { name: 'Revoke invite' }).click();
     await page.getByText('Invite revoked.').waitFor();
     await page.locator(`tr[data-invite="${other}"]`).waitFor({ state: 'detached' });
-    expect((await call(srv.url, 'GET', `/invites/${other}`)).status).toBe(404);
+    expect((await call(web.url, 'GET', `/invites/${other}`)).status).toBe(404);
 
     for (const x of [o, g, t]) expect(x.errors).toEqual([]);
   }, 60_000);
 
   it('a member without Manage server invites from the sidebar with limits, may revoke their link, and reaches no settings', async () => {
-    const owner = await registerUser(srv.url);
-    const member = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Open House');
-    await joinServer(srv.url, owner, member, server.id);
+    const owner = await registerUser(web.url);
+    const member = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Open House');
+    await joinServer(web.url, owner, member, server.id);
 
     const o = await open(member, `/s/${server.id}/c/${general.id}`);
     const { page } = o;
@@ -320,26 +304,26 @@ describe('invites', () => {
     await dialog.getByLabel('Max uses').selectOption({ label: '1 use' });
     await dialog.getByRole('button', { name: 'Create invite link' }).click();
     const code = new URL(await dialog.getByLabel('Invite link', { exact: true }).inputValue()).pathname.split('/').pop() as string;
-    const made = await call(srv.url, 'GET', `/invites/${code}`);
+    const made = await call(web.url, 'GET', `/invites/${code}`);
     expect(made.status).toBe(200);
-    const listed = await call(srv.url, 'GET', `/servers/${server.id}/invites`, { auth: owner.auth });
+    const listed = await call(web.url, 'GET', `/servers/${server.id}/invites`, { auth: owner.auth });
     expect(listed.body.find((i: { code: string }) => i.code === code)).toMatchObject({ maxAge: 3600, maxUses: 1, inviterId: member.id });
     await screenshot(page, 'invites-member-dialog');
     await dialog.getByRole('button', { name: 'Revoke this link' }).click();
     await page.getByText('Invite revoked. The link no longer works.').waitFor();
-    expect((await call(srv.url, 'GET', `/invites/${code}`)).status).toBe(404);
+    expect((await call(web.url, 'GET', `/invites/${code}`)).status).toBe(404);
     await dialog.getByRole('button', { name: 'Done' }).click();
     expect(await page.getByRole('link', { name: 'Server settings' }).count()).toBe(0);
 
-    await page.goto(`${srv.url}/s/${server.id}/settings/invites`);
+    await page.goto(`${web.url}/s/${server.id}/settings/invites`);
     await page.getByRole('heading', { name: 'Not available' }).waitFor();
     expect(o.errors).toEqual([]);
   }, 40_000);
 
   it('a logged-out visitor is told which server the invite is for', async () => {
-    const owner = await registerUser(srv.url);
-    const { server } = await createServer(srv.url, owner, 'Night Owls');
-    const code = (await call(srv.url, 'POST', `/servers/${server.id}/invites`, { auth: owner.auth })).body.code as string;
+    const owner = await registerUser(web.url);
+    const { server } = await createServer(web.url, owner, 'Night Owls');
+    const code = (await call(web.url, 'POST', `/servers/${server.id}/invites`, { auth: owner.auth })).body.code as string;
     const o = await open(null, `/invite/${code}`, { width: 390, height: 800 });
     await o.page.getByText('You have been invited to join Night Owls.').waitFor();
     await screenshot(o.page, 'invite-logged-out-390');

@@ -3,39 +3,22 @@
  * highlighter's chunk loads (it is not part of the first load), one in an unknown language
  * or with none stays plain, and markup inside code stays text. Real Chromium, real Parley.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createServer, postMessage, registerUser } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
-import { ensureWebBuilt, launchBrowser, openPage, screenshot, type OpenPage } from './browser.js';
+import { browserSuite, screenshot } from './browser.js';
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
+const web = browserSuite();
 
 describe('code blocks', () => {
   it('highlights a known language on demand, leaves others plain, and keeps markup in code as text', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Workshop');
-    await postMessage(srv.url, owner.auth, general.id, '```ts\n// add two\nconst sum = (a: number, b: number) => a + b;\n```');
-    await postMessage(srv.url, owner.auth, general.id, '```html\n<img src=x onerror="window.__pwned=1">\n```');
-    await postMessage(srv.url, owner.auth, general.id, '```nosuchlang\nplain words\n```');
-    await postMessage(srv.url, owner.auth, general.id, '```\nno language\n```');
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Workshop');
+    await postMessage(web.url, owner.auth, general.id, '```ts\n// add two\nconst sum = (a: number, b: number) => a + b;\n```');
+    await postMessage(web.url, owner.auth, general.id, '```html\n<img src=x onerror="window.__pwned=1">\n```');
+    await postMessage(web.url, owner.auth, general.id, '```nosuchlang\nplain words\n```');
+    await postMessage(web.url, owner.auth, general.id, '```\nno language\n```');
 
-    const o = await openPage(browser, srv.url, { token: owner.token, path: `/s/${server.id}/c/${general.id}`, height: 860 });
-    opened.push(o);
+    const o = await web.open({ token: owner.token, path: `/s/${server.id}/c/${general.id}`, height: 860 });
     const { page, errors } = o;
 
     const ts = page.locator('pre.md-pre[data-lang="ts"]');

@@ -9,33 +9,22 @@
  * bot or the API.
  */
 import { ParleyBot } from '@parley/sdk';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addBot, call, createBot, createServer, joinServer, postMessage, registerUser, type TestBot, type TestUser } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
-import { ensureWebBuilt, launchBrowser, openPage, screenshot, type OpenPage } from './browser.js';
+import { browserSuite, screenshot } from './browser.js';
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
 const bots: ParleyBot[] = [];
 
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
+const web = browserSuite();
 
+// Runs before the suite's own afterAll (hooks after tests run in reverse order): bots first.
 afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
   for (const b of bots) await b.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
 });
 
 async function open(user: TestUser, path: string) {
-  const o = await openPage(browser, srv.url, { token: user.token, path, colorScheme: 'dark', height: 800 });
-  opened.push(o);
+  const o = await web.open({ token: user.token, path, colorScheme: 'dark', height: 800 });
   return o;
 }
 
@@ -94,10 +83,10 @@ function gate() {
 let slowGate = gate();
 
 async function startDiceBot(bot: TestBot, received: Received[]): Promise<ParleyBot> {
-  const client = new ParleyBot({ baseUrl: srv.url, token: bot.token });
+  const client = new ParleyBot({ baseUrl: web.url, token: bot.token });
   bots.push(client);
   const answer = (i: { id: string; token: string }, body: unknown) =>
-    call(srv.url, 'POST', `/interactions/${i.id}/${i.token}/callback`, { auth: bot.auth, body }).then((r) => {
+    call(web.url, 'POST', `/interactions/${i.id}/${i.token}/callback`, { auth: bot.auth, body }).then((r) => {
       if (r.status >= 300) throw new Error(`callback refused: ${r.status} ${r.text}`);
     });
   client.on('interactionCreate', (i) => {
@@ -120,7 +109,7 @@ async function startDiceBot(bot: TestBot, received: Received[]): Promise<ParleyB
       // Thinking now; the answer when the test says so.
       void answer(i, { type: 'deferred' }).then(async () => {
         await slowGate.promise;
-        const r = await call(srv.url, 'PATCH', `/interactions/${i.token}/messages/original`, {
+        const r = await call(web.url, 'PATCH', `/interactions/${i.token}/messages/original`, {
           auth: bot.auth,
           body: { content: 'Worth the wait: **a natural 20**' },
         });
@@ -140,7 +129,7 @@ async function startDiceBot(bot: TestBot, received: Received[]): Promise<ParleyB
 }
 
 async function registerCommands(bot: TestBot, commands: unknown[]) {
-  const r = await call(srv.url, 'PUT', `/bots/${bot.id}/commands`, { auth: bot.auth, body: commands });
+  const r = await call(web.url, 'PUT', `/bots/${bot.id}/commands`, { auth: bot.auth, body: commands });
   expect(r.status, r.text).toBe(200);
 }
 
@@ -163,16 +152,16 @@ describe('commands in the web client', () => {
   const received: Received[] = [];
 
   beforeAll(async () => {
-    ana = await registerUser(srv.url, 'ana');
-    ben = await registerUser(srv.url, 'ben');
-    const { server, general } = await createServer(srv.url, ana, 'Tabletop');
+    ana = await registerUser(web.url, 'ana');
+    ben = await registerUser(web.url, 'ben');
+    const { server, general } = await createServer(web.url, ana, 'Tabletop');
     serverId = server.id;
     channelId = general.id;
-    await joinServer(srv.url, ana, ben, serverId);
-    dice = await createBot(srv.url, ana, 'DiceBot');
-    weather = await createBot(srv.url, ana, 'Weather');
-    await addBot(srv.url, ana, serverId, dice.id);
-    await addBot(srv.url, ana, serverId, weather.id);
+    await joinServer(web.url, ana, ben, serverId);
+    dice = await createBot(web.url, ana, 'DiceBot');
+    weather = await createBot(web.url, ana, 'Weather');
+    await addBot(web.url, ana, serverId, dice.id);
+    await addBot(web.url, ana, serverId, weather.id);
     await registerCommands(dice, [
       {
         name: 'roll',
@@ -291,7 +280,7 @@ describe('commands in the web client', () => {
   });
 
   it('checks options before sending, then the bot answers with buttons; a click updates the message, an ignored one says so', async () => {
-    await postMessage(srv.url, ben.auth, channelId, 'Rolling for initiative, everyone');
+    await postMessage(web.url, ben.auth, channelId, 'Rolling for initiative, everyone');
     const { page, errors } = await open(ana, `/s/${serverId}/c/${channelId}`);
     const box = composer(page);
     await box.click();
@@ -428,11 +417,11 @@ describe('commands in the web client', () => {
     await screenshot(anaPage.page, 'commands-ephemeral');
 
     // Ben sees a message sent after it, and not the secret.
-    await postMessage(srv.url, ana.auth, channelId, 'after the secret');
+    await postMessage(web.url, ana.auth, channelId, 'after the secret');
     await benPage.page.locator('[data-message-id]', { hasText: 'after the secret' }).waitFor();
     expect(await benPage.page.getByText('treasure is under the old oak').count()).toBe(0);
     // Nor is it in history.
-    const history = await call(srv.url, 'GET', `/channels/${channelId}/messages?limit=20`, { auth: ana.auth });
+    const history = await call(web.url, 'GET', `/channels/${channelId}/messages?limit=20`, { auth: ana.auth });
     expect(JSON.stringify(history.body)).not.toContain('treasure');
 
     await secret.getByRole('button', { name: 'Dismiss message' }).click();

@@ -5,38 +5,22 @@
  * replies (the bar, the reference sent, the quote line jumping to an original far up the
  * history); and the pins panel, updated live. Screenshots land in test-results/web/.
  */
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { call, createChannel, createServer, joinServer, postMessage, registerUser, type TestUser } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
-import { ensureWebBuilt, launchBrowser, openPage, screenshot, type OpenPage } from './browser.js';
+import { browserSuite, screenshot } from './browser.js';
 
 const MANAGE_MESSAGES = 1n << 13n;
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
+const web = browserSuite();
 
 async function open(user: TestUser, path: string, opts: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {}) {
-  const o = await openPage(browser, srv.url, { token: user.token, path, height: 860, ...opts });
-  opened.push(o);
+  const o = await web.open({ token: user.token, path, height: 860, ...opts });
   return o;
 }
 
 async function ok<T = any>(method: string, path: string, auth: string, body?: unknown): Promise<T> {
-  const r = await call<T>(srv.url, method, path, { auth, body });
+  const r = await call<T>(web.url, method, path, { auth, body });
   expect(r.status, `${method} ${path}: ${r.text}`).toBeLessThan(300);
   return r.body;
 }
@@ -65,13 +49,13 @@ const suffix = () => Math.random().toString(36).slice(2, 6);
 /** Owner `olive`; members `alba`, `alma`, `bob`; channels general and random-talk. */
 async function world() {
   const tag = suffix();
-  const owner = await registerUser(srv.url, `olive_${tag}`);
-  const { server, general } = await createServer(srv.url, owner, 'Harbour');
-  const alba = await registerUser(srv.url, `alba_${tag}`);
-  const alma = await registerUser(srv.url, `alma_${tag}`);
-  const bob = await registerUser(srv.url, `bob_${tag}`);
-  for (const u of [alba, alma, bob]) await joinServer(srv.url, owner, u, server.id);
-  const random = await createChannel(srv.url, owner, server.id, 'random-talk');
+  const owner = await registerUser(web.url, `olive_${tag}`);
+  const { server, general } = await createServer(web.url, owner, 'Harbour');
+  const alba = await registerUser(web.url, `alba_${tag}`);
+  const alma = await registerUser(web.url, `alma_${tag}`);
+  const bob = await registerUser(web.url, `bob_${tag}`);
+  for (const u of [alba, alma, bob]) await joinServer(web.url, owner, u, server.id);
+  const random = await createChannel(web.url, owner, server.id, 'random-talk');
   return { owner, server, general, random, alba, alma, bob };
 }
 
@@ -208,12 +192,12 @@ describe('mentions', { timeout: 90_000 }, () => {
       mentionable: true,
     });
     await ok('PUT', `/servers/${w.server.id}/members/${w.alba.id}/roles/${crew.id}`, w.owner.auth);
-    const plain = await postMessage(srv.url, w.alma.auth, w.general.id, `just chatting with <@${w.bob.id}>`);
-    const direct = await postMessage(srv.url, w.alma.auth, w.general.id, `<@${w.alba.id}> can you look at this?`);
-    const role = await postMessage(srv.url, w.bob.auth, w.general.id, `<@&${crew.id}> standup in 5`);
-    const ghosts = await postMessage(srv.url, w.bob.auth, w.general.id, 'ghosts: <@999999999999> <#888888888888> `<@' + w.alba.id + '>`');
-    const everyone = await postMessage(srv.url, w.owner.auth, w.general.id, '@everyone the harbour closes at 6');
-    const mine = await postMessage(srv.url, w.alba.auth, w.general.id, 'I can take the evening shift');
+    const plain = await postMessage(web.url, w.alma.auth, w.general.id, `just chatting with <@${w.bob.id}>`);
+    const direct = await postMessage(web.url, w.alma.auth, w.general.id, `<@${w.alba.id}> can you look at this?`);
+    const role = await postMessage(web.url, w.bob.auth, w.general.id, `<@&${crew.id}> standup in 5`);
+    const ghosts = await postMessage(web.url, w.bob.auth, w.general.id, 'ghosts: <@999999999999> <#888888888888> `<@' + w.alba.id + '>`');
+    const everyone = await postMessage(web.url, w.owner.auth, w.general.id, '@everyone the harbour closes at 6');
+    const mine = await postMessage(web.url, w.alba.auth, w.general.id, 'I can take the evening shift');
     // A reply to the viewer that does not ping them is still for them.
     const quiet = await ok<ApiMessage>('POST', `/channels/${w.general.id}/messages`, w.bob.auth, {
       content: 'thanks!',
@@ -277,13 +261,13 @@ describe('mentions', { timeout: 90_000 }, () => {
 describe('replies', { timeout: 120_000 }, () => {
   it('reply bar, the reference sent without a ping, and a quote line that jumps to an original far up', async () => {
     const w = await world();
-    const original = await postMessage(srv.url, w.alma.auth, w.general.id, 'Who has the keys to the **boathouse**?');
-    for (let i = 1; i <= 120; i++) await postMessage(srv.url, w.bob.auth, w.general.id, `filler ${i}`);
+    const original = await postMessage(web.url, w.alma.auth, w.general.id, 'Who has the keys to the **boathouse**?');
+    for (let i = 1; i <= 120; i++) await postMessage(web.url, w.bob.auth, w.general.id, `filler ${i}`);
     const answer = await ok<ApiMessage>('POST', `/channels/${w.general.id}/messages`, w.alma.auth, {
       content: 'Anyone? (asking again)',
       messageReference: { messageId: original.id },
     });
-    const last = await postMessage(srv.url, w.bob.auth, w.general.id, 'filler after the reply');
+    const last = await postMessage(web.url, w.bob.auth, w.general.id, 'filler after the reply');
 
     const o = await open(w.alba, `/s/${w.server.id}/c/${w.general.id}`);
     const { page } = o;
@@ -399,9 +383,9 @@ describe('pins', { timeout: 90_000 }, () => {
       permissions: MANAGE_MESSAGES.toString(),
     });
     await ok('PUT', `/servers/${w.server.id}/members/${w.alma.id}/roles/${mods.id}`, w.owner.auth);
-    const rules = await postMessage(srv.url, w.owner.auth, w.general.id, 'House rules: **be kind**, tie up your boat.');
-    const tide = await postMessage(srv.url, w.bob.auth, w.general.id, `Tide table for the week, ask <@${w.alma.id}>`);
-    const other = await postMessage(srv.url, w.bob.auth, w.random.id, 'nothing pinned here');
+    const rules = await postMessage(web.url, w.owner.auth, w.general.id, 'House rules: **be kind**, tie up your boat.');
+    const tide = await postMessage(web.url, w.bob.auth, w.general.id, `Tide table for the week, ask <@${w.alma.id}>`);
+    const other = await postMessage(web.url, w.bob.auth, w.random.id, 'nothing pinned here');
 
     const o = await open(w.owner, `/s/${w.server.id}/c/${w.random.id}`);
     const { page } = o;

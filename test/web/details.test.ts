@@ -4,36 +4,20 @@
  * that never cover a control, a webhook moved only after a confirmation, password rules
  * shown before anyone types, and "Welcome back" only for someone who has been here before.
  */
-import type { Browser, Page, Route } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page, Route } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createChannel, createServer, createWebhook, registerUser, type TestUser } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
-import { ensureWebBuilt, launchBrowser, openPage, screenshot, type OpenPage } from './browser.js';
+import { browserSuite, screenshot } from './browser.js';
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
+const web = browserSuite();
 
 async function open(user: TestUser | null, path: string, opts: { width?: number; height?: number } = {}) {
-  const o = await openPage(browser, srv.url, { ...(user ? { token: user.token } : {}), path, height: 800, ...opts });
-  opened.push(o);
+  const o = await web.open({ ...(user ? { token: user.token } : {}), path, height: 800, ...opts });
   return o;
 }
 
 async function latest(user: TestUser, channelId: string): Promise<string | undefined> {
-  const r = await call(srv.url, 'GET', `/channels/${channelId}/messages?limit=1`, { auth: user.auth });
+  const r = await call(web.url, 'GET', `/channels/${channelId}/messages?limit=1`, { auth: user.auth });
   return r.body[0]?.content;
 }
 
@@ -80,8 +64,8 @@ describe('sending: pending, retried, rate-limited', () => {
   let channelId: string;
 
   beforeAll(async () => {
-    owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Outbox');
+    owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Outbox');
     serverId = server.id;
     channelId = general.id;
   });
@@ -179,8 +163,8 @@ describe('toasts never cover a control', () => {
   let channelId: string;
 
   beforeAll(async () => {
-    owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Toasty');
+    owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Toasty');
     serverId = server.id;
     channelId = general.id;
   });
@@ -224,12 +208,12 @@ describe('toasts never cover a control', () => {
 
 describe('confirmations', () => {
   it('a webhook moves to another channel only after Move and a confirmation; arrow keys in the select move nothing', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Hooks');
-    const alerts = await createChannel(srv.url, owner, server.id, 'alerts');
-    const hook = await createWebhook(srv.url, owner, server.id, general.id, 'Deploys');
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Hooks');
+    const alerts = await createChannel(web.url, owner, server.id, 'alerts');
+    const hook = await createWebhook(web.url, owner, server.id, general.id, 'Deploys');
     const channelOf = async () =>
-      ((await call(srv.url, 'GET', `/servers/${server.id}/webhooks`, { auth: owner.auth })).body as { channelId: string }[])[0]?.channelId;
+      ((await call(web.url, 'GET', `/servers/${server.id}/webhooks`, { auth: owner.auth })).body as { channelId: string }[])[0]?.channelId;
     const { page, errors } = await open(owner, `/s/${server.id}/settings/webhooks`);
     const row = page.locator(`[data-webhook-id="${hook.id}"]`);
     const select = row.getByRole('combobox', { name: 'Channel for Deploys' });
@@ -260,21 +244,21 @@ describe('confirmations', () => {
   });
 
   it('deleting a channel, kicking and banning ask first in a dialog', async () => {
-    const owner = await registerUser(srv.url);
-    const victim = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Careful');
-    const doomed = await createChannel(srv.url, owner, server.id, 'doomed');
-    const inv = await call(srv.url, 'POST', `/servers/${server.id}/invites`, { auth: owner.auth });
-    await call(srv.url, 'POST', `/invites/${inv.body.code}`, { auth: victim.auth });
+    const owner = await registerUser(web.url);
+    const victim = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Careful');
+    const doomed = await createChannel(web.url, owner, server.id, 'doomed');
+    const inv = await call(web.url, 'POST', `/servers/${server.id}/invites`, { auth: owner.auth });
+    await call(web.url, 'POST', `/invites/${inv.body.code}`, { auth: victim.auth });
     const { page } = await open(owner, `/s/${server.id}/settings/channels`);
     await page.getByRole('button', { name: 'Delete #doomed' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
-    const channels = await call(srv.url, 'GET', `/servers/${server.id}/channels`, { auth: owner.auth });
+    const channels = await call(web.url, 'GET', `/servers/${server.id}/channels`, { auth: owner.auth });
     expect((channels.body as { id: string }[]).map((c) => c.id)).toContain(doomed.id);
 
-    await page.goto(`${srv.url}/s/${server.id}/c/${general.id}`);
+    await page.goto(`${web.url}/s/${server.id}/c/${general.id}`);
     const members = page.getByRole('complementary', { name: 'Members' });
     await members
       .getByRole('button', { name: new RegExp(victim.name) })
@@ -287,7 +271,7 @@ describe('confirmations', () => {
       await d.getByRole('button', { name: 'Cancel' }).click();
       await d.waitFor({ state: 'detached' });
     }
-    const members2 = await call(srv.url, 'GET', `/servers/${server.id}/members`, { auth: owner.auth });
+    const members2 = await call(web.url, 'GET', `/servers/${server.id}/members`, { auth: owner.auth });
     expect(JSON.stringify(members2.body)).toContain(victim.id);
   });
 });
@@ -309,14 +293,14 @@ describe('login and register pages', () => {
     expect(await page.getByText('Welcome back').count()).toBe(0);
 
     // Someone who has logged in from this browser is welcomed back, on the login form only.
-    const user = await registerUser(srv.url);
+    const user = await registerUser(web.url);
     const o = await open(user, '/account');
     await o.page.getByRole('heading', { name: 'Password' }).waitFor();
     expect(await o.page.getByText('At least 8 characters').first().isVisible()).toBe(true);
     await o.page.evaluate(() => (globalThis as any).localStorage.removeItem('parley.token'));
-    await o.page.goto(`${srv.url}/login`);
+    await o.page.goto(`${web.url}/login`);
     await o.page.getByRole('heading', { name: 'Welcome back' }).waitFor();
-    await o.page.goto(`${srv.url}/register`);
+    await o.page.goto(`${web.url}/register`);
     await o.page.getByRole('heading', { name: 'Create your account' }).waitFor();
     expect(await o.page.getByText('Welcome back').count()).toBe(0);
   });

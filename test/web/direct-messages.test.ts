@@ -5,58 +5,42 @@
  * leaving them, and the refusal when someone does not take DMs. Screenshots land in
  * test-results/web/.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { call, createServer, joinServer, postMessage, registerUser, type TestUser } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
-import { ensureWebBuilt, launchBrowser, openPage, screenshot, type OpenPage } from './browser.js';
+import { browserSuite, screenshot, type OpenPage } from './browser.js';
 import { recordNotifications, waitForNotifications } from './notifications.js';
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
+const web = browserSuite();
 
 async function open(
   user: TestUser,
   path: string,
   opts: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {},
 ): Promise<OpenPage> {
-  const o = await openPage(browser, srv.url, {
+  const o = await web.open({
     token: user.token,
     path,
     height: opts.height ?? 760,
     width: opts.width,
     colorScheme: opts.colorScheme,
-    prepare: (page) => recordNotifications(page, srv.url),
+    prepare: (page) => recordNotifications(page, web.url),
   });
-  opened.push(o);
   return o;
 }
 
-const named = (name: string) => registerUser(srv.url, `${name}_${Math.random().toString(36).slice(2, 7)}`);
+const named = (name: string) => registerUser(web.url, `${name}_${Math.random().toString(36).slice(2, 7)}`);
 
 /** Alice's server "Lighthouse" with Bob (and others) in it. */
 async function world(extra: string[] = []) {
   const alice = await named('alice');
   const bob = await named('bob');
-  const { server, general } = await createServer(srv.url, alice, 'Lighthouse');
-  await joinServer(srv.url, alice, bob, server.id);
+  const { server, general } = await createServer(web.url, alice, 'Lighthouse');
+  await joinServer(web.url, alice, bob, server.id);
   const others: TestUser[] = [];
   for (const name of extra) {
     const u = await named(name);
-    await joinServer(srv.url, alice, u, server.id);
+    await joinServer(web.url, alice, u, server.id);
     others.push(u);
   }
   return { alice, bob, server, general, others };
@@ -143,7 +127,7 @@ describe('direct messages', () => {
     const w = await world(['carol', 'dan']);
     const [carol, dan] = w.others as [TestUser, TestUser];
     // Carol takes no DMs.
-    const off = await call(srv.url, 'PATCH', '/users/@me/settings', { auth: carol.auth, body: { allowDmsFromServerMembers: false } });
+    const off = await call(web.url, 'PATCH', '/users/@me/settings', { auth: carol.auth, body: { allowDmsFromServerMembers: false } });
     expect(off.status).toBe(200);
     const o = await open(w.alice, `/s/${w.server.id}/c/${w.general.id}`, { colorScheme: 'dark' });
     const { page } = o;
@@ -170,8 +154,8 @@ describe('direct messages', () => {
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/dms\/\d+$/);
     await send(page, 'Hello Dan');
-    const bobDm = await call(srv.url, 'POST', '/users/@me/channels', { auth: w.bob.auth, body: { recipientIds: [w.alice.id] } });
-    await postMessage(srv.url, w.bob.auth, bobDm.body.id, 'Alice, a question');
+    const bobDm = await call(web.url, 'POST', '/users/@me/channels', { auth: w.bob.auth, body: { recipientIds: [w.alice.id] } });
+    await postMessage(web.url, w.bob.auth, bobDm.body.id, 'Alice, a question');
     const bobLink = dmLink(page, bobDm.body.id);
     await bobLink.locator('[data-mention-badge="1"]').waitFor();
     const order = await dmList(page)
@@ -192,7 +176,7 @@ describe('direct messages', () => {
     await dmList(page).waitFor();
     await page.getByText('No conversations yet.').waitFor();
 
-    const group = await call(srv.url, 'POST', '/users/@me/channels', {
+    const group = await call(web.url, 'POST', '/users/@me/channels', {
       auth: w.alice.auth,
       body: { recipientIds: [w.bob.id, carol.id], name: 'Lamp crew' },
     });
@@ -200,7 +184,7 @@ describe('direct messages', () => {
     const link = dmLink(page, group.body.id);
     await link.waitFor();
     expect(await link.textContent()).toContain('3 members');
-    await postMessage(srv.url, w.alice.auth, group.body.id, `Welcome, ${w.bob.name} and ${carol.name}`);
+    await postMessage(web.url, w.alice.auth, group.body.id, `Welcome, ${w.bob.name} and ${carol.name}`);
     await link.locator('[data-mention-badge="1"]').waitFor();
     await screenshot(page, 'dm-list-narrow');
 
@@ -215,7 +199,7 @@ describe('direct messages', () => {
     await confirm.getByRole('button', { name: 'Leave group' }).click();
     await page.waitForURL('**/dms');
     await link.waitFor({ state: 'detached' });
-    const left = await call(srv.url, 'GET', '/users/@me/channels', { auth: carol.auth });
+    const left = await call(web.url, 'GET', '/users/@me/channels', { auth: carol.auth });
     expect(left.body.find((d: { id: string }) => d.id === group.body.id)?.recipients.map((u: { id: string }) => u.id)).toEqual([
       w.alice.id,
       carol.id,

@@ -7,28 +7,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { call, createServer, postMessage, registerUser } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
 import { axeScan, settle } from './axe.js';
-import { ensureWebBuilt, launchBrowser, openPage, screenshot, type OpenPage } from './browser.js';
+import { browserSuite, screenshot } from './browser.js';
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
+const web = browserSuite();
 
 /** A screenshot under test-results/web, and a copy in EMOJI_SHOTS when that names a folder. */
 async function shot(page: Page, name: string) {
@@ -57,25 +42,24 @@ async function loadedImages(scope: Locator) {
 
 describe('emoji', () => {
   it('draws emoji in messages from the bundled set, jumbo when alone, text when newer than the set', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Emoji Land');
-    await postMessage(srv.url, owner.auth, general.id, 'Ship it 🚀 today 👍🏽 — `code 🚀 stays text`');
-    await postMessage(srv.url, owner.auth, general.id, '🎉🎉');
-    await postMessage(srv.url, owner.auth, general.id, 'A new face 🫩 here');
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Emoji Land');
+    await postMessage(web.url, owner.auth, general.id, 'Ship it 🚀 today 👍🏽 — `code 🚀 stays text`');
+    await postMessage(web.url, owner.auth, general.id, '🎉🎉');
+    await postMessage(web.url, owner.auth, general.id, 'A new face 🫩 here');
 
     for (const [scheme, width] of [
       ['light', 1280],
       ['dark', 1280],
       ['light', 390],
     ] as const) {
-      const o = await openPage(browser, srv.url, {
+      const o = await web.open({
         token: owner.token,
         path: `/s/${server.id}/c/${general.id}`,
         colorScheme: scheme,
         width,
         height: 844,
       });
-      opened.push(o);
       const { page, errors } = o;
 
       const ship = message(page, 'Ship it');
@@ -128,23 +112,22 @@ describe('emoji', () => {
   }, 60_000);
 
   it('reacts and inserts from the picker, whose data loads on first use and whose search takes shortcodes', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Picker Land');
-    await postMessage(srv.url, owner.auth, general.id, 'Pick a reaction for this one');
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Picker Land');
+    await postMessage(web.url, owner.auth, general.id, 'Pick a reaction for this one');
 
     for (const [scheme, width] of [
       ['light', 1280],
       ['dark', 1280],
       ['dark', 390],
     ] as const) {
-      const o = await openPage(browser, srv.url, {
+      const o = await web.open({
         token: owner.token,
         path: `/s/${server.id}/c/${general.id}`,
         colorScheme: scheme,
         width,
         height: 844,
       });
-      opened.push(o);
       const { page, errors } = o;
       const msg = message(page, 'Pick a reaction');
       await msg.waitFor();
@@ -218,7 +201,7 @@ describe('emoji', () => {
         expect(await inserter.count()).toBe(0);
         await page.keyboard.press('Enter');
         await expect
-          .poll(async () => (await call(srv.url, 'GET', `/channels/${general.id}/messages?limit=1`, { auth: owner.auth })).body[0]?.content)
+          .poll(async () => (await call(web.url, 'GET', `/channels/${general.id}/messages?limit=1`, { auth: owner.auth })).body[0]?.content)
           .toBe('Launch 🚀');
         // Recently used comes first the next time.
         await page.getByRole('button', { name: 'Insert emoji' }).click();

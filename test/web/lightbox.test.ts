@@ -6,28 +6,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { call, createServer, registerUser, upload } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
 import { axeScan } from './axe.js';
-import { ensureWebBuilt, launchBrowser, makePng, openPage, screenshot, type OpenPage } from './browser.js';
+import { browserSuite, makePng, screenshot } from './browser.js';
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
+const web = browserSuite();
 
 async function shot(page: Page, name: string) {
   const file = await screenshot(page, name);
@@ -39,12 +24,12 @@ const currentAlt = (page: Page) => page.locator('.yarl__slide_current img').getA
 
 describe('image lightbox', () => {
   it('opens an attachment large, moves through the message’s images with the arrow keys, closes with Escape', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Gallery');
-    const one = await upload(srv.url, owner.auth, makePng(640, 360), 'sunrise.png', 'image/png');
-    const two = await upload(srv.url, owner.auth, makePng(360, 640), 'tower.png', 'image/png');
-    const three = await upload(srv.url, owner.auth, makePng(300, 300), 'chart.png', 'image/png');
-    const posted = await call(srv.url, 'POST', `/channels/${general.id}/messages`, {
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Gallery');
+    const one = await upload(web.url, owner.auth, makePng(640, 360), 'sunrise.png', 'image/png');
+    const two = await upload(web.url, owner.auth, makePng(360, 640), 'tower.png', 'image/png');
+    const three = await upload(web.url, owner.auth, makePng(300, 300), 'chart.png', 'image/png');
+    const posted = await call(web.url, 'POST', `/channels/${general.id}/messages`, {
       auth: owner.auth,
       body: {
         content: 'Holiday pictures',
@@ -62,14 +47,13 @@ describe('image lightbox', () => {
       ['dark', 1280, 800],
       ['dark', 390, 844],
     ] as const) {
-      const o = await openPage(browser, srv.url, {
+      const o = await web.open({
         token: owner.token,
         path: `/s/${server.id}/c/${general.id}`,
         colorScheme: scheme,
         width,
         height,
       });
-      opened.push(o);
       const { page, errors } = o;
       const msg = page.locator('[data-message-id]').filter({ hasText: 'Holiday pictures' });
       const first = msg.getByRole('link', { name: 'sunrise.png' });

@@ -5,8 +5,8 @@
  * checked against the API afterwards; each control a user may not use is checked absent.
  * Screenshots land in test-results/web/.
  */
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import {
   addBot,
   call,
@@ -18,8 +18,7 @@ import {
   registerUser,
   type TestUser,
 } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
-import { ensureWebBuilt, launchBrowser, openPage, screenshot, type OpenPage } from './browser.js';
+import { browserSuite, screenshot } from './browser.js';
 
 const KICK_MEMBERS = 2n;
 const SEND_MESSAGES = 2048n;
@@ -27,30 +26,15 @@ const SEND_MESSAGES = 2048n;
 const MOD_COLOR = 0x206694;
 const HELPER_COLOR = 0xe67e22;
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
+const web = browserSuite();
 
 async function open(user: TestUser, path: string, opts: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {}) {
-  const o = await openPage(browser, srv.url, { token: user.token, path, height: 860, ...opts });
-  opened.push(o);
+  const o = await web.open({ token: user.token, path, height: 860, ...opts });
   return o;
 }
 
 async function ok<T = any>(method: string, path: string, auth: string, body?: unknown): Promise<T> {
-  const r = await call<T>(srv.url, method, path, { auth, body });
+  const r = await call<T>(web.url, method, path, { auth, body });
   expect(r.status, `${method} ${path}: ${r.text}`).toBeLessThan(300);
   return r.body;
 }
@@ -72,16 +56,16 @@ async function rolesOf(owner: TestUser, serverId: string, userId: string): Promi
  * plain "Helpers" role, a plain member `pat`, and a bot.
  */
 async function world(extra: string[] = []) {
-  const named = (name: string) => registerUser(srv.url, `${name}_${Math.random().toString(36).slice(2, 6)}`);
+  const named = (name: string) => registerUser(web.url, `${name}_${Math.random().toString(36).slice(2, 6)}`);
   const owner = await named('owner');
-  const { server, general } = await createServer(srv.url, owner, 'Lighthouse');
+  const { server, general } = await createServer(web.url, owner, 'Lighthouse');
   const mod = await named('mod');
   const pat = await named('pat');
   const others: TestUser[] = [];
   for (const name of extra) others.push(await named(name));
-  for (const u of [mod, pat, ...others]) await joinServer(srv.url, owner, u, server.id);
-  const bot = await createBot(srv.url, owner, 'Beacon');
-  await addBot(srv.url, owner, server.id, bot.id);
+  for (const u of [mod, pat, ...others]) await joinServer(web.url, owner, u, server.id);
+  const bot = await createBot(web.url, owner, 'Beacon');
+  await addBot(web.url, owner, server.id, bot.id);
   // New roles start at position 1, pushing the others up: Moderators ends above Helpers.
   const mods = await createRole(owner, server.id, {
     name: 'Moderators',
@@ -117,7 +101,7 @@ const colorOf = (l: Locator) => l.evaluate((el) => (globalThis as any).getComput
 describe('member list', () => {
   it('groups by hoisted role in order with counts, colours names by role, live', async () => {
     const w = await world();
-    await postMessage(srv.url, w.mod.auth, w.general.id, 'Keep it friendly, folks');
+    await postMessage(web.url, w.mod.auth, w.general.id, 'Keep it friendly, folks');
     const { page, errors } = await open(w.owner, `/s/${w.server.id}/c/${w.general.id}`);
 
     const list = memberList(page);
@@ -182,7 +166,7 @@ describe('profile card', () => {
   it('the owner gives and takes a role, kicks with a reason, bans deleting recent messages', async () => {
     const w = await world(['kim', 'bob']);
     const [kim, bob] = w.others as [TestUser, TestUser];
-    const spam = await postMessage(srv.url, bob.auth, w.general.id, 'buy cheap followers');
+    const spam = await postMessage(web.url, bob.auth, w.general.id, 'buy cheap followers');
     const { page, errors } = await open(w.owner, `/s/${w.server.id}/c/${w.general.id}`);
 
     // Open pat's card from the list; Escape closes it and focus returns to the row.
@@ -264,7 +248,7 @@ describe('profile card', () => {
 
   it('a message author’s name opens their card', async () => {
     const w = await world();
-    await postMessage(srv.url, w.pat.auth, w.general.id, 'hello lighthouse');
+    await postMessage(web.url, w.pat.auth, w.general.id, 'hello lighthouse');
     const { page } = await open(w.owner, `/s/${w.server.id}/c/${w.general.id}`);
     const author = page.locator('[data-message-id]').getByRole('button', { name: w.pat.name, exact: true });
     await author.click();
@@ -289,7 +273,7 @@ describe('profile card', () => {
     await page.keyboard.press('Escape');
 
     // The server agrees: no banning without BAN_MEMBERS.
-    const refused = await call(srv.url, 'PUT', `/servers/${w.server.id}/bans/${w.pat.id}`, { auth: w.mod.auth, body: {} });
+    const refused = await call(web.url, 'PUT', `/servers/${w.server.id}/bans/${w.pat.id}`, { auth: w.mod.auth, body: {} });
     expect(refused.status).toBe(403);
 
     // A peer (same highest role) and the owner: no actions at all.
@@ -300,7 +284,7 @@ describe('profile card', () => {
       await page.keyboard.press('Escape');
       await card(page).waitFor({ state: 'detached' });
     }
-    const peerKick = await call(srv.url, 'DELETE', `/servers/${w.server.id}/members/${peer.id}`, { auth: w.mod.auth });
+    const peerKick = await call(web.url, 'DELETE', `/servers/${w.server.id}/members/${peer.id}`, { auth: w.mod.auth });
     expect(peerKick.status).toBe(403);
 
     // The kick they may do works.
@@ -319,15 +303,15 @@ describe('profile card', () => {
 describe('composer permissions', () => {
   it('without SEND_MESSAGES in a channel, a note replaces the composer; history stays', async () => {
     const w = await world();
-    const news = await createChannel(srv.url, w.owner, w.server.id, 'announcements');
-    await postMessage(srv.url, w.owner.auth, news.id, 'Welcome aboard');
+    const news = await createChannel(web.url, w.owner, w.server.id, 'announcements');
+    await postMessage(web.url, w.owner.auth, news.id, 'Welcome aboard');
     await ok('PUT', `/channels/${news.id}/permissions/${w.server.id}`, w.owner.auth, { type: 'role', deny: SEND_MESSAGES.toString() });
 
     const { page, errors } = await open(w.pat, `/s/${w.server.id}/c/${news.id}`);
     await page.getByText('You do not have permission to send messages in this channel.').waitFor();
     await page.locator('[data-message-id]').filter({ hasText: 'Welcome aboard' }).waitFor();
     expect(await page.getByRole('textbox', { name: 'Message #announcements' }).count()).toBe(0);
-    const refused = await call(srv.url, 'POST', `/channels/${news.id}/messages`, { auth: w.pat.auth, body: { content: 'hi' } });
+    const refused = await call(web.url, 'POST', `/channels/${news.id}/messages`, { auth: w.pat.auth, body: { content: 'hi' } });
     expect(refused.status).toBe(403);
     await screenshot(page, 'composer-no-permission');
 

@@ -5,8 +5,8 @@
  * Escape, the webhook table's actions stay on screen, and on a touch screen Enter writes a
  * new line while a visible Send button sends. Screenshots land in test-results/web/.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   addBot,
   call,
@@ -19,48 +19,34 @@ import {
   registerUser,
   type TestUser,
 } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
 import { settle } from './axe.js';
-import { ensureWebBuilt, launchBrowser, screenshot } from './browser.js';
+import { browserSuite, screenshot } from './browser.js';
 
-let srv: TestServer;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  for (const c of contexts) await c.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
+const web = browserSuite();
 
 const WIDTH = 390;
 
 /** A phone: 390×844, touch, mobile viewport; logged in as `user` when given. */
 async function phone(user: TestUser | null, path: string, colorScheme: 'light' | 'dark' = 'light') {
-  const context = await browser.newContext({
-    viewport: { width: WIDTH, height: 844 },
-    hasTouch: true,
-    isMobile: true,
-    deviceScaleFactor: 1,
-    colorScheme,
-    serviceWorkers: 'block',
-  });
-  contexts.push(context);
+  const context = web.track(
+    await web.browser.newContext({
+      viewport: { width: WIDTH, height: 844 },
+      hasTouch: true,
+      isMobile: true,
+      deviceScaleFactor: 1,
+      colorScheme,
+      serviceWorkers: 'block',
+    }),
+  );
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   const errors: string[] = [];
   page.on('pageerror', (err) => errors.push(String(err)));
   if (user) {
-    await page.goto(`${srv.url}/login`);
+    await page.goto(`${web.url}/login`);
     await page.evaluate((t) => (globalThis as any).localStorage.setItem('parley.token', t), user.token);
   }
-  await page.goto(srv.url + path);
+  await page.goto(web.url + path);
   return { page, errors };
 }
 
@@ -109,28 +95,28 @@ describe('phone: 390 px, touch', () => {
   let channelId: string;
 
   beforeAll(async () => {
-    owner = await registerUser(srv.url, `phone${Date.now().toString(36)}`);
-    friend = await registerUser(srv.url, `pal${Date.now().toString(36)}`);
-    const { server, general } = await createServer(srv.url, owner, 'Pocket club with a rather long name');
+    owner = await registerUser(web.url, `phone${Date.now().toString(36)}`);
+    friend = await registerUser(web.url, `pal${Date.now().toString(36)}`);
+    const { server, general } = await createServer(web.url, owner, 'Pocket club with a rather long name');
     serverId = server.id;
     channelId = general.id;
-    await createChannel(srv.url, owner, serverId, 'a-channel-with-an-unusually-long-name-for-a-phone');
-    await joinServer(srv.url, owner, friend, serverId);
-    const bot = await createBot(srv.url, owner, 'Pocketbot');
-    await addBot(srv.url, owner, serverId, bot.id);
-    await createWebhook(srv.url, owner, serverId, channelId, 'Deploy notifications from the build server');
-    await call(srv.url, 'POST', `/servers/${serverId}/invites`, { auth: owner.auth });
-    await call(srv.url, 'POST', `/servers/${serverId}/roles`, { auth: owner.auth, body: { name: 'Keepers', permissions: '0' } });
+    await createChannel(web.url, owner, serverId, 'a-channel-with-an-unusually-long-name-for-a-phone');
+    await joinServer(web.url, owner, friend, serverId);
+    const bot = await createBot(web.url, owner, 'Pocketbot');
+    await addBot(web.url, owner, serverId, bot.id);
+    await createWebhook(web.url, owner, serverId, channelId, 'Deploy notifications from the build server');
+    await call(web.url, 'POST', `/servers/${serverId}/invites`, { auth: owner.auth });
+    await call(web.url, 'POST', `/servers/${serverId}/roles`, { auth: owner.auth, body: { name: 'Keepers', permissions: '0' } });
     await postMessage(
-      srv.url,
+      web.url,
       friend.auth,
       channelId,
       `Hi @${owner.name}! A long link: https://example.com/${'very-long-path/'.repeat(8)}`,
     );
-    await postMessage(srv.url, friend.auth, channelId, `\`\`\`\n${'const x = 1; '.repeat(20)}\n\`\`\``);
-    const dm = await call(srv.url, 'POST', '/users/@me/channels', { auth: owner.auth, body: { recipientIds: [friend.id] } });
+    await postMessage(web.url, friend.auth, channelId, `\`\`\`\n${'const x = 1; '.repeat(20)}\n\`\`\``);
+    const dm = await call(web.url, 'POST', '/users/@me/channels', { auth: owner.auth, body: { recipientIds: [friend.id] } });
     expect(dm.status, dm.text).toBeLessThan(300);
-    await postMessage(srv.url, friend.auth, dm.body.id, 'Pocket-sized hello.');
+    await postMessage(web.url, friend.auth, dm.body.id, 'Pocket-sized hello.');
   }, 60_000);
 
   it('no page scrolls sideways, in light and dark', async () => {
@@ -138,7 +124,7 @@ describe('phone: 390 px, touch', () => {
       const out = await phone(null, '/login', scheme);
       await out.page.getByRole('button', { name: 'Log in' }).waitFor();
       await noOverflow(out.page, `login ${scheme}`);
-      await out.page.goto(`${srv.url}/register`);
+      await out.page.goto(`${web.url}/register`);
       await out.page.getByRole('button', { name: 'Create account' }).waitFor();
       await noOverflow(out.page, `register ${scheme}`);
 
@@ -146,21 +132,21 @@ describe('phone: 390 px, touch', () => {
       await page.getByText('A long link').first().waitFor();
       await noOverflow(page, `chat ${scheme}`);
       await screenshot(page, `phone-chat-${scheme}`);
-      await page.goto(`${srv.url}/dms`);
+      await page.goto(`${web.url}/dms`);
       await page
         .getByRole('link', { name: new RegExp(friend.name) })
         .first()
         .click();
       await page.getByText('Pocket-sized hello').first().waitFor();
       await noOverflow(page, `dm ${scheme}`);
-      await page.goto(`${srv.url}/account`);
+      await page.goto(`${web.url}/account`);
       await page.getByRole('heading', { level: 1 }).first().waitFor();
       await noOverflow(page, `account ${scheme}`);
-      await page.goto(`${srv.url}/my-bots`);
+      await page.goto(`${web.url}/my-bots`);
       await page.getByText('Pocketbot').first().waitFor();
       await noOverflow(page, `my bots ${scheme}`);
       for (const tab of ['overview', 'roles', 'channels', 'invites', 'bans', 'audit-log', 'webhooks', 'bots']) {
-        await page.goto(`${srv.url}/s/${serverId}/settings/${tab}`);
+        await page.goto(`${web.url}/s/${serverId}/settings/${tab}`);
         await page.locator('main h2').first().waitFor();
         if (tab === 'webhooks') await page.getByText('Deploy notifications').first().waitFor();
         await noOverflow(page, `settings ${tab} ${scheme}`);
@@ -186,7 +172,7 @@ describe('phone: 390 px, touch', () => {
   }, 60_000);
 
   it('an account with no servers reaches account settings and log out', async () => {
-    const loner = await registerUser(srv.url);
+    const loner = await registerUser(web.url);
     const { page, errors } = await phone(loner, '/');
     await page.getByRole('heading', { name: /Welcome to Parley/ }).waitFor();
     await noOverflow(page, 'home, no servers');
@@ -195,12 +181,12 @@ describe('phone: 390 px, touch', () => {
     expect(await onScreen(page, account)).toBe(true);
     await screenshot(page, 'phone-home-menu');
     await account.click();
-    await page.waitForURL(`${srv.url}/account`);
+    await page.waitForURL(`${web.url}/account`);
     await page.getByRole('link', { name: /Close account settings/ }).click();
-    await page.waitForURL(`${srv.url}/`);
+    await page.waitForURL(`${web.url}/`);
     await page.getByRole('button', { name: 'Show menu' }).click();
     await page.getByRole('button', { name: 'Log out' }).click();
-    await page.waitForURL(`${srv.url}/login`);
+    await page.waitForURL(`${web.url}/login`);
     expect(errors).toEqual([]);
   }, 60_000);
 
@@ -212,12 +198,12 @@ describe('phone: 390 px, touch', () => {
       .getByRole('navigation', { name: 'Servers' })
       .getByRole('link', { name: /Direct messages/ })
       .click();
-    await page.waitForURL(`${srv.url}/dms`);
+    await page.waitForURL(`${web.url}/dms`);
     await page.getByRole('link', { name: /Pocket club/ }).click();
     await page.waitForURL(new RegExp(`/s/${serverId}/c/`));
     await page.getByRole('button', { name: 'Show channels' }).click();
     await page.getByRole('link', { name: /account settings/ }).click();
-    await page.waitForURL(`${srv.url}/account`);
+    await page.waitForURL(`${web.url}/account`);
     await page.getByRole('link', { name: /Close account settings/ }).click();
     await page.waitForURL(new RegExp(`/s/${serverId}`));
     await page.getByRole('button', { name: 'Show channels' }).click();
@@ -276,7 +262,7 @@ describe('phone: 390 px, touch', () => {
     expect(await onScreen(page, send)).toBe(true);
     await send.tap();
     await expect
-      .poll(async () => (await call(srv.url, 'GET', `/channels/${channelId}/messages?limit=1`, { auth: owner.auth })).body[0]?.content)
+      .poll(async () => (await call(web.url, 'GET', `/channels/${channelId}/messages?limit=1`, { auth: owner.auth })).body[0]?.content)
       .toBe('first line\nsecond line');
     expect(await box.inputValue()).toBe('');
     // The hint says what Enter does here.

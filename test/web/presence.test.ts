@@ -5,31 +5,15 @@
  * PRESENCE_UPDATE, and by the service (GET members). Real Chromium, real Parley; every
  * wait is on the page or the API. Screenshots land in test-results/web/.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { call, createServer, joinServer, registerUser, type TestUser } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
-import { ensureWebBuilt, launchBrowser, openPage, screenshot, type OpenPage } from './browser.js';
+import { browserSuite, screenshot } from './browser.js';
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off', PRESENCE_GRACE_MS: '0', PRESENCE_INTERVAL_MS: '0', PRESENCE_FANOUT_MAX: '100' } });
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
+const web = browserSuite({ env: { PRESENCE_GRACE_MS: '0', PRESENCE_INTERVAL_MS: '0', PRESENCE_FANOUT_MAX: '100' } });
 
 async function open(user: TestUser, path: string, opts: { colorScheme?: 'light' | 'dark'; width?: number } = {}) {
-  const o = await openPage(browser, srv.url, { token: user.token, path, height: 860, ...opts });
-  opened.push(o);
+  const o = await web.open({ token: user.token, path, height: 860, ...opts });
   return o;
 }
 
@@ -37,16 +21,16 @@ async function open(user: TestUser, path: string, opts: { colorScheme?: 'light' 
 const dotOf = (page: Page, userId: string) => page.locator(`[data-member-id="${userId}"] [data-status]`);
 
 async function serviceSees(viewer: TestUser, serverId: string, userId: string): Promise<string> {
-  const r = await call(srv.url, 'GET', `/servers/${serverId}/members`, { auth: viewer.auth });
+  const r = await call(web.url, 'GET', `/servers/${serverId}/members`, { auth: viewer.auth });
   return r.body.find((m: { id: string }) => m.id === userId)?.presence;
 }
 
 describe('presence in the web client', () => {
   it('dots follow another person live: online when they open Parley, their chosen status, offline when invisible or gone', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Lighthouse');
-    const bob = await registerUser(srv.url);
-    await joinServer(srv.url, owner, bob, server.id);
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Lighthouse');
+    const bob = await registerUser(web.url);
+    await joinServer(web.url, owner, bob, server.id);
     const path = `/s/${server.id}/c/${general.id}`;
 
     const alice = await open(owner, path);
@@ -102,8 +86,8 @@ describe('presence in the web client', () => {
   });
 
   it('the profile card shows the dot; the dark theme and a narrow screen keep the menu readable', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Night shift');
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Night shift');
     const path = `/s/${server.id}/c/${general.id}`;
     // On a narrow screen the user panel is in the channels drawer.
     const o = await open(owner, path, { colorScheme: 'dark', width: 390 });

@@ -5,30 +5,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../harness.js';
-import { ensureWebBuilt, launchBrowser, openPage, ROOT, type OpenPage } from './browser.js';
+import { describe, expect, it } from 'vitest';
+import { browserSuite, ROOT } from './browser.js';
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer();
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
+// Rate limits at the service's default (on): this suite never turned them off.
+const web = browserSuite({ env: { RATE_LIMITS: 'on' } });
 
 describe('installable web client', () => {
   it('serves a manifest with icons that exist', async () => {
-    const res = await fetch(`${srv.url}/manifest.webmanifest`);
+    const res = await fetch(`${web.url}/manifest.webmanifest`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/manifest+json');
     const manifest = (await res.json()) as {
@@ -41,16 +26,15 @@ describe('installable web client', () => {
     expect(manifest.icons.map((i) => i.sizes)).toEqual(expect.arrayContaining(['192x192', '512x512']));
     expect(manifest.icons.some((i) => i.purpose === 'maskable')).toBe(true);
     for (const icon of manifest.icons) {
-      const r = await fetch(srv.url + icon.src);
+      const r = await fetch(web.url + icon.src);
       expect(r.status, icon.src).toBe(200);
     }
-    const html = await (await fetch(`${srv.url}/`, { headers: { accept: 'text/html' } })).text();
+    const html = await (await fetch(`${web.url}/`, { headers: { accept: 'text/html' } })).text();
     expect(html).toContain('<link rel="manifest" href="/manifest.webmanifest">');
   });
 
   it('opens offline from the service worker, and never answers API paths from it', async () => {
-    const o = await openPage(browser, srv.url, { path: '/login', serviceWorkers: 'allow' });
-    opened.push(o);
+    const o = await web.open({ path: '/login', serviceWorkers: 'allow' });
     const { page, context, errors } = o;
     await page.getByRole('button', { name: 'Log in' }).waitFor();
     // Installed, active and in control of the page (clientsClaim), with the shell precached.
@@ -70,17 +54,17 @@ describe('installable web client', () => {
     await context.setOffline(true);
     await page.reload();
     await page.getByRole('button', { name: 'Log in' }).waitFor();
-    await page.goto(`${srv.url}/register`);
+    await page.goto(`${web.url}/register`);
     await page.getByRole('button', { name: 'Create account' }).waitFor();
 
     // An API path is not the app: offline, it fails instead of showing the cached shell.
-    const api = await page.goto(`${srv.url}/healthz`).then(
+    const api = await page.goto(`${web.url}/healthz`).then(
       () => 'answered',
       () => 'failed',
     );
     expect(api).toBe('failed');
     await context.setOffline(false);
-    const online = await page.goto(`${srv.url}/healthz`);
+    const online = await page.goto(`${web.url}/healthz`);
     expect(online?.headers()['content-type']).toContain('application/json');
     expect(errors).toEqual([]);
   });
@@ -88,8 +72,7 @@ describe('installable web client', () => {
   it('caches an emoji SVG when it is first drawn (none is precached), and draws it offline from then on', async () => {
     const version = fs.readdirSync(path.join(ROOT, 'web', 'dist', 'assets', 'emoji'))[0];
     const svg = `/assets/emoji/${version}/1f680.svg`;
-    const o = await openPage(browser, srv.url, { path: '/login', serviceWorkers: 'allow' });
-    opened.push(o);
+    const o = await web.open({ path: '/login', serviceWorkers: 'allow' });
     const { page, context, errors } = o;
     await page.getByRole('button', { name: 'Log in' }).waitFor();
     await page.waitForFunction(() => (globalThis as any).navigator.serviceWorker.controller !== null, undefined, { timeout: 20_000 });

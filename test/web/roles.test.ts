@@ -5,35 +5,19 @@
  * hidden without MANAGE_ROLES; and changes made elsewhere arriving live.
  * Screenshots land in test-results/web/.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { addBot, call, createBot, createServer, joinServer, registerUser, type TestUser } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
-import { ensureWebBuilt, launchBrowser, openPage, screenshot, type OpenPage } from './browser.js';
+import { browserSuite, screenshot } from './browser.js';
 
 const MANAGE_MESSAGES = 1n << 13n;
 const MANAGE_ROLES = 1n << 28n;
 const CREATE_INVITE = 1n;
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
+const web = browserSuite();
 
 async function open(user: TestUser, path: string, opts: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {}) {
-  const o = await openPage(browser, srv.url, { token: user.token, path, height: 900, ...opts });
-  opened.push(o);
+  const o = await web.open({ token: user.token, path, height: 900, ...opts });
   return o;
 }
 
@@ -48,7 +32,7 @@ interface ApiRole {
 }
 
 async function rolesOf(user: TestUser, serverId: string): Promise<ApiRole[]> {
-  const r = await call<ApiRole[]>(srv.url, 'GET', `/servers/${serverId}/roles`, { auth: user.auth });
+  const r = await call<ApiRole[]>(web.url, 'GET', `/servers/${serverId}/roles`, { auth: user.auth });
   expect(r.status, r.text).toBe(200);
   return r.body;
 }
@@ -62,7 +46,7 @@ async function order(user: TestUser, serverId: string): Promise<string[]> {
 }
 
 async function apiRole(owner: TestUser, serverId: string, name: string, permissions = 0n): Promise<ApiRole> {
-  const r = await call<ApiRole>(srv.url, 'POST', `/servers/${serverId}/roles`, {
+  const r = await call<ApiRole>(web.url, 'POST', `/servers/${serverId}/roles`, {
     auth: owner.auth,
     body: { name, permissions: permissions.toString() },
   });
@@ -98,8 +82,8 @@ async function dragAbove(page: Page, name: string, target: string, midway?: () =
 
 describe('roles settings', { timeout: 90_000 }, () => {
   it('owner creates a role, sets colour, hoist and permissions, reorders it by keyboard and by drag, and deletes one', async () => {
-    const owner = await registerUser(srv.url);
-    const { server } = await createServer(srv.url, owner, 'Role play');
+    const owner = await registerUser(web.url);
+    const { server } = await createServer(web.url, owner, 'Role play');
     // Two roles to move among: Senior (2) above Junior (1).
     await apiRole(owner, server.id, 'Senior');
     await apiRole(owner, server.id, 'Junior');
@@ -206,16 +190,16 @@ describe('roles settings', { timeout: 90_000 }, () => {
   });
 
   it('a member who manages roles edits those below theirs; their own and higher ones are locked, and refusals are shown', async () => {
-    const owner = await registerUser(srv.url);
-    const member = await registerUser(srv.url);
-    const { server } = await createServer(srv.url, owner, 'Hierarchy');
-    await joinServer(srv.url, owner, member, server.id);
+    const owner = await registerUser(web.url);
+    const member = await registerUser(web.url);
+    const { server } = await createServer(web.url, owner, 'Hierarchy');
+    await joinServer(web.url, owner, member, server.id);
     // Created bottom-up at position 1 each: Admins (3) > Mods (2) > Helpers (1).
     await apiRole(owner, server.id, 'Admins');
     const mods = await apiRole(owner, server.id, 'Mods', MANAGE_ROLES | MANAGE_MESSAGES);
     const helpers = await apiRole(owner, server.id, 'Helpers');
     expect(await order(owner, server.id)).toEqual(['Admins', 'Mods', 'Helpers']);
-    const give = await call(srv.url, 'PUT', `/servers/${server.id}/members/${member.id}/roles/${mods.id}`, { auth: owner.auth });
+    const give = await call(web.url, 'PUT', `/servers/${server.id}/members/${member.id}/roles/${mods.id}`, { auth: owner.auth });
     expect(give.status, give.text).toBe(204);
 
     const o = await open(member, `/s/${server.id}/settings`, { colorScheme: 'dark', width: 390, height: 844 });
@@ -257,7 +241,7 @@ describe('roles settings', { timeout: 90_000 }, () => {
 
     // Meanwhile the owner takes MANAGE_MESSAGES from Mods: the switch locks live, and
     // the pending grant is refused by the service with a readable reason.
-    const cut = await call(srv.url, 'PATCH', `/servers/${server.id}/roles/${mods.id}`, {
+    const cut = await call(web.url, 'PATCH', `/servers/${server.id}/roles/${mods.id}`, {
       auth: owner.auth,
       body: { permissions: MANAGE_ROLES.toString() },
     });
@@ -286,7 +270,7 @@ describe('roles settings', { timeout: 90_000 }, () => {
     await page.keyboard.press('Alt+ArrowUp');
     await page.getByText(/Greeters cannot go higher/).waitFor({ state: 'attached' });
     expect(await order(owner, server.id)).toEqual(['Admins', 'Mods', 'Greeters']);
-    const refused = await call(srv.url, 'PATCH', `/servers/${server.id}/roles/${helpers.id}`, {
+    const refused = await call(web.url, 'PATCH', `/servers/${server.id}/roles/${helpers.id}`, {
       auth: member.auth,
       body: { position: 2 },
     });
@@ -296,10 +280,10 @@ describe('roles settings', { timeout: 90_000 }, () => {
   });
 
   it('a member without MANAGE_ROLES has no Roles tab', async () => {
-    const owner = await registerUser(srv.url);
-    const member = await registerUser(srv.url);
-    const { server } = await createServer(srv.url, owner, 'No roles for you');
-    await joinServer(srv.url, owner, member, server.id);
+    const owner = await registerUser(web.url);
+    const member = await registerUser(web.url);
+    const { server } = await createServer(web.url, owner, 'No roles for you');
+    await joinServer(web.url, owner, member, server.id);
     const o = await open(member, `/s/${server.id}/settings/roles`);
     const { page } = o;
     // @everyone manages nothing: settings are not available at all.
@@ -308,14 +292,14 @@ describe('roles settings', { timeout: 90_000 }, () => {
     expect(await page.getByRole('heading', { name: 'Roles', exact: true }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Create role' }).count()).toBe(0);
     // The service agrees.
-    const r = await call(srv.url, 'POST', `/servers/${server.id}/roles`, { auth: member.auth, body: { name: 'Sneaky' } });
+    const r = await call(web.url, 'POST', `/servers/${server.id}/roles`, { auth: member.auth, body: { name: 'Sneaky' } });
     expect(r.status).toBe(403);
     expect(o.errors).toEqual([]);
   });
 
   it('changes made in another session arrive live', async () => {
-    const owner = await registerUser(srv.url);
-    const { server } = await createServer(srv.url, owner, 'Live roles');
+    const owner = await registerUser(web.url);
+    const { server } = await createServer(web.url, owner, 'Live roles');
     const first = await apiRole(owner, server.id, 'First');
     const o = await open(owner, `/s/${server.id}/settings/roles`);
     const { page } = o;
@@ -329,7 +313,7 @@ describe('roles settings', { timeout: 90_000 }, () => {
     await expect.poll(() => shownOrder(page)).toEqual(['First', 'Second', '@everyone']);
 
     // Renamed, recoloured and given a permission elsewhere: the open editor follows.
-    const patched = await call(srv.url, 'PATCH', `/servers/${server.id}/roles/${first.id}`, {
+    const patched = await call(web.url, 'PATCH', `/servers/${server.id}/roles/${first.id}`, {
       auth: owner.auth,
       body: { name: 'Renamed', color: 0xe74c3c, permissions: MANAGE_MESSAGES.toString() },
     });
@@ -341,17 +325,17 @@ describe('roles settings', { timeout: 90_000 }, () => {
 
     // Moved elsewhere: the list reorders.
     const second = (await rolesOf(owner, server.id)).find((r) => r.name === 'Second');
-    await call(srv.url, 'PATCH', `/servers/${server.id}/roles/${second?.id}`, { auth: owner.auth, body: { position: 2 } });
+    await call(web.url, 'PATCH', `/servers/${server.id}/roles/${second?.id}`, { auth: owner.auth, body: { position: 2 } });
     await expect.poll(() => shownOrder(page)).toEqual(['Second', 'Renamed', '@everyone']);
 
     // Deleted elsewhere: it goes, and the editor with it.
-    await call(srv.url, 'DELETE', `/servers/${server.id}/roles/${first.id}`, { auth: owner.auth });
+    await call(web.url, 'DELETE', `/servers/${server.id}/roles/${first.id}`, { auth: owner.auth });
     await expect.poll(() => shownOrder(page)).toEqual(['Second', '@everyone']);
     await page.getByRole('heading', { name: 'Choose a role to edit' }).waitFor();
 
     // A bot added elsewhere brings its managed role: marked, editable, not deletable.
-    const bot = await createBot(srv.url, owner, 'Robo');
-    await addBot(srv.url, owner, server.id, bot.id);
+    const bot = await createBot(web.url, owner, 'Robo');
+    await addBot(web.url, owner, server.id, bot.id);
     const botRow = page.getByRole('button', { name: /^Robo.*managed by a bot/ });
     await botRow.click();
     await page.getByRole('heading', { name: 'Robo: role settings' }).waitFor();

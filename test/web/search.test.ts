@@ -5,31 +5,14 @@
  * before) and flashes it. A message in a channel the viewer cannot read is never listed.
  * Real Chromium, real Parley; every wait is on the page or the API.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call, createChannel, createServer, joinServer, postMessage, registerUser, type TestUser } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
-import { ensureWebBuilt, launchBrowser, openPage, screenshot, type OpenPage } from './browser.js';
+import { browserSuite, screenshot } from './browser.js';
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
+const web = browserSuite();
 
 async function open(user: TestUser, path: string, opts: { colorScheme?: 'light' | 'dark'; width?: number } = {}) {
-  const o = await openPage(browser, srv.url, { token: user.token, path, height: 860, ...opts });
-  opened.push(o);
+  const o = await web.open({ token: user.token, path, height: 860, ...opts });
   return o;
 }
 
@@ -37,23 +20,23 @@ const VIEW_CHANNEL = 1024n;
 
 describe('search', () => {
   it('finds words with filters as chips, hides what the viewer cannot read, and jumps to a message far up the history', async () => {
-    const owner = await registerUser(srv.url, `olive_${Math.random().toString(36).slice(2, 6)}`);
-    const bob = await registerUser(srv.url, `bob_${Math.random().toString(36).slice(2, 6)}`);
-    const { server, general } = await createServer(srv.url, owner, 'Harbour');
-    await joinServer(srv.url, owner, bob, server.id);
-    const ops = await createChannel(srv.url, owner, server.id, 'ops');
-    const secret = await createChannel(srv.url, owner, server.id, 'secret');
+    const owner = await registerUser(web.url, `olive_${Math.random().toString(36).slice(2, 6)}`);
+    const bob = await registerUser(web.url, `bob_${Math.random().toString(36).slice(2, 6)}`);
+    const { server, general } = await createServer(web.url, owner, 'Harbour');
+    await joinServer(web.url, owner, bob, server.id);
+    const ops = await createChannel(web.url, owner, server.id, 'ops');
+    const secret = await createChannel(web.url, owner, server.id, 'secret');
     // #secret hidden from everyone but the owner.
-    const hide = await call(srv.url, 'PUT', `/channels/${secret.id}/permissions/${server.id}`, {
+    const hide = await call(web.url, 'PUT', `/channels/${secret.id}/permissions/${server.id}`, {
       auth: owner.auth,
       body: { type: 'role', allow: '0', deny: String(VIEW_CHANNEL) },
     });
     expect(hide.status, hide.text).toBe(204);
 
-    const target = await postMessage(srv.url, owner.auth, ops.id, 'the lighthouse generator needs diesel');
-    for (let i = 0; i < 120; i++) await postMessage(srv.url, owner.auth, ops.id, `log line ${i}`);
-    await postMessage(srv.url, bob.auth, general.id, 'is the lighthouse open today? https://example.com/hours');
-    await postMessage(srv.url, owner.auth, secret.id, 'lighthouse keys are under the mat');
+    const target = await postMessage(web.url, owner.auth, ops.id, 'the lighthouse generator needs diesel');
+    for (let i = 0; i < 120; i++) await postMessage(web.url, owner.auth, ops.id, `log line ${i}`);
+    await postMessage(web.url, bob.auth, general.id, 'is the lighthouse open today? https://example.com/hours');
+    await postMessage(web.url, owner.auth, secret.id, 'lighthouse keys are under the mat');
 
     const { page, errors } = await open(bob, `/s/${server.id}/c/${general.id}`);
     const box = page.getByRole('searchbox', { name: 'Search Harbour' });
@@ -109,9 +92,9 @@ describe('search', () => {
   });
 
   it('a narrow dark screen shows the results as a sheet', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Night');
-    await postMessage(srv.url, owner.auth, general.id, 'night watch rota');
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Night');
+    await postMessage(web.url, owner.auth, general.id, 'night watch rota');
     const { page } = await open(owner, `/s/${server.id}/c/${general.id}`, { colorScheme: 'dark', width: 390 });
     const box = page.getByRole('searchbox', { name: 'Search Night' });
     await box.click();

@@ -5,35 +5,18 @@
  * Screenshots land in test-results/web/.
  */
 import type { Page } from 'playwright-core';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addBot, call, createBot, createServer, joinServer, registerUser, type TestUser } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
-import { ensureWebBuilt, launchBrowser, makePng, openPage, screenshot, type OpenPage } from './browser.js';
+import { browserSuite, makePng, screenshot, type OpenPage } from './browser.js';
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
+const web = browserSuite();
 
 async function open(
   user: TestUser,
   path: string,
   opts: { colorScheme?: 'light' | 'dark'; width?: number; height?: number } = {},
 ): Promise<OpenPage> {
-  const o = await openPage(browser, srv.url, { token: user.token, path, height: 900, ...opts });
-  opened.push(o);
+  const o = await web.open({ token: user.token, path, height: 900, ...opts });
   return o;
 }
 
@@ -43,18 +26,18 @@ function noPageErrors(o: OpenPage) {
 
 /** A role holding `permissions` (a bitfield), given to `user`. */
 async function giveRole(owner: TestUser, serverId: string, user: TestUser, name: string, permissions: bigint) {
-  const role = await call(srv.url, 'POST', `/servers/${serverId}/roles`, {
+  const role = await call(web.url, 'POST', `/servers/${serverId}/roles`, {
     auth: owner.auth,
     body: { name, permissions: permissions.toString() },
   });
   expect(role.status, role.text).toBe(201);
-  const r = await call(srv.url, 'PUT', `/servers/${serverId}/members/${user.id}/roles/${role.body.id}`, { auth: owner.auth });
+  const r = await call(web.url, 'PUT', `/servers/${serverId}/members/${user.id}/roles/${role.body.id}`, { auth: owner.auth });
   expect(r.status, r.text).toBe(204);
   return role.body as { id: string; name: string };
 }
 
 async function ban(by: TestUser, serverId: string, user: TestUser, reason: string) {
-  const r = await call(srv.url, 'PUT', `/servers/${serverId}/bans/${user.id}`, { auth: by.auth, body: { reason } });
+  const r = await call(web.url, 'PUT', `/servers/${serverId}/bans/${user.id}`, { auth: by.auth, body: { reason } });
   expect(r.status, r.text).toBe(204);
 }
 
@@ -68,12 +51,12 @@ const entries = (page: Page) => page.locator('li[data-entry-id]');
 
 describe('server settings: overview', () => {
   it('the owner renames, describes and gives an icon to the server, then transfers it; the new owner deletes it', async () => {
-    const owner = await registerUser(srv.url);
-    const heir = await registerUser(srv.url);
-    const { server } = await createServer(srv.url, owner, 'Garden club');
-    await joinServer(srv.url, owner, heir, server.id);
-    const bot = await createBot(srv.url, owner, 'Sprinkler');
-    await addBot(srv.url, owner, server.id, bot.id);
+    const owner = await registerUser(web.url);
+    const heir = await registerUser(web.url);
+    const { server } = await createServer(web.url, owner, 'Garden club');
+    await joinServer(web.url, owner, heir, server.id);
+    const bot = await createBot(web.url, owner, 'Sprinkler');
+    await addBot(web.url, owner, server.id, bot.id);
     // The owner also holds Manage server through a role, so they keep the Overview after the transfer.
     await giveRole(owner, server.id, owner, 'Gardeners', MANAGE_SERVER);
 
@@ -89,14 +72,14 @@ describe('server settings: overview', () => {
     await bar.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('Server settings saved.').waitFor();
     await bar.waitFor({ state: 'detached' });
-    const after = await call(srv.url, 'GET', `/servers/${server.id}`, { auth: owner.auth });
+    const after = await call(web.url, 'GET', `/servers/${server.id}`, { auth: owner.auth });
     expect(after.body).toMatchObject({ name: 'Allotment society', description: 'Seeds, soil and swapping cuttings.' });
     await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('heading', { name: 'Allotment society' }).waitFor();
 
     // Icon: uploaded, set, and shown in the server rail.
     await page.locator('input[type=file]').setInputFiles({ name: 'garden.png', mimeType: 'image/png', buffer: makePng(128, 128) });
     await page.getByText('Server icon updated.').waitFor();
-    const icon = (await call(srv.url, 'GET', `/servers/${server.id}`, { auth: owner.auth })).body.icon as string;
+    const icon = (await call(web.url, 'GET', `/servers/${server.id}`, { auth: owner.auth })).body.icon as string;
     expect(icon).toMatch(/\/uploads\/\d+\/[\w-]{43}\/garden\.png$/);
     await page.getByRole('navigation', { name: 'Servers' }).locator(`img[src="${icon}"]`).waitFor();
     await page.getByRole('button', { name: 'Remove icon' }).waitFor();
@@ -115,7 +98,7 @@ describe('server settings: overview', () => {
     await screenshot(page, 'settings-overview-transfer');
     await dialog.getByRole('button', { name: `Make ${heir.name} the owner` }).click();
     await page.getByText(`${heir.name} now owns Allotment society.`).waitFor();
-    expect((await call(srv.url, 'GET', `/servers/${server.id}`, { auth: owner.auth })).body.ownerId).toBe(heir.id);
+    expect((await call(web.url, 'GET', `/servers/${server.id}`, { auth: owner.auth })).body.ownerId).toBe(heir.id);
     // Still able to edit the server through the role, but transfer and delete are gone.
     await page.getByRole('heading', { name: 'Delete server' }).waitFor({ state: 'detached' });
     expect(await page.getByRole('heading', { name: 'Transfer ownership' }).count()).toBe(0);
@@ -134,21 +117,21 @@ describe('server settings: overview', () => {
     await confirmField.fill('Allotment society');
     await screenshot(hp, 'settings-overview-delete-390-dark');
     await del.click();
-    await hp.waitForURL(`${srv.url}/`);
-    expect((await call(srv.url, 'GET', `/servers/${server.id}`, { auth: heir.auth })).status).toBe(404);
+    await hp.waitForURL(`${web.url}/`);
+    expect((await call(web.url, 'GET', `/servers/${server.id}`, { auth: heir.auth })).status).toBe(404);
     noPageErrors(h);
   }, 60_000);
 });
 
 describe('server settings: bans', () => {
   it('lists bans with their reason, searches them, unbans, and shows a new ban at once', async () => {
-    const owner = await registerUser(srv.url);
-    const mod = await registerUser(srv.url);
-    const spammer = await registerUser(srv.url);
-    const troll = await registerUser(srv.url);
-    const flooder = await registerUser(srv.url);
-    const { server } = await createServer(srv.url, owner, 'Quiet place');
-    for (const u of [mod, spammer, troll, flooder]) await joinServer(srv.url, owner, u, server.id);
+    const owner = await registerUser(web.url);
+    const mod = await registerUser(web.url);
+    const spammer = await registerUser(web.url);
+    const troll = await registerUser(web.url);
+    const flooder = await registerUser(web.url);
+    const { server } = await createServer(web.url, owner, 'Quiet place');
+    for (const u of [mod, spammer, troll, flooder]) await joinServer(web.url, owner, u, server.id);
     await giveRole(owner, server.id, mod, 'Moderators', BAN_MEMBERS);
     await ban(owner, server.id, spammer, 'spamming links');
     await ban(owner, server.id, troll, 'insults in #general');
@@ -179,7 +162,7 @@ describe('server settings: bans', () => {
     await dialog.getByRole('button', { name: 'Unban' }).click();
     await row(spammer).waitFor({ state: 'detached' });
     const bans = async () =>
-      ((await call(srv.url, 'GET', `/servers/${server.id}/bans`, { auth: owner.auth })).body as { user: { id: string } }[]).map(
+      ((await call(web.url, 'GET', `/servers/${server.id}/bans`, { auth: owner.auth })).body as { user: { id: string } }[]).map(
         (b) => b.user.id,
       );
     expect(await bans()).toEqual([troll.id]);
@@ -205,21 +188,21 @@ describe('server settings: bans', () => {
 
 describe('server settings: audit log', () => {
   it('reads as sentences, filters by action and by person, pages, and stays hidden without View audit log', async () => {
-    const owner = await registerUser(srv.url);
-    const mod = await registerUser(srv.url);
-    const rude = await registerUser(srv.url);
-    const plain = await registerUser(srv.url);
-    const { server } = await createServer(srv.url, owner, 'Logged');
-    for (const u of [mod, rude, plain]) await joinServer(srv.url, owner, u, server.id);
+    const owner = await registerUser(web.url);
+    const mod = await registerUser(web.url);
+    const rude = await registerUser(web.url);
+    const plain = await registerUser(web.url);
+    const { server } = await createServer(web.url, owner, 'Logged');
+    for (const u of [mod, rude, plain]) await joinServer(web.url, owner, u, server.id);
     // Enough older entries for a second page.
     for (let i = 0; i < 50; i++) {
-      const r = await call(srv.url, 'POST', `/servers/${server.id}/invites`, { auth: owner.auth });
+      const r = await call(web.url, 'POST', `/servers/${server.id}/invites`, { auth: owner.auth });
       expect(r.status).toBe(201);
     }
     const role = await giveRole(owner, server.id, mod, 'Moderators', KICK_MEMBERS | VIEW_AUDIT_LOG);
-    const channel = await call(srv.url, 'POST', `/servers/${server.id}/channels`, { auth: owner.auth, body: { name: 'announcements' } });
+    const channel = await call(web.url, 'POST', `/servers/${server.id}/channels`, { auth: owner.auth, body: { name: 'announcements' } });
     expect(channel.status).toBe(201);
-    const kick = await call(srv.url, 'DELETE', `/servers/${server.id}/members/${rude.id}`, {
+    const kick = await call(web.url, 'DELETE', `/servers/${server.id}/members/${rude.id}`, {
       auth: mod.auth,
       headers: { 'X-Audit-Log-Reason': encodeURIComponent('being rude — twice') },
     });
@@ -293,18 +276,18 @@ describe('server settings: audit log', () => {
 
 describe('server settings: bots', () => {
   it('adds one of "Your bots" with chosen permissions; by id, a private bot of someone else is refused and a public one added', async () => {
-    const owner = await registerUser(srv.url);
-    const stranger = await registerUser(srv.url);
-    const { server } = await createServer(srv.url, owner, 'Bot yard');
-    await createBot(srv.url, owner, 'Greeter');
-    const helper = await createBot(srv.url, owner, 'Helper');
-    const secret = await createBot(srv.url, stranger, 'Secretive');
-    const open_ = await createBot(srv.url, stranger, 'Openbot');
-    const pub = await call(srv.url, 'PATCH', `/bots/${open_.id}`, { auth: stranger.auth, body: { public: true } });
+    const owner = await registerUser(web.url);
+    const stranger = await registerUser(web.url);
+    const { server } = await createServer(web.url, owner, 'Bot yard');
+    await createBot(web.url, owner, 'Greeter');
+    const helper = await createBot(web.url, owner, 'Helper');
+    const secret = await createBot(web.url, stranger, 'Secretive');
+    const open_ = await createBot(web.url, stranger, 'Openbot');
+    const pub = await call(web.url, 'PATCH', `/bots/${open_.id}`, { auth: stranger.auth, body: { public: true } });
     expect(pub.status, pub.text).toBe(200);
     const members = async () =>
       (
-        (await call(srv.url, 'GET', `/servers/${server.id}/members`, { auth: owner.auth })).body as {
+        (await call(web.url, 'GET', `/servers/${server.id}/members`, { auth: owner.auth })).body as {
           id: string;
           permissions?: string[];
         }[]
@@ -351,12 +334,12 @@ describe('server settings: bots', () => {
     noPageErrors(o);
 
     // An owner with no bots is sent to "My bots" to make one.
-    const newcomer = await registerUser(srv.url);
-    const { server: theirs } = await createServer(srv.url, newcomer, 'Empty yard');
+    const newcomer = await registerUser(web.url);
+    const { server: theirs } = await createServer(web.url, newcomer, 'Empty yard');
     const n = await open(newcomer, `/s/${theirs.id}/settings/bots`);
     await n.page.getByText('You have no bots yet').waitFor();
     await n.page.getByRole('main').getByRole('link', { name: 'My bots' }).click();
-    await n.page.waitForURL(`${srv.url}/my-bots`);
+    await n.page.waitForURL(`${web.url}/my-bots`);
     noPageErrors(n);
   }, 60_000);
 });

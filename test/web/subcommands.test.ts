@@ -5,37 +5,26 @@
  * subcommand and its options. Real Chromium, a real Parley, a real bot (the SDK).
  */
 import { ParleyBot } from '@parley/sdk';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { addBot, call, createBot, createServer, registerUser } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
-import { ensureWebBuilt, launchBrowser, type OpenPage, openPage } from './browser.js';
+import { browserSuite } from './browser.js';
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
 const bots: ParleyBot[] = [];
 
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
+const web = browserSuite();
 
+// Runs before the suite's own afterAll (hooks after tests run in reverse order): bots first.
 afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
   for (const b of bots) await b.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
 });
 
 describe('subcommands in the web client', () => {
   it('types /config role, picks the add subcommand, fills its option and the bot answers', async () => {
-    const ana = await registerUser(srv.url, 'ana');
-    const { server, general } = await createServer(srv.url, ana, 'Settings');
-    const bot = await createBot(srv.url, ana, 'ConfigBot');
-    await addBot(srv.url, ana, server.id, bot.id);
-    const put = await call(srv.url, 'PUT', `/bots/${bot.id}/commands`, {
+    const ana = await registerUser(web.url, 'ana');
+    const { server, general } = await createServer(web.url, ana, 'Settings');
+    const bot = await createBot(web.url, ana, 'ConfigBot');
+    await addBot(web.url, ana, server.id, bot.id);
+    const put = await call(web.url, 'PUT', `/bots/${bot.id}/commands`, {
       auth: bot.auth,
       body: [
         {
@@ -63,23 +52,22 @@ describe('subcommands in the web client', () => {
     });
     expect(put.status, put.text).toBe(200);
     const received: Array<{ group?: string; sub?: string; options?: unknown }> = [];
-    const client = new ParleyBot({ baseUrl: srv.url, token: bot.token });
+    const client = new ParleyBot({ baseUrl: web.url, token: bot.token });
     bots.push(client);
     client.on('interactionCreate', (i) => {
       received.push({ group: i.subcommandGroup, sub: i.subcommand, options: i.options });
-      void call(srv.url, 'POST', `/interactions/${i.id}/${i.token}/callback`, {
+      void call(web.url, 'POST', `/interactions/${i.id}/${i.token}/callback`, {
         body: { type: 'message', data: { content: `Done: ${i.subcommandGroup} ${i.subcommand} ${String(i.options?.name)}` } },
       });
     });
     await client.connect();
 
-    const o = await openPage(browser, srv.url, {
+    const o = await web.open({
       token: ana.token,
       path: `/s/${server.id}/c/${general.id}`,
       colorScheme: 'dark',
       height: 800,
     });
-    opened.push(o);
     const { page, errors } = o;
     const box = page.getByRole('textbox', { name: /^Message #/ });
     await box.click();

@@ -5,28 +5,13 @@
  * the "new messages" divider and bar, the title's count, and notifications that follow the
  * settings. Screenshots land in test-results/web/.
  */
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { call, createChannel, createServer, joinServer, postMessage, registerUser, type TestUser } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
-import { ensureWebBuilt, launchBrowser, openPage, screenshot, type OpenPage } from './browser.js';
+import { browserSuite, screenshot, type OpenPage } from './browser.js';
 import { clickNotification, notifications, recordNotifications, waitForNotifications } from './notifications.js';
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
+const web = browserSuite();
 
 async function open(
   user: TestUser,
@@ -40,7 +25,7 @@ async function open(
     before?: (page: Page) => void;
   } = {},
 ): Promise<OpenPage> {
-  const o = await openPage(browser, srv.url, {
+  const o = await web.open({
     token: user.token,
     path,
     height: opts.height ?? 760,
@@ -48,22 +33,21 @@ async function open(
     colorScheme: opts.colorScheme,
     prepare: (page) => {
       opts.before?.(page);
-      return recordNotifications(page, srv.url, { grant: opts.notify ?? false });
+      return recordNotifications(page, web.url, { grant: opts.notify ?? false });
     },
   });
-  opened.push(o);
   return o;
 }
 
-const named = (name: string) => registerUser(srv.url, `${name}_${Math.random().toString(36).slice(2, 7)}`);
+const named = (name: string) => registerUser(web.url, `${name}_${Math.random().toString(36).slice(2, 7)}`);
 
 /** Alice's server "Harbour" (#general, #random) with Bob in it. */
 async function world() {
   const alice = await named('alice');
   const bob = await named('bob');
-  const { server, general } = await createServer(srv.url, alice, 'Harbour');
-  const random = await createChannel(srv.url, alice, server.id, 'random');
-  await joinServer(srv.url, alice, bob, server.id);
+  const { server, general } = await createServer(web.url, alice, 'Harbour');
+  const random = await createChannel(web.url, alice, server.id, 'random');
+  await joinServer(web.url, alice, bob, server.id);
   return { alice, bob, server, general, random };
 }
 
@@ -87,8 +71,8 @@ function noPageErrors(o: OpenPage) {
 describe('unread', () => {
   it('marks unread channels bold with their mentions, counts them in the rail and the title, and keeps them after a reload', async () => {
     const w = await world();
-    const ops = await createChannel(srv.url, w.alice, w.server.id, 'ops');
-    await postMessage(srv.url, w.alice.auth, w.random.id, 'Welcome to random');
+    const ops = await createChannel(web.url, w.alice, w.server.id, 'ops');
+    await postMessage(web.url, w.alice.auth, w.random.id, 'Welcome to random');
     // Bob has read #random before (the server counts mentions from where he left off).
     // The ack may go out while the page loads, so it is awaited from before the first navigation.
     let firstRead: Promise<unknown> | undefined;
@@ -102,13 +86,13 @@ describe('unread', () => {
 
     const random = channelLink(page, 'random');
     expect(await random.getAttribute('data-unread')).toBeNull();
-    await postMessage(srv.url, w.alice.auth, w.random.id, 'Just chatting, no pings here');
+    await postMessage(web.url, w.alice.auth, w.random.id, 'Just chatting, no pings here');
     await page.locator('a[data-unread]', { hasText: 'random' }).waitFor();
     expect(await weight(random)).toBeGreaterThanOrEqual(700);
     expect(await badgeOf(random).count()).toBe(0);
 
-    await postMessage(srv.url, w.alice.auth, w.random.id, `${ping(w.bob)} can you look at this?`);
-    await postMessage(srv.url, w.alice.auth, w.random.id, `${ping(w.bob)} and this one`);
+    await postMessage(web.url, w.alice.auth, w.random.id, `${ping(w.bob)} can you look at this?`);
+    await postMessage(web.url, w.alice.auth, w.random.id, `${ping(w.bob)} and this one`);
     await badgeOf(random).filter({ hasText: '2' }).waitFor();
     await page.waitForFunction(() => (globalThis as any).document.title.startsWith('(2) #general'));
     // The server's icon in the rail carries the count too.
@@ -119,13 +103,13 @@ describe('unread', () => {
 
     // A message in the channel being read is read: no bold, no count, and the server hears the ack.
     const acked = ackSent(page, w.general.id);
-    await postMessage(srv.url, w.alice.auth, w.general.id, `${ping(w.bob)} welcome aboard`);
+    await postMessage(web.url, w.alice.auth, w.general.id, `${ping(w.bob)} welcome aboard`);
     await page.locator('[data-message-id]', { hasText: 'welcome aboard' }).waitFor();
     await acked;
     expect(await channelLink(page, 'general').getAttribute('data-unread')).toBeNull();
     expect(await page.title()).toMatch(/^\(2\) /);
     // A channel never opened is unread as soon as it has messages.
-    await postMessage(srv.url, w.alice.auth, ops.id, 'Deploy at noon');
+    await postMessage(web.url, w.alice.auth, ops.id, 'Deploy at noon');
     await page.locator('a[data-unread]', { hasText: 'ops' }).waitFor();
     await screenshot(page, 'unread-sidebar');
 
@@ -153,10 +137,10 @@ describe('unread', () => {
     await composer(first.page).waitFor();
     // A second tab of the same browser: the same login.
     const second = await first.context.newPage();
-    await second.goto(`${srv.url}/s/${w.server.id}/c/${w.general.id}`);
+    await second.goto(`${web.url}/s/${w.server.id}/c/${w.general.id}`);
     await composer(second).waitFor();
 
-    await postMessage(srv.url, w.alice.auth, w.random.id, `${ping(w.bob)} are you there?`);
+    await postMessage(web.url, w.alice.auth, w.random.id, `${ping(w.bob)} are you there?`);
     for (const page of [first.page, second]) await badgeOf(channelLink(page, 'random')).filter({ hasText: '1' }).waitFor();
 
     const acked = ackSent(second, w.random.id);
@@ -172,7 +156,7 @@ describe('unread', () => {
 
   it('shows where the person left off with a divider and a bar that marks the channel read (click or Escape)', async () => {
     const w = await world();
-    await postMessage(srv.url, w.alice.auth, w.random.id, 'The last message Bob read');
+    await postMessage(web.url, w.alice.auth, w.random.id, 'The last message Bob read');
     let read: Promise<unknown> | undefined;
     const o = await open(w.bob, `/s/${w.server.id}/c/${w.random.id}`, { height: 700, before: (p) => (read = ackSent(p, w.random.id)) });
     const { page } = o;
@@ -182,7 +166,7 @@ describe('unread', () => {
     await channelLink(page, 'general').click();
     await composer(page).waitFor();
     const long = (i: number) => `Update ${i}: the tide tables changed\nsee the harbour notes\nthird line`;
-    for (let i = 1; i <= 30; i++) await postMessage(srv.url, w.alice.auth, w.random.id, long(i));
+    for (let i = 1; i <= 30; i++) await postMessage(web.url, w.alice.auth, w.random.id, long(i));
     await page.locator('a[data-unread]', { hasText: 'random' }).waitFor();
 
     await channelLink(page, 'random').click();
@@ -211,7 +195,7 @@ describe('unread', () => {
     // Escape does the same.
     await channelLink(page, 'general').click();
     await composer(page).waitFor();
-    for (let i = 31; i <= 55; i++) await postMessage(srv.url, w.alice.auth, w.random.id, long(i));
+    for (let i = 31; i <= 55; i++) await postMessage(web.url, w.alice.auth, w.random.id, long(i));
     await page.locator('a[data-unread]', { hasText: 'random' }).waitFor();
     await channelLink(page, 'random').click();
     await bar.waitFor();
@@ -232,7 +216,7 @@ describe('unread', () => {
 
   it('scrolling to the newest message reads the channel', async () => {
     const w = await world();
-    await postMessage(srv.url, w.alice.auth, w.random.id, 'Old news');
+    await postMessage(web.url, w.alice.auth, w.random.id, 'Old news');
     let read: Promise<unknown> | undefined;
     const o = await open(w.bob, `/s/${w.server.id}/c/${w.random.id}`, { height: 600, before: (p) => (read = ackSent(p, w.random.id)) });
     const { page } = o;
@@ -240,7 +224,7 @@ describe('unread', () => {
     await read;
     await channelLink(page, 'general').click();
     await composer(page).waitFor();
-    for (let i = 1; i <= 25; i++) await postMessage(srv.url, w.alice.auth, w.random.id, `Line ${i}\nmore\nmore`);
+    for (let i = 1; i <= 25; i++) await postMessage(web.url, w.alice.auth, w.random.id, `Line ${i}\nmore\nmore`);
     await page.locator('a[data-unread]', { hasText: 'random' }).waitFor();
     await channelLink(page, 'random').click();
     await page.getByTestId('unread-bar').waitFor();
@@ -260,28 +244,28 @@ describe('unread', () => {
 describe('desktop notifications', () => {
   it('notifies of a mention elsewhere, not in the channel being read, not from a muted server or channel; a click opens it', async () => {
     const w = await world();
-    const { server: cove, general: coveGeneral } = await createServer(srv.url, w.alice, 'Cove');
-    await joinServer(srv.url, w.alice, w.bob, cove.id);
+    const { server: cove, general: coveGeneral } = await createServer(web.url, w.alice, 'Cove');
+    await joinServer(web.url, w.alice, w.bob, cove.id);
     const o = await open(w.bob, `/s/${w.server.id}/c/${w.general.id}`, { notify: true });
     const { page } = o;
     await composer(page).waitFor();
     await page.waitForFunction(() => (globalThis as any).document.title.includes('#general'));
 
     // A mention in another channel: one notification, named after its channel and server.
-    const first = await postMessage(srv.url, w.alice.auth, w.random.id, `${ping(w.bob)} the ferry is late`);
+    const first = await postMessage(web.url, w.alice.auth, w.random.id, `${ping(w.bob)} the ferry is late`);
     let seen = await waitForNotifications(page, 1);
     expect(seen[0]).toMatchObject({ title: `${w.alice.name} (#random, Harbour)`, body: `@${w.bob.name} the ferry is late`, tag: first.id });
 
     // Not for the channel on screen, nor for a plain message; the next mention elsewhere still comes.
-    await postMessage(srv.url, w.alice.auth, w.general.id, `${ping(w.bob)} you are reading this already`);
-    await postMessage(srv.url, w.alice.auth, w.random.id, 'nothing for Bob in this one');
-    await postMessage(srv.url, w.alice.auth, coveGeneral.id, `${ping(w.bob)} over in Cove`);
+    await postMessage(web.url, w.alice.auth, w.general.id, `${ping(w.bob)} you are reading this already`);
+    await postMessage(web.url, w.alice.auth, w.random.id, 'nothing for Bob in this one');
+    await postMessage(web.url, w.alice.auth, coveGeneral.id, `${ping(w.bob)} over in Cove`);
     seen = await waitForNotifications(page, 2);
     expect(seen.map((n) => n.body)).toEqual([`@${w.bob.name} the ferry is late`, `@${w.bob.name} over in Cove`]);
 
     // A reply to Bob's message pings him by default, and notifies.
-    const bobs = await postMessage(srv.url, w.bob.auth, w.random.id, 'Who has the keys?');
-    await call(srv.url, 'POST', `/channels/${w.random.id}/messages`, {
+    const bobs = await postMessage(web.url, w.bob.auth, w.random.id, 'Who has the keys?');
+    await call(web.url, 'POST', `/channels/${w.random.id}/messages`, {
       auth: w.alice.auth,
       body: { content: 'I do', messageReference: { messageId: bobs.id }, allowedMentions: { parse: [], repliedUser: false } },
     });
@@ -297,12 +281,12 @@ describe('desktop notifications', () => {
     await screenshot(page, 'notification-settings');
     await dialog.getByRole('button', { name: 'Done' }).click();
     await sidebar(page).getByRole('button', { name: 'Notification settings (muted)' }).waitFor();
-    await postMessage(srv.url, w.alice.auth, w.random.id, `${ping(w.bob)} muted, so quiet`);
-    await postMessage(srv.url, w.alice.auth, coveGeneral.id, `${ping(w.bob)} Cove is not muted`);
+    await postMessage(web.url, w.alice.auth, w.random.id, `${ping(w.bob)} muted, so quiet`);
+    await postMessage(web.url, w.alice.auth, coveGeneral.id, `${ping(w.bob)} Cove is not muted`);
     seen = await waitForNotifications(page, 4);
     expect(seen.map((n) => n.body).slice(3)).toEqual([`@${w.bob.name} Cove is not muted`]);
     // Muted on the server: a fresh page reads it back.
-    const settings = await call(srv.url, 'GET', '/users/@me/settings', { auth: w.bob.auth });
+    const settings = await call(web.url, 'GET', '/users/@me/settings', { auth: w.bob.auth });
     expect(settings.body.servers[w.server.id]).toMatchObject({ muted: true });
 
     // Cove at "All messages", but its #general muted from the channel's own menu (a right click).
@@ -317,12 +301,12 @@ describe('desktop notifications', () => {
     await coveDialog.getByRole('checkbox', { name: 'Mute #general' }).check();
     await chSaved;
     await coveDialog.getByRole('button', { name: 'Done' }).click();
-    const coveRandom = await createChannel(srv.url, w.alice, cove.id, 'lounge');
+    const coveRandom = await createChannel(web.url, w.alice, cove.id, 'lounge');
     // Bob looks at Harbour's #general again, so Cove's channels are not on screen.
-    await page.goto(`${srv.url}/s/${w.server.id}/c/${w.general.id}`);
+    await page.goto(`${web.url}/s/${w.server.id}/c/${w.general.id}`);
     await composer(page).waitFor();
-    await postMessage(srv.url, w.alice.auth, coveGeneral.id, `${ping(w.bob)} muted channel`);
-    await postMessage(srv.url, w.alice.auth, coveRandom.id, 'A plain message in the lounge');
+    await postMessage(web.url, w.alice.auth, coveGeneral.id, `${ping(w.bob)} muted channel`);
+    await postMessage(web.url, w.alice.auth, coveRandom.id, 'A plain message in the lounge');
     seen = await waitForNotifications(page, 1); // the page was reloaded: a new record
     expect(seen.map((n) => n.body)).toEqual(['A plain message in the lounge']);
 
@@ -336,11 +320,11 @@ describe('desktop notifications', () => {
       .getByRole('link', { name: /^Harbour/ })
       .click();
     await page.waitForFunction(() => (globalThis as any).document.title.includes('Harbour'));
-    await postMessage(srv.url, w.bob.auth, coveRandom.id, 'talking to myself');
-    await postMessage(srv.url, w.alice.auth, coveGeneral.id, 'muted channel, not notified');
-    await postMessage(srv.url, w.alice.auth, w.random.id, `${ping(w.bob)} muted server again`);
-    const dm = await call(srv.url, 'POST', '/users/@me/channels', { auth: w.alice.auth, body: { recipientIds: [w.bob.id] } });
-    await postMessage(srv.url, w.alice.auth, dm.body.id, 'a direct message always notifies');
+    await postMessage(web.url, w.bob.auth, coveRandom.id, 'talking to myself');
+    await postMessage(web.url, w.alice.auth, coveGeneral.id, 'muted channel, not notified');
+    await postMessage(web.url, w.alice.auth, w.random.id, `${ping(w.bob)} muted server again`);
+    const dm = await call(web.url, 'POST', '/users/@me/channels', { auth: w.alice.auth, body: { recipientIds: [w.bob.id] } });
+    await postMessage(web.url, w.alice.auth, dm.body.id, 'a direct message always notifies');
     seen = await waitForNotifications(page, 2);
     expect(seen.map((n) => n.body)).toEqual(['A plain message in the lounge', 'a direct message always notifies']);
     expect(seen[1]?.title).toBe(w.alice.name);
@@ -354,11 +338,11 @@ describe('desktop notifications', () => {
     await composer(page).waitFor();
     await page.getByRole('button', { name: /^Set status/ }).click();
     await page.getByRole('menuitemradio', { name: /Do not disturb/ }).click();
-    await postMessage(srv.url, w.alice.auth, w.random.id, `${ping(w.bob)} while busy`);
+    await postMessage(web.url, w.alice.auth, w.random.id, `${ping(w.bob)} while busy`);
     // Back online: the next mention notifies, and it is the only one made.
     await page.getByRole('button', { name: /^Set status/ }).click();
     await page.getByRole('menuitemradio', { name: /^Online/ }).click();
-    await postMessage(srv.url, w.alice.auth, w.random.id, `${ping(w.bob)} back now`);
+    await postMessage(web.url, w.alice.auth, w.random.id, `${ping(w.bob)} back now`);
     const seen = await waitForNotifications(page, 1);
     expect(seen.map((n) => n.body)).toEqual([`@${w.bob.name} back now`]);
     noPageErrors(o);
@@ -366,19 +350,19 @@ describe('desktop notifications', () => {
 
   it('one tab of the browser notifies, and none for a channel open in another tab', async () => {
     const w = await world();
-    const ops = await createChannel(srv.url, w.alice, w.server.id, 'ops');
+    const ops = await createChannel(web.url, w.alice, w.server.id, 'ops');
     const first = await open(w.bob, `/s/${w.server.id}/c/${w.general.id}`, { notify: true });
     await composer(first.page).waitFor();
     const second = await first.context.newPage();
-    await second.goto(`${srv.url}/s/${w.server.id}/c/${w.random.id}`);
+    await second.goto(`${web.url}/s/${w.server.id}/c/${w.random.id}`);
     await composer(second).waitFor();
     await second.waitForFunction(() => (globalThis as any).document.title.includes('#random'));
     const both = async () => [...(await notifications(first.page)), ...(await notifications(second))];
 
     // #random is on screen in the second tab: nobody notifies. #ops is nowhere: one tab does.
-    await postMessage(srv.url, w.alice.auth, w.random.id, `${ping(w.bob)} you see this one already`);
-    const control = await postMessage(srv.url, w.alice.auth, ops.id, `${ping(w.bob)} deploy?`);
-    const later = await postMessage(srv.url, w.alice.auth, ops.id, `${ping(w.bob)} deploy now?`);
+    await postMessage(web.url, w.alice.auth, w.random.id, `${ping(w.bob)} you see this one already`);
+    const control = await postMessage(web.url, w.alice.auth, ops.id, `${ping(w.bob)} deploy?`);
+    const later = await postMessage(web.url, w.alice.auth, ops.id, `${ping(w.bob)} deploy now?`);
     // The first tab took the notifier's lock first (the second asked once the first was up).
     await waitForNotifications(first.page, 2);
     // Both tabs heard both messages (their sidebars count them; a tab notifies as it hears one) before we look at who notified.
@@ -407,7 +391,7 @@ describe('desktop notifications', () => {
     const enable = section.getByRole('button', { name: 'Enable desktop notifications' });
     await enable.waitFor();
     // The person says yes to the browser's question.
-    await o.context.grantPermissions(['notifications'], { origin: srv.url });
+    await o.context.grantPermissions(['notifications'], { origin: web.url });
     await enable.click();
     await section.getByText(/^On: Parley shows desktop notifications/).waitFor();
     await section.getByRole('button', { name: 'Send a test notification' }).click();
@@ -417,7 +401,7 @@ describe('desktop notifications', () => {
     const saved = page.waitForResponse((r) => r.url().endsWith('/users/@me/settings') && r.request().method() === 'PATCH');
     await section.getByRole('checkbox', { name: /Allow direct messages/ }).uncheck();
     await saved;
-    const settings = await call(srv.url, 'GET', '/users/@me/settings', { auth: bob.auth });
+    const settings = await call(web.url, 'GET', '/users/@me/settings', { auth: bob.auth });
     expect(settings.body.allowDmsFromServerMembers).toBe(false);
     expect(await notifications(page)).toHaveLength(1);
     noPageErrors(o);

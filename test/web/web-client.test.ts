@@ -2,9 +2,8 @@
  * The web client in a real browser (Debian's Chromium via playwright-core) against a
  * real Parley on a temporary data directory. Screenshots land in test-results/web/.
  */
-import type { Browser, Page, WebSocketRoute } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../harness.js';
+import type { Page, WebSocketRoute } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import {
   addBot,
   call,
@@ -18,31 +17,16 @@ import {
   upload,
   type TestUser,
 } from '../factories.js';
-import { ensureWebBuilt, launchBrowser, makePng, openPage, screenshot, type OpenPage } from './browser.js';
+import { browserSuite, makePng, screenshot, type OpenPage } from './browser.js';
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
+const web = browserSuite();
 
 async function open(
   user: TestUser | null,
   path = '/',
   opts: { colorScheme?: 'light' | 'dark'; width?: number; height?: number; prepare?: (page: Page) => Promise<void> } = {},
 ) {
-  const o = await openPage(browser, srv.url, { token: user?.token, path, ...opts });
-  opened.push(o);
+  const o = await web.open({ token: user?.token, path, ...opts });
   return o;
 }
 
@@ -166,9 +150,9 @@ describe('web client', () => {
     await noPageErrors(o);
   });
   it('owner creates a webhook in settings, copies its URL, and a POST to it appears live with the BOT badge', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Webhook Works');
-    await postMessage(srv.url, owner.auth, general.id, 'Morning! The deploy pipeline will post here.');
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Webhook Works');
+    await postMessage(web.url, owner.auth, general.id, 'Morning! The deploy pipeline will post here.');
     const o = await open(owner, `/s/${server.id}/c/${general.id}`);
     const { page } = o;
     await page.getByRole('textbox', { name: 'Message #general' }).waitFor();
@@ -188,13 +172,13 @@ describe('web client', () => {
     await panel.getByRole('button', { name: 'Copy Webhook URL' }).click();
     await panel.getByText('Webhook URL copied to the clipboard').waitFor();
     const copied: string = await page.evaluate(() => (globalThis as any).navigator.clipboard.readText());
-    expect(copied).toMatch(new RegExp(`^${srv.url}/webhooks/[^/]+/[^/]+$`));
+    expect(copied).toMatch(new RegExp(`^${web.url}/webhooks/[^/]+/[^/]+$`));
     expect(await panel.getByLabel('Webhook URL', { exact: true }).inputValue()).toBe(copied);
     // Beside it, the same webhook as Discord tools want it, with its own Copy button.
     await panel.getByRole('button', { name: 'Copy Discord-style URL' }).click();
     await panel.getByText('Discord-style URL copied to the clipboard').waitFor();
     const discordUrl: string = await page.evaluate(() => (globalThis as any).navigator.clipboard.readText());
-    expect(discordUrl).toBe(copied.replace(`${srv.url}/webhooks/`, `${srv.url}/api/webhooks/`));
+    expect(discordUrl).toBe(copied.replace(`${web.url}/webhooks/`, `${web.url}/api/webhooks/`));
     expect(await panel.getByLabel('Discord-style URL', { exact: true }).inputValue()).toBe(discordUrl);
 
     // The list shows name, channel, creator and date.
@@ -242,10 +226,10 @@ describe('web client', () => {
   });
 
   it('owner renames, re-points and deletes a webhook; the deleted URL stops working', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Hooks Galore');
-    const alerts = await createChannel(srv.url, owner, server.id, 'alerts');
-    const hook = await createWebhook(srv.url, owner, server.id, general.id, 'CI');
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Hooks Galore');
+    const alerts = await createChannel(web.url, owner, server.id, 'alerts');
+    const hook = await createWebhook(web.url, owner, server.id, general.id, 'CI');
     const o = await open(owner, `/s/${server.id}/settings/webhooks`);
     const { page } = o;
     const row = page.locator('tbody tr').filter({ hasText: 'CI' });
@@ -262,11 +246,11 @@ describe('web client', () => {
     await page.getByRole('dialog', { name: 'Move webhook' }).getByRole('button', { name: 'Move to #alerts' }).click();
     await page.getByText('“CI Pipeline” now posts to #alerts.').waitFor();
 
-    const listed = await call(srv.url, 'GET', `/servers/${server.id}/webhooks`, { auth: owner.auth });
+    const listed = await call(web.url, 'GET', `/servers/${server.id}/webhooks`, { auth: owner.auth });
     expect(listed.body).toEqual([expect.objectContaining({ id: hook.id, name: 'CI Pipeline', channelId: alerts.id })]);
     expect(JSON.stringify(listed.body)).not.toContain(hook.token);
 
-    const moved = await call(srv.url, 'POST', `/webhooks/${hook.id}/${hook.token}`, { body: { content: 'now in alerts' } });
+    const moved = await call(web.url, 'POST', `/webhooks/${hook.id}/${hook.token}`, { body: { content: 'now in alerts' } });
     expect(moved.status).toBe(200);
     expect(moved.body.channelId).toBe(alerts.id);
     expect(moved.body.author.name).toBe('CI Pipeline');
@@ -281,18 +265,18 @@ describe('web client', () => {
     await dialog.getByRole('button', { name: 'Delete webhook' }).click();
     await page.getByText('No webhooks yet.').waitFor();
 
-    const gone = await call(srv.url, 'POST', `/webhooks/${hook.id}/${hook.token}`, { body: { content: 'hello?' } });
+    const gone = await call(web.url, 'POST', `/webhooks/${hook.id}/${hook.token}`, { body: { content: 'hello?' } });
     expect(gone.status).toBe(404);
     await noPageErrors(o);
   });
 
   it('a member who is not the owner never sees the settings entry point', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Owner Only');
-    const invite = await call(srv.url, 'POST', `/servers/${server.id}/invites`, { auth: owner.auth });
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Owner Only');
+    const invite = await call(web.url, 'POST', `/servers/${server.id}/invites`, { auth: owner.auth });
     expect(invite.status).toBe(201);
     // Members may not invite either: @everyone keeps its defaults but CREATE_INVITE (bit 0).
-    const everyone = await call(srv.url, 'PATCH', `/servers/${server.id}/roles/${server.id}`, {
+    const everyone = await call(web.url, 'PATCH', `/servers/${server.id}/roles/${server.id}`, {
       auth: owner.auth,
       body: { permissions: (2147601473n & ~1n).toString() },
     });
@@ -317,7 +301,7 @@ describe('web client', () => {
     await screenshot(page, 'member-view');
 
     // Typing the address is not a way in either.
-    await page.goto(`${srv.url}/s/${server.id}/settings/webhooks`);
+    await page.goto(`${web.url}/s/${server.id}/settings/webhooks`);
     await page.getByRole('heading', { name: 'Not available' }).waitFor();
     await page.getByText('Your roles in Owner Only do not include managing it.').waitFor();
     expect(await page.getByLabel('Webhook name').count()).toBe(0);
@@ -325,13 +309,13 @@ describe('web client', () => {
   }, 30_000);
 
   it('renders a bot message with Markdown, an inline image, a file and reactions', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Bot Land');
-    const bot = await createBot(srv.url, owner, 'Helper');
-    await addBot(srv.url, owner, server.id, bot.id);
-    const png = await upload(srv.url, bot.auth, makePng(), 'chart.png', 'image/png');
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Bot Land');
+    const bot = await createBot(web.url, owner, 'Helper');
+    await addBot(web.url, owner, server.id, bot.id);
+    const png = await upload(web.url, bot.auth, makePng(), 'chart.png', 'image/png');
     expect(png.status).toBe(200);
-    const txt = await upload(srv.url, bot.auth, 'line one\nline two\n'.repeat(200), 'build-log.txt', 'text/plain');
+    const txt = await upload(web.url, bot.auth, 'line one\nline two\n'.repeat(200), 'build-log.txt', 'text/plain');
     expect(txt.status).toBe(200);
 
     const o = await open(owner, `/s/${server.id}/c/${general.id}`);
@@ -350,7 +334,7 @@ describe('web client', () => {
       '```',
       'Details: [the report](https://example.com/report) or https://example.org/runs/7',
     ].join('\n');
-    const r = await call(srv.url, 'POST', `/channels/${general.id}/messages`, {
+    const r = await call(web.url, 'POST', `/channels/${general.id}/messages`, {
       auth: bot.auth,
       body: {
         content,
@@ -361,7 +345,7 @@ describe('web client', () => {
       },
     });
     expect(r.status).toBe(201);
-    await call(srv.url, 'PUT', `/channels/${general.id}/messages/${r.body.id}/reactions/${encodeURIComponent('🎉')}`, { auth: bot.auth });
+    await call(web.url, 'PUT', `/channels/${general.id}/messages/${r.body.id}/reactions/${encodeURIComponent('🎉')}`, { auth: bot.auth });
 
     const m = message(page, 'Build passed');
     await m.waitFor();
@@ -402,11 +386,11 @@ describe('web client', () => {
   });
 
   it('shows <script> in content, webhook names and embeds as text, never as markup', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Safe Harbour');
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Safe Harbour');
     const evilName = '<script>window.xssHit=1</script><img src=x onerror="window.xssHit=2">';
-    const hook = await createWebhook(srv.url, owner, server.id, general.id, evilName);
-    const thumb = await upload(srv.url, owner.auth, makePng(80, 80), 'thumb.png', 'image/png');
+    const hook = await createWebhook(web.url, owner, server.id, general.id, evilName);
+    const thumb = await upload(web.url, owner.auth, makePng(80, 80), 'thumb.png', 'image/png');
     expect(thumb.status).toBe(200);
 
     const o = await open(owner, `/s/${server.id}/c/${general.id}`);
@@ -419,7 +403,7 @@ describe('web client', () => {
       '[click me](javascript:window.xssHit=5)',
       '<a href="javascript:window.xssHit=6">link</a>',
     ].join('\n');
-    const res = await call(srv.url, 'POST', `/webhooks/${hook.id}/${hook.token}`, {
+    const res = await call(web.url, 'POST', `/webhooks/${hook.id}/${hook.token}`, {
       body: {
         content: evilContent,
         embeds: [
@@ -485,7 +469,7 @@ describe('web client', () => {
     await screenshot(page, 'chat-xss-as-text');
 
     // The name is text in the settings list too.
-    await page.goto(`${srv.url}/s/${server.id}/settings/webhooks`);
+    await page.goto(`${web.url}/s/${server.id}/settings/webhooks`);
     const listed = page.getByRole('table', { name: 'Webhooks of Safe Harbour' }).getByText(evilName, { exact: true });
     await listed.waitFor();
     expect(await listed.textContent()).toBe(evilName);
@@ -493,10 +477,10 @@ describe('web client', () => {
     await noPageErrors(o);
   });
   it('chats: Enter sends, Shift+Enter adds a line, edit, delete, react, attach, typing', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Chatty');
-    const bot = await createBot(srv.url, owner, 'Typist');
-    await addBot(srv.url, owner, server.id, bot.id);
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Chatty');
+    const bot = await createBot(web.url, owner, 'Typist');
+    await addBot(web.url, owner, server.id, bot.id);
     const o = await open(owner, `/s/${server.id}/c/${general.id}`);
     const { page } = o;
     const box = page.getByRole('textbox', { name: 'Message #general' });
@@ -554,9 +538,9 @@ describe('web client', () => {
     expect(await notes.getByText('notes.md', { exact: true }).count()).toBe(1);
 
     // A message in another channel marks that channel unread until it is opened.
-    const random = await createChannel(srv.url, owner, server.id, 'random');
+    const random = await createChannel(web.url, owner, server.id, 'random');
     await page.getByRole('link', { name: 'random', exact: true }).waitFor();
-    await postMessage(srv.url, bot.auth, random.id, 'psst, over here');
+    await postMessage(web.url, bot.auth, random.id, 'psst, over here');
     await page.getByRole('link', { name: 'random (unread)' }).waitFor();
     await page.getByRole('link', { name: 'random (unread)' }).click();
     await message(page, 'psst, over here').waitFor();
@@ -565,13 +549,13 @@ describe('web client', () => {
     await box.waitFor();
 
     // Someone else types: "X is typing..." shows.
-    const typing = await call(srv.url, 'POST', `/channels/${general.id}/typing`, { auth: bot.auth });
+    const typing = await call(web.url, 'POST', `/channels/${general.id}/typing`, { auth: bot.auth });
     expect(typing.status).toBe(204);
     await page.getByText('Typist is typing…').waitFor();
     await screenshot(page, 'chat-typing');
 
     // A message from the typist clears the indicator at once.
-    await postMessage(srv.url, bot.auth, general.id, 'done typing');
+    await postMessage(web.url, bot.auth, general.id, 'done typing');
     await message(page, 'done typing').waitFor();
     expect(await page.getByText('Typist is typing…').count()).toBe(0);
 
@@ -581,20 +565,20 @@ describe('web client', () => {
     const dialog = page.getByRole('dialog', { name: 'Delete message' });
     await dialog.getByRole('button', { name: 'Delete' }).click();
     await expect.poll(() => message(page, 'Hello everyone').count()).toBe(0);
-    const left = await call(srv.url, 'GET', `/channels/${general.id}/messages`, { auth: owner.auth });
+    const left = await call(web.url, 'GET', `/channels/${general.id}/messages`, { auth: owner.auth });
     expect(left.body.map((m: { content: string }) => m.content)).toEqual(['done typing', 'meeting notes attached']);
     await noPageErrors(o);
   }, 40_000);
 
   it('the typing indicator expires after about 8 seconds', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Quiet');
-    const bot = await createBot(srv.url, owner, 'Ghost');
-    await addBot(srv.url, owner, server.id, bot.id);
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Quiet');
+    const bot = await createBot(web.url, owner, 'Ghost');
+    await addBot(web.url, owner, server.id, bot.id);
     const o = await open(owner, `/s/${server.id}/c/${general.id}`);
     const { page } = o;
     await page.getByRole('textbox', { name: 'Message #general' }).waitFor();
-    await call(srv.url, 'POST', `/channels/${general.id}/typing`, { auth: bot.auth });
+    await call(web.url, 'POST', `/channels/${general.id}/typing`, { auth: bot.auth });
     await page.getByText('Ghost is typing…').waitFor();
     const shown = Date.now();
     await page.getByText('Ghost is typing…').waitFor({ state: 'detached', timeout: 15_000 });
@@ -605,9 +589,9 @@ describe('web client', () => {
   }, 30_000);
 
   it('loads older messages when scrolled to the top, newest at the bottom', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'History');
-    for (let i = 1; i <= 130; i++) await postMessage(srv.url, owner.auth, general.id, `Message number ${i}`);
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'History');
+    for (let i = 1; i <= 130; i++) await postMessage(web.url, owner.auth, general.id, `Message number ${i}`);
     const o = await open(owner, `/s/${server.id}/c/${general.id}`);
     const { page } = o;
     const last = message(page, 'Message number 130');
@@ -664,8 +648,8 @@ describe('web client', () => {
   }, 60_000);
 
   it('reconnects after the gateway drops, resumes, and shows what was missed', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Flaky Wifi');
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Flaky Wifi');
     const proxy = gatewayProxy();
     const { sentOps } = proxy;
     const { page } = await open(owner, `/s/${server.id}/c/${general.id}`, { prepare: proxy.attach });
@@ -677,7 +661,7 @@ describe('web client', () => {
     proxy.holdNext(); // the reconnect waits until the test has posted
     await proxy.pageSides.at(-1)!.close({ code: 4000, reason: 'network blip' });
     await page.getByRole('status').filter({ hasText: 'Reconnecting…' }).waitFor();
-    await postMessage(srv.url, owner.auth, general.id, 'sent while you were away');
+    await postMessage(web.url, owner.auth, general.id, 'sent while you were away');
     await screenshot(page, 'chat-reconnecting');
     proxy.release();
 
@@ -689,8 +673,8 @@ describe('web client', () => {
   }, 40_000);
 
   it('drops a connection whose heartbeats go unanswered, then resumes it (a browser socket has no terminate())', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Zombie Link');
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Zombie Link');
     const closedByPage: number[] = [];
     let swallowAcks = false;
     const proxy = gatewayProxy({
@@ -716,7 +700,7 @@ describe('web client', () => {
     swallowAcks = true;
     await page.getByRole('status').filter({ hasText: 'Reconnecting…' }).waitFor();
     expect(new Set(closedByPage)).toEqual(new Set([connections - 1])); // the page closed it, not the server
-    await postMessage(srv.url, owner.auth, general.id, 'sent while the link was dead');
+    await postMessage(web.url, owner.auth, general.id, 'sent while the link was dead');
     swallowAcks = false;
     proxy.release();
 
@@ -729,8 +713,8 @@ describe('web client', () => {
   }, 40_000);
 
   it('identifies afresh when the session cannot be resumed, and refetches what it missed', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Lost Session');
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Lost Session');
     const proxy = gatewayProxy({
       // As if the server had forgotten the session (expired, or restarted without Redis).
       fromPage(op, ws) {
@@ -748,7 +732,7 @@ describe('web client', () => {
     proxy.holdNext();
     await proxy.pageSides.at(-1)!.close({ code: 4000, reason: 'network blip' });
     await page.getByRole('status').filter({ hasText: 'Reconnecting…' }).waitFor();
-    await postMessage(srv.url, owner.auth, general.id, 'lost with the old session');
+    await postMessage(web.url, owner.auth, general.id, 'lost with the old session');
     proxy.release();
 
     // No replay is coming: the message can only arrive by the refetch after the new ready.
@@ -760,8 +744,8 @@ describe('web client', () => {
   }, 40_000);
 
   it('logs out when the gateway refuses the session (4001)', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Revoked');
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Revoked');
     const o = await open(owner, `/s/${server.id}/c/${general.id}`);
     const { page } = o;
     await page.getByText('Online', { exact: true }).waitFor();
@@ -771,7 +755,7 @@ describe('web client', () => {
     });
 
     // The session ends elsewhere (another device logs it out): the gateway closes with 4001.
-    const ended = await call(srv.url, 'POST', '/auth/logout', { auth: owner.auth });
+    const ended = await call(web.url, 'POST', '/auth/logout', { auth: owner.auth });
     expect(ended.status).toBe(204);
     await page.getByRole('heading', { name: 'Welcome back' }).waitFor();
     await page.getByText('Your session has ended. Please log in again.').waitFor();
@@ -781,8 +765,8 @@ describe('web client', () => {
   });
 
   it('retries a 429 after Retry-After and shows API errors as readable messages', async () => {
-    const owner = await registerUser(srv.url);
-    const { server, general } = await createServer(srv.url, owner, 'Busy');
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Busy');
     const o = await open(owner, `/s/${server.id}/c/${general.id}`);
     const { page } = o;
     const box = page.getByRole('textbox', { name: 'Message #general' });
@@ -822,7 +806,7 @@ describe('web client', () => {
     await page.unroute(`**/channels/${general.id}/messages`);
 
     // A channel whose history cannot load says so, with a way to retry.
-    const other = await createChannel(srv.url, owner, server.id, 'broken');
+    const other = await createChannel(web.url, owner, server.id, 'broken');
     await page.route(`**/channels/${other.id}/messages?**`, (route) =>
       route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'service unavailable' }) }),
     );
@@ -835,8 +819,8 @@ describe('web client', () => {
   }, 30_000);
 
   it('"My bots": create a bot (token shown once, copied), list it, delete it', async () => {
-    const owner = await registerUser(srv.url);
-    await createServer(srv.url, owner, 'Bot Garage');
+    const owner = await registerUser(web.url);
+    await createServer(web.url, owner, 'Bot Garage');
     const o = await open(owner, '/');
     const { page } = o;
     await page.getByRole('link', { name: 'My bots' }).click();
@@ -849,7 +833,7 @@ describe('web client', () => {
     await panel.getByRole('button', { name: 'Copy Bot token' }).click();
     await panel.getByText('Bot token copied to the clipboard').waitFor();
     const token: string = await page.evaluate(() => (globalThis as any).navigator.clipboard.readText());
-    const me = await call(srv.url, 'GET', '/users/@me', { auth: `Bot ${token}` });
+    const me = await call(web.url, 'GET', '/users/@me', { auth: `Bot ${token}` });
     expect(me.status).toBe(200);
     expect(me.body.name).toBe('Reminder');
     await screenshot(page, 'my-bots-created');
@@ -863,14 +847,14 @@ describe('web client', () => {
     expect(await dialog.textContent()).toContain('stops working at once');
     await dialog.getByRole('button', { name: 'Delete bot' }).click();
     await page.getByText('You have no bots yet.').waitFor();
-    expect((await call(srv.url, 'GET', '/users/@me', { auth: `Bot ${token}` })).status).toBe(401);
+    expect((await call(web.url, 'GET', '/users/@me', { auth: `Bot ${token}` })).status).toBe(401);
     await noPageErrors(o);
   });
 
   it('settings: add a bot with chosen permissions, change them, remove it', async () => {
-    const owner = await registerUser(srv.url);
-    const { server } = await createServer(srv.url, owner, 'Permissions');
-    const bot = await createBot(srv.url, owner, 'Moderator');
+    const owner = await registerUser(web.url);
+    const { server } = await createServer(web.url, owner, 'Permissions');
+    const bot = await createBot(web.url, owner, 'Moderator');
     const o = await open(owner, `/s/${server.id}/settings/bots`);
     const { page } = o;
     await page.getByRole('heading', { name: 'Bots', level: 2 }).waitFor();
@@ -884,7 +868,7 @@ describe('web client', () => {
     await row.waitFor();
     await card.getByText('Already in this server').waitFor();
     const perms = async () => {
-      const r = await call(srv.url, 'GET', `/servers/${server.id}/members`, { auth: owner.auth });
+      const r = await call(web.url, 'GET', `/servers/${server.id}/members`, { auth: owner.auth });
       return (
         (r.body as { id: string; permissions?: string[] }[])
           .find((m) => m.id === bot.id)
@@ -910,8 +894,8 @@ describe('web client', () => {
   });
 
   it('settings: create, rename and delete channels; an invite link brings a logged-in user in', async () => {
-    const owner = await registerUser(srv.url);
-    const { server } = await createServer(srv.url, owner, 'Channel Surfing');
+    const owner = await registerUser(web.url);
+    const { server } = await createServer(web.url, owner, 'Channel Surfing');
     const o = await open(owner, `/s/${server.id}/settings/channels`);
     const { page } = o;
     await page.getByLabel('New channel name').fill('Random Stuff');
@@ -921,65 +905,65 @@ describe('web client', () => {
     await renameBox.fill('off-topic');
     await page.getByRole('listitem').filter({ has: renameBox }).getByRole('button', { name: 'Rename' }).click();
     await page.getByText('Channel renamed to #off-topic.').waitFor();
-    let channels = await call(srv.url, 'GET', `/servers/${server.id}/channels`, { auth: owner.auth });
+    let channels = await call(web.url, 'GET', `/servers/${server.id}/channels`, { auth: owner.auth });
     expect(channels.body.map((c: { name: string }) => c.name)).toEqual(['general', 'off-topic']);
 
     await page.getByRole('button', { name: 'Delete #off-topic' }).click();
     await page.getByRole('dialog', { name: 'Delete channel' }).getByRole('button', { name: 'Delete channel' }).click();
     await page.getByText('#off-topic deleted.').waitFor();
-    channels = await call(srv.url, 'GET', `/servers/${server.id}/channels`, { auth: owner.auth });
+    channels = await call(web.url, 'GET', `/servers/${server.id}/channels`, { auth: owner.auth });
     expect(channels.body.map((c: { name: string }) => c.name)).toEqual(['general']);
 
     await page.getByRole('link', { name: 'Invites' }).click();
     await page.getByRole('button', { name: 'Create invite link' }).click();
     const link = await page.getByLabel('New invite link', { exact: true }).inputValue();
-    expect(link).toMatch(new RegExp(`^${srv.url}/invite/[^/]+$`));
+    expect(link).toMatch(new RegExp(`^${web.url}/invite/[^/]+$`));
 
-    const guest = await registerUser(srv.url);
+    const guest = await registerUser(web.url);
     const g = await open(guest, new URL(link).pathname);
     // The invite page names the server and joins only when asked to.
     await g.page.getByRole('button', { name: 'Join Channel Surfing' }).click();
     await g.page.getByRole('textbox', { name: 'Message #general' }).waitFor();
     await g.page.getByRole('heading', { name: 'Channel Surfing' }).waitFor();
-    const members = await call(srv.url, 'GET', `/servers/${server.id}/members`, { auth: owner.auth });
+    const members = await call(web.url, 'GET', `/servers/${server.id}/members`, { auth: owner.auth });
     expect(members.body.map((m: { id: string }) => m.id)).toContain(guest.id);
     await noPageErrors(o);
     await noPageErrors(g);
   });
 
   it('follows the light or dark colour scheme and stays usable on a narrow screen', async () => {
-    const ada = await registerUser(srv.url, 'ada');
-    const grace = await registerUser(srv.url, 'grace');
-    const { server, general } = await createServer(srv.url, ada, 'Analytical Engines');
-    await createChannel(srv.url, ada, server.id, 'releases');
-    await createChannel(srv.url, ada, server.id, 'random');
-    await joinServer(srv.url, ada, grace, server.id);
-    const bot = await createBot(srv.url, ada, 'CI');
-    await addBot(srv.url, ada, server.id, bot.id);
+    const ada = await registerUser(web.url, 'ada');
+    const grace = await registerUser(web.url, 'grace');
+    const { server, general } = await createServer(web.url, ada, 'Analytical Engines');
+    await createChannel(web.url, ada, server.id, 'releases');
+    await createChannel(web.url, ada, server.id, 'random');
+    await joinServer(web.url, ada, grace, server.id);
+    const bot = await createBot(web.url, ada, 'CI');
+    await addBot(web.url, ada, server.id, bot.id);
 
-    const hello = await postMessage(srv.url, ada.auth, general.id, 'Morning all! Release **1.4** goes out today 🚀');
+    const hello = await postMessage(web.url, ada.auth, general.id, 'Morning all! Release **1.4** goes out today 🚀');
     await postMessage(
-      srv.url,
+      web.url,
       grace.auth,
       general.id,
       'Nice. Before we ship:\n- migrations are applied\n- the changelog mentions the new *webhook settings*',
     );
-    const png = await upload(srv.url, bot.auth, makePng(320, 120), 'coverage.png', 'image/png');
-    await call(srv.url, 'POST', `/channels/${general.id}/messages`, {
+    const png = await upload(web.url, bot.auth, makePng(320, 120), 'coverage.png', 'image/png');
+    await call(web.url, 'POST', `/channels/${general.id}/messages`, {
       auth: bot.auth,
       body: {
         content: 'Build **#412** passed on `main`\n> 212 tests, 0 failures, coverage 91%',
         attachments: [{ url: png.body.url, filename: 'coverage.png' }],
       },
     });
-    const logo = await upload(srv.url, ada.auth, makePng(64, 64), 'pager.png', 'image/png');
-    const created = await call(srv.url, 'POST', `/servers/${server.id}/webhooks`, {
+    const logo = await upload(web.url, ada.auth, makePng(64, 64), 'pager.png', 'image/png');
+    const created = await call(web.url, 'POST', `/servers/${server.id}/webhooks`, {
       auth: ada.auth,
       body: { name: 'Pager', channelId: general.id, avatar: logo.body.url },
     });
     expect(created.status).toBe(201);
     const hook = created.body as { id: string; token: string };
-    const incident = await call(srv.url, 'POST', `/webhooks/${hook.id}/${hook.token}`, {
+    const incident = await call(web.url, 'POST', `/webhooks/${hook.id}/${hook.token}`, {
       body: {
         embeds: [
           {
@@ -999,7 +983,7 @@ describe('web client', () => {
     });
     expect(incident.status).toBe(200);
     const react = (auth: string, id: string, emoji: string) =>
-      call(srv.url, 'PUT', `/channels/${general.id}/messages/${id}/reactions/${encodeURIComponent(emoji)}`, { auth });
+      call(web.url, 'PUT', `/channels/${general.id}/messages/${id}/reactions/${encodeURIComponent(emoji)}`, { auth });
     await react(grace.auth, hello.id, '🎉');
     await react(bot.auth, hello.id, '🎉');
     await react(ada.auth, incident.body.id, '👀');
@@ -1014,7 +998,7 @@ describe('web client', () => {
         () => (globalThis as any).getComputedStyle((globalThis as any).document.body).backgroundColor as string,
       );
       expect(bg).toBe(scheme === 'dark' ? 'rgb(29, 30, 35)' : 'rgb(255, 255, 255)');
-      await call(srv.url, 'POST', `/channels/${general.id}/typing`, { auth: grace.auth });
+      await call(web.url, 'POST', `/channels/${general.id}/typing`, { auth: grace.auth });
       await page.getByText('grace is typing…').waitFor();
       await expect
         .poll(() => page.getByRole('img', { name: 'coverage.png' }).evaluate((el) => (el as any).naturalWidth as number))

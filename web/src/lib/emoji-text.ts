@@ -1,6 +1,6 @@
 /**
  * Finding emoji in text and naming their Twemoji files: pure, with no build-time
- * modules, so test/web/emoji-data.test.ts checks it against the whole data set in Node.
+ * modules, so test/web/emoji-data.unit.test.ts checks it against the whole data set in Node.
  */
 
 /**
