@@ -177,7 +177,7 @@ describe('axe: no serious or critical violations, light and dark', () => {
     await page.getByRole('button', { name: 'Invite link for Librarian' }).click();
     await page.getByRole('dialog', { name: 'Invite link for Librarian' }).waitFor();
     await check(page, 'my bots, invite link');
-    await page.goto(`${srv.url}/oauth2/authorize?client_id=${bot.id}&permissions=8200&scope=bot%20applications.commands`);
+    await page.goto(`${web.url}/oauth2/authorize?client_id=${bot.id}&permissions=8200&scope=bot%20applications.commands`);
     await page.getByRole('button', { name: 'Add to server' }).waitFor();
     await check(page, 'bot invite page');
 

@@ -8,29 +8,18 @@
  * Parley, and a real bot (the SDK's ParleyBot, showModal); every wait is on the page or the bot.
  */
 import { ParleyBot, modal, textInput } from '@parley/sdk';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addBot, createBot, createServer, joinServer, postMessage, registerUser, type TestBot, type TestUser } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
 import { axeScan, settle } from './axe.js';
-import { ensureWebBuilt, launchBrowser, openPage, screenshot, type OpenPage } from './browser.js';
+import { browserSuite, screenshot } from './browser.js';
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
+const web = browserSuite();
 let bot: ParleyBot;
 
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
-
+// Registered after browserSuite's, so it runs first: the bot goes before the server.
 afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
   await bot?.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
 });
 
 /** What the bot received, for tests to wait on. */
@@ -38,7 +27,7 @@ const received: Array<{ type: string; name?: string; targetId?: string; fields?:
 
 /** Helper: "Report" (message) opens a modal, "Wave" (user) answers at once, the report's submit is thanked. */
 async function startHelper(helper: TestBot) {
-  bot = new ParleyBot({ baseUrl: srv.url, token: helper.token });
+  bot = new ParleyBot({ baseUrl: web.url, token: helper.token });
   bot
     .command('ping', { description: 'Ping' }, (i) => i.reply('pong'))
     .messageCommand('Report', async (i) => {
@@ -73,21 +62,20 @@ describe('the Apps menu and modals', () => {
   let messageId: string;
 
   beforeAll(async () => {
-    ana = await registerUser(srv.url, 'ana');
-    ben = await registerUser(srv.url, 'ben');
-    const { server, general } = await createServer(srv.url, ana, 'Moderation');
+    ana = await registerUser(web.url, 'ana');
+    ben = await registerUser(web.url, 'ben');
+    const { server, general } = await createServer(web.url, ana, 'Moderation');
     serverId = server.id;
     channelId = general.id;
-    await joinServer(srv.url, ana, ben, serverId);
-    const helper = await createBot(srv.url, ana, 'Helper');
-    await addBot(srv.url, ana, serverId, helper.id);
+    await joinServer(web.url, ana, ben, serverId);
+    const helper = await createBot(web.url, ana, 'Helper');
+    await addBot(web.url, ana, serverId, helper.id);
     await startHelper(helper);
-    messageId = (await postMessage(srv.url, ben.auth, channelId, 'Buy cheap watches at example.test')).id;
+    messageId = (await postMessage(web.url, ben.auth, channelId, 'Buy cheap watches at example.test')).id;
   }, 60_000);
 
   async function open(user: TestUser) {
-    const o = await openPage(browser, srv.url, { token: user.token, path: `/s/${serverId}/c/${channelId}`, colorScheme: 'dark' });
-    opened.push(o);
+    const o = await web.open({ token: user.token, path: `/s/${serverId}/c/${channelId}`, colorScheme: 'dark' });
     return o;
   }
 

@@ -5,11 +5,9 @@
  * through the API); its error states; signing in from the link and coming back; and My
  * bots making the link. Screenshots land in test-results/web/ (desktop and 390 px).
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addBot, call, createBot, createServer, joinServer, registerUser, type TestBot, type TestUser } from '../factories.js';
-import { startServer, type TestServer } from '../harness.js';
-import { ensureWebBuilt, launchBrowser, openPage, screenshot, type OpenPage } from './browser.js';
+import { browserSuite, screenshot } from './browser.js';
 
 const bit = (n: number) => 1n << BigInt(n);
 const P = {
@@ -26,26 +24,10 @@ const P = {
 };
 const DEFAULTS = P.VIEW_CHANNEL | P.SEND_MESSAGES | P.EMBED_LINKS | P.ATTACH_FILES | P.READ_MESSAGE_HISTORY | P.ADD_REACTIONS;
 
-let srv: TestServer;
-let browser: Browser;
-const opened: OpenPage[] = [];
-
-beforeAll(async () => {
-  ensureWebBuilt();
-  srv = await startServer({ env: { RATE_LIMITS: 'off' } });
-  browser = await launchBrowser();
-}, 240_000);
-
-afterAll(async () => {
-  for (const o of opened) await o.context.close().catch(() => undefined);
-  await browser?.close();
-  await srv?.close();
-});
+const web = browserSuite();
 
 async function open(path: string, opts: { user?: TestUser; width?: number; height?: number } = {}) {
-  const o = await openPage(browser, srv.url, { token: opts.user?.token, path, height: opts.height ?? 1000, width: opts.width });
-  opened.push(o);
-  return o;
+  return web.open({ token: opts.user?.token, path, height: opts.height ?? 1000, width: opts.width });
 }
 
 const link = (botId: string, bits: bigint, extra = '') =>
@@ -53,17 +35,17 @@ const link = (botId: string, bits: bigint, extra = '') =>
 
 /** A public bot of a developer's, with a name. */
 async function publicBot(name: string): Promise<{ dev: TestUser; bot: TestBot }> {
-  const dev = await registerUser(srv.url);
-  const bot = await createBot(srv.url, dev, name);
-  expect((await call(srv.url, 'PATCH', `/bots/${bot.id}`, { auth: dev.auth, body: { public: true } })).status).toBe(200);
+  const dev = await registerUser(web.url);
+  const bot = await createBot(web.url, dev, name);
+  expect((await call(web.url, 'PATCH', `/bots/${bot.id}`, { auth: dev.auth, body: { public: true } })).status).toBe(200);
   return { dev, bot };
 }
 
 /** The bot's managed role's bits in a server, as the owner reads them. */
 async function botBits(owner: TestUser, serverId: string, botId: string): Promise<bigint> {
-  const r = await call(srv.url, 'GET', `/servers/${serverId}/members`, { auth: owner.auth });
+  const r = await call(web.url, 'GET', `/servers/${serverId}/members`, { auth: owner.auth });
   expect(r.status).toBe(200);
-  const roles = await call(srv.url, 'GET', `/servers/${serverId}/roles`, { auth: owner.auth });
+  const roles = await call(web.url, 'GET', `/servers/${serverId}/roles`, { auth: owner.auth });
   const member = (r.body as Array<{ id: string; roles: string[] }>).find((m) => m.id === botId);
   expect(member, 'the bot is a member').toBeDefined();
   const own = (roles.body as Array<{ id: string; permissions: string; managed: boolean }>).filter(
@@ -76,12 +58,12 @@ async function botBits(owner: TestUser, serverId: string, botId: string): Promis
 describe('the bot invite page', () => {
   it('names the bot, offers the servers the person owns, and adds it with what is left ticked', async () => {
     const { dev, bot } = await publicBot('Weather Bot');
-    const alice = await registerUser(srv.url);
-    const { server: club } = await createServer(srv.url, alice, 'Book club');
-    const { server: garden, general } = await createServer(srv.url, alice, 'Garden');
+    const alice = await registerUser(web.url);
+    const { server: club } = await createServer(web.url, alice, 'Book club');
+    const { server: garden, general } = await createServer(web.url, alice, 'Garden');
     // A server she is only a member of: not hers to add bots to.
-    const { server: devServer } = await createServer(srv.url, dev, 'Developer lounge');
-    await joinServer(srv.url, dev, alice, devServer.id);
+    const { server: devServer } = await createServer(web.url, dev, 'Developer lounge');
+    await joinServer(web.url, dev, alice, devServer.id);
 
     const asked = P.MANAGE_MESSAGES | P.EMBED_LINKS | P.ATTACH_FILES | P.ADMINISTRATOR | P.USE_EXTERNAL_EMOJIS;
     const { page, errors } = await open(link(bot.id, asked), { user: alice });
@@ -118,17 +100,17 @@ describe('the bot invite page', () => {
     await screenshot(page, 'bot-invite-added');
     expect(await botBits(alice, garden.id, bot.id)).toBe((DEFAULTS | asked) & ~(P.ADMINISTRATOR | P.ADD_REACTIONS | P.USE_EXTERNAL_EMOJIS));
     expect(
-      (await call(srv.url, 'GET', `/servers/${club.id}/members`, { auth: alice.auth })).body.map((m: { id: string }) => m.id),
+      (await call(web.url, 'GET', `/servers/${club.id}/members`, { auth: alice.auth })).body.map((m: { id: string }) => m.id),
     ).not.toContain(bot.id);
     // And it can reply with an embed there.
-    const embed = await call(srv.url, 'POST', `/channels/${general.id}/messages`, {
+    const embed = await call(web.url, 'POST', `/channels/${general.id}/messages`, {
       auth: bot.auth,
       body: { content: 'forecast', embeds: [{ title: 'Sunny' }] },
     });
     expect(embed.status, embed.text).toBe(201);
 
     // Server settings' four boxes change only their own bits: the link's MANAGE_MESSAGES stays.
-    await page.goto(`${srv.url}/s/${garden.id}/settings/bots`);
+    await page.goto(`${web.url}/s/${garden.id}/settings/bots`);
     const row = page.locator(`li[data-bot-id="${bot.id}"]`);
     await row.getByLabel('Attach files').uncheck();
     await row.getByRole('button', { name: 'Save permissions' }).click();
@@ -137,7 +119,7 @@ describe('the bot invite page', () => {
       .toBe((DEFAULTS | asked) & ~(P.ADMINISTRATOR | P.ADD_REACTIONS | P.USE_EXTERNAL_EMOJIS | P.ATTACH_FILES));
 
     // The same link again: the bot is already there.
-    await page.goto(srv.url + link(bot.id, asked, `&guild_id=${garden.id}`));
+    await page.goto(web.url + link(bot.id, asked, `&guild_id=${garden.id}`));
     await expect(page.getByLabel('Add to server').inputValue()).resolves.toBe(garden.id);
     await page.getByRole('button', { name: 'Add to server' }).click();
     await page.getByRole('alert').filter({ hasText: 'Weather Bot is already in Garden' }).waitFor();
@@ -146,9 +128,9 @@ describe('the bot invite page', () => {
 
   it('fits a 390 px phone, with guild_id and disable_guild_select fixing the server', async () => {
     const { bot } = await publicBot('Moderation Helper With A Rather Long Name');
-    const bob = await registerUser(srv.url);
-    await createServer(srv.url, bob, 'Other');
-    const { server } = await createServer(srv.url, bob, 'Neighbourhood watch');
+    const bob = await registerUser(web.url);
+    await createServer(web.url, bob, 'Other');
+    const { server } = await createServer(web.url, bob, 'Neighbourhood watch');
     const { page, errors } = await open(
       link(bot.id, P.MANAGE_MESSAGES | P.ADMINISTRATOR, `&guild_id=${server.id}&disable_guild_select=true`),
       { user: bob, width: 390, height: 1400 },
@@ -170,29 +152,29 @@ describe('the bot invite page', () => {
   });
 
   it('says so when the link names no bot, a private bot of someone else, or the person owns no server', async () => {
-    const carol = await registerUser(srv.url);
+    const carol = await registerUser(web.url);
     const { page } = await open('/oauth2/authorize?client_id=1234567890123456789&permissions=0&scope=bot', { user: carol });
     await page.getByRole('heading', { name: 'This link names no bot' }).waitFor();
     await page.getByText('No bot here has the id 1234567890123456789').waitFor();
 
-    const other = await registerUser(srv.url);
-    const hidden = await createBot(srv.url, other, 'Secret Bot');
-    await page.goto(srv.url + link(hidden.id, 0n));
+    const other = await registerUser(web.url);
+    const hidden = await createBot(web.url, other, 'Secret Bot');
+    await page.goto(web.url + link(hidden.id, 0n));
     await page.getByText(`No bot here has the id ${hidden.id}`).waitFor();
 
-    await page.goto(`${srv.url}/oauth2/authorize?permissions=8&scope=bot`);
+    await page.goto(`${web.url}/oauth2/authorize?permissions=8&scope=bot`);
     await page.getByText('The link has no client_id').waitFor();
 
     const { bot } = await publicBot('Lonely Bot');
-    await page.goto(srv.url + link(bot.id, 0n));
+    await page.goto(web.url + link(bot.id, 0n));
     await page.getByRole('heading', { name: 'No server to add it to' }).waitFor();
     await screenshot(page, 'bot-invite-no-server');
   });
 
   it('sends a signed-out person to log in and back to the bot', async () => {
     const { bot } = await publicBot('Quiz Bot');
-    const dave = await registerUser(srv.url);
-    const { server } = await createServer(srv.url, dave, 'Quiz night');
+    const dave = await registerUser(web.url);
+    const { server } = await createServer(web.url, dave, 'Quiz night');
     const { page, errors } = await open(link(bot.id, 0n));
     await page.getByText('Log in to add a bot to one of your servers').waitFor();
     await page.getByLabel('Username').fill(dave.name);
@@ -211,9 +193,9 @@ describe('the bot invite page', () => {
 
 describe('My bots: the invite link', () => {
   it('makes the link with the permissions ticked, which the invite page then asks for', async () => {
-    const erin = await registerUser(srv.url);
-    const bot = await createBot(srv.url, erin, 'Erin Bot');
-    const { server } = await createServer(srv.url, erin, 'Erin’s place');
+    const erin = await registerUser(web.url);
+    const bot = await createBot(web.url, erin, 'Erin Bot');
+    const { server } = await createServer(web.url, erin, 'Erin’s place');
     const { page, errors } = await open('/my-bots', { user: erin });
     await page.getByRole('button', { name: 'Invite link for Erin Bot' }).click();
     const dialog = page.getByRole('dialog', { name: 'Invite link for Erin Bot' });
@@ -239,6 +221,6 @@ describe('My bots: the invite link', () => {
     expect(await botBits(erin, server.id, bot.id)).toBe(asked | P.ADD_REACTIONS);
     expect(errors).toEqual([]);
     // Not adding it twice through the API either.
-    await expect(addBot(srv.url, erin, server.id, bot.id)).rejects.toThrow(/409/);
+    await expect(addBot(web.url, erin, server.id, bot.id)).rejects.toThrow(/409/);
   });
 });

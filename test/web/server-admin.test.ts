@@ -308,7 +308,7 @@ describe('server settings: bots', () => {
     await page.locator(`li[data-bot-id="${helper.id}"]`).waitFor();
     expect((await members()).map((m) => [m.id, m.permissions?.slice().sort()])).toEqual([[helper.id, ['READ_MESSAGES', 'SEND_MESSAGES']]]);
     // "Send messages" includes embeds, as a bot's replies need (docs/permissions.md, "Bots").
-    const roles = (await call(srv.url, 'GET', `/servers/${server.id}/roles`, { auth: owner.auth })).body as {
+    const roles = (await call(web.url, 'GET', `/servers/${server.id}/roles`, { auth: owner.auth })).body as {
       managed: boolean;
       permissions: string;
     }[];
