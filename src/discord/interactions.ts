@@ -37,7 +37,6 @@ export const OPTION_TYPE: Record<CommandOptionType, number> = {
 };
 const OPTION_TYPE_NAME = new Map(Object.entries(OPTION_TYPE).map(([k, v]) => [v, k as CommandOptionType]));
 
-
 /** Discord's application command types: 1 chat input, 2 user, 3 message. */
 export const COMMAND_TYPE = { chat: 1, user: 2, message: 3 } as const;
 const COMMAND_TYPE_NAME = new Map(Object.entries(COMMAND_TYPE).map(([k, v]) => [v as number, k as keyof typeof COMMAND_TYPE]));
