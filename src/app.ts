@@ -16,6 +16,7 @@ import { discordWires } from './discord/gateway/index.js';
 import { Gateway } from './gateway/gateway.js';
 import { limitConnectionsPerClient } from './http/connection-limit.js';
 import { lazySerializers } from './http/lazy-serializers.js';
+import { RequestLog } from './http/request-log.js';
 import { type LogDestination, redactSecrets, redactingDestination } from './http/log-redaction.js';
 import { ignoreEmptyBody } from './http/plugins/empty-body.js';
 import { acceptMultipart } from './http/plugins/multipart.js';
@@ -123,30 +124,6 @@ async function openLimiter(config: Config, report: Report, clock: () => number):
   return limiter;
 }
 
-const LEVEL_RANK: Record<Config['logLevel'], number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: 100 };
-
-/**
- * Request logs (docs/deploy.md#logs): at `info`, one line when a request ends, with its
- * method, URL (secrets scrubbed), status and time; at `debug` also one when it arrives,
- * with the client's address. Below `info` nothing is registered, so a quiet server pays
- * nothing per request.
- */
-function requestLogging(app: FastifyInstance, level: Config['logLevel']): void {
-  if (LEVEL_RANK[level] > LEVEL_RANK.info) return;
-  if (LEVEL_RANK[level] <= LEVEL_RANK.debug)
-    app.addHook('onRequest', (req, _reply, done) => {
-      req.log.debug({ req }, 'incoming request');
-      done();
-    });
-  app.addHook('onResponse', (req, reply, done) => {
-    req.log.info(
-      { method: req.method, url: redactSecrets(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
-      'request',
-    );
-    done();
-  });
-}
-
 /** Builds the whole service without listening: tests and main.ts both use it. */
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App> {
   const app = Fastify({
@@ -160,8 +137,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
               req: (req) => ({ method: req.method, url: redactSecrets(req.url), remoteAddress: req.ip }),
             },
           },
-    // One line per request (at its end, in requestLogging below), not Fastify's two.
-    disableRequestLogging: true,
+    // One line per request, at its end, not Fastify's two (src/http/request-log.ts).
+    logController: new RequestLog(),
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     // Fastify's defaults never time out a request; these bound how long a client that
@@ -194,7 +171,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
   });
-  requestLogging(app, config.logLevel);
   const routes = recordRoutes(app);
   const metrics: Metrics | null = config.metricsToken ? new (await import('./metrics.js')).Metrics() : null;
   app.decorate('metrics', metrics);

@@ -123,8 +123,8 @@ export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest
     }
   }
   const status = errorStatus(code);
-  // Refused before routing, so the request hooks that log every request do not run: its
-  // one line is written here (docs/deploy.md#logs).
+  // Refused before routing, so Fastify calls no request logging for it: its
+  // one line is written here (docs/deploy.md#starting-and-logs).
   request.log.info({ method: request.method, url: redactSecrets(request.url), status, refused: err.code }, 'request');
   void reply.code(status).send(errorBody(code, message));
 }
