@@ -4,7 +4,8 @@ import { AppError } from '../../errors.js';
 import type { RateDecision, RateLimiter, RateRule } from '../../ratelimit/limiter.js';
 
 /**
- * The limits of every limited route. The seed's two are binding (typing, webhook);
+ * The limits of every limited route. Two are binding, from the original bot and webhook interface (typing, webhook execution;
+ * docs/api.md#rate-limits);
  * the others are ours, documented in docs/api.md.
  */
 export const RULES = {

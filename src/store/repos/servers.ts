@@ -156,7 +156,7 @@ export const membersRepo = (joinIds: JoinIds) => {
       const { roles = [], ...member } = row;
       const r = await db
         .insertInto('members')
-        // Nothing of section 3's bits to carry over for a new member (see 0005).
+        // Nothing of the legacy bot bits (docs/permissions.md#bots) to carry over for a new member (see 0005).
         .values({ legacyPermissions: -1, ...member })
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
