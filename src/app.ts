@@ -126,7 +126,7 @@ async function openLimiter(config: Config, report: Report, clock: () => number):
 const LEVEL_RANK: Record<Config['logLevel'], number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: 100 };
 
 /**
- * Request logs (docs/deploy.md#logs): at `info`, one line when a request ends, with its
+ * Request logs (docs/deploy.md#starting-and-logs): at `info`, one line when a request ends, with its
  * method, URL (secrets scrubbed), status and time; at `debug` also one when it arrives,
  * with the client's address. Below `info` nothing is registered, so a quiet server pays
  * nothing per request.

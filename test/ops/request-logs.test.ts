@@ -1,5 +1,5 @@
 /**
- * Request logs (docs/deploy.md#logs): one line per request at `info`, with method, URL,
+ * Request logs (docs/deploy.md#starting-and-logs): one line per request at `info`, with method, URL,
  * status and time; the arrival line only at `debug`; none at `warn`.
  */
 import fs from 'node:fs';

@@ -124,7 +124,7 @@ export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest
   }
   const status = errorStatus(code);
   // Refused before routing, so the request hooks that log every request do not run: its
-  // one line is written here (docs/deploy.md#logs).
+  // one line is written here (docs/deploy.md#starting-and-logs).
   request.log.info({ method: request.method, url: redactSecrets(request.url), status, refused: err.code }, 'request');
   void reply.code(status).send(errorBody(code, message));
 }
