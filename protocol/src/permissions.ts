@@ -91,7 +91,7 @@ export function permissionNamesOf(bits: bigint): Permission[] {
   return PERMISSION_LIST.filter((p) => (bits & P[p]) !== 0n);
 }
 
-/** The bits of a list of names: docs/permissions.md#the-bits names or the four legacy ones. */
+/** The bits of a list of names: those of docs/permissions.md#the-bits or the four legacy ones. */
 export function bitsOfNames(names: readonly (Permission | LegacyPermission)[]): bigint {
   let bits = 0n;
   for (const n of names) bits |= n in LEGACY_PERMISSIONS ? LEGACY_PERMISSIONS[n as LegacyPermission] : P[n as Permission];

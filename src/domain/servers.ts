@@ -92,7 +92,7 @@ export function inviteUsable(i: InviteTable, now: string): boolean {
   return Number(i.maxUses) === 0 || Number(i.uses) < Number(i.maxUses);
 }
 
-/** Bits of the legacy names (docs/permissions.md#bots) or docs/permissions.md#the-bits names, or a bitfield string (POST/PATCH of a bot); none given: BOT_DEFAULT_PERMISSIONS. */
+/** Bits of names (the legacy ones of docs/permissions.md#bots, or those of docs/permissions.md#the-bits), or a bitfield string (POST/PATCH of a bot); none given: BOT_DEFAULT_PERMISSIONS. */
 function botBits(permissions: ReadonlyArray<string> | string | undefined): bigint {
   if (permissions === undefined) return BOT_DEFAULT_PERMISSIONS;
   if (typeof permissions === 'string') return requirePermissions(permissions, 'permissions') ?? 0n;

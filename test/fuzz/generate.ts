@@ -800,7 +800,7 @@ function template(g: Gen, route: Route, githubEvent: string | undefined): Array<
             ],
           ];
     case 'POST /channels/:channelId/interactions': {
-      // The bodies of docs/commands.md, with user and message commands and modal submits (docs/commands.md).
+      // Commands' and interactions' bodies, with user and message commands and modal submits (docs/commands.md).
       const kind = rng.pick(['command', 'context', 'component', 'autocomplete', 'modalSubmit']);
       if (kind === 'modalSubmit')
         return [

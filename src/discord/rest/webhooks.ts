@@ -3,7 +3,7 @@
  * execution (the Discord dialect, its rate limit, files and idempotency) with Discord's
  * answer: 204 unless `wait=true` or files were sent, then the message. A webhook's messages are read, edited
  * and deleted through the native webhook actions. The token alone may not rename or
- * delete the webhook (docs/api.md#webhooks-management-server-owner-only: that is the owner's): 403, code 50013.
+ * delete the webhook (that is the owner's: docs/api.md#webhooks-management-server-owner-only): 403, code 50013.
  *
  * Discord shares these paths with interaction follow-ups (`/webhooks/{applicationId}/
  * {interactionToken}`): a path whose id is no webhook's, and every `messages/@original`,

@@ -136,7 +136,7 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
     webhookView(await webhooks.authenticate(ctx, req.params.webhookId, req.params.token)),
   );
 
-  // A webhook's own messages (docs/webhooks.md), as Discord's fetch/edit/delete-webhook-message.
+  // A webhook's own messages (docs/webhooks.md#a-webhooks-own-messages-read-edit-delete), as Discord's fetch/edit/delete-webhook-message.
   // Edits and deletes share the execution limit: they are the webhook acting.
   const own = { ...doc, params: WebhookMessageParams };
   app.get(
