@@ -249,7 +249,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 
   registerErrorHandler(app, (err) => store.adapter.isUnavailable(err));
   registerJsonBodyParser(app);
-  // Bots send Content-Type: application/json on every call (seed 5.1), body or not.
+  // Bots send Content-Type: application/json on every call (docs/api.md#authentication), body or not.
   app.addHook('onRequest', ignoreEmptyBody);
   // Ids in paths may be ULIDs from before snowflakes (old webhook URLs, upload links,
   // a bot's configuration): each names what its snowflake names now.

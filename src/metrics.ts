@@ -1,5 +1,5 @@
 /**
- * The Prometheus metrics of one app instance (`GET /metrics`, section 14). Loaded only
+ * The Prometheus metrics of one app instance (`GET /metrics`, docs/deploy.md#monitoring). Loaded only
  * when METRICS_TOKEN is set (`buildApp` imports this module dynamically), so an instance
  * that is not scraped neither loads prom-client nor pays for a request hook.
  *

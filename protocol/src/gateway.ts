@@ -68,7 +68,8 @@ export const MemberEvent = Type.Object({ serverId: Id, user: PublicUser });
 /**
  * `MEMBER_UPDATE`: a member's roles changed (`roles`), their nickname (`nick`, null for
  * none; present only when the change could have touched it), or a bot's permissions were
- * set through section 3's route (`permissions`, section 3's names).
+ * set through `PATCH /servers/{id}/bots/{botId}` (`permissions`, the four legacy names of
+ * docs/permissions.md#bots).
  */
 export const MemberUpdateEvent = Type.Object({
   ...MemberEvent.properties,
@@ -150,7 +151,7 @@ export const GatewayEvent = Type.Union([
   event(L('USER_UPDATE'), UserUpdateEvent),
   event(Type.Union([L('DM_CREATE'), L('DM_UPDATE'), L('DM_DELETE')]), DmChannel),
   event(L('PRESENCE_UPDATE'), PresenceEvent),
-  // Section 12. MESSAGE_CREATE/UPDATE/DELETE also carry ephemeral messages (`ephemeral:
+  // Commands and interactions (docs/commands.md). MESSAGE_CREATE/UPDATE/DELETE also carry ephemeral messages (`ephemeral:
   // true`), to the invoker's own sessions only.
   event(L('INTERACTION_CREATE'), Interaction),
   event(Type.Union([L('INTERACTION_SUCCESS'), L('INTERACTION_FAILED')]), InteractionStateEvent),

@@ -57,7 +57,7 @@ export const CLOSE_CODES = {
 } as const;
 
 /**
- * The audit log's actions (contract section 9; docs/permissions.md says what each
+ * The audit log's actions (docs/permissions.md#the-audit-log says what each
  * records). The service writes them; clients filter and describe them.
  */
 export const AUDIT_ACTIONS = [
@@ -92,7 +92,7 @@ export const AUDIT_ACTIONS = [
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /**
- * Commands (contract section 12), with Discord's limits: a name is 1 to 32 lower-case
+ * Commands (docs/commands.md), with Discord's limits: a name is 1 to 32 lower-case
  * letters, digits, `-` or `_` (any script's letters); a description 1 to 100 characters;
  * 25 options per command, 25 choices per option; 100 commands per bot per scope (global,
  * or one server).
@@ -182,7 +182,7 @@ export const OBJECT_LIMITS = {
   rolesPerServer: 250,
   /** Distinct emoji on one message (Discord's 20, its code 30010); more people may add one already there. */
   reactionsPerMessage: 20,
-  /** People in a group DM, the creator included (section 11; Discord's 10). */
+  /** People in a group DM, the creator included (docs/api.md#direct-messages; Discord's 10). */
   groupDmMembers: 10,
   /** The highest `position` a channel or role may be given. */
   position: 10_000,

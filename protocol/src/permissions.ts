@@ -1,5 +1,5 @@
 /**
- * Permissions (contract section 9): a bitfield at Discord's bit positions, sent as a
+ * Permissions (docs/permissions.md): a bitfield at Discord's bit positions, sent as a
  * decimal string and held as a bigint. `computePermissions` is the one rule of what a
  * member may do; the server's routes, its gateway filter and the web client all call it.
  * Schema-free, so a browser bundle that needs only this carries no TypeBox.
@@ -50,10 +50,10 @@ export const DEFAULT_EVERYONE_PERMISSIONS: bigint =
   P.USE_APPLICATION_COMMANDS;
 
 /**
- * Section 3's four names for a bot's permissions, still accepted: each stands for these
+ * The four legacy names for a bot's permissions (docs/permissions.md#bots), still accepted: each stands for these
  * bits. READ_MESSAGES is seeing the channel and its history; each of the others includes
  * seeing the channel (VIEW_CHANNEL), without which a channel grants nothing, so a bot
- * granted only SEND_MESSAGES can post but not read, as section 3 had it.
+ * granted only SEND_MESSAGES can post but not read, as the original bot permissions had it.
  */
 export const LEGACY_PERMISSIONS = {
   READ_MESSAGES: P.VIEW_CHANNEL | P.READ_MESSAGE_HISTORY,
@@ -65,8 +65,8 @@ export type LegacyPermission = keyof typeof LEGACY_PERMISSIONS;
 export const ALL_LEGACY_BITS: bigint = Object.values(LEGACY_PERMISSIONS).reduce((a, b) => a | b, 0n);
 
 /**
- * What a bot added without `permissions` holds (docs/permissions.md, "Bots"): section 3's
- * four and EMBED_LINKS, so it can read, keep up with history, reply with embeds and files,
+ * What a bot added without `permissions` holds (docs/permissions.md#bots): the four
+ * legacy names' bits and EMBED_LINKS, so it can read, keep up with history, reply with embeds and files,
  * and react, as a Discord bot expects to in a normal channel.
  */
 export const BOT_DEFAULT_PERMISSIONS: bigint = ALL_LEGACY_BITS | P.EMBED_LINKS;
@@ -91,14 +91,14 @@ export function permissionNamesOf(bits: bigint): Permission[] {
   return PERMISSION_LIST.filter((p) => (bits & P[p]) !== 0n);
 }
 
-/** The bits of a list of names: section 9's names or section 3's. */
+/** The bits of a list of names: those of docs/permissions.md#the-bits or the four legacy ones. */
 export function bitsOfNames(names: readonly (Permission | LegacyPermission)[]): bigint {
   let bits = 0n;
   for (const n of names) bits |= n in LEGACY_PERMISSIONS ? LEGACY_PERMISSIONS[n as LegacyPermission] : P[n as Permission];
   return bits;
 }
 
-/** Section 3's names whose bits are all in `bits`. */
+/** The legacy names (docs/permissions.md#bots) whose bits are all in `bits`. */
 export function legacyNamesOf(bits: bigint): LegacyPermission[] {
   return (Object.keys(LEGACY_PERMISSIONS) as LegacyPermission[]).filter((n) => hasAll(bits, LEGACY_PERMISSIONS[n]));
 }
@@ -124,8 +124,8 @@ export interface PermissionInput {
   userId: string;
   /**
    * Bots hold what they were granted: their own roles, not `@everyone`'s base permissions
-   * nor an `@everyone` overwrite's allows (its denies still apply). This keeps section 3's
-   * contract that a bot added with only READ_MESSAGES cannot send.
+   * nor an `@everyone` overwrite's allows (its denies still apply). This keeps the promise
+   * of docs/permissions.md#bots that a bot added with only READ_MESSAGES cannot send.
    */
   bot: boolean;
   /** The server's roles, `@everyone` (id = serverId) included. */

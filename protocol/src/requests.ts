@@ -70,7 +70,7 @@ export const WebhookExecParams = Type.Object({ webhookId: Type.String({ maxLengt
 // No length limit on messageId: a malformed id is a 404 (as on Discord), not a 400.
 export const WebhookMessageParams = Type.Object({ ...WebhookExecParams.properties, messageId: Type.String() });
 /** `/uploads/{id}/{filename}`. */
-/** `GET /uploads/{id}/{secret}/{filename}`: all three must be the upload's (contract section 15). */
+/** `GET /uploads/{id}/{secret}/{filename}`: all three must be the upload's (docs/security.md#files-are-for-those-who-may-see-them). */
 export const UploadParams = Type.Object({ id: Type.String(), secret: Type.String(), filename: Type.String() });
 /** The shape upload URLs had before they carried a secret: always 404 now. */
 export const SecretlessUploadParams = Type.Object({ id: Type.String(), filename: Type.String() });
@@ -213,8 +213,8 @@ const permissionLiterals = PERMISSION_NAMES.map((p) => Type.Literal(p)) as Liter
 export const PermissionBitsBody = Type.String({ maxLength: 20, description: 'permission bitfield, decimal (docs/permissions.md)' });
 
 /**
- * A bot's permissions in a server: section 3's names (each at most once), or a section 9
- * bitfield string for its managed role.
+ * A bot's permissions in a server: the four legacy names of docs/permissions.md#bots
+ * (each at most once), or a bitfield string (docs/permissions.md#the-bits) for its managed role.
  */
 export const BotPermissions = Type.Union([
   Type.Array(Type.Union(permissionLiterals), { uniqueItems: true, maxItems: PERMISSION_NAMES.length }),
@@ -416,7 +416,7 @@ export const BulkDeleteBody = Type.Object({
 /** `PATCH /channels/{channelId}/messages/{messageId}`. */
 export const EditMessageBody = Type.Object({ content: Type.String({ maxLength: CONTENT_MAX }) });
 
-// ---------------------------------------------------------------- commands and interactions (section 12)
+// ---------------------------------------------------------------- commands and interactions (docs/commands.md)
 
 /** `/interactions/{interactionId}/{token}/callback`. */
 export const InteractionCallbackParams = Type.Object({

@@ -177,7 +177,7 @@ export const CreatedBot = Type.Object(
   { $id: 'CreatedBot', title: 'CreatedBot', description: 'a new bot, with its token (shown only once)' },
 );
 
-/** A permission bitfield (section 9): a decimal string of Discord's bits. */
+/** A permission bitfield (docs/permissions.md): a decimal string of Discord's bits. */
 export const PermissionBits = Type.String({ pattern: '^[0-9]{1,20}$', description: 'permission bitfield, decimal (docs/permissions.md)' });
 
 export const Server = Type.Object(
@@ -368,7 +368,7 @@ export const Reaction = Type.Object(
   { $id: 'Reaction', title: 'Reaction', description: "an emoji's reactions on a message" },
 );
 
-// ---------------------------------------------------------------- components (section 12)
+// ---------------------------------------------------------------- components (docs/commands.md#components)
 
 /** A button: `customId` makes a component interaction when clicked; a `link` button has a `url` instead. */
 export const Button = Type.Object(
@@ -482,7 +482,7 @@ export const MessageInteraction = Type.Object(
   { $id: 'MessageInteraction', title: 'MessageInteraction', description: 'the interaction a message answers, and who made it' },
 );
 
-// ---------------------------------------------------------------- commands (section 12)
+// ---------------------------------------------------------------- commands (docs/commands.md)
 
 export const CommandOptionType = Type.Union(literals(COMMAND_OPTION_TYPES), {
   description: "the value's type: a string, an integer, a number, a boolean, or the id (a string) of a user, channel, role or upload URL",

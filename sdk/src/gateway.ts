@@ -4,7 +4,7 @@ import { TypedEmitter } from './emitter.js';
 import { GatewayError } from './errors.js';
 import type { DispatchEvent, GatewayFrame, HelloData, ReadyData } from './types.js';
 
-/** Close codes of the Parley gateway (contract section 7), by the SDK's names for them. */
+/** Close codes of the Parley gateway (docs/gateway.md#close-codes), by the SDK's names for them. */
 export const GatewayCloseCodes = {
   /** The server asks the client to reconnect and resume. */
   ReconnectRequested: 4000,

@@ -19,7 +19,7 @@ import type {
 } from './types.js';
 
 /**
- * Commands, components and their interactions (contract section 12; docs/commands.md).
+ * Commands, components and their interactions (docs/commands.md).
  * An `InteractionRouter` holds command definitions and handlers; `ParleyBot` uses one for
  * interactions from the gateway, `createInteractionsHandler` (node only) for those POSTed
  * to an HTTP endpoint. Handlers receive an `InteractionContext` whose `reply`, `defer`,

@@ -1,5 +1,5 @@
 /**
- * Wire types of the Parley API (contract sections 2-7). The objects the service sends,
+ * Wire types of the Parley API (docs/api.md and docs/gateway.md). The objects the service sends,
  * and the bodies the SDK sends it, are the types of @parley/protocol's schemas, the ones
  * the service serializes and validates with, so the SDK cannot drift from it; this module
  * names them as the SDK always has. Ids are opaque strings that sort by creation time,
@@ -75,7 +75,7 @@ export type {
 /** An id: opaque, sortable by creation time. */
 export type Snowflake = string;
 
-/** The permissions a server owner can grant a bot (contract section 3). */
+/** The permissions a server owner can grant a bot (docs/permissions.md#bots). */
 export type BotPermission = PermissionName;
 
 /**
@@ -115,7 +115,7 @@ export type GetMessagesQuery = Omit<MessagePageQuery, 'limit'> & {
 };
 
 // ---------------------------------------------------------------------------------
-// Gateway (contract section 7)
+// Gateway (docs/gateway.md)
 
 /** One gateway frame: every WebSocket message is exactly one of these as JSON. */
 export interface GatewayFrame<D = unknown> {

@@ -1,6 +1,6 @@
 /**
  * Commands and interactions in Discord's shape, both ways: Parley's `Command` and
- * `Interaction` (section 12) as Discord's application commands and `INTERACTION_CREATE`,
+ * `Interaction` (docs/commands.md) as Discord's application commands and `INTERACTION_CREATE`,
  * and Discord's command bodies and callback types as Parley's. Pure functions; the routes
  * (`rest/interactions.ts`, `rest/interaction-webhooks.ts`) and the gateway use them.
  */

@@ -1,5 +1,5 @@
 /**
- * The Discord compatibility layer (contract section 13): Discord's REST paths under `/api`
+ * The Discord compatibility layer (docs/discord.md): Discord's REST paths under `/api`
  * and `/api/v6` … `/api/v10`, translated onto the same domain actions as the native
  * routes. One Fastify plugin, registered once under `/api`: Fastify's `rewriteUrl` (app.ts,
  * `stripDiscordVersion`) drops the version segment before routing, so every version

@@ -19,7 +19,7 @@ export interface Membership {
 const notMember = (caller: Caller) =>
   forbidden('not_a_member', caller.bot ? 'bot is not a member of this server' : 'you are not a member of this server');
 
-/** Names the missing bits, and section 3's name for them where there is one (what older bots were granted). */
+/** Names the missing bits, and the legacy name for them (docs/permissions.md#bots) where there is one (what older bots were granted). */
 const missing = (bits: bigint) => {
   const legacy = (Object.keys(LEGACY_PERMISSIONS) as LegacyPermission[]).filter(
     (n) => (LEGACY_PERMISSIONS[n] & bits & ~P.VIEW_CHANNEL) !== 0n || (n === 'READ_MESSAGES' && (bits & P.VIEW_CHANNEL) !== 0n),
@@ -85,7 +85,7 @@ export interface ChannelGrant {
 /**
  * The channel, when the caller is a member of its server holding every bit of `needed`
  * there. Unknown channel → 404; not a member, a channel they cannot see, or a missing
- * permission → 403 (seed 5.1). One query, then cached computation (`PermissionCache`).
+ * permission → 403 (docs/api.md#authentication). One query, then cached computation (`PermissionCache`).
  */
 export async function requireChannelPermission(
   ctx: DomainContext,

@@ -79,7 +79,7 @@ function refuseDisabled(user: Pick<UserTable, 'disabledAt'>): void {
 }
 
 /**
- * The password rule of contract section 10, for every way a password is set (register,
+ * The password rule of docs/security.md#passwords, for every way a password is set (register,
  * change, `parley users create|reset-password`): 8 to 256 characters, not one of the
  * 10,000 most common, and not easy to guess (repeats, sequences, keyboard walks, common
  * words: `password-strength.ts`). `username` is the account's, which the password must
@@ -182,8 +182,8 @@ async function ownAvatar(ctx: DomainContext, uploaderId: string, url: string | n
 
 /**
  * A bot's avatar as its owner sets it: any http(s) URL elsewhere, as before; a URL under
- * this service's uploads must be an image the owner (or the bot) uploaded (contract
- * section 15), and is linked so it stays served while it is the avatar.
+ * this service's uploads must be an image the owner (or the bot) uploaded
+ * (docs/security.md#files-are-for-those-who-may-see-them), and is linked so it stays served while it is the avatar.
  */
 async function botAvatar(ctx: DomainContext, url: string | null | undefined, uploaderIds: readonly string[]): Promise<AvatarChange> {
   const avatar = cleanAvatar(url);
@@ -201,7 +201,7 @@ export function isUploadsUrl(ctx: DomainContext, url: string): boolean {
 /**
  * A server icon as someone with MANAGE_SERVER sets it: any http(s) URL elsewhere; under
  * this service's uploads, an image the caller uploaded, linked so it stays served while it
- * is the icon (contract section 15).
+ * is the icon (docs/security.md#files-are-for-those-who-may-see-them).
  */
 export async function serverIcon(
   ctx: DomainContext,

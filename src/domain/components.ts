@@ -2,7 +2,7 @@ import { type ActionRow, COMPONENT_LIMITS } from '@parley/protocol';
 import { badRequest } from '../errors.js';
 
 /**
- * The rules of components on a message (contract section 12) beyond what the request
+ * The rules of components on a message (docs/commands.md#components) beyond what the request
  * schema already holds (5 rows of 1 to 5, lengths): a select fills its row; every button
  * but a link has a `customId` and no `url`, a link has an http(s) `url` and no
  * `customId`; custom ids are unique on the message; a select's values are unique and its

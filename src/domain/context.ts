@@ -14,7 +14,7 @@ export interface AccountSettings {
   registration: RegistrationMode;
 }
 
-/** Interactions' windows and what this instance keeps of the ones in flight (section 12). */
+/** Interactions' windows and what this instance keeps of the ones in flight (docs/commands.md). */
 export interface InteractionRuntime {
   /** A callback must arrive within this long of the interaction (INTERACTION_CALLBACK_MS). */
   callbackMs: number;
@@ -51,7 +51,7 @@ export interface DomainContext {
   interactions: InteractionRuntime;
   /** The owner of work that outlives its request: tracked, failures reported, drained on close. */
   background: Background;
-  /** What others see of people's connections (section 11); absent, everyone shows offline. */
+  /** What others see of people's connections (docs/gateway.md#presence); absent, everyone shows offline. */
   presence?: { statuses(userIds: readonly string[]): Promise<Map<string, PresenceStatus>> };
 }
 

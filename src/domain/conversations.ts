@@ -1,5 +1,5 @@
 /**
- * Read states, pins and bulk deletion (contract section 11). Read states cost one row per
+ * Read states, pins and bulk deletion (docs/api.md#messages). Read states cost one row per
  * person and channel, written when they acknowledge; mention counts are derived when read
  * (`readStates.mentionCount`), so posting a message never writes per recipient.
  */

@@ -8,7 +8,7 @@ import { type DomainContext, notify, nowIso } from './context.js';
 import { NEEDS } from './permissions.js';
 import type { Caller } from './types.js';
 
-/** People in a group DM, the creator included (section 11). */
+/** People in a group DM, the creator included (docs/api.md#direct-messages). */
 export const GROUP_DM_MAX = OBJECT_LIMITS.groupDmMembers;
 
 /** The wire form of a DM, with its recipients and newest message. */

@@ -58,7 +58,7 @@ import type { Caller, PublicUser } from './types.js';
 import { type StoredUpload, attachmentOf, releaseUploads, uploadIdOf, uploadRefOf } from './uploads.js';
 
 /**
- * Commands and interactions (contract section 12): registering a bot's commands, a person
+ * Commands and interactions (docs/commands.md): registering a bot's commands, a person
  * invoking one (or clicking a component, or typing in an autocomplete option), the bot's
  * one callback within the window, and follow-ups and edits with the token for 15 minutes.
  * Delivery is an adapter: the gateway (a `user` entry for the bot's own sessions), or a

@@ -1,5 +1,5 @@
 /**
- * Mentions (contract section 11): what a message's content pings, decided once when it is
+ * Mentions (docs/api.md#messages): what a message's content pings, decided once when it is
  * sent. `<@id>` names a member, `<@&id>` a role, `@everyone` and `@here` the channel.
  * Discord's rules: `@everyone`, `@here` and roles that are not mentionable ping only with
  * MENTION_EVERYONE; `allowedMentions` narrows what pings. Mentions inside code (`x` or

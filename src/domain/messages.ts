@@ -253,7 +253,7 @@ export async function fileGiver(ctx: DomainContext, author: Caller, channelId: s
  * Resolves attachment URLs to our uploads. A URL must be exactly an upload URL this
  * service hands out (our PUBLIC_URL, `/uploads/<id>/<secret>/<stored name>`, nothing
  * more): extra segments, dot segments, a query or a fragment would make a link that leads
- * elsewhere. And the upload must be the giver's to give (contract section 15): one they
+ * elsewhere. And the upload must be the giver's to give (docs/security.md#files-are-for-those-who-may-see-them): one they
  * uploaded, or one a message of this channel already carries, when they may read it
  * (`NEEDS.read`, from the one permission function). Anything else is 400
  * `invalid_attachment`, before anything is written. The message stores the canonical URL
@@ -653,7 +653,7 @@ const EMOJI = new RegExp('^(?:\\p{RGI_Emoji}|\\p{Extended_Pictographic}\\uFE0F?)
 
 export const messages = {
   /**
-   * Before a message body with files is read (contract section 15): the channel exists and
+   * Before a message body with files is read (docs/security.md#files-are-for-those-who-may-see-them): the channel exists and
    * `caller` may post in it (404 / 403 otherwise, nothing read); `mayAttach` refuses the
    * first file if they may not attach files there.
    */
@@ -805,7 +805,7 @@ export const messages = {
       await audit(ctx, channel.serverId, caller, 'message_delete', row.id, { channelId, authorId: row.authorId }, reason);
   },
 
-  /** Adds the caller's reaction if absent, removes it if present (seed 4.2); returns the state after. */
+  /** Adds the caller's reaction if absent, removes it if present (docs/api.md#messages); returns the state after. */
   async toggleReaction(ctx: DomainContext, caller: Caller, channelId: string, messageId: string, emoji: string) {
     return react(ctx, caller, channelId, messageId, emoji, 'toggle');
   },
@@ -847,7 +847,7 @@ export const messages = {
   },
 };
 
-/** The one path of every reaction change: toggle (the seed's PUT), add or remove (Discord's). */
+/** The one path of every reaction change: toggle (the native PUT, docs/api.md#messages), add or remove (Discord's). */
 async function react(
   ctx: DomainContext,
   caller: Caller,

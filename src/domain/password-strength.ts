@@ -1,6 +1,6 @@
 import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
 
-/** How many of the most common passwords are refused outright (contract section 10). */
+/** How many of the most common passwords are refused outright (docs/security.md#passwords). */
 export const COMMON_PASSWORD_COUNT = 10_000;
 
 /**

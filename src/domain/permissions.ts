@@ -349,7 +349,7 @@ export class PermissionCache {
 }
 
 /**
- * What each route needs, as bits. Section 3's READ_MESSAGES is seeing the channel and its
+ * What each route needs, as bits. The legacy READ_MESSAGES (docs/permissions.md#bots) is seeing the channel and its
  * history; receiving live events of a channel needs only VIEW_CHANNEL (as Discord).
  */
 export const NEEDS = {

@@ -1,5 +1,5 @@
 /**
- * Message search (contract section 11): the words of `q` and filters, over the messages
+ * Message search (docs/api.md#search): the words of `q` and filters, over the messages
  * the caller can read and nothing else. Which channels those are is decided by one
  * function, `readableChannels` (access.ts); the store is given that set and nothing else
  * about the caller, so neither the page nor `total` can count a message they may not see.

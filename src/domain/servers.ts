@@ -92,7 +92,7 @@ export function inviteUsable(i: InviteTable, now: string): boolean {
   return Number(i.maxUses) === 0 || Number(i.uses) < Number(i.maxUses);
 }
 
-/** Bits of section 3's names or section 9's, or a bitfield string (POST/PATCH of a bot); none given: BOT_DEFAULT_PERMISSIONS. */
+/** Bits of names (the legacy ones of docs/permissions.md#bots, or those of docs/permissions.md#the-bits), or a bitfield string (POST/PATCH of a bot); none given: BOT_DEFAULT_PERMISSIONS. */
 function botBits(permissions: ReadonlyArray<string> | string | undefined): bigint {
   if (permissions === undefined) return BOT_DEFAULT_PERMISSIONS;
   if (typeof permissions === 'string') return requirePermissions(permissions, 'permissions') ?? 0n;
@@ -680,7 +680,7 @@ export const servers = {
     }));
   },
 
-  /** Adds a bot with a managed role holding `permissions` (section 3's names, section 9's, or a bitfield). */
+  /** Adds a bot with a managed role holding `permissions` (the legacy names of docs/permissions.md#bots, the names of docs/permissions.md#the-bits, or a bitfield). */
   async addBot(ctx: DomainContext, caller: Caller, serverId: string, botId: string, permissions?: ReadonlyArray<string> | string) {
     const server = await requireOwner(ctx, caller, serverId);
     const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
@@ -723,7 +723,7 @@ export const servers = {
     return botMember(bot, role, joinedAt);
   },
 
-  /** Section 3's route: sets the bot's managed role's permissions. */
+  /** `PATCH /servers/{id}/bots/{botId}` (docs/api.md#servers-channels-members): sets the bot's managed role's permissions. */
   async setBotPermissions(
     ctx: DomainContext,
     caller: Caller,
@@ -879,7 +879,7 @@ export async function backfillManagedRoles(ctx: Pick<DomainContext, 'store'>): P
         return;
       }
       const old = Number(p.legacyPermissions);
-      // Section 3's bits were READ_MESSAGES 1, SEND_MESSAGES 2, ADD_REACTIONS 4, ATTACH_FILES 8.
+      // The legacy names' bits (docs/permissions.md#bots) were READ_MESSAGES 1, SEND_MESSAGES 2, ADD_REACTIONS 4, ATTACH_FILES 8.
       const names = (['READ_MESSAGES', 'SEND_MESSAGES', 'ADD_REACTIONS', 'ATTACH_FILES'] as const).filter((_, i) => (old & (1 << i)) !== 0);
       const role = managedRole(ctx as DomainContext, p.serverId, bot, bitsOfNames(names));
       await insertManagedRole(ctx as DomainContext, tx, role);

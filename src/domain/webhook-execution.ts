@@ -42,7 +42,7 @@ export interface PartStream {
   /**
    * Called before each file is stored: counts it against the caller's upload limit (and,
    * where the caller needs it, checks they may attach files), throwing to refuse it
-   * before a byte is written (contract section 15).
+   * before a byte is written (docs/security.md#files-are-for-those-who-may-see-them).
    */
   admitFile?: () => Promise<void>;
 }

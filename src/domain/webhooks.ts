@@ -171,7 +171,7 @@ export const webhooks = {
       embeds: input.embeds,
       allowedMentions: input.allowedMentions,
     });
-    // No bot answers a webhook's clicks: link buttons only (section 12).
+    // No bot answers a webhook's clicks: link buttons only (docs/commands.md#components).
     const components = input.components?.length ? checkComponents(input.components, false) : undefined;
     return createMessage(ctx, channel, author, hook.id, components ? { ...prepared, components } : prepared, idem);
   },

@@ -23,7 +23,7 @@ export type ChannelEvent = Extract<
 >;
 
 /**
- * Events for one identity alone (section 12): an interaction for its bot, what became of
+ * Events for one identity alone (docs/commands.md): an interaction for its bot, what became of
  * a person's interaction. They travel as `user` entries with no servers, as do ephemeral
  * messages (MESSAGE_CREATE/UPDATE/DELETE with `ephemeral: true`) for their one reader.
  */

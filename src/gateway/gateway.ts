@@ -38,7 +38,7 @@ export interface GatewayOptions {
   /** Take the client address from X-Forwarded-For (behind a trusted reverse proxy). */
   trustProxy?: boolean;
   report: (err: unknown, what: string) => void;
-  /** Where sessions' connections count towards presence (section 11). */
+  /** Where sessions' connections count towards presence (docs/gateway.md#presence). */
   presence?: PresenceTracker;
   /**
    * Other protocols on other paths (Discord's gateway at `/api/gateway/ws`): for an upgrade
@@ -455,7 +455,7 @@ export class Gateway {
       ]);
       servers.forEach((s, i) => session.servers.set(s.id, { model: models[i]!, roles: s.roles }));
       // What each server shows: its visible channels, with their newest message and how far
-      // the identity has read them (section 11) where it may read them: where a history
+      // the identity has read them (docs/api.md#messages) where it may read them: where a history
       // ends, and who pinged whom in it, are part of it.
       const visible = servers.map((s, i) => visibleChannels(models[i]!, caller, s.roles).map((c) => ({ id: c.id, roles: s.roles })));
       const privateChannels = await directMessages.list(this.ctx, caller.id);

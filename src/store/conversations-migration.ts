@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * 0007: mentions, replies, read states and pins (contract section 11).
+ * 0007: mentions, replies, read states and pins (docs/api.md#messages).
  *
  * Nothing here is written per recipient. A message stores what it mentions: the users it
  * names (as a JSON snapshot, like its author), the roles it pings and whether it pings

@@ -1,7 +1,7 @@
 import { type Kysely, SqliteAdapter, sql } from 'kysely';
 
 /**
- * 0009: direct messages (contract section 11).
+ * 0009: direct messages (docs/api.md#direct-messages).
  *
  * A DM is a channel without a server: `channels.server_id` becomes nullable and channels
  * gain a `type` ('text' in servers, 'dm' for two people, 'group_dm' for up to ten), the

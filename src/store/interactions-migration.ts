@@ -2,7 +2,7 @@ import { newBotKeys } from '../crypto.js';
 import type { Kysely } from 'kysely';
 
 /**
- * 0012: commands and interactions (contract section 12).
+ * 0012: commands and interactions (docs/commands.md).
  *
  * `commands`: a bot's commands, per scope: `server_id` is the server's id, or 0 for the
  * global ones (no server has id 0; the column has no foreign key, as messages of DMs), so

@@ -4,7 +4,7 @@ import { accessTrigger } from './access-epoch-migration.js';
 /**
  * 0021: a member's roles move from `members.roles` (ids joined by commas, searched with
  * LIKE; deleting a role rewrote every holder's row) to `member_roles`, one row per
- * assignment (docs/decisions/member-roles-table.md).
+ * assignment (docs/decisions/0002-member-roles-table.md).
  *
  * - The primary key (server, user, role) answers "a member's roles" from the index alone
  *   (the one query of every message request aggregates it), and serves the foreign key to

@@ -3,14 +3,14 @@ import { type Kysely, sql } from 'kysely';
 
 /**
  * 0005: roles, channel overwrites, bans, invites with expiry and uses, server settings and
- * the audit log (contract section 9).
+ * the audit log (docs/permissions.md).
  *
  * - Every server gets its `@everyone` role (id = the server's id) with the default
  *   permissions. A member's roles are a text column on `members` (ids joined by commas),
  *   so the one query every message request runs reads them with the membership.
  * - `servers.perm_version` counts changes to what decides permissions (roles, overwrites,
  *   the owner): computed permissions are cached per version.
- * - Bots' per-server permissions (`members.permissions`, section 3's four bits) move to a
+ * - Bots' per-server permissions (`members.permissions`, the four legacy bits of docs/permissions.md#bots) move to a
  *   managed role per membership. Those roles need snowflakes, which are issued only once
  *   the instance holds a worker lease, so the store creates them just after opening
  *   (`backfillManagedRoles`); `members.legacy_permissions` keeps the old bits until then.

@@ -86,7 +86,7 @@ export interface MemberTable {
   serverId: string;
   userId: string;
   /**
-   * Section 3's bits of a bot added before roles (0005), until its managed role is made
+   * The legacy bits (docs/permissions.md#bots) of a bot added before roles (0005), until its managed role is made
    * just after the store opens; -1 once there is nothing to carry over.
    */
   legacyPermissions?: number;

@@ -8,7 +8,7 @@ function fullTextOf(db: Parameters<Migration['up']>[0]) {
 }
 
 /**
- * 0008: the full-text index of messages (contract section 11, search). What the index is
+ * 0008: the full-text index of messages (docs/api.md#search). What the index is
  * differs by database (`FullText` in src/store/dialects/types.ts: FTS5 with triggers on
  * SQLite, a GIN index on a tsvector expression on PostgreSQL); each fills it from the
  * messages already stored.

@@ -13,7 +13,7 @@ const OLD_UPLOAD_URL = /\/uploads\/([0-9]{1,19})\/([^/?#]+)$/;
 const PAGE = 500;
 
 /**
- * 0016: every upload gets a URL secret (contract section 15), and the links already
+ * 0016: every upload gets a URL secret (docs/security.md#files-are-for-those-who-may-see-them), and the links already
  * handed out are rewritten to carry it, so they keep working: messages' attachments and
  * author avatars, people's and bots' avatars, server icons and webhook avatars. The old
  * shape is not served any more: it is guessable from the id alone. `claimed` records that

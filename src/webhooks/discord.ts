@@ -1,6 +1,6 @@
 /**
  * Discord's execute-webhook body (https://discord.com/developers/docs/resources/webhook#execute-webhook),
- * a superset of the seed's `{ content }`. Grafana, Uptime Kuma, Gitea/Forgejo and many
+ * a superset of the seed format's `{ content }` (docs/webhooks.md#1-the-seed-format). Grafana, Uptime Kuma, Gitea/Forgejo and many
  * scripts send exactly this when given a Discord webhook URL.
  */
 import { badRequest } from '../errors.js';

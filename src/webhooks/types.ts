@@ -26,7 +26,7 @@ export interface WebhookPost {
   /** Link buttons (Discord's dialect); the domain checks them as it checks every message's components. */
   components?: ActionRow[];
   /**
-   * Which mentions ping (contract section 11). Discord's dialect passes `allowed_mentions`
+   * Which mentions ping (docs/api.md#messages). Discord's dialect passes `allowed_mentions`
    * on (absent: all, as on Discord); Slack's and GitHub's carry text written elsewhere (an
    * issue title, an alert), so they ping no one.
    */

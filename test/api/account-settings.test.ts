@@ -1,5 +1,5 @@
 /**
- * Contract section 10 over HTTP: the instance's registration mode, profile changes,
+ * docs/api.md#accounts-and-the-instance over HTTP: the instance's registration mode, profile changes,
  * password changes, the session list, session expiry and account deletion.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-/** Contract section 2 over HTTP: registration, login, sessions, bots and how credentials are stored. */
+/** docs/api.md#accounts-and-bots over HTTP: registration, login, sessions, bots and how credentials are stored. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCRYPT, hashPassword, verifyPassword } from '../../src/crypto.js';
 import { call, createBot, createServer, createWebhook, postMessage, registerUser } from '../factories.js';

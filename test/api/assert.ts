@@ -43,7 +43,7 @@ export function expectCatalogCode(code: unknown, status: number): void {
   expect(ERROR_CATALOG[code as ErrorCode].status, `status of ${String(code)}`).toBe(status);
 }
 
-/** A 429 as contract 6 describes it: Retry-After, `{ error, code: 'rate_limited', retryAfter }` and the X-RateLimit-* headers. */
+/** A 429 as docs/api.md#rate-limits describes it: Retry-After, `{ error, code: 'rate_limited', retryAfter }` and the X-RateLimit-* headers. */
 export function expectRateLimited(r: Res, limit: number, windowSeconds: number): void {
   expect(r.status, r.text).toBe(429);
   expect(r.headers.get('content-type') ?? '').toMatch(/^application\/json/);

@@ -1,4 +1,4 @@
-// Contract section 11, over real HTTP and the real gateway: mentions and who they ping
+// docs/api.md#messages, over real HTTP and the real gateway: mentions and who they ping
 // (permissions, allowedMentions, webhook dialects), replies, read states with derived
 // mention counts, pins and bulk delete. Every wait is on an event or a response.
 import { P } from '@parley/protocol';

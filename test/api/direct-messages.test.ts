@@ -1,4 +1,4 @@
-// Contract section 11, direct messages: opening a DM (one per pair) or a group, who may
+// docs/api.md#direct-messages, direct messages: opening a DM (one per pair) or a group, who may
 // DM whom (a shared server, the opt-out, blocks, no bot to bot), the channel routes inside
 // a DM, leaving a group, and who receives DM events: the recipients, never a third member
 // of the server. Waits are on events: "nothing arrived" is checked after a later marker

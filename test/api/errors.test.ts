@@ -1,7 +1,7 @@
 /**
- * The error contract (seed 7 and the contract's intro: every error is JSON `{ error, code }`;
+ * The error contract (docs/api.md#errors: every error is JSON `{ error, code }`;
  * no stack traces) and the
- * rate-limit headers (contract 6) over HTTP. `srv` runs with RATE_LIMITS=off, `limited`
+ * rate-limit headers (docs/api.md#rate-limits) over HTTP. `srv` runs with RATE_LIMITS=off, `limited`
  * with the defaults.
  */
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` (contract 8) on the two seed message-creating POSTs: send-message and
+ * `Idempotency-Key` (docs/webhooks.md#5-idempotency-key) on the two seed message-creating POSTs: send-message and
  * webhook execution. Counting is done through the channel's history, so a duplicate that
  * was stored but not returned would still be caught.
  */

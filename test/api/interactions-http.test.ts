@@ -7,7 +7,7 @@ import { ClientPool } from '../gateway/client.js';
 import { type TestServer, startServer } from '../harness.js';
 
 /**
- * Interactions delivered over HTTP (contract section 12) to a real local endpoint, which
+ * Interactions delivered over HTTP (docs/commands.md) to a real local endpoint, which
  * checks every signature with node:crypto against the bot's public key: the ping when the
  * URL is set, commands answered by the response body, failures, and the outgoing rules
  * (no private or loopback address unless OUTGOING_ALLOW_PRIVATE, no redirect followed,

@@ -15,7 +15,7 @@ import { ClientPool, type TestGatewayClient } from '../gateway/client.js';
 import { type TestServer, startServer } from '../harness.js';
 
 /**
- * Commands and interactions (contract section 12) over HTTP, with the bot's side on the
+ * Commands and interactions (docs/commands.md) over HTTP, with the bot's side on the
  * gateway: registration and its limits, invocation rules, callbacks and their windows,
  * ephemeral answers, components and who may click them.
  */

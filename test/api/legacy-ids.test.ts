@@ -107,7 +107,7 @@ describe('ids from before snowflakes', () => {
     const file = await fetch(`${srv.url}${new URL(withFile.attachments[0].url).pathname}`);
     expect(file.status).toBe(200);
     expect(await file.text()).toBe('hello');
-    // The old links carry no secret (a ULID's 80 random bits are fewer than contract section 15's 128).
+    // The old links carry no secret (a ULID's 80 random bits are fewer than the 128 of docs/security.md#files-are-for-those-who-may-see-them).
     for (const key of [w.upload, await id(w.upload)]) expect((await fetch(`${srv.url}/uploads/${key}/notes.txt`)).status, key).toBe(404);
   });
 });

@@ -1,4 +1,4 @@
-/** Seed 4.1 (send a message) and contract section 4 (history, get, edit, delete) over HTTP. */
+/** Sending a message, history, get, edit and delete (docs/api.md#messages) over HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addBot, call, createBot, createChannel, joinServer, postMessage, registerUser, upload, world } from '../factories.js';
 import { type TestServer, startServer } from '../harness.js';

@@ -1,5 +1,5 @@
 /**
- * Section 14's operational endpoints over real HTTP: /metrics (guarded by METRICS_TOKEN,
+ * The operational endpoints (docs/deploy.md#monitoring) over real HTTP: /metrics (guarded by METRICS_TOKEN,
  * Prometheus text, series by route template), /readyz (the database, and Redis when
  * configured) and the Grafana dashboard in docs/ querying only metrics a scrape has.
  */

@@ -1,8 +1,8 @@
 /**
  * The permission matrix: every REST route that names something by id (server, channel,
  * message, bot, webhook, invite code, upload), called by every kind of caller, with the
- * status each must get under seed 5.1 and contract sections 2 to 8 (docs/api.md for the
- * routes the contract leaves out). Rows are generated from one table of routes and one
+ * status each must get under docs/api.md (its Authentication section
+ * and each route's table). Rows are generated from one table of routes and one
  * of callers, so a failing row names both. The last HTTP check compares the table with
  * the routes the running app registered, so a new route without rows fails here.
  *
@@ -75,7 +75,7 @@ const only =
     INVALID.has(c) ? 401 : (ok[c] ?? 403);
 
 const MEMBERS = (s: number): Status => ({ owner: s, member: s, botAll: s, botSend: s, botNone: s });
-/** People hold all four permissions (contract 2); of the bots only botAll reads, reacts and attaches. */
+/** People hold all four permissions (docs/api.md#authentication); of the bots only botAll reads, reacts and attaches. */
 const READERS = (s: number): Status => ({ owner: s, member: s, botAll: s });
 const SENDERS = (s: number): Status => ({ owner: s, member: s, botAll: s, botSend: s });
 const ALL_PERMISSIONS = ['READ_MESSAGES', 'SEND_MESSAGES', 'ADD_REACTIONS', 'ATTACH_FILES'];
@@ -201,7 +201,7 @@ function theUpload() {
   uploaded ??= (async () => {
     const up = await upload(base(), w.owner.auth, 'hello', 'hello.txt', 'text/plain');
     if (up.status !== 200 || typeof up.body?.url !== 'string') throw new Error(`upload: ${up.status} ${up.text}`);
-    // Attached in #general, so whoever reads it there may post it again (contract section 15).
+    // Attached in #general, so whoever reads it there may post it again (docs/security.md#files-are-for-those-who-may-see-them).
     const posted = await call(base(), 'POST', `/channels/${w.general.id}/messages`, {
       auth: w.owner.auth,
       body: { content: 'the file', attachments: [{ url: up.body.url, filename: 'hello.txt' }] },
@@ -255,7 +255,7 @@ async function buildWorld(): Promise<World> {
   if (hd.status !== 204) throw new Error(`delete webhook: ${hd.status} ${hd.text}`);
 
   const patchBot = await createBot(url, botOwner);
-  // A command of botAll's for the interaction rows (section 12).
+  // A command of botAll's for the interaction rows (docs/commands.md).
   const cmd = await call(url, 'PUT', `/bots/${botAll.id}/commands`, { auth: botAll.auth, body: [{ name: 'matrix', description: 'M' }] });
   if (cmd.status !== 200) throw new Error(`commands: ${cmd.status} ${cmd.text}`);
 
@@ -388,7 +388,7 @@ const server = () => ({ serverId: w.server.id });
 const inGeneral = () => ({ channelId: w.general.id });
 
 const SPECS: RouteSpec[] = [
-  // Bots: the owner deletes (contract 2) and marks public (section 10, which the adding rule relies on).
+  // Bots: the owner deletes (docs/api.md#accounts-and-bots) and marks public (docs/api.md#accounts-and-the-instance, which the adding rule relies on).
   {
     route: 'DELETE /bots/:botId',
     variant: 'a bot in the server',
@@ -423,7 +423,7 @@ const SPECS: RouteSpec[] = [
     status: (c) => (INVALID.has(c) ? 401 : c === 'owner' ? 200 : ['stranger', 'botOwner', 'member'].includes(c) ? 404 : 403),
     params: () => ({ botId: w.botAll.id }),
   },
-  // Commands (section 12): the bot or its owner manages them; a channel's list is for whoever sees it.
+  // Commands (docs/commands.md): the bot or its owner manages them; a channel's list is for whoever sees it.
   {
     route: 'PUT /bots/:botId/commands',
     okCaller: 'owner',
@@ -474,7 +474,7 @@ const SPECS: RouteSpec[] = [
     params: inGeneral,
     body: () => ({ type: 'command', botId: w.botAll.id, name: 'matrix' }),
   },
-  // Login sessions (section 10): a person ends their own; anyone else's is unknown to them, and bots have none.
+  // Login sessions (docs/api.md#accounts-and-the-instance): a person ends their own; anyone else's is unknown to them, and bots have none.
   {
     route: 'DELETE /auth/sessions/:sessionId',
     variant: "a session of the owner's",
@@ -487,7 +487,7 @@ const SPECS: RouteSpec[] = [
     },
     unchanged: async (p) => (await call(base(), 'GET', '/users/@me', { auth: p._auth })).status === 200,
   },
-  // Blocks (section 11): anyone signed in blocks anyone; unblocking someone not blocked is 404.
+  // Blocks (docs/api.md#direct-messages): anyone signed in blocks anyone; unblocking someone not blocked is 404.
   {
     route: 'PUT /users/@me/blocks/:userId',
     okCaller: 'owner',
@@ -505,7 +505,7 @@ const SPECS: RouteSpec[] = [
       return { userId: u.id };
     },
   },
-  // Servers, channels, invites, members (contract 3).
+  // Servers, channels, invites, members (docs/api.md#servers-channels-members).
   { route: 'GET /servers/:serverId', okCaller: 'owner', status: only(MEMBERS(200)), params: server },
   {
     route: 'PATCH /servers/:serverId',
@@ -536,7 +536,7 @@ const SPECS: RouteSpec[] = [
     params: async () => ({ channelId: (await createChannel(base(), w.owner, w.server.id)).id }),
     unchanged: async (p) => (await ids(`/servers/${w.server.id}/channels`)).includes(p.channelId ?? ''),
   },
-  // CREATE_INVITE is in @everyone: people may invite; bots were granted section 3's four only.
+  // CREATE_INVITE is in @everyone: people may invite; bots were granted the four legacy names only (docs/permissions.md#bots).
   { route: 'POST /servers/:serverId/invites', okCaller: 'owner', status: only({ owner: 201, member: 201 }), params: server },
   { route: 'GET /servers/:serverId/invites', okCaller: 'owner', status: only({ owner: 200 }), params: server },
   {
@@ -605,7 +605,7 @@ const SPECS: RouteSpec[] = [
     params: async () => ({ serverId: w.server.id, botId: (await foreignBotInServer()).id }),
     unchanged: async (p) => (await memberIds()).includes(p.botId ?? ''),
   },
-  // Webhook management: the server owner only (seed 5.3).
+  // Webhook management: the server owner only (docs/api.md#webhooks-management-server-owner-only).
   {
     route: 'POST /servers/:serverId/webhooks',
     okCaller: 'owner',
@@ -631,7 +631,7 @@ const SPECS: RouteSpec[] = [
     },
     unchanged: async (p) => (await call(base(), 'GET', `/webhooks/${p.webhookId}/${p._token}`)).status === 200,
   },
-  // Messages, reactions, typing (seed 4.1 to 4.3, contract 4).
+  // Messages, reactions, typing (docs/api.md#messages).
   {
     route: 'POST /channels/:channelId/messages',
     variant: 'text',
@@ -679,7 +679,7 @@ const SPECS: RouteSpec[] = [
     params: () => ({ channelId: w.general.id, messageId: w.message.id, emoji: '👍' }),
   },
   { route: 'POST /channels/:channelId/typing', okCaller: 'owner', status: only(SENDERS(204)), params: inGeneral },
-  // Section 11: read states, pins, bulk delete (MANAGE_MESSAGES: the owner's here).
+  // docs/api.md#messages: read states, pins, bulk delete (MANAGE_MESSAGES: the owner's here).
   {
     route: 'POST /channels/:channelId/messages/:messageId/ack',
     okCaller: 'owner',
@@ -712,7 +712,7 @@ const SPECS: RouteSpec[] = [
     }),
     body: (p) => ({ messages: p._ids!.split(',') }),
   },
-  // Section 9: roles, overwrites, bans, the audit log, server settings. The matrix's
+  // docs/permissions.md: roles, overwrites, bans, the audit log, server settings. The matrix's
   // member holds only @everyone's defaults, so these are the owner's here; test/api/roles.test.ts
   // covers members granted the permissions.
   {
@@ -820,7 +820,7 @@ const SPECS: RouteSpec[] = [
   },
   { route: 'GET /servers/:serverId/audit-log', okCaller: 'owner', status: only({ owner: 200 }), params: server },
   // Uploaded files are served to whoever has the URL, secret included: images are embedded,
-  // so no credential is asked for (contract section 15).
+  // so no credential is asked for (docs/security.md#files-are-for-those-who-may-see-them).
   {
     route: 'GET /uploads/:id/:secret/:filename',
     okCaller: 'anonymous',
@@ -842,7 +842,7 @@ const SPECS: RouteSpec[] = [
   },
 ];
 
-// Webhook URLs: the token in the path is the only credential (seed 5.2, contract 8).
+// Webhook URLs: the token in the path is the only credential (docs/api.md#webhooks-through-their-url-no-authorization, docs/webhooks.md).
 
 const HOOK_CREDS = {
   right: 'the right token',
@@ -1100,7 +1100,7 @@ const EXTRAS: Row[] = [
   ),
 ];
 
-// Interactions' token routes (section 12): the token is the credential, whoever else calls.
+// Interactions' token routes (docs/commands.md): the token is the credential, whoever else calls.
 
 /** A fresh interaction of botAll's, as its gateway session receives it; acknowledged with a message when `answered`. */
 async function freshInteraction(answered: boolean): Promise<{ id: string; token: string }> {

@@ -1,5 +1,5 @@
 /**
- * Seed 4.2 (toggle a reaction) and 4.3 (typing indicator) over HTTP, with rate limits on:
+ * Toggling a reaction and the typing indicator (docs/api.md#messages) over HTTP, with rate limits on:
  * typing is 15 per 5 s per bot per channel. Each test uses its own channel so the
  * per-channel limits of one test never touch another.
  */

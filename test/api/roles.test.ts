@@ -1,4 +1,4 @@
-/** Contract section 9 over HTTP: roles, member roles, channel overwrites, kicks, bans, invites, server settings, audit log. */
+/** docs/permissions.md over HTTP: roles, member roles, channel overwrites, kicks, bans, invites, server settings, audit log. */
 import { DEFAULT_EVERYONE_PERMISSIONS, P } from '@parley/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

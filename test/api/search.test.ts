@@ -1,4 +1,4 @@
-// Contract section 11, search, over real HTTP: `GET /search/messages` finds messages by
+// Search (docs/api.md#search), over real HTTP: `GET /search/messages` finds messages by
 // their words (and prefixes) and filters, newest first, with `total`, and only among the
 // messages the caller can read. Runs on PostgreSQL too (TEST_DATABASE=postgres).
 import { P } from '@parley/protocol';

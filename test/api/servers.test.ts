@@ -1,4 +1,4 @@
-/** Contract section 3 over HTTP: servers, channels, invites, members and bot membership. */
+/** docs/api.md#servers-channels-members over HTTP: servers, channels, invites, members and bot membership. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type TestUser,

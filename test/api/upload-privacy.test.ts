@@ -1,5 +1,5 @@
 /**
- * Contract section 15 (issue 35 items 1, 2 and 5): an upload's URL carries a secret, a
+ * docs/security.md#files-are-for-those-who-may-see-them (issue 35 items 1, 2 and 5): an upload's URL carries a secret, a
  * file is served only while something references it, a message attaches only files its
  * author may give, and files are stored only after the request is authorised and within
  * the caller's limits and quota.

@@ -1,4 +1,4 @@
-/** Seed 4.4 (upload) and contract 4 (serving uploads back safely) over HTTP, with MAX_UPLOAD_BYTES=1024. */
+/** docs/api.md#uploads (upload) and serving uploads back safely (docs/security.md#files-are-for-those-who-may-see-them) over HTTP, with MAX_UPLOAD_BYTES=1024. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

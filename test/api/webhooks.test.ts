@@ -1,7 +1,7 @@
 /**
- * Seed 4.5 (execute a webhook) and contract section 5 (owner-only management) over HTTP.
+ * docs/webhooks.md#1-the-seed-format (execute a webhook) and docs/api.md#webhooks-management-server-owner-only (owner-only management) over HTTP.
  * The management and most execution tests run with rate limits off (so the owner's
- * management limit never interferes); the seed's 5-per-5-s execution limit is checked
+ * management limit never interferes); the binding 5-per-5-s execution limit (docs/api.md#rate-limits) is checked
  * on a second server with limits on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -6,7 +6,7 @@ import { type Cluster, clusterServicesAvailable, startCluster } from './instance
 const run = clusterServicesAvailable();
 
 /**
- * Interactions across instances (section 12): invoked on one, delivered to the bot's
+ * Interactions across instances (docs/commands.md): invoked on one, delivered to the bot's
  * session on the other, answered there, and the answer back on the first; an
  * autocomplete whose answer lands on the other instance still reaches the waiting POST.
  */

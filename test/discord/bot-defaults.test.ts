@@ -74,7 +74,7 @@ describe('a bot added without permissions', () => {
       'ATTACH_FILES',
       'READ_MESSAGE_HISTORY',
     ]);
-    // Section 3's view still names all four.
+    // The legacy view (docs/permissions.md#bots) still names all four.
     expect(w.added.permissions).toEqual(['READ_MESSAGES', 'SEND_MESSAGES', 'ADD_REACTIONS', 'ATTACH_FILES']);
   });
 });

@@ -1,4 +1,4 @@
-// Application commands and interactions on Discord's paths, over section 12's model:
+// Application commands and interactions on Discord's paths, over the model of docs/commands.md:
 // command routes (global and guild), INTERACTION_CREATE in Discord's shape, callbacks
 // 4 to 8, and the interaction webhook (@original and follow-ups).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -24,12 +24,12 @@ let guildId: string;
 let channelId: string;
 let rest: REST;
 
-/** A bitfield of Discord's bits (section 9). */
+/** A bitfield of Discord's bits (docs/permissions.md). */
 const bits = (...n: number[]) => n.reduce((a, b) => a | (1n << BigInt(b)), 0n).toString();
 /** What a Discord bot usually holds: view, send, manage messages, embed, attach, history, react. */
 const BOT_PERMISSIONS = bits(10, 11, 13, 14, 15, 16, 6);
 
-/** Adds a bot with a permission bitfield (the factory takes section 3's names). */
+/** Adds a bot with a permission bitfield (the factory takes the legacy names of docs/permissions.md#bots). */
 async function addBotWith(botId: string, permissions: string) {
   const r = await call(srv.url, 'POST', `/servers/${guildId}/bots`, { auth: owner.auth, body: { botId, permissions } });
   if (r.status !== 201) throw new Error(`add bot failed: ${r.status} ${r.text}`);

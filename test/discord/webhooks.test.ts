@@ -179,7 +179,7 @@ describe('the webhook URL as a credential', () => {
     const waited = await call(srv.url, 'POST', `/api/webhooks/${hook.id}/${hook.token}?wait=true`, { body: { content: 'wait' } });
     expect(waited.status).toBe(200);
     expect(waited.body).toMatchObject({ content: 'wait', webhook_id: hook.id, channel_id: channelId });
-    // The seed's own URL keeps the seed's answer: 200 with the native message.
+    // The native URL keeps the seed format's answer (docs/webhooks.md#1-the-seed-format): 200 with the native message.
     const seed = await call(srv.url, 'POST', `/webhooks/${hook.id}/${hook.token}`, { body: { content: 'seed' } });
     expect(seed.status).toBe(200);
     expect(seed.body).toMatchObject({ content: 'seed', webhookId: hook.id });

@@ -1,6 +1,6 @@
 /**
- * The oracle: what every answer to a bad request must look like (seed 7, contract
- * section 1 and the error catalog of src/errors.ts and docs/api.md).
+ * The oracle: what every answer to a bad request must look like (docs/api.md#errors
+ * and the error catalog of src/errors.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -107,7 +107,7 @@ function nonJsonSuccessAllowed(req: FuzzRequest, status: number, contentType: st
   if (text.length === 0) return true;
   if (req.method === 'POST' && req.target.endsWith('/slack') && text === 'ok' && /^text\/plain/.test(contentType)) return true;
   if (req.method === 'GET' || req.method === 'HEAD') {
-    // Files are found by id, secret and name (contract section 15).
+    // Files are found by id, secret and name (docs/security.md#files-are-for-those-who-may-see-them).
     if (/^\/uploads\/[^/]+\/[^/]+/.test(pathOf(req) ?? '')) return true;
     const p = decodedPath(req);
     if (p !== undefined && ctx.webFiles.has(p)) return true;

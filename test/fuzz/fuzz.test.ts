@@ -3,7 +3,7 @@
  * sizes, nesting, encodings, ids, methods, content types, headers, credentials, query
  * strings, paths, multipart and form bodies) and, for every answer: no 5xx, every 4xx
  * JSON with a string `error`, no stack trace or internal detail, and a healthy server
- * afterwards (seed 7; docs/api.md, "Errors").
+ * afterwards (docs/api.md#errors).
  *
  * Deterministic for a seed. Environment:
  * - FUZZ_SEED: another seed (the default is below); a failure prints the seed in use.

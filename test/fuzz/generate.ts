@@ -800,7 +800,7 @@ function template(g: Gen, route: Route, githubEvent: string | undefined): Array<
             ],
           ];
     case 'POST /channels/:channelId/interactions': {
-      // Section 12's bodies, with user and message commands and modal submits (docs/commands.md).
+      // Commands' and interactions' bodies, with user and message commands and modal submits (docs/commands.md).
       const kind = rng.pick(['command', 'context', 'component', 'autocomplete', 'modalSubmit']);
       if (kind === 'modalSubmit')
         return [
@@ -1770,7 +1770,7 @@ export function generate(opts: GenOptions, index: number): FuzzRequest {
   let body: Body = {};
   if (wantsBody) body = makeBody(g, route, githubEvent);
   else if (rng.chance(0.3)) {
-    // Seed 5.1: bots send a JSON content type on every call, body or not.
+    // docs/api.md#authentication: bots send a JSON content type on every call, body or not.
     body = {
       body: rng.chance(0.5) ? Buffer.alloc(0) : undefined,
       contentType: rng.pick(['application/json', 'text/plain', 'multipart/form-data']),

@@ -1,4 +1,4 @@
-// Contract section 10 on the gateway: USER_UPDATE reaches the user's own sessions and the
+// docs/api.md#accounts-and-the-instance on the gateway: USER_UPDATE reaches the user's own sessions and the
 // members of their servers; ending sessions (password change, revoke, account deletion,
 // expiry) closes exactly the connections of the sessions that ended.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

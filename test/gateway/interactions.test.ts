@@ -4,7 +4,7 @@ import { type TestServer, startServer } from '../harness.js';
 import { ClientPool } from './client.js';
 
 /**
- * Interaction events on the gateway (contract section 12): INTERACTION_CREATE reaches the
+ * Interaction events on the gateway (docs/commands.md): INTERACTION_CREATE reaches the
  * bot it is for and no one else; INTERACTION_SUCCESS and INTERACTION_FAILED reach the
  * invoker's own sessions; COMMANDS_UPDATE reaches the server's members. "No event" is
  * checked after a marker event that was published later, never by waiting.

@@ -1,4 +1,4 @@
-// Presence (contract section 11): from gateway connections, with the status a session
+// Presence (docs/gateway.md#presence): from gateway connections, with the status a session
 // chooses (op presence_update; invisible shows offline); members carry it; PRESENCE_UPDATE
 // reaches members of shared servers and no one else; someone with two connections is
 // offline only when both are gone; changes are merged per person (PRESENCE_INTERVAL_MS)

@@ -1,5 +1,5 @@
-// Roles and channel overwrites change what open sessions receive at once (contract
-// section 9): a channel a member may no longer see is announced to them as CHANNEL_DELETE
+// Roles and channel overwrites change what open sessions receive at once
+// (docs/permissions.md#changes-reach-open-connections-at-once): a channel a member may no longer see is announced to them as CHANNEL_DELETE
 // and nothing of it follows; one they may now see arrives as CHANNEL_CREATE. Every change
 // here is made through the real REST API, and every wait is on an event.
 import { P } from '@parley/protocol';

@@ -1,5 +1,5 @@
 /**
- * The `parley` command (spec section 14, issue 16), run as a child process against a
+ * The `parley` command (docs/deploy.md#the-parley-command, issue 16), run as a child process against a
  * real service: backup under write load and restore, the data directory's lock, account
  * administration while the service runs, help and exit codes; and, when DATABASE_URL is
  * set, the same account commands on PostgreSQL.

@@ -2,7 +2,7 @@
  * The README promises Node 20.19 through 24: every package the lock file installs must say
  * it runs there, so `npm install` prints no EBADENGINE warning on either end of the range.
  * A dependency that moves to Node 22 fails here first (package.json's `overrides` pins the
- * transitive ones that did; see docs/operations.md).
+ * transitive ones that did; see docs/deploy.md#starting-and-logs).
  */
 import fs from 'node:fs';
 import semver from 'semver';

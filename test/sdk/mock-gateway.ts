@@ -27,8 +27,8 @@ interface Session {
 }
 
 /**
- * A scripted, in-memory implementation of the Parley gateway protocol (contract
- * section 7), for exercising the SDK's edge cases a real server rarely produces on cue:
+ * A scripted, in-memory implementation of the Parley gateway protocol
+ * (docs/gateway.md), for exercising the SDK's edge cases a real server rarely produces on cue:
  * zombie connections, invalid sessions, 4001, server-requested reconnects.
  */
 export class MockGateway {

@@ -29,7 +29,7 @@ afterAll(async () => {
   await srv?.close();
 });
 
-/** The fields every message must carry (contract section 4). */
+/** The fields every message must carry (docs/api.md#messages). */
 function expectMessageShape(m: Message): void {
   expect(m).toMatchObject({
     id: expect.any(String),

@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { type ModelSnapshot, ServerModel } from '../../src/domain/permissions.js';
 
 /**
- * The one permission rule (contract section 9, Discord's order of evaluation), table-driven:
+ * The one permission rule (docs/permissions.md, Discord's order of evaluation), table-driven:
  * each row is a server, a member and optionally a channel's overwrites, and the bits they
  * must come to.
  */

@@ -1,5 +1,5 @@
 /**
- * Commands and interactions in the web client (section 12): the `/` palette with the
+ * Commands and interactions in the web client (docs/commands.md): the `/` palette with the
  * channel's commands grouped by bot and keyboard selection; a command's form checked
  * before sending (a missing required option, a number out of range); an option the bot
  * autocompletes live; a command answered by the bot with buttons, a click that updates the

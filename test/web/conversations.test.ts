@@ -1,5 +1,5 @@
 /**
- * Conversations in the web client (section 11), in a real browser against a real Parley:
+ * Conversations in the web client (docs/api.md#messages), in a real browser against a real Parley:
  * the composer's autocomplete for members, channels and emoji (keyboard and mouse), what
  * is sent checked through the API; mention chips; messages for the viewer highlighted;
  * replies (the bar, the reference sent, the quote line jumping to an original far up the

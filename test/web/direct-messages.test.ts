@@ -1,5 +1,5 @@
 /**
- * Direct messages in the web client (section 11), in a real browser (Debian's Chromium via
+ * Direct messages in the web client (docs/api.md#direct-messages), in a real browser (Debian's Chromium via
  * playwright-core) against a real Parley: starting one from a member's card or the member
  * list, the DM list with its unread counts (live and after a reload), replying, groups and
  * leaving them, and the refusal when someone does not take DMs. Screenshots land in

@@ -1,5 +1,5 @@
 /**
- * Presence in the web client (section 11): dots on avatars in the member list and the
+ * Presence in the web client (docs/gateway.md#presence): dots on avatars in the member list and the
  * profile card, offline members receding, and the status menu (online, idle, do not
  * disturb, invisible) driven by mouse and keyboard, seen live by another person through
  * PRESENCE_UPDATE, and by the service (GET members). Real Chromium, real Parley; every

@@ -1,5 +1,5 @@
 /**
- * Search in the web client (section 11): the box in the channel header, filters written as
+ * Search in the web client (docs/api.md#search): the box in the channel header, filters written as
  * `from:`/`in:`/`has:` and shown as chips (× removes one), results with their channel and
  * author, and Jump, which opens the channel at a message far up the history (not loaded
  * before) and flashes it. A message in a channel the viewer cannot read is never listed.

@@ -1,5 +1,5 @@
 /**
- * Unread state and desktop notifications in the web client (section 11), in a real
+ * Unread state and desktop notifications in the web client (docs/api.md#messages), in a real
  * browser (Debian's Chromium via playwright-core) against a real Parley: bold channels and
  * mention badges that survive a reload, acks that clear them in the person's other tabs,
  * the "new messages" divider and bar, the title's count, and notifications that follow the

@@ -87,7 +87,7 @@ export function discordChannelRoutes(api: FastifyInstance, deps: RouteDeps): voi
   api.post('/channels/:channelId/messages', hidden, async (req: ChannelReq, reply) => {
     const caller = await who(req);
     // Authorised before a byte of the body is read: a made-up or forbidden channel stores
-    // nothing, and the limits below key on a channel that exists (contract section 15).
+    // nothing, and the limits below key on a channel that exists (docs/security.md#files-are-for-those-who-may-see-them).
     const gate = await messages.admitSend(ctx, caller, req.params.channelId);
     await enforce(limiter, RULES.messages, `${caller.id}:${req.params.channelId}`, reply);
     const read = await readMessageBody(ctx, deps, req, caller.id, async () => {

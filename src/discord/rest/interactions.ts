@@ -1,6 +1,6 @@
 /**
  * Discord's `/applications/{appId}/[guilds/{guildId}/]commands` (application commands)
- * and `/interactions/{id}/{token}/callback` routes, over section 12's domain
+ * and `/interactions/{id}/{token}/callback` routes, over the commands domain (docs/commands.md)
  * (src/domain/interactions.ts): a bot's application id is its user id, Discord's command
  * objects and callback types are translated (`../interactions.ts`) and nothing else is
  * decided here.

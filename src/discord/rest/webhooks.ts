@@ -3,7 +3,7 @@
  * execution (the Discord dialect, its rate limit, files and idempotency) with Discord's
  * answer: 204 unless `wait=true` or files were sent, then the message. A webhook's messages are read, edited
  * and deleted through the native webhook actions. The token alone may not rename or
- * delete the webhook (seed 5.3: that is the owner's): 403, code 50013.
+ * delete the webhook (that is the owner's: docs/api.md#webhooks-management-server-owner-only): 403, code 50013.
  *
  * Discord shares these paths with interaction follow-ups (`/webhooks/{applicationId}/
  * {interactionToken}`): a path whose id is no webhook's, and every `messages/@original`,
@@ -82,7 +82,7 @@ export function discordWebhookRoutes(api: FastifyInstance, deps: RouteDeps): voi
     return discordWebhook(webhookView(hook));
   });
 
-  // The token proves the URL, not ownership: renaming, re-pointing and deleting stay the owner's (seed 5.3).
+  // The token proves the URL, not ownership: renaming, re-pointing and deleting stay the owner's (docs/api.md#webhooks-management-server-owner-only).
   for (const method of ['PATCH', 'DELETE'] as const) {
     api.route({
       method,

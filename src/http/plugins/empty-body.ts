@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * For routes that take no body. Bots send `Content-Type: application/json` on every call
- * (seed 5.1), typing and reactions included, and Fastify's JSON parser refuses an empty
+ * (docs/api.md#authentication), typing and reactions included, and Fastify's JSON parser refuses an empty
  * body with 400. An empty request is not parsed at all, whatever its declared type.
  */
 export function ignoreEmptyBody(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {

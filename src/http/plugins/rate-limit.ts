@@ -4,8 +4,9 @@ import { AppError } from '../../errors.js';
 import type { RateDecision, RateLimiter, RateRule } from '../../ratelimit/limiter.js';
 
 /**
- * The limits of every limited route. The seed's two are binding (typing, webhook);
- * the others are ours, documented in docs/api.md.
+ * The limits of every limited route (docs/api.md#rate-limits). Two are binding, from the
+ * seed, the bot and webhook interface Parley grew from (typing, webhook execution); the
+ * others are ours.
  */
 export const RULES = {
   typing: { name: 'typing', limit: 15, windowMs: 5_000 },

@@ -36,7 +36,7 @@ import { verifyInteractionsUrl } from '../../outgoing/interactions.js';
 /** The User-Agent a new session is labelled with (the domain shortens and cleans it). */
 const userAgentOf = (req: FastifyRequest) => req.headers['user-agent'];
 
-/** Accounts, sessions and bots (contract sections 2 and 10). */
+/** Accounts, sessions and bots (docs/api.md#accounts-and-bots and docs/api.md#accounts-and-the-instance). */
 export function accountRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const account = { tags: ['accounts'] };

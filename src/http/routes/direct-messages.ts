@@ -10,7 +10,7 @@ import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
 /**
- * Direct messages and blocks (contract section 11). A DM's messages, reactions, typing,
+ * Direct messages and blocks (docs/api.md#direct-messages). A DM's messages, reactions, typing,
  * pins and uploads go through the channel routes like any channel's; leaving a group is
  * `DELETE /channels/{id}`.
  */

@@ -28,7 +28,7 @@ import { SECURITY } from '../openapi.js';
 import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
-/** Commands and interactions (contract section 12; docs/commands.md). */
+/** Commands and interactions (docs/commands.md). */
 export function interactionRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const doc = { tags: ['interactions'] };

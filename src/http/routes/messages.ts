@@ -24,7 +24,7 @@ import {
 import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
-/** Messages, reactions and typing (seed 4.1 to 4.3, contract section 4). */
+/** Messages, reactions and typing (docs/api.md#messages). */
 export function messageRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const doc = { tags: ['messages'], security: SECURITY.any };

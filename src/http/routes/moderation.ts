@@ -26,7 +26,7 @@ import {
 import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
-/** Roles, member roles, channel overwrites, bans and the audit log (contract section 9). */
+/** Roles, member roles, channel overwrites, bans and the audit log (docs/permissions.md). */
 export function moderationRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const any = { tags: ['roles and moderation'], security: SECURITY.any };

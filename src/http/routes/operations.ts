@@ -39,7 +39,7 @@ export interface OperationsDeps {
 }
 
 /**
- * Section 14's operational routes beside /healthz (liveness): /readyz, whether this
+ * The operational routes (docs/deploy.md#monitoring) beside /healthz (liveness): /readyz, whether this
  * instance's dependencies answer (for a load balancer or a Kubernetes readiness probe),
  * and /metrics, the Prometheus exposition, only with METRICS_TOKEN.
  */

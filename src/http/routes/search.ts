@@ -8,7 +8,7 @@ import { RULES, enforce } from '../plugins/rate-limit.js';
 import { errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
-/** Message search (contract section 11). People and bots alike: it finds only what they could page to. */
+/** Message search (docs/api.md#search). People and bots alike: it finds only what they could page to. */
 export function searchRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 

@@ -32,7 +32,7 @@ import {
 import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
-/** Servers, channels, invites, members and bot membership (contract section 3). */
+/** Servers, channels, invites, members and bot membership (docs/api.md#servers-channels-members). */
 export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const any = { tags: ['servers'], security: SECURITY.any };

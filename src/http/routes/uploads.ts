@@ -39,7 +39,7 @@ const FileBytes = Type.Unsafe<Readable>({ type: 'string', format: 'binary' });
 /** RFC 8187 ext-value: encodeURIComponent leaves ' ( ) * as they are, but ' delimits the value. */
 const rfc8187 = (s: string) => encodeURIComponent(s).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
-/** Upload (seed 4.4) and serving the files back safely (contract section 4). */
+/** Upload (docs/api.md#uploads) and serving the files back safely (docs/security.md#files-are-for-those-who-may-see-them). */
 export function uploadRoutes(fastify: FastifyInstance, { ctx, limiter, config }: RouteDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const upload = {

@@ -79,7 +79,7 @@ export function discordDialectBody(
 }
 
 /**
- * Executing a webhook (seed 4.5) and its compatible dialects (contract section 8). The
+ * Executing a webhook (docs/webhooks.md#1-the-seed-format) and its compatible dialects (docs/webhooks.md). The
  * token in the URL is the only credential; every dialect shares the webhook's rate
  * limit and ends in the same domain action.
  */
@@ -119,7 +119,7 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
       const hook = await admit(req.params, reply);
       const body = discordDialectBody(req, reply, { limiter, config }, hook.id);
       const result = await executeWebhook(ctx, hook, { dialect: 'discord', body }, retryIdentityOf(req));
-      // The seed's default is 200 with the message; Discord clients may ask for 204, except
+      // The seed format's default is 200 with the message (docs/webhooks.md#1-the-seed-format); Discord clients may ask for 204, except
       // with files, where Discord answers the message whatever `wait` says.
       if (req.query.wait === 'false' && !(req.isMultipart() && result.message.attachments.length > 0)) return reply.status(204).send();
       return reply.status(200).send(result.message);
@@ -136,7 +136,7 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
     webhookView(await webhooks.authenticate(ctx, req.params.webhookId, req.params.token)),
   );
 
-  // A webhook's own messages (contract 8), as Discord's fetch/edit/delete-webhook-message.
+  // A webhook's own messages (docs/webhooks.md#a-webhooks-own-messages-read-edit-delete), as Discord's fetch/edit/delete-webhook-message.
   // Edits and deletes share the execution limit: they are the webhook acting.
   const own = { ...doc, params: WebhookMessageParams };
   app.get(

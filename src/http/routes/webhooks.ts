@@ -9,7 +9,7 @@ import { CreateWebhookBody, CreatedWebhook, ServerParams, UpdateWebhookBody, Web
 import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
 
-/** Owner-only webhook management (contract section 5). Execution lives in webhook-execute.ts. */
+/** Owner-only webhook management (docs/api.md#webhooks-management-server-owner-only). Execution lives in webhook-execute.ts. */
 export function webhookRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const doc = { tags: ['webhooks'], security: SECURITY.user };

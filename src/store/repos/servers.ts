@@ -156,7 +156,7 @@ export const membersRepo = (joinIds: JoinIds) => {
       const { roles = [], ...member } = row;
       const r = await db
         .insertInto('members')
-        // Nothing of section 3's bits to carry over for a new member (see 0005).
+        // Nothing of the legacy bot bits (docs/permissions.md#bots) to carry over for a new member (see 0005).
         .values({ legacyPermissions: -1, ...member })
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
@@ -169,7 +169,7 @@ export const membersRepo = (joinIds: JoinIds) => {
      * roles, in one query; `roles` is null for a non-member. Every message, reaction and
      * typing request runs it, so it is plain SQL: building and compiling this join with the
      * query builder took as long as running it. The roles come from `member_roles`' primary
-     * key alone (docs/decisions/member-roles-table.md).
+     * key alone (docs/decisions/0002-member-roles-table.md).
      */
     forChannel: async (db: Db, channelId: string, userId: string) => {
       const { rows } = await sql<ChannelAccess>`

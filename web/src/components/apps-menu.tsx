@@ -1,5 +1,5 @@
 /**
- * The "Apps" menu (section 12; docs/commands.md#user-and-message-commands): the user
+ * The "Apps" menu (docs/commands.md#user-and-message-commands): the user
  * commands of a member, or the message commands of a message, that the person may run in
  * the channel. It opens on a right-click (or the keyboard's context-menu key, Shift+F10) and
  * on a long press of a message or of a member's name or avatar, and from the message's

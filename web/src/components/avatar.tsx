@@ -9,7 +9,7 @@ interface AvatarProps {
   name: string;
   src?: string | null;
   size?: number;
-  /** Draws the presence dot (section 11); `invisible` (one's own choice) looks offline. */
+  /** Draws the presence dot (docs/gateway.md#presence); `invisible` (one's own choice) looks offline. */
   status?: PresenceStatus | ChosenStatus;
 }
 

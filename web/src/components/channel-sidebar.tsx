@@ -28,7 +28,7 @@ import { t } from '../i18n';
 interface Props {
   server: Server;
   activeChannelId: string | null;
-  /** The user's server-wide permissions (section 9). */
+  /** The user's server-wide permissions (docs/permissions.md). */
   bits: bigint;
   onLogout: () => void;
 }
@@ -182,7 +182,7 @@ export function InviteDialog({ serverId, serverName, onClose }: { serverId: stri
           <>
             <CopyField label={t('sidebar.inviteLink')} value={inviteLink(invite.code)} />
             <p className="hint">{t('sidebar.describelimitsAnyoneWithThis', { describeLimits: describeLimits(invite), serverName })}</p>
-            {/* Whoever made a link may take it back (section 9), managers of the server or not. */}
+            {/* Whoever made a link may take it back (docs/permissions.md), managers of the server or not. */}
             <button type="button" className="button secondary small" onClick={() => void revoke(invite)} disabled={busy}>
               {t('sidebar.revokeThisLink')}
             </button>

@@ -1,5 +1,5 @@
 /**
- * A command being filled in (section 12): what the composer becomes once a command is
+ * A command being filled in (docs/commands.md): what the composer becomes once a command is
  * picked from the palette. One field per option, typed as the option is (text, whole
  * number, number with its range, yes/no, a member, channel or role of the server, a file),
  * a dropdown where the option has choices, and the bot's live suggestions where it asks for

@@ -1,6 +1,6 @@
 /**
  * The command palette: typing `/` at the start of the composer lists the channel's
- * commands (section 12), grouped by bot, narrowed as the name is typed. Like the `@`
+ * commands (docs/commands.md), grouped by bot, narrowed as the name is typed. Like the `@`
  * autocomplete, focus stays in the textarea (which points at the active row with
  * `aria-activedescendant`); ↑ ↓ choose, Enter or Tab pick, Esc closes.
  */

@@ -1,5 +1,5 @@
 /**
- * What section 12 adds to messages: rows of buttons and selects (a click waits for the
+ * What commands add to messages (docs/commands.md#components): rows of buttons and selects (a click waits for the
  * bot, then says so plainly when it did not answer), the "<person> used /command" line
  * above an answer, the note under an ephemeral message, the "thinking" of a deferred
  * answer, and the placeholder of a command that waits for its bot's first word.

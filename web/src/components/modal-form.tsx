@@ -1,5 +1,5 @@
 /**
- * A bot's modal (section 12; docs/commands.md#modals): its text inputs with their labels,
+ * A bot's modal (docs/commands.md#modals): its text inputs with their labels,
  * placeholders and default values, checked as the person types (required, at least / at
  * most so many characters; the same rules the service applies) and shown inline, then
  * submitted as a `modalSubmit` interaction. A native <dialog>: focus stays inside, Escape

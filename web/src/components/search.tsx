@@ -1,5 +1,5 @@
 /**
- * Message search (section 11): a box in the channel header. Words and filters
+ * Message search (docs/api.md#search): a box in the channel header. Words and filters
  * (`from:`, `mentions:`, `in:`, `has:`, `before:`, `after:`; the box offers them when
  * focused) become `GET /search/messages` over the current server; the results open in a
  * panel under the header, with the filters as chips (× removes one), each result with its

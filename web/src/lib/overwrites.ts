@@ -1,6 +1,6 @@
 /**
  * A channel's permission overwrites as the web client edits them: bits as bigints, the
- * `@everyone` overwrite (the server's id), and what makes a channel private (section 9: its
+ * `@everyone` overwrite (the server's id), and what makes a channel private (docs/permissions.md: its
  * `@everyone` overwrite denies VIEW_CHANNEL).
  */
 import { P, parsePermissions } from '@parley/protocol/permissions';

@@ -1,5 +1,5 @@
 /**
- * Section 9's permissions in plain language, for the roles editor and a channel's
+ * The permissions of docs/permissions.md#the-bits in plain language, for the roles editor and a channel's
  * permissions editor. Grouped as people think of them; `channel` marks the ones a channel
  * overwrite can change (the others are server-wide only). The words are in the catalog
  * (`settings.permissions`), read when drawn: only server settings, whose chunk brings that

@@ -1,5 +1,5 @@
 /**
- * State for reading and answering messages (section 11) that is not part of the shared
+ * State for reading and answering messages (docs/api.md#messages) that is not part of the shared
  * store: the reply being written in each channel, the message a jump is heading for, and
  * each channel's pinned messages. A small external store of its own, read with
  * `useConversation(selector)`; gateway events reach it through `applyConversationEvent`.

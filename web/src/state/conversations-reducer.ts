@@ -1,5 +1,5 @@
 /**
- * The store's conversation slices (contract section 11): read states, direct messages and
+ * The store's conversation slices (docs/api.md#messages, docs/api.md#direct-messages): read states, direct messages and
  * notification settings. `reduce` in store.ts hands it every action it does not handle.
  */
 import { compareIds } from '@parley/protocol/ids';

@@ -1,5 +1,5 @@
 /**
- * Unread state, direct messages and notification settings (contract section 11): what
+ * Unread state, direct messages and notification settings (docs/api.md#messages, docs/api.md#direct-messages): what
  * `ready` and the gateway tell, the acks that mark channels read, and the selectors the
  * sidebar, the rail and the title read.
  */

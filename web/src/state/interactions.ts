@@ -1,5 +1,5 @@
 /**
- * Commands and interactions (section 12) as the web client holds them, apart from the
+ * Commands and interactions (docs/commands.md) as the web client holds them, apart from the
  * shared store: each channel's commands (`GET /channels/{id}/commands`, refetched on
  * `COMMANDS_UPDATE`), the interactions this person made that wait for their bot, and the
  * ephemeral messages they were answered with (never in history: they live here for the

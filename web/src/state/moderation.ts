@@ -1,5 +1,5 @@
 /**
- * Roles, overwrites, moderation, invites and server settings (contract section 9): the API
+ * Roles, overwrites, moderation, invites and server settings (docs/permissions.md): the API
  * call, then the store update. Gateway events bring the same changes to other sessions
  * (and to this one, where the answer carries less than the event).
  */

@@ -1,5 +1,5 @@
 /**
- * The status this person shows (section 11): chosen from the status menu, kept in
+ * The status this person shows (docs/gateway.md#presence): chosen from the status menu, kept in
  * localStorage so every tab and the next visit use it, and told to the gateway (with each
  * identify, and by `presence_update` when it changes). A person who chose `online` and
  * has not touched the page for IDLE_AFTER_MS shows `idle` until they come back.

@@ -52,7 +52,7 @@ export interface State {
   status: GatewayStatus;
   /** The server list has been fetched at least once. */
   serversLoaded: boolean;
-  /** What others see of people (section 11): from member lists and PRESENCE_UPDATE. */
+  /** What others see of people (docs/gateway.md#presence): from member lists and PRESENCE_UPDATE. */
   presence: Record<string, PresenceStatus>;
   /** The status this person chose (`state/presence.ts`). */
   myStatus: ChosenStatus;

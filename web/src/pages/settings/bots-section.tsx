@@ -30,7 +30,7 @@ import { t } from '../../i18n';
 import '../../i18n/settings';
 
 /**
- * Section 3's four boxes as bits. "Send messages" includes embeds (EMBED_LINKS): a bot's
+ * The four legacy names (docs/permissions.md#bots) as boxes, as bits. "Send messages" includes embeds (EMBED_LINKS): a bot's
  * replies are often embeds, and a bot added without permissions holds it too
  * (docs/permissions.md, "Bots").
  */

@@ -1,5 +1,5 @@
 /**
- * One channel's permissions (section 9): the "private channel" switch with who may see it,
+ * One channel's permissions (docs/permissions.md): the "private channel" switch with who may see it,
  * and the overwrites for `@everyone`, roles and members, each channel permission as Allow /
  * Inherit / Deny. Reads the channel from the store, so another session's change
  * (CHANNEL_UPDATE) shows here at once.

@@ -1,6 +1,7 @@
 /**
  * The server settings shell: section navigation and the close link. Each section shows to
- * whoever holds its permission (section 9); webhooks and bots stay the owner's (the seed).
+ * whoever holds its permission (docs/permissions.md); webhooks and bots stay the owner's
+ * (docs/api.md#webhooks-management-server-owner-only).
  */
 import { useEffect } from 'react';
 import { CloseIcon } from '../../components/icons';

@@ -15,7 +15,7 @@ export const TABS = [
   { id: 'bans', needs: P.BAN_MEMBERS },
   { id: 'audit-log', needs: P.VIEW_AUDIT_LOG },
   // Shown to everyone who reaches settings: an administrator looks for webhooks here, and
-  // the section says that only the owner manages them (the seed keeps them owner-only).
+  // the section says that only the owner manages them (docs/api.md#webhooks-management-server-owner-only).
   { id: 'webhooks', needs: 'any' },
   { id: 'bots', needs: 'owner' },
 ] as const;
