@@ -463,6 +463,16 @@ describe('every /api route answers application/json with Discord shapes', () => 
     await hit('DELETE', '/users/@me/guilds/:guildId', `/users/@me/guilds/${g}`, { auth: w.bot.auth, status: 204 });
   });
 
+  it("the bot invite link on the API's base is sent to the web client's page (a 302, not JSON)", async () => {
+    // discord.js's generateInvite() builds the link on the API base (docs/discord.md#adding-a-bot).
+    const query = `?client_id=${w.bot.id}&permissions=2048&scope=bot`;
+    for (const method of ['GET', 'HEAD']) {
+      covered.add(`${method} /api/oauth2/authorize`);
+      const r = await fetch(`${srv.url}/api/v10/oauth2/authorize${query}`, { method, redirect: 'manual' });
+      expect([method, r.status, r.headers.get('location'), await r.text()]).toEqual([method, 302, `/oauth2/authorize${query}`, '']);
+    }
+  });
+
   it('no /api route was left out', () => {
     const served = srv.app.routes.filter((r) => r.url.startsWith('/api')).map((r) => `${r.method} ${r.url}`);
     expect(served.length).toBeGreaterThan(50);

@@ -91,7 +91,10 @@ const isDocsPage = (req: FuzzRequest) => /^\/docs(\/|$)/.test(decodedPath(req) ?
  */
 function isInviteRedirect(req: FuzzRequest, location: string | undefined): boolean {
   // A fragment never reaches the route (and so is not carried over).
-  const target = (typeof req.path === 'string' ? req.path : req.path.toString('latin1')).split('#')[0] ?? '';
+  let target = (typeof req.path === 'string' ? req.path : req.path.toString('latin1')).split('#')[0] ?? '';
+  // An absolute-form request line (`GET http://host/api/...`) names the same route.
+  const absolute = /^https?:\/\/[^/?]*/i.exec(target);
+  if (absolute) target = target.slice(absolute[0].length) || '/';
   const q = target.indexOf('?');
   const path = q === -1 ? target : target.slice(0, q);
   return /^\/api(\/v\d+)?\/oauth2\/authorize$/.test(path) && location === `/oauth2/authorize${q === -1 ? '' : target.slice(q)}`;
