@@ -8,7 +8,7 @@
 import type { ActionRow, AllowedMentions, Component, MessageReferenceBody } from '@parley/protocol';
 import { Compile, type Validator } from 'typebox/compile';
 import { badRequest } from '../errors.js';
-import { parseAllowedMentions, parseDiscordPayload } from '../webhooks/discord.js';
+import { parseDiscordPayload } from '../webhooks/discord.js';
 import { isPlainObject } from '../webhooks/text.js';
 import type { Embed } from '../webhooks/types.js';
 import { DiscordMessageTop } from './schemas.js';
@@ -181,8 +181,6 @@ export function editFromDiscord(body: unknown): DiscordMessageEdit {
     ...(attachments !== undefined ? { attachments } : {}),
   };
 }
-
-export { parseAllowedMentions };
 
 /** An overwrite's `type`: 0 (or "0", "role") a role, 1 (or "1", "member") a member. */
 function overwriteType(value: unknown, where: string): 'role' | 'member' {

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { P } from '@parley/protocol';
-import { AppError, type ErrorCode, errorStatus } from '../errors.js';
+import { type AppError, type ErrorCode, errorStatus } from '../errors.js';
 import { errorAnswer } from '../http/plugins/errors.js';
 
 /** Discord's JSON error codes Parley answers with. */
@@ -199,6 +199,3 @@ function bucketOf(route: string): string {
   }
   return b;
 }
-
-/** An error to throw where a Discord route needs one of our codes under its own message. */
-export const discordError = (code: ErrorCode, message: string) => new AppError(code, message);

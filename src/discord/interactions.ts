@@ -41,9 +41,6 @@ const OPTION_TYPE_NAME = new Map(Object.entries(OPTION_TYPE).map(([k, v]) => [v,
 export const COMMAND_TYPE = { chat: 1, user: 2, message: 3 } as const;
 const COMMAND_TYPE_NAME = new Map(Object.entries(COMMAND_TYPE).map(([k, v]) => [v as number, k as keyof typeof COMMAND_TYPE]));
 
-/** Discord's text input styles (1 short, 2 paragraph). */
-const TEXT_INPUT_STYLE = { short: 1, paragraph: 2 } as const;
-
 /** Discord's callback types → Parley's. */
 export const CALLBACK_TYPE: Record<number, string> = {
   4: 'message',
@@ -236,28 +233,6 @@ export function modalFromDiscord(data: unknown): Modal {
     };
   });
   return asNative(ModalSchema, { customId: str(d.custom_id, 'data.custom_id'), title: str(d.title, 'data.title'), components } as Modal);
-}
-
-/** Parley's modal as Discord's (the shape `INTERACTION_CREATE` clients and tests compare with). */
-export function discordModal(m: Modal) {
-  return {
-    custom_id: m.customId,
-    title: m.title,
-    components: m.components.map((r) => ({
-      type: 1,
-      components: r.components.map((t) => ({
-        type: 4,
-        custom_id: t.customId,
-        style: TEXT_INPUT_STYLE[t.style],
-        label: t.label,
-        ...(t.minLength !== undefined ? { min_length: t.minLength } : {}),
-        ...(t.maxLength !== undefined ? { max_length: t.maxLength } : {}),
-        ...(t.required !== undefined ? { required: t.required } : {}),
-        ...(t.value !== undefined ? { value: t.value } : {}),
-        ...(t.placeholder !== undefined ? { placeholder: t.placeholder } : {}),
-      })),
-    })),
-  };
 }
 
 /** An option's Discord type: the declared one the interaction carries (a value's own kind only if it has none). */

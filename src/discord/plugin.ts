@@ -23,7 +23,7 @@ import { discordUserRoutes } from './rest/users.js';
 import { discordWebhookRoutes } from './rest/webhooks.js';
 
 /** The API versions served; all of them alike (Parley's objects do not differ between them). */
-export const DISCORD_API_VERSIONS = [6, 7, 8, 9, 10] as const;
+const DISCORD_API_VERSIONS = [6, 7, 8, 9, 10] as const;
 
 /** Where the Discord layer lives. */
 export const DISCORD_PREFIX = '/api';
@@ -31,7 +31,7 @@ export const DISCORD_PREFIX = '/api';
 /** The Discord gateway's WebSocket path (served by src/discord/gateway, beside the native `/gateway`). */
 export const DISCORD_GATEWAY_PATH = '/api/gateway/ws';
 
-const VERSIONED = /^\/api\/v(?:6|7|8|9|10)(?=[/?]|$)/;
+const VERSIONED = new RegExp(`^/api/v(?:${DISCORD_API_VERSIONS.join('|')})(?=[/?]|$)`);
 
 /** `/api/v10/channels/1` → `/api/channels/1`; every other URL unchanged (Fastify's `rewriteUrl`). */
 export function stripDiscordVersion(url: string): string {

@@ -6,13 +6,6 @@ import type { Caller } from './types.js';
 
 import type { AuditAction } from '@parley/protocol';
 
-/**
- * Audit-log actions (docs/permissions.md lists them): every moderation and configuration
- * change writes one, with the caller's `X-Audit-Log-Reason`. They are part of the wire
- * (clients filter and describe them), so @parley/protocol lists them.
- */
-export { AUDIT_ACTIONS, type AuditAction } from '@parley/protocol';
-
 function row(
   ctx: DomainContext,
   serverId: string,

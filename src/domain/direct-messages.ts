@@ -8,9 +8,6 @@ import { type DomainContext, notify, nowIso } from './context.js';
 import { NEEDS } from './permissions.js';
 import type { Caller } from './types.js';
 
-/** People in a group DM, the creator included (docs/api.md#direct-messages). */
-export const GROUP_DM_MAX = OBJECT_LIMITS.groupDmMembers;
-
 /** The wire form of a DM, with its recipients and newest message. */
 function dmView(row: DmRow, recipients: RecipientRow[], lastMessageId: string | null): DmChannel {
   return {
@@ -63,8 +60,8 @@ export const directMessages = {
       throw badRequest('recipientIds must name other people, each once', 'invalid_recipients');
     }
     // The schema caps the list too; this is the rule both APIs share (docs/security.md).
-    if (ids.length === 0 || ids.length > GROUP_DM_MAX - 1)
-      throw badRequest(`a group DM holds at most ${GROUP_DM_MAX} people, you included`, 'invalid_recipients');
+    if (ids.length === 0 || ids.length > OBJECT_LIMITS.groupDmMembers - 1)
+      throw badRequest(`a group DM holds at most ${OBJECT_LIMITS.groupDmMembers} people, you included`, 'invalid_recipients');
     const group = ids.length > 1;
     if (group && caller.bot) throw badRequest('a bot opens DMs with one person at a time', 'invalid_recipients');
     if (!group && body.name !== undefined) throw badRequest('only a group DM has a name', 'invalid_recipients');

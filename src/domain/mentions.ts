@@ -12,9 +12,6 @@ import { isId } from '../ids.js';
 import type { DomainContext } from './context.js';
 import type { PublicUser } from './types.js';
 
-/** Pings nothing: for dialects whose text comes from elsewhere (GitHub, Slack). */
-export const NO_PINGS: AllowedMentions = { parse: [] };
-
 /** What a message pings, as stored. */
 export interface ResolvedMentions {
   users: PublicUser[];

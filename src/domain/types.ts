@@ -1,5 +1,3 @@
-import { PERMISSION_NAMES, type PermissionName } from '@parley/protocol';
-
 /**
  * Objects as the API returns them: the types of the wire schemas in @parley/protocol, so
  * what the domain returns is what the response schemas serialize.
@@ -23,22 +21,4 @@ export interface Caller {
    * would go stale while it lives.
    */
   accessEpoch?: number;
-}
-
-/** The bit of each permission the wire names; the bits never leave the service. */
-export const PERMISSIONS = {
-  READ_MESSAGES: 1,
-  SEND_MESSAGES: 2,
-  ADD_REACTIONS: 4,
-  ATTACH_FILES: 8,
-} as const satisfies Record<PermissionName, number>;
-export { PERMISSION_NAMES, type PermissionName };
-export const ALL_PERMISSIONS = 15;
-
-export function permissionBits(names: PermissionName[]): number {
-  return names.reduce((bits, n) => bits | PERMISSIONS[n], 0);
-}
-
-export function permissionNames(bits: number): PermissionName[] {
-  return PERMISSION_NAMES.filter((n) => (bits & PERMISSIONS[n]) !== 0);
 }

@@ -10,8 +10,6 @@ import { codePointLength, isHttpUrl, isPlainObject, optionalString } from './tex
 export type { Embed };
 import type { ActionRow, AllowedMentions } from '@parley/protocol';
 export type EmbedField = NonNullable<Embed['fields']>[number];
-export type EmbedAuthor = NonNullable<Embed['author']>;
-export type EmbedFooter = NonNullable<Embed['footer']>;
 export type EmbedMedia = NonNullable<Embed['image']>;
 
 /** What a dialect converter hands to the route: one message to create. */

@@ -70,12 +70,6 @@ export const obj =
   <T>(spec: Spec<T>): Check =>
   (v, at) =>
     assertShape<T>(v, spec, at);
-/** A check: an object of `spec`, or null. */
-export const objOrNull =
-  <T>(spec: Spec<T>): Check =>
-  (v, at) => {
-    if (v !== null) assertShape<T>(v, spec, at);
-  };
 /** A check: an array whose every item passes `item`. */
 export const arrayOf =
   (item: Check, opts: { min?: number } = {}): ((value: unknown, at: string) => void) =>

@@ -8,7 +8,6 @@ import path from 'node:path';
 import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { hashToken } from '../../src/crypto.js';
-import { PERMISSIONS } from '../../src/domain/types.js';
 import { openSqlite, SqliteIntegers } from '../../src/store/dialects/sqlite.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 
@@ -139,7 +138,8 @@ export async function seedLegacyDatabase(
     .insertInto('channels')
     .values({ id: w.channel, server_id: w.server, name: 'general', created_at: at(t0 + 4) })
     .execute();
-  const all = Object.values(PERMISSIONS).reduce((a, b) => a | b, 0);
+  // Every permission as schema 0003 stored it: READ_MESSAGES 1, SEND_MESSAGES 2, ADD_REACTIONS 4, ATTACH_FILES 8.
+  const all = 1 | 2 | 4 | 8;
   await db
     .insertInto('members')
     .values([

@@ -149,5 +149,3 @@ export function webClient(webDir: string, publicUrl: () => string) {
     return true;
   };
 }
-
-export type WebClient = ReturnType<typeof webClient>;

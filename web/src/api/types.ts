@@ -9,26 +9,19 @@ import type {
   Bot as WireBot,
   CreatedBot,
   CreatedWebhook,
-  Embed,
   Member as WireMember,
-  MemberEvent,
   PermissionName,
   PublicUser,
-  ReactionEvent,
-  ReadyFrame,
   ReadyServer,
   SelfUser,
   Server as WireServer,
   Session,
-  TypingStartEvent,
-  UpdatedUser,
   Invite as WireInvite,
   Webhook as WireWebhook,
 } from '@parley/protocol';
 import { PERMISSION_NAMES } from '@parley/protocol';
 
 export type {
-  ActionRow,
   Attachment,
   AuditLogEntry,
   Button,
@@ -36,12 +29,10 @@ export type {
   CommandChoice,
   CommandOption,
   CommandOptionValues,
-  Component,
   InteractionAccepted,
   InteractionStateEvent,
   InteractionModalEvent,
   MessageInteraction,
-  Modal,
   ModalField,
   TextInput,
   Select,
@@ -107,9 +98,6 @@ export type User = PublicUser & Partial<Pick<SelfUser, 'username' | 'displayName
 /** What `GET` and `PATCH /users/@me` answer: a person or a bot. */
 export type Me = SelfUser | BotSelf;
 
-/** A person or bot after a change of name or avatar (`USER_UPDATE`). */
-export type UserUpdate = UpdatedUser;
-
 /**
  * A server; the ones `ready` lists carry their channels, roles and the identity's own
  * roles (the store keeps those apart, under `channels`, `roles` and `myRoles`).
@@ -124,8 +112,6 @@ export const ALL_PERMISSIONS: readonly Permission[] = PERMISSION_NAMES;
 
 export type Author = PublicUser;
 
-export type EmbedField = NonNullable<Embed['fields']>[number];
-
 /** A webhook; the response that creates it also carries its token and URL. */
 export type Webhook = WireWebhook & Partial<Pick<CreatedWebhook, 'token' | 'url'>>;
 
@@ -134,10 +120,6 @@ export type Bot = WireBot & Partial<Pick<CreatedBot, 'token'>>;
 
 export type { Attachment as UploadResult } from '@parley/protocol';
 export type AuthResult = Session;
-export type ReadyPayload = ReadyFrame['d'];
-export type TypingPayload = TypingStartEvent;
-export type ReactionEventPayload = ReactionEvent;
-export type MemberEventPayload = MemberEvent;
 
 /** A user's or member's name, whichever field the server used. */
 export function displayName(u: { name?: string; username?: string | null } | null | undefined): string {

@@ -23,8 +23,6 @@ i18next.use(initReactI18next).init({
   returnNull: false,
 });
 
-export const i18n = i18next;
-
 /** Translate outside React's render too (toasts, titles, errors). The language is picked once, at start-up. */
 export const t = i18next.t.bind(i18next) as typeof i18next.t;
 

@@ -8,7 +8,7 @@ import type { PickerEmoji } from 'virtual:parley-emoji-data';
 import { twemojiName } from './emoji-text';
 
 export type { PickerEmoji };
-export { emojiPattern, splitEmoji, twemojiName } from './emoji-text';
+export { splitEmoji } from './emoji-text';
 
 /** The URL of the emoji's SVG (which may not exist: emoji newer than the set fall back to text). */
 export function emojiUrl(emoji: string): string {

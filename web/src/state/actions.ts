@@ -176,11 +176,6 @@ export async function deleteChannel(channel: Channel): Promise<void> {
   dispatch({ type: 'channel/remove', channelId: channel.id, serverId: channel.serverId });
 }
 
-export async function createInvite(serverId: string): Promise<string> {
-  const { code } = await api.post<{ code: string }>(`/servers/${seg(serverId)}/invites`);
-  return `${location.origin}/invite/${encodeURIComponent(code)}`;
-}
-
 /** Accept an invite code or a pasted invite link; resolves to the joined server. */
 export async function joinInvite(codeOrLink: string): Promise<Server> {
   const code = parseInvite(codeOrLink);

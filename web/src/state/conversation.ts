@@ -54,10 +54,6 @@ function subscribe(l: () => void): () => void {
   return () => listeners.delete(l);
 }
 
-export function getConversation(): ConversationState {
-  return state;
-}
-
 export function useConversation<T>(selector: (s: ConversationState) => T): T {
   return useSyncExternalStore(subscribe, () => selector(state));
 }

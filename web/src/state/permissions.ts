@@ -4,20 +4,12 @@
  * the gateway keeps current. The UI only hides or disables what the service would refuse;
  * the service still decides.
  */
-import {
-  ALL_PERMISSION_BITS,
-  computePermissions,
-  highestPosition,
-  P,
-  parsePermissions,
-  type Permission,
-  type RoleBits,
-} from '@parley/protocol/permissions';
+import { ALL_PERMISSION_BITS, computePermissions, highestPosition, P, parsePermissions, type RoleBits } from '@parley/protocol/permissions';
 import { useMemo } from 'react';
 import type { Channel, Role, Server } from '../api/types';
 import { type State, useStore } from './store';
 
-export { P, type Permission };
+export { P };
 
 const roleMaps = new WeakMap<Role[], ReadonlyMap<string, RoleBits>>();
 
