@@ -93,7 +93,14 @@ export async function history(base: string, auth: string, channelId: string, que
 export async function dumpDatabase(srv: TestServer): Promise<string[]> {
   const db = srv.app.ctx.store.db;
   const rows: string[] = [];
-  for (const table of await db.introspection.getTables()) {
+  let tables = await db.introspection.getTables();
+  // On PostgreSQL the introspection lists every schema's tables, other suites' running
+  // beside this one included: keep this server's own (its search_path's first schema).
+  if (tables.some((t) => t.schema !== undefined && t.schema !== 'main')) {
+    const { rows: current } = await sql<{ s: string }>`select current_schema() as s`.execute(db);
+    tables = tables.filter((t) => t.schema === current[0]?.s);
+  }
+  for (const table of tables) {
     const { rows: found } = await sql`select * from ${sql.table(table.name)}`.execute(db);
     for (const row of found) rows.push(`${table.name}: ${JSON.stringify(row)}`);
   }
