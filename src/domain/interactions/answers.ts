@@ -15,7 +15,6 @@ import { validateEmbeds } from '../../webhooks/types.js';
 import { readsChannel, requireChannelPermission } from '../access.js';
 import { publicUser } from '../accounts.js';
 import { checkComponents } from '../components.js';
-import { checkModal } from './modals.js';
 import { DM_SERVER_ID, type DomainContext, notify, nowIso } from '../context.js';
 import { NONE, mayMention } from '../mentions.js';
 import {
@@ -35,6 +34,8 @@ import {
 import { NEEDS } from '../permissions.js';
 import type { Caller } from '../types.js';
 import { type StoredUpload, attachmentOf, releaseUploads, uploadIdOf, uploadRefOf } from '../uploads.js';
+import { checkModal } from './modals.js';
+
 /**
  * A bot's answers to an interaction (docs/commands.md): its one callback within the
  * window (a message, a deferral, an update of the clicked message, a modal, autocomplete

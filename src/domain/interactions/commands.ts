@@ -17,6 +17,7 @@ import { type ChannelGrant, requireChannelPermission } from '../access.js';
 import { type DomainContext, notify, nowIso } from '../context.js';
 import { NEEDS, has } from '../permissions.js';
 import type { Caller, PublicUser } from '../types.js';
+
 /**
  * A bot's application commands (docs/commands.md): registering them per scope (global, or
  * one server), checking them against Discord's rules, and listing what a person may run in

@@ -24,15 +24,16 @@ import type { CommandTable, InteractionTable, RoleTable, UserTable } from '../..
 import { type ChannelGrant, readsChannel, requireChannelPermission } from '../access.js';
 import { publicUser } from '../accounts.js';
 import { findComponent } from '../components.js';
-import { answers } from './answers.js';
-import { type CommandType, SUBCOMMANDISH, dmBot, mayUse } from './commands.js';
-import { checkFields } from './modals.js';
 import { DM_SERVER_ID, type DomainContext } from '../context.js';
 import { messageView, resolveAttachments } from '../messages.js';
 import { NEEDS, has } from '../permissions.js';
 import { roleView } from '../roles.js';
 import type { Caller, PublicUser } from '../types.js';
 import { attachmentOf } from '../uploads.js';
+import { answers } from './answers.js';
+import { type CommandType, SUBCOMMANDISH, dmBot, mayUse } from './commands.js';
+import { checkFields } from './modals.js';
+
 /**
  * A person invoking an interaction (docs/commands.md): running a command (chat, user or
  * message), clicking a component, typing in an autocomplete option, or submitting a modal.

@@ -1,5 +1,6 @@
 import { MODAL_LIMITS, type Modal, type ModalField } from '@parley/protocol';
 import { badRequest } from '../../errors.js';
+
 /** A modal's rules (docs/commands.md#modals): the one a bot answers with, and what a person submits in it. */
 
 /** Checks a modal a bot answers with beyond its schema (Discord's rules); returns it as kept, `required` said. */
