@@ -34,8 +34,9 @@ import { directMessageRoutes } from './http/routes/direct-messages.js';
 import { backfillManagedRoles } from './domain/servers.js';
 import { moderationRoutes } from './http/routes/moderation.js';
 import { searchRoutes } from './http/routes/search.js';
-import { interactionRoutes } from './http/routes/interactions.js';
-import { interactions } from './domain/interactions.js';
+import { interactionRoutes } from './http/routes/interaction-routes.js';
+import { answers } from './domain/interactions/answers.js';
+import { InteractionBroker } from './domain/interactions/broker.js';
 import { serverRoutes } from './http/routes/servers.js';
 import { uploadRoutes } from './http/routes/uploads.js';
 import { webClient } from './http/routes/web-client.js';
@@ -208,6 +209,20 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     metrics.sources.writes = () => store.writeLoad;
     metrics.sources.pool = () => store.poolStats();
   }
+  const background = new Background(report);
+  // Interactions' windows and waiting autocompletes: stopped first on close.
+  const interactions = new InteractionBroker(
+    {
+      callbackMs: config.interactionCallbackMs,
+      tokenTtlMs: config.interactionTokenTtlMs,
+      allowPrivate: config.outgoingAllowPrivate,
+      shared: config.redisUrl !== undefined,
+    },
+    // Read through ctx: a test may move the service's clock on (`ctx.clock`).
+    () => ctx.clock(),
+    background,
+    report,
+  );
   const ctx: DomainContext = {
     store,
     bus,
@@ -219,14 +234,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     report,
     perms: new PermissionCache(),
     access: new AccessCache(),
-    interactions: {
-      callbackMs: config.interactionCallbackMs,
-      tokenTtlMs: config.interactionTokenTtlMs,
-      allowPrivate: config.outgoingAllowPrivate,
-      shared: config.redisUrl !== undefined,
-      waiters: new Map(),
-    },
-    background: new Background(report),
+    interactions,
+    background,
   };
   // Presence: each instance names itself by an id of its own (its sessions' ids come from the same generator).
   const presenceStore = await openPresence(config, report, store.ids.next());
@@ -371,7 +380,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const revocations = new RevocationWatch(ctx);
   periodic('revocation poll', config.revocationPollMs, () => revocations.poll());
   // Interactions past their token's life are of no use to anyone.
-  periodic('interaction sweep', 3600_000, () => interactions.sweep(ctx));
+  periodic('interaction sweep', 3600_000, () => answers.sweep(ctx));
 
   // While draining, answers close their connection, so keep-alive sockets of requests
   // that were in flight do not hold the shutdown open.
@@ -386,7 +395,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     (closed ??= (async () => {
       draining = true;
       for (const t of tasks) clearInterval(t);
-      for (const finish of ctx.interactions.waiters.values()) finish([]);
+      interactions.stop();
       await gateway.close();
       presence.close();
       await presenceStore.close();

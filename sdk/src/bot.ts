@@ -8,7 +8,7 @@ import {
   type InteractionHandler,
   InteractionContext,
   InteractionRouter,
-} from './interactions.js';
+} from './interaction-router.js';
 import type {
   BanEvent,
   RoleDeleteEvent,

@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject, verify } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { InteractionContext, type InteractionRouter } from './interactions.js';
+import { InteractionContext, type InteractionRouter } from './interaction-router.js';
 import type { RestClient } from './rest.js';
 import type { Interaction, InteractionCallbackBody } from './types.js';
 

@@ -66,5 +66,5 @@ export {
   type CustomIdMatcher,
   type InteractionHandler,
   type ReplyInput,
-} from './interactions.js';
+} from './interaction-router.js';
 export type * from './types.js';

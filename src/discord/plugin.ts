@@ -18,7 +18,7 @@ import { DISCORD, completeRateLimitHeaders, discordErrorHandler, discordJsonType
 import { discordChannelRoutes } from './rest/channels.js';
 import { hidden } from './rest/common.js';
 import { discordGuildRoutes } from './rest/guilds.js';
-import { discordInteractionRoutes } from './rest/interactions.js';
+import { discordInteractionRoutes } from './rest/commands-and-callbacks.js';
 import { discordUserRoutes } from './rest/users.js';
 import { discordWebhookRoutes } from './rest/webhooks.js';
 

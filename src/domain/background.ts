@@ -1,13 +1,13 @@
 /**
- * The owner of work that outlives the request that started it (an interaction's window,
- * its delivery to an HTTP endpoint, an expired session's removal): every task is tracked
- * while it runs, a failure is reported (never an unhandled rejection that could end the
- * process), and `drain` waits for what is in flight on shutdown (docs/ARCHITECTURE.md,
- * "Background work"). Periodic sweeps are app.ts's `periodic`, which reports the same way.
+ * The owner of work that outlives the request that started it (an interaction's delivery
+ * to an HTTP endpoint, the end of its window, an expired session's removal): every task is
+ * tracked while it runs, a failure is reported (never an unhandled rejection that could end
+ * the process), and `stop` waits for what is in flight on shutdown (docs/ARCHITECTURE.md,
+ * "Background work has an owner"). Periodic sweeps are app.ts's `periodic`, which reports the
+ * same way; the timers of interactions' windows are the `InteractionBroker`'s.
  */
 export class Background {
   private readonly running = new Set<Promise<void>>();
-  private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
 
   constructor(private readonly report: (err: unknown, what: string) => void) {}
@@ -30,26 +30,9 @@ export class Background {
     this.running.add(done);
   }
 
-  /** Runs `task` after `ms`, owned as `run`'s; cleared by `stop`. Returns a cancel. */
-  after(what: string, ms: number, task: () => Promise<unknown>): () => void {
-    if (this.stopped) return () => {};
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.run(what, task);
-    }, ms);
-    timer.unref();
-    this.timers.add(timer);
-    return () => {
-      clearTimeout(timer);
-      this.timers.delete(timer);
-    };
-  }
-
-  /** Starts nothing more, drops the timers not yet due, and resolves once every running task has settled. */
+  /** Starts nothing more, and resolves once every running task has settled. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
     while (this.running.size > 0) await Promise.all([...this.running]);
   }
 

@@ -6,26 +6,13 @@ import type { PresenceStatus } from '@parley/protocol';
 import type { PermissionCache } from './permissions.js';
 import type { AccessCache } from './access-cache.js';
 import type { Background } from './background.js';
+import type { InteractionBroker } from './interactions/broker.js';
 import type { RegistrationMode } from '../config.js';
 
 /** The instance's account settings (SESSION_TTL_DAYS, REGISTRATION). */
 export interface AccountSettings {
   sessionTtlMs: number;
   registration: RegistrationMode;
-}
-
-/** Interactions' windows and what this instance keeps of the ones in flight (docs/commands.md). */
-export interface InteractionRuntime {
-  /** A callback must arrive within this long of the interaction (INTERACTION_CALLBACK_MS). */
-  callbackMs: number;
-  /** Follow-ups and edits of the original answer, this long (INTERACTION_TOKEN_TTL_SECONDS). */
-  tokenTtlMs: number;
-  /** Outgoing requests may reach private addresses (OUTGOING_ALLOW_PRIVATE). */
-  allowPrivate: boolean;
-  /** Several instances share the database: an autocomplete answer may land on another one. */
-  shared: boolean;
-  /** Autocomplete requests this instance waits on, by interaction id. */
-  waiters: Map<string, (choices: import('@parley/protocol').CommandChoice[]) => void>;
 }
 
 /** What domain actions need: the store, the bus, the upload store, the public base URL and the account settings. */
@@ -48,7 +35,8 @@ export interface DomainContext {
   perms: PermissionCache;
   /** Identity and channel access read by requests, kept while the access epoch holds. */
   access: AccessCache;
-  interactions: InteractionRuntime;
+  /** Interactions' windows, timers and waiting autocompletes (docs/commands.md), owned by app.ts. */
+  interactions: InteractionBroker;
   /** The owner of work that outlives its request: tracked, failures reported, drained on close. */
   background: Background;
   /** What others see of people's connections (docs/gateway.md#presence); absent, everyone shows offline. */

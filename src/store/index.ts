@@ -17,7 +17,7 @@ import { auditLog, bans, bumpPermVersion, overwrites, roles } from './repos/role
 import { searchRepo } from './repos/search.js';
 import { sessions, users } from './repos/users.js';
 import { idempotency, webhooks } from './repos/webhooks.js';
-import { botKeys, commands, interactions } from './repos/interactions.js';
+import { botKeys, commands, interactions } from './repos/interaction-rows.js';
 import type { Database, MessageTable } from './schema.js';
 
 export type Db = Kysely<Database>;

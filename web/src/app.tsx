@@ -16,7 +16,7 @@ import { HomePage } from './pages/home-page';
 import { acceptInviteOnArrival, InvitePage, useInvitePreview } from './pages/invite-page';
 import { applyEvent, loadMe, loadMembers, loadServers } from './state/actions';
 import { applyReady, startConversations } from './state/conversations';
-import { resetInteractions } from './state/interactions';
+import { resetInteractions } from './state/interaction-store';
 import { store, useStore } from './state/store';
 import { toast } from './state/toasts';
 import { Link, match, navigate, paths, usePath } from './router';

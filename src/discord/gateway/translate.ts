@@ -5,7 +5,7 @@ import { servers as serverActions } from '../../domain/servers.js';
 import type { AuthorMember, GatewayEvent, JoinSnapshot } from '../../events/types.js';
 import { SharedFrame } from '../../gateway/frames.js';
 import type { ReadyInfo } from '../../gateway/wire.js';
-import { discordInteraction } from '../interactions.js';
+import { discordInteraction } from '../interaction-objects.js';
 import { discordChannel, discordGuild, discordMember, discordMemberNoUser, discordMessage, discordRole, discordUser } from '../objects.js';
 import { INTENTS } from './intents.js';
 

@@ -15,7 +15,7 @@ import type { RouteDeps } from '../../http/routes/deps.js';
 import { parseJsonField } from '../../webhooks/text.js';
 import { resolveAttachmentRefs } from '../../webhooks/discord.js';
 import { type DiscordMessageInput, messageFromDiscord } from '../bodies.js';
-import type { FilesEdit } from '../../domain/interactions.js';
+import type { FilesEdit } from '../../domain/interactions/answers.js';
 
 /** Discord's routes are documented in docs/discord.md, not in the native OpenAPI document. */
 export const hidden = { schema: { hide: true } } as const;

@@ -12,12 +12,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, notFound } from '../../errors.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
-import { interactions } from '../../domain/interactions.js';
+import { answers } from '../../domain/interactions/answers.js';
 import { discordMessage } from '../objects.js';
 import type { Message } from '@parley/protocol';
 import { readDiscordForm } from './common.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
-import { answerFromDiscord, answerWithFiles, editAnswerFromDiscord, editWithFiles } from './interactions.js';
+import { answerFromDiscord, answerWithFiles, editAnswerFromDiscord, editWithFiles } from './commands-and-callbacks.js';
 
 /** One call on an interaction's webhook path. */
 export interface InteractionWebhookCall {
@@ -65,7 +65,7 @@ export const interactionWebhooks = {
     const form = await readForm(call, answerFromDiscord);
     let m: Message;
     try {
-      m = await asWebhook(interactions.followUp(ctx, call.token, await answerWithFiles(ctx, form, form.json)));
+      m = await asWebhook(answers.followUp(ctx, call.token, await answerWithFiles(ctx, form, form.json)));
     } catch (err) {
       await form.discard();
       throw err;
@@ -79,7 +79,7 @@ export const interactionWebhooks = {
   },
   /** `GET .../messages/@original` or `.../messages/{id}` of a follow-up. */
   async getMessage(call: InteractionMessageCall): Promise<unknown> {
-    return discordMessage(await asWebhook(interactions.getMessage(call.deps.ctx, call.token, call.messageId)), view(call));
+    return discordMessage(await asWebhook(answers.getMessage(call.deps.ctx, call.token, call.messageId)), view(call));
   },
   /**
    * `PATCH .../messages/@original` or a follow-up's (JSON, or multipart with `files[n]`):
@@ -90,7 +90,7 @@ export const interactionWebhooks = {
     const form = await readForm(call, editAnswerFromDiscord);
     let m: Message;
     try {
-      m = await asWebhook(interactions.editMessage(ctx, call.token, call.messageId, await editWithFiles(ctx, form, form.json)));
+      m = await asWebhook(answers.editMessage(ctx, call.token, call.messageId, await editWithFiles(ctx, form, form.json)));
     } catch (err) {
       await form.discard();
       throw err;
@@ -99,14 +99,14 @@ export const interactionWebhooks = {
   },
   /** `DELETE .../messages/@original` or a follow-up's: 204. */
   async deleteMessage(call: InteractionMessageCall): Promise<unknown> {
-    await asWebhook(interactions.deleteMessage(call.deps.ctx, call.token, call.messageId));
+    await asWebhook(answers.deleteMessage(call.deps.ctx, call.token, call.messageId));
     return call.reply.code(204).send();
   },
 };
 
 /** The body, its files stored as the bot's uploads once the token is known to be an interaction's. */
 async function readForm<T>(call: InteractionWebhookCall, parse: (json: unknown) => T) {
-  const bot = await asWebhook(interactions.botOf(call.deps.ctx, call.token));
+  const bot = await asWebhook(answers.botOf(call.deps.ctx, call.token));
   const { limiter } = call.deps;
   return readDiscordForm(call.deps.ctx, call.deps, call.request, bot, () => enforce(limiter, RULES.uploads, bot, call.reply), parse);
 }

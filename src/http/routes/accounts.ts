@@ -31,7 +31,7 @@ import {
 } from '@parley/protocol';
 import { NoContent, errors } from '../schemas/wire.js';
 import type { RouteDeps } from './deps.js';
-import { verifyInteractionsUrl } from '../../outgoing/interactions.js';
+import { verifyInteractionsUrl } from '../../outgoing/interaction-delivery.js';
 
 /** The User-Agent a new session is labelled with (the domain shortens and cleans it). */
 const userAgentOf = (req: FastifyRequest) => req.headers['user-agent'];

@@ -19,7 +19,7 @@ import {
 } from 'react';
 import type { Command } from '../api/types';
 import { t } from '../i18n';
-import { contextCommandsOf, loadCommands, runContextCommand, useInteractions } from '../state/interactions';
+import { contextCommandsOf, loadCommands, runContextCommand, useInteractions } from '../state/interaction-store';
 import { toastError } from '../state/toasts';
 import { Avatar } from './avatar';
 import styles from './apps-menu.module.css';

@@ -11,7 +11,7 @@ import { ApiError, describeError } from '../api/client';
 import type { Channel, Command, CommandChoice, CommandOption, CommandOptionValues } from '../api/types';
 import { displayName } from '../api/types';
 import { loadMembers, uploadFile } from '../state/actions';
-import { autocomplete, type RunnableCommand, runCommand, runnableName } from '../state/interactions';
+import { autocomplete, type RunnableCommand, runCommand, runnableName } from '../state/interaction-store';
 import { can, myPermissions, P } from '../state/permissions';
 import { store, useStore } from '../state/store';
 import { Avatar } from './avatar';

@@ -5,7 +5,7 @@
  * `aria-activedescendant`); ↑ ↓ choose, Enter or Tab pick, Esc closes.
  */
 import { useEffect, useMemo } from 'react';
-import { expandCommand, loadCommands, type RunnableCommand, runnableName, useInteractions } from '../state/interactions';
+import { expandCommand, loadCommands, type RunnableCommand, runnableName, useInteractions } from '../state/interaction-store';
 import { Avatar } from './avatar';
 import styles from './composer-suggestions.module.css';
 import palette from './command-palette.module.css';

@@ -11,7 +11,7 @@ import { type DraftMention, encodeDraft, findTrigger } from '../lib/mentions';
 import { type Suggestion, SuggestionList, suggestionId, useSuggestions } from './composer-suggestions';
 import { CommandForm } from './command-form';
 import { CommandPalette, commandOptionId, slashQuery, useCommandMatches } from './command-palette';
-import { expandCommand, getInteractions, loadCommands, type RunnableCommand, runnableName } from '../state/interactions';
+import { expandCommand, getInteractions, loadCommands, type RunnableCommand, runnableName } from '../state/interaction-store';
 import { EmojiPicker } from './emoji-picker';
 import { CloseIcon, PlusIcon, SmileIcon } from './icons';
 import styles from './composer.module.css';

@@ -6,7 +6,7 @@
  */
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { Button, Message, MessageInteraction, Select, SelectOption } from '../api/types';
-import { dismissEphemeral, dismissPending, type PendingInteraction, pressComponent, useInteractions } from '../state/interactions';
+import { dismissEphemeral, dismissPending, type PendingInteraction, pressComponent, useInteractions } from '../state/interaction-store';
 import { useStore } from '../state/store';
 import { Avatar, BotBadge } from './avatar';
 import { CloseIcon } from './icons';

@@ -17,7 +17,7 @@ import { loadLatest, loadOlder } from '../state/actions';
 import { jumpDone, loadNewer, useConversation } from '../state/conversation';
 import { type ChannelMessages, useStore } from '../state/store';
 import { formatDay, isSameDay, minutesBetween } from '../lib/format';
-import { useInteractions } from '../state/interactions';
+import { useInteractions } from '../state/interaction-store';
 import { MessageItem } from './message-item';
 import { PendingCommands } from './message-interactions';
 import { firstUnreadId, UnreadBar, UnreadDivider, useReadTracking, useUnreadMarker } from './unread-marker';

@@ -9,7 +9,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { describeError } from '../api/client';
 import type { TextInput } from '../api/types';
 import { t } from '../i18n';
-import { closeModal, type OpenModal, submitModal, useInteractions } from '../state/interactions';
+import { closeModal, type OpenModal, submitModal, useInteractions } from '../state/interaction-store';
 import { Dialog } from './dialog';
 import dialogStyles from './dialog.module.css';
 import styles from './modal-form.module.css';

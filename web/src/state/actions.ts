@@ -19,7 +19,7 @@ import type {
 } from '../api/types';
 import { applyConversationEvent } from './conversation';
 import { onDm, onMessageCreate, onReadState } from './conversations';
-import { applyInteractionEvent } from './interactions';
+import { applyInteractionEvent } from './interaction-store';
 import { store } from './store';
 import { t } from '../i18n';
 

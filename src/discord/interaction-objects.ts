@@ -2,7 +2,7 @@
  * Commands and interactions in Discord's shape, both ways: Parley's `Command` and
  * `Interaction` (docs/commands.md) as Discord's application commands and `INTERACTION_CREATE`,
  * and Discord's command bodies and callback types as Parley's. Pure functions; the routes
- * (`rest/interactions.ts`, `rest/interaction-webhooks.ts`) and the gateway use them.
+ * (`rest/commands-and-callbacks.ts`, `rest/interaction-webhooks.ts`) and the gateway use them.
  */
 import {
   type Command,

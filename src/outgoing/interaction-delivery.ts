@@ -9,7 +9,7 @@ import { Compile } from 'typebox/compile';
 import { signEd25519 } from '../crypto.js';
 import type { DomainContext } from '../domain/context.js';
 import { notify } from '../domain/context.js';
-import { interactions } from '../domain/interactions.js';
+import { answers } from '../domain/interactions/answers.js';
 import { AppError } from '../errors.js';
 import type { UserTable } from '../store/schema.js';
 import { OutgoingRefused, postJson } from './http.js';
@@ -61,10 +61,10 @@ async function overHttp(ctx: DomainContext, botId: string, url: string, interact
   try {
     const answer = await signedPost(ctx, botId, url, interaction, ctx.interactions.callbackMs);
     if (answer.type === 'pong') throw new Error('pong is the answer to a ping only');
-    await interactions.acknowledge(ctx, row, answer as InteractionCallbackBody);
+    await answers.acknowledge(ctx, row, answer as InteractionCallbackBody);
   } catch {
     // The endpoint's failures are the bot's, not the service's: the invoker hears of it.
-    await interactions.fail(ctx, row, 'unreachable').catch((err) => ctx.report(err, 'interaction failure notice failed'));
+    await answers.fail(ctx, row, 'unreachable').catch((err) => ctx.report(err, 'interaction failure notice failed'));
   }
 }
 

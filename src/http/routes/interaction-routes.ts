@@ -20,8 +20,10 @@ import {
   PutCommandsBody,
   ref,
 } from '@parley/protocol';
-import { commands, interactions } from '../../domain/interactions.js';
-import { deliverInteraction } from '../../outgoing/interactions.js';
+import { answers } from '../../domain/interactions/answers.js';
+import { commands } from '../../domain/interactions/commands.js';
+import { invoke } from '../../domain/interactions/invoke.js';
+import { deliverInteraction } from '../../outgoing/interaction-delivery.js';
 import { authenticate } from '../plugins/auth.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
 import { SECURITY } from '../openapi.js';
@@ -181,7 +183,7 @@ export function interactionRoutes(fastify: FastifyInstance, { ctx, limiter }: Ro
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'user');
       await enforce(limiter, RULES.interactions, `${caller.id}:${req.params.channelId}`, reply);
-      const accepted = await interactions.create(ctx, caller, req.params.channelId, req.body, deliverInteraction);
+      const accepted = await invoke.create(ctx, caller, req.params.channelId, req.body, deliverInteraction);
       return reply.status(req.body.type === 'autocomplete' ? 200 : 202).send(accepted);
     },
   );
@@ -203,7 +205,7 @@ export function interactionRoutes(fastify: FastifyInstance, { ctx, limiter }: Ro
     },
     async (req, reply) => {
       await enforce(limiter, RULES.interactionReplies, req.params.interactionId, reply);
-      await interactions.callback(ctx, req.params.interactionId, req.params.token, req.body);
+      await answers.callback(ctx, req.params.interactionId, req.params.token, req.body);
       return reply.status(204).send();
     },
   );
@@ -221,7 +223,7 @@ export function interactionRoutes(fastify: FastifyInstance, { ctx, limiter }: Ro
     },
     async (req, reply) => {
       await enforce(limiter, RULES.interactionReplies, tokenKey(req.params.token), reply);
-      return interactions.followUp(ctx, req.params.token, req.body);
+      return answers.followUp(ctx, req.params.token, req.body);
     },
   );
 
@@ -235,7 +237,7 @@ export function interactionRoutes(fastify: FastifyInstance, { ctx, limiter }: Ro
         response: { 200: ref(Message), ...errors },
       },
     },
-    async (req) => interactions.getOriginal(ctx, req.params.token),
+    async (req) => answers.getOriginal(ctx, req.params.token),
   );
 
   app.patch(
@@ -252,7 +254,7 @@ export function interactionRoutes(fastify: FastifyInstance, { ctx, limiter }: Ro
     },
     async (req, reply) => {
       await enforce(limiter, RULES.interactionReplies, tokenKey(req.params.token), reply);
-      return interactions.editOriginal(ctx, req.params.token, req.body);
+      return answers.editOriginal(ctx, req.params.token, req.body);
     },
   );
 
@@ -268,7 +270,7 @@ export function interactionRoutes(fastify: FastifyInstance, { ctx, limiter }: Ro
     },
     async (req, reply) => {
       await enforce(limiter, RULES.interactionReplies, tokenKey(req.params.token), reply);
-      await interactions.deleteOriginal(ctx, req.params.token);
+      await answers.deleteOriginal(ctx, req.params.token);
       return reply.status(204).send();
     },
   );
@@ -284,7 +286,7 @@ export function interactionRoutes(fastify: FastifyInstance, { ctx, limiter }: Ro
         response: { 200: ref(Message), ...errors },
       },
     },
-    async (req) => interactions.getMessage(ctx, req.params.token, req.params.messageId),
+    async (req) => answers.getMessage(ctx, req.params.token, req.params.messageId),
   );
 
   app.patch(
@@ -301,7 +303,7 @@ export function interactionRoutes(fastify: FastifyInstance, { ctx, limiter }: Ro
     },
     async (req, reply) => {
       await enforce(limiter, RULES.interactionReplies, tokenKey(req.params.token), reply);
-      return interactions.editMessage(ctx, req.params.token, req.params.messageId, req.body);
+      return answers.editMessage(ctx, req.params.token, req.params.messageId, req.body);
     },
   );
 
@@ -317,7 +319,7 @@ export function interactionRoutes(fastify: FastifyInstance, { ctx, limiter }: Ro
     },
     async (req, reply) => {
       await enforce(limiter, RULES.interactionReplies, tokenKey(req.params.token), reply);
-      await interactions.deleteMessage(ctx, req.params.token, req.params.messageId);
+      await answers.deleteMessage(ctx, req.params.token, req.params.messageId);
       return reply.status(204).send();
     },
   );

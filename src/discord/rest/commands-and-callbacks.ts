@@ -1,14 +1,15 @@
 /**
  * Discord's `/applications/{appId}/[guilds/{guildId}/]commands` (application commands)
  * and `/interactions/{id}/{token}/callback` routes, over the commands domain (docs/commands.md)
- * (src/domain/interactions.ts): a bot's application id is its user id, Discord's command
- * objects and callback types are translated (`../interactions.ts`) and nothing else is
- * decided here.
+ * (src/domain/interactions/): a bot's application id is its user id, Discord's command
+ * objects and callback types are translated (`../interaction-objects.ts`) and nothing else
+ * is decided here.
  */
 import type { InteractionCallbackBody, InteractionMessageBody } from '@parley/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DomainContext } from '../../domain/context.js';
-import { type AnswerBody, type CallbackBody, commands, interactions } from '../../domain/interactions.js';
+import { type AnswerBody, type CallbackBody, answers } from '../../domain/interactions/answers.js';
+import { commands } from '../../domain/interactions/commands.js';
 import { AppError, badRequest } from '../../errors.js';
 import { resolveAttachmentRefs } from '../../webhooks/discord.js';
 import type { Embed } from '../../webhooks/types.js';
@@ -16,7 +17,7 @@ import { authenticate } from '../../http/plugins/auth.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import { editFromDiscord, messageFromDiscord } from '../bodies.js';
-import { CALLBACK_TYPE, commandFromDiscord, commandPatchFromDiscord, discordCommand, modalFromDiscord } from '../interactions.js';
+import { CALLBACK_TYPE, commandFromDiscord, commandPatchFromDiscord, discordCommand, modalFromDiscord } from '../interaction-objects.js';
 import { INTERACTION_TYPE, MESSAGE_FLAGS, discordMessage } from '../objects.js';
 import { type AttachmentItem, type DiscordForm, editedFiles, hidden, newMessageFiles, queryBool, readDiscordForm } from './common.js';
 
@@ -175,7 +176,7 @@ export function discordInteractionRoutes(api: FastifyInstance, deps: RouteDeps):
     async (req, reply) => {
       // The token is checked before a file is stored; the files are the bot's uploads, and
       // go again if the callback is refused (its window passed, a bad body): nothing stays.
-      const bot = await interactions.botOf(ctx, req.params.token, req.params.id);
+      const bot = await answers.botOf(ctx, req.params.token, req.params.id);
       const form = await readDiscordForm(
         ctx,
         deps,
@@ -185,10 +186,10 @@ export function discordInteractionRoutes(api: FastifyInstance, deps: RouteDeps):
         (json) => callbackFromDiscord(json),
       );
       let body: CallbackBody;
-      let kind: Awaited<ReturnType<typeof interactions.callback>>;
+      let kind: Awaited<ReturnType<typeof answers.callback>>;
       try {
         body = await callbackWithFiles(ctx, form);
-        kind = await interactions.callback(ctx, req.params.id, req.params.token, body);
+        kind = await answers.callback(ctx, req.params.id, req.params.token, body);
       } catch (err) {
         await form.discard();
         throw err;
@@ -197,7 +198,7 @@ export function discordInteractionRoutes(api: FastifyInstance, deps: RouteDeps):
       // discord.js's `withResponse`: the interaction and, for a message, the answer.
       // An update's message is the clicked one, edited (what `messages/@original` names then).
       const withMessage = body.type === 'message' || body.type === 'deferred' || body.type === 'update';
-      const message = withMessage ? await interactions.getOriginal(ctx, req.params.token) : null;
+      const message = withMessage ? await answers.getOriginal(ctx, req.params.token) : null;
       return {
         interaction: {
           id: req.params.id,
