@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Member } from '@parley/protocol';
 import type { Static } from 'typebox';
+import { requireMember } from '../../domain/access.js';
 import { members as serverMembers } from '../../domain/members.js';
 import { type RoleBody, roles } from '../../domain/roles.js';
 import { servers } from '../../domain/servers.js';
@@ -121,7 +122,7 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
    */
   api.get('/guilds/:guildId/members/search', hidden, async (req: GuildReq) => {
     const caller = await who(req);
-    await servers.member(ctx, caller, req.params.guildId, caller.id);
+    await requireMember(ctx, caller, req.params.guildId);
     const q = checkQuery(DiscordMemberSearchQuery, req.query);
     const found = await servers.findMembers(ctx, caller, req.params.guildId, { query: q.query, limit: Number(q.limit ?? 1) });
     return found.members.map(memberOf);
