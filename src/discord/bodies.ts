@@ -11,7 +11,8 @@ import { badRequest } from '../errors.js';
 import { parseDiscordPayload } from '../webhooks/discord.js';
 import { isPlainObject } from '../webhooks/text.js';
 import type { Embed } from '../webhooks/types.js';
-import { DiscordMessageTop } from './schemas.js';
+import type { Static } from 'typebox';
+import { type DiscordOverwriteBody, DiscordMessageTop } from './schemas.js';
 
 let topShape: Validator | undefined;
 /**
@@ -182,43 +183,23 @@ export function editFromDiscord(body: unknown): DiscordMessageEdit {
   };
 }
 
-/** An overwrite's `type`: 0 (or "0", "role") a role, 1 (or "1", "member") a member. */
-function overwriteType(value: unknown, where: string): 'role' | 'member' {
-  if (value === 0 || value === '0' || value === 'role') return 'role';
-  if (value === 1 || value === '1' || value === 'member') return 'member';
-  throw badRequest(`${where}type must be 0 (role) or 1 (member)`);
+/** An overwrite as Discord's routes take it (schema-checked: `DiscordOverwriteBody`). */
+type DiscordOverwrite = Static<typeof DiscordOverwriteBody>;
+
+/** Parley's overwrite from Discord's: `type` 0/"0"/"role" a role, else a member; bitfields as decimal strings. */
+export function overwriteFromDiscord(body: DiscordOverwrite): { type: 'role' | 'member'; allow?: string; deny?: string } {
+  const type = body.type === 0 || body.type === '0' || body.type === 'role' ? 'role' : 'member';
+  return {
+    type,
+    ...(body.allow != null ? { allow: String(body.allow) } : {}),
+    ...(body.deny != null ? { deny: String(body.deny) } : {}),
+  };
 }
 
-/** A permission bitfield as Discord sends it (a decimal string, or a safe integer); absent or null is none. */
-function overwriteBits(value: unknown, where: string): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
-  if (typeof value !== 'string') throw badRequest(`${where} must be a permission bitfield`);
-  return value;
-}
-
-/** `PUT /channels/{id}/permissions/{overwriteId}`'s body: `type`, `allow`, `deny`. */
-export function overwriteFromDiscord(body: unknown, where = ''): { type: 'role' | 'member'; allow?: string; deny?: string } {
-  if (!isPlainObject(body)) throw badRequest(`${where || 'body'} must be a JSON object`);
-  const allow = overwriteBits(body.allow, `${where}allow`);
-  const deny = overwriteBits(body.deny, `${where}deny`);
-  return { type: overwriteType(body.type, where), ...(allow !== undefined ? { allow } : {}), ...(deny !== undefined ? { deny } : {}) };
-}
-
-/**
- * A channel's `permission_overwrites` (create and edit): a list of `{id, type, allow, deny}`.
- * Absent or null: none on a new channel, no change on an edit; a list replaces them all.
- * The domain applies them by the overwrite route's rules or refuses the request; nothing
- * in them is ever dropped (docs/discord.md).
- */
+/** A channel's `permission_overwrites` (create and edit) as Parley's list; absent or null stays absent (no change). */
 export function overwritesFromDiscord(
-  value: unknown,
+  value: Array<DiscordOverwrite & { id: string }> | null | undefined,
 ): Array<{ id: string; type: 'role' | 'member'; allow?: string; deny?: string }> | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value)) throw badRequest('permission_overwrites must be an array');
-  return value.map((o: unknown, i) => {
-    const where = `permission_overwrites[${i}].`;
-    if (!isPlainObject(o) || typeof o.id !== 'string' || !/^[0-9]{1,20}$/.test(o.id)) throw badRequest(`${where}id must be a snowflake`);
-    return { id: o.id, ...overwriteFromDiscord(o, where) };
-  });
+  if (value == null) return undefined;
+  return value.map((o) => ({ id: o.id, ...overwriteFromDiscord(o) }));
 }

@@ -9,7 +9,6 @@
  * accepted, as Discord does.
  *
  * Multipart routes (messages, interaction answers) are read by bodies.ts instead.
- * `permission_overwrites` on channel create and edit is not described here (its own change).
  */
 import { ATTACHMENTS_MAX, OBJECT_LIMITS, PermissionBitsBody } from '@parley/protocol';
 import { type TSchema, Type } from 'typebox';
@@ -65,6 +64,24 @@ export const DiscordMemberBody = Type.Union([
 /** `PATCH /guilds/{id}/members/@me`: only `nick`. */
 export const DiscordMeBody = Type.Union([Type.Object({ nick: nullable(Type.String({ maxLength: 100 })) }), Type.Null()]);
 
+/**
+ * `PUT /channels/{id}/permissions/{overwriteId}`: `type` 0 (or "0", "role") a role, 1 (or
+ * "1", "member") a member; `allow` and `deny` bitfields (absent or null: none).
+ */
+export const DiscordOverwriteBody = Type.Object({
+  type: Type.Union([0, 1, '0', '1', 'role', 'member'].map((t) => Type.Literal(t))),
+  allow: nullable(Permissions),
+  deny: nullable(Permissions),
+});
+
+/**
+ * A channel's `permission_overwrites` on create and edit: the whole list, each item an
+ * overwrite with its target's `id`. Absent or null: none on a new channel, no change on an
+ * edit. The domain applies them by the overwrite route's rules or refuses the request;
+ * nothing in them is ever dropped (docs/discord.md).
+ */
+const permissionOverwrites = nullable(Type.Array(Type.Object({ id: Snowflake, ...DiscordOverwriteBody.properties })));
+
 /** The fields of a guild channel a create or an edit may carry (Discord's ranges for those Parley ignores). */
 const channelFields = {
   topic: nullable(Type.String({ maxLength: OBJECT_LIMITS.topic })),
@@ -77,6 +94,7 @@ const channelFields = {
   default_auto_archive_duration: nullable(Type.Union([60, 1440, 4320, 10_080].map((n) => Type.Literal(n)))),
   default_thread_rate_limit_per_user: nullable(int(0, 21_600)),
   video_quality_mode: nullable(int(1, 2)),
+  permission_overwrites: permissionOverwrites,
 };
 
 /** `POST /guilds/{id}/channels`: only text channels (type 0). */
@@ -172,5 +190,35 @@ export const DiscordMessageTop = Type.Object({
   ),
 });
 
+/**
+ * A page size in a query string, 1 to `max` (Discord's ranges): digits without a leading
+ * zero, so `0`, `1001` and `1e3` are refused by the pattern, as a number schema would.
+ */
+function queryLimit(max: 200 | 1000) {
+  const pattern = max === 1000 ? '^(?:[1-9][0-9]{0,2}|1000)$' : '^(?:[1-9][0-9]?|1[0-9]{2}|200)$';
+  return Type.String({ pattern, description: `1 to ${max}` });
+}
+
+/** `GET /guilds/{id}/members`: `limit` 1 to 1000 (default 1), `after` a user id (exclusive). */
+export const DiscordMembersQuery = Type.Object({
+  limit: Type.Optional(queryLimit(1000)),
+  after: Type.Optional(Snowflake),
+});
+
+/** `GET /guilds/{id}/members/search`: `query` (at most 100 characters), `limit` 1 to 1000 (default 1). */
+export const DiscordMemberSearchQuery = Type.Object({
+  query: Type.String({ maxLength: 100 }),
+  limit: Type.Optional(queryLimit(1000)),
+});
+
+/** `GET /users/@me/guilds`: `limit` 1 to 200 (default 200), `before` and `after` guild ids (exclusive). */
+export const DiscordMyGuildsQuery = Type.Object({
+  limit: Type.Optional(queryLimit(200)),
+  before: Type.Optional(Snowflake),
+  after: Type.Optional(Snowflake),
+});
+
 /** A Discord route's options with its body schema (hidden from the native OpenAPI document, as every Discord route). */
 export const withBody = (body: TSchema) => ({ schema: { hide: true, body } }) as const;
+/** A Discord route's options with its query-string schema (a failure is 400 50035 naming the parameter). */
+export const withQuery = (querystring: TSchema) => ({ schema: { hide: true, querystring } }) as const;

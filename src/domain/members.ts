@@ -1,7 +1,8 @@
 /**
- * Editing a member: their nickname in the server and their whole role set, as the native
+ * Members: editing one (their nickname in the server and their whole role set, as the native
  * `PATCH /servers/{id}/members/{userId}` and Discord's `PATCH /guilds/{id}/members/{userId}`
- * (and `/members/@me`) ask for it (docs/api.md, "Members"; docs/permissions.md, "Nicknames").
+ * and `/members/@me` ask for it: docs/api.md, "Members"; docs/permissions.md, "Nicknames"),
+ * and pages of a server's members and of a caller's servers, read by the store a page at a time.
  */
 import { OBJECT_LIMITS, parsePermissions } from '@parley/protocol';
 import { badRequest, forbidden, notFound } from '../errors.js';
@@ -13,7 +14,8 @@ import { type DomainContext, notify } from './context.js';
 import { cleanName, stripUnsafeCharacters } from './names.js';
 import { roleSet } from './permissions.js';
 import { requireBelow, requireHeld } from './roles.js';
-import { servers } from './servers.js';
+import { memberView, serverView, servers } from './servers.js';
+import type { RoleTable } from '../store/schema.js';
 import type { Caller } from './types.js';
 
 /** A nickname is at most this many characters, as Discord's. */
@@ -118,5 +120,29 @@ export const members = {
         event: { t: 'MEMBER_UPDATE', d: { serverId, user: publicUser(user), roles: result.roles, nick: result.nick } },
       });
     return servers.member(ctx, caller, serverId, userId);
+  },
+
+  /**
+   * A page of the server's members by user id, ascending: the first `limit` above `after`
+   * (Discord's List Guild Members, docs/discord.md). Membership is all it needs, as the
+   * member list; the page is read by the store, never the whole list.
+   */
+  async page(ctx: DomainContext, caller: Caller, serverId: string, page: { after?: string; limit: number }) {
+    await requireMember(ctx, caller, serverId);
+    const rows = await ctx.store.members.pageById(ctx.store.db, serverId, page);
+    const bots = new Set(rows.filter((r) => r.bot === 1).map((r) => r.id));
+    const managed = new Map<string, RoleTable>();
+    if (bots.size > 0)
+      for (const r of await ctx.store.roles.ofServer(ctx.store.db, serverId)) if (r.botId && bots.has(r.botId)) managed.set(r.botId, r);
+    const presence = rows.length > 0 ? await ctx.presence?.statuses(rows.map((r) => r.id)) : undefined;
+    return rows.map((r) => memberView(r, managed.get(r.id), presence?.get(r.id)));
+  },
+
+  /**
+   * A page of the servers the caller is a member of, by id ascending, between the exclusive
+   * bounds `after` and `before` (Discord's `GET /users/@me/guilds`), read by the store.
+   */
+  async serversPage(ctx: DomainContext, caller: Caller, page: { after?: string; before?: string; limit: number }) {
+    return (await ctx.store.servers.pageOfMember(ctx.store.db, caller.id, page)).map(serverView);
   },
 };

@@ -761,17 +761,16 @@ export const messages = {
   },
 
   /**
-   * Edits the caller's own message: its content (the native route), or, from the Discord
-   * layer, also its embeds and (bots) components; an absent part stays as it is.
+   * Edits the caller's own message: its content (the native route sends only that), its
+   * embeds and (bots) components; an absent part stays as it is.
    */
   async edit(
     ctx: DomainContext,
     caller: Caller,
     channelId: string,
     messageId: string,
-    change: string | { content?: string; embeds?: Embed[]; components?: ActionRow[] },
+    parts: { content?: string; embeds?: Embed[]; components?: ActionRow[] },
   ) {
-    const parts = typeof change === 'string' ? { content: change } : change;
     if (parts.components !== undefined && parts.components.length > 0 && !caller.bot)
       throw badRequest('only bots send components', 'invalid_components');
     const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.view);

@@ -201,6 +201,14 @@ export const roles = {
     return (await ctx.store.roles.ofServer(ctx.store.db, serverId)).map(roleView);
   },
 
+  /** One role of the server, as `list` shows it (membership is all it needs); 404 `unknown_role` for any other id. */
+  async get(ctx: DomainContext, caller: Caller, serverId: string, roleId: string) {
+    await requireMember(ctx, caller, serverId);
+    const role = isId(roleId) ? await ctx.store.roles.byId(ctx.store.db, serverId, roleId) : undefined;
+    if (!role) throw notFound('role');
+    return roleView(role);
+  },
+
   async create(ctx: DomainContext, caller: Caller, serverId: string, body: RoleBody) {
     const m = await requireServerPermission(ctx, caller, serverId, 'MANAGE_ROLES');
     const permissions = requirePermissions(body.permissions, 'permissions') ?? 0n;

@@ -108,7 +108,7 @@ const botMember = (bot: UserTable, role: RoleTable, joinedAt?: string) => ({
 });
 
 /** A member as the API shows one: the person or bot, their roles, presence, and a bot's section-3 permissions. */
-function memberView(
+export function memberView(
   r: Pick<UserTable, 'id' | 'name' | 'bot' | 'avatar' | 'ownerId'> & { roles: readonly string[]; joinedAt: string; nick?: string | null },
   managedRole: RoleTable | undefined,
   presence: PresenceStatus | undefined,
@@ -629,6 +629,18 @@ export const servers = {
       reason: b.reason,
       createdAt: b.createdAt,
     }));
+  },
+
+  /** One ban, as `bans` lists them (BAN_MEMBERS); 404 `unknown_ban` for someone not banned. */
+  async banOf(ctx: DomainContext, caller: Caller, serverId: string, userId: string) {
+    await requireServerPermission(ctx, caller, serverId, 'BAN_MEMBERS');
+    const b = isId(userId) ? await ctx.store.bans.withUser(ctx.store.db, serverId, userId) : undefined;
+    if (!b) throw notFound('ban');
+    return {
+      user: { id: b.userId, name: b.name ?? 'Deleted user', bot: b.bot === 1, avatar: b.avatar ?? null },
+      reason: b.reason,
+      createdAt: b.createdAt,
+    };
   },
 
   async unban(ctx: DomainContext, caller: Caller, serverId: string, userId: string) {

@@ -68,7 +68,7 @@ describe('actions racing a delete of their message', () => {
   it('an edit whose message is deleted before it writes: 404, and only MESSAGE_DELETE is published', async () => {
     const m = await postMessage(srv.url, w.bot.auth, w.channel.id, 'original');
     const ctx = beforeFirstWrite(srv.app.ctx, deleteOverHttp(m.id));
-    const { outcome, events } = await eventsOf(() => messages.edit(ctx, bot, w.channel.id, m.id, 'edited'));
+    const { outcome, events } = await eventsOf(() => messages.edit(ctx, bot, w.channel.id, m.id, { content: 'edited' }));
     expect(outcome.status).toBe('rejected');
     expect((outcome as PromiseRejectedResult).reason).toMatchObject({ status: 404 });
     expect(eventTypes(events, m.id)).toEqual(['MESSAGE_DELETE']);
@@ -95,7 +95,7 @@ describe('actions racing a delete of their message', () => {
   it('without a racing delete the same calls succeed and publish their events', async () => {
     const m = await postMessage(srv.url, w.bot.auth, w.channel.id, 'calm');
     const { outcome, events } = await eventsOf(async () => {
-      await messages.edit(srv.app.ctx, bot, w.channel.id, m.id, 'edited');
+      await messages.edit(srv.app.ctx, bot, w.channel.id, m.id, { content: 'edited' });
       await messages.toggleReaction(srv.app.ctx, bot, w.channel.id, m.id, '👍');
       await messages.delete(srv.app.ctx, bot, w.channel.id, m.id);
     });

@@ -15,7 +15,7 @@ import { authenticate } from '../../http/plugins/auth.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
 import { editFromDiscord, overwriteFromDiscord, overwritesFromDiscord } from '../bodies.js';
-import { DiscordBulkDeleteBody, DiscordUpdateChannelBody, withBody } from '../schemas.js';
+import { DiscordBulkDeleteBody, DiscordOverwriteBody, DiscordUpdateChannelBody, withBody } from '../schemas.js';
 import { discordAnyChannel, discordMessage, discordUser } from '../objects.js';
 import { hidden, queryInt, queryString, readMessageBody } from './common.js';
 
@@ -29,7 +29,7 @@ type ReactionReq = FastifyRequest<{ Params: { channelId: string; messageId: stri
  * list, replacing the channel's).
  */
 function channelPatch(body: Static<typeof DiscordUpdateChannelBody>) {
-  const overwrites = overwritesFromDiscord((body as { permission_overwrites?: unknown }).permission_overwrites);
+  const overwrites = overwritesFromDiscord(body.permission_overwrites);
   return {
     ...(body.name !== undefined ? { name: body.name } : {}),
     ...(body.topic !== undefined ? { topic: body.topic } : {}),
@@ -203,10 +203,11 @@ export function discordChannelRoutes(api: FastifyInstance, deps: RouteDeps): voi
   // ---------------------------------------------------------------- permission overwrites
 
   type OverwriteReq = FastifyRequest<{ Params: { channelId: string; overwriteId: string } }>;
-  api.put('/channels/:channelId/permissions/:overwriteId', hidden, async (req: OverwriteReq, reply) => {
+  api.put('/channels/:channelId/permissions/:overwriteId', withBody(DiscordOverwriteBody), async (req: OverwriteReq, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    await roles.putOverwrite(ctx, caller, req.params.channelId, req.params.overwriteId, overwriteFromDiscord(req.body));
+    const body = overwriteFromDiscord(req.body as Static<typeof DiscordOverwriteBody>);
+    await roles.putOverwrite(ctx, caller, req.params.channelId, req.params.overwriteId, body);
     return reply.status(204).send();
   });
   api.delete('/channels/:channelId/permissions/:overwriteId', hidden, async (req: OverwriteReq, reply) => {

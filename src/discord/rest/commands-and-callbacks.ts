@@ -118,33 +118,33 @@ export function discordInteractionRoutes(api: FastifyInstance, deps: RouteDeps):
   const { ctx, limiter } = deps;
   const view = () => ({ publicUrl: ctx.publicUrl });
 
-  const list = async (req: FastifyRequest<{ Params: Params }>) =>
-    commands.list(ctx, await authenticate(ctx, req, 'any'), req.params.appId, req.params.guildId);
-
-  /** The caller, once the manage limit let the request through. */
+  /**
+   * The caller, once allowed to manage the scope's commands and let through by the manage
+   * limit: decided before a body is read, as on Discord (a stranger's bad body is a 403).
+   */
   async function manager(req: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
-    const c = await authenticate(ctx, req, 'any');
-    await enforce(limiter, RULES.manage, c.id, reply);
-    return c;
+    const caller = await authenticate(ctx, req, 'any');
+    await commands.requireManager(ctx, caller, req.params.appId, req.params.guildId);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    return caller;
   }
 
   // Each route is one domain action: a create or edit touches its one command in one
   // transaction, so concurrent ones never undo each other; PUT is the bulk overwrite.
   for (const base of ['/applications/:appId/commands', '/applications/:appId/guilds/:guildId/commands']) {
-    api.get<{ Params: Params }>(base, hidden, async (req) => (await list(req)).map(discordCommand));
+    api.get<{ Params: Params }>(base, hidden, async (req) =>
+      (await commands.list(ctx, await authenticate(ctx, req, 'any'), req.params.appId, req.params.guildId)).map(discordCommand),
+    );
 
-    // Who may manage them is decided before a body is read, as on Discord (`list` checks it).
     api.put<{ Params: Params }>(base, hidden, async (req, reply) => {
-      await list(req);
+      const caller = await manager(req, reply);
       if (!Array.isArray(req.body)) throw new AppError('invalid_body', 'expected an array of application commands');
       const next = req.body.map((b) => commandFromDiscord(b));
-      const saved = await commands.overwrite(ctx, await manager(req, reply), req.params.appId, req.params.guildId, next);
-      return saved.map(discordCommand);
+      return (await commands.overwrite(ctx, caller, req.params.appId, req.params.guildId, next)).map(discordCommand);
     });
 
     // Discord's create is an upsert by name: a command of that name is replaced (200), else added (201).
     api.post<{ Params: Params }>(base, hidden, async (req, reply) => {
-      await list(req);
       const caller = await manager(req, reply);
       const { command, created } = await commands.create(ctx, caller, req.params.appId, req.params.guildId, commandFromDiscord(req.body));
       reply.code(created ? 201 : 200);
@@ -156,7 +156,6 @@ export function discordInteractionRoutes(api: FastifyInstance, deps: RouteDeps):
     );
 
     api.patch<{ Params: Params }>(`${base}/:cmdId`, hidden, async (req, reply) => {
-      await list(req);
       const caller = await manager(req, reply);
       const patch = commandPatchFromDiscord(req.body);
       return discordCommand(await commands.edit(ctx, caller, req.params.appId, req.params.guildId, req.params.cmdId!, patch));

@@ -6,11 +6,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Member } from '@parley/protocol';
 import type { Static } from 'typebox';
-import { members as memberEdits } from '../../domain/members.js';
+import { requireMember } from '../../domain/access.js';
+import { members as serverMembers } from '../../domain/members.js';
 import { type RoleBody, roles } from '../../domain/roles.js';
 import { servers } from '../../domain/servers.js';
-import { badRequest, notFound } from '../../errors.js';
-import { compareIds } from '../../ids.js';
+import { badRequest } from '../../errors.js';
 import { authenticate } from '../../http/plugins/auth.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
@@ -20,12 +20,15 @@ import {
   DiscordCreateChannelBody,
   DiscordMeBody,
   DiscordMemberBody,
+  DiscordMemberSearchQuery,
+  DiscordMembersQuery,
   DiscordRoleBody,
   DiscordUpdateGuildBody,
   withBody,
+  withQuery,
 } from '../schemas.js';
 import { discordChannel, discordGuild, discordMember, discordRole, discordUser } from '../objects.js';
-import { hidden, pathUserId, queryInt, queryString } from './common.js';
+import { checkQuery, hidden, pathUserId, snowflakeQuery } from './common.js';
 
 type GuildReq = FastifyRequest<{ Params: { guildId: string } }>;
 type MemberReq = FastifyRequest<{ Params: { guildId: string; userId: string } }>;
@@ -90,7 +93,7 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
     const topic = body.topic;
     const position = body.position ?? undefined;
     // Applied by the overwrite route's rules, or the request is refused: never dropped.
-    const overwrites = overwritesFromDiscord((body as { permission_overwrites?: unknown }).permission_overwrites);
+    const overwrites = overwritesFromDiscord(body.permission_overwrites);
     const channel = await servers.createChannel(ctx, caller, req.params.guildId, {
       name: body.name,
       ...(topic !== undefined ? { topic } : {}),
@@ -102,37 +105,26 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
 
   // ---------------------------------------------------------------- members
 
-  /** Discord's list: by user id, `after` a user id, `limit` 1 to 1000 (default 1). */
-  api.get('/guilds/:guildId/members', hidden, async (req: GuildReq) => {
+  /** Discord's list: by user id, `after` a user id, `limit` 1 to 1000 (default 1); the page is the store's keyset read. */
+  api.get('/guilds/:guildId/members', withQuery(DiscordMembersQuery), async (req: GuildReq) => {
     const caller = await who(req);
-    const q = req.query as Record<string, unknown>;
-    const limit = queryInt(queryString(q.limit), 'limit') ?? 1;
-    if (limit < 1 || limit > 1000) throw badRequest('limit must be from 1 to 1000', 'invalid_query');
-    const after = queryString(q.after) ?? '0';
-    const all = await servers.members(ctx, caller, req.params.guildId);
-    return all
-      .filter((m) => compareIds(m.id, after) > 0)
-      .sort((a, b) => compareIds(a.id, b.id))
-      .slice(0, limit)
-      .map(memberOf);
+    const q = req.query as Static<typeof DiscordMembersQuery>;
+    const after = q.after === undefined ? undefined : snowflakeQuery(q.after, 'after');
+    const page = await serverMembers.page(ctx, caller, req.params.guildId, { limit: Number(q.limit ?? 1), ...(after ? { after } : {}) });
+    return page.map(memberOf);
   });
 
   /**
    * Discord's member search: members whose name (or nickname) starts with `query`, ignoring
    * case; `limit` 1 to 1000 (default 1). Registered before `members/:userId`, which would
-   * otherwise read `search` as a user id.
+   * otherwise read `search` as a user id. The query is checked (`DiscordMemberSearchQuery`)
+   * after membership: a caller outside the server learns nothing, not even what its query lacks.
    */
   api.get('/guilds/:guildId/members/search', hidden, async (req: GuildReq) => {
     const caller = await who(req);
-    // Membership first: a caller outside the server learns nothing, not even what its query lacks.
-    await servers.member(ctx, caller, req.params.guildId, caller.id);
-    const q = req.query as Record<string, unknown>;
-    const query = queryString(q.query);
-    if (query === undefined) throw badRequest('query is required', 'invalid_query');
-    if (query.length > 100) throw badRequest('query must be at most 100 characters', 'invalid_query');
-    const limit = queryInt(queryString(q.limit), 'limit') ?? 1;
-    if (limit < 1 || limit > 1000) throw badRequest('limit must be from 1 to 1000', 'invalid_query');
-    const found = await servers.findMembers(ctx, caller, req.params.guildId, { query, limit });
+    await requireMember(ctx, caller, req.params.guildId);
+    const q = checkQuery(DiscordMemberSearchQuery, req.query);
+    const found = await servers.findMembers(ctx, caller, req.params.guildId, { query: q.query, limit: Number(q.limit ?? 1) });
     return found.members.map(memberOf);
   });
 
@@ -157,7 +149,7 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
     if (body.deaf != null) throw badRequest('deaf must be null: voice channels are not supported');
     if (body.communication_disabled_until != null)
       throw badRequest('communication_disabled_until must be null: timeouts are not supported yet');
-    const member = await memberEdits.edit(ctx, caller, req.params.guildId, req.params.userId, {
+    const member = await serverMembers.edit(ctx, caller, req.params.guildId, req.params.userId, {
       ...(body.nick !== undefined ? { nick: body.nick } : {}),
       ...(body.roles != null ? { roles: body.roles } : {}),
     });
@@ -169,7 +161,7 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
     const body = (req.body as Static<typeof DiscordMeBody> | undefined) ?? {};
-    const member = await memberEdits.edit(ctx, caller, req.params.guildId, '@me', body.nick !== undefined ? { nick: body.nick } : {});
+    const member = await serverMembers.edit(ctx, caller, req.params.guildId, '@me', body.nick !== undefined ? { nick: body.nick } : {});
     return memberOf(member);
   });
 
@@ -207,9 +199,7 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
 
   api.get('/guilds/:guildId/roles/:roleId', hidden, async (req: RoleReq) => {
     const caller = await who(req);
-    const role = (await roles.list(ctx, caller, req.params.guildId)).find((r) => r.id === req.params.roleId);
-    if (!role) throw notFound('role');
-    return discordRole(role);
+    return discordRole(await roles.get(ctx, caller, req.params.guildId, req.params.roleId));
   });
 
   api.post('/guilds/:guildId/roles', withBody(DiscordRoleBody), async (req: GuildReq, reply) => {
@@ -242,8 +232,7 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
 
   api.get('/guilds/:guildId/bans/:userId', hidden, async (req: MemberReq) => {
     const caller = await who(req);
-    const ban = (await servers.bans(ctx, caller, req.params.guildId)).find((b) => b.user.id === req.params.userId);
-    if (!ban) throw notFound('ban');
+    const ban = await servers.banOf(ctx, caller, req.params.guildId, req.params.userId);
     return { user: discordUser(ban.user), reason: ban.reason };
   });
 

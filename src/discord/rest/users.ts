@@ -8,16 +8,16 @@ import type { Static } from 'typebox';
 import { requireMember } from '../../domain/access.js';
 import { accounts } from '../../domain/accounts.js';
 import { directMessages } from '../../domain/direct-messages.js';
+import { members as serverMembers } from '../../domain/members.js';
 import { servers } from '../../domain/servers.js';
 import { badRequest } from '../../errors.js';
-import { compareIds, isId } from '../../ids.js';
 import { authenticate } from '../../http/plugins/auth.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
 import type { Caller } from '../../domain/types.js';
-import { DiscordOpenDmBody, withBody } from '../schemas.js';
+import { DiscordMyGuildsQuery, DiscordOpenDmBody, withBody, withQuery } from '../schemas.js';
 import { discordApplication, discordDmChannel, discordPartialGuild, discordUser } from '../objects.js';
-import { hidden, queryInt, queryString } from './common.js';
+import { hidden, snowflakeQuery } from './common.js';
 
 export function discordUserRoutes(api: FastifyInstance, { ctx, limiter }: RouteDeps): void {
   const who = (req: FastifyRequest) => authenticate(ctx, req, 'any');
@@ -41,19 +41,15 @@ export function discordUserRoutes(api: FastifyInstance, { ctx, limiter }: RouteD
     return discordUser(await accounts.user(ctx, caller, req.params.userId));
   });
 
-  /** The caller's guilds, by id, with their permissions in each; `before`/`after`/`limit` as Discord pages them. */
-  api.get('/users/@me/guilds', hidden, async (req) => {
+  /** The caller's guilds, by id, with their permissions in each; `before`/`after`/`limit` as Discord pages them (a keyset read). */
+  api.get('/users/@me/guilds', withQuery(DiscordMyGuildsQuery), async (req) => {
     const caller = await who(req);
-    const q = req.query as Record<string, unknown>;
-    const limit = queryInt(queryString(q.limit), 'limit') ?? 200;
-    if (limit < 1 || limit > 200) throw badRequest('limit must be from 1 to 200', 'invalid_query');
-    const [after, before] = [queryString(q.after), queryString(q.before)];
-    for (const bound of [after, before])
-      if (bound !== undefined && !isId(bound)) throw badRequest('before and after must be ids', 'invalid_query');
-    const list = (await servers.list(ctx, caller))
-      .filter((s) => (after === undefined || compareIds(s.id, after) > 0) && (before === undefined || compareIds(s.id, before) < 0))
-      .sort((a, b) => compareIds(a.id, b.id))
-      .slice(0, limit);
+    const q = req.query as Static<typeof DiscordMyGuildsQuery>;
+    const list = await serverMembers.serversPage(ctx, caller, {
+      limit: Number(q.limit ?? 200),
+      ...(q.after !== undefined ? { after: snowflakeQuery(q.after, 'after') } : {}),
+      ...(q.before !== undefined ? { before: snowflakeQuery(q.before, 'before') } : {}),
+    });
     return Promise.all(list.map(async (s) => discordPartialGuild(s, caller.id, (await requireMember(ctx, caller, s.id)).bits)));
   });
 

@@ -380,6 +380,15 @@ export const commands = {
   },
 
   /**
+   * Whether the caller may manage the scope's commands (the bot or its owner; a server the
+   * bot is in), as every action above decides it: a route checks it before reading a body.
+   */
+  async requireManager(ctx: DomainContext, caller: Caller, botId: string, serverId: string | undefined): Promise<void> {
+    const bot = await commandsOwner(ctx, caller, botId);
+    await commandScope(ctx, bot.id, serverId);
+  },
+
+  /**
    * `GET /channels/{channelId}/commands`: what the caller may run there. In a server's
    * channel, the commands of its bots (the server's own, then global ones a server command
    * of the same name does not hide), if the caller holds USE_APPLICATION_COMMANDS there and

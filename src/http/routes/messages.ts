@@ -94,7 +94,7 @@ export function messageRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'any');
       await enforce(limiter, RULES.messages, `${caller.id}:${req.params.channelId}`, reply);
-      return messages.edit(ctx, caller, req.params.channelId, req.params.messageId, req.body.content);
+      return messages.edit(ctx, caller, req.params.channelId, req.params.messageId, { content: req.body.content });
     },
   );
 

@@ -131,6 +131,15 @@ export const bans = {
       .execute(),
   delete: (db: Tx, serverId: string, userId: string) =>
     db.deleteFrom('bans').where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
+  /** One ban with the banned user's name, as `ofServer` lists them; undefined for someone not banned. */
+  withUser: (db: Db, serverId: string, userId: string) =>
+    db
+      .selectFrom('bans')
+      .leftJoin('users', 'users.id', 'bans.userId')
+      .select(['bans.userId', 'bans.reason', 'bans.createdAt', 'users.name', 'users.bot', 'users.avatar'])
+      .where('bans.serverId', '=', serverId)
+      .where('bans.userId', '=', userId)
+      .executeTakeFirst(),
 };
 
 export interface AuditQuery {

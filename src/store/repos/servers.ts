@@ -58,6 +58,17 @@ export const serversRepo = (joinIds: JoinIds) => ({
         .orderBy('servers.id')
         .execute()
     ).map((r) => ({ ...r, roles: roleIds(r.roles) })),
+  /** A page of the servers `userId` belongs to, by id ascending, between the exclusive bounds (a keyset read). */
+  pageOfMember: (db: Db, userId: string, page: { after?: string; before?: string; limit: number }) => {
+    let q = db
+      .selectFrom('servers')
+      .innerJoin('members', 'members.serverId', 'servers.id')
+      .selectAll('servers')
+      .where('members.userId', '=', userId);
+    if (page.after !== undefined) q = q.where('servers.id', '>', page.after);
+    if (page.before !== undefined) q = q.where('servers.id', '<', page.before);
+    return q.orderBy('servers.id').limit(page.limit).execute();
+  },
 });
 
 /** A channel of a server (a DM's server id is null: `repos/dms.ts` reads those). */
@@ -265,6 +276,22 @@ export const membersRepo = (joinIds: JoinIds) => {
     deleteAllOf: (db: Tx, userId: string) => db.deleteFrom('members').where('userId', '=', userId).execute(),
     serverIdsOf: async (db: Db, userId: string) =>
       (await db.selectFrom('members').select('serverId').where('userId', '=', userId).execute()).map((r) => r.serverId),
+    /**
+     * A page of the server's members by user id, ascending: the first `limit` whose id is
+     * above `after` (Discord's List Guild Members). A keyset read of the `members` primary key,
+     * so a page costs the same at any depth and no more rows than it shows are read.
+     */
+    pageById: async (db: Db, serverId: string, page: { after?: string; limit: number }) => {
+      let q = db
+        .selectFrom('members')
+        .innerJoin('users', 'users.id', 'members.userId')
+        .select(['users.id', 'users.name', 'users.bot', 'users.avatar', 'users.ownerId', 'members.joinedAt', 'members.nick'])
+        .select(roleIdsOf(joinIds, 'members.server_id', 'members.user_id').as('roles'))
+        .where('members.serverId', '=', serverId);
+      if (page.after !== undefined) q = q.where('members.userId', '>', page.after);
+      const rows = await q.orderBy('members.userId').limit(page.limit).execute();
+      return rows.map((r) => ({ ...r, roles: roleIds(r.roles) }));
+    },
   };
 };
 
