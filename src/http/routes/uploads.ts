@@ -51,7 +51,7 @@ export function uploadRoutes(fastify: FastifyInstance, { ctx, limiter, config }:
   // The body is in the document only: @fastify/multipart streams the parts to the handler,
   // so Fastify never validates a body here (a body schema would refuse every upload).
   const uploadForm = documentedBody({ 'multipart/form-data': UploadForm });
-  app.post('/upload', { schema: upload, config: { swaggerTransform: uploadForm } }, async (req, reply) => {
+  app.post('/upload', { schema: upload, config: { swaggerTransform: uploadForm, maxFiles: 1 } }, async (req, reply) => {
     const caller = await authenticate(ctx, req, 'any');
     if (!req.isMultipart()) throw badRequest('upload must be multipart/form-data with a field named "file"');
     await enforce(limiter, RULES.uploads, caller.id, reply);
@@ -62,7 +62,7 @@ export function uploadRoutes(fastify: FastifyInstance, { ctx, limiter, config }:
     const stored = await uploads.store(ctx, caller, {
       filename: part.filename,
       contentType: part.mimetype,
-      data: partBytes(part.file),
+      data: partBytes(part.file, config.maxUploadBytes),
       maxBytes: config.maxUploadBytes,
       truncated: () => part.file.truncated,
     });
