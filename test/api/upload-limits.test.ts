@@ -125,7 +125,9 @@ describe('a chunked body (no Content-Length) is refused once a file crosses the 
         socket.write(b);
         socket.write('\r\n');
       };
-      chunk(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+      chunk(
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      );
       const response = readResponse(socket, 15_000);
       // Twice the limit, and then nothing: the body never ends (no last chunk), so only a
       // refusal at the limit can answer.
