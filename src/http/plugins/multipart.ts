@@ -24,7 +24,7 @@ const PART_FRAMING = 64 * 1024;
  * limit with its framing, plus the fields beside them (a single-file route, `POST /upload`,
  * takes a file and nothing else of any size).
  */
-export function largestMultipartBody(files: number, maxUploadBytes: number): number {
+function largestMultipartBody(files: number, maxUploadBytes: number): number {
   const fields = files > 1 ? FIELD_LIMITS.fields * (FIELD_LIMITS.fieldSize + PART_FRAMING) : 0;
   return files * (maxUploadBytes + PART_FRAMING) + fields;
 }
