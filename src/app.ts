@@ -15,6 +15,7 @@ import { LocalUploadStore, type UploadStore } from './files/upload-store.js';
 import { discordWires } from './discord/gateway/index.js';
 import { Gateway } from './gateway/gateway.js';
 import { limitConnectionsPerClient } from './http/connection-limit.js';
+import { continueWhenRead } from './http/expect-continue.js';
 import { lazySerializers } from './http/lazy-serializers.js';
 import { RequestLog } from './http/request-log.js';
 import { type LogDestination, redactSecrets, redactingDestination } from './http/log-redaction.js';
@@ -187,6 +188,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const refused = throttled((client: string) => app.log.warn({ client }, 'too many connections from one client; refused'));
   limitConnectionsPerClient(app.server, config.maxConnectionsPerIp, refused);
   answerWhatNodeWouldAnswerBare(app.server);
+  continueWhenRead(app.server);
 
   const report = throttledReporter(app);
   // On SQLite the data directory is this process's alone (`parley restore` checks it too).

@@ -132,6 +132,7 @@ export const Instance = Type.Object(
       description: 'who may create an account: anyone, only with an invite code, or no one',
     }),
     sessionTtlDays: Type.Integer({ minimum: 1, description: 'a login session unused for this many days ends' }),
+    maxUploadBytes: Type.Integer({ minimum: 1, description: 'the largest file an upload may be, in bytes (`MAX_UPLOAD_BYTES`)' }),
   },
   { $id: 'Instance', title: 'Instance', description: 'what a visitor needs to know about this Parley before logging in' },
 );

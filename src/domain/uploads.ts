@@ -13,6 +13,28 @@ import type { Attachment } from './types.js';
 /** Image types served inline (everything else is served as a download): the ones an avatar may be. */
 export const INLINE_IMAGE_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif']);
 
+/**
+ * A size as people read it: bytes under 1 KB, else KB, MB or GB (powers of 1024) with
+ * one decimal under 10. The web client's `formatSize` (web/src/lib/format.ts) writes
+ * sizes the same way, so the limit it states before uploading is the one refused here.
+ */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let v = bytes / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
+}
+
+/** The 413 of a file over MAX_UPLOAD_BYTES, with the limit as people read it (docs/api.md#uploads). */
+export function fileTooLarge(maxBytes: number): AppError {
+  return new AppError('payload_too_large', `Files may be at most ${formatSize(maxBytes)}`);
+}
+
 /** File names as stored and shown: no path, no control characters, at most 255 characters. */
 export function cleanFilename(name: string | undefined): string {
   const base = (name ?? '').split(/[\\/]/).pop() ?? '';
@@ -194,7 +216,7 @@ export const uploads = {
     // The multipart parser stops at the limit and marks the stream truncated.
     if (file.truncated() || size > file.maxBytes) {
       await ctx.files.remove(id);
-      throw new AppError('payload_too_large', `file is larger than the ${file.maxBytes}-byte limit`);
+      throw fileTooLarge(file.maxBytes);
     }
     const type = /^[\w.+-]+\/[\w.+-]+$/.test(contentType) ? contentType.toLowerCase() : 'application/octet-stream';
     const dimensions = measured.dimensions();

@@ -14,7 +14,7 @@ import { parseSlackForm, parseSlackPayload } from '../webhooks/slack.js';
 import type { WebhookPost } from '../webhooks/types.js';
 import type { DomainContext } from './context.js';
 import { type CreateResult, type IdempotencyRequest, earlierResponse, replayEarlier } from './messages.js';
-import { type StoredUpload, attachmentOf, uploads } from './uploads.js';
+import { type StoredUpload, attachmentOf, fileTooLarge, uploads } from './uploads.js';
 import { webhooks } from './webhooks.js';
 
 /** One part of a multipart body: a text field, or a file whose bytes are still to be read. */
@@ -267,6 +267,6 @@ async function digestWithoutStoring(data: Readable, maxBytes: number, truncated:
     hash.update(chunk);
     size += chunk.length;
   }
-  if (truncated() || size > maxBytes) throw new AppError('payload_too_large', `file is larger than the ${maxBytes}-byte limit`);
+  if (truncated() || size > maxBytes) throw fileTooLarge(maxBytes);
   return { size, sha256: hash.digest('base64url') };
 }

@@ -20,10 +20,16 @@ export function uploadPath(id: string, secret: string, filename: string): string
 export interface UploadStore {
   /** Stores the stream under `id`; resolves with its size once it is durably written. */
   put(id: string, data: Readable): Promise<number>;
-  /** A stream of the stored bytes, or null if there is none. */
-  get(id: string): Promise<{ stream: Readable; size: number } | null>;
+  /** The stored bytes' size and a way to read them (all, or `start` to `end` inclusive), or null if there are none. */
+  get(id: string): Promise<StoredBytes | null>;
   /** Deletes the bytes; removing what is not there is not an error. */
   remove(id: string): Promise<void>;
+}
+
+/** Bytes found in the store; `read` opens them (a byte range for a `Range` request). */
+export interface StoredBytes {
+  size: number;
+  read(range?: { start: number; end: number }): Readable;
 }
 
 export class LocalUploadStore implements UploadStore {
@@ -62,7 +68,7 @@ export class LocalUploadStore implements UploadStore {
     }
   }
 
-  async get(id: string): Promise<{ stream: Readable; size: number } | null> {
+  async get(id: string): Promise<StoredBytes | null> {
     let file: string;
     try {
       file = this.file(id);
@@ -71,7 +77,7 @@ export class LocalUploadStore implements UploadStore {
     }
     try {
       const st = await fs.promises.stat(file);
-      return { stream: fs.createReadStream(file), size: st.size };
+      return { size: st.size, read: (range) => fs.createReadStream(file, range) };
     } catch {
       return null;
     }

@@ -190,6 +190,50 @@ describe('seed 4.4: POST /upload', () => {
 });
 
 describe('GET /uploads/{id}/{filename}', () => {
+  it('a Range request gets those bytes (206), so audio and video can seek; an unusable range gets the whole file', async () => {
+    const bytes = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 251));
+    const r = await upload(srv.url, w.bot.auth, bytes, 'clip.ogg', 'audio/ogg');
+    expect(r.status, r.text).toBe(200);
+    const get = (headers: Record<string, string>) =>
+      fetch(r.body.url, { headers }).then(async (res) => ({
+        status: res.status,
+        headers: res.headers,
+        bytes: Buffer.from(await res.arrayBuffer()),
+      }));
+    const whole = await get({});
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('accept-ranges')).toBe('bytes');
+    const etag = whole.headers.get('etag')!;
+    for (const [range, start, end] of [
+      ['bytes=100-199', 100, 199],
+      ['bytes=990-', 990, 999],
+      ['bytes=-10', 990, 999],
+      ['bytes=0-5000', 0, 999],
+    ] as const) {
+      const part = await get({ range });
+      expect(part.status, range).toBe(206);
+      expect(part.headers.get('content-range'), range).toBe(`bytes ${start}-${end}/1000`);
+      expect(part.headers.get('content-length'), range).toBe(String(end - start + 1));
+      expect(part.bytes.equals(bytes.subarray(start, end + 1)), range).toBe(true);
+      // Still a download, with the same protections.
+      expect(part.headers.get('content-disposition')).toMatch(/^attachment;/);
+      expect(part.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+    expect((await get({ range: 'bytes=100-199', 'if-range': etag })).status).toBe(206);
+    const unusable: Array<Record<string, string>> = [
+      { range: 'bytes=100-199', 'if-range': '"other"' },
+      { range: 'bytes=5-1' },
+      { range: 'bytes=2000-' },
+      { range: 'items=0-1' },
+      { range: 'bytes=0-1,5-6' },
+    ];
+    for (const headers of unusable) {
+      const full = await get(headers);
+      expect(full.status, JSON.stringify(headers)).toBe(200);
+      expect(full.bytes.equals(bytes), JSON.stringify(headers)).toBe(true);
+    }
+  });
+
   it('unknown file: 404 JSON', async () => {
     expectError(await call(srv.url, 'GET', `/uploads/${UNKNOWN_ID}/x.txt`), 404);
     expectError(await call(srv.url, 'GET', '/uploads/garbage/x.txt'), 404);

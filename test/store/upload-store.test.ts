@@ -43,8 +43,11 @@ describe('LocalUploadStore', () => {
     const got = await store.get(key);
     expect(got?.size).toBe(11);
     const chunks: Buffer[] = [];
-    for await (const c of got!.stream) chunks.push(c as Buffer);
+    for await (const c of got!.read()) chunks.push(c as Buffer);
     expect(Buffer.concat(chunks).toString()).toBe('hello world');
+    const part: Buffer[] = [];
+    for await (const c of got!.read({ start: 6, end: 10 })) part.push(c as Buffer);
+    expect(Buffer.concat(part).toString()).toBe('world');
     await store.remove(key);
     expect(await store.get(key)).toBeNull();
     expect(fs.readdirSync(dir)).toEqual([]);

@@ -1,8 +1,33 @@
 import { PassThrough, type Readable, finished } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
+import { ATTACHMENTS_MAX } from '@parley/protocol';
 import type { Config } from '../../config.js';
+import { fileTooLarge } from '../../domain/uploads.js';
 import { badRequest } from '../../errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** How many files a multipart route takes (`POST /upload`: one); unset, a message's most. */
+    maxFiles?: number;
+  }
+}
+
+/** The parser's limits on the parts that are not files: 20 fields of at most 1 MiB. */
+const FIELD_LIMITS = { fields: 20, fieldSize: 1024 * 1024 };
+
+/** Room for one part's boundary and headers (its name, file name and type). */
+const PART_FRAMING = 64 * 1024;
+
+/**
+ * The largest multipart body a route that takes `files` files may need: each file at its
+ * limit with its framing, plus the fields beside them (a single-file route, `POST /upload`,
+ * takes a file and nothing else of any size).
+ */
+function largestMultipartBody(files: number, maxUploadBytes: number): number {
+  const fields = files > 1 ? FIELD_LIMITS.fields * (FIELD_LIMITS.fieldSize + PART_FRAMING) : 0;
+  return files * (maxUploadBytes + PART_FRAMING) + fields;
+}
 
 /**
  * Lets the routes of `scope` take multipart/form-data bodies (uploads, webhook execution,
@@ -14,7 +39,16 @@ import { badRequest } from '../../errors.js';
  * else a multipart body is a 415.
  */
 export async function acceptMultipart(scope: FastifyInstance, config: Pick<Config, 'maxUploadBytes'>): Promise<void> {
-  await scope.register(multipart, { limits: { fileSize: config.maxUploadBytes, files: 10, fields: 20, fieldSize: 1024 * 1024 } });
+  await scope.register(multipart, { limits: { fileSize: config.maxUploadBytes, files: ATTACHMENTS_MAX, ...FIELD_LIMITS } });
+  // A body whose Content-Length is over what the route's files can need is refused before
+  // a byte of it is read (docs/api.md#uploads); one without a length (chunked) is refused
+  // by the parser once a file crosses the limit.
+  scope.addHook('onRequest', (req, _reply, done) => {
+    const length = req.headers['content-length'];
+    if (length === undefined || !/^\s*multipart\//i.test(req.headers['content-type'] ?? '')) return done();
+    const largest = largestMultipartBody(req.routeOptions.config?.maxFiles ?? ATTACHMENTS_MAX, config.maxUploadBytes);
+    done(Number(length) > largest ? fileTooLarge(config.maxUploadBytes) : undefined);
+  });
 }
 
 /** The parser's own errors carry a status (limits: 413); the rest are a body busboy could not read. */
@@ -25,10 +59,13 @@ export function malformedMultipart(err: unknown): unknown {
 
 /**
  * The file part's bytes, through a stream of our own: when the parser fails mid-file (a
- * truncated body) it ends in a 400, while a failure to store the bytes stays a 500.
+ * truncated body) it ends in a 400, while a failure to store the bytes stays a 500. A file
+ * crossing `maxBytes` fails at once with the 413, rather than when its part ends: the parser
+ * only stops keeping its bytes, and would read a chunked body to its end first.
  */
-export function partBytes(file: Readable): Readable {
+export function partBytes(file: Readable, maxBytes: number): Readable {
   const data = new PassThrough();
+  file.once('limit', () => data.destroy(fileTooLarge(maxBytes)));
   // `finished` also reports a part the parser failed before we got to read it.
   finished(file, (err) => {
     if (err) data.destroy(badRequest('malformed multipart/form-data body'));

@@ -37,7 +37,7 @@ import { verifyInteractionsUrl } from '../../outgoing/interaction-delivery.js';
 const userAgentOf = (req: FastifyRequest) => req.headers['user-agent'];
 
 /** Accounts, sessions and bots (docs/api.md#accounts-and-bots and docs/api.md#accounts-and-the-instance). */
-export function accountRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDeps): void {
+export function accountRoutes(fastify: FastifyInstance, { ctx, limiter, config }: RouteDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const account = { tags: ['accounts'] };
   const bots = { tags: ['bots'], security: SECURITY.user };
@@ -56,7 +56,7 @@ export function accountRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
     security: SECURITY.none,
     response: { 200: ref(Instance), ...errors },
   };
-  app.get('/instance', { schema: instance }, async () => accounts.instance(ctx));
+  app.get('/instance', { schema: instance }, async () => accounts.instance(ctx, config.maxUploadBytes));
 
   const register = {
     ...account,

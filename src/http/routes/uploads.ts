@@ -33,6 +33,30 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
   });
 }
 
+/**
+ * The one byte range a `Range` header asks of a file of `size` bytes (`bytes=a-b`, `a-`,
+ * `-n`), honoured only when `If-Range` (if sent) names the file's ETag. Anything else (no
+ * header, several ranges, another unit, a range past the end) is answered with the whole
+ * file, as RFC 9110 lets a server do: media elements ask for `bytes=0-` and then seek.
+ */
+function byteRange(
+  header: string | undefined,
+  ifRange: string | undefined,
+  etag: string,
+  size: number,
+): { start: number; end: number } | undefined {
+  if (!header || (ifRange !== undefined && ifRange.trim() !== etag)) return undefined;
+  const m = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
+  if (!m || (m[1] === '' && m[2] === '') || size === 0) return undefined;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    return suffix > 0 ? { start: Math.max(0, size - suffix), end: size - 1 } : undefined;
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  return start <= end ? { start, end } : undefined;
+}
+
 /** What GET /uploads answers: the file's bytes, an image inline or anything else as a download. */
 const FileBytes = Type.Unsafe<Readable>({ type: 'string', format: 'binary' });
 
@@ -51,7 +75,7 @@ export function uploadRoutes(fastify: FastifyInstance, { ctx, limiter, config }:
   // The body is in the document only: @fastify/multipart streams the parts to the handler,
   // so Fastify never validates a body here (a body schema would refuse every upload).
   const uploadForm = documentedBody({ 'multipart/form-data': UploadForm });
-  app.post('/upload', { schema: upload, config: { swaggerTransform: uploadForm } }, async (req, reply) => {
+  app.post('/upload', { schema: upload, config: { swaggerTransform: uploadForm, maxFiles: 1 } }, async (req, reply) => {
     const caller = await authenticate(ctx, req, 'any');
     if (!req.isMultipart()) throw badRequest('upload must be multipart/form-data with a field named "file"');
     await enforce(limiter, RULES.uploads, caller.id, reply);
@@ -62,7 +86,7 @@ export function uploadRoutes(fastify: FastifyInstance, { ctx, limiter, config }:
     const stored = await uploads.store(ctx, caller, {
       filename: part.filename,
       contentType: part.mimetype,
-      data: partBytes(part.file),
+      data: partBytes(part.file, config.maxUploadBytes),
       maxBytes: config.maxUploadBytes,
       truncated: () => part.file.truncated,
     });
@@ -79,6 +103,10 @@ export function uploadRoutes(fastify: FastifyInstance, { ctx, limiter, config }:
     response: {
       200: {
         description: "the file's bytes",
+        content: { 'application/octet-stream': { schema: FileBytes }, 'image/*': { schema: FileBytes } },
+      },
+      206: {
+        description: 'the bytes a `Range` header asked for (one range; `Content-Range` says which)',
         content: { 'application/octet-stream': { schema: FileBytes }, 'image/*': { schema: FileBytes } },
       },
       304: { ...NoContent, description: 'Not Modified (If-None-Match matched the ETag)' },
@@ -103,19 +131,21 @@ export function uploadRoutes(fastify: FastifyInstance, { ctx, limiter, config }:
     // An upload's bytes never change under its id, so the id is its validator.
     const etag = `"${file.id}"`;
     reply.header('ETag', etag).header('Cache-Control', CACHE_CONTROL);
-    if (matchesEtag(req.headers['if-none-match'], etag)) {
-      file.stream.destroy();
-      return reply.status(304).send();
-    }
+    if (matchesEtag(req.headers['if-none-match'], etag)) return reply.status(304).send();
     const inline = INLINE_TYPES.has(file.contentType);
+    // Byte ranges, so audio and video played in the page can seek (docs/api.md#uploads).
+    const ifRange = req.headers['if-range'];
+    const range = byteRange(req.headers.range, Array.isArray(ifRange) ? '' : ifRange, etag, file.size);
+    reply.header('Accept-Ranges', 'bytes');
+    if (range) reply.status(206).header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`);
     reply
       .header('Content-Type', inline ? file.contentType : 'application/octet-stream')
-      .header('Content-Length', file.size)
+      .header('Content-Length', range ? range.end - range.start + 1 : file.size)
       .header('X-Content-Type-Options', 'nosniff')
       // Even if a browser were tricked into rendering it, the file gets no script and no origin.
       .header('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox")
       .header('Cross-Origin-Resource-Policy', 'same-site')
       .header('Content-Disposition', `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${rfc8187(file.filename)}`);
-    return reply.send(file.stream);
+    return reply.send(file.read(range));
   });
 }

@@ -36,8 +36,8 @@ function flatBody(req: FastifyRequest): FlatBody {
   return form ? { kind: 'form', fields: req.body as Record<string, string | undefined> | undefined } : { kind: 'json', value: req.body };
 }
 
-/** The request's multipart parts as the domain reads them: text fields, and files whose bytes open on demand. */
-export async function* partsOf(req: FastifyRequest): AsyncGenerator<BodyPart> {
+/** The request's multipart parts as the domain reads them: text fields, and files whose bytes open on demand (refused past `maxBytes`). */
+export async function* partsOf(req: FastifyRequest, maxBytes: number): AsyncGenerator<BodyPart> {
   for await (const part of req.parts()) {
     if (part.type === 'file') {
       yield {
@@ -45,7 +45,7 @@ export async function* partsOf(req: FastifyRequest): AsyncGenerator<BodyPart> {
         field: part.fieldname,
         filename: part.filename,
         contentType: part.mimetype,
-        open: () => partBytes(part.file),
+        open: () => partBytes(part.file, maxBytes),
         truncated: () => part.file.truncated,
       };
     } else if (typeof part.value === 'string') {
@@ -70,7 +70,7 @@ export function discordDialectBody(
   return {
     kind: 'multipart',
     stream: {
-      parts: partsOf(req),
+      parts: partsOf(req, config.maxUploadBytes),
       maxFileBytes: config.maxUploadBytes,
       explain: malformedMultipart,
       admitFile: () => enforce(limiter, RULES.uploads, hookId, reply),

@@ -1,6 +1,6 @@
 import { forwardRef, useEffect, useId, useImperativeHandle, useLayoutEffect, useRef, useState } from 'react';
 import type { Channel, SendMessageBody, UploadResult } from '../api/types';
-import { loadLatest, sendTyping, uploadFile } from '../state/actions';
+import { loadLatest, sendTyping, uploadFile, uploadLimit } from '../state/actions';
 import { type Outgoing, queueSend, useOutbox } from '../state/outbox';
 import { cancelReply, onReplyStarted, type ReplyDraft, setReplyPing, startReplyAgain, useConversation } from '../state/conversation';
 import { can, P, usePermissions } from '../state/permissions';
@@ -39,8 +39,11 @@ interface Pending {
   key: number;
   name: string;
   size: number;
-  status: 'uploading' | 'done';
+  /** `refused`: over the service's upload limit, known from the file's size; never sent. */
+  status: 'uploading' | 'done' | 'refused';
   result?: UploadResult;
+  /** Why it was refused (the limit, as the service states it). */
+  error?: string;
 }
 
 export interface ComposerHandle {
@@ -260,8 +263,16 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
     for (const file of incoming.slice(0, Math.max(0, room))) {
       const key = nextKey++;
       setFiles((prev) => [...prev, { key, name: file.name, size: file.size, status: 'uploading' }]);
-      uploadFile(file)
-        .then((result) => setFiles((prev) => prev.map((p) => (p.key === key ? { ...p, status: 'done', result } : p))))
+      const settle = (change: Partial<Pending>) => setFiles((prev) => prev.map((p) => (p.key === key ? { ...p, ...change } : p)));
+      // A file over the limit is refused from the size the browser knows, before a byte is sent.
+      uploadLimit()
+        .then((max) => {
+          if (max !== undefined && file.size > max) {
+            settle({ status: 'refused', error: t('composer.fileTooLarge', { limit: formatSize(max) }) });
+            return;
+          }
+          return uploadFile(file).then((result) => settle({ status: 'done', result }));
+        })
         .catch((err) => {
           setFiles((prev) => prev.filter((p) => p.key !== key));
           toastError(err);
@@ -363,11 +374,16 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
       {files.length > 0 && (
         <ul className={styles.pendingFiles} aria-label={t('composer.attachmentsToSend')}>
           {files.map((f) => (
-            <li key={f.key} className={f.status === 'uploading' ? `${styles.pendingFile} ${styles.uploading}` : styles.pendingFile}>
+            <li key={f.key} className={`${styles.pendingFile} ${f.status === 'done' ? '' : styles[f.status]}`}>
               <span className={styles.pendingName}>{f.name}</span>
               <span className={styles.pendingSize}>
                 {f.status === 'uploading' ? t('composer.uploading') : formatSize(f.result?.size ?? f.size)}
               </span>
+              {f.error && (
+                <span className={styles.pendingError} role="alert">
+                  {f.error}
+                </span>
+              )}
               <button
                 type="button"
                 className="icon-button"

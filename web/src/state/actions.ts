@@ -5,6 +5,7 @@ import type {
   Channel,
   EditMessageBody,
   GatewayEvent,
+  Instance,
   Me,
   Member,
   Message,
@@ -138,6 +139,23 @@ export async function toggleReaction(message: Message, emoji: string): Promise<v
   if (r && typeof r.count === 'number') {
     dispatch({ type: 'reaction/set', channelId: message.channelId, messageId: message.id, emoji, count: r.count, me: r.me });
   }
+}
+
+let uploadLimitAnswer: Promise<number | undefined> | undefined;
+
+/**
+ * The largest file the service takes (`GET /instance`'s `maxUploadBytes`), asked once;
+ * undefined if it could not be asked, and then the service's own 413 explains.
+ */
+export function uploadLimit(): Promise<number | undefined> {
+  uploadLimitAnswer ??= api.get<Instance>('/instance').then(
+    (i) => (typeof i.maxUploadBytes === 'number' ? i.maxUploadBytes : undefined),
+    () => {
+      uploadLimitAnswer = undefined;
+      return undefined;
+    },
+  );
+  return uploadLimitAnswer;
 }
 
 export async function uploadFile(file: File): Promise<UploadResult> {

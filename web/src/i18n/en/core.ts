@@ -73,6 +73,9 @@ export const core = {
     jumpToFirstUnread: 'Jump to the first unread message',
     markAsRead: 'Mark as read',
   },
+  attachment: {
+    moreInFile: 'More in the file: download it to read on.',
+  },
   lightbox: {
     viewer: 'Image viewer',
     images: 'Images of this message',
@@ -187,6 +190,7 @@ export const core = {
     insertEmoji: 'Insert emoji',
     youDoNotHave: 'You do not have permission to send messages in this channel.',
     youCanAttachUp: 'You can attach up to {{MAX_FILES}} files to one message.',
+    fileTooLarge: 'Files may be at most {{limit}}',
     waitForTheUpload: 'Wait for the upload to finish, then send.',
     messagesCanBeAt: 'Messages can be at most {{MAX_CONTENT}} characters (this one has {{length}}).',
     attachmentsToSend: 'Attachments to send',
