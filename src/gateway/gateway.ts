@@ -3,12 +3,11 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { accounts } from '../domain/accounts.js';
 import type { DomainContext } from '../domain/context.js';
-import { readStatesOf } from '../domain/conversations.js';
-import { directMessages } from '../domain/direct-messages.js';
 import { servers as serverActions } from '../domain/servers.js';
 import { P } from '@parley/protocol';
-import { type ModelSnapshot, ServerModel, mayReadHistory, roleSet, sameRoles, visibilityOf } from '../domain/permissions.js';
-import { roleView, snapshotIn } from '../domain/roles.js';
+import { type ModelSnapshot, ServerModel, roleSet, sameRoles, visibilityOf } from '../domain/permissions.js';
+import { readyState } from '../domain/ready.js';
+import { snapshotIn } from '../domain/roles.js';
 import type { Caller } from '../domain/types.js';
 import { AppError } from '../errors.js';
 import { answerIgnoringUpgrade, answerRaw } from '../http/raw-answer.js';
@@ -17,7 +16,7 @@ import type { BusEntry, GatewayEvent, JoinSnapshot, Signal } from '../events/typ
 import { CLOSE_CODES as CLOSE } from '@parley/protocol';
 import { NativeWire } from './native-wire.js';
 import { LAZY_EVENTS } from './outbox.js';
-import { type Incoming, LiveBatch, Prepared, type ReadyInfo, type SeqFrame, type Wire } from './wire.js';
+import { type Incoming, LiveBatch, Prepared, type SeqFrame, type Wire } from './wire-interface.js';
 import type { PresenceTracker } from '../presence/tracker.js';
 
 export interface GatewayOptions {
@@ -446,52 +445,9 @@ export class Gateway {
     const session = new Session(this.ctx.store.ids.next(), caller, this.bus.position(), [], ws, conn);
     this.catchingUp.add(session);
     try {
-      const db = this.ctx.store.db;
-      const servers = await this.ctx.store.servers.ofMember(db, caller.id);
-      const ids = servers.map((s) => s.id);
-      const [models, roles] = await Promise.all([
-        Promise.all(ids.map(async (id) => loadedModel(await snapshotIn(this.ctx, db, id)))),
-        ids.length === 0 ? [] : db.selectFrom('roles').selectAll().where('serverId', 'in', ids).orderBy('position').orderBy('id').execute(),
-      ]);
-      servers.forEach((s, i) => session.servers.set(s.id, { model: models[i]!, roles: s.roles }));
-      // What each server shows: its visible channels, with their newest message and how far
-      // the identity has read them (docs/api.md#messages) where it may read them: where a history
-      // ends, and who pinged whom in it, are part of it.
-      const visible = servers.map((s, i) => visibleChannels(models[i]!, caller, s.roles).map((c) => ({ id: c.id, roles: s.roles })));
-      const privateChannels = await directMessages.list(this.ctx, caller.id);
-      const channelIds = visible.flatMap((list, i) =>
-        list.filter((c) => mayReadHistory(models[i]!.permissions(caller.id, caller.bot, c.roles, c.id))),
-      );
-      const lastIds = await this.ctx.store.messages.lastIds(
-        db,
-        channelIds.map((c) => c.id),
-      );
-      for (const dm of privateChannels) if (dm.lastMessageId) lastIds.set(dm.id, dm.lastMessageId);
-      const readStates = await readStatesOf(
-        this.ctx,
-        caller.id,
-        [...channelIds, ...privateChannels.map((c) => ({ id: c.id, roles: null, dm: true }))],
-        lastIds,
-      );
-      const info: ReadyInfo = {
-        ctx: this.ctx,
-        sessionId: session.id,
-        caller,
-        servers: servers.map((s, i) => {
-          const model = models[i]!;
-          return {
-            server: s,
-            model,
-            channels: visible[i]!.map((c) => ({ ...channelOf(model, c.id)!, lastMessageId: lastIds.get(c.id) ?? null })),
-            roles: roles.filter((r) => r.serverId === s.id).map(roleView),
-            memberRoles: s.roles,
-            permissions: model.permissions(caller.id, caller.bot, s.roles).toString(),
-          };
-        }),
-        readStates,
-        privateChannels,
-      };
-      const readyFrames = await conn.wire.ready(info);
+      const state = await readyState(this.ctx, caller, { ...conn.wire.readyWants(), model: loadedModel });
+      for (const s of state.servers) session.servers.set(s.server.id, { model: s.model, roles: s.memberRoles });
+      const readyFrames = conn.wire.ready(session.id, caller, state);
       session.marks = [];
       session.mark();
       if (ws.readyState !== WebSocket.OPEN) throw new ClosedDuringStart();
