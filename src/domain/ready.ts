@@ -45,7 +45,7 @@ export interface ReadyMembers {
   large: boolean;
   /** When the identity joined. */
   joinedAt: string;
-  /** Every member of a server that is not large; the identity's own otherwise. */
+  /** Every member of a server that is not large (when lists are wanted); the identity's own otherwise. */
   list: ReadyMember[];
 }
 
@@ -63,7 +63,11 @@ export interface ReadyOptions {
    * the native `ready` does not): the whole list of servers with at most `largeThreshold`
    * members, only the identity's own in larger ones (members come on request then: op 8).
    */
-  members?: { largeThreshold: number };
+  members?: {
+    largeThreshold: number;
+    /** Whether the lists of servers that are not large are wanted (else only the identity's own member, and no list is read). */
+    lists: boolean;
+  };
   /** The model for a server's snapshot (the gateway shares one per server among its sessions). */
   model?: (snapshot: ModelSnapshot) => ServerModel;
 }
@@ -97,7 +101,7 @@ export async function readyState(ctx: DomainContext, caller: Caller, opts: Ready
     [...readable, ...privateChannels.map((c) => ({ id: c.id, roles: null, dm: true }))],
     lastIds,
   );
-  const members = opts.members ? await membersOf(ctx, caller, rows, opts.members.largeThreshold) : undefined;
+  const members = opts.members ? await membersOf(ctx, caller, rows, opts.members) : undefined;
   return {
     servers: rows.map((s, i) => {
       const model = models[i]!;
@@ -125,13 +129,14 @@ async function membersOf(
   ctx: DomainContext,
   caller: Caller,
   servers: ReadonlyArray<{ id: string; createdAt: string; roles: readonly string[] }>,
-  largeThreshold: number,
+  want: { largeThreshold: number; lists: boolean },
 ): Promise<Map<string, ReadyMembers>> {
   const db = ctx.store.db;
   const ids = servers.map((s) => s.id);
   const [counts, memberships] = await Promise.all([ctx.store.members.counts(db, ids), ctx.store.ready.membershipsOf(db, caller.id)]);
   const own = new Map(memberships.map((m) => [String(m.serverId), m]));
-  const small = ids.filter((id) => (counts.get(id) ?? 0) <= largeThreshold);
+  const large = (id: string) => (counts.get(id) ?? 0) > want.largeThreshold;
+  const small = want.lists ? ids.filter((id) => !large(id)) : [];
   const lists = new Map(await Promise.all(small.map(async (id) => [id, await ctx.store.members.ofServer(db, id)] as const)));
   const presence = await ctx.presence?.statuses([...new Set([...lists.values()].flatMap((rows) => rows.map((r) => r.id)))]);
   const out = new Map<string, ReadyMembers>();
@@ -148,7 +153,7 @@ async function membersOf(
           presence: presence?.get(r.id) ?? 'offline',
         }))
       : [{ user: callerUser(caller), roles: [...s.roles], joinedAt, nick: mine?.nick ?? null, presence: 'offline' }];
-    out.set(s.id, { count: counts.get(s.id) ?? 0, large: !rows, joinedAt, list });
+    out.set(s.id, { count: counts.get(s.id) ?? 0, large: large(s.id), joinedAt, list });
   }
   return out;
 }

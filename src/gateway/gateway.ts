@@ -42,7 +42,7 @@ export interface GatewayOptions {
   maxSessionsPerToken?: number;
   /**
    * Typing that comes less than this long after the last typing sent waits for the window
-   * to end and goes out with the rest (`takeSignal`); 0 sends each at once. Default 250 ms.
+   * to end and goes out with the rest (`SignalWindow`); 0 sends each at once. Default 250 ms.
    */
   signalWindowMs?: number;
   /** Take the client address from X-Forwarded-For (behind a trusted reverse proxy). */

@@ -261,8 +261,10 @@ export class DiscordWire implements Wire {
   }
 
   /** Members in GUILD_CREATE, bounded by identify's `large_threshold` (docs/discord.md#gateway). */
-  readyWants(): { members: { largeThreshold: number } } {
-    return { members: { largeThreshold: this.largeThreshold } };
+  readyWants(): { members: { largeThreshold: number; lists: boolean } } {
+    // Lists only for what GUILD_CREATE shows of them: members (GUILD_MEMBERS) or presences (GUILD_PRESENCES).
+    const lists = (this.intents & (INTENTS.GUILD_MEMBERS | INTENTS.GUILD_PRESENCES)) !== 0;
+    return { members: { largeThreshold: this.largeThreshold, lists } };
   }
 
   ready(sessionId: string, caller: Caller, state: ReadyState): Buffer[] {
