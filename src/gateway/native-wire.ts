@@ -2,7 +2,9 @@ import { publicUser } from '../domain/accounts.js';
 import type { RawData, WebSocket } from 'ws';
 import { frame, parseClientFrame } from './frames.js';
 import { Outlet } from './outbox.js';
-import type { Incoming, LiveBatch, Prepared, ReadyInfo, SeqFrame, Wire } from './wire.js';
+import type { ReadyState } from '../domain/ready.js';
+import type { Caller } from '../domain/types.js';
+import type { Incoming, LiveBatch, Prepared, SeqFrame, Wire } from './wire-interface.js';
 import { CLOSE_CODES as CLOSE } from '@parley/protocol';
 
 /** Parley's own gateway protocol (docs/gateway.md): JSON text frames `{op, d, t, s}`. */
@@ -48,18 +50,18 @@ export class NativeWire implements Wire {
     this.send(frame('resumed', { sessionId, s }));
   }
 
-  async ready(r: ReadyInfo): Promise<string[]> {
+  /** The native snapshot has no members: clients read them with `GET /servers/{id}/members`. */
+  readyWants(): Record<string, never> {
+    return {};
+  }
+
+  ready(sessionId: string, caller: Caller, r: ReadyState): string[] {
     return [
       frame('ready', {
-        sessionId: r.sessionId,
-        user: { ...publicUser({ ...r.caller, bot: r.caller.bot ? 1 : 0 }) },
+        sessionId,
+        user: publicUser({ ...caller, bot: caller.bot ? 1 : 0 }),
         servers: r.servers.map((s) => ({
-          id: s.server.id,
-          name: s.server.name,
-          ownerId: s.server.ownerId,
-          createdAt: s.server.createdAt,
-          icon: s.server.icon ?? null,
-          description: s.server.description ?? null,
+          ...s.server,
           channels: s.channels,
           roles: s.roles,
           memberRoles: [...s.memberRoles],
@@ -67,7 +69,7 @@ export class NativeWire implements Wire {
         })),
         readStates: r.readStates,
         privateChannels: r.privateChannels,
-      } as Parameters<typeof frame<'ready'>>[1]),
+      }),
     ];
   }
 

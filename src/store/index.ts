@@ -14,6 +14,7 @@ import { blocks, dms } from './repos/dms.js';
 import { INSERT_MESSAGE_SQL, messageParams, messages, reactions, readStates, uploads, userSettings } from './repos/messages.js';
 import { channels, invites, membersRepo, serversRepo } from './repos/servers.js';
 import { auditLog, bans, bumpPermVersion, overwrites, roles } from './repos/roles.js';
+import { ready } from './repos/ready.js';
 import { searchRepo } from './repos/search.js';
 import { sessions, users } from './repos/users.js';
 import { idempotency, webhooks } from './repos/webhooks.js';
@@ -93,6 +94,8 @@ export class Store {
   readonly commands = commands;
   readonly interactions = interactions;
   readonly botKeys = botKeys;
+  /** What a gateway session's snapshot reads across the identity's servers (`domain/ready.ts`). */
+  readonly ready = ready;
   /**
    * Full-text message search, through the dialect's index. Where the index takes new
    * messages in later (`FullText.catchUp`), a search first has it take in every message

@@ -179,3 +179,80 @@ describe('GET /api/v10/guilds/{id}/members/search', () => {
     expect(r.text).not.toContain(w.alice.id);
   });
 });
+
+/**
+ * `count` more people in `serverId`, written through the store: registering each would take
+ * minutes of password hashing. Their names start with `crowd`.
+ */
+async function crowd(serverId: string, count: number): Promise<string[]> {
+  const { store } = srv.app.ctx;
+  const at = new Date().toISOString();
+  const ids: string[] = [];
+  await store.write(async (tx) => {
+    for (let i = 0; i < count; i++) {
+      const id = store.ids.next();
+      ids.push(id);
+      await store.users.insert(tx, {
+        id,
+        username: `crowd${id}`,
+        usernameKey: `crowd${id}`,
+        name: `crowd ${i}`,
+        bot: 0,
+        ownerId: null,
+        passwordHash: null,
+        tokenHash: null,
+        avatar: null,
+        createdAt: at,
+      });
+      await store.members.insert(tx, { serverId, userId: id, joinedAt: at });
+    }
+  });
+  return ids;
+}
+
+describe('Large servers: members on request, not in GUILD_CREATE', () => {
+  it("a server over identify's large_threshold (50 by default) lists only the bot; under it, every member", async () => {
+    const w = await world(srv.url);
+    await crowd(w.server.id, 60);
+    const identify = async (extra: Record<string, unknown>) => {
+      const c = await connectDiscord(pool, srv);
+      c.send({ op: 2, d: { token: w.bot.token, intents: I.GUILDS | I.GUILD_MEMBERS, properties: {}, ...extra } });
+      return (await c.waitForEvent('GUILD_CREATE')).d;
+    };
+    const byDefault = await identify({});
+    expect(byDefault).toMatchObject({ id: w.server.id, large: true, member_count: 62 });
+    expect(byDefault.members.map((m: { user: { id: string } }) => m.user.id)).toEqual([w.bot.id]);
+    const raised = await identify({ large_threshold: 100 });
+    expect(raised).toMatchObject({ large: false, member_count: 62 });
+    expect(raised.members).toHaveLength(62);
+    // Discord's range is 50 to 250: a larger value is taken as 250, a smaller one as 50.
+    expect((await identify({ large_threshold: 10 })).members).toHaveLength(1);
+  });
+
+  it('discord.js gets only itself in a large guild, then every member with guild.members.fetch() (op 8)', async () => {
+    const w = await world(srv.url);
+    const crowded = await crowd(w.server.id, 60);
+    const client = await djsLogin(srv, clients, w.bot.token);
+    const guild = client.guilds.cache.get(w.server.id)!;
+    expect(guild.large).toBe(true);
+    expect(guild.memberCount).toBe(62);
+    expect([...guild.members.cache.keys()]).toEqual([w.bot.id]);
+    const all = await guild.members.fetch();
+    expect([...all.keys()].sort()).toEqual([w.owner.id, w.bot.id, ...crowded].sort());
+  });
+
+  it('op 8 answers the whole list of a large server in chunks of at most 1000', async () => {
+    const w = await world(srv.url);
+    const crowded = await crowd(w.server.id, 1100);
+    const c = await identifyDiscord(pool, srv, w.bot.token, I.GUILDS | I.GUILD_MEMBERS);
+    expect(c.events('GUILD_CREATE')[0]!.d.members).toHaveLength(1);
+    c.send({ op: 8, d: { guild_id: w.server.id, query: '', limit: 0, nonce: 'all' } });
+    const chunks = await c.collect(2, (f) => f.t === 'GUILD_MEMBERS_CHUNK');
+    expect(chunks.map((f) => [f.d.chunk_index, f.d.chunk_count, f.d.members.length, f.d.nonce])).toEqual([
+      [0, 2, 1000, 'all'],
+      [1, 2, 102, 'all'],
+    ]);
+    const ids = chunks.flatMap((f) => f.d.members.map((m: { user: { id: string } }) => m.user.id));
+    expect(ids.sort()).toEqual([w.owner.id, w.bot.id, ...crowded].sort());
+  });
+});

@@ -1,10 +1,10 @@
-import { type Channel, type Member, type Message, P, type Role, type Server } from '@parley/protocol';
+import type { Channel, Member, Message, Role, Server } from '@parley/protocol';
 import type { ServerModel } from '../../domain/permissions.js';
 import type { Caller } from '../../domain/types.js';
-import { servers as serverActions } from '../../domain/servers.js';
+import type { ReadyState } from '../../domain/ready.js';
+import { channelOf, visibleChannels } from '../../domain/visible-channels.js';
 import type { AuthorMember, GatewayEvent, JoinSnapshot } from '../../events/types.js';
 import { SharedFrame } from '../../gateway/frames.js';
-import type { ReadyInfo } from '../../gateway/wire.js';
 import { discordInteraction } from '../interaction-objects.js';
 import { discordChannel, discordGuild, discordMember, discordMemberNoUser, discordMessage, discordRole, discordUser } from '../objects.js';
 import { INTENTS } from './intents.js';
@@ -161,21 +161,29 @@ function presence(userId: string, status: string, guildId: string) {
   return { user: { id: userId }, guild_id: guildId, status: s, activities: [], client_status: s === 'offline' ? {} : { web: s } };
 }
 
-/** Guilds with more members than this get only the identity's own member in GUILD_CREATE (Discord's largest `large_threshold`). */
-const LARGE = 250;
+/** Discord's `large_threshold` (identify): its default, and the range it takes. */
+export const LARGE_THRESHOLD = { default: 50, min: 50, max: 250 } as const;
 
 /**
- * READY, then a GUILD_CREATE per server: the same snapshot as the native `ready`
- * (visible channels, roles), plus members and presences read here.
+ * READY, then a GUILD_CREATE per server, from the session's snapshot (`domain/ready.ts`):
+ * visible channels, roles, and members as Discord bounds them. A server over
+ * `largeThreshold` members is `large` and lists only the identity's own member (the rest
+ * come on request: op 8, GUILD_MEMBERS_CHUNK); a smaller one lists every member with
+ * GUILD_MEMBERS, and their presences with GUILD_PRESENCES.
  */
-export async function readyFrames(info: ReadyInfo, resumeUrl: string, intents: number): Promise<DispatchFrame[]> {
-  const { caller, ctx } = info;
+export function readyFrames(
+  sessionId: string,
+  caller: Caller,
+  state: ReadyState,
+  o: { resumeUrl: string; intents: number },
+): DispatchFrame[] {
+  const { intents } = o;
   const ready = dispatchFrame('READY', {
     v: 10,
     user: { ...discordUser({ ...caller, bot: caller.bot }), verified: true, mfa_enabled: false },
-    guilds: info.servers.map((s) => ({ id: s.server.id, unavailable: true })),
-    session_id: info.sessionId,
-    resume_gateway_url: resumeUrl,
+    guilds: state.servers.map((s) => ({ id: s.server.id, unavailable: true })),
+    session_id: sessionId,
+    resume_gateway_url: o.resumeUrl,
     session_type: 'normal',
     private_channels: [],
     relationships: [],
@@ -185,23 +193,25 @@ export async function readyFrames(info: ReadyInfo, resumeUrl: string, intents: n
     shard: [0, 1],
     application: { id: caller.id, flags: 0 },
   });
-  const guilds = await Promise.all(
-    info.servers.map(async (s) => {
-      const members = await serverActions.members(ctx, caller, s.server.id);
-      const large = members.length > LARGE;
-      const listed = large || (intents & INTENTS.GUILD_MEMBERS) === 0 ? members.filter((m) => m.id === caller.id) : members;
-      const withPresence = (intents & INTENTS.GUILD_PRESENCES) !== 0 && !large;
-      return guildCreate({
-        server: s.server as Server,
-        roles: s.roles as Role[],
-        joinedAt: members.find((m) => m.id === caller.id)?.joinedAt ?? s.server.createdAt,
-        memberCount: members.length,
-        members: listed,
-        channels: s.channels as unknown as Channel[],
-        presences: withPresence ? members.filter((m) => m.presence !== 'offline').map((m) => presence(m.id, m.presence, s.server.id)) : [],
-      });
-    }),
-  );
+  const guilds = state.servers.map((s) => {
+    // The wire asks for members (`DiscordWire.readyWants`).
+    const members = s.members!;
+    const listed =
+      members.large || (intents & INTENTS.GUILD_MEMBERS) === 0 ? members.list.filter((m) => m.user.id === caller.id) : members.list;
+    const withPresence = (intents & INTENTS.GUILD_PRESENCES) !== 0 && !members.large;
+    return guildCreate({
+      server: s.server,
+      roles: s.roles,
+      joinedAt: members.joinedAt,
+      memberCount: members.count,
+      large: members.large,
+      members: listed,
+      channels: s.channels,
+      presences: withPresence
+        ? members.list.filter((m) => m.presence !== 'offline').map((m) => presence(m.user.id, m.presence, s.server.id))
+        : [],
+    });
+  });
   return [ready, ...guilds];
 }
 
@@ -211,6 +221,7 @@ function guildCreate(g: {
   roles: Role[];
   joinedAt: string;
   memberCount: number;
+  large: boolean;
   members: Array<Pick<Member, 'user' | 'roles' | 'joinedAt' | 'nick'>>;
   channels: Channel[];
   presences: unknown[];
@@ -218,7 +229,7 @@ function guildCreate(g: {
   return dispatchFrame('GUILD_CREATE', {
     ...discordGuild(g.server, g.roles),
     joined_at: g.joinedAt,
-    large: g.memberCount > LARGE,
+    large: g.large,
     unavailable: false,
     member_count: g.memberCount,
     members: g.members.map((m) => discordMember(m)),
@@ -235,42 +246,28 @@ function guildCreate(g: {
 /**
  * The GUILD_CREATE of a server the bot just joined (its own MEMBER_ADD): the server, roles
  * and members its entry carries (`JoinSnapshot`), and the channels the session's view of
- * it, already joined, lets it see (the one permission function). Members other than the
- * bot only with GUILD_MEMBERS, as at READY; no presences (they follow as they change).
+ * it, already joined, lets it see (the one filter, `visibleChannels`). Members other than
+ * the bot only with GUILD_MEMBERS and up to `largeThreshold`, as at READY; no presences
+ * (they follow as they change).
  */
 export function joinedGuild(
   join: JoinSnapshot,
   model: ServerModel,
   self: Caller,
   roles: readonly string[],
-  intents: number,
+  o: { intents: number; largeThreshold: number },
 ): DispatchFrame {
-  const channels = visibleChannelsOf(model, self, roles);
-  const members = (intents & INTENTS.GUILD_MEMBERS) === 0 ? join.members.filter((m) => m.user.id === self.id) : join.members;
+  const channels = visibleChannels(model, self, roles).map((c) => ({ ...channelOf(model, c.id)!, lastMessageId: null }));
+  const large = join.memberCount > o.largeThreshold;
+  const members = large || (o.intents & INTENTS.GUILD_MEMBERS) === 0 ? join.members.filter((m) => m.user.id === self.id) : join.members;
   return guildCreate({
     server: join.server,
     roles: join.roles,
     joinedAt: join.joinedAt,
     memberCount: join.memberCount,
+    large,
     members,
     channels,
     presences: [],
   });
-}
-
-/** The channels of a model `self` may see, in order, with their overwrites, as events show them. */
-export function visibleChannelsOf(model: ServerModel, self: Caller, roles: readonly string[]): Channel[] {
-  return [...model.channels.values()]
-    .filter((c) => (model.permissions(self.id, self.bot, roles, c.id) & P.VIEW_CHANNEL) !== 0n)
-    .sort((a, b) => a.position - b.position || a.id.length - b.id.length || (a.id < b.id ? -1 : 1))
-    .map((c) => ({
-      ...c,
-      lastMessageId: null,
-      permissionOverwrites: (model.overwrites.get(c.id) ?? []).map((o) => ({
-        id: o.id,
-        type: o.type,
-        allow: o.allow.toString(),
-        deny: o.deny.toString(),
-      })),
-    })) as unknown as Channel[];
 }

@@ -3,10 +3,12 @@ import type { ChosenStatus } from '@parley/protocol';
 import { CLOSE_CODES as CLOSE } from '@parley/protocol';
 import type { RawData, WebSocket } from 'ws';
 import { Outlet } from '../../gateway/outbox.js';
-import type { Incoming, LiveBatch, MembersChunk, Prepared, ReadyInfo, SeqFrame, SessionView, Wire } from '../../gateway/wire.js';
+import type { ReadyState } from '../../domain/ready.js';
+import type { Caller } from '../../domain/types.js';
+import type { Incoming, LiveBatch, MembersChunk, Prepared, SeqFrame, SessionView, Wire } from '../../gateway/wire-interface.js';
 import { discordMember } from '../objects.js';
 import { INTENTS, intentOf, needsContentStripped } from './intents.js';
-import { dispatchFrame, joinedGuild, readyFrames, translate } from './translate.js';
+import { LARGE_THRESHOLD, dispatchFrame, joinedGuild, readyFrames, translate } from './translate.js';
 
 /** Discord's gateway opcodes. */
 export const OP = {
@@ -85,6 +87,8 @@ const STATUSES: Record<string, ChosenStatus> = { online: 'online', idle: 'idle',
 export class DiscordWire implements Wire {
   readonly kind = 'discord';
   private intents = 0;
+  /** Identify's `large_threshold`: servers with more members list only the bot's own in GUILD_CREATE. */
+  private largeThreshold: number = LARGE_THRESHOLD.default;
   /** Payloads the client sent in the current minute (Discord's send limit). */
   private sentInWindow = 0;
   private windowStart = 0;
@@ -157,6 +161,7 @@ export class DiscordWire implements Wire {
           return { op: 'refuse', code: DISCORD_CLOSE.INVALID_SHARD, reason: 'Parley serves one shard: use shard [0, 1]' };
         }
         this.intents = intents;
+        this.largeThreshold = largeThreshold(obj.large_threshold);
         const presence = obj.presence as { status?: unknown } | undefined;
         const status = typeof presence?.status === 'string' ? STATUSES[presence.status] : undefined;
         return { op: 'identify', token: botToken(obj.token), ...(status ? { status } : {}) };
@@ -255,8 +260,15 @@ export class DiscordWire implements Wire {
     this.write({ op: OP.DISPATCH, d: {}, s: null, t: 'RESUMED' });
   }
 
-  async ready(info: ReadyInfo): Promise<Buffer[]> {
-    const frames = await readyFrames(info, this.opts.resumeUrl, this.intents);
+  /** Members in GUILD_CREATE, bounded by identify's `large_threshold` (docs/discord.md#gateway). */
+  readyWants(): { members: { largeThreshold: number; lists: boolean } } {
+    // Lists only for what GUILD_CREATE shows of them: members (GUILD_MEMBERS) or presences (GUILD_PRESENCES).
+    const lists = (this.intents & (INTENTS.GUILD_MEMBERS | INTENTS.GUILD_PRESENCES)) !== 0;
+    return { members: { largeThreshold: this.largeThreshold, lists } };
+  }
+
+  ready(sessionId: string, caller: Caller, state: ReadyState): Buffer[] {
+    const frames = readyFrames(sessionId, caller, state, { resumeUrl: this.opts.resumeUrl, intents: this.intents });
     this.offset = frames.length;
     return frames.map((f, i) => f.withSeq(i + 1));
   }
@@ -280,8 +292,9 @@ export class DiscordWire implements Wire {
       if (v) {
         const members = (this.intents & INTENTS.GUILD_MEMBERS) !== 0 ? 1 : 0;
         const join = p.join;
-        const frame = p.variant(`discord:join:${members}:${v.model.version}:${v.roles.join(',')}`, () =>
-          joinedGuild(join, v.model, view.caller, v.roles, this.intents),
+        const threshold = this.largeThreshold;
+        const frame = p.variant(`discord:join:${members}:${threshold}:${v.model.version}:${v.roles.join(',')}`, () =>
+          joinedGuild(join, v.model, view.caller, v.roles, { intents: this.intents, largeThreshold: threshold }),
         );
         return frame && numbered(frame);
       }
@@ -372,15 +385,17 @@ export class DiscordWire implements Wire {
   }
 
   state(): string {
-    return `${this.intents}:${this.offset}`;
+    return `${this.intents}:${this.offset}:${this.largeThreshold}`;
   }
 
   restore(kind: string | undefined, state: string | undefined): boolean {
     if (kind !== 'discord' || !state) return false;
-    const [intents, offset] = state.split(':').map(Number);
-    if (!Number.isInteger(intents) || !Number.isInteger(offset)) return false;
+    // A checkpoint written before `large_threshold` was read keeps the bound it was served with.
+    const [intents, offset, threshold = LARGE_THRESHOLD.max] = state.split(':').map(Number);
+    if (!Number.isInteger(intents) || !Number.isInteger(offset) || !Number.isInteger(threshold)) return false;
     this.intents = intents!;
     this.offset = offset!;
+    this.largeThreshold = threshold;
     return true;
   }
 
@@ -404,6 +419,12 @@ function idList(v: unknown, max: number): string[] | null {
     else return null;
   }
   return out;
+}
+
+/** Identify's `large_threshold` as Discord takes it: 50 to 250, 50 when absent (or not a number). */
+function largeThreshold(v: unknown): number {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return LARGE_THRESHOLD.default;
+  return Math.min(LARGE_THRESHOLD.max, Math.max(LARGE_THRESHOLD.min, Math.floor(v)));
 }
 
 /** Discord libraries send the bare token; the gateway authenticates `Bot <token>`. */

@@ -1,7 +1,7 @@
 import type { ChosenStatus, Member } from '@parley/protocol';
 import type { RawData, WebSocket } from 'ws';
-import type { DomainContext } from '../domain/context.js';
 import type { ServerModel } from '../domain/permissions.js';
+import type { ReadyOptions, ReadyState } from '../domain/ready.js';
 import type { Caller } from '../domain/types.js';
 import type { AuthorMember, GatewayEvent, JoinSnapshot } from '../events/types.js';
 import { EventFrame } from './frames.js';
@@ -23,8 +23,10 @@ export interface Wire {
   heartbeatAck(): void;
   invalidSession(resumable: boolean): void;
   resumed(sessionId: string, s: number): void;
-  /** The frames that open a new session (the ready snapshot), built before the session goes live. */
-  ready(info: ReadyInfo): Promise<Array<string | Buffer>>;
+  /** What this protocol's ready snapshot needs beyond the common part (Discord's: members, bounded). */
+  readyWants(): Omit<ReadyOptions, 'model'>;
+  /** The frames that open a new session: the snapshot (`domain/ready.ts`) in this protocol's terms, written before the session goes live. */
+  ready(sessionId: string, caller: Caller, state: ReadyState): Array<string | Buffer>;
   /**
    * This event as this connection receives it, or null when the protocol does not carry it
    * (or the connection's options, such as Discord's intents, leave it out). Deterministic for
@@ -182,24 +184,4 @@ export class LiveBatch {
     }
     return this.frames;
   }
-}
-
-/** The ready snapshot, as the gateway read it; each wire writes it its own way. */
-export interface ReadyInfo {
-  ctx: DomainContext;
-  sessionId: string;
-  caller: Caller;
-  servers: Array<{
-    server: { id: string; name: string; ownerId: string; createdAt: string; icon?: string | null; description?: string | null };
-    model: ServerModel;
-    /** The server's roles, as the API shows them. */
-    roles: unknown[];
-    /** The identity's roles there (comma-joined ids). */
-    memberRoles: readonly string[];
-    /** The channels the identity may see, as events show them, with their newest message. */
-    channels: Array<Record<string, unknown> & { id: string; lastMessageId: string | null }>;
-    permissions: string;
-  }>;
-  readStates: unknown;
-  privateChannels: unknown[];
 }
