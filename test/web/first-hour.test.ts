@@ -124,3 +124,45 @@ describe('the list stays pinned to the bottom', { timeout: 60_000 }, () => {
     expect(a.errors).toEqual([]);
   });
 });
+
+describe('editing a message', { timeout: 60_000 }, () => {
+  it('shows names where the text has ids, with the composer’s autocomplete, and saves the same mentions', async () => {
+    const { owner, bob, server, general } = await chatWorld(2);
+    const a = await open(owner, `/s/${server.id}/c/${general.id}`);
+    const { page } = a;
+    const input = page.getByRole('textbox', { name: 'Message #general' });
+    await input.click();
+    await input.pressSequentially('Hey @bob');
+    await page.getByRole('option', { name: bob.name }).waitFor();
+    await input.press('Enter');
+    await expect.poll(() => input.inputValue()).toBe(`Hey @${bob.name} `);
+    await input.press('Enter');
+    const sent = page.locator('[data-message-id]').filter({ hasText: 'Hey' });
+    await sent.locator('[data-mention="user"]').waitFor();
+
+    // Up in the empty composer edits it: the name, not its id.
+    await input.press('ArrowUp');
+    const edit = page.getByRole('textbox', { name: 'Edit message' });
+    await edit.waitFor();
+    expect(await edit.inputValue()).toBe(`Hey @${bob.name}`);
+
+    // The composer's autocomplete works here too.
+    await edit.press('End');
+    await edit.pressSequentially(' and @');
+    await edit.pressSequentially(owner.name.slice(0, 5));
+    const option = page.getByRole('option', { name: owner.name });
+    await option.waitFor();
+    await screenshot(page, 'first-hour-edit-mention');
+    await edit.press('Enter');
+    await expect.poll(() => edit.inputValue()).toBe(`Hey @${bob.name} and @${owner.name} `);
+    await edit.press('Enter');
+    await edit.waitFor({ state: 'detached' });
+
+    const id = await sent.getAttribute('data-message-id');
+    const stored = await call(web.url, 'GET', `/channels/${general.id}/messages?limit=5`, { auth: owner.auth });
+    expect(stored.body.find((m: { id: string }) => m.id === id)?.content).toBe(`Hey <@${bob.id}> and <@${owner.id}>`);
+    await expect.poll(() => sent.locator('[data-mention="user"]').allTextContents()).toEqual([`@${bob.name}`, `@${owner.name}`]);
+    await screenshot(page, 'first-hour-edited');
+    expect(a.errors).toEqual([]);
+  });
+});
