@@ -5,7 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { call, createServer, joinServer, postMessage, registerUser, type TestUser, upload } from '../factories.js';
+import { addBot, call, createBot, createServer, joinServer, postMessage, registerUser, type TestUser, upload } from '../factories.js';
 import { browserSuite, makePng, screenshot } from './browser.js';
 
 // Page-side code in evaluate() callbacks (the tests compile without the DOM library).
@@ -103,15 +103,15 @@ describe('the list stays pinned to the bottom', { timeout: 60_000 }, () => {
     const held = new Promise<void>((r) => {
       release = r;
     });
-    const a = await open(owner, `/s/${server.id}/c/${general.id}`, (page) =>
-      page.route(
+    const a = await open(owner, `/s/${server.id}/c/${general.id}`, async (page) => {
+      await page.route(
         (url) => url.pathname === new URL(png.body.url, web.url).pathname,
         async (route) => {
           await held;
           await route.continue();
         },
-      ),
-    );
+      );
+    });
     await message(a.page, posted.body.id).waitFor();
     await settled(a.page);
     const img = message(a.page, posted.body.id).locator('img[alt="late.png"]');
@@ -164,5 +164,99 @@ describe('editing a message', { timeout: 60_000 }, () => {
     await expect.poll(() => sent.locator('[data-mention="user"]').allTextContents()).toEqual([`@${bob.name}`, `@${owner.name}`]);
     await screenshot(page, 'first-hour-edited');
     expect(a.errors).toEqual([]);
+  });
+});
+
+describe('small things', { timeout: 60_000 }, () => {
+  /** The page's background colour, as drawn. */
+  const background = (page: Page) =>
+    page.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.body).backgroundColor);
+  const DARK = 'rgb(29, 30, 35)';
+  const LIGHT = 'rgb(255, 255, 255)';
+
+  it('switches the theme in settings (system, light, dark), and keeps the choice', async () => {
+    const { owner } = await chatWorld(0);
+    const o = await web.open({ token: owner.token, path: '/account#appearance', colorScheme: 'light' });
+    const { page } = o;
+    const group = page.getByRole('group', { name: 'Theme' });
+    await group.waitFor();
+    expect(await group.getByRole('radio', { name: 'Match the system' }).isChecked()).toBe(true);
+    expect(await background(page)).toBe(LIGHT);
+    await group.getByText('Dark', { exact: true }).click();
+    await expect.poll(() => background(page)).toBe(DARK);
+    await page.locator('#appearance').scrollIntoViewIfNeeded();
+    await screenshot(page, 'first-hour-theme-dark');
+    // Kept: after a reload, and over a light system.
+    await page.reload();
+    await group.waitFor();
+    expect(await group.getByRole('radio', { name: 'Dark' }).isChecked()).toBe(true);
+    expect(await background(page)).toBe(DARK);
+    // Light over a dark system.
+    const d = await web.open({ token: owner.token, path: '/account#appearance', colorScheme: 'dark' });
+    await d.page.getByRole('group', { name: 'Theme' }).waitFor();
+    expect(await background(d.page)).toBe(DARK);
+    await d.page.getByRole('group', { name: 'Theme' }).getByText('Light', { exact: true }).click();
+    await expect.poll(() => background(d.page)).toBe(LIGHT);
+    await d.page.getByRole('group', { name: 'Theme' }).getByText('Match the system').click();
+    await expect.poll(() => background(d.page)).toBe(DARK);
+    expect(o.errors).toEqual([]);
+    expect(d.errors).toEqual([]);
+  });
+
+  it('tells a person who was kicked that they were removed, not that the server was not found', async () => {
+    const { owner, bob, server, general } = await chatWorld(1);
+    const b = await open(bob, `/s/${server.id}/c/${general.id}`);
+    await b.page.locator('[data-message-id]').first().waitFor();
+    const kicked = await call(web.url, 'DELETE', `/servers/${server.id}/members/${bob.id}`, { auth: owner.auth });
+    expect(kicked.status).toBe(204);
+    await b.page.getByRole('heading', { name: 'You were removed from First Hour' }).waitFor();
+    expect(await b.page.getByText('Server not found').count()).toBe(0);
+    await screenshot(b.page, 'first-hour-removed');
+    expect(b.errors).toEqual([]);
+  });
+
+  it('tells a banned person on an invite page that they are banned, instead of offering to join', async () => {
+    const { owner, bob, server } = await chatWorld(0);
+    const banned = await call(web.url, 'PUT', `/servers/${server.id}/bans/${bob.id}`, { auth: owner.auth, body: {} });
+    expect(banned.status).toBe(204);
+    const invite = await call(web.url, 'POST', `/servers/${server.id}/invites`, { auth: owner.auth });
+    const code = invite.body.code as string;
+    // The preview says so to the caller, and to no one else.
+    expect((await call(web.url, 'GET', `/invites/${code}`, { auth: bob.auth })).body.banned).toBe(true);
+    expect((await call(web.url, 'GET', `/invites/${code}`, { auth: owner.auth })).body.banned).toBe(false);
+    expect((await call(web.url, 'GET', `/invites/${code}`)).body).not.toHaveProperty('banned');
+
+    const b = await web.open({ token: bob.token, path: `/invite/${code}` });
+    await b.page.getByRole('heading', { name: 'You are banned from First Hour' }).waitFor();
+    expect(await b.page.getByRole('button', { name: /Join/ }).count()).toBe(0);
+    await screenshot(b.page, 'first-hour-invite-banned');
+    expect(b.errors).toEqual([]);
+  });
+
+  it('draws a button’s emoji from the same set as messages', async () => {
+    const { owner, server, general } = await chatWorld(0);
+    const bot = await createBot(web.url, owner);
+    await addBot(web.url, owner, server.id, bot.id);
+    const posted = await call(web.url, 'POST', `/channels/${general.id}/messages`, {
+      auth: bot.auth,
+      body: {
+        content: 'You rolled a 4',
+        components: [
+          { type: 'row', components: [{ type: 'button', style: 'primary', label: 'Roll again', emoji: '🎲', customId: 'reroll' }] },
+        ],
+      },
+    });
+    expect(posted.status).toBe(201);
+    const o = await open(owner, `/s/${server.id}/c/${general.id}`);
+    const button = o.page.getByRole('button', { name: 'Roll again' });
+    await button.waitFor();
+    const img = button.locator('img.emoji');
+    await expect.poll(() => img.evaluate((e: any) => e.complete && e.naturalWidth > 0)).toBe(true);
+    expect(await img.getAttribute('src')).toMatch(/\/1f3b2\.svg$/);
+    const box = await img.boundingBox();
+    expect(box?.height).toBeGreaterThan(14);
+    expect(box?.height).toBeLessThan(24);
+    await screenshot(o.page, 'first-hour-button-emoji');
+    expect(o.errors).toEqual([]);
   });
 });

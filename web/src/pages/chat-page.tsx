@@ -52,6 +52,7 @@ interface Props {
 export function ChatPage({ serverId, channelId, onLogout }: Props) {
   const server = useStore((s) => s.servers[serverId]);
   const serversLoaded = useStore((s) => s.serversLoaded);
+  const lost = useStore((s) => s.lostServers[serverId]);
   const channels = useStore((s) => s.channels[serverId]);
   const meId = useStore((s) => s.me?.id);
   const [showMembers, setShowMembers] = useState(() => window.innerWidth > 1100);
@@ -119,7 +120,19 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
         <ServerRail activeServerId={null} />
         <main className="center-page">
           <div className="card">
-            {serversLoaded ? (
+            {lost ? (
+              <>
+                <h1>
+                  {lost.reason === 'deleted'
+                    ? t('chat.serverDeleted', { server: lost.name })
+                    : t('chat.removedFrom', { server: lost.name })}
+                </h1>
+                <p>{lost.reason === 'deleted' ? t('chat.serverDeletedHint') : t('chat.removedHint')}</p>
+                <Link to={paths.home()} className="button primary">
+                  {t('chat.backToParley')}
+                </Link>
+              </>
+            ) : serversLoaded ? (
               <>
                 <h1>{t('chat.serverNotFound')}</h1>
                 <p>{t('chat.youAreNotA')}</p>
