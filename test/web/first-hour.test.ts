@@ -5,7 +5,18 @@
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { addBot, call, createBot, createServer, joinServer, postMessage, registerUser, type TestUser, upload } from '../factories.js';
+import {
+  addBot,
+  call,
+  createBot,
+  createChannel,
+  createServer,
+  joinServer,
+  postMessage,
+  registerUser,
+  type TestUser,
+  upload,
+} from '../factories.js';
 import { browserSuite, makePng, screenshot } from './browser.js';
 
 // Page-side code in evaluate() callbacks (the tests compile without the DOM library).
@@ -257,6 +268,81 @@ describe('small things', { timeout: 60_000 }, () => {
     expect(box?.height).toBeGreaterThan(14);
     expect(box?.height).toBeLessThan(24);
     await screenshot(o.page, 'first-hour-button-emoji');
+    expect(o.errors).toEqual([]);
+  });
+});
+
+describe('keyboard', { timeout: 60_000 }, () => {
+  /** The focused element's message id, or its tag when it is not a message. */
+  const focused = (page: Page) =>
+    page.evaluate(() => {
+      const el = (globalThis as any).document.activeElement;
+      return el?.dataset?.messageId ?? el?.tagName ?? null;
+    });
+
+  it('returns the focus to the message when the reaction picker closes (Enter or Escape)', async () => {
+    const { owner, server, general } = await chatWorld(3);
+    const last = await postMessage(web.url, owner.auth, general.id, 'React to me by keyboard');
+    const o = await open(owner, `/s/${server.id}/c/${general.id}`);
+    const { page } = o;
+    const msg = message(page, last.id);
+    await msg.waitFor();
+    await settled(page);
+    await msg.focus();
+    // Tab from the message reaches its actions; Enter on "Add reaction" opens the picker.
+    const add = msg.getByRole('button', { name: 'Add reaction' });
+    await add.focus();
+    await page.keyboard.press('Enter');
+    const picker = page.getByRole('dialog', { name: 'Add a reaction' });
+    await picker.getByRole('searchbox').waitFor();
+    await page.keyboard.type('thumbsup');
+    await page.keyboard.press('Enter');
+    await msg.getByRole('button', { name: /👍 1 reaction/ }).waitFor();
+    await expect.poll(() => focused(page)).toBe(last.id);
+
+    await add.focus();
+    await page.keyboard.press('Enter');
+    await picker.getByRole('searchbox').waitFor();
+    await page.keyboard.press('Escape');
+    await picker.waitFor({ state: 'detached' });
+    await expect.poll(() => focused(page)).toBe(last.id);
+    expect(o.errors).toEqual([]);
+  });
+
+  it('moves between channels with Alt+Up/Down, and between unread ones with Alt+Shift+Up/Down', async () => {
+    const { owner, bob, server, general } = await chatWorld(1);
+    const second = await createChannel(web.url, owner, server.id, 'second');
+    const third = await createChannel(web.url, owner, server.id, 'third');
+    const o = await open(owner, `/s/${server.id}/c/${general.id}`);
+    const { page } = o;
+    await page.getByRole('textbox', { name: 'Message #general' }).waitFor();
+    // Read #second and #third first, so that only what comes next is unread.
+    for (const c of [second, third]) {
+      await page.getByRole('link', { name: c.name }).first().click();
+      await page.getByRole('textbox', { name: `Message #${c.name}` }).waitFor();
+    }
+    await page.getByRole('link', { name: 'general' }).first().click();
+    const composer = page.getByRole('textbox', { name: 'Message #general' });
+    await composer.waitFor();
+
+    await page.keyboard.press('Alt+ArrowDown');
+    await page.getByRole('textbox', { name: 'Message #second' }).waitFor();
+    await page.keyboard.press('Alt+ArrowUp');
+    await composer.waitFor();
+    // Round the top: the last channel.
+    await page.keyboard.press('Alt+ArrowUp');
+    await page.getByRole('textbox', { name: 'Message #third' }).waitFor();
+    // Nothing was edited on the way (Up in an empty composer edits the last message).
+    expect(await page.getByRole('textbox', { name: 'Edit message' }).count()).toBe(0);
+
+    await page.keyboard.press('Alt+ArrowUp');
+    await page.keyboard.press('Alt+ArrowUp');
+    await composer.waitFor();
+    await postMessage(web.url, bob.auth, third.id, 'News in the third channel');
+    await page.locator('[data-unread]').filter({ hasText: 'third' }).waitFor();
+    // #second is read: Alt+Shift+Down skips it.
+    await page.keyboard.press('Alt+Shift+ArrowDown');
+    await page.getByRole('textbox', { name: 'Message #third' }).waitFor();
     expect(o.errors).toEqual([]);
   });
 });

@@ -525,7 +525,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
             if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing && !touch) {
               e.preventDefault();
               void submit();
-            } else if (e.key === 'ArrowUp' && !text && !files.length) {
+            } else if (e.key === 'ArrowUp' && !e.altKey && !text && !files.length) {
               e.preventDefault();
               onEditLast();
             }

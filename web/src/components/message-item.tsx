@@ -43,6 +43,20 @@ interface Props {
 
 export const MessageItem = memo(function MessageItem({ message, grouped, mine, canDelete, editing, onEdit, current = false }: Props) {
   const [picker, setPicker] = useState(false);
+  const article = useRef<HTMLElement>(null);
+  // The reaction picker closed (a pick, Escape) with the focus in it: the focus returns to
+  // the message, not to the page.
+  const pickerWasOpen = useRef(false);
+  useEffect(() => {
+    if (picker) {
+      pickerWasOpen.current = true;
+      return;
+    }
+    if (!pickerWasOpen.current) return;
+    pickerWasOpen.current = false;
+    const now = document.activeElement;
+    if (!now || now === document.body) article.current?.focus({ preventScroll: true });
+  }, [picker]);
   const author = message.author ?? { id: 'unknown', name: 'Unknown', bot: false };
   const isBot = !!author.bot || !!message.webhookId;
   const attachments = Array.isArray(message.attachments) ? message.attachments : [];
@@ -103,6 +117,7 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
 
   return (
     <article
+      ref={article}
       className={`${styles.message}${grouped ? ` ${styles.grouped}` : ''}${editing ? ` ${styles.editing}` : ''}${mentionsMe ? ` ${styles.mentioned}` : ''}${ephemeral ? ` ${styles.ephemeral}` : ''}`}
       data-message-id={message.id}
       data-ephemeral={ephemeral ? 'true' : undefined}
