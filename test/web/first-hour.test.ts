@@ -346,3 +346,31 @@ describe('keyboard', { timeout: 60_000 }, () => {
     expect(o.errors).toEqual([]);
   });
 });
+
+describe('tabbing', { timeout: 60_000 }, () => {
+  it('reaches the composer from the channel list in at most 15 presses', async () => {
+    const { owner, server, general } = await chatWorld(3);
+    for (const name of ['rules', 'random', 'help']) await createChannel(web.url, owner, server.id, name);
+    const o = await open(owner, `/s/${server.id}/c/${general.id}`);
+    const { page } = o;
+    const composer = page.getByRole('textbox', { name: 'Message #general' });
+    await composer.waitFor();
+    await page.getByRole('link', { name: 'general' }).first().focus();
+    let presses = 0;
+    const isComposer = () => composer.evaluate((el: any) => el === (globalThis as any).document.activeElement);
+    while (!(await isComposer()) && presses < 30) {
+      await page.keyboard.press('Tab');
+      presses++;
+      // A skip link, when it is the stop: follow it.
+      const skip = await page.evaluate(() => (globalThis as any).document.activeElement?.dataset?.skip ?? null);
+      if (skip === 'composer') {
+        await screenshot(page, 'first-hour-skip-link');
+        await page.keyboard.press('Enter');
+        presses++;
+      }
+    }
+    expect(await isComposer()).toBe(true);
+    expect(presses).toBeLessThanOrEqual(15);
+    expect(o.errors).toEqual([]);
+  });
+});

@@ -110,6 +110,7 @@ export const core = {
     postedByABot: 'Posted by a bot or webhook',
   },
   sidebar: {
+    skipToComposer: 'Skip to the message box',
     serverChannels: '{{server}} channels',
     notificationSettings: 'Notification settings',
     serverSettings: 'Server settings',
