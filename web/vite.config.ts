@@ -4,6 +4,7 @@ import react from '@vitejs/plugin-react';
 import { VitePWA } from 'vite-plugin-pwa';
 import { EMOJI_BASE, emojiAssets } from './build/emoji';
 import { precompress } from './build/precompress';
+import { themeSwitch } from './build/theme';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -71,6 +72,8 @@ export default defineConfig({
     }),
     precompress({ skip: [EMOJI_BASE.slice(1)] }),
   ],
+  // The theme chosen in the client's settings overrides the system's (web/build/theme.ts).
+  css: { postcss: { plugins: [themeSwitch()] } },
   resolve: {
     // The SDK from its TypeScript source, as the type checks and tests see it, so a web
     // build needs no SDK build first. Its browser entry, index.ts: only the Node entry

@@ -257,6 +257,11 @@ export const InvitePreview = Type.Object(
     code: Type.String(),
     server: Type.Object({ id: Id, name: Type.String(), icon: Nullable(Type.String()), memberCount: Type.Integer({ minimum: 0 }) }),
     expiresAt: Nullable(Timestamp),
+    banned: Type.Optional(
+      Type.Boolean({
+        description: 'present when the request is authenticated: whether the caller is banned from the server (then joining is refused)',
+      }),
+    ),
   },
   { $id: 'InvitePreview', title: 'InvitePreview', description: 'what an invite leads to, for anyone holding its code' },
 );

@@ -441,7 +441,7 @@ export const servers = {
   },
 
   /** `GET /invites/{code}`: anyone holding the code sees where it leads. */
-  async previewInvite(ctx: DomainContext, code: string) {
+  async previewInvite(ctx: DomainContext, code: string, caller: Caller | null = null) {
     const invite = await inviteByCode(ctx, code);
     if (!invite || !inviteUsable(invite, nowIso(ctx))) throw notFound('invite');
     const server = await ctx.store.servers.byId(ctx.store.db, invite.serverId);
@@ -455,6 +455,7 @@ export const servers = {
         memberCount: await ctx.store.servers.memberCount(ctx.store.db, server.id),
       },
       expiresAt: invite.expiresAt ?? null,
+      ...(caller ? { banned: !!(await ctx.store.bans.get(ctx.store.db, server.id, caller.id)) } : {}),
     };
   },
 

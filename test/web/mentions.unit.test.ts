@@ -1,6 +1,6 @@
 /** The web client's mention helpers: finding mentions in text, and turning a draft's names into ids. */
 import { describe, expect, it } from 'vitest';
-import { codeRanges, encodeDraft, findTrigger, inCode, splitMentions } from '../../web/src/lib/mentions.js';
+import { codeRanges, decodeDraft, encodeDraft, findTrigger, inCode, splitMentions } from '../../web/src/lib/mentions.js';
 import { toPlainText } from '../../web/src/markdown/plain.js';
 
 describe('splitMentions', () => {
@@ -48,6 +48,37 @@ describe('encodeDraft', () => {
 
   it('is text unchanged without picks', () => {
     expect(encodeDraft('@alice', [])).toBe('@alice');
+  });
+});
+
+describe('decodeDraft', () => {
+  const names: Record<string, string> = { 'user:1': 'alice', 'user:2': 'bob', 'user:3': 'alice', 'role:4': 'Mods', 'channel:5': 'general' };
+  const name = (t: { kind: string; id?: string }) => names[`${t.kind}:${t.id}`] ?? null;
+  const roundTrip = (content: string) => {
+    const d = decodeDraft(content, name);
+    expect(encodeDraft(d.text, d.picks)).toBe(content);
+    return d.text;
+  };
+
+  it('shows names where the text has ids, and encodes back to the same text', () => {
+    const d = decodeDraft('Hey <@2>, ask <@&4> in <#5>', name);
+    expect(d.text).toBe('Hey @bob, ask @Mods in #general');
+    expect(d.picks).toEqual([
+      { display: '@bob', syntax: '<@2>' },
+      { display: '@Mods', syntax: '<@&4>' },
+      { display: '#general', syntax: '<#5>' },
+    ]);
+    expect(roundTrip('Hey <@2>, ask <@&4> in <#5>')).toBe('Hey @bob, ask @Mods in #general');
+  });
+
+  it('keeps ids it cannot name, ids in code, and names that would not encode back', () => {
+    expect(roundTrip('<@9> and `<@2>` and <@2>')).toBe('<@9> and `<@2>` and @bob');
+    // Two people called alice: which is which would be lost.
+    expect(roundTrip('<@1> <@3>')).toBe('<@1> <@3>');
+    // "@bob" written as plain text: encoding would make it a mention.
+    expect(roundTrip('@bob is <@2>')).toBe('@bob is <@2>');
+    // A name run into a word would not be read back as one.
+    expect(roundTrip('<@2>x')).toBe('<@2>x');
   });
 });
 

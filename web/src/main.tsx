@@ -5,6 +5,10 @@ import { loadLanguage } from './i18n';
 // The global sheet first, so component modules (bundled after it) win ties in the cascade.
 import './styles.css';
 import { App } from './app';
+import { initTheme } from './lib/theme';
+
+// The chosen theme before anything is drawn, so the page never flashes the other one.
+initTheme();
 
 function render(): void {
   createRoot(document.getElementById('root')!).render(

@@ -171,13 +171,15 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
 
   const preview = {
     tags: ['servers'],
-    summary: 'Where an invite leads (anyone holding the code)',
+    summary: 'Where an invite leads (anyone holding the code; with a token, also whether the caller is banned there)',
     params: InviteParams,
     response: { 200: ref(InvitePreview), ...errors },
   };
   app.get('/invites/:code', { schema: preview }, async (req, reply) => {
     await enforce(limiter, RULES.joinByAddress, clientKey(req), reply);
-    return servers.previewInvite(ctx, req.params.code);
+    // Anyone may look; a caller who says who they are also learns whether they are banned there.
+    const caller = req.headers.authorization ? await authenticate(ctx, req, 'any') : null;
+    return servers.previewInvite(ctx, req.params.code, caller);
   });
 
   const join = { ...any, summary: 'Join the server of an invite (403 if banned; 404 if expired or used up)', params: InviteParams };

@@ -22,6 +22,7 @@ import { LockIcon } from './lock-icon';
 import { MentionBadge } from './mention-badge';
 import { NotificationSettingsDialog } from './notification-settings';
 import styles from './channel-sidebar.module.css';
+import { COMPOSER_INPUT_ID } from './composer';
 import dialogStyles from './dialog.module.css';
 import { t } from '../i18n';
 
@@ -126,6 +127,20 @@ export function ChannelSidebar({ server, activeChannelId, bits, onLogout }: Prop
           {channels && channels.length === 0 && <li className="empty-note">{t('sidebar.noChannelsYet')}</li>}
           {!channels && <li className="empty-note">{t('sidebar.loading')}</li>}
         </ul>
+        {/* The next stop after the channels, seen only when focused: past the header and the list, to the composer. */}
+        <a
+          href={`#${COMPOSER_INPUT_ID}`}
+          className={styles.skipToComposer}
+          data-skip="composer"
+          onClick={(e) => {
+            const input = document.getElementById(COMPOSER_INPUT_ID);
+            if (!input) return;
+            e.preventDefault();
+            input.focus();
+          }}
+        >
+          {t('sidebar.skipToComposer')}
+        </a>
       </div>
       <UserPanel onLogout={onLogout} />
       {dialog === 'channel' && (

@@ -5,10 +5,10 @@
  * the viewer can see; `:` and two characters: emoji by shortcode, name or keyword (the
  * picker's data, fetched the first time `:` is typed; the quick reactions until then).
  */
-import type { CSSProperties } from 'react';
-import { useEffect, useMemo, useState } from 'react';
+import type { CSSProperties, KeyboardEvent, ReactNode, RefObject, SyntheticEvent } from 'react';
+import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { Channel, Member, Role } from '../api/types';
-import type { DraftMention, Trigger } from '../lib/mentions';
+import { type DraftMention, findTrigger, type Trigger } from '../lib/mentions';
 import { memberColors, nameColor, nameColorStyle } from '../lib/name-color';
 import { can, myPermissions, P, usePermissions } from '../state/permissions';
 import { store, useStore } from '../state/store';
@@ -81,7 +81,7 @@ function useEmojiData(wanted: boolean): EmojiData | null {
   return data;
 }
 
-export function useSuggestions(trigger: Trigger | null, channel: Channel): Suggestion[] {
+export function useSuggestions(trigger: Trigger | null, channel: Pick<Channel, 'id' | 'serverId'>): Suggestion[] {
   const serverId = channel.serverId;
   const members = useStore((s) => s.members[serverId]);
   const roles = useStore((s) => s.roles[serverId]);
@@ -155,6 +155,114 @@ export function useSuggestions(trigger: Trigger | null, channel: Channel): Sugge
     }
     return out;
   }, [trigger, serverId, members, roles, channels, myRoles, everyone, emojiData]);
+}
+
+interface AutocompleteOptions {
+  text: string;
+  setText: (text: string) => void;
+  area: RefObject<HTMLTextAreaElement | null>;
+  channel: Pick<Channel, 'id' | 'serverId'>;
+  /** A name was picked: it stands for `mention` when the text is sent. */
+  onMention: (mention: DraftMention) => void;
+}
+
+interface Autocomplete {
+  /** The popup, while there is something to offer (placed against the nearest positioned box). */
+  list: ReactNode;
+  /** The text box's ARIA wiring and caret tracking. */
+  inputProps: {
+    'aria-autocomplete': 'list';
+    'aria-haspopup': 'listbox';
+    'aria-controls': string | undefined;
+    'aria-activedescendant': string | undefined;
+    onSelect: (e: SyntheticEvent<HTMLTextAreaElement>) => void;
+    onFocus: (e: SyntheticEvent<HTMLTextAreaElement>) => void;
+    onBlur: () => void;
+  };
+  /** Call from onChange with the new value and caret. */
+  changed: (value: string, caret: number) => void;
+  /** Call first from onKeyDown: true when the key was the popup's (moving, picking, closing). */
+  onKeyDown: (e: KeyboardEvent<HTMLTextAreaElement>) => boolean;
+}
+
+/**
+ * The composer's `@`, `#` and `:` autocomplete, for another text box (a message being
+ * edited): the same suggestions and keys (arrows, Enter or Tab to pick, Escape to close),
+ * and a picked name written readably, as the composer writes it.
+ */
+export function useAutocomplete({ text, setText, area, channel, onMention }: AutocompleteOptions): Autocomplete {
+  const [caret, setCaret] = useState<number | null>(null);
+  const [dismissed, setDismissed] = useState<number | null>(null);
+  const [active, setActive] = useState(0);
+  const pendingCaret = useRef<number | null>(null);
+  const listId = useId();
+  const found = caret === null ? null : findTrigger(text, caret);
+  const trigger = found && found.start !== dismissed ? found : null;
+  const items = useSuggestions(trigger, channel);
+  const open = !!trigger && items.length > 0;
+  const activeIndex = Math.min(active, items.length - 1);
+  const triggerKey = trigger ? `${trigger.char}${trigger.start}:${trigger.query}` : '';
+  useEffect(() => {
+    setActive(0);
+  }, [triggerKey]);
+
+  // After a pick, the caret goes after the inserted name.
+  useLayoutEffect(() => {
+    const el = area.current;
+    const at = pendingCaret.current;
+    if (!el || at === null) return;
+    pendingCaret.current = null;
+    el.setSelectionRange(at, at);
+  }, [text, area]);
+
+  const pick = (item: Suggestion) => {
+    const el = area.current;
+    if (!trigger || !el) return;
+    const end = caret ?? el.selectionEnd;
+    const after = text.slice(end);
+    const spacer = after.startsWith(' ') ? '' : ' ';
+    if (item.mention) onMention(item.mention);
+    const at = trigger.start + item.insert.length + 1;
+    pendingCaret.current = at;
+    setText(text.slice(0, trigger.start) + item.insert + spacer + after);
+    setCaret(at);
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>): boolean => {
+    if (!open || e.nativeEvent.isComposing) return false;
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      setActive((activeIndex + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length);
+    } else if ((e.key === 'Enter' || e.key === 'Tab') && !e.shiftKey) {
+      const item = items[activeIndex];
+      if (item) pick(item);
+    } else if (e.key === 'Escape') {
+      setDismissed(trigger?.start ?? null);
+    } else return false;
+    e.preventDefault();
+    e.stopPropagation();
+    return true;
+  };
+
+  return {
+    list:
+      open && trigger ? (
+        <SuggestionList id={listId} trigger={trigger} items={items} active={activeIndex} onHover={setActive} onPick={pick} />
+      ) : null,
+    inputProps: {
+      'aria-autocomplete': 'list',
+      'aria-haspopup': 'listbox',
+      'aria-controls': open ? listId : undefined,
+      'aria-activedescendant': open ? suggestionId(listId, activeIndex) : undefined,
+      onSelect: (e) => setCaret(e.currentTarget.selectionStart === e.currentTarget.selectionEnd ? e.currentTarget.selectionStart : null),
+      onFocus: (e) => setCaret(e.currentTarget.selectionStart),
+      onBlur: () => setCaret(null),
+    },
+    changed: (value, at) => {
+      setCaret(at);
+      if (dismissed !== null && dismissed >= value.length) setDismissed(null);
+    },
+    onKeyDown,
+  };
 }
 
 const TITLES: Record<Trigger['char'], 'members' | 'channels' | 'emoji'> = { '@': 'members', '#': 'channels', ':': 'emoji' };

@@ -19,6 +19,8 @@ import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 
 const MAX_CONTENT = 4000;
+/** The composer's text box (there is one on a page): the channel list's skip link goes to it. */
+export const COMPOSER_INPUT_ID = 'composer-input';
 const MAX_FILES = 10;
 const TYPING_EVERY_MS = 6000;
 
@@ -424,6 +426,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
         )}
         <textarea
           ref={area}
+          id={COMPOSER_INPUT_ID}
           className={styles.composerInput}
           rows={1}
           value={text}
@@ -525,7 +528,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
             if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing && !touch) {
               e.preventDefault();
               void submit();
-            } else if (e.key === 'ArrowUp' && !text && !files.length) {
+            } else if (e.key === 'ArrowUp' && !e.altKey && !text && !files.length) {
               e.preventDefault();
               onEditLast();
             }

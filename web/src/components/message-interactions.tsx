@@ -10,6 +10,7 @@ import { dismissEphemeral, dismissPending, type PendingInteraction, pressCompone
 import { useStore } from '../state/store';
 import { Avatar, BotBadge } from './avatar';
 import { CloseIcon } from './icons';
+import { EmojiText } from './emoji';
 import styles from './message-interactions.module.css';
 import { t } from '../i18n';
 
@@ -79,8 +80,9 @@ function ComponentButton({ button, loading, onPress }: { button: Button; loading
     <>
       <span className={styles.buttonBody}>
         {button.emoji && (
+          // From the bundled set, as in messages (a system emoji font may be missing: a box).
           <span className={styles.emoji} aria-hidden="true">
-            {button.emoji}
+            <EmojiText text={button.emoji} />
           </span>
         )}
         {button.label}

@@ -4,7 +4,8 @@ import { Markdown } from '../markdown/render';
 import { deleteMessage, editMessage, toggleReaction } from '../state/actions';
 import { toastError } from '../state/toasts';
 import { can, P, usePermissions } from '../state/permissions';
-import { useStore } from '../state/store';
+import { type State, store, useStore } from '../state/store';
+import { type DraftMention, decodeDraft, encodeDraft, type MentionToken } from '../lib/mentions';
 import { memberColors, nameColor, nameColorStyle } from '../lib/name-color';
 import { codePoints, formatClock, formatFull, formatMessageTime } from '../lib/format';
 import { AttachmentView } from './attachment';
@@ -13,6 +14,7 @@ import { confirm } from './dialog';
 import { Embed } from './embed';
 import { Emoji } from './emoji';
 import { EmojiPicker } from './emoji-picker';
+import { useAutocomplete } from './composer-suggestions';
 import { AppsIcon, EditIcon, PinIcon, ReplyIcon, SmileIcon, TrashIcon } from './icons';
 import { openAppsMenu, useAppsTrigger, useContextCommands } from './apps-menu';
 import { openMemberCard } from './member-card';
@@ -41,6 +43,20 @@ interface Props {
 
 export const MessageItem = memo(function MessageItem({ message, grouped, mine, canDelete, editing, onEdit, current = false }: Props) {
   const [picker, setPicker] = useState(false);
+  const article = useRef<HTMLElement>(null);
+  // The reaction picker closed (a pick, Escape) with the focus in it: the focus returns to
+  // the message, not to the page.
+  const pickerWasOpen = useRef(false);
+  useEffect(() => {
+    if (picker) {
+      pickerWasOpen.current = true;
+      return;
+    }
+    if (!pickerWasOpen.current) return;
+    pickerWasOpen.current = false;
+    const now = document.activeElement;
+    if (!now || now === document.body) article.current?.focus({ preventScroll: true });
+  }, [picker]);
   const author = message.author ?? { id: 'unknown', name: 'Unknown', bot: false };
   const isBot = !!author.bot || !!message.webhookId;
   const attachments = Array.isArray(message.attachments) ? message.attachments : [];
@@ -101,6 +117,7 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
 
   return (
     <article
+      ref={article}
       className={`${styles.message}${grouped ? ` ${styles.grouped}` : ''}${editing ? ` ${styles.editing}` : ''}${mentionsMe ? ` ${styles.mentioned}` : ''}${ephemeral ? ` ${styles.ephemeral}` : ''}`}
       data-message-id={message.id}
       data-ephemeral={ephemeral ? 'true' : undefined}
@@ -316,10 +333,49 @@ function ReactionChip({ reaction, onToggle }: { reaction: Reaction; onToggle: (e
   );
 }
 
+/** What `<@id>`, `<@&id>` and `<#id>` in a message are called now, for editing it as names. */
+function mentionName(state: State, message: Message, token: MentionToken): string | null {
+  const serverId = message.serverId ?? '';
+  switch (token.kind) {
+    case 'user':
+      return (
+        state.members[serverId]?.find((m) => m.id === token.id)?.name ??
+        message.mentions?.find((u) => u.id === token.id)?.name ??
+        (state.me?.id === token.id ? state.me.name : null)
+      );
+    case 'role':
+      return state.roles[serverId]?.find((r) => r.id === token.id)?.name ?? null;
+    case 'channel':
+      return (
+        Object.values(state.channels)
+          .flat()
+          .find((c) => c.id === token.id)?.name ?? null
+      );
+    default:
+      return null;
+  }
+}
+
+/**
+ * Editing a message in the form the composer writes: names (`@bob`, `#general`) where the
+ * text has ids, the composer's autocomplete, and the names turned back into ids on saving.
+ */
 function EditBox({ message, onDone }: { message: Message; onDone: () => void }) {
-  const [text, setText] = useState(message.content);
+  const [draft] = useState(() => decodeDraft(message.content, (token) => mentionName(store.getState(), message, token)));
+  const picks = useRef<DraftMention[]>(draft.picks);
+  const [text, setText] = useState(draft.text);
   const [saving, setSaving] = useState(false);
   const ref = useRef<HTMLTextAreaElement>(null);
+  const channel = useMemo(() => ({ id: message.channelId, serverId: message.serverId ?? '' }), [message.channelId, message.serverId]);
+  const autocomplete = useAutocomplete({
+    text,
+    setText,
+    area: ref,
+    channel,
+    onMention: (mention) => {
+      picks.current = [...picks.current.filter((p) => p.display !== mention.display), mention];
+    },
+  });
 
   useEffect(() => {
     const el = ref.current;
@@ -335,18 +391,20 @@ function EditBox({ message, onDone }: { message: Message; onDone: () => void }) 
   }, [text]);
 
   const save = async () => {
-    if (text === message.content) return onDone();
+    // As the composer sends: a picked name leaves a trailing space, which is not part of the message.
+    const content = encodeDraft(text, picks.current).trimEnd();
+    if (content === message.content) return onDone();
     if (!text.trim() && !message.attachments?.length) {
       toastError(new Error('A message cannot be empty. Delete it instead.'));
       return;
     }
-    if (codePoints(text) > MAX_CONTENT) {
+    if (codePoints(content) > MAX_CONTENT) {
       toastError(new Error(`Messages can be at most ${MAX_CONTENT} characters.`));
       return;
     }
     setSaving(true);
     try {
-      await editMessage(message, text);
+      await editMessage(message, content);
       onDone();
     } catch (err) {
       toastError(err);
@@ -356,14 +414,20 @@ function EditBox({ message, onDone }: { message: Message; onDone: () => void }) 
 
   return (
     <div className={styles.editBox}>
+      {autocomplete.list}
       <textarea
         ref={ref}
         className={`input ${styles.editInput}`}
         aria-label={t('message.editMessage')}
         value={text}
         disabled={saving}
-        onChange={(e) => setText(e.target.value)}
+        {...autocomplete.inputProps}
+        onChange={(e) => {
+          setText(e.target.value);
+          autocomplete.changed(e.target.value, e.target.selectionStart);
+        }}
         onKeyDown={(e) => {
+          if (autocomplete.onKeyDown(e)) return;
           if (e.key === 'Escape') {
             e.preventDefault();
             onDone();

@@ -46,6 +46,8 @@ const UNREAD_OFFSET = 130;
 const BASE_INDEX = 10_000_000;
 /** How long the view must hold still after opening before the list counts as settled (Virtuoso retries within 150 ms). */
 const SETTLE_MS = 250;
+/** How near the bottom (px) the view must rest for rows growing there to keep it at the bottom. */
+const PIN_SLACK = 4;
 /** Rows moved by PageUp and PageDown. */
 const PAGE_ROWS = 8;
 /** What may take focus inside a message (its own tab stops, taken out while it is not the current one). */
@@ -245,6 +247,42 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
   itemsRef.current = items;
   const hasNewerRef = useRef(hasNewer);
   hasNewerRef.current = hasNewer;
+  const opensAtBottom = useRef(true);
+
+  // Virtuoso follows rows that are added at the bottom, not rows that grow there: a reaction
+  // on the newest message, an image or preview that loads late. Whether the view rests at
+  // the bottom is noted at each scroll; when the content grows while it does, it is put back
+  // there (a ResizeObserver runs before the frame is painted, so the row is never seen cut off).
+  useEffect(() => {
+    const el = scroller;
+    if (!el) return;
+    const atEnd = () => el.scrollHeight - el.scrollTop - el.clientHeight <= PIN_SLACK;
+    // Until the first scroll: whether the list opens at the bottom (not at a jump's target or the unread divider).
+    let pinned = opensAtBottom.current;
+    const onScroll = () => {
+      pinned = atEnd();
+    };
+    const pin = () => {
+      if (pinned && !hasNewerRef.current && !anchor.current && !atEnd()) el.scrollTop = el.scrollHeight;
+    };
+    const ro = new ResizeObserver(pin);
+    const observe = () => {
+      const viewport = el.firstElementChild;
+      if (!viewport) return;
+      // The viewport holds the header, the rows' list and the footer; it is the scroller's height itself.
+      for (const child of viewport.children) ro.observe(child);
+    };
+    observe();
+    // Virtuoso draws its header, list and footer after the scroller is handed over.
+    const mo = new MutationObserver(observe);
+    if (el.firstElementChild) mo.observe(el.firstElementChild, { childList: true });
+    el.addEventListener('scroll', onScroll, { passive: true });
+    return () => {
+      ro.disconnect();
+      mo.disconnect();
+      el.removeEventListener('scroll', onScroll);
+    };
+  }, [scroller]);
 
   // Things to do to a message once Virtuoso draws it: focus it (keyboard), flash it (a jump).
   const pending = useRef<{ focus: string | null; flash: string | null }>({ focus: null, flash: null });
@@ -393,6 +431,8 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
     if (unread >= 0) return { index: unread, align: 'start' as const, offset: -UNREAD_OFFSET };
     return { index: Math.max(0, items.length - 1), align: 'end' as const };
   })();
+
+  opensAtBottom.current = initialTopMostItemIndex.align === 'end';
 
   // The one tab stop: the current message when it is drawn, else the scroller itself.
   const currentId = activeId && items.some((m) => m.id === activeId) ? activeId : (lastId ?? null);

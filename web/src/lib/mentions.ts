@@ -166,3 +166,49 @@ export function findTrigger(text: string, caret: number): Trigger | null {
   }
   return null;
 }
+
+/** Mention syntax a draft can hold as a name: users, roles and channels (not `@everyone`, which is written as is). */
+const SYNTAX = /<@!?(\d{1,20})>|<@&(\d{1,20})>|<#(\d{1,20})>/g;
+
+/**
+ * The other way from `encodeDraft`, for editing a sent message in the form the composer
+ * writes: each `<@123>`, `<@&456>` and `<#789>` outside code that `name` can name becomes
+ * that name (`@alice`), and the picks say what it stands for. Saving encodes it back to
+ * exactly the text sent: a name is left as its syntax when it would not be (two people of
+ * one name, or the name already written out as plain text, which encoding would turn into a
+ * mention).
+ */
+export function decodeDraft(content: string, name: (token: MentionToken) => string | null): { text: string; picks: DraftMention[] } {
+  const code = codeRanges(content);
+  const found: { at: number; syntax: string; display: string }[] = [];
+  for (const m of content.matchAll(SYNTAX)) {
+    const at = m.index ?? 0;
+    if (code.some(([a, b]) => a <= at && at < b)) continue;
+    const token: MentionToken = m[1] ? { kind: 'user', id: m[1] } : m[2] ? { kind: 'role', id: m[2] } : { kind: 'channel', id: m[3] ?? '' };
+    const label = name(token);
+    if (!label) continue;
+    found.push({ at, syntax: m[0], display: `${token.kind === 'channel' ? '#' : '@'}${label}` });
+  }
+  // A display that stands for two different things, or is already in the text, stays as syntax.
+  const bySyntax = new Map<string, string>();
+  const clash = new Set<string>();
+  for (const f of found) {
+    const other = [...bySyntax].find(([s, d]) => d === f.display && s !== f.syntax);
+    if (other || encodeDraft(content, [{ display: f.display, syntax: '\u0000' }]) !== content) clash.add(f.display);
+    bySyntax.set(f.syntax, f.display);
+  }
+  let text = '';
+  let last = 0;
+  const picks = new Map<string, DraftMention>();
+  for (const f of found) {
+    if (clash.has(f.display)) continue;
+    text += content.slice(last, f.at) + f.display;
+    last = f.at + f.syntax.length;
+    picks.set(f.display, { display: f.display, syntax: f.syntax });
+  }
+  text += content.slice(last);
+  const list = [...picks.values()];
+  // Whatever else could make the two differ (a name followed by a letter, say): edit the text as it is.
+  if (encodeDraft(text, list) !== content) return { text: content, picks: [] };
+  return { text, picks: list };
+}

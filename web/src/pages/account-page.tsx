@@ -18,11 +18,12 @@ import styles from './settings/settings.module.css';
 import own from './account-page.module.css';
 import dialogStyles from '../components/dialog.module.css';
 import { setPageTitle } from '../lib/title';
+import { setTheme, THEMES, useTheme } from '../lib/theme';
 import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 import '../i18n/account';
 
-const SECTIONS = ['profile', 'notifications', 'password', 'sessions', 'about', 'delete'] as const;
+const SECTIONS = ['profile', 'appearance', 'notifications', 'password', 'sessions', 'about', 'delete'] as const;
 
 /** The images the service shows as avatars. */
 const AVATAR_TYPES = 'image/png,image/jpeg,image/gif,image/webp,image/avif';
@@ -64,6 +65,7 @@ export function AccountPage({ onLogout }: { onLogout: () => void }) {
         {me && !me.bot && (
           <div className={own.sections}>
             <ProfileSection me={me} />
+            <AppearanceSection />
             <NotificationsSection />
             <PasswordSection onChanged={sessionsChanged} />
             <SessionsSection version={sessionsVersion} onLogout={onLogout} />
@@ -546,6 +548,28 @@ function DeleteDialog({ onClose, onDeleted }: { onClose: () => void; onDeleted: 
         </footer>
       </form>
     </Dialog>
+  );
+}
+
+/** The theme: the system's, light or dark (kept in this browser). */
+function AppearanceSection() {
+  const id = useId();
+  const theme = useTheme();
+  return (
+    <section className={styles.settingsSection} id="appearance" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>{t('account.sections.appearance')}</h2>
+      <p className={styles.sectionIntro}>{t('account.appearance.intro')}</p>
+      <fieldset className={own.themes}>
+        <legend className="visually-hidden">{t('account.appearance.theme')}</legend>
+        {THEMES.map((choice) => (
+          <label key={choice} className={own.theme} data-theme-choice={choice}>
+            <input type="radio" name={`${id}-theme`} value={choice} checked={theme === choice} onChange={() => setTheme(choice)} />
+            <span className={own.themeSwatch} aria-hidden="true" />
+            <span>{t(`account.appearance.${choice}`)}</span>
+          </label>
+        ))}
+      </fieldset>
+    </section>
   );
 }
 

@@ -8,6 +8,7 @@ import { MessageList } from '../components/message-list';
 import { ServerRail } from '../components/server-rail';
 import { TypingIndicator } from '../components/typing-indicator';
 import { loadChannels, viewing } from '../state/actions';
+import { isUnread, notifyRule } from '../state/conversations';
 import { can, P, usePermissions } from '../state/permissions';
 import { store, useStore } from '../state/store';
 import { toastError } from '../state/toasts';
@@ -52,6 +53,7 @@ interface Props {
 export function ChatPage({ serverId, channelId, onLogout }: Props) {
   const server = useStore((s) => s.servers[serverId]);
   const serversLoaded = useStore((s) => s.serversLoaded);
+  const lost = useStore((s) => s.lostServers[serverId]);
   const channels = useStore((s) => s.channels[serverId]);
   const meId = useStore((s) => s.me?.id);
   const [showMembers, setShowMembers] = useState(() => window.innerWidth > 1100);
@@ -101,6 +103,29 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
     setPageTitle(channel ? t('titles.channel', { channel: channel.name, server: serverName }) : t('titles.page', { page: serverName }));
   }, [channel?.name, server?.name]);
 
+  // Alt+Up/Down: the previous or next channel; with Shift, the previous or next unread one
+  // (as Discord has them). Round the list's ends; muted channels are not unread.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!e.altKey || e.ctrlKey || e.metaKey || (e.key !== 'ArrowUp' && e.key !== 'ArrowDown') || e.defaultPrevented) return;
+      const state = store.getState();
+      const list = state.channels[serverId] ?? [];
+      const n = list.length;
+      const from = list.findIndex((c) => c.id === channelId);
+      const step = e.key === 'ArrowDown' ? 1 : -1;
+      for (let k = 1; k < n; k++) {
+        const c = list[(from + step * k + n * k) % n];
+        if (!c) break;
+        if (e.shiftKey && (notifyRule(state.settings, serverId, c.id).muted || !isUnread(state, c.id, c.lastMessageId))) continue;
+        e.preventDefault();
+        navigate(paths.channel(serverId, c.id));
+        return;
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [serverId, channelId]);
+
   const editLast = useCallback(() => {
     if (!channel || !meId) return;
     const items = store.getState().messages[channel.id]?.items ?? [];
@@ -119,7 +144,19 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
         <ServerRail activeServerId={null} />
         <main className="center-page">
           <div className="card">
-            {serversLoaded ? (
+            {lost ? (
+              <>
+                <h1>
+                  {lost.reason === 'deleted'
+                    ? t('chat.serverDeleted', { server: lost.name })
+                    : t('chat.removedFrom', { server: lost.name })}
+                </h1>
+                <p>{lost.reason === 'deleted' ? t('chat.serverDeletedHint') : t('chat.removedHint')}</p>
+                <Link to={paths.home()} className="button primary">
+                  {t('chat.backToParley')}
+                </Link>
+              </>
+            ) : serversLoaded ? (
               <>
                 <h1>{t('chat.serverNotFound')}</h1>
                 <p>{t('chat.youAreNotA')}</p>

@@ -89,7 +89,7 @@ export function InvitePage({ code }: { code: string }) {
     auto.current = false;
     acceptedOnArrival = null;
     if (member) navigate(paths.server(preview.server.id), { replace: true });
-    else void join();
+    else if (!preview.banned) void join();
   }, [preview, serversLoaded]);
 
   if (load.state === 'loading' || (load.state === 'ready' && !serversLoaded)) {
@@ -132,6 +132,18 @@ export function InvitePage({ code }: { code: string }) {
             <div className={styles.actions}>
               <Link to={paths.server(server.id)} className="button primary">
                 {t('invite.openServer', { server: server.name })}
+              </Link>
+            </div>
+          </>
+        ) : load.preview.banned ? (
+          <>
+            <h1 id="invite-title" className={styles.title}>
+              <Trans i18nKey="invite.banned" values={{ server: server.name }} components={{ b: <strong /> }} />
+            </h1>
+            <p className={styles.muted}>{t('invite.bannedHint')}</p>
+            <div className={styles.actions}>
+              <Link to={paths.home()} className="button primary">
+                {t('invite.goToParley')}
               </Link>
             </div>
           </>

@@ -289,7 +289,8 @@ export function applyEvent(event: GatewayEvent): void {
       break;
     case 'MEMBER_REMOVE':
       if (event.d.user?.id === me?.id) {
-        dispatch({ type: 'server/remove', serverId: event.d.serverId });
+        // Kicked or banned (leaving from this tab removes the server before this arrives).
+        dispatch({ type: 'server/remove', serverId: event.d.serverId, reason: 'removed' });
       } else if (event.d.user) {
         dispatch({ type: 'member/remove', serverId: event.d.serverId, userId: event.d.user.id });
       }
@@ -325,7 +326,7 @@ export function applyEvent(event: GatewayEvent): void {
       dispatch({ type: 'server/upsert', server: event.d });
       break;
     case 'SERVER_DELETE':
-      dispatch({ type: 'server/remove', serverId: event.d.id });
+      dispatch({ type: 'server/remove', serverId: event.d.id, reason: 'deleted' });
       break;
     case 'USER_UPDATE':
       // Member lists and our own user follow; messages keep the name they were sent with.

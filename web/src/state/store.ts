@@ -67,6 +67,8 @@ export interface State {
   dmsLoaded: boolean;
   /** Notification settings (`GET /users/@me/settings`); null until loaded. */
   settings: UserSettings | null;
+  /** Servers this person lost while the client was open (removed from, or deleted), by id: what their page says instead of "not found". */
+  lostServers: Record<string, { name: string; reason: 'removed' | 'deleted' }>;
 }
 
 export type Action =
@@ -75,7 +77,7 @@ export type Action =
   | { type: 'status'; status: GatewayStatus }
   | { type: 'servers/set'; servers: Server[] }
   | { type: 'server/upsert'; server: Server }
-  | { type: 'server/remove'; serverId: string }
+  | { type: 'server/remove'; serverId: string; reason?: 'removed' | 'deleted' }
   | { type: 'channels/set'; serverId: string; channels: Channel[] }
   | { type: 'channel/upsert'; channel: Channel }
   | { type: 'channel/remove'; channelId: string; serverId: string }
@@ -142,6 +144,7 @@ export const initialState: State = {
   dms: {},
   dmsLoaded: false,
   settings: null,
+  lostServers: {},
 };
 
 const emptyChannel: ChannelMessages = {
@@ -268,9 +271,13 @@ export function reduce(state: State, action: Action): State {
         myRoles: memberRoles ? { ...state.myRoles, [rest.id]: memberRoles } : state.myRoles,
       };
     }
-    case 'server/remove':
+    case 'server/remove': {
+      const lost = action.reason && state.servers[action.serverId];
       return {
         ...state,
+        lostServers: lost
+          ? { ...state.lostServers, [action.serverId]: { name: lost.name, reason: action.reason ?? 'removed' } }
+          : state.lostServers,
         servers: withoutKey(state.servers, action.serverId),
         serverOrder: state.serverOrder.filter((id) => id !== action.serverId),
         channels: withoutKey(state.channels, action.serverId),
@@ -279,6 +286,7 @@ export function reduce(state: State, action: Action): State {
         myRoles: withoutKey(state.myRoles, action.serverId),
         bans: withoutKey(state.bans, action.serverId),
       };
+    }
     case 'channels/set':
       return { ...state, channels: { ...state.channels, [action.serverId]: [...action.channels].sort(byCreated) } };
     case 'channel/upsert': {

@@ -95,6 +95,7 @@ export const account = {
     'You own {{count}} servers: {{servers}}. An account that owns servers cannot be deleted, so that no server is left without an owner; Parley cannot yet hand a server over or delete one.',
   sections: {
     profile: 'Profile',
+    appearance: 'Appearance',
     notifications: 'Notifications',
     password: 'Password',
     sessions: 'Sessions',
@@ -102,6 +103,13 @@ export const account = {
     delete: 'Delete account',
   },
   pageTitle: 'Account settings · Parley',
+  appearance: {
+    intro: 'How Parley looks in this browser.',
+    theme: 'Theme',
+    system: 'Match the system',
+    light: 'Light',
+    dark: 'Dark',
+  },
   aboutCredits:
     'Emoji graphics are <twemoji>Twemoji</twemoji>, © Twitter, Inc and other contributors, licensed under <licence>CC-BY 4.0</licence>. Emoji names and shortcodes come from emojibase (MIT); the image viewer is yet-another-react-lightbox (MIT).',
   unknownDevice: 'Unknown device',

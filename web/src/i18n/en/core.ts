@@ -110,6 +110,7 @@ export const core = {
     postedByABot: 'Posted by a bot or webhook',
   },
   sidebar: {
+    skipToComposer: 'Skip to the message box',
     serverChannels: '{{server}} channels',
     notificationSettings: 'Notification settings',
     serverSettings: 'Server settings',
@@ -491,6 +492,10 @@ export const core = {
     serverNotFound: 'Server not found',
     youAreNotA: 'You are not a member of this server, or it no longer exists.',
     backToParley: 'Back to Parley',
+    removedFrom: 'You were removed from {{server}}',
+    removedHint: 'A moderator removed you from this server. You can join again with a new invite, unless you were banned.',
+    serverDeleted: '{{server}} was deleted',
+    serverDeletedHint: 'Its owner deleted this server, with its channels and messages.',
     loading: 'Loading…',
     showChannels: 'Show channels',
     pinnedMessages: 'Pinned messages',
@@ -549,6 +554,8 @@ export const core = {
     members_one: '{{count}} member',
     members_other: '{{count}} members',
     alreadyIn: 'You are already in <b>{{server}}</b>',
+    banned: 'You are banned from <b>{{server}}</b>',
+    bannedHint: 'Its moderators banned you, so this invite cannot let you in. If you think that is a mistake, ask one of them.',
     gone: 'This invite has expired, was used up or revoked, or the link is mistyped.',
   },
   conversation: {
