@@ -239,7 +239,11 @@ async function releaseAvatars(ctx: DomainContext, ids: Array<string | null | und
 export const accounts = {
   /** What a visitor needs to know before logging in or registering. */
   async instance(ctx: DomainContext, maxUploadBytes: number) {
-    return { registration: await registrationMode(ctx), sessionTtlDays: Math.round(ctx.accounts.sessionTtlMs / 86_400_000), maxUploadBytes };
+    return {
+      registration: await registrationMode(ctx),
+      sessionTtlDays: Math.round(ctx.accounts.sessionTtlMs / 86_400_000),
+      maxUploadBytes,
+    };
   },
 
   async register(ctx: DomainContext, body: { username: string; password: string; invite?: string }, userAgent?: string) {

@@ -125,7 +125,12 @@ export async function readDiscordForm<T>(
     if (!plain) throw badRequest('payload_json is required');
     return parse(plain(fields), hasFiles);
   };
-  const source = { parts: partsOf(req, deps.config.maxUploadBytes), maxFileBytes: deps.config.maxUploadBytes, explain: malformedMultipart, admitFile };
+  const source = {
+    parts: partsOf(req, deps.config.maxUploadBytes),
+    maxFileBytes: deps.config.maxUploadBytes,
+    explain: malformedMultipart,
+    admitFile,
+  };
   const form = await readUploadParts(ctx, { id: uploaderId }, source, {
     store: true,
     digest: false,
