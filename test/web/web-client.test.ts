@@ -357,7 +357,9 @@ describe('web client', () => {
     expect(await m.locator('blockquote').textContent()).toContain('212 tests');
     expect(await m.locator('ul > li').count()).toBe(2);
     expect(await m.locator('ol > li').count()).toBe(2);
-    expect(await m.locator('pre code').textContent()).toBe('const answer = 42; // <b>not bold</b>');
+    // The message's own code block; the text file's preview below is a code block too.
+    expect(await m.locator('pre code').first().textContent()).toBe('const answer = 42; // <b>not bold</b>');
+    await m.getByTestId('text-preview').getByText('line one').first().waitFor();
     expect(await m.locator('a[href="https://example.com/report"]').textContent()).toBe('the report');
     expect(await m.locator('a[href="https://example.org/runs/7"]').count()).toBe(1);
     const rel = await m.locator('a[href="https://example.com/report"]').getAttribute('rel');
