@@ -27,7 +27,7 @@ import {
 import { auditIn, diff } from './audit.js';
 import { type DomainContext, notify, nowIso } from './context.js';
 import { cleanName, rejectNul, stripUnsafeCharacters } from './names.js';
-import { mayReadHistory } from './permissions.js';
+import { type ModelDelta, mayReadHistory } from './permissions.js';
 import {
   type Departure,
   type OverwriteInput,
@@ -236,21 +236,23 @@ export const servers = {
       if (next.bot === 1) throw badRequest('a bot cannot own a server', 'invalid_owner');
       patch.ownerId = body.ownerId;
     }
-    const { updated, model } = await ctx.store.write(async (tx) => {
+    const { updated, delta } = await ctx.store.write(async (tx) => {
       if (Object.keys(patch).length > 0) await ctx.store.servers.update(tx, serverId, patch);
-      // An owner transfer carries the whole model: it is rare (the owner alone, one at a time).
-      if (patch.ownerId) await ctx.store.bumpPermVersion(tx, serverId);
+      // An owner transfer changes everyone's permissions: its delta names the new owner.
+      const delta: ModelDelta | undefined = patch.ownerId
+        ? { version: await bumpVersion(ctx, tx, serverId), owner: patch.ownerId }
+        : undefined;
       // The icon's upload link is bookkeeping: the audit log shows the icon's URL.
       const { iconUploadId: _link, ...shown } = patch;
       await auditIn(ctx, tx, serverId, caller, 'server_update', serverId, diff(server, shown));
       const updated = await ctx.store.servers.byId(tx, serverId);
       if (!updated) throw notFound('server');
-      return { updated, model: patch.ownerId ? await snapshotIn(ctx, tx, serverId) : undefined };
+      return { updated, delta };
     });
     // An icon upload no longer shown goes (unless something else references it).
     if (server.iconUploadId && String(server.iconUploadId) !== String(updated.iconUploadId ?? ''))
       await releaseUploads(ctx, [String(server.iconUploadId)]);
-    await notify(ctx, { kind: 'event', serverId, event: { t: 'SERVER_UPDATE', d: serverView(updated) }, ...(model ? { model } : {}) });
+    await notify(ctx, { kind: 'event', serverId, event: { t: 'SERVER_UPDATE', d: serverView(updated) }, ...(delta ? { delta } : {}) });
     return serverView(updated);
   },
 
@@ -327,20 +329,14 @@ export const servers = {
       position: 0,
     };
     const rows = body.overwrites ? await checkOverwriteList(ctx, caller, serverId, channel.id, undefined, body.overwrites, []) : [];
-    const model = await ctx.store.write(async (tx) => {
-      const top = await tx
-        .selectFrom('channels')
-        .select((eb) => eb.fn.max('position').as('top'))
-        .where('serverId', '=', serverId)
-        .executeTakeFirst();
-      channel.position = body.position ?? Number(top?.top ?? -1) + 1;
+    const delta = await ctx.store.write(async (tx) => {
+      channel.position = body.position ?? (await ctx.store.channels.nextPosition(tx, serverId));
       await ctx.store.channels.insert(tx, channel);
       await auditIn(ctx, tx, serverId, caller, 'channel_create', channel.id, { name: channel.name, topic: channel.topic });
-      if (rows.length === 0 || !(await writeOverwriteList(ctx, tx, caller, channel.id, serverId, rows))) return undefined;
-      return snapshotIn(ctx, tx, serverId);
+      return rows.length === 0 ? null : writeOverwriteList(ctx, tx, caller, channel.id, serverId, rows);
     });
     const view = channelView(channel, rows);
-    await notify(ctx, { kind: 'event', serverId, event: { t: 'CHANNEL_CREATE', d: view }, ...(model ? { model } : {}) });
+    await notify(ctx, { kind: 'event', serverId, event: { t: 'CHANNEL_CREATE', d: view }, ...(delta ? { delta } : {}) });
     return view;
   },
 
@@ -367,20 +363,16 @@ export const servers = {
           await ctx.store.overwrites.ofChannel(ctx.store.db, channelId),
         )
       : undefined;
-    const { updated, overwrites, model } = await ctx.store.write(async (tx) => {
+    const { updated, overwrites, delta } = await ctx.store.write(async (tx) => {
       if (Object.keys(patch).length > 0) await ctx.store.channels.update(tx, channelId, patch);
       await auditIn(ctx, tx, channel.serverId, caller, 'channel_update', channelId, diff(channel, patch));
-      const rewritten = rows !== undefined && (await writeOverwriteList(ctx, tx, caller, channelId, channel.serverId, rows));
+      const delta = rows === undefined ? null : await writeOverwriteList(ctx, tx, caller, channelId, channel.serverId, rows);
       const updated = await ctx.store.channels.byId(tx, channelId);
       if (!updated) throw notFound('channel');
-      return {
-        updated,
-        overwrites: await ctx.store.overwrites.ofChannel(tx, channelId),
-        model: rewritten ? await snapshotIn(ctx, tx, channel.serverId) : undefined,
-      };
+      return { updated, overwrites: await ctx.store.overwrites.ofChannel(tx, channelId), delta };
     });
     const view = channelView(updated, overwrites);
-    await notify(ctx, { kind: 'event', serverId: channel.serverId, event: { t: 'CHANNEL_UPDATE', d: view }, ...(model ? { model } : {}) });
+    await notify(ctx, { kind: 'event', serverId: channel.serverId, event: { t: 'CHANNEL_UPDATE', d: view }, ...(delta ? { delta } : {}) });
     return view;
   },
 
@@ -861,35 +853,4 @@ function cleanReason(text: string): string | null {
   const t = stripUnsafeCharacters(text).trim();
   if ([...t].length > 512) throw badRequest('reason must be at most 512 characters');
   return t === '' ? null : t;
-}
-
-/** Bots added before roles (0005) get their managed role, with their old bits, once ids can be issued. */
-export async function backfillManagedRoles(ctx: Pick<DomainContext, 'store'>): Promise<void> {
-  const pending = await ctx.store.members.pendingLegacy(ctx.store.db);
-  for (const p of pending) {
-    const bot = await ctx.store.users.byId(ctx.store.db, p.userId);
-    await ctx.store.write(async (tx) => {
-      if (!bot || bot.bot !== 1) {
-        await tx
-          .updateTable('members')
-          .set({ legacyPermissions: -1 })
-          .where('serverId', '=', p.serverId)
-          .where('userId', '=', p.userId)
-          .execute();
-        return;
-      }
-      const old = Number(p.legacyPermissions);
-      // The legacy names' bits (docs/permissions.md#bots) were READ_MESSAGES 1, SEND_MESSAGES 2, ADD_REACTIONS 4, ATTACH_FILES 8.
-      const names = (['READ_MESSAGES', 'SEND_MESSAGES', 'ADD_REACTIONS', 'ATTACH_FILES'] as const).filter((_, i) => (old & (1 << i)) !== 0);
-      const role = managedRole(ctx as DomainContext, p.serverId, bot, bitsOfNames(names));
-      await insertManagedRole(ctx as DomainContext, tx, role);
-      await tx
-        .updateTable('members')
-        .set({ legacyPermissions: -1 })
-        .where('serverId', '=', p.serverId)
-        .where('userId', '=', p.userId)
-        .execute();
-      await ctx.store.members.addRoles(tx, p.serverId, p.userId, [role.id]);
-    });
-  }
 }
