@@ -21,19 +21,11 @@ const LEGACY_BIT_NAMES = ['READ_MESSAGES', 'SEND_MESSAGES', 'ADD_REACTIONS', 'AT
  * - SQLite runs migrations outside a transaction (`migrateToSnowflakes`): this one is a
  *   transaction of its own there. PostgreSQL's migrator already holds one.
  */
-export async function migrateToManagedRoles(db: Kysely<any>): Promise<void> {
+export async function migrateToManagedRoles(db: Kysely<unknown>): Promise<void> {
   // Ids as text: a 64-bit id read as a number would lose digits, whichever plugins the connection has.
-  const pending: Array<{ server: string; member: string; bits: number | string }> = await db
-    .selectFrom('members')
-    .select([
-      sql<string>`cast(server_id as text)`.as('server'),
-      sql<string>`cast(user_id as text)`.as('member'),
-      'legacy_permissions as bits',
-    ])
-    .where('legacy_permissions', '>=', 0)
-    .orderBy('server_id')
-    .orderBy('user_id')
-    .execute();
+  const { rows: pending } = await sql<{ server: string; member: string; bits: number | string }>`
+    select cast(server_id as text) as server, cast(user_id as text) as member, legacy_permissions as bits
+    from members where legacy_permissions >= 0 order by server_id, user_id`.execute(db);
   if (pending.length === 0) return;
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   if (sqlite) await sql`begin immediate`.execute(db);
@@ -53,43 +45,19 @@ export async function migrateToManagedRoles(db: Kysely<any>): Promise<void> {
   }
 }
 
-async function giveManagedRole(db: Kysely<any>, ids: SnowflakeGenerator, serverId: string, userId: string, old: number): Promise<void> {
-  const done = () =>
-    db.updateTable('members').set({ legacy_permissions: -1 }).where('server_id', '=', serverId).where('user_id', '=', userId).execute();
-  const bot: { name: string } | undefined = await db
-    .selectFrom('users')
-    .select('name')
-    .where('id', '=', userId)
-    .where('bot', '=', 1)
-    .executeTakeFirst();
-  if (!bot) return void (await done());
-  const top: { top: number | string | null } | undefined = await db
-    .selectFrom('roles')
-    .select((eb) => eb.fn.max('position').as('top'))
-    .where('server_id', '=', serverId)
-    .executeTakeFirst();
-  const roleId = ids.next();
-  const names = LEGACY_BIT_NAMES.filter((_, i) => (old & (1 << i)) !== 0);
-  await db
-    .insertInto('roles')
-    .values({
-      id: roleId,
-      server_id: serverId,
-      name: bot.name,
-      color: 0,
-      position: Number(top?.top ?? 0) + 1,
-      permissions: bitsOfNames(names).toString(),
-      hoist: 0,
-      mentionable: 0,
-      managed: 1,
-      bot_id: userId,
-    })
-    .execute();
-  await db.insertInto('member_roles').values({ server_id: serverId, user_id: userId, role_id: roleId }).execute();
-  await done();
-  await db
-    .updateTable('servers')
-    .set({ perm_version: sql`perm_version + 1` })
-    .where('id', '=', serverId)
-    .execute();
+async function giveManagedRole(db: Kysely<unknown>, ids: SnowflakeGenerator, serverId: string, userId: string, old: number): Promise<void> {
+  const { rows } = await sql<{ name: string }>`select name from users where id = ${userId} and bot = 1`.execute(db);
+  const bot = rows[0];
+  if (bot) {
+    const { rows: top } = await sql<{ top: number | string | null }>`
+      select max(position) as top from roles where server_id = ${serverId}`.execute(db);
+    const roleId = ids.next();
+    const bits = bitsOfNames(LEGACY_BIT_NAMES.filter((_, i) => (old & (1 << i)) !== 0)).toString();
+    const position = Number(top[0]?.top ?? 0) + 1;
+    await sql`insert into roles (id, server_id, name, color, position, permissions, hoist, mentionable, managed, bot_id)
+      values (${roleId}, ${serverId}, ${bot.name}, 0, ${position}, ${bits}, 0, 0, 1, ${userId})`.execute(db);
+    await sql`insert into member_roles (server_id, user_id, role_id) values (${serverId}, ${userId}, ${roleId})`.execute(db);
+    await sql`update servers set perm_version = perm_version + 1 where id = ${serverId}`.execute(db);
+  }
+  await sql`update members set legacy_permissions = -1 where server_id = ${serverId} and user_id = ${userId}`.execute(db);
 }
