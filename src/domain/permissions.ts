@@ -351,10 +351,7 @@ export class PermissionCache {
     let pending = this.loading.get(key);
     if (!pending) {
       pending = (async () => {
-        const [roles, overwrites] = await Promise.all([
-          rolesRepo.ofServer(db, serverId),
-          overwritesRepo.ofServer(db, serverId),
-        ]);
+        const [roles, overwrites] = await Promise.all([rolesRepo.ofServer(db, serverId), overwritesRepo.ofServer(db, serverId)]);
         return ServerModel.fromRows(serverId, ownerId, version, roles, overwrites);
       })().finally(() => this.loading.delete(key));
       this.loading.set(key, pending);

@@ -119,6 +119,13 @@ export async function clearDeparture(ctx: DomainContext, tx: Tx, serverId: strin
   return { serverId, roleId: role?.id ?? null, delta: { version, gone: role ? [userId, role.id] : [userId] } };
 }
 
+/** Ends a membership inside `tx`, with what it leaves behind (`clearDeparture`); null when they were not a member. */
+export async function removeMembership(ctx: DomainContext, tx: Tx, serverId: string, userId: string): Promise<Departure | null> {
+  const r = await ctx.store.members.delete(tx, serverId, userId);
+  if (Number(r.numDeletedRows) === 0) return null;
+  return clearDeparture(ctx, tx, serverId, userId);
+}
+
 /**
  * After the commit: the server hears the member left, then (a bot) that its managed role
  * went; both carry the delta (the second is then already held, and changes nothing).

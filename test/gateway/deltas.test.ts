@@ -297,7 +297,10 @@ describe('ServerModel.withDelta', () => {
 
   it("replaces a channel's whole overwrite list and moves the owner, leaving what a later delta already changed", () => {
     const hide = { version: 5, overwrites: ['c', [['1', 'role', '0', String(P.VIEW_CHANNEL)]]] as NonNullable<ModelDelta['overwrites']> };
-    const member = { version: 6, overwrites: ['c', [['77', 'member', String(P.VIEW_CHANNEL), '0']]] as NonNullable<ModelDelta['overwrites']> };
+    const member = {
+      version: 6,
+      overwrites: ['c', [['77', 'member', String(P.VIEW_CHANNEL), '0']]] as NonNullable<ModelDelta['overwrites']>,
+    };
     const hidden = model().withDelta(hide);
     expect(hidden.overwrites.get('c')).toEqual([{ id: '1', type: 'role', allow: 0n, deny: P.VIEW_CHANNEL }]);
     expect(hidden.permissions('5', false, [], 'c')).toBe(0n);

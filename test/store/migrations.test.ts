@@ -390,7 +390,14 @@ describe.each(storeDialects())('migrations on %s', (dialect) => {
     const admin = db.admin as Kysely<any>;
     const [owner, person, bot, quiet] = ['101', '102', '103', '104'];
     const [s1, s2] = ['201', '202'];
-    const user = (id: string, name: string, isBot: number) => ({ id, username: null, username_key: null, name, bot: isBot, created_at: 'x' });
+    const user = (id: string, name: string, isBot: number) => ({
+      id,
+      username: null,
+      username_key: null,
+      name,
+      bot: isBot,
+      created_at: 'x',
+    });
     await admin
       .insertInto('users')
       .values([
@@ -406,7 +413,12 @@ describe.each(storeDialects())('migrations on %s', (dialect) => {
       .insertInto('roles')
       .values([role(s1, s1, 0), role('301', s1, 3), role(s2, s2, 0)])
       .execute();
-    const member = (server: string, userId: string, bits: number) => ({ server_id: server, user_id: userId, legacy_permissions: bits, joined_at: 'x' });
+    const member = (server: string, userId: string, bits: number) => ({
+      server_id: server,
+      user_id: userId,
+      legacy_permissions: bits,
+      joined_at: 'x',
+    });
     await admin
       .insertInto('members')
       .values([

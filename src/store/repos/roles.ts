@@ -168,7 +168,13 @@ export const permissionInputs = async (db: Db | Tx, serverId: string) => {
       .$narrowType<{ serverId: string }>()
       .execute(),
   ]);
-  return { ownerId: server.ownerId, permVersion: Number(server.permVersion), roles: roleRows, overwrites: overwriteRows, channels: channelRows };
+  return {
+    ownerId: server.ownerId,
+    permVersion: Number(server.permVersion),
+    roles: roleRows,
+    overwrites: overwriteRows,
+    channels: channelRows,
+  };
 };
 
 /** Bumps a server's permission version: every cached computation for it is stale. */
