@@ -6,7 +6,7 @@ import { requireMember, requireServerPermission } from './access.js';
 import { auditIn } from './audit.js';
 import { type DomainContext, notify, nowIso } from './context.js';
 import { rejectNul, stripUnsafeCharacters } from './names.js';
-import { announceDeparture, removeMembership } from './roles.js';
+import { announceDeparture, removeMembership, requireMemberBelow } from './roles.js';
 import type { Caller } from './types.js';
 import { releaseUploads } from './uploads.js';
 
@@ -134,8 +134,7 @@ async function requireModeration(
   if ((m.bits & P[permission]) === 0n) throw forbidden('missing_permission', `missing permission ${permission}`);
   const target = isId(userId) ? await ctx.store.members.get(ctx.store.db, serverId, userId) : undefined;
   if (!target) throw notFound('member');
-  if (m.model.highest(userId, target.roles) >= m.model.highest(caller.id, m.roles))
-    throw forbidden('role_hierarchy', "that member's highest role is not below yours");
+  requireMemberBelow(caller, m, userId, target.roles);
 }
 
 function cleanReason(text: string): string | null {

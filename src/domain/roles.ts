@@ -159,6 +159,12 @@ export function requireHeld(m: Membership, bits: bigint, where?: bigint): void {
     throw forbidden('role_hierarchy', `you cannot grant permissions you do not have: ${permissionNamesOf(extra).join(', ')}`);
 }
 
+/** Refuses acting on a member whose highest role is not below the caller's (the owner is above everyone): kicks, bans, nicknames. */
+export function requireMemberBelow(caller: Caller, m: Membership, targetId: string, targetRoles: readonly string[]): void {
+  if (m.model.highest(targetId, targetRoles) >= m.model.highest(caller.id, m.roles))
+    throw forbidden('role_hierarchy', "that member's highest role is not below yours");
+}
+
 /** Refuses acting on a role at or above the caller's highest role. */
 export function requireBelow(caller: Caller, m: Membership, position: number, what: string): void {
   if (position >= m.model.highest(caller.id, m.roles)) throw forbidden('role_hierarchy', `${what} is not below your highest role`);
