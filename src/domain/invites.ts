@@ -1,3 +1,4 @@
+/** Invites: made, listed, previewed by anyone holding the code, deleted, and joining a server by one. */
 import { randomBytes } from 'node:crypto';
 import { P } from '@parley/protocol';
 import { forbidden, notFound } from '../errors.js';
@@ -8,8 +9,6 @@ import { type DomainContext, notify, nowIso } from './context.js';
 import { snapshotIn } from './roles.js';
 import { serverView } from './servers.js';
 import type { Caller } from './types.js';
-
-/** Invites: made, listed, previewed by anyone holding the code, deleted, and joining a server by one. */
 
 /**
  * Random bytes per invite code: 12 bytes (96 bits, 16 characters) cannot be found by

@@ -1,15 +1,14 @@
-import { type LegacyPermission, type Permission, BOT_DEFAULT_PERMISSIONS, bitsOfNames } from '@parley/protocol';
-import type { Tx } from '../store/index.js';
-import type { RoleTable, UserTable } from '../store/schema.js';
-import type { DomainContext } from './context.js';
-import { bumpVersion, requirePermissions } from './roles.js';
-
 /**
  * A bot's managed role in a server: its own, named after it, on top of the other roles,
  * holding what the owner granted it (docs/permissions.md#bots). Made when the bot joins,
  * changed when the owner sets its permissions; it goes when the bot leaves
  * (`clearDeparture`), and nobody may give, take or delete it.
  */
+import { type LegacyPermission, type Permission, BOT_DEFAULT_PERMISSIONS, bitsOfNames } from '@parley/protocol';
+import type { Tx } from '../store/index.js';
+import type { RoleTable, UserTable } from '../store/schema.js';
+import type { DomainContext } from './context.js';
+import { bumpVersion, requirePermissions } from './roles.js';
 
 /** Bits of names (the legacy ones of docs/permissions.md#bots, or those of docs/permissions.md#the-bits), or a bitfield string (POST/PATCH of a bot); none given: BOT_DEFAULT_PERMISSIONS. */
 export function botBits(permissions: ReadonlyArray<string> | string | undefined): bigint {

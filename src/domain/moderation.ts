@@ -1,3 +1,4 @@
+/** Members removed: kicked, or leaving; banned (with their recent messages), the bans listed and lifted. */
 import { P } from '@parley/protocol';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
@@ -9,8 +10,6 @@ import { rejectNul, stripUnsafeCharacters } from './names.js';
 import { announceDeparture, removeMembership, requireMemberBelow } from './roles.js';
 import type { Caller } from './types.js';
 import { releaseUploads } from './uploads.js';
-
-/** Members removed: kicked, or leaving; banned (with their recent messages), the bans listed and lifted. */
 
 /** Messages a ban may delete: up to 7 days back. */
 const BAN_DELETE_MAX_SECONDS = 604_800;

@@ -1,3 +1,7 @@
+/**
+ * Bots in servers: added by the owner (or anyone, for a public bot), their permissions set
+ * (through their managed role, `managed-roles.ts`), removed.
+ */
 import { type Role, legacyNamesOf, parsePermissions } from '@parley/protocol';
 import { conflict, forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
@@ -13,11 +17,6 @@ import { announceDeparture, removeMembership, roleDelta, roleView, snapshotIn } 
 import { serverView } from './servers.js';
 import { SharedRows } from './shared-rows.js';
 import type { Caller } from './types.js';
-
-/**
- * Bots in servers: added by the owner (or anyone, for a public bot), their permissions set
- * (through their managed role, `managed-roles.ts`), removed.
- */
 
 const botMember = (bot: UserTable, role: RoleTable, joinedAt?: string) => ({
   ...publicUser(bot),

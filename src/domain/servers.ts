@@ -1,3 +1,9 @@
+/**
+ * A server itself: made, listed, changed, handed to another owner, deleted; its members
+ * as the API lists them, and its audit log. Its channels are `channels.ts`, its invites
+ * `invites.ts`, kicks and bans `moderation.ts`, bots `server-bots.ts` (with their roles,
+ * `managed-roles.ts`), its roles and overwrites `roles.ts`.
+ */
 import { DEFAULT_EVERYONE_PERMISSIONS, type PresenceStatus, legacyNamesOf, parsePermissions } from '@parley/protocol';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { compareIds, isId } from '../ids.js';
@@ -12,13 +18,6 @@ import type { ModelDelta } from './permissions.js';
 import { bumpVersion, snapshotIn } from './roles.js';
 import type { Caller, Server } from './types.js';
 import { releaseUploads } from './uploads.js';
-
-/**
- * A server itself: made, listed, changed, handed to another owner, deleted; its members
- * as the API lists them, and its audit log. Its channels are `channels.ts`, its invites
- * `invites.ts`, kicks and bans `moderation.ts`, bots `server-bots.ts` (with their roles,
- * `managed-roles.ts`), its roles and overwrites `roles.ts`.
- */
 
 export const serverView = (s: ServerTable): Server => ({
   id: s.id,
