@@ -32,7 +32,6 @@ import { accountRoutes } from './http/routes/accounts.js';
 import type { RouteDeps } from './http/routes/deps.js';
 import { messageRoutes } from './http/routes/messages.js';
 import { directMessageRoutes } from './http/routes/direct-messages.js';
-import { backfillManagedRoles } from './domain/servers.js';
 import { moderationRoutes } from './http/routes/moderation.js';
 import { searchRoutes } from './http/routes/search.js';
 import { interactionRoutes } from './http/routes/interaction-routes.js';
@@ -249,8 +248,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     config.presenceSweepMs,
   );
   ctx.presence = presence;
-  // Bots added before roles (migration 0005) get their managed roles now that ids can be issued.
-  await backfillManagedRoles(ctx);
   // With PORT=0 the port is known only once bound. This listener is registered before
   // Fastify's own, so links carry the real port before listen() resolves or a request lands.
   app.server.on('listening', () => {

@@ -13,7 +13,7 @@ import { auditIn } from './audit.js';
 import { type DomainContext, notify } from './context.js';
 import { cleanName, stripUnsafeCharacters } from './names.js';
 import { roleSet } from './permissions.js';
-import { requireBelow, requireHeld } from './roles.js';
+import { requireBelow, requireHeld, requireMemberBelow } from './roles.js';
 import { memberView, serverView, servers } from './servers.js';
 import type { RoleTable } from '../store/schema.js';
 import type { Caller } from './types.js';
@@ -45,8 +45,7 @@ function requireNickRight(caller: Caller, m: Membership, targetId: string, targe
     return;
   }
   requireHeldPermission(m, 'MANAGE_NICKNAMES');
-  if (m.model.highest(targetId, targetRoles) >= m.model.highest(caller.id, m.roles))
-    throw forbidden('role_hierarchy', "that member's highest role is not below yours");
+  requireMemberBelow(caller, m, targetId, targetRoles);
 }
 
 export const members = {

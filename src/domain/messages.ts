@@ -128,11 +128,8 @@ export function checkContent(content: string, hasOtherParts: boolean): void {
   rejectNul(content, 'content');
 }
 
-/**
- * A message to send must say something: content, or attachments. Callable before the
- * request costs anything (rate limit, channel lookup); `messages.send` checks it too.
- */
-export function requireSendable(body: { content?: string; attachments?: unknown[]; embeds?: unknown[] }): void {
+/** A message to send must say something: content, attachments or embeds (`messages.send`, for every route that sends). */
+function requireSendable(body: { content?: string; attachments?: unknown[]; embeds?: unknown[] }): void {
   if (body.content === undefined && !body.attachments?.length && !body.embeds?.length)
     throw badRequest('content is required unless attachments are given');
 }

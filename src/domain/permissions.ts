@@ -1,6 +1,7 @@
 import {
   ALL_PERMISSION_BITS,
   computePermissions,
+  highestPosition,
   type OverwriteBits,
   P,
   type Permission,
@@ -11,6 +12,7 @@ import type { GatewayEvent } from '../events/types.js';
 import { compareIds } from '../ids.js';
 import type { ChannelOverwriteTable, RoleTable } from '../store/schema.js';
 import type { Db } from '../store/index.js';
+import { overwrites as overwritesRepo, roles as rolesRepo } from '../store/repos/roles.js';
 
 /**
  * Who may see or do what, in one place. `computePermissions` (in @parley/protocol, so the
@@ -50,10 +52,11 @@ export interface ModelSnapshot {
 const NO_DELTAS: ReadonlyMap<number, ModelDelta> = new Map();
 
 /**
- * One change of a server's roles and overwrites, made at permission version `version`:
- * what a log entry carries instead of the whole model (`ServerModel.withDelta`). Without
- * `role` or `gone` it only says that `version` was made (a deleted channel's overwrites
- * went with it, which the channel event itself says).
+ * One change of what decides a server's permissions, made at permission version `version`:
+ * what a log entry carries instead of the whole model (`ServerModel.withDelta`). Every
+ * permission change travels so (a joiner's MEMBER_ADD alone carries a whole model, for a
+ * session with no view of the server yet). Without any field it only says that `version`
+ * was made (a deleted channel's overwrites went with it, which the channel event itself says).
  */
 export interface ModelDelta {
   version: number;
@@ -61,6 +64,10 @@ export interface ModelDelta {
   role?: [id: string, permissions: string, position: number];
   /** Roles and members that went: the role of that id, if any, and every overwrite naming it. */
   gone?: string[];
+  /** One channel's overwrites, all of them as they are now (an empty list: it has none left). */
+  overwrites?: [channelId: string, list: Array<[targetId: string, type: 'role' | 'member', allow: string, deny: string]>];
+  /** The server's new owner. */
+  owner?: string;
 }
 
 /** Deltas a gateway view holds past its version before it gives up waiting for the missing one (`withDelta`). */
@@ -163,18 +170,27 @@ export class ServerModel {
    * The model after `d`: this one when it already holds it (`d.version` at or below its
    * version, or among `ahead`). A delta of the next version moves the version on (past any
    * held `ahead` that follow it); one further on is applied at once and held in `ahead`.
-   * A delta coming after a later one that changed the same role leaves that role as the
-   * later one made it. Role positions are the ones deltas carry: the gateway's views decide
+   * A delta coming after a later one that changed the same role (or the same channel's
+   * overwrites, or the owner) leaves it as the later one made it. Role positions are the ones deltas carry: the gateway's views decide
    * visibility, which positions do not change (`computePermissions`), so the renumbering a
    * new or deleted role causes is not replayed here.
    */
   withDelta(d: ModelDelta): ServerModel {
     if (d.version <= this.version || this.ahead.has(d.version)) return this;
+    /** What deltas past `d` already changed: roles (changed or gone), members gone, channels' overwrites, the owner. */
     const later = new Set<string>();
+    const laterGone = new Set<string>();
+    const laterChannels = new Set<string>();
+    let laterOwner = false;
     for (const a of this.ahead.values()) {
       if (a.version < d.version) continue;
       if (a.role) later.add(a.role[0]);
-      for (const id of a.gone ?? []) later.add(id);
+      for (const id of a.gone ?? []) {
+        later.add(id);
+        laterGone.add(id);
+      }
+      if (a.overwrites) laterChannels.add(a.overwrites[0]);
+      if (a.owner !== undefined) laterOwner = true;
     }
     const roles = new Map(this.roles);
     let overwrites = this.overwriteList();
@@ -185,8 +201,16 @@ export class ServerModel {
     const gone = (d.gone ?? []).filter((id) => !later.has(id));
     if (gone.length > 0) {
       for (const id of gone) roles.delete(id);
-      overwrites = overwrites.filter(([, o]) => !gone.includes(o.id));
+      // A channel whose overwrites a later delta set holds them as that delta left them.
+      overwrites = overwrites.filter(([channelId, o]) => !gone.includes(o.id) || laterChannels.has(channelId));
     }
+    if (d.overwrites && !laterChannels.has(d.overwrites[0])) {
+      const [channelId, list] = d.overwrites;
+      overwrites = overwrites.filter(([c]) => c !== channelId);
+      for (const [id, type, allow, deny] of list)
+        if (!laterGone.has(id)) overwrites.push([channelId, { id, type, allow: BigInt(allow), deny: BigInt(deny) }]);
+    }
+    const ownerId = d.owner !== undefined && !laterOwner ? d.owner : this.ownerId;
     const ahead = new Map(this.ahead);
     ahead.set(d.version, d);
     let version = this.version;
@@ -201,7 +225,7 @@ export class ServerModel {
     }
     return new ServerModel(
       this.serverId,
-      this.ownerId,
+      ownerId,
       version,
       roles.values(),
       overwrites,
@@ -299,12 +323,9 @@ export class ServerModel {
     };
   }
 
-  /** The position of a member's highest role; the owner is above all. */
+  /** The position of a member's highest role; the owner is above all (`highestPosition`, the web client's rule too). */
   highest(userId: string, memberRoles: readonly string[]): number {
-    if (userId === this.ownerId) return Number.POSITIVE_INFINITY;
-    let top = 0;
-    for (const id of memberRoles) top = Math.max(top, this.roles.get(id)?.position ?? 0);
-    return top;
+    return highestPosition({ userId, ownerId: this.ownerId, roles: this.roles, memberRoles });
   }
 }
 
@@ -330,10 +351,7 @@ export class PermissionCache {
     let pending = this.loading.get(key);
     if (!pending) {
       pending = (async () => {
-        const [roles, overwrites] = await Promise.all([
-          db.selectFrom('roles').selectAll().where('serverId', '=', serverId).execute(),
-          db.selectFrom('channelOverwrites').selectAll().where('serverId', '=', serverId).execute(),
-        ]);
+        const [roles, overwrites] = await Promise.all([rolesRepo.ofServer(db, serverId), overwritesRepo.ofServer(db, serverId)]);
         return ServerModel.fromRows(serverId, ownerId, version, roles, overwrites);
       })().finally(() => this.loading.delete(key));
       this.loading.set(key, pending);

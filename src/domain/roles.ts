@@ -56,22 +56,12 @@ const snapshotRoles = new SharedRows<RoleTuple>(
  * The server's permission model as it stands inside `tx`: for a joiner's MEMBER_ADD, and
  * the rare changes a delta does not express (`BusEntry`), and for sessions that identify.
  */
-export async function snapshotIn(_ctx: DomainContext, tx: Db | Tx, serverId: string): Promise<ModelSnapshot> {
-  const server = await tx.selectFrom('servers').select(['ownerId', 'permVersion']).where('id', '=', serverId).executeTakeFirstOrThrow();
-  const [roles, overwrites, channels] = await Promise.all([
-    tx.selectFrom('roles').select(['id', 'permissions', 'position']).where('serverId', '=', serverId).execute(),
-    tx.selectFrom('channelOverwrites').selectAll().where('serverId', '=', serverId).execute(),
-    tx
-      .selectFrom('channels')
-      .select(['id', 'serverId', 'name', 'createdAt', 'topic', 'position'])
-      .where('serverId', '=', serverId)
-      .$narrowType<{ serverId: string }>()
-      .execute(),
-  ]);
+export async function snapshotIn(ctx: DomainContext, tx: Db | Tx, serverId: string): Promise<ModelSnapshot> {
+  const { ownerId, permVersion, roles, overwrites, channels } = await ctx.store.permissionInputs(tx, serverId);
   return {
     serverId,
-    ownerId: server.ownerId,
-    version: Number(server.permVersion),
+    ownerId,
+    version: permVersion,
     channels: channels.map((c) => ({ ...c, topic: c.topic ?? null, position: Number(c.position) })),
     roles: snapshotRoles.share(
       serverId,
@@ -95,6 +85,12 @@ export async function bumpVersion(ctx: DomainContext, tx: Tx, serverId: string):
 export const roleDelta = (role: RoleTable, version: number): ModelDelta => ({
   version,
   role: [role.id, role.permissions, role.position],
+});
+
+/** The delta of a channel's overwrites changed at `version`: the channel's whole list as `rows` (all of them) now hold it. */
+export const overwritesDelta = (channelId: string, rows: readonly ChannelOverwriteTable[], version: number): ModelDelta => ({
+  version,
+  overwrites: [channelId, rows.map((o) => [o.targetId, o.type, o.allow, o.deny])],
 });
 
 /** What an account's leaving a server cleared: a bot's managed role, and the change to the permission model, when anything that decides permissions went. */
@@ -121,6 +117,13 @@ export async function clearDeparture(ctx: DomainContext, tx: Tx, serverId: strin
   if (!changed) return { serverId, roleId: null, delta: null };
   const version = await bumpVersion(ctx, tx, serverId);
   return { serverId, roleId: role?.id ?? null, delta: { version, gone: role ? [userId, role.id] : [userId] } };
+}
+
+/** Ends a membership inside `tx`, with what it leaves behind (`clearDeparture`); null when they were not a member. */
+export async function removeMembership(ctx: DomainContext, tx: Tx, serverId: string, userId: string): Promise<Departure | null> {
+  const r = await ctx.store.members.delete(tx, serverId, userId);
+  if (Number(r.numDeletedRows) === 0) return null;
+  return clearDeparture(ctx, tx, serverId, userId);
 }
 
 /**
@@ -154,6 +157,12 @@ export function requireHeld(m: Membership, bits: bigint, where?: bigint): void {
   const extra = bits & ~held;
   if (extra !== 0n)
     throw forbidden('role_hierarchy', `you cannot grant permissions you do not have: ${permissionNamesOf(extra).join(', ')}`);
+}
+
+/** Refuses acting on a member whose highest role is not below the caller's (the owner is above everyone): kicks, bans, nicknames. */
+export function requireMemberBelow(caller: Caller, m: Membership, targetId: string, targetRoles: readonly string[]): void {
+  if (m.model.highest(targetId, targetRoles) >= m.model.highest(caller.id, m.roles))
+    throw forbidden('role_hierarchy', "that member's highest role is not below yours");
 }
 
 /** Refuses acting on a role at or above the caller's highest role. */
@@ -471,7 +480,7 @@ export async function checkOverwriteList(
 /**
  * Inside `tx`: makes `rows` (from `checkOverwriteList`) the channel's overwrites, each
  * change in the audit log, and moves the permission version on when anything changed.
- * Answers whether anything did.
+ * Answers the delta that change made (for the channel event), or null when nothing changed.
  */
 export async function writeOverwriteList(
   ctx: DomainContext,
@@ -480,7 +489,7 @@ export async function writeOverwriteList(
   channelId: string,
   serverId: string,
   rows: readonly ChannelOverwriteTable[],
-): Promise<boolean> {
+): Promise<ModelDelta | null> {
   const existing = await ctx.store.overwrites.ofChannel(tx, channelId);
   const before = new Map(existing.map((o) => [o.targetId, o]));
   const kept = new Set(rows.map((r) => r.targetId));
@@ -508,8 +517,7 @@ export async function writeOverwriteList(
     });
     changed = true;
   }
-  if (changed) await ctx.store.bumpPermVersion(tx, serverId);
-  return changed;
+  return changed ? overwritesDelta(channelId, rows, await bumpVersion(ctx, tx, serverId)) : null;
 }
 
 async function requireOverwriteTarget(
@@ -531,9 +539,8 @@ async function requireOverwriteTarget(
 }
 
 /**
- * Writes an overwrite change with its audit entry, then announces the channel with the new
- * model. The whole model, not a delta: a person edits one channel's overwrites at a time, so
- * these entries are few however many roles the server has.
+ * Writes an overwrite change with its audit entry, then announces the channel with the
+ * delta it made: the channel's overwrites as they now are, whatever they were.
  */
 async function changeOverwrites(
   ctx: DomainContext,
@@ -544,14 +551,18 @@ async function changeOverwrites(
   targetId: string,
   change: (tx: Tx) => Promise<Record<string, unknown>>,
 ): Promise<void> {
-  const { channel, overwrites, snapshot } = await ctx.store.write(async (tx) => {
+  const { channel, overwrites, version } = await ctx.store.write(async (tx) => {
     const changes = await change(tx);
-    await ctx.store.bumpPermVersion(tx, serverId);
+    const version = await bumpVersion(ctx, tx, serverId);
     await auditIn(ctx, tx, serverId, caller, action, targetId, { channelId, ...changes });
     const channel = await ctx.store.channels.byId(tx, channelId);
     if (!channel) throw notFound('channel');
-    const overwrites = await tx.selectFrom('channelOverwrites').selectAll().where('channelId', '=', channelId).execute();
-    return { channel, overwrites, snapshot: await snapshotIn(ctx, tx, serverId) };
+    return { channel, overwrites: await ctx.store.overwrites.ofChannel(tx, channelId), version };
   });
-  await notify(ctx, { kind: 'event', serverId, event: { t: 'CHANNEL_UPDATE', d: channelView(channel, overwrites) }, model: snapshot });
+  await notify(ctx, {
+    kind: 'event',
+    serverId,
+    event: { t: 'CHANNEL_UPDATE', d: channelView(channel, overwrites) },
+    delta: overwritesDelta(channelId, overwrites, version),
+  });
 }

@@ -40,13 +40,12 @@ export type DmEvent = Extract<GatewayEvent, { t: 'DM_CREATE' | 'DM_UPDATE' | 'DM
  * `serverId` (for MEMBER_ADD/REMOVE, the member concerned too) who may see it
  * (`permissions.ts`). An event that changes what decides permissions carries that change
  * with the permission version it made (`delta`: one role created or changed, roles and
- * members whose overwrites went), and each gateway session applies it to its view
- * (`ServerModel.withDelta`). A delta is as large as the change, not the server: a server
- * with thousands of bots has thousands of roles, and an entry per bot join carrying all of
- * them made the log grow with the square of the bots. Only rare changes a delta does not
- * express carry the whole model after them (`model`: an owner transfer, a channel's
- * overwrites edited), and MEMBER_ADD carries it for the joining member alone, who has no
- * view yet. MEMBER_ADD and MEMBER_UPDATE carry the member's roles. So every gateway
+ * members whose overwrites went, one channel's overwrites, a new owner), and each gateway
+ * session applies it to its view (`ServerModel.withDelta`). A delta is as large as the
+ * change, not the server: a server with thousands of bots has thousands of roles, and an
+ * entry per bot join carrying all of them made the log grow with the square of the bots.
+ * Only MEMBER_ADD carries the whole model (`model`), for the joining member alone, who has
+ * no view yet. MEMBER_ADD and MEMBER_UPDATE carry the member's roles. So every gateway
  * session keeps its view current from the log itself.
  *
  * A `direct` entry belongs to a DM: its audience is the sessions of `recipients`, no one

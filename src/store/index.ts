@@ -13,7 +13,7 @@ import { WriteHorizon } from './write-horizon.js';
 import { blocks, dms } from './repos/dms.js';
 import { INSERT_MESSAGE_SQL, messageParams, messages, reactions, readStates, uploads, userSettings } from './repos/messages.js';
 import { channels, invites, membersRepo, serversRepo } from './repos/servers.js';
-import { auditLog, bans, bumpPermVersion, overwrites, roles } from './repos/roles.js';
+import { auditLog, bans, bumpPermVersion, overwrites, permissionInputs, roles } from './repos/roles.js';
 import { ready } from './repos/ready.js';
 import { searchRepo } from './repos/search.js';
 import { sessions, users } from './repos/users.js';
@@ -81,6 +81,7 @@ export class Store {
   readonly bans = bans;
   readonly auditLog = auditLog;
   readonly bumpPermVersion = bumpPermVersion;
+  readonly permissionInputs = permissionInputs;
   readonly invites = invites;
   readonly messages = messages;
   readonly reactions = reactions;

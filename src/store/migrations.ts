@@ -4,6 +4,7 @@ import { migrateToConversations } from './conversations-migration.js';
 import { migrateToDirectMessages } from './direct-messages-migration.js';
 import { migrateToDisabledAccounts } from './disabled-accounts-migration.js';
 import { migrateToInteractions } from './interactions-migration.js';
+import { migrateToManagedRoles } from './managed-roles-migration.js';
 import { migrateToMemberRoles } from './member-roles-migration.js';
 import { migrateToRoles } from './roles-migration.js';
 import { migrateToDeferredSearch, migrateToSearch, migrateToSearchFilters, migrateToSeparateSearch } from './search-migration.js';
@@ -239,6 +240,7 @@ const migrations: Record<string, Migration> = {
     },
   },
   '0021_member_roles': { up: migrateToMemberRoles },
+  '0022_managed_roles': { up: migrateToManagedRoles },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */

@@ -11,9 +11,9 @@ import { type Kysely, sql } from 'kysely';
  * - `servers.perm_version` counts changes to what decides permissions (roles, overwrites,
  *   the owner): computed permissions are cached per version.
  * - Bots' per-server permissions (`members.permissions`, the four legacy bits of docs/permissions.md#bots) move to a
- *   managed role per membership. Those roles need snowflakes, which are issued only once
- *   the instance holds a worker lease, so the store creates them just after opening
- *   (`backfillManagedRoles`); `members.legacy_permissions` keeps the old bits until then.
+ *   managed role per membership. Those roles need snowflakes, which are issued only under
+ *   a worker lease: 0022 makes them (`migrateToManagedRoles`);
+ *   `members.legacy_permissions` keeps the old bits until then.
  */
 export async function migrateToRoles(db: Kysely<any>): Promise<void> {
   await db.schema

@@ -4,7 +4,7 @@
 // made through the real REST API; what the log holds is read from the service's own log.
 import { P } from '@parley/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ServerModel } from '../../src/domain/permissions.js';
+import { type ModelDelta, ServerModel } from '../../src/domain/permissions.js';
 import type { BusEntry } from '../../src/events/types.js';
 import { addBot, call, createBot, createServer, joinServer, registerUser } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
@@ -139,6 +139,47 @@ describe('in a server with many roles', () => {
   });
 });
 
+describe('overwrite edits and owner transfers', () => {
+  it('log a delta, not the whole model, and sessions see what they change', async () => {
+    const owner = await registerUser(srv.url);
+    const member = await registerUser(srv.url);
+    const { server, general } = await createServer(srv.url, owner);
+    await joinServer(srv.url, owner, member, server.id);
+    const m = await pool.identify(srv.gatewayUrl, member.auth);
+    const from = srv.app.ctx.bus.position();
+    const hide = { type: 'member', allow: '0', deny: P.VIEW_CHANNEL.toString() };
+    let r = await call(srv.url, 'PUT', `/channels/${general.id}/permissions/${member.id}`, { auth: owner.auth, body: hide });
+    expect(r.status, r.text).toBe(204);
+    await m.waitForEvent('CHANNEL_DELETE', (d) => d.id === general.id);
+    r = await call(srv.url, 'DELETE', `/channels/${general.id}/permissions/${member.id}`, { auth: owner.auth });
+    expect(r.status, r.text).toBe(204);
+    await m.waitForEvent('CHANNEL_CREATE', (d) => d.id === general.id);
+    // A channel made with its overwrites, then edited with a new list (the Discord layer's way).
+    r = await call(srv.url, 'POST', `/api/v10/guilds/${server.id}/channels`, {
+      auth: owner.auth,
+      body: { name: 'hidden', permission_overwrites: [{ id: member.id, type: 1, allow: '0', deny: hide.deny }] },
+    });
+    expect(r.status, r.text).toBe(201);
+    const hidden = r.body.id;
+    r = await call(srv.url, 'PATCH', `/servers/${server.id}`, { auth: owner.auth, body: { ownerId: member.id } });
+    expect(r.status, r.text).toBe(200);
+    // The new owner sees everything: the hidden channel too.
+    await m.waitForEvent('CHANNEL_CREATE', (d) => d.id === hidden);
+    const logged = (await entriesAfter(from, server.id)).filter((e) => e.event.t !== 'MEMBER_ADD');
+    expect(logged.map((e) => e.event.t)).toEqual(['CHANNEL_UPDATE', 'CHANNEL_UPDATE', 'CHANNEL_CREATE', 'SERVER_UPDATE']);
+    for (const e of logged) expect(e.model, e.event.t).toBeUndefined();
+    expect(logged.map((e) => e.delta?.overwrites ?? e.delta?.owner)).toEqual([
+      [general.id, [[member.id, 'member', '0', hide.deny]]],
+      [general.id, []],
+      [hidden, [[member.id, 'member', '0', hide.deny]]],
+      member.id,
+    ]);
+    const versions = logged.map((e) => e.delta!.version);
+    expect(versions).toEqual([...versions].sort((a, b) => a - b));
+    expect(new Set(versions).size).toBe(4);
+  });
+});
+
 describe('deltas reaching the log out of the order of their versions', () => {
   it('leave each role as the latest version made it, and the session at the latest version once it has every one', async () => {
     const owner = await registerUser(srv.url);
@@ -252,6 +293,34 @@ describe('ServerModel.withDelta', () => {
     const gone = caught.withDelta(v7);
     expect(gone.roles.has('1')).toBe(false);
     expect(gone.overwrites.get('c') ?? []).toEqual([]);
+  });
+
+  it("replaces a channel's whole overwrite list and moves the owner, leaving what a later delta already changed", () => {
+    const hide = { version: 5, overwrites: ['c', [['1', 'role', '0', String(P.VIEW_CHANNEL)]]] as NonNullable<ModelDelta['overwrites']> };
+    const member = {
+      version: 6,
+      overwrites: ['c', [['77', 'member', String(P.VIEW_CHANNEL), '0']]] as NonNullable<ModelDelta['overwrites']>,
+    };
+    const hidden = model().withDelta(hide);
+    expect(hidden.overwrites.get('c')).toEqual([{ id: '1', type: 'role', allow: 0n, deny: P.VIEW_CHANNEL }]);
+    expect(hidden.permissions('5', false, [], 'c')).toBe(0n);
+    // The channel's list as a whole: the @everyone overwrite is gone, the member's is there.
+    const both = hidden.withDelta(member);
+    expect(both.overwrites.get('c')).toEqual([{ id: '77', type: 'member', allow: P.VIEW_CHANNEL, deny: 0n }]);
+    // The late v5 set the same channel's list as v6: v6's stands.
+    const late = model().withDelta(member).withDelta(hide);
+    expect(late.version).toBe(6);
+    expect(late.overwrites.get('c')).toEqual(both.overwrites.get('c'));
+    // A member gone at v7 takes their overwrite, unless a later delta set that channel's list again.
+    const gone = { version: 7, gone: ['77'] };
+    expect(both.withDelta(gone).overwrites.get('c') ?? []).toEqual([]);
+    const again = { version: 8, overwrites: ['c', [['77', 'member', '0', '0']]] as NonNullable<ModelDelta['overwrites']> };
+    expect(both.withDelta(again).withDelta(gone).overwrites.get('c')).toEqual([{ id: '77', type: 'member', allow: 0n, deny: 0n }]);
+    // A new owner holds every permission; a late older owner change does not undo a later one.
+    const owned = model().withDelta({ version: 5, owner: '77' });
+    expect(owned.ownerId).toBe('77');
+    expect(owned.highest('77', [])).toBe(Number.POSITIVE_INFINITY);
+    expect(model().withDelta({ version: 6, owner: '78' }).withDelta({ version: 5, owner: '77' }).ownerId).toBe('78');
   });
 
   it('keeps the deltas past a whole model that comes after them', () => {

@@ -7,7 +7,7 @@
 import { type Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isId } from '../../src/ids.js';
-import { compareIds, snowflakeTime } from '@parley/protocol';
+import { bitsOfNames, compareIds, snowflakeTime } from '@parley/protocol';
 import { Store } from '../../src/store/index.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 import { emptyDatabase, expectSearchIndexMatchesMessages, messageRow, storeDialects } from './dialects.js';
@@ -381,6 +381,79 @@ describe.each(storeDialects())('migrations on %s', (dialect) => {
     await store.write((tx) => store.servers.delete(tx, s2));
     const left = await store.db.selectFrom('memberRoles').select(['serverId', 'userId', 'roleId']).execute();
     expect(left.map((r) => `${r.serverId}/${r.userId}/${r.roleId}`)).toEqual([`${s1}/${a}/${r10}`]);
+  });
+
+  it('0022 gives each bot added before roles its managed role with its old bits, and ids stay unique', async () => {
+    const db = await emptyDatabase(dialect);
+    cleanup.push(() => db.dispose());
+    await migrateToLatest(db.admin, db.schema, '0021_member_roles');
+    const admin = db.admin as Kysely<any>;
+    const [owner, person, bot, quiet] = ['101', '102', '103', '104'];
+    const [s1, s2] = ['201', '202'];
+    const user = (id: string, name: string, isBot: number) => ({
+      id,
+      username: null,
+      username_key: null,
+      name,
+      bot: isBot,
+      created_at: 'x',
+    });
+    await admin
+      .insertInto('users')
+      .values([
+        { ...user(owner, 'Owner', 0), username: 'owner', username_key: 'owner' },
+        { ...user(person, 'Person', 0), username: 'person', username_key: 'person' },
+        user(bot, 'Old bot', 1),
+        user(quiet, 'Quiet bot', 1),
+      ])
+      .execute();
+    for (const id of [s1, s2]) await admin.insertInto('servers').values({ id, name: 's', owner_id: owner, created_at: 'x' }).execute();
+    const role = (id: string, server: string, position: number) => ({ id, server_id: server, name: `r${id}`, position, permissions: '0' });
+    await admin
+      .insertInto('roles')
+      .values([role(s1, s1, 0), role('301', s1, 3), role(s2, s2, 0)])
+      .execute();
+    const member = (server: string, userId: string, bits: number) => ({
+      server_id: server,
+      user_id: userId,
+      legacy_permissions: bits,
+      joined_at: 'x',
+    });
+    await admin
+      .insertInto('members')
+      .values([
+        member(s1, owner, -1),
+        // READ_MESSAGES | SEND_MESSAGES, as schema 0003 stored them; a person's bits are only marked done.
+        member(s1, bot, 1 | 2),
+        member(s1, person, 15),
+        member(s2, bot, 4 | 8),
+        member(s2, quiet, 0),
+      ])
+      .execute();
+
+    const store = await open(db);
+    const managed = (await Promise.all([s1, s2].map((s) => store.roles.ofServer(store.db, s)))).flat().filter((r) => r.managed === 1);
+    expect(managed.map((r) => [r.serverId, r.botId, r.name, r.position, r.permissions]).sort()).toEqual(
+      [
+        [s1, bot, 'Old bot', 4, bitsOfNames(['READ_MESSAGES', 'SEND_MESSAGES']).toString()],
+        [s2, bot, 'Old bot', 1, bitsOfNames(['ADD_REACTIONS', 'ATTACH_FILES']).toString()],
+        // Each new one on top of the last.
+        [s2, quiet, 'Quiet bot', 2, '0'],
+      ].sort(),
+    );
+    for (const r of managed) {
+      expect(isId(r.id)).toBe(true);
+      expect((await store.members.get(store.db, r.serverId, r.botId!))?.roles).toEqual([r.id]);
+    }
+    expect((await store.members.get(store.db, s1, person))?.roles).toEqual([]);
+    const left = await store.db.selectFrom('members').select('legacyPermissions').where('legacyPermissions', '>=', 0).execute();
+    expect(left).toEqual([]);
+    // Each server's permission version moved on once per role made.
+    expect(Number((await store.servers.byId(store.db, s1))?.permVersion)).toBe(1);
+    expect(Number((await store.servers.byId(store.db, s2))?.permVersion)).toBe(2);
+    // The migration's worker number was given back past its ids: the store's come after them.
+    const next = store.ids.next();
+    for (const r of managed) expect(compareIds(next, r.id)).toBeGreaterThan(0);
   });
 
   it('0004 on an empty database leaves ids to the generator', async () => {

@@ -9,7 +9,7 @@ import type { Static } from 'typebox';
 import { conversations } from '../../domain/conversations.js';
 import { messages } from '../../domain/messages.js';
 import { roles } from '../../domain/roles.js';
-import { servers } from '../../domain/servers.js';
+import { channels } from '../../domain/channels.js';
 import { badRequest } from '../../errors.js';
 import { authenticate } from '../../http/plugins/auth.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
@@ -45,22 +45,22 @@ export function discordChannelRoutes(api: FastifyInstance, deps: RouteDeps): voi
 
   api.get('/channels/:channelId', hidden, async (req: ChannelReq) => {
     const caller = await who(req);
-    return discordAnyChannel(await servers.channel(ctx, caller, req.params.channelId), caller.id);
+    return discordAnyChannel(await channels.get(ctx, caller, req.params.channelId), caller.id);
   });
 
   api.patch('/channels/:channelId', withBody(DiscordUpdateChannelBody), async (req: ChannelReq, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
     const patch = channelPatch(req.body as Static<typeof DiscordUpdateChannelBody>);
-    return discordAnyChannel(await servers.updateChannel(ctx, caller, req.params.channelId, patch), caller.id);
+    return discordAnyChannel(await channels.updateChannel(ctx, caller, req.params.channelId, patch), caller.id);
   });
 
   // Discord answers the deleted channel (a DM: the one left).
   api.delete('/channels/:channelId', hidden, async (req: ChannelReq, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    const channel = await servers.channel(ctx, caller, req.params.channelId);
-    await servers.deleteChannel(ctx, caller, req.params.channelId);
+    const channel = await channels.get(ctx, caller, req.params.channelId);
+    await channels.deleteChannel(ctx, caller, req.params.channelId);
     return discordAnyChannel(channel, caller.id);
   });
 

@@ -10,6 +10,8 @@ import { requireMember } from '../../domain/access.js';
 import { members as serverMembers } from '../../domain/members.js';
 import { type RoleBody, roles } from '../../domain/roles.js';
 import { servers } from '../../domain/servers.js';
+import { channels } from '../../domain/channels.js';
+import { moderation } from '../../domain/moderation.js';
 import { badRequest } from '../../errors.js';
 import { authenticate } from '../../http/plugins/auth.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
@@ -83,7 +85,7 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
 
   api.get('/guilds/:guildId/channels', hidden, async (req: GuildReq) => {
     const caller = await who(req);
-    return (await servers.channels(ctx, caller, req.params.guildId)).map(discordChannel);
+    return (await channels.list(ctx, caller, req.params.guildId)).map(discordChannel);
   });
 
   api.post('/guilds/:guildId/channels', withBody(DiscordCreateChannelBody), async (req: GuildReq, reply) => {
@@ -94,7 +96,7 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
     const position = body.position ?? undefined;
     // Applied by the overwrite route's rules, or the request is refused: never dropped.
     const overwrites = overwritesFromDiscord(body.permission_overwrites);
-    const channel = await servers.createChannel(ctx, caller, req.params.guildId, {
+    const channel = await channels.createChannel(ctx, caller, req.params.guildId, {
       name: body.name,
       ...(topic !== undefined ? { topic } : {}),
       ...(position !== undefined ? { position } : {}),
@@ -169,7 +171,7 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
   api.delete('/guilds/:guildId/members/:userId', hidden, async (req: MemberReq, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    await servers.removeMember(ctx, caller, req.params.guildId, pathUserId(req.params.userId));
+    await moderation.removeMember(ctx, caller, req.params.guildId, pathUserId(req.params.userId));
     return reply.status(204).send();
   });
 
@@ -227,12 +229,12 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
 
   api.get('/guilds/:guildId/bans', hidden, async (req: GuildReq) => {
     const caller = await who(req);
-    return (await servers.bans(ctx, caller, req.params.guildId)).map((b) => ({ user: discordUser(b.user), reason: b.reason }));
+    return (await moderation.bans(ctx, caller, req.params.guildId)).map((b) => ({ user: discordUser(b.user), reason: b.reason }));
   });
 
   api.get('/guilds/:guildId/bans/:userId', hidden, async (req: MemberReq) => {
     const caller = await who(req);
-    const ban = await servers.banOf(ctx, caller, req.params.guildId, req.params.userId);
+    const ban = await moderation.banOf(ctx, caller, req.params.guildId, req.params.userId);
     return { user: discordUser(ban.user), reason: ban.reason };
   });
 
@@ -247,7 +249,7 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
         : typeof body.delete_message_days === 'number'
           ? body.delete_message_days * 86_400
           : undefined;
-    await servers.ban(ctx, caller, req.params.guildId, req.params.userId, {
+    await moderation.ban(ctx, caller, req.params.guildId, req.params.userId, {
       ...(caller.reason !== undefined ? { reason: caller.reason } : {}),
       ...(seconds !== undefined ? { deleteMessageSeconds: seconds } : {}),
     });
@@ -257,7 +259,7 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
   api.delete('/guilds/:guildId/bans/:userId', hidden, async (req: MemberReq, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    await servers.unban(ctx, caller, req.params.guildId, req.params.userId);
+    await moderation.unban(ctx, caller, req.params.guildId, req.params.userId);
     return reply.status(204).send();
   });
 }

@@ -9,7 +9,7 @@ import { requireMember } from '../../domain/access.js';
 import { accounts } from '../../domain/accounts.js';
 import { directMessages } from '../../domain/direct-messages.js';
 import { members as serverMembers } from '../../domain/members.js';
-import { servers } from '../../domain/servers.js';
+import { moderation } from '../../domain/moderation.js';
 import { badRequest } from '../../errors.js';
 import { authenticate } from '../../http/plugins/auth.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
@@ -57,7 +57,7 @@ export function discordUserRoutes(api: FastifyInstance, { ctx, limiter }: RouteD
   api.delete('/users/@me/guilds/:guildId', hidden, async (req: FastifyRequest<{ Params: { guildId: string } }>, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    await servers.removeMember(ctx, caller, req.params.guildId, caller.id);
+    await moderation.removeMember(ctx, caller, req.params.guildId, caller.id);
     return reply.status(204).send();
   });
 

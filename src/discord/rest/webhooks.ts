@@ -14,7 +14,7 @@
  */
 import type { Static } from 'typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { servers } from '../../domain/servers.js';
+import { channels } from '../../domain/channels.js';
 import { executeWebhook } from '../../domain/webhook-execution.js';
 import { webhookView, webhooks } from '../../domain/webhooks.js';
 import { badRequest, forbidden } from '../../errors.js';
@@ -131,7 +131,7 @@ export function discordWebhookRoutes(api: FastifyInstance, deps: RouteDeps): voi
     const caller = await owner(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
     const body = req.body as Static<typeof DiscordCreateWebhookBody>;
-    const channel = await servers.channel(ctx, caller, req.params.channelId);
+    const channel = await channels.get(ctx, caller, req.params.channelId);
     if (!('serverId' in channel)) throw badRequest('webhooks post into a server channel');
     const created = await webhooks.create(ctx, caller, channel.serverId, { name: body.name, channelId: channel.id });
     return discordWebhook(created, { token: created.token, creator: caller, publicUrl: ctx.publicUrl });
@@ -139,7 +139,7 @@ export function discordWebhookRoutes(api: FastifyInstance, deps: RouteDeps): voi
 
   api.get('/channels/:channelId/webhooks', hidden, async (req: ChannelReq) => {
     const caller = await owner(req);
-    const channel = await servers.channel(ctx, caller, req.params.channelId);
+    const channel = await channels.get(ctx, caller, req.params.channelId);
     if (!('serverId' in channel)) return [];
     const list = await webhooks.list(ctx, caller, channel.serverId);
     return list.filter((w) => w.channelId === channel.id).map((w) => discordWebhook(w));

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { conversations } from '../../domain/conversations.js';
-import { messages, requireSendable } from '../../domain/messages.js';
+import { messages } from '../../domain/messages.js';
 import { idempotencyOf } from '../idempotency.js';
 import { authenticate } from '../plugins/auth.js';
 import { refuseOtherMethods } from '../plugins/not-found.js';
@@ -43,8 +43,6 @@ export function messageRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteD
     },
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'any');
-      // Refused before the rate limit counts it, as ever.
-      requireSendable(req.body);
       await enforce(limiter, RULES.messages, `${caller.id}:${req.params.channelId}`, reply);
       const idem = idempotencyOf(
         req,

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { roles } from '../../domain/roles.js';
 import { servers } from '../../domain/servers.js';
+import { moderation } from '../../domain/moderation.js';
 import { authenticate } from '../plugins/auth.js';
 import { defaultEmptyBody } from '../plugins/empty-body.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
@@ -165,7 +166,7 @@ export function moderationRoutes(fastify: FastifyInstance, { ctx, limiter }: Rou
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'any');
       await enforce(limiter, RULES.manage, caller.id, reply);
-      await servers.ban(ctx, caller, req.params.serverId, req.params.userId, req.body);
+      await moderation.ban(ctx, caller, req.params.serverId, req.params.userId, req.body);
       return reply.status(204).send();
     },
   );
@@ -180,14 +181,14 @@ export function moderationRoutes(fastify: FastifyInstance, { ctx, limiter }: Rou
         response: { 200: Type.Array(ref(Ban)), ...errors },
       },
     },
-    async (req) => servers.bans(ctx, await authenticate(ctx, req, 'any'), req.params.serverId),
+    async (req) => moderation.bans(ctx, await authenticate(ctx, req, 'any'), req.params.serverId),
   );
 
   app.delete(
     '/servers/:serverId/bans/:userId',
     { schema: { ...any, summary: 'Lift a ban (BAN_MEMBERS)', params: BanParams, response: { 204: NoContent, ...errors } } },
     async (req, reply) => {
-      await servers.unban(ctx, await authenticate(ctx, req, 'any'), req.params.serverId, req.params.userId);
+      await moderation.unban(ctx, await authenticate(ctx, req, 'any'), req.params.serverId, req.params.userId);
       return reply.status(204).send();
     },
   );

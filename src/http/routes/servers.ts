@@ -3,6 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { members as memberEdits } from '../../domain/members.js';
 import { servers } from '../../domain/servers.js';
+import { channels } from '../../domain/channels.js';
+import { invites } from '../../domain/invites.js';
+import { moderation } from '../../domain/moderation.js';
+import { serverBots } from '../../domain/server-bots.js';
 import { authenticate } from '../plugins/auth.js';
 import { defaultEmptyBody } from '../plugins/empty-body.js';
 import { RULES, clientKey, enforce } from '../plugins/rate-limit.js';
@@ -82,14 +86,14 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
     return reply.status(204).send();
   });
 
-  const channels = {
+  const channelList = {
     ...any,
     summary: "A server's channels the caller may see",
     params: ServerParams,
     response: { 200: Type.Array(ref(Channel), { description: 'the channels' }), ...errors },
   };
-  app.get('/servers/:serverId/channels', { schema: channels }, async (req) =>
-    servers.channels(ctx, await authenticate(ctx, req, 'any'), req.params.serverId),
+  app.get('/servers/:serverId/channels', { schema: channelList }, async (req) =>
+    channels.list(ctx, await authenticate(ctx, req, 'any'), req.params.serverId),
   );
 
   app.post(
@@ -106,7 +110,7 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'any');
       await enforce(limiter, RULES.manage, caller.id, reply);
-      return reply.status(201).send(await servers.createChannel(ctx, caller, req.params.serverId, req.body));
+      return reply.status(201).send(await channels.createChannel(ctx, caller, req.params.serverId, req.body));
     },
   );
 
@@ -121,7 +125,7 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
         response: { 200: ref(Channel), ...errors },
       },
     },
-    async (req) => servers.updateChannel(ctx, await authenticate(ctx, req, 'any'), req.params.channelId, req.body),
+    async (req) => channels.updateChannel(ctx, await authenticate(ctx, req, 'any'), req.params.channelId, req.body),
   );
 
   const deleteChannel = {
@@ -131,7 +135,7 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
     response: { 204: NoContent, ...errors },
   };
   app.delete('/channels/:channelId', { schema: deleteChannel }, async (req, reply) => {
-    await servers.deleteChannel(ctx, await authenticate(ctx, req, 'any'), req.params.channelId);
+    await channels.deleteChannel(ctx, await authenticate(ctx, req, 'any'), req.params.channelId);
     return reply.status(204).send();
   });
 
@@ -145,17 +149,17 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
   app.post('/servers/:serverId/invites', { schema: createInvite, preValidation: defaultEmptyBody }, async (req, reply) => {
     const caller = await authenticate(ctx, req, 'any');
     await enforce(limiter, RULES.manage, caller.id, reply);
-    return reply.status(201).send(await servers.createInvite(ctx, caller, req.params.serverId, req.body));
+    return reply.status(201).send(await invites.createInvite(ctx, caller, req.params.serverId, req.body));
   });
 
-  const invites = {
+  const inviteList = {
     ...any,
     summary: "A server's invites (MANAGE_SERVER)",
     params: ServerParams,
     response: { 200: Type.Array(ref(Invite), { description: 'the invites' }), ...errors },
   };
-  app.get('/servers/:serverId/invites', { schema: invites }, async (req) =>
-    servers.listInvites(ctx, await authenticate(ctx, req, 'any'), req.params.serverId),
+  app.get('/servers/:serverId/invites', { schema: inviteList }, async (req) =>
+    invites.listInvites(ctx, await authenticate(ctx, req, 'any'), req.params.serverId),
   );
 
   const deleteInvite = {
@@ -165,7 +169,7 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
     response: { 204: NoContent, ...errors },
   };
   app.delete('/invites/:code', { schema: deleteInvite }, async (req, reply) => {
-    await servers.deleteInvite(ctx, await authenticate(ctx, req, 'any'), req.params.code);
+    await invites.deleteInvite(ctx, await authenticate(ctx, req, 'any'), req.params.code);
     return reply.status(204).send();
   });
 
@@ -179,7 +183,7 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
     await enforce(limiter, RULES.joinByAddress, clientKey(req), reply);
     // Anyone may look; a caller who says who they are also learns whether they are banned there.
     const caller = req.headers.authorization ? await authenticate(ctx, req, 'any') : null;
-    return servers.previewInvite(ctx, req.params.code, caller);
+    return invites.previewInvite(ctx, req.params.code, caller);
   });
 
   const join = { ...any, summary: 'Join the server of an invite (403 if banned; 404 if expired or used up)', params: InviteParams };
@@ -189,7 +193,7 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
     await enforce(limiter, RULES.joinByAddress, clientKey(req), reply);
     const caller = await authenticate(ctx, req, 'any');
     await enforce(limiter, RULES.joinByCaller, caller.id, reply);
-    return servers.join(ctx, caller, req.params.code);
+    return invites.join(ctx, caller, req.params.code);
   });
 
   const members = {
@@ -215,7 +219,7 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'any');
       const userId = req.params.userId === '@me' ? caller.id : req.params.userId;
-      await servers.removeMember(ctx, caller, req.params.serverId, userId);
+      await moderation.removeMember(ctx, caller, req.params.serverId, userId);
       return reply.status(204).send();
     },
   );
@@ -252,7 +256,7 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'user');
       await enforce(limiter, RULES.manage, caller.id, reply);
-      return reply.status(201).send(await servers.addBot(ctx, caller, req.params.serverId, req.body.botId, req.body.permissions));
+      return reply.status(201).send(await serverBots.addBot(ctx, caller, req.params.serverId, req.body.botId, req.body.permissions));
     },
   );
 
@@ -268,7 +272,7 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
       },
     },
     async (req) =>
-      servers.setBotPermissions(ctx, await authenticate(ctx, req, 'user'), req.params.serverId, req.params.botId, req.body.permissions),
+      serverBots.setBotPermissions(ctx, await authenticate(ctx, req, 'user'), req.params.serverId, req.params.botId, req.body.permissions),
   );
 
   const removeBot = {
@@ -278,7 +282,7 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
     response: { 204: NoContent, ...errors },
   };
   app.delete('/servers/:serverId/bots/:botId', { schema: removeBot }, async (req, reply) => {
-    await servers.removeBot(ctx, await authenticate(ctx, req, 'user'), req.params.serverId, req.params.botId);
+    await serverBots.removeBot(ctx, await authenticate(ctx, req, 'user'), req.params.serverId, req.params.botId);
     return reply.status(204).send();
   });
 }

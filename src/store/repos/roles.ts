@@ -160,6 +160,32 @@ export const auditLog = {
   },
 };
 
+/**
+ * What decides a server's permissions, read in one transaction (or as one moment's reads):
+ * its owner and permission version, its roles' bits and positions, its channel overwrites
+ * and its channels (the gateway's `ModelSnapshot`).
+ */
+export const permissionInputs = async (db: Db | Tx, serverId: string) => {
+  const server = await db.selectFrom('servers').select(['ownerId', 'permVersion']).where('id', '=', serverId).executeTakeFirstOrThrow();
+  const [roleRows, overwriteRows, channelRows] = await Promise.all([
+    db.selectFrom('roles').select(['id', 'permissions', 'position']).where('serverId', '=', serverId).execute(),
+    db.selectFrom('channelOverwrites').selectAll().where('serverId', '=', serverId).execute(),
+    db
+      .selectFrom('channels')
+      .select(['id', 'serverId', 'name', 'createdAt', 'topic', 'position'])
+      .where('serverId', '=', serverId)
+      .$narrowType<{ serverId: string }>()
+      .execute(),
+  ]);
+  return {
+    ownerId: server.ownerId,
+    permVersion: Number(server.permVersion),
+    roles: roleRows,
+    overwrites: overwriteRows,
+    channels: channelRows,
+  };
+};
+
 /** Bumps a server's permission version: every cached computation for it is stale. */
 export const bumpPermVersion = (db: Tx, serverId: string) =>
   db

@@ -107,6 +107,17 @@ export const channels = {
           .where('serverId', 'in', serverIds)
           .$narrowType<{ serverId: string }>()
           .execute(),
+  /** The position after the server's last channel (0 for its first). */
+  nextPosition: async (db: Db, serverId: string) =>
+    Number(
+      (
+        await db
+          .selectFrom('channels')
+          .select((eb) => eb.fn.max('position').as('top'))
+          .where('serverId', '=', serverId)
+          .executeTakeFirst()
+      )?.top ?? -1,
+    ) + 1,
   rename: (db: Tx, id: string, name: string) => db.updateTable('channels').set({ name }).where('id', '=', id).execute(),
   update: (db: Tx, id: string, patch: Partial<Pick<ChannelTable, 'name' | 'topic' | 'position'>>) =>
     db.updateTable('channels').set(patch).where('id', '=', id).executeTakeFirst(),
@@ -267,9 +278,6 @@ export const membersRepo = (joinIds: JoinIds) => {
           .orderBy('h.userId')
           .execute()
       ).map((r) => ({ userId: r.userId, roles: roleIds(r.roles) })),
-    /** Bots added before roles whose managed role is still to be made. */
-    pendingLegacy: (db: Db) =>
-      db.selectFrom('members').select(['serverId', 'userId', 'legacyPermissions']).where('legacyPermissions', '>=', 0).execute(),
     delete: (db: Tx, serverId: string, userId: string) =>
       db.deleteFrom('members').where('serverId', '=', serverId).where('userId', '=', userId).executeTakeFirst(),
     /** Removes `userId` from every server (a deleted account). */
