@@ -24,6 +24,7 @@ import { NotificationSettingsDialog } from './notification-settings';
 import styles from './channel-sidebar.module.css';
 import dialogStyles from './dialog.module.css';
 import { t } from '../i18n';
+import { useAction } from '../lib/use-action';
 
 interface Props {
   server: Server;
@@ -151,29 +152,19 @@ export function InviteDialog({ serverId, serverName, onClose }: { serverId: stri
   const [invite, setInvite] = useState<Invite | null>(null);
   const [maxAge, setMaxAge] = useState(DEFAULT_EXPIRY);
   const [maxUses, setMaxUses] = useState(0);
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useAction({ onError: toastError });
   const id = useId();
   const make = async () => {
-    setBusy(true);
-    try {
+    await run(async () => {
       setInvite(await createInviteWith(serverId, { maxAge, maxUses }));
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const revoke = async (target: Invite) => {
-    setBusy(true);
-    try {
+    await run(async () => {
       await revokeInvite(target.code);
       setInvite(null);
       toast(t('sidebar.inviteRevokedTheLink'));
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Dialog title={t('sidebar.invitePeopleToServername', { serverName })} onClose={onClose}>

@@ -1,9 +1,9 @@
 /** Small dialogs with one text field: create a server, a channel, join by invite. */
 import { useId, useState, type FormEvent } from 'react';
-import { describeError } from '../api/client';
 import { Dialog } from './dialog';
 import dialogStyles from './dialog.module.css';
 import { t } from '../i18n';
+import { useAction } from '../lib/use-action';
 
 interface PromptDialogProps {
   title: string;
@@ -30,8 +30,7 @@ export function PromptDialog({
   onClose,
 }: PromptDialogProps) {
   const [value, setValue] = useState(initial);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
   const id = useId();
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -39,15 +38,13 @@ export function PromptDialog({
       setError(t('forms.required', { label }));
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
-      await onSubmit(value.trim());
-      onClose();
-    } catch (err) {
-      setError(describeError(err));
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        await onSubmit(value.trim());
+        onClose();
+      },
+      { stayBusy: true },
+    );
   };
   return (
     <Dialog title={title} onClose={onClose}>

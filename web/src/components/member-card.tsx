@@ -25,6 +25,7 @@ import dialogStyles from './dialog.module.css';
 import styles from './member-card.module.css';
 import roleName from './role-name.module.css';
 import { t } from '../i18n';
+import { useAction } from '../lib/use-action';
 
 // ---------------------------------------------------------------- which card is open
 
@@ -389,29 +390,26 @@ function RemoveDialog({
   const name = displayName(member);
   const [reason, setReason] = useState('');
   const [deleteSeconds, setDeleteSeconds] = useState(0);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction();
   const reasonId = useId();
   const windowId = useId();
   const ban = kind === 'ban';
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      if (ban) await banMember(server.id, member.id, { reason: reason.trim() || undefined, deleteMessageSeconds: deleteSeconds });
-      else await kickMember(server.id, member.id, reason);
-      toast(
-        ban
-          ? t('members.nameWasBannedFrom', { name, server: server.name })
-          : t('members.nameWasRemovedFrom', { name, server: server.name }),
-      );
-      onDone();
-    } catch (err) {
-      setError(describeError(err));
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        if (ban) await banMember(server.id, member.id, { reason: reason.trim() || undefined, deleteMessageSeconds: deleteSeconds });
+        else await kickMember(server.id, member.id, reason);
+        toast(
+          ban
+            ? t('members.nameWasBannedFrom', { name, server: server.name })
+            : t('members.nameWasRemovedFrom', { name, server: server.name }),
+        );
+        onDone();
+      },
+      { stayBusy: true },
+    );
   };
 
   return (

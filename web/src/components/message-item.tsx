@@ -24,6 +24,7 @@ import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 import styles from './message-item.module.css';
 import roleName from './role-name.module.css';
+import { useAction } from '../lib/use-action';
 
 const MAX_CONTENT = 4000;
 
@@ -318,7 +319,7 @@ function ReactionChip({ reaction, onToggle }: { reaction: Reaction; onToggle: (e
 
 function EditBox({ message, onDone }: { message: Message; onDone: () => void }) {
   const [text, setText] = useState(message.content);
-  const [saving, setSaving] = useState(false);
+  const { busy: saving, run } = useAction({ onError: toastError });
   const ref = useRef<HTMLTextAreaElement>(null);
 
   useEffect(() => {
@@ -344,14 +345,13 @@ function EditBox({ message, onDone }: { message: Message; onDone: () => void }) 
       toastError(new Error(`Messages can be at most ${MAX_CONTENT} characters.`));
       return;
     }
-    setSaving(true);
-    try {
-      await editMessage(message, text);
-      onDone();
-    } catch (err) {
-      toastError(err);
-      setSaving(false);
-    }
+    await run(
+      async () => {
+        await editMessage(message, text);
+        onDone();
+      },
+      { stayBusy: true },
+    );
   };
 
   return (

@@ -9,6 +9,10 @@ import { describeError } from '../api/client';
 export interface RunOptions {
   /** The message to show for a failure (default: `describeError`). */
   describe?: (err: unknown) => string;
+  /** Where a failure goes instead of `error` (a toast, say); overrides the hook's `onError`. */
+  onError?: (err: unknown) => void;
+  /** On success, stay busy: the form is about to close, or to be replaced by what it made. */
+  stayBusy?: boolean;
 }
 
 export interface Action {
@@ -30,15 +34,18 @@ export function useAction(options: { onError?: (err: unknown) => void } = {}): A
   const run = useCallback(async (work: () => Promise<unknown>, runOptions: RunOptions = {}) => {
     setBusy(true);
     setError(null);
+    let stay = false;
     try {
       await work();
+      stay = !!runOptions.stayBusy;
       return true;
     } catch (err) {
-      if (onError.current) onError.current(err);
+      const handler = runOptions.onError ?? onError.current;
+      if (handler) handler(err);
       else setError((runOptions.describe ?? describeError)(err));
       return false;
     } finally {
-      setBusy(false);
+      if (!stay) setBusy(false);
     }
   }, []);
 

@@ -21,6 +21,7 @@ import { setPageTitle } from '../lib/title';
 import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 import '../i18n/account';
+import { useAction } from '../lib/use-action';
 
 const SECTIONS = ['profile', 'notifications', 'password', 'sessions', 'about', 'delete'] as const;
 
@@ -78,9 +79,12 @@ export function AccountPage({ onLogout }: { onLogout: () => void }) {
 
 function ProfileSection({ me }: { me: User }) {
   const [name, setName] = useState(me.displayName ?? '');
-  const [saving, setSaving] = useState(false);
-  const [uploading, setUploading] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  // The name and the picture show one error: whichever was tried last.
+  const profile = useAction();
+  const picture = useAction();
+  const saving = profile.busy;
+  const uploading = picture.busy;
+  const error = profile.error ?? picture.error;
   const id = useId();
   const saved = me.displayName ?? '';
 
@@ -88,43 +92,31 @@ function ProfileSection({ me }: { me: User }) {
 
   const save = async (e: FormEvent) => {
     e.preventDefault();
-    setSaving(true);
-    setError(null);
-    try {
+    picture.setError(null);
+    await profile.run(async () => {
       const updated = await updateProfile({ displayName: name.trim() || null });
       toast(updated.displayName ? t('account.youNowAppearAs', { displayName: updated.displayName }) : t('account.youNowAppearBy'));
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
   const pick = async (file: File | undefined) => {
     if (!file) return;
-    setUploading(true);
-    setError(null);
-    try {
+    profile.setError(null);
+    await picture.run(async () => {
       const up = await uploadFile(file);
       await updateProfile({ avatar: up.url });
       toast(t('account.profilePictureUpdated'));
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setUploading(false);
-    }
+    });
   };
 
   const removePicture = async () => {
-    setUploading(true);
-    try {
-      await updateProfile({ avatar: null });
-      toast(t('account.profilePictureRemoved'));
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setUploading(false);
-    }
+    await picture.run(
+      async () => {
+        await updateProfile({ avatar: null });
+        toast(t('account.profilePictureRemoved'));
+      },
+      { onError: toastError },
+    );
   };
 
   return (
@@ -203,8 +195,7 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [again, setAgain] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useAction();
   const id = useId();
 
   const submit = async (e: FormEvent) => {
@@ -212,20 +203,14 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
     if (!current) return setError(t('account.errors.currentPassword'));
     if ([...next].length < 8) return setError(t('account.errors.tooShort'));
     if (next !== again) return setError(t('account.errors.differ'));
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await api.post('/auth/password', { currentPassword: current, newPassword: next } satisfies ChangePasswordBody);
       setCurrent('');
       setNext('');
       setAgain('');
       toast(t('account.passwordChangedYouWere'));
       onChanged();
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -321,7 +306,7 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
   const [sessions, setSessions] = useState<AuthSession[] | null>(null);
   const [ttlDays, setTtlDays] = useState<number | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useAction({ onError: toastError });
   const id = useId();
 
   const load = useCallback(() => {
@@ -375,16 +360,11 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
       danger: true,
     });
     if (!ok) return;
-    setBusy(true);
-    try {
+    await run(async () => {
       await api.delete('/auth/sessions');
       setSessions((list) => (list ?? []).filter((x) => x.current));
       toast(t('account.loggedOutEverywhereElse'));
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -493,25 +473,27 @@ function DeleteSection({ me, onDeleted }: { me: User; onDeleted: () => void }) {
 
 function DeleteDialog({ onClose, onDeleted }: { onClose: () => void; onDeleted: () => void }) {
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useAction();
   const id = useId();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!password) return setError(t('account.errors.passwordToConfirm'));
-    setBusy(true);
-    setError(null);
-    try {
-      await api.delete('/users/@me', { password } satisfies DeleteAccountBody);
-      toast(t('account.yourAccountWasDeleted'));
-      onDeleted();
-    } catch (err) {
-      // 409: they own servers. Parley cannot hand a server over or delete it yet, so say so plainly.
-      const owns = err instanceof ApiError && err.status === 409;
-      setError(owns ? t('account.deleteOwnsServers', { error: describeError(err) }) : describeError(err));
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        await api.delete('/users/@me', { password } satisfies DeleteAccountBody);
+        toast(t('account.yourAccountWasDeleted'));
+        onDeleted();
+      },
+      {
+        // 409: they own servers. Parley cannot hand a server over or delete it yet, so say so plainly.
+        describe: (err) =>
+          err instanceof ApiError && err.status === 409
+            ? t('account.deleteOwnsServers', { error: describeError(err) })
+            : describeError(err),
+        stayBusy: true,
+      },
+    );
   };
 
   return (

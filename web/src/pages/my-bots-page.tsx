@@ -15,6 +15,7 @@ import { BotInviteDialog } from './bot-invite-dialog';
 import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 import '../i18n/my-bots';
+import { useAction } from '../lib/use-action';
 
 /** Create, list and delete the bots you own. */
 export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
@@ -22,8 +23,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
   const [loadError, setLoadError] = useState<string | null>(null);
   const [created, setCreated] = useState<Bot | null>(null);
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useAction();
   /** Bots whose public flag is being saved; their checkbox waits for the answer. */
   const [saving, setSaving] = useState<ReadonlySet<string>>(new Set());
   /** The bot whose invite link is being made. */
@@ -46,18 +46,12 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
   const create = async (e: FormEvent) => {
     e.preventDefault();
     if (!name.trim()) return setError(t('myBots.errors.name'));
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const bot = await api.post<Bot>('/bots', { name: name.trim() } satisfies CreateBotBody);
       setCreated(bot);
       setBots((list) => [...(list ?? []), { ...bot, token: undefined }]);
       setName('');
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const setPublic = async (bot: Bot, isPublic: boolean) => {

@@ -4,7 +4,6 @@
  * what changed on request; filtered by action and by person, paged with "Load more".
  */
 import { Fragment, useCallback, useEffect, useId, useState, type ReactNode } from 'react';
-import { describeError } from '../../api/client';
 import { displayName, type AuditLogEntry, type Server } from '../../api/types';
 import { Avatar } from '../../components/avatar';
 import { formatFull, formatMessageTime } from '../../lib/format';
@@ -21,6 +20,7 @@ import own from './admin.module.css';
 import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
+import { useAction } from '../../lib/use-action';
 
 const PAGE = 50;
 
@@ -421,8 +421,7 @@ export function AuditLogSection({ server }: { server: Server }) {
   const [actorId, setActorId] = useState('');
   const [entries, setEntries] = useState<AuditLogEntry[] | null>(null);
   const [more, setMore] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction();
   const id = useId();
 
   useEffect(() => {
@@ -437,9 +436,7 @@ export function AuditLogSection({ server }: { server: Server }) {
 
   const fetchPage = useCallback(
     async (before?: string) => {
-      setBusy(true);
-      setError(null);
-      try {
+      await run(async () => {
         const page = await loadAuditLog(server.id, {
           action: action || undefined,
           actorId: actorId || undefined,
@@ -448,11 +445,7 @@ export function AuditLogSection({ server }: { server: Server }) {
         });
         setEntries((prev) => (before ? [...(prev ?? []), ...page] : page));
         setMore(page.length === PAGE);
-      } catch (err) {
-        setError(describeError(err));
-      } finally {
-        setBusy(false);
-      }
+      });
     },
     [server.id, action, actorId],
   );
