@@ -227,6 +227,8 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
   // Unread counts in the title, notifications from one tab, settings shared between tabs.
   useEffect(startConversations, []);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies(token): a new session token loads the boot data again
+  // biome-ignore lint/correctness/useExhaustiveDependencies(attempt): so does "Try again"
   useEffect(() => {
     let cancelled = false;
     setBootError(null);

@@ -87,7 +87,6 @@ export function useSuggestions(trigger: Trigger | null, channel: Channel): Sugge
   const roles = useStore((s) => s.roles[serverId]);
   const channels = useStore((s) => s.channels[serverId]);
   // Visible channels depend on overwrites and the viewer's roles: recomputed when those change.
-  const myRoles = useStore((s) => s.myRoles[serverId]);
   const bits = usePermissions(serverId, channel.id);
   const everyone = can(bits, P.MENTION_EVERYONE);
   const emojiData = useEmojiData(trigger?.char === ':');
@@ -154,7 +153,7 @@ export function useSuggestions(trigger: Trigger | null, channel: Channel): Sugge
       for (const s of special) if (rank(s.kind, q) >= 0 && out.length < MAX) out.push(s);
     }
     return out;
-  }, [trigger, serverId, members, roles, channels, myRoles, everyone, emojiData]);
+  }, [trigger, serverId, members, roles, channels, everyone, emojiData]);
 }
 
 const TITLES: Record<Trigger['char'], 'members' | 'channels' | 'emoji'> = { '@': 'members', '#': 'channels', ':': 'emoji' };

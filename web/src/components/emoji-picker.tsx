@@ -199,7 +199,6 @@ export function EmojiPicker({ onPick, onClose, purpose = 'react' }: PickerProps)
 
   const flat = useMemo(() => sections.flatMap((s) => s.emoji), [sections]);
   const activeIndex = Math.min(active, Math.max(0, flat.length - 1));
-  useEffect(() => setActive(0), [query]);
   const shown = preview ?? flat[activeIndex] ?? null;
 
   const pick = (e: PickerEmoji) => {
@@ -265,7 +264,10 @@ export function EmojiPicker({ onPick, onClose, purpose = 'react' }: PickerProps)
           aria-label={t('emoji.searchLabel')}
           aria-controls={`${id}-grid`}
           value={query}
-          onChange={(e) => setQuery(e.target.value)}
+          onChange={(e) => {
+            setQuery(e.target.value);
+            setActive(0);
+          }}
           onKeyDown={(e) => {
             if (e.key === 'ArrowDown' && flat.length) {
               e.preventDefault();

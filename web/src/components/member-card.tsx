@@ -86,6 +86,7 @@ export function MemberCardHost({ server }: { server: Server }) {
     if (!rolesLoaded) loadRoles(server.id).catch(toastError);
   }, [server.id, rolesLoaded]);
   // Leaving the server's page closes its card.
+  // biome-ignore lint/correctness/useExhaustiveDependencies(server.id): the cleanup runs when the server changes
   useEffect(() => closeMemberCard, [server.id]);
   if (!target || target.serverId !== server.id) return null;
   return <MemberCard key={target.userId} server={server} userId={target.userId} onClose={closeMemberCard} />;

@@ -328,6 +328,7 @@ function EditBox({ message, onDone }: { message: Message; onDone: () => void }) 
     el.focus();
     el.setSelectionRange(el.value.length, el.value.length);
   }, []);
+  // biome-ignore lint/correctness/useExhaustiveDependencies(text): the textarea grows with its text
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;

@@ -67,6 +67,7 @@ export function SearchBox({ server }: { server: Server }) {
   );
 
   // Another server: another search.
+  // biome-ignore lint/correctness/useExhaustiveDependencies(server.id): the reset is what a change of server does
   useEffect(() => {
     setResults(null);
     setRan(null);

@@ -85,21 +85,27 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
     if (target) navigate(paths.channel(serverId, target.id), { replace: true });
   }, [channels, channel, channelId, serverId]);
 
+  const openId = channel?.id;
   useEffect(() => {
-    viewing.channelId = channel?.id ?? null;
-    if (channel) rememberChannel(serverId, channel.id);
+    viewing.channelId = openId ?? null;
+    if (openId) rememberChannel(serverId, openId);
     setEditingId(null);
     setShowSidebar(false);
     setShowPins(false);
     return () => {
       viewing.channelId = null;
     };
-  }, [channel?.id, serverId]);
+  }, [openId, serverId]);
 
+  const channelName = channel?.name;
+  const serverName = server?.name ?? t('titles.app');
   useEffect(() => {
-    const serverName = server?.name ?? t('titles.app');
-    setPageTitle(channel ? t('titles.channel', { channel: channel.name, server: serverName }) : t('titles.page', { page: serverName }));
-  }, [channel?.name, server?.name]);
+    setPageTitle(
+      channelName !== undefined
+        ? t('titles.channel', { channel: channelName, server: serverName })
+        : t('titles.page', { page: serverName }),
+    );
+  }, [channelName, serverName]);
 
   const editLast = useCallback(() => {
     if (!channel || !meId) return;

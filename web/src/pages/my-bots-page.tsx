@@ -1,4 +1,4 @@
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
 import { api, describeError, seg } from '../api/client';
 import type { Bot, CreateBotBody, UpdateBotBody } from '../api/types';
 import { Avatar, BotBadge } from '../components/avatar';
@@ -30,18 +30,18 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
   const [inviting, setInviting] = useState<Bot | null>(null);
   const id = useId();
 
-  const load = () => {
+  const load = useCallback(() => {
     setLoadError(null);
     api
       .get<Bot[]>('/bots')
       .then(setBots)
       .catch((err) => setLoadError(describeError(err)));
-  };
+  }, []);
 
   useEffect(() => {
     setPageTitle(t('myBots.pageTitle'));
     load();
-  }, []);
+  }, [load]);
 
   const create = async (e: FormEvent) => {
     e.preventDefault();

@@ -447,7 +447,7 @@ export function AuditLogSection({ server }: { server: Server }) {
         setMore(page.length === PAGE);
       });
     },
-    [server.id, action, actorId],
+    [server.id, action, actorId, run],
   );
 
   useEffect(() => {

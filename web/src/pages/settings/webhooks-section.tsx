@@ -56,8 +56,10 @@ function OwnerWebhooks({ server, channels }: { server: Server; channels: Channel
 
   useEffect(() => {
     void load();
-    if (!members) loadMembers(server.id).catch(() => undefined);
   }, [load]);
+  useEffect(() => {
+    if (!members) loadMembers(server.id).catch(() => undefined);
+  }, [members, server.id]);
 
   const update = (hook: Webhook) =>
     setHooks((list) => (list ?? []).map((h) => (h.id === hook.id ? { ...h, ...hook, token: undefined, url: undefined } : h)));
