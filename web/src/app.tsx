@@ -176,9 +176,7 @@ function InviteAuth({
   const load = useInvitePreview(code);
   const notice =
     load.state === 'ready' ? (
-      <>
-        <Trans i18nKey="app.invitedToJoin" values={{ server: load.preview.server.name }} components={{ b: <strong /> }} />
-      </>
+      <Trans i18nKey="app.invitedToJoin" values={{ server: load.preview.server.name }} components={{ b: <strong /> }} />
     ) : load.state === 'gone' ? (
       t('app.inviteGone')
     ) : (

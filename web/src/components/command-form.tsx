@@ -585,6 +585,7 @@ function AutocompleteInput({
           >
             {items.map((c, i) => (
               <li
+                // biome-ignore lint/suspicious/noArrayIndexKey: two choices may share a value; the list is rebuilt, never reordered
                 key={`${c.value}-${i}`}
                 id={`${listId}-${i}`}
                 role="option"

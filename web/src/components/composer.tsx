@@ -552,13 +552,9 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
       <div id="composer-help" className={styles.composerHelp}>
         <span>
           {touch ? (
-            <>
-              <Trans i18nKey="composer.help.touch" components={{ enter: <kbd /> }} />
-            </>
+            <Trans i18nKey="composer.help.touch" components={{ enter: <kbd /> }} />
           ) : (
-            <>
-              <Trans i18nKey="composer.help.keyboard" components={{ enter: <kbd />, shift: <kbd /> }} />
-            </>
+            <Trans i18nKey="composer.help.keyboard" components={{ enter: <kbd />, shift: <kbd /> }} />
           )}{' '}
           <Trans i18nKey="composer.help.triggers" components={{ k: <kbd /> }} />
         </span>

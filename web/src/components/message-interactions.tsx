@@ -32,6 +32,7 @@ export function MessageComponents({ message }: { message: Message }) {
   return (
     <div className={styles.components} data-testid="message-components">
       {rows.map((row, r) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a message's rows have no ids; their place is their identity
         <div key={r} className={styles.row}>
           {row.components.map((c) =>
             c.type === 'button' ? (

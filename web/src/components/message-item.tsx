@@ -182,11 +182,13 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
         {attachments.length > 0 && (
           <div className={styles.attachments}>
             {attachments.map((a, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: the same file may be attached twice; attachments never move
               <AttachmentView key={`${a.url}-${i}`} attachment={a} />
             ))}
           </div>
         )}
         {embeds.length > 0 && (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a message's embeds have no ids; their place is their identity
           <div className={styles.embeds}>{embeds.map((e, i) => (e && typeof e === 'object' ? <Embed key={i} embed={e} /> : null))}</div>
         )}
         <MessageComponents message={message} />

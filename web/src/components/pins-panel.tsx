@@ -149,6 +149,7 @@ function PinnedMessage({ message, canManage, onJump }: { message: Message; canMa
       {attachments.length > 0 && (
         <div className={styles.attachments}>
           {attachments.map((a, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: the same file may be attached twice; attachments never move
             <AttachmentView key={`${a.url}-${i}`} attachment={a} />
           ))}
         </div>
