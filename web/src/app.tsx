@@ -78,6 +78,7 @@ export function App() {
 
   return (
     <ErrorBoundary>
+      {/* biome-ignore lint/a11y: a real link to #main; the click also moves the focus there */}
       <a href="#main" className="skip-link" onClick={skipToMain}>
         {t('app.skipToContent')}
       </a>

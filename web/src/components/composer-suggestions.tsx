@@ -187,11 +187,14 @@ export function SuggestionList({ id, trigger, items, active, onHover, onPick }: 
           t(`composer.suggestionTitle.${TITLES[trigger.char]}`)
         )}
       </div>
+      {/* biome-ignore lint/a11y: the combobox pattern: focus stays in the input (aria-activedescendant), which handles the keys */}
       <ul className={styles.list} role="listbox" id={id} aria-labelledby={`${id}-title`}>
         {items.map((item, i) => (
+          // biome-ignore lint/a11y: the combobox pattern: focus stays in the input (aria-activedescendant), which handles the keys
           <li
             key={item.key}
             id={suggestionId(id, i)}
+            // biome-ignore lint/a11y: the combobox pattern: focus stays in the input (aria-activedescendant), which handles the keys
             role="option"
             aria-selected={i === active}
             data-label={item.label}

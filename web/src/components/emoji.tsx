@@ -26,6 +26,7 @@ export function Emoji({ emoji, className, lazy, decorative }: Props) {
     );
   }
   return (
+    // biome-ignore lint/a11y: onError is no interaction: it draws the text instead of a missing image
     <img
       className={`emoji${className ? ` ${className}` : ''}`}
       src={src}

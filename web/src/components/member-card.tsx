@@ -268,6 +268,7 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
               <p className={`empty-note ${styles.sectionText}`}>{t('members.noRoles')}</p>
             )}
             {menu && addable.length > 0 && (
+              // biome-ignore lint/a11y: a group of buttons (not form fields); Escape closes it, its buttons take the other keys
               <div
                 ref={menuRef}
                 id={`role-menu-${member.id}`}

@@ -222,6 +222,7 @@ function SelectMenu({ select, loading, onChoose }: { select: Select; loading: bo
         <ul
           ref={list}
           id={listId}
+          // biome-ignore lint/a11y: a listbox holding the focus (aria-activedescendant), which handles the keys
           role="listbox"
           tabIndex={-1}
           aria-multiselectable={multi || undefined}
@@ -249,9 +250,11 @@ function SelectMenu({ select, loading, onChoose }: { select: Select; loading: bo
           {select.options.map((o, i) => {
             const on = chosen.includes(o.value);
             return (
+              // biome-ignore lint/a11y: the listbox holds the focus (aria-activedescendant) and handles the keys
               <li
                 key={o.value}
                 id={`${listId}-${i}`}
+                // biome-ignore lint/a11y: an option of the listbox above
                 role="option"
                 aria-selected={on}
                 className={`${styles.selectOption}${i === active ? ` ${styles.activeOption}` : ''}`}

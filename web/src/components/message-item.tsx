@@ -193,6 +193,7 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
         )}
         <MessageComponents message={message} />
         {reactions.length > 0 && (
+          // biome-ignore lint/a11y: a group of buttons, not of form fields (which a fieldset is for)
           <div className={styles.reactions} role="group" aria-label={t('message.reactions')}>
             {reactions.map((r) => (
               <ReactionChip key={r.emoji} reaction={r} onToggle={react} />

@@ -545,6 +545,7 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
       <UnreadBar channelId={channel.id} items={history} hasMore={data?.hasMore ?? false} onJump={jumpToUnread} />
       {items.length === 0 ? (
         // Nothing to virtualise yet: the start of the channel, or the first page loading.
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take the focus, for the keys to scroll it
         <div className={styles.messageScroller} {...logProps} tabIndex={0}>
           <ListHeader context={context} />
           <ol className={styles.messageList}>
@@ -619,6 +620,7 @@ function renderRow(_index: number, row: Row, ctx: ListContext) {
   return (
     <>
       {row.newDay && (
+        // biome-ignore lint/a11y/useSemanticElements: an <hr> cannot hold the day's label
         <div className={styles.dayDivider} role="separator" aria-label={formatDay(m.createdAt)}>
           <span aria-hidden="true">{formatDay(m.createdAt)}</span>
         </div>

@@ -50,6 +50,7 @@ export function PinsPanel({ channel, canManage, onClose, toggle }: Props) {
 
   const items = pins?.items;
   return (
+    // biome-ignore lint/a11y: Escape anywhere in the panel closes it; its controls take the other keys
     <div
       ref={ref}
       className={styles.panel}

@@ -7,7 +7,7 @@ import { t } from '../i18n';
 export function ToastRegion() {
   const toasts = useToasts();
   return (
-    <div className={styles.toasts} role="region" aria-label={t('toasts.notifications')}>
+    <section className={styles.toasts} aria-label={t('toasts.notifications')}>
       <div aria-live="polite" aria-atomic="false">
         {toasts.map((item) => (
           <div
@@ -22,6 +22,6 @@ export function ToastRegion() {
           </div>
         ))}
       </div>
-    </div>
+    </section>
   );
 }

@@ -66,6 +66,7 @@ function Spoiler({ children }: { children: ReactNode }) {
   const [shown, setShown] = useState(false);
   if (shown) return <span className="md-spoiler md-spoiler-shown">{children}</span>;
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a spoiler wraps with the text around it, which a <button> does not
     <span
       className="md-spoiler"
       role="button"

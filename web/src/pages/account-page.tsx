@@ -541,7 +541,9 @@ function AboutSection() {
         <Trans
           i18nKey="account.aboutCredits"
           components={{
+            // biome-ignore lint/a11y: Trans puts the link's text in
             twemoji: <a href="https://github.com/jdecked/twemoji" target="_blank" rel="noopener noreferrer" />,
+            // biome-ignore lint/a11y: Trans puts the link's text in
             licence: <a href="https://creativecommons.org/licenses/by/4.0/" target="_blank" rel="noopener noreferrer" />,
           }}
         />

@@ -86,7 +86,7 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
 
   const logo = (
     <div className={styles.authLogo} aria-hidden="true">
-      <svg viewBox="0 0 64 64" width="44" height="44">
+      <svg viewBox="0 0 64 64" width="44" height="44" aria-hidden="true">
         <rect width="64" height="64" rx="16" fill="var(--accent)" />
         <path d="M18 20h28a4 4 0 0 1 4 4v14a4 4 0 0 1-4 4H30l-9 7v-7h-3a4 4 0 0 1-4-4V24a4 4 0 0 1 4-4z" fill="#fff" />
       </svg>
@@ -130,6 +130,7 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
           name="username"
           className="input"
           autoComplete="username"
+          // biome-ignore lint/a11y/noAutofocus: the login page is for this one field
           autoFocus
           value={username}
           onChange={(e) => setUsername(e.target.value)}

@@ -146,6 +146,7 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
     <div className={`app-frame${showMembers ? ' with-members' : ''}${showSidebar ? ' sidebar-open' : ''}`}>
       <ServerRail activeServerId={serverId} />
       <ChannelSidebar server={server} activeChannelId={channel?.id ?? null} bits={bits} onLogout={onLogout} />
+      {/* biome-ignore lint/a11y: dropping files is a mouse gesture; the composer's attach button is the keyboard's way */}
       <main
         className={styles.chat}
         aria-label={channel ? `#${channel.name}` : server.name}

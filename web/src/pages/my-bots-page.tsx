@@ -113,7 +113,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
           </p>
 
           {created?.token && (
-            <div className={styles.secretPanel} role="region" aria-label={t('myBots.newBotToken')}>
+            <section className={styles.secretPanel} aria-label={t('myBots.newBotToken')}>
               <h3>{t('myBots.botCreatedCreated', { created: created.name })}</h3>
               <CopyField label={t('myBots.botToken')} value={created.token} secret />
               <CopyField label={t('myBots.botId')} value={created.id} />
@@ -123,7 +123,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
               <button type="button" className="button secondary" onClick={() => setCreated(null)}>
                 {t('myBots.iHaveCopiedIt')}
               </button>
-            </div>
+            </section>
           )}
 
           <form className={styles.inlineForm} onSubmit={create} aria-label={t('myBots.createABot')}>

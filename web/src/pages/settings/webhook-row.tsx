@@ -105,6 +105,7 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
               className="input small"
               value={name}
               maxLength={80}
+              // biome-ignore lint/a11y/noAutofocus: opened by "Rename", which moves the focus into the field it shows
               autoFocus
               onChange={(e) => setName(e.target.value)}
               onKeyDown={(e) => {

@@ -78,7 +78,7 @@ function OwnerWebhooks({ server, channels }: { server: Server; channels: Channel
       <p className={styles.sectionIntro}>{t('settings.webhooks.onlyTheServerS')}</p>
 
       {created && (
-        <div className={styles.secretPanel} role="region" aria-label={t('settings.webhooks.newWebhookUrl')}>
+        <section className={styles.secretPanel} aria-label={t('settings.webhooks.newWebhookUrl')}>
           <h3>{t('settings.webhooks.webhookCreatedCreated', { created: created.name })}</h3>
           {webhookUrl(created) ? (
             <>
@@ -101,7 +101,7 @@ function OwnerWebhooks({ server, channels }: { server: Server; channels: Channel
           <button type="button" className="button secondary" onClick={() => setCreated(null)}>
             {t('settings.webhooks.iHaveCopiedIt')}
           </button>
-        </div>
+        </section>
       )}
 
       <CreateWebhookForm
