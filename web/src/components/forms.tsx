@@ -1,6 +1,7 @@
 /** Small dialogs with one text field: create a server, a channel, join by invite. */
-import { useId, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Dialog } from './dialog';
+import { Field } from './field';
 import dialogStyles from './dialog.module.css';
 import { t } from '../i18n';
 import { useAction } from '../lib/use-action';
@@ -31,7 +32,6 @@ export function PromptDialog({
 }: PromptDialogProps) {
   const [value, setValue] = useState(initial);
   const { busy, error, setError, run } = useAction();
-  const id = useId();
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!value.trim()) {
@@ -49,30 +49,19 @@ export function PromptDialog({
   return (
     <Dialog title={title} onClose={onClose}>
       <form onSubmit={submit} className={`${dialogStyles.dialogBody} stack`}>
-        <label htmlFor={id} className="field-label">
-          {label}
-        </label>
-        <input
-          id={id}
-          className="input"
-          value={value}
-          autoFocus
-          maxLength={maxLength}
-          placeholder={placeholder}
-          onChange={(e) => setValue(e.target.value)}
-          aria-invalid={!!error}
-          aria-describedby={error ? `${id}-error` : help ? `${id}-help` : undefined}
-        />
-        {help && !error && (
-          <p id={`${id}-help`} className="hint">
-            {help}
-          </p>
-        )}
-        {error && (
-          <p id={`${id}-error`} className="field-error" role="alert">
-            {error}
-          </p>
-        )}
+        <Field label={label} hint={help} error={error}>
+          {(control) => (
+            <input
+              {...control}
+              className="input"
+              value={value}
+              autoFocus
+              maxLength={maxLength}
+              placeholder={placeholder}
+              onChange={(e) => setValue(e.target.value)}
+            />
+          )}
+        </Field>
         <footer className={dialogStyles.dialogActions}>
           <button type="button" className="button secondary" onClick={onClose}>
             {t('forms.cancel')}

@@ -22,6 +22,7 @@ import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 import '../i18n/account';
 import { useAction } from '../lib/use-action';
+import { Field } from '../components/field';
 
 const SECTIONS = ['profile', 'notifications', 'password', 'sessions', 'about', 'delete'] as const;
 
@@ -474,7 +475,6 @@ function DeleteSection({ me, onDeleted }: { me: User; onDeleted: () => void }) {
 function DeleteDialog({ onClose, onDeleted }: { onClose: () => void; onDeleted: () => void }) {
   const [password, setPassword] = useState('');
   const { busy, error, setError, run } = useAction();
-  const id = useId();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -500,24 +500,18 @@ function DeleteDialog({ onClose, onDeleted }: { onClose: () => void; onDeleted: 
     <Dialog title={t('account.deleteYourAccount')} onClose={onClose}>
       <form onSubmit={submit} className={`${dialogStyles.dialogBody} stack`} noValidate>
         <p className="warning">{t('account.yourNamePicturePassword')}</p>
-        <label htmlFor={`${id}-password`} className="field-label">
-          {t('account.yourPassword')}
-        </label>
-        <input
-          id={`${id}-password`}
-          type="password"
-          className="input"
-          autoComplete="current-password"
-          value={password}
-          aria-invalid={!!error}
-          aria-describedby={error ? `${id}-error` : undefined}
-          onChange={(e) => setPassword(e.target.value)}
-        />
-        {error && (
-          <p id={`${id}-error`} className="field-error" role="alert">
-            {error}
-          </p>
-        )}
+        <Field label={t('account.yourPassword')} error={error}>
+          {(control) => (
+            <input
+              {...control}
+              type="password"
+              className="input"
+              autoComplete="current-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
+          )}
+        </Field>
         <footer className={dialogStyles.dialogActions}>
           <button type="button" className="button secondary" onClick={onClose}>
             {t('account.cancel')}
