@@ -189,7 +189,7 @@ try {
       try {
         await shot.ready(o.page);
         // Fonts and lazily loaded images settle before the picture is taken.
-        await o.page.evaluate(() => (globalThis as any).document.fonts.ready);
+        await o.page.evaluate(() => (globalThis as unknown as { document: { fonts: { ready: Promise<unknown> } } }).document.fonts.ready);
         await o.page.waitForLoadState('networkidle');
         await o.page.mouse.move(v.width - 5, v.height - 5);
         const file = path.join(out, `${shot.name}-${v.suffix}.png`);

@@ -160,6 +160,21 @@ export class RateLimitError extends ParleyApiError {
   }
 }
 
+/**
+ * No answer came: the service could not be reached (no connection, a refused or reset
+ * connection, a name that does not resolve). A `TypeError`, as `fetch` throws, with its
+ * error as `cause`.
+ */
+export class NetworkError extends TypeError {
+  override name = 'NetworkError';
+  constructor(
+    cause: TypeError,
+    readonly request: RequestInfo,
+  ) {
+    super(cause.message, { cause });
+  }
+}
+
 /** A gateway failure: a fatal close (e.g. 4001 bad token) or a protocol problem. */
 export class GatewayError extends Error {
   override name = 'GatewayError';

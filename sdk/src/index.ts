@@ -37,6 +37,7 @@ export {
   BadRequestError,
   ForbiddenError,
   GatewayError,
+  NetworkError,
   NotFoundError,
   ParleyApiError,
   PayloadTooLargeError,

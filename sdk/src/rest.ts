@@ -1,4 +1,4 @@
-import { ParleyApiError, RateLimitError } from './errors.js';
+import { NetworkError, ParleyApiError, RateLimitError } from './errors.js';
 import type {
   Channel,
   Command,
@@ -22,20 +22,25 @@ export const SDK_VERSION = '0.1.0';
 export interface RestClientOptions {
   /** The service's base URL, e.g. `http://localhost:8080` (no trailing path needed). */
   baseUrl: string;
-  /** The bot token (or a user session token with `tokenType: 'Bearer'`). */
-  token: string;
+  /**
+   * The bot token (or a user session token with `tokenType: 'Bearer'`); or a function read
+   * before each request, answering null while there is none (a web client before its login).
+   */
+  token: string | (() => string | null | undefined);
   /** Authorization scheme; bots use `Bot` (default), the web client's sessions `Bearer`. */
   tokenType?: 'Bot' | 'Bearer';
   /** How many times a request answered 429 is retried before `RateLimitError` (default 3). */
   maxRetries?: number;
   /** A 429 asking to wait longer than this (ms) is thrown at once instead (default 60 000). */
   maxRateLimitWaitMs?: number;
-  /** Per-attempt timeout in ms (default 30 000). */
+  /** Per-attempt timeout in ms (default 30 000); 0 for none (a large upload on a slow line). */
   timeoutMs?: number;
   /** Called whenever the client waits because of a rate limit (logging, metrics, tests). */
   onRateLimit?: (info: RateLimitInfo) => void;
   /** A `fetch` implementation (default: the global one). */
   fetch?: typeof fetch;
+  /** Whether to send the SDK's `User-Agent` (default true; a browser sends its own). */
+  userAgent?: boolean;
 }
 
 /** Describes one wait caused by a rate limit. */
@@ -63,6 +68,15 @@ export interface RequestOptions {
   /** Rate-limit bucket key; defaults to method plus path. */
   bucket?: string;
   signal?: AbortSignal;
+  /** How many times a 429 is retried for this request (default: the client's `maxRetries`). */
+  maxRetries?: number;
+  /**
+   * How many times to try again, after 1 s, 2 s, 4 s... (at most 30 s), when the service
+   * cannot be reached at all (default 0: a `NetworkError` at once).
+   */
+  offlineRetries?: number;
+  /** Told before each wait of this request: a rate limit (`429`, `bucket`) or no connection (`offline`). */
+  onWait?: (waitMs: number, reason: RateLimitInfo['reason'] | 'offline') => void;
 }
 
 /** Options of `sendMessage`. */
@@ -107,29 +121,35 @@ class Bucket {
  */
 export class RestClient {
   readonly baseUrl: string;
-  readonly #authorization: string;
+  readonly #scheme: string;
+  readonly #token: () => string | null | undefined;
   readonly #maxRetries: number;
   readonly #maxWaitMs: number;
   readonly #timeoutMs: number;
   readonly #onRateLimit: ((info: RateLimitInfo) => void) | undefined;
   readonly #fetch: typeof fetch;
+  readonly #userAgent: boolean;
   readonly #buckets = new Map<string, Bucket>();
 
   constructor(options: RestClientOptions) {
     if (!options.baseUrl) throw new TypeError('RestClient: baseUrl is required');
     if (!options.token) throw new TypeError('RestClient: token is required');
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.#authorization = `${options.tokenType ?? 'Bot'} ${options.token}`;
+    this.#scheme = options.tokenType ?? 'Bot';
+    const token = options.token;
+    this.#token = typeof token === 'function' ? token : () => token;
     this.#maxRetries = options.maxRetries ?? 3;
     this.#maxWaitMs = options.maxRateLimitWaitMs ?? 60_000;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#onRateLimit = options.onRateLimit;
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.#userAgent = options.userAgent ?? true;
   }
 
-  /** The `Authorization` header value this client sends (also the gateway's identify token). */
+  /** The `Authorization` header value this client sends (also the gateway's identify token); '' while there is no token. */
   get authorization(): string {
-    return this.#authorization;
+    const token = this.#token();
+    return token ? `${this.#scheme} ${token}` : '';
   }
 
   // ---------------------------------------------------------------- identity & servers
@@ -306,11 +326,11 @@ export class RestClient {
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
-    const headers: Record<string, string> = {
-      Authorization: this.#authorization,
-      'User-Agent': `ParleyBot (@parley/sdk ${SDK_VERSION})`,
-      ...options.headers,
-    };
+    const headers: Record<string, string> = {};
+    const authorization = this.authorization;
+    if (authorization) headers.Authorization = authorization;
+    if (this.#userAgent) headers['User-Agent'] = `ParleyBot (@parley/sdk ${SDK_VERSION})`;
+    Object.assign(headers, options.headers);
     let body: string | FormData | undefined;
     if (options.form) {
       body = options.form; // fetch sets the multipart Content-Type with its boundary
@@ -321,22 +341,37 @@ export class RestClient {
     // Errors carry the path; an interaction's token in it is a secret, so it is left out.
     const request = { method, path: urlPath.replace(/(\d+)\.[A-Za-z0-9_-]{16,}/g, '$1.[token]') };
 
-    for (let retry = 0; ; retry++) {
+    const maxRetries = options.maxRetries ?? this.#maxRetries;
+    for (let retry = 0, offline = 0; ; ) {
       const hold = bucket.delay(Date.now());
       if (hold > 0) {
         this.#onRateLimit?.({ method, path: urlPath, bucket: key, waitMs: hold, reason: 'bucket', retry: 0 });
+        options.onWait?.(hold, 'bucket');
         await sleep(hold, options.signal);
         bucket.remaining = undefined; // a new window: unknown until the next answer
       }
 
-      const signals = [AbortSignal.timeout(this.#timeoutMs)];
+      const signals = this.#timeoutMs > 0 ? [AbortSignal.timeout(this.#timeoutMs)] : [];
       if (options.signal) signals.push(options.signal);
-      const response = await this.#fetch(url, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body }),
-        signal: AbortSignal.any(signals),
-      });
+      let response: Response;
+      try {
+        response = await this.#fetch(url, {
+          method,
+          headers,
+          ...(body === undefined ? {} : { body }),
+          ...(signals.length ? { signal: AbortSignal.any(signals) } : {}),
+        });
+      } catch (err) {
+        // An abort or a timeout is the caller's; anything else from fetch means no answer came.
+        if (!(err instanceof TypeError)) throw err;
+        if (offline < (options.offlineRetries ?? 0)) {
+          const waitMs = Math.min(1000 * 2 ** offline++, 30_000);
+          options.onWait?.(waitMs, 'offline');
+          await sleep(waitMs, options.signal);
+          continue;
+        }
+        throw new NetworkError(err, request);
+      }
       const now = Date.now();
       bucket.update(response.headers, now);
       const payload = await readBody(response);
@@ -350,8 +385,10 @@ export class RestClient {
         // Make later requests in this bucket wait too, even if headers were missing.
         bucket.remaining = 0;
         bucket.resetAt = Math.max(bucket.resetAt, now + waitMs);
-        if (retry < this.#maxRetries && waitMs <= this.#maxWaitMs) {
-          this.#onRateLimit?.({ method, path: urlPath, bucket: key, waitMs, reason: '429', retry: retry + 1 });
+        if (retry < maxRetries && waitMs <= this.#maxWaitMs) {
+          retry++;
+          this.#onRateLimit?.({ method, path: urlPath, bucket: key, waitMs, reason: '429', retry });
+          options.onWait?.(waitMs, '429');
           await sleep(waitMs, options.signal);
           bucket.remaining = undefined;
           continue;

@@ -107,7 +107,7 @@ describe('log redaction', () => {
   it("keeps interaction tokens out of the trace log and the database (only the secret's hash is stored)", async () => {
     const w = await world(url);
     await call(url, 'PUT', `/bots/${w.bot.id}/commands`, { auth: w.bot.auth, body: [{ name: 'hush', description: 'Quiet' }] });
-    const gw = await TestGatewayClient.identify(url.replace(/^http/, 'ws') + '/gateway', w.bot.auth);
+    const gw = await TestGatewayClient.identify(`${url.replace(/^http/, 'ws')}/gateway`, w.bot.auth);
     try {
       const start = lines.length;
       const r = await call(url, 'POST', `/channels/${w.channel.id}/interactions`, {

@@ -205,7 +205,7 @@ describe('RestClient interaction calls', () => {
   it('throw typed errors that do not repeat the token', async () => {
     const w = await world(srv.url);
     const rest = new RestClient({ baseUrl: srv.url, token: w.bot.token });
-    const secret = 'Zq'.repeat(21) + 'x';
+    const secret = `${'Zq'.repeat(21)}x`;
     const err = await rest.followUp(`1234.${secret}`, { content: 'x' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NotFoundError);
     expect((err as NotFoundError).code).toBe('unknown_interaction');

@@ -8,6 +8,7 @@ import {
   API_ERROR_CODES,
   BadRequestError,
   ForbiddenError,
+  NetworkError,
   NotFoundError,
   ParleyApiError,
   PayloadTooLargeError,
@@ -208,5 +209,53 @@ describe('RestClient (scripted server)', () => {
     const rest = new RestClient({ baseUrl, token: 't' });
     await Promise.all(['a', 'b', 'c'].map((content) => rest.sendMessage('c1', content)));
     expect(seen.map((s) => JSON.parse(s.body).content)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('RestClient options the web client uses', () => {
+  it('reads a token function before each request, sending none while it answers null; no User-Agent when told', async () => {
+    const { baseUrl, seen } = await serve((_req, res) => json(res, 200, {}));
+    let token: string | null = null;
+    const rest = new RestClient({ baseUrl, token: () => token, tokenType: 'Bearer', userAgent: false });
+    await rest.request('GET', '/users/@me');
+    token = 'session-1';
+    await rest.request('GET', '/users/@me');
+    expect(seen[0]?.headers.authorization).toBeUndefined();
+    expect(seen[1]?.headers.authorization).toBe('Bearer session-1');
+    expect(seen[1]?.headers['user-agent']).not.toMatch(/ParleyBot/);
+    expect(rest.authorization).toBe('Bearer session-1');
+  });
+
+  it('a request with maxRetries 0 gives up on its first 429; onWait is told of each wait', async () => {
+    let calls = 0;
+    const { baseUrl } = await serve((_req, res) => {
+      calls++;
+      if (calls === 1) return json(res, 429, { error: 'rate limited', retryAfter: 0.05 }, { 'retry-after': '0.05' });
+      json(res, 200, { ok: true });
+    });
+    const rest = new RestClient({ baseUrl, token: 't' });
+    const refused = await rest.request('POST', '/channels/c1/typing', { maxRetries: 0 }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RateLimitError);
+    const waits: [number, string][] = [];
+    calls = 0;
+    const answer = await rest.request('POST', '/channels/c2/typing', { onWait: (ms, reason) => waits.push([ms, reason]) });
+    expect(answer).toEqual({ ok: true });
+    expect(waits).toEqual([[50, '429']]);
+  });
+
+  it('no answer at all: offlineRetries tries again after growing pauses, then a NetworkError (a TypeError)', async () => {
+    // A port nothing listens on: the connection is refused.
+    const { baseUrl } = await serve((_req, res) => json(res, 200, {}));
+    await new Promise<void>((resolve) => server!.close(() => resolve()));
+    server = undefined;
+    const rest = new RestClient({ baseUrl, token: 't', timeoutMs: 0 });
+    const waits: [number, string][] = [];
+    const err = await rest
+      .request('GET', '/users/@me', { offlineRetries: 1, onWait: (ms, reason) => waits.push([ms, reason]) })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err).toBeInstanceOf(TypeError);
+    expect((err as NetworkError).request).toEqual({ method: 'GET', path: '/users/@me' });
+    expect(waits).toEqual([[1000, 'offline']]);
   });
 });

@@ -195,7 +195,7 @@ describe('mentions', { timeout: 90_000 }, () => {
     const plain = await postMessage(web.url, w.alma.auth, w.general.id, `just chatting with <@${w.bob.id}>`);
     const direct = await postMessage(web.url, w.alma.auth, w.general.id, `<@${w.alba.id}> can you look at this?`);
     const role = await postMessage(web.url, w.bob.auth, w.general.id, `<@&${crew.id}> standup in 5`);
-    const ghosts = await postMessage(web.url, w.bob.auth, w.general.id, 'ghosts: <@999999999999> <#888888888888> `<@' + w.alba.id + '>`');
+    const ghosts = await postMessage(web.url, w.bob.auth, w.general.id, `ghosts: <@999999999999> <#888888888888> \`<@${w.alba.id}>\``);
     const everyone = await postMessage(web.url, w.owner.auth, w.general.id, '@everyone the harbour closes at 6');
     const mine = await postMessage(web.url, w.alba.auth, w.general.id, 'I can take the evening shift');
     // A reply to the viewer that does not ping them is still for them.

@@ -83,6 +83,7 @@ function firstInView(page: Page): Promise<{ id: string; top: number }> {
 const oldestDrawn = (page: Page) =>
   page.evaluate(() => {
     const ids = [...document.querySelectorAll('[data-message-id]')].map((el) => BigInt(el.dataset.messageId ?? '0'));
+    // biome-ignore lint/complexity/useMathMinMax: Math.min takes no BigInt
     return ids.reduce((a, b) => (b < a ? b : a)).toString();
   });
 

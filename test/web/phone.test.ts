@@ -82,7 +82,7 @@ async function noOverflow(page: Page, where: string) {
 }
 
 /** Whether the element's box lies within the screen (fully). */
-async function onScreen(page: Page, selector: ReturnType<Page['locator']>) {
+async function onScreen(_page: Page, selector: ReturnType<Page['locator']>) {
   const box = await selector.boundingBox();
   if (!box) return false;
   return box.x >= 0 && box.x + box.width <= WIDTH + 0.5 && box.y >= 0 && box.y + box.height <= 844 + 0.5;

@@ -78,6 +78,7 @@ export function App() {
 
   return (
     <ErrorBoundary>
+      {/* biome-ignore lint/a11y: a real link to #main; the click also moves the focus there */}
       <a href="#main" className="skip-link" onClick={skipToMain}>
         {t('app.skipToContent')}
       </a>
@@ -176,9 +177,7 @@ function InviteAuth({
   const load = useInvitePreview(code);
   const notice =
     load.state === 'ready' ? (
-      <>
-        <Trans i18nKey="app.invitedToJoin" values={{ server: load.preview.server.name }} components={{ b: <strong /> }} />
-      </>
+      <Trans i18nKey="app.invitedToJoin" values={{ server: load.preview.server.name }} components={{ b: <strong /> }} />
     ) : load.state === 'gone' ? (
       t('app.inviteGone')
     ) : (
@@ -227,6 +226,8 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
   // Unread counts in the title, notifications from one tab, settings shared between tabs.
   useEffect(startConversations, []);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies(token): a new session token loads the boot data again
+  // biome-ignore lint/correctness/useExhaustiveDependencies(attempt): so does "Try again"
   useEffect(() => {
     let cancelled = false;
     setBootError(null);

@@ -82,7 +82,7 @@ export function uploadRoutes(fastify: FastifyInstance, { ctx, limiter, config }:
     const part = await req.file({ limits: { fileSize: config.maxUploadBytes, files: 1 } }).catch((err: unknown) => {
       throw malformedMultipart(err);
     });
-    if (!part || part.fieldname !== 'file') throw badRequest('multipart field "file" is required');
+    if (part?.fieldname !== 'file') throw badRequest('multipart field "file" is required');
     const stored = await uploads.store(ctx, caller, {
       filename: part.filename,
       contentType: part.mimetype,

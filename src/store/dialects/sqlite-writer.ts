@@ -37,7 +37,7 @@ const SCRIPT = '/* script */';
  *   is the last step that read (none: the last step);
  * - anything else: one statement.
  */
-const RUNNER = String.raw`
+const RUNNER = `
 function runner(db) {
   const EACH = ${JSON.stringify(EACH)};
   const SCRIPT = ${JSON.stringify(SCRIPT)};

@@ -25,6 +25,7 @@ import styles from './channel-sidebar.module.css';
 import { COMPOSER_INPUT_ID } from './composer';
 import dialogStyles from './dialog.module.css';
 import { t } from '../i18n';
+import { useAction } from '../lib/use-action';
 
 interface Props {
   server: Server;
@@ -166,29 +167,19 @@ export function InviteDialog({ serverId, serverName, onClose }: { serverId: stri
   const [invite, setInvite] = useState<Invite | null>(null);
   const [maxAge, setMaxAge] = useState(DEFAULT_EXPIRY);
   const [maxUses, setMaxUses] = useState(0);
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useAction({ onError: toastError });
   const id = useId();
   const make = async () => {
-    setBusy(true);
-    try {
+    await run(async () => {
       setInvite(await createInviteWith(serverId, { maxAge, maxUses }));
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const revoke = async (target: Invite) => {
-    setBusy(true);
-    try {
+    await run(async () => {
       await revokeInvite(target.code);
       setInvite(null);
       toast(t('sidebar.inviteRevokedTheLink'));
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Dialog title={t('sidebar.invitePeopleToServername', { serverName })} onClose={onClose}>

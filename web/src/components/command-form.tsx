@@ -155,6 +155,7 @@ export function CommandForm({ channel, command, onClose }: Props) {
   };
 
   return (
+    // biome-ignore lint/a11y: Escape anywhere in the form closes it; the keys come from its fields
     <form
       ref={formRef}
       className={styles.form}
@@ -579,14 +580,18 @@ function AutocompleteInput({
           ) : null}
           <ul
             id={listId}
+            // biome-ignore lint/a11y: the combobox pattern: focus stays in the input (aria-activedescendant), which handles the keys
             role="listbox"
             aria-label={t('commands.suggestionsForOption', { option: option.name })}
             className={styles.choiceList}
           >
             {items.map((c, i) => (
+              // biome-ignore lint/a11y: the combobox pattern: focus stays in the input (aria-activedescendant), which handles the keys
               <li
+                // biome-ignore lint/suspicious/noArrayIndexKey: two choices may share a value; the list is rebuilt, never reordered
                 key={`${c.value}-${i}`}
                 id={`${listId}-${i}`}
+                // biome-ignore lint/a11y: the combobox pattern: focus stays in the input (aria-activedescendant), which handles the keys
                 role="option"
                 aria-selected={i === active}
                 className={i === active ? `${styles.choice} ${styles.activeChoice}` : styles.choice}

@@ -85,12 +85,14 @@ export function CommandPalette({ id, query, items, loading, active, onHover, onP
       ) : (
         <div className={styles.list} role="listbox" id={id} aria-labelledby={`${id}-title`}>
           {groups.map((g) => (
+            // biome-ignore lint/a11y: a group of options inside a listbox (a fieldset would mean a form)
             <div key={g.botId} role="group" aria-labelledby={`${id}-bot-${g.botId}`} className={palette.group}>
               <div className={palette.groupHeader} id={`${id}-bot-${g.botId}`} role="presentation">
                 <Avatar id={g.botId} name={g.name} src={g.avatar} size={18} />
                 <span>{g.name}</span>
               </div>
               {g.rows.map(({ command, index }) => (
+                // biome-ignore lint/a11y: the combobox pattern: focus stays in the input (aria-activedescendant), which handles the keys
                 <div
                   key={`${command.id} ${runnableName(command)}`}
                   id={commandOptionId(id, index)}

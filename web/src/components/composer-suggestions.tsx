@@ -87,7 +87,6 @@ export function useSuggestions(trigger: Trigger | null, channel: Pick<Channel, '
   const roles = useStore((s) => s.roles[serverId]);
   const channels = useStore((s) => s.channels[serverId]);
   // Visible channels depend on overwrites and the viewer's roles: recomputed when those change.
-  const myRoles = useStore((s) => s.myRoles[serverId]);
   const bits = usePermissions(serverId, channel.id);
   const everyone = can(bits, P.MENTION_EVERYONE);
   const emojiData = useEmojiData(trigger?.char === ':');
@@ -154,7 +153,7 @@ export function useSuggestions(trigger: Trigger | null, channel: Pick<Channel, '
       for (const s of special) if (rank(s.kind, q) >= 0 && out.length < MAX) out.push(s);
     }
     return out;
-  }, [trigger, serverId, members, roles, channels, myRoles, everyone, emojiData]);
+  }, [trigger, serverId, members, roles, channels, everyone, emojiData]);
 }
 
 interface AutocompleteOptions {
@@ -202,11 +201,13 @@ export function useAutocomplete({ text, setText, area, channel, onMention }: Aut
   const open = !!trigger && items.length > 0;
   const activeIndex = Math.min(active, items.length - 1);
   const triggerKey = trigger ? `${trigger.char}${trigger.start}:${trigger.query}` : '';
+  // biome-ignore lint/correctness/useExhaustiveDependencies: re-runs on purpose: a new trigger or query starts at the first suggestion
   useEffect(() => {
     setActive(0);
   }, [triggerKey]);
 
   // After a pick, the caret goes after the inserted name.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: re-runs on purpose: the caret is placed once the picked text is in the box
   useLayoutEffect(() => {
     const el = area.current;
     const at = pendingCaret.current;
@@ -296,11 +297,14 @@ export function SuggestionList({ id, trigger, items, active, onHover, onPick }: 
           t(`composer.suggestionTitle.${TITLES[trigger.char]}`)
         )}
       </div>
+      {/* biome-ignore lint/a11y: the combobox pattern: focus stays in the input (aria-activedescendant), which handles the keys */}
       <ul className={styles.list} role="listbox" id={id} aria-labelledby={`${id}-title`}>
         {items.map((item, i) => (
+          // biome-ignore lint/a11y: the combobox pattern: focus stays in the input (aria-activedescendant), which handles the keys
           <li
             key={item.key}
             id={suggestionId(id, i)}
+            // biome-ignore lint/a11y: the combobox pattern: focus stays in the input (aria-activedescendant), which handles the keys
             role="option"
             aria-selected={i === active}
             data-label={item.label}

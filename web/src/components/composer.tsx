@@ -159,6 +159,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
   const open = !!trigger && suggestions.length > 0;
   const activeIndex = Math.min(active, suggestions.length - 1);
   const triggerKey = trigger ? `${trigger.char}${trigger.start}:${trigger.query}` : '';
+  // biome-ignore lint/correctness/useExhaustiveDependencies(triggerKey): another query starts at its first suggestion
   useEffect(() => {
     setActive(0);
   }, [triggerKey]);
@@ -171,6 +172,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
   // An empty match closes the palette, so `/shrug` can still be sent as text; a lone `/` says why nothing is listed.
   const paletteOpen = slash !== null && (commands.items.length > 0 || slash === '');
   const paletteActive = Math.min(active, Math.max(0, commands.items.length - 1));
+  // biome-ignore lint/correctness/useExhaustiveDependencies(slash): another query starts at its first command
   useEffect(() => {
     setActive(0);
   }, [slash]);
@@ -229,6 +231,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
   };
 
   // After a pick, the caret goes after the inserted name.
+  // biome-ignore lint/correctness/useExhaustiveDependencies(text): placed once the picked text is in the textarea
   useLayoutEffect(() => {
     const el = area.current;
     const at = pendingCaret.current;
@@ -246,6 +249,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
     if (window.matchMedia?.('(pointer: fine)').matches) area.current?.focus({ preventScroll: true });
   }, []);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies(text): the textarea grows with its text
   useLayoutEffect(() => {
     const el = area.current;
     if (!el) return;
@@ -567,13 +571,9 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
       <div id="composer-help" className={styles.composerHelp}>
         <span>
           {touch ? (
-            <>
-              <Trans i18nKey="composer.help.touch" components={{ enter: <kbd /> }} />
-            </>
+            <Trans i18nKey="composer.help.touch" components={{ enter: <kbd /> }} />
           ) : (
-            <>
-              <Trans i18nKey="composer.help.keyboard" components={{ enter: <kbd />, shift: <kbd /> }} />
-            </>
+            <Trans i18nKey="composer.help.keyboard" components={{ enter: <kbd />, shift: <kbd /> }} />
           )}{' '}
           <Trans i18nKey="composer.help.triggers" components={{ k: <kbd /> }} />
         </span>

@@ -59,6 +59,7 @@ export function Embed({ embed }: { embed: EmbedData }) {
           {fields.length > 0 && (
             <div className={styles.embedFields}>
               {fields.map((f, i) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: an embed's fields never move; their place is their identity
                 <div key={i} className={f.inline ? `${styles.embedField} ${styles.inline}` : styles.embedField}>
                   <div className={styles.embedFieldName}>
                     <InlineMarkdown source={str(f.name)} />

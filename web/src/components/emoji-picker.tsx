@@ -199,7 +199,6 @@ export function EmojiPicker({ onPick, onClose, purpose = 'react' }: PickerProps)
 
   const flat = useMemo(() => sections.flatMap((s) => s.emoji), [sections]);
   const activeIndex = Math.min(active, Math.max(0, flat.length - 1));
-  useEffect(() => setActive(0), [query]);
   const shown = preview ?? flat[activeIndex] ?? null;
 
   const pick = (e: PickerEmoji) => {
@@ -239,6 +238,7 @@ export function EmojiPicker({ onPick, onClose, purpose = 'react' }: PickerProps)
   const label = purpose === 'react' ? t('emoji.addReaction') : t('composer.insertEmoji');
   let index = 0;
   return (
+    // biome-ignore lint/a11y: its handlers keep the focus inside and close it on Escape; its buttons take the keys
     <div
       ref={ref}
       className={styles.emojiPicker}
@@ -265,7 +265,10 @@ export function EmojiPicker({ onPick, onClose, purpose = 'react' }: PickerProps)
           aria-label={t('emoji.searchLabel')}
           aria-controls={`${id}-grid`}
           value={query}
-          onChange={(e) => setQuery(e.target.value)}
+          onChange={(e) => {
+            setQuery(e.target.value);
+            setActive(0);
+          }}
           onKeyDown={(e) => {
             if (e.key === 'ArrowDown' && flat.length) {
               e.preventDefault();
@@ -288,6 +291,7 @@ export function EmojiPicker({ onPick, onClose, purpose = 'react' }: PickerProps)
             <Emoji emoji={TONE_SWATCH[tone] ?? '✋'} decorative />
           </button>
           {tonesOpen && (
+            // biome-ignore lint/a11y: a group of buttons, not of form fields (which a fieldset is for)
             <div className={styles.toneMenu} role="group" aria-label={t('emoji.skinTone')}>
               {TONE_SWATCH.map((swatch, i) => (
                 <button
@@ -325,6 +329,7 @@ export function EmojiPicker({ onPick, onClose, purpose = 'react' }: PickerProps)
           ))}
         </div>
       )}
+      {/* biome-ignore lint/a11y: leaving with the mouse ends a hover preview; the keys preview what has the focus */}
       <div ref={scroller} className={styles.scroller} id={`${id}-grid`} onMouseLeave={() => setPreview(null)}>
         {!data &&
           (failed ? (
@@ -347,6 +352,7 @@ export function EmojiPicker({ onPick, onClose, purpose = 'react' }: PickerProps)
               <h3 className={styles.sectionName} id={`${id}-${s.key}`} data-section={s.key}>
                 {s.name}
               </h3>
+              {/* biome-ignore lint/a11y: a group of buttons, not of form fields (which a fieldset is for); the arrow keys move the focus between them */}
               <div className={styles.grid} role="group" aria-labelledby={`${id}-${s.key}`} onKeyDown={onGridKey}>
                 {s.emoji.map((e) => {
                   const i = index++;

@@ -26,6 +26,7 @@ export function Emoji({ emoji, className, lazy, decorative }: Props) {
     );
   }
   return (
+    // biome-ignore lint/a11y: onError is no interaction: it draws the text instead of a missing image
     <img
       className={`emoji${className ? ` ${className}` : ''}`}
       src={src}
@@ -45,5 +46,6 @@ export function Emoji({ emoji, className, lazy, decorative }: Props) {
 export function EmojiText({ text }: { text: string }): ReactNode {
   const parts = splitEmoji(text);
   if (parts.length === 1 && typeof parts[0] === 'string') return text;
+  // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one text: their place is their identity
   return <>{parts.map((p, i) => (typeof p === 'string' ? <Fragment key={i}>{p}</Fragment> : <Emoji key={i} emoji={p.emoji} />))}</>;
 }

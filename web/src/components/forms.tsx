@@ -1,9 +1,10 @@
 /** Small dialogs with one text field: create a server, a channel, join by invite. */
-import { useId, useState, type FormEvent } from 'react';
-import { describeError } from '../api/client';
+import { useState, type FormEvent } from 'react';
 import { Dialog } from './dialog';
+import { Field } from './field';
 import dialogStyles from './dialog.module.css';
 import { t } from '../i18n';
+import { useAction } from '../lib/use-action';
 
 interface PromptDialogProps {
   title: string;
@@ -30,52 +31,37 @@ export function PromptDialog({
   onClose,
 }: PromptDialogProps) {
   const [value, setValue] = useState(initial);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const id = useId();
+  const { busy, error, setError, run } = useAction();
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!value.trim()) {
       setError(t('forms.required', { label }));
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
-      await onSubmit(value.trim());
-      onClose();
-    } catch (err) {
-      setError(describeError(err));
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        await onSubmit(value.trim());
+        onClose();
+      },
+      { stayBusy: true },
+    );
   };
   return (
     <Dialog title={title} onClose={onClose}>
       <form onSubmit={submit} className={`${dialogStyles.dialogBody} stack`}>
-        <label htmlFor={id} className="field-label">
-          {label}
-        </label>
-        <input
-          id={id}
-          className="input"
-          value={value}
-          autoFocus
-          maxLength={maxLength}
-          placeholder={placeholder}
-          onChange={(e) => setValue(e.target.value)}
-          aria-invalid={!!error}
-          aria-describedby={error ? `${id}-error` : help ? `${id}-help` : undefined}
-        />
-        {help && !error && (
-          <p id={`${id}-help`} className="hint">
-            {help}
-          </p>
-        )}
-        {error && (
-          <p id={`${id}-error`} className="field-error" role="alert">
-            {error}
-          </p>
-        )}
+        <Field label={label} hint={help} error={error}>
+          {(control) => (
+            <input
+              {...control}
+              className="input"
+              value={value}
+              autoFocus
+              maxLength={maxLength}
+              placeholder={placeholder}
+              onChange={(e) => setValue(e.target.value)}
+            />
+          )}
+        </Field>
         <footer className={dialogStyles.dialogActions}>
           <button type="button" className="button secondary" onClick={onClose}>
             {t('forms.cancel')}

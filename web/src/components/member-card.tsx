@@ -25,6 +25,7 @@ import dialogStyles from './dialog.module.css';
 import styles from './member-card.module.css';
 import roleName from './role-name.module.css';
 import { t } from '../i18n';
+import { useAction } from '../lib/use-action';
 
 // ---------------------------------------------------------------- which card is open
 
@@ -85,6 +86,7 @@ export function MemberCardHost({ server }: { server: Server }) {
     if (!rolesLoaded) loadRoles(server.id).catch(toastError);
   }, [server.id, rolesLoaded]);
   // Leaving the server's page closes its card.
+  // biome-ignore lint/correctness/useExhaustiveDependencies(server.id): the cleanup runs when the server changes
   useEffect(() => closeMemberCard, [server.id]);
   if (!target || target.serverId !== server.id) return null;
   return <MemberCard key={target.userId} server={server} userId={target.userId} onClose={closeMemberCard} />;
@@ -266,6 +268,7 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
               <p className={`empty-note ${styles.sectionText}`}>{t('members.noRoles')}</p>
             )}
             {menu && addable.length > 0 && (
+              // biome-ignore lint/a11y: a group of buttons (not form fields); Escape closes it, its buttons take the other keys
               <div
                 ref={menuRef}
                 id={`role-menu-${member.id}`}
@@ -389,29 +392,26 @@ function RemoveDialog({
   const name = displayName(member);
   const [reason, setReason] = useState('');
   const [deleteSeconds, setDeleteSeconds] = useState(0);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction();
   const reasonId = useId();
   const windowId = useId();
   const ban = kind === 'ban';
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      if (ban) await banMember(server.id, member.id, { reason: reason.trim() || undefined, deleteMessageSeconds: deleteSeconds });
-      else await kickMember(server.id, member.id, reason);
-      toast(
-        ban
-          ? t('members.nameWasBannedFrom', { name, server: server.name })
-          : t('members.nameWasRemovedFrom', { name, server: server.name }),
-      );
-      onDone();
-    } catch (err) {
-      setError(describeError(err));
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        if (ban) await banMember(server.id, member.id, { reason: reason.trim() || undefined, deleteMessageSeconds: deleteSeconds });
+        else await kickMember(server.id, member.id, reason);
+        toast(
+          ban
+            ? t('members.nameWasBannedFrom', { name, server: server.name })
+            : t('members.nameWasRemovedFrom', { name, server: server.name }),
+        );
+        onDone();
+      },
+      { stayBusy: true },
+    );
   };
 
   return (

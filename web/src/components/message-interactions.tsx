@@ -33,6 +33,7 @@ export function MessageComponents({ message }: { message: Message }) {
   return (
     <div className={styles.components} data-testid="message-components">
       {rows.map((row, r) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a message's rows have no ids; their place is their identity
         <div key={r} className={styles.row}>
           {row.components.map((c) =>
             c.type === 'button' ? (
@@ -223,6 +224,7 @@ function SelectMenu({ select, loading, onChoose }: { select: Select; loading: bo
         <ul
           ref={list}
           id={listId}
+          // biome-ignore lint/a11y: a listbox holding the focus (aria-activedescendant), which handles the keys
           role="listbox"
           tabIndex={-1}
           aria-multiselectable={multi || undefined}
@@ -250,9 +252,11 @@ function SelectMenu({ select, loading, onChoose }: { select: Select; loading: bo
           {select.options.map((o, i) => {
             const on = chosen.includes(o.value);
             return (
+              // biome-ignore lint/a11y: the listbox holds the focus (aria-activedescendant) and handles the keys
               <li
                 key={o.value}
                 id={`${listId}-${i}`}
+                // biome-ignore lint/a11y: an option of the listbox above
                 role="option"
                 aria-selected={on}
                 className={`${styles.selectOption}${i === active ? ` ${styles.activeOption}` : ''}`}

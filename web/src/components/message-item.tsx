@@ -26,6 +26,7 @@ import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 import styles from './message-item.module.css';
 import roleName from './role-name.module.css';
+import { useAction } from '../lib/use-action';
 
 const MAX_CONTENT = 4000;
 
@@ -198,15 +199,18 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
         {attachments.length > 0 && (
           <div className={styles.attachments}>
             {attachments.map((a, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: the same file may be attached twice; attachments never move
               <AttachmentView key={`${a.url}-${i}`} attachment={a} />
             ))}
           </div>
         )}
         {embeds.length > 0 && (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a message's embeds have no ids; their place is their identity
           <div className={styles.embeds}>{embeds.map((e, i) => (e && typeof e === 'object' ? <Embed key={i} embed={e} /> : null))}</div>
         )}
         <MessageComponents message={message} />
         {reactions.length > 0 && (
+          // biome-ignore lint/a11y: a group of buttons, not of form fields (which a fieldset is for)
           <div className={styles.reactions} role="group" aria-label={t('message.reactions')}>
             {reactions.map((r) => (
               <ReactionChip key={r.emoji} reaction={r} onToggle={react} />
@@ -364,7 +368,7 @@ function EditBox({ message, onDone }: { message: Message; onDone: () => void }) 
   const [draft] = useState(() => decodeDraft(message.content, (token) => mentionName(store.getState(), message, token)));
   const picks = useRef<DraftMention[]>(draft.picks);
   const [text, setText] = useState(draft.text);
-  const [saving, setSaving] = useState(false);
+  const { busy: saving, run } = useAction({ onError: toastError });
   const ref = useRef<HTMLTextAreaElement>(null);
   const channel = useMemo(() => ({ id: message.channelId, serverId: message.serverId ?? '' }), [message.channelId, message.serverId]);
   const autocomplete = useAutocomplete({
@@ -383,6 +387,7 @@ function EditBox({ message, onDone }: { message: Message; onDone: () => void }) 
     el.focus();
     el.setSelectionRange(el.value.length, el.value.length);
   }, []);
+  // biome-ignore lint/correctness/useExhaustiveDependencies(text): the textarea grows with its text
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
@@ -402,14 +407,13 @@ function EditBox({ message, onDone }: { message: Message; onDone: () => void }) 
       toastError(new Error(`Messages can be at most ${MAX_CONTENT} characters.`));
       return;
     }
-    setSaving(true);
-    try {
-      await editMessage(message, content);
-      onDone();
-    } catch (err) {
-      toastError(err);
-      setSaving(false);
-    }
+    await run(
+      async () => {
+        await editMessage(message, content);
+        onDone();
+      },
+      { stayBusy: true },
+    );
   };
 
   return (

@@ -201,6 +201,7 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
   // has only estimated). So after a prepend the first message in view is held where it was:
   // checked whenever the list resizes (a ResizeObserver runs after Virtuoso's own, before the
   // frame is painted) and each frame, for a second or until the person scrolls.
+  // biome-ignore lint/correctness/useExhaustiveDependencies(items): a page prepended is what moves the anchor
   useEffect(() => {
     const el = scroller;
     if (!el || !anchor.current) return;
@@ -356,6 +357,7 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
 
   // A jump (a reply's quote line, a pin, a search result): once the target is held, bring
   // it to the middle and flash it. Not held yet: the pages around it are on their way.
+  // biome-ignore lint/correctness/useExhaustiveDependencies(items): read through itemsRef; a page arriving may bring the target
   useEffect(() => {
     if (!jump) return;
     const index = itemsRef.current.findIndex((m) => m.id === jump.messageId);
@@ -367,9 +369,11 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
     jumpDone(jump.seq);
   }, [jump, items, sync]);
 
+  const loaded = data?.loaded;
+  const stale = data?.stale;
   useEffect(() => {
-    if (!data || !data.loaded || data.stale) void loadLatest(channel.id);
-  }, [channel.id, data?.loaded, data?.stale]);
+    if (!loaded || stale) void loadLatest(channel.id);
+  }, [channel.id, loaded, stale]);
 
   // Counting what arrives below while the view is elsewhere (for the jump button).
   const lastId = items[items.length - 1]?.id;
@@ -581,6 +585,7 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
       <UnreadBar channelId={channel.id} items={history} hasMore={data?.hasMore ?? false} onJump={jumpToUnread} />
       {items.length === 0 ? (
         // Nothing to virtualise yet: the start of the channel, or the first page loading.
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take the focus, for the keys to scroll it
         <div className={styles.messageScroller} {...logProps} tabIndex={0}>
           <ListHeader context={context} />
           <ol className={styles.messageList}>
@@ -655,6 +660,7 @@ function renderRow(_index: number, row: Row, ctx: ListContext) {
   return (
     <>
       {row.newDay && (
+        // biome-ignore lint/a11y/useSemanticElements: an <hr> cannot hold the day's label
         <div className={styles.dayDivider} role="separator" aria-label={formatDay(m.createdAt)}>
           <span aria-hidden="true">{formatDay(m.createdAt)}</span>
         </div>

@@ -6,13 +6,13 @@
  * and Cancel close it without telling the bot, as on Discord.
  */
 import { useId, useState, type FormEvent } from 'react';
-import { describeError } from '../api/client';
 import type { TextInput } from '../api/types';
 import { t } from '../i18n';
 import { closeModal, type OpenModal, submitModal, useInteractions } from '../state/interaction-store';
 import { Dialog } from './dialog';
 import dialogStyles from './dialog.module.css';
 import styles from './modal-form.module.css';
+import { useAction } from '../lib/use-action';
 
 const MAX = 4000;
 const length = (v: string) => [...v].length;
@@ -40,8 +40,7 @@ function ModalForm({ open }: { open: OpenModal }) {
   // Errors show once a field was left, or on a submit attempt: not while someone starts typing.
   const [touched, setTouched] = useState<Record<string, boolean>>({});
   const [tried, setTried] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction();
   const base = useId();
 
   const submit = async (e: FormEvent) => {
@@ -52,14 +51,12 @@ function ModalForm({ open }: { open: OpenModal }) {
       document.getElementById(`${base}-${inputs.indexOf(firstBad)}`)?.focus();
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
-      await submitModal(inputs.map((i) => ({ customId: i.customId, value: values[i.customId] ?? '' })));
-    } catch (err) {
-      setError(describeError(err));
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        await submitModal(inputs.map((i) => ({ customId: i.customId, value: values[i.customId] ?? '' })));
+      },
+      { stayBusy: true },
+    );
   };
 
   return (

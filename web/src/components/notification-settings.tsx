@@ -3,7 +3,7 @@
  * mentions only, nothing), muting, and each channel's own setting over the server's.
  * Each change is saved at once, as it is made.
  */
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId } from 'react';
 import type { Server, UpdateSettingsBody } from '../api/types';
 import { isPrivate } from '../lib/overwrites';
 import { type NotifyLevel, loadSettings, notifyRule, updateSettings } from '../state/conversations';
@@ -14,6 +14,7 @@ import { LockIcon } from './lock-icon';
 import dialogStyles from './dialog.module.css';
 import styles from './notification-settings.module.css';
 import { t } from '../i18n';
+import { useAction } from '../lib/use-action';
 
 const LEVELS: { value: NotifyLevel; readonly label: string; readonly hint: string }[] = (['all', 'mentions', 'none'] as const).map(
   (value) => ({
@@ -39,7 +40,7 @@ interface Props {
 export function NotificationSettingsDialog({ server, focusChannelId, onClose }: Props) {
   const settings = useStore((s) => s.settings);
   const channels = useStore((s) => s.channels[server.id]) ?? [];
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useAction({ onError: toastError });
   const id = useId();
   const own = settings?.servers?.[server.id];
   const level: NotifyLevel = own?.level ?? 'mentions';
@@ -57,14 +58,9 @@ export function NotificationSettingsDialog({ server, focusChannelId, onClose }: 
   }, [focusChannelId]);
 
   const save = async (...bodies: UpdateSettingsBody[]) => {
-    setBusy(true);
-    try {
+    await run(async () => {
       for (const body of bodies) await updateSettings(body);
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const setChannel = (channelId: string, change: { level?: NotifyLevel | 'inherit'; muted?: boolean }) => {

@@ -50,6 +50,7 @@ export function PinsPanel({ channel, canManage, onClose, toggle }: Props) {
 
   const items = pins?.items;
   return (
+    // biome-ignore lint/a11y: Escape anywhere in the panel closes it; its controls take the other keys
     <div
       ref={ref}
       className={styles.panel}
@@ -149,6 +150,7 @@ function PinnedMessage({ message, canManage, onJump }: { message: Message; canMa
       {attachments.length > 0 && (
         <div className={styles.attachments}>
           {attachments.map((a, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: the same file may be attached twice; attachments never move
             <AttachmentView key={`${a.url}-${i}`} attachment={a} />
           ))}
         </div>

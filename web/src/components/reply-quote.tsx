@@ -56,6 +56,7 @@ export function ReplyQuote({ reply }: { reply: Message }) {
         </span>
         <span className={styles.excerpt}>
           {text ? (
+            // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one text: their place is their identity
             splitMentions(text).map((p, i) => (typeof p === 'string' ? p : <MentionChip key={i} token={p} plain />))
           ) : (
             <em className={styles.attachmentNote}>

@@ -67,6 +67,7 @@ export function SearchBox({ server }: { server: Server }) {
   );
 
   // Another server: another search.
+  // biome-ignore lint/correctness/useExhaustiveDependencies(server.id): the reset is what a change of server does
   useEffect(() => {
     setResults(null);
     setRan(null);
@@ -127,6 +128,7 @@ export function SearchBox({ server }: { server: Server }) {
 
   return (
     <div className={styles.search}>
+      {/* biome-ignore lint/a11y/useSemanticElements: a form with the search role is the landmark every browser knows */}
       <form
         role="search"
         className={styles.box}
@@ -156,6 +158,7 @@ export function SearchBox({ server }: { server: Server }) {
         <SearchIcon size={16} />
       </form>
       {focused && !results && (
+        // biome-ignore lint/a11y: a click on the hints keeps the focus in the search field
         <div id={hintsId} className={styles.hints} onMouseDown={(e) => e.preventDefault()}>
           <p className={styles.hintsTitle}>{t('search.searchOptions')}</p>
           {FILTER_KEYS.map((k) => (
@@ -198,6 +201,7 @@ function SearchResults({
   const channels = useStore((s) => s.channels[server.id]);
   const count = results.total >= 10_000 ? '10,000+' : results.total.toLocaleString();
   return (
+    // biome-ignore lint/a11y: Escape anywhere in the panel closes it; its controls take the other keys
     <section
       className={styles.panel}
       aria-labelledby={titleId}

@@ -7,6 +7,7 @@ import { t } from '../i18n';
 export function ToastRegion() {
   const toasts = useToasts();
   return (
+    // biome-ignore lint/a11y/useSemanticElements: the notifications region is found by its role attribute (test/web/details.test.ts)
     <div className={styles.toasts} role="region" aria-label={t('toasts.notifications')}>
       <div aria-live="polite" aria-atomic="false">
         {toasts.map((item) => (

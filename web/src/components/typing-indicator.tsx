@@ -9,6 +9,7 @@ export function TypingIndicator({ channelId }: { channelId: string }) {
   const [now, setNow] = useState(() => Date.now());
   const active = Object.values(typing ?? {}).filter((t) => t.until > now);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies(now): each tick schedules the next expiry
   useEffect(() => {
     const entries = Object.values(typing ?? {});
     if (!entries.length) return;
@@ -17,6 +18,7 @@ export function TypingIndicator({ channelId }: { channelId: string }) {
     return () => clearTimeout(timer);
   }, [typing, now]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies(typing): a new typing entry restarts the clock
   useEffect(() => setNow(Date.now()), [typing]);
 
   let text = '';

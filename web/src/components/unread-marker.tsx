@@ -39,6 +39,7 @@ export function firstUnreadId(items: Message[], marker: string | null, hasMore: 
 
 export function UnreadDivider() {
   return (
+    // biome-ignore lint/a11y/useSemanticElements: an <hr> cannot hold the label
     <div className={styles.divider} role="separator" aria-label={t('messageList.newMessagesDivider')} data-unread-divider="">
       <span className={styles.dividerLabel} aria-hidden="true">
         {t('messageList.newLabel')}

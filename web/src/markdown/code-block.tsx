@@ -17,7 +17,11 @@ function render(tokens: Token[], prefix = ''): ReactNode[] {
     typeof t === 'string' ? (
       t
     ) : (
-      <span key={`${prefix}${i}`} className={t.className || undefined}>
+      <span
+        // biome-ignore lint/suspicious/noArrayIndexKey: the tokens of one highlighted text: their place is their identity
+        key={`${prefix}${i}`}
+        className={t.className || undefined}
+      >
         {render(t.children, `${prefix}${i}.`)}
       </span>
     ),

@@ -56,6 +56,7 @@ function renderText(value: string, key: string): ReactNode {
   const parts = splitMentions(value);
   return (
     <Fragment key={key}>
+      {/* biome-ignore lint/suspicious/noArrayIndexKey: the parts of one text: their place is their identity */}
       {parts.map((p, j) => (typeof p === 'string' ? <EmojiText key={j} text={p} /> : <MentionChip key={j} token={p} />))}
     </Fragment>
   );
@@ -65,6 +66,7 @@ function Spoiler({ children }: { children: ReactNode }) {
   const [shown, setShown] = useState(false);
   if (shown) return <span className="md-spoiler md-spoiler-shown">{children}</span>;
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a spoiler wraps with the text around it, which a <button> does not
     <span
       className="md-spoiler"
       role="button"
@@ -110,6 +112,7 @@ function renderBlocks(blocks: Block[], keyPrefix = ''): ReactNode[] {
           </blockquote>
         );
       case 'list': {
+        // biome-ignore lint/suspicious/noArrayIndexKey: a list's items have no ids; their place is their identity
         const items = b.items.map((item, j) => <li key={j}>{renderBlocks(item, `${key}.${j}.`)}</li>);
         return b.ordered ? (
           <ol key={key} className="md-list" start={b.start !== 1 ? b.start : undefined}>

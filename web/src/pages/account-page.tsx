@@ -22,6 +22,8 @@ import { setTheme, THEMES, useTheme } from '../lib/theme';
 import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 import '../i18n/account';
+import { useAction } from '../lib/use-action';
+import { Field } from '../components/field';
 
 const SECTIONS = ['profile', 'appearance', 'notifications', 'password', 'sessions', 'about', 'delete'] as const;
 
@@ -80,9 +82,12 @@ export function AccountPage({ onLogout }: { onLogout: () => void }) {
 
 function ProfileSection({ me }: { me: User }) {
   const [name, setName] = useState(me.displayName ?? '');
-  const [saving, setSaving] = useState(false);
-  const [uploading, setUploading] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  // The name and the picture show one error: whichever was tried last.
+  const profile = useAction();
+  const picture = useAction();
+  const saving = profile.busy;
+  const uploading = picture.busy;
+  const error = profile.error ?? picture.error;
   const id = useId();
   const saved = me.displayName ?? '';
 
@@ -90,43 +95,31 @@ function ProfileSection({ me }: { me: User }) {
 
   const save = async (e: FormEvent) => {
     e.preventDefault();
-    setSaving(true);
-    setError(null);
-    try {
+    picture.setError(null);
+    await profile.run(async () => {
       const updated = await updateProfile({ displayName: name.trim() || null });
       toast(updated.displayName ? t('account.youNowAppearAs', { displayName: updated.displayName }) : t('account.youNowAppearBy'));
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
   const pick = async (file: File | undefined) => {
     if (!file) return;
-    setUploading(true);
-    setError(null);
-    try {
+    profile.setError(null);
+    await picture.run(async () => {
       const up = await uploadFile(file);
       await updateProfile({ avatar: up.url });
       toast(t('account.profilePictureUpdated'));
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setUploading(false);
-    }
+    });
   };
 
   const removePicture = async () => {
-    setUploading(true);
-    try {
-      await updateProfile({ avatar: null });
-      toast(t('account.profilePictureRemoved'));
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setUploading(false);
-    }
+    await picture.run(
+      async () => {
+        await updateProfile({ avatar: null });
+        toast(t('account.profilePictureRemoved'));
+      },
+      { onError: toastError },
+    );
   };
 
   return (
@@ -205,8 +198,7 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [again, setAgain] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useAction();
   const id = useId();
 
   const submit = async (e: FormEvent) => {
@@ -214,20 +206,14 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
     if (!current) return setError(t('account.errors.currentPassword'));
     if ([...next].length < 8) return setError(t('account.errors.tooShort'));
     if (next !== again) return setError(t('account.errors.differ'));
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await api.post('/auth/password', { currentPassword: current, newPassword: next } satisfies ChangePasswordBody);
       setCurrent('');
       setNext('');
       setAgain('');
       toast(t('account.passwordChangedYouWere'));
       onChanged();
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -323,7 +309,7 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
   const [sessions, setSessions] = useState<AuthSession[] | null>(null);
   const [ttlDays, setTtlDays] = useState<number | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useAction({ onError: toastError });
   const id = useId();
 
   const load = useCallback(() => {
@@ -377,16 +363,11 @@ function SessionsSection({ version, onLogout }: { version: number; onLogout: () 
       danger: true,
     });
     if (!ok) return;
-    setBusy(true);
-    try {
+    await run(async () => {
       await api.delete('/auth/sessions');
       setSessions((list) => (list ?? []).filter((x) => x.current));
       toast(t('account.loggedOutEverywhereElse'));
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -495,49 +476,44 @@ function DeleteSection({ me, onDeleted }: { me: User; onDeleted: () => void }) {
 
 function DeleteDialog({ onClose, onDeleted }: { onClose: () => void; onDeleted: () => void }) {
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const id = useId();
+  const { busy, error, setError, run } = useAction();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!password) return setError(t('account.errors.passwordToConfirm'));
-    setBusy(true);
-    setError(null);
-    try {
-      await api.delete('/users/@me', { password } satisfies DeleteAccountBody);
-      toast(t('account.yourAccountWasDeleted'));
-      onDeleted();
-    } catch (err) {
-      // 409: they own servers. Parley cannot hand a server over or delete it yet, so say so plainly.
-      const owns = err instanceof ApiError && err.status === 409;
-      setError(owns ? t('account.deleteOwnsServers', { error: describeError(err) }) : describeError(err));
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        await api.delete('/users/@me', { password } satisfies DeleteAccountBody);
+        toast(t('account.yourAccountWasDeleted'));
+        onDeleted();
+      },
+      {
+        // 409: they own servers. Parley cannot hand a server over or delete it yet, so say so plainly.
+        describe: (err) =>
+          err instanceof ApiError && err.status === 409
+            ? t('account.deleteOwnsServers', { error: describeError(err) })
+            : describeError(err),
+        stayBusy: true,
+      },
+    );
   };
 
   return (
     <Dialog title={t('account.deleteYourAccount')} onClose={onClose}>
       <form onSubmit={submit} className={`${dialogStyles.dialogBody} stack`} noValidate>
         <p className="warning">{t('account.yourNamePicturePassword')}</p>
-        <label htmlFor={`${id}-password`} className="field-label">
-          {t('account.yourPassword')}
-        </label>
-        <input
-          id={`${id}-password`}
-          type="password"
-          className="input"
-          autoComplete="current-password"
-          value={password}
-          aria-invalid={!!error}
-          aria-describedby={error ? `${id}-error` : undefined}
-          onChange={(e) => setPassword(e.target.value)}
-        />
-        {error && (
-          <p id={`${id}-error`} className="field-error" role="alert">
-            {error}
-          </p>
-        )}
+        <Field label={t('account.yourPassword')} error={error}>
+          {(control) => (
+            <input
+              {...control}
+              type="password"
+              className="input"
+              autoComplete="current-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
+          )}
+        </Field>
         <footer className={dialogStyles.dialogActions}>
           <button type="button" className="button secondary" onClick={onClose}>
             {t('account.cancel')}
@@ -583,7 +559,9 @@ function AboutSection() {
         <Trans
           i18nKey="account.aboutCredits"
           components={{
+            // biome-ignore lint/a11y: Trans puts the link's text in
             twemoji: <a href="https://github.com/jdecked/twemoji" target="_blank" rel="noopener noreferrer" />,
+            // biome-ignore lint/a11y: Trans puts the link's text in
             licence: <a href="https://creativecommons.org/licenses/by/4.0/" target="_blank" rel="noopener noreferrer" />,
           }}
         />

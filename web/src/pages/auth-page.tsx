@@ -1,11 +1,12 @@
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
-import { api, describeError } from '../api/client';
+import { api } from '../api/client';
 import type { AuthResult, CredentialsBody, Instance, RegisterBody } from '../api/types';
 import { parseInvite } from '../state/actions';
 import { Link, paths } from '../router';
 import styles from './auth-page.module.css';
 import { Trans } from 'react-i18next';
 import { t } from '../i18n';
+import { useAction } from '../lib/use-action';
 
 /** Who may register here (`GET /instance`); null while it is being asked. */
 export type RegistrationMode = Instance['registration'] | null;
@@ -31,8 +32,7 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [invite, setInvite] = useState(inviteCode ?? '');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
   const uid = useId();
   const register = mode === 'register';
   const closed = register && registration === 'closed';
@@ -49,17 +49,15 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
       setError(t('auth.errors.inviteCode'));
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
-      const credentials: CredentialsBody = { username: username.trim(), password };
-      const body: RegisterBody | CredentialsBody = register && code ? { ...credentials, invite: code } : credentials;
-      const res = await api.post<AuthResult>(register ? '/auth/register' : '/auth/login', body);
-      onAuthenticated(res.token);
-    } catch (err) {
-      setError(describeError(err));
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        const credentials: CredentialsBody = { username: username.trim(), password };
+        const body: RegisterBody | CredentialsBody = register && code ? { ...credentials, invite: code } : credentials;
+        const res = await api.post<AuthResult>(register ? '/auth/register' : '/auth/login', body);
+        onAuthenticated(res.token);
+      },
+      { stayBusy: true },
+    );
   };
 
   // Keep the current path (an invite link) when switching between the two forms.
@@ -88,7 +86,7 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
 
   const logo = (
     <div className={styles.authLogo} aria-hidden="true">
-      <svg viewBox="0 0 64 64" width="44" height="44">
+      <svg viewBox="0 0 64 64" width="44" height="44" aria-hidden="true">
         <rect width="64" height="64" rx="16" fill="var(--accent)" />
         <path d="M18 20h28a4 4 0 0 1 4 4v14a4 4 0 0 1-4 4H30l-9 7v-7h-3a4 4 0 0 1-4-4V24a4 4 0 0 1 4-4z" fill="#fff" />
       </svg>
@@ -132,6 +130,7 @@ export function AuthPage({ mode, notice, registration, inviteCode, returning, on
           name="username"
           className="input"
           autoComplete="username"
+          // biome-ignore lint/a11y/noAutofocus: the login page is for this one field
           autoFocus
           value={username}
           onChange={(e) => setUsername(e.target.value)}

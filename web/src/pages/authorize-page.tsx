@@ -19,6 +19,7 @@ import { t } from '../i18n';
 import '../i18n/authorize';
 import '../i18n/settings';
 import styles from './authorize-page.module.css';
+import { useAction } from '../lib/use-action';
 
 type Load = { state: 'loading' } | { state: 'ready'; bot: BotProfile } | { state: 'missing'; message: string };
 
@@ -45,8 +46,7 @@ export function AuthorizePage() {
   const offered = offeredBits(request.asked);
   const [chosen, setChosen] = useState<bigint>(offered);
   const [serverId, setServerId] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useAction();
   const [added, setAdded] = useState<string | null>(null);
   const id = useId();
 
@@ -127,20 +127,18 @@ export function AuthorizePage() {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!server) return setError(t('authorize.chooseServer'));
-    setBusy(true);
-    setError(null);
-    try {
-      await api.post(`/servers/${seg(server.id)}/bots`, { botId: bot.id, permissions: chosen.toString() } satisfies AddBotBody);
-      setAdded(server.id);
-    } catch (err) {
-      setError(
-        err instanceof ApiError && err.status === 409
-          ? t('authorize.alreadyIn', { bot: bot.name, server: server.name })
-          : describeError(err),
-      );
-    } finally {
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        await api.post(`/servers/${seg(server.id)}/bots`, { botId: bot.id, permissions: chosen.toString() } satisfies AddBotBody);
+        setAdded(server.id);
+      },
+      {
+        describe: (err) =>
+          err instanceof ApiError && err.status === 409
+            ? t('authorize.alreadyIn', { bot: bot.name, server: server.name })
+            : describeError(err),
+      },
+    );
   };
 
   return (

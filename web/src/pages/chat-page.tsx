@@ -87,21 +87,27 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
     if (target) navigate(paths.channel(serverId, target.id), { replace: true });
   }, [channels, channel, channelId, serverId]);
 
+  const openId = channel?.id;
   useEffect(() => {
-    viewing.channelId = channel?.id ?? null;
-    if (channel) rememberChannel(serverId, channel.id);
+    viewing.channelId = openId ?? null;
+    if (openId) rememberChannel(serverId, openId);
     setEditingId(null);
     setShowSidebar(false);
     setShowPins(false);
     return () => {
       viewing.channelId = null;
     };
-  }, [channel?.id, serverId]);
+  }, [openId, serverId]);
 
+  const channelName = channel?.name;
+  const serverName = server?.name ?? t('titles.app');
   useEffect(() => {
-    const serverName = server?.name ?? t('titles.app');
-    setPageTitle(channel ? t('titles.channel', { channel: channel.name, server: serverName }) : t('titles.page', { page: serverName }));
-  }, [channel?.name, server?.name]);
+    setPageTitle(
+      channelName !== undefined
+        ? t('titles.channel', { channel: channelName, server: serverName })
+        : t('titles.page', { page: serverName }),
+    );
+  }, [channelName, serverName]);
 
   // Alt+Up/Down: the previous or next channel; with Shift, the previous or next unread one
   // (as Discord has them). Round the list's ends; muted channels are not unread.
@@ -177,6 +183,7 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
     <div className={`app-frame${showMembers ? ' with-members' : ''}${showSidebar ? ' sidebar-open' : ''}`}>
       <ServerRail activeServerId={serverId} />
       <ChannelSidebar server={server} activeChannelId={channel?.id ?? null} bits={bits} onLogout={onLogout} />
+      {/* biome-ignore lint/a11y: dropping files is a mouse gesture; the composer's attach button is the keyboard's way */}
       <main
         className={styles.chat}
         aria-label={channel ? `#${channel.name}` : server.name}

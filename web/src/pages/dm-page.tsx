@@ -54,6 +54,7 @@ export function DmPage({ channelId, onLogout }: { channelId: string | null; onLo
   useEffect(() => {
     if (!loaded) loadDms().catch(toastError);
   }, [loaded]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies(channelId): opening another conversation closes the drawer
   useEffect(() => {
     setShowSidebar(false);
   }, [channelId]);

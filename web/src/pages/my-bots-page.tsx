@@ -1,4 +1,4 @@
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
 import { api, describeError, seg } from '../api/client';
 import type { Bot, CreateBotBody, UpdateBotBody } from '../api/types';
 import { Avatar, BotBadge } from '../components/avatar';
@@ -15,6 +15,7 @@ import { BotInviteDialog } from './bot-invite-dialog';
 import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 import '../i18n/my-bots';
+import { useAction } from '../lib/use-action';
 
 /** Create, list and delete the bots you own. */
 export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
@@ -22,42 +23,35 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
   const [loadError, setLoadError] = useState<string | null>(null);
   const [created, setCreated] = useState<Bot | null>(null);
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useAction();
   /** Bots whose public flag is being saved; their checkbox waits for the answer. */
   const [saving, setSaving] = useState<ReadonlySet<string>>(new Set());
   /** The bot whose invite link is being made. */
   const [inviting, setInviting] = useState<Bot | null>(null);
   const id = useId();
 
-  const load = () => {
+  const load = useCallback(() => {
     setLoadError(null);
     api
       .get<Bot[]>('/bots')
       .then(setBots)
       .catch((err) => setLoadError(describeError(err)));
-  };
+  }, []);
 
   useEffect(() => {
     setPageTitle(t('myBots.pageTitle'));
     load();
-  }, []);
+  }, [load]);
 
   const create = async (e: FormEvent) => {
     e.preventDefault();
     if (!name.trim()) return setError(t('myBots.errors.name'));
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const bot = await api.post<Bot>('/bots', { name: name.trim() } satisfies CreateBotBody);
       setCreated(bot);
       setBots((list) => [...(list ?? []), { ...bot, token: undefined }]);
       setName('');
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const setPublic = async (bot: Bot, isPublic: boolean) => {
@@ -119,7 +113,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
           </p>
 
           {created?.token && (
-            <div className={styles.secretPanel} role="region" aria-label={t('myBots.newBotToken')}>
+            <section className={styles.secretPanel} aria-label={t('myBots.newBotToken')}>
               <h3>{t('myBots.botCreatedCreated', { created: created.name })}</h3>
               <CopyField label={t('myBots.botToken')} value={created.token} secret />
               <CopyField label={t('myBots.botId')} value={created.id} />
@@ -129,7 +123,7 @@ export function MyBotsPage({ onLogout }: { onLogout: () => void }) {
               <button type="button" className="button secondary" onClick={() => setCreated(null)}>
                 {t('myBots.iHaveCopiedIt')}
               </button>
-            </div>
+            </section>
           )}
 
           <form className={styles.inlineForm} onSubmit={create} aria-label={t('myBots.createABot')}>

@@ -2,7 +2,7 @@
  * Account settings, "Notifications": desktop notifications in this browser (the
  * permission, asked for only on a click), and who may open a DM with the person.
  */
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId } from 'react';
 import {
   type PermissionState,
   requestNotificationPermission,
@@ -18,14 +18,15 @@ import own from './account-page.module.css';
 import { Trans } from 'react-i18next';
 import { t } from '../i18n';
 import '../i18n/account';
+import { useAction } from '../lib/use-action';
 
 const stateText = (state: PermissionState): string => t(`account.notifications.state.${state}`);
 
 export function NotificationsSection() {
   const permission = useNotificationPermission();
   const settings = useStore((s) => s.settings);
-  const [asking, setAsking] = useState(false);
-  const [saving, setSaving] = useState(false);
+  const asking = useAction({ onError: toastError });
+  const saving = useAction({ onError: toastError });
   const id = useId();
 
   useEffect(() => {
@@ -33,14 +34,9 @@ export function NotificationsSection() {
   }, [settings]);
 
   const enable = async () => {
-    setAsking(true);
-    try {
+    await asking.run(async () => {
       await requestNotificationPermission();
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setAsking(false);
-    }
+    });
   };
 
   const test = () =>
@@ -72,8 +68,8 @@ export function NotificationsSection() {
         )}
         {permission === 'default' && (
           <div className="row">
-            <button type="button" className="button primary" onClick={() => void enable()} disabled={asking}>
-              {asking ? t('account.notifications.waitingForYourBrowser') : t('account.notifications.enableDesktopNotifications')}
+            <button type="button" className="button primary" onClick={() => void enable()} disabled={asking.busy}>
+              {asking.busy ? t('account.notifications.waitingForYourBrowser') : t('account.notifications.enableDesktopNotifications')}
             </button>
           </div>
         )}
@@ -90,17 +86,12 @@ export function NotificationsSection() {
           <input
             type="checkbox"
             checked={settings?.allowDmsFromServerMembers ?? true}
-            disabled={!settings || saving}
+            disabled={!settings || saving.busy}
             onChange={async (e) => {
               const allow = e.currentTarget.checked;
-              setSaving(true);
-              try {
+              await saving.run(async () => {
                 await updateSettings({ allowDmsFromServerMembers: allow });
-              } catch (err) {
-                toastError(err);
-              } finally {
-                setSaving(false);
-              }
+              });
             }}
           />
           {t('account.notifications.allowDirectMessagesFrom')}

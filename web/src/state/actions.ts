@@ -93,7 +93,7 @@ export function loadLatest(channelId: string): Promise<void> {
 export function loadOlder(channelId: string): Promise<void> {
   const ch = getState().messages[channelId];
   const before = ch?.items[0]?.id;
-  if (!ch || !ch.hasMore || ch.loading || !before) return Promise.resolve();
+  if (!ch?.hasMore || ch.loading || !before) return Promise.resolve();
   return once(`older:${channelId}`, async () => {
     dispatch({ type: 'messages/loading', channelId });
     try {

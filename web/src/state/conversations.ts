@@ -367,7 +367,7 @@ export async function openDm(user: Pick<User, 'id' | 'name'>): Promise<DmChannel
     return dm;
   } catch (err) {
     if (err instanceof ApiError && err.code === 'cannot_dm') {
-      throw new ApiError(err.status, t('errors.cannotDm', { name: displayName(user) }), err.code);
+      throw new ApiError(err.status, t('errors.cannotDm', { name: displayName(user) }), err.request, err.body);
     }
     throw err;
   }

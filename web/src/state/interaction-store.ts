@@ -213,7 +213,7 @@ function update(key: number, fn: (p: PendingInteraction) => PendingInteraction |
   if (!current) return;
   const next = fn(current);
   if (next === current) return;
-  if (!next || next.status !== 'pending') {
+  if (next?.status !== 'pending') {
     clearTimeout(timers.get(key));
     timers.delete(key);
   }

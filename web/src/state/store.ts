@@ -474,7 +474,7 @@ export function reduce(state: State, action: Action): State {
     }
     case 'message/remove': {
       const ch = state.messages[action.channelId];
-      if (!ch || !ch.items.some((m) => m.id === action.messageId)) return state;
+      if (!ch?.items.some((m) => m.id === action.messageId)) return state;
       return {
         ...state,
         messages: {
@@ -494,7 +494,7 @@ export function reduce(state: State, action: Action): State {
     }
     case 'typing/stop': {
       const t = state.typing[action.channelId];
-      if (!t || !t[action.userId]) return state;
+      if (!t?.[action.userId]) return state;
       return { ...state, typing: { ...state.typing, [action.channelId]: withoutKey(t, action.userId) } };
     }
     default:

@@ -4,7 +4,6 @@
  * what changed on request; filtered by action and by person, paged with "Load more".
  */
 import { Fragment, useCallback, useEffect, useId, useState, type ReactNode } from 'react';
-import { describeError } from '../../api/client';
 import { displayName, type AuditLogEntry, type Server } from '../../api/types';
 import { Avatar } from '../../components/avatar';
 import { formatFull, formatMessageTime } from '../../lib/format';
@@ -21,6 +20,7 @@ import own from './admin.module.css';
 import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
+import { useAction } from '../../lib/use-action';
 
 const PAGE = 50;
 
@@ -123,34 +123,24 @@ function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNo
   const changed = fieldsOf(c);
   const their = (subject: ReactNode) =>
     changed.length ? (
-      <>
-        <Trans
-          i18nKey="settings.auditLog.changedSubjectSListof"
-          values={{ listOf: listOf(changed) }}
-          components={{ subject: <>{subject}</> }}
-        />
-      </>
+      <Trans
+        i18nKey="settings.auditLog.changedSubjectSListof"
+        values={{ listOf: listOf(changed) }}
+        components={{ subject: <>{subject}</> }}
+      />
     ) : (
-      <>
-        <Trans i18nKey="settings.auditLog.changedSubject" components={{ subject: <>{subject}</> }} />
-      </>
+      <Trans i18nKey="settings.auditLog.changedSubject" components={{ subject: <>{subject}</> }} />
     );
   switch (entry.action) {
     case 'server_update': {
       const owner = c.ownerId;
       if (isChange(owner) && typeof owner.new === 'string')
-        return (
-          <>
-            <Trans i18nKey="settings.auditLog.transferredTheServerTo" components={{ user: <>{user(owner.new)}</> }} />
-          </>
-        );
+        return <Trans i18nKey="settings.auditLog.transferredTheServerTo" components={{ user: <>{user(owner.new)}</> }} />;
       const name = c.name;
       if (isChange(name) && changed.length === 1) return <>{t('settings.auditLog.renamedTheServerTo', { string: String(name.new) })}</>;
-      return changed.length ? (
-        <>{t('settings.auditLog.changedTheServerS', { listOf: listOf(changed) })}</>
-      ) : (
-        <>{t('settings.auditLog.changedTheServerSettings')}</>
-      );
+      return changed.length
+        ? t('settings.auditLog.changedTheServerS', { listOf: listOf(changed) })
+        : t('settings.auditLog.changedTheServerSettings');
     }
     case 'channel_create':
       return <Trans i18nKey="settings.auditLog.channelCreate" components={{ channel: <>{channel(tid, text(c, 'name'))}</> }} />;
@@ -173,21 +163,13 @@ function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNo
       const target = c.type === 'member' ? user(tid) : role(tid);
       const where = channel(typeof c.channelId === 'string' ? c.channelId : '');
       return entry.action === 'overwrite_update' ? (
-        <>
-          <Trans i18nKey="settings.auditLog.changedThePermissionsOf" components={{ target: <>{target}</>, where: <>{where}</> }} />
-        </>
+        <Trans i18nKey="settings.auditLog.changedThePermissionsOf" components={{ target: <>{target}</>, where: <>{where}</> }} />
       ) : (
-        <>
-          <Trans i18nKey="settings.auditLog.removedThePermissionSettings" components={{ target: <>{target}</>, where: <>{where}</> }} />
-        </>
+        <Trans i18nKey="settings.auditLog.removedThePermissionSettings" components={{ target: <>{target}</>, where: <>{where}</> }} />
       );
     }
     case 'role_create':
-      return (
-        <>
-          <Trans i18nKey="settings.auditLog.createdRoleRole" components={{ role: <>{role(tid, roleName)}</> }} />
-        </>
-      );
+      return <Trans i18nKey="settings.auditLog.createdRoleRole" components={{ role: <>{role(tid, roleName)}</> }} />;
     case 'role_update': {
       const name = c.name;
       if (isChange(name) && changed.length === 1)
@@ -201,11 +183,7 @@ function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNo
       return their(<Trans i18nKey="settings.auditLog.roleRole" components={{ role: <>{role(tid, roleName)}</> }} />);
     }
     case 'role_delete':
-      return (
-        <>
-          <Trans i18nKey="settings.auditLog.deletedRoleRole" components={{ role: <>{role(tid, roleName)}</> }} />
-        </>
-      );
+      return <Trans i18nKey="settings.auditLog.deletedRoleRole" components={{ role: <>{role(tid, roleName)}</> }} />;
     case 'member_role_add':
     case 'member_role_remove': {
       const parts = { role: <>{role(typeof c.roleId === 'string' ? c.roleId : '')}</>, user: <>{user(tid)}</> };
@@ -222,38 +200,20 @@ function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNo
     case 'member_ban':
       return <Trans i18nKey="settings.auditLog.memberBan" components={{ user: <>{user(tid, text(c, 'name'))}</> }} />;
     case 'member_unban':
-      return (
-        <>
-          <Trans i18nKey="settings.auditLog.unbannedUser" components={{ user: <>{user(tid)}</> }} />
-        </>
-      );
+      return <Trans i18nKey="settings.auditLog.unbannedUser" components={{ user: <>{user(tid)}</> }} />;
     case 'bot_add':
-      return (
-        <>
-          <Trans i18nKey="settings.auditLog.addedTheBotUser" components={{ user: <>{user(tid)}</> }} />
-        </>
-      );
+      return <Trans i18nKey="settings.auditLog.addedTheBotUser" components={{ user: <>{user(tid)}</> }} />;
     case 'bot_update':
-      return (
-        <>
-          <Trans i18nKey="settings.auditLog.botUpdate" components={{ user: <>{user(tid)}</> }} />
-        </>
-      );
+      return <Trans i18nKey="settings.auditLog.botUpdate" components={{ user: <>{user(tid)}</> }} />;
     case 'bot_remove':
-      return (
-        <>
-          <Trans i18nKey="settings.auditLog.removedTheBotUser" components={{ user: <>{user(tid)}</> }} />
-        </>
-      );
+      return <Trans i18nKey="settings.auditLog.removedTheBotUser" components={{ user: <>{user(tid)}</> }} />;
     case 'invite_create':
       return <>{t('settings.auditLog.createdAnInvite')}</>;
     case 'invite_delete':
       return typeof c.inviterId === 'string' && c.inviterId !== entry.actorId ? (
-        <>
-          <Trans i18nKey="settings.auditLog.revokedAnInviteCreated" components={{ user: <>{user(c.inviterId)}</> }} />
-        </>
+        <Trans i18nKey="settings.auditLog.revokedAnInviteCreated" components={{ user: <>{user(c.inviterId)}</> }} />
       ) : (
-        <>{t('settings.auditLog.revokedAnInvite')}</>
+        t('settings.auditLog.revokedAnInvite')
       );
     case 'webhook_create': {
       const name = text(c, 'name') ?? tid;
@@ -292,12 +252,12 @@ function describe(entry: AuditLogEntry, names: Names, serverId: string): ReactNo
         return tid ? (
           <Trans i18nKey="settings.auditLog.bulkDeleteSeveralIn" components={where} />
         ) : (
-          <>{t('settings.auditLog.bulkDeleteSeveral')}</>
+          t('settings.auditLog.bulkDeleteSeveral')
         );
       return tid ? (
         <Trans i18nKey="settings.auditLog.bulkDeleteIn" count={c.count} components={where} />
       ) : (
-        <>{t('settings.auditLog.bulkDelete', { count: c.count })}</>
+        t('settings.auditLog.bulkDelete', { count: c.count })
       );
     }
     case 'message_pin':
@@ -421,8 +381,7 @@ export function AuditLogSection({ server }: { server: Server }) {
   const [actorId, setActorId] = useState('');
   const [entries, setEntries] = useState<AuditLogEntry[] | null>(null);
   const [more, setMore] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction();
   const id = useId();
 
   useEffect(() => {
@@ -437,9 +396,7 @@ export function AuditLogSection({ server }: { server: Server }) {
 
   const fetchPage = useCallback(
     async (before?: string) => {
-      setBusy(true);
-      setError(null);
-      try {
+      await run(async () => {
         const page = await loadAuditLog(server.id, {
           action: action || undefined,
           actorId: actorId || undefined,
@@ -448,13 +405,9 @@ export function AuditLogSection({ server }: { server: Server }) {
         });
         setEntries((prev) => (before ? [...(prev ?? []), ...page] : page));
         setMore(page.length === PAGE);
-      } catch (err) {
-        setError(describeError(err));
-      } finally {
-        setBusy(false);
-      }
+      });
     },
-    [server.id, action, actorId],
+    [server.id, action, actorId, run],
   );
 
   useEffect(() => {

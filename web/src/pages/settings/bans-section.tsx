@@ -16,6 +16,7 @@ import own from './admin.module.css';
 import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
+import { useAction } from '../../lib/use-action';
 
 export function BansSection({ server }: { server: Server }) {
   const bans = useStore((s) => s.bans[server.id]);
@@ -105,7 +106,7 @@ export function BansSection({ server }: { server: Server }) {
 }
 
 function BanRow({ server, ban }: { server: Server; ban: Ban }) {
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useAction({ onError: toastError });
   const name = displayName(ban.user);
 
   const lift = async () => {
@@ -119,14 +120,13 @@ function BanRow({ server, ban }: { server: Server; ban: Ban }) {
       confirmLabel: t('settings.bans.unban'),
     });
     if (!ok) return;
-    setBusy(true);
-    try {
-      await unban(server.id, ban.user.id);
-      toast(t('settings.bans.nameIsNoLonger', { name }));
-    } catch (err) {
-      toastError(err);
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        await unban(server.id, ban.user.id);
+        toast(t('settings.bans.nameIsNoLonger', { name }));
+      },
+      { stayBusy: true },
+    );
   };
 
   return (

@@ -28,6 +28,7 @@ import own from './admin.module.css';
 import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
+import { useAction } from '../../lib/use-action';
 
 /**
  * The four legacy names (docs/permissions.md#bots) as boxes, as bits. "Send messages" includes embeds (EMBED_LINKS): a bot's
@@ -143,21 +144,18 @@ export function BotsSection({ server }: { server: Server }) {
 /** Choose the permissions of one of your bots, then add it. */
 function AddBotDialog({ server, bot, onClose }: { server: Server; bot: Bot; onClose: () => void }) {
   const [perms, setPerms] = useState<Permission[]>([...ALL_PERMISSIONS]);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await addBot(server, bot.id, perms);
-      toast(t('settings.bots.botAddedToServer', { bot: bot.name, server: server.name }));
-      onClose();
-    } catch (err) {
-      setError(addError(err));
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        await addBot(server, bot.id, perms);
+        toast(t('settings.bots.botAddedToServer', { bot: bot.name, server: server.name }));
+        onClose();
+      },
+      { describe: addError, stayBusy: true },
+    );
   };
 
   return (
@@ -192,25 +190,21 @@ function AddBotDialog({ server, bot, onClose }: { server: Server; bot: Bot; onCl
 function AddById({ server }: { server: Server }) {
   const [botId, setBotId] = useState('');
   const [perms, setPerms] = useState<Permission[]>([...ALL_PERMISSIONS]);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useAction();
   const id = useId();
 
   const add = async (e: FormEvent) => {
     e.preventDefault();
     const target = botId.trim();
     if (!target) return setError(t('settings.bots.errors.noId'));
-    setBusy(true);
-    setError(null);
-    try {
-      await addBot(server, target, perms);
-      setBotId('');
-      toast(t('settings.bots.botAddedToThe'));
-    } catch (err) {
-      setError(addError(err));
-    } finally {
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        await addBot(server, target, perms);
+        setBotId('');
+        toast(t('settings.bots.botAddedToThe'));
+      },
+      { describe: addError },
+    );
   };
 
   return (
@@ -260,25 +254,20 @@ function BotRow({ server, bot }: { server: Server; bot: Member }) {
   const managed = useStore((s) => s.roles[server.id]?.find((r) => r.managed && bot.roles.includes(r.id)));
   const initial = bot.permissions ?? [...ALL_PERMISSIONS];
   const [perms, setPerms] = useState<Permission[]>(initial);
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useAction({ onError: toastError });
   const dirty = [...perms].sort().join() !== [...initial].sort().join();
   const name = displayName(bot);
 
   useEffect(() => setPerms(bot.permissions ?? [...ALL_PERMISSIONS]), [bot.permissions]);
 
   const save = async () => {
-    setBusy(true);
-    try {
+    await run(async () => {
       const kept = managed ? BigInt(managed.permissions) & ~BOX_BITS : 0n;
       const permissions = (kept | boxBits(perms)).toString();
       await api.patch(`/servers/${seg(server.id)}/bots/${seg(bot.id)}`, { permissions } satisfies SetBotPermissionsBody);
       await loadMembers(server.id);
       toast(t('settings.bots.permissionsOfNameSaved', { name }));
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const remove = async () => {

@@ -3,7 +3,6 @@
  * (MANAGE_CHANNELS), and each channel's permissions (MANAGE_ROLES).
  */
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { describeError } from '../../api/client';
 import type { Channel, Server } from '../../api/types';
 import { confirm } from '../../components/dialog';
 import { normaliseChannelName } from '../../components/forms';
@@ -20,6 +19,7 @@ import sidebarStyles from '../../components/channel-sidebar.module.css';
 import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
+import { useAction } from '../../lib/use-action';
 
 export function ChannelsSection({ server, channels }: { server: Server; channels: Channel[] }) {
   const bits = usePermissions(server.id);
@@ -40,25 +40,18 @@ interface ListProps {
 
 function ChannelList({ server, channels, manage, roles, onPermissions }: ListProps) {
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useAction();
   const id = useId();
 
   const create = async (e: FormEvent) => {
     e.preventDefault();
     const n = normaliseChannelName(name);
     if (!n) return setError(t('settings.channels.enterName'));
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await createChannel(server.id, n);
       setName('');
       toast(t('settings.channels.nCreated', { n }));
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -110,8 +103,7 @@ interface RowProps {
 function ChannelRow({ channel, manage, roles, onPermissions }: RowProps) {
   const [name, setName] = useState(channel.name);
   const [topic, setTopic] = useState(channel.topic ?? '');
-  const [busy, setBusy] = useState(false);
-  const [topicError, setTopicError] = useState<string | null>(null);
+  const { busy, error: topicError, run } = useAction();
   const id = useId();
   const priv = isPrivate(channel);
   useEffect(() => setName(channel.name), [channel.name]);
@@ -122,35 +114,27 @@ function ChannelRow({ channel, manage, roles, onPermissions }: RowProps) {
     e.preventDefault();
     const n = normaliseChannelName(name);
     if (!n || n === channel.name) return;
-    setBusy(true);
-    try {
-      await renameChannel(channel, n);
-      toast(t('settings.channels.channelRenamedToN', { n }));
-    } catch (err) {
-      toastError(err);
-    } finally {
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        await renameChannel(channel, n);
+        toast(t('settings.channels.channelRenamedToN', { n }));
+      },
+      { onError: toastError },
+    );
   };
 
   const saveTopic = async (e: FormEvent) => {
     e.preventDefault();
     if (!topicChanged) return;
     const trimmed = topic.trim();
-    setBusy(true);
-    setTopicError(null);
-    try {
+    await run(async () => {
       await updateChannel(channel.id, { topic: trimmed || null });
       toast(
         trimmed
           ? t('settings.channels.topicOfChannelSaved', { channel: channel.name })
           : t('settings.channels.topicOfChannelRemoved', { channel: channel.name }),
       );
-    } catch (err) {
-      setTopicError(describeError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const remove = async () => {

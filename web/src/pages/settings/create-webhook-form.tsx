@@ -1,10 +1,11 @@
 /** The form that creates a webhook; the parent shows the returned URL once. */
 import { useId, useState, type FormEvent } from 'react';
-import { api, describeError, seg } from '../../api/client';
+import { api, seg } from '../../api/client';
 import type { Channel, CreateWebhookBody, Server, Webhook } from '../../api/types';
 import styles from './settings.module.css';
 import { t } from '../../i18n';
 import '../../i18n/settings';
+import { useAction } from '../../lib/use-action';
 
 export function CreateWebhookForm({
   server,
@@ -18,8 +19,7 @@ export function CreateWebhookForm({
   const [name, setName] = useState('');
   const [avatar, setAvatar] = useState('');
   const [channelId, setChannelId] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useAction();
   const id = useId();
   const target = channels.some((c) => c.id === channelId) ? channelId : (channels[0]?.id ?? '');
 
@@ -27,20 +27,14 @@ export function CreateWebhookForm({
     e.preventDefault();
     if (!name.trim()) return setError(t('settings.webhooks.errors.name'));
     if (!target) return setError(t('settings.webhooks.errors.noChannel'));
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const body: CreateWebhookBody = { name: name.trim(), channelId: target };
       if (avatar.trim()) body.avatar = avatar.trim();
       const hook = await api.post<Webhook>(`/servers/${seg(server.id)}/webhooks`, body);
       onCreated(hook);
       setName('');
       setAvatar('');
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

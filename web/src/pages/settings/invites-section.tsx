@@ -20,6 +20,7 @@ import own from './invites-section.module.css';
 import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
+import { useAction } from '../../lib/use-action';
 
 /** Every invite of the server, for those with MANAGE_SERVER (the only ones who reach it). */
 export function InvitesSection({ server }: { server: Server }) {
@@ -108,20 +109,13 @@ export function InvitesSection({ server }: { server: Server }) {
 function CreateInviteForm({ serverId, onCreated }: { serverId: string; onCreated: (invite: Invite) => void }) {
   const [maxAge, setMaxAge] = useState(DEFAULT_EXPIRY);
   const [maxUses, setMaxUses] = useState(0);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction();
   const id = useId();
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       onCreated(await createInviteWith(serverId, { maxAge, maxUses }));
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form className={styles.inlineForm} onSubmit={submit} aria-label={t('settings.invites.createAnInvite')}>

@@ -3,7 +3,6 @@
  * for the owner, transferring the server and deleting it.
  */
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { describeError } from '../../api/client';
 import { displayName, type Server } from '../../api/types';
 import { confirm } from '../../components/dialog';
 import { hueFor, initials } from '../../lib/format';
@@ -18,6 +17,7 @@ import own from './admin.module.css';
 import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
+import { useAction } from '../../lib/use-action';
 
 /** The images the service shows as icons. */
 const ICON_TYPES = 'image/png,image/jpeg,image/gif,image/webp,image/avif';
@@ -51,10 +51,10 @@ export function OverviewSection({ server }: { server: Server }) {
 function ServerProfile({ server }: { server: Server }) {
   const [name, setName] = useState(server.name);
   const [description, setDescription] = useState(server.description ?? '');
-  const [saving, setSaving] = useState(false);
-  const [uploading, setUploading] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [iconError, setIconError] = useState<string | null>(null);
+  const { busy: saving, error, setError, run } = useAction();
+  const icon = useAction();
+  const uploading = icon.busy;
+  const iconError = icon.error;
   const id = useId();
 
   // Another session's change arrives as SERVER_UPDATE: fields not being edited follow it.
@@ -66,16 +66,10 @@ function ServerProfile({ server }: { server: Server }) {
   const save = async (e?: FormEvent) => {
     e?.preventDefault();
     if (!name.trim()) return setError(t('settings.overview.needsName'));
-    setSaving(true);
-    setError(null);
-    try {
+    await run(async () => {
       await updateServer(server.id, { name: name.trim(), description: description.trim() || null });
       toast(t('settings.overview.serverSettingsSaved'));
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
   const reset = () => {
@@ -86,30 +80,18 @@ function ServerProfile({ server }: { server: Server }) {
 
   const pick = async (file: File | undefined) => {
     if (!file) return;
-    setUploading(true);
-    setIconError(null);
-    try {
+    await icon.run(async () => {
       const up = await uploadFile(file);
       await updateServer(server.id, { icon: up.url });
       toast(t('settings.overview.serverIconUpdated'));
-    } catch (err) {
-      setIconError(describeError(err));
-    } finally {
-      setUploading(false);
-    }
+    });
   };
 
   const removeIcon = async () => {
-    setUploading(true);
-    setIconError(null);
-    try {
+    await icon.run(async () => {
       await updateServer(server.id, { icon: null });
       toast(t('settings.overview.serverIconRemoved'));
-    } catch (err) {
-      setIconError(describeError(err));
-    } finally {
-      setUploading(false);
-    }
+    });
   };
 
   return (
@@ -209,8 +191,7 @@ function TransferOwnership({ server }: { server: Server }) {
   const members = useStore((s) => s.members[server.id]);
   const meId = useStore((s) => s.me?.id);
   const [to, setTo] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useAction();
   const id = useId();
 
   useEffect(() => {
@@ -240,15 +221,10 @@ function TransferOwnership({ server }: { server: Server }) {
       danger: true,
     });
     if (!ok) return;
-    setBusy(true);
-    try {
+    await run(async () => {
       await updateServer(server.id, { ownerId: next.id });
       toast(t('settings.overview.nameNowOwnsServer', { name, server: server.name }));
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -288,24 +264,21 @@ function TransferOwnership({ server }: { server: Server }) {
 
 function DeleteServer({ server }: { server: Server }) {
   const [typed, setTyped] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useAction();
   const id = useId();
   const matches = typed.trim() === server.name.trim();
 
   const remove = async (e: FormEvent) => {
     e.preventDefault();
     if (!matches) return setError(t('settings.overview.typeNameToConfirm', { server: server.name }));
-    setBusy(true);
-    setError(null);
-    try {
-      await deleteServer(server.id);
-      toast(t('settings.overview.serverWasDeleted', { server: server.name }));
-      navigate(paths.home());
-    } catch (err) {
-      setError(describeError(err));
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        await deleteServer(server.id);
+        toast(t('settings.overview.serverWasDeleted', { server: server.name }));
+        navigate(paths.home());
+      },
+      { stayBusy: true },
+    );
   };
 
   return (

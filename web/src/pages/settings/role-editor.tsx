@@ -17,6 +17,7 @@ import { toast } from '../../state/toasts';
 import css from './roles-section.module.css';
 import { t } from '../../i18n';
 import '../../i18n/settings';
+import { useAction } from '../../lib/use-action';
 
 /** Swatches offered for a role's colour (any other comes from the custom picker). */
 export const PALETTE: { name: string; color: number }[] = [
@@ -59,8 +60,7 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
   const id = useId();
   const everyone = role.id === server.id;
   const [edits, setEdits] = useState<Edits>({});
-  const [saving, setSaving] = useState(false);
-  const [saveError, setSaveError] = useState<string | null>(null);
+  const { busy: saving, error: saveError, setError: setSaveError, run } = useAction();
   const [deleteError, setDeleteError] = useState<string | null>(null);
 
   const rolePerms = parsePermissions(role.permissions) ?? 0n;
@@ -88,18 +88,12 @@ export function RoleEditor({ server, role, memberCount, locked, held, headingRef
 
   const save = async () => {
     if (!name.trim()) return setSaveError('A role needs a name.');
-    setSaving(true);
-    setSaveError(null);
-    try {
+    await run(async () => {
       await updateRole(role, body);
       setEdits({});
       // i18n-ignore: the role's own name
       toast(t('settings.roles.saved', { role: everyone ? '@everyone' : name.trim() }));
-    } catch (err) {
-      setSaveError(describeError(err));
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
   const remove = async () => {

@@ -120,7 +120,9 @@ export function SettingsPage({ serverId, tab }: { serverId: string; tab: string 
           {/* The name starts with the visible words, so speech input ("click Close") finds it. */}
           <Link to={back} className="button secondary small close-settings" aria-keyshortcuts="Escape">
             <CloseIcon /> <Trans i18nKey="settings.page.close" components={{ hidden: <span className="visually-hidden" /> }} />{' '}
-            <kbd aria-hidden="true">{t('settings.page.esc')}</kbd>
+            <span aria-hidden="true">
+              <kbd>{t('settings.page.esc')}</kbd>
+            </span>
           </Link>
         </div>
         <ErrorBoundary resetKey={active}>

@@ -10,6 +10,7 @@ import styles from './settings.module.css';
 import { Trans } from 'react-i18next';
 import { t } from '../../i18n';
 import '../../i18n/settings';
+import { useAction } from '../../lib/use-action';
 
 interface WebhookRowProps {
   hook: Webhook;
@@ -22,7 +23,7 @@ interface WebhookRowProps {
 export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: WebhookRowProps) {
   const [renaming, setRenaming] = useState(false);
   const [name, setName] = useState(hook.name);
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useAction({ onError: toastError });
   // Re-pointing sends everything the webhook posts elsewhere: picked in the select, then
   // confirmed (a select changes on a single arrow key, which must not move the webhook).
   const [target, setTarget] = useState<string | null>(null);
@@ -31,18 +32,11 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
   const channelKnown = channels.some((c) => c.id === hook.channelId);
 
   const patch = async (body: UpdateWebhookBody, done: string) => {
-    setBusy(true);
-    try {
+    return run(async () => {
       const updated = await api.patch<Webhook>(`/webhooks/${seg(hook.id)}`, body);
       onUpdated({ ...hook, ...body, ...(updated ?? {}) });
       toast(done);
-      return true;
-    } catch (err) {
-      toastError(err);
-      return false;
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const saveName = async (e: FormEvent) => {
@@ -111,6 +105,7 @@ export function WebhookRow({ hook, channels, members, onUpdated, onDeleted }: We
               className="input small"
               value={name}
               maxLength={80}
+              // biome-ignore lint/a11y/noAutofocus: opened by "Rename", which moves the focus into the field it shows
               autoFocus
               onChange={(e) => setName(e.target.value)}
               onKeyDown={(e) => {

@@ -56,8 +56,10 @@ function OwnerWebhooks({ server, channels }: { server: Server; channels: Channel
 
   useEffect(() => {
     void load();
-    if (!members) loadMembers(server.id).catch(() => undefined);
   }, [load]);
+  useEffect(() => {
+    if (!members) loadMembers(server.id).catch(() => undefined);
+  }, [members, server.id]);
 
   const update = (hook: Webhook) =>
     setHooks((list) => (list ?? []).map((h) => (h.id === hook.id ? { ...h, ...hook, token: undefined, url: undefined } : h)));
@@ -76,7 +78,7 @@ function OwnerWebhooks({ server, channels }: { server: Server; channels: Channel
       <p className={styles.sectionIntro}>{t('settings.webhooks.onlyTheServerS')}</p>
 
       {created && (
-        <div className={styles.secretPanel} role="region" aria-label={t('settings.webhooks.newWebhookUrl')}>
+        <section className={styles.secretPanel} aria-label={t('settings.webhooks.newWebhookUrl')}>
           <h3>{t('settings.webhooks.webhookCreatedCreated', { created: created.name })}</h3>
           {webhookUrl(created) ? (
             <>
@@ -99,7 +101,7 @@ function OwnerWebhooks({ server, channels }: { server: Server; channels: Channel
           <button type="button" className="button secondary" onClick={() => setCreated(null)}>
             {t('settings.webhooks.iHaveCopiedIt')}
           </button>
-        </div>
+        </section>
       )}
 
       <CreateWebhookForm
