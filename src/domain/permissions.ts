@@ -235,16 +235,6 @@ export class ServerModel {
     );
   }
 
-  /**
-   * `next` (a whole model, of a version past this one's) with the deltas this model holds
-   * past it: they came first, yet they are later changes.
-   */
-  followedBy(next: ServerModel): ServerModel {
-    let m = next;
-    for (const v of [...this.ahead.keys()].sort((a, b) => a - b)) if (v > next.version) m = m.withDelta(this.ahead.get(v)!);
-    return m;
-  }
-
   snapshot(): ModelSnapshot {
     const overwrites: ModelSnapshot['overwrites'] = [];
     for (const [channelId, list] of this.overwrites)

@@ -39,8 +39,8 @@ export interface Step {
 
 /**
  * The one rule of who gets what. First the entry updates the session's view of its server:
- * a MEMBER_ADD of its own user joins it (with the entry's model); an entry carrying a newer
- * model replaces the model; channel events add, change or remove the channel; a
+ * a MEMBER_ADD of its own user joins it (with the entry's model); a delta changes the
+ * model; channel events add, change or remove the channel; a
  * MEMBER_UPDATE of its own user sets its roles. Then the event is sent if the session may
  * see it (`permissions.visibilityOf`: VIEW_CHANNEL in the event's channel, a server-wide
  * permission, or membership), and the channels a change of permissions showed or hid
@@ -104,8 +104,9 @@ export function mayReceive(view: View, caller: Caller, event: GatewayEvent): boo
 }
 
 /**
- * The view after `entry`: a delta applied (`ServerModel.withDelta`), a newer whole model,
- * a channel added, changed or removed, or the member's new roles. A MEMBER_ADD's model is
+ * The view after `entry`: a delta applied (`ServerModel.withDelta`; every permission change
+ * is published as one, docs/permissions.md), a channel added, changed or removed, or the
+ * member's new roles. A MEMBER_ADD's model is
  * for the joining member alone (`step`): it changes nothing the members have not had from
  * the entries before it (a bot's managed role comes as its own ROLE_CREATE).
  */
@@ -117,11 +118,7 @@ function nextView(view: View, entry: ServerEntry, self: boolean): View {
     if (!next) model.next.set(entry, (next = model.withDelta(entry.delta)));
     model = next;
   }
-  if (entry.model && event.t !== 'MEMBER_ADD' && entry.model.version > model.version) {
-    let next = model.next.get(entry);
-    if (!next) model.next.set(entry, (next = model.followedBy(modelOf(entry.model))));
-    model = next;
-  } else if (event.t === 'CHANNEL_CREATE' || event.t === 'CHANNEL_UPDATE' || event.t === 'CHANNEL_DELETE') {
+  if (event.t === 'CHANNEL_CREATE' || event.t === 'CHANNEL_UPDATE' || event.t === 'CHANNEL_DELETE') {
     let next = model.next.get(entry);
     if (!next) {
       const d = event.d;

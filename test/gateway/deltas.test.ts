@@ -322,13 +322,4 @@ describe('ServerModel.withDelta', () => {
     expect(owned.highest('77', [])).toBe(Number.POSITIVE_INFINITY);
     expect(model().withDelta({ version: 6, owner: '78' }).withDelta({ version: 5, owner: '77' }).ownerId).toBe('78');
   });
-
-  it('keeps the deltas past a whole model that comes after them', () => {
-    const ahead = model().withDelta(v6);
-    const whole = new ServerModel('1', '9', 5, [{ id: '1', permissions: 0n, position: 0 }], []);
-    const next = ahead.followedBy(whole);
-    expect(next.version).toBe(6);
-    expect(next.roles.get('50')?.permissions).toBe(P.ADD_REACTIONS);
-    expect(next.roles.get('1')?.permissions).toBe(0n);
-  });
 });
