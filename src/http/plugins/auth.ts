@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { accounts } from '../../domain/accounts.js';
 import type { DomainContext } from '../../domain/context.js';
 import type { Caller } from '../../domain/types.js';
-import { forbidden, unauthorized } from '../../errors.js';
+import { AppError, forbidden, unauthorized } from '../../errors.js';
 import { stripUnsafeCharacters } from '../../domain/names.js';
 
 export type Accept = 'any' | 'user';
@@ -23,6 +23,19 @@ export async function authenticate(ctx: DomainContext, request: FastifyRequest, 
   const reason = request.headers['x-audit-log-reason'];
   if (typeof reason === 'string' && reason !== '') caller.reason = auditReason(reason);
   return caller;
+}
+
+/**
+ * On a route anyone may use: the caller when the credentials are valid, null when they are
+ * not (401); any other failure (the store down) is still an error.
+ */
+export async function authenticateIfValid(ctx: DomainContext, request: FastifyRequest): Promise<Caller | null> {
+  try {
+    return await authenticate(ctx, request, 'any');
+  } catch (err) {
+    if (err instanceof AppError && err.status === 401) return null;
+    throw err;
+  }
 }
 
 /** An `X-Audit-Log-Reason` as Discord sends it (URL-encoded), cleaned, at most 512 characters. */

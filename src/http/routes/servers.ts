@@ -7,7 +7,7 @@ import { channels } from '../../domain/channels.js';
 import { invites } from '../../domain/invites.js';
 import { moderation } from '../../domain/moderation.js';
 import { serverBots } from '../../domain/server-bots.js';
-import { authenticate } from '../plugins/auth.js';
+import { authenticate, authenticateIfValid } from '../plugins/auth.js';
 import { defaultEmptyBody } from '../plugins/empty-body.js';
 import { RULES, clientKey, enforce } from '../plugins/rate-limit.js';
 import { SECURITY } from '../openapi.js';
@@ -181,8 +181,9 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
   };
   app.get('/invites/:code', { schema: preview }, async (req, reply) => {
     await enforce(limiter, RULES.joinByAddress, clientKey(req), reply);
-    // Anyone may look; a caller who says who they are also learns whether they are banned there.
-    const caller = req.headers.authorization ? await authenticate(ctx, req, 'any') : null;
+    // Anyone may look, with or without valid credentials (a stale token is no reason to hide
+    // where the code leads); a caller whose token is valid also learns whether they are banned there.
+    const caller = req.headers.authorization ? await authenticateIfValid(ctx, req) : null;
     return invites.previewInvite(ctx, req.params.code, caller);
   });
 
