@@ -8,6 +8,7 @@ import { ConfirmHost } from './components/dialog';
 import { ModalHost } from './components/modal-form';
 import { ErrorBoundary } from './components/error-boundary';
 import { LightboxHost } from './components/lightbox';
+import { QuickSwitcherHost } from './components/quick-switcher';
 import { ToastRegion } from './components/toasts';
 import { AuthPage, type RegistrationMode } from './pages/auth-page';
 import { ChatPage } from './pages/chat-page';
@@ -92,6 +93,7 @@ export function App() {
       <ModalHost />
       <AppsMenuHost />
       <LightboxHost />
+      {token && <QuickSwitcherHost />}
     </ErrorBoundary>
   );
 }

@@ -6,7 +6,8 @@ import { Link, navigate, paths, usePath } from '../router';
 import { initials, hueFor } from '../lib/format';
 import { safeImageSrc } from '../markdown/parse';
 import { PromptDialog } from './forms';
-import { JoinIcon, PlusIcon } from './icons';
+import { JoinIcon, PlusIcon, SearchIcon } from './icons';
+import { isMacKeyboard, openQuickSwitcher, switcherShortcut } from './quick-switcher';
 import { MentionBadge } from './mention-badge';
 import styles from './server-rail.module.css';
 import { t } from '../i18n';
@@ -89,6 +90,16 @@ export function ServerRail({ activeServerId }: { activeServerId: string | null }
         onClick={() => setDialog('join')}
       >
         <JoinIcon />
+      </button>
+      <button
+        type="button"
+        className={styles.railAction}
+        aria-label={t('rail.quickSwitcher')}
+        aria-keyshortcuts={isMacKeyboard() ? 'Meta+K' : 'Control+K'}
+        title={t('rail.quickSwitcherShortcut', { keys: switcherShortcut() })}
+        onClick={openQuickSwitcher}
+      >
+        <SearchIcon size={20} />
       </button>
       {dialog === 'create' && (
         <PromptDialog
