@@ -241,6 +241,14 @@ const migrations: Record<string, Migration> = {
   },
   '0021_member_roles': { up: migrateToMemberRoles },
   '0022_managed_roles': { up: migrateToManagedRoles },
+  // A channel's parent (Discord's `parent_id`): the category a server channel sits in, or the
+  // channel a thread belongs to. Null for a top-level channel and for DMs.
+  '0023_channel_parents': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('channels').addColumn('parent_id', 'text').execute();
+      await db.schema.createIndex('channels_parent').on('channels').column('parent_id').execute();
+    },
+  },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */

@@ -68,6 +68,8 @@ export interface ChannelTable {
   ownerId?: string | null;
   /** A DM between two people: their ids, ascending, joined by ':' (unique). */
   dmKey?: string | null;
+  /** The category a server channel sits in, or the channel a thread belongs to (0023). */
+  parentId?: string | null;
 }
 
 export interface ChannelRecipientTable {
