@@ -82,10 +82,14 @@ export async function bumpVersion(ctx: DomainContext, tx: Tx, serverId: string):
 }
 
 /** The delta of a role created or changed at `version`: the role alone, not the server's every role. */
-export const roleDelta = (role: RoleTable, version: number): ModelDelta => ({
+const roleDelta = (role: RoleTable, version: number): ModelDelta => ({
   version,
   role: [role.id, role.permissions, role.position],
 });
+
+/** Announces a role created or changed at `version`: the event, and its delta for the members' views. */
+export const notifyRole = (ctx: DomainContext, serverId: string, t: 'ROLE_CREATE' | 'ROLE_UPDATE', role: RoleTable, version: number) =>
+  notify(ctx, { kind: 'event', serverId, event: { t, d: { serverId, role: roleView(role) } }, delta: roleDelta(role, version) });
 
 /** The delta of a channel's overwrites changed at `version`: the channel's whole list as `rows` (all of them) now hold it. */
 export const overwritesDelta = (channelId: string, rows: readonly ChannelOverwriteTable[], version: number): ModelDelta => ({
@@ -247,12 +251,7 @@ export const roles = {
       await auditIn(ctx, tx, serverId, caller, 'role_create', role.id, { role: roleView(role) });
       return version;
     });
-    await notify(ctx, {
-      kind: 'event',
-      serverId,
-      event: { t: 'ROLE_CREATE', d: { serverId, role: roleView(role) } },
-      delta: roleDelta(role, version),
-    });
+    await notifyRole(ctx, serverId, 'ROLE_CREATE', role, version);
     return roleView(role);
   },
 
@@ -297,12 +296,7 @@ export const roles = {
     });
     // Roles whose position shifted are announced too, so clients keep the order.
     for (const r of moved) await notify(ctx, { kind: 'event', serverId, event: { t: 'ROLE_UPDATE', d: { serverId, role: roleView(r) } } });
-    await notify(ctx, {
-      kind: 'event',
-      serverId,
-      event: { t: 'ROLE_UPDATE', d: { serverId, role: roleView(updated) } },
-      delta: roleDelta(updated, version),
-    });
+    await notifyRole(ctx, serverId, 'ROLE_UPDATE', updated, version);
     return roleView(updated);
   },
 

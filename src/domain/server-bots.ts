@@ -13,7 +13,7 @@ import { requireOwner } from './access.js';
 import { auditIn } from './audit.js';
 import { type DomainContext, notify, nowIso } from './context.js';
 import { botBits, giveManagedRole, setManagedRole } from './managed-roles.js';
-import { announceDeparture, removeMembership, roleDelta, roleView, snapshotIn } from './roles.js';
+import { announceDeparture, removeMembership, notifyRole, roleView, snapshotIn } from './roles.js';
 import { serverView } from './servers.js';
 import { SharedRows } from './shared-rows.js';
 import type { Caller } from './types.js';
@@ -67,12 +67,18 @@ async function joinSnapshot(ctx: DomainContext, db: Tx, server: ServerTable, bot
   };
 }
 
+/** The bot account `botId` names; 404 `unknown_bot` for anything else. */
+async function requireBot(ctx: DomainContext, botId: string): Promise<UserTable> {
+  const user = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
+  if (user?.bot !== 1) throw notFound('bot');
+  return user;
+}
+
 export const serverBots = {
   /** Adds a bot with a managed role holding `permissions` (the legacy names of docs/permissions.md#bots, the names of docs/permissions.md#the-bits, or a bitfield). */
   async addBot(ctx: DomainContext, caller: Caller, serverId: string, botId: string, permissions?: ReadonlyArray<string> | string) {
     const server = await requireOwner(ctx, caller, serverId);
-    const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
-    if (!bot || bot.bot !== 1) throw notFound('bot');
+    const bot = await requireBot(ctx, botId);
     // A bot receives the events of every server it is in: only its owner decides where it
     // goes, unless they made it public. 403, not 404: bot ids are visible in member lists
     // and messages anyway, so hiding that the bot exists would protect nothing.
@@ -92,12 +98,7 @@ export const serverBots = {
     // The members' views gain the managed role from this entry's delta; the bot's own
     // sessions, which have no view yet, take the MEMBER_ADD's model, its roles those of the
     // join snapshot (every role once per bot join, as Discord's GUILD_CREATE lists them).
-    await notify(ctx, {
-      kind: 'event',
-      serverId,
-      event: { t: 'ROLE_CREATE', d: { serverId, role: roleView(role) } },
-      delta: roleDelta(role, version),
-    });
+    await notifyRole(ctx, serverId, 'ROLE_CREATE', role, version);
     await notify(ctx, {
       kind: 'event',
       serverId,
@@ -118,8 +119,7 @@ export const serverBots = {
     permissions: ReadonlyArray<string> | string,
   ) {
     await requireOwner(ctx, caller, serverId);
-    const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
-    if (!bot || bot.bot !== 1) throw notFound('bot');
+    const bot = await requireBot(ctx, botId);
     const bits = botBits(permissions);
     const { role, version } = await ctx.store.write(async (tx) => {
       const member = await ctx.store.members.get(tx, serverId, botId);
@@ -128,12 +128,7 @@ export const serverBots = {
       await auditIn(ctx, tx, serverId, caller, 'bot_update', botId, { permissions: bits.toString() });
       return { role, version };
     });
-    await notify(ctx, {
-      kind: 'event',
-      serverId,
-      event: { t: 'ROLE_UPDATE', d: { serverId, role: roleView(role) } },
-      delta: roleDelta(role, version),
-    });
+    await notifyRole(ctx, serverId, 'ROLE_UPDATE', role, version);
     await notify(ctx, {
       kind: 'event',
       serverId,
@@ -144,8 +139,7 @@ export const serverBots = {
 
   async removeBot(ctx: DomainContext, caller: Caller, serverId: string, botId: string) {
     await requireOwner(ctx, caller, serverId);
-    const bot = isId(botId) ? await ctx.store.users.byId(ctx.store.db, botId) : undefined;
-    if (!bot || bot.bot !== 1) throw notFound('bot');
+    const bot = await requireBot(ctx, botId);
     const removed = await ctx.store.write(async (tx) => {
       const r = await removeMembership(ctx, tx, serverId, botId);
       if (r) await auditIn(ctx, tx, serverId, caller, 'bot_remove', botId, {});

@@ -21,6 +21,15 @@ const roleIdsOf = (joinIds: JoinIds, server: string, user: string) =>
 /** The ids `roleIdsOf` joined, ascending as numbers (none for null). */
 const roleIds = (joined: string | null | undefined): string[] => (joined ? joined.split(',').sort(compareIds) : []);
 
+/** A server's members with their user fields and role ids, for a caller to filter, order and limit. */
+const memberRows = (db: Db, joinIds: JoinIds, serverId: string) =>
+  db
+    .selectFrom('members')
+    .innerJoin('users', 'users.id', 'members.userId')
+    .select(['users.id', 'users.name', 'users.bot', 'users.avatar', 'users.ownerId', 'members.joinedAt', 'members.nick'])
+    .select(roleIdsOf(joinIds, 'members.server_id', 'members.user_id').as('roles'))
+    .where('members.serverId', '=', serverId);
+
 /** Servers with their channels, members and invites (one aggregate). */
 export const serversRepo = (joinIds: JoinIds) => ({
   insert: (db: Tx, row: ServerTable) => db.insertInto('servers').values(row).execute(),
@@ -212,12 +221,7 @@ export const membersRepo = (joinIds: JoinIds) => {
     },
     /** The members in the order they joined; with `limit`, the first that many; with `userId`, only that one. */
     ofServer: async (db: Db, serverId: string, only: { limit?: number; userId?: string } = {}) => {
-      let q = db
-        .selectFrom('members')
-        .innerJoin('users', 'users.id', 'members.userId')
-        .select(['users.id', 'users.name', 'users.bot', 'users.avatar', 'users.ownerId', 'members.joinedAt', 'members.nick'])
-        .select(roleIdsOf(joinIds, 'members.server_id', 'members.user_id').as('roles'))
-        .where('members.serverId', '=', serverId);
+      let q = memberRows(db, joinIds, serverId);
       if (only.userId !== undefined) q = q.where('members.userId', '=', only.userId);
       q = q.orderBy('members.joinedAt').orderBy('users.id');
       const rows = await (only.limit === undefined ? q.execute() : q.limit(only.limit).execute());
@@ -290,12 +294,7 @@ export const membersRepo = (joinIds: JoinIds) => {
      * so a page costs the same at any depth and no more rows than it shows are read.
      */
     pageById: async (db: Db, serverId: string, page: { after?: string; limit: number }) => {
-      let q = db
-        .selectFrom('members')
-        .innerJoin('users', 'users.id', 'members.userId')
-        .select(['users.id', 'users.name', 'users.bot', 'users.avatar', 'users.ownerId', 'members.joinedAt', 'members.nick'])
-        .select(roleIdsOf(joinIds, 'members.server_id', 'members.user_id').as('roles'))
-        .where('members.serverId', '=', serverId);
+      let q = memberRows(db, joinIds, serverId);
       if (page.after !== undefined) q = q.where('members.userId', '>', page.after);
       const rows = await q.orderBy('members.userId').limit(page.limit).execute();
       return rows.map((r) => ({ ...r, roles: roleIds(r.roles) }));
