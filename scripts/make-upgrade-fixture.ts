@@ -56,6 +56,7 @@ const base = await new Promise<string>((resolve, reject) => {
   child.once('exit', (code) => reject(new Error(`the previous release exited (${code}) before listening:\n${seen}`)));
 });
 
+// biome-ignore lint/suspicious/noExplicitAny: answers of an earlier release's API, whatever shapes it had then
 async function api(method: string, url: string, auth?: string, body?: unknown, raw?: FormData): Promise<any> {
   const headers: Record<string, string> = auth ? { authorization: auth } : {};
   if (body !== undefined) headers['content-type'] = 'application/json';

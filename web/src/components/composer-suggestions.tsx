@@ -168,6 +168,12 @@ interface AutocompleteOptions {
 interface Autocomplete {
   /** The popup, while there is something to offer (placed against the nearest positioned box). */
   list: ReactNode;
+  /** Whether the popup is showing. */
+  open: boolean;
+  /** The caret while the box has focus and nothing is selected; null otherwise. */
+  caret: number | null;
+  /** Puts the caret at `at` once the next text is in the box (after inserting something). */
+  placeCaret: (at: number) => void;
   /** The text box's ARIA wiring and caret tracking. */
   inputProps: {
     'aria-autocomplete': 'list';
@@ -245,6 +251,11 @@ export function useAutocomplete({ text, setText, area, channel, onMention }: Aut
   };
 
   return {
+    open,
+    caret,
+    placeCaret: (at) => {
+      pendingCaret.current = at;
+    },
     list:
       open && trigger ? (
         <SuggestionList id={listId} trigger={trigger} items={items} active={activeIndex} onHover={setActive} onPick={pick} />

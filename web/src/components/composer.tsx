@@ -7,8 +7,8 @@ import { can, P, usePermissions } from '../state/permissions';
 import { store, useStore } from '../state/store';
 import { toast, toastError } from '../state/toasts';
 import { codePoints, formatSize } from '../lib/format';
-import { type DraftMention, encodeDraft, findTrigger } from '../lib/mentions';
-import { type Suggestion, SuggestionList, suggestionId, useSuggestions } from './composer-suggestions';
+import { type DraftMention, encodeDraft } from '../lib/mentions';
+import { useAutocomplete } from './composer-suggestions';
 import { CommandForm } from './command-form';
 import { CommandPalette, commandOptionId, slashQuery, useCommandMatches } from './command-palette';
 import { expandCommand, getInteractions, loadCommands, type RunnableCommand, runnableName } from '../state/interaction-store';
@@ -147,26 +147,24 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
   const reply = useConversation((s) => s.replies[channel.id]);
   const touch = useTouchInput();
 
-  // Autocomplete: the trigger at the caret, its suggestions, the active row.
-  const [caret, setCaret] = useState<number | null>(null);
-  const [dismissed, setDismissed] = useState<number | null>(null);
-  const [active, setActive] = useState(0);
-  const pendingCaret = useRef<number | null>(null);
-  const listId = useId();
-  const found = caret === null ? null : findTrigger(text, caret);
-  const trigger = found && found.start !== dismissed ? found : null;
-  const suggestions = useSuggestions(trigger, channel);
-  const open = !!trigger && suggestions.length > 0;
-  const activeIndex = Math.min(active, suggestions.length - 1);
-  const triggerKey = trigger ? `${trigger.char}${trigger.start}:${trigger.query}` : '';
-  // biome-ignore lint/correctness/useExhaustiveDependencies(triggerKey): another query starts at its first suggestion
-  useEffect(() => {
-    setActive(0);
-  }, [triggerKey]);
+  // Autocomplete of `@`, `#` and `:`, as in the edit box.
+  const autocomplete = useAutocomplete({
+    text,
+    setText: (v) => setText(v),
+    area,
+    channel,
+    onMention: (mention) => {
+      const known = (draftMentions.get(channel.id) ?? []).filter((m) => m.display !== mention.display);
+      draftMentions.set(channel.id, [...known, mention]);
+    },
+  });
+  const caret = autocomplete.caret;
 
   // Commands: `/` at the start lists them; picking one turns the composer into its form.
   const [command, setCommand] = useState<RunnableCommand | null>(null);
   const [slashDismissed, setSlashDismissed] = useState(false);
+  const [active, setActive] = useState(0);
+  const paletteId = useId();
   const slash = caret !== null && !slashDismissed && !files.length ? slashQuery(text) : null;
   const commands = useCommandMatches(channel.id, slash);
   // An empty match closes the palette, so `/shrug` can still be sent as text; a lone `/` says why nothing is listed.
@@ -201,44 +199,16 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
     }
   };
 
-  const pick = (item: Suggestion) => {
-    const el = area.current;
-    if (!trigger || !el) return;
-    const end = caret ?? el.selectionEnd;
-    const after = text.slice(end);
-    const spacer = after.startsWith(' ') ? '' : ' ';
-    const next = text.slice(0, trigger.start) + item.insert + spacer + after;
-    if (item.mention) {
-      const mention = item.mention;
-      const known = (draftMentions.get(channel.id) ?? []).filter((m) => m.display !== mention.display);
-      draftMentions.set(channel.id, [...known, mention]);
-    }
-    const at = trigger.start + item.insert.length + 1;
-    pendingCaret.current = at;
-    setText(next);
-    setCaret(at);
-  };
-
   // The emoji picker's pick goes in at the caret (or replaces the selection); focus returns to the text.
   const insertEmoji = (emoji: string) => {
     const el = area.current;
     const start = el?.selectionStart ?? text.length;
     const end = el?.selectionEnd ?? text.length;
-    pendingCaret.current = start + emoji.length;
+    autocomplete.placeCaret(start + emoji.length);
     setText(text.slice(0, start) + emoji + text.slice(end));
     setEmojiOpen(false);
     el?.focus();
   };
-
-  // After a pick, the caret goes after the inserted name.
-  // biome-ignore lint/correctness/useExhaustiveDependencies(text): placed once the picked text is in the textarea
-  useLayoutEffect(() => {
-    const el = area.current;
-    const at = pendingCaret.current;
-    if (!el || at === null) return;
-    pendingCaret.current = null;
-    el.setSelectionRange(at, at);
-  }, [text]);
 
   // The Reply action puts the cursor here.
   useEffect(() => onReplyStarted(() => area.current?.focus()), []);
@@ -363,7 +333,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
     >
       {paletteOpen && slash !== null && (
         <CommandPalette
-          id={listId}
+          id={paletteId}
           query={slash}
           items={commands.items}
           loading={commands.loading}
@@ -372,9 +342,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
           onPick={pickCommand}
         />
       )}
-      {open && trigger && (
-        <SuggestionList id={listId} trigger={trigger} items={suggestions} active={activeIndex} onHover={setActive} onPick={pick} />
-      )}
+      {autocomplete.list}
       <OutboxList channelId={channel.id} />
       {reply && <ReplyBar channelId={channel.id} reply={reply} onDone={() => area.current?.focus()} />}
       {files.length > 0 && (
@@ -441,21 +409,13 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
           // multi-line textbox role (a chat input is announced as one, and is always one),
           // names its listbox popup, and points at the active suggestion while it is open.
           // (role="combobox" would drop aria-multiline and announce every message as a combo box.)
-          aria-autocomplete="list"
-          aria-haspopup="listbox"
-          aria-controls={open || paletteOpen ? listId : undefined}
-          aria-activedescendant={
-            open
-              ? suggestionId(listId, activeIndex)
-              : paletteOpen && commands.items.length
-                ? commandOptionId(listId, paletteActive)
-                : undefined
-          }
-          onSelect={(e) =>
-            setCaret(e.currentTarget.selectionStart === e.currentTarget.selectionEnd ? e.currentTarget.selectionStart : null)
-          }
-          onFocus={(e) => setCaret(e.currentTarget.selectionStart)}
-          onBlur={() => setCaret(null)}
+          {...autocomplete.inputProps}
+          {...(!autocomplete.open && paletteOpen
+            ? {
+                'aria-controls': paletteId,
+                'aria-activedescendant': commands.items.length ? commandOptionId(paletteId, paletteActive) : undefined,
+              }
+            : {})}
           onChange={(e) => {
             // `/name ` (or `/name group sub `) typed out in full (one command of that name): straight to its form.
             const typed = /^\/(\S+(?: \S+){0,2}) $/u.exec(e.target.value)?.[1]?.toLowerCase();
@@ -467,8 +427,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
               return;
             }
             setText(e.target.value);
-            setCaret(e.target.selectionStart);
-            if (dismissed !== null && dismissed >= e.target.value.length) setDismissed(null);
+            autocomplete.changed(e.target.value, e.target.selectionStart);
             setSlashDismissed(false);
             const now = Date.now();
             if (e.target.value.trim() && now - lastTyping.current > TYPING_EVERY_MS) {
@@ -505,25 +464,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
                 return;
               }
             }
-            if (open) {
-              const n = suggestions.length;
-              if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-                e.preventDefault();
-                setActive((activeIndex + (e.key === 'ArrowDown' ? 1 : n - 1)) % n);
-                return;
-              }
-              if ((e.key === 'Enter' && !e.shiftKey) || (e.key === 'Tab' && !e.shiftKey)) {
-                e.preventDefault();
-                const item = suggestions[activeIndex];
-                if (item) pick(item);
-                return;
-              }
-              if (e.key === 'Escape') {
-                e.preventDefault();
-                setDismissed(trigger?.start ?? null);
-                return;
-              }
-            }
+            if (autocomplete.onKeyDown(e)) return;
             if (e.key === 'Escape' && reply) {
               e.preventDefault();
               cancelReply(channel.id);

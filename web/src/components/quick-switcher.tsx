@@ -205,6 +205,7 @@ function QuickSwitcher({ currentPath, onClose }: { currentPath: string; onClose:
       {!query && items.length > 0 && <div className={styles.heading}>{t('switcher.recent')}</div>}
       <div id={listId} ref={list} role="listbox" aria-label={t('switcher.results')} className={styles.list}>
         {items.map((item, i) => (
+          // biome-ignore lint/a11y: the combobox pattern: focus stays in the search box (aria-activedescendant), which handles the keys
           <div
             key={`${item.kind}:${item.id}`}
             id={optionId(i)}
