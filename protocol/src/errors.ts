@@ -132,6 +132,11 @@ export const ERROR_CATALOG = {
   unknown_webhook: { status: 404, meaning: 'no such webhook, or its token is wrong' },
   unknown_invite: { status: 404, meaning: 'no such invite, or its server is gone' },
   unknown_file: { status: 404, meaning: 'no such uploaded file' },
+  no_preview: {
+    status: 404,
+    meaning:
+      'the file has no preview page: not a PDF, one this instance could not draw, or this instance draws none (`GET /instance` `pdfPreviews`)',
+  },
   unknown_role: { status: 404, meaning: 'no such role in this server' },
   unknown_overwrite: { status: 404, meaning: 'the channel has no overwrite for that role or member' },
   unknown_user: { status: 404, meaning: 'no such user' },

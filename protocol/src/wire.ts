@@ -133,6 +133,9 @@ export const Instance = Type.Object(
     }),
     sessionTtlDays: Type.Integer({ minimum: 1, description: 'a login session unused for this many days ends' }),
     maxUploadBytes: Type.Integer({ minimum: 1, description: 'the largest file an upload may be, in bytes (`MAX_UPLOAD_BYTES`)' }),
+    pdfPreviews: Type.Boolean({
+      description: "whether this instance draws PDFs' first pages (`/uploads/{id}/{secret}/{filename}/page-1.png`; needs `pdftoppm`)",
+    }),
   },
   { $id: 'Instance', title: 'Instance', description: 'what a visitor needs to know about this Parley before logging in' },
 );

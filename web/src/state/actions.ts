@@ -141,21 +141,29 @@ export async function toggleReaction(message: Message, emoji: string): Promise<v
   }
 }
 
-let uploadLimitAnswer: Promise<number | undefined> | undefined;
+let instanceAnswer: Promise<Instance | undefined> | undefined;
+
+/** `GET /instance`, asked once (again after a failure); undefined if it could not be asked. */
+function instance(): Promise<Instance | undefined> {
+  instanceAnswer ??= api.get<Instance>('/instance').catch(() => {
+    instanceAnswer = undefined;
+    return undefined;
+  });
+  return instanceAnswer;
+}
 
 /**
- * The largest file the service takes (`GET /instance`'s `maxUploadBytes`), asked once;
- * undefined if it could not be asked, and then the service's own 413 explains.
+ * The largest file the service takes (`GET /instance`'s `maxUploadBytes`); undefined if
+ * it could not be asked, and then the service's own 413 explains.
  */
-export function uploadLimit(): Promise<number | undefined> {
-  uploadLimitAnswer ??= api.get<Instance>('/instance').then(
-    (i) => (typeof i.maxUploadBytes === 'number' ? i.maxUploadBytes : undefined),
-    () => {
-      uploadLimitAnswer = undefined;
-      return undefined;
-    },
-  );
-  return uploadLimitAnswer;
+export async function uploadLimit(): Promise<number | undefined> {
+  const i = await instance();
+  return typeof i?.maxUploadBytes === 'number' ? i.maxUploadBytes : undefined;
+}
+
+/** Whether the service draws PDFs' first pages (`GET /instance`'s `pdfPreviews`). */
+export async function drawsPdfPages(): Promise<boolean> {
+  return (await instance())?.pdfPreviews === true;
 }
 
 export async function uploadFile(file: File): Promise<UploadResult> {

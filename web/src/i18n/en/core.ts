@@ -75,6 +75,7 @@ export const core = {
   },
   attachment: {
     moreInFile: 'More in the file: download it to read on.',
+    firstPageOf: 'First page of {{name}}',
   },
   lightbox: {
     viewer: 'Image viewer',
