@@ -3,13 +3,15 @@
  * item 6; docs/api.md#direct-messages): "New message" with its person picker (one person
  * opens or reuses the DM; several make a group, up to the cap), the DM header's presence
  * following the other person live, and Block / Unblock from the profile card and the
- * account page, with what blocking changes on screen. Screenshots land in test-results/web/.
+ * account page, with what blocking changes on screen (and that it silences desktop
+ * notifications). Screenshots land in test-results/web/.
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { call, createServer, joinServer, postMessage, registerUser, type TestUser } from '../factories.js';
 import { TestGatewayClient } from '../gateway/client.js';
 import { browserSuite, screenshot, type OpenPage } from './browser.js';
+import { notifications, recordNotifications, waitForNotifications } from './notifications.js';
 
 // Presence without the grace period and merging, so "offline" and "idle" show at once (the harness turns its fan-out off).
 const web = browserSuite({ env: { PRESENCE_GRACE_MS: '0', PRESENCE_INTERVAL_MS: '0', PRESENCE_FANOUT_MAX: '100' } });
@@ -327,6 +329,40 @@ describe('blocking', () => {
     await message(page, 'First thing bob says').waitFor();
     noPageErrors(o);
   }, 90_000);
+
+  it('a blocked person’s mention raises no desktop notification; someone else’s does', async () => {
+    const alice = await named('alice');
+    const bob = await named('bob');
+    const carol = await named('carol');
+    const { server, general } = await createServer(web.url, alice, 'Lighthouse');
+    await joinServer(web.url, alice, bob, server.id);
+    await joinServer(web.url, alice, carol, server.id);
+    expect((await call(web.url, 'PUT', `/users/@me/blocks/${bob.id}`, { auth: alice.auth })).status).toBe(204);
+    // Alice is elsewhere (her DMs), so a mention in #general would notify her.
+    // The block list has loaded (it decides) and the gateway is ready before anyone writes.
+    let blocksLoaded: Promise<unknown> = Promise.resolve();
+    let gatewayReady: Promise<unknown> = Promise.resolve();
+    const o = await web.open({
+      token: alice.token,
+      path: '/dms',
+      prepare: async (p) => {
+        await recordNotifications(p, web.url);
+        blocksLoaded = p.waitForResponse((r) => r.url().endsWith('/users/@me/blocks') && r.request().method() === 'GET');
+        gatewayReady = new Promise<void>((resolve) =>
+          p.on('websocket', (ws) => ws.on('framereceived', (f) => String(f.payload).includes('"op":"ready"') && resolve())),
+        );
+      },
+    });
+    const { page } = o;
+    await Promise.all([blocksLoaded, gatewayReady]);
+    await postMessage(web.url, bob.auth, general.id, `<@${alice.id}> are you there?`);
+    await postMessage(web.url, carol.auth, general.id, `<@${alice.id}> lunch?`);
+    // Events arrive in order: once Carol's has notified, Bob's had its turn.
+    const seen = await waitForNotifications(page, 1);
+    expect(seen.map((n) => n.title)).toEqual([`${carol.name} (#general, Lighthouse)`]);
+    expect((await notifications(page)).length).toBe(1);
+    noPageErrors(o);
+  }, 60_000);
 
   it('a DM with someone blocked: the history stays, the composer gives way to a notice with Unblock, and sending works again after it', async () => {
     const alice = await named('alice');
