@@ -158,6 +158,30 @@ describe('New message: the person picker', () => {
     noPageErrors(o);
   }, 90_000);
 
+  it('pages: the list holds 25 at first, and the next page comes as it is scrolled to its end', async () => {
+    const alice = await named('alice');
+    const { server } = await createServer(web.url, alice, 'Crowd');
+    const people: TestUser[] = [];
+    for (let i = 0; i < 30; i++) {
+      const u = await named(`m${String(i).padStart(2, '0')}`);
+      await joinServer(web.url, alice, u, server.id);
+      people.push(u);
+    }
+    const o = await open(alice, '/dms');
+    const { page } = o;
+    await openPicker(page);
+    const options = picker(page).locator('[role="option"]');
+    await expect.poll(() => options.count()).toBe(25);
+    const next = page.waitForResponse((r) => r.url().includes('/users/@me/contacts') && r.url().includes('after='));
+    await picker(page)
+      .getByRole('listbox')
+      .evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    expect(new URL((await next).url()).searchParams.get('after')).toBe(people[24]!.id);
+    await expect.poll(() => options.count()).toBe(30);
+    await option(page, people[29]!.id).waitFor();
+    noPageErrors(o);
+  }, 60_000);
+
   it('on a 390 px phone, dark: the picker fits, its chips wrap, and a group is made from it', async () => {
     const alice = await named('alice');
     const { server } = await createServer(web.url, alice, 'Lighthouse');

@@ -58,6 +58,17 @@ export function NewMessageHost() {
   return open ? <NewMessageDialog onClose={closeNewMessage} /> : null;
 }
 
+/** A page of the people one shares a server with (`q`: part of a name), after `after`; their presence goes to the store. */
+async function fetchContacts(q: string, after?: string): Promise<Contact[]> {
+  const params = new URLSearchParams({ limit: String(PAGE) });
+  if (q) params.set('q', q);
+  if (after) params.set('after', after);
+  const found = await api.get<Contact[]>(`/users/@me/contacts?${params}`);
+  // The list is the freshest word on their presence, until the next PRESENCE_UPDATE.
+  for (const c of found) store.dispatch({ type: 'presence/set', userId: c.user.id, status: c.presence });
+  return found;
+}
+
 function NewMessageDialog({ onClose }: { onClose: () => void }) {
   const [query, setQuery] = useState('');
   const [results, setResults] = useState<Contact[] | null>(null);
@@ -74,6 +85,11 @@ function NewMessageDialog({ onClose }: { onClose: () => void }) {
   const nameId = useId();
   const hintId = useId();
 
+  /** A full page came last: there may be more after it (loaded as the list is scrolled to its end). */
+  const [more, setMore] = useState(false);
+  /** The query of the results shown, and whether their next page is on its way. */
+  const page = useRef({ q: '', loading: false });
+
   // The list for what is typed, after a short rest; the newest answer wins.
   useEffect(() => {
     let stale = false;
@@ -81,11 +97,11 @@ function NewMessageDialog({ onClose }: { onClose: () => void }) {
     const timer = setTimeout(async () => {
       try {
         const q = query.trim();
-        const found = await api.get<Contact[]>(`/users/@me/contacts?limit=${PAGE}${q ? `&q=${encodeURIComponent(q)}` : ''}`);
+        const found = await fetchContacts(q);
         if (stale) return;
-        // The list is the freshest word on their presence, until the next PRESENCE_UPDATE.
-        for (const c of found) store.dispatch({ type: 'presence/set', userId: c.user.id, status: c.presence });
+        page.current = { q, loading: false };
         setResults(found);
+        setMore(found.length === PAGE);
         setActive(q && found.length ? 0 : -1);
         setError(null);
       } catch (err) {
@@ -99,6 +115,24 @@ function NewMessageDialog({ onClose }: { onClose: () => void }) {
       clearTimeout(timer);
     };
   }, [query]);
+
+  /** The next page of the same query, after the last person shown. */
+  const loadMore = async () => {
+    const last = results?.[results.length - 1];
+    if (!more || !last || page.current.loading) return;
+    const q = page.current.q;
+    page.current.loading = true;
+    try {
+      const found = await fetchContacts(q, last.user.id);
+      if (page.current.q !== q) return; // another query meanwhile
+      setResults((r) => [...(r ?? []), ...found]);
+      setMore(found.length === PAGE);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      page.current.loading = false;
+    }
+  };
 
   const isPicked = (id: string) => picked.some((p) => p.id === id);
   const full = picked.length >= MAX_PICKS;
@@ -145,7 +179,9 @@ function NewMessageDialog({ onClose }: { onClose: () => void }) {
       e.preventDefault();
       if (shown.length === 0) return;
       const step = e.key === 'ArrowDown' ? 1 : -1;
-      setActive((i) => (i < 0 ? (step > 0 ? 0 : shown.length - 1) : (i + step + shown.length) % shown.length));
+      const next = active < 0 ? (step > 0 ? 0 : shown.length - 1) : (active + step + shown.length) % shown.length;
+      setActive(next);
+      if (next >= shown.length - 3) void loadMore();
     } else if (e.key === 'Enter') {
       e.preventDefault();
       const c = shown[active];
@@ -236,7 +272,18 @@ function NewMessageDialog({ onClose }: { onClose: () => void }) {
         <p className={styles.listTitle} aria-hidden="true">
           {t('newMessage.people')}
         </p>
-        <div id={listId} className={styles.list} role="listbox" aria-label={t('newMessage.people')} aria-multiselectable="true">
+        <div
+          id={listId}
+          className={styles.list}
+          role="listbox"
+          aria-label={t('newMessage.people')}
+          aria-multiselectable="true"
+          aria-busy={loading || undefined}
+          onScroll={(e) => {
+            const el = e.currentTarget;
+            if (el.scrollTop + el.clientHeight > el.scrollHeight - 80) void loadMore();
+          }}
+        >
           {shown.map((c, i) => {
             const person = c.user;
             const on = isPicked(person.id);
