@@ -291,6 +291,11 @@ describe('blocking', () => {
     expect(blocks.body.map((u: { id: string }) => u.id)).toEqual([bob.id]);
     const fromBob = await call(web.url, 'POST', '/users/@me/channels', { auth: bob.auth, body: { recipientIds: [alice.id] } });
     expect(fromBob.status).toBe(403);
+    // The member list's Message says why, to the one who blocked.
+    const bobRow = memberList.locator(`li[data-member-id="${bob.id}"]`);
+    await bobRow.hover();
+    await bobRow.getByRole('button', { name: `Message ${bob.name}` }).click();
+    await page.getByText(`You blocked ${bob.name}. Unblock them from their profile to write to them.`).waitFor();
 
     // Bob's two messages are one folded line; Alice's stay.
     const fold = page.locator('[data-blocked-fold="hidden"]');

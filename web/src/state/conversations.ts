@@ -370,7 +370,9 @@ export async function openDm(user: Pick<User, 'id' | 'name'>): Promise<DmChannel
     return dm;
   } catch (err) {
     if (err instanceof ApiError && err.code === 'cannot_dm') {
-      throw new ApiError(err.status, t('errors.cannotDm', { name: displayName(user) }), err.request, err.body);
+      // The service gives one answer for every refusal; a block of one's own is no secret to oneself.
+      const key = getState().blocked?.[user.id] ? 'errors.cannotDmBlocked' : 'errors.cannotDm';
+      throw new ApiError(err.status, t(key, { name: displayName(user) }), err.request, err.body);
     }
     throw err;
   }

@@ -678,6 +678,7 @@ export const core = {
     copyFailed: 'Copy failed: select the text and copy it by hand.',
     notAnInvite: 'That does not look like an invite link or code.',
     cannotDm: 'You cannot message {{name}}: they may not take direct messages from you, or you share no server.',
+    cannotDmBlocked: 'You blocked {{name}}. Unblock them from their profile to write to them.',
   },
   inviteOptions: {
     never: 'Never',
