@@ -5,6 +5,7 @@ import {
   COMMAND_OPTION_TYPES,
   COMMAND_TYPES,
   COMPONENT_LIMITS,
+  CONTACT_LIMITS,
   CONTENT_MAX,
   EMBED_LIMITS,
   INTERACTION_CALLBACK_TYPES,
@@ -270,6 +271,25 @@ export const OpenDmBody = Type.Object(
 
 /** `PUT/DELETE /users/@me/blocks/{userId}`. */
 export const BlockParams = Type.Object({ userId: Type.String() });
+
+/**
+ * `GET /users/@me/contacts`: the people the caller shares a server with, by id, `after` one
+ * (exclusive); `q` keeps those whose name or username holds it (any case); `ids` (comma-separated,
+ * at most CONTACT_LIMITS.limitMax) keeps those among them.
+ */
+export const ContactsQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: CONTACT_LIMITS.queryLength, description: 'part of a name or username, any case' })),
+  ids: Type.Optional(
+    Type.String({
+      pattern: `^[0-9]{1,19}(,[0-9]{1,19}){0,${CONTACT_LIMITS.limitMax - 1}}$`,
+      description: `only these people (comma-separated ids, at most ${CONTACT_LIMITS.limitMax})`,
+    }),
+  ),
+  after: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$', description: 'the page after this user id (exclusive)' })),
+  limit: Type.Optional(
+    Type.String({ pattern: '^[0-9]{1,3}$', description: `1 to ${CONTACT_LIMITS.limitMax}, default ${CONTACT_LIMITS.limitDefault}` }),
+  ),
+});
 
 /** `PATCH /servers/{serverId}`. */
 export const UpdateServerBody = Type.Object(
@@ -759,6 +779,7 @@ export type UploadParams = Static<typeof UploadParams>;
 export type SecretlessUploadParams = Static<typeof SecretlessUploadParams>;
 export type MessagePageQuery = Static<typeof MessagePageQuery>;
 export type SearchQuery = Static<typeof SearchQuery>;
+export type ContactsQuery = Static<typeof ContactsQuery>;
 export type WebhookExecQuery = Static<typeof WebhookExecQuery>;
 export type IdempotencyHeaders = Static<typeof IdempotencyHeaders>;
 export type GithubHeaders = Static<typeof GithubHeaders>;

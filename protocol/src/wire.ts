@@ -306,6 +306,12 @@ export const Member = Type.Object(
   { $id: 'Member', title: 'Member', description: '`ownerId` and `permissions` are present on bots only' },
 );
 
+/** `GET /users/@me/contacts`: someone the caller shares a server with, and their presence. */
+export const Contact = Type.Object(
+  { user: ref(PublicUser), presence: PresenceStatus },
+  { $id: 'Contact', title: 'Contact', description: 'a person or bot who shares a server with the caller' },
+);
+
 export const BotMember = Type.Object(
   {
     ...PublicUser.properties,
@@ -868,6 +874,7 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
   Channel,
   Invite,
   Member,
+  Contact,
   BotMember,
   Attachment,
   Embed,
@@ -907,6 +914,7 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
 export type PermissionName = Static<typeof PermissionName>;
 export type ErrorResponse = Static<typeof ErrorResponse>;
 export type PublicUser = Static<typeof PublicUser>;
+export type Contact = Static<typeof Contact>;
 export type SelfUser = Static<typeof SelfUser>;
 export type BotSelf = Static<typeof BotSelf>;
 export type UpdatedUser = Static<typeof UpdatedUser>;

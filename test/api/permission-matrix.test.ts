@@ -488,6 +488,13 @@ const SPECS: RouteSpec[] = [
     },
     unchanged: async (p) => (await call(base(), 'GET', '/users/@me', { auth: p._auth })).status === 200,
   },
+  // Contacts (docs/api.md#direct-messages): anyone signed in lists the people they share a server with (strangers: none).
+  {
+    route: 'GET /users/@me/contacts',
+    okCaller: 'owner',
+    status: (c) => (INVALID.has(c) ? 401 : 200),
+    params: () => ({}),
+  },
   // Blocks (docs/api.md#direct-messages): anyone signed in blocks anyone; unblocking someone not blocked is 404.
   {
     route: 'PUT /users/@me/blocks/:userId',

@@ -1518,6 +1518,9 @@ function query(g: Gen): string {
     () => 'a=%C0%AF',
     () => `q=${LONG(rng.pick([1000, 20_000]), 'q')}`,
     () => 'a=1;b=2',
+    // GET /users/@me/contacts: id lists and LIKE's own characters.
+    () => `ids=${rng.pick([`${id()},${id()}`, ',', '1,,2', `${'1,'.repeat(120)}1`, encodeURIComponent(id())])}`,
+    () => `q=${rng.pick(['%25', '_', '%5C', '%25%5C_', '%00', 'a%27%20or%201%3D1'])}`,
     () => 'before=&after=',
     () => `before=${LONG(65, 'A')}`,
   ];

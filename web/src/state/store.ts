@@ -7,7 +7,7 @@ import { compareIds } from '@parley/protocol/ids';
 import { useSyncExternalStore } from 'react';
 import { reduceConversations } from './conversations-reducer';
 import type { GatewayStatus } from '@parley/sdk';
-import type { ChosenStatus, PresenceStatus } from '@parley/protocol';
+import type { ChosenStatus, PresenceStatus, PublicUser } from '@parley/protocol';
 import type { Ban, Channel, DmChannel, Member, Message, Reaction, ReadState, Role, Server, User, UserSettings } from '../api/types';
 
 export interface ChannelMessages {
@@ -67,6 +67,8 @@ export interface State {
   dmsLoaded: boolean;
   /** Notification settings (`GET /users/@me/settings`); null until loaded. */
   settings: UserSettings | null;
+  /** The people this person blocked (`GET /users/@me/blocks`, `state/blocks.ts`), by id; null until loaded. */
+  blocked: Record<string, PublicUser> | null;
   /** Servers this person lost while the client was open (removed from, or deleted), by id: what their page says instead of "not found". */
   lostServers: Record<string, { name: string; reason: 'removed' | 'deleted' }>;
 }
@@ -123,7 +125,10 @@ export type Action =
   | { type: 'dms/set'; dms: DmChannel[] }
   | { type: 'dm/upsert'; dm: DmChannel }
   | { type: 'dm/remove'; dmId: string }
-  | { type: 'settings/set'; settings: UserSettings };
+  | { type: 'settings/set'; settings: UserSettings }
+  | { type: 'blocks/set'; users: PublicUser[] }
+  | { type: 'block/add'; user: PublicUser }
+  | { type: 'block/remove'; userId: string };
 
 export const initialState: State = {
   me: null,
@@ -144,6 +149,7 @@ export const initialState: State = {
   dms: {},
   dmsLoaded: false,
   settings: null,
+  blocked: null,
   lostServers: {},
 };
 
