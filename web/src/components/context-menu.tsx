@@ -173,12 +173,22 @@ export function ContextMenu({ items, anchor, onClose, label, returnFocus, testId
 
 const LONG_PRESS_MS = 500;
 
+/** What `useContextMenuTrigger` puts on an element (nothing when disabled). */
+export interface ContextMenuTriggerProps {
+  onContextMenu?: (e: MouseEvent<HTMLElement>) => void;
+  onKeyDown?: (e: KeyboardEvent<HTMLElement>) => void;
+  onPointerDown?: (e: PointerEvent<HTMLElement>) => void;
+  onPointerMove?: (e: PointerEvent<HTMLElement>) => void;
+  onPointerUp?: () => void;
+  onPointerCancel?: () => void;
+}
+
 /**
  * Right-click, the context-menu key (or Shift+F10) and a long press on touch screens call
  * `open` with where the menu should appear (the pointer, or the element for the keyboard).
  * Spread the result on the element: `<a {...useContextMenuTrigger(open)}>`.
  */
-export function useContextMenuTrigger(open: (anchor: ContextMenuAnchor, el: HTMLElement) => void, enabled = true) {
+export function useContextMenuTrigger(open: (anchor: ContextMenuAnchor, el: HTMLElement) => void, enabled = true): ContextMenuTriggerProps {
   const press = useRef<{ timer: ReturnType<typeof setTimeout>; x: number; y: number } | null>(null);
   const longPressed = useRef(false);
   useEffect(() => () => clearTimeout(press.current?.timer), []);
