@@ -53,7 +53,7 @@ describe('categories', () => {
     expect(all.filter((c) => c.parentId === cat.id).map((c) => c.name)).toEqual(['rules']);
   });
 
-  it('a category holds no messages: 400 channel_is_category on POST messages and typing', async () => {
+  it('a category holds no messages: 400 channel_is_category on POST messages, typing and a webhook for it', async () => {
     const w = await world(srv.url);
     const cat = await category(w.owner.auth, w.server.id);
     expectError(
@@ -62,6 +62,12 @@ describe('categories', () => {
       'channel_is_category',
     );
     expectError(await call(srv.url, 'POST', `/channels/${cat.id}/typing`, { auth: w.owner.auth }), 400, 'channel_is_category');
+    // Nor does a webhook post there.
+    expectError(
+      await call(srv.url, 'POST', `/servers/${w.server.id}/webhooks`, { auth: w.owner.auth, body: { name: 'Hook', channelId: cat.id } }),
+      400,
+      'channel_is_category',
+    );
   });
 
   it('PATCH parentId moves a channel in and out; 400 invalid_parent for a text channel, a category in a category, another server', async () => {
