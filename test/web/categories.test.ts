@@ -137,6 +137,25 @@ describe('categories in the sidebar', () => {
     noPageErrors(o);
   });
 
+  it('a long press on a channel (touch) opens its menu; in dark mode too', async () => {
+    const w = await world();
+    const o = await web.open({ token: w.alice.token, path: `/s/${w.server.id}/c/${w.general.id}`, height: 720, colorScheme: 'dark' });
+    const { page } = o;
+    const faq = sidebar(page).locator(`[data-channel="${w.faq.id}"]`);
+    await faq.waitFor();
+    const box = await faq.boundingBox();
+    // A touch that stays put: the menu opens after the long-press delay, where the finger is.
+    await faq.dispatchEvent('pointerdown', { pointerType: 'touch', clientX: box!.x + 30, clientY: box!.y + 10, bubbles: true });
+    const menu = page.getByRole('menu', { name: 'Options for faq' });
+    await menu.waitFor();
+    await faq.dispatchEvent('pointerup', { pointerType: 'touch', bubbles: true });
+    expect(await menu.getByRole('menuitem').count()).toBe(6);
+    await screenshot(page, 'channel-menu-dark');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => menu.count()).toBe(0);
+    noPageErrors(o);
+  });
+
   it('a manager reorders with Ctrl+↑/↓ and the menu’s Move up/down, and by dragging a channel into another category', async () => {
     const w = await world();
     const o = await web.open({ token: w.alice.token, path: `/s/${w.server.id}/c/${w.general.id}`, height: 720 });
