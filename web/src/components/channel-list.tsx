@@ -71,6 +71,22 @@ function useCollapsed(serverId: string): ReadonlySet<string> {
   return new Set(JSON.parse(raw) as string[]);
 }
 
+// ---------------------------------------------------------------- touch
+
+/**
+ * The kind of pointer last pressed: on touch screens a long press opens the menu, so it
+ * must not start a drag too (Chromium drags draggable elements on a long touch).
+ */
+let lastPointerType = 'mouse';
+if (typeof window !== 'undefined')
+  window.addEventListener(
+    'pointerdown',
+    (e) => {
+      lastPointerType = e.pointerType;
+    },
+    { capture: true, passive: true },
+  );
+
 // ---------------------------------------------------------------- the list
 
 interface Props {
@@ -173,6 +189,10 @@ export function ChannelList({ server, activeChannelId, bits, labelledBy, onNotif
       ? {
           draggable: true,
           onDragStart: (e: DragEvent<HTMLElement>) => {
+            if (lastPointerType === 'touch') {
+              e.preventDefault();
+              return;
+            }
             e.dataTransfer.effectAllowed = 'move';
             e.dataTransfer.setData('text/plain', id);
             setDragging({ id, category });
