@@ -1,6 +1,6 @@
 /** The sidebar's channel order and the moves a reorder sends (web/src/lib/channel-order.ts; docs/api.md#categories). */
 import { describe, expect, it } from 'vitest';
-import type { Channel } from '../../web/src/api/types.js';
+import type { Channel } from '@parley/protocol';
 import { channelGroups, isSynced, moveTo, sidebarOrder, stepMove } from '../../web/src/lib/channel-order.js';
 
 const ch = (id: string, position: number, extra: Partial<Channel> = {}): Channel => ({

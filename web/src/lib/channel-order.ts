@@ -5,7 +5,7 @@
  * the new positions of the channels of one parent, numbered 0, 1, 2… in their new order.
  */
 import { compareIds } from '@parley/protocol/ids';
-import type { Channel, Overwrite } from '../api/types';
+import type { Channel, Overwrite } from '@parley/protocol';
 
 const byPosition = (a: Channel, b: Channel) => (a.position ?? 0) - (b.position ?? 0) || compareIds(a.id, b.id);
 
