@@ -34,6 +34,11 @@ export const ERROR_CATALOG = {
   too_many_pins: { status: 400, meaning: 'the channel already has 50 pinned messages' },
   max_roles: { status: 400, meaning: 'the server already has 250 roles (`@everyone` not counted)' },
   max_reactions: { status: 400, meaning: 'the message already has 20 distinct emoji: only one of those can be added' },
+  channel_is_category: { status: 400, meaning: 'a category holds no messages: send them in one of its channels' },
+  invalid_parent: {
+    status: 400,
+    meaning: "`parentId` names no category of the channel's server, or is set on a category (categories do not nest)",
+  },
   message_too_old: { status: 400, meaning: 'bulk delete takes only messages younger than 14 days' },
   invalid_recipients: {
     status: 400,

@@ -193,6 +193,8 @@ export const OBJECT_LIMITS = {
   groupDmMembers: 10,
   /** The highest `position` a channel or role may be given. */
   position: 10_000,
+  /** The most channels one `PATCH /servers/{serverId}/channels` moves. */
+  channelsPerReorder: 500,
   /** A channel's or role's name, in characters. */
   name: 100,
   /** A channel's topic, in characters. */

@@ -312,11 +312,20 @@ export const UpdateMemberBody = Type.Object(
   { additionalProperties: false },
 );
 
+const ParentId = Type.Union([Type.String({ maxLength: 32 }), Type.Null()], {
+  description: 'the category to put the channel in; null: uncategorised',
+});
+const SyncPermissions = Type.Boolean({
+  description: "true: the channel's overwrites become a copy of its category's (Discord's `lock_permissions`)",
+});
+
 /** `POST /servers/{serverId}/channels`. */
 export const CreateChannelBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
   topic: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])),
   position: Type.Optional(Type.Integer({ minimum: 0, maximum: OBJECT_LIMITS.position })),
+  type: Type.Optional(Type.Union([Type.Literal('text'), Type.Literal('category')])),
+  parentId: Type.Optional(ParentId),
 });
 
 /** `PATCH /channels/{channelId}`. */
@@ -325,8 +334,24 @@ export const UpdateChannelBody = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     topic: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])),
     position: Type.Optional(Type.Integer({ minimum: 0, maximum: OBJECT_LIMITS.position })),
+    parentId: Type.Optional(ParentId),
+    syncPermissions: Type.Optional(SyncPermissions),
   },
   { minProperties: 1, additionalProperties: false },
+);
+
+/** `PATCH /servers/{serverId}/channels`: moves channels and categories at once (Discord's `PATCH /guilds/{id}/channels`). */
+export const ReorderChannelsBody = Type.Array(
+  Type.Object(
+    {
+      id: Type.String({ maxLength: 32 }),
+      position: Type.Optional(Type.Integer({ minimum: 0, maximum: OBJECT_LIMITS.position })),
+      parentId: Type.Optional(ParentId),
+      syncPermissions: Type.Optional(SyncPermissions),
+    },
+    { additionalProperties: false },
+  ),
+  { minItems: 1, maxItems: OBJECT_LIMITS.channelsPerReorder },
 );
 
 const roleFields = {
@@ -768,6 +793,7 @@ export type UpdateSettingsBody = Static<typeof UpdateSettingsBody>;
 export type CreateInviteBody = Static<typeof CreateInviteBody>;
 export type CreateChannelBody = Static<typeof CreateChannelBody>;
 export type UpdateChannelBody = Static<typeof UpdateChannelBody>;
+export type ReorderChannelsBody = Static<typeof ReorderChannelsBody>;
 export type AuditLogQuery = Static<typeof AuditLogQuery>;
 export type BotParams = Static<typeof BotParams>;
 export type SessionParams = Static<typeof SessionParams>;

@@ -217,7 +217,17 @@ export const Channel = Type.Object(
     name: Type.String(),
     createdAt: Timestamp,
     topic: Type.Optional(Nullable(Type.String())),
-    position: Type.Optional(Type.Integer()),
+    position: Type.Optional(
+      Type.Integer({ description: 'the order among the channels of the same parent (categories: among categories)' }),
+    ),
+    type: Type.Optional(
+      Type.Union([Type.Literal('text'), Type.Literal('category')], {
+        description: "`text` (the default), or `category` (Discord's type 4): a collapsible group of channels that holds no messages",
+      }),
+    ),
+    parentId: Type.Optional(
+      Nullable(Id, { description: 'the category the channel sits in; null when uncategorised, always for a category' }),
+    ),
     permissionOverwrites: Type.Optional(Type.Array(ref(Overwrite))),
     lastMessageId: Type.Optional(Nullable(Id, { description: 'the newest message (unread state compares it with the read state)' })),
   },
@@ -697,6 +707,8 @@ export const InteractionResolved = Type.Object(
           id: Id,
           serverId: ServerRef,
           name: Type.String(),
+          type: Type.Optional(Type.String({ description: '`text`, `category`, `dm` or `group_dm`' })),
+          parentId: Type.Optional(Nullable(Id)),
           permissions: PermissionBits,
         }),
         { description: "channels both the invoker and the bot may see; `permissions`: the invoker's there" },

@@ -531,6 +531,13 @@ const SPECS: RouteSpec[] = [
     body: () => ({ name: 'made-by-the-matrix' }),
   },
   {
+    route: 'PATCH /servers/:serverId/channels',
+    okCaller: 'owner',
+    status: only({ owner: 200 }),
+    params: server,
+    body: () => [{ id: w.renameMe.id }],
+  },
+  {
     route: 'PATCH /channels/:channelId',
     okCaller: 'owner',
     status: only({ owner: 200 }),

@@ -3,6 +3,7 @@ import { api, type RequestOptions, seg } from '../api/client';
 import type {
   AttachmentRef,
   Channel,
+  CreateChannelBody,
   EditMessageBody,
   GatewayEvent,
   Instance,
@@ -11,6 +12,7 @@ import type {
   Message,
   NameBody,
   Reaction,
+  ReorderChannelsBody,
   Role,
   SendMessageBody,
   Server,
@@ -185,10 +187,22 @@ export async function createServer(name: string): Promise<Server> {
   return server;
 }
 
-export async function createChannel(serverId: string, name: string): Promise<Channel> {
-  const channel = await api.post<Channel>(`/servers/${seg(serverId)}/channels`, { name } satisfies NameBody);
+/** A text channel (in a category with `parentId`), or with `type: 'category'` a category (docs/api.md#categories). */
+export async function createChannel(
+  serverId: string,
+  name: string,
+  more: Pick<CreateChannelBody, 'type' | 'parentId'> = {},
+): Promise<Channel> {
+  const channel = await api.post<Channel>(`/servers/${seg(serverId)}/channels`, { name, ...more } satisfies CreateChannelBody);
   dispatch({ type: 'channel/upsert', channel });
   return channel;
+}
+
+/** Moves channels and categories at once (`PATCH /servers/{id}/channels`); the answer is applied before the events arrive. */
+export async function reorderChannels(serverId: string, moves: ReorderChannelsBody): Promise<void> {
+  if (moves.length === 0) return;
+  const changed = await api.patch<Channel[]>(`/servers/${seg(serverId)}/channels`, moves);
+  for (const channel of changed ?? []) dispatch({ type: 'channel/upsert', channel });
 }
 
 export async function renameChannel(channel: Channel, name: string): Promise<Channel> {
