@@ -195,15 +195,53 @@ export function lastMessageOf(state: State, channelId: string): string | null {
   return null;
 }
 
+/**
+ * Channels marked unread by hand: reading them does not ack until the person leaves them
+ * (or marks them read), as on Discord, or the mark would undo itself at once.
+ */
+const heldUnread = new Set<string>();
+
+/** The person left the channel: reading it acks again. */
+export function releaseUnread(channelId: string): void {
+  heldUnread.delete(channelId);
+}
+
+/**
+ * "Mark unread" on a message: the read state goes back to the message before it (the API's
+ * ack may move back: docs/api.md#messages), here at once and on the server. The channel's
+ * first message has none before it: false, nothing changes.
+ */
+export async function markUnread(channelId: string, messageId: string): Promise<boolean> {
+  const items = getState().messages[channelId]?.items ?? [];
+  const i = items.findIndex((m) => m.id === messageId);
+  let previous = i > 0 ? (items[i - 1]?.id ?? null) : null;
+  if (!previous) {
+    const page = await api.get<Message[]>(`/channels/${seg(channelId)}/messages?limit=1&before=${encodeURIComponent(messageId)}`);
+    previous = page[0]?.id ?? null;
+  }
+  if (!previous) return false;
+  heldUnread.add(channelId);
+  const entry = pendingAcks.get(channelId);
+  if (entry?.timer) clearTimeout(entry.timer);
+  pendingAcks.delete(channelId);
+  const state = getState();
+  const after = (state.messages[channelId]?.items ?? []).filter((m) => compareIds(m.id, previous) > 0 && pingsMe(state, m)).length;
+  dispatch({ type: 'read/update', state: { channelId, lastReadId: previous, mentionCount: after } });
+  noteServerRead(channelId, previous);
+  await api.post(`/channels/${seg(channelId)}/messages/${seg(previous)}/ack`, undefined);
+  return true;
+}
+
 /** "Mark as read": everything in the channel, up to its newest message. */
 export function markRead(channelId: string): void {
+  heldUnread.delete(channelId);
   const id = newestId(getState(), channelId);
   if (id) ack(channelId, id);
 }
 
 /** Acks the newest message when the person is reading the channel (visible, focused, at the bottom). */
 export function ackIfReading(channelId: string): void {
-  if (!isReading(channelId)) return;
+  if (!isReading(channelId) || heldUnread.has(channelId)) return;
   const state = getState();
   const data = state.messages[channelId];
   if (!data?.loaded || data.stale) return;

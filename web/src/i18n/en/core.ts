@@ -55,6 +55,21 @@ export const core = {
     apps: 'Apps',
     editHint: 'Escape to <cancel>cancel</cancel> • Enter to <save>save</save>',
   },
+  messageMenu: {
+    label: 'Message options',
+    markUnread: 'Mark unread',
+    copyText: 'Copy text',
+    copyLink: 'Copy message link',
+    linkCopied: 'Link copied',
+    textCopied: 'Text copied',
+    nothingBefore: 'This is the first message of the channel: there is nothing before it to be read.',
+  },
+  unfurl: {
+    label: 'Message from {{author}} in {{channel}}',
+    jump: 'Jump',
+    jumpTo: 'Jump to the message from {{author}}',
+    directMessage: 'Direct message',
+  },
   messageList: {
     loading: 'Loading messages…',
     newMessages_one: '{{count}} new message · ',
