@@ -206,6 +206,41 @@ describe('messages', () => {
     expect(b.errors).toEqual([]);
   });
 
+  it('welcome lines: chosen in server settings, one appears live when someone joins by invite', async () => {
+    const { page, errors } = await open(ana, `/s/${serverId}/settings`);
+    const channel = page.getByRole('combobox', { name: 'Channel' });
+    await channel.waitFor();
+    const toggle = page.getByRole('checkbox', { name: 'Welcome people who join' });
+    expect(await toggle.isDisabled()).toBe(true);
+    await channel.selectOption({ label: '#general' });
+    await expect
+      .poll(async () => (await call(web.url, 'GET', `/servers/${serverId}`, { auth: ana.auth })).body.systemChannelId)
+      .toBe(generalId);
+    expect(await toggle.isChecked()).toBe(true);
+    await screenshot(page, 'welcome-settings');
+
+    await page.goto(`${web.url}/s/${serverId}/c/${generalId}`);
+    await messageEl(page, third.id).waitFor();
+    const cleo = await named('cleo');
+    await joinServer(web.url, ana, cleo, serverId);
+    const line = page.locator('[data-join]').filter({ hasText: cleo.name });
+    await line.waitFor();
+    expect(await line.innerText()).toMatch(new RegExp(`${cleo.name}`));
+    await screenshot(page, 'welcome-line');
+    // Its menu offers what fits a system message (no edit, no reaction, no copy text).
+    await line.click({ button: 'right' });
+    expect(await menuItems(page)).toEqual(['Reply', 'Mark unread', 'Copy message link', 'Delete message']);
+    await page.keyboard.press('Escape');
+
+    // Switched off, the next person joins without one.
+    await page.goto(`${web.url}/s/${serverId}/settings`);
+    await page.getByRole('checkbox', { name: 'Welcome people who join' }).uncheck();
+    await expect
+      .poll(async () => (await call(web.url, 'GET', `/servers/${serverId}`, { auth: ana.auth })).body.welcomeMessages)
+      .toBe(false);
+    expect(errors).toEqual([]);
+  });
+
   it('a draft (with a picked name and a reply) survives a reload, per channel, and sending clears it', async () => {
     const { page, errors } = await open(ana, `/s/${serverId}/c/${randomId}`);
     const input = composer(page);
@@ -221,8 +256,8 @@ describe('messages', () => {
     expect(typed).toBe(`Ask @${ben.name} about the boats`);
     // #general gets another draft, answering ben.
     await channelLink(page, 'general').click();
-    await messageEl(page, second.id).getByText('warm').click({ button: 'right' });
-    await menu(page).getByRole('menuitem', { name: 'Reply' }).click();
+    await messageEl(page, second.id).hover();
+    await messageEl(page, second.id).getByRole('button', { name: 'Reply' }).click();
     await composer(page).fill('On it');
 
     await page.reload();

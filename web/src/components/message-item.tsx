@@ -29,6 +29,7 @@ import { t } from '../i18n';
 import styles from './message-item.module.css';
 import roleName from './role-name.module.css';
 import { useAction } from '../lib/use-action';
+import { welcomeLineKey } from '../lib/welcome';
 
 const MAX_CONTENT = 4000;
 
@@ -322,6 +323,70 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
           {picker && canReact && <EmojiPicker onPick={react} onClose={() => setPicker(false)} />}
         </div>
       )}
+      {contextMenu.menu}
+    </article>
+  );
+});
+
+/**
+ * A welcome line (a system message, `type: "join"`): someone joined by invite. Centred
+ * in the list with the newcomer's name; its menu offers what fits a system message.
+ */
+export const JoinLine = memo(function JoinLine({
+  message,
+  canDelete,
+  current = false,
+}: {
+  message: Message;
+  canDelete: boolean;
+  current?: boolean;
+}) {
+  const author = message.author ?? { id: 'unknown', name: 'Unknown', bot: false };
+  const serverId = message.serverId ?? '';
+  const nick = useStore((s) => s.members[serverId]?.find((m) => m.id === author.id)?.nick ?? null);
+  const name = nick || author.name || t('common.unknown');
+  const rolesKnown = useStore((s) => !!s.roles[serverId]);
+  const bits = usePermissions(serverId, message.channelId);
+  const remove = async () => {
+    const ok = await confirm({
+      title: t('message.deleteTitle'),
+      body: <p>{t('message.deleteBody')}</p>,
+      confirmLabel: t('message.delete'),
+      danger: true,
+    });
+    if (ok) deleteMessage(message).catch(toastError);
+  };
+  const contextMenu = useMessageMenu(message, {
+    canReact: false,
+    canReply: !rolesKnown || can(bits, P.SEND_MESSAGES),
+    canPin: false,
+    canEdit: false,
+    canDelete,
+    hasApps: false,
+    copyText: () => '',
+    onReact: () => undefined,
+    onEdit: () => undefined,
+    onDelete: () => void remove(),
+  });
+  return (
+    <article
+      className={styles.joinLine}
+      data-message-id={message.id}
+      data-join="true"
+      data-current={current ? 'true' : undefined}
+      aria-label={`${t(welcomeLineKey(message.id), { name })}, ${formatFull(message.createdAt)}`}
+      tabIndex={current ? 0 : -1}
+      {...contextMenu.handlers}
+    >
+      <span className={styles.joinArrow} aria-hidden="true">
+        →
+      </span>
+      <span className={styles.joinText}>
+        <Trans i18nKey={welcomeLineKey(message.id)} values={{ name }} components={{ b: <strong className={styles.joinName} /> }} />
+      </span>
+      <time className={styles.joinTime} dateTime={message.createdAt} title={formatFull(message.createdAt)}>
+        {formatMessageTime(message.createdAt)}
+      </time>
       {contextMenu.menu}
     </article>
   );

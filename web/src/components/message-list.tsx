@@ -18,7 +18,7 @@ import { jumpDone, loadNewer, useConversation } from '../state/conversation';
 import { type ChannelMessages, useStore } from '../state/store';
 import { formatDay, isSameDay, minutesBetween } from '../lib/format';
 import { useInteractions } from '../state/interaction-store';
-import { MessageItem } from './message-item';
+import { JoinLine, MessageItem } from './message-item';
 import { PendingCommands } from './message-interactions';
 import { firstUnreadId, UnreadBar, UnreadDivider, useReadTracking, useUnreadMarker } from './unread-marker';
 import { t } from '../i18n';
@@ -55,6 +55,7 @@ const FOCUSABLE = 'a[href], button, input, select, textarea, summary, audio[cont
 
 function groupedWith(prev: Message | undefined, m: Message): boolean {
   if (!prev) return false;
+  if (prev.type === 'join' || m.type === 'join') return false; // a welcome line stands alone
   if (m.messageReference) return false; // a reply shows its quote line, under a header
   if (m.interaction?.type === 'command') return false; // so does an answer to a command
   if (!!prev.ephemeral !== !!m.ephemeral) return false;
@@ -666,15 +667,19 @@ function renderRow(_index: number, row: Row, ctx: ListContext) {
         </div>
       )}
       {row.unread && <UnreadDivider />}
-      <MessageItem
-        message={m}
-        grouped={row.grouped}
-        mine={mine}
-        canDelete={(mine && !m.webhookId) || ctx.canModerate}
-        editing={ctx.editingId === m.id}
-        onEdit={ctx.onEdit}
-        current={ctx.currentId === m.id}
-      />
+      {m.type === 'join' ? (
+        <JoinLine message={m} canDelete={mine || ctx.canModerate} current={ctx.currentId === m.id} />
+      ) : (
+        <MessageItem
+          message={m}
+          grouped={row.grouped}
+          mine={mine}
+          canDelete={(mine && !m.webhookId) || ctx.canModerate}
+          editing={ctx.editingId === m.id}
+          onEdit={ctx.onEdit}
+          current={ctx.currentId === m.id}
+        />
+      )}
     </>
   );
 }

@@ -8,6 +8,7 @@ import { ApiError, api, seg } from '../api/client';
 import type { DmChannel, Message, OpenDmBody, ReadState, UpdateSettingsBody, User, UserSettings } from '../api/types';
 import { displayName } from '../api/types';
 import { showNotification } from '../lib/desktop-notifications';
+import { welcomeLineKey } from '../lib/welcome';
 import { broadcast, isNotifier, onBroadcast, someoneLooking, startTabs } from '../lib/tabs';
 import { setTitleCount } from '../lib/title';
 import { safeImageSrc } from '../markdown/parse';
@@ -363,6 +364,8 @@ function maybeNotify(state: State, m: Message): void {
 
 /** A message as a line of text: mentions by name, files and embeds said in words. */
 function plainText(state: State, m: Message): string {
+  // A welcome line: its sentence, without the markup that makes the name bold.
+  if (m.type === 'join') return t(welcomeLineKey(m.id), { name: m.author?.name ?? t('notifications.someone') }).replace(/<\/?b>/g, '');
   const users = new Map((m.mentions ?? []).map((u) => [u.id, u.name]));
   const roles = new Map((m.serverId ? (state.roles[m.serverId] ?? []) : []).map((r) => [r.id, r.name]));
   const channels = new Map((m.serverId ? (state.channels[m.serverId] ?? []) : []).map((c) => [c.id, c.name]));

@@ -54,6 +54,16 @@ export const core = {
     deleteShiftHint: 'Delete (Shift+click to skip confirmation)',
     apps: 'Apps',
     editHint: 'Escape to <cancel>cancel</cancel> • Enter to <save>save</save>',
+    welcome: {
+      landed: '<b>{{name}}</b> just landed.',
+      joined: '<b>{{name}}</b> joined the party.',
+      pizza: 'Welcome, <b>{{name}}</b>. We hope you brought pizza.',
+      wild: 'A wild <b>{{name}}</b> appeared.',
+      hopped: '<b>{{name}}</b> hopped into the server.',
+      glad: 'Glad you’re here, <b>{{name}}</b>.',
+      showedUp: '<b>{{name}}</b> just showed up!',
+      sayHi: 'Welcome <b>{{name}}</b>. Say hi!',
+    },
   },
   messageMenu: {
     label: 'Message options',
