@@ -179,6 +179,8 @@ describe('messages', () => {
     await inAna.locator(`[data-unfurl="${secret.id}"]`).getByText('the keys are under the mat').waitFor();
     await inAna.locator(`[data-unfurl="${first.id}"]`).getByText('The boats leave at nine').waitFor();
     expect(await inAna.locator(`[data-unfurl="${secret.id}"]`).innerText()).toContain('#staff');
+    // The links themselves read as their channels, not as long addresses.
+    expect(await inAna.locator('[data-mention="message"]').allInnerTexts()).toEqual(['#staff ›', '#general ›']);
     await screenshot(a.page, 'message-unfurl');
 
     // Ben does not: the API says 403, and nothing shows, not even that something is hidden.
@@ -197,6 +199,8 @@ describe('messages', () => {
     await expect.poll(() => statuses).toEqual([403]);
     expect(await inBen.locator('[data-unfurl]').count()).toBe(1);
     expect(await inBen.innerText()).not.toContain('keys');
+    // Nor is the channel he cannot see named in the link.
+    expect(await inBen.locator('[data-mention="message"]').allInnerTexts()).toEqual(['Message ›', '#general ›']);
 
     // Its jump link opens the linked message.
     await inBen.locator(`[data-unfurl="${first.id}"]`).getByRole('link', { name: /Jump/ }).click();
@@ -226,6 +230,8 @@ describe('messages', () => {
     const line = page.locator('[data-join]').filter({ hasText: cleo.name });
     await line.waitFor();
     expect(await line.innerText()).toMatch(new RegExp(`${cleo.name}`));
+    // Its accessible name is the sentence, without markup.
+    expect(await line.getAttribute('aria-label')).toMatch(new RegExp(`^[^<>]*${cleo.name}[^<>]*, `));
     await screenshot(page, 'welcome-line');
     // Its menu offers what fits a system message (no edit, no reaction, no copy text).
     await line.click({ button: 'right' });

@@ -374,7 +374,7 @@ export const JoinLine = memo(function JoinLine({
       data-message-id={message.id}
       data-join="true"
       data-current={current ? 'true' : undefined}
-      aria-label={`${t(welcomeLineKey(message.id), { name })}, ${formatFull(message.createdAt)}`}
+      aria-label={`${t(`message.welcome.${welcomeLineKey(message.id)}`, { name }).replace(/<\/?b>/g, '')}, ${formatFull(message.createdAt)}`}
       tabIndex={current ? 0 : -1}
       {...contextMenu.handlers}
     >
@@ -382,7 +382,11 @@ export const JoinLine = memo(function JoinLine({
         →
       </span>
       <span className={styles.joinText}>
-        <Trans i18nKey={welcomeLineKey(message.id)} values={{ name }} components={{ b: <strong className={styles.joinName} /> }} />
+        <Trans
+          i18nKey={`message.welcome.${welcomeLineKey(message.id)}`}
+          values={{ name }}
+          components={{ b: <strong className={styles.joinName} /> }}
+        />
       </span>
       <time className={styles.joinTime} dateTime={message.createdAt} title={formatFull(message.createdAt)}>
         {formatMessageTime(message.createdAt)}

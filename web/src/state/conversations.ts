@@ -365,7 +365,8 @@ function maybeNotify(state: State, m: Message): void {
 /** A message as a line of text: mentions by name, files and embeds said in words. */
 function plainText(state: State, m: Message): string {
   // A welcome line: its sentence, without the markup that makes the name bold.
-  if (m.type === 'join') return t(welcomeLineKey(m.id), { name: m.author?.name ?? t('notifications.someone') }).replace(/<\/?b>/g, '');
+  if (m.type === 'join')
+    return t(`message.welcome.${welcomeLineKey(m.id)}`, { name: m.author?.name ?? t('notifications.someone') }).replace(/<\/?b>/g, '');
   const users = new Map((m.mentions ?? []).map((u) => [u.id, u.name]));
   const roles = new Map((m.serverId ? (state.roles[m.serverId] ?? []) : []).map((r) => [r.id, r.name]));
   const channels = new Map((m.serverId ? (state.channels[m.serverId] ?? []) : []).map((c) => [c.id, c.name]));

@@ -369,6 +369,9 @@ export const core = {
     unknownUser: '@unknown-user',
     deletedRole: '@deleted-role',
     deletedChannel: '#deleted-channel',
+    directMessage: 'Direct message',
+    aMessage: 'Message',
+    messageIn: 'Message in {{where}}',
   },
   messageInteractions: {
     dismiss: 'Dismiss',
