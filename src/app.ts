@@ -11,6 +11,7 @@ import type { DomainContext } from './domain/context.js';
 import { expireIdempotencyKeys } from './domain/messages.js';
 import { sweepUnattachedUploads } from './domain/uploads.js';
 import { type EventBus, InProcessBus } from './events/bus.js';
+import { openPdfPages } from './files/pdf-pages.js';
 import { LocalUploadStore, type UploadStore } from './files/upload-store.js';
 import { discordWires } from './discord/gateway/index.js';
 import { Gateway } from './gateway/gateway.js';
@@ -205,6 +206,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const bus = deps.bus ?? (await openBus(config, report, clock));
   const limiter = config.rateLimits ? (deps.limiter ?? (await openLimiter(config, report, clock))) : null;
   const files = deps.files ?? new LocalUploadStore(config.uploadsDir);
+  const pdfPages = await openPdfPages(config.pdfPreviewCommand, config.previewsDir, report);
   if (metrics) {
     store.observeCommits(metrics.onCommit);
     metrics.sources.writes = () => store.writeLoad;
@@ -228,6 +230,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     store,
     bus,
     files,
+    pdfPages,
     publicUrl: config.publicUrl,
     accounts: { sessionTtlMs: config.sessionTtlMs, registration: config.registration },
     uploadLimits: { quotaBytes: config.uploadQuotaBytes, maxStorageBytes: config.maxUploadStorage },

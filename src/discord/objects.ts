@@ -27,6 +27,7 @@ import type {
   APIReaction,
   APIRole,
   APIStringSelectComponent,
+  APIGuildCategoryChannel,
   APITextChannel,
   APIUser,
   APIWebhook,
@@ -161,8 +162,28 @@ export function discordOverwrite(o: { id: string; type: 'role' | 'member'; allow
   return { id: o.id, type: o.type === 'role' ? 0 : 1, allow: o.allow, deny: o.deny };
 }
 
-/** A server's channel: a guild text channel (type 0). */
-export function discordChannel(c: Channel): APITextChannel {
+/** Discord's channel type of ours: 0 guild text, 4 category, 1 DM, 3 group DM. */
+export function discordChannelType(type: string | undefined): 0 | 1 | 3 | 4 {
+  if (type === 'category') return 4;
+  if (type === 'dm') return 1;
+  if (type === 'group_dm') return 3;
+  return 0;
+}
+
+/** A server's channel: a guild text channel (type 0) or a category (type 4, with no topic nor messages). */
+export function discordChannel(c: Channel): APITextChannel | APIGuildCategoryChannel {
+  if (c.type === 'category')
+    return {
+      id: c.id,
+      type: 4,
+      guild_id: c.serverId,
+      name: c.name,
+      position: c.position ?? 0,
+      permission_overwrites: (c.permissionOverwrites ?? []).map(discordOverwrite),
+      nsfw: false,
+      parent_id: null,
+      flags: NO_FLAGS,
+    } as APIGuildCategoryChannel;
   return {
     id: c.id,
     type: 0,
@@ -174,7 +195,7 @@ export function discordChannel(c: Channel): APITextChannel {
     last_message_id: c.lastMessageId ?? null,
     nsfw: false,
     rate_limit_per_user: 0,
-    parent_id: null,
+    parent_id: c.parentId ?? null,
     flags: NO_FLAGS,
   } as APITextChannel;
 }

@@ -97,18 +97,30 @@ const channelFields = {
   permission_overwrites: permissionOverwrites,
 };
 
-/** `POST /guilds/{id}/channels`: only text channels (type 0). */
+/** `POST /guilds/{id}/channels`: text channels (type 0) and categories (type 4). */
 export const DiscordCreateChannelBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.name }),
-  type: nullable(Type.Literal(0)),
+  type: nullable(Type.Union([Type.Literal(0), Type.Literal(4)])),
   ...channelFields,
 });
 
-/** `PATCH /channels/{id}`. */
+/** `PATCH /channels/{id}`; `lock_permissions` (discord.js sends it with `setParent`) copies the category's overwrites when no list is given. */
 export const DiscordUpdateChannelBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.name })),
+  lock_permissions: nullable(Type.Boolean()),
   ...channelFields,
 });
+
+/** `PATCH /guilds/{id}/channels`: channels' positions, categories and permission sync, at once. */
+export const DiscordChannelPositionsBody = Type.Array(
+  Type.Object({
+    id: Snowflake,
+    position: nullable(int(0, OBJECT_LIMITS.position)),
+    lock_permissions: nullable(Type.Boolean()),
+    parent_id: nullable(Snowflake),
+  }),
+  { minItems: 1, maxItems: OBJECT_LIMITS.channelsPerReorder },
+);
 
 /** `PATCH /guilds/{id}`: Parley keeps `name` and `description`; Discord's settings are checked and ignored. */
 export const DiscordUpdateGuildBody = Type.Object({

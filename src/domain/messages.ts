@@ -671,6 +671,13 @@ export async function removeMessages(ctx: DomainContext, rows: MessageTable[]): 
  */
 const EMOJI = new RegExp('^(?:\\p{RGI_Emoji}|\\p{Extended_Pictographic}\\uFE0F?)$', 'v');
 
+/** A category holds no messages (docs/api.md#categories): 400 `channel_is_category`, Discord's 50008. */
+function holdsMessages<T extends { type: string }>(channel: T): T {
+  if (channel.type === 'category')
+    throw badRequest('a category holds no messages: send them in one of its channels', 'channel_is_category');
+  return channel;
+}
+
 export const messages = {
   /**
    * Before a message body with files is read (docs/security.md#files-are-for-those-who-may-see-them): the channel exists and
@@ -678,7 +685,7 @@ export const messages = {
    * first file if they may not attach files there.
    */
   async admitSend(ctx: DomainContext, caller: Caller, channelId: string): Promise<{ mayAttach(): void }> {
-    const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.send);
+    const channel = holdsMessages(await requireChannelPermission(ctx, caller, channelId, NEEDS.send));
     return {
       mayAttach() {
         if (!hasPermission(channel.permissions, 'ATTACH_FILES')) throw forbidden('missing_permission', 'missing permission ATTACH_FILES');
@@ -708,7 +715,7 @@ export const messages = {
       if (!caller.bot) throw badRequest('only bots send components', 'invalid_components');
       components = checkComponents(body.components, true);
     }
-    const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.send);
+    const channel = holdsMessages(await requireChannelPermission(ctx, caller, channelId, NEEDS.send));
     // As on Discord: a reply shows the message it replies to, so replying needs to read the
     // channel; refused before the reference is looked up, so it tells nothing of it either.
     if (body.messageReference && !mayReadHistory(channel.permissions))
@@ -859,7 +866,7 @@ export const messages = {
   },
 
   async typing(ctx: DomainContext, caller: Caller, channelId: string) {
-    const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.send);
+    const channel = holdsMessages(await requireChannelPermission(ctx, caller, channelId, NEEDS.send));
     await signalTyping(ctx, channel, {
       t: 'TYPING_START',
       d: { channelId, serverId: channel.serverId, userId: caller.id, name: caller.name, bot: caller.bot },

@@ -66,8 +66,8 @@ export interface ChannelTable {
   createdAt: string;
   topic?: string | null;
   position?: number;
-  /** 'text' (a server's), 'dm' or 'group_dm' (0009). */
-  type?: 'text' | 'dm' | 'group_dm';
+  /** 'text' or 'category' (a server's), 'dm' or 'group_dm' (0009). */
+  type?: 'text' | 'category' | 'dm' | 'group_dm';
   /** Who created a group DM. */
   ownerId?: string | null;
   /** A DM between two people: their ids, ascending, joined by ':' (unique). */

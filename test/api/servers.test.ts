@@ -118,9 +118,9 @@ describe('servers', () => {
 });
 
 describe('channels', () => {
-  const channelFields = { createdAt: expect.stringMatching(ISO_UTC), topic: null, permissionOverwrites: [] };
+  const channelFields = { createdAt: expect.stringMatching(ISO_UTC), topic: null, type: 'text', parentId: null, permissionOverwrites: [] };
 
-  it('GET /servers/{id}/channels: 200 [{id, serverId, name, createdAt, topic, position, permissionOverwrites, lastMessageId}] for members; 403 for others', async () => {
+  it('GET /servers/{id}/channels: 200 [{id, serverId, name, createdAt, topic, position, type, parentId, permissionOverwrites, lastMessageId}] for members; 403 for others', async () => {
     const s = await setup();
     const c = await createChannel(srv.url, s.owner, s.server.id, 'random');
     const last = await postMessage(srv.url, s.owner.auth, c.id, 'the latest');
@@ -147,6 +147,8 @@ describe('channels', () => {
       createdAt: expect.stringMatching(ISO_UTC),
       topic: null,
       position: 1,
+      type: 'text',
+      parentId: null,
       permissionOverwrites: [],
     });
     expectError(await call(srv.url, 'POST', `/servers/${s.server.id}/channels`, { auth: s.member.auth, body: { name: 'x' } }), 403);

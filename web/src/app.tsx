@@ -16,6 +16,7 @@ import { DmPage } from './pages/dm-page';
 import { HomePage } from './pages/home-page';
 import { acceptInviteOnArrival, InvitePage, useInvitePreview } from './pages/invite-page';
 import { applyEvent, loadMe, loadMembers, loadServers } from './state/actions';
+import { startBlocks } from './state/blocks';
 import { applyReady, startConversations } from './state/conversations';
 import { jumpToMessage } from './state/conversation';
 import { resetInteractions } from './state/interaction-store';
@@ -249,6 +250,8 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
   useEffect(markReturning, []);
   // Unread counts in the title, notifications from one tab, settings shared between tabs.
   useEffect(startConversations, []);
+  // The block list: the message list folds blocked people's messages (state/blocks.ts).
+  useEffect(startBlocks, []);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies(token): a new session token loads the boot data again
   // biome-ignore lint/correctness/useExhaustiveDependencies(attempt): so does "Try again"

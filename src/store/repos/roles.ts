@@ -172,7 +172,7 @@ export const permissionInputs = async (db: Db | Tx, serverId: string) => {
     db.selectFrom('channelOverwrites').selectAll().where('serverId', '=', serverId).execute(),
     db
       .selectFrom('channels')
-      .select(['id', 'serverId', 'name', 'createdAt', 'topic', 'position'])
+      .select(['id', 'serverId', 'name', 'createdAt', 'topic', 'position', 'type', 'parentId'])
       .where('serverId', '=', serverId)
       .$narrowType<{ serverId: string }>()
       .execute(),

@@ -1,49 +1,80 @@
 /**
- * A context menu (a right-click's, a long press's, the context-menu key's): a menu in the
- * ARIA sense, drawn over the page at a point or below an element. The first item takes
- * focus; arrows, Home and End move; Enter or a click runs an item and closes; Escape
- * closes and gives focus back to where it was; a press elsewhere, Tab, scrolling or
- * resizing close it. Items that may not be used are left out by the caller, `disabled`
- * ones are shown but skipped.
+ * A small context menu (a menu in the ARIA sense), shared by the channel and message menus
+ * (README.md, "Web client"): opened at a point (a right-click's) or below an element (the
+ * keyboard's context-menu key, Shift+F10, a button), it takes focus on its first enabled
+ * item; ↑/↓, Home and End move, Enter or Space runs an item, Escape closes and gives focus
+ * back to where it came from, Tab and a click outside close it.
+ *
+ *   <ContextMenu items={[{ label, onSelect, danger?, disabled? }]} anchor={{ x, y } | element} onClose />
+ *
+ * `useContextMenuTrigger` gives an element the usual ways of opening one: right-click, the
+ * context-menu key or Shift+F10, and a long press on touch screens.
  */
-import { type KeyboardEvent, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import {
+  type KeyboardEvent,
+  type MouseEvent,
+  type PointerEvent,
+  type ReactNode,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+} from 'react';
 import { createPortal } from 'react-dom';
 import styles from './context-menu.module.css';
 
 export interface ContextMenuItem {
   label: string;
   onSelect: () => void;
+  /** Drawn in red (delete, leave, kick…). */
   danger?: boolean;
   disabled?: boolean;
+  /** An optional icon before the label. */
+  icon?: ReactNode;
+  /** Shown on the right, muted (a shortcut, a current value). */
+  hint?: string;
+  /** A stable name for tests and for keys (defaults to the label). */
+  id?: string;
 }
 
-interface Props {
-  items: readonly ContextMenuItem[];
-  /** A point (a right-click's) or an element (the menu opens below it). */
-  anchor: { x: number; y: number } | HTMLElement;
+export type ContextMenuAnchor = { x: number; y: number } | HTMLElement;
+
+export interface ContextMenuProps {
+  items: ContextMenuItem[];
+  anchor: ContextMenuAnchor;
   onClose: () => void;
-  /** The menu's accessible name. */
+  /** The menu's accessible name ("Channel options"). */
   label?: string;
+  /** Where focus goes back on Escape or after an item ran (defaults to the anchor element, or the element focused when it opened). */
+  returnFocus?: HTMLElement | null;
+  testId?: string;
 }
 
-function point(anchor: Props['anchor']): { x: number; y: number } {
-  if (!(anchor instanceof HTMLElement)) return anchor;
-  const r = anchor.getBoundingClientRect();
-  return { x: r.left + Math.min(16, r.width / 2), y: r.top + Math.min(r.height, 32) };
+function pointOf(anchor: ContextMenuAnchor): { x: number; y: number } {
+  if (anchor instanceof HTMLElement) {
+    const r = anchor.getBoundingClientRect();
+    return { x: r.left + Math.min(16, r.width / 2), y: r.bottom };
+  }
+  return anchor;
 }
 
-export function ContextMenu({ items, anchor, onClose, label }: Props) {
+export function ContextMenu({ items, anchor, onClose, label, returnFocus, testId = 'context-menu' }: ContextMenuProps) {
   const ref = useRef<HTMLDivElement>(null);
-  const start = point(anchor);
+  const opener = useRef<HTMLElement | null>(
+    returnFocus ?? (anchor instanceof HTMLElement ? anchor : (document.activeElement as HTMLElement | null)),
+  );
+  const start = pointOf(anchor);
   const [pos, setPos] = useState({ left: start.x, top: start.y });
-  // Where focus goes back: what had it when the menu opened, else the anchor element.
-  const returnTo = useRef<HTMLElement | null>(null);
+  const enabled = items.map((it, i) => (it.disabled ? -1 : i)).filter((i) => i >= 0);
+  const [active, setActive] = useState(enabled[0] ?? -1);
   const closeRef = useRef(onClose);
   closeRef.current = onClose;
-  if (returnTo.current === null) {
-    const active = document.activeElement;
-    returnTo.current = active instanceof HTMLElement && active !== document.body ? active : anchor instanceof HTMLElement ? anchor : null;
-  }
+
+  const close = useCallback((refocus: boolean) => {
+    closeRef.current();
+    if (refocus) opener.current?.focus?.();
+  }, []);
 
   // Kept on screen: moved left or up when it would overflow.
   useLayoutEffect(() => {
@@ -59,44 +90,44 @@ export function ContextMenu({ items, anchor, onClose, label }: Props) {
   useEffect(() => {
     ref.current?.querySelector<HTMLElement>('[role=menuitem]:not([aria-disabled=true])')?.focus();
     const away = (e: Event) => {
-      if (!ref.current?.contains(e.target as Node)) closeRef.current();
+      if (!ref.current?.contains(e.target as Node)) close(false);
     };
-    const gone = () => closeRef.current();
+    const onResize = () => close(false);
     document.addEventListener('pointerdown', away, true);
-    document.addEventListener('scroll', away, true);
-    window.addEventListener('resize', gone);
-    window.addEventListener('blur', gone);
+    window.addEventListener('resize', onResize);
+    window.addEventListener('blur', onResize);
     return () => {
       document.removeEventListener('pointerdown', away, true);
-      document.removeEventListener('scroll', away, true);
-      window.removeEventListener('resize', gone);
-      window.removeEventListener('blur', gone);
+      window.removeEventListener('resize', onResize);
+      window.removeEventListener('blur', onResize);
     };
-  }, []);
+  }, [close]);
 
-  const enabled = () => [...(ref.current?.querySelectorAll<HTMLElement>('[role=menuitem]:not([aria-disabled=true])') ?? [])];
-  const move = (by: number | 'first' | 'last') => {
-    const list = enabled();
-    if (!list.length) return;
-    const at = list.indexOf(document.activeElement as HTMLElement);
-    const n = by === 'first' ? 0 : by === 'last' ? list.length - 1 : (at + by + list.length) % list.length;
-    list[n]?.focus();
+  const focusAt = (index: number) => {
+    if (!enabled.length) return;
+    setActive(index);
+    ref.current?.querySelector<HTMLElement>(`[data-index="${index}"]`)?.focus();
   };
-  const close = (refocus: boolean) => {
-    onClose();
-    if (refocus) returnTo.current?.focus({ preventScroll: true });
+  const step = (delta: number) => {
+    const at = enabled.indexOf(active);
+    const next = enabled[(at + delta + enabled.length) % enabled.length];
+    if (next !== undefined) focusAt(next);
+  };
+  const run = (item: ContextMenuItem) => {
+    if (item.disabled) return;
+    close(true);
+    item.onSelect();
   };
   const onKeyDown = (e: KeyboardEvent) => {
-    // The menu is drawn in a portal; its keys are not the list's or the message's.
-    e.stopPropagation();
-    if (e.key === 'ArrowDown') move(1);
-    else if (e.key === 'ArrowUp') move(-1);
-    else if (e.key === 'Home') move('first');
-    else if (e.key === 'End') move('last');
+    if (e.key === 'ArrowDown') step(1);
+    else if (e.key === 'ArrowUp') step(-1);
+    else if (e.key === 'Home') focusAt(enabled[0] ?? -1);
+    else if (e.key === 'End') focusAt(enabled[enabled.length - 1] ?? -1);
     else if (e.key === 'Escape') close(true);
     else if (e.key === 'Tab') close(false);
     else return;
     if (e.key !== 'Tab') e.preventDefault();
+    e.stopPropagation();
   };
 
   return createPortal(
@@ -107,32 +138,104 @@ export function ContextMenu({ items, anchor, onClose, label }: Props) {
       aria-label={label}
       style={{ left: pos.left, top: pos.top }}
       onKeyDown={onKeyDown}
-      onClick={(e) => e.stopPropagation()}
-      onContextMenu={(e) => {
-        e.preventDefault();
-        e.stopPropagation();
-      }}
-      data-testid="context-menu"
+      onContextMenu={(e) => e.preventDefault()}
+      data-testid={testId}
     >
-      {items.map((item) => (
+      {items.map((item, i) => (
         <button
-          key={item.label}
+          key={item.id ?? item.label}
           type="button"
           role="menuitem"
-          tabIndex={-1}
-          className={`${styles.item}${item.danger ? ` ${styles.danger}` : ''}`}
+          data-index={i}
+          data-item={item.id ?? item.label}
+          tabIndex={i === active ? 0 : -1}
           aria-disabled={item.disabled || undefined}
-          onMouseMove={(e) => !item.disabled && e.currentTarget.focus({ preventScroll: true })}
-          onClick={() => {
-            if (item.disabled) return;
-            close(true);
-            item.onSelect();
-          }}
+          className={styles.item}
+          data-danger={item.danger || undefined}
+          data-active={i === active || undefined}
+          onClick={() => run(item)}
+          onMouseMove={() => !item.disabled && i !== active && setActive(i)}
+          onFocus={() => i !== active && setActive(i)}
         >
-          {item.label}
+          {item.icon && (
+            <span className={styles.icon} aria-hidden="true">
+              {item.icon}
+            </span>
+          )}
+          <span className={styles.label}>{item.label}</span>
+          {item.hint && <span className={styles.hint}>{item.hint}</span>}
         </button>
       ))}
     </div>,
     document.body,
   );
+}
+
+const LONG_PRESS_MS = 500;
+
+/** What `useContextMenuTrigger` puts on an element (nothing when disabled). */
+export interface ContextMenuTriggerProps {
+  onContextMenu?: (e: MouseEvent<HTMLElement>) => void;
+  onKeyDown?: (e: KeyboardEvent<HTMLElement>) => void;
+  onPointerDown?: (e: PointerEvent<HTMLElement>) => void;
+  onPointerMove?: (e: PointerEvent<HTMLElement>) => void;
+  onPointerUp?: () => void;
+  onPointerCancel?: () => void;
+}
+
+/**
+ * Right-click, the context-menu key (or Shift+F10) and a long press on touch screens call
+ * `open` with where the menu should appear (the pointer, or the element for the keyboard).
+ * Spread the result on the element: `<a {...useContextMenuTrigger(open)}>`.
+ */
+export function useContextMenuTrigger(open: (anchor: ContextMenuAnchor, el: HTMLElement) => void, enabled = true): ContextMenuTriggerProps {
+  const press = useRef<{ timer: ReturnType<typeof setTimeout>; x: number; y: number } | null>(null);
+  const longPressed = useRef(false);
+  useEffect(() => () => clearTimeout(press.current?.timer), []);
+  if (!enabled) return {};
+  const cancel = () => {
+    if (press.current) clearTimeout(press.current.timer);
+    press.current = null;
+  };
+  return {
+    onContextMenu: (e: MouseEvent<HTMLElement>) => {
+      e.preventDefault();
+      e.stopPropagation();
+      // A long press already opened it (touch browsers fire contextmenu after it too).
+      if (longPressed.current) {
+        longPressed.current = false;
+        return;
+      }
+      // The keyboard's menu key gives no position: open below the element.
+      const keyboard = e.clientX === 0 && e.clientY === 0;
+      open(keyboard ? e.currentTarget : { x: e.clientX, y: e.clientY }, e.currentTarget);
+    },
+    onKeyDown: (e: KeyboardEvent<HTMLElement>) => {
+      // Shift+F10 does not fire contextmenu everywhere (it does in Chromium on some systems only).
+      if ((e.key === 'F10' && e.shiftKey) || e.key === 'ContextMenu') {
+        e.preventDefault();
+        open(e.currentTarget, e.currentTarget);
+      }
+    },
+    onPointerDown: (e: PointerEvent<HTMLElement>) => {
+      if (e.pointerType !== 'touch') return;
+      const el = e.currentTarget;
+      const { clientX: x, clientY: y } = e;
+      cancel();
+      press.current = {
+        x,
+        y,
+        timer: setTimeout(() => {
+          press.current = null;
+          longPressed.current = true;
+          open({ x, y }, el);
+        }, LONG_PRESS_MS),
+      };
+    },
+    onPointerMove: (e: PointerEvent<HTMLElement>) => {
+      if (press.current && Math.hypot(e.clientX - press.current.x, e.clientY - press.current.y) > 10) cancel();
+    },
+    onPointerUp: cancel,
+    onPointerCancel: cancel,
+  };
 }

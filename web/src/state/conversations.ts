@@ -314,10 +314,13 @@ export function onMessageCreate(message: Message): void {
 /**
  * Whether a message deserves a notification by the person's settings: every DM; in a
  * server, by the channel's or server's level (`mentions` by default: pings and replies to
- * them), never when muted. Never their own, and none while the person is on do not disturb.
+ * them), never when muted. Never their own or a blocked person's, and none while the person
+ * is on do not disturb.
  */
 export function shouldNotify(state: State, m: Message): boolean {
   if (!state.me || m.author?.id === state.me.id) return false;
+  // Someone blocked never notifies (the client's choice: docs/api.md, "What a block does").
+  if (m.author && !m.webhookId && state.blocked?.[m.author.id]) return false;
   // Do not disturb means no desktop notifications at all (the status menu says so).
   if (state.myStatus === 'dnd') return false;
   if (!m.serverId) return true;
@@ -409,7 +412,9 @@ export async function openDm(user: Pick<User, 'id' | 'name'>): Promise<DmChannel
     return dm;
   } catch (err) {
     if (err instanceof ApiError && err.code === 'cannot_dm') {
-      throw new ApiError(err.status, t('errors.cannotDm', { name: displayName(user) }), err.request, err.body);
+      // The service gives one answer for every refusal; a block of one's own is no secret to oneself.
+      const key = getState().blocked?.[user.id] ? 'errors.cannotDmBlocked' : 'errors.cannotDm';
+      throw new ApiError(err.status, t(key, { name: displayName(user) }), err.request, err.body);
     }
     throw err;
   }

@@ -196,14 +196,20 @@ function WelcomeLines({ server }: { server: Server }) {
   const channels = useStore((s) => s.channels[server.id]);
   const { busy, error, run } = useAction();
   const id = useId();
-  // Every channel a server has today is a text channel (categories, once they come, are not places to post).
-  const text = channels ?? [];
+  // Text channels only: a category is not a place to post.
+  const text = (channels ?? []).filter((c) => c.type !== 'category');
   const channelId = server.systemChannelId ?? '';
-  const on = server.welcomeMessages !== false;
+  // The box follows the click at once; the server's answer (or a failure) settles it.
+  const [asked, setAsked] = useState<boolean | null>(null);
+  const on = asked ?? server.welcomeMessages !== false;
   const save = (body: { systemChannelId?: string | null; welcomeMessages?: boolean }) =>
     run(async () => {
-      await updateServer(server.id, body);
-      toast(t('settings.overview.serverSettingsSaved'));
+      try {
+        await updateServer(server.id, body);
+        toast(t('settings.overview.serverSettingsSaved'));
+      } finally {
+        setAsked(null);
+      }
     });
   return (
     <section className={own.panel} aria-labelledby={`${id}-title`}>
@@ -234,7 +240,10 @@ function WelcomeLines({ server }: { server: Server }) {
             type="checkbox"
             checked={on}
             disabled={busy || !channelId}
-            onChange={(e) => void save({ welcomeMessages: e.target.checked })}
+            onChange={(e) => {
+              setAsked(e.target.checked);
+              void save({ welcomeMessages: e.target.checked });
+            }}
           />
           {t('settings.overview.sendWelcomeLines')}
         </label>
