@@ -270,6 +270,7 @@ describe('messages', () => {
     await composer(page).waitFor();
     expect(await composer(page).inputValue()).toBe('On it');
     await page.getByText(`Replying to ${ben.name}`).waitFor();
+    await messageEl(page, second.id).waitFor();
     await screenshot(page, 'draft-restored');
     await channelLink(page, 'random').click();
     await page.waitForURL(new RegExp(`/c/${randomId}$`));
