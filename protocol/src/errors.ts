@@ -28,6 +28,7 @@ export const ERROR_CATALOG = {
   owner_cannot_leave: { status: 400, meaning: 'the server owner cannot leave their own server' },
   everyone_role: { status: 400, meaning: '`@everyone` cannot be deleted, given, taken, renamed or moved' },
   invalid_owner: { status: 400, meaning: 'the new owner must be a person who is a member of the server' },
+  system_message: { status: 400, meaning: 'a system message (a welcome line) cannot be edited' },
   cannot_ban_owner: { status: 400, meaning: 'the server owner cannot be banned' },
   cannot_ban_self: { status: 400, meaning: 'a member cannot ban themselves' },
   unknown_message_reference: { status: 400, meaning: '`messageReference` names no message of the channel (a reply to a deleted message)' },

@@ -298,6 +298,10 @@ export const UpdateServerBody = Type.Object(
     icon: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()])),
     description: Type.Optional(Type.Union([Type.String({ maxLength: 4000 }), Type.Null()])),
     ownerId: Type.Optional(Type.String({ maxLength: 32 })),
+    systemChannelId: Type.Optional(
+      Type.Union([Type.String({ maxLength: 32 }), Type.Null()], { description: "one of the server's text channels; null: none" }),
+    ),
+    welcomeMessages: Type.Optional(Type.Boolean()),
   },
   { minProperties: 1, additionalProperties: false },
 );

@@ -192,6 +192,10 @@ export const Server = Type.Object(
     createdAt: Timestamp,
     icon: Type.Optional(Nullable(Type.String({ description: 'an upload URL' }))),
     description: Type.Optional(Nullable(Type.String())),
+    systemChannelId: Type.Optional(Nullable(Id, { description: 'where welcome lines are posted; null: nowhere (the default)' })),
+    welcomeMessages: Type.Optional(
+      Type.Boolean({ description: 'whether someone joining by invite gets a welcome line in `systemChannelId` (default true)' }),
+    ),
   },
   { $id: 'Server', title: 'Server', description: 'a server' },
 );
@@ -636,6 +640,9 @@ const messageProperties = {
   embeds: Type.Array(ref(Embed)),
   reactions: Type.Array(ref(Reaction)),
   webhookId: Type.Optional(Type.String({ description: 'present only on webhook messages' })),
+  type: Type.Optional(
+    Type.Literal('join', { description: 'present only on system messages: `join`, a welcome line for its author, who just joined' }),
+  ),
   createdAt: Timestamp,
   editedAt: Nullable(Timestamp),
   mentions: Type.Array(ref(PublicUser), { description: 'the users it mentions (and pings)' }),

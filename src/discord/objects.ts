@@ -120,8 +120,9 @@ export function discordGuild(s: Server, roles: Role[], extra: { botRoles?: Reado
     features: [],
     mfa_level: 0,
     application_id: null,
-    system_channel_id: null,
-    system_channel_flags: NO_FLAGS,
+    system_channel_id: s.systemChannelId ?? null,
+    // Bit 0: SUPPRESS_JOIN_NOTIFICATIONS, the welcome lines turned off.
+    system_channel_flags: (s.welcomeMessages === false ? 1 : 0) as never,
     rules_channel_id: null,
     max_presences: null,
     max_members: 250_000,
@@ -326,7 +327,9 @@ export function discordMessageInteraction(i: MessageInteraction): APIMessageInte
 export const MESSAGE_FLAGS = { ephemeral: 1 << 6, loading: 1 << 7 } as const;
 
 /** Discord's message type: a slash command's answer is 20, a user or message command's 23, a reply 19, anything else 0. */
-function messageType(m: Pick<Message, 'interaction' | 'messageReference'>): 0 | 19 | 20 | 23 {
+function messageType(m: Pick<Message, 'interaction' | 'messageReference' | 'type'>): 0 | 7 | 19 | 20 | 23 {
+  // A welcome line: Discord's USER_JOIN.
+  if (m.type === 'join') return 7;
   if (m.interaction?.type === 'command') return m.interaction.commandType ? 23 : 20;
   if (m.messageReference) return 19;
   return 0;

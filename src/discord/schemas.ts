@@ -130,6 +130,7 @@ export const DiscordUpdateGuildBody = Type.Object({
   default_message_notifications: nullable(int(0, 1)),
   explicit_content_filter: nullable(int(0, 2)),
   afk_timeout: nullable(Type.Union([60, 300, 900, 1800, 3600].map((n) => Type.Literal(n)))),
+  system_channel_id: nullable(Snowflake),
   system_channel_flags: nullable(int(0, 2 ** 31 - 1)),
   premium_progress_bar_enabled: nullable(Type.Boolean()),
 });

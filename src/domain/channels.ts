@@ -2,7 +2,7 @@ import { P, type DmChannel } from '@parley/protocol';
 import { badRequest, notFound } from '../errors.js';
 import { isId } from '../ids.js';
 import type { ServerChannel } from '../store/repos/servers.js';
-import type { ChannelTable } from '../store/schema.js';
+import type { ChannelTable, ServerTable } from '../store/schema.js';
 import { requireChannelPermission, requireMember, requireServerChannelPermission, requireServerPermission } from './access.js';
 import { auditIn, diff } from './audit.js';
 import { type DomainContext, notify, nowIso } from './context.js';
@@ -10,6 +10,7 @@ import { directMessages } from './direct-messages.js';
 import { cleanName, rejectNul, stripUnsafeCharacters } from './names.js';
 import { mayReadHistory } from './permissions.js';
 import { type OverwriteInput, bumpVersion, channelView, checkOverwriteList, serverChannelType, writeOverwriteList } from './roles.js';
+import { serverView } from './servers.js';
 import type { Caller, Channel } from './types.js';
 import type { ChannelOverwriteTable } from '../store/schema.js';
 import type { ModelDelta, ServerModel } from './permissions.js';
@@ -158,7 +159,7 @@ export const channels = {
     const channel = await requireServerChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL | P.MANAGE_CHANNELS);
     // Messages, reactions and the channel's webhooks go with it (foreign keys cascade);
     // the uploads its messages referenced are collected in the same transaction.
-    const { deleted, uploadIds, row, version, orphans } = await ctx.store.write(async (tx) => {
+    const { deleted, uploadIds, row, version, orphans, server } = await ctx.store.write(async (tx) => {
       const row = await ctx.store.channels.byId(tx, channelId);
       // A category's channels stay, uncategorised (as on Discord).
       const orphans = row?.type === 'category' ? await ctx.store.channels.children(tx, channelId) : [];
@@ -169,6 +170,12 @@ export const channels = {
       const deleted = Number(r.numDeletedRows) > 0;
       const version = deleted && hadOverwrites ? await bumpVersion(ctx, tx, channel.serverId) : null;
       if (deleted) await auditIn(ctx, tx, channel.serverId, caller, 'channel_delete', channelId, { name: channel.name });
+      // The server's system channel gone, it has none (as on Discord): no welcome lines until another is chosen.
+      let server: ServerTable | undefined;
+      if (deleted && (await ctx.store.servers.byId(tx, channel.serverId))?.systemChannelId === channelId) {
+        await ctx.store.servers.update(tx, channel.serverId, { systemChannelId: null });
+        server = await ctx.store.servers.byId(tx, channel.serverId);
+      }
       const overwrites = orphans.length > 0 ? await ctx.store.overwrites.ofServer(tx, channel.serverId) : [];
       return {
         deleted,
@@ -176,6 +183,7 @@ export const channels = {
         row,
         version,
         orphans: orphans.map((o) => channelView({ ...o, parentId: null }, overwrites)),
+        server,
       };
     });
     // A concurrent delete won and announces it.
@@ -189,6 +197,7 @@ export const channels = {
       event: { t: 'CHANNEL_DELETE', d: channelView(row) },
       ...(version === null ? {} : { delta: { version } }),
     });
+    if (server) await notify(ctx, { kind: 'event', serverId: channel.serverId, event: { t: 'SERVER_UPDATE', d: serverView(server) } });
     for (const view of orphans) await notify(ctx, { kind: 'event', serverId: channel.serverId, event: { t: 'CHANNEL_UPDATE', d: view } });
   },
 

@@ -42,7 +42,12 @@ export interface NewMessage {
   interaction?: StoredInteraction;
   /** The author's membership when the author's own grant holds it (`authorMember`); read once otherwise. */
   authorMembership?: Membership;
+  /** A system message's type (`MESSAGE_TYPE`); absent: an ordinary message. */
+  type?: number;
 }
+
+/** Message types stored (Discord's numbers): an ordinary message, and a welcome line (USER_JOIN). */
+export const MESSAGE_TYPE = { default: 0, join: 7 } as const;
 
 /** What a message stores about the interaction it answers. */
 export interface StoredInteraction extends MessageInteraction {
@@ -193,6 +198,7 @@ function baseMessage(row: MessageTable, reactions: ReactionSummary[]): Message {
         ? []
         : reactions.filter((r) => r.messageId === row.id).map((r) => ({ emoji: r.emoji, count: r.count, me: r.me === 1 })),
     ...(row.webhookId ? { webhookId: row.webhookId } : {}),
+    ...(row.type === MESSAGE_TYPE.join ? { type: 'join' as const } : {}),
     createdAt: row.createdAt,
     editedAt: row.editedAt,
     mentions: row.mentions === '[]' ? [] : (JSON.parse(row.mentions) as PublicUser[]),
@@ -336,6 +342,7 @@ export async function createMessage(
     pinnedAt: null,
     components: input.components && input.components.length > 0 ? JSON.stringify(input.components) : null,
     interaction: input.interaction ? JSON.stringify(input.interaction) : null,
+    type: input.type ?? MESSAGE_TYPE.default,
   };
   // `messages.send` resolves a reference only for an author who may read the channel.
   const referenced = input.referenced ? new Map([[input.referenced.id, input.referenced]]) : new Map<string, MessageTable>();
@@ -391,6 +398,22 @@ export async function createMessage(
   const member = await authorMember(ctx, { serverId: channel.serverId, authorId: author.id, webhookId }, input.authorMembership);
   await notifyChannel(ctx, channel, { t: 'MESSAGE_CREATE', d: message }, member);
   return { message, replayed: false };
+}
+
+/**
+ * A welcome line (Discord's USER_JOIN, type 7): a system message by the person who joined,
+ * with no content, in the server's system channel; delivered as any message, to those who
+ * may see the channel. Posted whatever the joiner may send there.
+ */
+export async function postWelcomeLine(ctx: DomainContext, serverId: string, channelId: string, joiner: PublicUser): Promise<void> {
+  await createMessage(ctx, { id: channelId, serverId }, joiner, null, {
+    content: '',
+    uploads: [],
+    embeds: [],
+    mentions: NONE,
+    referenced: null,
+    type: MESSAGE_TYPE.join,
+  });
 }
 
 /** A foreign-key failure of a message with files: 400 if one of its uploads is gone meanwhile. */
@@ -780,6 +803,7 @@ export const messages = {
     const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.view);
     const row = await loadMessage(ctx, channelId, messageId);
     if (row.authorId !== caller.id || row.webhookId) throw forbidden('not_message_author', 'you can only edit your own messages');
+    if (row.type !== MESSAGE_TYPE.default) throw badRequest('a system message cannot be edited', 'system_message');
     if (parts.embeds !== undefined && parts.embeds.length > 0 && !hasPermission(channel.permissions, 'EMBED_LINKS'))
       throw forbidden('missing_permission', 'missing permission EMBED_LINKS');
     const components =

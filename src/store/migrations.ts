@@ -249,6 +249,22 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('channels_parent').on('channels').column('parent_id').execute();
     },
   },
+  // System messages (docs/api.md, "Servers"): the channel a server's welcome lines go to (null:
+  // none, the default) and its flags (Discord's `system_channel_flags`; bit 0 suppresses the
+  // welcome lines), and a message's type (0: an ordinary message; 7: someone joined, Discord's USER_JOIN).
+  '0024_system_messages': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('servers').addColumn('system_channel_id', 'text').execute();
+      await db.schema
+        .alterTable('servers')
+        .addColumn('system_channel_flags', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('messages')
+        .addColumn('type', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */

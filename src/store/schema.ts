@@ -52,6 +52,10 @@ export interface ServerTable {
   description?: string | null;
   /** Counts changes to what decides permissions (roles, overwrites, owner): caches key on it. */
   permVersion?: number;
+  /** Where welcome lines are posted (0024); null: nowhere. */
+  systemChannelId?: string | null;
+  /** Discord's `system_channel_flags` (0024): bit 0 (SUPPRESS_JOIN_NOTIFICATIONS) turns the welcome lines off. */
+  systemChannelFlags?: number;
 }
 
 export interface ChannelTable {
@@ -218,6 +222,8 @@ export interface MessageTable {
   components: string | null;
   /** JSON `{id, type, name, user, loading?}`: the interaction it answers; null otherwise (0010). */
   interaction: string | null;
+  /** 0: an ordinary message; 7: a welcome line, someone joined (0024; Discord's message types). */
+  type: number;
 }
 
 /** A user named in a message one by one (`<@id>`, or the author of the message replied to). */

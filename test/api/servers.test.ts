@@ -38,7 +38,16 @@ describe('servers', () => {
     const u = await registerUser(srv.url);
     const r = await call(srv.url, 'POST', '/servers', { auth: u.auth, body: { name: 'My place' } });
     expect(r.status, r.text).toBe(201);
-    expect(Object.keys(r.body).sort()).toEqual(['createdAt', 'description', 'icon', 'id', 'name', 'ownerId']);
+    expect(Object.keys(r.body).sort()).toEqual([
+      'createdAt',
+      'description',
+      'icon',
+      'id',
+      'name',
+      'ownerId',
+      'systemChannelId',
+      'welcomeMessages',
+    ]);
     expect(r.body).toMatchObject({ name: 'My place', ownerId: u.id });
     expect(r.body.createdAt).toMatch(ISO_UTC);
     const channels = await call(srv.url, 'GET', `/servers/${r.body.id}/channels`, { auth: u.auth });
@@ -86,6 +95,8 @@ describe('servers', () => {
         createdAt: expect.stringMatching(ISO_UTC),
         icon: null,
         description: null,
+        systemChannelId: null,
+        welcomeMessages: true,
       });
     }
     expectError(await call(srv.url, 'GET', `/servers/${s.server.id}`, { auth: s.stranger.auth }), 403);

@@ -77,9 +77,12 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
     const body = req.body as Static<typeof DiscordUpdateGuildBody>;
-    const patch: { name?: string; description?: string | null } = {};
+    const patch: { name?: string; description?: string | null; systemChannelId?: string | null; welcomeMessages?: boolean } = {};
     if (typeof body.name === 'string') patch.name = body.name;
     if (body.description === null || typeof body.description === 'string') patch.description = body.description;
+    if (body.system_channel_id !== undefined) patch.systemChannelId = body.system_channel_id;
+    // Bit 0 (SUPPRESS_JOIN_NOTIFICATIONS) is the one Parley has: the welcome lines.
+    if (typeof body.system_channel_flags === 'number') patch.welcomeMessages = (body.system_channel_flags & 1) === 0;
     const server = await servers.update(ctx, caller, req.params.guildId, patch);
     return discordGuild(server, await roles.list(ctx, caller, req.params.guildId));
   });

@@ -39,7 +39,13 @@ export const serversRepo = (joinIds: JoinIds) => ({
   ownedBy: (db: Db, userId: string) =>
     db.selectFrom('servers').select(['id', 'name']).where('ownerId', '=', userId).orderBy('id').execute(),
   /** Changes the server; an icon that is an upload is claimed (served from now on only while something references it). */
-  update: async (db: Tx, id: string, patch: Partial<Pick<ServerTable, 'name' | 'icon' | 'iconUploadId' | 'description' | 'ownerId'>>) => {
+  update: async (
+    db: Tx,
+    id: string,
+    patch: Partial<
+      Pick<ServerTable, 'name' | 'icon' | 'iconUploadId' | 'description' | 'ownerId' | 'systemChannelId' | 'systemChannelFlags'>
+    >,
+  ) => {
     const r = await db.updateTable('servers').set(patch).where('id', '=', id).executeTakeFirst();
     if (patch.iconUploadId) await uploads.claim(db, patch.iconUploadId);
     return r;

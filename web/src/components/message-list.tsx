@@ -19,7 +19,7 @@ import { type ChannelMessages, useStore } from '../state/store';
 import { formatDay, isSameDay, minutesBetween } from '../lib/format';
 import { useInteractions } from '../state/interaction-store';
 import { BlockedFold, type Fold, foldBlocked } from './blocked-fold';
-import { MessageItem } from './message-item';
+import { JoinLine, MessageItem } from './message-item';
 import { PendingCommands } from './message-interactions';
 import { firstUnreadId, UnreadBar, UnreadDivider, useReadTracking, useUnreadMarker } from './unread-marker';
 import { t } from '../i18n';
@@ -56,6 +56,7 @@ const FOCUSABLE = 'a[href], button, input, select, textarea, summary, audio[cont
 
 function groupedWith(prev: Message | undefined, m: Message): boolean {
   if (!prev) return false;
+  if (prev.type === 'join' || m.type === 'join') return false; // a welcome line stands alone
   if (m.messageReference) return false; // a reply shows its quote line, under a header
   if (m.interaction?.type === 'command') return false; // so does an answer to a command
   if (!!prev.ephemeral !== !!m.ephemeral) return false;
@@ -702,7 +703,9 @@ function renderRow(_index: number, row: Row, ctx: ListContext) {
       )}
       {row.unread && <UnreadDivider />}
       {row.fold && <BlockedFold message={m} fold={row.fold} current={ctx.currentId === m.id} onToggle={ctx.toggleFold} />}
-      {row.fold?.shown !== false && (
+      {row.fold?.shown === false ? null : m.type === 'join' ? (
+        <JoinLine message={m} canDelete={mine || ctx.canModerate} current={ctx.currentId === m.id} />
+      ) : (
         <MessageItem
           message={m}
           grouped={row.grouped}

@@ -501,6 +501,11 @@ export const settings = {
     someoneWhoLeft: 'Someone who left',
   },
   overview: {
+    welcomeLines: 'Welcome lines',
+    welcomeLinesHelp: 'When someone joins with an invite, a line welcomes them in the channel you choose.',
+    systemChannel: 'Channel',
+    noSystemChannel: 'None (no welcome lines)',
+    sendWelcomeLines: 'Welcome people who join',
     overview: 'Overview',
     howServerAppearsTo: 'How {{server}} appears to its members and to people you invite.',
     serverSettingsSaved: 'Server settings saved.',
