@@ -1,5 +1,5 @@
 /**
- * Categories on the Discord layer (docs/discord.md#channels), driven by discord.js: type 4
+ * Categories on the Discord layer (docs/discord.md#categories), driven by discord.js: type 4
  * channels in GUILD_CREATE and GET /guilds/{id}/channels, `parent_id`, creating a category,
  * `setParent` with and without `lockPermissions`, `guild.channels.setPositions` (Discord's
  * `PATCH /guilds/{id}/channels`), and 50008 for a message sent to a category.
