@@ -413,8 +413,9 @@ export async function openDm(user: Pick<User, 'id' | 'name'>): Promise<DmChannel
   } catch (err) {
     if (err instanceof ApiError && err.code === 'cannot_dm') {
       // The service gives one answer for every refusal; a block of one's own is no secret to oneself.
-      const key = getState().blocked?.[user.id] ? 'errors.cannotDmBlocked' : 'errors.cannotDm';
-      throw new ApiError(err.status, t(key, { name: displayName(user) }), err.request, err.body);
+      const name = displayName(user);
+      const message = getState().blocked?.[user.id] ? t('errors.cannotDmBlocked', { name }) : t('errors.cannotDm', { name });
+      throw new ApiError(err.status, message, err.request, err.body);
     }
     throw err;
   }
