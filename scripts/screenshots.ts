@@ -58,7 +58,15 @@ try {
   const { server, general } = await createServer(base, ada, 'Analytical Engines');
   const releases = await createChannel(base, ada, server.id, 'releases');
   await createChannel(base, ada, server.id, 'random');
-  await createChannel(base, ada, server.id, 'incidents');
+  // Operations' channels under a category, as a community's server groups them.
+  const ops = await call(base, 'POST', `/servers/${server.id}/channels`, {
+    auth: ada.auth,
+    body: { name: 'Operations', type: 'category' },
+  });
+  for (const name of ['incidents', 'deploys']) {
+    const c = await call(base, 'POST', `/servers/${server.id}/channels`, { auth: ada.auth, body: { name, parentId: ops.body.id } });
+    if (c.status !== 201) throw new Error(`channel ${name}: ${c.status} ${c.text}`);
+  }
   for (const u of [grace, linus, mallory]) await joinServer(base, ada, u, server.id);
   const bot = await createBot(base, ada, 'CI');
   await addBot(base, ada, server.id, bot.id);
