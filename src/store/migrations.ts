@@ -9,6 +9,7 @@ import { migrateToMemberRoles } from './member-roles-migration.js';
 import { migrateToRoles } from './roles-migration.js';
 import { migrateToDeferredSearch, migrateToSearch, migrateToSearchFilters, migrateToSeparateSearch } from './search-migration.js';
 import { migrateToSnowflakes } from './snowflake-migration.js';
+import { migrateToThreads } from './threads-migration.js';
 import { migrateToUploadSecrets } from './upload-secrets-migration.js';
 
 /**
@@ -249,6 +250,7 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('channels_parent').on('channels').column('parent_id').execute();
     },
   },
+  '0025_threads': { up: migrateToThreads },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */

@@ -83,6 +83,9 @@ export const serversRepo = (joinIds: JoinIds) => ({
 /** A channel of a server (a DM's server id is null: `repos/dms.ts` reads those). */
 export type ServerChannel = ChannelTable & { serverId: string };
 
+/** Threads are channels too (docs/threads.md), but a server's channel list is of the others: `repos/threads.ts` reads them. */
+export const THREAD_TYPES = ['public_thread', 'private_thread'] as const;
+
 export const channels = {
   insert: (db: Tx, row: ServerChannel) => db.insertInto('channels').values(row).execute(),
   /** A server's channel; a DM's id finds nothing here. */
@@ -94,8 +97,16 @@ export const channels = {
       .where('serverId', 'is not', null)
       .$narrowType<{ serverId: string }>()
       .executeTakeFirst(),
+  /** A server's channels, threads not included. */
   ofServer: (db: Db, serverId: string) =>
-    db.selectFrom('channels').selectAll().where('serverId', '=', serverId).orderBy('id').$narrowType<{ serverId: string }>().execute(),
+    db
+      .selectFrom('channels')
+      .selectAll()
+      .where('serverId', '=', serverId)
+      .where('type', 'not in', THREAD_TYPES)
+      .orderBy('id')
+      .$narrowType<{ serverId: string }>()
+      .execute(),
   ofServers: (db: Db, serverIds: string[]) =>
     serverIds.length === 0
       ? Promise.resolve([] as ServerChannel[])
@@ -103,10 +114,11 @@ export const channels = {
           .selectFrom('channels')
           .selectAll()
           .where('serverId', 'in', serverIds)
+          .where('type', 'not in', THREAD_TYPES)
           .orderBy('id')
           .$narrowType<{ serverId: string }>()
           .execute(),
-  /** The channels of these servers, as `{id, serverId}` only. */
+  /** The channels of these servers (threads not included), as `{id, serverId}` only. */
   idsOfServers: (db: Db, serverIds: string[]) =>
     serverIds.length === 0
       ? Promise.resolve([] as Array<{ id: string; serverId: string }>)
@@ -114,6 +126,7 @@ export const channels = {
           .selectFrom('channels')
           .select(['id', 'serverId'])
           .where('serverId', 'in', serverIds)
+          .where('type', 'not in', THREAD_TYPES)
           .$narrowType<{ serverId: string }>()
           .execute(),
   /** The position after the server's last channel (0 for its first). */
@@ -124,6 +137,7 @@ export const channels = {
           .selectFrom('channels')
           .select((eb) => eb.fn.max('position').as('top'))
           .where('serverId', '=', serverId)
+          .where('type', 'not in', THREAD_TYPES)
           .executeTakeFirst()
       )?.top ?? -1,
     ) + 1,
