@@ -99,6 +99,7 @@ export const ERROR_CATALOG = {
   missing_permission: { status: 403, meaning: 'the caller lacks the permission the call needs (named in `error`)' },
   owner_only: { status: 403, meaning: "only the server's owner may do this" },
   bot_owner_only: { status: 403, meaning: "only the bot's owner may do this (or the bot is not public)" },
+  thread_locked: { status: 403, meaning: 'the thread is locked: only MANAGE_THREADS may post in it (docs/threads.md)' },
   cannot_reply_without_history: {
     status: 403,
     meaning: 'replying needs READ_MESSAGE_HISTORY in the channel, as on Discord: a reply would show the message it replies to',

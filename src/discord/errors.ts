@@ -46,6 +46,7 @@ export const DISCORD = {
   MESSAGE_TOO_OLD: 50034,
   INVALID_FORM_BODY: 50035,
   CANNOT_REPLY_WITHOUT_HISTORY: 160002,
+  THREAD_LOCKED: 160005,
 } as const;
 
 /**
@@ -84,6 +85,7 @@ export const DISCORD_CODES: Partial<Record<ErrorCode, number>> = {
   managed_role: DISCORD.MISSING_PERMISSIONS,
   cannot_dm: DISCORD.CANNOT_DM,
   cannot_reply_without_history: DISCORD.CANNOT_REPLY_WITHOUT_HISTORY,
+  thread_locked: DISCORD.THREAD_LOCKED,
   banned: DISCORD.BANNED,
   account_disabled: DISCORD.UNAUTHORIZED,
   // 404

@@ -163,6 +163,13 @@ export interface ChannelAccess {
   joinedAt: string | null;
   /** The member's nickname in the server, if any: also on Discord's message `member`. */
   nick: string | null;
+  /** A thread's parent channel (docs/threads.md); null for any other channel (a category is not read here). */
+  threadParent: string | null;
+  /** A thread's state: 1 for a private thread, a locked or archived one, one the caller joined (0 for other channels). */
+  threadPrivate: number;
+  threadLocked: number;
+  threadArchived: number;
+  threadMember: number;
 }
 
 /** A member's row with their role ids, ascending (`member_roles`). */
@@ -220,14 +227,24 @@ export const membersRepo = (joinIds: JoinIds) => {
       const { rows } = await sql<ChannelAccess>`
         select c.id as channel_id, c.server_id, c.name, c.created_at, c.topic, c.position,
           s.owner_id, s.perm_version, m.joined_at, m.nick,
-          ${roleIdsOf(joinIds, 'm.server_id', 'm.user_id')} as roles
+          ${roleIdsOf(joinIds, 'm.server_id', 'm.user_id')} as roles,
+          case when t.channel_id is null then null else c.parent_id end as thread_parent,
+          case when c.type = 'private_thread' then 1 else 0 end as thread_private,
+          coalesce(t.locked, 0) as thread_locked, coalesce(t.archived, 0) as thread_archived,
+          case when t.channel_id is not null and exists (select 1 from thread_members tm
+            where tm.thread_id = c.id and tm.user_id = ${userId}) then 1 else 0 end as thread_member
         from channels c join servers s on s.id = c.server_id
         left join members m on m.server_id = c.server_id and m.user_id = ${userId}
+        left join threads t on t.channel_id = c.id
         where c.id = ${channelId}`.execute(db);
       const row = rows[0];
       if (row) {
         // PostgreSQL's driver answers bigint columns as strings, SQLite's plugin numbers.
         row.permVersion = Number(row.permVersion);
+        row.threadPrivate = Number(row.threadPrivate);
+        row.threadLocked = Number(row.threadLocked);
+        row.threadArchived = Number(row.threadArchived);
+        row.threadMember = Number(row.threadMember);
         // The roles arrive joined in one text (`roleIdsOf`); a non-member has no join date.
         row.roles = row.joinedAt === null ? null : roleIds(row.roles as unknown as string | null);
       }
