@@ -4,6 +4,7 @@ import { errorBody, errorStatus } from './errors.js';
 import { isLegacyId } from './ids.js';
 import { PermissionCache } from './domain/permissions.js';
 import { AccessCache } from './domain/access-cache.js';
+import { ThreadFacts } from './domain/thread-facts.js';
 import { Background } from './domain/background.js';
 import { sweepExpiredSessions } from './domain/accounts.js';
 import { RevocationWatch } from './domain/admin.js';
@@ -235,6 +236,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     report,
     perms: new PermissionCache(),
     access: new AccessCache(),
+    threadFacts: new ThreadFacts(),
     interactions,
     background,
   };
