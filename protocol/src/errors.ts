@@ -31,6 +31,8 @@ export const ERROR_CATALOG = {
   cannot_ban_owner: { status: 400, meaning: 'the server owner cannot be banned' },
   cannot_ban_self: { status: 400, meaning: 'a member cannot ban themselves' },
   unknown_message_reference: { status: 400, meaning: '`messageReference` names no message of the channel (a reply to a deleted message)' },
+  thread_archived: { status: 400, meaning: 'the thread is archived: unarchive it first (docs/threads.md)' },
+  thread_already_created: { status: 400, meaning: 'a thread was already started from this message' },
   too_many_pins: { status: 400, meaning: 'the channel already has 50 pinned messages' },
   max_roles: { status: 400, meaning: 'the server already has 250 roles (`@everyone` not counted)' },
   max_reactions: { status: 400, meaning: 'the message already has 20 distinct emoji: only one of those can be added' },

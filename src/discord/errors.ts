@@ -46,6 +46,8 @@ export const DISCORD = {
   MESSAGE_TOO_OLD: 50034,
   INVALID_FORM_BODY: 50035,
   CANNOT_REPLY_WITHOUT_HISTORY: 160002,
+  THREAD_ARCHIVED: 50083,
+  THREAD_ALREADY_CREATED: 160004,
   THREAD_LOCKED: 160005,
 } as const;
 
@@ -67,6 +69,8 @@ export const DISCORD_CODES: Partial<Record<ErrorCode, number>> = {
   invalid_fields: DISCORD.INVALID_FORM_BODY,
   unknown_message_reference: DISCORD.INVALID_FORM_BODY,
   too_many_pins: DISCORD.MAX_PINS,
+  thread_archived: DISCORD.THREAD_ARCHIVED,
+  thread_already_created: DISCORD.THREAD_ALREADY_CREATED,
   max_roles: DISCORD.MAX_ROLES,
   max_reactions: DISCORD.MAX_REACTIONS,
   message_too_old: DISCORD.MESSAGE_TOO_OLD,

@@ -6,8 +6,10 @@ type Fact = Pick<ThreadAudience, 'parentId' | 'private'> | null;
 
 /**
  * Which channels are threads, per instance, for the events of a channel's content
- * (`notifyChannel`): a thread's parent and kind never change and ids are never reused, so
- * an answer is kept for good (a bounded map that starts over when full). A channel's first
+ * (`notifyChannel`): a thread's parent and kind never change, and a channel never becomes a
+ * thread, so an answer about an existing channel is kept for good (a bounded map that
+ * starts over when full). An id that names no channel is not kept: a thread started from a
+ * message takes the message's id. A channel's first
  * event on an instance costs one indexed read; every later one, none.
  */
 export class ThreadFacts {
@@ -19,8 +21,13 @@ export class ThreadFacts {
   async of(store: Store, channelId: string): Promise<Fact> {
     const known = this.facts.get(channelId);
     if (known !== undefined) return known;
-    const row = await store.threads.byId(store.db, channelId);
-    const fact: Fact = row ? { parentId: row.parentId, private: row.type === 'private_thread' } : null;
+    const row = await store.threads.kindOf(store.db, channelId);
+    // An id that names no channel yet may become a thread's (a message's, started from): nothing is kept for it.
+    if (!row) return null;
+    const fact: Fact =
+      typeof row.parentId === 'string' && (row.type === 'public_thread' || row.type === 'private_thread')
+        ? { parentId: row.parentId, private: row.type === 'private_thread' }
+        : null;
     this.keep(channelId, fact);
     return fact;
   }

@@ -117,6 +117,8 @@ export const threads = {
     }
     return q.orderBy('threads.archiveTimestamp', 'desc').orderBy('channels.id', 'desc').limit(page.limit).execute();
   },
+  /** A channel's kind and parent, by id (whether it is a thread); undefined for no channel. */
+  kindOf: (db: Db, id: string) => db.selectFrom('channels').select(['type', 'parentId']).where('id', '=', id).executeTakeFirst(),
   /** The ids of a channel's threads, archived or not (a parent being deleted takes them along). */
   idsOfParent: async (db: Db | Tx, parentId: string): Promise<string[]> =>
     (
