@@ -157,6 +157,26 @@ describe('changing and deleting threads', () => {
   });
 });
 
+describe('a thread and its parent', () => {
+  it('deleting a channel deletes its threads: none is left without the permissions it inherited', async () => {
+    const parent = await createChannel(srv.url, owner, serverId);
+    const t = (await api('POST', `/channels/${parent.id}/threads`, member, { name: 'orphan?', type: 11 })).body;
+    await api('POST', `/channels/${t.id}/messages`, member, { content: 'still here?' });
+    expect((await call(srv.url, 'DELETE', `/channels/${parent.id}`, { auth: owner.auth })).status).toBe(204);
+    expect((await api('GET', `/channels/${t.id}`, owner)).status).toBe(404);
+    expect((await call(srv.url, 'GET', `/channels/${t.id}/messages`, { auth: member.auth })).status).toBe(404);
+  });
+
+  it('the native channel routes do not change a thread as a channel; deleting one follows the thread rule', async () => {
+    const t = (await api('POST', `/channels/${general}/threads`, member, { name: 'native', type: 11 })).body;
+    const patched = await call(srv.url, 'PATCH', `/channels/${t.id}`, { auth: owner.auth, body: { topic: 'x' } });
+    expect(patched.status).toBe(400);
+    expect((await call(srv.url, 'DELETE', `/channels/${t.id}`, { auth: member.auth })).status).toBe(403);
+    expect((await call(srv.url, 'DELETE', `/channels/${t.id}`, { auth: owner.auth })).status).toBe(204);
+    expect((await api('GET', `/channels/${t.id}`, owner)).status).toBe(404);
+  });
+});
+
 describe('thread members', () => {
   it('join, add, list, get, remove and leave', async () => {
     const bot = await createBot(srv.url, owner);
