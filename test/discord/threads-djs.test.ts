@@ -1,6 +1,9 @@
 // Issue 39 (docs/threads.md, docs/discord.md#routes): discord.js v14's thread calls, unchanged,
 // against Parley: message.startThread, channel.threads.create (public and private),
-// thread.members.add, setArchived, setLocked, fetchActiveThreads and fetchArchived.
+// thread.members.add, setArchived, setLocked, fetchActiveThreads and fetchArchived; and
+// @discordjs/core's API class over the same routes.
+import { API } from '@discordjs/core';
+import { REST } from '@discordjs/rest';
 import { ChannelType, type Client, type TextChannel, type ThreadChannel } from 'discord.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, joinServer, registerUser, world } from '../factories.js';
@@ -93,5 +96,33 @@ describe('discord.js threads against Parley', () => {
     expect(thread.archived).toBe(true);
     const priv = await channel.threads.fetchArchived({ type: 'private' });
     expect(priv.threads.size).toBe(0);
+  });
+});
+
+describe('@discordjs/core threads against Parley', () => {
+  it('creates, joins, lists, archives and deletes threads through its API class', async () => {
+    const w = await threadWorld();
+    const person = await registerUser(srv.url);
+    await joinServer(srv.url, w.owner, person, w.server.id);
+    const api = new API(new REST({ api: `${srv.url}/api` }).setToken(w.bot.token));
+    const message = await api.channels.createMessage(w.channel.id, { content: 'a topic' });
+    const started = await api.channels.createThread(w.channel.id, { name: 'from core' }, message.id);
+    expect(started).toMatchObject({ id: message.id, type: ChannelType.PublicThread, parent_id: w.channel.id });
+    const priv = await api.channels.createThread(w.channel.id, { name: 'private core', type: ChannelType.PrivateThread });
+    await api.threads.addMember(priv.id, person.id);
+    expect((await api.threads.getMember(priv.id, person.id)).user_id).toBe(person.id);
+    expect((await api.threads.getAllMembers(priv.id)).map((m) => m.user_id).sort()).toEqual([w.bot.id, person.id].sort());
+    await api.threads.removeMember(priv.id, person.id);
+    await api.threads.leave(started.id);
+    await api.threads.join(started.id);
+    const active = await api.guilds.getActiveThreads(w.server.id);
+    expect(active.threads.map((t) => t.id).sort()).toEqual([started.id, priv.id].sort());
+    await api.channels.edit(priv.id, { archived: true });
+    const archived = await api.channels.getArchivedThreads(w.channel.id, 'private');
+    expect(archived.threads.map((t) => t.id)).toEqual([priv.id]);
+    expect((await api.channels.getJoinedPrivateArchivedThreads(w.channel.id)).threads.map((t) => t.id)).toEqual([priv.id]);
+    const deleted = await api.channels.delete(started.id);
+    expect(deleted.id).toBe(started.id);
+    await expect(api.channels.get(started.id)).rejects.toMatchObject({ code: 10003 });
   });
 });
