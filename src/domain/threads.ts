@@ -396,3 +396,23 @@ export const threads = {
     return { threads: await views(ctx, caller, rows.slice(0, limit)), hasMore: rows.length > limit };
   },
 };
+
+/**
+ * Archives the threads whose auto-archive time has passed (docs/threads.md#auto-archive), a
+ * batch of 500 per transaction, each only if it is still due (a message may have come since it
+ * was read). The background job `app.ts` runs every minute; resolves with how many it archived.
+ */
+export async function archiveDueThreads(ctx: DomainContext): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const now = new Date(ctx.clock()).toISOString();
+    const due = await ctx.store.threads.due(ctx.store.db, now, 500);
+    if (due.length === 0) return total;
+    total += await ctx.store.write(async (tx) => {
+      let n = 0;
+      for (const id of due) if (await ctx.store.threads.archiveIfDue(tx, id, now)) n++;
+      return n;
+    });
+    if (due.length < 500) return total;
+  }
+}
