@@ -8,13 +8,14 @@ import type { Kysely } from 'kysely';
  * archives itself unless something happens in it (its last activity plus its
  * `auto_archive_duration`), indexed so the auto-archive job reads only the due ones.
  * Thread members are their own table; a forum channel's `available_tags` are rows of
- * `forum_tags`. Everything goes with its channel (foreign keys cascade).
+ * `forum_tags`. Everything goes with its channel (foreign keys cascade). Ids are `bigint`,
+ * as every id column since 0004, so joins with `channels.id` use its key.
  */
 export async function migrateToThreads(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('threads')
-    .addColumn('channel_id', 'text', (c) => c.primaryKey().references('channels.id').onDelete('cascade'))
-    .addColumn('owner_id', 'text', (c) => c.notNull())
+    .addColumn('channel_id', 'bigint', (c) => c.primaryKey().references('channels.id').onDelete('cascade'))
+    .addColumn('owner_id', 'bigint', (c) => c.notNull())
     .addColumn('archived', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('locked', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('invitable', 'integer', (c) => c.notNull().defaultTo(1))
@@ -29,8 +30,8 @@ export async function migrateToThreads(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('threads_due').on('threads').columns(['archived', 'archive_due_at']).execute();
   await db.schema
     .createTable('thread_members')
-    .addColumn('thread_id', 'text', (c) => c.notNull().references('channels.id').onDelete('cascade'))
-    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('thread_id', 'bigint', (c) => c.notNull().references('channels.id').onDelete('cascade'))
+    .addColumn('user_id', 'bigint', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('join_timestamp', 'text', (c) => c.notNull())
     .addColumn('flags', 'integer', (c) => c.notNull().defaultTo(0))
     .addPrimaryKeyConstraint('thread_members_pk', ['thread_id', 'user_id'])
@@ -38,11 +39,11 @@ export async function migrateToThreads(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('thread_members_user').on('thread_members').columns(['user_id', 'thread_id']).execute();
   await db.schema
     .createTable('forum_tags')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('channel_id', 'text', (c) => c.notNull().references('channels.id').onDelete('cascade'))
+    .addColumn('id', 'bigint', (c) => c.primaryKey())
+    .addColumn('channel_id', 'bigint', (c) => c.notNull().references('channels.id').onDelete('cascade'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('moderated', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('emoji_id', 'text')
+    .addColumn('emoji_id', 'bigint')
     .addColumn('emoji_name', 'text')
     .addColumn('position', 'integer', (c) => c.notNull().defaultTo(0))
     .execute();
