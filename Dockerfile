@@ -31,6 +31,10 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     DATA_DIR=/data \
     MALLOC_ARENA_MAX=2
+# Poppler's pdftoppm draws PDF attachments' first pages (docs/api.md#uploads).
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends poppler-utils \
+  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules

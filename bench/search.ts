@@ -217,6 +217,7 @@ async function fill(w: World, count: number, words: string[]): Promise<{ seconds
           pinnedAt: null,
           components: null,
           interaction: null,
+          type: 0,
         });
         if (!firstId) firstId = id;
         lastId = id;

@@ -13,6 +13,7 @@ import { expireIdempotencyKeys } from './domain/messages.js';
 import { archiveDueThreads } from './domain/threads.js';
 import { sweepUnattachedUploads } from './domain/uploads.js';
 import { type EventBus, InProcessBus } from './events/bus.js';
+import { openPdfPages } from './files/pdf-pages.js';
 import { LocalUploadStore, type UploadStore } from './files/upload-store.js';
 import { discordWires } from './discord/gateway/index.js';
 import { Gateway } from './gateway/gateway.js';
@@ -207,6 +208,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const bus = deps.bus ?? (await openBus(config, report, clock));
   const limiter = config.rateLimits ? (deps.limiter ?? (await openLimiter(config, report, clock))) : null;
   const files = deps.files ?? new LocalUploadStore(config.uploadsDir);
+  const pdfPages = await openPdfPages(config.pdfPreviewCommand, config.previewsDir, report);
   if (metrics) {
     store.observeCommits(metrics.onCommit);
     metrics.sources.writes = () => store.writeLoad;
@@ -230,6 +232,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     store,
     bus,
     files,
+    pdfPages,
     publicUrl: config.publicUrl,
     accounts: { sessionTtlMs: config.sessionTtlMs, registration: config.registration },
     uploadLimits: { quotaBytes: config.uploadQuotaBytes, maxStorageBytes: config.maxUploadStorage },

@@ -23,6 +23,10 @@ export interface Config {
   maxUploadStorage: number;
   /** Uploads no message references are deleted once older than this (UNATTACHED_UPLOAD_TTL_HOURS). */
   unattachedUploadTtlMs: number;
+  /** The program that draws a PDF's first page (Poppler's `pdftoppm`); empty: no PDF previews (PDF_PREVIEW_COMMAND). */
+  pdfPreviewCommand: string;
+  /** Where the first pages of PDFs are kept (`DATA_DIR/previews`): each instance makes its own. */
+  previewsDir: string;
   /** Milliseconds a gateway session stays resumable after its connection drops. */
   gatewayResumeWindowMs: number;
   /**
@@ -191,6 +195,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxUploadStorage: int('MAX_UPLOAD_STORAGE', 0, 0, 2 ** 50),
     // A day leaves a client time to attach what it uploaded; at most a year.
     unattachedUploadTtlMs: int('UNATTACHED_UPLOAD_TTL_HOURS', 24, 1, 8760) * 3600_000,
+    pdfPreviewCommand: env.PDF_PREVIEW_COMMAND ?? 'pdftoppm',
+    previewsDir: path.join(dataDir, 'previews'),
     gatewayResumeWindowMs: int('GATEWAY_RESUME_SECONDS', 120, 1, 86_400) * 1000,
     // 10,000 entries: about 6-8 MB of typical messages in memory; covers the resume window
     // plus a heartbeat interval at ~60 events/s across the instance (docs/gateway.md).

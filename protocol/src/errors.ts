@@ -28,6 +28,7 @@ export const ERROR_CATALOG = {
   owner_cannot_leave: { status: 400, meaning: 'the server owner cannot leave their own server' },
   everyone_role: { status: 400, meaning: '`@everyone` cannot be deleted, given, taken, renamed or moved' },
   invalid_owner: { status: 400, meaning: 'the new owner must be a person who is a member of the server' },
+  system_message: { status: 400, meaning: 'a system message (a welcome line) cannot be edited' },
   cannot_ban_owner: { status: 400, meaning: 'the server owner cannot be banned' },
   cannot_ban_self: { status: 400, meaning: 'a member cannot ban themselves' },
   unknown_message_reference: { status: 400, meaning: '`messageReference` names no message of the channel (a reply to a deleted message)' },
@@ -36,6 +37,11 @@ export const ERROR_CATALOG = {
   too_many_pins: { status: 400, meaning: 'the channel already has 50 pinned messages' },
   max_roles: { status: 400, meaning: 'the server already has 250 roles (`@everyone` not counted)' },
   max_reactions: { status: 400, meaning: 'the message already has 20 distinct emoji: only one of those can be added' },
+  channel_is_category: { status: 400, meaning: 'a category holds no messages: send them in one of its channels' },
+  invalid_parent: {
+    status: 400,
+    meaning: "`parentId` names no category of the channel's server, or is set on a category (categories do not nest)",
+  },
   message_too_old: { status: 400, meaning: 'bulk delete takes only messages younger than 14 days' },
   invalid_recipients: {
     status: 400,
@@ -135,6 +141,11 @@ export const ERROR_CATALOG = {
   unknown_webhook: { status: 404, meaning: 'no such webhook, or its token is wrong' },
   unknown_invite: { status: 404, meaning: 'no such invite, or its server is gone' },
   unknown_file: { status: 404, meaning: 'no such uploaded file' },
+  no_preview: {
+    status: 404,
+    meaning:
+      'the file has no preview page: not a PDF, one this instance could not draw, or this instance draws none (`GET /instance` `pdfPreviews`)',
+  },
   unknown_role: { status: 404, meaning: 'no such role in this server' },
   unknown_overwrite: { status: 404, meaning: 'the channel has no overwrite for that role or member' },
   unknown_user: { status: 404, meaning: 'no such user' },

@@ -26,6 +26,13 @@ export const CONTENT_MAX = 4000;
 /** The most attachments one message may carry. */
 export const ATTACHMENTS_MAX = 10;
 
+/** People one can message (`GET /users/@me/contacts`): page size and the length of `q`. */
+export const CONTACT_LIMITS = {
+  limitDefault: 25,
+  limitMax: 100,
+  queryLength: 100,
+} as const;
+
 /** Message search (`GET /search/messages`): page size, deepest offset, length of `q` and its words, the most `total` counts. */
 export const SEARCH_LIMITS = {
   limitDefault: 25,
@@ -186,6 +193,8 @@ export const OBJECT_LIMITS = {
   groupDmMembers: 10,
   /** The highest `position` a channel or role may be given. */
   position: 10_000,
+  /** The most channels one `PATCH /servers/{serverId}/channels` moves. */
+  channelsPerReorder: 500,
   /** A channel's or role's name, in characters. */
   name: 100,
   /** A channel's topic, in characters. */

@@ -5,6 +5,7 @@ import {
   COMMAND_OPTION_TYPES,
   COMMAND_TYPES,
   COMPONENT_LIMITS,
+  CONTACT_LIMITS,
   CONTENT_MAX,
   EMBED_LIMITS,
   INTERACTION_CALLBACK_TYPES,
@@ -271,6 +272,25 @@ export const OpenDmBody = Type.Object(
 /** `PUT/DELETE /users/@me/blocks/{userId}`. */
 export const BlockParams = Type.Object({ userId: Type.String() });
 
+/**
+ * `GET /users/@me/contacts`: the people the caller shares a server with, by id, `after` one
+ * (exclusive); `q` keeps those whose name or username holds it (any case); `ids` (comma-separated,
+ * at most CONTACT_LIMITS.limitMax) keeps those among them.
+ */
+export const ContactsQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: CONTACT_LIMITS.queryLength, description: 'part of a name or username, any case' })),
+  ids: Type.Optional(
+    Type.String({
+      pattern: `^[0-9]{1,19}(,[0-9]{1,19}){0,${CONTACT_LIMITS.limitMax - 1}}$`,
+      description: `only these people (comma-separated ids, at most ${CONTACT_LIMITS.limitMax})`,
+    }),
+  ),
+  after: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$', description: 'the page after this user id (exclusive)' })),
+  limit: Type.Optional(
+    Type.String({ pattern: '^[0-9]{1,3}$', description: `1 to ${CONTACT_LIMITS.limitMax}, default ${CONTACT_LIMITS.limitDefault}` }),
+  ),
+});
+
 /** `PATCH /servers/{serverId}`. */
 export const UpdateServerBody = Type.Object(
   {
@@ -278,6 +298,10 @@ export const UpdateServerBody = Type.Object(
     icon: Type.Optional(Type.Union([Type.String({ maxLength: 2048 }), Type.Null()])),
     description: Type.Optional(Type.Union([Type.String({ maxLength: 4000 }), Type.Null()])),
     ownerId: Type.Optional(Type.String({ maxLength: 32 })),
+    systemChannelId: Type.Optional(
+      Type.Union([Type.String({ maxLength: 32 }), Type.Null()], { description: "one of the server's text channels; null: none" }),
+    ),
+    welcomeMessages: Type.Optional(Type.Boolean()),
   },
   { minProperties: 1, additionalProperties: false },
 );
@@ -292,11 +316,20 @@ export const UpdateMemberBody = Type.Object(
   { additionalProperties: false },
 );
 
+const ParentId = Type.Union([Type.String({ maxLength: 32 }), Type.Null()], {
+  description: 'the category to put the channel in; null: uncategorised',
+});
+const SyncPermissions = Type.Boolean({
+  description: "true: the channel's overwrites become a copy of its category's (Discord's `lock_permissions`)",
+});
+
 /** `POST /servers/{serverId}/channels`. */
 export const CreateChannelBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
   topic: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])),
   position: Type.Optional(Type.Integer({ minimum: 0, maximum: OBJECT_LIMITS.position })),
+  type: Type.Optional(Type.Union([Type.Literal('text'), Type.Literal('category')])),
+  parentId: Type.Optional(ParentId),
 });
 
 /** `PATCH /channels/{channelId}`. */
@@ -305,8 +338,24 @@ export const UpdateChannelBody = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     topic: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])),
     position: Type.Optional(Type.Integer({ minimum: 0, maximum: OBJECT_LIMITS.position })),
+    parentId: Type.Optional(ParentId),
+    syncPermissions: Type.Optional(SyncPermissions),
   },
   { minProperties: 1, additionalProperties: false },
+);
+
+/** `PATCH /servers/{serverId}/channels`: moves channels and categories at once (Discord's `PATCH /guilds/{id}/channels`). */
+export const ReorderChannelsBody = Type.Array(
+  Type.Object(
+    {
+      id: Type.String({ maxLength: 32 }),
+      position: Type.Optional(Type.Integer({ minimum: 0, maximum: OBJECT_LIMITS.position })),
+      parentId: Type.Optional(ParentId),
+      syncPermissions: Type.Optional(SyncPermissions),
+    },
+    { additionalProperties: false },
+  ),
+  { minItems: 1, maxItems: OBJECT_LIMITS.channelsPerReorder },
 );
 
 const roleFields = {
@@ -748,6 +797,7 @@ export type UpdateSettingsBody = Static<typeof UpdateSettingsBody>;
 export type CreateInviteBody = Static<typeof CreateInviteBody>;
 export type CreateChannelBody = Static<typeof CreateChannelBody>;
 export type UpdateChannelBody = Static<typeof UpdateChannelBody>;
+export type ReorderChannelsBody = Static<typeof ReorderChannelsBody>;
 export type AuditLogQuery = Static<typeof AuditLogQuery>;
 export type BotParams = Static<typeof BotParams>;
 export type SessionParams = Static<typeof SessionParams>;
@@ -759,6 +809,7 @@ export type UploadParams = Static<typeof UploadParams>;
 export type SecretlessUploadParams = Static<typeof SecretlessUploadParams>;
 export type MessagePageQuery = Static<typeof MessagePageQuery>;
 export type SearchQuery = Static<typeof SearchQuery>;
+export type ContactsQuery = Static<typeof ContactsQuery>;
 export type WebhookExecQuery = Static<typeof WebhookExecQuery>;
 export type IdempotencyHeaders = Static<typeof IdempotencyHeaders>;
 export type GithubHeaders = Static<typeof GithubHeaders>;

@@ -133,6 +133,9 @@ export const Instance = Type.Object(
     }),
     sessionTtlDays: Type.Integer({ minimum: 1, description: 'a login session unused for this many days ends' }),
     maxUploadBytes: Type.Integer({ minimum: 1, description: 'the largest file an upload may be, in bytes (`MAX_UPLOAD_BYTES`)' }),
+    pdfPreviews: Type.Boolean({
+      description: "whether this instance draws PDFs' first pages (`/uploads/{id}/{secret}/{filename}/page-1.png`; needs `pdftoppm`)",
+    }),
   },
   { $id: 'Instance', title: 'Instance', description: 'what a visitor needs to know about this Parley before logging in' },
 );
@@ -189,6 +192,10 @@ export const Server = Type.Object(
     createdAt: Timestamp,
     icon: Type.Optional(Nullable(Type.String({ description: 'an upload URL' }))),
     description: Type.Optional(Nullable(Type.String())),
+    systemChannelId: Type.Optional(Nullable(Id, { description: 'where welcome lines are posted; null: nowhere (the default)' })),
+    welcomeMessages: Type.Optional(
+      Type.Boolean({ description: 'whether someone joining by invite gets a welcome line in `systemChannelId` (default true)' }),
+    ),
   },
   { $id: 'Server', title: 'Server', description: 'a server' },
 );
@@ -214,7 +221,17 @@ export const Channel = Type.Object(
     name: Type.String(),
     createdAt: Timestamp,
     topic: Type.Optional(Nullable(Type.String())),
-    position: Type.Optional(Type.Integer()),
+    position: Type.Optional(
+      Type.Integer({ description: 'the order among the channels of the same parent (categories: among categories)' }),
+    ),
+    type: Type.Optional(
+      Type.Union([Type.Literal('text'), Type.Literal('category')], {
+        description: "`text` (the default), or `category` (Discord's type 4): a collapsible group of channels that holds no messages",
+      }),
+    ),
+    parentId: Type.Optional(
+      Nullable(Id, { description: 'the category the channel sits in; null when uncategorised, always for a category' }),
+    ),
     permissionOverwrites: Type.Optional(Type.Array(ref(Overwrite))),
     lastMessageId: Type.Optional(Nullable(Id, { description: 'the newest message (unread state compares it with the read state)' })),
   },
@@ -301,6 +318,12 @@ export const Member = Type.Object(
     joinedAt: Timestamp,
   },
   { $id: 'Member', title: 'Member', description: '`ownerId` and `permissions` are present on bots only' },
+);
+
+/** `GET /users/@me/contacts`: someone the caller shares a server with, and their presence. */
+export const Contact = Type.Object(
+  { user: ref(PublicUser), presence: PresenceStatus },
+  { $id: 'Contact', title: 'Contact', description: 'a person or bot who shares a server with the caller' },
 );
 
 export const BotMember = Type.Object(
@@ -617,6 +640,9 @@ const messageProperties = {
   embeds: Type.Array(ref(Embed)),
   reactions: Type.Array(ref(Reaction)),
   webhookId: Type.Optional(Type.String({ description: 'present only on webhook messages' })),
+  type: Type.Optional(
+    Type.Literal('join', { description: 'present only on system messages: `join`, a welcome line for its author, who just joined' }),
+  ),
   createdAt: Timestamp,
   editedAt: Nullable(Timestamp),
   mentions: Type.Array(ref(PublicUser), { description: 'the users it mentions (and pings)' }),
@@ -688,6 +714,8 @@ export const InteractionResolved = Type.Object(
           id: Id,
           serverId: ServerRef,
           name: Type.String(),
+          type: Type.Optional(Type.String({ description: '`text`, `category`, `dm` or `group_dm`' })),
+          parentId: Type.Optional(Nullable(Id)),
           permissions: PermissionBits,
         }),
         { description: "channels both the invoker and the bot may see; `permissions`: the invoker's there" },
@@ -865,6 +893,7 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
   Channel,
   Invite,
   Member,
+  Contact,
   BotMember,
   Attachment,
   Embed,
@@ -904,6 +933,7 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
 export type PermissionName = Static<typeof PermissionName>;
 export type ErrorResponse = Static<typeof ErrorResponse>;
 export type PublicUser = Static<typeof PublicUser>;
+export type Contact = Static<typeof Contact>;
 export type SelfUser = Static<typeof SelfUser>;
 export type BotSelf = Static<typeof BotSelf>;
 export type UpdatedUser = Static<typeof UpdatedUser>;

@@ -20,7 +20,15 @@ import {
 import type { TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 import { AppError } from '../errors.js';
-import { type DiscordView, INTERACTION_TYPE, discordAttachment, discordMessage, discordRole, discordUser } from './objects.js';
+import {
+  type DiscordView,
+  INTERACTION_TYPE,
+  discordAttachment,
+  discordChannelType,
+  discordMessage,
+  discordRole,
+  discordUser,
+} from './objects.js';
 
 /** Discord's option types for Parley's. */
 export const OPTION_TYPE: Record<CommandOptionType, number> = {
@@ -273,10 +281,10 @@ function discordResolved(i: Interaction, view: DiscordView) {
     channels: map(r.channels, (c) => ({
       id: c.id,
       name: c.name,
-      type: c.serverId ? 0 : 1,
+      type: discordChannelType(c.type),
       ...(c.serverId ? { guild_id: c.serverId } : {}),
       permissions: c.permissions,
-      parent_id: null,
+      parent_id: c.parentId ?? null,
       flags: 0,
     })),
     roles: map(r.roles, (role) => discordRole(role)),

@@ -27,6 +27,7 @@ import type {
   APIReaction,
   APIRole,
   APIStringSelectComponent,
+  APIGuildCategoryChannel,
   APITextChannel,
   APIThreadChannel,
   APIThreadMember,
@@ -122,8 +123,9 @@ export function discordGuild(s: Server, roles: Role[], extra: { botRoles?: Reado
     features: [],
     mfa_level: 0,
     application_id: null,
-    system_channel_id: null,
-    system_channel_flags: NO_FLAGS,
+    system_channel_id: s.systemChannelId ?? null,
+    // Bit 0: SUPPRESS_JOIN_NOTIFICATIONS, the welcome lines turned off.
+    system_channel_flags: (s.welcomeMessages === false ? 1 : 0) as never,
     rules_channel_id: null,
     max_presences: null,
     max_members: 250_000,
@@ -163,8 +165,28 @@ export function discordOverwrite(o: { id: string; type: 'role' | 'member'; allow
   return { id: o.id, type: o.type === 'role' ? 0 : 1, allow: o.allow, deny: o.deny };
 }
 
-/** A server's channel: a guild text channel (type 0). */
-export function discordChannel(c: Channel): APITextChannel {
+/** Discord's channel type of ours: 0 guild text, 4 category, 1 DM, 3 group DM. */
+export function discordChannelType(type: string | undefined): 0 | 1 | 3 | 4 {
+  if (type === 'category') return 4;
+  if (type === 'dm') return 1;
+  if (type === 'group_dm') return 3;
+  return 0;
+}
+
+/** A server's channel: a guild text channel (type 0) or a category (type 4, with no topic nor messages). */
+export function discordChannel(c: Channel): APITextChannel | APIGuildCategoryChannel {
+  if (c.type === 'category')
+    return {
+      id: c.id,
+      type: 4,
+      guild_id: c.serverId,
+      name: c.name,
+      position: c.position ?? 0,
+      permission_overwrites: (c.permissionOverwrites ?? []).map(discordOverwrite),
+      nsfw: false,
+      parent_id: null,
+      flags: NO_FLAGS,
+    } as APIGuildCategoryChannel;
   return {
     id: c.id,
     type: 0,
@@ -176,7 +198,7 @@ export function discordChannel(c: Channel): APITextChannel {
     last_message_id: c.lastMessageId ?? null,
     nsfw: false,
     rate_limit_per_user: 0,
-    parent_id: null,
+    parent_id: c.parentId ?? null,
     flags: NO_FLAGS,
   } as APITextChannel;
 }
@@ -308,7 +330,9 @@ export function discordMessageInteraction(i: MessageInteraction): APIMessageInte
 export const MESSAGE_FLAGS = { ephemeral: 1 << 6, loading: 1 << 7 } as const;
 
 /** Discord's message type: a slash command's answer is 20, a user or message command's 23, a reply 19, anything else 0. */
-function messageType(m: Pick<Message, 'interaction' | 'messageReference'>): 0 | 19 | 20 | 23 {
+function messageType(m: Pick<Message, 'interaction' | 'messageReference' | 'type'>): 0 | 7 | 19 | 20 | 23 {
+  // A welcome line: Discord's USER_JOIN.
+  if (m.type === 'join') return 7;
   if (m.interaction?.type === 'command') return m.interaction.commandType ? 23 : 20;
   if (m.messageReference) return 19;
   return 0;

@@ -97,18 +97,22 @@ const channelFields = {
   permission_overwrites: permissionOverwrites,
 };
 
-/** `POST /guilds/{id}/channels`: only text channels (type 0). */
+/** `POST /guilds/{id}/channels`: text channels (type 0) and categories (type 4). */
 export const DiscordCreateChannelBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.name }),
-  type: nullable(Type.Literal(0)),
+  type: nullable(Type.Union([Type.Literal(0), Type.Literal(4)])),
   ...channelFields,
 });
 
 const ArchiveDuration = Type.Union([60, 1440, 4320, 10_080].map((n) => Type.Literal(n)));
 
-/** `PATCH /channels/{id}`; a thread's (docs/threads.md) takes `archived`, `locked`, `auto_archive_duration`, `invitable`. */
+/**
+ * `PATCH /channels/{id}`; `lock_permissions` (discord.js sends it with `setParent`) copies the category's overwrites when no
+ * list is given; a thread's (docs/threads.md) takes `archived`, `locked`, `auto_archive_duration`, `invitable`.
+ */
 export const DiscordUpdateChannelBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.name })),
+  lock_permissions: nullable(Type.Boolean()),
   ...channelFields,
   archived: nullable(Type.Boolean()),
   locked: nullable(Type.Boolean()),
@@ -133,6 +137,17 @@ export const DiscordStartThreadBody = Type.Object({
   rate_limit_per_user: nullable(int(0, 21_600)),
 });
 
+/** `PATCH /guilds/{id}/channels`: channels' positions, categories and permission sync, at once. */
+export const DiscordChannelPositionsBody = Type.Array(
+  Type.Object({
+    id: Snowflake,
+    position: nullable(int(0, OBJECT_LIMITS.position)),
+    lock_permissions: nullable(Type.Boolean()),
+    parent_id: nullable(Snowflake),
+  }),
+  { minItems: 1, maxItems: OBJECT_LIMITS.channelsPerReorder },
+);
+
 /** `PATCH /guilds/{id}`: Parley keeps `name` and `description`; Discord's settings are checked and ignored. */
 export const DiscordUpdateGuildBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.name })),
@@ -141,6 +156,7 @@ export const DiscordUpdateGuildBody = Type.Object({
   default_message_notifications: nullable(int(0, 1)),
   explicit_content_filter: nullable(int(0, 2)),
   afk_timeout: nullable(Type.Union([60, 300, 900, 1800, 3600].map((n) => Type.Literal(n)))),
+  system_channel_id: nullable(Snowflake),
   system_channel_flags: nullable(int(0, 2 ** 31 - 1)),
   premium_progress_bar_enabled: nullable(Type.Boolean()),
 });

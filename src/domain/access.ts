@@ -70,6 +70,8 @@ export interface ChannelGrant {
   createdAt: string;
   topic: string | null;
   position: number;
+  /** A server's 'text' or 'category' channel, or a DM's 'dm' or 'group_dm'. */
+  type: string;
   ownerId: string;
   /** The caller's role ids in the channel's server, ascending (none in a DM). */
   roles: readonly string[];
@@ -146,6 +148,7 @@ export async function requireChannelPermission(
     createdAt: row.createdAt,
     topic: row.topic,
     position: row.position,
+    type: row.type,
     ownerId: row.ownerId,
     roles: row.roles,
     joinedAt: row.joinedAt ?? null,
@@ -197,6 +200,7 @@ async function requireDmPermission(ctx: DomainContext, caller: Caller, channelId
     createdAt: dm.createdAt,
     topic: null,
     position: 0,
+    type: dm.type ?? 'dm',
     ownerId: dm.ownerId ?? '',
     roles: [],
     joinedAt: null,

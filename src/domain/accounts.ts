@@ -243,6 +243,7 @@ export const accounts = {
       registration: await registrationMode(ctx),
       sessionTtlDays: Math.round(ctx.accounts.sessionTtlMs / 86_400_000),
       maxUploadBytes,
+      pdfPreviews: ctx.pdfPages?.available ?? false,
     };
   },
 

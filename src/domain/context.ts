@@ -1,5 +1,6 @@
 import type { EventBus } from '../events/bus.js';
 import type { AuthorMember, BusEntry, ChannelEvent, ThreadAudience, TypingEvent } from '../events/types.js';
+import type { PdfPages } from '../files/pdf-pages.js';
 import type { UploadStore } from '../files/upload-store.js';
 import type { Store } from '../store/index.js';
 import type { PresenceStatus } from '@parley/protocol';
@@ -21,6 +22,8 @@ export interface DomainContext {
   store: Store;
   bus: EventBus;
   files: UploadStore;
+  /** PDFs' first pages (src/files/pdf-pages.ts); absent, none are made. */
+  pdfPages?: PdfPages;
   publicUrl: string;
   accounts: AccountSettings;
   /** Storage limits of uploads in bytes (0: none): per uploader (UPLOAD_QUOTA_BYTES) and in all (MAX_UPLOAD_STORAGE). */

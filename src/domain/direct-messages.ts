@@ -1,4 +1,4 @@
-import { type DmChannel, OBJECT_LIMITS, type OpenDmBody } from '@parley/protocol';
+import { CONTACT_LIMITS, type Contact, type ContactsQuery, type DmChannel, OBJECT_LIMITS, type OpenDmBody } from '@parley/protocol';
 import { AppError, badRequest, forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
 import type { DmRow, RecipientRow } from '../store/repos/dms.js';
@@ -123,6 +123,27 @@ export const directMessages = {
       const after = (await viewsOf(ctx, [{ ...dm, ownerId: owner }]))[0]!;
       await announce(ctx, 'DM_UPDATE', after, remaining);
     }
+  },
+
+  /**
+   * `GET /users/@me/contacts`: the people the caller shares a server with, whom a DM or
+   * group could name, by id and paged (`after`, `limit`), with their presence. It says nothing
+   * of blocks or DM settings (`open` decides, with one answer for every refusal), and a
+   * stranger appears only once they share a server. Bounded: at most 100 a page, `q` at most
+   * 100 characters.
+   */
+  async contacts(ctx: DomainContext, caller: Caller, query: ContactsQuery): Promise<Contact[]> {
+    const limit = query.limit === undefined ? CONTACT_LIMITS.limitDefault : Number(query.limit);
+    if (!(limit >= 1 && limit <= CONTACT_LIMITS.limitMax))
+      throw badRequest(`limit must be from 1 to ${CONTACT_LIMITS.limitMax}`, 'invalid_query');
+    const rows = await ctx.store.dms.contacts(ctx.store.db, caller.id, {
+      q: query.q?.trim().toLowerCase() || undefined,
+      ids: query.ids ? [...new Set(query.ids.split(','))] : undefined,
+      after: query.after,
+      limit,
+    });
+    const presence = await ctx.presence?.statuses(rows.map((r) => r.id));
+    return rows.map((r) => ({ user: publicUser(r), presence: presence?.get(r.id) ?? 'offline' }));
   },
 
   /** `PUT /users/@me/blocks/{userId}`: from now on neither can open or write to a DM with the other. */

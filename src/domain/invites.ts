@@ -6,8 +6,9 @@ import type { InviteTable } from '../store/schema.js';
 import { requireMember, requireServerPermission } from './access.js';
 import { auditIn } from './audit.js';
 import { type DomainContext, notify, nowIso } from './context.js';
+import { postWelcomeLine } from './messages.js';
 import { snapshotIn } from './roles.js';
-import { serverView } from './servers.js';
+import { SUPPRESS_JOIN_NOTIFICATIONS, serverView } from './servers.js';
 import type { Caller } from './types.js';
 
 /**
@@ -39,6 +40,24 @@ export const inviteView = (i: InviteTable) => ({
 export function inviteUsable(i: InviteTable, now: string): boolean {
   if (i.expiresAt && i.expiresAt <= now) return false;
   return Number(i.maxUses) === 0 || Number(i.uses) < Number(i.maxUses);
+}
+
+/**
+ * Someone joined by invite: a welcome line in the server's system channel, unless it has
+ * none (the default) or its welcome lines are off. Bots, which join when added by someone
+ * who may manage the server, get none (docs/api.md, "Servers").
+ */
+async function welcome(ctx: DomainContext, serverId: string, joiner: Caller): Promise<void> {
+  // Read after the join: a change of the setting meanwhile is the one that counts.
+  const server = await ctx.store.servers.byId(ctx.store.db, serverId);
+  const channelId = server?.systemChannelId;
+  if (!server || !channelId || ((server.systemChannelFlags ?? 0) & SUPPRESS_JOIN_NOTIFICATIONS) !== 0) return;
+  const channel = await ctx.store.channels.byId(ctx.store.db, channelId);
+  if (channel?.serverId !== serverId) return;
+  // The join is committed whatever happens here: a channel deleted meanwhile only loses the line.
+  await postWelcomeLine(ctx, serverId, channelId, { id: joiner.id, name: joiner.name, bot: false, avatar: joiner.avatar }).catch(
+    () => undefined,
+  );
 }
 
 export const invites = {
@@ -129,6 +148,7 @@ export const invites = {
         model,
         roles: [],
       });
+      await welcome(ctx, server.id, caller);
     }
     return serverView(server);
   },

@@ -43,7 +43,12 @@ export interface NewMessage {
   interaction?: StoredInteraction;
   /** The author's membership when the author's own grant holds it (`authorMember`); read once otherwise. */
   authorMembership?: Membership;
+  /** A system message's type (`MESSAGE_TYPE`); absent: an ordinary message. */
+  type?: number;
 }
+
+/** Message types stored (Discord's numbers): an ordinary message, and a welcome line (USER_JOIN). */
+export const MESSAGE_TYPE = { default: 0, join: 7 } as const;
 
 /** What a message stores about the interaction it answers. */
 export interface StoredInteraction extends MessageInteraction {
@@ -194,6 +199,7 @@ function baseMessage(row: MessageTable, reactions: ReactionSummary[]): Message {
         ? []
         : reactions.filter((r) => r.messageId === row.id).map((r) => ({ emoji: r.emoji, count: r.count, me: r.me === 1 })),
     ...(row.webhookId ? { webhookId: row.webhookId } : {}),
+    ...(row.type === MESSAGE_TYPE.join ? { type: 'join' as const } : {}),
     createdAt: row.createdAt,
     editedAt: row.editedAt,
     mentions: row.mentions === '[]' ? [] : (JSON.parse(row.mentions) as PublicUser[]),
@@ -337,6 +343,7 @@ export async function createMessage(
     pinnedAt: null,
     components: input.components && input.components.length > 0 ? JSON.stringify(input.components) : null,
     interaction: input.interaction ? JSON.stringify(input.interaction) : null,
+    type: input.type ?? MESSAGE_TYPE.default,
   };
   // `messages.send` resolves a reference only for an author who may read the channel.
   const referenced = input.referenced ? new Map([[input.referenced.id, input.referenced]]) : new Map<string, MessageTable>();
@@ -392,6 +399,22 @@ export async function createMessage(
   const member = await authorMember(ctx, { serverId: channel.serverId, authorId: author.id, webhookId }, input.authorMembership);
   await notifyChannel(ctx, channel, { t: 'MESSAGE_CREATE', d: message }, member);
   return { message, replayed: false };
+}
+
+/**
+ * A welcome line (Discord's USER_JOIN, type 7): a system message by the person who joined,
+ * with no content, in the server's system channel; delivered as any message, to those who
+ * may see the channel. Posted whatever the joiner may send there.
+ */
+export async function postWelcomeLine(ctx: DomainContext, serverId: string, channelId: string, joiner: PublicUser): Promise<void> {
+  await createMessage(ctx, { id: channelId, serverId }, joiner, null, {
+    content: '',
+    uploads: [],
+    embeds: [],
+    mentions: NONE,
+    referenced: null,
+    type: MESSAGE_TYPE.join,
+  });
 }
 
 /** A foreign-key failure of a message with files: 400 if one of its uploads is gone meanwhile. */
@@ -649,6 +672,13 @@ export async function removeMessages(ctx: DomainContext, rows: MessageTable[]): 
  */
 const EMOJI = new RegExp('^(?:\\p{RGI_Emoji}|\\p{Extended_Pictographic}\\uFE0F?)$', 'v');
 
+/** A category holds no messages (docs/api.md#categories): 400 `channel_is_category`, Discord's 50008. */
+function holdsMessages<T extends { type: string }>(channel: T): T {
+  if (channel.type === 'category')
+    throw badRequest('a category holds no messages: send them in one of its channels', 'channel_is_category');
+  return channel;
+}
+
 export const messages = {
   /**
    * Before a message body with files is read (docs/security.md#files-are-for-those-who-may-see-them): the channel exists and
@@ -656,7 +686,7 @@ export const messages = {
    * first file if they may not attach files there.
    */
   async admitSend(ctx: DomainContext, caller: Caller, channelId: string): Promise<{ mayAttach(): void }> {
-    const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.send);
+    const channel = holdsMessages(await requireChannelPermission(ctx, caller, channelId, NEEDS.send));
     return {
       mayAttach() {
         if (!hasPermission(channel.permissions, 'ATTACH_FILES')) throw forbidden('missing_permission', 'missing permission ATTACH_FILES');
@@ -686,7 +716,7 @@ export const messages = {
       if (!caller.bot) throw badRequest('only bots send components', 'invalid_components');
       components = checkComponents(body.components, true);
     }
-    const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.send);
+    const channel = holdsMessages(await requireChannelPermission(ctx, caller, channelId, NEEDS.send));
     // As on Discord: a reply shows the message it replies to, so replying needs to read the
     // channel; refused before the reference is looked up, so it tells nothing of it either.
     if (body.messageReference && !mayReadHistory(channel.permissions))
@@ -783,6 +813,7 @@ export const messages = {
     const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.view);
     const row = await loadMessage(ctx, channelId, messageId);
     if (row.authorId !== caller.id || row.webhookId) throw forbidden('not_message_author', 'you can only edit your own messages');
+    if (row.type !== MESSAGE_TYPE.default) throw badRequest('a system message cannot be edited', 'system_message');
     if (parts.embeds !== undefined && parts.embeds.length > 0 && !hasPermission(channel.permissions, 'EMBED_LINKS'))
       throw forbidden('missing_permission', 'missing permission EMBED_LINKS');
     const components =
@@ -845,7 +876,7 @@ export const messages = {
   },
 
   async typing(ctx: DomainContext, caller: Caller, channelId: string) {
-    const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.send);
+    const channel = holdsMessages(await requireChannelPermission(ctx, caller, channelId, NEEDS.send));
     await signalTyping(ctx, channel, {
       t: 'TYPING_START',
       d: { channelId, serverId: channel.serverId, userId: caller.id, name: caller.name, bot: caller.bot },

@@ -38,6 +38,10 @@ export interface ChannelInfo {
   createdAt: string;
   topic: string | null;
   position: number;
+  /** A category groups channels and holds no messages (docs/api.md#categories). */
+  type: 'text' | 'category';
+  /** The category the channel sits in (null: none, always for a category). */
+  parentId: string | null;
 }
 
 /** What the gateway carries so every instance can rebuild a server's model: JSON-safe. */
@@ -270,6 +274,8 @@ export class ServerModel {
         m.name !== c.name ||
         m.topic !== c.topic ||
         m.position !== c.position ||
+        m.type !== c.type ||
+        m.parentId !== c.parentId ||
         m.createdAt !== c.createdAt ||
         m.serverId !== c.serverId
       )

@@ -28,6 +28,9 @@ export const roleView = (r: RoleTable): Role => ({
 export const overwriteView = (o: ChannelOverwriteTable): Overwrite => ({ id: o.targetId, type: o.type, allow: o.allow, deny: o.deny });
 
 /** A channel as the API shows it, with its overwrites. */
+/** A server channel's type as clients see it: `category`, else `text`. */
+export const serverChannelType = (type: string | null | undefined): 'text' | 'category' => (type === 'category' ? 'category' : 'text');
+
 export function channelView(c: ServerChannel, overwrites: ChannelOverwriteTable[] = []) {
   return {
     id: c.id,
@@ -36,6 +39,8 @@ export function channelView(c: ServerChannel, overwrites: ChannelOverwriteTable[
     createdAt: c.createdAt,
     topic: c.topic ?? null,
     position: c.position ?? 0,
+    type: serverChannelType(c.type),
+    parentId: c.parentId ?? null,
     permissionOverwrites: overwrites.filter((o) => o.channelId === c.id).map(overwriteView),
   };
 }
@@ -62,7 +67,13 @@ export async function snapshotIn(ctx: DomainContext, tx: Db | Tx, serverId: stri
     serverId,
     ownerId,
     version: permVersion,
-    channels: channels.map((c) => ({ ...c, topic: c.topic ?? null, position: Number(c.position) })),
+    channels: channels.map((c) => ({
+      ...c,
+      topic: c.topic ?? null,
+      position: Number(c.position),
+      type: serverChannelType(c.type),
+      parentId: c.parentId ?? null,
+    })),
     roles: snapshotRoles.share(
       serverId,
       roles.map((r): RoleTuple => [r.id, r.permissions, Number(r.position)]),

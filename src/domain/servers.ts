@@ -26,7 +26,12 @@ export const serverView = (s: ServerTable): Server => ({
   createdAt: s.createdAt,
   icon: s.icon ?? null,
   description: s.description ?? null,
+  systemChannelId: s.systemChannelId ?? null,
+  welcomeMessages: ((s.systemChannelFlags ?? 0) & SUPPRESS_JOIN_NOTIFICATIONS) === 0,
 });
+
+/** Discord's `system_channel_flags` bit 0: no welcome lines. */
+export const SUPPRESS_JOIN_NOTIFICATIONS = 1;
 
 /** A member as the API shows one: the person or bot, their roles, presence, and a bot's section-3 permissions. */
 export function memberView(
@@ -95,17 +100,40 @@ export const servers = {
     return serverView((await requireMember(ctx, caller, serverId)).server);
   },
 
-  /** `PATCH /servers/{id}`: name, icon, description (MANAGE_SERVER); `ownerId` (the owner only). */
+  /**
+   * `PATCH /servers/{id}`: name, icon, description, the system channel and its welcome lines
+   * (MANAGE_SERVER); `ownerId` (the owner only).
+   */
   async update(
     ctx: DomainContext,
     caller: Caller,
     serverId: string,
-    body: { name?: string; icon?: string | null; description?: string | null; ownerId?: string },
+    body: {
+      name?: string;
+      icon?: string | null;
+      description?: string | null;
+      ownerId?: string;
+      systemChannelId?: string | null;
+      welcomeMessages?: boolean;
+    },
   ) {
     const m = await requireServerPermission(ctx, caller, serverId, 'MANAGE_SERVER');
     const server = m.server;
-    const patch: Partial<Pick<ServerTable, 'name' | 'icon' | 'iconUploadId' | 'description' | 'ownerId'>> = {};
+    const patch: Partial<
+      Pick<ServerTable, 'name' | 'icon' | 'iconUploadId' | 'description' | 'ownerId' | 'systemChannelId' | 'systemChannelFlags'>
+    > = {};
     if (body.name !== undefined) patch.name = cleanName(body.name, 'name');
+    if (body.systemChannelId !== undefined) {
+      const id = body.systemChannelId;
+      const channel = id !== null && isId(id) ? await ctx.store.channels.byId(ctx.store.db, id) : undefined;
+      if (id !== null && (channel?.serverId !== serverId || (channel.type ?? 'text') !== 'text'))
+        throw badRequest('systemChannelId must be a text channel of this server');
+      patch.systemChannelId = id;
+    }
+    if (body.welcomeMessages !== undefined) {
+      const flags = server.systemChannelFlags ?? 0;
+      patch.systemChannelFlags = body.welcomeMessages ? flags & ~SUPPRESS_JOIN_NOTIFICATIONS : flags | SUPPRESS_JOIN_NOTIFICATIONS;
+    }
     if (body.icon !== undefined) Object.assign(patch, await serverIcon(ctx, caller.id, body.icon));
     if (body.description !== undefined) patch.description = cleanDescription(body.description);
     if (body.ownerId !== undefined && body.ownerId !== server.ownerId) {

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { AppError, notFound } from '../errors.js';
 import { measuringImage } from '../files/image-dimensions.js';
+import { looksLikePdf } from '../files/pdf-pages.js';
 import { uploadPath } from '../files/upload-store.js';
 import { isId } from '../ids.js';
 import { newUploadSecret } from '../store/upload-secrets-migration.js';
@@ -154,7 +155,13 @@ export async function releaseUploads(ctx: DomainContext, ids: Iterable<string>):
         ctx.report(r.reason, 'upload release failed');
       }
     }
-    await Promise.all(gone.map((key) => ctx.files.remove(key).catch((err: unknown) => ctx.report(err, 'upload bytes removal failed'))));
+    await Promise.all(
+      gone.map((key) =>
+        Promise.all([ctx.files.remove(key), ctx.pdfPages?.remove(key)]).catch((err: unknown) =>
+          ctx.report(err, 'upload bytes removal failed'),
+        ),
+      ),
+    );
     removed += gone.length;
   }
   return removed;
@@ -265,8 +272,25 @@ export const uploads = {
     const row = isId(id) ? await ctx.store.uploads.servable(ctx.store.db, id) : undefined;
     const secretOk = sameSecret(secret ?? '', row?.secret);
     if (!row || !secretOk || secret === undefined || row.filename !== filename) throw notFound('file');
-    const file = await ctx.files.get(row.fileKey ?? row.id);
+    const key = row.fileKey ?? row.id;
+    const file = await ctx.files.get(key);
     if (!file) throw notFound('file');
-    return { ...file, id: row.id, filename: row.filename, contentType: row.contentType };
+    return { ...file, id: row.id, key, filename: row.filename, contentType: row.contentType };
+  },
+
+  /**
+   * The first page of the PDF at `/uploads/<id>/<secret>/<filename>`, as PNG: the same
+   * lookup as the file's (every miss the same 404 `unknown_file`), then 404 `no_preview`
+   * for a file that is not a PDF (by its bytes), one the renderer could not draw, or an
+   * instance without a renderer (docs/api.md#uploads).
+   */
+  async firstPage(ctx: DomainContext, id: string, secret: string, filename: string) {
+    const file = await uploads.open(ctx, id, secret, filename);
+    const pages = ctx.pdfPages;
+    const none = new AppError('no_preview', 'this file has no preview page');
+    if (!pages?.available || !(await looksLikePdf(file))) throw none;
+    const png = await pages.firstPage(file.key, file);
+    if (!png) throw none;
+    return { id: file.id, png };
   },
 };

@@ -40,6 +40,8 @@ async function channelOfServer(ctx: DomainContext, serverId: string, channelId: 
   // A channel of another server is refused the same way as a missing one: the owner
   // of this server learns nothing about other servers.
   if (!channel || channel.serverId !== serverId) throw badRequest('channelId must be a channel of this server');
+  // A webhook posts messages, which a category does not hold (docs/api.md#categories).
+  if (channel.type === 'category') throw badRequest('a category holds no messages: choose one of its channels', 'channel_is_category');
   return channel;
 }
 

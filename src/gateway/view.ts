@@ -150,6 +150,8 @@ function nextView(view: View, entry: ServerEntry, self: boolean): View {
         createdAt: d.createdAt,
         topic: d.topic ?? null,
         position: d.position ?? 0,
+        type: d.type ?? 'text',
+        parentId: d.parentId ?? null,
       };
       model.next.set(entry, (next = model.withChannel(d.id, event.t === 'CHANNEL_DELETE' ? null : info)));
     }

@@ -251,6 +251,22 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('channels_parent').on('channels').column('parent_id').execute();
     },
   },
+  // System messages (docs/api.md, "Servers"): the channel a server's welcome lines go to (null:
+  // none, the default) and its flags (Discord's `system_channel_flags`; bit 0 suppresses the
+  // welcome lines), and a message's type (0: an ordinary message; 7: someone joined, Discord's USER_JOIN).
+  '0024_system_messages': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('servers').addColumn('system_channel_id', 'text').execute();
+      await db.schema
+        .alterTable('servers')
+        .addColumn('system_channel_flags', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('messages')
+        .addColumn('type', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
   '0025_threads': { up: migrateToThreads },
   '0027_thread_permissions': { up: migrateToThreadPermissions },
 };
@@ -352,10 +368,23 @@ export async function migrationStatus(db: Kysely<any>, schema?: string): Promise
  */
 export async function migrateToLatest(db: Kysely<any>, schema?: string, target?: string): Promise<string[]> {
   const migrator = new Migrator({ db, provider, nameComparator: byCodePoint, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const { error, results } = await (target ? migrator.migrateTo(target) : migrator.migrateToLatest());
+  let { error, results } = await (target ? migrator.migrateTo(target) : migrator.migrateToLatest());
+  // Kysely looks for its bookkeeping tables by listing every table of the database, which
+  // fails on PostgreSQL (3F000) when another schema is dropped during the listing: another
+  // application's, or another test's. Nothing ran then (it fails before the lock), so it is
+  // tried again; a missing schema of our own still fails.
+  for (let attempt = 1; error && attempt < 5 && droppedMeanwhile(error, schema); attempt++) {
+    ({ error, results } = await (target ? migrator.migrateTo(target) : migrator.migrateToLatest()));
+  }
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** A PostgreSQL "schema does not exist" (3F000) naming a schema other than `ours`. */
+function droppedMeanwhile(error: unknown, ours: string | undefined): boolean {
+  const e = error as { code?: unknown; message?: unknown };
+  return e?.code === '3F000' && typeof e.message === 'string' && !(ours !== undefined && e.message.includes(`"${ours}"`));
 }

@@ -52,6 +52,10 @@ export interface ServerTable {
   description?: string | null;
   /** Counts changes to what decides permissions (roles, overwrites, owner): caches key on it. */
   permVersion?: number;
+  /** Where welcome lines are posted (0024); null: nowhere. */
+  systemChannelId?: string | null;
+  /** Discord's `system_channel_flags` (0024): bit 0 (SUPPRESS_JOIN_NOTIFICATIONS) turns the welcome lines off. */
+  systemChannelFlags?: number;
 }
 
 export interface ChannelTable {
@@ -63,8 +67,8 @@ export interface ChannelTable {
   topic?: string | null;
   position?: number;
   /**
-   * 'text' (a server's), 'dm' or 'group_dm' (0009); 'forum', and a thread's 'public_thread'
-   * or 'private_thread' (0025, docs/threads.md).
+   * 'text' or 'category' (a server's), 'dm' or 'group_dm' (0009); 'forum', and a thread's
+   * 'public_thread' or 'private_thread' (0025, docs/threads.md).
    */
   type?: ChannelKind;
   /** Who created a group DM. */
@@ -76,7 +80,7 @@ export interface ChannelTable {
 }
 
 /** What a row of `channels` is. */
-export type ChannelKind = 'text' | 'dm' | 'group_dm' | 'forum' | 'public_thread' | 'private_thread';
+export type ChannelKind = 'text' | 'category' | 'dm' | 'group_dm' | 'forum' | 'public_thread' | 'private_thread';
 
 /** What a thread is beyond its row of `channels` (0025, docs/threads.md): Discord's `thread_metadata`, owner and counts. */
 export interface ThreadTable {
@@ -265,6 +269,8 @@ export interface MessageTable {
   components: string | null;
   /** JSON `{id, type, name, user, loading?}`: the interaction it answers; null otherwise (0010). */
   interaction: string | null;
+  /** 0: an ordinary message; 7: a welcome line, someone joined (0024; Discord's message types). */
+  type: number;
 }
 
 /** A user named in a message one by one (`<@id>`, or the author of the message replied to). */

@@ -59,7 +59,7 @@ describe('GET /instance', () => {
   it('200 {registration: "open"} by default, without credentials', async () => {
     const r = await call(srv.url, 'GET', '/instance');
     expect(r.status, r.text).toBe(200);
-    expect(r.body).toEqual({ registration: 'open', sessionTtlDays: 30, maxUploadBytes: 25 * 1024 * 1024 });
+    expect(r.body).toEqual({ registration: 'open', sessionTtlDays: 30, maxUploadBytes: 25 * 1024 * 1024, pdfPreviews: true });
   });
 });
 

@@ -144,6 +144,57 @@ describe('opening DMs', () => {
   });
 });
 
+describe('contacts: whom a DM could name', () => {
+  it('GET /users/@me/contacts: people sharing a server, by id, paged, found by part of a name; with presence; never oneself or strangers', async () => {
+    const { owner, server, alice, bob, carol } = await setup();
+    // Dave shares a second server with alice only: he is her contact, not bob's.
+    const dave = await registerUser(srv.url, `dave_${Math.random().toString(36).slice(2, 7)}`);
+    const second = await createServer(srv.url, alice, 'Second');
+    await joinServer(srv.url, alice, dave, second.server.id);
+    const ids = (r: { body: { user: { id: string } }[] }) => r.body.map((c) => c.user.id);
+    const byId = (xs: string[]) => [...xs].sort((x, y) => x.length - y.length || (x < y ? -1 : 1));
+
+    const gw = await pool.identify(srv.gatewayUrl, bob.auth);
+    expect(gw.ready).toBeTruthy();
+    const all = await call(srv.url, 'GET', '/users/@me/contacts', { auth: alice.auth });
+    expect(all.status, all.text).toBe(200);
+    expect(ids(all)).toEqual(byId([owner.id, bob.id, dave.id]));
+    expect(all.body.find((c: { user: { id: string } }) => c.user.id === bob.id)).toEqual({
+      user: { id: bob.id, name: bob.name, bot: false, avatar: null },
+      presence: 'online',
+    });
+    expect(all.body.find((c: { user: { id: string } }) => c.user.id === owner.id).presence).toBe('offline');
+    expect(ids(await call(srv.url, 'GET', '/users/@me/contacts', { auth: bob.auth }))).toEqual(byId([owner.id, alice.id]));
+    expect(ids(await call(srv.url, 'GET', '/users/@me/contacts', { auth: carol.auth }))).toEqual([]);
+
+    // Paging: one at a time, after the last id seen.
+    const first = await call(srv.url, 'GET', '/users/@me/contacts?limit=1', { auth: alice.auth });
+    expect(ids(first)).toEqual(ids(all).slice(0, 1));
+    const next = await call(srv.url, 'GET', `/users/@me/contacts?limit=2&after=${ids(first)[0]}`, { auth: alice.auth });
+    expect(ids(next)).toEqual(ids(all).slice(1, 3));
+
+    // Part of the name, any case; LIKE's own characters are plain text.
+    const part = dave.name.slice(1, 4).toUpperCase();
+    expect(ids(await call(srv.url, 'GET', `/users/@me/contacts?q=${part}`, { auth: alice.auth }))).toEqual([dave.id]);
+    expect(ids(await call(srv.url, 'GET', '/users/@me/contacts?q=%25', { auth: alice.auth }))).toEqual([]);
+    expect(ids(await call(srv.url, 'GET', '/users/@me/contacts?q=_', { auth: alice.auth }))).toEqual(
+      all.body.filter((c: { user: { name: string } }) => c.user.name.includes('_')).map((c: { user: { id: string } }) => c.user.id),
+    );
+    // Only these: a stranger's id among them is left out.
+    expect(ids(await call(srv.url, 'GET', `/users/@me/contacts?ids=${bob.id},${carol.id}`, { auth: alice.auth }))).toEqual([bob.id]);
+
+    // Bounds.
+    for (const q of ['limit=0', 'limit=101', 'limit=x', `q=${'x'.repeat(101)}`, 'ids=1,x', 'after=x']) {
+      const r = await call(srv.url, 'GET', `/users/@me/contacts?${q}`, { auth: alice.auth });
+      expect(r.status, q).toBe(400);
+    }
+    expect((await call(srv.url, 'GET', '/users/@me/contacts')).status).toBe(401);
+    // Someone who left every shared server is no longer a contact.
+    expect((await call(srv.url, 'DELETE', `/servers/${server.id}/members/@me`, { auth: bob.auth })).status).toBe(204);
+    expect(ids(await call(srv.url, 'GET', '/users/@me/contacts', { auth: alice.auth }))).toEqual(byId([owner.id, dave.id]));
+  });
+});
+
 describe('inside a DM', () => {
   it('messages, history, edits, reactions, typing, pins and replies work; outsiders get 404 for all of it', async () => {
     const { alice, bob, owner } = await setup();
@@ -223,6 +274,11 @@ describe('inside a DM', () => {
       );
       expect((await call(srv.url, 'GET', `/channels/${dm.id}/messages`, { auth: who.auth })).body).toHaveLength(1);
     }
+    // Reacting and pinning read the history, not send: both still work (docs/api.md, "What a block does").
+    const before = (await call(srv.url, 'GET', `/channels/${dm.id}/messages`, { auth: bob.auth })).body[0];
+    const react = `/channels/${dm.id}/messages/${before.id}/reactions/${encodeURIComponent('👍')}`;
+    expect((await call(srv.url, 'PUT', react, { auth: bob.auth })).status).toBe(200);
+    expect((await call(srv.url, 'PUT', `/channels/${dm.id}/pins/${before.id}`, { auth: alice.auth })).status).toBe(204);
     // The DM is still returned (200), as Discord does; sending is what is refused.
     expect((await openDm(alice, [bob.id])).status).toBe(200);
     expect((await call(srv.url, 'DELETE', `/users/@me/blocks/${alice.id}`, { auth: bob.auth })).status).toBe(204);

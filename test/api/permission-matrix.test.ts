@@ -9,6 +9,7 @@
  * The gateway part checks the same boundary for events: an identity never receives the
  * events of a server it does not belong to.
  */
+import { onePagePdf } from '../fixtures/pdf.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Res,
@@ -487,6 +488,13 @@ const SPECS: RouteSpec[] = [
     },
     unchanged: async (p) => (await call(base(), 'GET', '/users/@me', { auth: p._auth })).status === 200,
   },
+  // Contacts (docs/api.md#direct-messages): anyone signed in lists the people they share a server with (strangers: none).
+  {
+    route: 'GET /users/@me/contacts',
+    okCaller: 'owner',
+    status: (c) => (INVALID.has(c) ? 401 : 200),
+    params: () => ({}),
+  },
   // Blocks (docs/api.md#direct-messages): anyone signed in blocks anyone; unblocking someone not blocked is 404.
   {
     route: 'PUT /users/@me/blocks/:userId',
@@ -521,6 +529,13 @@ const SPECS: RouteSpec[] = [
     status: only({ owner: 201 }),
     params: server,
     body: () => ({ name: 'made-by-the-matrix' }),
+  },
+  {
+    route: 'PATCH /servers/:serverId/channels',
+    okCaller: 'owner',
+    status: only({ owner: 200 }),
+    params: server,
+    body: () => [{ id: w.renameMe.id }],
   },
   {
     route: 'PATCH /channels/:channelId',
@@ -828,6 +843,18 @@ const SPECS: RouteSpec[] = [
     params: async () => {
       const f = await theUpload();
       return { id: f.id, secret: f.secret, filename: f.segment };
+    },
+  },
+  // A PDF's first page: the same URL, the same rule (whoever has it).
+  {
+    route: 'GET /uploads/:id/:secret/:filename/page-1.png',
+    okCaller: 'anonymous',
+    status: () => 200,
+    params: async () => {
+      const up = await upload(base(), w.owner.auth, onePagePdf('Matrix'), 'matrix.pdf', 'application/pdf');
+      if (up.status !== 200) throw new Error(`upload: ${up.status} ${up.text}`);
+      const [id = '', secret = '', segment = ''] = new URL(up.body.url as string).pathname.split('/').slice(2);
+      return { id, secret, filename: decodeURIComponent(segment) };
     },
   },
   // The shape without the secret: nobody gets the file.

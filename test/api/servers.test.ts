@@ -38,7 +38,16 @@ describe('servers', () => {
     const u = await registerUser(srv.url);
     const r = await call(srv.url, 'POST', '/servers', { auth: u.auth, body: { name: 'My place' } });
     expect(r.status, r.text).toBe(201);
-    expect(Object.keys(r.body).sort()).toEqual(['createdAt', 'description', 'icon', 'id', 'name', 'ownerId']);
+    expect(Object.keys(r.body).sort()).toEqual([
+      'createdAt',
+      'description',
+      'icon',
+      'id',
+      'name',
+      'ownerId',
+      'systemChannelId',
+      'welcomeMessages',
+    ]);
     expect(r.body).toMatchObject({ name: 'My place', ownerId: u.id });
     expect(r.body.createdAt).toMatch(ISO_UTC);
     const channels = await call(srv.url, 'GET', `/servers/${r.body.id}/channels`, { auth: u.auth });
@@ -86,6 +95,8 @@ describe('servers', () => {
         createdAt: expect.stringMatching(ISO_UTC),
         icon: null,
         description: null,
+        systemChannelId: null,
+        welcomeMessages: true,
       });
     }
     expectError(await call(srv.url, 'GET', `/servers/${s.server.id}`, { auth: s.stranger.auth }), 403);
@@ -107,9 +118,9 @@ describe('servers', () => {
 });
 
 describe('channels', () => {
-  const channelFields = { createdAt: expect.stringMatching(ISO_UTC), topic: null, permissionOverwrites: [] };
+  const channelFields = { createdAt: expect.stringMatching(ISO_UTC), topic: null, type: 'text', parentId: null, permissionOverwrites: [] };
 
-  it('GET /servers/{id}/channels: 200 [{id, serverId, name, createdAt, topic, position, permissionOverwrites, lastMessageId}] for members; 403 for others', async () => {
+  it('GET /servers/{id}/channels: 200 [{id, serverId, name, createdAt, topic, position, type, parentId, permissionOverwrites, lastMessageId}] for members; 403 for others', async () => {
     const s = await setup();
     const c = await createChannel(srv.url, s.owner, s.server.id, 'random');
     const last = await postMessage(srv.url, s.owner.auth, c.id, 'the latest');
@@ -136,6 +147,8 @@ describe('channels', () => {
       createdAt: expect.stringMatching(ISO_UTC),
       topic: null,
       position: 1,
+      type: 'text',
+      parentId: null,
       permissionOverwrites: [],
     });
     expectError(await call(srv.url, 'POST', `/servers/${s.server.id}/channels`, { auth: s.member.auth, body: { name: 'x' } }), 403);

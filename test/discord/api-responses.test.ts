@@ -179,6 +179,18 @@ describe('every /api route answers application/json with Discord shapes', () => 
       shape: list(GUILD_CHANNEL, 2),
     });
     expect(channels.map((c: { id: string }) => c.id)).toContain(created.id);
+    // A category (type 4), and the bulk move that puts the new channel in it: 204, as Discord.
+    const category = await hit('POST', '/guilds/:guildId/channels', `/guilds/${g}/channels`, {
+      auth: owner,
+      body: { name: 'Info', type: 4 },
+      status: 201,
+      shape: (c: { type: number; parent_id: unknown }) => expect([c.type, c.parent_id]).toEqual([4, null]),
+    });
+    await hit('PATCH', '/guilds/:guildId/channels', `/guilds/${g}/channels`, {
+      auth: owner,
+      body: [{ id: created.id, position: 0, parent_id: category.id, lock_permissions: true }],
+      status: 204,
+    });
     const members = await hit('GET', '/guilds/:guildId/members', `/guilds/${g}/members?limit=10`, {
       auth: w.bot.auth,
       status: 200,

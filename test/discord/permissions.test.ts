@@ -51,16 +51,20 @@ const concrete = (url: string, values: Record<string, string>) => url.replace(/:
 
 /** What the server holds that a refused request must not have changed. */
 async function snapshot() {
-  const [messages, server, roles, hooks] = await Promise.all([
+  const [messages, server, roles, hooks, channels] = await Promise.all([
     call(srv.url, 'GET', `/channels/${ids.channelId}/messages`, { auth: owner.auth }),
     call(srv.url, 'GET', `/servers/${ids.guildId}`, { auth: owner.auth }),
     call(srv.url, 'GET', `/servers/${ids.guildId}/roles`, { auth: owner.auth }),
     call(srv.url, 'GET', `/servers/${ids.guildId}/webhooks`, { auth: owner.auth }),
+    call(srv.url, 'GET', `/servers/${ids.guildId}/channels`, { auth: owner.auth }),
   ]);
-  return JSON.stringify([messages.body, server.body, roles.body, hooks.body]);
+  return JSON.stringify([messages.body, server.body, roles.body, hooks.body, channels.body]);
 }
 
 const BODY = { content: 'x', name: 'x', messages: ['1', '2'], type: 0 };
+/** The body a route would accept, so the refusal is about the caller (the bulk channel move takes a list). */
+const bodyOf = (method: string, url: string) =>
+  method === 'PATCH' && url === '/api/guilds/:guildId/channels' ? [{ id: ids.channelId, position: 5 }] : BODY;
 
 function expectDiscordError(r: { status: number; body: unknown; text: string }, where: string) {
   const b = r.body as { message?: unknown; code?: unknown };
@@ -82,7 +86,7 @@ describe('Discord permission matrix', () => {
     for (const { method, url } of discordRoutes()) {
       const tokenRoute = url.includes(':token');
       const path = concrete(url, tokenRoute ? { ...ids, token: 'w'.repeat(43) } : ids);
-      const r = await call(srv.url, method, path, method === 'GET' || method === 'DELETE' ? {} : { body: BODY });
+      const r = await call(srv.url, method, path, method === 'GET' || method === 'DELETE' ? {} : { body: bodyOf(method, url) });
       const where = `${method} ${url}`;
       expectDiscordError(r, where);
       const code = (r.body as { code: number }).code;
@@ -101,7 +105,7 @@ describe('Discord permission matrix', () => {
       if (url.includes(':token')) continue; // the token is the credential there (tried above)
       const r = await call(srv.url, method, concrete(url, ids), {
         auth: outsider.auth,
-        ...(method === 'GET' || method === 'DELETE' ? {} : { body: BODY }),
+        ...(method === 'GET' || method === 'DELETE' ? {} : { body: bodyOf(method, url) }),
       });
       const where = `${method} ${url}`;
       expectDiscordError(r, where);

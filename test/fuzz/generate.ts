@@ -621,11 +621,40 @@ function template(g: Gen, route: Route, githubEvent: string | undefined): Array<
           ? [['avatar', rng.pick<J>([null, world.upload.url, 'https://example.com/a.png', anyString(g)])] as [string, J]]
           : []),
       ];
+    // Categories (docs/api.md#categories): a type, a parent that is or is not a category, a sync.
+    case 'POST /servers/:serverId/channels':
+    case 'PATCH /channels/:channelId':
+      return [
+        ['name', name()],
+        ...some(g, [
+          ['type', rng.pick<J>(['text', 'category', 'voice', 4, null])],
+          ['parentId', rng.pick<J>([null, scene.channelId, anyId(g), ''])],
+          ['syncPermissions', rng.pick<J>([true, false, 'yes', null])],
+          ['position', limitNumber(g, OBJECT_LIMITS.position)],
+        ]),
+      ];
+    // Array bodies (`makeBody` wraps these entries in a list).
+    case 'PATCH /servers/:serverId/channels':
+      return [
+        ['id', rng.pick<J>([scene.channelId, anyId(g), 3])],
+        ...some(g, [
+          ['position', limitNumber(g, OBJECT_LIMITS.position)],
+          ['parentId', rng.pick<J>([null, scene.channelId, anyId(g)])],
+          ['syncPermissions', rng.pick<J>([true, false, 1])],
+        ]),
+      ];
+    case 'PATCH /api/guilds/:guildId/channels':
+      return [
+        ['id', rng.pick<J>([scene.channelId, anyId(g), 3])],
+        ...some(g, [
+          ['position', limitNumber(g, OBJECT_LIMITS.position)],
+          ['parent_id', rng.pick<J>([null, scene.channelId, anyId(g)])],
+          ['lock_permissions', rng.pick<J>([true, false, null, 'x'])],
+        ]),
+      ];
     case 'POST /bots':
     case 'POST /servers':
     case 'PATCH /servers/:serverId':
-    case 'POST /servers/:serverId/channels':
-    case 'PATCH /channels/:channelId':
       return [
         ['name', name()],
         ...(rng.chance(0.3) ? [['avatar', rng.pick<J>([null, world.upload.url, 'https://example.com/a.png'])] as [string, J]] : []),
@@ -751,7 +780,9 @@ function template(g: Gen, route: Route, githubEvent: string | undefined): Array<
           ['rate_limit_per_user', limitNumber(g, 21_600)],
           ['bitrate', limitNumber(g, 384_000)],
           ['user_limit', limitNumber(g, 99)],
-          ['type', rng.pick<J>([0, 2, null, '0'])],
+          ['type', rng.pick<J>([0, 2, 4, null, '0'])],
+          ['parent_id', rng.pick<J>([null, scene.channelId, anyId(g)])],
+          ['lock_permissions', rng.pick<J>([true, false, null])],
         ]),
       ];
     case 'POST /api/guilds/:guildId/roles':
@@ -1273,6 +1304,9 @@ function formBody(g: Gen, fields: Array<[string, string]>, slack: boolean): Body
   };
 }
 
+/** Routes whose JSON body is a list of the objects `template` describes. */
+const ARRAY_BODIES = new Set(['PATCH /servers/:serverId/channels', 'PATCH /api/guilds/:guildId/channels']);
+
 function makeBody(g: Gen, route: Route, githubEvent: string | undefined): Body {
   const { rng } = g;
   const isUpload = route.path === '/upload';
@@ -1295,11 +1329,14 @@ function makeBody(g: Gen, route: Route, githubEvent: string | undefined): Body {
   g.notes.push(`body:${kind}`);
   const entries = template(g, route, githubEvent);
   const json = (v: J): Body => ({ body: serialize(v), contentType: 'application/json' });
+  // The bulk channel moves take a list of such objects (one, several, or none).
+  const list = ARRAY_BODIES.has(`${route.method} ${route.path}`);
+  const listOf = (v: J): J => (list ? rng.pick<J[]>([[v], [v, v], []]) : v);
   switch (kind) {
     case 'mutated':
-      return json(mutate(g, entries));
+      return json(listOf(mutate(g, entries)));
     case 'valid':
-      return json(obj(entries));
+      return json(listOf(obj(entries)));
     case 'random-json':
       return json(anyValue(g, 3));
     case 'malformed-json':
@@ -1518,6 +1555,9 @@ function query(g: Gen): string {
     () => 'a=%C0%AF',
     () => `q=${LONG(rng.pick([1000, 20_000]), 'q')}`,
     () => 'a=1;b=2',
+    // GET /users/@me/contacts: id lists and LIKE's own characters.
+    () => `ids=${rng.pick([`${id()},${id()}`, ',', '1,,2', `${'1,'.repeat(120)}1`, encodeURIComponent(id())])}`,
+    () => `q=${rng.pick(['%25', '_', '%5C', '%25%5C_', '%00', 'a%27%20or%201%3D1'])}`,
     () => 'before=&after=',
     () => `before=${LONG(65, 'A')}`,
   ];

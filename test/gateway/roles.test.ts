@@ -100,6 +100,8 @@ describe('a channel made private while sessions are open', () => {
       createdAt: ISO,
       topic: null,
       position: 1,
+      type: 'text',
+      parentId: null,
       permissionOverwrites: [],
     });
     // The owner sees the channel change instead, with its new overwrite.
@@ -244,6 +246,8 @@ describe('ready', () => {
         createdAt: ISO,
         topic: null,
         position: 0,
+        type: 'text',
+        parentId: null,
         permissionOverwrites: [],
         lastMessageId: null,
       },
@@ -352,6 +356,8 @@ describe('a channel the member cannot see', () => {
       createdAt: ISO,
       topic: 'hidden topic',
       position: 1,
+      type: 'text',
+      parentId: null,
       permissionOverwrites: [{ id: staff.id, type: 'role', allow: VIEW, deny: '0' }],
     });
     // Hidden once more, then deleted: the deletion is not sent to the member.

@@ -22,6 +22,8 @@ const channel = (id: string, name: string, position: number) => ({
   createdAt: '2026-01-01T00:00:00.000Z',
   topic: null,
   position,
+  type: 'text' as const,
+  parentId: null,
 });
 
 /** A server where everyone reads `#open`, and only the staff role sees `#staff`. */

@@ -132,6 +132,7 @@ export function messageRow(fields: Pick<MessageTable, 'channelId' | 'serverId' |
     pinnedAt: null,
     components: null,
     interaction: null,
+    type: 0,
     ...fields,
   };
 }

@@ -235,7 +235,7 @@ describe.each(storeDialects())('migrations on %s', (dialect) => {
       messageRow({ id: String(200000000000000000n + BigInt(i)), channelId: channel, serverId: server, authorId: user, content }),
     );
     // As 0007 stored them: without the columns later migrations add.
-    for (const { components: _c, interaction: _i, ...m } of old) await admin.insertInto('messages').values(m).execute();
+    for (const { components: _c, interaction: _i, type: _t, ...m } of old) await admin.insertInto('messages').values(m).execute();
 
     const store = await open(db);
     const find = (terms: string[]) =>
@@ -281,7 +281,8 @@ describe.each(storeDialects())('migrations on %s', (dialect) => {
       { channelId: hidden, authorId: user, content: 'old hidden picture', attachments: png },
       { channelId: channel, authorId: user, content: 'old queued picture', attachments: png },
     ].map((m, i) => messageRow({ id: String(300000000000000000n + BigInt(i)), serverId: server, ...m }));
-    for (const m of old) await admin.insertInto('messages').values(m).execute();
+    // As 0013 stored them: without the type 0024 adds.
+    for (const { type: _t, ...m } of old) await admin.insertInto('messages').values(m).execute();
     if (dialect === 'sqlite') {
       // As 0010's catch-up left them: the first three indexed, the last still queued.
       await sql`insert into messages_fts (rowid, content) select id, content from messages where id < ${old[3]!.id}`.execute(admin);

@@ -218,7 +218,18 @@ describe('ServerModel.matches', () => {
       ['10', '8', 1],
     ],
     overwrites: [['20', '10', 'role', '1024', '0']],
-    channels: [{ id: '20', serverId: SERVER, name: 'general', createdAt: '2026-11-25T00:00:00.000Z', topic: null, position: 0 }],
+    channels: [
+      {
+        id: '20',
+        serverId: SERVER,
+        name: 'general',
+        createdAt: '2026-11-25T00:00:00.000Z',
+        topic: null,
+        position: 0,
+        type: 'text',
+        parentId: null,
+      },
+    ],
   });
   const model = ServerModel.fromSnapshot(base());
 

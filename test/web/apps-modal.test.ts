@@ -84,7 +84,9 @@ describe('the Apps menu and modals', () => {
   it('right-click on a message lists its apps; the modal checks its fields inline, then the bot answers the submit', async () => {
     const { page, errors } = await open(ana);
     await messageEl(page).waitFor();
+    // The right-click opens the message's menu; its "Apps" item lists the message commands.
     await messageEl(page).click({ button: 'right', position: { x: 300, y: 20 } });
+    await page.getByRole('menu', { name: 'Message options' }).getByRole('menuitem', { name: 'Apps' }).click();
     const menu = page.getByRole('menu', { name: 'Apps for this message' });
     await menu.waitFor();
     expect(await menu.getByRole('menuitem').evaluateAll((els) => els.map((e) => e.getAttribute('data-command')))).toEqual(['Report']);

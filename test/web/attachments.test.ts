@@ -7,6 +7,7 @@
 import type { Page, Request } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { call, createServer, registerUser, upload } from '../factories.js';
+import { onePagePdf } from '../fixtures/pdf.js';
 import { browserSuite, screenshot } from './browser.js';
 
 const MAX = 1024 * 1024;
@@ -163,6 +164,39 @@ describe('attachments', () => {
     await script.scrollIntoViewIfNeeded();
     await screenshot(page, 'i38-uploads-text');
     expect(errors).toEqual([]);
+  });
+
+  it('a PDF shows its first page, drawn by the service, above its card; a PDF it cannot draw shows the card alone', {
+    timeout: 90_000,
+  }, async () => {
+    const owner = await registerUser(web.url);
+    const { server, general } = await createServer(web.url, owner, 'Reports');
+    const pdf = await upload(web.url, owner.auth, onePagePdf('Quarterly report'), 'q3-report.pdf', 'application/pdf');
+    await postWith(owner, general.id, 'the quarterly report', pdf.body);
+    const broken = await upload(web.url, owner.auth, '%PDF-1.4\nnot really\n', 'broken.pdf', 'application/pdf');
+    await postWith(owner, general.id, 'a broken one', broken.body);
+
+    const { page, errors } = await web.open({ token: owner.token, path: `/s/${server.id}/c/${general.id}`, height: 900 });
+    const report = message(page, 'the quarterly report');
+    const first = report.getByRole('img', { name: 'First page of q3-report.pdf' });
+    await first.waitFor();
+    await expect.poll(() => first.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(800);
+    expect(await first.getAttribute('src')).toBe(`${pdf.body.url}/page-1.png`);
+    // The card still downloads the file, and the page opens it.
+    expect(
+      await report
+        .getByRole('link', { name: /q3-report\.pdf/ })
+        .last()
+        .getAttribute('download'),
+    ).toBe('q3-report.pdf');
+    // The page that cannot be drawn leaves the card alone (its image is dropped on the 404).
+    const other = message(page, 'a broken one');
+    await other.getByRole('link', { name: /broken\.pdf/ }).waitFor();
+    await expect.poll(() => other.getByRole('img', { name: /First page/ }).count()).toBe(0);
+    await report.scrollIntoViewIfNeeded();
+    await screenshot(page, 'i38-uploads-pdf');
+    // The 404 of the broken one's page is the only failed load.
+    expect(errors.filter((e) => !/404/.test(e))).toEqual([]);
   });
 
   it('audio and video play in place from the file’s own URL, and can seek', { timeout: 90_000 }, async () => {

@@ -289,10 +289,11 @@ describe('desktop notifications', () => {
     const settings = await call(web.url, 'GET', '/users/@me/settings', { auth: w.bob.auth });
     expect(settings.body.servers[w.server.id]).toMatchObject({ muted: true });
 
-    // Cove at "All messages", but its #general muted from the channel's own menu (a right click).
+    // Cove at "All messages", but its #general muted from the channel's own menu (a right click, "Notification settings").
     await page.getByRole('navigation', { name: 'Servers' }).getByRole('link', { name: /^Cove/ }).click();
     await page.waitForFunction(() => (globalThis as any).document.title.includes('Cove'));
     await channelLink(page, 'general').click({ button: 'right' });
+    await page.getByRole('menu', { name: 'Options for general' }).getByRole('menuitem', { name: 'Notification settings' }).click();
     const coveDialog = page.getByRole('dialog', { name: 'Notifications for Cove' });
     const allSaved = page.waitForResponse((r) => r.url().endsWith('/users/@me/settings') && r.request().method() === 'PATCH');
     await coveDialog.getByRole('radio', { name: /All messages/ }).check();

@@ -16,8 +16,11 @@ import { DmPage } from './pages/dm-page';
 import { HomePage } from './pages/home-page';
 import { acceptInviteOnArrival, InvitePage, useInvitePreview } from './pages/invite-page';
 import { applyEvent, loadMe, loadMembers, loadServers } from './state/actions';
+import { startBlocks } from './state/blocks';
 import { applyReady, startConversations } from './state/conversations';
+import { jumpToMessage } from './state/conversation';
 import { resetInteractions } from './state/interaction-store';
+import { forgetDrafts } from './lib/drafts';
 import { store, useStore } from './state/store';
 import { toast } from './state/toasts';
 import { Link, match, navigate, paths, usePath } from './router';
@@ -32,6 +35,24 @@ const SettingsPage = lazy(() => import('./pages/settings/settings-page').then((m
 const AccountPage = lazy(() => import('./pages/account-page').then((m) => ({ default: m.AccountPage })));
 const MyBotsPage = lazy(() => import('./pages/my-bots-page').then((m) => ({ default: m.MyBotsPage })));
 const AuthorizePage = lazy(() => import('./pages/authorize-page').then((m) => ({ default: m.AuthorizePage })));
+
+/**
+ * A link to one message (`paths.message`): the history around it is fetched (as a search
+ * result's jump does), then its channel opens on it and flashes it. A message the person
+ * may not read ends in its channel (or its "not found") with the jump's own toast.
+ */
+function MessageLink({ serverId, channelId, messageId }: { serverId: string | null; channelId: string; messageId: string }) {
+  useEffect(() => {
+    let live = true;
+    void jumpToMessage(channelId, messageId).finally(() => {
+      if (live) navigate(serverId === null ? paths.dm(channelId) : paths.channel(serverId, channelId), { replace: true });
+    });
+    return () => {
+      live = false;
+    };
+  }, [serverId, channelId, messageId]);
+  return <PageLoading />;
+}
 
 /** What shows while a page's chunk loads (usually a few milliseconds). */
 function PageLoading() {
@@ -55,6 +76,8 @@ export function App() {
     setToken(null);
     store.dispatch({ type: 'reset' });
     resetInteractions();
+    // Logging out forgets the drafts; a session that ended by itself keeps them for the same person.
+    if (!reason) forgetDrafts();
     setTokenState(null);
     if (!location.pathname.startsWith('/invite/')) navigate(paths.login());
     if (reason) toast(reason, 'error');
@@ -227,6 +250,8 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
   useEffect(markReturning, []);
   // Unread counts in the title, notifications from one tab, settings shared between tabs.
   useEffect(startConversations, []);
+  // The block list: the message list folds blocked people's messages (state/blocks.ts).
+  useEffect(startBlocks, []);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies(token): a new session token loads the boot data again
   // biome-ignore lint/correctness/useExhaustiveDependencies(attempt): so does "Try again"
@@ -331,6 +356,12 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
         <SettingsPage serverId={m.serverId} tab={m.tab} />
       </Suspense>
     );
+  }
+  if ((m = match('/s/:serverId/c/:channelId/m/:messageId', path)) && m.serverId && m.channelId && m.messageId) {
+    return <MessageLink serverId={m.serverId} channelId={m.channelId} messageId={m.messageId} />;
+  }
+  if ((m = match('/dms/:channelId/m/:messageId', path)) && m.channelId && m.messageId) {
+    return <MessageLink serverId={null} channelId={m.channelId} messageId={m.messageId} />;
   }
   if ((m = match('/s/:serverId/c/:channelId', path)) && m.serverId && m.channelId) {
     return <ChatPage serverId={m.serverId} channelId={m.channelId} onLogout={onLogout} />;

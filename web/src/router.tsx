@@ -80,4 +80,36 @@ export const paths = {
   /** Direct messages: the list, and one conversation. */
   dms: () => '/dms',
   dm: (channelId: string) => `/dms/${encodeURIComponent(channelId)}`,
+  /** One message: opens its channel (a server's, or a DM when `serverId` is null) scrolled to it and flashes it. */
+  message: (serverId: string | null, channelId: string, messageId: string) =>
+    serverId === null
+      ? `/dms/${encodeURIComponent(channelId)}/m/${encodeURIComponent(messageId)}`
+      : `/s/${encodeURIComponent(serverId)}/c/${encodeURIComponent(channelId)}/m/${encodeURIComponent(messageId)}`,
 };
+
+/**
+ * The message a link on this instance points at: the client's own form (`paths.message`)
+ * or Discord's (`/channels/{server}/{channel}/{message}`, `@me` for a DM), at the address
+ * the client is served from. Null for anything else.
+ */
+export function messageLinkTarget(href: string): { serverId: string | null; channelId: string; messageId: string } | null {
+  let url: URL;
+  try {
+    url = new URL(href, location.origin);
+  } catch {
+    return null;
+  }
+  if (url.origin !== location.origin) return null;
+  const id = (v: string | undefined) => (v && /^[0-9]{1,20}$/.test(v) ? v : null);
+  let m = match('/s/:serverId/c/:channelId/m/:messageId', url.pathname);
+  if (m && id(m.serverId) && id(m.channelId) && id(m.messageId)) {
+    return { serverId: m.serverId ?? null, channelId: m.channelId ?? '', messageId: m.messageId ?? '' };
+  }
+  m = match('/dms/:channelId/m/:messageId', url.pathname);
+  if (m && id(m.channelId) && id(m.messageId)) return { serverId: null, channelId: m.channelId ?? '', messageId: m.messageId ?? '' };
+  m = match('/channels/:serverId/:channelId/:messageId', url.pathname);
+  if (m && (m.serverId === '@me' || id(m.serverId)) && id(m.channelId) && id(m.messageId)) {
+    return { serverId: m.serverId === '@me' ? null : (m.serverId ?? null), channelId: m.channelId ?? '', messageId: m.messageId ?? '' };
+  }
+  return null;
+}

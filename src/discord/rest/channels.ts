@@ -26,8 +26,8 @@ type ReactionReq = FastifyRequest<{ Params: { channelId: string; messageId: stri
 
 /**
  * `PATCH /channels/{id}` (schema-checked: `DiscordUpdateChannelBody`): Discord's `name`,
- * `topic`, `position` (what Parley's channels have) and `permission_overwrites` (the whole
- * list, replacing the channel's).
+ * `topic`, `position`, `parent_id` (what Parley's channels have) and `permission_overwrites` (the whole
+ * list, replacing the channel's; or, with `lock_permissions` alone, the category's).
  */
 function channelPatch(body: Static<typeof DiscordUpdateChannelBody>) {
   const overwrites = overwritesFromDiscord(body.permission_overwrites);
@@ -35,7 +35,8 @@ function channelPatch(body: Static<typeof DiscordUpdateChannelBody>) {
     ...(body.name !== undefined ? { name: body.name } : {}),
     ...(body.topic !== undefined ? { topic: body.topic } : {}),
     ...(body.position != null ? { position: body.position } : {}),
-    ...(overwrites ? { overwrites } : {}),
+    ...(body.parent_id !== undefined ? { parentId: body.parent_id } : {}),
+    ...(overwrites ? { overwrites } : body.lock_permissions ? { syncPermissions: true } : {}),
   };
 }
 

@@ -19,6 +19,7 @@ import type { RouteDeps } from '../../http/routes/deps.js';
 import { overwritesFromDiscord } from '../bodies.js';
 import {
   DiscordBanBody,
+  DiscordChannelPositionsBody,
   DiscordCreateChannelBody,
   DiscordMeBody,
   DiscordMemberBody,
@@ -76,9 +77,12 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
     const body = req.body as Static<typeof DiscordUpdateGuildBody>;
-    const patch: { name?: string; description?: string | null } = {};
+    const patch: { name?: string; description?: string | null; systemChannelId?: string | null; welcomeMessages?: boolean } = {};
     if (typeof body.name === 'string') patch.name = body.name;
     if (body.description === null || typeof body.description === 'string') patch.description = body.description;
+    if (body.system_channel_id !== undefined) patch.systemChannelId = body.system_channel_id;
+    // Bit 0 (SUPPRESS_JOIN_NOTIFICATIONS) is the one Parley has: the welcome lines.
+    if (typeof body.system_channel_flags === 'number') patch.welcomeMessages = (body.system_channel_flags & 1) === 0;
     const server = await servers.update(ctx, caller, req.params.guildId, patch);
     return discordGuild(server, await roles.list(ctx, caller, req.params.guildId));
   });
@@ -98,11 +102,32 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
     const overwrites = overwritesFromDiscord(body.permission_overwrites);
     const channel = await channels.createChannel(ctx, caller, req.params.guildId, {
       name: body.name,
+      ...(body.type === 4 ? { type: 'category' as const } : {}),
+      ...(body.parent_id != null ? { parentId: body.parent_id } : {}),
       ...(topic !== undefined ? { topic } : {}),
       ...(position !== undefined ? { position } : {}),
       ...(overwrites ? { overwrites } : {}),
     });
     return reply.status(201).send(discordChannel(channel));
+  });
+
+  // Discord answers 204; the moved channels' CHANNEL_UPDATEs follow on the gateway.
+  api.patch('/guilds/:guildId/channels', withBody(DiscordChannelPositionsBody), async (req: GuildReq, reply) => {
+    const caller = await who(req);
+    await enforce(limiter, RULES.manage, caller.id, reply);
+    const body = req.body as Static<typeof DiscordChannelPositionsBody>;
+    await channels.reorder(
+      ctx,
+      caller,
+      req.params.guildId,
+      body.map((c) => ({
+        id: c.id,
+        ...(c.position != null ? { position: c.position } : {}),
+        ...(c.parent_id !== undefined ? { parentId: c.parent_id } : {}),
+        ...(c.lock_permissions ? { syncPermissions: true } : {}),
+      })),
+    );
+    return reply.status(204).send();
   });
 
   // ---------------------------------------------------------------- members

@@ -79,7 +79,7 @@ async function checkOptions(
 /** What checking the options read of the objects they name, for the interaction's `resolved`. */
 interface Found {
   users: Map<string, { user: UserTable; member?: { roles: string[]; joinedAt: string } }>;
-  channels: Map<string, { id: string; serverId: string | null; name: string }>;
+  channels: Map<string, { id: string; serverId: string | null; name: string; type: string; parentId: string | null }>;
   roles: Map<string, RoleTable>;
   attachments: Map<string, Attachment>;
   /** A message command's target. */
@@ -132,7 +132,13 @@ async function checkValue(
       const hidden =
         channel && channel.serverId !== null && !has(grant.model.permissions(caller.id, caller.bot, grant.roles, value), P.VIEW_CHANNEL);
       if (!channel || channel.serverId !== grant.serverId || hidden) throw bad('names no channel of this server');
-      found.channels.set(value, { id: value, serverId: channel.serverId, name: channel.name });
+      found.channels.set(value, {
+        id: value,
+        serverId: channel.serverId,
+        name: channel.name,
+        type: channel.type ?? 'text',
+        parentId: ('parentId' in channel ? channel.parentId : null) ?? null,
+      });
       break;
     }
     case 'role': {
@@ -208,7 +214,14 @@ async function resolvedOf(
     if (!botSees) continue;
     const permissions = serverId === null ? grant.permissions : grant.model.permissions(caller.id, caller.bot, grant.roles, id);
     resolved.channels ??= {};
-    resolved.channels[id] = { id, serverId: c.serverId, name: c.name, permissions: permissions.toString() };
+    resolved.channels[id] = {
+      id,
+      serverId: c.serverId,
+      name: c.name,
+      type: c.type,
+      parentId: c.parentId,
+      permissions: permissions.toString(),
+    };
   }
   if (found.roles.size > 0) resolved.roles = Object.fromEntries([...found.roles].map(([id, r]) => [id, roleView(r)]));
   if (found.attachments.size > 0) resolved.attachments = Object.fromEntries(found.attachments);

@@ -23,6 +23,8 @@ export const RULES = {
   interactionReplies: { name: 'interaction-replies', limit: 10, windowMs: 5_000 },
   /** Each search reads an index and counts its matches: cheap, but not free. */
   search: { name: 'search', limit: 20, windowMs: 10_000 },
+  /** The person picker's look-ups as someone types (clients debounce keystrokes). */
+  contacts: { name: 'contacts', limit: 30, windowMs: 10_000 },
   /** A bot's profile for the invite page, per person: enough for a page, too few to walk the id space for public bots. */
   botProfiles: { name: 'bot-profiles', limit: 30, windowMs: 60_000 },
   /** Failed logins per account name, known or not (so the limit says nothing about which exist). */

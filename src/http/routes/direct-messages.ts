@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { BlockParams, DmChannel, OpenDmBody, PublicUser, ref } from '@parley/protocol';
+import { BlockParams, Contact, ContactsQuery, DmChannel, OpenDmBody, PublicUser, ref } from '@parley/protocol';
 import { directMessages } from '../../domain/direct-messages.js';
 import { authenticate } from '../plugins/auth.js';
 import { RULES, enforce } from '../plugins/rate-limit.js';
@@ -39,6 +39,23 @@ export function directMessageRoutes(fastify: FastifyInstance, { ctx, limiter }: 
       await enforce(limiter, RULES.manage, caller.id, reply);
       const { channel, created } = await directMessages.open(ctx, caller, req.body);
       return reply.status(created ? 201 : 200).send(channel);
+    },
+  );
+
+  app.get(
+    '/users/@me/contacts',
+    {
+      schema: {
+        ...doc,
+        summary: 'The people the caller shares a server with (whom a DM could name), by id, with their presence',
+        querystring: ContactsQuery,
+        response: { 200: Type.Array(ref(Contact)), ...errors },
+      },
+    },
+    async (req, reply) => {
+      const caller = await authenticate(ctx, req, 'any');
+      await enforce(limiter, RULES.contacts, caller.id, reply);
+      return directMessages.contacts(ctx, caller, req.query);
     },
   );
 

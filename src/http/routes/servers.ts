@@ -28,6 +28,7 @@ import {
   ServerBotParams,
   ServerParams,
   SetBotPermissionsBody,
+  ReorderChannelsBody,
   UpdateChannelBody,
   UpdateMemberBody,
   UpdateServerBody,
@@ -115,11 +116,29 @@ export function serverRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
   );
 
   app.patch(
+    '/servers/:serverId/channels',
+    {
+      schema: {
+        ...any,
+        summary: 'Move channels and categories: positions, categories, permission sync (MANAGE_CHANNELS)',
+        params: ServerParams,
+        body: ReorderChannelsBody,
+        response: { 200: Type.Array(ref(Channel), { description: 'the channels that changed' }), ...errors },
+      },
+    },
+    async (req, reply) => {
+      const caller = await authenticate(ctx, req, 'any');
+      await enforce(limiter, RULES.manage, caller.id, reply);
+      return channels.reorder(ctx, caller, req.params.serverId, req.body);
+    },
+  );
+
+  app.patch(
     '/channels/:channelId',
     {
       schema: {
         ...any,
-        summary: 'Change a channel: name, topic, position (MANAGE_CHANNELS)',
+        summary: 'Change a channel: name, topic, position, category, permission sync (MANAGE_CHANNELS)',
         params: ChannelParams,
         body: UpdateChannelBody,
         response: { 200: ref(Channel), ...errors },

@@ -59,6 +59,8 @@ function byteRange(
 
 /** What GET /uploads answers: the file's bytes, an image inline or anything else as a download. */
 const FileBytes = Type.Unsafe<Readable>({ type: 'string', format: 'binary' });
+/** A PDF's first page: a PNG, whole in memory. */
+const PageBytes = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });
 
 /** RFC 8187 ext-value: encodeURIComponent leaves ' ( ) * as they are, but ' delimits the value. */
 const rfc8187 = (s: string) => encodeURIComponent(s).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
@@ -147,5 +149,31 @@ export function uploadRoutes(fastify: FastifyInstance, { ctx, limiter, config }:
       .header('Cross-Origin-Resource-Policy', 'same-site')
       .header('Content-Disposition', `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${rfc8187(file.filename)}`);
     return reply.send(file.read(range));
+  });
+
+  const firstPage = {
+    tags: ['uploads'],
+    summary: "A PDF's first page, as a PNG image",
+    description:
+      'Drawn once (at most 800 pixels wide or high) by the `pdftoppm` program where the instance has it (`GET /instance` says `pdfPreviews`), then kept. The same URL secret as the file: 404 `unknown_file` for every miss; 404 `no_preview` for a file that is not a PDF, one that could not be drawn, or an instance that draws none.',
+    security: SECURITY.none,
+    params: UploadParams,
+    response: {
+      200: { description: 'the page', content: { 'image/png': { schema: PageBytes } } },
+      304: { ...NoContent, description: 'Not Modified (If-None-Match matched the ETag)' },
+      ...errors,
+    },
+  };
+  app.get('/uploads/:id/:secret/:filename/page-1.png', { schema: firstPage }, async (req, reply) => {
+    const page = await uploads.firstPage(ctx, req.params.id, req.params.secret, req.params.filename);
+    const etag = `"${page.id}-page-1"`;
+    reply.header('ETag', etag).header('Cache-Control', CACHE_CONTROL);
+    if (matchesEtag(req.headers['if-none-match'], etag)) return reply.status(304).send();
+    return reply
+      .header('Content-Type', 'image/png')
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Content-Security-Policy', "default-src 'none'; sandbox")
+      .header('Cross-Origin-Resource-Policy', 'same-site')
+      .send(page.png);
   });
 }

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, type Transaction, sql } from 'kysely';
 import type { ChannelTable, Database } from '../schema.js';
 
 type Db = Kysely<Database>;
@@ -79,6 +79,30 @@ export const dms = {
       .where('theirs.userId', 'in', others)
       .execute();
     return new Set(rows.map((r) => String(r.userId)));
+  },
+  /**
+   * The people `userId` shares a server with (never themselves, never deleted accounts), by
+   * id after `after`, at most `limit`: with `q`, those whose name or username holds it (any
+   * case, `q` lower-cased by the caller); with `ids`, only those.
+   */
+  contacts: (db: Db, userId: string, opts: { q?: string; ids?: readonly string[]; after?: string; limit: number }) => {
+    let q = db
+      .selectFrom('members as mine')
+      .innerJoin('members as theirs', 'theirs.serverId', 'mine.serverId')
+      .innerJoin('users', 'users.id', 'theirs.userId')
+      .select(['users.id', 'users.name', 'users.bot', 'users.avatar'])
+      .distinct()
+      .where('mine.userId', '=', userId)
+      .where('theirs.userId', '<>', userId)
+      .where('users.deletedAt', 'is', null);
+    if (opts.ids) q = q.where('users.id', 'in', opts.ids.length ? opts.ids : ['0']);
+    if (opts.after !== undefined) q = q.where('users.id', '>', opts.after);
+    if (opts.q) {
+      // LIKE's own characters in the text are matched as themselves.
+      const pattern = `%${opts.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      q = q.where(sql<boolean>`(lower(users.name) like ${pattern} escape '\\' or users.username_key like ${pattern} escape '\\')`);
+    }
+    return q.orderBy('users.id').limit(opts.limit).execute();
   },
 };
 

@@ -37,6 +37,7 @@ const MESSAGE_COLUMNS = {
   pinnedAt: 'pinned_at',
   components: 'components',
   interaction: 'interaction',
+  type: 'type',
 } as const satisfies Record<keyof MessageTable, string>;
 const MESSAGE_KEYS = Object.keys(MESSAGE_COLUMNS) as Array<keyof MessageTable>;
 const INSERT_MESSAGE = sql.raw(`insert into messages (${Object.values(MESSAGE_COLUMNS).join(', ')}) values `);

@@ -39,7 +39,13 @@ export const serversRepo = (joinIds: JoinIds) => ({
   ownedBy: (db: Db, userId: string) =>
     db.selectFrom('servers').select(['id', 'name']).where('ownerId', '=', userId).orderBy('id').execute(),
   /** Changes the server; an icon that is an upload is claimed (served from now on only while something references it). */
-  update: async (db: Tx, id: string, patch: Partial<Pick<ServerTable, 'name' | 'icon' | 'iconUploadId' | 'description' | 'ownerId'>>) => {
+  update: async (
+    db: Tx,
+    id: string,
+    patch: Partial<
+      Pick<ServerTable, 'name' | 'icon' | 'iconUploadId' | 'description' | 'ownerId' | 'systemChannelId' | 'systemChannelFlags'>
+    >,
+  ) => {
     const r = await db.updateTable('servers').set(patch).where('id', '=', id).executeTakeFirst();
     if (patch.iconUploadId) await uploads.claim(db, patch.iconUploadId);
     return r;
@@ -142,8 +148,20 @@ export const channels = {
       )?.top ?? -1,
     ) + 1,
   rename: (db: Tx, id: string, name: string) => db.updateTable('channels').set({ name }).where('id', '=', id).execute(),
-  update: (db: Tx, id: string, patch: Partial<Pick<ChannelTable, 'name' | 'topic' | 'position'>>) =>
+  update: (db: Tx, id: string, patch: Partial<Pick<ChannelTable, 'name' | 'topic' | 'position' | 'parentId'>>) =>
     db.updateTable('channels').set(patch).where('id', '=', id).executeTakeFirst(),
+  /** The channels of a category (by position), its children. */
+  children: (db: Db, parentId: string) =>
+    db
+      .selectFrom('channels')
+      .selectAll()
+      .where('parentId', '=', parentId)
+      .orderBy('position')
+      .orderBy('id')
+      .$narrowType<{ serverId: string }>()
+      .execute(),
+  /** Leaves a deleted category's channels uncategorised. */
+  unparent: (db: Tx, parentId: string) => db.updateTable('channels').set({ parentId: null }).where('parentId', '=', parentId).execute(),
   delete: (db: Tx, id: string) => db.deleteFrom('channels').where('id', '=', id).executeTakeFirst(),
 };
 
@@ -155,6 +173,8 @@ export interface ChannelAccess {
   createdAt: string;
   topic: string | null;
   position: number;
+  /** 'text' or 'category'. */
+  type: string;
   ownerId: string;
   permVersion: number;
   /** The member's role ids, ascending; null for a non-member. */
@@ -225,7 +245,7 @@ export const membersRepo = (joinIds: JoinIds) => {
      */
     forChannel: async (db: Db, channelId: string, userId: string) => {
       const { rows } = await sql<ChannelAccess>`
-        select c.id as channel_id, c.server_id, c.name, c.created_at, c.topic, c.position,
+        select c.id as channel_id, c.server_id, c.name, c.created_at, c.topic, c.position, c.type,
           s.owner_id, s.perm_version, m.joined_at, m.nick,
           ${roleIdsOf(joinIds, 'm.server_id', 'm.user_id')} as roles,
           case when t.channel_id is null then null else c.parent_id end as thread_parent,

@@ -63,6 +63,8 @@ export type {
   CreateInteractionBody,
   CreateInviteBody,
   CreateRoleBody,
+  CreateChannelBody,
+  ReorderChannelsBody,
   OverwriteBody,
   UpdateChannelBody,
   UpdateRoleBody,

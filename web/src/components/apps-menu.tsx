@@ -2,8 +2,8 @@
  * The "Apps" menu (docs/commands.md#user-and-message-commands): the user
  * commands of a member, or the message commands of a message, that the person may run in
  * the channel. It opens on a right-click (or the keyboard's context-menu key, Shift+F10) and
- * on a long press of a message or of a member's name or avatar, and from the message's
- * actions toolbar. A menu in the ARIA sense: the first item takes focus, arrows move, Enter
+ * on a long press of a member's name or avatar, and from a message's menu (message-menu.tsx)
+ * and actions toolbar. A menu in the ARIA sense: the first item takes focus, arrows move, Enter
  * runs, Escape closes and gives focus back. Running one waits for its bot as a slash
  * command does (the answer, a modal, or "The bot did not respond").
  */

@@ -3,6 +3,7 @@ import type { Attachment } from '../api/types';
 import { safeImageSrc } from '../markdown/parse';
 import { CodeBlock } from '../markdown/code-block';
 import { formatSize } from '../lib/format';
+import { drawsPdfPages } from '../state/actions';
 import { t } from '../i18n';
 import { FileIcon } from './icons';
 import { LIGHTBOX_ATTR, openInLightbox } from './lightbox';
@@ -62,7 +63,7 @@ const TEXT_LANG: Record<string, string> = {
 const TEXT_PREVIEW_BYTES = 16 * 1024;
 const TEXT_PREVIEW_LINES = 12;
 
-type Kind = 'image' | 'audio' | 'video' | 'text' | 'file';
+type Kind = 'image' | 'audio' | 'video' | 'text' | 'pdf' | 'file';
 
 function extension(name: string): string {
   const m = /\.([a-z0-9]+)$/i.exec(name);
@@ -76,6 +77,7 @@ function kindOf(a: Attachment, name: string): Kind {
   if (type.startsWith('audio/') || AUDIO_EXT.test(name)) return 'audio';
   if (type.startsWith('video/') || VIDEO_EXT.test(name)) return 'video';
   if (extension(name) in TEXT_LANG || type.startsWith('text/') || type === 'application/json') return 'text';
+  if (type === 'application/pdf' || extension(name) === 'pdf') return 'pdf';
   return 'file';
 }
 
@@ -201,5 +203,39 @@ export function AttachmentView({ attachment }: { attachment: Attachment }) {
       </div>
     );
   }
+  if (kind === 'pdf') {
+    return (
+      <figure className={styles.mediaPreview}>
+        <PdfPage href={href} name={name} />
+        <figcaption>
+          <FileCard href={href} name={name} size={size} />
+        </figcaption>
+      </figure>
+    );
+  }
   return <FileCard href={href} name={name} size={size} />;
+}
+
+/**
+ * A PDF's first page, drawn by the service (`<url>/page-1.png`, docs/api.md#uploads) when it
+ * draws pages at all; a click opens the PDF in a new tab. Nothing is shown while the page
+ * is not known to exist, or if it fails to load: the card below stands alone then.
+ */
+function PdfPage({ href, name }: { href: string; name: string }) {
+  const [drawn, setDrawn] = useState<boolean | null>(null);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    let live = true;
+    void drawsPdfPages().then((yes) => live && setDrawn(yes));
+    return () => {
+      live = false;
+    };
+  }, []);
+  if (!drawn || failed) return null;
+  return (
+    <a className={styles.pdfPage} href={href} target="_blank" rel="noopener noreferrer" title={name}>
+      {/* biome-ignore lint/a11y: onError is no interaction: it drops a page that could not be drawn */}
+      <img src={`${href}/page-1.png`} alt={t('attachment.firstPageOf', { name })} loading="lazy" onError={() => setFailed(true)} />
+    </a>
+  );
 }

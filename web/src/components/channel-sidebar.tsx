@@ -2,24 +2,21 @@ import { useId, useState } from 'react';
 import type { Invite, Server } from '../api/types';
 import { displayName } from '../api/types';
 import { DEFAULT_EXPIRY, describeLimits } from '../lib/invite-options';
-import { isPrivate } from '../lib/overwrites';
 import { createChannel } from '../state/actions';
 import { createInviteWith, inviteLink, revokeInvite } from '../state/moderation';
 import { InviteLimits } from './invite-limits';
 import { canOpenSettings } from '../pages/settings/tabs';
-import { isUnread, mentionsIn, notifyRule } from '../state/conversations';
 import { can, P } from '../state/permissions';
 import { useStore } from '../state/store';
 import { toast, toastError } from '../state/toasts';
 import { Link, navigate, paths } from '../router';
 import { StatusMenu } from './status-menu';
 import { statusLabel } from '../state/presence';
+import { ChannelList } from './channel-list';
 import { CopyField } from './copy-field';
 import { Dialog } from './dialog';
 import { PromptDialog, normaliseChannelName } from './forms';
 import { BellIcon, BellOffIcon, BotIcon, GearIcon, InviteIcon, LogoutIcon, PlusIcon, UserIcon } from './icons';
-import { LockIcon } from './lock-icon';
-import { MentionBadge } from './mention-badge';
 import { NotificationSettingsDialog } from './notification-settings';
 import styles from './channel-sidebar.module.css';
 import { COMPOSER_INPUT_ID } from './composer';
@@ -39,8 +36,6 @@ interface Props {
 export function ChannelSidebar({ server, activeChannelId, bits, onLogout }: Props) {
   const meId = useStore((s) => s.me?.id);
   const showSettings = canOpenSettings(bits, server.ownerId === meId);
-  const channels = useStore((s) => s.channels[server.id]);
-  const readStates = useStore((s) => s.readStates);
   const settings = useStore((s) => s.settings);
   const [dialog, setDialog] = useState<'channel' | 'invite' | null>(null);
   /** The notification settings dialog: open (with a channel to show, from its context menu) or not. */
@@ -95,39 +90,13 @@ export function ChannelSidebar({ server, activeChannelId, bits, onLogout }: Prop
             </button>
           )}
         </div>
-        <ul className={styles.channelList} aria-labelledby={`channels-${server.id}`}>
-          {(channels ?? []).map((c) => {
-            const muted = notifyRule(settings, server.id, c.id).muted;
-            const unread = !muted && isUnread({ readStates }, c.id, c.lastMessageId);
-            const mentions = isUnread({ readStates }, c.id, c.lastMessageId) ? mentionsIn({ readStates }, c.id) : 0;
-            return (
-              <li key={c.id}>
-                <Link
-                  to={paths.channel(server.id, c.id)}
-                  className={`${styles.channelLink}${c.id === activeChannelId ? ` ${styles.active}` : ''}${unread ? ` ${styles.unread}` : ''}${muted ? ` ${styles.muted}` : ''}`}
-                  aria-current={c.id === activeChannelId ? 'page' : undefined}
-                  data-unread={unread ? '' : undefined}
-                  onContextMenu={(e) => {
-                    // The channel's own notification setting, as Discord's channel menu offers it.
-                    e.preventDefault();
-                    setNotify({ channelId: c.id });
-                  }}
-                >
-                  <span className={styles.channelHash} aria-hidden="true">
-                    {isPrivate(c) ? <LockIcon size={14} className={styles.channelLock} /> : '#'}
-                  </span>
-                  <span className={styles.channelName}>{c.name}</span>
-                  {isPrivate(c) && <span className="visually-hidden"> {t('sidebar.private')}</span>}
-                  {unread && <span className="visually-hidden"> {t('sidebar.unread')}</span>}
-                  {muted && <span className="visually-hidden"> {t('sidebar.muted')}</span>}
-                  <MentionBadge count={mentions} className={styles.channelBadge} />
-                </Link>
-              </li>
-            );
-          })}
-          {channels && channels.length === 0 && <li className="empty-note">{t('sidebar.noChannelsYet')}</li>}
-          {!channels && <li className="empty-note">{t('sidebar.loading')}</li>}
-        </ul>
+        <ChannelList
+          server={server}
+          activeChannelId={activeChannelId}
+          bits={bits}
+          labelledBy={`channels-${server.id}`}
+          onNotify={(channelId) => setNotify({ channelId })}
+        />
         {/* The next stop after the channels, seen only when focused: past the header and the list, to the composer. */}
         <a
           href={`#${COMPOSER_INPUT_ID}`}

@@ -8,6 +8,7 @@ import { store, useStore } from '../state/store';
 import { toast, toastError } from '../state/toasts';
 import { codePoints, formatSize } from '../lib/format';
 import { type DraftMention, encodeDraft } from '../lib/mentions';
+import { loadDraft, saveDraft } from '../lib/drafts';
 import { useAutocomplete } from './composer-suggestions';
 import { CommandForm } from './command-form';
 import { CommandPalette, commandOptionId, slashQuery, useCommandMatches } from './command-palette';
@@ -24,7 +25,10 @@ export const COMPOSER_INPUT_ID = 'composer-input';
 const MAX_FILES = 10;
 const TYPING_EVERY_MS = 6000;
 
-/** Unsent text per channel survives switching channels. */
+/**
+ * Unsent text per channel survives switching channels; a copy in localStorage (with the
+ * picked names and the reply being written) survives a reload (lib/drafts.ts).
+ */
 const drafts = new Map<string, string>();
 
 /**
@@ -36,6 +40,17 @@ const drafts = new Map<string, string>();
  * without picking it stays text, as it would on Discord. Kept per channel, like drafts.
  */
 const draftMentions = new Map<string, DraftMention[]>();
+
+/** After a reload: the channel's stored draft goes back in the composer (its reply: see the composer's effect). */
+function restoreDraft(channelId: string): string {
+  const stored = loadDraft(channelId);
+  if (!stored) return '';
+  if (stored.text) {
+    drafts.set(channelId, stored.text);
+    draftMentions.set(channelId, stored.mentions);
+  }
+  return stored.text;
+}
 
 interface Pending {
   key: number;
@@ -136,7 +151,7 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
   { channel, onEditLast, canAttach, label },
   handle,
 ) {
-  const [text, setTextState] = useState(() => drafts.get(channel.id) ?? '');
+  const [text, setTextState] = useState(() => drafts.get(channel.id) ?? restoreDraft(channel.id));
   const [files, setFiles] = useState<Pending[]>([]);
   const [emojiOpen, setEmojiOpen] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
@@ -146,6 +161,19 @@ const ComposerForm = forwardRef<ComposerHandle, Props & { canAttach: boolean }>(
   const lastTyping = useRef(0);
   const reply = useConversation((s) => s.replies[channel.id]);
   const touch = useTouchInput();
+  // After a reload the reply being written comes back too (before the effect below saves over it).
+  // biome-ignore lint/correctness/useExhaustiveDependencies(channel.id): once, on opening the channel
+  useEffect(() => {
+    const stored = loadDraft(channel.id)?.reply;
+    if (stored) startReplyAgain(channel.id, stored);
+  }, []);
+  // What is written (and the reply it answers) is kept for after a reload; sending clears both.
+  useEffect(() => {
+    const r = reply
+      ? { messageId: reply.messageId, authorId: reply.authorId, authorName: reply.authorName, ping: reply.ping, noPing: reply.noPing }
+      : undefined;
+    saveDraft(channel.id, { text, mentions: draftMentions.get(channel.id) ?? [], ...(r ? { reply: r } : {}) });
+  }, [channel.id, text, reply]);
 
   // Autocomplete of `@`, `#` and `:`, as in the edit box.
   const autocomplete = useAutocomplete({

@@ -9,7 +9,9 @@ import { useStore } from '../state/store';
 import { Link, paths } from '../router';
 import { Avatar } from './avatar';
 import { UserPanel } from './channel-sidebar';
+import { PlusIcon } from './icons';
 import { MentionBadge } from './mention-badge';
+import { NewMessageHost, openNewMessage } from './new-message';
 import sidebarStyles from './channel-sidebar.module.css';
 import styles from './dm-list.module.css';
 import { Trans } from 'react-i18next';
@@ -35,7 +37,18 @@ export function DmSidebar({ activeId, onLogout }: { activeId: string | null; onL
     <aside className={`channel-sidebar ${sidebarStyles.channelSidebar}`} aria-label={t('dmList.directMessages')}>
       <header className={sidebarStyles.sidebarHeader}>
         <h1 className={sidebarStyles.serverName}>{t('dmList.directMessages')}</h1>
+        <button
+          type="button"
+          className="icon-button"
+          aria-label={t('dmList.newMessage')}
+          title={t('dmList.newMessage')}
+          aria-haspopup="dialog"
+          onClick={openNewMessage}
+        >
+          <PlusIcon size={18} />
+        </button>
       </header>
+      <NewMessageHost />
       <div className={sidebarStyles.sidebarSection}>
         <ul className={styles.dmList} aria-label={t('dmList.conversations')}>
           {list.map((dm) => {

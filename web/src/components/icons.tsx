@@ -170,3 +170,10 @@ export const AppsIcon = () => (
     <rect x="14" y="14" width="6" height="6" rx="1" />
   </Icon>
 );
+
+/** A chevron pointing down (an expanded group); rotated by CSS when collapsed. */
+export const ChevronIcon = ({ size }: { size?: number }) => (
+  <Icon size={size}>
+    <path d="M6 9l6 6 6-6" />
+  </Icon>
+);

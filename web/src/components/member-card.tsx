@@ -16,10 +16,11 @@ import { openDm } from '../state/conversations';
 import { navigate, paths } from '../router';
 import { banMember, kickMember, setMemberRole } from '../state/moderation';
 import { can, P, topPosition, usePermissions } from '../state/permissions';
+import { blockUser, unblockUser, useBlocked } from '../state/blocks';
 import { useStore } from '../state/store';
 import { toast, toastError } from '../state/toasts';
 import { Avatar, BotBadge } from './avatar';
-import { Dialog } from './dialog';
+import { Dialog, confirm } from './dialog';
 import { CloseIcon, MessageIcon, PlusIcon } from './icons';
 import dialogStyles from './dialog.module.css';
 import styles from './member-card.module.css';
@@ -116,6 +117,7 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
   const myRoles = useStore((s) => s.myRoles[server.id]);
   const presence = useStore((s) => (userId === s.me?.id ? s.myStatus : (s.presence[userId] ?? 'offline')));
   const bits = usePermissions(server.id);
+  const blocked = useBlocked(userId);
   const [action, setAction] = useState<'kick' | 'ban' | null>(null);
   const [menu, setMenu] = useState(false);
   const [busyRole, setBusyRole] = useState<string | null>(null);
@@ -210,7 +212,13 @@ function MemberCard({ server, userId, onClose }: { server: Server; userId: strin
             </div>
           </div>
 
-          {!isSelf && <MessageButton user={member} onOpened={onClose} />}
+          {!isSelf && (
+            <div className={styles.contactActions}>
+              {!blocked && <MessageButton user={member} onOpened={onClose} />}
+              {blocked && <span className={styles.blockedMark}>{t('members.blocked')}</span>}
+              <BlockButton user={member} blocked={blocked} />
+            </div>
+          )}
 
           {member.joinedAt && (
             <section className={styles.cardSection}>
@@ -370,6 +378,51 @@ function MessageButton({ user, onOpened }: { user: Member; onOpened: () => void 
       }}
     >
       <MessageIcon size={16} /> {t('members.message')}
+    </button>
+  );
+}
+
+/**
+ * Block or unblock (docs/api.md#direct-messages, "What a block does"): blocking asks first,
+ * saying what it does; unblocking undoes it at once.
+ */
+function BlockButton({ user, blocked }: { user: Member; blocked: boolean }) {
+  const [busy, setBusy] = useState(false);
+  const name = displayName(user);
+  const act = async () => {
+    if (!blocked) {
+      const ok = await confirm({
+        title: t('members.blockTitle', { name }),
+        body: (
+          <>
+            <p>{t('members.blockIntro', { name })}</p>
+            <ul className={styles.blockEffects}>
+              <li>{t('members.blockNoNewDm')}</li>
+              <li>{t('members.blockDmReadOnly')}</li>
+              <li>{t('members.blockServers')}</li>
+            </ul>
+            <p>{t('members.blockUndo')}</p>
+          </>
+        ),
+        confirmLabel: t('members.block'),
+        danger: true,
+      });
+      if (!ok) return;
+    }
+    setBusy(true);
+    try {
+      if (blocked) await unblockUser(user.id);
+      else await blockUser(user);
+      toast(t(blocked ? 'members.unblockedName' : 'members.blockedName', { name }));
+    } catch (err) {
+      toastError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <button type="button" className="button secondary small" disabled={busy} onClick={() => void act()}>
+      {blocked ? t('members.unblock') : t('members.block')}
     </button>
   );
 }

@@ -14,6 +14,7 @@ import { nameColor, nameColorStyle } from '../lib/name-color';
 import type { MentionToken } from '../lib/mentions';
 import { Link, paths } from '../router';
 import { type State, useStore } from '../state/store';
+import { MessageIcon } from './icons';
 import { openMemberCard } from './member-card';
 import styles from './mention-chip.module.css';
 import { t } from '../i18n';
@@ -131,6 +132,31 @@ function ChannelChip({ id, plain }: { id: string; plain: boolean }) {
   return (
     <Link to={paths.channel(channel.serverId, channel.id)} className={`${styles.mention} ${styles.interactive}`} data-mention="channel">
       #{channel.name}
+    </Link>
+  );
+}
+
+/**
+ * A bare link to a message of this instance (`paths.message`, or Discord's form), drawn
+ * as Discord draws one: its channel and a message mark, opening it in the app. A channel
+ * the viewer does not see is not named (the quote under the message is theirs alone too).
+ */
+export function MessageLinkChip({ serverId, channelId, messageId }: { serverId: string | null; channelId: string; messageId: string }) {
+  const channel = useStore((s) => findChannel(s, channelId));
+  const dm = useStore((s) => (serverId === null ? s.dms[channelId] : undefined));
+  const where = channel ? `#${channel.name}` : dm ? t('mentionChip.directMessage') : t('mentionChip.aMessage');
+  return (
+    <Link
+      to={paths.message(serverId, channelId, messageId)}
+      className={`${styles.mention} ${styles.interactive} ${styles.messageLink}`}
+      data-mention="message"
+      aria-label={t('mentionChip.messageIn', { where })}
+    >
+      {where}
+      <span aria-hidden="true" className={styles.messageMark}>
+        {' ›'}
+        <MessageIcon size={13} />
+      </span>
     </Link>
   );
 }

@@ -17,6 +17,8 @@ import { EmojiPicker } from './emoji-picker';
 import { useAutocomplete } from './composer-suggestions';
 import { AppsIcon, EditIcon, PinIcon, ReplyIcon, SmileIcon, TrashIcon } from './icons';
 import { openAppsMenu, useAppsTrigger, useContextCommands } from './apps-menu';
+import { useMessageMenu } from './message-menu';
+import { MessageUnfurls } from './message-unfurl';
 import { openMemberCard } from './member-card';
 import { MentionScope } from './mention-chip';
 import { EphemeralNote, InvokerLine, MessageComponents, Thinking } from './message-interactions';
@@ -27,6 +29,7 @@ import { t } from '../i18n';
 import styles from './message-item.module.css';
 import roleName from './role-name.module.css';
 import { useAction } from '../lib/use-action';
+import { welcomeLineKey } from '../lib/welcome';
 
 const MAX_CONTENT = 4000;
 
@@ -87,7 +90,6 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
   const mentionsMe = useMentionsMe(message);
   // The "Apps" menu: the channel's message commands on this message, its author's user commands on their name and avatar.
   const ephemeralMessage = !!message.ephemeral;
-  const messageApps = useAppsTrigger('message', ephemeralMessage ? null : message.channelId, message.id);
   const authorApps = useAppsTrigger('user', message.webhookId || authorColor === null ? null : message.channelId, author.id);
   const hasMessageApps = useContextCommands(message.channelId, 'message').length > 0 && !ephemeralMessage;
   const scope = useMemo(() => ({ serverId: message.serverId, users: message.mentions }), [message.serverId, message.mentions]);
@@ -116,6 +118,23 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
     deleteMessage(message).catch(toastError);
   };
 
+  // The context menu: the toolbar's actions and more, by right-click, long press or the menu key.
+  const contextMenu = useMessageMenu(message, {
+    canReact,
+    canReply,
+    canPin,
+    canEdit,
+    canDelete,
+    hasApps: hasMessageApps,
+    copyText: () => {
+      const state = store.getState();
+      return decodeDraft(message.content, (token) => mentionName(state, message, token)).text;
+    },
+    onReact: () => setPicker(true),
+    onEdit: () => onEdit(message.id),
+    onDelete: () => void remove(false),
+  });
+
   return (
     <article
       ref={article}
@@ -127,7 +146,7 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
       data-current={current ? 'true' : undefined}
       aria-label={`${name}, ${formatFull(message.createdAt)}`}
       tabIndex={current ? 0 : -1}
-      {...messageApps}
+      {...contextMenu.handlers}
     >
       {(message.interaction?.type === 'command' || message.interaction?.type === 'modalSubmit') && (
         <InvokerLine interaction={message.interaction} />
@@ -209,6 +228,7 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
           <div className={styles.embeds}>{embeds.map((e, i) => (e && typeof e === 'object' ? <Embed key={i} embed={e} /> : null))}</div>
         )}
         <MessageComponents message={message} />
+        {!editing && message.content && <MessageUnfurls message={message} />}
         {reactions.length > 0 && (
           // biome-ignore lint/a11y: a group of buttons, not of form fields (which a fieldset is for)
           <div className={styles.reactions} role="group" aria-label={t('message.reactions')}>
@@ -303,6 +323,75 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
           {picker && canReact && <EmojiPicker onPick={react} onClose={() => setPicker(false)} />}
         </div>
       )}
+      {contextMenu.menu}
+    </article>
+  );
+});
+
+/**
+ * A welcome line (a system message, `type: "join"`): someone joined by invite. Centred
+ * in the list with the newcomer's name; its menu offers what fits a system message.
+ */
+export const JoinLine = memo(function JoinLine({
+  message,
+  canDelete,
+  current = false,
+}: {
+  message: Message;
+  canDelete: boolean;
+  current?: boolean;
+}) {
+  const author = message.author ?? { id: 'unknown', name: 'Unknown', bot: false };
+  const serverId = message.serverId ?? '';
+  const nick = useStore((s) => s.members[serverId]?.find((m) => m.id === author.id)?.nick ?? null);
+  const name = nick || author.name || t('common.unknown');
+  const rolesKnown = useStore((s) => !!s.roles[serverId]);
+  const bits = usePermissions(serverId, message.channelId);
+  const remove = async () => {
+    const ok = await confirm({
+      title: t('message.deleteTitle'),
+      body: <p>{t('message.deleteBody')}</p>,
+      confirmLabel: t('message.delete'),
+      danger: true,
+    });
+    if (ok) deleteMessage(message).catch(toastError);
+  };
+  const contextMenu = useMessageMenu(message, {
+    canReact: false,
+    canReply: !rolesKnown || can(bits, P.SEND_MESSAGES),
+    canPin: false,
+    canEdit: false,
+    canDelete,
+    hasApps: false,
+    copyText: () => '',
+    onReact: () => undefined,
+    onEdit: () => undefined,
+    onDelete: () => void remove(),
+  });
+  return (
+    <article
+      className={styles.joinLine}
+      data-message-id={message.id}
+      data-join="true"
+      data-current={current ? 'true' : undefined}
+      aria-label={`${t(`message.welcome.${welcomeLineKey(message.id)}`, { name }).replace(/<\/?b>/g, '')}, ${formatFull(message.createdAt)}`}
+      tabIndex={current ? 0 : -1}
+      {...contextMenu.handlers}
+    >
+      <span className={styles.joinArrow} aria-hidden="true">
+        →
+      </span>
+      <span className={styles.joinText}>
+        <Trans
+          i18nKey={`message.welcome.${welcomeLineKey(message.id)}`}
+          values={{ name }}
+          components={{ b: <strong className={styles.joinName} /> }}
+        />
+      </span>
+      <time className={styles.joinTime} dateTime={message.createdAt} title={formatFull(message.createdAt)}>
+        {formatMessageTime(message.createdAt)}
+      </time>
+      {contextMenu.menu}
     </article>
   );
 });

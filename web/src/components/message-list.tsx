@@ -18,7 +18,8 @@ import { jumpDone, loadNewer, useConversation } from '../state/conversation';
 import { type ChannelMessages, useStore } from '../state/store';
 import { formatDay, isSameDay, minutesBetween } from '../lib/format';
 import { useInteractions } from '../state/interaction-store';
-import { MessageItem } from './message-item';
+import { BlockedFold, type Fold, foldBlocked } from './blocked-fold';
+import { JoinLine, MessageItem } from './message-item';
 import { PendingCommands } from './message-interactions';
 import { firstUnreadId, UnreadBar, UnreadDivider, useReadTracking, useUnreadMarker } from './unread-marker';
 import { t } from '../i18n';
@@ -55,6 +56,7 @@ const FOCUSABLE = 'a[href], button, input, select, textarea, summary, audio[cont
 
 function groupedWith(prev: Message | undefined, m: Message): boolean {
   if (!prev) return false;
+  if (prev.type === 'join' || m.type === 'join') return false; // a welcome line stands alone
   if (m.messageReference) return false; // a reply shows its quote line, under a header
   if (m.interaction?.type === 'command') return false; // so does an answer to a command
   if (!!prev.ephemeral !== !!m.ephemeral) return false;
@@ -70,6 +72,8 @@ interface Row {
   newDay: boolean;
   unread: boolean;
   grouped: boolean;
+  /** The first message of a run by blocked people: folded into one line, or shown under one. */
+  fold?: Fold;
 }
 
 /** What the list's rows and its header and footer read (Virtuoso's `context`). */
@@ -84,6 +88,8 @@ interface ListContext {
   /** The message holding the list's one tab stop. */
   currentId: string | null;
   retry: () => void;
+  /** Shows or hides a run of blocked people's messages. */
+  toggleFold: (fold: Fold, show: boolean) => void;
 }
 
 /**
@@ -124,7 +130,35 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
   // do not move when it does.
   const hasMore = data?.hasMore ?? true;
   const before = hasMore && held.length > 1 ? held[0] : undefined;
-  const items = useMemo(() => (before ? held.slice(1) : held), [held, before]);
+  const unfolded = useMemo(() => (before ? held.slice(1) : held), [held, before]);
+  // Blocked people's messages fold into one line a run (blocked-fold.tsx); a jump's target shows.
+  const blocked = useStore((s) => s.blocked);
+  const [revealed, setRevealed] = useState<ReadonlySet<string>>(() => new Set());
+  const jumpedTo = jump?.messageId;
+  const { items, folds } = useMemo(() => {
+    const reveal = jumpedTo ? new Set([...revealed, jumpedTo]) : revealed;
+    return foldBlocked(unfolded, blocked, reveal);
+  }, [unfolded, blocked, revealed, jumpedTo]);
+  // A jump to a folded message shows its run, and it stays shown after the jump.
+  useEffect(() => {
+    if (jumpedTo) setRevealed((prev) => (prev.has(jumpedTo) ? prev : new Set(prev).add(jumpedTo)));
+  }, [jumpedTo]);
+  const toggleFold = useCallback((fold: Fold, show: boolean) => {
+    // Focus goes where the run is: its first message when shown, the fold line when hidden.
+    const first = fold.ids[0];
+    if (first)
+      requestAnimationFrame(() =>
+        document.querySelector<HTMLElement>(`[data-message-id="${CSS.escape(first)}"]`)?.focus({ preventScroll: true }),
+      );
+    setRevealed((prev) => {
+      const next = new Set(prev);
+      for (const id of fold.ids) {
+        if (show) next.add(id);
+        else next.delete(id);
+      }
+      return next;
+    });
+  }, []);
   const marker = useUnreadMarker(channel.id, channel.lastMessageId);
   const dividerId = firstUnreadId(history, marker, data?.hasMore ?? true);
   // In a window of older history the bottom is not the present: nothing to read there.
@@ -135,10 +169,12 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
       items.map((m, i) => {
         const prev = i === 0 ? before : items[i - 1];
         const newDay = !prev || !isSameDay(prev.createdAt, m.createdAt);
-        const unread = m.id === dividerId;
-        return { message: m, newDay, unread, grouped: !newDay && !unread && groupedWith(prev, m) };
+        const fold = folds.get(m.id);
+        // The divider falls on a folded message: it goes above the fold.
+        const unread = m.id === dividerId || (!!fold && !fold.shown && !!dividerId && fold.ids.includes(dividerId));
+        return { message: m, newDay, unread, grouped: !fold && !newDay && !unread && groupedWith(prev, m), fold };
       }),
-    [items, before, dividerId],
+    [items, before, dividerId, folds],
   );
 
   // Virtuoso's first index follows what was added or dropped above the rows it holds; a
@@ -563,8 +599,8 @@ export function MessageList({ channel, canModerate, editingId, onEdit, label, in
   const name = label ?? `#${channel.name}`;
   const retry = useCallback(() => void (itemsRef.current.length ? loadOlder(channel.id) : loadLatest(channel.id)), [channel.id]);
   const context = useMemo<ListContext>(
-    () => ({ channel, data, intro, meId, canModerate, editingId, onEdit, currentId, retry }),
-    [channel, data, intro, meId, canModerate, editingId, onEdit, currentId, retry],
+    () => ({ channel, data, intro, meId, canModerate, editingId, onEdit, currentId, retry, toggleFold }),
+    [channel, data, intro, meId, canModerate, editingId, onEdit, currentId, retry, toggleFold],
   );
 
   const logProps = {
@@ -666,15 +702,20 @@ function renderRow(_index: number, row: Row, ctx: ListContext) {
         </div>
       )}
       {row.unread && <UnreadDivider />}
-      <MessageItem
-        message={m}
-        grouped={row.grouped}
-        mine={mine}
-        canDelete={(mine && !m.webhookId) || ctx.canModerate}
-        editing={ctx.editingId === m.id}
-        onEdit={ctx.onEdit}
-        current={ctx.currentId === m.id}
-      />
+      {row.fold && <BlockedFold message={m} fold={row.fold} current={ctx.currentId === m.id} onToggle={ctx.toggleFold} />}
+      {row.fold?.shown === false ? null : m.type === 'join' ? (
+        <JoinLine message={m} canDelete={mine || ctx.canModerate} current={ctx.currentId === m.id} />
+      ) : (
+        <MessageItem
+          message={m}
+          grouped={row.grouped}
+          mine={mine}
+          canDelete={(mine && !m.webhookId) || ctx.canModerate}
+          editing={ctx.editingId === m.id}
+          onEdit={ctx.onEdit}
+          current={ctx.currentId === m.id}
+        />
+      )}
     </>
   );
 }

@@ -7,7 +7,7 @@ import { type RefObject, useEffect, useRef, useState } from 'react';
 import type { Message } from '../api/types';
 import { formatClock, formatMessageTime, isSameDay } from '../lib/format';
 import { NEVER_READ } from '../state/conversations-reducer';
-import { ackIfReading, isUnread, markRead, reading } from '../state/conversations';
+import { ackIfReading, isUnread, markRead, reading, releaseUnread } from '../state/conversations';
 import { setOnScreen } from '../lib/tabs';
 import { useStore } from '../state/store';
 import { t } from '../i18n';
@@ -87,6 +87,7 @@ export function useReadTracking(
         reading.atBottom = false;
         setOnScreen(null);
       }
+      releaseUnread(channelId);
     };
   }, [channelId, scroller]);
 

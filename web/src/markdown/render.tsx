@@ -5,7 +5,8 @@
  */
 import { Fragment, memo, useState, type ReactNode } from 'react';
 import { EmojiText } from '../components/emoji';
-import { MentionChip } from '../components/mention-chip';
+import { MentionChip, MessageLinkChip } from '../components/mention-chip';
+import { messageLinkTarget } from '../router';
 import { t } from '../i18n';
 import { CodeBlock } from './code-block';
 import { splitMentions } from '../lib/mentions';
@@ -35,16 +36,26 @@ function renderInline(nodes: Inline[], keyPrefix = ''): ReactNode[] {
         return <del key={key}>{renderInline(n.children, `${key}.`)}</del>;
       case 'spoiler':
         return <Spoiler key={key}>{renderInline(n.children, `${key}.`)}</Spoiler>;
-      case 'link':
+      case 'link': {
+        // A bare link to a message of this instance: its channel as a chip, opened in the app.
+        const target = isBare(n) ? messageLinkTarget(n.href) : null;
+        if (target) return <MessageLinkChip key={key} {...target} />;
         return (
           <a key={key} href={n.href} target="_blank" rel="noopener noreferrer nofollow ugc" title={n.href}>
             {renderInline(n.children, `${key}.`)}
           </a>
         );
+      }
       default:
         return null;
     }
   });
+}
+
+/** A link written as its address (not `[text](url)`): its one text child is the address itself. */
+function isBare(n: Extract<Inline, { type: 'link' }>): boolean {
+  const only = n.children.length === 1 ? n.children[0] : undefined;
+  return only?.type === 'text' && only.value === n.href;
 }
 
 /**

@@ -13,6 +13,7 @@ import { useStore } from '../state/store';
 import { toast, toastError } from '../state/toasts';
 import { Link, paths } from '../router';
 import { passwordRules } from './auth-page';
+import { BlockedSection } from './blocked-section';
 import { NotificationsSection } from './notifications-section';
 import styles from './settings/settings.module.css';
 import own from './account-page.module.css';
@@ -25,7 +26,7 @@ import '../i18n/account';
 import { useAction } from '../lib/use-action';
 import { Field } from '../components/field';
 
-const SECTIONS = ['profile', 'appearance', 'notifications', 'password', 'sessions', 'about', 'delete'] as const;
+const SECTIONS = ['profile', 'appearance', 'notifications', 'blocked', 'password', 'sessions', 'about', 'delete'] as const;
 
 /** The images the service shows as avatars. */
 const AVATAR_TYPES = 'image/png,image/jpeg,image/gif,image/webp,image/avif';
@@ -69,6 +70,7 @@ export function AccountPage({ onLogout }: { onLogout: () => void }) {
             <ProfileSection me={me} />
             <AppearanceSection />
             <NotificationsSection />
+            <BlockedSection />
             <PasswordSection onChanged={sessionsChanged} />
             <SessionsSection version={sessionsVersion} onLogout={onLogout} />
             <AboutSection />

@@ -3,13 +3,17 @@
  * conversation (the channel's message list and composer, as in a server).
  */
 import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type Contact, OBJECT_LIMITS, type PresenceStatus } from '@parley/protocol';
+import { api } from '../api/client';
 import type { Channel, DmChannel } from '../api/types';
+import { Avatar } from '../components/avatar';
 import { displayName } from '../api/types';
 import { Composer, type ComposerHandle } from '../components/composer';
 import { confirm } from '../components/dialog';
 import { DmAvatar, DmSidebar } from '../components/dm-list';
 import { ErrorBoundary } from '../components/error-boundary';
-import { MenuIcon } from '../components/icons';
+import { MenuIcon, PlusIcon } from '../components/icons';
+import { openNewMessage } from '../components/new-message';
 import { MessageList } from '../components/message-list';
 import { ServerRail } from '../components/server-rail';
 import { TypingIndicator } from '../components/typing-indicator';
@@ -18,7 +22,9 @@ import { SIDEBAR_DRAWER_MEDIA, useDrawerEscape } from '../lib/drawer';
 import { viewing } from '../state/actions';
 import { dmOthers, dmTitle, leaveGroup, loadDms } from '../state/conversations';
 import { store, useStore } from '../state/store';
-import { toastError } from '../state/toasts';
+import { toast, toastError } from '../state/toasts';
+import { useBlocked, unblockUser } from '../state/blocks';
+import { statusLabel } from '../state/presence';
 import { Link, navigate, paths } from '../router';
 import { lastChannel } from './chat-page';
 import chatStyles from './chat-page.module.css';
@@ -106,6 +112,9 @@ export function DmPage({ channelId, onLogout }: { channelId: string | null; onLo
                 <>
                   <h2>{t('dm.yourDirectMessages')}</h2>
                   <p>{t('dm.pickAConversationFrom')}</p>
+                  <button type="button" className="button primary" onClick={openNewMessage}>
+                    <PlusIcon size={16} /> {t('dmList.newMessage')}
+                  </button>
                 </>
               )}
             </div>
@@ -125,6 +134,8 @@ function Conversation({ dm, title, toggle }: { dm: DmChannel; title: string; tog
   const label = group ? title : `@${title}`;
   const channel = useMemo(() => asChannel(dm, title), [dm, title]);
   const others = dmOthers(dm, meId);
+  const statuses = usePresenceOf(others);
+  const blockedOther = useBlocked(group ? undefined : others[0]?.id);
 
   useEffect(() => {
     viewing.channelId = dm.id;
@@ -167,7 +178,9 @@ function Conversation({ dm, title, toggle }: { dm: DmChannel; title: string; tog
       <h2>{title}</h2>
       <p>
         {group
-          ? t('dm.thisIsTheStart', { title, join: others.map((u) => displayName(u)).join(', ') })
+          ? dm.name
+            ? t('dm.thisIsTheStart', { title, join: others.map((u) => displayName(u)).join(', ') })
+            : t('dm.thisIsTheStartUnnamed', { join: others.map((u) => displayName(u)).join(', ') })
           : t('dm.thisIsTheBeginning', { title })}
       </p>
     </div>
@@ -178,12 +191,18 @@ function Conversation({ dm, title, toggle }: { dm: DmChannel; title: string; tog
       <header className={chatStyles.chatHeader}>
         {toggle}
         <span className={styles.headerAvatar}>
-          <DmAvatar dm={dm} meId={meId} size={28} />
+          {!group && others[0] ? (
+            <Avatar id={others[0].id} name={title} src={others[0].avatar} size={28} status={statuses[0] ?? 'offline'} />
+          ) : (
+            <DmAvatar dm={dm} meId={meId} size={28} />
+          )}
         </span>
-        <h2 className={`${chatStyles.chatTitle} ${styles.title}`}>
-          <span className={styles.titleText}>{title}</span>
-          {group && <span className={styles.members}>{dm.recipients.map((u) => displayName(u)).join(', ')}</span>}
-        </h2>
+        <div className={styles.heading}>
+          <h2 className={`${chatStyles.chatTitle} ${styles.title}`}>
+            <span className={styles.titleText}>{title}</span>
+          </h2>
+          <HeaderPresence dm={dm} others={others} statuses={statuses} title={title} />
+        </div>
         {group && (
           <button type="button" className="button secondary small" onClick={() => void leave()}>
             {t('dm.leaveGroup')}
@@ -193,8 +212,92 @@ function Conversation({ dm, title, toggle }: { dm: DmChannel; title: string; tog
       <ErrorBoundary resetKey={dm.id}>
         <MessageList channel={channel} canModerate={false} editingId={editingId} onEdit={onEdit} label={label} intro={intro} />
         <TypingIndicator channelId={dm.id} />
-        <Composer ref={composer} channel={channel} onEditLast={editLast} label={label} />
+        {blockedOther && others[0] ? (
+          <BlockedNotice userId={others[0].id} name={title} />
+        ) : (
+          <Composer ref={composer} channel={channel} onEditLast={editLast} label={label} />
+        )}
       </ErrorBoundary>
     </main>
+  );
+}
+
+/**
+ * The others' presence, from the store (member lists and PRESENCE_UPDATE). What the store
+ * does not know yet comes from `GET /users/@me/contacts?ids=` once: someone who shares no
+ * server any more is not listed there, and shows offline.
+ */
+function usePresenceOf(others: DmChannel['recipients']): PresenceStatus[] {
+  const ids = others.map((u) => u.id).join(',');
+  // One string, so the store's snapshot compares equal while nothing changed.
+  const joined = useStore((s) => others.map((u) => s.presence[u.id] ?? '').join(','));
+  useEffect(() => {
+    const presence = store.getState().presence;
+    if (!ids || ids.split(',').every((id) => presence[id])) return;
+    api
+      .get<Contact[]>(`/users/@me/contacts?ids=${ids}&limit=${OBJECT_LIMITS.groupDmMembers}`)
+      .then((found) => {
+        for (const c of found) store.dispatch({ type: 'presence/set', userId: c.user.id, status: c.presence });
+      })
+      .catch(() => undefined);
+  }, [ids]);
+  return joined.split(',').map((s) => (s || 'offline') as PresenceStatus);
+}
+
+/** A DM's presence (a dot and its word), or a group's size and who of it is online. */
+function HeaderPresence({
+  dm,
+  others,
+  statuses,
+  title,
+}: {
+  dm: DmChannel;
+  others: DmChannel['recipients'];
+  statuses: PresenceStatus[];
+  title: string;
+}) {
+  if (dm.type === 'dm') {
+    const status = statuses[0] ?? 'offline';
+    return (
+      <span className={styles.presence} data-dm-presence={status}>
+        <span className={`${styles.dot} ${styles[status]}`} aria-hidden="true" />
+        <span className="visually-hidden">{t('dm.presence', { name: title })} </span>
+        {statusLabel(status)}
+      </span>
+    );
+  }
+  const online = others.filter((_, i) => statuses[i] !== 'offline').map((u) => displayName(u));
+  return (
+    <span className={styles.members} data-dm-online={online.length}>
+      {t('dm.groupMembers', { count: dm.recipients.length })} ·{' '}
+      {online.length ? t('dm.onlineNames', { names: online.join(', ') }) : t('dm.nobodyOnline')}
+    </span>
+  );
+}
+
+/** In place of the composer in a DM with someone the person blocked: sending there is refused. */
+function BlockedNotice({ userId, name }: { userId: string; name: string }) {
+  const [busy, setBusy] = useState(false);
+  return (
+    <div className={styles.blockedNotice} role="note">
+      <span>{t('dm.blockedNotice', { name })}</span>
+      <button
+        type="button"
+        className="button secondary small"
+        disabled={busy}
+        onClick={async () => {
+          setBusy(true);
+          try {
+            await unblockUser(userId);
+            toast(t('members.unblockedName', { name }));
+          } catch (err) {
+            toastError(err);
+            setBusy(false);
+          }
+        }}
+      >
+        {t('dm.unblock')}
+      </button>
+    </div>
   );
 }

@@ -3,6 +3,7 @@ import { api, type RequestOptions, seg } from '../api/client';
 import type {
   AttachmentRef,
   Channel,
+  CreateChannelBody,
   EditMessageBody,
   GatewayEvent,
   Instance,
@@ -11,6 +12,7 @@ import type {
   Message,
   NameBody,
   Reaction,
+  ReorderChannelsBody,
   Role,
   SendMessageBody,
   Server,
@@ -141,21 +143,29 @@ export async function toggleReaction(message: Message, emoji: string): Promise<v
   }
 }
 
-let uploadLimitAnswer: Promise<number | undefined> | undefined;
+let instanceAnswer: Promise<Instance | undefined> | undefined;
+
+/** `GET /instance`, asked once (again after a failure); undefined if it could not be asked. */
+function instance(): Promise<Instance | undefined> {
+  instanceAnswer ??= api.get<Instance>('/instance').catch(() => {
+    instanceAnswer = undefined;
+    return undefined;
+  });
+  return instanceAnswer;
+}
 
 /**
- * The largest file the service takes (`GET /instance`'s `maxUploadBytes`), asked once;
- * undefined if it could not be asked, and then the service's own 413 explains.
+ * The largest file the service takes (`GET /instance`'s `maxUploadBytes`); undefined if
+ * it could not be asked, and then the service's own 413 explains.
  */
-export function uploadLimit(): Promise<number | undefined> {
-  uploadLimitAnswer ??= api.get<Instance>('/instance').then(
-    (i) => (typeof i.maxUploadBytes === 'number' ? i.maxUploadBytes : undefined),
-    () => {
-      uploadLimitAnswer = undefined;
-      return undefined;
-    },
-  );
-  return uploadLimitAnswer;
+export async function uploadLimit(): Promise<number | undefined> {
+  const i = await instance();
+  return typeof i?.maxUploadBytes === 'number' ? i.maxUploadBytes : undefined;
+}
+
+/** Whether the service draws PDFs' first pages (`GET /instance`'s `pdfPreviews`). */
+export async function drawsPdfPages(): Promise<boolean> {
+  return (await instance())?.pdfPreviews === true;
 }
 
 export async function uploadFile(file: File): Promise<UploadResult> {
@@ -177,10 +187,22 @@ export async function createServer(name: string): Promise<Server> {
   return server;
 }
 
-export async function createChannel(serverId: string, name: string): Promise<Channel> {
-  const channel = await api.post<Channel>(`/servers/${seg(serverId)}/channels`, { name } satisfies NameBody);
+/** A text channel (in a category with `parentId`), or with `type: 'category'` a category (docs/api.md#categories). */
+export async function createChannel(
+  serverId: string,
+  name: string,
+  more: Pick<CreateChannelBody, 'type' | 'parentId'> = {},
+): Promise<Channel> {
+  const channel = await api.post<Channel>(`/servers/${seg(serverId)}/channels`, { name, ...more } satisfies CreateChannelBody);
   dispatch({ type: 'channel/upsert', channel });
   return channel;
+}
+
+/** Moves channels and categories at once (`PATCH /servers/{id}/channels`); the answer is applied before the events arrive. */
+export async function reorderChannels(serverId: string, moves: ReorderChannelsBody): Promise<void> {
+  if (moves.length === 0) return;
+  const changed = await api.patch<Channel[]>(`/servers/${seg(serverId)}/channels`, moves);
+  for (const channel of changed ?? []) dispatch({ type: 'channel/upsert', channel });
 }
 
 export async function renameChannel(channel: Channel, name: string): Promise<Channel> {

@@ -73,6 +73,16 @@ export function reduceConversations(state: State, action: Action): State {
     }
     case 'settings/set':
       return { ...state, settings: action.settings };
+    case 'blocks/set':
+      return { ...state, blocked: Object.fromEntries(action.users.map((u) => [u.id, u])) };
+    case 'block/add':
+      return { ...state, blocked: { ...state.blocked, [action.user.id]: action.user } };
+    case 'block/remove': {
+      if (!state.blocked?.[action.userId]) return state;
+      const blocked = { ...state.blocked };
+      delete blocked[action.userId];
+      return { ...state, blocked };
+    }
     default:
       return state;
   }

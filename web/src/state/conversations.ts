@@ -8,6 +8,7 @@ import { ApiError, api, seg } from '../api/client';
 import type { DmChannel, Message, OpenDmBody, ReadState, UpdateSettingsBody, User, UserSettings } from '../api/types';
 import { displayName } from '../api/types';
 import { showNotification } from '../lib/desktop-notifications';
+import { welcomeLineKey } from '../lib/welcome';
 import { broadcast, isNotifier, onBroadcast, someoneLooking, startTabs } from '../lib/tabs';
 import { setTitleCount } from '../lib/title';
 import { safeImageSrc } from '../markdown/parse';
@@ -195,15 +196,53 @@ export function lastMessageOf(state: State, channelId: string): string | null {
   return null;
 }
 
+/**
+ * Channels marked unread by hand: reading them does not ack until the person leaves them
+ * (or marks them read), as on Discord, or the mark would undo itself at once.
+ */
+const heldUnread = new Set<string>();
+
+/** The person left the channel: reading it acks again. */
+export function releaseUnread(channelId: string): void {
+  heldUnread.delete(channelId);
+}
+
+/**
+ * "Mark unread" on a message: the read state goes back to the message before it (the API's
+ * ack may move back: docs/api.md#messages), here at once and on the server. The channel's
+ * first message has none before it: false, nothing changes.
+ */
+export async function markUnread(channelId: string, messageId: string): Promise<boolean> {
+  const items = getState().messages[channelId]?.items ?? [];
+  const i = items.findIndex((m) => m.id === messageId);
+  let previous = i > 0 ? (items[i - 1]?.id ?? null) : null;
+  if (!previous) {
+    const page = await api.get<Message[]>(`/channels/${seg(channelId)}/messages?limit=1&before=${encodeURIComponent(messageId)}`);
+    previous = page[0]?.id ?? null;
+  }
+  if (!previous) return false;
+  heldUnread.add(channelId);
+  const entry = pendingAcks.get(channelId);
+  if (entry?.timer) clearTimeout(entry.timer);
+  pendingAcks.delete(channelId);
+  const state = getState();
+  const after = (state.messages[channelId]?.items ?? []).filter((m) => compareIds(m.id, previous) > 0 && pingsMe(state, m)).length;
+  dispatch({ type: 'read/update', state: { channelId, lastReadId: previous, mentionCount: after } });
+  noteServerRead(channelId, previous);
+  await api.post(`/channels/${seg(channelId)}/messages/${seg(previous)}/ack`, undefined);
+  return true;
+}
+
 /** "Mark as read": everything in the channel, up to its newest message. */
 export function markRead(channelId: string): void {
+  heldUnread.delete(channelId);
   const id = newestId(getState(), channelId);
   if (id) ack(channelId, id);
 }
 
 /** Acks the newest message when the person is reading the channel (visible, focused, at the bottom). */
 export function ackIfReading(channelId: string): void {
-  if (!isReading(channelId)) return;
+  if (!isReading(channelId) || heldUnread.has(channelId)) return;
   const state = getState();
   const data = state.messages[channelId];
   if (!data?.loaded || data.stale) return;
@@ -275,10 +314,13 @@ export function onMessageCreate(message: Message): void {
 /**
  * Whether a message deserves a notification by the person's settings: every DM; in a
  * server, by the channel's or server's level (`mentions` by default: pings and replies to
- * them), never when muted. Never their own, and none while the person is on do not disturb.
+ * them), never when muted. Never their own or a blocked person's, and none while the person
+ * is on do not disturb.
  */
 export function shouldNotify(state: State, m: Message): boolean {
   if (!state.me || m.author?.id === state.me.id) return false;
+  // Someone blocked never notifies (the client's choice: docs/api.md, "What a block does").
+  if (m.author && !m.webhookId && state.blocked?.[m.author.id]) return false;
   // Do not disturb means no desktop notifications at all (the status menu says so).
   if (state.myStatus === 'dnd') return false;
   if (!m.serverId) return true;
@@ -325,6 +367,9 @@ function maybeNotify(state: State, m: Message): void {
 
 /** A message as a line of text: mentions by name, files and embeds said in words. */
 function plainText(state: State, m: Message): string {
+  // A welcome line: its sentence, without the markup that makes the name bold.
+  if (m.type === 'join')
+    return t(`message.welcome.${welcomeLineKey(m.id)}`, { name: m.author?.name ?? t('notifications.someone') }).replace(/<\/?b>/g, '');
   const users = new Map((m.mentions ?? []).map((u) => [u.id, u.name]));
   const roles = new Map((m.serverId ? (state.roles[m.serverId] ?? []) : []).map((r) => [r.id, r.name]));
   const channels = new Map((m.serverId ? (state.channels[m.serverId] ?? []) : []).map((c) => [c.id, c.name]));
@@ -367,7 +412,10 @@ export async function openDm(user: Pick<User, 'id' | 'name'>): Promise<DmChannel
     return dm;
   } catch (err) {
     if (err instanceof ApiError && err.code === 'cannot_dm') {
-      throw new ApiError(err.status, t('errors.cannotDm', { name: displayName(user) }), err.request, err.body);
+      // The service gives one answer for every refusal; a block of one's own is no secret to oneself.
+      const name = displayName(user);
+      const message = getState().blocked?.[user.id] ? t('errors.cannotDmBlocked', { name }) : t('errors.cannotDm', { name });
+      throw new ApiError(err.status, message, err.request, err.body);
     }
     throw err;
   }

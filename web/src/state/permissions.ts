@@ -59,12 +59,17 @@ export function topPosition(server: Server, roles: Role[] | undefined, subject: 
   return highestPosition({ userId: subject.id, ownerId: server.ownerId, roles: roleMap(roles), memberRoles: subject.roles });
 }
 
+/** A server's channel or category (docs/api.md#categories) by id. */
+export function findChannel(state: State, serverId: string, channelId: string): Channel | undefined {
+  return state.channels[serverId]?.find((c) => c.id === channelId) ?? state.categories[serverId]?.find((c) => c.id === channelId);
+}
+
 /** The signed-in user's permissions in a server (and channel), from state. */
 export function myPermissions(state: State, serverId: string, channelId?: string | null): bigint {
   const server = state.servers[serverId];
   const me = state.me;
   if (!server || !me) return 0n;
-  const channel = channelId ? state.channels[serverId]?.find((c) => c.id === channelId) : undefined;
+  const channel = channelId ? findChannel(state, serverId, channelId) : undefined;
   if (channelId && !channel) return 0n;
   return permissionsOf(server, state.roles[serverId], { id: me.id, roles: state.myRoles[serverId] ?? [] }, channel);
 }
@@ -78,7 +83,7 @@ export function usePermissions(serverId: string, channelId?: string | null): big
   const meId = useStore((s) => s.me?.id);
   const roles = useStore((s) => s.roles[serverId]);
   const mine = useStore((s) => s.myRoles[serverId]);
-  const channel = useStore((s) => (channelId ? s.channels[serverId]?.find((c) => c.id === channelId) : undefined));
+  const channel = useStore((s) => (channelId ? findChannel(s, serverId, channelId) : undefined));
   return useMemo(() => {
     if (!server || !meId) return 0n;
     if (channelId && !channel) return 0n;

@@ -4,10 +4,11 @@
  * message that arrives twice (POST response and MESSAGE_CREATE) is stored once.
  */
 import { compareIds } from '@parley/protocol/ids';
+import { sidebarOrder, sortCategories } from '../lib/channel-order';
 import { useSyncExternalStore } from 'react';
 import { reduceConversations } from './conversations-reducer';
 import type { GatewayStatus } from '@parley/sdk';
-import type { ChosenStatus, PresenceStatus } from '@parley/protocol';
+import type { ChosenStatus, PresenceStatus, PublicUser } from '@parley/protocol';
 import type { Ban, Channel, DmChannel, Member, Message, Reaction, ReadState, Role, Server, User, UserSettings } from '../api/types';
 
 export interface ChannelMessages {
@@ -39,7 +40,13 @@ export interface State {
   servers: Record<string, Server>;
   /** Server ids in the order the user joined them. */
   serverOrder: string[];
+  /**
+   * Each server's text channels in the order the sidebar lists them (`sidebarOrder`):
+   * uncategorised ones first, then each category's. Categories are in `categories`.
+   */
   channels: Record<string, Channel[]>;
+  /** Each server's categories (channels of type `category`, docs/api.md#categories), by position. */
+  categories: Record<string, Channel[]>;
   members: Record<string, Member[]>;
   /** Each server's roles, highest first (`@everyone`, position 0, last). */
   roles: Record<string, Role[]>;
@@ -67,6 +74,8 @@ export interface State {
   dmsLoaded: boolean;
   /** Notification settings (`GET /users/@me/settings`); null until loaded. */
   settings: UserSettings | null;
+  /** The people this person blocked (`GET /users/@me/blocks`, `state/blocks.ts`), by id; null until loaded. */
+  blocked: Record<string, PublicUser> | null;
   /** Servers this person lost while the client was open (removed from, or deleted), by id: what their page says instead of "not found". */
   lostServers: Record<string, { name: string; reason: 'removed' | 'deleted' }>;
 }
@@ -123,13 +132,17 @@ export type Action =
   | { type: 'dms/set'; dms: DmChannel[] }
   | { type: 'dm/upsert'; dm: DmChannel }
   | { type: 'dm/remove'; dmId: string }
-  | { type: 'settings/set'; settings: UserSettings };
+  | { type: 'settings/set'; settings: UserSettings }
+  | { type: 'blocks/set'; users: PublicUser[] }
+  | { type: 'block/add'; user: PublicUser }
+  | { type: 'block/remove'; userId: string };
 
 export const initialState: State = {
   me: null,
   servers: {},
   serverOrder: [],
   channels: {},
+  categories: {},
   members: {},
   roles: {},
   myRoles: {},
@@ -144,6 +157,7 @@ export const initialState: State = {
   dms: {},
   dmsLoaded: false,
   settings: null,
+  blocked: null,
   lostServers: {},
 };
 
@@ -160,7 +174,24 @@ const emptyChannel: ChannelMessages = {
 const byId = (a: { id: string }, b: { id: string }) => compareIds(a.id, b.id);
 /** Highest first, as Discord lists them; ties (none expected) by id. */
 const byPosition = (a: Role, b: Role) => b.position - a.position || byId(a, b);
-const byCreated = (a: Channel, b: Channel) => (a.createdAt ?? '').localeCompare(b.createdAt ?? '') || byId(a, b);
+
+/** Splits a server's channels into its text channels in sidebar order and its categories. */
+function placed(list: readonly Channel[]): { channels: Channel[]; categories: Channel[] } {
+  const categories = sortCategories(list.filter((c) => c.type === 'category'));
+  return {
+    channels: sidebarOrder(
+      list.filter((c) => c.type !== 'category'),
+      categories,
+    ),
+    categories,
+  };
+}
+
+/** The state with one server's channels and categories replaced by `list` (split and ordered). */
+function withChannels(state: State, serverId: string, list: readonly Channel[]): Pick<State, 'channels' | 'categories'> {
+  const { channels, categories } = placed(list);
+  return { channels: { ...state.channels, [serverId]: channels }, categories: { ...state.categories, [serverId]: categories } };
+}
 
 /** Insert or replace by id, keeping id order (ids sort by creation time). */
 function upsertSorted(items: Message[], message: Message): Message[] {
@@ -248,16 +279,26 @@ export function reduce(state: State, action: Action): State {
     case 'servers/set': {
       const servers: Record<string, Server> = {};
       const channels = { ...state.channels };
+      const categories = { ...state.categories };
       const roles = { ...state.roles };
       const myRoles = { ...state.myRoles };
       for (const s of action.servers) {
         const { channels: ch, roles: r, memberRoles, permissions: _bits, ...rest } = s;
         servers[s.id] = { ...state.servers[s.id], ...rest };
-        if (ch) channels[s.id] = [...ch].sort(byCreated);
+        if (ch) ({ channels: channels[s.id], categories: categories[s.id] } = placed(ch));
         if (r) roles[s.id] = [...r].sort(byPosition);
         if (memberRoles) myRoles[s.id] = memberRoles;
       }
-      return { ...state, servers, serverOrder: action.servers.map((s) => s.id), channels, roles, myRoles, serversLoaded: true };
+      return {
+        ...state,
+        servers,
+        serverOrder: action.servers.map((s) => s.id),
+        channels,
+        categories,
+        roles,
+        myRoles,
+        serversLoaded: true,
+      };
     }
     case 'server/upsert': {
       const { channels: ch, roles: r, memberRoles, permissions: _bits, ...rest } = action.server;
@@ -266,7 +307,7 @@ export function reduce(state: State, action: Action): State {
         ...state,
         servers: { ...state.servers, [rest.id]: { ...state.servers[rest.id], ...rest } },
         serverOrder: known ? state.serverOrder : [...state.serverOrder, rest.id],
-        channels: ch ? { ...state.channels, [rest.id]: [...ch].sort(byCreated) } : state.channels,
+        ...(ch ? withChannels(state, rest.id, ch) : {}),
         roles: r ? { ...state.roles, [rest.id]: [...r].sort(byPosition) } : state.roles,
         myRoles: memberRoles ? { ...state.myRoles, [rest.id]: memberRoles } : state.myRoles,
       };
@@ -281,6 +322,7 @@ export function reduce(state: State, action: Action): State {
         servers: withoutKey(state.servers, action.serverId),
         serverOrder: state.serverOrder.filter((id) => id !== action.serverId),
         channels: withoutKey(state.channels, action.serverId),
+        categories: withoutKey(state.categories, action.serverId),
         members: withoutKey(state.members, action.serverId),
         roles: withoutKey(state.roles, action.serverId),
         myRoles: withoutKey(state.myRoles, action.serverId),
@@ -288,18 +330,21 @@ export function reduce(state: State, action: Action): State {
       };
     }
     case 'channels/set':
-      return { ...state, channels: { ...state.channels, [action.serverId]: [...action.channels].sort(byCreated) } };
+      return { ...state, ...withChannels(state, action.serverId, action.channels) };
     case 'channel/upsert': {
-      const list = state.channels[action.channel.serverId] ?? [];
+      const serverId = action.channel.serverId;
+      const list = [...(state.channels[serverId] ?? []), ...(state.categories[serverId] ?? [])];
       const idx = list.findIndex((c) => c.id === action.channel.id);
       const next = idx >= 0 ? list.map((c, i) => (i === idx ? { ...c, ...action.channel } : c)) : [...list, action.channel];
-      return { ...state, channels: { ...state.channels, [action.channel.serverId]: next.sort(byCreated) } };
+      return { ...state, ...withChannels(state, serverId, next) };
     }
     case 'channel/remove': {
       const list = state.channels[action.serverId];
+      const cats = state.categories[action.serverId];
       return {
         ...state,
         channels: list ? { ...state.channels, [action.serverId]: list.filter((c) => c.id !== action.channelId) } : state.channels,
+        categories: cats ? { ...state.categories, [action.serverId]: cats.filter((c) => c.id !== action.channelId) } : state.categories,
         messages: withoutKey(state.messages, action.channelId),
         readStates: withoutKey(state.readStates, action.channelId),
       };

@@ -49,6 +49,15 @@ export const account = {
     'Your name, picture, password and bots are removed for good. Your messages stay, shown as sent by “Deleted user”.',
   yourPassword: 'Your password',
   cancel: 'Cancel',
+  blocked: {
+    title: 'Blocked people',
+    intro:
+      'Nobody you block is told. Neither of you can start a direct message with the other or send in one you already have, and their messages in shared servers and groups are folded away for you.',
+    none: 'You have not blocked anyone. To block someone, open their profile from a server’s member list.',
+    list: 'People you blocked',
+    unblock: 'Unblock',
+    unblockName: 'Unblock {{name}}',
+  },
   notifications: {
     notifications: 'Notifications',
     parleyNotifiesYouOf:
@@ -97,6 +106,7 @@ export const account = {
     profile: 'Profile',
     appearance: 'Appearance',
     notifications: 'Notifications',
+    blocked: 'Blocked people',
     password: 'Password',
     sessions: 'Sessions',
     about: 'About',

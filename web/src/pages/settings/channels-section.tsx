@@ -1,13 +1,16 @@
 /**
  * The Channels section of server settings: create, rename, describe and delete channels
- * (MANAGE_CHANNELS), and each channel's permissions (MANAGE_ROLES).
+ * and categories, and put channels in categories (MANAGE_CHANNELS; docs/api.md#categories),
+ * and each channel's and category's permissions (MANAGE_ROLES).
  */
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { Channel, Server } from '../../api/types';
 import { confirm } from '../../components/dialog';
 import { normaliseChannelName } from '../../components/forms';
 import { LockIcon } from '../../components/lock-icon';
+import { channelGroups } from '../../lib/channel-order';
 import { isPrivate } from '../../lib/overwrites';
+import { useStore } from '../../state/store';
 import { createChannel, deleteChannel, renameChannel } from '../../state/actions';
 import { updateChannel } from '../../state/moderation';
 import { can, P, usePermissions } from '../../state/permissions';
@@ -25,34 +28,41 @@ export function ChannelsSection({ server, channels }: { server: Server; channels
   const bits = usePermissions(server.id);
   const manage = can(bits, P.MANAGE_CHANNELS);
   const roles = can(bits, P.MANAGE_ROLES);
+  const categories = useStore((s) => s.categories[server.id]) ?? [];
   const [editing, setEditing] = useState<string | null>(null);
   if (editing && roles) return <ChannelPermissions server={server} channelId={editing} onBack={() => setEditing(null)} />;
-  return <ChannelList server={server} channels={channels} manage={manage} roles={roles} onPermissions={setEditing} />;
+  return (
+    <ChannelList server={server} channels={channels} categories={categories} manage={manage} roles={roles} onPermissions={setEditing} />
+  );
 }
 
 interface ListProps {
   server: Server;
   channels: Channel[];
+  categories: Channel[];
   manage: boolean;
   roles: boolean;
   onPermissions: (channelId: string) => void;
 }
 
-function ChannelList({ server, channels, manage, roles, onPermissions }: ListProps) {
+function ChannelList({ server, channels, categories, manage, roles, onPermissions }: ListProps) {
   const [name, setName] = useState('');
+  const [kind, setKind] = useState<'text' | 'category'>('text');
   const { busy, error, setError, run } = useAction();
   const id = useId();
 
   const create = async (e: FormEvent) => {
     e.preventDefault();
-    const n = normaliseChannelName(name);
+    // A category's name keeps its case and spaces, as Discord's do.
+    const n = kind === 'category' ? name.trim() : normaliseChannelName(name);
     if (!n) return setError(t('settings.channels.enterName'));
     await run(async () => {
-      await createChannel(server.id, n);
+      await createChannel(server.id, n, kind === 'category' ? { type: 'category' } : {});
       setName('');
-      toast(t('settings.channels.nCreated', { n }));
+      toast(kind === 'category' ? t('settings.channels.categoryCreated', { n }) : t('settings.channels.nCreated', { n }));
     });
   };
+  const groups = channelGroups(channels, categories);
 
   return (
     <section className={styles.settingsSection} aria-labelledby="channels-title">
@@ -69,12 +79,21 @@ function ChannelList({ server, channels, manage, roles, onPermissions }: ListPro
               className="input"
               value={name}
               maxLength={100}
-              placeholder={t('settings.channels.announcements')}
+              placeholder={kind === 'category' ? t('settings.channels.categoryPlaceholder') : t('settings.channels.announcements')}
               onChange={(e) => setName(e.target.value)}
             />
           </div>
+          <div className="field">
+            <label htmlFor={`${id}-kind`} className="field-label">
+              {t('settings.channels.kind')}
+            </label>
+            <select id={`${id}-kind`} className="input" value={kind} onChange={(e) => setKind(e.target.value as 'text' | 'category')}>
+              <option value="text">{t('settings.channels.kindText')}</option>
+              <option value="category">{t('settings.channels.kindCategory')}</option>
+            </select>
+          </div>
           <button type="submit" className="button primary" disabled={busy}>
-            {t('settings.channels.createChannel')}
+            {kind === 'category' ? t('settings.channels.createCategory') : t('settings.channels.createChannel')}
           </button>
           {error && (
             <p className={`field-error ${styles.full}`} role="alert">
@@ -84,10 +103,31 @@ function ChannelList({ server, channels, manage, roles, onPermissions }: ListPro
         </form>
       )}
       <ul className={styles.channelRows}>
-        {channels.map((c) => (
-          <ChannelRow key={c.id} channel={c} manage={manage} roles={roles} onPermissions={() => onPermissions(c.id)} />
-        ))}
-        {channels.length === 0 && <li className="empty-note">{t('settings.channels.noChannelsYet')}</li>}
+        {groups.flatMap((g) => [
+          ...(g.category
+            ? [
+                <ChannelRow
+                  key={g.category.id}
+                  channel={g.category}
+                  categories={categories}
+                  manage={manage}
+                  roles={roles}
+                  onPermissions={() => g.category && onPermissions(g.category.id)}
+                />,
+              ]
+            : []),
+          ...g.channels.map((c) => (
+            <ChannelRow
+              key={c.id}
+              channel={c}
+              categories={categories}
+              manage={manage}
+              roles={roles}
+              onPermissions={() => onPermissions(c.id)}
+            />
+          )),
+        ])}
+        {channels.length === 0 && categories.length === 0 && <li className="empty-note">{t('settings.channels.noChannelsYet')}</li>}
       </ul>
     </section>
   );
@@ -95,12 +135,14 @@ function ChannelList({ server, channels, manage, roles, onPermissions }: ListPro
 
 interface RowProps {
   channel: Channel;
+  categories: Channel[];
   manage: boolean;
   roles: boolean;
   onPermissions: () => void;
 }
 
-function ChannelRow({ channel, manage, roles, onPermissions }: RowProps) {
+function ChannelRow({ channel, categories, manage, roles, onPermissions }: RowProps) {
+  const isCategory = channel.type === 'category';
   const [name, setName] = useState(channel.name);
   const [topic, setTopic] = useState(channel.topic ?? '');
   const { busy, error: topicError, run } = useAction();
@@ -112,7 +154,7 @@ function ChannelRow({ channel, manage, roles, onPermissions }: RowProps) {
 
   const save = async (e: FormEvent) => {
     e.preventDefault();
-    const n = normaliseChannelName(name);
+    const n = isCategory ? name.trim() : normaliseChannelName(name);
     if (!n || n === channel.name) return;
     await run(
       async () => {
@@ -137,15 +179,28 @@ function ChannelRow({ channel, manage, roles, onPermissions }: RowProps) {
     });
   };
 
+  const move = async (parentId: string | null) => {
+    await run(
+      async () => {
+        await updateChannel(channel.id, { parentId });
+      },
+      { onError: toastError },
+    );
+  };
+
   const remove = async () => {
     const ok = await confirm({
-      title: t('settings.channels.deleteChannel'),
+      title: isCategory ? t('settings.channels.deleteCategory') : t('settings.channels.deleteChannel'),
       body: (
         <p>
-          <Trans i18nKey="settings.channels.deleteConfirm" values={{ channel: channel.name }} components={{ b: <strong /> }} />
+          <Trans
+            i18nKey={isCategory ? 'settings.channels.deleteCategoryConfirm' : 'settings.channels.deleteConfirm'}
+            values={{ channel: channel.name }}
+            components={{ b: <strong /> }}
+          />
         </p>
       ),
-      confirmLabel: t('settings.channels.deleteChannel'),
+      confirmLabel: isCategory ? t('settings.channels.deleteCategory') : t('settings.channels.deleteChannel'),
       danger: true,
     });
     if (!ok) return;
@@ -157,14 +212,19 @@ function ChannelRow({ channel, manage, roles, onPermissions }: RowProps) {
     }
   };
 
-  const hash = (
+  const hash = isCategory ? (
+    <span className={own.categoryTag}>{t('settings.channels.categoryTag')}</span>
+  ) : (
     <span className={`${sidebarStyles.channelHash} ${own.hash}`} aria-hidden="true">
       {priv ? <LockIcon size={14} /> : '#'}
     </span>
   );
 
   return (
-    <li className={`${styles.channelRow} ${own.row}`}>
+    <li
+      className={`${styles.channelRow} ${own.row}${isCategory ? ` ${own.categoryRow}` : channel.parentId ? ` ${own.inCategory}` : ''}`}
+      data-channel-row={channel.id}
+    >
       {manage ? (
         <>
           <form className={`row ${own.line}`} onSubmit={save}>
@@ -182,6 +242,27 @@ function ChannelRow({ channel, manage, roles, onPermissions }: RowProps) {
             </button>
             {priv && <span className={own.privateTag}>{t('settings.channels.private')}</span>}
             <span className={own.spacer} />
+            {!isCategory && categories.length > 0 && (
+              <>
+                <label htmlFor={`${id}-parent`} className="visually-hidden">
+                  {t('settings.channels.categoryOf', { channel: channel.name })}
+                </label>
+                <select
+                  id={`${id}-parent`}
+                  className="input small"
+                  value={channel.parentId ?? ''}
+                  disabled={busy}
+                  onChange={(e) => void move(e.target.value || null)}
+                >
+                  <option value="">{t('settings.channels.noCategory')}</option>
+                  {categories.map((c) => (
+                    <option key={c.id} value={c.id}>
+                      {c.name}
+                    </option>
+                  ))}
+                </select>
+              </>
+            )}
             {roles && (
               <button
                 type="button"
@@ -201,25 +282,27 @@ function ChannelRow({ channel, manage, roles, onPermissions }: RowProps) {
               {t('settings.channels.delete')}
             </button>
           </form>
-          <form className={`row ${own.line} ${own.topicLine}`} onSubmit={saveTopic}>
-            <label htmlFor={`${id}-topic`} className="visually-hidden">
-              {t('settings.channels.topicOfChannel', { channel: channel.name })}
-            </label>
-            <input
-              id={`${id}-topic`}
-              className={`input small ${own.topic}`}
-              value={topic}
-              maxLength={1024}
-              placeholder={t('settings.channels.addATopicWhat')}
-              onChange={(e) => setTopic(e.target.value)}
-              aria-invalid={topicError ? true : undefined}
-            />
-            {topicChanged && (
-              <button type="submit" className="button secondary small" disabled={busy}>
-                {t('settings.channels.saveTopic')}
-              </button>
-            )}
-          </form>
+          {!isCategory && (
+            <form className={`row ${own.line} ${own.topicLine}`} onSubmit={saveTopic}>
+              <label htmlFor={`${id}-topic`} className="visually-hidden">
+                {t('settings.channels.topicOfChannel', { channel: channel.name })}
+              </label>
+              <input
+                id={`${id}-topic`}
+                className={`input small ${own.topic}`}
+                value={topic}
+                maxLength={1024}
+                placeholder={t('settings.channels.addATopicWhat')}
+                onChange={(e) => setTopic(e.target.value)}
+                aria-invalid={topicError ? true : undefined}
+              />
+              {topicChanged && (
+                <button type="submit" className="button secondary small" disabled={busy}>
+                  {t('settings.channels.saveTopic')}
+                </button>
+              )}
+            </form>
+          )}
           {topicError && (
             <p className={`field-error ${own.topicLine}`} role="alert">
               {topicError}

@@ -42,6 +42,7 @@ export function OverviewSection({ server }: { server: Server }) {
       <h2 id="overview-title">{t('settings.overview.overview')}</h2>
       <p className={styles.sectionIntro}>{t('settings.overview.howServerAppearsTo', { server: server.name })}</p>
       <ServerProfile server={server} />
+      <WelcomeLines server={server} />
       {owner && <TransferOwnership server={server} />}
       {owner && <DeleteServer server={server} />}
     </section>
@@ -184,6 +185,75 @@ function ServerProfile({ server }: { server: Server }) {
         </section>
       )}
     </>
+  );
+}
+
+/**
+ * Welcome lines (docs/api.md, "Servers"): the channel where "X joined" lines go (none by
+ * default) and whether they are posted. Each change is saved at once.
+ */
+function WelcomeLines({ server }: { server: Server }) {
+  const channels = useStore((s) => s.channels[server.id]);
+  const { busy, error, run } = useAction();
+  const id = useId();
+  // Text channels only: a category is not a place to post.
+  const text = (channels ?? []).filter((c) => c.type !== 'category');
+  const channelId = server.systemChannelId ?? '';
+  // The box follows the click at once; the server's answer (or a failure) settles it.
+  const [asked, setAsked] = useState<boolean | null>(null);
+  const on = asked ?? server.welcomeMessages !== false;
+  const save = (body: { systemChannelId?: string | null; welcomeMessages?: boolean }) =>
+    run(async () => {
+      try {
+        await updateServer(server.id, body);
+        toast(t('settings.overview.serverSettingsSaved'));
+      } finally {
+        setAsked(null);
+      }
+    });
+  return (
+    <section className={own.panel} aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`}>{t('settings.overview.welcomeLines')}</h3>
+      <p>{t('settings.overview.welcomeLinesHelp')}</p>
+      <div className={own.inline}>
+        <div className="field">
+          <label htmlFor={`${id}-channel`} className="field-label">
+            {t('settings.overview.systemChannel')}
+          </label>
+          <select
+            id={`${id}-channel`}
+            className="input"
+            value={channelId}
+            disabled={busy}
+            onChange={(e) => void save({ systemChannelId: e.target.value || null })}
+          >
+            <option value="">{t('settings.overview.noSystemChannel')}</option>
+            {text.map((c) => (
+              <option key={c.id} value={c.id}>
+                #{c.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <label className={own.check}>
+          <input
+            type="checkbox"
+            checked={on}
+            disabled={busy || !channelId}
+            onChange={(e) => {
+              setAsked(e.target.checked);
+              void save({ welcomeMessages: e.target.checked });
+            }}
+          />
+          {t('settings.overview.sendWelcomeLines')}
+        </label>
+      </div>
+      {error && (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
   );
 }
 

@@ -8,7 +8,7 @@ import { displayName, type Channel, type Member, type Overwrite, type Role, type
 import { overwriteFor, withOverwrite, type Bits } from '../../lib/overwrites';
 import { loadMembers } from '../../state/actions';
 import { deleteOverwrite, putOverwrite } from '../../state/moderation';
-import { can, P, permissionsOf, topPosition, usePermissions } from '../../state/permissions';
+import { can, findChannel, P, permissionsOf, topPosition, usePermissions } from '../../state/permissions';
 import { store, useStore } from '../../state/store';
 import { toastError } from '../../state/toasts';
 import { t } from '../../i18n';
@@ -44,7 +44,7 @@ export interface ChannelPermissionsState {
 }
 
 export function useChannelPermissions(server: Server, channelId: string): ChannelPermissionsState {
-  const channel = useStore((s) => s.channels[server.id]?.find((c) => c.id === channelId));
+  const channel = useStore((s) => findChannel(s, server.id, channelId));
   const roles = useStore((s) => s.roles[server.id]);
   const members = useStore((s) => s.members[server.id]);
   const meId = useStore((s) => s.me?.id) ?? '';
