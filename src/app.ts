@@ -4,11 +4,13 @@ import { errorBody, errorStatus } from './errors.js';
 import { isLegacyId } from './ids.js';
 import { PermissionCache } from './domain/permissions.js';
 import { AccessCache } from './domain/access-cache.js';
+import { ThreadFacts } from './domain/thread-facts.js';
 import { Background } from './domain/background.js';
 import { sweepExpiredSessions } from './domain/accounts.js';
 import { RevocationWatch } from './domain/admin.js';
 import type { DomainContext } from './domain/context.js';
 import { expireIdempotencyKeys } from './domain/messages.js';
+import { archiveDueThreads } from './domain/threads.js';
 import { sweepUnattachedUploads } from './domain/uploads.js';
 import { type EventBus, InProcessBus } from './events/bus.js';
 import { openPdfPages } from './files/pdf-pages.js';
@@ -238,6 +240,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     report,
     perms: new PermissionCache(),
     access: new AccessCache(),
+    threadFacts: new ThreadFacts(),
     interactions,
     background,
   };
@@ -383,6 +386,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   periodic('revocation poll', config.revocationPollMs, () => revocations.poll());
   // Interactions past their token's life are of no use to anyone.
   periodic('interaction sweep', 3600_000, () => answers.sweep(ctx));
+  // Threads archive themselves after their duration without messages (at least an hour): a minute late at most.
+  periodic('thread auto-archive', 60_000, () => archiveDueThreads(ctx));
 
   // While draining, answers close their connection, so keep-alive sockets of requests
   // that were in flight do not hold the shutdown open.

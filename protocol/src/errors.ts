@@ -32,6 +32,8 @@ export const ERROR_CATALOG = {
   cannot_ban_owner: { status: 400, meaning: 'the server owner cannot be banned' },
   cannot_ban_self: { status: 400, meaning: 'a member cannot ban themselves' },
   unknown_message_reference: { status: 400, meaning: '`messageReference` names no message of the channel (a reply to a deleted message)' },
+  thread_archived: { status: 400, meaning: 'the thread is archived: unarchive it first (docs/threads.md)' },
+  thread_already_created: { status: 400, meaning: 'a thread was already started from this message' },
   too_many_pins: { status: 400, meaning: 'the channel already has 50 pinned messages' },
   max_roles: { status: 400, meaning: 'the server already has 250 roles (`@everyone` not counted)' },
   max_reactions: { status: 400, meaning: 'the message already has 20 distinct emoji: only one of those can be added' },
@@ -105,6 +107,7 @@ export const ERROR_CATALOG = {
   missing_permission: { status: 403, meaning: 'the caller lacks the permission the call needs (named in `error`)' },
   owner_only: { status: 403, meaning: "only the server's owner may do this" },
   bot_owner_only: { status: 403, meaning: "only the bot's owner may do this (or the bot is not public)" },
+  thread_locked: { status: 403, meaning: 'the thread is locked: only MANAGE_THREADS may post in it (docs/threads.md)' },
   cannot_reply_without_history: {
     status: 403,
     meaning: 'replying needs READ_MESSAGE_HISTORY in the channel, as on Discord: a reply would show the message it replies to',

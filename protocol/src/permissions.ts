@@ -26,6 +26,10 @@ export const PERMISSION_BITS = {
   MANAGE_NICKNAMES: 27,
   MANAGE_ROLES: 28,
   USE_APPLICATION_COMMANDS: 31,
+  MANAGE_THREADS: 34,
+  CREATE_PUBLIC_THREADS: 35,
+  CREATE_PRIVATE_THREADS: 36,
+  SEND_MESSAGES_IN_THREADS: 38,
 } as const;
 
 export type Permission = keyof typeof PERMISSION_BITS;
@@ -47,7 +51,10 @@ export const DEFAULT_EVERYONE_PERMISSIONS: bigint =
   P.ATTACH_FILES |
   P.READ_MESSAGE_HISTORY |
   P.CHANGE_NICKNAME |
-  P.USE_APPLICATION_COMMANDS;
+  P.USE_APPLICATION_COMMANDS |
+  P.CREATE_PUBLIC_THREADS |
+  P.CREATE_PRIVATE_THREADS |
+  P.SEND_MESSAGES_IN_THREADS;
 
 /**
  * The four legacy names for a bot's permissions (docs/permissions.md#bots), still accepted: each stands for these
@@ -144,8 +151,9 @@ export interface PermissionInput {
  * 4. in a channel: the `@everyone` overwrite (deny, then allow), then the member's roles'
  *    overwrites together (all their denies, then all their allows), then the member's own
  *    overwrite (deny, then allow);
- * 5. without VIEW_CHANNEL a channel grants nothing; without SEND_MESSAGES, nothing that
- *    only sending uses (links, files, mentioning everyone).
+ * 5. without VIEW_CHANNEL a channel grants nothing; without SEND_MESSAGES (nor
+ *    SEND_MESSAGES_IN_THREADS, for its threads: `threadPermissions`), nothing that only
+ *    sending uses (links, files, mentioning everyone).
  */
 export function computePermissions(input: PermissionInput): bigint {
   if (input.userId === input.ownerId) return ALL_PERMISSION_BITS;
@@ -175,7 +183,41 @@ export function computePermissions(input: PermissionInput): bigint {
   bits = (bits & ~(roleDeny & channelOnly)) | (roleAllow & channelOnly);
   if (member) bits = (bits & ~(member.deny & channelOnly)) | (member.allow & channelOnly);
   if ((bits & P.VIEW_CHANNEL) === 0n) return 0n;
-  if ((bits & P.SEND_MESSAGES) === 0n) bits &= ~(P.EMBED_LINKS | P.ATTACH_FILES | P.MENTION_EVERYONE);
+  if ((bits & (P.SEND_MESSAGES | P.SEND_MESSAGES_IN_THREADS)) === 0n) bits &= ~SENDING_ONLY;
+  return bits;
+}
+
+/** What only sending uses: nothing without the right to send. */
+const SENDING_ONLY = P.EMBED_LINKS | P.ATTACH_FILES | P.MENTION_EVERYONE;
+
+/** What decides a member's permissions in a thread beyond its parent's (docs/threads.md#permissions). */
+export interface ThreadAccess {
+  /** A private thread (type 12): seen only by its members and MANAGE_THREADS. */
+  private: boolean;
+  /** Takes posts only from MANAGE_THREADS. */
+  locked: boolean;
+  /** Whether the member joined the thread. */
+  member: boolean;
+}
+
+/**
+ * A member's permissions in a thread, from theirs in its parent channel (`computePermissions`
+ * with the parent's overwrites; a thread has none of its own), as Discord decides them:
+ * 1. without VIEW_CHANNEL in the parent, nothing;
+ * 2. a private thread grants nothing to someone who neither joined it nor holds MANAGE_THREADS;
+ * 3. posting (SEND_MESSAGES in the thread, so the message routes need nothing else) is
+ *    SEND_MESSAGES_IN_THREADS in the parent, whatever its SEND_MESSAGES; a locked thread
+ *    takes posts only from MANAGE_THREADS;
+ * 4. no thread starts inside a thread;
+ * 5. without the right to post, nothing that only sending uses.
+ */
+export function threadPermissions(parent: bigint, thread: ThreadAccess): bigint {
+  if ((parent & P.VIEW_CHANNEL) === 0n) return 0n;
+  const manages = (parent & P.MANAGE_THREADS) !== 0n;
+  if (thread.private && !thread.member && !manages) return 0n;
+  let bits = parent & ~(P.SEND_MESSAGES | P.CREATE_PUBLIC_THREADS | P.CREATE_PRIVATE_THREADS);
+  if ((parent & P.SEND_MESSAGES_IN_THREADS) !== 0n && (!thread.locked || manages)) bits |= P.SEND_MESSAGES;
+  else bits &= ~(P.SEND_MESSAGES_IN_THREADS | SENDING_ONLY);
   return bits;
 }
 

@@ -48,6 +48,9 @@ export const DISCORD = {
   MESSAGE_TOO_OLD: 50034,
   INVALID_FORM_BODY: 50035,
   CANNOT_REPLY_WITHOUT_HISTORY: 160002,
+  THREAD_ARCHIVED: 50083,
+  THREAD_ALREADY_CREATED: 160004,
+  THREAD_LOCKED: 160005,
 } as const;
 
 /**
@@ -69,6 +72,8 @@ export const DISCORD_CODES: Partial<Record<ErrorCode, number>> = {
   unknown_message_reference: DISCORD.INVALID_FORM_BODY,
   system_message: DISCORD.SYSTEM_MESSAGE,
   too_many_pins: DISCORD.MAX_PINS,
+  thread_archived: DISCORD.THREAD_ARCHIVED,
+  thread_already_created: DISCORD.THREAD_ALREADY_CREATED,
   max_roles: DISCORD.MAX_ROLES,
   max_reactions: DISCORD.MAX_REACTIONS,
   message_too_old: DISCORD.MESSAGE_TOO_OLD,
@@ -89,6 +94,7 @@ export const DISCORD_CODES: Partial<Record<ErrorCode, number>> = {
   managed_role: DISCORD.MISSING_PERMISSIONS,
   cannot_dm: DISCORD.CANNOT_DM,
   cannot_reply_without_history: DISCORD.CANNOT_REPLY_WITHOUT_HISTORY,
+  thread_locked: DISCORD.THREAD_LOCKED,
   banned: DISCORD.BANNED,
   account_disabled: DISCORD.UNAUTHORIZED,
   // 404

@@ -29,6 +29,8 @@ import type {
   APIStringSelectComponent,
   APIGuildCategoryChannel,
   APITextChannel,
+  APIThreadChannel,
+  APIThreadMember,
   APIUser,
   APIWebhook,
 } from 'discord-api-types/v10';
@@ -46,6 +48,7 @@ import type {
   Server,
   Webhook,
 } from '@parley/protocol';
+import type { ThreadMemberView, ThreadView } from '../domain/threads.js';
 import { uploadIdOf } from '../domain/uploads.js';
 
 /** Discord's "no flags" (0): its flag enums have no member for it. */
@@ -451,4 +454,37 @@ export function discordApplication(bot: {
     ...(bot.interactionsUrl ? { interactions_endpoint_url: bot.interactionsUrl } : {}),
     bot: discordUser({ id: bot.id, name: bot.name, bot: true, avatar: bot.avatar }),
   } as APIApplication;
+}
+
+/** A thread member (Discord's `APIThreadMember`). */
+export function discordThreadMember(m: ThreadMemberView): APIThreadMember {
+  return { id: m.threadId, user_id: m.userId, join_timestamp: m.joinTimestamp, flags: m.flags as never };
+}
+
+/** A thread (Discord's type 11 or 12 channel, with `thread_metadata`), as the caller sees it. */
+export function discordThread(t: ThreadView): APIThreadChannel {
+  return {
+    id: t.id,
+    type: t.type === 'public_thread' ? 11 : 12,
+    guild_id: t.serverId,
+    parent_id: t.parentId,
+    owner_id: t.ownerId,
+    name: t.name,
+    last_message_id: t.lastMessageId,
+    message_count: t.messageCount,
+    total_message_sent: t.messageCount,
+    member_count: t.memberCount,
+    rate_limit_per_user: 0,
+    flags: NO_FLAGS,
+    applied_tags: t.appliedTags,
+    thread_metadata: {
+      archived: t.metadata.archived,
+      auto_archive_duration: t.metadata.autoArchiveDuration as never,
+      archive_timestamp: t.metadata.archiveTimestamp,
+      locked: t.metadata.locked,
+      create_timestamp: t.metadata.createTimestamp,
+      ...(t.metadata.invitable !== undefined ? { invitable: t.metadata.invitable } : {}),
+    },
+    ...(t.member ? { member: discordThreadMember(t.member) } : {}),
+  } as APIThreadChannel;
 }

@@ -16,6 +16,7 @@ import { acceptMultipart } from '../http/plugins/multipart.js';
 import type { RouteDeps } from '../http/routes/deps.js';
 import { DISCORD, completeRateLimitHeaders, discordErrorHandler, discordJsonType } from './errors.js';
 import { discordChannelRoutes } from './rest/channels.js';
+import { discordThreadRoutes } from './rest/threads.js';
 import { hidden } from './rest/common.js';
 import { discordGuildRoutes } from './rest/guilds.js';
 import { discordInteractionRoutes } from './rest/commands-and-callbacks.js';
@@ -57,6 +58,7 @@ export async function registerDiscord(app: FastifyInstance, deps: RouteDeps): Pr
       discordUserRoutes(api, deps);
       discordGuildRoutes(api, deps);
       discordChannelRoutes(api, deps);
+      discordThreadRoutes(api, deps);
       discordWebhookRoutes(api, deps);
       discordInteractionRoutes(api, deps);
     },

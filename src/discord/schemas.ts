@@ -104,11 +104,37 @@ export const DiscordCreateChannelBody = Type.Object({
   ...channelFields,
 });
 
-/** `PATCH /channels/{id}`; `lock_permissions` (discord.js sends it with `setParent`) copies the category's overwrites when no list is given. */
+const ArchiveDuration = Type.Union([60, 1440, 4320, 10_080].map((n) => Type.Literal(n)));
+
+/**
+ * `PATCH /channels/{id}`; `lock_permissions` (discord.js sends it with `setParent`) copies the category's overwrites when no
+ * list is given; a thread's (docs/threads.md) takes `archived`, `locked`, `auto_archive_duration`, `invitable`.
+ */
 export const DiscordUpdateChannelBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.name })),
   lock_permissions: nullable(Type.Boolean()),
   ...channelFields,
+  archived: nullable(Type.Boolean()),
+  locked: nullable(Type.Boolean()),
+  auto_archive_duration: nullable(ArchiveDuration),
+  invitable: nullable(Type.Boolean()),
+});
+
+/** `POST /channels/{id}/messages/{messageId}/threads`. */
+export const DiscordStartThreadFromMessageBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.name }),
+  auto_archive_duration: nullable(ArchiveDuration),
+  rate_limit_per_user: nullable(int(0, 21_600)),
+});
+
+/** `POST /channels/{id}/threads` (a thread without a message: type 11 public, 12 private). */
+export const DiscordStartThreadBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.name }),
+  auto_archive_duration: nullable(ArchiveDuration),
+  // 11 public, 12 private; any other type is refused after the permission check (as Discord orders it).
+  type: nullable(int(0, 15)),
+  invitable: nullable(Type.Boolean()),
+  rate_limit_per_user: nullable(int(0, 21_600)),
 });
 
 /** `PATCH /guilds/{id}/channels`: channels' positions, categories and permission sync, at once. */

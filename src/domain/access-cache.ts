@@ -64,9 +64,11 @@ export class AccessCache {
     return epoch === this.epoch ? this.channels.get(channelId)?.get(userId) : undefined;
   }
 
-  /** Keeps a member's access to a channel (never a non-member's: `roles` must be set). */
+  /** Keeps a member's access to a channel (never a non-member's: `roles` must be set; nor a private thread's outsider's). */
   keepChannel(epoch: number, userId: string, access: ChannelAccess): void {
     if (epoch !== this.epoch || access.roles === null || access.roles === undefined) return;
+    // A private thread the member has not joined: joining (an insert) does not bump the epoch, so this would be a kept refusal.
+    if (access.threadPrivate === 1 && access.threadMember === 0) return;
     if (this.channelEntries >= this.max) {
       this.channels.clear();
       this.channelEntries = 0;

@@ -82,6 +82,18 @@ export interface ChannelGrant {
   model: ServerModel;
   /** The caller's permissions in the channel. */
   permissions: bigint;
+  /** A thread's parent and state (docs/threads.md); absent for any other channel. */
+  thread?: ThreadState;
+}
+
+/** What the permission check read of a thread. */
+export interface ThreadState {
+  parentId: string;
+  private: boolean;
+  locked: boolean;
+  archived: boolean;
+  /** Whether the caller joined it. */
+  member: boolean;
 }
 
 /**
@@ -107,8 +119,27 @@ export async function requireChannelPermission(
   const model =
     ctx.perms.cached(row.serverId, row.ownerId, row.permVersion) ??
     (await ctx.perms.model(ctx.store.db, row.serverId, row.ownerId, row.permVersion));
-  const permissions = model.permissions(caller.id, caller.bot, row.roles, row.channelId);
-  if ((permissions & needed) !== needed) throw missing(needed & ~permissions);
+  const thread: ThreadState | undefined =
+    row.threadParent === null || row.threadParent === undefined
+      ? undefined
+      : {
+          parentId: row.threadParent,
+          private: row.threadPrivate === 1,
+          locked: row.threadLocked === 1,
+          archived: row.threadArchived === 1,
+          member: row.threadMember === 1,
+        };
+  const permissions = thread
+    ? model.threadPermissions(caller.id, caller.bot, row.roles, thread.parentId, thread)
+    : model.permissions(caller.id, caller.bot, row.roles, row.channelId);
+  if ((permissions & needed) !== needed) {
+    // A locked thread refuses a post from someone who could post were it not locked (Discord's 160005).
+    if (thread?.locked && (needed & P.SEND_MESSAGES) !== 0n && (permissions & P.VIEW_CHANNEL) !== 0n) {
+      const unlocked = model.threadPermissions(caller.id, caller.bot, row.roles, thread.parentId, { ...thread, locked: false });
+      if ((unlocked & needed) === needed) throw forbidden('thread_locked', 'this thread is locked: only MANAGE_THREADS may post');
+    }
+    throw missing(needed & ~permissions);
+  }
   return {
     id: row.channelId,
     serverId: row.serverId,
@@ -124,6 +155,7 @@ export async function requireChannelPermission(
     nick: row.nick ?? null,
     model,
     permissions,
+    ...(thread ? { thread } : {}),
   };
 }
 

@@ -14,6 +14,7 @@ import { serverView } from './servers.js';
 import type { Caller, Channel } from './types.js';
 import type { ChannelOverwriteTable } from '../store/schema.js';
 import type { ModelDelta, ServerModel } from './permissions.js';
+import { threads } from './threads.js';
 import { releaseUploads } from './uploads.js';
 
 /** A server's channels: listed as the caller may see them, made, changed (with their overwrites), deleted. */
@@ -122,6 +123,8 @@ export const channels = {
     },
   ) {
     const channel = await requireServerChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL | P.MANAGE_CHANNELS);
+    // A thread changes by its own rules (docs/threads.md), and has no overwrites of its own.
+    if (channel.thread) throw badRequest('a thread is changed through the thread routes (docs/threads.md)');
     const patch: Partial<Pick<ChannelTable, 'name' | 'topic' | 'position' | 'parentId'>> = {};
     if (body.name !== undefined) patch.name = cleanName(body.name, 'name');
     if (body.topic !== undefined) patch.topic = channel.type === 'category' ? null : cleanTopic(body.topic);
@@ -156,15 +159,26 @@ export const channels = {
   async deleteChannel(ctx: DomainContext, caller: Caller, channelId: string) {
     // A group DM is not deleted but left (only its last member's leaving deletes it).
     if (isId(channelId) && (await ctx.store.dms.byId(ctx.store.db, channelId))) return directMessages.leave(ctx, caller, channelId);
+    // A thread is deleted by its own rule (MANAGE_THREADS, docs/threads.md).
+    if (isId(channelId) && (await threads.isThread(ctx, channelId))) {
+      await threads.remove(ctx, caller, channelId);
+      return;
+    }
     const channel = await requireServerChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL | P.MANAGE_CHANNELS);
     // Messages, reactions and the channel's webhooks go with it (foreign keys cascade);
     // the uploads its messages referenced are collected in the same transaction.
     const { deleted, uploadIds, row, version, orphans, server } = await ctx.store.write(async (tx) => {
       const row = await ctx.store.channels.byId(tx, channelId);
+      // Its threads go with it (docs/threads.md): a thread without its parent would have no permissions to inherit.
+      const threadIds = await ctx.store.threads.idsOfParent(tx, channelId);
       // A category's channels stay, uncategorised (as on Discord).
       const orphans = row?.type === 'category' ? await ctx.store.channels.children(tx, channelId) : [];
       if (orphans.length > 0) await ctx.store.channels.unparent(tx, channelId);
       const uploadIds = await ctx.store.uploads.ofChannel(tx, channelId);
+      for (const id of threadIds) {
+        uploadIds.push(...(await ctx.store.uploads.ofChannel(tx, id)));
+        await ctx.store.channels.delete(tx, id);
+      }
       const hadOverwrites = (await ctx.store.overwrites.ofChannel(tx, channelId)).length > 0;
       const r = await ctx.store.channels.delete(tx, channelId);
       const deleted = Number(r.numDeletedRows) > 0;

@@ -1,11 +1,12 @@
 import type { EventBus } from '../events/bus.js';
-import type { AuthorMember, BusEntry, ChannelEvent, TypingEvent } from '../events/types.js';
+import type { AuthorMember, BusEntry, ChannelEvent, ThreadAudience, TypingEvent } from '../events/types.js';
 import type { PdfPages } from '../files/pdf-pages.js';
 import type { UploadStore } from '../files/upload-store.js';
 import type { Store } from '../store/index.js';
 import type { PresenceStatus } from '@parley/protocol';
 import type { PermissionCache } from './permissions.js';
 import type { AccessCache } from './access-cache.js';
+import type { ThreadFacts } from './thread-facts.js';
 import type { Background } from './background.js';
 import type { InteractionBroker } from './interactions/broker.js';
 import type { RegistrationMode } from '../config.js';
@@ -38,6 +39,8 @@ export interface DomainContext {
   perms: PermissionCache;
   /** Identity and channel access read by requests, kept while the access epoch holds. */
   access: AccessCache;
+  /** Which channels are threads, with their parent and kind (immutable facts, kept per instance): `threads.ts`. */
+  threadFacts: ThreadFacts;
   /** Interactions' windows, timers and waiting autocompletes (docs/commands.md), owned by app.ts. */
   interactions: InteractionBroker;
   /** The owner of work that outlives its request: tracked, failures reported, drained on close. */
@@ -68,6 +71,20 @@ export interface ChannelAudience {
   serverId: string | null;
   /** A DM's recipients, when at hand; looked up otherwise. */
   recipients?: readonly string[] | null;
+  /** A thread's parent and kind, when at hand (a permission check's grant); looked up otherwise. */
+  thread?: Pick<ThreadAudience, 'parentId' | 'private'>;
+}
+
+/**
+ * Who may receive an event of a server channel's content beyond what its channel id says:
+ * for a thread, its parent and kind, and a private thread's members (read now, so someone
+ * removed from it hears nothing more); undefined for any other channel (docs/threads.md#events).
+ */
+async function threadAudience(ctx: DomainContext, channel: ChannelAudience): Promise<ThreadAudience | undefined> {
+  const fact = channel.thread ?? (await ctx.threadFacts.of(ctx.store, channel.id));
+  if (!fact) return undefined;
+  if (!fact.private) return { parentId: fact.parentId, private: false };
+  return { parentId: fact.parentId, private: true, members: await ctx.store.threadMembers.ids(ctx.store.db, channel.id) };
 }
 
 /**
@@ -82,7 +99,8 @@ export async function notifyChannel(
   author?: AuthorMember,
 ): Promise<void> {
   if (channel.serverId !== null && channel.serverId !== DM_SERVER_ID) {
-    return notify(ctx, { kind: 'event', serverId: channel.serverId, event, ...(author ? { author } : {}) });
+    const thread = await threadAudience(ctx, channel);
+    return notify(ctx, { kind: 'event', serverId: channel.serverId, event, ...(author ? { author } : {}), ...(thread ? { thread } : {}) });
   }
   const recipients = channel.recipients ?? (await ctx.store.dms.recipients(ctx.store.db, [channel.id])).map((r) => r.id);
   return notify(ctx, { kind: 'direct', channelId: channel.id, recipients: [...recipients], event });
@@ -90,7 +108,10 @@ export async function notifyChannel(
 
 /** Sends a typing indicator live (`EventBus.signal`: outside the log, never replayed). */
 export async function signalTyping(ctx: DomainContext, channel: ChannelAudience, event: TypingEvent): Promise<void> {
-  if (channel.serverId !== null && channel.serverId !== DM_SERVER_ID) return ctx.bus.signal({ serverId: channel.serverId, event });
+  if (channel.serverId !== null && channel.serverId !== DM_SERVER_ID) {
+    const thread = await threadAudience(ctx, channel);
+    return ctx.bus.signal({ serverId: channel.serverId, event, ...(thread ? { thread } : {}) });
+  }
   const recipients = channel.recipients ?? (await ctx.store.dms.recipients(ctx.store.db, [channel.id])).map((r) => r.id);
   ctx.bus.signal({ recipients: [...recipients], event });
 }

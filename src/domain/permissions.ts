@@ -7,6 +7,8 @@ import {
   type Permission,
   type RoleBits,
   parsePermissions,
+  type ThreadAccess,
+  threadPermissions,
 } from '@parley/protocol';
 import type { GatewayEvent } from '../events/types.js';
 import { compareIds } from '../ids.js';
@@ -305,6 +307,14 @@ export class ServerModel {
       this.results.set(key, bits);
     }
     return bits;
+  }
+
+  /**
+   * A member's permissions in a thread: theirs in its parent, as the thread's kind, lock and
+   * their membership leave them (`threadPermissions`, docs/threads.md#permissions).
+   */
+  threadPermissions(userId: string, bot: boolean, memberRoles: readonly string[], parentId: string, thread: ThreadAccess): bigint {
+    return threadPermissions(this.permissions(userId, bot, memberRoles, parentId), thread);
   }
 
   private input(userId: string, bot: boolean, memberRoles: readonly string[], overwrites: readonly OverwriteBits[] | undefined) {

@@ -123,6 +123,8 @@ export interface Departure {
  */
 export async function clearDeparture(ctx: DomainContext, tx: Tx, serverId: string, userId: string): Promise<Departure> {
   const role = await ctx.store.roles.managedOf(tx, serverId, userId);
+  // Their threads of the server too: a private thread must not let them back in if they rejoin (docs/threads.md#thread-members).
+  await ctx.store.threadMembers.leaveServer(tx, serverId, userId);
   const own = await ctx.store.overwrites.deleteTarget(tx, serverId, userId);
   if (role) {
     await ctx.store.overwrites.deleteTarget(tx, serverId, role.id);

@@ -82,6 +82,8 @@ export type BusEntry =
       join?: JoinSnapshot;
       /** For a server message's MESSAGE_CREATE / MESSAGE_UPDATE: its author as a member (none for a webhook's). */
       author?: AuthorMember;
+      /** An event of a thread's content: who may receive it is the thread's rule, not its channel id's. */
+      thread?: ThreadAudience;
     }
   | { kind: 'direct'; channelId: string; recipients: string[]; event: ChannelEvent | DmEvent }
   | {
@@ -95,6 +97,18 @@ export type BusEntry =
   | { kind: 'gap'; serverIds: string[] | null }
   | { kind: 'mark' };
 
+/**
+ * What the gateway needs to judge an event of a thread's content (docs/threads.md#events):
+ * its parent, whose permissions the thread's are (`threadPermissions`), and for a private
+ * thread its members, the only sessions it is sent to.
+ */
+export interface ThreadAudience {
+  parentId: string;
+  private: boolean;
+  /** A private thread's members' ids, read when the event is published. */
+  members?: string[];
+}
+
 /** A typing indicator: the one live-only event. */
 export type TypingEvent = Extract<GatewayEvent, { t: 'TYPING_START' }>;
 
@@ -107,7 +121,7 @@ export type TypingEvent = Extract<GatewayEvent, { t: 'TYPING_START' }>;
  * recipients' sessions.
  */
 export type Signal =
-  | { serverId: string; recipients?: undefined; event: TypingEvent }
+  | { serverId: string; recipients?: undefined; event: TypingEvent; thread?: ThreadAudience }
   | { serverId?: undefined; recipients: string[]; event: TypingEvent };
 
 /** The server a bot just joined, as it was at the join: for Discord's GUILD_CREATE (channels come from the model). */

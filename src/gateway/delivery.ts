@@ -1,5 +1,6 @@
 import { CLOSE_CODES as CLOSE } from '@parley/protocol';
 import { WebSocket } from 'ws';
+import type { ThreadAudience } from '../events/types.js';
 import type { Session } from './session.js';
 import { mayReceive } from './view.js';
 import type { LiveBatch, SeqFrame } from './wire-interface.js';
@@ -42,12 +43,12 @@ export class Delivery {
    * `serverId` (null: a DM's, judged by its audience). The events share their channel, so
    * they share what they need there: one check judges them all.
    */
-  live(session: Session, batch: LiveBatch, serverId: string | null): void {
+  live(session: Session, batch: LiveBatch, serverId: string | null, thread?: ThreadAudience): void {
     // A session still catching up or replaying hears only what the log holds.
     if (session.closed || session.backlog !== null || session.replaying) return;
     if (serverId !== null) {
       const view = session.servers.get(serverId);
-      if (!view || !mayReceive(view, session.caller, batch.prepared[0]!.event)) return;
+      if (!view || !mayReceive(view, session.caller, batch.prepared[0]!.event, thread)) return;
     }
     if (!this.admits(session)) return;
     const sent = session.conn.wire.sendLive(batch, session, session.s);

@@ -440,6 +440,13 @@ export class Gateway {
     }
     if (entry.kind !== 'event') return;
     const { event, serverId } = entry;
+    if (entry.thread?.private) {
+      // A private thread's events go to its members' sessions alone: nothing is done per other member of the server.
+      const prepared = new Prepared(event, undefined, undefined, entry.author);
+      for (const id of entry.thread.members ?? [])
+        for (const s of this.byUser.get(id) ?? []) if (s.servers.has(serverId)) this.apply(s, pos, entry, 0, prepared);
+      return;
+    }
     const members = this.byServer.get(serverId);
     const joining = event.t === 'MEMBER_ADD' ? this.byUser.get(event.d.user.id) : undefined;
     if (!members && !joining) return;
@@ -470,9 +477,13 @@ export class Gateway {
         continue;
       }
       const channelId = signal.event.d.channelId;
-      for (const s of this.byServer.get(signal.serverId) ?? []) {
+      const thread = signal.thread;
+      const audience = thread?.private
+        ? (thread.members ?? []).flatMap((id) => [...(this.byUser.get(id) ?? [])].filter((s) => s.servers.has(signal.serverId)))
+        : (this.byServer.get(signal.serverId) ?? []);
+      for (const s of audience) {
         if (s.conn.focus !== channelId && !s.caller.bot && s.conn.wire.kind === 'native') continue;
-        this.delivery.live(s, batch, signal.serverId);
+        this.delivery.live(s, batch, signal.serverId, thread);
       }
     }
   }

@@ -2,7 +2,7 @@ import { type ModelSnapshot, ServerModel, roleSet, sameRoles, visibilityOf } fro
 import type { Caller } from '../domain/types.js';
 import { channelOf, visibleChannels } from '../domain/visible-channels.js';
 import type { LogPosition } from '../events/bus.js';
-import type { BusEntry, GatewayEvent, JoinSnapshot } from '../events/types.js';
+import type { BusEntry, GatewayEvent, JoinSnapshot, ThreadAudience } from '../events/types.js';
 
 /**
  * What a session sees: its view of each server (the server's permission model and its own
@@ -83,7 +83,14 @@ export function step(servers: ReadonlyMap<string, View>, me: Caller, entry: Serv
       if (c) notices.push({ t: 'CHANNEL_CREATE', d: c });
     }
   }
-  return { after, joined, leaving, sendsEvent: !skipEvent && mayReceive(judge, me, event), notices, marks: self || permissionsChanged };
+  return {
+    after,
+    joined,
+    leaving,
+    sendsEvent: !skipEvent && mayReceive(judge, me, event, entry.thread),
+    notices,
+    marks: self || permissionsChanged,
+  };
 }
 
 /** Whether a `user` entry is for a session of `me` with `servers`: its own, or a member of one of its servers who may see it. */
@@ -93,10 +100,24 @@ export function concerns(me: Caller, servers: ReadonlyMap<string, View>, entry: 
   return entry.serverIds.some((id) => servers.has(id));
 }
 
-/** Whether a session with `view` may receive `event` (`permissions.visibilityOf`). */
-export function mayReceive(view: View, caller: Caller, event: GatewayEvent): boolean {
+/**
+ * Whether a session with `view` may receive `event` (`permissions.visibilityOf`). An event of
+ * a thread (`thread`) is judged by the thread's permissions: its parent's, as the thread's
+ * kind leaves them; a private thread's reach its members only (docs/threads.md#events).
+ */
+export function mayReceive(view: View, caller: Caller, event: GatewayEvent, thread?: ThreadAudience): boolean {
   const needed = visibilityOf(event);
   if (needed === null) return true;
+  if (thread && 'channel' in needed) {
+    const member = thread.private ? (thread.members?.includes(caller.id) ?? false) : false;
+    if (thread.private && !member) return false;
+    const bits = view.model.threadPermissions(caller.id, caller.bot, view.roles, thread.parentId, {
+      private: thread.private,
+      locked: false,
+      member,
+    });
+    return (bits & needed.needs) === needed.needs;
+  }
   if ('channel' in needed) {
     return (view.model.permissions(caller.id, caller.bot, view.roles, needed.channel) & needed.needs) === needed.needs;
   }

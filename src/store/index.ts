@@ -16,6 +16,7 @@ import { channels, invites, membersRepo, serversRepo } from './repos/servers.js'
 import { auditLog, bans, bumpPermVersion, overwrites, permissionInputs, roles } from './repos/roles.js';
 import { ready } from './repos/ready.js';
 import { searchRepo } from './repos/search.js';
+import { forumTags, threadMembers, threads } from './repos/threads.js';
 import { sessions, users } from './repos/users.js';
 import { idempotency, webhooks } from './repos/webhooks.js';
 import { botKeys, commands, interactions } from './repos/interaction-rows.js';
@@ -95,6 +96,10 @@ export class Store {
   readonly commands = commands;
   readonly interactions = interactions;
   readonly botKeys = botKeys;
+  /** Threads, their members and forum tags (docs/threads.md). */
+  readonly threads = threads;
+  readonly threadMembers = threadMembers;
+  readonly forumTags = forumTags;
   /** What a gateway session's snapshot reads across the identity's servers (`domain/ready.ts`). */
   readonly ready = ready;
   /**

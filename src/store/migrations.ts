@@ -9,6 +9,8 @@ import { migrateToMemberRoles } from './member-roles-migration.js';
 import { migrateToRoles } from './roles-migration.js';
 import { migrateToDeferredSearch, migrateToSearch, migrateToSearchFilters, migrateToSeparateSearch } from './search-migration.js';
 import { migrateToSnowflakes } from './snowflake-migration.js';
+import { migrateToThreadPermissions } from './thread-permissions-migration.js';
+import { migrateToThreads } from './threads-migration.js';
 import { migrateToUploadSecrets } from './upload-secrets-migration.js';
 
 /**
@@ -265,6 +267,8 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0025_threads': { up: migrateToThreads },
+  '0027_thread_permissions': { up: migrateToThreadPermissions },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */

@@ -66,14 +66,61 @@ export interface ChannelTable {
   createdAt: string;
   topic?: string | null;
   position?: number;
-  /** 'text' or 'category' (a server's), 'dm' or 'group_dm' (0009). */
-  type?: 'text' | 'category' | 'dm' | 'group_dm';
+  /**
+   * 'text' or 'category' (a server's), 'dm' or 'group_dm' (0009); 'forum', and a thread's
+   * 'public_thread' or 'private_thread' (0025, docs/threads.md).
+   */
+  type?: ChannelKind;
   /** Who created a group DM. */
   ownerId?: string | null;
   /** A DM between two people: their ids, ascending, joined by ':' (unique). */
   dmKey?: string | null;
   /** The category a server channel sits in, or the channel a thread belongs to (0023). */
   parentId?: string | null;
+}
+
+/** What a row of `channels` is. */
+export type ChannelKind = 'text' | 'category' | 'dm' | 'group_dm' | 'forum' | 'public_thread' | 'private_thread';
+
+/** What a thread is beyond its row of `channels` (0025, docs/threads.md): Discord's `thread_metadata`, owner and counts. */
+export interface ThreadTable {
+  channelId: string;
+  /** Who started it. */
+  ownerId: string;
+  archived: number;
+  locked: number;
+  /** A private thread: whether members other than its moderators may add people. */
+  invitable: number;
+  /** Minutes without activity before it archives itself: 60, 1440, 4320 or 10080. */
+  autoArchiveDuration: number;
+  /** When it was last archived or unarchived (its creation until then). */
+  archiveTimestamp: string;
+  createTimestamp: string;
+  /** When it archives itself unless something happens in it first (the auto-archive job's key). */
+  archiveDueAt: string;
+  messageCount: number;
+  memberCount: number;
+  /** A forum post's tags: a JSON array of tag ids. */
+  appliedTags: string;
+}
+
+/** Someone who joined a thread (0025). */
+export interface ThreadMemberTable {
+  threadId: string;
+  userId: string;
+  joinTimestamp: string;
+  flags: number;
+}
+
+/** One of a forum channel's `available_tags` (0025). */
+export interface ForumTagTable {
+  id: string;
+  channelId: string;
+  name: string;
+  moderated: number;
+  emojiId: string | null;
+  emojiName: string | null;
+  position: number;
 }
 
 export interface ChannelRecipientTable {
@@ -379,6 +426,9 @@ export interface Database {
   commands: CommandTable;
   interactions: InteractionTable;
   botKeys: BotKeyTable;
+  threads: ThreadTable;
+  threadMembers: ThreadMemberTable;
+  forumTags: ForumTagTable;
   // kysely's own tables are not typed here.
   _unused?: Generated<number>;
 }

@@ -29,6 +29,9 @@ import {
   PINS,
   ROLE,
   type Spec,
+  THREAD,
+  THREAD_LIST,
+  THREAD_MEMBER,
   USER,
   WEBHOOK,
 } from './shapes.js';
@@ -464,6 +467,59 @@ describe('every /api route answers application/json with Discord shapes', () => 
     const follow = await call(srv.url, 'POST', `/api/v10/webhooks/${app}/${i.token}?wait=true`, { body: { content: 'and more' } });
     expect([follow.status, follow.headers.get('content-type')]).toEqual([200, 'application/json']);
     assertShape(follow.body, MESSAGE);
+  });
+
+  it('threads: started, changed, joined, listed and deleted', async () => {
+    const [owner, bot, c, g] = [w.owner.auth, w.bot.auth, w.channel, w.guild];
+    const m = (await call(srv.url, 'POST', `/api/v10/channels/${c}/messages`, { auth: owner, body: { content: 'start here' } })).body;
+    const fromMessage = await hit('POST', '/channels/:channelId/messages/:messageId/threads', `/channels/${c}/messages/${m.id}/threads`, {
+      auth: owner,
+      body: { name: 'from a message' },
+      status: 201,
+      shape: THREAD,
+    });
+    const t = await hit('POST', '/channels/:channelId/threads', `/channels/${c}/threads`, {
+      auth: owner,
+      body: { name: 'on its own', type: 11 },
+      status: 201,
+      shape: THREAD,
+    });
+    await hit('PUT', '/channels/:channelId/thread-members/:userId', `/channels/${t.id}/thread-members/@me`, { auth: bot, status: 204 });
+    await hit('GET', '/channels/:channelId/thread-members', `/channels/${t.id}/thread-members`, {
+      auth: bot,
+      status: 200,
+      shape: list(THREAD_MEMBER, 2),
+    });
+    await hit('GET', '/channels/:channelId/thread-members/:userId', `/channels/${t.id}/thread-members/${w.bot.id}`, {
+      auth: bot,
+      status: 200,
+      shape: THREAD_MEMBER,
+    });
+    await hit('DELETE', '/channels/:channelId/thread-members/:userId', `/channels/${t.id}/thread-members/@me`, { auth: bot, status: 204 });
+    await hit('GET', '/guilds/:guildId/threads/active', `/guilds/${g}/threads/active`, { auth: owner, status: 200, shape: THREAD_LIST });
+    expect((await call(srv.url, 'PATCH', `/api/v10/channels/${fromMessage.id}`, { auth: owner, body: { archived: true } })).status).toBe(
+      200,
+    );
+    const archived = await hit('GET', '/channels/:channelId/threads/archived/public', `/channels/${c}/threads/archived/public`, {
+      auth: owner,
+      status: 200,
+      shape: { ...THREAD_LIST, has_more: 'boolean' },
+    });
+    expect(archived.threads.map((x: { id: string }) => x.id)).toEqual([fromMessage.id]);
+    await hit('GET', '/channels/:channelId/threads/archived/private', `/channels/${c}/threads/archived/private`, {
+      auth: owner,
+      status: 200,
+      shape: { ...THREAD_LIST, has_more: 'boolean' },
+    });
+    await hit('GET', '/channels/:channelId/users/@me/threads/archived/private', `/channels/${c}/users/@me/threads/archived/private`, {
+      auth: owner,
+      status: 200,
+      shape: { ...THREAD_LIST, has_more: 'boolean' },
+    });
+    const changed = await call(srv.url, 'PATCH', `/api/v10/channels/${t.id}`, { auth: owner, body: { name: 'renamed', locked: true } });
+    assertShape(changed.body, THREAD);
+    assertShape((await call(srv.url, 'GET', `/api/v10/channels/${t.id}`, { auth: owner })).body, THREAD);
+    assertShape((await call(srv.url, 'DELETE', `/api/v10/channels/${t.id}`, { auth: owner })).body, THREAD);
   });
 
   it('what removes: a channel, a member, the bot leaving', async () => {

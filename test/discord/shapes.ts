@@ -19,6 +19,9 @@ import type {
   APIMessagePin,
   APIOverwrite,
   APIRole,
+  APIThreadChannel,
+  APIThreadMember,
+  APIThreadMetadata,
   APIUser,
   APIWebhook,
   ChannelType,
@@ -233,4 +236,42 @@ export const GATEWAY_BOT: Spec<APIGatewayBotInfo> = {
     reset_after: 'number',
     max_concurrency: 'number',
   }),
+};
+
+export const THREAD_MEMBER: Spec<APIThreadMember> = {
+  id: 'snowflake',
+  user_id: 'snowflake',
+  join_timestamp: 'timestamp',
+  flags: 'number',
+};
+const THREAD_METADATA: Spec<APIThreadMetadata> = {
+  archived: 'boolean',
+  auto_archive_duration: 'number',
+  archive_timestamp: 'timestamp',
+  locked: 'boolean',
+  create_timestamp: ['timestamp', 'absent'],
+  invitable: ['boolean', 'absent'],
+};
+/** A thread (type 11 or 12). */
+export const THREAD: Spec<APIThreadChannel> = {
+  id: 'snowflake',
+  type: (v, at) => {
+    if (v !== 11 && v !== 12) throw new Error(`${at}: expected 11 or 12, got ${JSON.stringify(v)}`);
+  },
+  guild_id: 'snowflake',
+  parent_id: 'snowflake',
+  owner_id: 'snowflake',
+  name: 'string',
+  last_message_id: ['snowflake', 'null'],
+  message_count: 'number',
+  member_count: 'number',
+  thread_metadata: obj(THREAD_METADATA),
+  member: (v, at) => {
+    if (v !== undefined) assertShape(v, THREAD_MEMBER, at);
+  },
+};
+/** A list of threads (active, archived): the threads and the caller's memberships. */
+export const THREAD_LIST: Spec<{ threads: unknown; members: unknown }> = {
+  threads: arrayOf(obj(THREAD)),
+  members: arrayOf(obj(THREAD_MEMBER)),
 };

@@ -457,6 +457,66 @@ describe.each(storeDialects())('migrations on %s', (dialect) => {
     for (const r of managed) expect(compareIds(next, r.id)).toBeGreaterThan(0);
   });
 
+  it('0027 lets @everyone that may send start and post in threads, and a lock or a member leaving moves the access epoch', async () => {
+    const db = await emptyDatabase(dialect);
+    cleanup.push(() => db.dispose());
+    await migrateToLatest(db.admin, db.schema, '0025_threads');
+    const admin = db.admin as Kysely<any>;
+    const owner = '101';
+    await admin.insertInto('users').values({ id: owner, username: 'o', username_key: 'o', name: 'O', bot: 0, created_at: 'x' }).execute();
+    const [sends, reads, already] = ['201', '202', '203'];
+    const threadBits = (1n << 35n) | (1n << 36n) | (1n << 38n);
+    const start: Record<string, bigint> = { [sends]: 3072n, [reads]: 1024n, [already]: 3072n | threadBits };
+    for (const [id, bits] of Object.entries(start)) {
+      await admin.insertInto('servers').values({ id, name: 's', owner_id: owner, created_at: 'x' }).execute();
+      await admin.insertInto('roles').values({ id, server_id: id, name: '@everyone', position: 0, permissions: bits.toString() }).execute();
+    }
+    const store = await open(db);
+    const everyone = async (id: string) => BigInt((await store.roles.byId(store.db, id, id))!.permissions);
+    expect(await everyone(sends)).toBe(3072n | threadBits);
+    expect(await everyone(reads)).toBe(1024n);
+    expect(await everyone(already)).toBe(3072n | threadBits);
+    expect(Number((await store.servers.byId(store.db, sends))?.permVersion)).toBe(1);
+    expect(Number((await store.servers.byId(store.db, reads))?.permVersion)).toBe(0);
+
+    const thread = '301';
+    const parent = '302';
+    await store.write(async (tx) => {
+      await store.channels.insert(tx, { id: parent, serverId: sends, name: 'p', createdAt: 'x', position: 0 });
+      await store.threads.insert(tx, {
+        id: thread,
+        serverId: sends,
+        parentId: parent,
+        type: 'private_thread',
+        name: 't',
+        createdAt: 'x',
+        ownerId: owner,
+        archived: 0,
+        locked: 0,
+        invitable: 1,
+        autoArchiveDuration: 60,
+        archiveTimestamp: 'x',
+        createTimestamp: 'x',
+        archiveDueAt: 'y',
+        messageCount: 0,
+        memberCount: 0,
+        appliedTags: '[]',
+      });
+      await store.threadMembers.add(tx, { threadId: thread, userId: owner, joinTimestamp: 'x', flags: 0 });
+    });
+    let epoch = await store.accessEpoch();
+    await store.write((tx) => store.threads.countMessage(tx, thread, 'z'));
+    expect(await store.accessEpoch()).toBe(epoch);
+    await store.write((tx) => store.threads.update(tx, thread, { locked: 1 }));
+    expect(await store.accessEpoch()).toBeGreaterThan(epoch);
+    epoch = await store.accessEpoch();
+    await store.write((tx) => store.threads.update(tx, thread, { archived: 1 }));
+    expect(await store.accessEpoch()).toBeGreaterThan(epoch);
+    epoch = await store.accessEpoch();
+    await store.write((tx) => store.threadMembers.remove(tx, thread, owner));
+    expect(await store.accessEpoch()).toBeGreaterThan(epoch);
+  });
+
   it('0004 on an empty database leaves ids to the generator', async () => {
     const db = await emptyDatabase(dialect);
     cleanup.push(() => db.dispose());

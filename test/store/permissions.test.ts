@@ -10,6 +10,7 @@ import {
   computePermissions,
   legacyNamesOf,
   parsePermissions,
+  threadPermissions,
 } from '@parley/protocol';
 import { describe, expect, it } from 'vitest';
 import { type ModelSnapshot, ServerModel } from '../../src/domain/permissions.js';
@@ -65,7 +66,8 @@ const ROWS: Array<[name: string, over: Partial<PermissionInput>, expected: bigin
       memberRoles: ['10'],
       overwrites: [ow(SERVER, 'role', 0n, P.SEND_MESSAGES), ow('10', 'role', P.SEND_MESSAGES, 0n), ow(ME, 'member', 0n, P.SEND_MESSAGES)],
     },
-    (DEFAULT_EVERYONE_PERMISSIONS | P.KICK_MEMBERS | P.MANAGE_MESSAGES) & ~(P.SEND_MESSAGES | P.EMBED_LINKS | P.ATTACH_FILES),
+    // SEND_MESSAGES_IN_THREADS still holds: files and links stay, for the channel's threads.
+    (DEFAULT_EVERYONE_PERMISSIONS | P.KICK_MEMBERS | P.MANAGE_MESSAGES) & ~P.SEND_MESSAGES,
   ],
   [
     "the member's allow beats a role's deny",
@@ -86,9 +88,9 @@ const ROWS: Array<[name: string, over: Partial<PermissionInput>, expected: bigin
     DEFAULT_EVERYONE_PERMISSIONS,
   ],
   [
-    'without SEND_MESSAGES, nothing only sending uses',
-    { overwrites: [ow(SERVER, 'role', P.MENTION_EVERYONE, P.SEND_MESSAGES)] },
-    DEFAULT_EVERYONE_PERMISSIONS & ~(P.SEND_MESSAGES | P.EMBED_LINKS | P.ATTACH_FILES),
+    'without SEND_MESSAGES nor SEND_MESSAGES_IN_THREADS, nothing only sending uses',
+    { overwrites: [ow(SERVER, 'role', P.MENTION_EVERYONE, P.SEND_MESSAGES | P.SEND_MESSAGES_IN_THREADS)] },
+    DEFAULT_EVERYONE_PERMISSIONS & ~(P.SEND_MESSAGES | P.SEND_MESSAGES_IN_THREADS | P.EMBED_LINKS | P.ATTACH_FILES),
   ],
   [
     'an overwrite cannot grant a server-wide permission',
@@ -137,7 +139,67 @@ describe('section 3 names and bitfields', () => {
     expect(P.MANAGE_ROLES).toBe(1n << 28n);
     expect(P.CHANGE_NICKNAME).toBe(1n << 26n);
     expect(P.MANAGE_NICKNAMES).toBe(1n << 27n);
-    expect(DEFAULT_EVERYONE_PERMISSIONS.toString()).toBe('2214710337');
+    expect(P.MANAGE_THREADS).toBe(1n << 34n);
+    expect(P.CREATE_PUBLIC_THREADS).toBe(1n << 35n);
+    expect(P.CREATE_PRIVATE_THREADS).toBe(1n << 36n);
+    expect(P.SEND_MESSAGES_IN_THREADS).toBe(1n << 38n);
+    // Discord's default @everyone, threads included (docs/permissions.md#the-bits).
+    expect(DEFAULT_EVERYONE_PERMISSIONS.toString()).toBe('380171832385');
+  });
+});
+
+/** A thread's permissions from its parent's (docs/threads.md#permissions), table-driven. */
+describe('threadPermissions', () => {
+  const SEE = P.VIEW_CHANNEL | P.READ_MESSAGE_HISTORY;
+  const open = { private: false, locked: false, member: false };
+  const rows: Array<[name: string, parent: bigint, thread: typeof open, expected: bigint]> = [
+    ['nothing without VIEW_CHANNEL in the parent', P.SEND_MESSAGES_IN_THREADS | P.MANAGE_THREADS, open, 0n],
+    ['posting is SEND_MESSAGES_IN_THREADS, not SEND_MESSAGES', SEE | P.SEND_MESSAGES, open, SEE],
+    [
+      'a parent closed to posts still takes them in its threads, files and links too',
+      SEE | P.SEND_MESSAGES_IN_THREADS | P.ATTACH_FILES | P.EMBED_LINKS,
+      open,
+      SEE | P.SEND_MESSAGES_IN_THREADS | P.SEND_MESSAGES | P.ATTACH_FILES | P.EMBED_LINKS,
+    ],
+    [
+      'no thread inside a thread',
+      SEE | P.SEND_MESSAGES_IN_THREADS | P.CREATE_PUBLIC_THREADS | P.CREATE_PRIVATE_THREADS,
+      open,
+      SEE | P.SEND_MESSAGES_IN_THREADS | P.SEND_MESSAGES,
+    ],
+    ['a private thread is nothing to someone outside it', SEE | P.SEND_MESSAGES_IN_THREADS, { ...open, private: true }, 0n],
+    [
+      'a private thread to its member',
+      SEE | P.SEND_MESSAGES_IN_THREADS,
+      { ...open, private: true, member: true },
+      SEE | P.SEND_MESSAGES_IN_THREADS | P.SEND_MESSAGES,
+    ],
+    ['a private thread to MANAGE_THREADS, joined or not', SEE | P.MANAGE_THREADS, { ...open, private: true }, SEE | P.MANAGE_THREADS],
+    [
+      'a locked thread takes no posts from a member without MANAGE_THREADS, nor files',
+      SEE | P.SEND_MESSAGES_IN_THREADS | P.ATTACH_FILES,
+      { ...open, locked: true, member: true },
+      SEE,
+    ],
+    [
+      'a locked thread takes posts from MANAGE_THREADS',
+      SEE | P.SEND_MESSAGES_IN_THREADS | P.MANAGE_THREADS,
+      { ...open, locked: true },
+      SEE | P.SEND_MESSAGES_IN_THREADS | P.MANAGE_THREADS | P.SEND_MESSAGES,
+    ],
+  ];
+  for (const [name, parent, thread, expected] of rows) {
+    it(name, () => {
+      expect(threadPermissions(parent, thread).toString(2)).toBe(expected.toString(2));
+    });
+  }
+
+  it('a parent that denies SEND_MESSAGES but allows SEND_MESSAGES_IN_THREADS keeps files for its threads (computePermissions)', () => {
+    const parent = computePermissions(input({ overwrites: [ow(SERVER, 'role', 0n, P.SEND_MESSAGES)] }));
+    expect(parent & P.SEND_MESSAGES).toBe(0n);
+    expect(threadPermissions(parent, { private: false, locked: false, member: false }) & (P.SEND_MESSAGES | P.ATTACH_FILES)).toBe(
+      P.SEND_MESSAGES | P.ATTACH_FILES,
+    );
   });
 });
 

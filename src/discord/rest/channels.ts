@@ -10,13 +10,14 @@ import { conversations } from '../../domain/conversations.js';
 import { messages } from '../../domain/messages.js';
 import { roles } from '../../domain/roles.js';
 import { channels } from '../../domain/channels.js';
+import { threads } from '../../domain/threads.js';
 import { badRequest } from '../../errors.js';
 import { authenticate } from '../../http/plugins/auth.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
 import { editFromDiscord, overwriteFromDiscord, overwritesFromDiscord } from '../bodies.js';
 import { DiscordBulkDeleteBody, DiscordOverwriteBody, DiscordUpdateChannelBody, withBody } from '../schemas.js';
-import { discordAnyChannel, discordMessage, discordUser } from '../objects.js';
+import { discordAnyChannel, discordMessage, discordThread, discordUser } from '../objects.js';
 import { hidden, queryInt, queryString, readMessageBody } from './common.js';
 
 type ChannelReq = FastifyRequest<{ Params: { channelId: string } }>;
@@ -39,6 +40,17 @@ function channelPatch(body: Static<typeof DiscordUpdateChannelBody>) {
   };
 }
 
+/** `PATCH /channels/{thread}`: a thread's name and `thread_metadata` fields (docs/threads.md). */
+function threadPatch(body: Static<typeof DiscordUpdateChannelBody>) {
+  return {
+    ...(body.name !== undefined ? { name: body.name } : {}),
+    ...(body.archived != null ? { archived: body.archived } : {}),
+    ...(body.locked != null ? { locked: body.locked } : {}),
+    ...(body.auto_archive_duration != null ? { autoArchiveDuration: body.auto_archive_duration } : {}),
+    ...(body.invitable != null ? { invitable: body.invitable } : {}),
+  };
+}
+
 export function discordChannelRoutes(api: FastifyInstance, deps: RouteDeps): void {
   const { ctx, limiter } = deps;
   const view = () => ({ publicUrl: ctx.publicUrl });
@@ -46,12 +58,17 @@ export function discordChannelRoutes(api: FastifyInstance, deps: RouteDeps): voi
 
   api.get('/channels/:channelId', hidden, async (req: ChannelReq) => {
     const caller = await who(req);
+    if (await threads.isThread(ctx, req.params.channelId)) return discordThread(await threads.get(ctx, caller, req.params.channelId));
     return discordAnyChannel(await channels.get(ctx, caller, req.params.channelId), caller.id);
   });
 
   api.patch('/channels/:channelId', withBody(DiscordUpdateChannelBody), async (req: ChannelReq, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
+    if (await threads.isThread(ctx, req.params.channelId))
+      return discordThread(
+        await threads.update(ctx, caller, req.params.channelId, threadPatch(req.body as Static<typeof DiscordUpdateChannelBody>)),
+      );
     const patch = channelPatch(req.body as Static<typeof DiscordUpdateChannelBody>);
     return discordAnyChannel(await channels.updateChannel(ctx, caller, req.params.channelId, patch), caller.id);
   });
@@ -60,6 +77,7 @@ export function discordChannelRoutes(api: FastifyInstance, deps: RouteDeps): voi
   api.delete('/channels/:channelId', hidden, async (req: ChannelReq, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
+    if (await threads.isThread(ctx, req.params.channelId)) return discordThread(await threads.remove(ctx, caller, req.params.channelId));
     const channel = await channels.get(ctx, caller, req.params.channelId);
     await channels.deleteChannel(ctx, caller, req.params.channelId);
     return discordAnyChannel(channel, caller.id);

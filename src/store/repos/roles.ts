@@ -1,4 +1,5 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
+import { THREAD_TYPES } from './servers.js';
 import type { AuditLogTable, BanTable, ChannelOverwriteTable, Database, RoleTable } from '../schema.js';
 
 type Db = Kysely<Database>;
@@ -174,6 +175,8 @@ export const permissionInputs = async (db: Db | Tx, serverId: string) => {
       .selectFrom('channels')
       .select(['id', 'serverId', 'name', 'createdAt', 'topic', 'position', 'type', 'parentId'])
       .where('serverId', '=', serverId)
+      // Threads are not among the channels a model holds (docs/threads.md).
+      .where('type', 'not in', THREAD_TYPES)
       .$narrowType<{ serverId: string }>()
       .execute(),
   ]);

@@ -89,6 +89,9 @@ export const serversRepo = (joinIds: JoinIds) => ({
 /** A channel of a server (a DM's server id is null: `repos/dms.ts` reads those). */
 export type ServerChannel = ChannelTable & { serverId: string };
 
+/** Threads are channels too (docs/threads.md), but a server's channel list is of the others: `repos/threads.ts` reads them. */
+export const THREAD_TYPES = ['public_thread', 'private_thread'] as const;
+
 export const channels = {
   insert: (db: Tx, row: ServerChannel) => db.insertInto('channels').values(row).execute(),
   /** A server's channel; a DM's id finds nothing here. */
@@ -100,8 +103,16 @@ export const channels = {
       .where('serverId', 'is not', null)
       .$narrowType<{ serverId: string }>()
       .executeTakeFirst(),
+  /** A server's channels, threads not included. */
   ofServer: (db: Db, serverId: string) =>
-    db.selectFrom('channels').selectAll().where('serverId', '=', serverId).orderBy('id').$narrowType<{ serverId: string }>().execute(),
+    db
+      .selectFrom('channels')
+      .selectAll()
+      .where('serverId', '=', serverId)
+      .where('type', 'not in', THREAD_TYPES)
+      .orderBy('id')
+      .$narrowType<{ serverId: string }>()
+      .execute(),
   ofServers: (db: Db, serverIds: string[]) =>
     serverIds.length === 0
       ? Promise.resolve([] as ServerChannel[])
@@ -109,10 +120,11 @@ export const channels = {
           .selectFrom('channels')
           .selectAll()
           .where('serverId', 'in', serverIds)
+          .where('type', 'not in', THREAD_TYPES)
           .orderBy('id')
           .$narrowType<{ serverId: string }>()
           .execute(),
-  /** The channels of these servers, as `{id, serverId}` only. */
+  /** The channels of these servers (threads not included), as `{id, serverId}` only. */
   idsOfServers: (db: Db, serverIds: string[]) =>
     serverIds.length === 0
       ? Promise.resolve([] as Array<{ id: string; serverId: string }>)
@@ -120,6 +132,7 @@ export const channels = {
           .selectFrom('channels')
           .select(['id', 'serverId'])
           .where('serverId', 'in', serverIds)
+          .where('type', 'not in', THREAD_TYPES)
           .$narrowType<{ serverId: string }>()
           .execute(),
   /** The position after the server's last channel (0 for its first). */
@@ -130,6 +143,7 @@ export const channels = {
           .selectFrom('channels')
           .select((eb) => eb.fn.max('position').as('top'))
           .where('serverId', '=', serverId)
+          .where('type', 'not in', THREAD_TYPES)
           .executeTakeFirst()
       )?.top ?? -1,
     ) + 1,
@@ -169,6 +183,13 @@ export interface ChannelAccess {
   joinedAt: string | null;
   /** The member's nickname in the server, if any: also on Discord's message `member`. */
   nick: string | null;
+  /** A thread's parent channel (docs/threads.md); null for any other channel (a category is not read here). */
+  threadParent: string | null;
+  /** A thread's state: 1 for a private thread, a locked or archived one, one the caller joined (0 for other channels). */
+  threadPrivate: number;
+  threadLocked: number;
+  threadArchived: number;
+  threadMember: number;
 }
 
 /** A member's row with their role ids, ascending (`member_roles`). */
@@ -226,14 +247,24 @@ export const membersRepo = (joinIds: JoinIds) => {
       const { rows } = await sql<ChannelAccess>`
         select c.id as channel_id, c.server_id, c.name, c.created_at, c.topic, c.position, c.type,
           s.owner_id, s.perm_version, m.joined_at, m.nick,
-          ${roleIdsOf(joinIds, 'm.server_id', 'm.user_id')} as roles
+          ${roleIdsOf(joinIds, 'm.server_id', 'm.user_id')} as roles,
+          case when t.channel_id is null then null else c.parent_id end as thread_parent,
+          case when c.type = 'private_thread' then 1 else 0 end as thread_private,
+          coalesce(t.locked, 0) as thread_locked, coalesce(t.archived, 0) as thread_archived,
+          case when t.channel_id is not null and exists (select 1 from thread_members tm
+            where tm.thread_id = c.id and tm.user_id = ${userId}) then 1 else 0 end as thread_member
         from channels c join servers s on s.id = c.server_id
         left join members m on m.server_id = c.server_id and m.user_id = ${userId}
+        left join threads t on t.channel_id = c.id
         where c.id = ${channelId}`.execute(db);
       const row = rows[0];
       if (row) {
         // PostgreSQL's driver answers bigint columns as strings, SQLite's plugin numbers.
         row.permVersion = Number(row.permVersion);
+        row.threadPrivate = Number(row.threadPrivate);
+        row.threadLocked = Number(row.threadLocked);
+        row.threadArchived = Number(row.threadArchived);
+        row.threadMember = Number(row.threadMember);
         // The roles arrive joined in one text (`roleIdsOf`); a non-member has no join date.
         row.roles = row.joinedAt === null ? null : roleIds(row.roles as unknown as string | null);
       }

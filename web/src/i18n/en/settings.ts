@@ -83,6 +83,22 @@ export const settings = {
       label: 'Administrator',
       help: 'Every permission, in every channel, whatever a channel says. Give it with care.',
     },
+    MANAGE_THREADS: {
+      label: 'Manage threads',
+      help: 'Archive, lock, rename and delete threads, and see private threads without joining them.',
+    },
+    CREATE_PUBLIC_THREADS: {
+      label: 'Create public threads',
+      help: 'Start threads everyone in the channel can see, and forum posts.',
+    },
+    CREATE_PRIVATE_THREADS: {
+      label: 'Create private threads',
+      help: 'Start threads only the people added to them can see.',
+    },
+    SEND_MESSAGES_IN_THREADS: {
+      label: 'Send messages in threads',
+      help: 'Post in threads, even where the channel itself takes no messages.',
+    },
   },
   auditLog: {
     noLongerAMember: 'No longer a member of this server',

@@ -1,0 +1,418 @@
+import { P } from '@parley/protocol';
+import { AppError, badRequest, forbidden, notFound } from '../errors.js';
+import type { Tx } from '../store/index.js';
+import type { ThreadKind, ThreadPatch, ThreadRow } from '../store/repos/threads.js';
+import type { ThreadMemberTable } from '../store/schema.js';
+import { type ChannelGrant, requireChannelPermission, requireIdShape, requireMember, requireServerChannelPermission } from './access.js';
+import { type DomainContext, nowIso } from './context.js';
+import { cleanName } from './names.js';
+import type { Caller } from './types.js';
+import { releaseUploads } from './uploads.js';
+
+/** When a thread last active at `from` (ms) archives itself after `minutes` without activity. */
+export const archiveDue = (from: number, minutes: number): string => new Date(from + minutes * 60_000).toISOString();
+
+/**
+ * What a post in a thread does to it, in the post's transaction (docs/threads.md#activity):
+ * the thread counts the message and its auto-archive time starts again; an archived thread
+ * unarchives (the permission check let the poster post, so it is not locked to them); the
+ * poster joins it, as on Discord. Whether it unarchived and whether the poster joined.
+ */
+export async function recordThreadPost(
+  ctx: DomainContext,
+  tx: Tx,
+  grant: Pick<ChannelGrant, 'id' | 'thread'>,
+  poster: Pick<Caller, 'id'>,
+): Promise<{ unarchived: boolean; joined: boolean }> {
+  const thread = await ctx.store.threads.byId(tx, grant.id);
+  if (!thread) return { unarchived: false, joined: false };
+  const now = ctx.clock();
+  const at = new Date(now).toISOString();
+  const unarchived = thread.archived === 1;
+  if (unarchived) await ctx.store.threads.update(tx, grant.id, { archived: 0, archiveTimestamp: at });
+  await ctx.store.threads.countMessage(tx, grant.id, archiveDue(now, thread.autoArchiveDuration));
+  const joined = await ctx.store.threadMembers.add(tx, { threadId: grant.id, userId: poster.id, joinTimestamp: at, flags: 0 });
+  return { unarchived, joined };
+}
+
+/** The durations a thread may archive itself after, in minutes (Discord's). */
+export const AUTO_ARCHIVE_DURATIONS = [60, 1440, 4320, 10080] as const;
+
+/** A thread as the API shows it (docs/threads.md#the-model). */
+export interface ThreadView {
+  id: string;
+  serverId: string;
+  parentId: string;
+  type: ThreadKind;
+  name: string;
+  ownerId: string;
+  createdAt: string;
+  messageCount: number;
+  memberCount: number;
+  lastMessageId: string | null;
+  appliedTags: string[];
+  metadata: {
+    archived: boolean;
+    locked: boolean;
+    autoArchiveDuration: number;
+    archiveTimestamp: string;
+    createTimestamp: string;
+    /** Private threads only: whether members other than moderators may add people. */
+    invitable?: boolean;
+  };
+  /** The caller's own membership, when they joined it. */
+  member?: ThreadMemberView;
+}
+
+export interface ThreadMemberView {
+  threadId: string;
+  userId: string;
+  joinTimestamp: string;
+  flags: number;
+}
+
+const memberView = (m: ThreadMemberTable): ThreadMemberView => ({
+  threadId: m.threadId,
+  userId: m.userId,
+  joinTimestamp: m.joinTimestamp,
+  flags: Number(m.flags),
+});
+
+function threadView(row: ThreadRow, lastMessageId: string | null, member?: ThreadMemberTable): ThreadView {
+  return {
+    id: row.id,
+    serverId: row.serverId,
+    parentId: row.parentId,
+    type: row.type,
+    name: row.name,
+    ownerId: row.ownerId,
+    createdAt: row.createdAt,
+    messageCount: Number(row.messageCount),
+    memberCount: Number(row.memberCount),
+    lastMessageId,
+    appliedTags: JSON.parse(row.appliedTags) as string[],
+    metadata: {
+      archived: row.archived === 1,
+      locked: row.locked === 1,
+      autoArchiveDuration: Number(row.autoArchiveDuration),
+      archiveTimestamp: row.archiveTimestamp,
+      createTimestamp: row.createTimestamp,
+      ...(row.type === 'private_thread' ? { invitable: row.invitable === 1 } : {}),
+    },
+    ...(member ? { member: memberView(member) } : {}),
+  };
+}
+
+/** Views of rows, with the newest message of each and the caller's memberships, in two reads. */
+async function views(ctx: DomainContext, caller: Caller, rows: ThreadRow[]): Promise<ThreadView[]> {
+  const ids = rows.map((r) => r.id);
+  const [lastIds, mine] = await Promise.all([
+    ctx.store.messages.lastIds(ctx.store.db, ids),
+    ctx.store.threadMembers.ofUser(ctx.store.db, caller.id, ids),
+  ]);
+  const byThread = new Map(mine.map((m) => [m.threadId, m]));
+  return rows.map((r) => threadView(r, lastIds.get(r.id) ?? null, byThread.get(r.id)));
+}
+
+function checkDuration(minutes: number | undefined): number {
+  if (minutes === undefined) return 1440;
+  if (!(AUTO_ARCHIVE_DURATIONS as readonly number[]).includes(minutes))
+    throw badRequest('autoArchiveDuration must be 60, 1440, 4320 or 10080');
+  return minutes;
+}
+
+/** The parent a thread may start in: a server's text channel (threads do not nest), with the caller's permissions there. */
+async function requireParent(ctx: DomainContext, caller: Caller, parentId: string, needed: bigint) {
+  const grant = await requireServerChannelPermission(ctx, caller, parentId, P.VIEW_CHANNEL);
+  const row = await ctx.store.channels.byId(ctx.store.db, parentId);
+  if (grant.thread || !row || (row.type !== undefined && row.type !== 'text'))
+    throw badRequest('threads start in a server’s text channel', 'invalid_body');
+  if ((grant.permissions & needed) !== needed) await requireServerChannelPermission(ctx, caller, parentId, needed);
+  return grant;
+}
+
+/** A thread the caller may see (404 for an id that is no thread), with their grant there. */
+async function requireThread(ctx: DomainContext, caller: Caller, threadId: string, needed: bigint = P.VIEW_CHANNEL) {
+  requireIdShape(threadId, 'channel');
+  const grant = await requireChannelPermission(ctx, caller, threadId, needed);
+  const row = grant.thread ? await ctx.store.threads.byId(ctx.store.db, threadId) : undefined;
+  if (!row || !grant.thread) throw notFound('channel');
+  return { grant: grant as ChannelGrant & { serverId: string }, row };
+}
+
+const manages = (grant: ChannelGrant) => (grant.permissions & P.MANAGE_THREADS) !== 0n;
+
+/** Threads: started, changed, deleted, joined and listed (docs/threads.md). */
+export const threads = {
+  /**
+   * Starts a thread in `parentId`: from one of its messages (`messageId`: the thread takes the
+   * message's id, and is public), or on its own (public or private). The caller joins it.
+   */
+  async create(
+    ctx: DomainContext,
+    caller: Caller,
+    parentId: string,
+    /** `other`: a kind of channel that is no thread, refused once the caller is known to see the parent. */
+    body: { name: string; type?: ThreadKind | 'other'; autoArchiveDuration?: number; invitable?: boolean; messageId?: string },
+  ): Promise<ThreadView> {
+    const asked = body.messageId !== undefined ? 'public_thread' : (body.type ?? 'private_thread');
+    const creates = asked === 'public_thread' ? P.CREATE_PUBLIC_THREADS : asked === 'private_thread' ? P.CREATE_PRIVATE_THREADS : 0n;
+    const parent = await requireParent(
+      ctx,
+      caller,
+      parentId,
+      P.VIEW_CHANNEL | creates | (body.messageId !== undefined ? P.READ_MESSAGE_HISTORY : 0n),
+    );
+    if (asked === 'other') throw badRequest('type must be 11 (public thread) or 12 (private thread)');
+    const type: ThreadKind = asked;
+    const name = cleanName(body.name, 'name');
+    const duration = checkDuration(body.autoArchiveDuration);
+    let id: string;
+    if (body.messageId !== undefined) {
+      requireIdShape(body.messageId, 'message');
+      if (!(await ctx.store.messages.byId(ctx.store.db, parentId, body.messageId))) throw notFound('message');
+      id = body.messageId;
+    } else id = ctx.store.ids.next();
+    const now = ctx.clock();
+    const at = new Date(now).toISOString();
+    const row: ThreadRow = {
+      id,
+      serverId: parent.serverId,
+      parentId,
+      type,
+      name,
+      createdAt: at,
+      ownerId: caller.id,
+      archived: 0,
+      locked: 0,
+      invitable: body.invitable === false ? 0 : 1,
+      autoArchiveDuration: duration,
+      archiveTimestamp: at,
+      createTimestamp: at,
+      archiveDueAt: archiveDue(now, duration),
+      messageCount: 0,
+      memberCount: 0,
+      appliedTags: '[]',
+    };
+    try {
+      await ctx.store.write(async (tx) => {
+        if (body.messageId !== undefined && (await ctx.store.threads.byId(tx, id)))
+          throw badRequest('a thread was already started from this message', 'thread_already_created');
+        await ctx.store.threads.insert(tx, row);
+        await ctx.store.threadMembers.add(tx, { threadId: id, userId: caller.id, joinTimestamp: at, flags: 0 });
+      });
+    } catch (err) {
+      // Two starts from one message at once: the channel's primary key settles it.
+      if (err instanceof AppError && err.code === 'already_exists')
+        throw badRequest('a thread was already started from this message', 'thread_already_created');
+      throw err;
+    }
+    ctx.threadFacts.keep(id, { parentId, private: type === 'private_thread' });
+    return threadView({ ...row, memberCount: 1 }, null, { threadId: id, userId: caller.id, joinTimestamp: at, flags: 0 });
+  },
+
+  /** One thread the caller may see. */
+  async get(ctx: DomainContext, caller: Caller, threadId: string): Promise<ThreadView> {
+    const { row } = await requireThread(ctx, caller, threadId);
+    return (await views(ctx, caller, [row]))[0]!;
+  },
+
+  /** Whether `channelId` is a thread (for routes shared with channels). */
+  async isThread(ctx: DomainContext, channelId: string): Promise<boolean> {
+    return (await ctx.threadFacts.of(ctx.store, channelId)) !== null;
+  },
+
+  /**
+   * Changes a thread, as Discord allows: its owner or MANAGE_THREADS renames it, archives
+   * it, sets its duration and (private) `invitable`; only MANAGE_THREADS locks, unlocks, or
+   * unarchives a locked thread. An archived thread takes nothing but being unarchived
+   * (400 `thread_archived`).
+   */
+  async update(
+    ctx: DomainContext,
+    caller: Caller,
+    threadId: string,
+    body: { name?: string; archived?: boolean; locked?: boolean; autoArchiveDuration?: number; invitable?: boolean },
+  ): Promise<ThreadView> {
+    const { grant, row } = await requireThread(ctx, caller, threadId);
+    const mod = manages(grant);
+    const own = row.ownerId === caller.id;
+    if (!mod && !own) throw forbidden('missing_permission', 'missing permission MANAGE_THREADS');
+    if (body.locked !== undefined && body.locked !== (row.locked === 1) && !mod)
+      throw forbidden('missing_permission', 'missing permission MANAGE_THREADS');
+    if (row.locked === 1 && !mod) throw forbidden('thread_locked', 'this thread is locked: only MANAGE_THREADS may change it');
+    const unarchiving = row.archived === 1 && body.archived === false;
+    const others = body.name !== undefined || body.autoArchiveDuration !== undefined || body.invitable !== undefined;
+    if (row.archived === 1 && !unarchiving && (others || body.locked !== undefined))
+      throw badRequest('the thread is archived', 'thread_archived');
+    const now = ctx.clock();
+    const at = new Date(now).toISOString();
+    const patch: ThreadPatch = {};
+    if (body.autoArchiveDuration !== undefined) patch.autoArchiveDuration = checkDuration(body.autoArchiveDuration);
+    if (body.invitable !== undefined && row.type === 'private_thread') patch.invitable = body.invitable ? 1 : 0;
+    if (body.locked !== undefined) patch.locked = body.locked ? 1 : 0;
+    if (body.archived !== undefined && body.archived !== (row.archived === 1)) {
+      patch.archived = body.archived ? 1 : 0;
+      patch.archiveTimestamp = at;
+    }
+    // Unarchiving, or a new duration, starts the auto-archive time again.
+    if (unarchiving || patch.autoArchiveDuration !== undefined)
+      patch.archiveDueAt = archiveDue(now, patch.autoArchiveDuration ?? Number(row.autoArchiveDuration));
+    const name = body.name === undefined ? undefined : cleanName(body.name, 'name');
+    await ctx.store.write(async (tx) => {
+      if (Object.keys(patch).length > 0) await ctx.store.threads.update(tx, threadId, patch);
+      if (name !== undefined) await ctx.store.threads.rename(tx, threadId, name);
+    });
+    return threads.get(ctx, caller, threadId);
+  },
+
+  /** Deletes a thread with its messages: MANAGE_THREADS. */
+  async remove(ctx: DomainContext, caller: Caller, threadId: string): Promise<ThreadView> {
+    const { grant, row } = await requireThread(ctx, caller, threadId);
+    if (!manages(grant)) throw forbidden('missing_permission', 'missing permission MANAGE_THREADS');
+    const view = (await views(ctx, caller, [row]))[0]!;
+    const uploadIds = await ctx.store.write(async (tx) => {
+      const ids = await ctx.store.uploads.ofChannel(tx, threadId);
+      await ctx.store.channels.delete(tx, threadId);
+      return ids;
+    });
+    await releaseUploads(ctx, uploadIds);
+    return view;
+  },
+
+  /**
+   * Adds `userId` (`@me`: the caller) to the thread. Joining oneself needs to see it; adding
+   * someone else needs to post in it, and for a private thread that is not `invitable`,
+   * MANAGE_THREADS; they must be a member of the server who sees the parent. Not in an
+   * archived thread (400 `thread_archived`).
+   */
+  async addMember(ctx: DomainContext, caller: Caller, threadId: string, userId: string): Promise<void> {
+    const self = userId === '@me' || userId === caller.id;
+    const { grant, row } = await requireThread(ctx, caller, threadId, self ? P.VIEW_CHANNEL : P.VIEW_CHANNEL | P.SEND_MESSAGES);
+    if (row.archived === 1) throw badRequest('the thread is archived', 'thread_archived');
+    const target = self ? caller.id : userId;
+    if (!self) {
+      requireIdShape(userId, 'member');
+      if (row.type === 'private_thread' && row.invitable === 0 && !manages(grant))
+        throw forbidden('missing_permission', 'missing permission MANAGE_THREADS');
+      const user = await ctx.store.users.byId(ctx.store.db, userId);
+      const member = user ? await ctx.store.members.get(ctx.store.db, grant.serverId, userId) : undefined;
+      if (!user || !member) throw notFound('member');
+      const bits = grant.model.permissions(userId, user.bot === 1, member.roles, row.parentId);
+      if ((bits & P.VIEW_CHANNEL) === 0n) throw forbidden('missing_permission', 'they cannot see the thread’s channel');
+    }
+    const at = nowIso(ctx);
+    await ctx.store.write((tx) => ctx.store.threadMembers.add(tx, { threadId, userId: target, joinTimestamp: at, flags: 0 }));
+  },
+
+  /**
+   * Removes `userId` (`@me`: the caller leaves) from the thread. Someone else: MANAGE_THREADS,
+   * or the owner of a private thread. Not in an archived thread.
+   */
+  async removeMember(ctx: DomainContext, caller: Caller, threadId: string, userId: string): Promise<void> {
+    const self = userId === '@me' || userId === caller.id;
+    const { grant, row } = await requireThread(ctx, caller, threadId);
+    if (row.archived === 1) throw badRequest('the thread is archived', 'thread_archived');
+    if (!self) {
+      requireIdShape(userId, 'member');
+      if (!manages(grant) && !(row.type === 'private_thread' && row.ownerId === caller.id))
+        throw forbidden('missing_permission', 'missing permission MANAGE_THREADS');
+    }
+    const target = self ? caller.id : userId;
+    const removed = await ctx.store.write((tx) => ctx.store.threadMembers.remove(tx, threadId, target));
+    if (!removed && !self) throw notFound('member');
+  },
+
+  /** One member of the thread (404 `unknown_member` for someone who did not join). */
+  async member(ctx: DomainContext, caller: Caller, threadId: string, userId: string): Promise<ThreadMemberView> {
+    await requireThread(ctx, caller, threadId);
+    const id = userId === '@me' ? caller.id : userId;
+    requireIdShape(id, 'member');
+    const m = await ctx.store.threadMembers.get(ctx.store.db, threadId, id);
+    if (!m) throw notFound('member');
+    return memberView(m);
+  },
+
+  /** A page of the thread's members, by user id after `after` (at most 100). */
+  async members(ctx: DomainContext, caller: Caller, threadId: string, page: { after?: string; limit?: number }) {
+    await requireThread(ctx, caller, threadId);
+    const limit = page.limit ?? 100;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw badRequest('limit must be 1 to 100', 'invalid_query');
+    if (page.after !== undefined) requireIdShape(page.after, 'member');
+    return (await ctx.store.threadMembers.list(ctx.store.db, threadId, { ...page, limit })).map(memberView);
+  },
+
+  /** The server's unarchived threads the caller may see, with their memberships (docs/threads.md#routes-discords-under-api). */
+  async active(ctx: DomainContext, caller: Caller, serverId: string): Promise<ThreadView[]> {
+    const m = await requireMember(ctx, caller, serverId);
+    const rows = await ctx.store.threads.activeOfServer(ctx.store.db, serverId);
+    const mine = new Set(
+      (
+        await ctx.store.threadMembers.ofUser(
+          ctx.store.db,
+          caller.id,
+          rows.map((r) => r.id),
+        )
+      ).map((t) => t.threadId),
+    );
+    const visible = rows.filter(
+      (r) =>
+        (m.model.threadPermissions(caller.id, caller.bot, m.roles, r.parentId, {
+          private: r.type === 'private_thread',
+          locked: r.locked === 1,
+          member: mine.has(r.id),
+        }) &
+          P.VIEW_CHANNEL) !==
+        0n,
+    );
+    return views(ctx, caller, visible);
+  },
+
+  /**
+   * A page of a channel's archived threads, newest archive first, before `before` (an
+   * archive timestamp): public ones need reading the channel; private ones also
+   * MANAGE_THREADS, or (`joinedOnly`) only those the caller joined.
+   */
+  async archived(
+    ctx: DomainContext,
+    caller: Caller,
+    parentId: string,
+    page: { type: ThreadKind; before?: string; limit?: number; joinedOnly?: boolean },
+  ): Promise<{ threads: ThreadView[]; hasMore: boolean }> {
+    const grant = await requireServerChannelPermission(ctx, caller, parentId, P.VIEW_CHANNEL | P.READ_MESSAGE_HISTORY);
+    if (grant.thread) throw badRequest('a thread has no threads', 'invalid_body');
+    if (page.type === 'private_thread' && !page.joinedOnly && !manages(grant))
+      throw forbidden('missing_permission', 'missing permission MANAGE_THREADS');
+    const limit = page.limit ?? 50;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw badRequest('limit must be 1 to 100', 'invalid_query');
+    if (page.before !== undefined && Number.isNaN(Date.parse(page.before))) throw badRequest('before must be a timestamp', 'invalid_query');
+    const before = page.before === undefined ? undefined : new Date(page.before).toISOString();
+    const rows = await ctx.store.threads.archivedOfParent(ctx.store.db, parentId, {
+      type: page.type,
+      limit: limit + 1,
+      ...(before !== undefined ? { before } : {}),
+      ...(page.joinedOnly ? { memberId: caller.id } : {}),
+    });
+    return { threads: await views(ctx, caller, rows.slice(0, limit)), hasMore: rows.length > limit };
+  },
+};
+
+/**
+ * Archives the threads whose auto-archive time has passed (docs/threads.md#auto-archive), a
+ * batch of 500 per transaction, each only if it is still due (a message may have come since it
+ * was read). The background job `app.ts` runs every minute; resolves with how many it archived.
+ */
+export async function archiveDueThreads(ctx: DomainContext): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const now = new Date(ctx.clock()).toISOString();
+    const due = await ctx.store.threads.due(ctx.store.db, now, 500);
+    if (due.length === 0) return total;
+    total += await ctx.store.write(async (tx) => {
+      let n = 0;
+      for (const id of due) if (await ctx.store.threads.archiveIfDue(tx, id, now)) n++;
+      return n;
+    });
+    if (due.length < 500) return total;
+  }
+}
