@@ -120,10 +120,10 @@ export async function requireChannelPermission(
     ctx.perms.cached(row.serverId, row.ownerId, row.permVersion) ??
     (await ctx.perms.model(ctx.store.db, row.serverId, row.ownerId, row.permVersion));
   const thread: ThreadState | undefined =
-    row.threadParent === null || row.threadParent === undefined
+    row.threadParentId === null || row.threadParentId === undefined
       ? undefined
       : {
-          parentId: row.threadParent,
+          parentId: row.threadParentId,
           private: row.threadPrivate === 1,
           locked: row.threadLocked === 1,
           archived: row.threadArchived === 1,

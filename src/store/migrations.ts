@@ -247,7 +247,7 @@ const migrations: Record<string, Migration> = {
   // channel a thread belongs to. Null for a top-level channel and for DMs.
   '0023_channel_parents': {
     async up(db: Kysely<any>) {
-      await db.schema.alterTable('channels').addColumn('parent_id', 'text').execute();
+      await db.schema.alterTable('channels').addColumn('parent_id', 'bigint').execute();
       await db.schema.createIndex('channels_parent').on('channels').column('parent_id').execute();
     },
   },
@@ -256,7 +256,7 @@ const migrations: Record<string, Migration> = {
   // welcome lines), and a message's type (0: an ordinary message; 7: someone joined, Discord's USER_JOIN).
   '0024_system_messages': {
     async up(db: Kysely<any>) {
-      await db.schema.alterTable('servers').addColumn('system_channel_id', 'text').execute();
+      await db.schema.alterTable('servers').addColumn('system_channel_id', 'bigint').execute();
       await db.schema
         .alterTable('servers')
         .addColumn('system_channel_flags', 'integer', (c) => c.notNull().defaultTo(0))

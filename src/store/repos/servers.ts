@@ -184,7 +184,7 @@ export interface ChannelAccess {
   /** The member's nickname in the server, if any: also on Discord's message `member`. */
   nick: string | null;
   /** A thread's parent channel (docs/threads.md); null for any other channel (a category is not read here). */
-  threadParent: string | null;
+  threadParentId: string | null;
   /** A thread's state: 1 for a private thread, a locked or archived one, one the caller joined (0 for other channels). */
   threadPrivate: number;
   threadLocked: number;
@@ -248,7 +248,7 @@ export const membersRepo = (joinIds: JoinIds) => {
         select c.id as channel_id, c.server_id, c.name, c.created_at, c.topic, c.position, c.type,
           s.owner_id, s.perm_version, m.joined_at, m.nick,
           ${roleIdsOf(joinIds, 'm.server_id', 'm.user_id')} as roles,
-          case when t.channel_id is null then null else c.parent_id end as thread_parent,
+          case when t.channel_id is null then null else c.parent_id end as thread_parent_id,
           case when c.type = 'private_thread' then 1 else 0 end as thread_private,
           coalesce(t.locked, 0) as thread_locked, coalesce(t.archived, 0) as thread_archived,
           case when t.channel_id is not null and exists (select 1 from thread_members tm
