@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, SqliteAdapter, sql } from 'kysely';
 import { migrateToAccessEpoch } from './access-epoch-migration.js';
 import { migrateToConversations } from './conversations-migration.js';
 import { migrateToDirectMessages } from './direct-messages-migration.js';
@@ -341,7 +341,27 @@ function parseAttachments(json: string): Array<{ url: string; filename: string }
   }
 }
 
-const provider: MigrationProvider = { getMigrations: async () => migrations };
+/**
+ * Each migration starts with PostgreSQL's deferred triggers fired (`set constraints all
+ * immediate`): Kysely runs the pending migrations in one transaction, and the access-epoch
+ * triggers (0013) are deferred, so rows an earlier migration changed (0022's roles) would
+ * leave events pending on their tables, and PostgreSQL refuses to ALTER a table with pending
+ * trigger events (0024's `servers`). SQLite has no deferred triggers.
+ */
+const provider: MigrationProvider = {
+  getMigrations: async () =>
+    Object.fromEntries(
+      Object.entries(migrations).map(([name, m]) => [
+        name,
+        {
+          up: async (db: Kysely<any>) => {
+            if (!(db.getExecutor().adapter instanceof SqliteAdapter)) await sql`set constraints all immediate`.execute(db);
+            await m.up(db);
+          },
+        },
+      ]),
+    ),
+};
 
 /**
  * Orders migration names by code point (they all start with a distinct 4-digit number).
