@@ -310,6 +310,33 @@ describe('keyboard', { timeout: 60_000 }, () => {
     expect(o.errors).toEqual([]);
   });
 
+  it('Enter on a reaction search typed before the emoji data arrived picks its first match once it does', async () => {
+    const { owner, server, general } = await chatWorld(1);
+    const last = await postMessage(web.url, owner.auth, general.id, 'React before the data is in');
+    // The emoji data (a chunk of its own) is held back until the search and Enter are typed.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const o = await open(owner, `/s/${server.id}/c/${general.id}`, async (page) => {
+      await page.route(/parley-emoji-data/, async (route) => {
+        await held;
+        await route.continue();
+      });
+    });
+    const { page } = o;
+    const msg = message(page, last.id);
+    await msg.waitFor();
+    await msg.hover();
+    await msg.getByRole('button', { name: 'Add reaction' }).click();
+    await page.getByRole('dialog', { name: 'Add a reaction' }).getByRole('searchbox').waitFor();
+    await page.keyboard.type('thumbsup');
+    await page.keyboard.press('Enter');
+    release();
+    await msg.getByRole('button', { name: /👍 1 reaction/ }).waitFor();
+    expect(o.errors).toEqual([]);
+  });
+
   it('moves between channels with Alt+Up/Down, and between unread ones with Alt+Shift+Up/Down', async () => {
     const { owner, bob, server, general } = await chatWorld(1);
     const second = await createChannel(web.url, owner, server.id, 'second');

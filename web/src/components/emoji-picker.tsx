@@ -207,6 +207,16 @@ export function EmojiPicker({ onPick, onClose, purpose = 'react' }: PickerProps)
     onPick(emoji);
   };
 
+  // Enter on a search typed before the emoji data arrived picks its first match once it does
+  // (a fast typist, or a slow connection, would otherwise see Enter do nothing).
+  const enterWhenLoaded = useRef(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies(pick): the pick of this render, once the data is in
+  useEffect(() => {
+    if (!enterWhenLoaded.current || !data) return;
+    enterWhenLoaded.current = false;
+    if (query.trim() && flat[0]) pick(flat[0]);
+  }, [data, flat, query]);
+
   const focusCell = (i: number) => {
     const next = Math.max(0, Math.min(flat.length - 1, i));
     setActive(next);
@@ -276,6 +286,9 @@ export function EmojiPicker({ onPick, onClose, purpose = 'react' }: PickerProps)
             } else if (e.key === 'Enter' && query.trim() && flat[0]) {
               e.preventDefault();
               pick(flat[0]);
+            } else if (e.key === 'Enter' && query.trim() && !data) {
+              e.preventDefault();
+              enterWhenLoaded.current = true;
             }
           }}
         />
