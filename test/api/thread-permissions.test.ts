@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ThreadRow } from '../../src/store/repos/threads.js';
 import { call, createChannel, createServer, joinServer, registerUser, type TestUser } from '../factories.js';
+import { storeThread } from '../fixtures/threads.js';
 import { startServer, type TestServer } from '../harness.js';
 
 let srv: TestServer;
@@ -29,32 +30,7 @@ afterAll(() => srv?.close());
 
 /** A thread under `parent`, written to the store as the thread routes write one. */
 async function thread(parent: string, fields: Partial<ThreadRow> = {}): Promise<string> {
-  const store = srv.app.ctx.store;
-  const now = new Date().toISOString();
-  const id = store.ids.next();
-  await store.write((tx) =>
-    store.threads.insert(tx, {
-      id,
-      serverId,
-      parentId: parent,
-      type: 'public_thread',
-      name: 'a thread',
-      createdAt: now,
-      ownerId: owner.id,
-      archived: 0,
-      locked: 0,
-      invitable: 1,
-      autoArchiveDuration: 1440,
-      archiveTimestamp: now,
-      createTimestamp: now,
-      archiveDueAt: new Date(Date.now() + 86_400_000).toISOString(),
-      messageCount: 0,
-      memberCount: 0,
-      appliedTags: '[]',
-      ...fields,
-    }),
-  );
-  return id;
+  return storeThread(srv.app.ctx.store, { serverId, parentId: parent, ownerId: owner.id }, fields);
 }
 
 const post = (who: TestUser, channelId: string, content = 'hello') =>

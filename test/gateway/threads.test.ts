@@ -15,6 +15,7 @@ import {
   registerUser,
   type TestUser,
 } from '../factories.js';
+import { storeThread } from '../fixtures/threads.js';
 import { startServer, type TestServer } from '../harness.js';
 import { ClientPool, type TestGatewayClient } from './client.js';
 
@@ -41,33 +42,7 @@ afterEach(() => pool.closeAll());
 afterAll(() => srv?.close());
 
 async function thread(parentId: string, fields: Partial<ThreadRow> = {}, members: string[] = []): Promise<string> {
-  const store = srv.app.ctx.store;
-  const now = new Date().toISOString();
-  const id = store.ids.next();
-  await store.write(async (tx) => {
-    await store.threads.insert(tx, {
-      id,
-      serverId,
-      parentId,
-      type: 'public_thread',
-      name: 'a thread',
-      createdAt: now,
-      ownerId: owner.id,
-      archived: 0,
-      locked: 0,
-      invitable: 1,
-      autoArchiveDuration: 1440,
-      archiveTimestamp: now,
-      createTimestamp: now,
-      archiveDueAt: new Date(Date.now() + 86_400_000).toISOString(),
-      messageCount: 0,
-      memberCount: 0,
-      appliedTags: '[]',
-      ...fields,
-    });
-    for (const userId of members) await store.threadMembers.add(tx, { threadId: id, userId, joinTimestamp: now, flags: 0 });
-  });
-  return id;
+  return storeThread(srv.app.ctx.store, { serverId, parentId, ownerId: owner.id }, fields, members);
 }
 
 /** Posts in #general and waits until every client has it: the log is ordered, so all before it was delivered or filtered. */
