@@ -179,6 +179,50 @@ describe('SQLite writer, thread auto', () => {
     }
   });
 
+  it('closing while a connection moves to its thread waits for that move, so no thread opens the files after the close', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const { store, dispose } = await openStore('sqlite', {
+      sqliteWriter: { thread: 'auto', startAt: 200, quietBelow: 40, quietSeconds: 600 },
+    });
+    // What happens to the threads started meanwhile, in order; the writer's are known once it moved.
+    const log: string[] = [];
+    const threads = new Set<Worker>();
+    const exited = new Set<Worker>();
+    let writers: Set<Worker> | undefined;
+    const started = (worker: Worker) => {
+      threads.add(worker);
+      if (writers) log.push('index thread started');
+      worker.once('exit', () => {
+        exited.add(worker);
+        if (!writers?.has(worker)) log.push('index thread ended');
+      });
+    };
+    process.on('worker', started);
+    try {
+      const { seed, message } = channelFixture('closing');
+      await seed(store);
+      const dialect = store.adapter.kysely as SqliteWriterDialect;
+      const index = store.adapter.searchIndex as SqliteSearchIndex;
+      let i = 0;
+      await Promise.all(Array.from({ length: 250 }, () => store.writeMessage(message(`busy ${i++}`))));
+      vi.advanceTimersByTime(1000);
+      while (!dialect.onThread) await Promise.all(Array.from({ length: 10 }, () => store.writeMessage(message(`busy ${i++}`))));
+      writers = new Set(threads);
+      expect(index.onThread).toBe(false);
+      // The next second the search index's connection follows the writer; it closes while
+      // that move is under way.
+      vi.advanceTimersByTime(1000);
+      await index.close();
+      log.push('index closed');
+      await dispose();
+      await expect.poll(() => exited.size).toBe(threads.size);
+      expect(log.slice(log.indexOf('index closed') + 1)).toEqual([]);
+    } finally {
+      process.off('worker', started);
+      vi.useRealTimers();
+    }
+  });
+
   it('a thread that ends by itself leaves the writer on the event loop, which goes on writing', async () => {
     const { store, dispose } = await openStore('sqlite', {
       sqliteWriter: { thread: 'auto', startAt: 200, quietBelow: 40, quietSeconds: 600 },

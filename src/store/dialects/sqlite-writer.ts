@@ -291,6 +291,8 @@ class WriterDriver implements Driver {
   private quiet = 0;
   private monitor: NodeJS.Timeout | undefined;
   private moving = false;
+  /** The move under way (`tick`): `destroy` waits for it, so no thread outlives the close. */
+  private moved: Promise<void> | undefined;
   private destroyed = false;
 
   constructor(private readonly opts: WriterThreadOptions) {
@@ -325,15 +327,21 @@ class WriterDriver implements Driver {
     if (this.moving) return;
     const leader = this.policy.follows;
     if (leader) {
-      if (leader.onThread !== this.onThread) void this.move(leader.onThread);
+      if (leader.onThread !== this.onThread) this.startMove(leader.onThread);
       return;
     }
     if (!this.thread) {
-      if (n >= this.policy.startAt) void this.move(true);
+      if (n >= this.policy.startAt) this.startMove(true);
       return;
     }
     this.quiet = n < this.policy.quietBelow ? this.quiet + 1 : 0;
-    if (this.quiet >= this.policy.quietSeconds) void this.move(false);
+    if (this.quiet >= this.policy.quietSeconds) this.startMove(false);
+  }
+
+  private startMove(toThread: boolean): void {
+    this.moved = this.move(toThread).finally(() => {
+      this.moved = undefined;
+    });
   }
 
   /** Moves the writer to its thread or back, once nobody uses the connection. */
@@ -341,6 +349,7 @@ class WriterDriver implements Driver {
     this.moving = true;
     await this.acquireConnection();
     try {
+      if (this.destroyed) return;
       if (toThread && !this.thread) {
         const thread = await ThreadConnection.start(this.opts);
         if (this.destroyed) {
@@ -444,6 +453,8 @@ class WriterDriver implements Driver {
   async destroy(): Promise<void> {
     this.destroyed = true;
     clearInterval(this.monitor);
+    // A thread starting now opens the database file: it closes before the files may go.
+    await this.moved;
     const thread = this.thread;
     this.thread = undefined;
     await thread?.close();
