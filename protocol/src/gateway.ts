@@ -12,6 +12,8 @@ import {
   Role,
   Server,
   ServerRef,
+  Thread,
+  ThreadMember,
   UpdatedUser,
 } from './wire.js';
 
@@ -60,6 +62,37 @@ export const TypingStartEvent = Type.Object({
   userId: Id,
   name: Type.String(),
   bot: Type.Boolean(),
+});
+
+/** `THREAD_DELETE`: a thread went (deleted, or with its parent). */
+export const ThreadDeleteEvent = Type.Object({
+  id: Id,
+  serverId: Id,
+  parentId: Id,
+  type: Type.Union([Type.Literal('public_thread'), Type.Literal('private_thread')]),
+});
+
+/** `THREAD_MEMBER_UPDATE`: the session's own membership of a thread changed (joined, or its notification level). */
+export const ThreadMemberUpdateEvent = Type.Object({ ...ThreadMember.properties, serverId: Id });
+
+/** `THREAD_MEMBERS_UPDATE`: people joined or left a thread the session may see. */
+export const ThreadMembersUpdateEvent = Type.Object({
+  id: Id,
+  serverId: Id,
+  memberCount: Type.Integer({ minimum: 0 }),
+  addedMembers: Type.Optional(Type.Array(ThreadMember)),
+  removedMemberIds: Type.Optional(Type.Array(Id)),
+});
+
+/**
+ * `THREAD_LIST_SYNC`: the session gained access to channels (a role, an overwrite, being
+ * added to a private thread): their active threads, and the session's memberships of them.
+ */
+export const ThreadListSyncEvent = Type.Object({
+  serverId: Id,
+  channelIds: Type.Optional(Type.Array(Id, { description: 'the parents synced; absent: the whole server' })),
+  threads: Type.Array(Thread),
+  members: Type.Array(ThreadMember),
 });
 
 /** `MEMBER_ADD` / `MEMBER_REMOVE`. */
@@ -140,6 +173,12 @@ export const GatewayEvent = Type.Union([
   event(Type.Union([L('REACTION_ADD'), L('REACTION_REMOVE')]), ReactionEvent),
   event(L('TYPING_START'), TypingStartEvent),
   event(Type.Union([L('CHANNEL_CREATE'), L('CHANNEL_UPDATE'), L('CHANNEL_DELETE')]), Channel),
+  // Threads (docs/threads.md#events): to those who may see the thread; a private thread's to its members.
+  event(Type.Union([L('THREAD_CREATE'), L('THREAD_UPDATE')]), Thread),
+  event(L('THREAD_DELETE'), ThreadDeleteEvent),
+  event(L('THREAD_MEMBER_UPDATE'), ThreadMemberUpdateEvent),
+  event(L('THREAD_MEMBERS_UPDATE'), ThreadMembersUpdateEvent),
+  event(L('THREAD_LIST_SYNC'), ThreadListSyncEvent),
   event(L('MEMBER_ADD'), MemberEvent),
   event(L('MEMBER_REMOVE'), MemberEvent),
   event(L('MEMBER_UPDATE'), MemberUpdateEvent),
@@ -165,6 +204,7 @@ export const GatewayEvent = Type.Union([
 export const ReadyServer = Type.Object({
   ...Server.properties,
   channels: Type.Array(Channel, { description: 'the channels the identity may see' }),
+  threads: Type.Optional(Type.Array(Thread, { description: 'the active threads the identity may see, with its own memberships' })),
   roles: Type.Optional(Type.Array(Role)),
   /** The identity's own roles there. */
   memberRoles: Type.Optional(Type.Array(Id)),
@@ -237,6 +277,10 @@ export type ReadState = Static<typeof ReadState>;
 export type ChannelPinsEvent = Static<typeof ChannelPinsEvent>;
 export type ReactionEvent = Static<typeof ReactionEvent>;
 export type TypingStartEvent = Static<typeof TypingStartEvent>;
+export type ThreadDeleteEvent = Static<typeof ThreadDeleteEvent>;
+export type ThreadMemberUpdateEvent = Static<typeof ThreadMemberUpdateEvent>;
+export type ThreadMembersUpdateEvent = Static<typeof ThreadMembersUpdateEvent>;
+export type ThreadListSyncEvent = Static<typeof ThreadListSyncEvent>;
 export type MemberEvent = Static<typeof MemberEvent>;
 export type MemberUpdateEvent = Static<typeof MemberUpdateEvent>;
 export type RoleEvent = Static<typeof RoleEvent>;

@@ -214,6 +214,17 @@ export const Overwrite = Type.Object(
   },
 );
 
+/** A tag of a forum, which its posts may carry. */
+export const ForumTag = Type.Object(
+  {
+    id: Id,
+    name: Type.String({ minLength: 1, maxLength: 20 }),
+    moderated: Type.Boolean({ description: 'only MANAGE_THREADS may put it on a post or take it off' }),
+    emoji: Nullable(Type.String(), { description: 'a Unicode emoji shown before the name, or null' }),
+  },
+  { $id: 'ForumTag', title: 'ForumTag', description: "a forum channel's tag" },
+);
+
 export const Channel = Type.Object(
   {
     id: Id,
@@ -236,6 +247,53 @@ export const Channel = Type.Object(
     lastMessageId: Type.Optional(Nullable(Id, { description: 'the newest message (unread state compares it with the read state)' })),
   },
   { $id: 'Channel', title: 'Channel', description: 'a channel of a server' },
+);
+
+const NotifyLevel = Type.Union([Type.Literal('all'), Type.Literal('mentions'), Type.Literal('none')]);
+
+/** A person's membership of a thread (docs/threads.md#thread-members). */
+export const ThreadMember = Type.Object(
+  {
+    threadId: Id,
+    userId: Id,
+    joinTimestamp: Timestamp,
+    flags: Type.Integer({ minimum: 0, description: "Discord's thread member flags" }),
+    notify: Type.Optional(
+      Type.Union([Type.Literal('all'), Type.Literal('mentions'), Type.Literal('none')], {
+        description: "on the caller's own membership: which of the thread's messages notify them (`all`, `mentions`, `none`)",
+      }),
+    ),
+  },
+  { $id: 'ThreadMember', title: 'ThreadMember', description: 'someone who joined (follows) a thread' },
+);
+
+/** A thread: a channel with a parent (docs/threads.md). */
+export const Thread = Type.Object(
+  {
+    id: Id,
+    serverId: Id,
+    parentId: Id,
+    type: Type.Union([Type.Literal('public_thread'), Type.Literal('private_thread')], {
+      description: "`public_thread` (Discord's type 11; forum posts too) or `private_thread` (type 12)",
+    }),
+    name: Type.String(),
+    ownerId: Id,
+    createdAt: Timestamp,
+    messageCount: Type.Integer({ minimum: 0 }),
+    memberCount: Type.Integer({ minimum: 0 }),
+    lastMessageId: Nullable(Id),
+    appliedTags: Type.Array(Id, { description: "forum posts: the ids of the forum's tags it carries" }),
+    metadata: Type.Object({
+      archived: Type.Boolean(),
+      locked: Type.Boolean({ description: 'only MANAGE_THREADS may post or change it' }),
+      autoArchiveDuration: Type.Integer({ description: 'minutes without a message before it archives itself: 60, 1440, 4320 or 10080' }),
+      archiveTimestamp: Timestamp,
+      createTimestamp: Timestamp,
+      invitable: Type.Optional(Type.Boolean({ description: 'private threads: whether members who do not manage threads may add people' })),
+    }),
+    member: Type.Optional(ref(ThreadMember)),
+  },
+  { $id: 'Thread', title: 'Thread', description: "a thread or forum post; `member` is the caller's own membership, when they joined it" },
 );
 
 export const Role = Type.Object(
@@ -812,8 +870,6 @@ export const CreatedWebhook = Type.Object(
   { $id: 'CreatedWebhook', title: 'CreatedWebhook', description: 'a new webhook, with its token and URL (shown only once)' },
 );
 
-const NotifyLevel = Type.Union([Type.Literal('all'), Type.Literal('mentions'), Type.Literal('none')]);
-
 /** A channel's notification setting; absent fields follow the server's. */
 const ChannelNotify = Type.Object({ level: Type.Optional(NotifyLevel), muted: Type.Optional(Type.Boolean()) });
 
@@ -890,7 +946,10 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
   Server,
   Overwrite,
   Role,
+  ForumTag,
   Channel,
+  ThreadMember,
+  Thread,
   Invite,
   Member,
   Contact,
@@ -945,6 +1004,9 @@ export type CreatedBot = Static<typeof CreatedBot>;
 export type BotProfile = Static<typeof BotProfile>;
 export type Server = Static<typeof Server>;
 export type Channel = Static<typeof Channel>;
+export type ForumTag = Static<typeof ForumTag>;
+export type Thread = Static<typeof Thread>;
+export type ThreadMember = Static<typeof ThreadMember>;
 export type Invite = Static<typeof Invite>;
 export type Member = Static<typeof Member>;
 export type BotMember = Static<typeof BotMember>;

@@ -30,6 +30,11 @@ import type {
   ReadyServer,
   Server,
   TypingStartEvent,
+  Thread,
+  ThreadDeleteEvent,
+  ThreadMemberUpdateEvent,
+  ThreadMembersUpdateEvent,
+  ThreadListSyncEvent,
   User,
   UserUpdateEvent,
   DmChannel,
@@ -61,6 +66,16 @@ export interface ParleyBotEvents {
   channelCreate: [Channel];
   channelUpdate: [Channel];
   channelDelete: [ChannelDeleteEvent];
+  /** A thread the bot may see was started, changed (archived, locked, renamed) or deleted (docs/threads.md#events). */
+  threadCreate: [Thread];
+  threadUpdate: [Thread];
+  threadDelete: [ThreadDeleteEvent];
+  /** The bot's own membership of a thread changed. */
+  threadMemberUpdate: [ThreadMemberUpdateEvent];
+  /** People joined or left a thread the bot may see. */
+  threadMembersUpdate: [ThreadMembersUpdateEvent];
+  /** The bot gained access to channels: their active threads. */
+  threadListSync: [ThreadListSyncEvent];
   memberAdd: [MemberEvent];
   memberUpdate: [MemberUpdateEvent];
   memberRemove: [MemberEvent];
@@ -114,6 +129,12 @@ export const EVENT_HANDLER_NAMES = {
   CHANNEL_CREATE: 'channelCreate',
   CHANNEL_UPDATE: 'channelUpdate',
   CHANNEL_DELETE: 'channelDelete',
+  THREAD_CREATE: 'threadCreate',
+  THREAD_UPDATE: 'threadUpdate',
+  THREAD_DELETE: 'threadDelete',
+  THREAD_MEMBER_UPDATE: 'threadMemberUpdate',
+  THREAD_MEMBERS_UPDATE: 'threadMembersUpdate',
+  THREAD_LIST_SYNC: 'threadListSync',
   MEMBER_ADD: 'memberAdd',
   MEMBER_UPDATE: 'memberUpdate',
   MEMBER_REMOVE: 'memberRemove',
@@ -153,6 +174,12 @@ const _handlerPayloadsMatch: HandlerPayloadsMatch = {
   CHANNEL_CREATE: true,
   CHANNEL_UPDATE: true,
   CHANNEL_DELETE: true,
+  THREAD_CREATE: true,
+  THREAD_UPDATE: true,
+  THREAD_DELETE: true,
+  THREAD_MEMBER_UPDATE: true,
+  THREAD_MEMBERS_UPDATE: true,
+  THREAD_LIST_SYNC: true,
   MEMBER_ADD: true,
   MEMBER_UPDATE: true,
   MEMBER_REMOVE: true,

@@ -443,6 +443,14 @@ export function visibilityOf(event: GatewayEvent): Visibility {
     case 'CHANNEL_UPDATE':
     case 'CHANNEL_DELETE':
       return { channel: event.d.id, needs: NEEDS.view };
+    // A thread's own events: seeing the thread (a private one: its members; docs/threads.md#events).
+    case 'THREAD_CREATE':
+    case 'THREAD_UPDATE':
+    case 'THREAD_DELETE':
+    case 'THREAD_MEMBERS_UPDATE':
+      return { channel: event.d.id, needs: NEEDS.view };
+    case 'THREAD_MEMBER_UPDATE':
+      return { channel: event.d.threadId, needs: NEEDS.view };
     case 'BAN_ADD':
     case 'BAN_REMOVE':
       return { server: P.BAN_MEMBERS };
@@ -471,6 +479,8 @@ export function visibilityOf(event: GatewayEvent): Visibility {
     case 'INTERACTION_MODAL':
     // Which commands a channel offers: membership is enough (the list is filtered on GET).
     case 'COMMANDS_UPDATE':
+    // Built per session from what it may see, and addressed to it alone.
+    case 'THREAD_LIST_SYNC':
       return null;
   }
 }

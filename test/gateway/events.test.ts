@@ -38,6 +38,12 @@ const EVENT_TYPES: Record<GatewayEventType, true> = {
   REACTION_REMOVE: true,
   TYPING_START: true,
   CHANNEL_CREATE: true,
+  THREAD_CREATE: true,
+  THREAD_UPDATE: true,
+  THREAD_DELETE: true,
+  THREAD_MEMBER_UPDATE: true,
+  THREAD_MEMBERS_UPDATE: true,
+  THREAD_LIST_SYNC: true,
   CHANNEL_UPDATE: true,
   CHANNEL_DELETE: true,
   MEMBER_ADD: true,
@@ -70,6 +76,13 @@ const OWN_SUITES = new Set([
   'INTERACTION_FAILED',
   'INTERACTION_MODAL',
   'COMMANDS_UPDATE',
+  // Threads have theirs (threads.test.ts, with who must not receive a private thread's).
+  'THREAD_CREATE',
+  'THREAD_UPDATE',
+  'THREAD_DELETE',
+  'THREAD_MEMBER_UPDATE',
+  'THREAD_MEMBERS_UPDATE',
+  'THREAD_LIST_SYNC',
 ]);
 const ALL_EVENT_TYPES = Object.keys(EVENT_TYPES).filter((t) => !OWN_SUITES.has(t));
 
