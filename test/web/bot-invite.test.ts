@@ -19,6 +19,8 @@ const P = {
   EMBED_LINKS: bit(14),
   ATTACH_FILES: bit(15),
   READ_MESSAGE_HISTORY: bit(16),
+  CREATE_PUBLIC_THREADS: bit(35),
+  SEND_MESSAGES_IN_THREADS: bit(38),
   /** Discord's USE_EXTERNAL_EMOJIS: no Parley permission. */
   USE_EXTERNAL_EMOJIS: bit(18),
 };
