@@ -97,11 +97,26 @@ export async function announceMembers(
   }
 }
 
+/** A parent's active threads with their newest message: what a THREAD_LIST_SYNC lists before it is filtered per session. */
+export type ActiveThread = { row: ThreadRow; lastMessageId: string | null };
+
+/** The active threads of `parentIds` (two reads), shared by every session a change showed them to. */
+export async function activeThreadsOf(ctx: DomainContext, parentIds: readonly string[]): Promise<ActiveThread[]> {
+  const db = ctx.store.db;
+  const rows = (await Promise.all(parentIds.map((id) => ctx.store.threads.activeOfParent(db, id)))).flat();
+  if (rows.length === 0) return [];
+  const last = await ctx.store.messages.lastIds(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((row) => ({ row, lastMessageId: last.get(row.id) ?? null }));
+}
+
 /**
  * THREAD_LIST_SYNC's payload for a session that just gained access to `parentIds` in a server
- * (a role, an overwrite: docs/threads.md#events): the parents' active threads it may now see by
- * its permissions there (`model`, `roles`: the session's view), with its memberships of them.
- * One read of the threads, one of its memberships, one of their newest messages.
+ * (a role, an overwrite: docs/threads.md#events): of their active threads (`activeThreadsOf`),
+ * those it may see by its permissions there (`view`: the session's model and roles), with its
+ * memberships of them (one read, only when there is a thread to list).
  */
 export async function threadListSync(
   ctx: DomainContext,
@@ -109,21 +124,26 @@ export async function threadListSync(
   serverId: string,
   view: { model: ServerModel; roles: readonly string[] },
   parentIds: string[],
+  active: readonly ActiveThread[],
 ): Promise<Extract<GatewayEvent, { t: 'THREAD_LIST_SYNC' }>> {
-  const db = ctx.store.db;
-  const rows = (await Promise.all(parentIds.map((id) => ctx.store.threads.activeOfParent(db, id)))).flat();
-  const ids = rows.map((r) => r.id);
-  const [mine, last] = await Promise.all([ctx.store.threadMembers.ofUser(db, caller.id, ids), ctx.store.messages.lastIds(db, ids)]);
+  const mine =
+    active.length === 0
+      ? []
+      : await ctx.store.threadMembers.ofUser(
+          ctx.store.db,
+          caller.id,
+          active.map((t) => t.row.id),
+        );
   const joined = new Map(mine.map((m) => [m.threadId, m]));
   const threads: ThreadView[] = [];
-  for (const row of rows) {
+  for (const { row, lastMessageId } of active) {
     const member = joined.get(row.id);
     const bits = view.model.threadPermissions(caller.id, caller.bot, view.roles, row.parentId, {
       private: row.type === 'private_thread',
       locked: row.locked === 1,
       member: member !== undefined,
     });
-    if ((bits & P.VIEW_CHANNEL) !== 0n) threads.push(threadView(row, last.get(row.id) ?? null, member));
+    if ((bits & P.VIEW_CHANNEL) !== 0n) threads.push(threadView(row, lastMessageId, member));
   }
   return {
     t: 'THREAD_LIST_SYNC',

@@ -5,7 +5,7 @@ import { CLOSE_CODES as CLOSE, P } from '@parley/protocol';
 import { accounts } from '../domain/accounts.js';
 import type { DomainContext } from '../domain/context.js';
 import { readyState } from '../domain/ready.js';
-import { threadListSync } from '../domain/thread-events.js';
+import { type ActiveThread, activeThreadsOf, threadListSync } from '../domain/thread-events.js';
 import { snapshotIn } from '../domain/roles.js';
 import { servers as serverActions } from '../domain/servers.js';
 import type { Caller } from '../domain/types.js';
@@ -85,6 +85,8 @@ export class Gateway {
   private readonly sweep: NodeJS.Timeout;
   private readonly maxSessionsPerToken: number;
   private closing = false;
+  /** Active threads being read for THREAD_LIST_SYNC, by parents: one read for every session a change showed them to. */
+  private readonly threadReads = new Map<string, Promise<ActiveThread[]>>();
 
   constructor(
     private readonly ctx: DomainContext,
@@ -540,7 +542,15 @@ export class Gateway {
     try {
       const view = session.servers.get(serverId);
       if (!view) return;
-      const { d } = await threadListSync(this.ctx, session.caller, serverId, view, parentIds);
+      const key = parentIds.join(',');
+      let read = this.threadReads.get(key);
+      if (!read) {
+        read = activeThreadsOf(this.ctx, parentIds);
+        this.threadReads.set(key, read);
+        const forget = () => this.threadReads.delete(key);
+        read.then(forget, forget);
+      }
+      const { d } = await threadListSync(this.ctx, session.caller, serverId, view, parentIds, await read);
       // Judged again by the view it has now: a change meanwhile may have hidden some.
       const now = session.servers.get(serverId);
       if (session.closed || !now) return;
@@ -557,6 +567,8 @@ export class Gateway {
                   P.VIEW_CHANNEL) !==
                 0n,
             );
+      // Nothing to sync: the session had no threads of channels it could not see to clear.
+      if (threads.length === 0) return;
       const sync = { ...d, threads, members: threads.flatMap((t) => (t.member ? [t.member] : [])) };
       this.delivery.live(session, new LiveBatch([new Prepared({ t: 'THREAD_LIST_SYNC', d: sync })]), serverId);
     } catch (err) {
