@@ -198,6 +198,16 @@ describe('a thread’s own events (THREAD_*)', () => {
     expect(naming(b, id)).toEqual([]);
   });
 
+  it('someone leaving the server leaves its threads, and the thread’s viewers hear it', async () => {
+    const passing = await registerUser(srv.url);
+    await joinServer(srv.url, owner, passing, serverId);
+    const id = await thread(general, {}, [passing.id, inside.id]);
+    const a = await pool.identify(srv.gatewayUrl, inside.auth);
+    expect((await call(srv.url, 'DELETE', `/servers/${serverId}/members/${passing.id}`, { auth: owner.auth })).status).toBe(204);
+    const left = await a.waitForEvent('THREAD_MEMBERS_UPDATE', (d) => d.id === id);
+    expect(left.d).toMatchObject({ id, serverId, memberCount: 1, removedMemberIds: [passing.id] });
+  });
+
   it('the auto-archive job announces each thread it archives', async () => {
     const id = await thread(general, { archiveDueAt: new Date(Date.now() - 1000).toISOString() });
     const a = await pool.identify(srv.gatewayUrl, inside.auth);
