@@ -62,8 +62,8 @@ export async function announceThreadDeleted(ctx: DomainContext, t: ThreadKey, me
  * People joined (`added`) or left (`removed`) a thread: THREAD_MEMBERS_UPDATE to those who
  * may see it, the people who left a private thread included (they hear they left, then
  * nothing more of it); and to each who joined, their own THREAD_MEMBER_UPDATE. `created`:
- * someone was added by another, who also gets the thread itself (THREAD_CREATE with their
- * membership), as on Discord, since they may not have had it.
+ * someone was added, who first gets the thread itself (THREAD_CREATE with their membership),
+ * as on Discord, since they may not have had it.
  */
 export async function announceMembers(
   ctx: DomainContext,
@@ -75,6 +75,9 @@ export async function announceMembers(
   const audience = await audienceOf(ctx, view);
   const removed = change.removed ?? [];
   const added = change.added ?? [];
+  // The thread first, so that the one added has it when the change naming them arrives.
+  if (change.created)
+    for (const m of added) await publish(ctx, view, { t: 'THREAD_CREATE', d: { ...view, member: m } }, { ...audience, to: [m.userId] });
   await publish(
     ctx,
     view,
@@ -90,11 +93,8 @@ export async function announceMembers(
     },
     audience.private ? { ...audience, members: [...(audience.members ?? []), ...removed] } : audience,
   );
-  for (const m of added) {
-    const own = { ...audience, to: [m.userId] };
-    if (change.created) await publish(ctx, view, { t: 'THREAD_CREATE', d: { ...view, member: m } }, own);
-    await publish(ctx, view, { t: 'THREAD_MEMBER_UPDATE', d: { ...m, serverId: view.serverId } }, own);
-  }
+  for (const m of added)
+    await publish(ctx, view, { t: 'THREAD_MEMBER_UPDATE', d: { ...m, serverId: view.serverId } }, { ...audience, to: [m.userId] });
 }
 
 /** A parent's active threads with their newest message: what a THREAD_LIST_SYNC lists before it is filtered per session. */

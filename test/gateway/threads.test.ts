@@ -148,6 +148,8 @@ describe('a thread’s own events (THREAD_*)', () => {
     await b.waitForEvent('THREAD_MEMBERS_UPDATE', (d) => d.id === id && d.memberCount === 2);
     await b.waitForEvent('THREAD_MEMBER_UPDATE', (d) => d.threadId === id && d.userId === outside.id);
     await a.waitForEvent('THREAD_MEMBERS_UPDATE', (d) => d.id === id && d.addedMembers?.[0]?.userId === outside.id);
+    // The thread before anything naming it: a client has it when the change arrives.
+    expect(naming(b, id)[0]).toBe(given);
 
     // Removed: they hear it, then nothing more of the thread.
     expect((await api('DELETE', `/channels/${id}/thread-members/${outside.id}`, owner)).status).toBe(204);
