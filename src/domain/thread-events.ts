@@ -25,8 +25,26 @@ async function audienceOf(ctx: DomainContext, t: ThreadKey, o: { members?: strin
   return { parentId: t.parentId, private: true, members, moderators: true, ...to };
 }
 
-async function publish(ctx: DomainContext, t: ThreadKey, event: GatewayEvent & { t: `THREAD_${string}` }, thread: ThreadAudience) {
-  await notify(ctx, { kind: 'event', serverId: t.serverId, event: event as never, thread });
+/**
+ * Runs an announcement after its commit: a failure to read what it announces (or to publish)
+ * is reported, not thrown, since the write it follows is durable (as `notify`).
+ */
+async function afterCommit(ctx: DomainContext, what: string, announce: () => Promise<void>): Promise<void> {
+  try {
+    await announce();
+  } catch (err) {
+    ctx.report(err, `thread event failed: ${what}`);
+  }
+}
+
+/** A thread's own events (THREAD_LIST_SYNC aside: the gateway makes it per session). */
+type ThreadEvent = Extract<
+  GatewayEvent,
+  { t: 'THREAD_CREATE' | 'THREAD_UPDATE' | 'THREAD_DELETE' | 'THREAD_MEMBERS_UPDATE' | 'THREAD_MEMBER_UPDATE' }
+>;
+
+async function publish(ctx: DomainContext, t: ThreadKey, event: ThreadEvent, thread: ThreadAudience) {
+  await notify(ctx, { kind: 'event', serverId: t.serverId, event, thread });
 }
 
 /** The thread as its events show it: as stored now, with its newest message, without anyone's membership. */
@@ -38,10 +56,12 @@ async function currentView(ctx: DomainContext, id: string): Promise<ThreadView |
 }
 
 /** THREAD_CREATE (a thread started) or THREAD_UPDATE (renamed, archived or unarchived, locked, a new duration, `invitable`). */
-export async function announceThread(ctx: DomainContext, t: 'THREAD_CREATE' | 'THREAD_UPDATE', threadId: string): Promise<void> {
-  const view = await currentView(ctx, threadId);
-  if (!view) return;
-  await publish(ctx, view, { t, d: view }, await audienceOf(ctx, view));
+export function announceThread(ctx: DomainContext, t: 'THREAD_CREATE' | 'THREAD_UPDATE', threadId: string): Promise<void> {
+  return afterCommit(ctx, t, async () => {
+    const view = await currentView(ctx, threadId);
+    if (!view) return;
+    await publish(ctx, view, { t, d: view }, await audienceOf(ctx, view));
+  });
 }
 
 /**
@@ -49,12 +69,14 @@ export async function announceThread(ctx: DomainContext, t: 'THREAD_CREATE' | 'T
  * thread's, read before the delete took them). A parent's deletion sends no THREAD_DELETE
  * per thread, as on Discord: its CHANNEL_DELETE says its threads went with it.
  */
-export async function announceThreadDeleted(ctx: DomainContext, t: ThreadKey, members: string[]): Promise<void> {
-  await publish(
-    ctx,
-    t,
-    { t: 'THREAD_DELETE', d: { id: t.id, serverId: t.serverId, parentId: t.parentId, type: t.type } },
-    await audienceOf(ctx, t, { members }),
+export function announceThreadDeleted(ctx: DomainContext, t: ThreadKey, members: string[]): Promise<void> {
+  return afterCommit(ctx, 'THREAD_DELETE', async () =>
+    publish(
+      ctx,
+      t,
+      { t: 'THREAD_DELETE', d: { id: t.id, serverId: t.serverId, parentId: t.parentId, type: t.type } },
+      await audienceOf(ctx, t, { members }),
+    ),
   );
 }
 
@@ -65,7 +87,15 @@ export async function announceThreadDeleted(ctx: DomainContext, t: ThreadKey, me
  * someone was added, who first gets the thread itself (THREAD_CREATE with their membership),
  * as on Discord, since they may not have had it.
  */
-export async function announceMembers(
+export function announceMembers(
+  ctx: DomainContext,
+  threadId: string,
+  change: { added?: ThreadMemberView[]; removed?: string[]; created?: boolean },
+): Promise<void> {
+  return afterCommit(ctx, 'THREAD_MEMBERS_UPDATE', () => membersChanged(ctx, threadId, change));
+}
+
+async function membersChanged(
   ctx: DomainContext,
   threadId: string,
   change: { added?: ThreadMemberView[]; removed?: string[]; created?: boolean },
