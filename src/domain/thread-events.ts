@@ -127,6 +127,17 @@ async function membersChanged(
     await publish(ctx, view, { t: 'THREAD_MEMBER_UPDATE', d: { ...m, serverId: view.serverId } }, { ...audience, to: [m.userId] });
 }
 
+/** A server's active threads (at most `max`, oldest first), as their events show them: for a bot joining it (`JoinSnapshot.threads`). */
+export async function activeThreadsOfServer(ctx: DomainContext, serverId: string, max: number): Promise<ThreadView[]> {
+  const rows = (await ctx.store.threads.activeOfServer(ctx.store.db, serverId)).slice(0, max);
+  if (rows.length === 0) return [];
+  const last = await ctx.store.messages.lastIds(
+    ctx.store.db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((row) => threadView(row, last.get(row.id) ?? null));
+}
+
 /** A parent's active threads with their newest message: what a THREAD_LIST_SYNC lists before it is filtered per session. */
 export type ActiveThread = { row: ThreadRow; lastMessageId: string | null };
 
