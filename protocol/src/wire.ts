@@ -845,6 +845,11 @@ export const SearchResults = Type.Object(
       description: `how many messages match, of those the caller can read; counted up to ${groupThousands(SEARCH_LIMITS.totalMax)} (that figure means as many or more)`,
     }),
     messages: Type.Array(ref(Message), { description: 'this page of them, newest first' }),
+    threads: Type.Optional(
+      Type.Array(ref(Thread), {
+        description: "the threads this page's messages are in (a message's `channelId` is its thread's id), as the caller sees them",
+      }),
+    ),
   },
   { $id: 'SearchResults', title: 'SearchResults', description: 'a page of the messages a search found' },
 );

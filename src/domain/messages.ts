@@ -754,8 +754,17 @@ export const messages = {
       null,
       { ...prepared, ...(components ? { components } : {}), authorMembership },
       idem,
-      // A thread counts the post, unarchives, and takes the poster in (docs/threads.md#activity).
-      channel.thread ? (tx) => recordThreadPost(ctx, tx, channel, caller) : undefined,
+      // A thread counts the post, unarchives, and takes the poster and those it names in (docs/threads.md#activity).
+      channel.thread
+        ? (tx) =>
+            recordThreadPost(
+              ctx,
+              tx,
+              channel as typeof channel & { serverId: string },
+              caller,
+              prepared.mentions.users.map((u) => u.id),
+            )
+        : undefined,
     );
   },
 

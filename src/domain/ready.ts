@@ -90,15 +90,14 @@ export async function readyState(ctx: DomainContext, caller: Caller, opts: Ready
   const readable = visible.flatMap((list, i) =>
     list.filter((c) => mayReadHistory(models[i]!.permissions(caller.id, caller.bot, c.roles, c.id))),
   );
-  const lastIds = await ctx.store.messages.lastIds(
-    db,
-    readable.map((c) => c.id),
-  );
+  // Threads carry read states too (docs/threads.md#unread-state): those the identity may read now, by the one function.
+  const threads = await readableThreadsOf(ctx, caller, rows, models);
+  const lastIds = await ctx.store.messages.lastIds(db, [...readable.map((c) => c.id), ...threads.map((t) => t.id)]);
   for (const dm of privateChannels) if (dm.lastMessageId) lastIds.set(dm.id, dm.lastMessageId);
   const readStates = await readStatesOf(
     ctx,
     caller.id,
-    [...readable, ...privateChannels.map((c) => ({ id: c.id, roles: null, dm: true }))],
+    [...readable, ...threads, ...privateChannels.map((c) => ({ id: c.id, roles: null, dm: true }))],
     lastIds,
   );
   const members = opts.members ? await membersOf(ctx, caller, rows, opts.members) : undefined;
@@ -118,6 +117,35 @@ export async function readyState(ctx: DomainContext, caller: Caller, opts: Ready
     readStates,
     privateChannels,
   };
+}
+
+/**
+ * The threads whose read state the snapshot carries: those the identity acknowledged, and
+ * the unarchived ones it joined, where it may read them now (`threadPermissions`): a
+ * private thread it left, or one of a parent it no longer sees, is left out.
+ */
+async function readableThreadsOf(
+  ctx: DomainContext,
+  caller: Caller,
+  servers: ReadonlyArray<{ id: string; roles: readonly string[] }>,
+  models: readonly ServerModel[],
+): Promise<Array<{ id: string; roles: readonly string[] }>> {
+  const rows = await ctx.store.threads.readStateCandidates(
+    ctx.store.db,
+    caller.id,
+    servers.map((s) => s.id),
+  );
+  const byServer = new Map(servers.map((s, i) => [s.id, { roles: s.roles, model: models[i]! }]));
+  return rows.flatMap((t) => {
+    const m = byServer.get(t.serverId);
+    if (!m) return [];
+    const bits = m.model.threadPermissions(caller.id, caller.bot, m.roles, t.parentId, {
+      private: t.type === 'private_thread',
+      locked: t.locked === 1,
+      member: t.memberId !== null && t.memberId !== undefined,
+    });
+    return mayReadHistory(bits) ? [{ id: t.id, roles: m.roles }] : [];
+  });
 }
 
 /**

@@ -1,10 +1,11 @@
-import { P } from '@parley/protocol';
+import { P, type UserSettings } from '@parley/protocol';
 import { AppError, badRequest, forbidden, notFound } from '../errors.js';
 import type { Tx } from '../store/index.js';
 import type { ThreadKind, ThreadPatch, ThreadRow } from '../store/repos/threads.js';
 import type { ThreadMemberTable } from '../store/schema.js';
 import { type ChannelGrant, requireChannelPermission, requireIdShape, requireMember, requireServerChannelPermission } from './access.js';
 import { type DomainContext, nowIso } from './context.js';
+import type { ServerModel } from './permissions.js';
 import { cleanName } from './names.js';
 import type { Caller } from './types.js';
 import { releaseUploads } from './uploads.js';
@@ -12,26 +13,52 @@ import { releaseUploads } from './uploads.js';
 /** When a thread last active at `from` (ms) archives itself after `minutes` without activity. */
 export const archiveDue = (from: number, minutes: number): string => new Date(from + minutes * 60_000).toISOString();
 
+/** Where a post in a thread lands: the thread, its server's model, and the poster's permissions there (none for a webhook). */
+export interface ThreadPostTarget {
+  id: string;
+  serverId: string;
+  model: ServerModel;
+  permissions: bigint;
+}
+
 /**
  * What a post in a thread does to it, in the post's transaction (docs/threads.md#activity):
  * the thread counts the message and its auto-archive time starts again; an archived thread
  * unarchives (the permission check let the poster post, so it is not locked to them); the
- * poster joins it, as on Discord. Whether it unarchived and whether the poster joined.
+ * poster joins it, as on Discord; and so do the people the post names one by one
+ * (`mentioned`, at most 100, docs/threads.md#following) who see the thread's parent, in a
+ * private thread only when the poster may add people to it. Nothing is done per member
+ * beyond them. Whether it unarchived, and who joined.
  */
 export async function recordThreadPost(
   ctx: DomainContext,
   tx: Tx,
-  grant: Pick<ChannelGrant, 'id' | 'thread'>,
-  poster: Pick<Caller, 'id'>,
-): Promise<{ unarchived: boolean; joined: boolean }> {
-  const thread = await ctx.store.threads.byId(tx, grant.id);
-  if (!thread) return { unarchived: false, joined: false };
+  target: ThreadPostTarget,
+  /** Null for a webhook, which joins nothing. */
+  poster: Pick<Caller, 'id'> | null,
+  mentioned: readonly string[] = [],
+): Promise<{ unarchived: boolean; joined: string[] }> {
+  const thread = await ctx.store.threads.byId(tx, target.id);
+  if (!thread) return { unarchived: false, joined: [] };
   const now = ctx.clock();
   const at = new Date(now).toISOString();
   const unarchived = thread.archived === 1;
-  if (unarchived) await ctx.store.threads.update(tx, grant.id, { archived: 0, archiveTimestamp: at });
-  await ctx.store.threads.countMessage(tx, grant.id, archiveDue(now, thread.autoArchiveDuration));
-  const joined = await ctx.store.threadMembers.add(tx, { threadId: grant.id, userId: poster.id, joinTimestamp: at, flags: 0 });
+  if (unarchived) await ctx.store.threads.update(tx, target.id, { archived: 0, archiveTimestamp: at });
+  await ctx.store.threads.countMessage(tx, target.id, archiveDue(now, thread.autoArchiveDuration));
+  const joined: string[] = [];
+  const join = async (userId: string) => {
+    if (await ctx.store.threadMembers.add(tx, { threadId: target.id, userId, joinTimestamp: at, flags: 0 })) joined.push(userId);
+  };
+  if (poster) await join(poster.id);
+  const named = mentioned.filter((id) => id !== poster?.id);
+  // A private thread is seen by its members: naming someone adds them only where the poster may add people (as `addMember`).
+  const mayAdd =
+    thread.type === 'public_thread' || (poster !== null && (thread.invitable === 1 || (target.permissions & P.MANAGE_THREADS) !== 0n));
+  if (named.length > 0 && mayAdd) {
+    for (const m of await ctx.store.members.rolesOf(tx, target.serverId, named)) {
+      if ((target.model.permissions(m.userId, m.bot, m.roles, thread.parentId) & P.VIEW_CHANNEL) !== 0n) await join(m.userId);
+    }
+  }
   return { unarchived, joined };
 }
 
@@ -69,16 +96,39 @@ export interface ThreadMemberView {
   userId: string;
   joinTimestamp: string;
   flags: number;
+  /** On the caller's own membership only: which of the thread's messages notify them (docs/threads.md#notifications). */
+  notify?: NotifyLevel;
 }
 
-const memberView = (m: ThreadMemberTable): ThreadMemberView => ({
+/** A notification level (docs/api.md, "Accounts and the instance"). */
+export type NotifyLevel = 'all' | 'mentions' | 'none';
+
+/** What a followed thread notifies of until its follower says otherwise (docs/threads.md#notifications). */
+export const FOLLOWED_THREAD_DEFAULT: NotifyLevel = 'all';
+
+/** A thread's level in a settings document: its own entry (`muted` is `none`), else a followed thread's default. */
+export function threadNotify(settings: UserSettings | undefined, serverId: string, threadId: string): NotifyLevel {
+  const entry = settings?.servers[serverId]?.channels?.[threadId];
+  if (entry?.muted) return 'none';
+  return entry?.level ?? FOLLOWED_THREAD_DEFAULT;
+}
+
+/** `userId`'s settings document, as stored (undefined until they change something). */
+export async function storedSettings(ctx: DomainContext, userId: string): Promise<UserSettings | undefined> {
+  const raw = await ctx.store.userSettings.get(ctx.store.db, userId);
+  return raw ? (JSON.parse(raw) as UserSettings) : undefined;
+}
+
+/** A membership as shown; `notify` is given for the caller's own one alone (others' settings are theirs). */
+const memberView = (m: ThreadMemberTable, notify?: NotifyLevel): ThreadMemberView => ({
   threadId: m.threadId,
   userId: m.userId,
   joinTimestamp: m.joinTimestamp,
   flags: Number(m.flags),
+  ...(notify ? { notify } : {}),
 });
 
-function threadView(row: ThreadRow, lastMessageId: string | null, member?: ThreadMemberTable): ThreadView {
+function threadView(row: ThreadRow, lastMessageId: string | null, member?: ThreadMemberTable, settings?: UserSettings): ThreadView {
   return {
     id: row.id,
     serverId: row.serverId,
@@ -99,7 +149,7 @@ function threadView(row: ThreadRow, lastMessageId: string | null, member?: Threa
       createTimestamp: row.createTimestamp,
       ...(row.type === 'private_thread' ? { invitable: row.invitable === 1 } : {}),
     },
-    ...(member ? { member: memberView(member) } : {}),
+    ...(member ? { member: memberView(member, threadNotify(settings, row.serverId, row.id)) } : {}),
   };
 }
 
@@ -111,7 +161,9 @@ async function views(ctx: DomainContext, caller: Caller, rows: ThreadRow[]): Pro
     ctx.store.threadMembers.ofUser(ctx.store.db, caller.id, ids),
   ]);
   const byThread = new Map(mine.map((m) => [m.threadId, m]));
-  return rows.map((r) => threadView(r, lastIds.get(r.id) ?? null, byThread.get(r.id)));
+  // The caller's levels are read only when they joined one of them.
+  const settings = mine.length > 0 ? await storedSettings(ctx, caller.id) : undefined;
+  return rows.map((r) => threadView(r, lastIds.get(r.id) ?? null, byThread.get(r.id), settings));
 }
 
 function checkDuration(minutes: number | undefined): number {
@@ -208,13 +260,24 @@ export const threads = {
       throw err;
     }
     ctx.threadFacts.keep(id, { parentId, private: type === 'private_thread' });
-    return threadView({ ...row, memberCount: 1 }, null, { threadId: id, userId: caller.id, joinTimestamp: at, flags: 0 });
+    const settings = await storedSettings(ctx, caller.id);
+    return threadView({ ...row, memberCount: 1 }, null, { threadId: id, userId: caller.id, joinTimestamp: at, flags: 0 }, settings);
   },
 
   /** One thread the caller may see. */
   async get(ctx: DomainContext, caller: Caller, threadId: string): Promise<ThreadView> {
     const { row } = await requireThread(ctx, caller, threadId);
     return (await views(ctx, caller, [row]))[0]!;
+  },
+
+  /**
+   * The threads among `channelIds`, as `caller` sees them, without a permission check: for
+   * answers that already hold only what the caller may read (search results saying which
+   * thread each message is in).
+   */
+  async among(ctx: DomainContext, caller: Caller, channelIds: readonly string[]): Promise<ThreadView[]> {
+    const ids = [...new Set(channelIds)];
+    return ids.length === 0 ? [] : views(ctx, caller, await ctx.store.threads.byIds(ctx.store.db, ids));
   },
 
   /** Whether `channelId` is a thread (for routes shared with channels). */
@@ -325,21 +388,23 @@ export const threads = {
 
   /** One member of the thread (404 `unknown_member` for someone who did not join). */
   async member(ctx: DomainContext, caller: Caller, threadId: string, userId: string): Promise<ThreadMemberView> {
-    await requireThread(ctx, caller, threadId);
+    const { row } = await requireThread(ctx, caller, threadId);
     const id = userId === '@me' ? caller.id : userId;
     requireIdShape(id, 'member');
     const m = await ctx.store.threadMembers.get(ctx.store.db, threadId, id);
     if (!m) throw notFound('member');
-    return memberView(m);
+    return id === caller.id ? memberView(m, threadNotify(await storedSettings(ctx, caller.id), row.serverId, threadId)) : memberView(m);
   },
 
   /** A page of the thread's members, by user id after `after` (at most 100). */
   async members(ctx: DomainContext, caller: Caller, threadId: string, page: { after?: string; limit?: number }) {
-    await requireThread(ctx, caller, threadId);
+    const { row } = await requireThread(ctx, caller, threadId);
     const limit = page.limit ?? 100;
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw badRequest('limit must be 1 to 100', 'invalid_query');
     if (page.after !== undefined) requireIdShape(page.after, 'member');
-    return (await ctx.store.threadMembers.list(ctx.store.db, threadId, { ...page, limit })).map(memberView);
+    const list = await ctx.store.threadMembers.list(ctx.store.db, threadId, { ...page, limit });
+    const settings = list.some((m) => m.userId === caller.id) ? await storedSettings(ctx, caller.id) : undefined;
+    return list.map((m) => (m.userId === caller.id ? memberView(m, threadNotify(settings, row.serverId, threadId)) : memberView(m)));
   },
 
   /** The server's unarchived threads the caller may see, with their memberships (docs/threads.md#routes-discords-under-api). */
