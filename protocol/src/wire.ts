@@ -862,6 +862,9 @@ const webhookProperties = {
   avatar: Nullable(Type.String()),
   createdBy: Id,
   createdAt: Timestamp,
+  githubThreads: Type.Boolean({
+    description: 'the GitHub dialect keeps one thread per issue or pull request, started from its first event (docs/webhooks.md#threads)',
+  }),
 };
 
 export const Webhook = Type.Object(webhookProperties, { $id: 'Webhook', title: 'Webhook', description: 'a webhook, without its token' });

@@ -6,7 +6,7 @@ import type { ThreadMemberTable } from '../store/schema.js';
 import { type ChannelGrant, requireChannelPermission, requireIdShape, requireMember, requireServerChannelPermission } from './access.js';
 import { type DomainContext, nowIso } from './context.js';
 import type { ServerModel } from './permissions.js';
-import { cleanName } from './names.js';
+import { cleanName, stripUnsafeCharacters } from './names.js';
 import type { Caller } from './types.js';
 import { releaseUploads } from './uploads.js';
 
@@ -480,4 +480,58 @@ export async function archiveDueThreads(ctx: DomainContext): Promise<number> {
     });
     if (due.length < 500) return total;
   }
+}
+
+/** A thread's name made of text written elsewhere (a message, an issue title): one line, disguising characters removed, at most 100 characters. */
+export function threadNameOf(text: string | undefined, fallback = 'Thread'): string {
+  const line = stripUnsafeCharacters((text ?? '').replace(/\s+/g, ' '))
+    .replace(/\u0000/g, '')
+    .trim();
+  const cut = [...line];
+  const name = cut.length > 100 ? `${cut.slice(0, 99).join('')}…` : line;
+  return name === '' ? fallback : name;
+}
+
+/**
+ * Starts a public thread from `messageId`, a message of `parentId`, for a webhook its
+ * server's owner set up (docs/webhooks.md#threads): no permission is checked and no one
+ * joins (a webhook is no member). The thread takes the message's id; one already started
+ * from it is answered as it is (two starts at once: the channel's key settles it).
+ */
+export async function startThreadFromMessage(
+  ctx: DomainContext,
+  at: { serverId: string; parentId: string; messageId: string; ownerId: string; name: string },
+): Promise<ThreadRow> {
+  const now = ctx.clock();
+  const iso = new Date(now).toISOString();
+  const row: ThreadRow = {
+    id: at.messageId,
+    serverId: at.serverId,
+    parentId: at.parentId,
+    type: 'public_thread',
+    name: threadNameOf(at.name),
+    createdAt: iso,
+    ownerId: at.ownerId,
+    archived: 0,
+    locked: 0,
+    invitable: 1,
+    autoArchiveDuration: 1440,
+    archiveTimestamp: iso,
+    createTimestamp: iso,
+    archiveDueAt: archiveDue(now, 1440),
+    messageCount: 0,
+    memberCount: 0,
+    appliedTags: '[]',
+  };
+  try {
+    await ctx.store.write(async (tx) => {
+      if (!(await ctx.store.threads.byId(tx, row.id))) await ctx.store.threads.insert(tx, row);
+    });
+  } catch (err) {
+    if (!(err instanceof AppError && err.code === 'already_exists')) throw err;
+  }
+  const made = await ctx.store.threads.byId(ctx.store.db, row.id);
+  if (!made) throw notFound('channel');
+  ctx.threadFacts.keep(row.id, { parentId: at.parentId, private: false });
+  return made;
 }
