@@ -847,7 +847,8 @@ export const SearchResults = Type.Object(
     messages: Type.Array(ref(Message), { description: 'this page of them, newest first' }),
     threads: Type.Optional(
       Type.Array(ref(Thread), {
-        description: "the threads this page's messages are in (a message's `channelId` is its thread's id), as the caller sees them",
+        description:
+          "the threads this page's messages are in (a message's `channelId` is its thread's id), as the caller sees them; absent when none is",
       }),
     ),
   },
@@ -862,9 +863,12 @@ const webhookProperties = {
   avatar: Nullable(Type.String()),
   createdBy: Id,
   createdAt: Timestamp,
-  githubThreads: Type.Boolean({
-    description: 'the GitHub dialect keeps one thread per issue or pull request, started from its first event (docs/webhooks.md#threads)',
-  }),
+  githubThreads: Type.Optional(
+    Type.Boolean({
+      description:
+        'present (true) when the GitHub dialect keeps one thread per issue or pull request, started from its first event (docs/webhooks.md#threads); absent otherwise, so the seed’s webhook object is unchanged',
+    }),
+  ),
 };
 
 export const Webhook = Type.Object(webhookProperties, { $id: 'Webhook', title: 'Webhook', description: 'a webhook, without its token' });

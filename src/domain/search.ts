@@ -132,6 +132,6 @@ export const search = {
         found.rows.map((r) => r.channelId),
       ),
     ]);
-    return { total: found.total, messages, threads: inThreads };
+    return { total: found.total, messages, ...(inThreads.length > 0 ? { threads: inThreads } : {}) };
   },
 };

@@ -36,7 +36,8 @@ export const webhookView = (w: WebhookTable): Webhook => ({
   avatar: w.avatar,
   createdBy: w.createdBy,
   createdAt: w.createdAt,
-  githubThreads: w.githubThreads === 1,
+  // Shown only when set: the seed's webhook object (docs/webhooks.md) has no such field.
+  ...(w.githubThreads === 1 ? { githubThreads: true } : {}),
 });
 
 async function channelOfServer(ctx: DomainContext, serverId: string, channelId: string) {
