@@ -456,13 +456,9 @@ export function discordApplication(bot: {
   } as APIApplication;
 }
 
-/** Discord's thread member flags for a notification level: ALL_MESSAGES, ONLY_MENTIONS, NO_MESSAGES (docs/threads.md#notifications). */
-const NOTIFY_FLAGS = { all: 2, mentions: 4, none: 8 } as const;
-
-/** A thread member (Discord's `APIThreadMember`); the caller's own carries its notification level in `flags`. */
+/** A thread member (Discord's `APIThreadMember`); the caller's own carries the notification level they chose in `flags` (docs/threads.md#notifications). */
 export function discordThreadMember(m: ThreadMemberView): APIThreadMember {
-  const flags = m.notify ? m.flags | NOTIFY_FLAGS[m.notify] : m.flags;
-  return { id: m.threadId, user_id: m.userId, join_timestamp: m.joinTimestamp, flags: flags as never };
+  return { id: m.threadId, user_id: m.userId, join_timestamp: m.joinTimestamp, flags: m.flags as never };
 }
 
 /** A thread (Discord's type 11 or 12 channel, with `thread_metadata`), as the caller sees it. */

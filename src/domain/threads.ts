@@ -106,12 +106,19 @@ export type NotifyLevel = 'all' | 'mentions' | 'none';
 /** What a followed thread notifies of until its follower says otherwise (docs/threads.md#notifications). */
 export const FOLLOWED_THREAD_DEFAULT: NotifyLevel = 'all';
 
-/** A thread's level in a settings document: its own entry (`muted` is `none`), else a followed thread's default. */
-export function threadNotify(settings: UserSettings | undefined, serverId: string, threadId: string): NotifyLevel {
+/** A thread's level in a settings document, and whether the person chose it: its own entry (`muted` is `none`), else a followed thread's default. */
+export function threadNotify(
+  settings: UserSettings | undefined,
+  serverId: string,
+  threadId: string,
+): { level: NotifyLevel; chosen: boolean } {
   const entry = settings?.servers[serverId]?.channels?.[threadId];
-  if (entry?.muted) return 'none';
-  return entry?.level ?? FOLLOWED_THREAD_DEFAULT;
+  if (entry?.muted) return { level: 'none', chosen: true };
+  return entry?.level ? { level: entry.level, chosen: true } : { level: FOLLOWED_THREAD_DEFAULT, chosen: false };
 }
+
+/** Discord's thread member flags of a chosen level: ALL_MESSAGES, ONLY_MENTIONS, NO_MESSAGES (docs/threads.md#notifications). */
+const NOTIFY_FLAGS = { all: 2, mentions: 4, none: 8 } as const;
 
 /** `userId`'s settings document, as stored (undefined until they change something). */
 export async function storedSettings(ctx: DomainContext, userId: string): Promise<UserSettings | undefined> {
@@ -119,13 +126,16 @@ export async function storedSettings(ctx: DomainContext, userId: string): Promis
   return raw ? (JSON.parse(raw) as UserSettings) : undefined;
 }
 
-/** A membership as shown; `notify` is given for the caller's own one alone (others' settings are theirs). */
-const memberView = (m: ThreadMemberTable, notify?: NotifyLevel): ThreadMemberView => ({
+/**
+ * A membership as shown; `notify` is given for the caller's own one alone (others' settings
+ * are theirs), and a level they chose is in `flags` too, as Discord shows it (no bit: the default).
+ */
+const memberView = (m: ThreadMemberTable, notify?: { level: NotifyLevel; chosen: boolean }): ThreadMemberView => ({
   threadId: m.threadId,
   userId: m.userId,
   joinTimestamp: m.joinTimestamp,
-  flags: Number(m.flags),
-  ...(notify ? { notify } : {}),
+  flags: Number(m.flags) | (notify?.chosen ? NOTIFY_FLAGS[notify.level] : 0),
+  ...(notify ? { notify: notify.level } : {}),
 });
 
 function threadView(row: ThreadRow, lastMessageId: string | null, member?: ThreadMemberTable, settings?: UserSettings): ThreadView {

@@ -156,10 +156,17 @@ describe('notification levels of a thread', () => {
   it('set through the settings on the thread id; the caller’s own membership says it, natively and as Discord’s flags', async () => {
     const w = await setup();
     const id = await w.thread(w.general.id, {}, [w.alice.id, w.bob.id]);
-    // A followed thread's default.
+    // A followed thread's default: `all` natively, and no bit in Discord's flags (none chosen).
     const before = await call(srv.url, 'GET', `/api/v10/channels/${id}/thread-members/@me`, { auth: w.alice.auth });
     expect(before.status, before.text).toBe(200);
-    expect(before.body.flags).toBe(2);
+    expect(before.body.flags).toBe(0);
+    await send(w.bob, id, 'kiwifruit');
+    const own = async () =>
+      (await call(srv.url, 'GET', `/search/messages?q=kiwifruit`, { auth: w.alice.auth })).body.threads[0].member as {
+        notify: string;
+        flags: number;
+      };
+    expect(await own()).toMatchObject({ notify: 'all', flags: 0 });
     const r = await call(srv.url, 'PATCH', '/users/@me/settings', {
       auth: w.alice.auth,
       body: { servers: { [w.server.id]: { channels: { [id]: { level: 'mentions' } } } } },
@@ -168,6 +175,7 @@ describe('notification levels of a thread', () => {
     expect(r.body.servers[w.server.id].channels[id]).toEqual({ level: 'mentions' });
     const mine = await call(srv.url, 'GET', `/api/v10/channels/${id}/thread-members/@me`, { auth: w.alice.auth });
     expect(mine.body.flags).toBe(4);
+    expect(await own()).toMatchObject({ notify: 'mentions', flags: 4 });
     // Someone else's membership shows nothing of her settings.
     const hers = await call(srv.url, 'GET', `/api/v10/channels/${id}/thread-members/${w.alice.id}`, { auth: w.bob.auth });
     expect(hers.body.flags).toBe(0);
@@ -180,6 +188,14 @@ describe('notification levels of a thread', () => {
     expect(muted.status).toBe(200);
     const after = await call(srv.url, 'GET', `/api/v10/channels/${id}`, { auth: w.alice.auth });
     expect(after.body.member.flags).toBe(8);
+    expect(await own()).toMatchObject({ notify: 'none', flags: 8 });
+    // null removes the entry: back to the default.
+    const reset = await call(srv.url, 'PATCH', '/users/@me/settings', {
+      auth: w.alice.auth,
+      body: { servers: { [w.server.id]: { channels: { [id]: null } } } },
+    });
+    expect(reset.status).toBe(200);
+    expect(await own()).toMatchObject({ notify: 'all', flags: 0 });
   });
 
   it('a private thread the person may not see is refused as an unknown channel', async () => {
