@@ -3,7 +3,7 @@
 // GitHub dialect's thread per issue or pull request (fixtures in src/webhooks/fixtures).
 import fs from 'node:fs';
 import path from 'node:path';
-import { DiscordAPIError, WebhookClient } from 'discord.js';
+import { AttachmentBuilder, DiscordAPIError, WebhookClient } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ThreadRow } from '../../src/store/repos/threads.js';
 import { call, createChannel, createServer, createWebhook, joinServer, registerUser, type TestUser } from '../factories.js';
@@ -69,6 +69,19 @@ describe("Discord's thread_id", () => {
     expect((await messagesOf(locked)).length).toBe(0);
   });
 
+  it('an Idempotency-Key retry must name the same thread', async () => {
+    const a = await thread(channelId);
+    const b = await thread(channelId);
+    const headers = { 'idempotency-key': `thread-${a}` };
+    const first = await call(srv.url, 'POST', `${hookPath}?thread_id=${a}`, { body: { content: 'once' }, headers });
+    expect(first.status, first.text).toBe(200);
+    const replay = await call(srv.url, 'POST', `${hookPath}?thread_id=${a}`, { body: { content: 'once' }, headers });
+    expect(replay.body.id).toBe(first.body.id);
+    const elsewhere = await call(srv.url, 'POST', `${hookPath}?thread_id=${b}`, { body: { content: 'once' }, headers });
+    expect(elsewhere.status).toBe(409);
+    expect((await messagesOf(b)).length).toBe(0);
+  });
+
   it("under /api, with discord.js's WebhookClient: threadId posts there; Discord's codes otherwise", async () => {
     const client = new WebhookClient({ id: hook.id, token: hook.token }, { rest: { api: `${srv.url}/api` } });
     try {
@@ -76,6 +89,13 @@ describe("Discord's thread_id", () => {
       const sent = await client.send({ content: 'in the thread', threadId: id });
       expect(sent.channel_id).toBe(id);
       expect((await messagesOf(id)).map((m) => m.content)).toEqual(['in the thread']);
+      // With files (multipart) too.
+      const withFile = await client.send({
+        content: 'a report',
+        threadId: id,
+        files: [new AttachmentBuilder(Buffer.from('ok'), { name: 'report.txt' })],
+      });
+      expect([withFile.channel_id, withFile.attachments.map((a) => a.filename)]).toEqual([id, ['report.txt']]);
       const elsewhere = await createChannel(srv.url, owner, serverId);
       const other = await thread(elsewhere.id);
       const wrong = (await client.send({ content: 'x', threadId: other }).catch((e: unknown) => e)) as DiscordAPIError;
