@@ -239,7 +239,7 @@ const ServerNotifyBody = Type.Object(
     muted: Type.Optional(Type.Boolean()),
     channels: Type.Optional(
       Type.Record(Type.String({ pattern: '^[0-9]{1,20}$' }), Type.Union([ChannelNotifyBody, Type.Null()]), {
-        description: "null removes the channel's own setting",
+        description: "per channel id, or the id of a thread of the server the person may see; null removes the entry's own setting",
       }),
     ),
   },
