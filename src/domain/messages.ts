@@ -760,7 +760,7 @@ export const messages = {
             recordThreadPost(
               ctx,
               tx,
-              channel as typeof channel & { serverId: string },
+              channel,
               caller,
               prepared.mentions.users.map((u) => u.id),
             )

@@ -13,10 +13,9 @@ import { releaseUploads } from './uploads.js';
 /** When a thread last active at `from` (ms) archives itself after `minutes` without activity. */
 export const archiveDue = (from: number, minutes: number): string => new Date(from + minutes * 60_000).toISOString();
 
-/** Where a post in a thread lands: the thread, its server's model, and the poster's permissions there (none for a webhook). */
+/** Where a post in a thread lands: the thread, its server's model, and the poster's permissions there (none for a webhook); a `ChannelGrant` is one. */
 export interface ThreadPostTarget {
   id: string;
-  serverId: string;
   model: ServerModel;
   permissions: bigint;
 }
@@ -55,7 +54,7 @@ export async function recordThreadPost(
   const mayAdd =
     thread.type === 'public_thread' || (poster !== null && (thread.invitable === 1 || (target.permissions & P.MANAGE_THREADS) !== 0n));
   if (named.length > 0 && mayAdd) {
-    for (const m of await ctx.store.members.rolesOf(tx, target.serverId, named)) {
+    for (const m of await ctx.store.members.rolesOf(tx, thread.serverId, named)) {
       if ((target.model.permissions(m.userId, m.bot, m.roles, thread.parentId) & P.VIEW_CHANNEL) !== 0n) await join(m.userId);
     }
   }

@@ -86,7 +86,7 @@ async function threadTarget(ctx: DomainContext, hook: WebhookTable, row: ThreadR
   const server = await ctx.store.servers.byId(ctx.store.db, hook.serverId);
   if (!server) throw unknownWebhook();
   const model = await ctx.perms.model(ctx.store.db, server.id, server.ownerId, Number(server.permVersion));
-  return { id: row.id, serverId: hook.serverId, model, permissions: 0n };
+  return { id: row.id, model, permissions: 0n };
 }
 
 /**
