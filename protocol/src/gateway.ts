@@ -223,7 +223,11 @@ export const ReadyFrame = Type.Object({
     sessionId: Id,
     user: PublicUser,
     servers: Type.Array(ReadyServer),
-    readStates: Type.Optional(Type.Array(ReadState, { description: 'one per visible channel the identity has read (acknowledged)' })),
+    readStates: Type.Optional(
+      Type.Array(ReadState, {
+        description: 'one per visible channel or thread the identity has read (acknowledged), and per one never read that mentions it',
+      }),
+    ),
     privateChannels: Type.Optional(Type.Array(DmChannel, { description: "the identity's direct messages and groups" })),
   }),
 });

@@ -123,7 +123,13 @@ export const SearchQuery = Type.Object({
 /** Executing a webhook: `wait=false` answers 204 instead of the message. */
 export const WebhookExecQuery = Type.Object({
   wait: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
-  thread_id: Type.Optional(Type.String()),
+  thread_id: Type.Optional(
+    Type.String({
+      maxLength: 64,
+      description:
+        "a thread of the webhook's channel to post in (400 otherwise); an archived one unarchives, a locked one is 403 `thread_locked` (docs/webhooks.md#threads)",
+    }),
+  ),
 });
 
 const IdempotencyKey = Type.Optional(
@@ -233,7 +239,7 @@ const ServerNotifyBody = Type.Object(
     muted: Type.Optional(Type.Boolean()),
     channels: Type.Optional(
       Type.Record(Type.String({ pattern: '^[0-9]{1,20}$' }), Type.Union([ChannelNotifyBody, Type.Null()]), {
-        description: "null removes the channel's own setting",
+        description: "per channel id, or the id of a thread of the server the person may see; null removes the entry's own setting",
       }),
     ),
   },
@@ -736,10 +742,15 @@ export const InteractionPing = Type.Object({ type: Type.Literal('ping'), botId: 
 // ---------------------------------------------------------------- webhooks
 
 /** `POST /servers/{serverId}/webhooks`. */
+const GithubThreads = Type.Optional(
+  Type.Boolean({ description: 'the GitHub dialect keeps one thread per issue or pull request (default false; docs/webhooks.md#threads)' }),
+);
+
 export const CreateWebhookBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.webhookName }),
   channelId: Type.String({ minLength: 1, maxLength: 64 }),
   avatar: Avatar,
+  githubThreads: GithubThreads,
 });
 
 /** `PATCH /webhooks/{webhookId}`: only the fields to change. */
@@ -747,6 +758,7 @@ export const UpdateWebhookBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.webhookName })),
   channelId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   avatar: Avatar,
+  githubThreads: GithubThreads,
 });
 
 /*

@@ -859,6 +859,12 @@ export const SearchResults = Type.Object(
       description: `how many messages match, of those the caller can read; counted up to ${groupThousands(SEARCH_LIMITS.totalMax)} (that figure means as many or more)`,
     }),
     messages: Type.Array(ref(Message), { description: 'this page of them, newest first' }),
+    threads: Type.Optional(
+      Type.Array(ref(Thread), {
+        description:
+          "the threads this page's messages are in (a message's `channelId` is its thread's id), as the caller sees them; absent when none is",
+      }),
+    ),
   },
   { $id: 'SearchResults', title: 'SearchResults', description: 'a page of the messages a search found' },
 );
@@ -871,6 +877,12 @@ const webhookProperties = {
   avatar: Nullable(Type.String()),
   createdBy: Id,
   createdAt: Timestamp,
+  githubThreads: Type.Optional(
+    Type.Boolean({
+      description:
+        'present (true) when the GitHub dialect keeps one thread per issue or pull request, started from its first event (docs/webhooks.md#threads); absent otherwise, so the seed’s webhook object is unchanged',
+    }),
+  ),
 };
 
 export const Webhook = Type.Object(webhookProperties, { $id: 'Webhook', title: 'Webhook', description: 'a webhook, without its token' });

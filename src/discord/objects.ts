@@ -456,7 +456,7 @@ export function discordApplication(bot: {
   } as APIApplication;
 }
 
-/** A thread member (Discord's `APIThreadMember`). */
+/** A thread member (Discord's `APIThreadMember`); the caller's own carries the notification level they chose in `flags` (docs/threads.md#notifications). */
 export function discordThreadMember(m: ThreadMemberView): APIThreadMember {
   return { id: m.threadId, user_id: m.userId, join_timestamp: m.joinTimestamp, flags: m.flags as never };
 }

@@ -241,8 +241,9 @@ export async function dmReachability(ctx: DomainContext, caller: Caller, others:
  * The channels whose messages the caller may read (VIEW_CHANNEL and READ_MESSAGE_HISTORY,
  * `NEEDS.read`, computed by the one permission function): of every server they belong to,
  * or, with `serverId`, of that one (404 for an unknown server, 403 for a non-member, as
- * `requireMember`), and without `serverId` the caller's DMs and groups. What search looks
- * through: its only permission input.
+ * `requireMember`), and without `serverId` the caller's DMs and groups; with the threads of
+ * those servers they may read (public ones of readable parents, private ones they joined). What
+ * search looks through: its only permission input.
  */
 export async function readableChannels(ctx: DomainContext, caller: Caller, serverId?: string): Promise<string[]> {
   const db = ctx.store.db;
@@ -260,19 +261,30 @@ export async function readableChannels(ctx: DomainContext, caller: Caller, serve
           { id: m.server.id, ownerId: m.server.ownerId, version: m.server.permVersion, roles: m.roles },
         ]);
   if (memberships.length === 0) return direct;
-  const [models, channels] = await Promise.all([
+  const serverIds = memberships.map((m) => m.id);
+  const [models, channels, threads] = await Promise.all([
     Promise.all(memberships.map((m) => ctx.perms.model(db, m.id, m.ownerId, Number(m.version ?? 0)))),
-    ctx.store.channels.idsOfServers(
-      db,
-      memberships.map((m) => m.id),
-    ),
+    ctx.store.channels.idsOfServers(db, serverIds),
+    ctx.store.threads.searchableOf(db, caller.id, serverIds),
   ]);
   const byServer = new Map(memberships.map((m, i) => [m.id, { roles: m.roles, model: models[i]! }]));
   const readable = channels.flatMap((c) => {
     const m = byServer.get(c.serverId);
     return m && has(m.model.permissions(caller.id, caller.bot, m.roles, c.id), NEEDS.read) ? [c.id] : [];
   });
-  return [...readable, ...direct];
+  // Threads (docs/threads.md#search): public ones of parents the caller reads, private ones they
+  // joined (the store lists no other private thread), each judged by the thread's rule.
+  const readableThreads = threads.flatMap((t) => {
+    const m = byServer.get(t.serverId);
+    if (!m) return [];
+    const access = {
+      private: t.type === 'private_thread',
+      locked: t.locked === 1,
+      member: t.memberId !== null && t.memberId !== undefined,
+    };
+    return has(m.model.threadPermissions(caller.id, caller.bot, m.roles, t.parentId, access), NEEDS.read) ? [t.id] : [];
+  });
+  return [...readable, ...readableThreads, ...direct];
 }
 
 /**

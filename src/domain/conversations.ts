@@ -4,7 +4,7 @@
  * (`readStates.mentionCount`), so posting a message never writes per recipient.
  */
 import type { Message, ReadState, UpdateSettingsBody, UserSettings } from '@parley/protocol';
-import { badRequest, forbidden, notFound } from '../errors.js';
+import { AppError, badRequest, forbidden, notFound } from '../errors.js';
 import { snowflakeTime } from '@parley/protocol';
 import { isId } from '../ids.js';
 import { requireChannelPermission, requireIdShape } from './access.js';
@@ -172,6 +172,22 @@ function defined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
 
+/**
+ * Whether `threadId` is a thread of `serverId` the caller may see (the one permission
+ * function): a thread's notification level is set as a channel's (docs/threads.md#notifications).
+ * Any other answer is the same "no such channel", so a private thread's id tells nothing.
+ */
+async function seesThread(ctx: DomainContext, caller: Caller, serverId: string, threadId: string): Promise<boolean> {
+  if (!isId(threadId)) return false;
+  try {
+    const grant = await requireChannelPermission(ctx, caller, threadId, P.VIEW_CHANNEL);
+    return grant.thread !== undefined && grant.serverId === serverId;
+  } catch (err) {
+    if (err instanceof AppError && (err.status === 403 || err.status === 404)) return false;
+    throw err;
+  }
+}
+
 export const settings = {
   /** `GET /users/@me/settings`: the defaults until the person changes something. */
   get(ctx: DomainContext, caller: Caller): Promise<UserSettings> {
@@ -203,7 +219,8 @@ export const settings = {
             delete channels[channelId];
             continue;
           }
-          if (!channelIds.has(channelId)) throw badRequest(`servers.${serverId}.channels.${channelId}: no such channel in that server`);
+          if (!channelIds.has(channelId) && !(await seesThread(ctx, caller, serverId, channelId)))
+            throw badRequest(`servers.${serverId}.channels.${channelId}: no such channel in that server`);
           channels[channelId] = defined({ ...channels[channelId], ...defined(c) });
         }
         entry.channels = Object.keys(channels).length > 0 ? channels : undefined;

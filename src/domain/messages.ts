@@ -763,15 +763,21 @@ export const messages = {
       null,
       { ...prepared, ...(components ? { components } : {}), authorMembership },
       idem,
-      // A thread counts the post, unarchives, and takes the poster in (docs/threads.md#activity).
+      // A thread counts the post, unarchives, and takes the poster and those it names in (docs/threads.md#activity).
       channel.thread
         ? async (tx) => {
-            activity = await recordThreadPost(ctx, tx, channel, caller);
+            activity = await recordThreadPost(
+              ctx,
+              tx,
+              channel,
+              caller,
+              prepared.mentions.users.map((u) => u.id),
+            );
           }
         : undefined,
     );
     // What the post did to its thread, announced after its commit (docs/threads.md#events).
-    if (activity) await announceThreadPost(ctx, channel.id, caller, activity);
+    if (activity) await announceThreadPost(ctx, channel.id, activity);
     return created;
   },
 

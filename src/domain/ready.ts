@@ -9,7 +9,7 @@ import { roleView, snapshotIn } from './roles.js';
 import { serverView } from './servers.js';
 import type { ThreadRow } from '../store/repos/threads.js';
 import type { ThreadMemberTable } from '../store/schema.js';
-import { type ThreadView, threadView } from './threads.js';
+import { type ThreadView, storedSettings, threadView } from './threads.js';
 import type { Caller } from './types.js';
 import { channelOf, visibleChannels } from './visible-channels.js';
 
@@ -92,19 +92,26 @@ export async function readyState(ctx: DomainContext, caller: Caller, opts: Ready
   // the identity has read them (docs/api.md#messages) where it may read them: where a history
   // ends, and who pinged whom in it, are part of it.
   const visible = rows.map((s, i) => visibleChannels(models[i]!, caller, s.roles).map((c) => ({ id: c.id, roles: s.roles })));
-  const [privateChannels, threads] = await Promise.all([directMessages.list(ctx, caller.id), activeThreads(ctx, caller, rows, models)]);
+  const [privateChannels, threads, settings] = await Promise.all([
+    directMessages.list(ctx, caller.id),
+    activeThreads(ctx, caller, rows, models),
+    storedSettings(ctx, caller.id),
+  ]);
   const readable = visible.flatMap((list, i) =>
     list.filter((c) => mayReadHistory(models[i]!.permissions(caller.id, caller.bot, c.roles, c.id))),
   );
+  // Threads carry read states too (docs/threads.md#unread-state): those the identity may read now, by the one function.
+  const readThreads = await readableThreadsOf(ctx, caller, rows, models);
   const lastIds = await ctx.store.messages.lastIds(db, [
     ...readable.map((c) => c.id),
+    ...readThreads.map((t) => t.id),
     ...[...threads.values()].flatMap((list) => list.map((t) => t.row.id)),
   ]);
   for (const dm of privateChannels) if (dm.lastMessageId) lastIds.set(dm.id, dm.lastMessageId);
   const readStates = await readStatesOf(
     ctx,
     caller.id,
-    [...readable, ...privateChannels.map((c) => ({ id: c.id, roles: null, dm: true }))],
+    [...readable, ...readThreads, ...privateChannels.map((c) => ({ id: c.id, roles: null, dm: true }))],
     lastIds,
   );
   const members = opts.members ? await membersOf(ctx, caller, rows, opts.members) : undefined;
@@ -118,7 +125,7 @@ export async function readyState(ctx: DomainContext, caller: Caller, opts: Ready
         roles: roles.filter((r) => r.serverId === s.id).map(roleView),
         memberRoles: s.roles,
         permissions: model.permissions(caller.id, caller.bot, s.roles).toString(),
-        threads: (threads.get(s.id) ?? []).map((t) => threadView(t.row, lastIds.get(t.row.id) ?? null, t.member)),
+        threads: (threads.get(s.id) ?? []).map((t) => threadView(t.row, lastIds.get(t.row.id) ?? null, t.member, settings)),
         ...(members ? { members: members.get(s.id)! } : {}),
       };
     }),
@@ -169,6 +176,35 @@ async function activeThreads(
     list.push({ row, ...(member ? { member } : {}) });
   }
   return out;
+}
+
+/**
+ * The threads whose read state the snapshot carries: those the identity acknowledged, and
+ * the unarchived ones it joined, where it may read them now (`threadPermissions`): a
+ * private thread it left, or one of a parent it no longer sees, is left out.
+ */
+async function readableThreadsOf(
+  ctx: DomainContext,
+  caller: Caller,
+  servers: ReadonlyArray<{ id: string; roles: readonly string[] }>,
+  models: readonly ServerModel[],
+): Promise<Array<{ id: string; roles: readonly string[] }>> {
+  const rows = await ctx.store.threads.readStateCandidates(
+    ctx.store.db,
+    caller.id,
+    servers.map((s) => s.id),
+  );
+  const byServer = new Map(servers.map((s, i) => [s.id, { roles: s.roles, model: models[i]! }]));
+  return rows.flatMap((t) => {
+    const m = byServer.get(t.serverId);
+    if (!m) return [];
+    const bits = m.model.threadPermissions(caller.id, caller.bot, m.roles, t.parentId, {
+      private: t.type === 'private_thread',
+      locked: t.locked === 1,
+      member: t.memberId !== null && t.memberId !== undefined,
+    });
+    return mayReadHistory(bits) ? [{ id: t.id, roles: m.roles }] : [];
+  });
 }
 
 /**

@@ -13,6 +13,7 @@ import { readableChannels, requireChannelPermission } from './access.js';
 import type { DomainContext } from './context.js';
 import { messageViews } from './messages.js';
 import { NEEDS } from './permissions.js';
+import { threads } from './threads.js';
 import type { Caller } from './types.js';
 
 const invalid = (message: string) => badRequest(message, 'invalid_query');
@@ -122,6 +123,15 @@ export const search = {
       countLimit: SEARCH_LIMITS.totalMax,
     });
     // Every row is of `channelIds`, channels the caller may read (by `NEEDS.read`), as is the message a reply quotes (same channel).
-    return { total: found.total, messages: await messageViews(ctx, found.rows, { id: caller.id, reads: true }) };
+    const [messages, inThreads] = await Promise.all([
+      messageViews(ctx, found.rows, { id: caller.id, reads: true }),
+      // Which thread a message is in, for those of threads (docs/threads.md#search): readable, as their messages are.
+      threads.among(
+        ctx,
+        caller,
+        found.rows.map((r) => r.channelId),
+      ),
+    ]);
+    return { total: found.total, messages, ...(inThreads.length > 0 ? { threads: inThreads } : {}) };
   },
 };

@@ -1,4 +1,4 @@
-import { P } from '@parley/protocol';
+import { P, type UserSettings } from '@parley/protocol';
 import { AppError, badRequest, forbidden, notFound } from '../errors.js';
 import type { Tx } from '../store/index.js';
 import type { ThreadKind, ThreadPatch, ThreadRow } from '../store/repos/threads.js';
@@ -12,7 +12,8 @@ import {
   requireServerChannelPermission,
 } from './access.js';
 import { type DomainContext, nowIso } from './context.js';
-import { cleanName } from './names.js';
+import { cleanName, stripUnsafeCharacters } from './names.js';
+import type { ServerModel } from './permissions.js';
 import { announceMembers, announceThread, announceThreadDeleted } from './thread-events.js';
 import type { Caller } from './types.js';
 import { releaseUploads } from './uploads.js';
@@ -20,43 +21,68 @@ import { releaseUploads } from './uploads.js';
 /** When a thread last active at `from` (ms) archives itself after `minutes` without activity. */
 export const archiveDue = (from: number, minutes: number): string => new Date(from + minutes * 60_000).toISOString();
 
+/** Where a post in a thread lands: the thread, its server's model, and the poster's permissions there (none for a webhook); a `ChannelGrant` is one. */
+export interface ThreadPostTarget {
+  id: string;
+  model: ServerModel;
+  permissions: bigint;
+}
+
 /**
  * What a post in a thread does to it, in the post's transaction (docs/threads.md#activity):
  * the thread counts the message and its auto-archive time starts again; an archived thread
  * unarchives (the permission check let the poster post, so it is not locked to them); the
- * poster joins it, as on Discord. Whether it unarchived and whether the poster joined.
+ * poster joins it, as on Discord; and so do the people the post names one by one
+ * (`mentioned`, at most 100, docs/threads.md#following) who see the thread's parent, in a
+ * private thread only when the poster may add people to it. Nothing is done per member
+ * beyond them. Whether it unarchived, and who joined.
  */
 export async function recordThreadPost(
   ctx: DomainContext,
   tx: Tx,
-  grant: Pick<ChannelGrant, 'id' | 'thread'>,
-  poster: Pick<Caller, 'id'>,
-): Promise<{ unarchived: boolean; joined: boolean; at?: string }> {
-  const thread = await ctx.store.threads.byId(tx, grant.id);
-  if (!thread) return { unarchived: false, joined: false };
+  target: ThreadPostTarget,
+  /** Null for a webhook, which joins nothing. */
+  poster: Pick<Caller, 'id'> | null,
+  mentioned: readonly string[] = [],
+): Promise<{ unarchived: boolean; joined: string[]; at: string }> {
+  const thread = await ctx.store.threads.byId(tx, target.id);
+  if (!thread) return { unarchived: false, joined: [], at: nowIso(ctx) };
   const now = ctx.clock();
   const at = new Date(now).toISOString();
   const unarchived = thread.archived === 1;
-  if (unarchived) await ctx.store.threads.update(tx, grant.id, { archived: 0, archiveTimestamp: at });
-  await ctx.store.threads.countMessage(tx, grant.id, archiveDue(now, thread.autoArchiveDuration));
-  const joined = await ctx.store.threadMembers.add(tx, { threadId: grant.id, userId: poster.id, joinTimestamp: at, flags: 0 });
+  if (unarchived) await ctx.store.threads.update(tx, target.id, { archived: 0, archiveTimestamp: at });
+  await ctx.store.threads.countMessage(tx, target.id, archiveDue(now, thread.autoArchiveDuration));
+  const joined: string[] = [];
+  const join = async (userId: string) => {
+    if (await ctx.store.threadMembers.add(tx, { threadId: target.id, userId, joinTimestamp: at, flags: 0 })) joined.push(userId);
+  };
+  if (poster) await join(poster.id);
+  const named = mentioned.filter((id) => id !== poster?.id);
+  // A private thread is seen by its members: naming someone adds them only where the poster may add people (as `addMember`).
+  const mayAdd =
+    thread.type === 'public_thread' || (poster !== null && (thread.invitable === 1 || (target.permissions & P.MANAGE_THREADS) !== 0n));
+  if (named.length > 0 && mayAdd) {
+    for (const m of await ctx.store.members.rolesOf(tx, thread.serverId, named)) {
+      if ((target.model.permissions(m.userId, m.bot, m.roles, thread.parentId) & P.VIEW_CHANNEL) !== 0n) await join(m.userId);
+    }
+  }
   return { unarchived, joined, at };
 }
 
 /**
  * What a post did to its thread (`recordThreadPost`), announced once the post committed: an
- * unarchive (THREAD_UPDATE), the poster joining (THREAD_MEMBERS_UPDATE, THREAD_MEMBER_UPDATE).
+ * unarchive (THREAD_UPDATE), the poster and those it named joining (THREAD_MEMBERS_UPDATE,
+ * THREAD_MEMBER_UPDATE).
  */
 export async function announceThreadPost(
   ctx: DomainContext,
   threadId: string,
-  poster: Pick<Caller, 'id'>,
-  done: { unarchived: boolean; joined: boolean; at?: string },
+  done: { unarchived: boolean; joined: readonly string[]; at: string },
 ): Promise<void> {
   if (done.unarchived) await announceThread(ctx, 'THREAD_UPDATE', threadId);
-  if (done.joined)
+  if (done.joined.length > 0)
     await announceMembers(ctx, threadId, {
-      added: [{ threadId, userId: poster.id, joinTimestamp: done.at ?? nowIso(ctx), flags: 0 }],
+      added: done.joined.map((userId) => ({ threadId, userId, joinTimestamp: done.at, flags: 0 })),
     });
 }
 
@@ -94,17 +120,50 @@ export interface ThreadMemberView {
   userId: string;
   joinTimestamp: string;
   flags: number;
+  /** On the caller's own membership only: which of the thread's messages notify them (docs/threads.md#notifications). */
+  notify?: NotifyLevel;
 }
 
-export const memberView = (m: ThreadMemberTable): ThreadMemberView => ({
+/** A notification level (docs/api.md, "Accounts and the instance"). */
+export type NotifyLevel = 'all' | 'mentions' | 'none';
+
+/** What a followed thread notifies of until its follower says otherwise (docs/threads.md#notifications). */
+export const FOLLOWED_THREAD_DEFAULT: NotifyLevel = 'all';
+
+/** A thread's level in a settings document, and whether the person chose it: its own entry (`muted` is `none`), else a followed thread's default. */
+export function threadNotify(
+  settings: UserSettings | undefined,
+  serverId: string,
+  threadId: string,
+): { level: NotifyLevel; chosen: boolean } {
+  const entry = settings?.servers[serverId]?.channels?.[threadId];
+  if (entry?.muted) return { level: 'none', chosen: true };
+  return entry?.level ? { level: entry.level, chosen: true } : { level: FOLLOWED_THREAD_DEFAULT, chosen: false };
+}
+
+/** Discord's thread member flags of a chosen level: ALL_MESSAGES, ONLY_MENTIONS, NO_MESSAGES (docs/threads.md#notifications). */
+const NOTIFY_FLAGS = { all: 2, mentions: 4, none: 8 } as const;
+
+/** `userId`'s settings document, as stored (undefined until they change something). */
+export async function storedSettings(ctx: DomainContext, userId: string): Promise<UserSettings | undefined> {
+  const raw = await ctx.store.userSettings.get(ctx.store.db, userId);
+  return raw ? (JSON.parse(raw) as UserSettings) : undefined;
+}
+
+/**
+ * A membership as shown; `notify` is given for the caller's own one alone (others' settings
+ * are theirs), and a level they chose is in `flags` too, as Discord shows it (no bit: the default).
+ */
+export const memberView = (m: ThreadMemberTable, notify?: { level: NotifyLevel; chosen: boolean }): ThreadMemberView => ({
   threadId: m.threadId,
   userId: m.userId,
   joinTimestamp: m.joinTimestamp,
-  flags: Number(m.flags),
+  flags: Number(m.flags) | (notify?.chosen ? NOTIFY_FLAGS[notify.level] : 0),
+  ...(notify ? { notify: notify.level } : {}),
 });
 
-/** A thread row as the API shows it, with `member` when the caller joined it. */
-export function threadView(row: ThreadRow, lastMessageId: string | null, member?: ThreadMemberTable): ThreadView {
+/** A thread row as the API shows it, with `member` when the caller joined it (its `notify` from their settings). */
+export function threadView(row: ThreadRow, lastMessageId: string | null, member?: ThreadMemberTable, settings?: UserSettings): ThreadView {
   return {
     id: row.id,
     serverId: row.serverId,
@@ -125,7 +184,7 @@ export function threadView(row: ThreadRow, lastMessageId: string | null, member?
       createTimestamp: row.createTimestamp,
       ...(row.type === 'private_thread' ? { invitable: row.invitable === 1 } : {}),
     },
-    ...(member ? { member: memberView(member) } : {}),
+    ...(member ? { member: memberView(member, threadNotify(settings, row.serverId, row.id)) } : {}),
   };
 }
 
@@ -137,7 +196,9 @@ async function views(ctx: DomainContext, caller: Caller, rows: ThreadRow[]): Pro
     ctx.store.threadMembers.ofUser(ctx.store.db, caller.id, ids),
   ]);
   const byThread = new Map(mine.map((m) => [m.threadId, m]));
-  return rows.map((r) => threadView(r, lastIds.get(r.id) ?? null, byThread.get(r.id)));
+  // The caller's levels are read only when they joined one of them.
+  const settings = mine.length > 0 ? await storedSettings(ctx, caller.id) : undefined;
+  return rows.map((r) => threadView(r, lastIds.get(r.id) ?? null, byThread.get(r.id), settings));
 }
 
 function checkDuration(minutes: number | undefined): number {
@@ -282,13 +343,24 @@ export const threads = {
     // After the commit (docs/threads.md#events): the thread, then its starter joining it.
     await announceThread(ctx, 'THREAD_CREATE', id);
     await announceMembers(ctx, id, { added: [own] });
-    return threadView({ ...row, memberCount: 1 }, null, own);
+    const settings = await storedSettings(ctx, caller.id);
+    return threadView({ ...row, memberCount: 1 }, null, own, settings);
   },
 
   /** One thread the caller may see. */
   async get(ctx: DomainContext, caller: Caller, threadId: string, lookup: ThreadLookup = {}): Promise<ThreadView> {
     const { row } = await requireThread(ctx, caller, threadId, P.VIEW_CHANNEL, lookup);
     return (await views(ctx, caller, [row]))[0]!;
+  },
+
+  /**
+   * The threads among `channelIds`, as `caller` sees them, without a permission check: for
+   * answers that already hold only what the caller may read (search results saying which
+   * thread each message is in).
+   */
+  async among(ctx: DomainContext, caller: Caller, channelIds: readonly string[]): Promise<ThreadView[]> {
+    const ids = [...new Set(channelIds)];
+    return ids.length === 0 ? [] : views(ctx, caller, await ctx.store.threads.byIds(ctx.store.db, ids));
   },
 
   /** Whether `channelId` is a thread (for routes shared with channels). */
@@ -409,21 +481,23 @@ export const threads = {
 
   /** One member of the thread (404 `unknown_member` for someone who did not join). */
   async member(ctx: DomainContext, caller: Caller, threadId: string, userId: string, lookup: ThreadLookup = {}): Promise<ThreadMemberView> {
-    await requireThread(ctx, caller, threadId, P.VIEW_CHANNEL, lookup);
+    const { row } = await requireThread(ctx, caller, threadId, P.VIEW_CHANNEL, lookup);
     const id = userId === '@me' ? caller.id : userId;
     requireIdShape(id, 'member');
     const m = await ctx.store.threadMembers.get(ctx.store.db, threadId, id);
     if (!m) throw notFound('member');
-    return memberView(m);
+    return id === caller.id ? memberView(m, threadNotify(await storedSettings(ctx, caller.id), row.serverId, threadId)) : memberView(m);
   },
 
   /** A page of the thread's members, by user id after `after` (at most 100). */
   async members(ctx: DomainContext, caller: Caller, threadId: string, page: { after?: string; limit?: number }, lookup: ThreadLookup = {}) {
-    await requireThread(ctx, caller, threadId, P.VIEW_CHANNEL, lookup);
+    const { row } = await requireThread(ctx, caller, threadId, P.VIEW_CHANNEL, lookup);
     const limit = page.limit ?? 100;
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw badRequest('limit must be 1 to 100', 'invalid_query');
     if (page.after !== undefined) requireIdShape(page.after, 'member');
-    return (await ctx.store.threadMembers.list(ctx.store.db, threadId, { ...page, limit })).map(memberView);
+    const list = await ctx.store.threadMembers.list(ctx.store.db, threadId, { ...page, limit });
+    const settings = list.some((m) => m.userId === caller.id) ? await storedSettings(ctx, caller.id) : undefined;
+    return list.map((m) => (m.userId === caller.id ? memberView(m, threadNotify(settings, row.serverId, threadId)) : memberView(m)));
   },
 
   /** The server's unarchived threads the caller may see, with their memberships (docs/threads.md#routes-discords-under-api). */
@@ -490,4 +564,64 @@ export async function archiveDueThreads(ctx: DomainContext): Promise<number> {
     for (const id of archived) await announceThread(ctx, 'THREAD_UPDATE', id);
     if (due.length < 500) return total;
   }
+}
+
+/** A thread's name made of text written elsewhere (a message, an issue title): one line, disguising characters removed, at most 100 characters. */
+export function threadNameOf(text: string | undefined, fallback = 'Thread'): string {
+  const line = stripUnsafeCharacters((text ?? '').replace(/\s+/g, ' '))
+    .replace(/\u0000/g, '')
+    .trim();
+  const cut = [...line];
+  const name = cut.length > 100 ? `${cut.slice(0, 99).join('')}…` : line;
+  return name === '' ? fallback : name;
+}
+
+/**
+ * Starts a public thread from `messageId`, a message of `parentId`, for a webhook its
+ * server's owner set up (docs/webhooks.md#threads): no permission is checked and no one
+ * joins (a webhook is no member). The thread takes the message's id; one already started
+ * from it is answered as it is (two starts at once: the channel's key settles it).
+ */
+export async function startThreadFromMessage(
+  ctx: DomainContext,
+  at: { serverId: string; parentId: string; messageId: string; ownerId: string; name: string },
+): Promise<ThreadRow> {
+  const now = ctx.clock();
+  const iso = new Date(now).toISOString();
+  const row: ThreadRow = {
+    id: at.messageId,
+    serverId: at.serverId,
+    parentId: at.parentId,
+    type: 'public_thread',
+    name: threadNameOf(at.name),
+    createdAt: iso,
+    ownerId: at.ownerId,
+    archived: 0,
+    locked: 0,
+    invitable: 1,
+    autoArchiveDuration: 1440,
+    archiveTimestamp: iso,
+    createTimestamp: iso,
+    archiveDueAt: archiveDue(now, 1440),
+    messageCount: 0,
+    memberCount: 0,
+    appliedTags: '[]',
+  };
+  let inserted = false;
+  try {
+    await ctx.store.write(async (tx) => {
+      if (await ctx.store.threads.byId(tx, row.id)) return;
+      await ctx.store.threads.insert(tx, row);
+      inserted = true;
+    });
+  } catch (err) {
+    if (!(err instanceof AppError && err.code === 'already_exists')) throw err;
+    inserted = false;
+  }
+  const made = await ctx.store.threads.byId(ctx.store.db, row.id);
+  if (!made) throw notFound('channel');
+  ctx.threadFacts.keep(row.id, { parentId: at.parentId, private: false });
+  // After the commit (docs/threads.md#events); a start that lost the race announces nothing.
+  if (inserted) await announceThread(ctx, 'THREAD_CREATE', row.id);
+  return made;
 }

@@ -52,7 +52,12 @@ export type FlatBody = { kind: 'json'; value: unknown } | { kind: 'form'; fields
 
 /** One execution as the route parsed it; only Discord's dialect accepts multipart. */
 export type Execution =
-  | { dialect: 'discord'; body: FlatBody | { kind: 'multipart'; stream: PartStream } }
+  | {
+      dialect: 'discord';
+      body: FlatBody | { kind: 'multipart'; stream: PartStream };
+      /** Discord's `?thread_id=`: a thread of the webhook's channel to post in (docs/webhooks.md#threads). */
+      threadId?: string;
+    }
   | { dialect: 'slack'; body: FlatBody }
   | { dialect: 'github'; event: string | undefined; body: FlatBody };
 
@@ -95,10 +100,18 @@ export async function executeWebhook(
 ): Promise<CreateResult | null> {
   switch (exec.dialect) {
     case 'discord': {
-      const { body } = exec;
-      if (body.kind === 'multipart') return postMultipart(ctx, hook, body.stream, retry);
+      const { body, threadId } = exec;
+      if (body.kind === 'multipart') return postMultipart(ctx, hook, body.stream, retry, threadId);
       const post = body.kind === 'form' ? parseDiscordForm(body.fields ?? {}) : parseDiscordPayload(body.value);
-      return postOne(ctx, hook, retry, post, { dialect: 'discord', body: rawOf(body) });
+      // Another thread is another request: the thread counts in the fingerprint (only when given, so others' stay as they were).
+      return postOne(
+        ctx,
+        hook,
+        retry,
+        post,
+        { dialect: 'discord', body: rawOf(body), ...(threadId !== undefined ? { threadId } : {}) },
+        threadId,
+      );
     }
     case 'slack': {
       const { body } = exec;
@@ -124,6 +137,7 @@ function postOne(
   retry: RetryIdentity,
   p: WebhookPost,
   fingerprintBody: unknown,
+  threadId?: string,
 ): Promise<CreateResult> {
   const key = retry.key();
   const idem: IdempotencyRequest | undefined =
@@ -139,6 +153,8 @@ function postOne(
       avatarUrl: p.avatarUrl,
       allowedMentions: p.allowedMentions,
       ...(p.components ? { components: p.components } : {}),
+      ...(threadId !== undefined ? { threadId } : {}),
+      ...(p.thread ? { thread: p.thread } : {}),
     },
     idem,
   );
@@ -149,7 +165,13 @@ function postOne(
  * stores nothing. Stored files are removed on every failure, and when a concurrent
  * request with the same key won (its message stands; these files were never used).
  */
-async function postMultipart(ctx: DomainContext, hook: WebhookTable, source: PartStream, retry: RetryIdentity): Promise<CreateResult> {
+async function postMultipart(
+  ctx: DomainContext,
+  hook: WebhookTable,
+  source: PartStream,
+  retry: RetryIdentity,
+  threadId?: string,
+): Promise<CreateResult> {
   const caller = callerOf(hook);
   const key = retry.key();
   const earlier = key === undefined ? null : await earlierResponse(ctx, caller, key);
@@ -164,12 +186,21 @@ async function postMultipart(ctx: DomainContext, hook: WebhookTable, source: Par
   try {
     const parsed = parseDiscordForm(form.fields, { hasFiles: form.files > 0 });
     // Files count by name, size and SHA-256, so other bytes under the same name are another request.
-    const fingerprintBody = { dialect: 'discord', body: { fields: form.fields, files: form.digests } };
+    const fingerprintBody = {
+      dialect: 'discord',
+      body: { fields: form.fields, files: form.digests },
+      ...(threadId !== undefined ? { threadId } : {}),
+    };
     const idem = key === undefined ? undefined : { caller, key, fingerprint: retry.fingerprint(fingerprintBody) };
     if (earlier && idem) return replayEarlier(earlier, idem.fingerprint);
     // Embeds may show an uploaded file with attachment://<filename>.
     const urls = new Map(form.stored.map((u) => [u.filename, attachmentOf(ctx.publicUrl, u).url]));
-    const input = { ...parsed, embeds: resolveAttachmentRefs(parsed.embeds, urls), uploads: form.stored };
+    const input = {
+      ...parsed,
+      embeds: resolveAttachmentRefs(parsed.embeds, urls),
+      uploads: form.stored,
+      ...(threadId !== undefined ? { threadId } : {}),
+    };
     const result = await webhooks.execute(ctx, hook, input, idem);
     if (result.replayed) await uploads.discard(ctx, form.stored);
     return result;

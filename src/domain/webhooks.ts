@@ -1,6 +1,6 @@
 import { checkComponents } from './components.js';
 import { hashToken, newSecret, tokenMatches } from '../crypto.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest, forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
 import type { WebhookTable } from '../store/schema.js';
 import { requireOwner } from './access.js';
@@ -20,6 +20,9 @@ import {
   removeMessage,
 } from './messages.js';
 import { cleanAvatar, cleanName, rejectNul, stripUnsafeCharacters } from './names.js';
+import { type ThreadPostTarget, announceThreadPost, recordThreadPost, startThreadFromMessage, threadNameOf } from './threads.js';
+import type { ThreadRow } from '../store/repos/threads.js';
+import type { WebhookThreadRef } from '../webhooks/types.js';
 import type { Attachment, Caller, Message, Webhook } from './types.js';
 
 /** A webhook reads no channel (and posts no replies): no message it is shown quotes another. */
@@ -33,6 +36,8 @@ export const webhookView = (w: WebhookTable): Webhook => ({
   avatar: w.avatar,
   createdBy: w.createdBy,
   createdAt: w.createdAt,
+  // Shown only when set: the seed's webhook object (docs/webhooks.md) has no such field.
+  ...(w.githubThreads === 1 ? { githubThreads: true } : {}),
 });
 
 async function channelOfServer(ctx: DomainContext, serverId: string, channelId: string) {
@@ -69,8 +74,90 @@ function authorName(hook: WebhookTable, override: string | undefined): string {
   return cleaned === '' ? hook.name : cleaned;
 }
 
+/** Where one execution posts: a thread of the webhook's channel, or the channel itself (and a topic whose thread starts from the message). */
+interface WebhookTarget {
+  thread?: ThreadPostTarget;
+  topic?: Extract<WebhookThreadRef, { kind: 'topic' }>;
+}
+
+/** A thread of the webhook's channel as a post's target; a locked one takes posts from MANAGE_THREADS alone, which a webhook never holds. */
+async function threadTarget(ctx: DomainContext, hook: WebhookTable, row: ThreadRow): Promise<ThreadPostTarget> {
+  if (row.locked === 1) throw forbidden('thread_locked', 'this thread is locked: only MANAGE_THREADS may post');
+  const server = await ctx.store.servers.byId(ctx.store.db, hook.serverId);
+  if (!server) throw unknownWebhook();
+  const model = await ctx.perms.model(ctx.store.db, server.id, server.ownerId, Number(server.permVersion));
+  return { id: row.id, model, permissions: 0n };
+}
+
+/**
+ * Where an execution posts (docs/webhooks.md#threads). `threadId` (Discord's `thread_id`)
+ * must name a thread of the webhook's channel (400 otherwise; an archived one unarchives
+ * with the post, a locked one is 403 `thread_locked`). Slack's `thread_ts` names a message of
+ * the channel, whose thread starts now if it has none, or a thread of it. A GitHub topic posts
+ * in the thread the webhook keeps for it, when the webhook keeps threads (else, or when that
+ * thread is locked, in the channel).
+ */
+async function targetOf(
+  ctx: DomainContext,
+  hook: WebhookTable,
+  input: { threadId?: string; thread?: WebhookThreadRef },
+): Promise<WebhookTarget> {
+  const db = ctx.store.db;
+  const ofChannel = async (id: string) => {
+    const row = isId(id) ? await ctx.store.threads.byId(db, id) : undefined;
+    return row && row.parentId === hook.channelId ? row : undefined;
+  };
+  if (input.threadId !== undefined) {
+    const row = await ofChannel(input.threadId);
+    if (!row) throw badRequest("thread_id must name a thread of the webhook's channel", 'invalid_query');
+    return { thread: await threadTarget(ctx, hook, row) };
+  }
+  const ref = input.thread;
+  if (!ref) return {};
+  if (ref.kind === 'message') {
+    const row = await ofChannel(ref.id);
+    if (row) return { thread: await threadTarget(ctx, hook, row) };
+    const message = await ctx.store.messages.byId(db, hook.channelId, ref.id);
+    if (!message) throw badRequest("thread_ts names no message of the webhook's channel");
+    const embeds = JSON.parse(message.embeds) as Array<{ title?: string }>;
+    const started = await startThreadFromMessage(ctx, {
+      serverId: hook.serverId,
+      parentId: hook.channelId,
+      messageId: message.id,
+      ownerId: hook.id,
+      name: threadNameOf(message.content || embeds[0]?.title),
+    });
+    return { thread: await threadTarget(ctx, hook, started) };
+  }
+  if (hook.githubThreads !== 1) return {};
+  const kept = await ctx.store.webhooks.threadOf(db, hook.id, ref.key);
+  const row = kept === undefined ? undefined : await ofChannel(kept);
+  if (!row) return { topic: ref };
+  return row.locked === 1 ? {} : { thread: await threadTarget(ctx, hook, row) };
+}
+
+/** Starts a topic's thread from its first message, and keeps it for the topic's later events. */
+async function keepTopicThread(ctx: DomainContext, hook: WebhookTable, topic: { key: string; name: string }, message: Message) {
+  const row = await startThreadFromMessage(ctx, {
+    serverId: hook.serverId,
+    parentId: hook.channelId,
+    messageId: message.id,
+    ownerId: hook.id,
+    name: topic.name,
+  });
+  const at = nowIso(ctx);
+  await ctx.store.write((tx) =>
+    ctx.store.webhooks.keepThread(tx, { webhookId: hook.id, topic: topic.key, threadId: row.id, createdAt: at }),
+  );
+}
+
 export const webhooks = {
-  async create(ctx: DomainContext, caller: Caller, serverId: string, input: { name: string; channelId: string; avatar?: string | null }) {
+  async create(
+    ctx: DomainContext,
+    caller: Caller,
+    serverId: string,
+    input: { name: string; channelId: string; avatar?: string | null; githubThreads?: boolean },
+  ) {
     await requireOwner(ctx, caller, serverId);
     const name = cleanName(input.name, 'name', 80);
     await channelOfServer(ctx, serverId, input.channelId);
@@ -84,6 +171,7 @@ export const webhooks = {
       tokenHash: hashToken(secret),
       createdBy: caller.id,
       createdAt: nowIso(ctx),
+      githubThreads: input.githubThreads ? 1 : 0,
     };
     await ctx.store.write(async (tx) => {
       await ctx.store.webhooks.insert(tx, row);
@@ -106,10 +194,11 @@ export const webhooks = {
     ctx: DomainContext,
     caller: Caller,
     webhookId: string,
-    patch: { name?: string; channelId?: string; avatar?: string | null },
+    patch: { name?: string; channelId?: string; avatar?: string | null; githubThreads?: boolean },
   ) {
     const hook = await ownedWebhook(ctx, caller, webhookId);
-    const changes: Partial<Pick<WebhookTable, 'name' | 'channelId' | 'avatar'>> = {};
+    const changes: Partial<Pick<WebhookTable, 'name' | 'channelId' | 'avatar' | 'githubThreads'>> = {};
+    if (patch.githubThreads !== undefined) changes.githubThreads = patch.githubThreads ? 1 : 0;
     if (patch.name !== undefined) changes.name = cleanName(patch.name, 'name', 80);
     if (patch.channelId !== undefined) changes.channelId = (await channelOfServer(ctx, hook.serverId, patch.channelId)).id;
     if (patch.avatar !== undefined) changes.avatar = cleanAvatar(patch.avatar);
@@ -152,7 +241,14 @@ export const webhooks = {
   async execute(
     ctx: DomainContext,
     hook: WebhookTable,
-    input: NewMessage & { username?: string; avatarUrl?: string },
+    input: NewMessage & {
+      username?: string;
+      avatarUrl?: string;
+      /** Discord's `?thread_id=`: a thread of the webhook's channel. */
+      threadId?: string;
+      /** A thread the dialect names (Slack's `thread_ts`, GitHub's issue or pull request). */
+      thread?: WebhookThreadRef;
+    },
     idem?: IdempotencyRequest,
   ): Promise<CreateResult> {
     rejectNul(input.content, 'content');
@@ -164,7 +260,8 @@ export const webhooks = {
       bot: true,
       avatar: input.avatarUrl ?? hook.avatar,
     };
-    const channel = { id: hook.channelId, serverId: hook.serverId };
+    const target = await targetOf(ctx, hook, input);
+    const channel = { id: target.thread?.id ?? hook.channelId, serverId: hook.serverId };
     // A webhook may ping @everyone, as on Discord (its owner set it up); `allowedMentions`
     // narrows that, and the Slack and GitHub dialects ping no one.
     const prepared = await prepareMessage(ctx, channel, hook.id, true, {
@@ -175,7 +272,33 @@ export const webhooks = {
     });
     // No bot answers a webhook's clicks: link buttons only (docs/commands.md#components).
     const components = input.components?.length ? checkComponents(input.components, false) : undefined;
-    return createMessage(ctx, channel, author, hook.id, components ? { ...prepared, components } : prepared, idem);
+    const thread = target.thread;
+    let activity: Awaited<ReturnType<typeof recordThreadPost>> | undefined;
+    const result = await createMessage(
+      ctx,
+      channel,
+      author,
+      hook.id,
+      components ? { ...prepared, components } : prepared,
+      idem,
+      // A thread counts the post, unarchives, and takes in those it names; the webhook joins nothing (docs/threads.md#activity).
+      thread
+        ? async (tx) => {
+            activity = await recordThreadPost(
+              ctx,
+              tx,
+              thread,
+              null,
+              prepared.mentions.users.map((u) => u.id),
+            );
+          }
+        : undefined,
+    );
+    // What the post did to its thread, announced after its commit (docs/threads.md#events).
+    if (thread && activity) await announceThreadPost(ctx, thread.id, activity);
+    // The first event of a topic: its thread starts from this message (a replay started it already).
+    if (target.topic && !result.replayed) await keepTopicThread(ctx, hook, target.topic, result.message);
+    return result;
   },
 
   /** A message the webhook posted, as GET /channels/{id}/messages/{id} shows it; 404 for any other. */

@@ -12,6 +12,7 @@ import { migrateToSnowflakes } from './snowflake-migration.js';
 import { migrateToThreadPermissions } from './thread-permissions-migration.js';
 import { migrateToThreads } from './threads-migration.js';
 import { migrateToUploadSecrets } from './upload-secrets-migration.js';
+import { migrateToWebhookThreads } from './webhook-threads-migration.js';
 
 /**
  * Every schema change, in order. One set serves SQLite and PostgreSQL: only portable
@@ -269,6 +270,7 @@ const migrations: Record<string, Migration> = {
   },
   '0025_threads': { up: migrateToThreads },
   '0027_thread_permissions': { up: migrateToThreadPermissions },
+  '0029_webhook_threads': { up: migrateToWebhookThreads },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */

@@ -311,6 +311,16 @@ export interface WebhookTable {
   tokenHash: string;
   createdBy: string;
   createdAt: string;
+  /** The GitHub dialect keeps a thread per issue or pull request (0 or 1; docs/webhooks.md#threads). */
+  githubThreads?: number;
+}
+
+/** The thread a webhook keeps for one topic (a GitHub issue or pull request: `owner/repo#123`). */
+export interface WebhookThreadTable {
+  webhookId: string;
+  topic: string;
+  threadId: string;
+  createdAt: string;
 }
 
 export interface IdempotencyTable {
@@ -420,6 +430,7 @@ export interface Database {
   channelRecipients: ChannelRecipientTable;
   userBlocks: UserBlockTable;
   webhooks: WebhookTable;
+  webhookThreads: WebhookThreadTable;
   idempotencyKeys: IdempotencyTable;
   legacyIds: LegacyIdTable;
   workerLeases: WorkerLeaseTable;

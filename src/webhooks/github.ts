@@ -112,6 +112,11 @@ function post(lines: (string | undefined)[]): WebhookPost {
   return { content, username: 'GitHub', embeds: [], allowedMentions: { parse: [] } };
 }
 
+/** The event's issue or pull request, whose thread a webhook may keep (docs/webhooks.md#threads). */
+function topic(p: WebhookPost, repo: string, number: number, title: string): WebhookPost {
+  return { ...p, thread: { kind: 'topic', key: `${repo}#${number}`, name: `#${number} ${title}` } };
+}
+
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
@@ -195,6 +200,13 @@ function push(r: PayloadReader, body: Json): WebhookPost {
 }
 
 function pullRequest(r: PayloadReader, body: Json): WebhookPost | null {
+  const p = pullRequestPost(r, body);
+  if (!p) return null;
+  const pr = r.object(body, 'pull_request');
+  return topic(p, r.repo(body).name, r.number(pr, 'number', 'pull_request.number'), r.string(pr, 'title', 'pull_request.title'));
+}
+
+function pullRequestPost(r: PayloadReader, body: Json): WebhookPost | null {
   const action = r.string(body, 'action');
   if (!['opened', 'reopened', 'closed', 'ready_for_review', 'converted_to_draft'].includes(action)) return null;
 
@@ -241,6 +253,13 @@ function pullRequest(r: PayloadReader, body: Json): WebhookPost | null {
 }
 
 function issues(r: PayloadReader, body: Json): WebhookPost | null {
+  const p = issuesPost(r, body);
+  if (!p) return null;
+  const issue = r.object(body, 'issue');
+  return topic(p, r.repo(body).name, r.number(issue, 'number', 'issue.number'), r.string(issue, 'title', 'issue.title'));
+}
+
+function issuesPost(r: PayloadReader, body: Json): WebhookPost | null {
   const action = r.string(body, 'action');
   if (!['opened', 'closed', 'reopened'].includes(action)) return null;
 
@@ -263,6 +282,13 @@ function issues(r: PayloadReader, body: Json): WebhookPost | null {
 }
 
 function issueComment(r: PayloadReader, body: Json): WebhookPost | null {
+  const p = issueCommentPost(r, body);
+  if (!p) return null;
+  const issue = r.object(body, 'issue');
+  return topic(p, r.repo(body).name, r.number(issue, 'number', 'issue.number'), r.string(issue, 'title', 'issue.title'));
+}
+
+function issueCommentPost(r: PayloadReader, body: Json): WebhookPost | null {
   const action = r.string(body, 'action');
   if (action !== 'created') return null;
 

@@ -492,7 +492,22 @@ export function parseSlackPayload(body: unknown): WebhookPost {
   if (username !== undefined && username !== '') post.username = truncate(username, USERNAME_MAX);
   const icon = optionalHttpUrl(body.icon_url, 'icon_url');
   if (icon !== undefined) post.avatarUrl = icon;
+  const threadTs = threadOf(body.thread_ts);
+  if (threadTs !== undefined) post.thread = { kind: 'message', id: threadTs };
   return post;
+}
+
+/**
+ * Slack's `thread_ts`: here the id of a message of the webhook's channel (or of one of its
+ * threads), whose thread the post goes to (docs/webhooks.md#threads). Parley's messages have
+ * no Slack timestamps: one (`1700000000.123456`) is refused rather than posted elsewhere.
+ */
+function threadOf(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const id = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
+  if (typeof id !== 'string' || !/^[0-9]{1,20}$/.test(id.trim()))
+    throw badRequest("thread_ts must be the id of a message in the webhook's channel (a Parley message id, not a Slack timestamp)");
+  return id.trim();
 }
 
 /** Convert a form-encoded Slack body (`payload=<json>`, as Jenkins and old scripts send). */

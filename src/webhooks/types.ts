@@ -29,7 +29,16 @@ export interface WebhookPost {
    * issue title, an alert), so they ping no one.
    */
   allowedMentions?: AllowedMentions;
+  /** Where in a thread it goes, when the dialect says (docs/webhooks.md#threads). */
+  thread?: WebhookThreadRef;
 }
+
+/**
+ * A thread a dialect names: Slack's `thread_ts`, a message (or thread) id of the webhook's
+ * channel whose thread the post goes to; or the GitHub dialect's topic (an issue or pull
+ * request, `owner/repo#123`), whose thread, named `name`, a webhook may keep.
+ */
+export type WebhookThreadRef = { kind: 'message'; id: string } | { kind: 'topic'; key: string; name: string };
 
 // The limits are the wire schema's too (the Embed and Message schemas use them).
 export { CONTENT_MAX, EMBED_LIMITS };

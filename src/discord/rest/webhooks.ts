@@ -26,7 +26,7 @@ import { discordDialectBody } from '../../http/routes/webhook-execute.js';
 import { editFromDiscord } from '../bodies.js';
 import { discordMessage, discordWebhook } from '../objects.js';
 import { DiscordCreateWebhookBody, DiscordUpdateWebhookBody, withBody } from '../schemas.js';
-import { hidden, queryBool } from './common.js';
+import { hidden, queryBool, queryString } from './common.js';
 import { interactionWebhooks } from './interaction-webhooks.js';
 
 type HookReq = FastifyRequest<{ Params: { webhookId: string; token: string } }>;
@@ -68,7 +68,14 @@ export function discordWebhookRoutes(api: FastifyInstance, deps: RouteDeps): voi
     if (await forInteraction(req.params)) return interactionWebhooks.execute({ ...call(req, reply, req.params), wait });
     const hook = await admit(req.params, reply);
     const body = discordDialectBody(req, reply, deps, hook.id);
-    const { message } = await executeWebhook(ctx, hook, { dialect: 'discord', body }, retryIdentityOf(req));
+    // Discord's `thread_id`: a thread of the webhook's channel (docs/webhooks.md#threads).
+    const threadId = queryString((req.query as Record<string, unknown>).thread_id);
+    const { message } = await executeWebhook(
+      ctx,
+      hook,
+      { dialect: 'discord', body, ...(threadId !== undefined ? { threadId } : {}) },
+      retryIdentityOf(req),
+    );
     // Discord answers 204 unless the caller waits for the message, or sent files: then it
     // answers the message whatever `wait` says (docs/discord.md, "Webhooks").
     if (!wait && !(req.isMultipart() && message.attachments.length > 0)) return reply.status(204).send();

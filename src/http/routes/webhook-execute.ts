@@ -118,7 +118,13 @@ export function webhookExecuteRoutes(fastify: FastifyInstance, { ctx, limiter, c
     async (req, reply) => {
       const hook = await admit(req.params, reply);
       const body = discordDialectBody(req, reply, { limiter, config }, hook.id);
-      const result = await executeWebhook(ctx, hook, { dialect: 'discord', body }, retryIdentityOf(req));
+      const threadId = req.query.thread_id;
+      const result = await executeWebhook(
+        ctx,
+        hook,
+        { dialect: 'discord', body, ...(threadId !== undefined ? { threadId } : {}) },
+        retryIdentityOf(req),
+      );
       // The seed format's default is 200 with the message (docs/webhooks.md#1-the-seed-format); Discord clients may ask for 204, except
       // with files, where Discord answers the message whatever `wait` says.
       if (req.query.wait === 'false' && !(req.isMultipart() && result.message.attachments.length > 0)) return reply.status(204).send();

@@ -289,6 +289,19 @@ export const membersRepo = (joinIds: JoinIds) => {
         .execute();
       return new Map(rows.map((r) => [String(r.serverId), Number(r.n)]));
     },
+    /** Which of `userIds` are members of the server, with whether each is a bot and their role ids (ascending). */
+    rolesOf: async (db: Db | Tx, serverId: string, userIds: readonly string[]) => {
+      if (userIds.length === 0) return [];
+      const rows = await db
+        .selectFrom('members')
+        .innerJoin('users', 'users.id', 'members.userId')
+        .select(['members.userId', 'users.bot'])
+        .select(roleIdsOf(joinIds, 'members.server_id', 'members.user_id').as('roles'))
+        .where('members.serverId', '=', serverId)
+        .where('members.userId', 'in', userIds)
+        .execute();
+      return rows.map((r) => ({ userId: String(r.userId), bot: r.bot === 1, roles: roleIds(r.roles) }));
+    },
     /** Which of `userIds` are members of the server, as `{id, name, bot, avatar}` in the order asked. */
     usersIn: async (db: Db, serverId: string, userIds: string[]) => {
       const rows = await db

@@ -117,6 +117,66 @@ export const threads = {
     }
     return q.orderBy('threads.archiveTimestamp', 'desc').orderBy('channels.id', 'desc').limit(page.limit).execute();
   },
+  /**
+   * The threads of `serverIds` that may carry `userId`'s unread state (docs/threads.md#unread-state):
+   * those they acknowledged, and the unarchived ones they joined (a mention there counts
+   * before they open it). With their parent, kind, state and whether `userId` joined each.
+   */
+  readStateCandidates: async (db: Db, userId: string, serverIds: readonly string[]) => {
+    if (serverIds.length === 0) return [];
+    const rows = await db
+      .selectFrom('channels')
+      .innerJoin('threads', 'threads.channelId', 'channels.id')
+      .leftJoin('threadMembers', (j) => j.onRef('threadMembers.threadId', '=', 'channels.id').on('threadMembers.userId', '=', userId))
+      .select([
+        'channels.id',
+        'channels.serverId',
+        'channels.parentId',
+        'channels.type',
+        'threads.locked',
+        'threads.archived',
+        'threadMembers.userId as memberId',
+      ])
+      // Driven by the person's own rows (both tables are indexed by user first); the servers
+      // are checked on the rows found, so no server's threads are read.
+      .where((eb) =>
+        eb.or([
+          eb('channels.id', 'in', eb.selectFrom('readStates').select('readStates.channelId').where('readStates.userId', '=', userId)),
+          eb.and([
+            eb('channels.id', 'in', eb.selectFrom('threadMembers as tm').select('tm.threadId').where('tm.userId', '=', userId)),
+            eb('threads.archived', '=', 0),
+          ]),
+        ]),
+      )
+      .$narrowType<{ serverId: string; parentId: string; type: ThreadKind }>()
+      .execute();
+    const servers = new Set(serverIds);
+    return rows.filter((r) => servers.has(r.serverId));
+  },
+  /**
+   * What search may look through of `serverIds`' threads for `userId` (docs/threads.md#search):
+   * every public thread, archived or not, and the private threads they joined, with each one's
+   * parent and state, for the permission function to judge.
+   */
+  searchableOf: (db: Db, userId: string, serverIds: readonly string[]) =>
+    serverIds.length === 0
+      ? Promise.resolve([])
+      : db
+          .selectFrom('channels')
+          .innerJoin('threads', 'threads.channelId', 'channels.id')
+          .leftJoin('threadMembers', (j) => j.onRef('threadMembers.threadId', '=', 'channels.id').on('threadMembers.userId', '=', userId))
+          .select([
+            'channels.id',
+            'channels.serverId',
+            'channels.parentId',
+            'channels.type',
+            'threads.locked',
+            'threadMembers.userId as memberId',
+          ])
+          .where('channels.serverId', 'in', serverIds)
+          .where((eb) => eb.or([eb('channels.type', '=', 'public_thread'), eb('threadMembers.userId', 'is not', null)]))
+          .$narrowType<{ serverId: string; parentId: string; type: ThreadKind }>()
+          .execute(),
   /** A channel's kind and parent, by id (whether it is a thread); undefined for no channel. */
   kindOf: (db: Db, id: string) => db.selectFrom('channels').select(['type', 'parentId']).where('id', '=', id).executeTakeFirst(),
   /** The ids of a channel's threads, archived or not (a parent being deleted takes them along). */
