@@ -95,12 +95,28 @@ const channelFields = {
   default_thread_rate_limit_per_user: nullable(int(0, 21_600)),
   video_quality_mode: nullable(int(1, 2)),
   permission_overwrites: permissionOverwrites,
+  // A forum's (docs/threads.md#forum-channels): refused on other channels.
+  available_tags: nullable(
+    Type.Array(
+      Type.Object({
+        id: Type.Optional(Type.Union([Snowflake, Type.Null()])),
+        name: Type.String({ minLength: 1, maxLength: 20 }),
+        moderated: nullable(Type.Boolean()),
+        emoji_id: nullable(Snowflake),
+        emoji_name: nullable(Type.String({ maxLength: 64 })),
+      }),
+      { maxItems: 20 },
+    ),
+  ),
+  default_sort_order: nullable(int(0, 1)),
+  default_forum_layout: nullable(int(0, 2)),
+  default_reaction_emoji: nullable(Type.Object({ emoji_id: nullable(Snowflake), emoji_name: nullable(Type.String({ maxLength: 64 })) })),
 };
 
-/** `POST /guilds/{id}/channels`: text channels (type 0) and categories (type 4). */
+/** `POST /guilds/{id}/channels`: text channels (type 0), categories (type 4) and forums (type 15). */
 export const DiscordCreateChannelBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.name }),
-  type: nullable(Type.Union([Type.Literal(0), Type.Literal(4)])),
+  type: nullable(Type.Union([Type.Literal(0), Type.Literal(4), Type.Literal(15)])),
   ...channelFields,
 });
 

@@ -7,7 +7,7 @@ import type { AuthorMember } from '../events/types.js';
 import type { ReactionSummary } from '../store/repos/messages.js';
 import { requireChannelPermission, requireIdShape } from './access.js';
 import { type ChannelAudience, DM_SERVER_ID, type DomainContext, notifyChannel, nowIso, signalTyping } from './context.js';
-import { rejectNul } from './names.js';
+import { isSingleEmoji, rejectNul } from './names.js';
 import { checkComponents } from './components.js';
 import type { Attachment, Caller, Embed, Message, PublicUser } from './types.js';
 import { NEEDS, has, hasPermission, mayReadHistory } from './permissions.js';
@@ -666,16 +666,15 @@ export async function removeMessages(ctx: DomainContext, rows: MessageTable[]): 
 }
 
 /**
- * One emoji: a single RGI emoji sequence (flags, skin tones and ZWJ sequences included),
- * or one pictograph without its variation selector (❤ as well as ❤️). Built at runtime:
- * TypeScript's ES2022 target does not know the v flag, which Node 20 has.
+ * A category holds no messages (docs/api.md#categories): 400 `channel_is_category`; nor does
+ * a forum, whose messages are its posts' (docs/threads.md#forum-channels): 400
+ * `channel_is_forum`. Both are Discord's 50008.
  */
-const EMOJI = new RegExp('^(?:\\p{RGI_Emoji}|\\p{Extended_Pictographic}\\uFE0F?)$', 'v');
-
-/** A category holds no messages (docs/api.md#categories): 400 `channel_is_category`, Discord's 50008. */
-function holdsMessages<T extends { type: string }>(channel: T): T {
+export function holdsMessages<T extends { type: string }>(channel: T): T {
   if (channel.type === 'category')
     throw badRequest('a category holds no messages: send them in one of its channels', 'channel_is_category');
+  if (channel.type === 'forum')
+    throw badRequest('a forum holds no messages of its own: start a post (POST /channels/{id}/threads with a message)', 'channel_is_forum');
   return channel;
 }
 
@@ -865,7 +864,7 @@ export const messages = {
     emoji: string,
     page: { limit?: number; after?: string } = {},
   ): Promise<PublicUser[]> {
-    if (!EMOJI.test(emoji)) throw badRequest('emoji must be a single Unicode emoji');
+    if (!isSingleEmoji(emoji)) throw badRequest('emoji must be a single Unicode emoji');
     const limit = page.limit ?? 25;
     if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_MAX) throw badRequest(`limit must be from 1 to ${PAGE_MAX}`, 'invalid_query');
     const after = await pageBound(ctx, 'after', page.after);
@@ -893,7 +892,7 @@ async function react(
   emoji: string,
   how: 'toggle' | 'add' | 'remove',
 ): Promise<{ emoji: string; count: number; me: boolean }> {
-  if (!EMOJI.test(emoji)) throw badRequest('emoji must be a single Unicode emoji');
+  if (!isSingleEmoji(emoji)) throw badRequest('emoji must be a single Unicode emoji');
   const channel = await requireChannelPermission(ctx, caller, channelId, how === 'remove' ? NEEDS.view : NEEDS.react);
   await loadMessage(ctx, channelId, messageId);
   const { changed, me, count } = await ctx.store
