@@ -13,7 +13,7 @@ import { isPlainObject } from '../webhooks/text.js';
 import type { Embed } from '../webhooks/types.js';
 import type { ForumSettingsBody } from '../domain/forums.js';
 import type { Static } from 'typebox';
-import { type DiscordOverwriteBody, DiscordMessageTop } from './schemas.js';
+import { type DiscordOverwriteBody, DiscordMessageTop, DiscordStartThreadBody } from './schemas.js';
 
 let topShape: Validator | undefined;
 /**
@@ -248,4 +248,28 @@ export function forumFromDiscord(body: DiscordForumFields): ForumSettingsBody {
     ...(body.default_forum_layout != null ? { defaultForumLayout: LAYOUT[body.default_forum_layout]! } : {}),
     ...(body.default_reaction_emoji !== undefined ? { defaultReactionEmoji: body.default_reaction_emoji?.emoji_name ?? null } : {}),
   };
+}
+
+let threadShape: Validator | undefined;
+
+/** A thread start as Discord's `POST /channels/{id}/threads` carries it: its fields, and a forum post's first message. */
+export interface DiscordThreadStart {
+  body: Static<typeof DiscordStartThreadBody>;
+  message?: DiscordMessageInput;
+}
+
+/** Reads a thread start (JSON, or multipart's `payload_json`: `hasFiles`), checked as a route's schema would. */
+export function threadStartFromDiscord(json: unknown, hasFiles: boolean): DiscordThreadStart {
+  if (!isPlainObject(json)) throw badRequest('body must be a JSON object');
+  threadShape ??= Compile(DiscordStartThreadBody);
+  if (!threadShape.Check(json)) {
+    const first = threadShape.Errors(json)[0];
+    const missing = (first?.params as { requiredProperties?: string[] } | undefined)?.requiredProperties?.[0];
+    if (missing !== undefined) throw badRequest(`${missing} is required`, 'invalid_body');
+    const where = (first?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+    throw badRequest(`${where || 'body'} ${first?.message ?? 'is invalid'}`, 'invalid_body');
+  }
+  const body = json as Static<typeof DiscordStartThreadBody>;
+  const message = body.message == null ? undefined : messageFromDiscord(body.message, { hasFiles });
+  return { body, ...(message ? { message } : {}) };
 }

@@ -366,8 +366,8 @@ export function discordMessageInteraction(i: MessageInteraction): APIMessageInte
   return { id: i.id, type: INTERACTION_TYPE[i.type], name: i.name, user: discordUser(i.user) };
 }
 
-/** Message flags: EPHEMERAL (64), LOADING (128, a deferred answer's placeholder). */
-export const MESSAGE_FLAGS = { ephemeral: 1 << 6, loading: 1 << 7 } as const;
+/** Message flags: HAS_THREAD (32, a thread was started from it), EPHEMERAL (64), LOADING (128, a deferred answer's placeholder). */
+export const MESSAGE_FLAGS = { hasThread: 1 << 5, ephemeral: 1 << 6, loading: 1 << 7 } as const;
 
 /** Discord's message type: a slash command's answer is 20, a user or message command's 23, a reply 19, anything else 0. */
 function messageType(m: Pick<Message, 'interaction' | 'messageReference' | 'type'>): 0 | 7 | 19 | 20 | 23 {
@@ -400,6 +400,7 @@ export function discordMessage(m: Message | ReferencedMessage, view: DiscordView
   let flags = 0;
   if (m.ephemeral) flags |= MESSAGE_FLAGS.ephemeral;
   if (m.loading) flags |= MESSAGE_FLAGS.loading;
+  if (m.thread) flags |= MESSAGE_FLAGS.hasThread;
   const out: APIMessage & { guild_id?: string; member?: MessageExtras['member'] } = {
     id: m.id,
     type: messageType(m),
@@ -431,6 +432,8 @@ export function discordMessage(m: Message | ReferencedMessage, view: DiscordView
       ...(m.messageReference.serverId !== null ? { guild_id: m.messageReference.serverId } : {}),
     };
   }
+  // The thread started from it (docs/threads.md#the-starter-message), as Discord's `thread`.
+  if (m.thread) out.thread = discordThread(m.thread);
   if ('referencedMessage' in m && m.referencedMessage !== undefined) {
     out.referenced_message = m.referencedMessage === null ? null : discordMessage(m.referencedMessage, view);
   }

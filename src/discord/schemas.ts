@@ -134,6 +134,7 @@ export const DiscordUpdateChannelBody = Type.Object({
   locked: nullable(Type.Boolean()),
   auto_archive_duration: nullable(ArchiveDuration),
   invitable: nullable(Type.Boolean()),
+  applied_tags: nullable(Type.Array(Snowflake, { maxItems: 100 })),
 });
 
 /** `POST /channels/{id}/messages/{messageId}/threads`. */
@@ -143,7 +144,11 @@ export const DiscordStartThreadFromMessageBody = Type.Object({
   rate_limit_per_user: nullable(int(0, 21_600)),
 });
 
-/** `POST /channels/{id}/threads` (a thread without a message: type 11 public, 12 private). */
+/**
+ * `POST /channels/{id}/threads`: a thread without a message (type 11 public, 12 private), or in a
+ * forum a post: its first `message` (a create-message body, read by `messageFromDiscord`) and
+ * `applied_tags` (docs/threads.md#forum-posts). JSON, or multipart with `payload_json` and files.
+ */
 export const DiscordStartThreadBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.name }),
   auto_archive_duration: nullable(ArchiveDuration),
@@ -151,6 +156,8 @@ export const DiscordStartThreadBody = Type.Object({
   type: nullable(int(0, 15)),
   invitable: nullable(Type.Boolean()),
   rate_limit_per_user: nullable(int(0, 21_600)),
+  applied_tags: nullable(Type.Array(Snowflake, { maxItems: 100 })),
+  message: Type.Optional(Type.Unknown()),
 });
 
 /** `PATCH /guilds/{id}/channels`: channels' positions, categories and permission sync, at once. */

@@ -78,8 +78,79 @@ describe('discord.js forums against Parley', () => {
     // Twenty-one tags are refused.
     await expect(forum.setAvailableTags(Array.from({ length: 21 }, (_, i) => ({ name: `t${i}` })))).rejects.toThrow();
   });
-});
 
-// Kept for the later cases of this file.
-void MessageFlags;
-void (null as unknown as TextChannel);
+  it('posts in a forum with a first message and tags, changes the tags, and fetches the starter message', async () => {
+    const w = await forumWorld();
+    const client = await djsLogin(srv, clients, w.bot.token);
+    const guild = await client.guilds.fetch(w.server.id);
+    const forum = (await guild.channels.create({
+      name: 'ideas',
+      type: ChannelType.GuildForum,
+      availableTags: [{ name: 'ui' }, { name: 'api' }, { name: 'done', moderated: true }],
+      defaultAutoArchiveDuration: 4320,
+    })) as ForumChannel;
+    const [ui, api, done] = forum.availableTags;
+
+    const post = await forum.threads.create({ name: 'dark mode', message: { content: 'please add a dark mode' }, appliedTags: [ui!.id] });
+    expect(post.type).toBe(ChannelType.PublicThread);
+    expect(post.parentId).toBe(forum.id);
+    expect(post.appliedTags).toEqual([ui!.id]);
+    // The forum's default duration applies to a post that names none.
+    expect(post.autoArchiveDuration).toBe(4320);
+    expect(post.ownerId).toBe(w.bot.id);
+
+    // The first message has the post's id, as on Discord.
+    const starter = await post.fetchStarterMessage();
+    expect(starter?.id).toBe(post.id);
+    expect(starter?.content).toBe('please add a dark mode');
+    expect(starter?.channelId).toBe(post.id);
+
+    const retagged = await post.setAppliedTags([ui!.id, api!.id]);
+    expect(retagged.appliedTags).toEqual([ui!.id, api!.id]);
+    // A moderated tag takes MANAGE_THREADS, which the bot holds (bit 34).
+    expect((await post.setAppliedTags([done!.id])).appliedTags).toEqual([done!.id]);
+
+    // The forum is in the active list, then the archived one.
+    const active = await forum.threads.fetchActive();
+    expect([...active.threads.keys()]).toContain(post.id);
+    await post.setArchived(true);
+    const archived = await forum.threads.fetchArchived({ type: 'public' });
+    expect([...archived.threads.keys()]).toContain(post.id);
+    expect(archived.threads.get(post.id)?.appliedTags).toEqual([done!.id]);
+
+    // A message to the forum itself is refused, as on Discord (50008).
+    const refused = await call(srv.url, 'POST', `/api/channels/${forum.id}/messages`, {
+      auth: `Bot ${w.bot.token}`,
+      body: { content: 'hello forum' },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe(50008);
+  });
+
+  it('shows the thread started from a message on the message: message.thread and hasThread', async () => {
+    const w = await forumWorld();
+    const client = await djsLogin(srv, clients, w.bot.token);
+    const channel = (await client.channels.fetch(w.channel.id)) as TextChannel;
+    const plain = await channel.send('no thread here');
+    const message = await channel.send('start one here');
+    const thread = await message.startThread({ name: 'from the message' });
+    await thread.send('inside');
+
+    // A fresh client fetches the page: the starter carries the thread, the other message none.
+    const other = await djsLogin(srv, clients, w.bot.token);
+    const fresh = (await other.channels.fetch(w.channel.id)) as TextChannel;
+    const page = await fresh.messages.fetch({ limit: 10 });
+    const starter = page.get(message.id)!;
+    expect(starter.hasThread).toBe(true);
+    expect(starter.flags.has(MessageFlags.HasThread)).toBe(true);
+    expect(starter.thread?.id).toBe(thread.id);
+    expect(starter.thread?.name).toBe('from the message');
+    expect(page.get(plain.id)!.hasThread).toBe(false);
+    const one = await fresh.messages.fetch({ message: message.id, force: true });
+    expect(one.hasThread).toBe(true);
+
+    // The forum's active threads are listed by the guild too.
+    const listed = await other.guilds.cache.get(w.server.id)!.channels.fetchActiveThreads();
+    expect([...listed.threads.keys()]).toContain(thread.id);
+  });
+});

@@ -49,6 +49,7 @@ function threadPatch(body: Static<typeof DiscordUpdateChannelBody>) {
     ...(body.locked != null ? { locked: body.locked } : {}),
     ...(body.auto_archive_duration != null ? { autoArchiveDuration: body.auto_archive_duration } : {}),
     ...(body.invitable != null ? { invitable: body.invitable } : {}),
+    ...(body.applied_tags != null ? { appliedTags: body.applied_tags } : {}),
   };
 }
 
