@@ -41,6 +41,7 @@ import { interactionRoutes } from './http/routes/interaction-routes.js';
 import { answers } from './domain/interactions/answers.js';
 import { InteractionBroker } from './domain/interactions/broker.js';
 import { serverRoutes } from './http/routes/servers.js';
+import { threadRoutes } from './http/routes/threads.js';
 import { uploadRoutes } from './http/routes/uploads.js';
 import { webClient } from './http/routes/web-client.js';
 import { webhookExecuteRoutes } from './http/routes/webhook-execute.js';
@@ -318,6 +319,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   serverRoutes(app, routeDeps);
   moderationRoutes(app, routeDeps);
   messageRoutes(app, routeDeps);
+  threadRoutes(app, routeDeps);
   directMessageRoutes(app, routeDeps);
   searchRoutes(app, routeDeps);
   interactionRoutes(app, routeDeps);

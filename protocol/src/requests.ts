@@ -491,6 +491,84 @@ export const BulkDeleteBody = Type.Object({
 /** `PATCH /channels/{channelId}/messages/{messageId}`. */
 export const EditMessageBody = Type.Object({ content: Type.String({ maxLength: CONTENT_MAX }) });
 
+// ---------------------------------------------------------------- threads (docs/threads.md)
+
+/** `/threads/{threadId}`. */
+export const ThreadParams = Type.Object({ threadId: Type.String() });
+/** `/threads/{threadId}/members/{userId}`; `userId` may be `@me`. */
+export const ThreadMemberParams = Type.Object({ threadId: Type.String(), userId: Type.String() });
+
+const ThreadName = Type.String({ minLength: 1, maxLength: 100 });
+const ThreadKindBody = Type.Union([Type.Literal('public_thread'), Type.Literal('private_thread')]);
+const AutoArchiveDuration = Type.Union([Type.Literal(60), Type.Literal(1440), Type.Literal(4320), Type.Literal(10080)], {
+  description: 'minutes without a message before the thread archives itself; default 1440',
+});
+const Invitable = Type.Boolean({ description: 'private threads: whether members who do not manage threads may add people (default true)' });
+
+/** `POST /channels/{channelId}/threads`: a thread of its own, public unless `type` says private. */
+export const CreateThreadBody = Type.Object({
+  name: ThreadName,
+  type: Type.Optional(ThreadKindBody),
+  autoArchiveDuration: Type.Optional(AutoArchiveDuration),
+  invitable: Type.Optional(Invitable),
+  message: Type.Optional(
+    Type.Object(
+      {
+        content: Type.Optional(Type.String({ maxLength: CONTENT_MAX })),
+        attachments: Type.Optional(Type.Array(AttachmentRef, { maxItems: ATTACHMENTS_MAX })),
+        allowedMentions: Type.Optional(AllowedMentions),
+        components: Type.Optional(ComponentsBody),
+      },
+      { description: "forums only, and required there: the post's first message (the body of `POST /channels/{id}/messages`, no reply)" },
+    ),
+  ),
+  appliedTags: Type.Optional(
+    Type.Array(Type.String({ maxLength: 32 }), { maxItems: 5, description: "forums only: ids of the forum's tags the post carries" }),
+  ),
+});
+
+/** `POST /channels/{channelId}/messages/{messageId}/threads`: a public thread from a message, which takes the message's id. */
+export const StartThreadFromMessageBody = Type.Object({
+  name: ThreadName,
+  autoArchiveDuration: Type.Optional(AutoArchiveDuration),
+});
+
+/** `PATCH /threads/{threadId}`. */
+export const UpdateThreadBody = Type.Object(
+  {
+    name: Type.Optional(ThreadName),
+    archived: Type.Optional(Type.Boolean()),
+    locked: Type.Optional(Type.Boolean({ description: 'MANAGE_THREADS only' })),
+    autoArchiveDuration: Type.Optional(AutoArchiveDuration),
+    invitable: Type.Optional(Invitable),
+    appliedTags: Type.Optional(
+      Type.Array(Type.String({ maxLength: 32 }), {
+        maxItems: 5,
+        description: "forum posts: the whole list of the forum's tags it carries (a moderated tag: MANAGE_THREADS)",
+      }),
+    ),
+  },
+  { minProperties: 1, additionalProperties: false },
+);
+
+/** `GET /channels/{channelId}/threads/archived`: a page, newest archive first. */
+export const ArchivedThreadsQuery = Type.Object({
+  type: Type.Optional(
+    Type.Union([Type.Literal('public_thread'), Type.Literal('private_thread')], { description: 'default public_thread' }),
+  ),
+  joined: Type.Optional(
+    Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true: only the threads the caller joined' }),
+  ),
+  before: Type.Optional(Type.String({ maxLength: 64, description: 'an archive timestamp (ISO 8601): only threads archived before it' })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: '1 to 100, default 50' })),
+});
+
+/** `GET /threads/{threadId}/members`: a page by user id. */
+export const ThreadMembersQuery = Type.Object({
+  after: Type.Optional(Type.String({ pattern: '^[0-9]{1,20}$', description: 'only members with a user id after this one' })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: '1 to 100, default 100' })),
+});
+
 // ---------------------------------------------------------------- commands and interactions (docs/commands.md)
 
 /** `/interactions/{interactionId}/{token}/callback`. */
@@ -857,6 +935,13 @@ export type AllowedMentions = Static<typeof AllowedMentions>;
 export type MessageReferenceBody = Static<typeof MessageReferenceBody>;
 export type BulkDeleteBody = Static<typeof BulkDeleteBody>;
 export type EditMessageBody = Static<typeof EditMessageBody>;
+export type ThreadParams = Static<typeof ThreadParams>;
+export type ThreadMemberParams = Static<typeof ThreadMemberParams>;
+export type CreateThreadBody = Static<typeof CreateThreadBody>;
+export type StartThreadFromMessageBody = Static<typeof StartThreadFromMessageBody>;
+export type UpdateThreadBody = Static<typeof UpdateThreadBody>;
+export type ArchivedThreadsQuery = Static<typeof ArchivedThreadsQuery>;
+export type ThreadMembersQuery = Static<typeof ThreadMembersQuery>;
 export type ComponentsBody = Static<typeof ComponentsBody>;
 export type InteractionCallbackParams = Static<typeof InteractionCallbackParams>;
 export type InteractionTokenParams = Static<typeof InteractionTokenParams>;

@@ -3,7 +3,14 @@ import { AppError, badRequest, forbidden, notFound } from '../errors.js';
 import type { Tx } from '../store/index.js';
 import type { ThreadKind, ThreadPatch, ThreadRow } from '../store/repos/threads.js';
 import type { ThreadMemberTable } from '../store/schema.js';
-import { type ChannelGrant, requireChannelPermission, requireIdShape, requireMember, requireServerChannelPermission } from './access.js';
+import {
+  type ChannelGrant,
+  type Membership,
+  requireChannelPermission,
+  requireIdShape,
+  requireMember,
+  requireServerChannelPermission,
+} from './access.js';
 import { type DomainContext, nowIso } from './context.js';
 import { cleanName } from './names.js';
 import type { Caller } from './types.js';
@@ -160,13 +167,57 @@ async function requireParent(ctx: DomainContext, caller: Caller, parentId: strin
   return { grant, row, forum: type === 'forum' };
 }
 
+/**
+ * How a thread is looked up. The native routes (`/threads/{id}`) answer a private thread the
+ * caller may not see as one that does not exist (404 `unknown_channel`), as a DM is to those
+ * outside it; Discord's routes keep Discord's 403 (50001 Missing Access).
+ */
+export interface ThreadLookup {
+  hideUnseen?: boolean;
+}
+
 /** A thread the caller may see (404 for an id that is no thread), with their grant there. */
-async function requireThread(ctx: DomainContext, caller: Caller, threadId: string, needed: bigint = P.VIEW_CHANNEL) {
+async function requireThread(
+  ctx: DomainContext,
+  caller: Caller,
+  threadId: string,
+  needed: bigint = P.VIEW_CHANNEL,
+  lookup: ThreadLookup = {},
+) {
   requireIdShape(threadId, 'channel');
+  if (lookup.hideUnseen) {
+    // The caller's bits there, whatever they are (membership and the unknown id are still checked).
+    const seen = await requireChannelPermission(ctx, caller, threadId, 0n);
+    if (!seen.thread) throw notFound('channel');
+    if (seen.thread.private && (seen.permissions & P.VIEW_CHANNEL) === 0n) throw notFound('channel');
+  }
   const grant = await requireChannelPermission(ctx, caller, threadId, needed);
   const row = grant.thread ? await ctx.store.threads.byId(ctx.store.db, threadId) : undefined;
   if (!row || !grant.thread) throw notFound('channel');
   return { grant: grant as ChannelGrant & { serverId: string }, row };
+}
+
+/** Of `rows`, the threads the caller may see, by the one permission function (docs/threads.md#permissions). */
+async function visibleTo(ctx: DomainContext, caller: Caller, m: Pick<Membership, 'model' | 'roles'>, rows: ThreadRow[]) {
+  const mine = new Set(
+    (
+      await ctx.store.threadMembers.ofUser(
+        ctx.store.db,
+        caller.id,
+        rows.map((r) => r.id),
+      )
+    ).map((t) => t.threadId),
+  );
+  return rows.filter(
+    (r) =>
+      (m.model.threadPermissions(caller.id, caller.bot, m.roles, r.parentId, {
+        private: r.type === 'private_thread',
+        locked: r.locked === 1,
+        member: mine.has(r.id),
+      }) &
+        P.VIEW_CHANNEL) !==
+      0n,
+  );
 }
 
 const manages = (grant: ChannelGrant) => (grant.permissions & P.MANAGE_THREADS) !== 0n;
@@ -326,8 +377,8 @@ export const threads = {
   },
 
   /** One thread the caller may see. */
-  async get(ctx: DomainContext, caller: Caller, threadId: string): Promise<ThreadView> {
-    const { row } = await requireThread(ctx, caller, threadId);
+  async get(ctx: DomainContext, caller: Caller, threadId: string, lookup: ThreadLookup = {}): Promise<ThreadView> {
+    const { row } = await requireThread(ctx, caller, threadId, P.VIEW_CHANNEL, lookup);
     return (await views(ctx, caller, [row]))[0]!;
   },
 
@@ -355,8 +406,9 @@ export const threads = {
       /** A forum post's tags, the whole list (docs/threads.md#forum-posts). */
       appliedTags?: readonly string[];
     },
+    lookup: ThreadLookup = {},
   ): Promise<ThreadView> {
-    const { grant, row } = await requireThread(ctx, caller, threadId);
+    const { grant, row } = await requireThread(ctx, caller, threadId, P.VIEW_CHANNEL, lookup);
     const mod = manages(grant);
     const own = row.ownerId === caller.id;
     if (!mod && !own) throw forbidden('missing_permission', 'missing permission MANAGE_THREADS');
@@ -393,12 +445,12 @@ export const threads = {
       if (Object.keys(patch).length > 0) await ctx.store.threads.update(tx, threadId, patch);
       if (name !== undefined) await ctx.store.threads.rename(tx, threadId, name);
     });
-    return threads.get(ctx, caller, threadId);
+    return threads.get(ctx, caller, threadId, lookup);
   },
 
   /** Deletes a thread with its messages: MANAGE_THREADS. */
-  async remove(ctx: DomainContext, caller: Caller, threadId: string): Promise<ThreadView> {
-    const { grant, row } = await requireThread(ctx, caller, threadId);
+  async remove(ctx: DomainContext, caller: Caller, threadId: string, lookup: ThreadLookup = {}): Promise<ThreadView> {
+    const { grant, row } = await requireThread(ctx, caller, threadId, P.VIEW_CHANNEL, lookup);
     if (!manages(grant)) throw forbidden('missing_permission', 'missing permission MANAGE_THREADS');
     const view = (await views(ctx, caller, [row]))[0]!;
     const uploadIds = await ctx.store.write(async (tx) => {
@@ -416,9 +468,10 @@ export const threads = {
    * MANAGE_THREADS; they must be a member of the server who sees the parent. Not in an
    * archived thread (400 `thread_archived`).
    */
-  async addMember(ctx: DomainContext, caller: Caller, threadId: string, userId: string): Promise<void> {
+  async addMember(ctx: DomainContext, caller: Caller, threadId: string, userId: string, lookup: ThreadLookup = {}): Promise<void> {
     const self = userId === '@me' || userId === caller.id;
-    const { grant, row } = await requireThread(ctx, caller, threadId, self ? P.VIEW_CHANNEL : P.VIEW_CHANNEL | P.SEND_MESSAGES);
+    const needed = self ? P.VIEW_CHANNEL : P.VIEW_CHANNEL | P.SEND_MESSAGES;
+    const { grant, row } = await requireThread(ctx, caller, threadId, needed, lookup);
     if (row.archived === 1) throw badRequest('the thread is archived', 'thread_archived');
     const target = self ? caller.id : userId;
     if (!self) {
@@ -439,9 +492,9 @@ export const threads = {
    * Removes `userId` (`@me`: the caller leaves) from the thread. Someone else: MANAGE_THREADS,
    * or the owner of a private thread. Not in an archived thread.
    */
-  async removeMember(ctx: DomainContext, caller: Caller, threadId: string, userId: string): Promise<void> {
+  async removeMember(ctx: DomainContext, caller: Caller, threadId: string, userId: string, lookup: ThreadLookup = {}): Promise<void> {
     const self = userId === '@me' || userId === caller.id;
-    const { grant, row } = await requireThread(ctx, caller, threadId);
+    const { grant, row } = await requireThread(ctx, caller, threadId, P.VIEW_CHANNEL, lookup);
     if (row.archived === 1) throw badRequest('the thread is archived', 'thread_archived');
     if (!self) {
       requireIdShape(userId, 'member');
@@ -454,8 +507,8 @@ export const threads = {
   },
 
   /** One member of the thread (404 `unknown_member` for someone who did not join). */
-  async member(ctx: DomainContext, caller: Caller, threadId: string, userId: string): Promise<ThreadMemberView> {
-    await requireThread(ctx, caller, threadId);
+  async member(ctx: DomainContext, caller: Caller, threadId: string, userId: string, lookup: ThreadLookup = {}): Promise<ThreadMemberView> {
+    await requireThread(ctx, caller, threadId, P.VIEW_CHANNEL, lookup);
     const id = userId === '@me' ? caller.id : userId;
     requireIdShape(id, 'member');
     const m = await ctx.store.threadMembers.get(ctx.store.db, threadId, id);
@@ -464,8 +517,8 @@ export const threads = {
   },
 
   /** A page of the thread's members, by user id after `after` (at most 100). */
-  async members(ctx: DomainContext, caller: Caller, threadId: string, page: { after?: string; limit?: number }) {
-    await requireThread(ctx, caller, threadId);
+  async members(ctx: DomainContext, caller: Caller, threadId: string, page: { after?: string; limit?: number }, lookup: ThreadLookup = {}) {
+    await requireThread(ctx, caller, threadId, P.VIEW_CHANNEL, lookup);
     const limit = page.limit ?? 100;
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw badRequest('limit must be 1 to 100', 'invalid_query');
     if (page.after !== undefined) requireIdShape(page.after, 'member');
@@ -476,26 +529,15 @@ export const threads = {
   async active(ctx: DomainContext, caller: Caller, serverId: string): Promise<ThreadView[]> {
     const m = await requireMember(ctx, caller, serverId);
     const rows = await ctx.store.threads.activeOfServer(ctx.store.db, serverId);
-    const mine = new Set(
-      (
-        await ctx.store.threadMembers.ofUser(
-          ctx.store.db,
-          caller.id,
-          rows.map((r) => r.id),
-        )
-      ).map((t) => t.threadId),
-    );
-    const visible = rows.filter(
-      (r) =>
-        (m.model.threadPermissions(caller.id, caller.bot, m.roles, r.parentId, {
-          private: r.type === 'private_thread',
-          locked: r.locked === 1,
-          member: mine.has(r.id),
-        }) &
-          P.VIEW_CHANNEL) !==
-        0n,
-    );
-    return views(ctx, caller, visible);
+    return views(ctx, caller, await visibleTo(ctx, caller, m, rows));
+  },
+
+  /** One channel's unarchived threads the caller may see, with their memberships (`GET /channels/{id}/threads`). */
+  async activeIn(ctx: DomainContext, caller: Caller, parentId: string): Promise<ThreadView[]> {
+    const grant = await requireServerChannelPermission(ctx, caller, parentId, P.VIEW_CHANNEL);
+    if (grant.thread) throw badRequest('a thread has no threads', 'invalid_body');
+    const rows = await ctx.store.threads.activeOfParent(ctx.store.db, parentId);
+    return views(ctx, caller, await visibleTo(ctx, caller, grant, rows));
   },
 
   /**

@@ -70,6 +70,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: () => str
         { name: 'bots', description: "a person's bots" },
         { name: 'servers', description: 'servers, channels, invites, members' },
         { name: 'messages', description: 'messages, reactions, typing' },
+        { name: 'threads', description: 'threads: a channel with a parent (docs/threads.md)' },
         { name: 'direct messages', description: 'DMs, groups and blocks' },
         { name: 'uploads', description: 'files' },
         { name: 'webhooks', description: 'webhook management (server owner)' },
