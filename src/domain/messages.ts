@@ -15,7 +15,7 @@ import { audit } from './audit.js';
 import { type StoredUpload, attachmentOf, namesUpload, releaseUploads, uploadIdOf } from './uploads.js';
 import { publicUser } from './accounts.js';
 import { NONE, type ResolvedMentions, mayMention, mentionRules, resolveMentions } from './mentions.js';
-import { recordThreadPost, startedThreads } from './threads.js';
+import { announceThreadPost, recordThreadPost, startedThreads } from './threads.js';
 import type { ActionRow, AllowedMentions, MessageInteraction, MessageReferenceBody } from '@parley/protocol';
 
 /** The wire's limits (the request schemas in @parley/protocol carry them too). */
@@ -318,6 +318,8 @@ export async function createMessage(
   alongside?: (tx: Tx, messageId: string) => Promise<unknown>,
   /** Writes the message needs before it, in its transaction (a forum post's thread, which is its channel). */
   before?: (tx: Tx) => Promise<unknown>,
+  /** Once committed, before the message's event: what must be announced first (a forum post's THREAD_CREATE). */
+  committed?: () => Promise<void>,
 ): Promise<CreateResult> {
   // Only a request with an Idempotency-Key needs the cutoff (a date formatted per message otherwise).
   const cutoff = idem ? idempotencyCutoff(ctx) : '';
@@ -401,6 +403,7 @@ export async function createMessage(
   } finally {
     ctx.store.messageHorizon.end(row.id);
   }
+  await committed?.();
   const member = await authorMember(ctx, { serverId: channel.serverId, authorId: author.id, webhookId }, input.authorMembership);
   await notifyChannel(ctx, channel, { t: 'MESSAGE_CREATE', d: message }, member);
   return { message, replayed: false };
@@ -796,7 +799,8 @@ export const messages = {
     }
     const channel = holdsMessages(await requireChannelPermission(ctx, caller, channelId, NEEDS.send));
     const prepared = await prepareSend(ctx, caller, channel, body);
-    return createMessage(
+    let activity: Awaited<ReturnType<typeof recordThreadPost>> | undefined;
+    const created = await createMessage(
       ctx,
       channel,
       { id: caller.id, name: caller.name, bot: caller.bot, avatar: caller.avatar },
@@ -804,8 +808,15 @@ export const messages = {
       prepared,
       idem,
       // A thread counts the post, unarchives, and takes the poster in (docs/threads.md#activity).
-      channel.thread ? (tx) => recordThreadPost(ctx, tx, channel, caller) : undefined,
+      channel.thread
+        ? async (tx) => {
+            activity = await recordThreadPost(ctx, tx, channel, caller);
+          }
+        : undefined,
     );
+    // What the post did to its thread, announced after its commit (docs/threads.md#events).
+    if (activity) await announceThreadPost(ctx, channel.id, caller, activity);
+    return created;
   },
 
   /**
