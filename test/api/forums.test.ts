@@ -245,6 +245,9 @@ describe('forum refusals (native)', () => {
       400,
       'invalid_body',
     );
+    // Nor does a thread of a text channel take tags.
+    const plain = await as(member, 'POST', `/channels/${general}/threads`, { name: 'plain' });
+    expectError(await as(member, 'PATCH', `/threads/${plain.body.id}`, { appliedTags: [f.tags.open!.id] }), 400, 'invalid_body');
     // Nothing was made by the refusals.
     expect((await as(member, 'GET', `/channels/${f.id}/threads`)).body.threads).toEqual([]);
   });
