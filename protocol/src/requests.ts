@@ -329,13 +329,38 @@ const SyncPermissions = Type.Boolean({
   description: "true: the channel's overwrites become a copy of its category's (Discord's `lock_permissions`)",
 });
 
+/** A forum tag to keep (with its `id`) or make (without one): the whole list replaces the forum's (docs/threads.md#forum-channels). */
+export const ForumTagBody = Type.Object(
+  {
+    id: Type.Optional(Type.String({ maxLength: 32, description: 'an existing tag of this forum; absent: a new tag' })),
+    name: Type.String({ minLength: 1, maxLength: 20 }),
+    moderated: Type.Optional(Type.Boolean({ description: 'only MANAGE_THREADS may put it on a post or take it off (default false)' })),
+    emoji: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()], { description: 'a Unicode emoji, or null' })),
+  },
+  { additionalProperties: false },
+);
+
+/** What a forum's create and PATCH take besides a channel's (forums only). */
+const forumBodyFields = {
+  availableTags: Type.Optional(
+    Type.Array(ForumTagBody, { maxItems: 20, description: 'forums only: the whole list of tags (at most 20); tags left out are removed' }),
+  ),
+  defaultAutoArchiveDuration: Type.Optional(
+    Type.Union([Type.Literal(60), Type.Literal(1440), Type.Literal(4320), Type.Literal(10080), Type.Null()]),
+  ),
+  defaultSortOrder: Type.Optional(Type.Union([Type.Literal('latest_activity'), Type.Literal('creation_date'), Type.Null()])),
+  defaultForumLayout: Type.Optional(Type.Union([Type.Literal('not_set'), Type.Literal('list'), Type.Literal('gallery')])),
+  defaultReactionEmoji: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+};
+
 /** `POST /servers/{serverId}/channels`. */
 export const CreateChannelBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
   topic: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])),
   position: Type.Optional(Type.Integer({ minimum: 0, maximum: OBJECT_LIMITS.position })),
-  type: Type.Optional(Type.Union([Type.Literal('text'), Type.Literal('category')])),
+  type: Type.Optional(Type.Union([Type.Literal('text'), Type.Literal('category'), Type.Literal('forum')])),
   parentId: Type.Optional(ParentId),
+  ...forumBodyFields,
 });
 
 /** `PATCH /channels/{channelId}`. */
@@ -346,6 +371,7 @@ export const UpdateChannelBody = Type.Object(
     position: Type.Optional(Type.Integer({ minimum: 0, maximum: OBJECT_LIMITS.position })),
     parentId: Type.Optional(ParentId),
     syncPermissions: Type.Optional(SyncPermissions),
+    ...forumBodyFields,
   },
   { minProperties: 1, additionalProperties: false },
 );
@@ -491,6 +517,20 @@ export const CreateThreadBody = Type.Object({
   type: Type.Optional(ThreadKindBody),
   autoArchiveDuration: Type.Optional(AutoArchiveDuration),
   invitable: Type.Optional(Invitable),
+  message: Type.Optional(
+    Type.Object(
+      {
+        content: Type.Optional(Type.String({ maxLength: CONTENT_MAX })),
+        attachments: Type.Optional(Type.Array(AttachmentRef, { maxItems: ATTACHMENTS_MAX })),
+        allowedMentions: Type.Optional(AllowedMentions),
+        components: Type.Optional(ComponentsBody),
+      },
+      { description: "forums only, and required there: the post's first message (the body of `POST /channels/{id}/messages`, no reply)" },
+    ),
+  ),
+  appliedTags: Type.Optional(
+    Type.Array(Type.String({ maxLength: 32 }), { maxItems: 5, description: "forums only: ids of the forum's tags the post carries" }),
+  ),
 });
 
 /** `POST /channels/{channelId}/messages/{messageId}/threads`: a public thread from a message, which takes the message's id. */
@@ -507,6 +547,12 @@ export const UpdateThreadBody = Type.Object(
     locked: Type.Optional(Type.Boolean({ description: 'MANAGE_THREADS only' })),
     autoArchiveDuration: Type.Optional(AutoArchiveDuration),
     invitable: Type.Optional(Invitable),
+    appliedTags: Type.Optional(
+      Type.Array(Type.String({ maxLength: 32 }), {
+        maxItems: 5,
+        description: "forum posts: the whole list of the forum's tags it carries (a moderated tag: MANAGE_THREADS)",
+      }),
+    ),
   },
   { minProperties: 1, additionalProperties: false },
 );
@@ -867,6 +913,7 @@ export type UpdateSettingsBody = Static<typeof UpdateSettingsBody>;
 export type CreateInviteBody = Static<typeof CreateInviteBody>;
 export type CreateChannelBody = Static<typeof CreateChannelBody>;
 export type UpdateChannelBody = Static<typeof UpdateChannelBody>;
+export type ForumTagBody = Static<typeof ForumTagBody>;
 export type ReorderChannelsBody = Static<typeof ReorderChannelsBody>;
 export type AuditLogQuery = Static<typeof AuditLogQuery>;
 export type BotParams = Static<typeof BotParams>;

@@ -55,13 +55,36 @@ export const threads = {
     await db.insertInto('channels').values({ id, serverId, parentId, type, name, createdAt, topic: null, position: 0 }).execute();
     await db
       .insertInto('threads')
-      .values({ channelId: id, ...thread })
+      .values({ channelId: id, ...thread, parentId })
       .execute();
   },
   byId: (db: Db | Tx, id: string): Promise<ThreadRow | undefined> => threadRows(db).where('channels.id', '=', id).executeTakeFirst(),
   /** The threads of these ids (the messages that started them share their ids). */
   byIds: (db: Db, ids: readonly string[]): Promise<ThreadRow[]> =>
     ids.length === 0 ? Promise.resolve([]) : threadRows(db).where('channels.id', 'in', ids).execute(),
+  /**
+   * The public threads among `ids` (a page of messages' ids: a thread started from a message
+   * takes its id), each with its newest message's id, in one query.
+   */
+  startedFrom: async (db: Db, ids: readonly string[]): Promise<Array<ThreadRow & { lastMessageId: string | null }>> => {
+    if (ids.length === 0) return [];
+    const rows = await threadRows(db)
+      .select((eb) => [
+        eb
+          .selectFrom('messages')
+          .select((m) => m.fn.max('messages.id').as('lastId'))
+          .whereRef('messages.channelId', '=', 'channels.id')
+          // An `…Id` name: SQLite's integers come back as ids (strings) only under one.
+          .as('lastMessageId'),
+      ])
+      .where('channels.id', 'in', ids)
+      .where('channels.type', '=', 'public_thread')
+      .execute();
+    return rows.map((r) => ({
+      ...r,
+      lastMessageId: r.lastMessageId === null || r.lastMessageId === undefined ? null : String(r.lastMessageId),
+    }));
+  },
   update: (db: Tx, id: string, patch: ThreadPatch) => db.updateTable('threads').set(patch).where('channelId', '=', id).executeTakeFirst(),
   rename: (db: Tx, id: string, name: string) => db.updateTable('channels').set({ name }).where('id', '=', id).execute(),
   /** A message was posted: one more in the count, and the auto-archive clock starts again from `dueAt`. */
@@ -86,9 +109,9 @@ export const threads = {
     serverIds.length === 0
       ? Promise.resolve([])
       : threadRows(db).where('channels.serverId', 'in', serverIds).where('threads.archived', '=', 0).orderBy('channels.id').execute(),
-  /** The unarchived threads of one channel (a parent becoming visible: THREAD_LIST_SYNC). */
+  /** The unarchived threads of one channel (a parent becoming visible: THREAD_LIST_SYNC), through `threads_parent_archive` (0028). */
   activeOfParent: (db: Db, parentId: string): Promise<ThreadRow[]> =>
-    threadRows(db).where('channels.parentId', '=', parentId).where('threads.archived', '=', 0).orderBy('channels.id').execute(),
+    threadRows(db).where('threads.parentId', '=', parentId).where('threads.archived', '=', 0).orderBy('channels.id').execute(),
   /**
    * A page of a channel's archived threads of one kind, newest archive first, before the
    * archive timestamp `before`; with `memberId`, only those that member joined.
@@ -98,10 +121,11 @@ export const threads = {
     parentId: string,
     page: { type: ThreadKind; before?: string; limit: number; memberId?: string },
   ): Promise<ThreadRow[]> => {
+    // In the order of `threads_parent_archive` (0028): a page reads its rows, never the channel's every thread.
     let q = threadRows(db)
-      .where('channels.parentId', '=', parentId)
-      .where('channels.type', '=', page.type)
-      .where('threads.archived', '=', 1);
+      .where('threads.parentId', '=', parentId)
+      .where('threads.archived', '=', 1)
+      .where('channels.type', '=', page.type);
     if (page.before !== undefined) q = q.where('threads.archiveTimestamp', '<', page.before);
     if (page.memberId !== undefined) {
       const memberId = page.memberId;
@@ -115,7 +139,7 @@ export const threads = {
         ),
       );
     }
-    return q.orderBy('threads.archiveTimestamp', 'desc').orderBy('channels.id', 'desc').limit(page.limit).execute();
+    return q.orderBy('threads.archiveTimestamp', 'desc').orderBy('threads.channelId', 'desc').limit(page.limit).execute();
   },
   /**
    * The threads of `serverIds` that may carry `userId`'s unread state (docs/threads.md#unread-state):
