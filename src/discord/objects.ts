@@ -194,20 +194,29 @@ const FORUM_LAYOUT = { not_set: 0, list: 1, gallery: 2 } as const;
  * messages) or a forum (type 15, with its tags and defaults; docs/threads.md#forum-channels).
  */
 export function discordChannel(c: Channel): APITextChannel | APIGuildCategoryChannel | APIGuildForumChannel {
+  // What every kind shows alike.
+  const common = {
+    id: c.id,
+    guild_id: c.serverId,
+    name: c.name,
+    position: c.position ?? 0,
+    permission_overwrites: (c.permissionOverwrites ?? []).map(discordOverwrite),
+    nsfw: false,
+    flags: NO_FLAGS,
+  };
+  if (c.type === 'category') return { ...common, type: 4, parent_id: null } as APIGuildCategoryChannel;
+  // Text channels and forums hold content: a topic, a newest message, a category.
+  const content = {
+    ...common,
+    topic: c.topic ?? null,
+    last_message_id: c.lastMessageId ?? null,
+    rate_limit_per_user: 0,
+    parent_id: c.parentId ?? null,
+  };
   if (c.type === 'forum')
     return {
-      id: c.id,
+      ...content,
       type: 15,
-      guild_id: c.serverId,
-      name: c.name,
-      topic: c.topic ?? null,
-      position: c.position ?? 0,
-      permission_overwrites: (c.permissionOverwrites ?? []).map(discordOverwrite),
-      last_message_id: c.lastMessageId ?? null,
-      nsfw: false,
-      rate_limit_per_user: 0,
-      parent_id: c.parentId ?? null,
-      flags: NO_FLAGS,
       available_tags: (c.availableTags ?? []).map(discordForumTag),
       default_auto_archive_duration: (c.defaultAutoArchiveDuration ?? 1440) as never,
       default_thread_rate_limit_per_user: 0,
@@ -215,32 +224,7 @@ export function discordChannel(c: Channel): APITextChannel | APIGuildCategoryCha
       default_sort_order: c.defaultSortOrder ? (SORT_ORDER[c.defaultSortOrder] as never) : null,
       default_forum_layout: FORUM_LAYOUT[c.defaultForumLayout ?? 'not_set'] as never,
     } as APIGuildForumChannel;
-  if (c.type === 'category')
-    return {
-      id: c.id,
-      type: 4,
-      guild_id: c.serverId,
-      name: c.name,
-      position: c.position ?? 0,
-      permission_overwrites: (c.permissionOverwrites ?? []).map(discordOverwrite),
-      nsfw: false,
-      parent_id: null,
-      flags: NO_FLAGS,
-    } as APIGuildCategoryChannel;
-  return {
-    id: c.id,
-    type: 0,
-    guild_id: c.serverId,
-    name: c.name,
-    topic: c.topic ?? null,
-    position: c.position ?? 0,
-    permission_overwrites: (c.permissionOverwrites ?? []).map(discordOverwrite),
-    last_message_id: c.lastMessageId ?? null,
-    nsfw: false,
-    rate_limit_per_user: 0,
-    parent_id: c.parentId ?? null,
-    flags: NO_FLAGS,
-  } as APITextChannel;
+  return { ...content, type: 0 } as APITextChannel;
 }
 
 /** A DM (type 1) or group DM (type 3), as `viewerId` sees it: Discord lists the others only. */

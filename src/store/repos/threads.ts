@@ -48,6 +48,25 @@ export type ThreadPatch = Partial<
 >;
 
 /** Threads (docs/threads.md): a channel row with a parent, and what Discord's `thread_metadata` says. */
+
+/**
+ * Threads with what `threadPermissions` needs of each for `userId`: its server, parent,
+ * kind, lock, and whether they joined it (`memberId`).
+ */
+const accessRows = (db: Db, userId: string) =>
+  db
+    .selectFrom('channels')
+    .innerJoin('threads', 'threads.channelId', 'channels.id')
+    .leftJoin('threadMembers', (j) => j.onRef('threadMembers.threadId', '=', 'channels.id').on('threadMembers.userId', '=', userId))
+    .select([
+      'channels.id',
+      'channels.serverId',
+      'channels.parentId',
+      'channels.type',
+      'threads.locked',
+      'threadMembers.userId as memberId',
+    ]);
+
 export const threads = {
   /** Makes the thread's channel row and its thread row. */
   insert: async (db: Tx, row: ThreadRow) => {
@@ -148,19 +167,8 @@ export const threads = {
    */
   readStateCandidates: async (db: Db, userId: string, serverIds: readonly string[]) => {
     if (serverIds.length === 0) return [];
-    const rows = await db
-      .selectFrom('channels')
-      .innerJoin('threads', 'threads.channelId', 'channels.id')
-      .leftJoin('threadMembers', (j) => j.onRef('threadMembers.threadId', '=', 'channels.id').on('threadMembers.userId', '=', userId))
-      .select([
-        'channels.id',
-        'channels.serverId',
-        'channels.parentId',
-        'channels.type',
-        'threads.locked',
-        'threads.archived',
-        'threadMembers.userId as memberId',
-      ])
+    const rows = await accessRows(db, userId)
+      .select('threads.archived')
       // Driven by the person's own rows (both tables are indexed by user first); the servers
       // are checked on the rows found, so no server's threads are read.
       .where((eb) =>
@@ -185,18 +193,7 @@ export const threads = {
   searchableOf: (db: Db, userId: string, serverIds: readonly string[]) =>
     serverIds.length === 0
       ? Promise.resolve([])
-      : db
-          .selectFrom('channels')
-          .innerJoin('threads', 'threads.channelId', 'channels.id')
-          .leftJoin('threadMembers', (j) => j.onRef('threadMembers.threadId', '=', 'channels.id').on('threadMembers.userId', '=', userId))
-          .select([
-            'channels.id',
-            'channels.serverId',
-            'channels.parentId',
-            'channels.type',
-            'threads.locked',
-            'threadMembers.userId as memberId',
-          ])
+      : accessRows(db, userId)
           .where('channels.serverId', 'in', serverIds)
           .where((eb) => eb.or([eb('channels.type', '=', 'public_thread'), eb('threadMembers.userId', 'is not', null)]))
           .$narrowType<{ serverId: string; parentId: string; type: ThreadKind }>()
