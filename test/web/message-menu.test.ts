@@ -66,6 +66,7 @@ describe('messages', () => {
     expect(await menuItems(page)).toEqual([
       'Add reaction',
       'Reply',
+      'Create thread',
       'Pin message',
       'Mark unread',
       'Copy text',
@@ -116,6 +117,7 @@ describe('messages', () => {
     expect(await menuItems(page)).toEqual([
       'Add reaction',
       'Reply',
+      'Create thread',
       'Edit message',
       'Mark unread',
       'Copy text',
