@@ -74,9 +74,11 @@ export const ALL_LEGACY_BITS: bigint = Object.values(LEGACY_PERMISSIONS).reduce(
 /**
  * What a bot added without `permissions` holds (docs/permissions.md#bots): the four
  * legacy names' bits and EMBED_LINKS, so it can read, keep up with history, reply with embeds and files,
- * and react, as a Discord bot expects to in a normal channel.
+ * and react, as a Discord bot expects to in a normal channel; and SEND_MESSAGES_IN_THREADS and
+ * CREATE_PUBLIC_THREADS, so it does the same in the channel's threads and can start one, as a
+ * Discord bot does with `@everyone`'s bits (docs/threads.md#permissions).
  */
-export const BOT_DEFAULT_PERMISSIONS: bigint = ALL_LEGACY_BITS | P.EMBED_LINKS;
+export const BOT_DEFAULT_PERMISSIONS: bigint = ALL_LEGACY_BITS | P.EMBED_LINKS | P.SEND_MESSAGES_IN_THREADS | P.CREATE_PUBLIC_THREADS;
 
 /** Permissions that only make sense server-wide: a channel overwrite of them changes nothing. */
 export const SERVER_ONLY_PERMISSIONS: bigint =

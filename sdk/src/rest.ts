@@ -1,6 +1,14 @@
 import { NetworkError, ParleyApiError, RateLimitError } from './errors.js';
 import type {
+  ArchivedThreadsPage,
+  ArchivedThreadsQuery,
   Channel,
+  CreateThreadBody,
+  StartThreadFromMessageBody,
+  Thread,
+  ThreadMember,
+  ThreadMembersQuery,
+  UpdateThreadBody,
   Command,
   CommandBody,
   InteractionCallbackBody,
@@ -247,6 +255,78 @@ export class RestClient {
     const form = new FormData();
     form.append('file', blob, filename);
     return this.request('POST', '/upload', { form, bucket: 'upload' });
+  }
+
+  // ---------------------------------------------------------------- threads (docs/threads.md)
+  //
+  // A thread is a channel with a parent: its messages, reactions, pins and typing are the
+  // message methods above, on the thread's id.
+
+  /** `POST /channels/{channelId}/threads`: a public thread unless `type` is `private_thread`; the caller joins it. */
+  createThread(channelId: string, body: CreateThreadBody): Promise<Thread> {
+    return this.request('POST', path`/channels/${channelId}/threads`, { body, bucket: 'manage' });
+  }
+
+  /** `POST /channels/{channelId}/messages/{messageId}/threads`: a public thread from a message, with the message's id. */
+  startThreadFromMessage(channelId: string, messageId: string, body: StartThreadFromMessageBody): Promise<Thread> {
+    return this.request('POST', path`/channels/${channelId}/messages/${messageId}/threads`, { body, bucket: 'manage' });
+  }
+
+  /** `GET /channels/{channelId}/threads`: the channel's active threads the caller may see. */
+  async activeThreads(channelId: string): Promise<Thread[]> {
+    return (await this.request<{ threads: Thread[] }>('GET', path`/channels/${channelId}/threads`)).threads;
+  }
+
+  /** `GET /servers/{serverId}/threads`: the server's active threads the caller may see. */
+  async serverThreads(serverId: string): Promise<Thread[]> {
+    return (await this.request<{ threads: Thread[] }>('GET', path`/servers/${serverId}/threads`)).threads;
+  }
+
+  /** `GET /channels/{channelId}/threads/archived`: a page of archived threads, newest archive first. */
+  archivedThreads(channelId: string, query: ArchivedThreadsQuery = {}): Promise<ArchivedThreadsPage> {
+    return this.request('GET', path`/channels/${channelId}/threads/archived`, {
+      query: {
+        type: query.type,
+        joined: query.joined === undefined ? undefined : String(query.joined),
+        before: query.before,
+        limit: query.limit,
+      },
+    });
+  }
+
+  /** `GET /threads/{threadId}`: with `member`, the caller's membership, when they joined. */
+  getThread(threadId: string): Promise<Thread> {
+    return this.request('GET', path`/threads/${threadId}`);
+  }
+
+  /** `PATCH /threads/{threadId}`: rename, archive, lock (MANAGE_THREADS), set the duration or `invitable`. */
+  editThread(threadId: string, body: UpdateThreadBody): Promise<Thread> {
+    return this.request('PATCH', path`/threads/${threadId}`, { body, bucket: 'manage' });
+  }
+
+  /** `DELETE /threads/{threadId}`: the thread and its messages (MANAGE_THREADS). */
+  async deleteThread(threadId: string): Promise<void> {
+    await this.request('DELETE', path`/threads/${threadId}`, { bucket: 'manage' });
+  }
+
+  /** `GET /threads/{threadId}/members`: a page by user id. */
+  threadMembers(threadId: string, query: ThreadMembersQuery = {}): Promise<ThreadMember[]> {
+    return this.request('GET', path`/threads/${threadId}/members`, { query: { after: query.after, limit: query.limit } });
+  }
+
+  /** `GET /threads/{threadId}/members/{userId}` (`@me`, the default: the caller). */
+  threadMember(threadId: string, userId = '@me'): Promise<ThreadMember> {
+    return this.request('GET', path`/threads/${threadId}/members/${userId}`);
+  }
+
+  /** `PUT /threads/{threadId}/members/{userId}`: join (`@me`, the default) or add someone who sees the thread's channel. */
+  async addThreadMember(threadId: string, userId = '@me'): Promise<void> {
+    await this.request('PUT', path`/threads/${threadId}/members/${userId}`, { bucket: 'manage' });
+  }
+
+  /** `DELETE /threads/{threadId}/members/{userId}`: leave (`@me`, the default) or remove someone (MANAGE_THREADS). */
+  async removeThreadMember(threadId: string, userId = '@me'): Promise<void> {
+    await this.request('DELETE', path`/threads/${threadId}/members/${userId}`, { bucket: 'manage' });
   }
 
   // ---------------------------------------------------------------- commands and interactions

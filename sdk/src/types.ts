@@ -18,6 +18,9 @@ import type {
   PublicUser,
   ReadyFrame,
   SendMessageBody as WireSendMessageBody,
+  Thread,
+  ArchivedThreadsQuery as WireArchivedThreadsQuery,
+  ThreadMembersQuery as WireThreadMembersQuery,
 } from '@parley/protocol';
 
 export type {
@@ -111,6 +114,36 @@ export type SendMessageBody = Omit<WireSendMessageBody, 'attachments'> & { attac
 
 /** Body of `PATCH /channels/{channelId}/messages/{messageId}`. */
 export type { EditMessageBody } from '@parley/protocol';
+
+/**
+ * Bodies of the thread routes (docs/api.md#threads): `POST /channels/{channelId}/threads`,
+ * `POST /channels/{channelId}/messages/{messageId}/threads` and `PATCH /threads/{threadId}`.
+ */
+export type { CreateThreadBody, StartThreadFromMessageBody, UpdateThreadBody } from '@parley/protocol';
+
+/**
+ * Paging for `GET /channels/{channelId}/threads/archived` (newest archive first): the wire's
+ * query with `joined` a boolean and `limit` a number.
+ */
+export type ArchivedThreadsQuery = Omit<WireArchivedThreadsQuery, 'joined' | 'limit'> & {
+  /** Only the threads the caller joined (no MANAGE_THREADS needed for private ones). */
+  joined?: boolean;
+  /** 1..100, server default 50. */
+  limit?: number;
+};
+
+/** A page of archived threads, newest archive first. */
+export interface ArchivedThreadsPage {
+  threads: Thread[];
+  /** Whether an older page follows (ask again with `before` the last one's `metadata.archiveTimestamp`). */
+  hasMore: boolean;
+}
+
+/** Paging for `GET /threads/{threadId}/members`, by user id. */
+export type ThreadMembersQuery = Omit<WireThreadMembersQuery, 'limit'> & {
+  /** 1..100, server default 100. */
+  limit?: number;
+};
 
 /**
  * Paging for `GET /channels/{channelId}/messages` (newest first): the wire's query

@@ -631,10 +631,14 @@ export async function applyEdit(
  * caller has already decided that the deletion is allowed.
  */
 export async function removeMessage(ctx: DomainContext, row: MessageTable): Promise<void> {
+  const thread = await ctx.threadFacts.of(ctx.store, row.channelId);
   const { deleted, uploadIds } = await ctx.store.write(async (tx) => {
     // Messages without files skip the lookup (and older ones never had link rows).
     const uploadIds = row.attachments === '[]' ? [] : await ctx.store.uploads.ofMessage(tx, row.id);
-    return { deleted: await ctx.store.messages.delete(tx, row.id), uploadIds };
+    const deleted = await ctx.store.messages.delete(tx, row.id);
+    // A thread counts its messages (docs/threads.md#activity): one fewer.
+    if (deleted && thread) await ctx.store.threads.uncountMessages(tx, row.channelId, 1);
+    return { deleted, uploadIds };
   });
   // A concurrent delete won: it announces the deletion, once.
   if (!deleted) throw notFound('message');
@@ -654,11 +658,15 @@ export async function removeMessage(ctx: DomainContext, row: MessageTable): Prom
  */
 export async function removeMessages(ctx: DomainContext, rows: MessageTable[]): Promise<string[]> {
   const ids = rows.map((r) => r.id);
+  const channelId = rows[0]?.channelId;
+  const thread = channelId === undefined ? null : await ctx.threadFacts.of(ctx.store, channelId);
   const { uploadIds, deleted } = await ctx.store.write(async (tx) => {
     const withFiles = rows.filter((r) => r.attachments !== '[]');
     const uploadIds = (await Promise.all(withFiles.map((r) => ctx.store.uploads.ofMessage(tx, r.id)))).flat();
     const present = new Set((await ctx.store.messages.byIds(tx, ids)).map((r) => r.id));
     await ctx.store.messages.deleteMany(tx, ids);
+    // A thread counts its messages (docs/threads.md#activity): as many fewer as were deleted.
+    if (thread && channelId !== undefined && present.size > 0) await ctx.store.threads.uncountMessages(tx, channelId, present.size);
     return { uploadIds, deleted: ids.filter((id) => present.has(id)) };
   });
   await releaseUploads(ctx, uploadIds);
@@ -895,6 +903,8 @@ async function react(
 ): Promise<{ emoji: string; count: number; me: boolean }> {
   if (!EMOJI.test(emoji)) throw badRequest('emoji must be a single Unicode emoji');
   const channel = await requireChannelPermission(ctx, caller, channelId, how === 'remove' ? NEEDS.view : NEEDS.react);
+  // An archived thread takes no reactions, as on Discord (50083): unarchive it first (docs/threads.md).
+  if (channel.thread?.archived) throw badRequest('the thread is archived', 'thread_archived');
   await loadMessage(ctx, channelId, messageId);
   const { changed, me, count } = await ctx.store
     .write(async (tx) => {

@@ -70,6 +70,10 @@ export const moderation = {
       if (seconds > 0) {
         uploadIds = await ctx.store.uploads.ofAuthorSince(tx, serverId, userId, since);
         deletedMessages = await ctx.store.messages.deleteOfAuthorSince(tx, serverId, userId, since);
+        // Threads count their messages (docs/threads.md#activity); for another channel this changes no row.
+        const perChannel = new Map<string, number>();
+        for (const d of deletedMessages) perChannel.set(d.channelId, (perChannel.get(d.channelId) ?? 0) + 1);
+        for (const [channelId, n] of perChannel) await ctx.store.threads.uncountMessages(tx, channelId, n);
       }
       await auditIn(
         ctx,

@@ -109,6 +109,9 @@ interface World {
   deletedHookMessage: { id: string };
   /** A bot of botOwner's that the PATCH /bots/{id} rows act on. */
   patchBot: TestBot;
+  /** A public thread of the owner's in #general, and a private one nobody else joined (docs/threads.md). */
+  thread: { id: string };
+  privateThread: { id: string };
 }
 let w: World;
 
@@ -260,6 +263,14 @@ async function buildWorld(): Promise<World> {
   const cmd = await call(url, 'PUT', `/bots/${botAll.id}/commands`, { auth: botAll.auth, body: [{ name: 'matrix', description: 'M' }] });
   if (cmd.status !== 200) throw new Error(`commands: ${cmd.status} ${cmd.text}`);
 
+  const thread = (await ok(call(url, 'POST', `/channels/${general.id}/threads`, { auth: owner.auth, body: { name: 'matrix' } }), 201)).body;
+  const privateThread = (
+    await ok(
+      call(url, 'POST', `/channels/${general.id}/threads`, { auth: owner.auth, body: { name: 'hush', type: 'private_thread' } }),
+      201,
+    )
+  ).body;
+
   return {
     owner,
     member,
@@ -299,6 +310,8 @@ async function buildWorld(): Promise<World> {
     deletedHook,
     deletedHookMessage,
     patchBot,
+    thread,
+    privateThread,
   };
 }
 
@@ -726,6 +739,88 @@ const SPECS: RouteSpec[] = [
       ].join(','),
     }),
     body: (p) => ({ messages: p._ids!.split(',') }),
+  },
+  // Threads (docs/api.md#threads). The matrix's member holds @everyone's defaults (the CREATE_
+  // bits and SEND_MESSAGES_IN_THREADS); its bots hold only the legacy names' bits, so they read
+  // threads where they read the channel and start none; the owner alone holds MANAGE_THREADS.
+  {
+    route: 'POST /channels/:channelId/threads',
+    okCaller: 'owner',
+    status: only({ owner: 201, member: 201 }),
+    params: inGeneral,
+    body: () => ({ name: 'from the matrix' }),
+  },
+  {
+    route: 'POST /channels/:channelId/messages/:messageId/threads',
+    okCaller: 'owner',
+    status: only({ owner: 201, member: 201 }),
+    params: async () => ({ channelId: w.general.id, messageId: (await postMessage(base(), w.owner.auth, w.general.id, 'thread me')).id }),
+    body: () => ({ name: 'from a message' }),
+  },
+  {
+    route: 'GET /channels/:channelId/threads',
+    okCaller: 'owner',
+    status: only({ owner: 200, member: 200, botAll: 200, botSend: 200 }),
+    params: inGeneral,
+  },
+  { route: 'GET /channels/:channelId/threads/archived', okCaller: 'owner', status: only(READERS(200)), params: inGeneral },
+  { route: 'GET /servers/:serverId/threads', okCaller: 'owner', status: only(MEMBERS(200)), params: server },
+  {
+    route: 'GET /threads/:threadId',
+    okCaller: 'owner',
+    status: only({ owner: 200, member: 200, botAll: 200, botSend: 200 }),
+    params: () => ({ threadId: w.thread.id }),
+  },
+  {
+    route: 'GET /threads/:threadId',
+    variant: 'a private thread: none to those who may not see it',
+    okCaller: 'owner',
+    status: (c) => (INVALID.has(c) ? 401 : c === 'owner' ? 200 : (MEMBERS(404)[c] ?? 403)),
+    params: () => ({ threadId: w.privateThread.id }),
+  },
+  {
+    route: 'PATCH /threads/:threadId',
+    okCaller: 'owner',
+    status: only({ owner: 200 }),
+    params: () => ({ threadId: w.thread.id }),
+    body: () => ({ name: 'matrix' }),
+  },
+  {
+    route: 'DELETE /threads/:threadId',
+    okCaller: 'owner',
+    status: only({ owner: 204 }),
+    params: async () => ({
+      threadId: (await ok(call(base(), 'POST', `/channels/${w.general.id}/threads`, { auth: w.owner.auth, body: { name: 'doomed' } }), 201))
+        .body.id,
+    }),
+    unchanged: async (p) => (await call(base(), 'GET', `/threads/${p.threadId}`, { auth: w.owner.auth })).status === 200,
+  },
+  {
+    route: 'GET /threads/:threadId/members',
+    okCaller: 'owner',
+    status: only({ owner: 200, member: 200, botAll: 200, botSend: 200 }),
+    params: () => ({ threadId: w.thread.id }),
+  },
+  {
+    route: 'GET /threads/:threadId/members/:userId',
+    variant: "the thread's owner",
+    okCaller: 'owner',
+    status: only({ owner: 200, member: 200, botAll: 200, botSend: 200 }),
+    params: () => ({ threadId: w.thread.id, userId: w.owner.id }),
+  },
+  {
+    route: 'PUT /threads/:threadId/members/:userId',
+    variant: '@me: joining',
+    okCaller: 'owner',
+    status: only({ owner: 204, member: 204, botAll: 204, botSend: 204 }),
+    params: () => ({ threadId: w.thread.id, userId: '@me' }),
+  },
+  {
+    route: 'DELETE /threads/:threadId/members/:userId',
+    variant: '@me: leaving',
+    okCaller: 'owner',
+    status: only({ owner: 204, member: 204, botAll: 204, botSend: 204 }),
+    params: () => ({ threadId: w.thread.id, userId: '@me' }),
   },
   // docs/permissions.md: roles, overwrites, bans, the audit log, server settings. The matrix's
   // member holds only @everyone's defaults, so these are the owner's here; test/api/roles.test.ts

@@ -3,6 +3,7 @@
 // TEST_DATABASE=postgres.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createChannel, createServer, joinServer, postMessage, registerUser, type TestUser } from '../factories.js';
+import { TestGatewayClient } from '../gateway/client.js';
 import { startServer, type TestServer } from '../harness.js';
 import { ISO_UTC, UNKNOWN_ID, expectError } from './assert.js';
 
@@ -339,5 +340,83 @@ describe('/threads/{id}/members', () => {
     expect((await as(member, 'PATCH', `/threads/${t}`, { archived: true })).status).toBe(200);
     expectError(await as(other, 'PUT', `/threads/${t}/members/@me`), 400, 'thread_archived');
     expectError(await as(member, 'DELETE', `/threads/${t}/members/@me`), 400, 'thread_archived');
+  });
+});
+
+describe("a thread's content through the channel routes", () => {
+  const countOf = async (t: string) => (await as(owner, 'GET', `/threads/${t}`)).body.messageCount as number;
+
+  it('a message deleted from a thread, alone or in bulk, lowers its messageCount', async () => {
+    const t = await start(member, general);
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await postMessage(srv.url, member.auth, t, `m${i}`)).id);
+    expect(await countOf(t)).toBe(4);
+    expect((await as(member, 'DELETE', `/channels/${t}/messages/${ids[0]}`)).status).toBe(204);
+    expect(await countOf(t)).toBe(3);
+    // An id already gone, or of another channel, is not counted twice.
+    const bulk = await as(owner, 'POST', `/channels/${t}/messages/bulk-delete`, { messages: [ids[0], ids[1], ids[2]] });
+    expect(bulk.status, bulk.text).toBe(204);
+    expect(await countOf(t)).toBe(1);
+    // Discord's routes share the rule.
+    const d = await call(srv.url, 'DELETE', `/api/v10/channels/${t}/messages/${ids[3]}`, { auth: member.auth });
+    expect(d.status, d.text).toBe(204);
+    expect(await countOf(t)).toBe(0);
+  });
+
+  it('a ban that deletes the member’s messages lowers the counts of the threads they were in', async () => {
+    const { server, general: g } = await createServer(srv.url, owner, 'Bans');
+    const spammer = await registerUser(srv.url);
+    await joinServer(srv.url, owner, spammer, server.id);
+    const t = await start(owner, g.id);
+    await postMessage(srv.url, owner.auth, t, 'stays');
+    for (let i = 0; i < 3; i++) await postMessage(srv.url, spammer.auth, t, `spam ${i}`);
+    expect(await countOf(t)).toBe(4);
+    const ban = await as(owner, 'PUT', `/servers/${server.id}/bans/${spammer.id}`, { deleteMessageSeconds: 3600 });
+    expect(ban.status, ban.text).toBe(204);
+    expect(await countOf(t)).toBe(1);
+  });
+
+  it('an archived thread takes no reaction: 400 thread_archived natively, 50083 on Discord’s routes', async () => {
+    const t = await start(member, general);
+    const m = await postMessage(srv.url, member.auth, t, 'react to me');
+    const emoji = encodeURIComponent('👍');
+    expect((await as(other, 'PUT', `/channels/${t}/messages/${m.id}/reactions/${emoji}`)).status).toBe(200);
+    expect((await as(member, 'PATCH', `/threads/${t}`, { archived: true })).status).toBe(200);
+    expectError(await as(other, 'PUT', `/channels/${t}/messages/${m.id}/reactions/${emoji}`), 400, 'thread_archived');
+    const discord = await call(srv.url, 'PUT', `/api/v10/channels/${t}/messages/${m.id}/reactions/${emoji}/@me`, { auth: member.auth });
+    expect(discord.status, discord.text).toBe(400);
+    expect(discord.body.code).toBe(50083);
+    const removal = await call(srv.url, 'DELETE', `/api/v10/channels/${t}/messages/${m.id}/reactions/${emoji}/@me`, { auth: other.auth });
+    expect(removal.body.code).toBe(50083);
+    // Still archived: the refusals changed nothing.
+    expect((await as(owner, 'GET', `/threads/${t}`)).body.metadata.archived).toBe(true);
+    const reactions = (await as(owner, 'GET', `/channels/${t}/messages/${m.id}`)).body.reactions;
+    expect(reactions).toEqual([{ emoji: '👍', count: 1, me: false }]);
+  });
+
+  it('pins are per thread: listed apart from the parent’s, and CHANNEL_PINS_UPDATE names the thread', async () => {
+    const parent = await createChannel(srv.url, owner, serverId);
+    const t = await start(member, parent.id);
+    const inParent = await postMessage(srv.url, owner.auth, parent.id, 'parent pin');
+    const inThread = await postMessage(srv.url, member.auth, t, 'thread pin');
+    const gw = await TestGatewayClient.identify(srv.gatewayUrl, member.auth);
+    try {
+      expect((await as(owner, 'PUT', `/channels/${t}/pins/${inThread.id}`)).status).toBe(204);
+      const ev = await gw.waitForEvent('CHANNEL_PINS_UPDATE', (d) => d.channelId === t);
+      expect(ev.d).toMatchObject({ channelId: t, serverId });
+      expect(ev.d.lastPinTimestamp).toMatch(ISO_UTC);
+      expect((await as(owner, 'PUT', `/channels/${parent.id}/pins/${inParent.id}`)).status).toBe(204);
+      await gw.waitForEvent('CHANNEL_PINS_UPDATE', (d) => d.channelId === parent.id);
+    } finally {
+      await gw.close();
+    }
+    const threadPins = await as(member, 'GET', `/channels/${t}/pins`);
+    expect(threadPins.body.map((m: { id: string }) => m.id)).toEqual([inThread.id]);
+    expect((await as(member, 'GET', `/channels/${parent.id}/pins`)).body.map((m: { id: string }) => m.id)).toEqual([inParent.id]);
+    // A message of the parent is no message of the thread.
+    expectError(await as(owner, 'PUT', `/channels/${t}/pins/${inParent.id}`), 404, 'unknown_message');
+    // Discord's list agrees.
+    const d = await call(srv.url, 'GET', `/api/v10/channels/${t}/pins`, { auth: member.auth });
+    expect(d.body.map((m: { id: string }) => m.id)).toEqual([inThread.id]);
   });
 });

@@ -73,6 +73,9 @@ describe('a bot added without permissions', () => {
       'EMBED_LINKS',
       'ATTACH_FILES',
       'READ_MESSAGE_HISTORY',
+      // Threads, as a Discord bot takes them from @everyone (docs/threads.md#permissions).
+      'CREATE_PUBLIC_THREADS',
+      'SEND_MESSAGES_IN_THREADS',
     ]);
     // The legacy view (docs/permissions.md#bots) still names all four.
     expect(w.added.permissions).toEqual(['READ_MESSAGES', 'SEND_MESSAGES', 'ADD_REACTIONS', 'ATTACH_FILES']);

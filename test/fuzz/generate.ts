@@ -362,7 +362,7 @@ function anyNumber(g: Gen): J {
 function anyRealId(g: Gen): string {
   const scenes = g.destructive ? g.world.sacrificial : [g.world.main, ...g.world.sacrificial];
   const s = g.rng.pick(scenes);
-  const ids = [s.serverId, s.channelId, s.messageId, s.botId, s.webhookId, s.userId, s.inviteCode, g.world.upload.id];
+  const ids = [s.serverId, s.channelId, s.messageId, s.botId, s.webhookId, s.userId, s.inviteCode, s.threadId, g.world.upload.id];
   if (!g.destructive) ids.push(g.world.owner.id, g.world.member.id, g.world.outsider.id, g.world.bot.id, g.world.looseBot.id);
   return g.rng.pick(ids);
 }
@@ -674,6 +674,17 @@ function template(g: Gen, route: Route, githubEvent: string | undefined): Array<
         ['name', name()],
         ['channelId', rng.pick([scene.channelId, anyId(g)])],
         ['avatar', rng.pick<J>([null, 'https://example.com/a.png', world.upload.url])],
+      ];
+    case 'POST /channels/:channelId/threads':
+    case 'POST /channels/:channelId/messages/:messageId/threads':
+    case 'PATCH /threads/:threadId':
+      return [
+        ...(route.method === 'POST' || rng.chance(0.5) ? [['name', name()] as [string, J]] : []),
+        ...(rng.chance(0.3) ? [['type', rng.pick<J>(['public_thread', 'private_thread', 11, 'text', null])] as [string, J]] : []),
+        ...(rng.chance(0.3) ? [['autoArchiveDuration', rng.pick<J>([60, 1440, 4320, 10080, 0, 61, -1, '60'])] as [string, J]] : []),
+        ...(rng.chance(0.2) ? [['invitable', rng.pick<J>([true, false, 'no'])] as [string, J]] : []),
+        ...(route.method === 'PATCH' && rng.chance(0.4) ? [['archived', rng.pick<J>([true, false, 1])] as [string, J]] : []),
+        ...(route.method === 'PATCH' && rng.chance(0.3) ? [['locked', rng.pick<J>([true, false, 'yes'])] as [string, J]] : []),
       ];
     case 'POST /channels/:channelId/messages':
       return [
@@ -1417,6 +1428,7 @@ function realParam(g: Gen, route: Route, name: string): string {
   if (route.path.startsWith('/uploads/'))
     return n === 'filename' ? encodeURIComponent(world.upload.filename) : n === 'secret' ? world.upload.secret : world.upload.id;
   if (n.includes('server')) return scene.serverId;
+  if (n.includes('thread')) return scene.threadId;
   if (n.includes('channel')) return scene.channelId;
   if (n.includes('message')) return scene.messageId;
   if (n.includes('webhook')) return scene.webhookId;
@@ -1539,6 +1551,10 @@ function query(g: Gen): string {
     () => `after=${encodeURIComponent(id())}`,
     () => `wait=${rng.pick(['true', 'false', 'maybe', '', 'TRUE', '1'])}`,
     () => `thread_id=${rng.pick(['1', '', 'x'])}`,
+    // GET /channels/{id}/threads/archived: its kind, joined-only, and an archive timestamp.
+    () => `type=${rng.pick(['public_thread', 'private_thread', 'text', '', '11'])}`,
+    () => `joined=${rng.pick(['true', 'false', 'yes', ''])}`,
+    () => `before=${rng.pick(['2026-01-01T00:00:00Z', '2026-13-45', 'yesterday', '9'.repeat(30), '1970-01-01'])}`,
     () => 'limit=1&limit=2',
     () => 'limit[]=1',
     () => 'limit[a]=1',

@@ -33,6 +33,8 @@ export interface Scene {
   inviteCode: string;
   /** A member who is not the owner (kicked by a DELETE of a sacrificial scene). */
   userId: string;
+  /** A public thread in the channel (docs/threads.md). */
+  threadId: string;
 }
 
 export interface FuzzWorld {
@@ -73,6 +75,8 @@ async function scene(base: string, owner: TestUser, name: string, member?: TestU
   if (inv.status !== 201) throw new Error(`invite failed: ${inv.status} ${inv.text}`);
   const joiner = member ?? (await registerUser(base));
   await joinServer(base, owner, joiner, server.id);
+  const thread = await call(base, 'POST', `/channels/${general.id}/threads`, { auth: owner.auth, body: { name: 'fuzz thread' } });
+  if (thread.status !== 201) throw new Error(`thread failed: ${thread.status} ${thread.text}`);
   return {
     serverId: server.id,
     channelId: general.id,
@@ -83,6 +87,7 @@ async function scene(base: string, owner: TestUser, name: string, member?: TestU
     webhookToken: hook.token,
     inviteCode: inv.body.code,
     userId: joiner.id,
+    threadId: thread.body.id,
   };
 }
 

@@ -96,6 +96,48 @@ describe('RestClient against a real server', () => {
     await expect(rest.getMessage(channel.id, second.id)).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  it('starts, lists, changes and leaves threads; their messages are the channel methods on the thread id', async () => {
+    const channel = await createChannel(srv.url, w.owner, w.server.id);
+    // The default bot holds CREATE_PUBLIC_THREADS and SEND_MESSAGES_IN_THREADS (docs/permissions.md#bots).
+    const thread = await rest.createThread(channel.id, { name: 'bot thread', autoArchiveDuration: 60 });
+    expect(thread).toMatchObject({
+      parentId: channel.id,
+      serverId: w.server.id,
+      type: 'public_thread',
+      ownerId: w.bot.id,
+      metadata: { archived: false, autoArchiveDuration: 60 },
+      member: { userId: w.bot.id },
+    });
+    const posted = await rest.sendMessage(thread.id, 'in the thread');
+    expect(posted.channelId).toBe(thread.id);
+    const started = await rest.startThreadFromMessage(channel.id, (await rest.sendMessage(channel.id, 'start here')).id, {
+      name: 'from it',
+    });
+    expect(started.type).toBe('public_thread');
+
+    expect((await rest.activeThreads(channel.id)).map((t) => t.id)).toEqual([thread.id, started.id]);
+    expect((await rest.serverThreads(w.server.id)).map((t) => t.id)).toEqual(expect.arrayContaining([thread.id, started.id]));
+    expect(await rest.getThread(thread.id)).toMatchObject({ id: thread.id, messageCount: 1, lastMessageId: posted.id });
+
+    expect((await rest.editThread(thread.id, { name: 'renamed' })).name).toBe('renamed');
+    expect((await rest.editThread(started.id, { archived: true })).metadata.archived).toBe(true);
+    const page = await rest.archivedThreads(channel.id, { limit: 1 });
+    expect(page).toMatchObject({ hasMore: false, threads: [{ id: started.id }] });
+    expect((await rest.archivedThreads(channel.id, { type: 'private_thread', joined: true })).threads).toEqual([]);
+
+    await rest.addThreadMember(thread.id, w.owner.id);
+    expect((await rest.threadMembers(thread.id)).map((m) => m.userId).sort()).toEqual([w.bot.id, w.owner.id].sort());
+    expect((await rest.threadMembers(thread.id, { limit: 1 })).length).toBe(1);
+    expect(await rest.threadMember(thread.id)).toMatchObject({ threadId: thread.id, userId: w.bot.id });
+    await rest.removeThreadMember(thread.id);
+    await expect(rest.threadMember(thread.id)).rejects.toMatchObject({ status: 404, code: 'unknown_member' });
+    await rest.addThreadMember(thread.id);
+
+    // Deleting is MANAGE_THREADS, which the bot does not hold.
+    await expect(rest.deleteThread(thread.id)).rejects.toMatchObject({ status: 403, code: 'missing_permission' });
+    await expect(rest.getThread(channel.id)).rejects.toMatchObject({ status: 404, code: 'unknown_channel' });
+  });
+
   it('does not post twice when a send is retried with the same idempotency key', async () => {
     const channel = await createChannel(srv.url, w.owner, w.server.id);
     const a = await rest.sendMessage(channel.id, 'once', { idempotencyKey: 'sdk-key-1' });

@@ -19,10 +19,20 @@ const P = {
   EMBED_LINKS: bit(14),
   ATTACH_FILES: bit(15),
   READ_MESSAGE_HISTORY: bit(16),
+  CREATE_PUBLIC_THREADS: bit(35),
+  SEND_MESSAGES_IN_THREADS: bit(38),
   /** Discord's USE_EXTERNAL_EMOJIS: no Parley permission. */
   USE_EXTERNAL_EMOJIS: bit(18),
 };
-const DEFAULTS = P.VIEW_CHANNEL | P.SEND_MESSAGES | P.EMBED_LINKS | P.ATTACH_FILES | P.READ_MESSAGE_HISTORY | P.ADD_REACTIONS;
+const DEFAULTS =
+  P.VIEW_CHANNEL |
+  P.SEND_MESSAGES |
+  P.EMBED_LINKS |
+  P.ATTACH_FILES |
+  P.READ_MESSAGE_HISTORY |
+  P.ADD_REACTIONS |
+  P.CREATE_PUBLIC_THREADS |
+  P.SEND_MESSAGES_IN_THREADS;
 
 const web = browserSuite();
 
@@ -84,9 +94,11 @@ describe('the bot invite page', () => {
         'EMBED_LINKS',
         'MANAGE_MESSAGES',
         'ADMINISTRATOR',
+        'CREATE_PUBLIC_THREADS',
+        'SEND_MESSAGES_IN_THREADS',
       ].sort(),
     );
-    expect(await page.locator('li[data-permission] input:checked').count()).toBe(8);
+    expect(await page.locator('li[data-permission] input:checked').count()).toBe(10);
     await page.getByText('Dangerous: Administrator allows everything').waitFor();
     await page.getByText('1 Discord permission Parley does not have').waitFor();
     await screenshot(page, 'bot-invite');
@@ -183,7 +195,7 @@ describe('the bot invite page', () => {
     await page.getByRole('heading', { name: 'Add Quiz Bot to a server' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/oauth2/authorize');
     // A link asking for nothing offers the default set: a bot that can take part in conversations.
-    expect(await page.locator('li[data-permission] input:checked').count()).toBe(6);
+    expect(await page.locator('li[data-permission] input:checked').count()).toBe(8);
     await page.getByRole('button', { name: 'Add to server' }).click();
     await page.getByText('Quiz Bot was added to Quiz night').waitFor();
     expect(await botBits(dave, server.id, bot.id)).toBe(DEFAULTS);
