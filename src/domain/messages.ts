@@ -15,7 +15,7 @@ import { audit } from './audit.js';
 import { type StoredUpload, attachmentOf, namesUpload, releaseUploads, uploadIdOf } from './uploads.js';
 import { publicUser } from './accounts.js';
 import { NONE, type ResolvedMentions, mayMention, mentionRules, resolveMentions } from './mentions.js';
-import { recordThreadPost } from './threads.js';
+import { announceThreadPost, recordThreadPost } from './threads.js';
 import type { ActionRow, AllowedMentions, MessageInteraction, MessageReferenceBody } from '@parley/protocol';
 
 /** The wire's limits (the request schemas in @parley/protocol carry them too). */
@@ -755,7 +755,8 @@ export const messages = {
         : { content, uploads, embeds, mentions: NONE, referenced: null };
     if (body.allowedMentions) mentionRules(body.allowedMentions);
     const authorMembership = { roles: channel.roles, joinedAt: channel.joinedAt, nick: channel.nick };
-    return createMessage(
+    let activity: Awaited<ReturnType<typeof recordThreadPost>> | undefined;
+    const created = await createMessage(
       ctx,
       channel,
       author,
@@ -763,8 +764,15 @@ export const messages = {
       { ...prepared, ...(components ? { components } : {}), authorMembership },
       idem,
       // A thread counts the post, unarchives, and takes the poster in (docs/threads.md#activity).
-      channel.thread ? (tx) => recordThreadPost(ctx, tx, channel, caller) : undefined,
+      channel.thread
+        ? async (tx) => {
+            activity = await recordThreadPost(ctx, tx, channel, caller);
+          }
+        : undefined,
     );
+    // What the post did to its thread, announced after its commit (docs/threads.md#events).
+    if (activity) await announceThreadPost(ctx, channel.id, caller, activity);
+    return created;
   },
 
   /**

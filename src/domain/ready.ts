@@ -1,3 +1,4 @@
+import { P } from '@parley/protocol';
 import type { Channel, DmChannel, PresenceStatus, PublicUser, ReadState, Role, Server } from '@parley/protocol';
 import { publicUser } from './accounts.js';
 import type { DomainContext } from './context.js';
@@ -6,6 +7,9 @@ import { directMessages } from './direct-messages.js';
 import { type ModelSnapshot, ServerModel, mayReadHistory } from './permissions.js';
 import { roleView, snapshotIn } from './roles.js';
 import { serverView } from './servers.js';
+import type { ThreadRow } from '../store/repos/threads.js';
+import type { ThreadMemberTable } from '../store/schema.js';
+import { type ThreadView, threadView } from './threads.js';
 import type { Caller } from './types.js';
 import { channelOf, visibleChannels } from './visible-channels.js';
 
@@ -34,6 +38,8 @@ export interface ReadyServer {
   channels: Array<Channel & { lastMessageId: string | null }>;
   /** Its server-wide permissions there (a bitfield, in decimal). */
   permissions: string;
+  /** The active threads it may see (`threadPermissions`), each with its own membership (`member`) where it joined. */
+  threads: ThreadView[];
   /** Present when asked for (`ReadyOptions.members`). */
   members?: ReadyMembers;
 }
@@ -86,14 +92,14 @@ export async function readyState(ctx: DomainContext, caller: Caller, opts: Ready
   // the identity has read them (docs/api.md#messages) where it may read them: where a history
   // ends, and who pinged whom in it, are part of it.
   const visible = rows.map((s, i) => visibleChannels(models[i]!, caller, s.roles).map((c) => ({ id: c.id, roles: s.roles })));
-  const privateChannels = await directMessages.list(ctx, caller.id);
+  const [privateChannels, threads] = await Promise.all([directMessages.list(ctx, caller.id), activeThreads(ctx, caller, rows, models)]);
   const readable = visible.flatMap((list, i) =>
     list.filter((c) => mayReadHistory(models[i]!.permissions(caller.id, caller.bot, c.roles, c.id))),
   );
-  const lastIds = await ctx.store.messages.lastIds(
-    db,
-    readable.map((c) => c.id),
-  );
+  const lastIds = await ctx.store.messages.lastIds(db, [
+    ...readable.map((c) => c.id),
+    ...[...threads.values()].flatMap((list) => list.map((t) => t.row.id)),
+  ]);
   for (const dm of privateChannels) if (dm.lastMessageId) lastIds.set(dm.id, dm.lastMessageId);
   const readStates = await readStatesOf(
     ctx,
@@ -112,12 +118,57 @@ export async function readyState(ctx: DomainContext, caller: Caller, opts: Ready
         roles: roles.filter((r) => r.serverId === s.id).map(roleView),
         memberRoles: s.roles,
         permissions: model.permissions(caller.id, caller.bot, s.roles).toString(),
+        threads: (threads.get(s.id) ?? []).map((t) => threadView(t.row, lastIds.get(t.row.id) ?? null, t.member)),
         ...(members ? { members: members.get(s.id)! } : {}),
       };
     }),
     readStates,
     privateChannels,
   };
+}
+
+/**
+ * The active threads of the identity's servers that it may see (docs/threads.md#events): one
+ * read for every server's, one for its memberships among them, filtered by the one
+ * permission function in each server's model.
+ */
+async function activeThreads(
+  ctx: DomainContext,
+  caller: Caller,
+  servers: ReadonlyArray<{ id: string; roles: readonly string[] }>,
+  models: readonly ServerModel[],
+) {
+  const db = ctx.store.db;
+  const rows = await ctx.store.threads.activeOfServers(
+    db,
+    servers.map((s) => s.id),
+  );
+  const mine = new Map(
+    (
+      await ctx.store.threadMembers.ofUser(
+        db,
+        caller.id,
+        rows.map((r) => r.id),
+      )
+    ).map((m) => [m.threadId, m]),
+  );
+  const at = new Map(servers.map((s, i) => [s.id, { roles: s.roles, model: models[i]! }]));
+  const out = new Map<string, Array<{ row: ThreadRow; member?: ThreadMemberTable }>>();
+  for (const row of rows) {
+    const s = at.get(row.serverId);
+    if (!s) continue;
+    const member = mine.get(row.id);
+    const bits = s.model.threadPermissions(caller.id, caller.bot, s.roles, row.parentId, {
+      private: row.type === 'private_thread',
+      locked: row.locked === 1,
+      member: member !== undefined,
+    });
+    if ((bits & P.VIEW_CHANNEL) === 0n) continue;
+    let list = out.get(row.serverId);
+    if (!list) out.set(row.serverId, (list = []));
+    list.push({ row, ...(member ? { member } : {}) });
+  }
+  return out;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
 } from './access.js';
 import { type DomainContext, nowIso } from './context.js';
 import { cleanName } from './names.js';
+import { announceMembers, announceThread, announceThreadDeleted } from './thread-events.js';
 import type { Caller } from './types.js';
 import { releaseUploads } from './uploads.js';
 
@@ -30,7 +31,7 @@ export async function recordThreadPost(
   tx: Tx,
   grant: Pick<ChannelGrant, 'id' | 'thread'>,
   poster: Pick<Caller, 'id'>,
-): Promise<{ unarchived: boolean; joined: boolean }> {
+): Promise<{ unarchived: boolean; joined: boolean; at?: string }> {
   const thread = await ctx.store.threads.byId(tx, grant.id);
   if (!thread) return { unarchived: false, joined: false };
   const now = ctx.clock();
@@ -39,7 +40,24 @@ export async function recordThreadPost(
   if (unarchived) await ctx.store.threads.update(tx, grant.id, { archived: 0, archiveTimestamp: at });
   await ctx.store.threads.countMessage(tx, grant.id, archiveDue(now, thread.autoArchiveDuration));
   const joined = await ctx.store.threadMembers.add(tx, { threadId: grant.id, userId: poster.id, joinTimestamp: at, flags: 0 });
-  return { unarchived, joined };
+  return { unarchived, joined, at };
+}
+
+/**
+ * What a post did to its thread (`recordThreadPost`), announced once the post committed: an
+ * unarchive (THREAD_UPDATE), the poster joining (THREAD_MEMBERS_UPDATE, THREAD_MEMBER_UPDATE).
+ */
+export async function announceThreadPost(
+  ctx: DomainContext,
+  threadId: string,
+  poster: Pick<Caller, 'id'>,
+  done: { unarchived: boolean; joined: boolean; at?: string },
+): Promise<void> {
+  if (done.unarchived) await announceThread(ctx, 'THREAD_UPDATE', threadId);
+  if (done.joined)
+    await announceMembers(ctx, threadId, {
+      added: [{ threadId, userId: poster.id, joinTimestamp: done.at ?? nowIso(ctx), flags: 0 }],
+    });
 }
 
 /** The durations a thread may archive itself after, in minutes (Discord's). */
@@ -78,14 +96,15 @@ export interface ThreadMemberView {
   flags: number;
 }
 
-const memberView = (m: ThreadMemberTable): ThreadMemberView => ({
+export const memberView = (m: ThreadMemberTable): ThreadMemberView => ({
   threadId: m.threadId,
   userId: m.userId,
   joinTimestamp: m.joinTimestamp,
   flags: Number(m.flags),
 });
 
-function threadView(row: ThreadRow, lastMessageId: string | null, member?: ThreadMemberTable): ThreadView {
+/** A thread row as the API shows it, with `member` when the caller joined it. */
+export function threadView(row: ThreadRow, lastMessageId: string | null, member?: ThreadMemberTable): ThreadView {
   return {
     id: row.id,
     serverId: row.serverId,
@@ -259,7 +278,11 @@ export const threads = {
       throw err;
     }
     ctx.threadFacts.keep(id, { parentId, private: type === 'private_thread' });
-    return threadView({ ...row, memberCount: 1 }, null, { threadId: id, userId: caller.id, joinTimestamp: at, flags: 0 });
+    const own: ThreadMemberView = { threadId: id, userId: caller.id, joinTimestamp: at, flags: 0 };
+    // After the commit (docs/threads.md#events): the thread, then its starter joining it.
+    await announceThread(ctx, 'THREAD_CREATE', id);
+    await announceMembers(ctx, id, { added: [own] });
+    return threadView({ ...row, memberCount: 1 }, null, own);
   },
 
   /** One thread the caller may see. */
@@ -311,10 +334,12 @@ export const threads = {
     if (unarchiving || patch.autoArchiveDuration !== undefined)
       patch.archiveDueAt = archiveDue(now, patch.autoArchiveDuration ?? Number(row.autoArchiveDuration));
     const name = body.name === undefined ? undefined : cleanName(body.name, 'name');
+    const changes = Object.keys(patch).length > 0 || name !== undefined;
     await ctx.store.write(async (tx) => {
       if (Object.keys(patch).length > 0) await ctx.store.threads.update(tx, threadId, patch);
       if (name !== undefined) await ctx.store.threads.rename(tx, threadId, name);
     });
+    if (changes) await announceThread(ctx, 'THREAD_UPDATE', threadId);
     return threads.get(ctx, caller, threadId, lookup);
   },
 
@@ -323,11 +348,14 @@ export const threads = {
     const { grant, row } = await requireThread(ctx, caller, threadId, P.VIEW_CHANNEL, lookup);
     if (!manages(grant)) throw forbidden('missing_permission', 'missing permission MANAGE_THREADS');
     const view = (await views(ctx, caller, [row]))[0]!;
-    const uploadIds = await ctx.store.write(async (tx) => {
+    const { uploadIds, members } = await ctx.store.write(async (tx) => {
       const ids = await ctx.store.uploads.ofChannel(tx, threadId);
+      // A private thread's audience, read before its members go with it.
+      const members = row.type === 'private_thread' ? await ctx.store.threadMembers.ids(tx, threadId) : [];
       await ctx.store.channels.delete(tx, threadId);
-      return ids;
+      return { uploadIds: ids, members };
     });
+    await announceThreadDeleted(ctx, row, members);
     await releaseUploads(ctx, uploadIds);
     return view;
   },
@@ -355,7 +383,9 @@ export const threads = {
       if ((bits & P.VIEW_CHANNEL) === 0n) throw forbidden('missing_permission', 'they cannot see the thread’s channel');
     }
     const at = nowIso(ctx);
-    await ctx.store.write((tx) => ctx.store.threadMembers.add(tx, { threadId, userId: target, joinTimestamp: at, flags: 0 }));
+    const joined: ThreadMemberTable = { threadId, userId: target, joinTimestamp: at, flags: 0 };
+    if (await ctx.store.write((tx) => ctx.store.threadMembers.add(tx, joined)))
+      await announceMembers(ctx, threadId, { added: [memberView(joined)], created: true });
   },
 
   /**
@@ -373,6 +403,7 @@ export const threads = {
     }
     const target = self ? caller.id : userId;
     const removed = await ctx.store.write((tx) => ctx.store.threadMembers.remove(tx, threadId, target));
+    if (removed) await announceMembers(ctx, threadId, { removed: [target] });
     if (!removed && !self) throw notFound('member');
   },
 
@@ -450,11 +481,13 @@ export async function archiveDueThreads(ctx: DomainContext): Promise<number> {
     const now = new Date(ctx.clock()).toISOString();
     const due = await ctx.store.threads.due(ctx.store.db, now, 500);
     if (due.length === 0) return total;
-    total += await ctx.store.write(async (tx) => {
-      let n = 0;
-      for (const id of due) if (await ctx.store.threads.archiveIfDue(tx, id, now)) n++;
-      return n;
+    const archived = await ctx.store.write(async (tx) => {
+      const done: string[] = [];
+      for (const id of due) if (await ctx.store.threads.archiveIfDue(tx, id, now)) done.push(id);
+      return done;
     });
+    total += archived.length;
+    for (const id of archived) await announceThread(ctx, 'THREAD_UPDATE', id);
     if (due.length < 500) return total;
   }
 }

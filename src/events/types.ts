@@ -107,6 +107,13 @@ export interface ThreadAudience {
   private: boolean;
   /** A private thread's members' ids, read when the event is published. */
   members?: string[];
+  /**
+   * A private thread's own events (THREAD_CREATE, _UPDATE, _DELETE, _MEMBERS_UPDATE) also reach
+   * those who hold MANAGE_THREADS in the parent, as on Discord: they may open it unjoined.
+   */
+  moderators?: boolean;
+  /** Only these people's sessions (someone's own membership, the THREAD_CREATE of someone added), if they may see the thread. */
+  to?: string[];
 }
 
 /** A typing indicator: the one live-only event. */

@@ -1,10 +1,11 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
-import { CLOSE_CODES as CLOSE } from '@parley/protocol';
+import { CLOSE_CODES as CLOSE, P } from '@parley/protocol';
 import { accounts } from '../domain/accounts.js';
 import type { DomainContext } from '../domain/context.js';
 import { readyState } from '../domain/ready.js';
+import { type ActiveThread, activeThreadsOf, threadListSync } from '../domain/thread-events.js';
 import { snapshotIn } from '../domain/roles.js';
 import { servers as serverActions } from '../domain/servers.js';
 import type { Caller } from '../domain/types.js';
@@ -28,7 +29,7 @@ import { LAZY_EVENTS } from './outbox.js';
 import { type Connection, type Mark, Session } from './session.js';
 import { SignalWindow, audiences } from './signals.js';
 import { type View, concerns, keptModel, loadedModel, replayable, snapshotOf, step } from './view.js';
-import { type Incoming, Prepared, type Wire } from './wire-interface.js';
+import { type Incoming, LiveBatch, Prepared, type Wire } from './wire-interface.js';
 
 export interface GatewayOptions {
   heartbeatMs: number;
@@ -84,6 +85,8 @@ export class Gateway {
   private readonly sweep: NodeJS.Timeout;
   private readonly maxSessionsPerToken: number;
   private closing = false;
+  /** Active threads being read for THREAD_LIST_SYNC, by parents: one read for every session a change showed them to. */
+  private readonly threadReads = new Map<string, Promise<ActiveThread[]>>();
 
   constructor(
     private readonly ctx: DomainContext,
@@ -440,10 +443,12 @@ export class Gateway {
     }
     if (entry.kind !== 'event') return;
     const { event, serverId } = entry;
-    if (entry.thread?.private) {
-      // A private thread's events go to its members' sessions alone: nothing is done per other member of the server.
+    const narrowed = entry.thread?.to ?? (entry.thread?.private && !entry.thread.moderators ? entry.thread.members : undefined);
+    if (narrowed) {
+      // A private thread's content goes to its members' sessions alone (an event for some people, to
+      // theirs): nothing is done per other member of the server.
       const prepared = new Prepared(event, undefined, undefined, entry.author);
-      for (const id of entry.thread.members ?? [])
+      for (const id of narrowed)
         for (const s of this.byUser.get(id) ?? []) if (s.servers.has(serverId)) this.apply(s, pos, entry, 0, prepared);
       return;
     }
@@ -516,12 +521,59 @@ export class Gateway {
     session.servers.set(serverId, st.after);
     if (st.sendsEvent) this.deliver(session, pos, skipThrough, prepared ?? new Prepared(event, undefined, entry.join, entry.author));
     for (const notice of st.notices) this.deliver(session, pos, skipThrough, new Prepared(notice));
+    // Channels a change showed it: their active threads follow (docs/threads.md#events).
+    const gained = st.notices.flatMap((n) => (n.t === 'CHANNEL_CREATE' ? [n.d.id] : []));
+    if (gained.length > 0) void this.syncThreads(session, serverId, gained);
     if (st.leaving) {
       session.servers.delete(serverId);
       if (session.backlog === null) removeFrom(this.byServer, serverId, session);
     }
     // A mark is taken only after an event is counted, so (s, pos, servers) always agree.
     if (st.marks || session.s % MARK_EVERY === 0) session.mark();
+  }
+
+  /**
+   * THREAD_LIST_SYNC for channels a permission change showed the session: their active
+   * threads it may see, read after the change and judged by its view as it is then. Like a
+   * typing signal it is outside the log (not numbered, not replayed): what it lists is read
+   * from the store, and every later change of those threads is an event of the log.
+   */
+  private async syncThreads(session: Session, serverId: string, parentIds: string[]): Promise<void> {
+    try {
+      const view = session.servers.get(serverId);
+      if (!view) return;
+      const key = parentIds.join(',');
+      let read = this.threadReads.get(key);
+      if (!read) {
+        read = activeThreadsOf(this.ctx, parentIds);
+        this.threadReads.set(key, read);
+        const forget = () => this.threadReads.delete(key);
+        read.then(forget, forget);
+      }
+      const { d } = await threadListSync(this.ctx, session.caller, serverId, view, parentIds, await read);
+      // Judged again by the view it has now: a change meanwhile may have hidden some.
+      const now = session.servers.get(serverId);
+      if (session.closed || !now) return;
+      const threads =
+        now === view
+          ? d.threads
+          : d.threads.filter(
+              (t) =>
+                (now.model.threadPermissions(session.caller.id, session.caller.bot, now.roles, t.parentId, {
+                  private: t.type === 'private_thread',
+                  locked: t.metadata.locked,
+                  member: t.member !== undefined,
+                }) &
+                  P.VIEW_CHANNEL) !==
+                0n,
+            );
+      // Nothing to sync: the session had no threads of channels it could not see to clear.
+      if (threads.length === 0) return;
+      const sync = { ...d, threads, members: threads.flatMap((t) => (t.member ? [t.member] : [])) };
+      this.delivery.live(session, new LiveBatch([new Prepared({ t: 'THREAD_LIST_SYNC', d: sync })]), serverId);
+    } catch (err) {
+      this.opts.report(err, 'thread list sync failed');
+    }
   }
 
   /** Counts and sends one event frame to the session (unless a resume's client already has it). */

@@ -63,6 +63,7 @@ export class NativeWire implements Wire {
         servers: r.servers.map((s) => ({
           ...s.server,
           channels: s.channels,
+          threads: s.threads,
           roles: s.roles,
           memberRoles: [...s.memberRoles],
           permissions: s.permissions,

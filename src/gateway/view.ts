@@ -103,14 +103,18 @@ export function concerns(me: Caller, servers: ReadonlyMap<string, View>, entry: 
 /**
  * Whether a session with `view` may receive `event` (`permissions.visibilityOf`). An event of
  * a thread (`thread`) is judged by the thread's permissions: its parent's, as the thread's
- * kind leaves them; a private thread's reach its members only (docs/threads.md#events).
+ * kind leaves them; a private thread's reach its members only, and its own lifecycle events
+ * (`moderators`) those with MANAGE_THREADS in the parent too; `to` narrows an event to some
+ * people's sessions (docs/threads.md#events).
  */
 export function mayReceive(view: View, caller: Caller, event: GatewayEvent, thread?: ThreadAudience): boolean {
   const needed = visibilityOf(event);
   if (needed === null) return true;
   if (thread && 'channel' in needed) {
+    if (thread.to && !thread.to.includes(caller.id)) return false;
     const member = thread.private ? (thread.members?.includes(caller.id) ?? false) : false;
-    if (thread.private && !member) return false;
+    // A moderator who did not join a private thread hears of its lifecycle, not its content (`moderators`).
+    if (thread.private && !member && !thread.moderators) return false;
     const bits = view.model.threadPermissions(caller.id, caller.bot, view.roles, thread.parentId, {
       private: thread.private,
       locked: false,

@@ -4,11 +4,11 @@
 // @discordjs/core's API class over the same routes.
 import { API } from '@discordjs/core';
 import { REST } from '@discordjs/rest';
-import { ChannelType, type Client, type TextChannel, type ThreadChannel } from 'discord.js';
+import { ChannelType, type Client, type Collection, type TextChannel, type ThreadChannel, type ThreadMember } from 'discord.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, joinServer, registerUser, world } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
-import { login as djsLogin } from './djs.js';
+import { login as djsLogin, next } from './djs.js';
 
 let srv: TestServer;
 const clients: Client[] = [];
@@ -96,6 +96,91 @@ describe('discord.js threads against Parley', () => {
     expect(thread.archived).toBe(true);
     const priv = await channel.threads.fetchArchived({ type: 'private' });
     expect(priv.threads.size).toBe(0);
+  });
+});
+
+const api = (method: string, path: string, who: { auth: string }, body?: unknown) =>
+  call(srv.url, method, `/api/v10${path}`, { auth: who.auth, ...(body !== undefined ? { body } : {}) });
+
+describe('discord.js hears threads (docs/threads.md#events)', () => {
+  it('has the active threads it may see in its caches after login, with its own membership', async () => {
+    const w = await threadWorld();
+    const msg = await call(srv.url, 'POST', `/channels/${w.channel.id}/messages`, { auth: w.owner.auth, body: { content: 'topic' } });
+    const pub = await api('POST', `/channels/${w.channel.id}/messages/${msg.body.id}/threads`, w.owner, { name: 'before login' });
+    expect(pub.status).toBe(201);
+    const priv = await api('POST', `/channels/${w.channel.id}/threads`, w.owner, { name: 'private before', type: 12 });
+    await api('PUT', `/channels/${priv.body.id}/thread-members/${w.bot.id}`, w.owner);
+    const client = await djsLogin(srv, clients, w.bot.token);
+    const guild = client.guilds.cache.get(w.server.id)!;
+    const thread = client.channels.cache.get(pub.body.id) as ThreadChannel;
+    expect(thread?.isThread()).toBe(true);
+    expect(thread.name).toBe('before login');
+    expect(thread.parentId).toBe(w.channel.id);
+    expect(guild.channels.cache.has(pub.body.id)).toBe(true);
+    expect((guild.channels.cache.get(w.channel.id) as TextChannel).threads.cache.has(pub.body.id)).toBe(true);
+    expect(thread.joined).toBe(false);
+    const mine = client.channels.cache.get(priv.body.id) as ThreadChannel;
+    expect(mine.type).toBe(ChannelType.PrivateThread);
+    expect(mine.joined).toBe(true);
+  });
+
+  it('emits threadCreate, threadUpdate, threadMembersUpdate and threadDelete', async () => {
+    const w = await threadWorld();
+    const person = await registerUser(srv.url);
+    await joinServer(srv.url, w.owner, person, w.server.id);
+    const client = await djsLogin(srv, clients, w.bot.token);
+
+    const created = next<[ThreadChannel, boolean]>(client, 'threadCreate', (t) => t.name === 'by a person');
+    const made = await api('POST', `/channels/${w.channel.id}/threads`, person, { name: 'by a person', type: 11 });
+    expect(made.status).toBe(201);
+    const [thread, newly] = await created;
+    expect(newly).toBe(true);
+    expect(thread.id).toBe(made.body.id);
+    expect(thread.ownerId).toBe(person.id);
+    expect(client.channels.cache.get(thread.id)).toBe(thread);
+
+    const archived = next<[ThreadChannel, ThreadChannel]>(client, 'threadUpdate', (_, t) => t.id === thread.id && t.archived === true);
+    await thread.setArchived(true);
+    // (discord.js already patched its cache from the REST answer: the event's `after` is what counts.)
+    const [, after] = await archived;
+    expect(after.archived).toBe(true);
+    await thread.setArchived(false);
+    const locked = next<[ThreadChannel, ThreadChannel]>(client, 'threadUpdate', (_, t) => t.id === thread.id && t.locked === true);
+    await thread.setLocked(true);
+    await locked;
+
+    // Someone joining, with GUILD_MEMBERS.
+    const joined = next<[Collection<string, ThreadMember>, Collection<string, ThreadMember>, ThreadChannel]>(
+      client,
+      'threadMembersUpdate',
+      (added, _removed, t) => t.id === thread.id && added.has(w.bot.id),
+    );
+    await thread.members.add('@me');
+    await joined;
+    expect(thread.joined).toBe(true);
+
+    const deleted = next<[ThreadChannel]>(client, 'threadDelete', (t) => t.id === thread.id);
+    await api('DELETE', `/channels/${thread.id}`, w.owner);
+    await deleted;
+    expect(client.channels.cache.has(thread.id)).toBe(false);
+  });
+
+  it('syncs a channel’s threads when it gains the channel (threadListSync)', async () => {
+    const w = await threadWorld();
+    const msg = await call(srv.url, 'POST', `/channels/${w.channel.id}/messages`, { auth: w.owner.auth, body: { content: 'hidden topic' } });
+    const deny = await call(srv.url, 'PUT', `/channels/${w.channel.id}/permissions/${w.bot.id}`, {
+      auth: w.owner.auth,
+      body: { type: 'member', allow: '0', deny: String(1n << 10n) },
+    });
+    expect(deny.status).toBe(204);
+    const pub = await api('POST', `/channels/${w.channel.id}/messages/${msg.body.id}/threads`, w.owner, { name: 'while hidden' });
+    expect(pub.status).toBe(201);
+    const client = await djsLogin(srv, clients, w.bot.token);
+    expect(client.channels.cache.has(pub.body.id)).toBe(false);
+    const synced = next<[Collection<string, ThreadChannel>]>(client, 'threadListSync', (threads) => threads.has(pub.body.id));
+    expect((await call(srv.url, 'DELETE', `/channels/${w.channel.id}/permissions/${w.bot.id}`, { auth: w.owner.auth })).status).toBe(204);
+    await synced;
+    expect((client.channels.cache.get(pub.body.id) as ThreadChannel).name).toBe('while hidden');
   });
 });
 

@@ -1,5 +1,8 @@
 // Issue 39, step 3 (docs/threads.md, docs/discord.md#routes): Discord's thread routes under
 // /api, each answer's shape and each refusal's status and Discord code.
+import { Client, GatewayDispatchEvents, GatewayIntentBits } from '@discordjs/core';
+import { REST } from '@discordjs/rest';
+import { WebSocketManager } from '@discordjs/ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   addBot,
@@ -250,5 +253,80 @@ describe('listing threads', () => {
     expect((await api('GET', `/channels/${parent.id}/users/@me/threads/archived/private`, owner)).body.threads).toEqual([]);
     expect((await api('GET', `/channels/${parent.id}/threads/archived/public?before=yesterday`, member)).status).toBe(400);
     expect((await api('GET', `/channels/${parent.id}/threads/archived/public?limit=0`, member)).status).toBe(400);
+  });
+});
+
+describe('thread events on Discord’s gateway, through @discordjs/core', () => {
+  it('sends Discord’s payloads, with GUILDS alone only the bot’s own membership changes, and threads in GUILD_CREATE', async () => {
+    const bot = await createBot(srv.url, owner);
+    // VIEW_CHANNEL, SEND_MESSAGES, READ_MESSAGE_HISTORY, MANAGE_THREADS.
+    await addBot(srv.url, owner, serverId, bot.id);
+    const perms = String((1n << 10n) | (1n << 11n) | (1n << 16n) | (1n << 34n));
+    expect((await call(srv.url, 'PATCH', `/servers/${serverId}/bots/${bot.id}`, { auth: owner.auth, body: { permissions: perms } })).status).toBe(
+      200,
+    );
+    const early = (await api('POST', `/channels/${general}/threads`, member, { name: 'already there', type: 11 })).body;
+    const rest = new REST({ api: `${srv.url}/api` }).setToken(bot.token);
+    const gateway = new WebSocketManager({ token: bot.token, intents: GatewayIntentBits.Guilds, rest });
+    const client = new Client({ rest, gateway });
+    const seen: Array<{ t: string; d: any }> = [];
+    for (const t of [
+      GatewayDispatchEvents.GuildCreate,
+      GatewayDispatchEvents.ThreadCreate,
+      GatewayDispatchEvents.ThreadUpdate,
+      GatewayDispatchEvents.ThreadDelete,
+      GatewayDispatchEvents.ThreadMembersUpdate,
+      GatewayDispatchEvents.ThreadMemberUpdate,
+    ])
+      client.on(t as GatewayDispatchEvents.ThreadCreate, ({ data }) => seen.push({ t, d: data }));
+    const find = (t: string, pred: (d: any) => boolean) =>
+      expect.poll(() => seen.find((e) => e.t === t && pred(e.d))?.d, { timeout: 5000 }).toBeTruthy();
+    await gateway.connect();
+    try {
+      await find('GUILD_CREATE', (d) => d.id === serverId);
+      const guild = seen.find((e) => e.t === 'GUILD_CREATE')!.d;
+      expect(guild.threads).toEqual(
+        expect.arrayContaining([expect.objectContaining({ id: early.id, type: 11, parent_id: general, guild_id: serverId })]),
+      );
+
+      // A private thread: MANAGE_THREADS hears it start.
+      const priv = (await api('POST', `/channels/${general}/threads`, member, { name: 'quiet', type: 12 })).body;
+      await find('THREAD_CREATE', (d) => d.id === priv.id);
+      const created = seen.find((e) => e.t === 'THREAD_CREATE' && e.d.id === priv.id)!.d;
+      expect(created).toMatchObject({
+        id: priv.id,
+        type: 12,
+        guild_id: serverId,
+        parent_id: general,
+        owner_id: member.id,
+        name: 'quiet',
+        member_count: 1,
+        message_count: 0,
+        total_message_sent: 0,
+        newly_created: true,
+        thread_metadata: { archived: false, locked: false, auto_archive_duration: 1440, invitable: true },
+      });
+      expect(created.member).toBeUndefined();
+
+      // Added: the thread with its membership, then its own membership changes (GUILDS suffices).
+      expect((await api('PUT', `/channels/${priv.id}/thread-members/${bot.id}`, member)).status).toBe(204);
+      await find('THREAD_CREATE', (d) => d.id === priv.id && d.member?.user_id === bot.id);
+      expect(seen.find((e) => e.t === 'THREAD_CREATE' && e.d.member)!.d.newly_created).toBeUndefined();
+      await find('THREAD_MEMBERS_UPDATE', (d) => d.id === priv.id && d.added_members?.[0]?.user_id === bot.id);
+      expect(seen.find((e) => e.t === 'THREAD_MEMBERS_UPDATE')!.d).toMatchObject({ id: priv.id, guild_id: serverId, member_count: 2 });
+      await find('THREAD_MEMBER_UPDATE', (d) => d.id === priv.id && d.user_id === bot.id && d.guild_id === serverId);
+
+      // Someone else joining needs GUILD_MEMBERS: nothing of it without.
+      expect((await api('PUT', `/channels/${priv.id}/thread-members/${owner.id}`, member)).status).toBe(204);
+      expect((await api('PATCH', `/channels/${priv.id}`, member, { name: 'renamed' })).status).toBe(200);
+      await find('THREAD_UPDATE', (d) => d.id === priv.id && d.name === 'renamed');
+      expect(seen.filter((e) => e.t === 'THREAD_MEMBERS_UPDATE' && JSON.stringify(e.d).includes(owner.id))).toEqual([]);
+
+      expect((await api('DELETE', `/channels/${priv.id}`, owner)).status).toBe(200);
+      await find('THREAD_DELETE', (d) => d.id === priv.id);
+      expect(seen.find((e) => e.t === 'THREAD_DELETE')!.d).toEqual({ id: priv.id, guild_id: serverId, parent_id: general, type: 12 });
+    } finally {
+      await gateway.destroy();
+    }
   });
 });

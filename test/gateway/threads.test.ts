@@ -3,6 +3,7 @@
 // nothing of a private thread reaches someone after they leave it. Threads are made in the
 // store here, so these hold whatever route makes them.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { archiveDueThreads } from '../../src/domain/threads.js';
 import type { ThreadRow } from '../../src/store/repos/threads.js';
 import {
   addBot,
@@ -105,5 +106,144 @@ describe('who receives a thread’s events', () => {
     expect((await call(srv.url, 'POST', `/channels/${general}/typing`, { auth: inside.auth })).status).toBe(204);
     await c.waitForEvent('TYPING_START', (d) => d.channelId === general);
     expect(c.events('TYPING_START').filter((f) => f.d.channelId === id)).toEqual([]);
+  });
+});
+
+const api = (method: string, path: string, who: { auth: string }, body?: unknown) =>
+  call(srv.url, method, `/api/v10${path}`, { auth: who.auth, ...(body !== undefined ? { body } : {}) });
+
+/** Every frame of `c` that names `id` (a thread's), of any kind. */
+const naming = (c: TestGatewayClient, id: string) => c.frames.filter((f) => f.op === 'event' && JSON.stringify(f.d).includes(id));
+
+describe('a thread’s own events (THREAD_*)', () => {
+  it('a private thread: its members and MANAGE_THREADS hear it, nobody else; someone removed hears the removal, then nothing', async () => {
+    const a = await pool.identify(srv.gatewayUrl, inside.auth);
+    const mod = await pool.identify(srv.gatewayUrl, owner.auth);
+    const b = await pool.identify(srv.gatewayUrl, outside.auth);
+    const made = await api('POST', `/channels/${general}/threads`, inside, { name: 'secret', type: 12 });
+    expect(made.status).toBe(201);
+    const id = made.body.id as string;
+
+    const created = await a.waitForEvent('THREAD_CREATE', (d) => d.id === id);
+    expect(created.d).toMatchObject({ id, serverId, parentId: general, type: 'private_thread', name: 'secret', ownerId: inside.id });
+    expect(created.d.member).toBeUndefined();
+    await mod.waitForEvent('THREAD_CREATE', (d) => d.id === id);
+    const joined = await a.waitForEvent('THREAD_MEMBERS_UPDATE', (d) => d.id === id);
+    expect(joined.d).toMatchObject({ id, serverId, memberCount: 1, addedMembers: [{ threadId: id, userId: inside.id }] });
+    await mod.waitForEvent('THREAD_MEMBERS_UPDATE', (d) => d.id === id);
+    // Their own membership: to their sessions alone.
+    await a.waitForEvent('THREAD_MEMBER_UPDATE', (d) => d.threadId === id && d.userId === inside.id && d.serverId === serverId);
+
+    expect((await api('PATCH', `/channels/${id}`, inside, { name: 'renamed' })).status).toBe(200);
+    await a.waitForEvent('THREAD_UPDATE', (d) => d.id === id && d.name === 'renamed');
+    await mod.waitForEvent('THREAD_UPDATE', (d) => d.id === id && d.name === 'renamed');
+    await syncPoint(a, mod, b);
+    expect(naming(b, id)).toEqual([]);
+    expect(mod.events('THREAD_MEMBER_UPDATE').filter((f) => f.d.threadId === id)).toEqual([]);
+
+    // Added: the thread itself (with their membership), the change, their own membership.
+    expect((await api('PUT', `/channels/${id}/thread-members/${outside.id}`, inside)).status).toBe(204);
+    const given = await b.waitForEvent('THREAD_CREATE', (d) => d.id === id);
+    expect(given.d).toMatchObject({ name: 'renamed', member: { threadId: id, userId: outside.id } });
+    await b.waitForEvent('THREAD_MEMBERS_UPDATE', (d) => d.id === id && d.memberCount === 2);
+    await b.waitForEvent('THREAD_MEMBER_UPDATE', (d) => d.threadId === id && d.userId === outside.id);
+    await a.waitForEvent('THREAD_MEMBERS_UPDATE', (d) => d.id === id && d.addedMembers?.[0]?.userId === outside.id);
+
+    // Removed: they hear it, then nothing more of the thread.
+    expect((await api('DELETE', `/channels/${id}/thread-members/${outside.id}`, owner)).status).toBe(204);
+    const gone = await b.waitForEvent('THREAD_MEMBERS_UPDATE', (d) => d.id === id && d.removedMemberIds?.includes(outside.id));
+    expect(gone.d.memberCount).toBe(1);
+    const heard = naming(b, id).length;
+    expect((await api('PATCH', `/channels/${id}`, owner, { name: 'after removal' })).status).toBe(200);
+    await a.waitForEvent('THREAD_UPDATE', (d) => d.id === id && d.name === 'after removal');
+    expect((await api('DELETE', `/channels/${id}`, owner)).status).toBe(200);
+    const deleted = await a.waitForEvent('THREAD_DELETE', (d) => d.id === id);
+    expect(deleted.d).toEqual({ id, serverId, parentId: general, type: 'private_thread' });
+    await mod.waitForEvent('THREAD_DELETE', (d) => d.id === id);
+    await syncPoint(a, mod, b);
+    expect(naming(b, id).length).toBe(heard);
+    expect(JSON.stringify(b.frames)).not.toContain('after removal');
+  });
+
+  it('a public thread: everyone who sees its parent hears it, not those it is hidden from; posts unarchive and join', async () => {
+    const parent = await createChannel(srv.url, owner, serverId);
+    const deny = await call(srv.url, 'PUT', `/channels/${parent.id}/permissions/${outside.id}`, {
+      auth: owner.auth,
+      body: { type: 'member', allow: '0', deny: String(1n << 10n) },
+    });
+    expect(deny.status).toBe(204);
+    const a = await pool.identify(srv.gatewayUrl, inside.auth);
+    const mod = await pool.identify(srv.gatewayUrl, owner.auth);
+    const b = await pool.identify(srv.gatewayUrl, outside.auth);
+    const msg = await postMessage(srv.url, inside.auth, parent.id, 'a topic');
+    const made = await api('POST', `/channels/${parent.id}/messages/${msg.id}/threads`, inside, { name: 'open talk' });
+    expect(made.status).toBe(201);
+    const id = msg.id;
+    await mod.waitForEvent('THREAD_CREATE', (d) => d.id === id && d.type === 'public_thread' && d.name === 'open talk');
+    await a.waitForEvent('THREAD_CREATE', (d) => d.id === id);
+    // Someone else joining a public thread: its viewers hear of it.
+    await mod.waitForEvent('THREAD_MEMBERS_UPDATE', (d) => d.id === id && d.addedMembers?.[0]?.userId === inside.id);
+
+    expect((await api('PATCH', `/channels/${id}`, owner, { locked: true })).status).toBe(200);
+    await a.waitForEvent('THREAD_UPDATE', (d) => d.id === id && d.metadata.locked === true);
+    expect((await api('PATCH', `/channels/${id}`, owner, { archived: true })).status).toBe(200);
+    await a.waitForEvent('THREAD_UPDATE', (d) => d.id === id && d.metadata.archived === true);
+    // A post (the moderator may post in a locked thread) unarchives it and takes the poster in.
+    await postMessage(srv.url, owner.auth, id, 'back again');
+    await a.waitForEvent('THREAD_UPDATE', (d) => d.id === id && d.metadata.archived === false);
+    await a.waitForEvent('THREAD_MEMBERS_UPDATE', (d) => d.id === id && d.addedMembers?.[0]?.userId === owner.id && d.memberCount === 2);
+    await mod.waitForEvent('THREAD_MEMBER_UPDATE', (d) => d.threadId === id && d.userId === owner.id);
+    await syncPoint(a, mod, b);
+    expect(a.events('THREAD_MEMBER_UPDATE').filter((f) => f.d.threadId === id && f.d.userId === owner.id)).toEqual([]);
+    expect(naming(b, id)).toEqual([]);
+  });
+
+  it('the auto-archive job announces each thread it archives', async () => {
+    const id = await thread(general, { archiveDueAt: new Date(Date.now() - 1000).toISOString() });
+    const a = await pool.identify(srv.gatewayUrl, inside.auth);
+    expect(await archiveDueThreads(srv.app.ctx)).toBeGreaterThanOrEqual(1);
+    const f = await a.waitForEvent('THREAD_UPDATE', (d) => d.id === id);
+    expect(f.d.metadata.archived).toBe(true);
+  });
+});
+
+describe('threads in ready and on gaining a channel', () => {
+  it('ready lists the active threads each may see, with their own membership', async () => {
+    const pub = await thread(general, {}, [inside.id]);
+    const priv = await thread(general, { type: 'private_thread' }, [inside.id]);
+    const old = await thread(general, { archived: 1 });
+    const a = await pool.identify(srv.gatewayUrl, inside.auth);
+    const b = await pool.identify(srv.gatewayUrl, outside.auth);
+    const mod = await pool.identify(srv.gatewayUrl, owner.auth);
+    const listed = (c: TestGatewayClient) => c.ready!.servers.find((s) => s.id === serverId).threads as any[];
+    const mine = listed(a);
+    expect(mine.map((t) => t.id)).toEqual(expect.arrayContaining([pub, priv]));
+    expect(mine.find((t) => t.id === pub)).toMatchObject({ parentId: general, member: { userId: inside.id } });
+    expect(listed(b).map((t) => t.id)).toContain(pub);
+    expect(listed(b).map((t) => t.id)).not.toContain(priv);
+    expect(listed(b).find((t) => t.id === pub).member).toBeUndefined();
+    // MANAGE_THREADS sees a private thread it did not join.
+    expect(listed(mod).map((t) => t.id)).toContain(priv);
+    for (const c of [a, b, mod]) expect(listed(c).map((t) => t.id)).not.toContain(old);
+  });
+
+  it('someone who gains a channel gets its active threads (THREAD_LIST_SYNC)', async () => {
+    const parent = await createChannel(srv.url, owner, serverId);
+    const put = await call(srv.url, 'PUT', `/channels/${parent.id}/permissions/${outside.id}`, {
+      auth: owner.auth,
+      body: { type: 'member', allow: '0', deny: String(1n << 10n) },
+    });
+    expect(put.status).toBe(204);
+    const pub = await thread(parent.id, {}, [outside.id]);
+    const priv = await thread(parent.id, { type: 'private_thread' }, [inside.id]);
+    const b = await pool.identify(srv.gatewayUrl, outside.auth);
+    expect(b.ready!.servers.find((s) => s.id === serverId).threads.map((t: { id: string }) => t.id)).not.toContain(pub);
+    expect((await call(srv.url, 'DELETE', `/channels/${parent.id}/permissions/${outside.id}`, { auth: owner.auth })).status).toBe(204);
+    await b.waitForEvent('CHANNEL_CREATE', (d) => d.id === parent.id);
+    const sync = await b.waitForEvent('THREAD_LIST_SYNC', (d) => d.channelIds?.includes(parent.id));
+    expect(sync.d.serverId).toBe(serverId);
+    expect(sync.d.threads.map((t: { id: string }) => t.id)).toEqual([pub]);
+    expect(sync.d.members).toEqual([expect.objectContaining({ threadId: pub, userId: outside.id })]);
+    expect(JSON.stringify(sync.d)).not.toContain(priv);
   });
 });

@@ -127,3 +127,47 @@ describe('the pure view', () => {
     });
   });
 });
+
+describe('a thread’s own events (docs/threads.md#events)', () => {
+  const THREAD = '500';
+  const MOD_ROLE = '111';
+  /** `server()` with a moderators' role holding MANAGE_THREADS. */
+  function withMods(): View {
+    const base = server();
+    const model = ServerModel.fromSnapshot({
+      ...base.model.snapshot(),
+      roles: [...base.model.snapshot().roles, [MOD_ROLE, P.MANAGE_THREADS.toString(), 2]],
+    });
+    return { model, roles: [] };
+  }
+  const update = (thread: NonNullable<ServerEntry['thread']>): ServerEntry => ({
+    kind: 'event',
+    serverId: SERVER,
+    thread,
+    event: {
+      t: 'THREAD_DELETE',
+      d: { id: THREAD, serverId: SERVER, parentId: OPEN, type: thread.private ? 'private_thread' : 'public_thread' },
+    },
+  });
+  const sends = (view: View, entry: ServerEntry) => step(new Map([[SERVER, view]]), me, entry)!.sendsEvent;
+
+  it('a private thread’s: to its members and MANAGE_THREADS in the parent, no one else', () => {
+    const plain = withMods();
+    const mod: View = { ...plain, roles: [MOD_ROLE] };
+    const lifecycle = { parentId: OPEN, private: true, members: ['999'], moderators: true };
+    expect(sends(plain, update(lifecycle))).toBe(false);
+    expect(sends(mod, update(lifecycle))).toBe(true);
+    expect(sends(plain, update({ ...lifecycle, members: [me.id] }))).toBe(true);
+    // Its content is its members' alone, moderators or not.
+    expect(sends(mod, update({ parentId: OPEN, private: true, members: ['999'] }))).toBe(false);
+    // Without the parent, nothing, member or not.
+    expect(sends(mod, update({ parentId: STAFF, private: true, members: [me.id], moderators: true }))).toBe(false);
+  });
+
+  it('`to`: only those people, and only if they may see the thread', () => {
+    const plain = withMods();
+    expect(sends(plain, update({ parentId: OPEN, private: false, to: ['999'] }))).toBe(false);
+    expect(sends(plain, update({ parentId: OPEN, private: false, to: [me.id] }))).toBe(true);
+    expect(sends(plain, update({ parentId: STAFF, private: false, to: [me.id] }))).toBe(false);
+  });
+});

@@ -69,6 +69,17 @@ export function intentOf(event: GatewayEvent, self: string): number | null {
     case 'MEMBER_REMOVE':
       // The identity's own membership changes reach it whatever its intents, as on Discord.
       return event.d.user.id === self ? INTENTS.GUILDS : INTENTS.GUILD_MEMBERS;
+    case 'THREAD_CREATE':
+    case 'THREAD_UPDATE':
+    case 'THREAD_DELETE':
+    case 'THREAD_LIST_SYNC':
+    case 'THREAD_MEMBER_UPDATE':
+      return INTENTS.GUILDS;
+    case 'THREAD_MEMBERS_UPDATE':
+      // Others joining or leaving need GUILD_MEMBERS; the identity's own, GUILDS (Discord's rule).
+      return event.d.addedMembers?.some((m) => m.userId === self) || event.d.removedMemberIds?.includes(self)
+        ? INTENTS.GUILDS
+        : INTENTS.GUILD_MEMBERS;
     case 'BAN_ADD':
     case 'BAN_REMOVE':
       return INTENTS.GUILD_MODERATION;

@@ -1,4 +1,4 @@
-import type { Channel, Member, Message, Role, Server } from '@parley/protocol';
+import type { Channel, Member, Message, Role, Server, Thread } from '@parley/protocol';
 import type { ServerModel } from '../../domain/permissions.js';
 import type { Caller } from '../../domain/types.js';
 import type { ReadyState } from '../../domain/ready.js';
@@ -6,7 +6,17 @@ import { channelOf, visibleChannels } from '../../domain/visible-channels.js';
 import type { AuthorMember, GatewayEvent, JoinSnapshot } from '../../events/types.js';
 import { SharedFrame } from '../../gateway/frames.js';
 import { discordInteraction } from '../interaction-objects.js';
-import { discordChannel, discordGuild, discordMember, discordMemberNoUser, discordMessage, discordRole, discordUser } from '../objects.js';
+import {
+  discordChannel,
+  discordGuild,
+  discordMember,
+  discordMemberNoUser,
+  discordMessage,
+  discordRole,
+  discordThread,
+  discordThreadMember,
+  discordUser,
+} from '../objects.js';
 import { INTENTS } from './intents.js';
 
 /**
@@ -101,6 +111,47 @@ export function translate(event: GatewayEvent, v: Variant): { t: string; d: unkn
     case 'CHANNEL_UPDATE':
     case 'CHANNEL_DELETE':
       return { t: event.t, d: discordChannel(event.d as Channel) };
+    // Threads (docs/discord.md#gateway): Discord's channel object of a thread. A THREAD_CREATE
+    // that carries a membership is the one someone gets when added to a thread; every other
+    // announces a thread just started (`newly_created`).
+    case 'THREAD_CREATE':
+      return { t: 'THREAD_CREATE', d: { ...discordThread(event.d as Thread), ...(event.d.member ? {} : { newly_created: true }) } };
+    case 'THREAD_UPDATE':
+      return { t: 'THREAD_UPDATE', d: discordThread(event.d as Thread) };
+    case 'THREAD_DELETE':
+      return {
+        t: 'THREAD_DELETE',
+        d: { id: event.d.id, guild_id: event.d.serverId, parent_id: event.d.parentId, type: event.d.type === 'public_thread' ? 11 : 12 },
+      };
+    case 'THREAD_MEMBER_UPDATE': {
+      const { serverId, ...m } = event.d;
+      return { t: 'THREAD_MEMBER_UPDATE', d: { ...discordThreadMember(m), guild_id: serverId } };
+    }
+    case 'THREAD_MEMBERS_UPDATE': {
+      const d = event.d;
+      return {
+        t: 'THREAD_MEMBERS_UPDATE',
+        d: {
+          id: d.id,
+          guild_id: d.serverId,
+          member_count: d.memberCount,
+          ...(d.addedMembers ? { added_members: d.addedMembers.map(discordThreadMember) } : {}),
+          ...(d.removedMemberIds ? { removed_member_ids: d.removedMemberIds } : {}),
+        },
+      };
+    }
+    case 'THREAD_LIST_SYNC': {
+      const d = event.d;
+      return {
+        t: 'THREAD_LIST_SYNC',
+        d: {
+          guild_id: d.serverId,
+          ...(d.channelIds ? { channel_ids: d.channelIds } : {}),
+          threads: d.threads.map((t) => discordThread(t as Thread)),
+          members: d.members.map(discordThreadMember),
+        },
+      };
+    }
     case 'MEMBER_ADD':
       return {
         t: 'GUILD_MEMBER_ADD',
@@ -207,6 +258,7 @@ export function readyFrames(
       large: members.large,
       members: listed,
       channels: s.channels,
+      threads: s.threads.map((t) => discordThread(t)),
       presences: withPresence
         ? members.list.filter((m) => m.presence !== 'offline').map((m) => presence(m.user.id, m.presence, s.server.id))
         : [],
@@ -224,6 +276,8 @@ function guildCreate(g: {
   large: boolean;
   members: Array<Pick<Member, 'user' | 'roles' | 'joinedAt' | 'nick'>>;
   channels: Channel[];
+  /** Active threads it may see (Discord's `threads`, each with `member` where it joined). */
+  threads?: unknown[];
   presences: unknown[];
 }): DispatchFrame {
   return dispatchFrame('GUILD_CREATE', {
@@ -234,7 +288,7 @@ function guildCreate(g: {
     member_count: g.memberCount,
     members: g.members.map((m) => discordMember(m)),
     channels: g.channels.map((c) => discordChannel(c)),
-    threads: [],
+    threads: g.threads ?? [],
     presences: g.presences,
     voice_states: [],
     stage_instances: [],
