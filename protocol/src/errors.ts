@@ -38,6 +38,10 @@ export const ERROR_CATALOG = {
   max_roles: { status: 400, meaning: 'the server already has 250 roles (`@everyone` not counted)' },
   max_reactions: { status: 400, meaning: 'the message already has 20 distinct emoji: only one of those can be added' },
   channel_is_category: { status: 400, meaning: 'a category holds no messages: send them in one of its channels' },
+  channel_is_forum: {
+    status: 400,
+    meaning: 'a forum holds no messages of its own: start a post (`POST /channels/{id}/threads` with a `message`) (docs/threads.md)',
+  },
   invalid_parent: {
     status: 400,
     meaning: "`parentId` names no category of the channel's server, or is set on a category (categories do not nest)",

@@ -323,13 +323,38 @@ const SyncPermissions = Type.Boolean({
   description: "true: the channel's overwrites become a copy of its category's (Discord's `lock_permissions`)",
 });
 
+/** A forum tag to keep (with its `id`) or make (without one): the whole list replaces the forum's (docs/threads.md#forum-channels). */
+export const ForumTagBody = Type.Object(
+  {
+    id: Type.Optional(Type.String({ maxLength: 32, description: 'an existing tag of this forum; absent: a new tag' })),
+    name: Type.String({ minLength: 1, maxLength: 20 }),
+    moderated: Type.Optional(Type.Boolean({ description: 'only MANAGE_THREADS may put it on a post or take it off (default false)' })),
+    emoji: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()], { description: 'a Unicode emoji, or null' })),
+  },
+  { additionalProperties: false },
+);
+
+/** What a forum's create and PATCH take besides a channel's (forums only). */
+const forumBodyFields = {
+  availableTags: Type.Optional(
+    Type.Array(ForumTagBody, { maxItems: 20, description: 'forums only: the whole list of tags (at most 20); tags left out are removed' }),
+  ),
+  defaultAutoArchiveDuration: Type.Optional(
+    Type.Union([Type.Literal(60), Type.Literal(1440), Type.Literal(4320), Type.Literal(10080), Type.Null()]),
+  ),
+  defaultSortOrder: Type.Optional(Type.Union([Type.Literal('latest_activity'), Type.Literal('creation_date'), Type.Null()])),
+  defaultForumLayout: Type.Optional(Type.Union([Type.Literal('not_set'), Type.Literal('list'), Type.Literal('gallery')])),
+  defaultReactionEmoji: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+};
+
 /** `POST /servers/{serverId}/channels`. */
 export const CreateChannelBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
   topic: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])),
   position: Type.Optional(Type.Integer({ minimum: 0, maximum: OBJECT_LIMITS.position })),
-  type: Type.Optional(Type.Union([Type.Literal('text'), Type.Literal('category')])),
+  type: Type.Optional(Type.Union([Type.Literal('text'), Type.Literal('category'), Type.Literal('forum')])),
   parentId: Type.Optional(ParentId),
+  ...forumBodyFields,
 });
 
 /** `PATCH /channels/{channelId}`. */
@@ -340,6 +365,7 @@ export const UpdateChannelBody = Type.Object(
     position: Type.Optional(Type.Integer({ minimum: 0, maximum: OBJECT_LIMITS.position })),
     parentId: Type.Optional(ParentId),
     syncPermissions: Type.Optional(SyncPermissions),
+    ...forumBodyFields,
   },
   { minProperties: 1, additionalProperties: false },
 );
@@ -855,6 +881,7 @@ export type UpdateSettingsBody = Static<typeof UpdateSettingsBody>;
 export type CreateInviteBody = Static<typeof CreateInviteBody>;
 export type CreateChannelBody = Static<typeof CreateChannelBody>;
 export type UpdateChannelBody = Static<typeof UpdateChannelBody>;
+export type ForumTagBody = Static<typeof ForumTagBody>;
 export type ReorderChannelsBody = Static<typeof ReorderChannelsBody>;
 export type AuditLogQuery = Static<typeof AuditLogQuery>;
 export type BotParams = Static<typeof BotParams>;

@@ -225,6 +225,26 @@ export const ForumTag = Type.Object(
   { $id: 'ForumTag', title: 'ForumTag', description: "a forum channel's tag" },
 );
 
+/** How a forum lists its posts by default: newest activity first, or newest post first (Discord's 0 and 1). */
+export const ForumSortOrder = Type.Union([Type.Literal('latest_activity'), Type.Literal('creation_date')]);
+/** How a forum shows its posts (Discord's 0, 1, 2). */
+export const ForumLayout = Type.Union([Type.Literal('not_set'), Type.Literal('list'), Type.Literal('gallery')]);
+
+/** What only a forum channel has (present on forums only). */
+const forumFields = {
+  availableTags: Type.Optional(
+    Type.Array(ref(ForumTag), { maxItems: 20, description: 'forums only: the tags its posts may carry (`appliedTags`), at most 20' }),
+  ),
+  defaultAutoArchiveDuration: Type.Optional(
+    Nullable(Type.Integer(), { description: 'forums only: the auto-archive duration of new posts that name none (minutes); null: 1440' }),
+  ),
+  defaultSortOrder: Type.Optional(Nullable(ForumSortOrder, { description: 'forums only: how clients sort its posts; null: not set' })),
+  defaultForumLayout: Type.Optional(ForumLayout),
+  defaultReactionEmoji: Type.Optional(
+    Nullable(Type.String(), { description: 'forums only: the emoji clients offer to react to a post with, or null' }),
+  ),
+};
+
 export const Channel = Type.Object(
   {
     id: Id,
@@ -236,8 +256,9 @@ export const Channel = Type.Object(
       Type.Integer({ description: 'the order among the channels of the same parent (categories: among categories)' }),
     ),
     type: Type.Optional(
-      Type.Union([Type.Literal('text'), Type.Literal('category')], {
-        description: "`text` (the default), or `category` (Discord's type 4): a collapsible group of channels that holds no messages",
+      Type.Union([Type.Literal('text'), Type.Literal('category'), Type.Literal('forum')], {
+        description:
+          "`text` (the default), `category` (Discord's type 4): a collapsible group of channels that holds no messages, or `forum` (Discord's type 15): a channel of posts, each a thread started with a message (docs/threads.md#forum-channels)",
       }),
     ),
     parentId: Type.Optional(
@@ -245,8 +266,9 @@ export const Channel = Type.Object(
     ),
     permissionOverwrites: Type.Optional(Type.Array(ref(Overwrite))),
     lastMessageId: Type.Optional(Nullable(Id, { description: 'the newest message (unread state compares it with the read state)' })),
+    ...forumFields,
   },
-  { $id: 'Channel', title: 'Channel', description: 'a channel of a server' },
+  { $id: 'Channel', title: 'Channel', description: 'a channel of a server; a forum carries its tags and defaults' },
 );
 
 const NotifyLevel = Type.Union([Type.Literal('all'), Type.Literal('mentions'), Type.Literal('none')]);
@@ -727,6 +749,8 @@ const messageProperties = {
       description: 'seen only by the person who made the interaction; never in history, search or read state',
     }),
   ),
+  /** Present on a message a thread was started from: the thread (its id is the message's). */
+  thread: Type.Optional(ref(Thread)),
 };
 
 /** A message replied to, as a reply carries it (without its own `referencedMessage`). */

@@ -11,8 +11,9 @@ import { badRequest } from '../errors.js';
 import { parseDiscordPayload } from '../webhooks/discord.js';
 import { isPlainObject } from '../webhooks/text.js';
 import type { Embed } from '../webhooks/types.js';
+import type { ForumSettingsBody } from '../domain/forums.js';
 import type { Static } from 'typebox';
-import { type DiscordOverwriteBody, DiscordMessageTop } from './schemas.js';
+import { type DiscordOverwriteBody, DiscordMessageTop, DiscordStartThreadBody } from './schemas.js';
 
 let topShape: Validator | undefined;
 /**
@@ -202,4 +203,73 @@ export function overwritesFromDiscord(
 ): Array<{ id: string; type: 'role' | 'member'; allow?: string; deny?: string }> | undefined {
   if (value == null) return undefined;
   return value.map((o) => ({ id: o.id, ...overwriteFromDiscord(o) }));
+}
+
+/** A forum's fields as Discord's channel create and PATCH carry them (null or absent: no change). */
+interface DiscordForumFields {
+  available_tags?: Array<{
+    id?: string | null;
+    name: string;
+    moderated?: boolean | null;
+    emoji_id?: string | null;
+    emoji_name?: string | null;
+  }> | null;
+  default_auto_archive_duration?: number | null;
+  default_sort_order?: number | null;
+  default_forum_layout?: number | null;
+  default_reaction_emoji?: { emoji_id?: string | null; emoji_name?: string | null } | null;
+}
+
+/**
+ * A forum's settings from Discord's fields (docs/threads.md#forum-channels): tags with their
+ * `emoji_name` (a custom emoji's `emoji_id` is refused: Parley has none), sort order 0/1,
+ * layout 0/1/2. `default_reaction_emoji: null` clears it.
+ */
+export function forumFromDiscord(body: DiscordForumFields): ForumSettingsBody {
+  const custom = (e: { emoji_id?: string | null } | null | undefined, what: string) => {
+    if (e?.emoji_id != null) throw badRequest(`${what}.emoji_id: custom emoji are not supported, give emoji_name`);
+  };
+  const tags = body.available_tags?.map((t, i) => {
+    custom(t, `available_tags[${i}]`);
+    return {
+      ...(t.id != null ? { id: t.id } : {}),
+      name: t.name,
+      moderated: t.moderated === true,
+      emoji: t.emoji_name ?? null,
+    };
+  });
+  custom(body.default_reaction_emoji, 'default_reaction_emoji');
+  const SORT = ['latest_activity', 'creation_date'] as const;
+  const LAYOUT = ['not_set', 'list', 'gallery'] as const;
+  return {
+    ...(tags ? { availableTags: tags } : {}),
+    ...(body.default_auto_archive_duration != null ? { defaultAutoArchiveDuration: body.default_auto_archive_duration } : {}),
+    ...(body.default_sort_order != null ? { defaultSortOrder: SORT[body.default_sort_order]! } : {}),
+    ...(body.default_forum_layout != null ? { defaultForumLayout: LAYOUT[body.default_forum_layout]! } : {}),
+    ...(body.default_reaction_emoji !== undefined ? { defaultReactionEmoji: body.default_reaction_emoji?.emoji_name ?? null } : {}),
+  };
+}
+
+let threadShape: Validator | undefined;
+
+/** A thread start as Discord's `POST /channels/{id}/threads` carries it: its fields, and a forum post's first message. */
+export interface DiscordThreadStart {
+  body: Static<typeof DiscordStartThreadBody>;
+  message?: DiscordMessageInput;
+}
+
+/** Reads a thread start (JSON, or multipart's `payload_json`: `hasFiles`), checked as a route's schema would. */
+export function threadStartFromDiscord(json: unknown, hasFiles: boolean): DiscordThreadStart {
+  if (!isPlainObject(json)) throw badRequest('body must be a JSON object');
+  threadShape ??= Compile(DiscordStartThreadBody);
+  if (!threadShape.Check(json)) {
+    const first = threadShape.Errors(json)[0];
+    const missing = (first?.params as { requiredProperties?: string[] } | undefined)?.requiredProperties?.[0];
+    if (missing !== undefined) throw badRequest(`${missing} is required`, 'invalid_body');
+    const where = (first?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+    throw badRequest(`${where || 'body'} ${first?.message ?? 'is invalid'}`, 'invalid_body');
+  }
+  const body = json as Static<typeof DiscordStartThreadBody>;
+  const message = body.message == null ? undefined : messageFromDiscord(body.message, { hasFiles });
+  return { body, ...(message ? { message } : {}) };
 }

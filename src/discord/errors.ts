@@ -78,6 +78,7 @@ export const DISCORD_CODES: Partial<Record<ErrorCode, number>> = {
   max_reactions: DISCORD.MAX_REACTIONS,
   message_too_old: DISCORD.MESSAGE_TOO_OLD,
   channel_is_category: DISCORD.CANNOT_SEND_IN_NON_TEXT,
+  channel_is_forum: DISCORD.CANNOT_SEND_IN_NON_TEXT,
   invalid_parent: DISCORD.INVALID_FORM_BODY,
   interaction_expired: DISCORD.INVALID_WEBHOOK_TOKEN,
   // 401

@@ -28,6 +28,8 @@ import type {
   APIRole,
   APIStringSelectComponent,
   APIGuildCategoryChannel,
+  APIGuildForumChannel,
+  APIGuildForumTag,
   APITextChannel,
   APIThreadChannel,
   APIThreadMember,
@@ -40,6 +42,7 @@ import type {
   Component,
   DmChannel,
   Embed,
+  ForumTag,
   Member,
   Message,
   MessageInteraction,
@@ -165,16 +168,53 @@ export function discordOverwrite(o: { id: string; type: 'role' | 'member'; allow
   return { id: o.id, type: o.type === 'role' ? 0 : 1, allow: o.allow, deny: o.deny };
 }
 
-/** Discord's channel type of ours: 0 guild text, 4 category, 1 DM, 3 group DM. */
-export function discordChannelType(type: string | undefined): 0 | 1 | 3 | 4 {
+/** Discord's channel type of ours: 0 guild text, 4 category, 15 forum, 1 DM, 3 group DM. */
+export function discordChannelType(type: string | undefined): 0 | 1 | 3 | 4 | 15 {
   if (type === 'category') return 4;
+  if (type === 'forum') return 15;
   if (type === 'dm') return 1;
   if (type === 'group_dm') return 3;
   return 0;
 }
 
-/** A server's channel: a guild text channel (type 0) or a category (type 4, with no topic nor messages). */
-export function discordChannel(c: Channel): APITextChannel | APIGuildCategoryChannel {
+/** A forum tag (Discord's `APIGuildForumTag`): Parley's tags have Unicode emoji only. */
+export const discordForumTag = (t: ForumTag): APIGuildForumTag => ({
+  id: t.id,
+  name: t.name,
+  moderated: t.moderated,
+  emoji_id: null,
+  emoji_name: t.emoji,
+});
+
+const SORT_ORDER = { latest_activity: 0, creation_date: 1 } as const;
+const FORUM_LAYOUT = { not_set: 0, list: 1, gallery: 2 } as const;
+
+/**
+ * A server's channel: a guild text channel (type 0), a category (type 4, with no topic nor
+ * messages) or a forum (type 15, with its tags and defaults; docs/threads.md#forum-channels).
+ */
+export function discordChannel(c: Channel): APITextChannel | APIGuildCategoryChannel | APIGuildForumChannel {
+  if (c.type === 'forum')
+    return {
+      id: c.id,
+      type: 15,
+      guild_id: c.serverId,
+      name: c.name,
+      topic: c.topic ?? null,
+      position: c.position ?? 0,
+      permission_overwrites: (c.permissionOverwrites ?? []).map(discordOverwrite),
+      last_message_id: c.lastMessageId ?? null,
+      nsfw: false,
+      rate_limit_per_user: 0,
+      parent_id: c.parentId ?? null,
+      flags: NO_FLAGS,
+      available_tags: (c.availableTags ?? []).map(discordForumTag),
+      default_auto_archive_duration: (c.defaultAutoArchiveDuration ?? 1440) as never,
+      default_thread_rate_limit_per_user: 0,
+      default_reaction_emoji: c.defaultReactionEmoji ? { emoji_id: null, emoji_name: c.defaultReactionEmoji } : null,
+      default_sort_order: c.defaultSortOrder ? (SORT_ORDER[c.defaultSortOrder] as never) : null,
+      default_forum_layout: FORUM_LAYOUT[c.defaultForumLayout ?? 'not_set'] as never,
+    } as APIGuildForumChannel;
   if (c.type === 'category')
     return {
       id: c.id,
@@ -326,8 +366,8 @@ export function discordMessageInteraction(i: MessageInteraction): APIMessageInte
   return { id: i.id, type: INTERACTION_TYPE[i.type], name: i.name, user: discordUser(i.user) };
 }
 
-/** Message flags: EPHEMERAL (64), LOADING (128, a deferred answer's placeholder). */
-export const MESSAGE_FLAGS = { ephemeral: 1 << 6, loading: 1 << 7 } as const;
+/** Message flags: HAS_THREAD (32, a thread was started from it), EPHEMERAL (64), LOADING (128, a deferred answer's placeholder). */
+export const MESSAGE_FLAGS = { hasThread: 1 << 5, ephemeral: 1 << 6, loading: 1 << 7 } as const;
 
 /** Discord's message type: a slash command's answer is 20, a user or message command's 23, a reply 19, anything else 0. */
 function messageType(m: Pick<Message, 'interaction' | 'messageReference' | 'type'>): 0 | 7 | 19 | 20 | 23 {
@@ -360,6 +400,7 @@ export function discordMessage(m: Message | ReferencedMessage, view: DiscordView
   let flags = 0;
   if (m.ephemeral) flags |= MESSAGE_FLAGS.ephemeral;
   if (m.loading) flags |= MESSAGE_FLAGS.loading;
+  if (m.thread) flags |= MESSAGE_FLAGS.hasThread;
   const out: APIMessage & { guild_id?: string; member?: MessageExtras['member'] } = {
     id: m.id,
     type: messageType(m),
@@ -391,6 +432,8 @@ export function discordMessage(m: Message | ReferencedMessage, view: DiscordView
       ...(m.messageReference.serverId !== null ? { guild_id: m.messageReference.serverId } : {}),
     };
   }
+  // The thread started from it (docs/threads.md#the-starter-message), as Discord's `thread`.
+  if (m.thread) out.thread = discordThread(m.thread);
   if ('referencedMessage' in m && m.referencedMessage !== undefined) {
     out.referenced_message = m.referencedMessage === null ? null : discordMessage(m.referencedMessage, view);
   }

@@ -95,12 +95,28 @@ const channelFields = {
   default_thread_rate_limit_per_user: nullable(int(0, 21_600)),
   video_quality_mode: nullable(int(1, 2)),
   permission_overwrites: permissionOverwrites,
+  // A forum's (docs/threads.md#forum-channels): refused on other channels.
+  available_tags: nullable(
+    Type.Array(
+      Type.Object({
+        id: Type.Optional(Type.Union([Snowflake, Type.Null()])),
+        name: Type.String({ minLength: 1, maxLength: 20 }),
+        moderated: nullable(Type.Boolean()),
+        emoji_id: nullable(Snowflake),
+        emoji_name: nullable(Type.String({ maxLength: 64 })),
+      }),
+      { maxItems: 20 },
+    ),
+  ),
+  default_sort_order: nullable(int(0, 1)),
+  default_forum_layout: nullable(int(0, 2)),
+  default_reaction_emoji: nullable(Type.Object({ emoji_id: nullable(Snowflake), emoji_name: nullable(Type.String({ maxLength: 64 })) })),
 };
 
-/** `POST /guilds/{id}/channels`: text channels (type 0) and categories (type 4). */
+/** `POST /guilds/{id}/channels`: text channels (type 0), categories (type 4) and forums (type 15). */
 export const DiscordCreateChannelBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.name }),
-  type: nullable(Type.Union([Type.Literal(0), Type.Literal(4)])),
+  type: nullable(Type.Union([Type.Literal(0), Type.Literal(4), Type.Literal(15)])),
   ...channelFields,
 });
 
@@ -118,6 +134,7 @@ export const DiscordUpdateChannelBody = Type.Object({
   locked: nullable(Type.Boolean()),
   auto_archive_duration: nullable(ArchiveDuration),
   invitable: nullable(Type.Boolean()),
+  applied_tags: nullable(Type.Array(Snowflake, { maxItems: 100 })),
 });
 
 /** `POST /channels/{id}/messages/{messageId}/threads`. */
@@ -127,7 +144,11 @@ export const DiscordStartThreadFromMessageBody = Type.Object({
   rate_limit_per_user: nullable(int(0, 21_600)),
 });
 
-/** `POST /channels/{id}/threads` (a thread without a message: type 11 public, 12 private). */
+/**
+ * `POST /channels/{id}/threads`: a thread without a message (type 11 public, 12 private), or in a
+ * forum a post: its first `message` (a create-message body, read by `messageFromDiscord`) and
+ * `applied_tags` (docs/threads.md#forum-posts). JSON, or multipart with `payload_json` and files.
+ */
 export const DiscordStartThreadBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: OBJECT_LIMITS.name }),
   auto_archive_duration: nullable(ArchiveDuration),
@@ -135,6 +156,8 @@ export const DiscordStartThreadBody = Type.Object({
   type: nullable(int(0, 15)),
   invitable: nullable(Type.Boolean()),
   rate_limit_per_user: nullable(int(0, 21_600)),
+  applied_tags: nullable(Type.Array(Snowflake, { maxItems: 100 })),
+  message: Type.Optional(Type.Unknown()),
 });
 
 /** `PATCH /guilds/{id}/channels`: channels' positions, categories and permission sync, at once. */

@@ -9,7 +9,17 @@ import { type DomainContext, notify, nowIso } from './context.js';
 import { directMessages } from './direct-messages.js';
 import { cleanName, rejectNul, stripUnsafeCharacters } from './names.js';
 import { mayReadHistory } from './permissions.js';
-import { type OverwriteInput, bumpVersion, channelView, checkOverwriteList, serverChannelType, writeOverwriteList } from './roles.js';
+import { type ForumSettingsBody, checkForumTags, forumColumns } from './forums.js';
+import {
+  type OverwriteInput,
+  type ServerChannelType,
+  bumpVersion,
+  channelView,
+  checkOverwriteList,
+  forumTagsOf,
+  serverChannelType,
+  writeOverwriteList,
+} from './roles.js';
 import { serverView } from './servers.js';
 import type { Caller, Channel } from './types.js';
 import type { ChannelOverwriteTable } from '../store/schema.js';
@@ -27,12 +37,13 @@ export const channels = {
       ctx.store.overwrites.ofServer(ctx.store.db, serverId),
     ]);
     const visible = list.filter((c) => (m.model.permissions(caller.id, caller.bot, m.roles, c.id) & P.VIEW_CHANNEL) !== 0n);
+    const tags = await forumTagsOf(ctx, ctx.store.db, visible);
     // Where a channel's history ends is part of the history: only for those who may read it.
     const lastIds = await ctx.store.messages.lastIds(
       ctx.store.db,
       visible.filter((c) => mayReadHistory(m.model.permissions(caller.id, caller.bot, m.roles, c.id))).map((c) => c.id),
     );
-    return visible.map((c) => ({ ...channelView(c, overwrites), lastMessageId: lastIds.get(c.id) ?? null }));
+    return visible.map((c) => ({ ...channelView(c, overwrites, tags), lastMessageId: lastIds.get(c.id) ?? null }));
   },
 
   /** One channel the caller can see: a server's (with its overwrites and newest message) or a DM they are in. */
@@ -47,6 +58,7 @@ export const channels = {
       ctx.store.channels.byId(ctx.store.db, channelId),
     ]);
     const row: ServerChannel = {
+      ...stored,
       id: grant.id,
       serverId: grant.serverId,
       name: grant.name,
@@ -56,7 +68,8 @@ export const channels = {
       type: serverChannelType(grant.type),
       parentId: stored?.parentId ?? null,
     };
-    return { ...channelView(row, overwrites), lastMessageId: lastIds.get(channelId) ?? null };
+    const tags = await forumTagsOf(ctx, ctx.store.db, [row]);
+    return { ...channelView(row, overwrites, tags), lastMessageId: lastIds.get(channelId) ?? null };
   },
 
   /**
@@ -73,10 +86,10 @@ export const channels = {
       name: string;
       topic?: string | null;
       position?: number;
-      type?: 'text' | 'category';
+      type?: ServerChannelType;
       parentId?: string | null;
       overwrites?: readonly OverwriteInput[];
-    },
+    } & ForumSettingsBody,
   ) {
     const m = await requireServerPermission(ctx, caller, serverId, 'MANAGE_CHANNELS');
     const type = body.type ?? 'text';
@@ -90,20 +103,23 @@ export const channels = {
       position: 0,
       type,
       parentId: parent?.id ?? null,
+      ...forumColumns(body, type === 'forum'),
     };
+    const tags = body.availableTags ? checkForumTags(ctx, channel.id, body.availableTags, []) : [];
     const rows = body.overwrites ? await checkOverwriteList(ctx, caller, serverId, channel.id, undefined, body.overwrites, []) : [];
     const delta = await ctx.store.write(async (tx) => {
       channel.position = body.position ?? (await ctx.store.channels.nextPosition(tx, serverId));
       await ctx.store.channels.insert(tx, channel);
+      if (tags.length > 0) await ctx.store.forumTags.replace(tx, channel.id, tags);
       await auditIn(ctx, tx, serverId, caller, 'channel_create', channel.id, {
         name: channel.name,
         topic: channel.topic,
-        ...(type === 'category' ? { type } : {}),
+        ...(type !== 'text' ? { type } : {}),
         ...(channel.parentId ? { parentId: channel.parentId } : {}),
       });
       return rows.length === 0 ? null : writeOverwriteList(ctx, tx, caller, channel.id, serverId, rows);
     });
-    const view = channelView(channel, rows);
+    const view = channelView(channel, rows, tags);
     await notify(ctx, { kind: 'event', serverId, event: { t: 'CHANNEL_CREATE', d: view }, ...(delta ? { delta } : {}) });
     return view;
   },
@@ -120,12 +136,29 @@ export const channels = {
       parentId?: string | null;
       syncPermissions?: boolean;
       overwrites?: readonly OverwriteInput[];
-    },
+    } & ForumSettingsBody,
   ) {
     const channel = await requireServerChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL | P.MANAGE_CHANNELS);
     // A thread changes by its own rules (docs/threads.md), and has no overwrites of its own.
     if (channel.thread) throw badRequest('a thread is changed through the thread routes (docs/threads.md)');
-    const patch: Partial<Pick<ChannelTable, 'name' | 'topic' | 'position' | 'parentId'>> = {};
+    const isForum = channel.type === 'forum';
+    const patch: Partial<
+      Pick<
+        ChannelTable,
+        | 'name'
+        | 'topic'
+        | 'position'
+        | 'parentId'
+        | 'defaultAutoArchiveDuration'
+        | 'defaultSortOrder'
+        | 'defaultForumLayout'
+        | 'defaultReactionEmoji'
+      >
+    > = { ...forumColumns(body, isForum) };
+    const tags =
+      body.availableTags === undefined
+        ? undefined
+        : checkForumTags(ctx, channelId, body.availableTags, await ctx.store.forumTags.ofChannels(ctx.store.db, [channelId]));
     if (body.name !== undefined) patch.name = cleanName(body.name, 'name');
     if (body.topic !== undefined) patch.topic = channel.type === 'category' ? null : cleanTopic(body.topic);
     if (body.position !== undefined) patch.position = body.position;
@@ -143,15 +176,24 @@ export const channels = {
     const rows = wanted
       ? await checkOverwriteList(ctx, caller, channel.serverId, channelId, channel.permissions, wanted, await existing())
       : undefined;
-    const { updated, overwrites, delta } = await ctx.store.write(async (tx) => {
+    const { updated, overwrites, delta, forumTags } = await ctx.store.write(async (tx) => {
       if (Object.keys(patch).length > 0) await ctx.store.channels.update(tx, channelId, patch);
-      await auditIn(ctx, tx, channel.serverId, caller, 'channel_update', channelId, diff(channel, patch));
+      if (tags) await ctx.store.forumTags.replace(tx, channelId, tags);
+      await auditIn(ctx, tx, channel.serverId, caller, 'channel_update', channelId, {
+        ...diff(channel, patch),
+        ...(tags ? { availableTags: tags.map((t) => t.name) } : {}),
+      });
       const delta = rows === undefined ? null : await writeOverwriteList(ctx, tx, caller, channelId, channel.serverId, rows);
       const updated = await ctx.store.channels.byId(tx, channelId);
       if (!updated) throw notFound('channel');
-      return { updated, overwrites: await ctx.store.overwrites.ofChannel(tx, channelId), delta };
+      return {
+        updated,
+        overwrites: await ctx.store.overwrites.ofChannel(tx, channelId),
+        delta,
+        forumTags: isForum ? await ctx.store.forumTags.ofChannels(tx, [channelId]) : [],
+      };
     });
-    const view = channelView(updated, overwrites);
+    const view = channelView(updated, overwrites, forumTags);
     await notify(ctx, { kind: 'event', serverId: channel.serverId, event: { t: 'CHANNEL_UPDATE', d: view }, ...(delta ? { delta } : {}) });
     return view;
   },
@@ -167,8 +209,10 @@ export const channels = {
     const channel = await requireServerChannelPermission(ctx, caller, channelId, P.VIEW_CHANNEL | P.MANAGE_CHANNELS);
     // Messages, reactions and the channel's webhooks go with it (foreign keys cascade);
     // the uploads its messages referenced are collected in the same transaction.
-    const { deleted, uploadIds, row, version, orphans, server } = await ctx.store.write(async (tx) => {
+    const { deleted, uploadIds, row, version, orphans, server, tags } = await ctx.store.write(async (tx) => {
       const row = await ctx.store.channels.byId(tx, channelId);
+      // A forum's tags go with it: the event shows it as it was.
+      const tags = row ? await forumTagsOf(ctx, tx, [row]) : [];
       // Its threads go with it (docs/threads.md): a thread without its parent would have no permissions to inherit.
       const threadIds = await ctx.store.threads.idsOfParent(tx, channelId);
       // A category's channels stay, uncategorised (as on Discord).
@@ -191,13 +235,15 @@ export const channels = {
         server = await ctx.store.servers.byId(tx, channel.serverId);
       }
       const overwrites = orphans.length > 0 ? await ctx.store.overwrites.ofServer(tx, channel.serverId) : [];
+      const orphanTags = await forumTagsOf(ctx, tx, orphans);
       return {
         deleted,
         uploadIds,
         row,
         version,
-        orphans: orphans.map((o) => channelView({ ...o, parentId: null }, overwrites)),
+        orphans: orphans.map((o) => channelView({ ...o, parentId: null }, overwrites, orphanTags)),
         server,
+        tags,
       };
     });
     // A concurrent delete won and announces it.
@@ -208,7 +254,7 @@ export const channels = {
     await notify(ctx, {
       kind: 'event',
       serverId: channel.serverId,
-      event: { t: 'CHANNEL_DELETE', d: channelView(row) },
+      event: { t: 'CHANNEL_DELETE', d: channelView(row, [], tags) },
       ...(version === null ? {} : { delta: { version } }),
     });
     if (server) await notify(ctx, { kind: 'event', serverId: channel.serverId, event: { t: 'SERVER_UPDATE', d: serverView(server) } });
@@ -267,7 +313,10 @@ export const channels = {
         // Nothing moved and the overwrites already matched: no event.
         if (!delta && row.position === before?.position && (row.parentId ?? null) === (before?.parentId ?? null)) continue;
         await auditIn(ctx, tx, serverId, caller, 'channel_update', plan.id, diff(before ?? row, plan.patch));
-        out.push({ view: channelView(row, await ctx.store.overwrites.ofChannel(tx, plan.id)), delta });
+        out.push({
+          view: channelView(row, await ctx.store.overwrites.ofChannel(tx, plan.id), await forumTagsOf(ctx, tx, [row])),
+          delta,
+        });
       }
       return out;
     });
@@ -286,7 +335,7 @@ async function checkParent(
   caller: Caller,
   m: { roles: readonly string[]; model: ServerModel },
   serverId: string,
-  type: 'text' | 'category',
+  type: ServerChannelType,
   parentId: string | null | undefined,
 ): Promise<ServerChannel | null> {
   if (parentId === undefined || parentId === null) return null;

@@ -10,7 +10,7 @@ import { isId } from '../ids.js';
 import { requireChannelPermission, requireIdShape } from './access.js';
 import { audit } from './audit.js';
 import { type DomainContext, notify, notifyChannel, nowIso } from './context.js';
-import { authorMember, messageView, removeMessages } from './messages.js';
+import { authorMember, messageView, messageViews, removeMessages } from './messages.js';
 import { P } from '@parley/protocol';
 import { NEEDS, mayPin, mayReadHistory } from './permissions.js';
 import type { Caller } from './types.js';
@@ -96,7 +96,7 @@ export const conversations = {
     const channel = await requireChannelPermission(ctx, caller, channelId, NEEDS.read);
     const rows = await ctx.store.messages.pinned(ctx.store.db, channel.id, MAX_PINS);
     const viewer = { id: caller.id, reads: mayReadHistory(channel.permissions) };
-    return Promise.all(rows.map((r) => messageView(ctx, r, viewer)));
+    return messageViews(ctx, rows, viewer);
   },
 
   /** `PUT` (pin) or `DELETE` (unpin) `/channels/{id}/pins/{messageId}`, with MANAGE_MESSAGES. */

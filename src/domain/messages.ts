@@ -5,9 +5,9 @@ import type { Tx } from '../store/index.js';
 import type { MessageTable } from '../store/schema.js';
 import type { AuthorMember } from '../events/types.js';
 import type { ReactionSummary } from '../store/repos/messages.js';
-import { requireChannelPermission, requireIdShape } from './access.js';
+import { type ChannelGrant, requireChannelPermission, requireIdShape } from './access.js';
 import { type ChannelAudience, DM_SERVER_ID, type DomainContext, notifyChannel, nowIso, signalTyping } from './context.js';
-import { rejectNul } from './names.js';
+import { isSingleEmoji, rejectNul } from './names.js';
 import { checkComponents } from './components.js';
 import type { Attachment, Caller, Embed, Message, PublicUser } from './types.js';
 import { NEEDS, has, hasPermission, mayReadHistory } from './permissions.js';
@@ -15,7 +15,7 @@ import { audit } from './audit.js';
 import { type StoredUpload, attachmentOf, namesUpload, releaseUploads, uploadIdOf } from './uploads.js';
 import { publicUser } from './accounts.js';
 import { NONE, type ResolvedMentions, mayMention, mentionRules, resolveMentions } from './mentions.js';
-import { announceThreadPost, recordThreadPost } from './threads.js';
+import { announceThreadPost, recordThreadPost, startedThreads } from './threads.js';
 import type { ActionRow, AllowedMentions, MessageInteraction, MessageReferenceBody } from '@parley/protocol';
 
 /** The wire's limits (the request schemas in @parley/protocol carry them too). */
@@ -45,6 +45,8 @@ export interface NewMessage {
   authorMembership?: Membership;
   /** A system message's type (`MESSAGE_TYPE`); absent: an ordinary message. */
   type?: number;
+  /** The message's id when it is settled already: a forum post's first message takes the post's (docs/threads.md#forum-posts). */
+  id?: string;
 }
 
 /** Message types stored (Discord's numbers): an ordinary message, and a welcome line (USER_JOIN). */
@@ -85,7 +87,7 @@ export async function authorMember(
 }
 
 /** A message about to be created, with what it pings and what it replies to settled. */
-interface PreparedMessage extends NewMessage {
+export interface PreparedMessage extends NewMessage {
   mentions: ResolvedMentions;
   /** The message replied to (same channel), loaded. */
   referenced: MessageTable | null;
@@ -314,6 +316,8 @@ export async function createMessage(
   idem?: IdempotencyRequest,
   /** More writes for the same transaction (an interaction recording its answer), so the event never precedes them. */
   alongside?: (tx: Tx, messageId: string) => Promise<unknown>,
+  /** Writes the message needs before it, in its transaction (a forum post's thread, which is its channel). */
+  before?: (tx: Tx) => Promise<unknown>,
 ): Promise<CreateResult> {
   // Only a request with an Idempotency-Key needs the cutoff (a date formatted per message otherwise).
   const cutoff = idem ? idempotencyCutoff(ctx) : '';
@@ -323,7 +327,7 @@ export async function createMessage(
   }
   const attachments = input.uploads.map((u) => attachmentOf(ctx.publicUrl, u));
   const row: MessageTable = {
-    id: ctx.store.ids.next(),
+    id: input.id ?? ctx.store.ids.next(),
     channelId: channel.id,
     serverId: channel.serverId ?? DM_SERVER_ID,
     authorId: author.id,
@@ -385,6 +389,7 @@ export async function createMessage(
             }
           }
         : undefined,
+      before,
     );
   } catch (err) {
     if (idem && err instanceof AppError && (err.code === 'idempotency_key_in_use' || err.code === 'already_exists')) {
@@ -484,22 +489,27 @@ export async function loadWebhookMessage(ctx: DomainContext, webhookId: string, 
 
 /** A stored message as `viewer` sees it: with its reactions, `me` meaning the viewer's, and the message it replies to if they may read it. */
 export async function messageView(ctx: DomainContext, row: MessageTable, viewer: Viewer): Promise<Message> {
-  const [reactions, referenced] = await Promise.all([
-    ctx.store.reactions.summaries(ctx.store.db, [row.id], viewer.id),
-    referencesOf(ctx, [row], viewer),
-  ]);
-  return toMessage(row, reactions, referenced);
+  return (await messageViews(ctx, [row], viewer))[0]!;
 }
 
-/** Stored messages as `viewer` sees them, in their order: reactions and replied-to messages in one query each. */
+/** Stored messages as `viewer` sees them, in their order: reactions, replied-to messages and started threads in one query each. */
 export async function messageViews(ctx: DomainContext, rows: MessageTable[], viewer: Viewer): Promise<Message[]> {
-  const reactions = await ctx.store.reactions.summaries(
-    ctx.store.db,
-    rows.map((r) => r.id),
-    viewer.id,
-  );
-  const referenced = await referencesOf(ctx, rows, viewer);
-  return rows.map((r) => toMessage(r, reactions, referenced));
+  // The threads started from these messages, in one read for the page (a DM's messages start none).
+  const server = rows.filter((r) => r.serverId !== DM_SERVER_ID);
+  const [reactions, referenced, started] = await Promise.all([
+    ctx.store.reactions.summaries(
+      ctx.store.db,
+      rows.map((r) => r.id),
+      viewer.id,
+    ),
+    referencesOf(ctx, rows, viewer),
+    server.length === 0 ? undefined : startedThreads(ctx, server),
+  ]);
+  return rows.map((r) => {
+    const m = toMessage(r, reactions, referenced);
+    const thread = started?.get(r.id);
+    return thread ? { ...m, thread } : m;
+  });
 }
 
 /**
@@ -674,17 +684,76 @@ export async function removeMessages(ctx: DomainContext, rows: MessageTable[]): 
 }
 
 /**
- * One emoji: a single RGI emoji sequence (flags, skin tones and ZWJ sequences included),
- * or one pictograph without its variation selector (❤ as well as ❤️). Built at runtime:
- * TypeScript's ES2022 target does not know the v flag, which Node 20 has.
+ * A category holds no messages (docs/api.md#categories): 400 `channel_is_category`; nor does
+ * a forum, whose messages are its posts' (docs/threads.md#forum-channels): 400
+ * `channel_is_forum`. Both are Discord's 50008.
  */
-const EMOJI = new RegExp('^(?:\\p{RGI_Emoji}|\\p{Extended_Pictographic}\\uFE0F?)$', 'v');
-
-/** A category holds no messages (docs/api.md#categories): 400 `channel_is_category`, Discord's 50008. */
-function holdsMessages<T extends { type: string }>(channel: T): T {
+export function holdsMessages<T extends { type: string }>(channel: T): T {
   if (channel.type === 'category')
     throw badRequest('a category holds no messages: send them in one of its channels', 'channel_is_category');
+  if (channel.type === 'forum')
+    throw badRequest('a forum holds no messages of its own: start a post (POST /channels/{id}/threads with a message)', 'channel_is_forum');
   return channel;
+}
+
+/** A new message's body as the routes take it (the Discord layer's embeds checked already, `validateEmbeds`). */
+export interface NewMessageBody {
+  content?: string;
+  attachments?: Array<{ url: string; filename: string }>;
+  allowedMentions?: AllowedMentions;
+  components?: ActionRow[];
+  embeds?: Embed[];
+}
+
+/**
+ * What a new message by `caller` in `channel` (their grant there, which the caller checked
+ * for sending) takes, checked as every message is: components (bots), replies (reading the
+ * history), files (ATTACH_FILES), embeds (EMBED_LINKS), content, the files' uploads, and
+ * what it pings. One path for channel messages and forum posts' first messages.
+ */
+export async function prepareSend(
+  ctx: DomainContext,
+  caller: Caller,
+  channel: ChannelGrant,
+  body: NewMessageBody & { messageReference?: MessageReferenceBody },
+): Promise<PreparedMessage> {
+  requireSendable(body);
+  // Off the hot path unless present: a plain message pays nothing for components.
+  let components: ActionRow[] | undefined;
+  if (body.components !== undefined) {
+    if (!caller.bot) throw badRequest('only bots send components', 'invalid_components');
+    components = checkComponents(body.components, true);
+  }
+  // As on Discord: a reply shows the message it replies to, so replying needs to read the
+  // channel; refused before the reference is looked up, so it tells nothing of it either.
+  if (body.messageReference && !mayReadHistory(channel.permissions))
+    throw forbidden('cannot_reply_without_history', 'replying needs READ_MESSAGE_HISTORY: a reply shows the message it replies to');
+  const wanted = body.attachments ?? [];
+  if (wanted.length > 0 && !hasPermission(channel.permissions, 'ATTACH_FILES'))
+    throw forbidden('missing_permission', 'missing permission ATTACH_FILES');
+  const embeds = body.embeds ?? [];
+  if (embeds.length > 0 && !hasPermission(channel.permissions, 'EMBED_LINKS'))
+    throw forbidden('missing_permission', 'missing permission EMBED_LINKS');
+  const content = body.content ?? '';
+  checkContent(content, wanted.length > 0 || embeds.length > 0 || (components?.length ?? 0) > 0);
+  const uploads =
+    wanted.length > 0
+      ? await resolveAttachments(ctx, wanted, { uploaderIds: [caller.id], channel: { id: channel.id, permissions: channel.permissions } })
+      : [];
+  const prepared =
+    body.messageReference || mayMention(content)
+      ? await prepareMessage(
+          ctx,
+          channel,
+          caller.id,
+          hasPermission(channel.permissions, 'MENTION_EVERYONE'),
+          { content, uploads, embeds, allowedMentions: body.allowedMentions },
+          body.messageReference,
+        )
+      : { content, uploads, embeds, mentions: NONE, referenced: null };
+  if (body.allowedMentions) mentionRules(body.allowedMentions);
+  const authorMembership = { roles: channel.roles, joinedAt: channel.joinedAt, nick: channel.nick };
+  return { ...prepared, ...(components ? { components } : {}), authorMembership };
 }
 
 export const messages = {
@@ -706,62 +775,24 @@ export const messages = {
     ctx: DomainContext,
     caller: Caller,
     channelId: string,
-    body: {
-      content?: string;
-      attachments?: Array<{ url: string; filename: string }>;
-      allowedMentions?: AllowedMentions;
-      messageReference?: MessageReferenceBody;
-      components?: ActionRow[];
-      /** Already checked against Discord's embed limits (`validateEmbeds`): the Discord layer's sends carry them. */
-      embeds?: Embed[];
-    },
+    body: NewMessageBody & { messageReference?: MessageReferenceBody },
     idem?: IdempotencyRequest,
   ): Promise<CreateResult> {
     requireSendable(body);
-    // Off the hot path unless present: a plain message pays nothing for components.
-    let components: ActionRow[] | undefined;
+    // Components are checked before the channel, as they always were (prepareSend checks them again, cheaply).
     if (body.components !== undefined) {
       if (!caller.bot) throw badRequest('only bots send components', 'invalid_components');
-      components = checkComponents(body.components, true);
+      checkComponents(body.components, true);
     }
     const channel = holdsMessages(await requireChannelPermission(ctx, caller, channelId, NEEDS.send));
-    // As on Discord: a reply shows the message it replies to, so replying needs to read the
-    // channel; refused before the reference is looked up, so it tells nothing of it either.
-    if (body.messageReference && !mayReadHistory(channel.permissions))
-      throw forbidden('cannot_reply_without_history', 'replying needs READ_MESSAGE_HISTORY: a reply shows the message it replies to');
-    const wanted = body.attachments ?? [];
-    if (wanted.length > 0 && !hasPermission(channel.permissions, 'ATTACH_FILES'))
-      throw forbidden('missing_permission', 'missing permission ATTACH_FILES');
-    const embeds = body.embeds ?? [];
-    if (embeds.length > 0 && !hasPermission(channel.permissions, 'EMBED_LINKS'))
-      throw forbidden('missing_permission', 'missing permission EMBED_LINKS');
-    const content = body.content ?? '';
-    checkContent(content, wanted.length > 0 || embeds.length > 0 || (components?.length ?? 0) > 0);
-    const uploads =
-      wanted.length > 0
-        ? await resolveAttachments(ctx, wanted, { uploaderIds: [caller.id], channel: { id: channel.id, permissions: channel.permissions } })
-        : [];
-    const author: PublicUser = { id: caller.id, name: caller.name, bot: caller.bot, avatar: caller.avatar };
-    const prepared =
-      body.messageReference || mayMention(content)
-        ? await prepareMessage(
-            ctx,
-            channel,
-            caller.id,
-            hasPermission(channel.permissions, 'MENTION_EVERYONE'),
-            { content, uploads, embeds, allowedMentions: body.allowedMentions },
-            body.messageReference,
-          )
-        : { content, uploads, embeds, mentions: NONE, referenced: null };
-    if (body.allowedMentions) mentionRules(body.allowedMentions);
-    const authorMembership = { roles: channel.roles, joinedAt: channel.joinedAt, nick: channel.nick };
+    const prepared = await prepareSend(ctx, caller, channel, body);
     let activity: Awaited<ReturnType<typeof recordThreadPost>> | undefined;
     const created = await createMessage(
       ctx,
       channel,
-      author,
+      { id: caller.id, name: caller.name, bot: caller.bot, avatar: caller.avatar },
       null,
-      { ...prepared, ...(components ? { components } : {}), authorMembership },
+      prepared,
       idem,
       // A thread counts the post, unarchives, and takes the poster in (docs/threads.md#activity).
       channel.thread
@@ -881,7 +912,7 @@ export const messages = {
     emoji: string,
     page: { limit?: number; after?: string } = {},
   ): Promise<PublicUser[]> {
-    if (!EMOJI.test(emoji)) throw badRequest('emoji must be a single Unicode emoji');
+    if (!isSingleEmoji(emoji)) throw badRequest('emoji must be a single Unicode emoji');
     const limit = page.limit ?? 25;
     if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_MAX) throw badRequest(`limit must be from 1 to ${PAGE_MAX}`, 'invalid_query');
     const after = await pageBound(ctx, 'after', page.after);
@@ -909,7 +940,7 @@ async function react(
   emoji: string,
   how: 'toggle' | 'add' | 'remove',
 ): Promise<{ emoji: string; count: number; me: boolean }> {
-  if (!EMOJI.test(emoji)) throw badRequest('emoji must be a single Unicode emoji');
+  if (!isSingleEmoji(emoji)) throw badRequest('emoji must be a single Unicode emoji');
   const channel = await requireChannelPermission(ctx, caller, channelId, how === 'remove' ? NEEDS.view : NEEDS.react);
   // An archived thread takes no reactions, as on Discord (50083): unarchive it first (docs/threads.md).
   if (channel.thread?.archived) throw badRequest('the thread is archived', 'thread_archived');

@@ -52,3 +52,13 @@ export function cleanAvatar(avatar: string | null | undefined): string | null {
   if (/[\u0000-\u001f\u007f]/.test(avatar)) throw badRequest('avatar must not contain control characters');
   return avatar;
 }
+
+/**
+ * One emoji: a single RGI emoji sequence (flags, skin tones and ZWJ sequences included),
+ * or one pictograph without its variation selector (❤ as well as ❤️). Built at runtime:
+ * TypeScript's ES2022 target does not know the v flag, which Node 20 has.
+ */
+const EMOJI = new RegExp('^(?:\\p{RGI_Emoji}|\\p{Extended_Pictographic}\\uFE0F?)$', 'v');
+
+/** Whether `text` is exactly one Unicode emoji (reactions, forum tags). */
+export const isSingleEmoji = (text: string): boolean => EMOJI.test(text);

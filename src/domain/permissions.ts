@@ -11,6 +11,7 @@ import {
   threadPermissions,
 } from '@parley/protocol';
 import type { GatewayEvent } from '../events/types.js';
+import type { ForumFields } from './forums.js';
 import { compareIds } from '../ids.js';
 import type { ChannelOverwriteTable, RoleTable } from '../store/schema.js';
 import type { Db } from '../store/index.js';
@@ -38,10 +39,16 @@ export interface ChannelInfo {
   createdAt: string;
   topic: string | null;
   position: number;
-  /** A category groups channels and holds no messages (docs/api.md#categories). */
-  type: 'text' | 'category';
+  /** A category groups channels and holds no messages (docs/api.md#categories); a forum holds posts (docs/threads.md#forum-channels). */
+  type: 'text' | 'category' | 'forum';
   /** The category the channel sits in (null: none, always for a category). */
   parentId: string | null;
+  /** A forum's tags and defaults (forums only). */
+  availableTags?: ForumFields['availableTags'];
+  defaultAutoArchiveDuration?: ForumFields['defaultAutoArchiveDuration'];
+  defaultSortOrder?: ForumFields['defaultSortOrder'];
+  defaultForumLayout?: ForumFields['defaultForumLayout'];
+  defaultReactionEmoji?: ForumFields['defaultReactionEmoji'];
 }
 
 /** What the gateway carries so every instance can rebuild a server's model: JSON-safe. */

@@ -3,15 +3,16 @@ import { badRequest, forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
 import type { Db, Tx } from '../store/index.js';
 import type { ServerChannel } from '../store/repos/servers.js';
-import type { ChannelOverwriteTable, RoleTable } from '../store/schema.js';
+import type { ChannelOverwriteTable, ForumTagTable, RoleTable } from '../store/schema.js';
 import { publicUser } from './accounts.js';
 import { type Membership, requireServerChannelPermission, requireMember, requireServerPermission } from './access.js';
 import { auditIn, diff } from './audit.js';
 import { type DomainContext, notify } from './context.js';
+import { forumFields } from './forums.js';
 import { cleanName } from './names.js';
 import { SharedRows } from './shared-rows.js';
 import { type ModelDelta, type ModelSnapshot, roleSet } from './permissions.js';
-import type { Caller, PublicUser } from './types.js';
+import type { Caller, Channel, PublicUser } from './types.js';
 
 export const roleView = (r: RoleTable): Role => ({
   id: r.id,
@@ -27,11 +28,22 @@ export const roleView = (r: RoleTable): Role => ({
 
 export const overwriteView = (o: ChannelOverwriteTable): Overwrite => ({ id: o.targetId, type: o.type, allow: o.allow, deny: o.deny });
 
-/** A channel as the API shows it, with its overwrites. */
-/** A server channel's type as clients see it: `category`, else `text`. */
-export const serverChannelType = (type: string | null | undefined): 'text' | 'category' => (type === 'category' ? 'category' : 'text');
+/** A server channel's kind as clients see it (docs/threads.md#forum-channels for `forum`). */
+export type ServerChannelType = 'text' | 'category' | 'forum';
 
-export function channelView(c: ServerChannel, overwrites: ChannelOverwriteTable[] = []) {
+/** A server channel's type as clients see it: `category`, `forum`, else `text`. */
+export const serverChannelType = (type: string | null | undefined): ServerChannelType =>
+  type === 'category' ? 'category' : type === 'forum' ? 'forum' : 'text';
+
+/** The tags of those of `list` that are forums, in one read (none when there is no forum). */
+export const forumTagsOf = (ctx: DomainContext, db: Db | Tx, list: ReadonlyArray<Pick<ServerChannel, 'id' | 'type'>>) => {
+  const ids = list.filter((c) => c.type === 'forum').map((c) => c.id);
+  return ids.length === 0 ? Promise.resolve([] as ForumTagTable[]) : ctx.store.forumTags.ofChannels(db, ids);
+};
+
+/** A channel as the API shows it, with its overwrites; a forum with its tags (of `tags`) and defaults. */
+export function channelView(c: ServerChannel, overwrites: ChannelOverwriteTable[] = [], tags: readonly ForumTagTable[] = []): Channel {
+  const type = serverChannelType(c.type);
   return {
     id: c.id,
     serverId: c.serverId,
@@ -39,9 +51,10 @@ export function channelView(c: ServerChannel, overwrites: ChannelOverwriteTable[
     createdAt: c.createdAt,
     topic: c.topic ?? null,
     position: c.position ?? 0,
-    type: serverChannelType(c.type),
+    type,
     parentId: c.parentId ?? null,
     permissionOverwrites: overwrites.filter((o) => o.channelId === c.id).map(overwriteView),
+    ...(type === 'forum' ? forumFields(c, tags) : {}),
   };
 }
 
@@ -63,17 +76,25 @@ const snapshotRoles = new SharedRows<RoleTuple>(
  */
 export async function snapshotIn(ctx: DomainContext, tx: Db | Tx, serverId: string): Promise<ModelSnapshot> {
   const { ownerId, permVersion, roles, overwrites, channels } = await ctx.store.permissionInputs(tx, serverId);
+  const tags = await forumTagsOf(ctx, tx, channels);
   return {
     serverId,
     ownerId,
     version: permVersion,
-    channels: channels.map((c) => ({
-      ...c,
-      topic: c.topic ?? null,
-      position: Number(c.position),
-      type: serverChannelType(c.type),
-      parentId: c.parentId ?? null,
-    })),
+    channels: channels.map((c) => {
+      const type = serverChannelType(c.type);
+      return {
+        id: c.id,
+        serverId: c.serverId,
+        name: c.name,
+        createdAt: c.createdAt,
+        topic: c.topic ?? null,
+        position: Number(c.position),
+        type,
+        parentId: c.parentId ?? null,
+        ...(type === 'forum' ? forumFields(c, tags) : {}),
+      };
+    }),
     roles: snapshotRoles.share(
       serverId,
       roles.map((r): RoleTuple => [r.id, r.permissions, Number(r.position)]),
@@ -566,10 +587,11 @@ async function changeOverwrites(
     if (!channel) throw notFound('channel');
     return { channel, overwrites: await ctx.store.overwrites.ofChannel(tx, channelId), version };
   });
+  const tags = await forumTagsOf(ctx, ctx.store.db, [channel]);
   await notify(ctx, {
     kind: 'event',
     serverId,
-    event: { t: 'CHANNEL_UPDATE', d: channelView(channel, overwrites) },
+    event: { t: 'CHANNEL_UPDATE', d: channelView(channel, overwrites, tags) },
     delta: overwritesDelta(channelId, overwrites, version),
   });
 }

@@ -16,6 +16,10 @@ import { cleanName } from './names.js';
 import { announceMembers, announceThread, announceThreadDeleted } from './thread-events.js';
 import type { Caller } from './types.js';
 import { releaseUploads } from './uploads.js';
+import { checkAppliedTags } from './forums.js';
+import { type NewMessageBody, createMessage, prepareSend } from './messages.js';
+import type { ServerChannel } from '../store/repos/servers.js';
+import type { Message } from './types.js';
 
 /** When a thread last active at `from` (ms) archives itself after `minutes` without activity. */
 export const archiveDue = (from: number, minutes: number): string => new Date(from + minutes * 60_000).toISOString();
@@ -129,6 +133,25 @@ export function threadView(row: ThreadRow, lastMessageId: string | null, member?
   };
 }
 
+/**
+ * The threads started from these messages (docs/threads.md#the-starter-message): a message's
+ * `thread`, by message id, read in one query for a page of messages. Only a message of the
+ * thread's parent counts (a forum post's first message is inside its thread). The thread is
+ * public, so whoever reads the message may see it; shown without the viewer's membership.
+ */
+export async function startedThreads(
+  ctx: DomainContext,
+  messages: ReadonlyArray<{ id: string; channelId: string }>,
+): Promise<Map<string, ThreadView>> {
+  const rows = await ctx.store.threads.startedFrom(
+    ctx.store.db,
+    messages.map((m) => m.id),
+  );
+  if (rows.length === 0) return new Map();
+  const parentOf = new Map(messages.map((m) => [m.id, m.channelId]));
+  return new Map(rows.filter((r) => parentOf.get(r.id) === r.parentId).map((r) => [r.id, threadView(r, r.lastMessageId)]));
+}
+
 /** Views of rows, with the newest message of each and the caller's memberships, in two reads. */
 async function views(ctx: DomainContext, caller: Caller, rows: ThreadRow[]): Promise<ThreadView[]> {
   const ids = rows.map((r) => r.id);
@@ -147,14 +170,20 @@ function checkDuration(minutes: number | undefined): number {
   return minutes;
 }
 
-/** The parent a thread may start in: a server's text channel (threads do not nest), with the caller's permissions there. */
-async function requireParent(ctx: DomainContext, caller: Caller, parentId: string, needed: bigint) {
+/**
+ * The parent a thread may start in: a server's text channel or forum (threads do not nest),
+ * with the caller's permissions there and its row. `needed(forum)`: the bits it takes, which
+ * depend on the kind of parent (a forum's posts take SEND_MESSAGES, as on Discord).
+ */
+async function requireParent(ctx: DomainContext, caller: Caller, parentId: string, needed: (forum: boolean) => bigint) {
   const grant = await requireServerChannelPermission(ctx, caller, parentId, P.VIEW_CHANNEL);
   const row = await ctx.store.channels.byId(ctx.store.db, parentId);
-  if (grant.thread || !row || (row.type !== undefined && row.type !== 'text'))
-    throw badRequest('threads start in a server’s text channel', 'invalid_body');
-  if ((grant.permissions & needed) !== needed) await requireServerChannelPermission(ctx, caller, parentId, needed);
-  return grant;
+  const type = row?.type ?? 'text';
+  if (grant.thread || !row || (type !== 'text' && type !== 'forum'))
+    throw badRequest('threads start in a server’s text channel or forum', 'invalid_body');
+  const bits = needed(type === 'forum');
+  if ((grant.permissions & bits) !== bits) await requireServerChannelPermission(ctx, caller, parentId, bits);
+  return { grant, row, forum: type === 'forum' };
 }
 
 /**
@@ -212,28 +241,104 @@ async function visibleTo(ctx: DomainContext, caller: Caller, m: Pick<Membership,
 
 const manages = (grant: ChannelGrant) => (grant.permissions & P.MANAGE_THREADS) !== 0n;
 
+/**
+ * A forum post (docs/threads.md#forum-posts): a public thread and its first message, written in
+ * one transaction; the message takes the thread's id, as on Discord. The message is checked
+ * as any message (`prepareSend`) with the caller's permissions in the forum; its tags as
+ * `checkAppliedTags` says. The poster joins the post.
+ */
+async function createPost(
+  ctx: DomainContext,
+  caller: Caller,
+  parent: { grant: ChannelGrant & { serverId: string }; row: ServerChannel },
+  body: Parameters<typeof threads.create>[3],
+): Promise<ThreadView & { message: Message }> {
+  const parentId = parent.row.id;
+  if (body.type === 'private_thread' || body.type === 'other') throw badRequest('a forum’s posts are public threads (type 11)');
+  if (body.message === undefined) throw badRequest('a forum post needs its first message', 'invalid_body');
+  const name = cleanName(body.name, 'name');
+  const duration = checkDuration(body.autoArchiveDuration ?? parent.row.defaultAutoArchiveDuration ?? undefined);
+  const tags = body.appliedTags?.length
+    ? checkAppliedTags(body.appliedTags, await ctx.store.forumTags.ofChannels(ctx.store.db, [parentId]), [], manages(parent.grant))
+    : [];
+  const prepared = await prepareSend(ctx, caller, parent.grant, body.message);
+  const id = ctx.store.ids.next();
+  const now = ctx.clock();
+  const at = new Date(now).toISOString();
+  const row: ThreadRow = {
+    id,
+    serverId: parent.grant.serverId,
+    parentId,
+    type: 'public_thread',
+    name,
+    createdAt: at,
+    ownerId: caller.id,
+    archived: 0,
+    locked: 0,
+    invitable: 1,
+    autoArchiveDuration: duration,
+    archiveTimestamp: at,
+    createTimestamp: at,
+    archiveDueAt: archiveDue(now, duration),
+    // Discord's count leaves the first message out.
+    messageCount: 0,
+    memberCount: 0,
+    appliedTags: JSON.stringify(tags),
+  };
+  const member = { threadId: id, userId: caller.id, joinTimestamp: at, flags: 0 };
+  const { message } = await createMessage(
+    ctx,
+    { id, serverId: parent.grant.serverId, thread: { parentId, private: false } },
+    { id: caller.id, name: caller.name, bot: caller.bot, avatar: caller.avatar },
+    null,
+    { ...prepared, id },
+    undefined,
+    undefined,
+    async (tx) => {
+      await ctx.store.threads.insert(tx, row);
+      await ctx.store.threadMembers.add(tx, member);
+    },
+  );
+  ctx.threadFacts.keep(id, { parentId, private: false });
+  return { ...threadView({ ...row, memberCount: 1 }, id, member), message };
+}
+
 /** Threads: started, changed, deleted, joined and listed (docs/threads.md). */
 export const threads = {
   /**
    * Starts a thread in `parentId`: from one of its messages (`messageId`: the thread takes the
    * message's id, and is public), or on its own (public or private). The caller joins it.
+   * In a forum, a post (docs/threads.md#forum-posts): a public thread started with its first
+   * `message` (which takes the thread's id, as on Discord), carrying `appliedTags`; answered
+   * with that `message`.
    */
   async create(
     ctx: DomainContext,
     caller: Caller,
     parentId: string,
     /** `other`: a kind of channel that is no thread, refused once the caller is known to see the parent. */
-    body: { name: string; type?: ThreadKind | 'other'; autoArchiveDuration?: number; invitable?: boolean; messageId?: string },
-  ): Promise<ThreadView> {
+    body: {
+      name: string;
+      type?: ThreadKind | 'other';
+      autoArchiveDuration?: number;
+      invitable?: boolean;
+      messageId?: string;
+      /** A forum post's first message (required in a forum, refused elsewhere). */
+      message?: NewMessageBody;
+      /** A forum post's tags: ids of the forum's tags, at most 5. */
+      appliedTags?: readonly string[];
+    },
+  ): Promise<ThreadView & { message?: Message }> {
     const asked = body.messageId !== undefined ? 'public_thread' : (body.type ?? 'private_thread');
     const creates = asked === 'public_thread' ? P.CREATE_PUBLIC_THREADS : asked === 'private_thread' ? P.CREATE_PRIVATE_THREADS : 0n;
-    const parent = await requireParent(
-      ctx,
-      caller,
-      parentId,
-      P.VIEW_CHANNEL | creates | (body.messageId !== undefined ? P.READ_MESSAGE_HISTORY : 0n),
+    const parent = await requireParent(ctx, caller, parentId, (forum) =>
+      // A forum's posts are its messages: SEND_MESSAGES starts one (Discord's rule), whatever the thread bits say.
+      forum ? P.VIEW_CHANNEL | P.SEND_MESSAGES : P.VIEW_CHANNEL | creates | (body.messageId !== undefined ? P.READ_MESSAGE_HISTORY : 0n),
     );
+    if (parent.forum) return createPost(ctx, caller, parent, body);
     if (asked === 'other') throw badRequest('type must be 11 (public thread) or 12 (private thread)');
+    if (body.message !== undefined || body.appliedTags !== undefined)
+      throw badRequest('message and appliedTags belong to forum posts: start a thread in a forum', 'invalid_body');
     const type: ThreadKind = asked;
     const name = cleanName(body.name, 'name');
     const duration = checkDuration(body.autoArchiveDuration);
@@ -247,7 +352,7 @@ export const threads = {
     const at = new Date(now).toISOString();
     const row: ThreadRow = {
       id,
-      serverId: parent.serverId,
+      serverId: parent.grant.serverId,
       parentId,
       type,
       name,
@@ -285,6 +390,15 @@ export const threads = {
     return threadView({ ...row, memberCount: 1 }, null, own);
   },
 
+  /**
+   * Before a forum post's files are read (docs/security.md#files-are-for-those-who-may-see-them):
+   * `parentId` is a forum where the caller may start a post with files (404 / 403 otherwise).
+   */
+  async admitPostFiles(ctx: DomainContext, caller: Caller, parentId: string): Promise<void> {
+    const parent = await requireParent(ctx, caller, parentId, () => P.VIEW_CHANNEL | P.SEND_MESSAGES | P.ATTACH_FILES);
+    if (!parent.forum) throw badRequest('files belong to a forum post’s message', 'invalid_body');
+  },
+
   /** One thread the caller may see. */
   async get(ctx: DomainContext, caller: Caller, threadId: string, lookup: ThreadLookup = {}): Promise<ThreadView> {
     const { row } = await requireThread(ctx, caller, threadId, P.VIEW_CHANNEL, lookup);
@@ -306,7 +420,15 @@ export const threads = {
     ctx: DomainContext,
     caller: Caller,
     threadId: string,
-    body: { name?: string; archived?: boolean; locked?: boolean; autoArchiveDuration?: number; invitable?: boolean },
+    body: {
+      name?: string;
+      archived?: boolean;
+      locked?: boolean;
+      autoArchiveDuration?: number;
+      invitable?: boolean;
+      /** A forum post's tags, the whole list (docs/threads.md#forum-posts). */
+      appliedTags?: readonly string[];
+    },
     lookup: ThreadLookup = {},
   ): Promise<ThreadView> {
     const { grant, row } = await requireThread(ctx, caller, threadId, P.VIEW_CHANNEL, lookup);
@@ -317,7 +439,8 @@ export const threads = {
       throw forbidden('missing_permission', 'missing permission MANAGE_THREADS');
     if (row.locked === 1 && !mod) throw forbidden('thread_locked', 'this thread is locked: only MANAGE_THREADS may change it');
     const unarchiving = row.archived === 1 && body.archived === false;
-    const others = body.name !== undefined || body.autoArchiveDuration !== undefined || body.invitable !== undefined;
+    const others =
+      body.name !== undefined || body.autoArchiveDuration !== undefined || body.invitable !== undefined || body.appliedTags !== undefined;
     if (row.archived === 1 && !unarchiving && (others || body.locked !== undefined))
       throw badRequest('the thread is archived', 'thread_archived');
     const now = ctx.clock();
@@ -326,6 +449,13 @@ export const threads = {
     if (body.autoArchiveDuration !== undefined) patch.autoArchiveDuration = checkDuration(body.autoArchiveDuration);
     if (body.invitable !== undefined && row.type === 'private_thread') patch.invitable = body.invitable ? 1 : 0;
     if (body.locked !== undefined) patch.locked = body.locked ? 1 : 0;
+    if (body.appliedTags !== undefined) {
+      const parent = await ctx.store.channels.byId(ctx.store.db, row.parentId);
+      if (parent?.type !== 'forum') throw badRequest('appliedTags belong to forum posts', 'invalid_body');
+      const tags = await ctx.store.forumTags.ofChannels(ctx.store.db, [row.parentId]);
+      const before = JSON.parse(row.appliedTags) as string[];
+      patch.appliedTags = JSON.stringify(checkAppliedTags(body.appliedTags, tags, before, mod));
+    }
     if (body.archived !== undefined && body.archived !== (row.archived === 1)) {
       patch.archived = body.archived ? 1 : 0;
       patch.archiveTimestamp = at;

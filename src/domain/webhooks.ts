@@ -42,6 +42,8 @@ async function channelOfServer(ctx: DomainContext, serverId: string, channelId: 
   if (!channel || channel.serverId !== serverId) throw badRequest('channelId must be a channel of this server');
   // A webhook posts messages, which a category does not hold (docs/api.md#categories).
   if (channel.type === 'category') throw badRequest('a category holds no messages: choose one of its channels', 'channel_is_category');
+  // Nor a forum, whose messages are its posts' (docs/threads.md#forum-channels): a webhook starting posts is not built yet.
+  if (channel.type === 'forum') throw badRequest('a forum holds no messages of its own: choose a text channel', 'channel_is_forum');
   return channel;
 }
 

@@ -156,6 +156,15 @@ function nextView(view: View, entry: ServerEntry, self: boolean): View {
         position: d.position ?? 0,
         type: d.type ?? 'text',
         parentId: d.parentId ?? null,
+        ...(d.type === 'forum'
+          ? {
+              availableTags: d.availableTags ?? [],
+              defaultAutoArchiveDuration: d.defaultAutoArchiveDuration ?? null,
+              defaultSortOrder: d.defaultSortOrder ?? null,
+              defaultForumLayout: d.defaultForumLayout ?? 'not_set',
+              defaultReactionEmoji: d.defaultReactionEmoji ?? null,
+            }
+          : {}),
       };
       model.next.set(entry, (next = model.withChannel(d.id, event.t === 'CHANNEL_DELETE' ? null : info)));
     }

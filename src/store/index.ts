@@ -237,9 +237,15 @@ export class Store {
    * transaction; resolves once committed, as `write` does. Where the dialect allows, the
    * message is inserted by one statement with the rest of its group commit's messages.
    */
-  async writeMessage<T>(row: MessageTable, then?: (tx: Tx) => Promise<T>): Promise<T | undefined> {
-    if (!this.bulkMessages)
+  async writeMessage<T>(
+    row: MessageTable,
+    then?: (tx: Tx) => Promise<T>,
+    /** Rows the message needs first, in its transaction (a forum post's thread: docs/threads.md#forum-posts); never batched. */
+    before?: (tx: Tx) => Promise<unknown>,
+  ): Promise<T | undefined> {
+    if (!this.bulkMessages || before)
       return this.write(async (tx) => {
+        await before?.(tx);
         await this.messages.insert(tx, row);
         return then?.(tx);
       });

@@ -269,6 +269,17 @@ const migrations: Record<string, Migration> = {
   },
   '0025_threads': { up: migrateToThreads },
   '0027_thread_permissions': { up: migrateToThreadPermissions },
+  // A forum's defaults (docs/threads.md#forum-channels): the auto-archive duration of its new
+  // posts (null: a day), how clients sort and lay out its posts (null: not set), and the
+  // emoji they offer to react to a post with. Its tags are 0025's `forum_tags`.
+  '0028_forum_settings': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('channels').addColumn('default_auto_archive_duration', 'integer').execute();
+      await db.schema.alterTable('channels').addColumn('default_sort_order', 'text').execute();
+      await db.schema.alterTable('channels').addColumn('default_forum_layout', 'text').execute();
+      await db.schema.alterTable('channels').addColumn('default_reaction_emoji', 'text').execute();
+    },
+  },
 };
 
 /** Finds the upload an attachment URL of an earlier version names: the first `/uploads/<id>`. */

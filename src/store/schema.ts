@@ -77,6 +77,14 @@ export interface ChannelTable {
   dmKey?: string | null;
   /** The category a server channel sits in, or the channel a thread belongs to (0023). */
   parentId?: string | null;
+  /** A forum's defaults (0028, docs/threads.md#forum-channels): minutes; null is a day. */
+  defaultAutoArchiveDuration?: number | null;
+  /** 'latest_activity' or 'creation_date'; null: not set. */
+  defaultSortOrder?: string | null;
+  /** 'list' or 'gallery'; null: not set. */
+  defaultForumLayout?: string | null;
+  /** A Unicode emoji clients offer to react to a post with. */
+  defaultReactionEmoji?: string | null;
 }
 
 /** What a row of `channels` is. */

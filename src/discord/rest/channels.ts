@@ -15,7 +15,7 @@ import { badRequest } from '../../errors.js';
 import { authenticate } from '../../http/plugins/auth.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
-import { editFromDiscord, overwriteFromDiscord, overwritesFromDiscord } from '../bodies.js';
+import { editFromDiscord, forumFromDiscord, overwriteFromDiscord, overwritesFromDiscord } from '../bodies.js';
 import { DiscordBulkDeleteBody, DiscordOverwriteBody, DiscordUpdateChannelBody, withBody } from '../schemas.js';
 import { discordAnyChannel, discordMessage, discordThread, discordUser } from '../objects.js';
 import { hidden, queryInt, queryString, readMessageBody } from './common.js';
@@ -37,6 +37,7 @@ function channelPatch(body: Static<typeof DiscordUpdateChannelBody>) {
     ...(body.position != null ? { position: body.position } : {}),
     ...(body.parent_id !== undefined ? { parentId: body.parent_id } : {}),
     ...(overwrites ? { overwrites } : body.lock_permissions ? { syncPermissions: true } : {}),
+    ...forumFromDiscord(body),
   };
 }
 
@@ -48,6 +49,7 @@ function threadPatch(body: Static<typeof DiscordUpdateChannelBody>) {
     ...(body.locked != null ? { locked: body.locked } : {}),
     ...(body.auto_archive_duration != null ? { autoArchiveDuration: body.auto_archive_duration } : {}),
     ...(body.invitable != null ? { invitable: body.invitable } : {}),
+    ...(body.applied_tags != null ? { appliedTags: body.applied_tags } : {}),
   };
 }
 

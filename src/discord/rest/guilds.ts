@@ -16,7 +16,7 @@ import { badRequest } from '../../errors.js';
 import { authenticate } from '../../http/plugins/auth.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
-import { overwritesFromDiscord } from '../bodies.js';
+import { forumFromDiscord, overwritesFromDiscord } from '../bodies.js';
 import {
   DiscordBanBody,
   DiscordChannelPositionsBody,
@@ -102,7 +102,8 @@ export function discordGuildRoutes(api: FastifyInstance, { ctx, limiter }: Route
     const overwrites = overwritesFromDiscord(body.permission_overwrites);
     const channel = await channels.createChannel(ctx, caller, req.params.guildId, {
       name: body.name,
-      ...(body.type === 4 ? { type: 'category' as const } : {}),
+      ...(body.type === 4 ? { type: 'category' as const } : body.type === 15 ? { type: 'forum' as const } : {}),
+      ...forumFromDiscord(body),
       ...(body.parent_id != null ? { parentId: body.parent_id } : {}),
       ...(topic !== undefined ? { topic } : {}),
       ...(position !== undefined ? { position } : {}),

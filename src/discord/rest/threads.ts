@@ -10,9 +10,12 @@ import { threads, type ThreadView } from '../../domain/threads.js';
 import { authenticate } from '../../http/plugins/auth.js';
 import { RULES, enforce } from '../../http/plugins/rate-limit.js';
 import type { RouteDeps } from '../../http/routes/deps.js';
-import { discordThread, discordThreadMember } from '../objects.js';
-import { DiscordStartThreadBody, DiscordStartThreadFromMessageBody, withBody } from '../schemas.js';
-import { hidden, queryInt, queryString } from './common.js';
+import { discordMessage, discordThread, discordThreadMember } from '../objects.js';
+import { DiscordStartThreadFromMessageBody, withBody } from '../schemas.js';
+import { threadStartFromDiscord } from '../bodies.js';
+import { badRequest } from '../../errors.js';
+import { resolveAttachmentRefs } from '../../webhooks/discord.js';
+import { hidden, newMessageFiles, queryInt, queryString, readDiscordForm } from './common.js';
 
 type ChannelReq = FastifyRequest<{ Params: { channelId: string } }>;
 type MessageReq = FastifyRequest<{ Params: { channelId: string; messageId: string } }>;
@@ -46,17 +49,53 @@ export function discordThreadRoutes(api: FastifyInstance, deps: RouteDeps): void
     },
   );
 
-  api.post('/channels/:channelId/threads', withBody(DiscordStartThreadBody), async (req: ChannelReq, reply) => {
+  // JSON, or (a forum post with files) multipart: `payload_json` and `files[n]`, as a message's.
+  api.post('/channels/:channelId/threads', hidden, async (req: ChannelReq, reply) => {
     const caller = await who(req);
     await enforce(limiter, RULES.manage, caller.id, reply);
-    const body = req.body as Static<typeof DiscordStartThreadBody>;
-    const thread = await threads.create(ctx, caller, req.params.channelId, {
-      name: body.name,
-      ...(body.type != null ? { type: body.type === 11 ? 'public_thread' : body.type === 12 ? 'private_thread' : 'other' } : {}),
-      ...(body.auto_archive_duration != null ? { autoArchiveDuration: body.auto_archive_duration } : {}),
-      ...(body.invitable != null ? { invitable: body.invitable } : {}),
-    });
-    return reply.code(201).send(discordThread(thread));
+    const form = await readDiscordForm(
+      ctx,
+      deps,
+      req,
+      caller.id,
+      async () => {
+        // Before a byte of a file is stored: the caller may attach files to a post there.
+        await threads.admitPostFiles(ctx, caller, req.params.channelId);
+        await enforce(limiter, RULES.uploads, caller.id, reply);
+      },
+      threadStartFromDiscord,
+    );
+    try {
+      const { body, message } = form.json;
+      const files = message ? await newMessageFiles(ctx, form, message.attachments) : undefined;
+      if (!message && form.stored.length > 0) throw badRequest('files belong to a forum post’s message');
+      const thread = await threads.create(ctx, caller, req.params.channelId, {
+        name: body.name,
+        ...(body.type != null ? { type: body.type === 11 ? 'public_thread' : body.type === 12 ? 'private_thread' : 'other' } : {}),
+        ...(body.auto_archive_duration != null ? { autoArchiveDuration: body.auto_archive_duration } : {}),
+        ...(body.invitable != null ? { invitable: body.invitable } : {}),
+        ...(body.applied_tags != null ? { appliedTags: body.applied_tags } : {}),
+        ...(message && files
+          ? {
+              message: {
+                content: message.content,
+                embeds: resolveAttachmentRefs(message.embeds, files.urls),
+                ...(files.attachments.length > 0 ? { attachments: files.attachments } : {}),
+                ...(message.allowedMentions ? { allowedMentions: message.allowedMentions } : {}),
+                ...(message.components ? { components: message.components } : {}),
+              },
+            }
+          : {}),
+      });
+      const { message: first, ...view } = thread;
+      // Discord answers a forum post with its first message beside the channel.
+      return reply
+        .code(201)
+        .send({ ...discordThread(view), ...(first ? { message: discordMessage(first, { publicUrl: ctx.publicUrl }) } : {}) });
+    } catch (err) {
+      await form.discard();
+      throw err;
+    }
   });
 
   api.put('/channels/:channelId/thread-members/:userId', hidden, async (req: MemberReq, reply) => {

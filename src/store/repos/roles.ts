@@ -173,7 +173,20 @@ export const permissionInputs = async (db: Db | Tx, serverId: string) => {
     db.selectFrom('channelOverwrites').selectAll().where('serverId', '=', serverId).execute(),
     db
       .selectFrom('channels')
-      .select(['id', 'serverId', 'name', 'createdAt', 'topic', 'position', 'type', 'parentId'])
+      .select([
+        'id',
+        'serverId',
+        'name',
+        'createdAt',
+        'topic',
+        'position',
+        'type',
+        'parentId',
+        'defaultAutoArchiveDuration',
+        'defaultSortOrder',
+        'defaultForumLayout',
+        'defaultReactionEmoji',
+      ])
       .where('serverId', '=', serverId)
       // Threads are not among the channels a model holds (docs/threads.md).
       .where('type', 'not in', THREAD_TYPES)

@@ -62,6 +62,29 @@ export const threads = {
   /** The threads of these ids (the messages that started them share their ids). */
   byIds: (db: Db, ids: readonly string[]): Promise<ThreadRow[]> =>
     ids.length === 0 ? Promise.resolve([]) : threadRows(db).where('channels.id', 'in', ids).execute(),
+  /**
+   * The public threads among `ids` (a page of messages' ids: a thread started from a message
+   * takes its id), each with its newest message's id, in one query.
+   */
+  startedFrom: async (db: Db, ids: readonly string[]): Promise<Array<ThreadRow & { lastMessageId: string | null }>> => {
+    if (ids.length === 0) return [];
+    const rows = await threadRows(db)
+      .select((eb) => [
+        eb
+          .selectFrom('messages')
+          .select((m) => m.fn.max('messages.id').as('lastId'))
+          .whereRef('messages.channelId', '=', 'channels.id')
+          // An `…Id` name: SQLite's integers come back as ids (strings) only under one.
+          .as('lastMessageId'),
+      ])
+      .where('channels.id', 'in', ids)
+      .where('channels.type', '=', 'public_thread')
+      .execute();
+    return rows.map((r) => ({
+      ...r,
+      lastMessageId: r.lastMessageId === null || r.lastMessageId === undefined ? null : String(r.lastMessageId),
+    }));
+  },
   update: (db: Tx, id: string, patch: ThreadPatch) => db.updateTable('threads').set(patch).where('channelId', '=', id).executeTakeFirst(),
   rename: (db: Tx, id: string, name: string) => db.updateTable('channels').set({ name }).where('id', '=', id).execute(),
   /** A message was posted: one more in the count, and the auto-archive clock starts again from `dueAt`. */
