@@ -256,8 +256,11 @@ export function ChannelList({ server, activeChannelId, bits, labelledBy, onNotif
   const threadsUnder = (c: Channel): Thread[] => {
     const recent = Date.now() - RECENT_MS;
     const under = Object.values(threads).filter((th) => th.parentId === c.id);
+    // A forum's posts are its own list: only the followed ones and the open one show here.
+    const recentCounts = !isForum(c);
     const shown = under.filter(
-      (th) => th.id === openThreadId || (!th.metadata.archived && (!!th.member || snowflakeTime(lastActivity(th)) > recent)),
+      (th) =>
+        th.id === openThreadId || (!th.metadata.archived && (!!th.member || (recentCounts && snowflakeTime(lastActivity(th)) > recent))),
     );
     return shown.sort((a, b) => compareIds(lastActivity(b), lastActivity(a))).slice(0, MAX_THREADS);
   };

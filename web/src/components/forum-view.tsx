@@ -18,6 +18,7 @@ import { can, P, usePermissions } from '../state/permissions';
 import { useStore } from '../state/store';
 import { createThread, forumTags, lastActivity, loadActiveThreads, loadArchivedThreads } from '../state/threads';
 import { Avatar } from './avatar';
+import { Emoji } from './emoji';
 import styles from './forum-view.module.css';
 import { ForumIcon, PlusIcon } from './icons';
 import { MentionBadge } from './mention-badge';
@@ -200,11 +201,7 @@ export default function ForumView({ server, channel, activeThreadId }: Props) {
 function TagLabel({ tag }: { tag: ForumTag }) {
   return (
     <>
-      {tag.emoji && (
-        <span className={styles.tagEmoji} aria-hidden="true">
-          {tag.emoji}
-        </span>
-      )}
+      {tag.emoji && <Emoji emoji={tag.emoji} decorative className={styles.tagEmoji} />}
       {tag.name}
     </>
   );
@@ -215,7 +212,8 @@ function PostCard({ thread, tags, active }: { thread: Thread; tags: ForumTag[]; 
   const unread = useStore((s) => !!thread.member && isUnread(s, thread.id, thread.lastMessageId));
   const mentions = useStore((s) => (unread ? mentionsIn(s, thread.id) : 0));
   const applied = tags.filter((tag) => thread.appliedTags.includes(tag.id));
-  const replies = Math.max(0, thread.messageCount - 1);
+  // A post's count leaves its first message out, as Discord's does.
+  const replies = thread.messageCount;
   const last = snowflakeTime(lastActivity(thread));
   const name = owner ? (owner.nick ?? owner.name) : t('common.unknown');
   return (
@@ -225,6 +223,7 @@ function PostCard({ thread, tags, active }: { thread: Thread; tags: ForumTag[]; 
         className={`${styles.post}${active ? ` ${styles.active}` : ''}${unread ? ` ${styles.unread}` : ''}`}
         aria-current={active ? 'page' : undefined}
         data-post={thread.id}
+        data-title={thread.name}
       >
         <span className={styles.postMain}>
           {applied.length > 0 && (

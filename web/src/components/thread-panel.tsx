@@ -24,6 +24,7 @@ import {
   fetchStarter,
   fetchThread,
   forumTags,
+  isForum,
   joinThread,
   leaveThread,
   nameFrom,
@@ -36,6 +37,7 @@ import { toast, toastError } from '../state/toasts';
 import { AttachmentView } from './attachment';
 import { Avatar, BotBadge } from './avatar';
 import { Composer } from './composer';
+import { Emoji } from './emoji';
 import { ContextMenu, type ContextMenuItem } from './context-menu';
 import { confirm } from './dialog';
 import { ArchiveIcon, BackIcon, CloseIcon, ThreadIcon } from './icons';
@@ -281,7 +283,8 @@ function ThreadView({
       .catch(toastError);
 
   const items: ContextMenuItem[] = [];
-  if (manage || mine) {
+  // Its owner archives it too, unless it is locked (then only MANAGE_THREADS changes it).
+  if (manage || (mine && !locked)) {
     items.push(
       archived
         ? { id: 'unarchive', label: t('threads.unarchive'), onSelect: () => change({ archived: false }, t('threads.unarchived')) }
@@ -368,7 +371,8 @@ function ThreadView({
           )}
           {tags.map((tag) => (
             <span key={tag.id} className={styles.tag}>
-              {tag.emoji && <span aria-hidden="true">{tag.emoji}</span>} {tag.name}
+              {tag.emoji && <Emoji emoji={tag.emoji} decorative className={styles.tagEmoji} />}
+              {tag.name}
             </span>
           ))}
         </div>
@@ -380,7 +384,7 @@ function ThreadView({
         canModerate={can(bits, P.MANAGE_MESSAGES)}
         editingId={editingId}
         onEdit={setEditingId}
-        intro={<ThreadStart thread={thread} />}
+        intro={<ThreadStart thread={thread} forum={isForum(parent)} />}
       />
       <TypingIndicator channelId={thread.id} />
       {locked && !canPost ? (
@@ -398,18 +402,21 @@ function ThreadView({
 }
 
 /** The top of a thread: its name, who started it, and the message it started from. */
-function ThreadStart({ thread }: { thread: Thread }) {
+function ThreadStart({ thread, forum }: { thread: Thread; forum: boolean }) {
   const owner = useStore((s) => s.members[thread.serverId]?.find((m) => m.id === thread.ownerId));
   const [starter, setStarter] = useState<Message | null | undefined>(undefined);
+  const { id: threadId, parentId } = thread;
   useEffect(() => {
+    // A forum post's first message is the thread's own first message, in the list below.
+    if (forum) return;
     let live = true;
-    fetchStarter(thread)
+    fetchStarter({ id: threadId, parentId })
       .then((m) => live && setStarter(m))
       .catch(() => live && setStarter(null));
     return () => {
       live = false;
     };
-  }, [thread]);
+  }, [threadId, parentId, forum]);
   return (
     <div className={styles.start}>
       <div className={styles.startIcon} aria-hidden="true">

@@ -267,7 +267,7 @@ export function ChatPage({ serverId, channelId, threadId = null, onLogout }: Pro
           <h2 className={styles.chatTitle}>
             {channel ? (
               <>
-                <span className={sidebarStyles.channelHash} aria-hidden="true">
+                <span className={forum ? styles.titleIcon : sidebarStyles.channelHash} aria-hidden="true">
                   {forum ? <ForumIcon size={18} /> : '#'}
                 </span>
                 {channel.name}

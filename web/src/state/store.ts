@@ -304,7 +304,25 @@ function setReaction(reactions: Reaction[] | undefined, emoji: string, count: nu
   return next;
 }
 
+/** The threads that messages arriving with an action started (a message's `thread`, docs/threads.md#the-starter-message). */
+function threadsCarried(action: Action): Thread[] {
+  let list: Message[];
+  if (action.type === 'messages/loaded' || action.type === 'messages/newer') list = action.newestFirst;
+  else if (action.type === 'messages/around') list = [...action.before, ...action.after];
+  else if (action.type === 'message/upsert') list = [action.message];
+  else return [];
+  const out: Thread[] = [];
+  for (const m of list) if (m.thread) out.push(m.thread);
+  return out;
+}
+
 export function reduce(state: State, action: Action): State {
+  const next = reduceState(state, action);
+  const carried = threadsCarried(action);
+  return carried.length > 0 ? reduceConversations(next, { type: 'threads/upsert', threads: carried }) : next;
+}
+
+function reduceState(state: State, action: Action): State {
   switch (action.type) {
     case 'reset':
       return { ...initialState, myStatus: state.myStatus };
