@@ -819,6 +819,20 @@ export const Interaction = Type.Object(
     botId: Id,
     channelId: Id,
     serverId: Nullable(Id, { description: 'null in a DM with the bot' }),
+    thread: Type.Optional(
+      Type.Object(
+        {
+          parentId: Id,
+          type: Type.Union([Type.Literal('public_thread'), Type.Literal('private_thread')]),
+          locked: Type.Boolean(),
+          joined: Type.Boolean({ description: 'whether the bot joined the thread' }),
+        },
+        {
+          description:
+            "when `channelId` is a thread: its parent and kind, whether it is locked and whether the bot joined it, from which the bot's permissions there follow (docs/threads.md#permissions)",
+        },
+      ),
+    ),
     user: ref(PublicUser),
     name: Type.Optional(Type.String({ description: 'command and autocomplete: the command' })),
     commandId: Type.Optional(Id),

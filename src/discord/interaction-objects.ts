@@ -381,7 +381,10 @@ export function discordInteraction(i: Interaction, view: InteractionContext) {
         }
       : { user }),
     channel_id: i.channelId,
-    channel: { id: i.channelId, type: i.serverId ? 0 : 1, ...(i.serverId ? { guild_id: i.serverId } : {}) },
+    // In a thread, the thread (Discord's type 11 or 12, with its parent).
+    channel: i.thread
+      ? { id: i.channelId, type: i.thread.type === 'private_thread' ? 12 : 11, guild_id: i.serverId, parent_id: i.thread.parentId }
+      : { id: i.channelId, type: i.serverId ? 0 : 1, ...(i.serverId ? { guild_id: i.serverId } : {}) },
     ...(i.message ? { message: discordMessage(i.message as Message, view) } : {}),
     token: i.token,
     version: 1,

@@ -1,5 +1,5 @@
 import zlib from 'node:zlib';
-import type { ChosenStatus } from '@parley/protocol';
+import type { ChosenStatus, Interaction } from '@parley/protocol';
 import { CLOSE_CODES as CLOSE } from '@parley/protocol';
 import type { RawData, WebSocket } from 'ws';
 import { Outlet } from '../../gateway/outbox.js';
@@ -303,7 +303,7 @@ export class DiscordWire implements Wire {
     // Presence names a guild the session shares with the person: a variant per guild.
     const guild = event.t === 'PRESENCE_UPDATE' ? sharedGuild(view, p.serverIds) : '';
     // An interaction carries the bot's permissions in its channel: the one permission function, on the session's view.
-    const perms = event.t === 'INTERACTION_CREATE' ? appPermissions(view, event.d.serverId, event.d.channelId) : '';
+    const perms = event.t === 'INTERACTION_CREATE' ? appPermissions(view, event.d) : '';
     const self = event.t === 'MEMBER_REMOVE' && event.d.user.id === view.caller.id ? 'self' : '';
     const base = p.variant(`discord:${stripped ? 'stripped' : 'full'}:${guild}:${perms}:${self}`, () => {
       const t = translate(event, {
@@ -437,11 +437,24 @@ function sharedGuild(view: SessionView, serverIds: readonly string[] | undefined
   return serverIds?.find((id) => view.servers.has(id)) ?? '';
 }
 
-/** The bot's permissions in a channel (all of them in a DM, as Discord reports). */
-function appPermissions(view: SessionView, serverId: string | null, channelId: string): string {
-  if (serverId === null) return ALL_PERMISSIONS;
-  const v = view.servers.get(serverId);
-  return v ? v.model.permissions(view.caller.id, view.caller.bot, v.roles, channelId).toString() : '0';
+/**
+ * The bot's permissions in an interaction's channel (all of them in a DM, as Discord reports);
+ * in a thread, its parent's as the thread leaves them (`threadPermissions`, docs/threads.md#permissions).
+ */
+function appPermissions(view: SessionView, i: Pick<Interaction, 'serverId' | 'channelId' | 'thread'>): string {
+  if (i.serverId === null) return ALL_PERMISSIONS;
+  const v = view.servers.get(i.serverId);
+  if (!v) return '0';
+  const { id, bot } = view.caller;
+  if (i.thread)
+    return v.model
+      .threadPermissions(id, bot, v.roles, i.thread.parentId, {
+        private: i.thread.type === 'private_thread',
+        locked: i.thread.locked,
+        member: i.thread.joined,
+      })
+      .toString();
+  return v.model.permissions(id, bot, v.roles, i.channelId).toString();
 }
 
 const ALL_PERMISSIONS = ((1n << 53n) - 1n).toString();

@@ -130,7 +130,9 @@ async function checkValue(
         grant.serverId === null ? (value === grant.id ? grant : undefined) : await ctx.store.channels.byId(ctx.store.db, value);
       // A channel the invoker cannot see is one they cannot name: the same answer as none.
       const hidden =
-        channel && channel.serverId !== null && !has(grant.model.permissions(caller.id, caller.bot, grant.roles, value), P.VIEW_CHANNEL);
+        channel &&
+        channel.serverId !== null &&
+        !has(await permissionsIn(ctx, grant, { id: caller.id, bot: caller.bot, roles: grant.roles }, value), P.VIEW_CHANNEL);
       if (!channel || channel.serverId !== grant.serverId || hidden) throw bad('names no channel of this server');
       found.channels.set(value, {
         id: value,
@@ -168,6 +170,30 @@ async function checkValue(
 }
 
 /**
+ * A member's permissions in a channel of the grant's server, by the one permission function:
+ * a thread's (`threadPermissions`: its parent's, as its kind, lock and their membership leave
+ * them, docs/threads.md#permissions), any other channel's by its overwrites.
+ */
+async function permissionsIn(
+  ctx: DomainContext,
+  grant: ChannelGrant,
+  who: { id: string; bot: boolean; roles: readonly string[] },
+  channelId: string,
+): Promise<bigint> {
+  if (!(await ctx.threadFacts.of(ctx.store, channelId))) return grant.model.permissions(who.id, who.bot, who.roles, channelId);
+  const [row, joined] = await Promise.all([
+    ctx.store.threads.byId(ctx.store.db, channelId),
+    ctx.store.threadMembers.get(ctx.store.db, channelId, who.id),
+  ]);
+  if (!row) return 0n;
+  return grant.model.threadPermissions(who.id, who.bot, who.roles, row.parentId, {
+    private: row.type === 'private_thread',
+    locked: row.locked === 1,
+    member: joined !== undefined,
+  });
+}
+
+/**
  * The invoking member (roles, joinedAt, permissions in the channel) and the objects the
  * options name, as the interaction shows them to its bot. Permissions come from the one
  * permission function (the grant's model); a channel is shown only when the bot may see
@@ -180,8 +206,19 @@ async function resolvedOf(
   caller: Caller,
   bot: UserTable,
   found: Found | undefined,
-): Promise<Pick<Interaction, 'member' | 'resolved'>> {
+): Promise<Pick<Interaction, 'member' | 'resolved' | 'thread'>> {
   const serverId = grant.serverId;
+  // In a thread, the bot learns what its permissions there follow from (the Discord wire's `app_permissions`).
+  const thread = grant.thread
+    ? {
+        thread: {
+          parentId: grant.thread.parentId,
+          type: grant.thread.private ? ('private_thread' as const) : ('public_thread' as const),
+          locked: grant.thread.locked,
+          joined: (await ctx.store.threadMembers.get(ctx.store.db, grant.id, bot.id)) !== undefined,
+        },
+      }
+    : {};
   const [self, botMember] =
     serverId === null
       ? [undefined, undefined]
@@ -192,7 +229,7 @@ async function resolvedOf(
   const member: InteractionMember | undefined = self
     ? { roles: self.roles, joinedAt: self.joinedAt, permissions: grant.permissions.toString() }
     : undefined;
-  if (!found) return member ? { member } : {};
+  if (!found) return { ...(member ? { member } : {}), ...thread };
   const resolved: InteractionResolved = {};
   if (found.users.size > 0) {
     resolved.users = {};
@@ -204,15 +241,18 @@ async function resolvedOf(
           resolved.members[id] = {
             roles: u.member.roles,
             joinedAt: u.member.joinedAt,
-            permissions: grant.model.permissions(id, u.user.bot === 1, u.member.roles, grant.id).toString(),
+            permissions: (await permissionsIn(ctx, grant, { id, bot: u.user.bot === 1, roles: u.member.roles }, grant.id)).toString(),
           };
     }
   }
   for (const [id, c] of found.channels) {
     const botSees =
-      serverId === null || (botMember !== undefined && has(grant.model.permissions(bot.id, true, botMember.roles, id), P.VIEW_CHANNEL));
+      serverId === null ||
+      (botMember !== undefined &&
+        has(await permissionsIn(ctx, grant, { id: bot.id, bot: true, roles: botMember.roles }, id), P.VIEW_CHANNEL));
     if (!botSees) continue;
-    const permissions = serverId === null ? grant.permissions : grant.model.permissions(caller.id, caller.bot, grant.roles, id);
+    const permissions =
+      serverId === null ? grant.permissions : await permissionsIn(ctx, grant, { id: caller.id, bot: caller.bot, roles: grant.roles }, id);
     resolved.channels ??= {};
     resolved.channels[id] = {
       id,
@@ -226,7 +266,7 @@ async function resolvedOf(
   if (found.roles.size > 0) resolved.roles = Object.fromEntries([...found.roles].map(([id, r]) => [id, roleView(r)]));
   if (found.attachments.size > 0) resolved.attachments = Object.fromEntries(found.attachments);
   if (found.messages?.size) resolved.messages = Object.fromEntries(found.messages);
-  return { ...(member ? { member } : {}), ...(Object.keys(resolved).length > 0 ? { resolved } : {}) };
+  return { ...(member ? { member } : {}), ...(Object.keys(resolved).length > 0 ? { resolved } : {}), ...thread };
 }
 
 /** A new interaction's row and token. */
@@ -360,7 +400,7 @@ async function targetOf(
   targetId: string | undefined,
   body: { options?: unknown; subcommand?: string; subcommandGroup?: string },
   found: Found,
-): Promise<Pick<Interaction, 'member' | 'resolved'>> {
+): Promise<Pick<Interaction, 'member' | 'resolved' | 'thread'>> {
   if ((body.options !== undefined && Object.keys(body.options as object).length > 0) || body.subcommand || body.subcommandGroup)
     throw badRequest(`a ${type} command has no options`, 'unknown_option');
   if (targetId === undefined) throw badRequest(`a ${type} command needs targetId`, 'missing_option');
@@ -427,10 +467,9 @@ async function submitModal(
     if ((await ctx.store.interactions.takeModal(tx, shown.id)) === undefined) throw none();
     await ctx.store.interactions.insert(tx, row);
   });
-  const { member } = await resolvedOf(ctx, grant, caller, bot, undefined);
   await dispatch(ctx, bot, row, deliver, {
     ...payloadOf(row, token, invoker),
-    ...(member ? { member } : {}),
+    ...(await resolvedOf(ctx, grant, caller, bot, undefined)),
     customId: modal.customId,
     fields,
     ...(clicked ? { messageId: clicked.message.id, message: clicked.message } : {}),
@@ -474,10 +513,9 @@ export const invoke = {
         sourceMessageId: message.id,
       });
       await ctx.store.write((tx) => ctx.store.interactions.insert(tx, row));
-      const { member } = await resolvedOf(ctx, grant, caller, bot, undefined);
       await dispatch(ctx, bot, row, deliver, {
         ...payloadOf(row, token, invoker),
-        ...(member ? { member } : {}),
+        ...(await resolvedOf(ctx, grant, caller, bot, undefined)),
         messageId: message.id,
         customId: body.customId,
         ...(values ? { values } : {}),
