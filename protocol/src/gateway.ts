@@ -85,8 +85,9 @@ export const ThreadMembersUpdateEvent = Type.Object({
 });
 
 /**
- * `THREAD_LIST_SYNC`: the session gained access to channels (a role, an overwrite, being
- * added to a private thread): their active threads, and the session's memberships of them.
+ * `THREAD_LIST_SYNC`: the session gained access to channels (a role, an overwrite): their
+ * active threads it may see, and its memberships of them. (Someone added to a private thread
+ * gets THREAD_CREATE with their `member` instead, as on Discord.)
  */
 export const ThreadListSyncEvent = Type.Object({
   serverId: Id,

@@ -521,9 +521,8 @@ export class Gateway {
     session.servers.set(serverId, st.after);
     if (st.sendsEvent) this.deliver(session, pos, skipThrough, prepared ?? new Prepared(event, undefined, entry.join, entry.author));
     for (const notice of st.notices) this.deliver(session, pos, skipThrough, new Prepared(notice));
-    // Channels a change showed it: their active threads follow (docs/threads.md#events).
-    const gained = st.notices.flatMap((n) => (n.t === 'CHANNEL_CREATE' ? [n.d.id] : []));
-    if (gained.length > 0) void this.syncThreads(session, serverId, gained);
+    // Channels whose threads a change opened to it: their active threads follow (docs/threads.md#events).
+    if (st.threadsOpened.length > 0) void this.syncThreads(session, serverId, st.threadsOpened);
     if (st.leaving) {
       session.servers.delete(serverId);
       if (session.backlog === null) removeFrom(this.byServer, serverId, session);

@@ -1,3 +1,4 @@
+import { P } from '@parley/protocol';
 import { type ModelSnapshot, ServerModel, roleSet, sameRoles, visibilityOf } from '../domain/permissions.js';
 import type { Caller } from '../domain/types.js';
 import { channelOf, visibleChannels } from '../domain/visible-channels.js';
@@ -33,6 +34,12 @@ export interface Step {
   sendsEvent: boolean;
   /** After it: the channels the change hid (CHANNEL_DELETE), then those it showed (CHANNEL_CREATE). */
   notices: GatewayEvent[];
+  /**
+   * Channels whose threads the change opened to the session: those it showed, and those it
+   * already saw where it gained MANAGE_THREADS (their private threads). The gateway sends
+   * their active threads (THREAD_LIST_SYNC, docs/threads.md#events).
+   */
+  threadsOpened: string[];
   /** The session's membership or permissions changed: a resume point follows the entry. */
   marks: boolean;
 }
@@ -72,6 +79,7 @@ export function step(servers: ReadonlyMap<string, View>, me: Caller, entry: Serv
   const changes = shown ?? overwritten;
   const skipEvent =
     event.t === 'CHANNEL_UPDATE' && changes !== null && (changes.gained.includes(event.d.id) || changes.lost.includes(event.d.id));
+  const threadsOpened = changes ? [...changes.gained, ...changes.managed] : [];
   const notices: GatewayEvent[] = [];
   if (changes) {
     for (const id of changes.lost) {
@@ -89,6 +97,7 @@ export function step(servers: ReadonlyMap<string, View>, me: Caller, entry: Serv
     leaving,
     sendsEvent: !skipEvent && mayReceive(judge, me, event, entry.thread),
     notices,
+    threadsOpened,
     marks: self || permissionsChanged,
   };
 }
@@ -178,13 +187,26 @@ function nextView(view: View, entry: ServerEntry, self: boolean): View {
   return model === view.model && sameRoles(roles, view.roles) ? view : { model, roles };
 }
 
-/** Channels that became visible or hidden between two views. */
-function visibilityChanges(before: View, after: View, caller: Caller): { gained: string[]; lost: string[] } | null {
-  const was = new Set(visibleChannels(before.model, caller, before.roles).map((c) => c.id));
-  const now = new Set(visibleChannels(after.model, caller, after.roles).map((c) => c.id));
-  const gained = [...now].filter((id) => !was.has(id));
-  const lost = [...was].filter((id) => !now.has(id) && after.model.channels.has(id));
-  return gained.length + lost.length === 0 ? null : { gained, lost };
+/**
+ * Channels that became visible or hidden between two views, and those visible in both where
+ * MANAGE_THREADS was gained (`managed`: their private threads opened).
+ */
+function visibilityChanges(before: View, after: View, caller: Caller): { gained: string[]; lost: string[]; managed: string[] } | null {
+  const was = seen(before, caller);
+  const now = seen(after, caller);
+  const gained = [...now.keys()].filter((id) => !was.has(id));
+  const lost = [...was.keys()].filter((id) => !now.has(id) && after.model.channels.has(id));
+  const managed = [...now].filter(
+    ([id, bits]) => (bits & P.MANAGE_THREADS) !== 0n && ((was.get(id) ?? P.MANAGE_THREADS) & P.MANAGE_THREADS) === 0n,
+  );
+  return gained.length + lost.length + managed.length === 0 ? null : { gained, lost, managed: managed.map(([id]) => id) };
+}
+
+/** The channels a view shows, in order, with the permissions it has in each. */
+function seen(view: View, caller: Caller): Map<string, bigint> {
+  return new Map(
+    visibleChannels(view.model, caller, view.roles).map((c) => [c.id, view.model.permissions(caller.id, caller.bot, view.roles, c.id)]),
+  );
 }
 
 /**

@@ -167,7 +167,10 @@ describe('discord.js hears threads (docs/threads.md#events)', () => {
 
   it('syncs a channel’s threads when it gains the channel (threadListSync)', async () => {
     const w = await threadWorld();
-    const msg = await call(srv.url, 'POST', `/channels/${w.channel.id}/messages`, { auth: w.owner.auth, body: { content: 'hidden topic' } });
+    const msg = await call(srv.url, 'POST', `/channels/${w.channel.id}/messages`, {
+      auth: w.owner.auth,
+      body: { content: 'hidden topic' },
+    });
     const deny = await call(srv.url, 'PUT', `/channels/${w.channel.id}/permissions/${w.bot.id}`, {
       auth: w.owner.auth,
       body: { type: 'member', allow: '0', deny: String(1n << 10n) },

@@ -262,9 +262,9 @@ describe('thread events on Discord’s gateway, through @discordjs/core', () => 
     // VIEW_CHANNEL, SEND_MESSAGES, READ_MESSAGE_HISTORY, MANAGE_THREADS.
     await addBot(srv.url, owner, serverId, bot.id);
     const perms = String((1n << 10n) | (1n << 11n) | (1n << 16n) | (1n << 34n));
-    expect((await call(srv.url, 'PATCH', `/servers/${serverId}/bots/${bot.id}`, { auth: owner.auth, body: { permissions: perms } })).status).toBe(
-      200,
-    );
+    expect(
+      (await call(srv.url, 'PATCH', `/servers/${serverId}/bots/${bot.id}`, { auth: owner.auth, body: { permissions: perms } })).status,
+    ).toBe(200);
     const early = (await api('POST', `/channels/${general}/threads`, member, { name: 'already there', type: 11 })).body;
     const rest = new REST({ api: `${srv.url}/api` }).setToken(bot.token);
     const gateway = new WebSocketManager({ token: bot.token, intents: GatewayIntentBits.Guilds, rest });

@@ -246,4 +246,23 @@ describe('threads in ready and on gaining a channel', () => {
     expect(sync.d.members).toEqual([expect.objectContaining({ threadId: pub, userId: outside.id })]);
     expect(JSON.stringify(sync.d)).not.toContain(priv);
   });
+
+  it('someone who gains MANAGE_THREADS in a channel they see gets its private threads', async () => {
+    const later = await registerUser(srv.url);
+    await joinServer(srv.url, owner, later, serverId);
+    const priv = await thread(general, { type: 'private_thread', name: 'staff only' }, [inside.id]);
+    const c = await pool.identify(srv.gatewayUrl, later.auth);
+    expect(c.ready!.servers.find((s) => s.id === serverId).threads.map((t: { id: string }) => t.id)).not.toContain(priv);
+    const role = await call(srv.url, 'POST', `/servers/${serverId}/roles`, {
+      auth: owner.auth,
+      body: { name: 'thread mods', permissions: String(1n << 34n) },
+    });
+    expect(role.status).toBe(201);
+    expect(
+      (await call(srv.url, 'PUT', `/servers/${serverId}/members/${later.id}/roles/${role.body.id}`, { auth: owner.auth })).status,
+    ).toBe(204);
+    const sync = await c.waitForEvent('THREAD_LIST_SYNC', (d) => d.channelIds?.includes(general));
+    expect(sync.d.threads.map((t: { id: string }) => t.id)).toContain(priv);
+    expect(sync.d.members).toEqual([]);
+  });
 });
