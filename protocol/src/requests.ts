@@ -511,6 +511,20 @@ export const CreateThreadBody = Type.Object({
   type: Type.Optional(ThreadKindBody),
   autoArchiveDuration: Type.Optional(AutoArchiveDuration),
   invitable: Type.Optional(Invitable),
+  message: Type.Optional(
+    Type.Object(
+      {
+        content: Type.Optional(Type.String({ maxLength: CONTENT_MAX })),
+        attachments: Type.Optional(Type.Array(AttachmentRef, { maxItems: ATTACHMENTS_MAX })),
+        allowedMentions: Type.Optional(AllowedMentions),
+        components: Type.Optional(ComponentsBody),
+      },
+      { description: "forums only, and required there: the post's first message (the body of `POST /channels/{id}/messages`, no reply)" },
+    ),
+  ),
+  appliedTags: Type.Optional(
+    Type.Array(Type.String({ maxLength: 32 }), { maxItems: 5, description: "forums only: ids of the forum's tags the post carries" }),
+  ),
 });
 
 /** `POST /channels/{channelId}/messages/{messageId}/threads`: a public thread from a message, which takes the message's id. */
@@ -527,6 +541,12 @@ export const UpdateThreadBody = Type.Object(
     locked: Type.Optional(Type.Boolean({ description: 'MANAGE_THREADS only' })),
     autoArchiveDuration: Type.Optional(AutoArchiveDuration),
     invitable: Type.Optional(Invitable),
+    appliedTags: Type.Optional(
+      Type.Array(Type.String({ maxLength: 32 }), {
+        maxItems: 5,
+        description: "forum posts: the whole list of the forum's tags it carries (a moderated tag: MANAGE_THREADS)",
+      }),
+    ),
   },
   { minProperties: 1, additionalProperties: false },
 );

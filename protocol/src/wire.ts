@@ -770,6 +770,16 @@ export const Message = Type.Object(
   { $id: 'Message', title: 'Message', description: "a message; a webhook's carries `webhookId` and the webhook as `author`" },
 );
 
+/** A new thread as `POST /channels/{id}/threads` answers it: a forum post with its first message. */
+export const CreatedThread = Type.Object(
+  {
+    ...Thread.properties,
+    /** A forum post's first message (its id is the post's). */
+    message: Type.Optional(ref(Message)),
+  },
+  { $id: 'CreatedThread', title: 'CreatedThread', description: 'a thread just started; a forum post carries its first `message`' },
+);
+
 /** A member as an interaction shows them: their roles, when they joined, and their permissions in the interaction's channel. */
 export const InteractionMember = Type.Object(
   {
@@ -1008,6 +1018,7 @@ export const WIRE_SCHEMAS: readonly TSchema[] = [
   Command,
   ReferencedMessage,
   Message,
+  CreatedThread,
   InteractionMember,
   InteractionResolved,
   Interaction,
@@ -1044,6 +1055,7 @@ export type Server = Static<typeof Server>;
 export type Channel = Static<typeof Channel>;
 export type ForumTag = Static<typeof ForumTag>;
 export type Thread = Static<typeof Thread>;
+export type CreatedThread = Static<typeof CreatedThread>;
 export type ThreadMember = Static<typeof ThreadMember>;
 export type Invite = Static<typeof Invite>;
 export type Member = Static<typeof Member>;

@@ -5,6 +5,7 @@ import {
   ArchivedThreadsQuery,
   ChannelParams,
   CreateThreadBody,
+  CreatedThread,
   MessageParams,
   ServerParams,
   StartThreadFromMessageBody,
@@ -49,22 +50,25 @@ export function threadRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
     {
       schema: {
         ...doc,
-        summary: 'Start a thread in a text channel (CREATE_PUBLIC_THREADS or CREATE_PRIVATE_THREADS)',
-        description: 'public unless `type` is `private_thread`; the caller joins it',
+        summary: 'Start a thread in a text channel (CREATE_PUBLIC_THREADS or CREATE_PRIVATE_THREADS), or a post in a forum (SEND_MESSAGES)',
+        description:
+          "public unless `type` is `private_thread`; the caller joins it. In a forum (docs/threads.md#forum-posts) a post: `message` is required (its first message, which takes the post's id and is answered as `message`), `appliedTags` names at most 5 of the forum's tags (a moderated one: MANAGE_THREADS)",
         params: ChannelParams,
         body: CreateThreadBody,
-        response: { 201: ref(Thread), ...errors },
+        response: { 201: ref(CreatedThread), ...errors },
       },
     },
     async (req, reply) => {
       const caller = await authenticate(ctx, req, 'any');
       await enforce(limiter, RULES.manage, caller.id, reply);
-      const { name, type, autoArchiveDuration, invitable } = req.body;
+      const { name, type, autoArchiveDuration, invitable, message, appliedTags } = req.body;
       const thread = await threads.create(ctx, caller, req.params.channelId, {
         name,
         type: type ?? 'public_thread',
         ...(autoArchiveDuration !== undefined ? { autoArchiveDuration } : {}),
         ...(invitable !== undefined ? { invitable } : {}),
+        ...(message !== undefined ? { message } : {}),
+        ...(appliedTags !== undefined ? { appliedTags } : {}),
       });
       return reply.status(201).send(thread);
     },
@@ -157,7 +161,8 @@ export function threadRoutes(fastify: FastifyInstance, { ctx, limiter }: RouteDe
     {
       schema: {
         ...doc,
-        summary: 'Rename, archive or unarchive a thread, or set its duration (its owner or MANAGE_THREADS); lock it (MANAGE_THREADS)',
+        summary:
+          "Rename, archive or unarchive a thread, set its duration or a forum post's tags (its owner or MANAGE_THREADS); lock it (MANAGE_THREADS)",
         description:
           'an archived thread takes nothing but `archived: false` (400 `thread_archived`); a locked one changes only for MANAGE_THREADS',
         params: ThreadParams,
