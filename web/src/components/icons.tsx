@@ -206,10 +206,3 @@ export const BackIcon = ({ size }: { size?: number }) => (
     <path d="M15 18l-6-6 6-6" />
   </Icon>
 );
-
-export const TagIcon = ({ size }: { size?: number }) => (
-  <Icon size={size}>
-    <path d="M20.6 13.4l-7.2 7.2a2 2 0 0 1-2.8 0L3 13V3h10l7.6 7.6a2 2 0 0 1 0 2.8z" />
-    <circle cx="7.5" cy="7.5" r="1.2" />
-  </Icon>
-);

@@ -11,9 +11,6 @@ import { type State, store } from './store';
 
 const { dispatch, getState } = store;
 
-/** How long a thread may go without a message before it archives itself, in minutes (docs/threads.md#auto-archive). */
-export const AUTO_ARCHIVE_MINUTES = [60, 1440, 4320, 10080] as const;
-
 /** A forum channel (Discord's type 15): its posts are threads, each with a first message. */
 export function isForum(channel: Pick<Channel, 'type'> | undefined): boolean {
   return (channel?.type as string | undefined) === 'forum';
@@ -62,13 +59,6 @@ export async function loadActiveThreads(channelId: string): Promise<Thread[]> {
     .find((c) => c.id === channelId);
   if (channel) dispatch({ type: 'threads/sync', serverId: channel.serverId, parentIds: [channelId], threads });
   else dispatch({ type: 'threads/upsert', threads });
-  return threads;
-}
-
-/** The server's active threads the person may see (`GET /servers/{id}/threads`). */
-export async function loadServerThreads(serverId: string): Promise<Thread[]> {
-  const { threads } = await api.get<{ threads: Thread[] }>(`/servers/${seg(serverId)}/threads`);
-  dispatch({ type: 'threads/sync', serverId, threads });
   return threads;
 }
 
