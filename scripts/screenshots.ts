@@ -220,7 +220,12 @@ try {
       user: ada,
       ready: text("I'll announce it once"),
     },
-    { name: 'forum', path: `/s/${server.id}/c/${help.body.id}`, user: ada, ready: text('Scheduled messages') },
+    {
+      name: 'forum',
+      path: `/s/${server.id}/c/${help.body.id}`,
+      user: ada,
+      ready: (p) => p.getByTestId('forum-view').getByText('Would a /remind command').waitFor(),
+    },
     { name: 'forum-post', path: `/s/${server.id}/c/${help.body.id}/t/${exportPost.id}`, user: ada, ready: text('pages through all of it') },
     { name: 'direct-message', path: `/dms/${dm.body.id}`, user: ada, ready: text('Sure, send them over') },
     ...['overview', 'roles', 'channels', 'invites', 'bans', 'audit-log', 'webhooks', 'bots'].map((tab) => ({

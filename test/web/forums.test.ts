@@ -97,6 +97,8 @@ describe('forums', () => {
     await card.getByText('bug', { exact: true }).waitFor();
     await card.getByText(ben.name).waitFor();
     await card.getByText('1 reply').waitFor();
+    // The start of its first message.
+    await card.getByText('After the update I cannot log in from Safari 17.').waitFor();
     // Latest activity first: the older post has the newest reply.
     expect(await titlesInOrder(page)).toEqual(['Login fails on Safari', 'How do I export my data?']);
     await forum(page).getByLabel('Sort by').selectOption('created');

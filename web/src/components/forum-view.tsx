@@ -16,7 +16,8 @@ import { Link, navigate, paths } from '../router';
 import { isUnread, mentionsIn } from '../state/conversations';
 import { can, P, usePermissions } from '../state/permissions';
 import { useStore } from '../state/store';
-import { createThread, forumTags, lastActivity, loadActiveThreads, loadArchivedThreads } from '../state/threads';
+import { createThread, forumTags, lastActivity, loadActiveThreads, loadArchivedThreads, postPreview } from '../state/threads';
+import { toPlainText } from '../markdown/plain';
 import { Avatar } from './avatar';
 import { Emoji } from './emoji';
 import styles from './forum-view.module.css';
@@ -216,6 +217,7 @@ function PostCard({ thread, tags, active }: { thread: Thread; tags: ForumTag[]; 
   const replies = thread.messageCount;
   const last = snowflakeTime(lastActivity(thread));
   const name = owner ? (owner.nick ?? owner.name) : t('common.unknown');
+  const preview = usePreview(thread.id);
   return (
     <li>
       <Link
@@ -239,6 +241,7 @@ function PostCard({ thread, tags, active }: { thread: Thread; tags: ForumTag[]; 
             {thread.name}
             {unread && <span className="visually-hidden"> {t('sidebar.unread')}</span>}
           </span>
+          {preview && <span className={styles.preview}>{preview}</span>}
           <span className={styles.postMeta}>
             <Avatar id={thread.ownerId} name={name} src={owner?.avatar ?? null} size={18} />
             <span className={styles.author}>{name}</span>
@@ -255,6 +258,25 @@ function PostCard({ thread, tags, active }: { thread: Thread; tags: ForumTag[]; 
       </Link>
     </li>
   );
+}
+
+/** The start of a post's first message, as one line of text (loaded once per post). */
+function usePreview(postId: string): string | null {
+  const [text, setText] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    postPreview({ id: postId })
+      .then((m) => {
+        if (!live || !m) return;
+        const plain = toPlainText(m.content ?? '', 200);
+        setText(plain || (m.attachments?.[0]?.filename ?? null));
+      })
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [postId]);
+  return text;
 }
 
 function NewPost({

@@ -264,3 +264,42 @@ export function nameFrom(message: Pick<Message, 'content' | 'attachments'> | und
   if (text) return text.length > 100 ? `${text.slice(0, 99).trimEnd()}…` : text;
   return message?.attachments?.[0]?.filename ?? '';
 }
+
+// ---------------------------------------------------------------- forum previews
+
+const previews = new Map<string, Promise<Message | null>>();
+const waiting: Array<() => void> = [];
+let running = 0;
+/** At most this many first messages asked for at once (a forum opens with many posts). */
+const PREVIEW_CONCURRENCY = 4;
+
+function slot<T>(work: () => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const start = () => {
+      running++;
+      work()
+        .then(resolve, reject)
+        .finally(() => {
+          running--;
+          waiting.shift()?.();
+        });
+    };
+    if (running < PREVIEW_CONCURRENCY) start();
+    else waiting.push(start);
+  });
+}
+
+/**
+ * A forum post's first message, for its card: the message that takes the post's id, inside
+ * it (docs/threads.md#forum-posts); held messages first, else one `GET`, once per post.
+ */
+export function postPreview(post: Pick<Thread, 'id'>): Promise<Message | null> {
+  const held = getState().messages[post.id]?.items.find((m) => m.id === post.id);
+  if (held) return Promise.resolve(held);
+  let p = previews.get(post.id);
+  if (!p) {
+    p = slot(() => api.get<Message>(`/channels/${seg(post.id)}/messages/${seg(post.id)}`)).catch(() => null);
+    previews.set(post.id, p);
+  }
+  return p;
+}
