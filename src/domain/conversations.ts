@@ -155,11 +155,8 @@ export const conversations = {
     // MANAGE_MESSAGES: a server's channel (a DM never grants it).
     const serverId = channel.serverId as string;
     await audit(ctx, serverId, caller, 'message_bulk_delete', channel.id, { count: deleted.length }, reason);
-    await notify(ctx, {
-      kind: 'event',
-      serverId,
-      event: { t: 'MESSAGE_DELETE_BULK', d: { ids: deleted, channelId: channel.id, serverId } },
-    });
+    // Through the channel's audience: a thread's reaches only those who may see the thread (docs/threads.md#events).
+    await notifyChannel(ctx, channel, { t: 'MESSAGE_DELETE_BULK', d: { ids: deleted, channelId: channel.id, serverId } });
   },
 };
 

@@ -5,7 +5,7 @@ import { isId } from '../ids.js';
 import { publicUser } from './accounts.js';
 import { requireMember, requireServerPermission } from './access.js';
 import { auditIn } from './audit.js';
-import { type DomainContext, notify, nowIso } from './context.js';
+import { type DomainContext, notify, notifyChannel, nowIso } from './context.js';
 import { rejectNul, stripUnsafeCharacters } from './names.js';
 import { announceDeparture, removeMembership, requireMemberBelow } from './roles.js';
 import type { Caller } from './types.js';
@@ -89,8 +89,9 @@ export const moderation = {
     });
     await releaseUploads(ctx, uploadIds);
     await notify(ctx, { kind: 'event', serverId, event: { t: 'BAN_ADD', d: { serverId, user: publicUser(user) } } });
+    // Each through its channel's audience: a thread's reaches only those who may see the thread (docs/threads.md#events).
     for (const d of deletedMessages)
-      await notify(ctx, { kind: 'event', serverId, event: { t: 'MESSAGE_DELETE', d: { id: d.id, channelId: d.channelId, serverId } } });
+      await notifyChannel(ctx, { id: d.channelId, serverId }, { t: 'MESSAGE_DELETE', d: { id: d.id, channelId: d.channelId, serverId } });
     if (removed) await announceDeparture(ctx, removed, publicUser(user));
   },
 

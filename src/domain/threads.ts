@@ -204,13 +204,13 @@ async function requireThread(
   lookup: ThreadLookup = {},
 ) {
   requireIdShape(threadId, 'channel');
+  // Hiding: first the caller's bits there, whatever they are (membership and an unknown id are still checked).
+  let grant = await requireChannelPermission(ctx, caller, threadId, lookup.hideUnseen ? 0n : needed);
   if (lookup.hideUnseen) {
-    // The caller's bits there, whatever they are (membership and the unknown id are still checked).
-    const seen = await requireChannelPermission(ctx, caller, threadId, 0n);
-    if (!seen.thread) throw notFound('channel');
-    if (seen.thread.private && (seen.permissions & P.VIEW_CHANNEL) === 0n) throw notFound('channel');
+    if (!grant.thread || (grant.thread.private && (grant.permissions & P.VIEW_CHANNEL) === 0n)) throw notFound('channel');
+    // Seen, but short of `needed`: the check again refuses, naming what is missing (or that the thread is locked).
+    if ((grant.permissions & needed) !== needed) grant = await requireChannelPermission(ctx, caller, threadId, needed);
   }
-  const grant = await requireChannelPermission(ctx, caller, threadId, needed);
   const row = grant.thread ? await ctx.store.threads.byId(ctx.store.db, threadId) : undefined;
   if (!row || !grant.thread) throw notFound('channel');
   return { grant: grant as ChannelGrant & { serverId: string }, row };

@@ -210,6 +210,29 @@ describe('real responses match their declared schemas', () => {
     expectValid('GET', '/servers/:serverId', '4XX', missing.body);
   });
 
+  it('the thread routes: a thread, the lists, an archived page and the members (docs/threads.md#native-routes)', async () => {
+    const w = await world(srv.url);
+    const as = (method: string, path: string, body?: unknown) => call(srv.url, method, path, { auth: w.owner.auth, body });
+    const created = await as('POST', `/channels/${w.channel.id}/threads`, { name: 'schema', type: 'private_thread' });
+    expect(created.status, created.text).toBe(201);
+    expectValid('POST', '/channels/:channelId/threads', '201', created.body);
+    const id = created.body.id as string;
+    const m = await call(srv.url, 'POST', `/channels/${w.channel.id}/messages`, { auth: w.owner.auth, body: { content: 'start' } });
+    const fromMessage = await as('POST', `/channels/${w.channel.id}/messages/${m.body.id}/threads`, { name: 'from it' });
+    expectValid('POST', '/channels/:channelId/messages/:messageId/threads', '201', fromMessage.body);
+    expectValid('GET', '/threads/:threadId', '200', (await as('GET', `/threads/${id}`)).body);
+    expectValid('GET', '/channels/:channelId/threads', '200', (await as('GET', `/channels/${w.channel.id}/threads`)).body);
+    expectValid('GET', '/servers/:serverId/threads', '200', (await as('GET', `/servers/${w.server.id}/threads`)).body);
+    expectValid('PATCH', '/threads/:threadId', '200', (await as('PATCH', `/threads/${id}`, { archived: true })).body);
+    const archived = await as('GET', `/channels/${w.channel.id}/threads/archived?type=private_thread`);
+    expect(archived.body.threads).toHaveLength(1);
+    expectValid('GET', '/channels/:channelId/threads/archived', '200', archived.body);
+    expectValid('GET', '/threads/:threadId/members', '200', (await as('GET', `/threads/${id}/members`)).body);
+    expectValid('GET', '/threads/:threadId/members/:userId', '200', (await as('GET', `/threads/${id}/members/@me`)).body);
+    // The document refuses a thread without its metadata.
+    expect(responseValidator('GET', '/threads/:threadId', '200')({ ...created.body, metadata: undefined }).ok).toBe(false);
+  });
+
   it('a validator built from the document refuses a body that breaks it (the check can fail)', () => {
     const check = responseValidator('POST', '/servers', '201');
     const server = { id: '1315520512234881024', name: 'n', ownerId: '1315520512234881025', createdAt: 't' };

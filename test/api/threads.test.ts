@@ -376,6 +376,36 @@ describe("a thread's content through the channel routes", () => {
     expect(await countOf(t)).toBe(1);
   });
 
+  it('the deletions of a private thread (bulk, and a ban’s) reach its members alone', async () => {
+    const { server, general: g } = await createServer(srv.url, owner, 'Private deletions');
+    const [inside, outsider, spammer] = [await registerUser(srv.url), await registerUser(srv.url), await registerUser(srv.url)];
+    for (const u of [inside, outsider, spammer]) await joinServer(srv.url, owner, u, server.id);
+    const t = await start(owner, g.id, { type: 'private_thread' });
+    for (const u of [inside, spammer]) expect((await as(owner, 'PUT', `/threads/${t}/members/${u.id}`)).status).toBe(204);
+    const ids = [
+      (await postMessage(srv.url, owner.auth, t, 'a')).id,
+      (await postMessage(srv.url, owner.auth, t, 'b')).id,
+      (await postMessage(srv.url, spammer.auth, t, 'spam')).id,
+    ];
+    const [gIn, gOut] = [
+      await TestGatewayClient.identify(srv.gatewayUrl, inside.auth),
+      await TestGatewayClient.identify(srv.gatewayUrl, outsider.auth),
+    ];
+    try {
+      expect((await as(owner, 'POST', `/channels/${t}/messages/bulk-delete`, { messages: ids.slice(0, 2) })).status).toBe(204);
+      await gIn.waitForEvent('MESSAGE_DELETE_BULK', (d) => d.channelId === t);
+      expect((await as(owner, 'PUT', `/servers/${server.id}/bans/${spammer.id}`, { deleteMessageSeconds: 3600 })).status).toBe(204);
+      await gIn.waitForEvent('MESSAGE_DELETE', (d) => d.id === ids[2]);
+      // Events of one server arrive in order: once the outsider has this, they would have had those.
+      const last = await postMessage(srv.url, owner.auth, g.id, 'in the open');
+      await gOut.waitForEvent('MESSAGE_CREATE', (d) => d.id === last.id);
+      expect(gOut.frames.filter((f) => JSON.stringify(f.d ?? null).includes(t))).toEqual([]);
+    } finally {
+      await gIn.close();
+      await gOut.close();
+    }
+  });
+
   it('an archived thread takes no reaction: 400 thread_archived natively, 50083 on Discord’s routes', async () => {
     const t = await start(member, general);
     const m = await postMessage(srv.url, member.auth, t, 'react to me');
