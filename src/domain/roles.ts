@@ -11,6 +11,7 @@ import { type DomainContext, notify } from './context.js';
 import { forumFields } from './forums.js';
 import { cleanName } from './names.js';
 import { SharedRows } from './shared-rows.js';
+import { announceMembers } from './thread-events.js';
 import { type ModelDelta, type ModelSnapshot, roleSet } from './permissions.js';
 import type { Caller, Channel, PublicUser } from './types.js';
 
@@ -134,6 +135,8 @@ export interface Departure {
   serverId: string;
   roleId: string | null;
   delta: ModelDelta | null;
+  /** The threads of the server they were a member of, and left with it. */
+  threadsLeft?: string[];
 }
 
 /**
@@ -145,16 +148,16 @@ export interface Departure {
 export async function clearDeparture(ctx: DomainContext, tx: Tx, serverId: string, userId: string): Promise<Departure> {
   const role = await ctx.store.roles.managedOf(tx, serverId, userId);
   // Their threads of the server too: a private thread must not let them back in if they rejoin (docs/threads.md#thread-members).
-  await ctx.store.threadMembers.leaveServer(tx, serverId, userId);
+  const threadsLeft = await ctx.store.threadMembers.leaveServer(tx, serverId, userId);
   const own = await ctx.store.overwrites.deleteTarget(tx, serverId, userId);
   if (role) {
     await ctx.store.overwrites.deleteTarget(tx, serverId, role.id);
     await ctx.store.roles.delete(tx, serverId, role.id);
   }
   const changed = role !== undefined || own.some((r) => Number(r.numDeletedRows) > 0);
-  if (!changed) return { serverId, roleId: null, delta: null };
+  if (!changed) return { serverId, roleId: null, delta: null, threadsLeft };
   const version = await bumpVersion(ctx, tx, serverId);
-  return { serverId, roleId: role?.id ?? null, delta: { version, gone: role ? [userId, role.id] : [userId] } };
+  return { serverId, roleId: role?.id ?? null, delta: { version, gone: role ? [userId, role.id] : [userId] }, threadsLeft };
 }
 
 /** Ends a membership inside `tx`, with what it leaves behind (`clearDeparture`); null when they were not a member. */
@@ -178,6 +181,8 @@ export async function announceDeparture(ctx: DomainContext, d: Departure, user: 
       event: { t: 'ROLE_DELETE', d: { serverId: d.serverId, roleId: d.roleId } },
       ...model,
     });
+  // The threads they left with the server (docs/threads.md#events).
+  for (const threadId of d.threadsLeft ?? []) await announceMembers(ctx, threadId, { removed: [user.id] });
 }
 
 /** Parses a bitfield from a request: a decimal string of known bits, else 400. */

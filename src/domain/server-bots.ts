@@ -7,7 +7,7 @@ import { conflict, forbidden, notFound } from '../errors.js';
 import { isId } from '../ids.js';
 import type { Tx } from '../store/index.js';
 import type { RoleTable, ServerTable, UserTable } from '../store/schema.js';
-import { JOIN_MEMBERS_MAX, type JoinSnapshot } from '../events/types.js';
+import { JOIN_MEMBERS_MAX, JOIN_THREADS_MAX, type JoinSnapshot } from '../events/types.js';
 import { publicUser } from './accounts.js';
 import { requireOwner } from './access.js';
 import { auditIn } from './audit.js';
@@ -16,6 +16,7 @@ import { botBits, giveManagedRole, setManagedRole } from './managed-roles.js';
 import { announceDeparture, removeMembership, notifyRole, roleView, snapshotIn } from './roles.js';
 import { serverView } from './servers.js';
 import { SharedRows } from './shared-rows.js';
+import { activeThreadsOfServer } from './thread-events.js';
 import type { Caller } from './types.js';
 
 const botMember = (bot: UserTable, role: RoleTable, joinedAt?: string) => ({
@@ -99,13 +100,15 @@ export const serverBots = {
     // sessions, which have no view yet, take the MEMBER_ADD's model, its roles those of the
     // join snapshot (every role once per bot join, as Discord's GUILD_CREATE lists them).
     await notifyRole(ctx, serverId, 'ROLE_CREATE', role, version);
+    // Its GUILD_CREATE lists the active threads it may see, as at READY (docs/threads.md#events).
+    const threads = await activeThreadsOfServer(ctx, serverId, JOIN_THREADS_MAX);
     await notify(ctx, {
       kind: 'event',
       serverId,
       event: { t: 'MEMBER_ADD', d: { serverId, user: publicUser(bot) } },
       model: { ...model, roles: [] },
       roles: [role.id],
-      join,
+      join: threads.length > 0 ? { ...join, threads } : join,
     });
     return botMember(bot, role, joinedAt);
   },

@@ -1,4 +1,4 @@
-import type { GatewayEvent, Member, Role, Server } from '@parley/protocol';
+import type { GatewayEvent, Member, Role, Server, Thread } from '@parley/protocol';
 import type { ModelDelta, ModelSnapshot } from '../domain/permissions.js';
 
 /** The gateway's events (`d` is what clients receive): the protocol's event union. */
@@ -139,6 +139,11 @@ export interface JoinSnapshot {
   members: Array<Pick<Member, 'user' | 'roles' | 'joinedAt' | 'nick'>>;
   memberCount: number;
   joinedAt: string;
+  /**
+   * The server's active threads (at most `JOIN_THREADS_MAX`), read after the join: each of the
+   * bot's sessions keeps those it may see (docs/threads.md#events). It has joined none.
+   */
+  threads?: Thread[];
 }
 
 /** A message author's membership, as Discord's `member` of MESSAGE_CREATE / MESSAGE_UPDATE shows it. */
@@ -152,3 +157,6 @@ export interface AuthorMember {
 
 /** Servers with more members than this send only the joining bot's own (Discord's largest `large_threshold`). */
 export const JOIN_MEMBERS_MAX = 250;
+
+/** The most active threads a bot's join carries: Discord's limit of active threads in a guild. */
+export const JOIN_THREADS_MAX = 1000;

@@ -118,6 +118,27 @@ describe.runIf(run)('two instances on one PostgreSQL and Redis', () => {
     await resumed.close();
   });
 
+  it('a private thread started through A reaches its member on B, and a bot on B only once it is added (docs/threads.md#events)', async () => {
+    const w = await sharedWorld();
+    const gw = cluster.instances[1]!.gatewayUrl;
+    const person = await TestGatewayClient.identify(gw, w.owner.auth);
+    const bot = await TestGatewayClient.identify(gw, w.bot.auth);
+    const made = await call(a, 'POST', `/api/v10/channels/${w.channel.id}/threads`, {
+      auth: w.owner.auth,
+      body: { name: 'across', type: 12 },
+    });
+    expect(made.status).toBe(201);
+    const id = made.body.id as string;
+    await person.waitForEvent('THREAD_CREATE', (d) => d.id === id && d.type === 'private_thread');
+    expect((await call(a, 'PUT', `/api/v10/channels/${id}/thread-members/${w.bot.id}`, { auth: w.owner.auth })).status).toBe(204);
+    const added = await bot.waitForEvent('THREAD_CREATE', (d) => d.id === id);
+    expect(added.d.member).toMatchObject({ threadId: id, userId: w.bot.id });
+    // The bot heard nothing of the thread before it was added.
+    expect(bot.events().findIndex((f) => JSON.stringify(f.d).includes(id))).toBe(bot.events().indexOf(added));
+    await person.close();
+    await bot.close();
+  });
+
   it('webhook rate limit (5 per 5 s) is shared across instances', async () => {
     const w = await world(a);
     const hook = await createWebhook(a, w.owner, w.server.id, w.channel.id);

@@ -4,9 +4,9 @@
 // @discordjs/core's API class over the same routes.
 import { API } from '@discordjs/core';
 import { REST } from '@discordjs/rest';
-import { ChannelType, type Client, type Collection, type TextChannel, type ThreadChannel, type ThreadMember } from 'discord.js';
+import { ChannelType, type Client, type Collection, type Guild, type TextChannel, type ThreadChannel, type ThreadMember } from 'discord.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, joinServer, registerUser, world } from '../factories.js';
+import { addBot, call, createBot, joinServer, registerUser, world } from '../factories.js';
 import { startServer, type TestServer } from '../harness.js';
 import { login as djsLogin, next } from './djs.js';
 
@@ -122,6 +122,20 @@ describe('discord.js hears threads (docs/threads.md#events)', () => {
     const mine = client.channels.cache.get(priv.body.id) as ThreadChannel;
     expect(mine.type).toBe(ChannelType.PrivateThread);
     expect(mine.joined).toBe(true);
+  });
+
+  it('a bot added mid-session has the server’s active threads it may see from its GUILD_CREATE', async () => {
+    const w = await threadWorld();
+    const pub = await api('POST', `/channels/${w.channel.id}/threads`, w.owner, { name: 'before the bot', type: 11 });
+    const priv = await api('POST', `/channels/${w.channel.id}/threads`, w.owner, { name: 'not for it', type: 12 });
+    expect(pub.status).toBe(201);
+    const late = await createBot(srv.url, w.owner);
+    const client = await djsLogin(srv, clients, late.token);
+    const joined = next<[Guild]>(client, 'guildCreate', (g) => g.id === w.server.id);
+    await addBot(srv.url, w.owner, w.server.id, late.id);
+    await joined;
+    expect((client.channels.cache.get(pub.body.id) as ThreadChannel | undefined)?.name).toBe('before the bot');
+    expect(client.channels.cache.has(priv.body.id)).toBe(false);
   });
 
   it('emits threadCreate, threadUpdate, threadMembersUpdate and threadDelete', async () => {

@@ -148,6 +148,8 @@ describe('a thread’s own events (THREAD_*)', () => {
     await b.waitForEvent('THREAD_MEMBERS_UPDATE', (d) => d.id === id && d.memberCount === 2);
     await b.waitForEvent('THREAD_MEMBER_UPDATE', (d) => d.threadId === id && d.userId === outside.id);
     await a.waitForEvent('THREAD_MEMBERS_UPDATE', (d) => d.id === id && d.addedMembers?.[0]?.userId === outside.id);
+    // The thread before anything naming it: a client has it when the change arrives.
+    expect(naming(b, id)[0]).toBe(given);
 
     // Removed: they hear it, then nothing more of the thread.
     expect((await api('DELETE', `/channels/${id}/thread-members/${outside.id}`, owner)).status).toBe(204);
@@ -196,6 +198,16 @@ describe('a thread’s own events (THREAD_*)', () => {
     await syncPoint(a, mod, b);
     expect(a.events('THREAD_MEMBER_UPDATE').filter((f) => f.d.threadId === id && f.d.userId === owner.id)).toEqual([]);
     expect(naming(b, id)).toEqual([]);
+  });
+
+  it('someone leaving the server leaves its threads, and the thread’s viewers hear it', async () => {
+    const passing = await registerUser(srv.url);
+    await joinServer(srv.url, owner, passing, serverId);
+    const id = await thread(general, {}, [passing.id, inside.id]);
+    const a = await pool.identify(srv.gatewayUrl, inside.auth);
+    expect((await call(srv.url, 'DELETE', `/servers/${serverId}/members/${passing.id}`, { auth: owner.auth })).status).toBe(204);
+    const left = await a.waitForEvent('THREAD_MEMBERS_UPDATE', (d) => d.id === id);
+    expect(left.d).toMatchObject({ id, serverId, memberCount: 1, removedMemberIds: [passing.id] });
   });
 
   it('the auto-archive job announces each thread it archives', async () => {

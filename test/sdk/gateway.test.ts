@@ -62,6 +62,32 @@ describe('ParleyBot against a real server', () => {
     });
   });
 
+  it('delivers a thread’s events (threadCreate, threadMembersUpdate, threadUpdate, threadDelete) and ready’s threads', async () => {
+    const w = await world(srv.url);
+    const early = await call(srv.url, 'POST', `/api/v10/channels/${w.channel.id}/threads`, {
+      auth: w.owner.auth,
+      body: { name: 'early', type: 11 },
+    });
+    const bot = newBot(w.bot.token);
+    const ready = await bot.connect();
+    expect(ready.servers.find((s) => s.id === w.server.id)?.threads?.map((t) => t.id)).toEqual([early.body.id]);
+    const created = bot.waitFor('threadCreate', { filter: (t) => t.name === 'sdk thread' });
+    const joined = bot.waitFor('threadMembersUpdate', { filter: (d) => d.addedMembers?.[0]?.userId === w.owner.id });
+    const made = await call(srv.url, 'POST', `/api/v10/channels/${w.channel.id}/threads`, {
+      auth: w.owner.auth,
+      body: { name: 'sdk thread', type: 11 },
+    });
+    const [thread] = await created;
+    expect(thread).toMatchObject({ id: made.body.id, parentId: w.channel.id, type: 'public_thread', ownerId: w.owner.id });
+    expect((await joined)[0].memberCount).toBe(1);
+    const updated = bot.waitFor('threadUpdate', { filter: (t) => t.id === thread.id && t.metadata.archived });
+    await call(srv.url, 'PATCH', `/api/v10/channels/${thread.id}`, { auth: w.owner.auth, body: { archived: true } });
+    await updated;
+    const deleted = bot.waitFor('threadDelete', { filter: (d) => d.id === thread.id });
+    await call(srv.url, 'DELETE', `/api/v10/channels/${thread.id}`, { auth: w.owner.auth });
+    expect((await deleted)[0]).toEqual({ id: thread.id, serverId: w.server.id, parentId: w.channel.id, type: 'public_thread' });
+  });
+
   it('delivers the other event types with their payloads', async () => {
     const w = await world(srv.url);
     const bot = newBot(w.bot.token);

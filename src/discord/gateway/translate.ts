@@ -1,4 +1,4 @@
-import type { Channel, Member, Message, Role, Server, Thread } from '@parley/protocol';
+import { type Channel, type Member, type Message, P, type Role, type Server, type Thread } from '@parley/protocol';
 import type { ServerModel } from '../../domain/permissions.js';
 import type { Caller } from '../../domain/types.js';
 import type { ReadyState } from '../../domain/ready.js';
@@ -312,6 +312,17 @@ export function joinedGuild(
   o: { intents: number; largeThreshold: number },
 ): DispatchFrame {
   const channels = visibleChannels(model, self, roles).map((c) => ({ ...channelOf(model, c.id)!, lastMessageId: null }));
+  // The active threads it may see by the one permission function; it has joined none.
+  const threads = (join.threads ?? []).filter(
+    (t) =>
+      (model.threadPermissions(self.id, self.bot, roles, t.parentId, {
+        private: t.type === 'private_thread',
+        locked: t.metadata.locked,
+        member: false,
+      }) &
+        P.VIEW_CHANNEL) !==
+      0n,
+  );
   const large = join.memberCount > o.largeThreshold;
   const members = large || (o.intents & INTENTS.GUILD_MEMBERS) === 0 ? join.members.filter((m) => m.user.id === self.id) : join.members;
   return guildCreate({
@@ -322,6 +333,7 @@ export function joinedGuild(
     large,
     members,
     channels,
+    threads: threads.map((t) => discordThread(t as Thread)),
     presences: [],
   });
 }
