@@ -492,10 +492,20 @@ export async function messageView(ctx: DomainContext, row: MessageTable, viewer:
   return (await messageViews(ctx, [row], viewer))[0]!;
 }
 
+/** Of `rows`, those a thread may have started from: a server channel's that is not itself a thread. */
+async function mayStartThreads(ctx: DomainContext, rows: MessageTable[]): Promise<MessageTable[]> {
+  const server = rows.filter((r) => r.serverId !== DM_SERVER_ID);
+  if (server.length === 0) return server;
+  const threads = new Set<string>();
+  for (const id of new Set(server.map((r) => r.channelId))) if (await ctx.threadFacts.of(ctx.store, id)) threads.add(id);
+  return threads.size === 0 ? server : server.filter((r) => !threads.has(r.channelId));
+}
+
 /** Stored messages as `viewer` sees them, in their order: reactions, replied-to messages and started threads in one query each. */
 export async function messageViews(ctx: DomainContext, rows: MessageTable[], viewer: Viewer): Promise<Message[]> {
-  // The threads started from these messages, in one read for the page (a DM's messages start none).
-  const server = rows.filter((r) => r.serverId !== DM_SERVER_ID);
+  // The threads started from these messages, in one read for the page: a DM's messages start
+  // none, nor does a thread's (threads do not nest; which channels are threads is kept per instance).
+  const server = await mayStartThreads(ctx, rows);
   const [reactions, referenced, started] = await Promise.all([
     ctx.store.reactions.summaries(
       ctx.store.db,

@@ -272,12 +272,22 @@ const migrations: Record<string, Migration> = {
   // A forum's defaults (docs/threads.md#forum-channels): the auto-archive duration of its new
   // posts (null: a day), how clients sort and lay out its posts (null: not set), and the
   // emoji they offer to react to a post with. Its tags are 0025's `forum_tags`.
+  // And a thread's parent beside its state (it never changes), so a channel's active list and
+  // its archived pages read an index in their order (bench/README.md, "Threads at scale")
+  // instead of every thread of the channel and a sort.
   '0028_forum_settings': {
     async up(db: Kysely<any>) {
       await db.schema.alterTable('channels').addColumn('default_auto_archive_duration', 'integer').execute();
       await db.schema.alterTable('channels').addColumn('default_sort_order', 'text').execute();
       await db.schema.alterTable('channels').addColumn('default_forum_layout', 'text').execute();
       await db.schema.alterTable('channels').addColumn('default_reaction_emoji', 'text').execute();
+      await db.schema.alterTable('threads').addColumn('parent_id', 'bigint').execute();
+      await sql`update threads set parent_id = (select c.parent_id from channels c where c.id = threads.channel_id)`.execute(db);
+      await db.schema
+        .createIndex('threads_parent_archive')
+        .on('threads')
+        .columns(['parent_id', 'archived', 'archive_timestamp', 'channel_id'])
+        .execute();
     },
   },
 };

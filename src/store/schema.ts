@@ -110,6 +110,8 @@ export interface ThreadTable {
   memberCount: number;
   /** A forum post's tags: a JSON array of tag ids. */
   appliedTags: string;
+  /** Its parent, as its channel row says (0028: a thread's parent never changes), for the per-channel lists' index. */
+  parentId?: string | null;
 }
 
 /** Someone who joined a thread (0025). */

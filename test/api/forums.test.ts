@@ -144,7 +144,11 @@ describe('forum channels (native)', () => {
   });
 
   it('a post takes the forum default duration, and a message a thread started from carries it', async () => {
-    const made = await as(owner, 'POST', `/servers/${serverId}/channels`, { name: 'slow', type: 'forum', defaultAutoArchiveDuration: 10080 });
+    const made = await as(owner, 'POST', `/servers/${serverId}/channels`, {
+      name: 'slow',
+      type: 'forum',
+      defaultAutoArchiveDuration: 10080,
+    });
     const post = await as(member, 'POST', `/channels/${made.body.id}/threads`, { name: 'p', message: { content: 'x' } });
     expect(post.body.metadata.autoArchiveDuration).toBe(10080);
 
@@ -186,7 +190,11 @@ describe('forum channels (native)', () => {
 describe('forum refusals (native)', () => {
   it('too many tags, bad tags, forum fields elsewhere', async () => {
     const many = Array.from({ length: 21 }, (_, i) => ({ name: `t${i}` }));
-    expectError(await as(owner, 'POST', `/servers/${serverId}/channels`, { name: 'f', type: 'forum', availableTags: many }), 400, 'invalid_body');
+    expectError(
+      await as(owner, 'POST', `/servers/${serverId}/channels`, { name: 'f', type: 'forum', availableTags: many }),
+      400,
+      'invalid_body',
+    );
     const f = await forum('limits');
     expectError(await as(owner, 'PATCH', `/channels/${f.id}`, { availableTags: many }), 400, 'invalid_body');
     expectError(

@@ -112,6 +112,8 @@ interface World {
   /** A public thread of the owner's in #general, and a private one nobody else joined (docs/threads.md). */
   thread: { id: string };
   privateThread: { id: string };
+  /** A forum of the owner's with an open tag and a moderated one (docs/threads.md#forum-channels). */
+  forum: { id: string; availableTags: Array<{ id: string; moderated: boolean }> };
 }
 let w: World;
 
@@ -271,6 +273,16 @@ async function buildWorld(): Promise<World> {
     )
   ).body;
 
+  const forum = (
+    await ok(
+      call(url, 'POST', `/servers/${server.id}/channels`, {
+        auth: owner.auth,
+        body: { name: 'forum', type: 'forum', availableTags: [{ name: 'open' }, { name: 'done', moderated: true }] },
+      }),
+      201,
+    )
+  ).body;
+
   return {
     owner,
     member,
@@ -312,6 +324,7 @@ async function buildWorld(): Promise<World> {
     patchBot,
     thread,
     privateThread,
+    forum,
   };
 }
 
@@ -749,6 +762,23 @@ const SPECS: RouteSpec[] = [
     status: only({ owner: 201, member: 201 }),
     params: inGeneral,
     body: () => ({ name: 'from the matrix' }),
+  },
+  {
+    // A forum's posts take SEND_MESSAGES there, as on Discord: the bots that send may post.
+    route: 'POST /channels/:channelId/threads',
+    variant: 'a forum post with its first message',
+    okCaller: 'owner',
+    status: only({ ...SENDERS(201) }),
+    params: () => ({ channelId: w.forum.id }),
+    body: () => ({ name: 'a post', message: { content: 'first' }, appliedTags: [w.forum.availableTags[0]!.id] }),
+  },
+  {
+    route: 'POST /channels/:channelId/threads',
+    variant: 'a forum post with a moderated tag: MANAGE_THREADS',
+    okCaller: 'owner',
+    status: only({ owner: 201 }),
+    params: () => ({ channelId: w.forum.id }),
+    body: () => ({ name: 'a post', message: { content: 'first' }, appliedTags: [w.forum.availableTags[1]!.id] }),
   },
   {
     route: 'POST /channels/:channelId/messages/:messageId/threads',

@@ -20,9 +20,9 @@ afterEach(async () => {
 });
 afterAll(() => srv?.close());
 
-/** VIEW_CHANNEL, SEND_MESSAGES, READ_MESSAGE_HISTORY, MANAGE_CHANNELS and the four thread bits (34, 35, 36, 38). */
+/** VIEW_CHANNEL, SEND_MESSAGES, ATTACH_FILES, READ_MESSAGE_HISTORY, MANAGE_CHANNELS and the four thread bits (34, 35, 36, 38). */
 const BOT_PERMISSIONS = String(
-  (1n << 4n) | (1n << 10n) | (1n << 11n) | (1n << 16n) | (1n << 34n) | (1n << 35n) | (1n << 36n) | (1n << 38n),
+  (1n << 4n) | (1n << 10n) | (1n << 11n) | (1n << 15n) | (1n << 16n) | (1n << 34n) | (1n << 35n) | (1n << 36n) | (1n << 38n),
 );
 
 async function forumWorld() {
@@ -104,6 +104,15 @@ describe('discord.js forums against Parley', () => {
     expect(starter?.id).toBe(post.id);
     expect(starter?.content).toBe('please add a dark mode');
     expect(starter?.channelId).toBe(post.id);
+
+    // With a file: multipart, payload_json with the message and files[0].
+    const withFile = await forum.threads.create({
+      name: 'logs',
+      message: { content: 'see the log', files: [{ attachment: Buffer.from('line 1\n'), name: 'log.txt' }] },
+    });
+    const fileStarter = await withFile.fetchStarterMessage();
+    expect(fileStarter?.attachments.map((a) => a.name)).toEqual(['log.txt']);
+    expect(await (await fetch(fileStarter!.attachments.first()!.url)).text()).toBe('line 1\n');
 
     const retagged = await post.setAppliedTags([ui!.id, api!.id]);
     expect(retagged.appliedTags).toEqual([ui!.id, api!.id]);

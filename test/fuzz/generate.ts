@@ -627,10 +627,38 @@ function template(g: Gen, route: Route, githubEvent: string | undefined): Array<
       return [
         ['name', name()],
         ...some(g, [
-          ['type', rng.pick<J>(['text', 'category', 'voice', 4, null])],
+          ['type', rng.pick<J>(['text', 'category', 'forum', 'voice', 4, 15, null])],
           ['parentId', rng.pick<J>([null, scene.channelId, anyId(g), ''])],
           ['syncPermissions', rng.pick<J>([true, false, 'yes', null])],
           ['position', limitNumber(g, OBJECT_LIMITS.position)],
+          // A forum's (docs/threads.md#forum-channels): tags new or kept, too many, bad names and emoji.
+          [
+            'availableTags',
+            rng.pick<J>([
+              [],
+              [obj([['name', name()]])],
+              [
+                obj([
+                  ['name', 'a'],
+                  ['moderated', true],
+                  ['emoji', rng.pick<J>(['🐛', 'x', '', null])],
+                ]),
+              ],
+              [
+                obj([
+                  ['id', rng.pick<J>([anyId(g), scene.channelId, 3])],
+                  ['name', 'kept'],
+                ]),
+              ],
+              Array.from({ length: 21 }, (_, i) => obj([['name', `t${i}`]])),
+              [obj([['name', LONG(21, 't')]])],
+              null,
+            ]),
+          ],
+          ['defaultAutoArchiveDuration', rng.pick<J>([60, 10080, 61, null, '60'])],
+          ['defaultSortOrder', rng.pick<J>(['latest_activity', 'creation_date', 0, null])],
+          ['defaultForumLayout', rng.pick<J>(['not_set', 'list', 'gallery', 2])],
+          ['defaultReactionEmoji', rng.pick<J>(['👍', 'no', null])],
         ]),
       ];
     // Array bodies (`makeBody` wraps these entries in a list).
@@ -685,6 +713,18 @@ function template(g: Gen, route: Route, githubEvent: string | undefined): Array<
         ...(rng.chance(0.2) ? [['invitable', rng.pick<J>([true, false, 'no'])] as [string, J]] : []),
         ...(route.method === 'PATCH' && rng.chance(0.4) ? [['archived', rng.pick<J>([true, false, 1])] as [string, J]] : []),
         ...(route.method === 'PATCH' && rng.chance(0.3) ? [['locked', rng.pick<J>([true, false, 'yes'])] as [string, J]] : []),
+        // Forum posts (docs/threads.md#forum-posts): a first message and tags, right or wrong.
+        ...(route.method === 'POST' && rng.chance(0.3)
+          ? [['message', rng.pick<J>([obj([['content', anyString(g)]]), obj([]), 'text', null])] as [string, J]]
+          : []),
+        ...(route.path !== '/channels/:channelId/messages/:messageId/threads' && rng.chance(0.3)
+          ? [
+              [
+                'appliedTags',
+                rng.pick<J>([[], [anyId(g)], [scene.channelId, scene.channelId], Array.from({ length: 6 }, () => anyId(g)), 'x']),
+              ] as [string, J],
+            ]
+          : []),
       ];
     case 'POST /channels/:channelId/messages':
       return [

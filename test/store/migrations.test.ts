@@ -517,6 +517,42 @@ describe.each(storeDialects())('migrations on %s', (dialect) => {
     expect(await store.accessEpoch()).toBeGreaterThan(epoch);
   });
 
+  it("0028 gives threads their parent for the per-channel lists' index, and channels a forum's defaults", async () => {
+    const db = await emptyDatabase(dialect);
+    cleanup.push(() => db.dispose());
+    await migrateToLatest(db.admin, db.schema, '0027_thread_permissions');
+    const admin = db.admin as Kysely<any>;
+    await admin.insertInto('users').values({ id: '101', username: 'o', username_key: 'o', name: 'O', bot: 0, created_at: 'x' }).execute();
+    await admin.insertInto('servers').values({ id: '201', name: 's', owner_id: '101', created_at: 'x' }).execute();
+    await admin.insertInto('channels').values({ id: '301', server_id: '201', name: 'general', created_at: 'x', position: 0 }).execute();
+    for (const [id, archived] of [
+      ['401', 1],
+      ['402', 0],
+    ] as const) {
+      await admin
+        .insertInto('channels')
+        .values({ id, server_id: '201', parent_id: '301', type: 'public_thread', name: `t${id}`, created_at: 'x', position: 0 })
+        .execute();
+      await admin
+        .insertInto('threads')
+        .values({
+          channel_id: id,
+          owner_id: '101',
+          archived,
+          auto_archive_duration: 60,
+          archive_timestamp: `2026-01-0${id.at(-1)}T00:00:00.000Z`,
+          create_timestamp: 'x',
+          archive_due_at: 'y',
+        })
+        .execute();
+    }
+    const store = await open(db);
+    const archived = await store.threads.archivedOfParent(store.db, '301', { type: 'public_thread', limit: 10 });
+    expect(archived.map((t) => t.id)).toEqual(['401']);
+    expect((await store.threads.activeOfParent(store.db, '301')).map((t) => t.id)).toEqual(['402']);
+    expect(await store.channels.byId(store.db, '301')).toMatchObject({ defaultAutoArchiveDuration: null, defaultForumLayout: null });
+  });
+
   it('0004 on an empty database leaves ids to the generator', async () => {
     const db = await emptyDatabase(dialect);
     cleanup.push(() => db.dispose());

@@ -55,7 +55,7 @@ export const threads = {
     await db.insertInto('channels').values({ id, serverId, parentId, type, name, createdAt, topic: null, position: 0 }).execute();
     await db
       .insertInto('threads')
-      .values({ channelId: id, ...thread })
+      .values({ channelId: id, ...thread, parentId })
       .execute();
   },
   byId: (db: Db | Tx, id: string): Promise<ThreadRow | undefined> => threadRows(db).where('channels.id', '=', id).executeTakeFirst(),
@@ -109,9 +109,9 @@ export const threads = {
     serverIds.length === 0
       ? Promise.resolve([])
       : threadRows(db).where('channels.serverId', 'in', serverIds).where('threads.archived', '=', 0).orderBy('channels.id').execute(),
-  /** The unarchived threads of one channel (a parent becoming visible: THREAD_LIST_SYNC). */
+  /** The unarchived threads of one channel (a parent becoming visible: THREAD_LIST_SYNC), through `threads_parent_archive` (0028). */
   activeOfParent: (db: Db, parentId: string): Promise<ThreadRow[]> =>
-    threadRows(db).where('channels.parentId', '=', parentId).where('threads.archived', '=', 0).orderBy('channels.id').execute(),
+    threadRows(db).where('threads.parentId', '=', parentId).where('threads.archived', '=', 0).orderBy('channels.id').execute(),
   /**
    * A page of a channel's archived threads of one kind, newest archive first, before the
    * archive timestamp `before`; with `memberId`, only those that member joined.
@@ -121,10 +121,11 @@ export const threads = {
     parentId: string,
     page: { type: ThreadKind; before?: string; limit: number; memberId?: string },
   ): Promise<ThreadRow[]> => {
+    // In the order of `threads_parent_archive` (0028): a page reads its rows, never the channel's every thread.
     let q = threadRows(db)
-      .where('channels.parentId', '=', parentId)
-      .where('channels.type', '=', page.type)
-      .where('threads.archived', '=', 1);
+      .where('threads.parentId', '=', parentId)
+      .where('threads.archived', '=', 1)
+      .where('channels.type', '=', page.type);
     if (page.before !== undefined) q = q.where('threads.archiveTimestamp', '<', page.before);
     if (page.memberId !== undefined) {
       const memberId = page.memberId;
@@ -138,7 +139,7 @@ export const threads = {
         ),
       );
     }
-    return q.orderBy('threads.archiveTimestamp', 'desc').orderBy('channels.id', 'desc').limit(page.limit).execute();
+    return q.orderBy('threads.archiveTimestamp', 'desc').orderBy('threads.channelId', 'desc').limit(page.limit).execute();
   },
   /** A channel's kind and parent, by id (whether it is a thread); undefined for no channel. */
   kindOf: (db: Db, id: string) => db.selectFrom('channels').select(['type', 'parentId']).where('id', '=', id).executeTakeFirst(),
