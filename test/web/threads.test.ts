@@ -149,6 +149,12 @@ describe('threads', () => {
   it('Escape closes the panel and gives the focus back; the channel header lists threads and starts a new one', async () => {
     const o = await open(ana);
     const { page } = o;
+    // Ben has #general open meanwhile.
+    const b = await open(ben);
+    await sidebar(b.page)
+      .getByRole('link', { name: /general/ })
+      .first()
+      .waitFor();
     const button = page.getByRole('button', { name: 'Threads', exact: true });
     await button.click();
     const list = page.getByRole('dialog', { name: 'Threads' });
@@ -164,6 +170,9 @@ describe('threads', () => {
     await page.waitForURL(new RegExp(`/c/${generalId}/t/\\d+$`));
     const newId = page.url().split('/').pop() ?? '';
     await panel(page).getByText('A blue umbrella, anyone?').waitFor();
+    // THREAD_CREATE: the new thread, just active, shows under #general on Ben's screen at once.
+    await threadRow(b.page, newId).waitFor();
+    expect(await threadRow(b.page, newId).getAttribute('data-unread')).toBeNull();
     // Escape: the panel closes, the address is the channel's again, the focus goes back to the channel.
     await panelComposer(page, 'Lost and found').focus();
     await page.keyboard.press('Escape');
@@ -176,6 +185,7 @@ describe('threads', () => {
     await page.waitForURL(new RegExp(`/t/${newId}$`));
     await panel(page).getByText('A blue umbrella, anyone?').waitFor();
     noPageErrors(o);
+    noPageErrors(b);
   });
 
   it('archives a thread from its menu; the archived list pages it, and opens it', async () => {

@@ -16,7 +16,7 @@ import { Markdown } from '../markdown/render';
 import { navigate, paths } from '../router';
 import { sendMessage } from '../state/actions';
 import { can, P, usePermissions } from '../state/permissions';
-import { useStore } from '../state/store';
+import { store, useStore } from '../state/store';
 import {
   createThread,
   createThreadFromMessage,
@@ -324,6 +324,12 @@ function ThreadView({
   }
 
   const canPost = can(bits, P.SEND_MESSAGES);
+  // ↑ in an empty composer edits one's last message of the thread, as in a channel.
+  const editLast = () => {
+    const items = store.getState().messages[thread.id]?.items ?? [];
+    const last = items.findLast((m) => m.author?.id === meId && !m.webhookId);
+    if (last) setEditingId(last.id);
+  };
   return (
     <>
       <PanelHeader
@@ -394,7 +400,7 @@ function ThreadView({
       ) : (
         <>
           {archived && canPost && <p className={styles.note}>{t('threads.archivedNote')}</p>}
-          <Composer key={`composer-${thread.id}`} channel={channel} label={thread.name} onEditLast={() => undefined} />
+          <Composer key={`composer-${thread.id}`} channel={channel} label={thread.name} onEditLast={editLast} />
         </>
       )}
     </>

@@ -310,11 +310,17 @@ export function ChatPage({ serverId, channelId, threadId = null, onLogout }: Pro
           <button
             ref={membersButton}
             type="button"
-            className={`icon-button${showMembers ? ' active' : ''}`}
-            aria-label={showMembers ? t('chat.hideMemberList') : t('chat.showMemberList')}
-            aria-pressed={showMembers}
+            className={`icon-button${membersShown ? ' active' : ''}`}
+            aria-label={membersShown ? t('chat.hideMemberList') : t('chat.showMemberList')}
+            aria-pressed={membersShown}
             title={t('chat.members')}
-            onClick={() => setShowMembers((v) => !v)}
+            onClick={() => {
+              // An open thread holds the member list's place: the list takes it back.
+              if (panelOpen) {
+                closePanel();
+                setShowMembers(true);
+              } else setShowMembers((v) => !v);
+            }}
           >
             <UsersIcon />
           </button>
