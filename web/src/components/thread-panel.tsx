@@ -15,6 +15,7 @@ import { useAction } from '../lib/use-action';
 import { Markdown } from '../markdown/render';
 import { navigate, paths } from '../router';
 import { sendMessage } from '../state/actions';
+import { threadLevel, updateSettings } from '../state/conversations';
 import { can, P, usePermissions } from '../state/permissions';
 import { store, useStore } from '../state/store';
 import {
@@ -264,6 +265,8 @@ function ThreadView({
   onClose: () => void;
 }) {
   const meId = useStore((s) => s.me?.id);
+  const settings = useStore((s) => s.settings);
+  const state = { settings };
   const parentBits = usePermissions(server.id, parent.id);
   const bits = usePermissions(server.id, thread.id);
   const manage = can(parentBits, P.MANAGE_THREADS);
@@ -297,6 +300,19 @@ function ThreadView({
         ? { id: 'unlock', label: t('threads.unlock'), onSelect: () => change({ locked: false }, t('threads.unlocked')) }
         : { id: 'lock', label: t('threads.lock'), onSelect: () => change({ locked: true }, t('threads.locked')) },
     );
+  }
+  // A followed thread's notifications, kept as a channel's setting by its id (threadLevel).
+  if (following) {
+    const level = threadLevel(state, thread);
+    for (const value of ['all', 'mentions', 'none'] as const) {
+      items.push({
+        id: `notify-${value}`,
+        label: t(`threads.notify.${value}`),
+        hint: level === value ? t('threads.notify.current') : undefined,
+        onSelect: () =>
+          void updateSettings({ servers: { [server.id]: { channels: { [thread.id]: { level: value } } } } }).catch(toastError),
+      });
+    }
   }
   items.push({
     id: 'copy-link',

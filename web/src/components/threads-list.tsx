@@ -30,6 +30,7 @@ interface Props {
 }
 
 type Tab = 'active' | 'archived';
+const TABS: readonly Tab[] = ['active', 'archived'];
 
 export function ThreadsList({ channel, canCreate, onNew, onClose, toggle }: Props) {
   const ref = useRef<HTMLDivElement>(null);
@@ -117,7 +118,7 @@ export function ThreadsList({ channel, canCreate, onNew, onClose, toggle }: Prop
         </button>
       </header>
       <div className={styles.tabs} role="tablist" aria-label={t('threads.title')}>
-        {(['active', 'archived'] as const).map((which) => (
+        {TABS.map((which) => (
           <button
             key={which}
             type="button"

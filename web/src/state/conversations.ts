@@ -53,9 +53,23 @@ export function notifyRule(settings: UserSettings | null, serverId: string, chan
 /** A followed thread is muted by its own level `none`, or by its parent's or server's mute. */
 export function threadMuted(
   state: Pick<State, 'settings'>,
-  th: Pick<State['threads'][string], 'serverId' | 'parentId' | 'member'>,
+  th: Pick<State['threads'][string], 'id' | 'serverId' | 'parentId' | 'member'>,
 ): boolean {
-  return th.member?.notify === 'none' || notifyRule(state.settings, th.serverId, th.parentId).muted;
+  return threadLevel(state, th) === 'none' || notifyRule(state.settings, th.serverId, th.parentId).muted;
+}
+
+/**
+ * What a thread notifies of (docs/threads.md#in-the-web-client): its own setting (kept as a
+ * channel's, by the thread's id), else what the membership says, else everything for a
+ * followed thread (as Discord does) and the parent's rule for one not followed.
+ */
+export function threadLevel(
+  state: Pick<State, 'settings'>,
+  th: Pick<State['threads'][string], 'id' | 'serverId' | 'parentId' | 'member'>,
+): NotifyLevel {
+  const own = state.settings?.servers?.[th.serverId]?.channels?.[th.id];
+  if (own?.muted) return 'none';
+  return own?.level ?? th.member?.notify ?? (th.member ? 'all' : notifyRule(state.settings, th.serverId, th.parentId).level);
 }
 
 /** What the unread summaries read from the state. */
@@ -344,6 +358,12 @@ export function shouldNotify(state: State, m: Message): boolean {
   // Do not disturb means no desktop notifications at all (the status menu says so).
   if (state.myStatus === 'dnd') return false;
   if (!m.serverId) return true;
+  const thread = state.threads[m.channelId];
+  if (thread) {
+    if (threadMuted(state, thread)) return false;
+    const level = threadLevel(state, thread);
+    return level === 'all' || pingsMe(state, m) || repliesToMe(state, m);
+  }
   const rule = notifyRule(state.settings, m.serverId, m.channelId);
   if (rule.muted || rule.level === 'none') return false;
   return rule.level === 'all' || pingsMe(state, m) || repliesToMe(state, m);
@@ -363,13 +383,15 @@ function maybeNotify(state: State, m: Message): void {
   let title = author;
   let path: string;
   if (m.serverId) {
-    const channel = state.channels[m.serverId]?.find((c) => c.id === m.channelId);
+    const thread = state.threads[m.channelId];
+    const channel = state.channels[m.serverId]?.find((c) => c.id === (thread?.parentId ?? m.channelId));
     const server = state.servers[m.serverId];
-    const where = `#${channel?.name ?? t('notifications.channel')}`;
+    const hash = `#${channel?.name ?? t('notifications.channel')}`;
+    const where = thread ? `${thread.name}, ${hash}` : hash;
     title = server
       ? t('notifications.titleInServer', { author, where, server: server.name })
       : t('notifications.titleIn', { author, where });
-    path = paths.channel(m.serverId, m.channelId);
+    path = thread ? paths.thread(m.serverId, thread.parentId, thread.id) : paths.channel(m.serverId, m.channelId);
   } else {
     const dm = state.dms[m.channelId];
     if (dm?.type === 'group_dm') title = `${author} (${dmTitle(dm, state.me?.id)})`;
