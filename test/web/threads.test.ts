@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createChannel, createServer, joinServer, postMessage, registerUser, type TestUser } from '../factories.js';
 import { axeScan, settle } from './axe.js';
 import { browserSuite, screenshot, type OpenPage } from './browser.js';
+import { clickNotification, recordNotifications, waitForNotifications } from './notifications.js';
 
 const web = browserSuite();
 
@@ -213,6 +214,29 @@ describe('threads', () => {
     await expect
       .poll(async () => (await call(web.url, 'GET', `/threads/${threadId}`, { auth: ana.auth })).body.metadata.archived)
       .toBe(false);
+    noPageErrors(o);
+  });
+
+  it('a followed thread notifies of every message, named after the thread; a click opens it', async () => {
+    const made = await call(web.url, 'POST', `/channels/${generalId}/threads`, { auth: ana.auth, body: { name: 'Ferry times' } });
+    expect(made.status).toBe(201);
+    const ferry = made.body.id as string;
+    expect((await call(web.url, 'PUT', `/threads/${ferry}/members/@me`, { auth: ben.auth })).status).toBe(204);
+    const o = await web.open({
+      token: ben.token,
+      path: `/s/${serverId}/c/${randomId}`,
+      height: 800,
+      prepare: (page) => recordNotifications(page, web.url, { grant: true }),
+    });
+    const { page } = o;
+    await threadRow(page, ferry).waitFor();
+    // Not a mention: a followed thread notifies of everything, as on Discord.
+    const msg = await postMessage(web.url, ana.auth, ferry, 'The 9:10 is cancelled');
+    const [seen] = await waitForNotifications(page, 1);
+    expect(seen).toMatchObject({ title: `${ana.name} (Ferry times, #general, Harbour)`, body: 'The 9:10 is cancelled', tag: msg.id });
+    await clickNotification(page, 0);
+    await page.waitForURL(new RegExp(`/c/${generalId}/t/${ferry}$`));
+    await panel(page).getByText('The 9:10 is cancelled').waitFor();
     noPageErrors(o);
   });
 
