@@ -522,7 +522,7 @@ export class Gateway {
     if (st.sendsEvent) this.deliver(session, pos, skipThrough, prepared ?? new Prepared(event, undefined, entry.join, entry.author));
     for (const notice of st.notices) this.deliver(session, pos, skipThrough, new Prepared(notice));
     // Channels whose threads a change opened to it: their active threads follow (docs/threads.md#events).
-    if (st.threadsOpened.length > 0) void this.syncThreads(session, serverId, st.threadsOpened);
+    if (st.threadsOpened.length > 0) void this.syncThreads(session, serverId, [...st.threadsOpened]);
     if (st.leaving) {
       session.servers.delete(serverId);
       if (session.backlog === null) removeFrom(this.byServer, serverId, session);

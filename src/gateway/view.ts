@@ -39,7 +39,7 @@ export interface Step {
    * already saw where it gained MANAGE_THREADS (their private threads). The gateway sends
    * their active threads (THREAD_LIST_SYNC, docs/threads.md#events).
    */
-  threadsOpened: string[];
+  threadsOpened: readonly string[];
   /** The session's membership or permissions changed: a resume point follows the entry. */
   marks: boolean;
 }
@@ -79,7 +79,7 @@ export function step(servers: ReadonlyMap<string, View>, me: Caller, entry: Serv
   const changes = shown ?? overwritten;
   const skipEvent =
     event.t === 'CHANNEL_UPDATE' && changes !== null && (changes.gained.includes(event.d.id) || changes.lost.includes(event.d.id));
-  const threadsOpened = changes ? [...changes.gained, ...changes.managed] : [];
+  const threadsOpened = changes ? [...changes.gained, ...changes.managed] : NONE;
   const notices: GatewayEvent[] = [];
   if (changes) {
     for (const id of changes.lost) {
@@ -101,6 +101,9 @@ export function step(servers: ReadonlyMap<string, View>, me: Caller, entry: Serv
     marks: self || permissionsChanged,
   };
 }
+
+/** No channel (shared: `step` runs per session per entry). */
+const NONE: readonly string[] = [];
 
 /** Whether a `user` entry is for a session of `me` with `servers`: its own, or a member of one of its servers who may see it. */
 export function concerns(me: Caller, servers: ReadonlyMap<string, View>, entry: Extract<BusEntry, { kind: 'user' }>): boolean {

@@ -213,7 +213,8 @@ describe('a thread’s own events (THREAD_*)', () => {
   it('the auto-archive job announces each thread it archives', async () => {
     const id = await thread(general, { archiveDueAt: new Date(Date.now() - 1000).toISOString() });
     const a = await pool.identify(srv.gatewayUrl, inside.auth);
-    expect(await archiveDueThreads(srv.app.ctx)).toBeGreaterThanOrEqual(1);
+    // (The app's own minute job may be the one that archives it: either announces it.)
+    await archiveDueThreads(srv.app.ctx);
     const f = await a.waitForEvent('THREAD_UPDATE', (d) => d.id === id);
     expect(f.d.metadata.archived).toBe(true);
   });
