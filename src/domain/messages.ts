@@ -318,6 +318,8 @@ export async function createMessage(
   alongside?: (tx: Tx, messageId: string) => Promise<unknown>,
   /** Writes the message needs before it, in its transaction (a forum post's thread, which is its channel). */
   before?: (tx: Tx) => Promise<unknown>,
+  /** Once committed, before the message's event: what must be announced first (a forum post's THREAD_CREATE). */
+  committed?: () => Promise<void>,
 ): Promise<CreateResult> {
   // Only a request with an Idempotency-Key needs the cutoff (a date formatted per message otherwise).
   const cutoff = idem ? idempotencyCutoff(ctx) : '';
@@ -401,6 +403,7 @@ export async function createMessage(
   } finally {
     ctx.store.messageHorizon.end(row.id);
   }
+  await committed?.();
   const member = await authorMember(ctx, { serverId: channel.serverId, authorId: author.id, webhookId }, input.authorMembership);
   await notifyChannel(ctx, channel, { t: 'MESSAGE_CREATE', d: message }, member);
   return { message, replayed: false };

@@ -298,8 +298,13 @@ async function createPost(
       await ctx.store.threads.insert(tx, row);
       await ctx.store.threadMembers.add(tx, member);
     },
+    // The post, then its poster joining it, before its first message (docs/threads.md#events), as on Discord.
+    async () => {
+      ctx.threadFacts.keep(id, { parentId, private: false });
+      await announceThread(ctx, 'THREAD_CREATE', id);
+      await announceMembers(ctx, id, { added: [member] });
+    },
   );
-  ctx.threadFacts.keep(id, { parentId, private: false });
   return { ...threadView({ ...row, memberCount: 1 }, id, member), message };
 }
 

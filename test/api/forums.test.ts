@@ -143,6 +143,24 @@ describe('forum channels (native)', () => {
     expect((await as(member, 'GET', `/threads/${r.body.id}`)).body.appliedTags).toEqual([f.tags.solved!.id]);
   });
 
+  it('a post is announced before its first message: THREAD_CREATE, then MESSAGE_CREATE; new tags are a THREAD_UPDATE', async () => {
+    const f = await forum('announced');
+    const gw = await TestGatewayClient.identify(srv.gatewayUrl, other.auth);
+    try {
+      const r = await as(member, 'POST', `/channels/${f.id}/threads`, { name: 'news', message: { content: 'first!' } });
+      expect(r.status, r.text).toBe(201);
+      const created = await gw.waitForEvent('MESSAGE_CREATE', (d) => d.id === r.body.id);
+      const thread = gw.events('THREAD_CREATE').find((e) => e.d.id === r.body.id);
+      expect(thread?.d).toMatchObject({ id: r.body.id, parentId: f.id, name: 'news' });
+      expect(gw.frames.indexOf(thread!)).toBeLessThan(gw.frames.indexOf(created));
+      await as(member, 'PATCH', `/threads/${r.body.id}`, { appliedTags: [f.tags.bug!.id] });
+      const updated = await gw.waitForEvent('THREAD_UPDATE', (d) => d.id === r.body.id);
+      expect(updated.d.appliedTags).toEqual([f.tags.bug!.id]);
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('a post takes the forum default duration, and a message a thread started from carries it', async () => {
     const made = await as(owner, 'POST', `/servers/${serverId}/channels`, {
       name: 'slow',
@@ -227,6 +245,9 @@ describe('forum refusals (native)', () => {
       400,
       'invalid_body',
     );
+    // Nor does a thread of a text channel take tags.
+    const plain = await as(member, 'POST', `/channels/${general}/threads`, { name: 'plain' });
+    expectError(await as(member, 'PATCH', `/threads/${plain.body.id}`, { appliedTags: [f.tags.open!.id] }), 400, 'invalid_body');
     // Nothing was made by the refusals.
     expect((await as(member, 'GET', `/channels/${f.id}/threads`)).body.threads).toEqual([]);
   });
