@@ -135,6 +135,47 @@ try {
   await postMessage(base, grace.auth, dm.body.id, 'Got a minute to look at the release notes?');
   await postMessage(base, ada.auth, dm.body.id, 'Sure, send them over 👍');
 
+  // A thread started from the release message, and a forum with tagged posts (docs/threads.md).
+  const thread = must(
+    await call(base, 'POST', `/channels/${general.id}/messages/${hello.id}/threads`, {
+      auth: grace.auth,
+      body: { name: 'Release 1.4 checklist' },
+    }),
+    201,
+  );
+  await postMessage(base, grace.auth, thread.body.id, 'Changelog is merged ✅');
+  await postMessage(base, linus.auth, thread.body.id, 'Docker image builds, pushing the tag now');
+  await postMessage(base, ada.auth, thread.body.id, `<@${linus.id}> thanks! I'll announce it once it's on the registry.`);
+  const help = must(
+    await call(base, 'POST', `/servers/${server.id}/channels`, {
+      auth: ada.auth,
+      body: {
+        name: 'help',
+        type: 'forum',
+        availableTags: [
+          { name: 'bug', emoji: '🐛' },
+          { name: 'question', emoji: '❓' },
+          { name: 'idea', emoji: '💡' },
+          { name: 'solved', emoji: '✅', moderated: true },
+        ],
+      },
+    }),
+    201,
+  );
+  const tagId = (name: string) => (help.body.availableTags as { id: string; name: string }[]).find((t) => t.name === name)!.id;
+  const forumPost = async (u: TestUser, name: string, content: string, tags: string[]) =>
+    must(
+      await call(base, 'POST', `/channels/${help.body.id}/threads`, {
+        auth: u.auth,
+        body: { name, message: { content }, appliedTags: tags.map(tagId) },
+      }),
+      201,
+    ).body as { id: string };
+  await forumPost(linus, 'Webhook retries give up too early', 'A 502 from our proxy stops the retries after the first try.', ['bug']);
+  const exportPost = await forumPost(grace, 'How do I export a channel?', 'Is there a way to download a channel as JSON?', ['question']);
+  await forumPost(ada, 'Scheduled messages', 'Would a /remind command be worth it, or a bot?', ['idea']);
+  await postMessage(base, ada.auth, exportPost.id, 'GET /channels/{id}/messages pages through all of it; a button is on the list.');
+
   type Shot = { name: string; path: string; user?: TestUser; ready: (page: Page) => Promise<unknown> };
   const text = (t: string) => (page: Page) => page.getByText(t).first().waitFor();
   const shots: Shot[] = [
@@ -173,6 +214,19 @@ try {
           .waitFor();
       },
     },
+    {
+      name: 'thread',
+      path: `/s/${server.id}/c/${general.id}/t/${thread.body.id}`,
+      user: ada,
+      ready: text("I'll announce it once"),
+    },
+    {
+      name: 'forum',
+      path: `/s/${server.id}/c/${help.body.id}`,
+      user: ada,
+      ready: (p) => p.getByTestId('forum-view').getByText('Would a /remind command').waitFor(),
+    },
+    { name: 'forum-post', path: `/s/${server.id}/c/${help.body.id}/t/${exportPost.id}`, user: ada, ready: text('pages through all of it') },
     { name: 'direct-message', path: `/dms/${dm.body.id}`, user: ada, ready: text('Sure, send them over') },
     ...['overview', 'roles', 'channels', 'invites', 'bans', 'audit-log', 'webhooks', 'bots'].map((tab) => ({
       name: `settings-${tab}`,

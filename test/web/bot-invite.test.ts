@@ -94,9 +94,11 @@ describe('the bot invite page', () => {
         'EMBED_LINKS',
         'MANAGE_MESSAGES',
         'ADMINISTRATOR',
+        'CREATE_PUBLIC_THREADS',
+        'SEND_MESSAGES_IN_THREADS',
       ].sort(),
     );
-    expect(await page.locator('li[data-permission] input:checked').count()).toBe(8);
+    expect(await page.locator('li[data-permission] input:checked').count()).toBe(10);
     await page.getByText('Dangerous: Administrator allows everything').waitFor();
     await page.getByText('1 Discord permission Parley does not have').waitFor();
     await screenshot(page, 'bot-invite');
@@ -193,8 +195,8 @@ describe('the bot invite page', () => {
     await page.getByRole('heading', { name: 'Add Quiz Bot to a server' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/oauth2/authorize');
     // A link asking for nothing offers the default set: a bot that can take part in conversations.
-    // (The thread bits of the set are granted too, not yet listed: the page lists no thread permission.)
-    expect(await page.locator('li[data-permission] input:checked').count()).toBe(6);
+    // Its thread bits too: posting in threads and starting them (docs/threads.md#permissions).
+    expect(await page.locator('li[data-permission] input:checked').count()).toBe(8);
     await page.getByRole('button', { name: 'Add to server' }).click();
     await page.getByText('Quiz Bot was added to Quiz night').waitFor();
     expect(await botBits(dave, server.id, bot.id)).toBe(DEFAULTS);

@@ -66,6 +66,7 @@ describe('messages', () => {
     expect(await menuItems(page)).toEqual([
       'Add reaction',
       'Reply',
+      'Create thread',
       'Pin message',
       'Mark unread',
       'Copy text',
@@ -116,6 +117,7 @@ describe('messages', () => {
     expect(await menuItems(page)).toEqual([
       'Add reaction',
       'Reply',
+      'Create thread',
       'Edit message',
       'Mark unread',
       'Copy text',
@@ -138,7 +140,7 @@ describe('messages', () => {
     await other.focus();
     await page.keyboard.press('ContextMenu');
     await menu(page).waitFor();
-    expect(await menuItems(page)).toEqual(['Add reaction', 'Reply', 'Mark unread', 'Copy text', 'Copy message link']);
+    expect(await menuItems(page)).toEqual(['Add reaction', 'Reply', 'Create thread', 'Mark unread', 'Copy text', 'Copy message link']);
     // Reply from the menu: the composer says whom it answers.
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('Enter');

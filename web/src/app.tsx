@@ -18,6 +18,7 @@ import { acceptInviteOnArrival, InvitePage, useInvitePreview } from './pages/inv
 import { applyEvent, loadMe, loadMembers, loadServers } from './state/actions';
 import { startBlocks } from './state/blocks';
 import { applyReady, startConversations } from './state/conversations';
+import { applyReadyThreads } from './state/threads';
 import { jumpToMessage } from './state/conversation';
 import { resetInteractions } from './state/interaction-store';
 import { forgetDrafts } from './lib/drafts';
@@ -290,6 +291,7 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
           if (ready.servers.some((s) => !s.ownerId)) loadServers().catch(() => undefined);
         }
         applyReady(ready);
+        applyReadyThreads(ready.servers);
         if (hadSession) {
           // A fresh session after a lost one: events may have been missed, refetch what is on screen.
           store.dispatch({ type: 'messages/stale' });
@@ -362,6 +364,9 @@ function Session({ token, onLogout, onAuthFailed }: SessionProps) {
   }
   if ((m = match('/dms/:channelId/m/:messageId', path)) && m.channelId && m.messageId) {
     return <MessageLink serverId={null} channelId={m.channelId} messageId={m.messageId} />;
+  }
+  if ((m = match('/s/:serverId/c/:channelId/t/:threadId', path)) && m.serverId && m.channelId && m.threadId) {
+    return <ChatPage serverId={m.serverId} channelId={m.channelId} threadId={m.threadId} onLogout={onLogout} />;
   }
   if ((m = match('/s/:serverId/c/:channelId', path)) && m.serverId && m.channelId) {
     return <ChatPage serverId={m.serverId} channelId={m.channelId} onLogout={onLogout} />;

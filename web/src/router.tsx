@@ -71,6 +71,9 @@ export const paths = {
   register: () => '/register',
   server: (serverId: string) => `/s/${encodeURIComponent(serverId)}`,
   channel: (serverId: string, channelId: string) => `/s/${encodeURIComponent(serverId)}/c/${encodeURIComponent(channelId)}`,
+  /** A thread or forum post, open beside its parent channel (or over it, on a phone). */
+  thread: (serverId: string, channelId: string, threadId: string) =>
+    `/s/${encodeURIComponent(serverId)}/c/${encodeURIComponent(channelId)}/t/${encodeURIComponent(threadId)}`,
   settings: (serverId: string, tab?: string) => `/s/${encodeURIComponent(serverId)}/settings${tab ? `/${tab}` : ''}`,
   myBots: () => '/my-bots',
   account: () => '/account',

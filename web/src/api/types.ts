@@ -52,6 +52,9 @@ export type {
   ReadState,
   Role,
   UserSettings,
+  Thread,
+  ThreadMember,
+  ForumTag,
 } from '@parley/protocol';
 
 /** What the client sends: request bodies, exactly as the service's routes validate them. */

@@ -14,15 +14,18 @@ import { copyText } from '../lib/clipboard';
 import { type ChannelMove, channelGroups, moveTo, stepMove } from '../lib/channel-order';
 import { isPrivate } from '../lib/overwrites';
 import { canOpenSettings } from '../pages/settings/tabs';
-import { Link, navigate, paths } from '../router';
+import { compareIds, snowflakeTime } from '@parley/protocol/ids';
+import { Link, match, navigate, paths, usePath } from '../router';
 import { reorderChannels } from '../state/actions';
-import { isUnread, markRead, mentionsIn, notifyRule } from '../state/conversations';
+import { isUnread, markRead, mentionsIn, notifyRule, threadMuted } from '../state/conversations';
 import { P, can } from '../state/permissions';
 import { useStore } from '../state/store';
 import { toast, toastError } from '../state/toasts';
 import styles from './channel-sidebar.module.css';
 import { ContextMenu, type ContextMenuAnchor, type ContextMenuItem, useContextMenuTrigger } from './context-menu';
-import { ChevronIcon } from './icons';
+import { ChevronIcon, ForumIcon } from './icons';
+import { isForum, lastActivity } from '../state/threads';
+import type { Thread } from '../api/types';
 import { LockIcon } from './lock-icon';
 import { MentionBadge } from './mention-badge';
 
@@ -108,6 +111,8 @@ export function ChannelList({ server, activeChannelId, bits, labelledBy, onNotif
   const readStates = useStore((s) => s.readStates);
   const settings = useStore((s) => s.settings);
   const meId = useStore((s) => s.me?.id);
+  const threads = useStore((s) => s.threads);
+  const openThreadId = match('/s/:serverId/c/:channelId/t/:threadId', usePath())?.threadId ?? null;
   const collapsed = useCollapsed(server.id);
   const manage = can(bits, P.MANAGE_CHANNELS);
   const [menu, setMenu] = useState<Menu | null>(null);
@@ -244,8 +249,34 @@ export function ChannelList({ server, activeChannelId, bits, labelledBy, onNotif
   };
   const dropMark = (id: string) => (drop?.id === id ? drop.where : undefined);
 
+  /**
+   * The threads listed under a channel, as on Discord: the active ones the person follows,
+   * the open one, and the few others active in the last hour.
+   */
+  const threadsUnder = (c: Channel): Thread[] => {
+    const recent = Date.now() - RECENT_MS;
+    const under = Object.values(threads).filter((th) => th.parentId === c.id);
+    // A forum's posts are its own list: only the followed ones and the open one show here.
+    const recentCounts = !isForum(c);
+    const shown = under.filter(
+      (th) =>
+        th.id === openThreadId || (!th.metadata.archived && (!!th.member || (recentCounts && snowflakeTime(lastActivity(th)) > recent))),
+    );
+    return shown.sort((a, b) => compareIds(lastActivity(b), lastActivity(a))).slice(0, MAX_THREADS);
+  };
+  const threadUnread = (th: Thread) => !!th.member && !threadMuted({ settings }, th) && isUnread({ readStates }, th.id, th.lastMessageId);
+
   const row = (c: Channel) => (
     <ChannelRow
+      threads={threadsUnder(c).map((th) => (
+        <ThreadRow
+          key={th.id}
+          thread={th}
+          active={th.id === openThreadId}
+          unread={threadUnread(th)}
+          mentions={th.member && isUnread({ readStates }, th.id, th.lastMessageId) ? mentionsIn({ readStates }, th.id) : 0}
+        />
+      ))}
       key={c.id}
       channel={c}
       serverId={server.id}
@@ -308,6 +339,8 @@ export function ChannelList({ server, activeChannelId, bits, labelledBy, onNotif
 
 interface RowProps {
   channel: Channel;
+  /** The thread rows under it. */
+  threads: React.ReactNode[];
   serverId: string;
   active: boolean;
   unread: boolean;
@@ -319,7 +352,7 @@ interface RowProps {
   dropMark: Drop['where'] | undefined;
 }
 
-function ChannelRow({ channel: c, serverId, active, unread, muted, mentions, onMenu, onKeyDown, drag, dropMark }: RowProps) {
+function ChannelRow({ channel: c, threads, serverId, active, unread, muted, mentions, onMenu, onKeyDown, drag, dropMark }: RowProps) {
   const trigger = useContextMenuTrigger(onMenu);
   return (
     <li data-drop={dropMark}>
@@ -337,12 +370,42 @@ function ChannelRow({ channel: c, serverId, active, unread, muted, mentions, onM
         }}
       >
         <span className={styles.channelHash} aria-hidden="true">
-          {isPrivate(c) ? <LockIcon size={14} className={styles.channelLock} /> : '#'}
+          {isForum(c) ? <ForumIcon size={15} /> : isPrivate(c) ? <LockIcon size={14} className={styles.channelLock} /> : '#'}
         </span>
         <span className={styles.channelName}>{c.name}</span>
         {isPrivate(c) && <span className="visually-hidden"> {t('sidebar.private')}</span>}
         {unread && <span className="visually-hidden"> {t('sidebar.unread')}</span>}
         {muted && <span className="visually-hidden"> {t('sidebar.muted')}</span>}
+        <MentionBadge count={mentions} className={styles.channelBadge} />
+      </Link>
+      {threads.length > 0 && (
+        <ul className={styles.threadList} aria-label={t('threads.threadsOf', { channel: c.name })}>
+          {threads}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+/** How recent a thread's last message must be to list it without following it. */
+const RECENT_MS = 60 * 60 * 1000;
+/** At most this many threads under one channel. */
+const MAX_THREADS = 8;
+
+function ThreadRow({ thread: th, active, unread, mentions }: { thread: Thread; active: boolean; unread: boolean; mentions: number }) {
+  return (
+    <li className={styles.threadItem}>
+      <Link
+        to={paths.thread(th.serverId, th.parentId, th.id)}
+        className={`${styles.channelLink} ${styles.threadLink}${active ? ` ${styles.active}` : ''}${unread ? ` ${styles.unread}` : ''}`}
+        aria-current={active ? 'page' : undefined}
+        data-unread={unread ? '' : undefined}
+        data-thread={th.id}
+      >
+        <span className={styles.threadSpine} aria-hidden="true" />
+        <span className={styles.channelName}>{th.name}</span>
+        {th.type === 'private_thread' && <span className="visually-hidden"> {t('sidebar.private')}</span>}
+        {unread && <span className="visually-hidden"> {t('sidebar.unread')}</span>}
         <MentionBadge count={mentions} className={styles.channelBadge} />
       </Link>
     </li>

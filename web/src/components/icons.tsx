@@ -177,3 +177,32 @@ export const ChevronIcon = ({ size }: { size?: number }) => (
     <path d="M6 9l6 6 6-6" />
   </Icon>
 );
+
+/** A thread: a speech bubble with a branch, as chat apps draw threads. */
+export const ThreadIcon = ({ size }: { size?: number }) => (
+  <Icon size={size}>
+    <path d="M21 11.5a7.5 7.5 0 0 1-11.2 6.5L4 20l1.6-4.6A7.5 7.5 0 1 1 21 11.5z" />
+    <path d="M9 10h7M9 13.5h4" />
+  </Icon>
+);
+
+/** A forum: two overlapping conversations. */
+export const ForumIcon = ({ size }: { size?: number }) => (
+  <Icon size={size}>
+    <path d="M15 9a6 6 0 0 1-8.6 5.4L3 15.5l1.1-3.2A6 6 0 1 1 15 9z" />
+    <path d="M17.8 9.3a5.5 5.5 0 0 1 2.1 7.6l.9 3.1-3.2-1a5.5 5.5 0 0 1-7-1.8" />
+  </Icon>
+);
+
+export const ArchiveIcon = ({ size }: { size?: number }) => (
+  <Icon size={size}>
+    <rect x="3" y="4" width="18" height="4" rx="1" />
+    <path d="M5 8v11a1 1 0 0 0 1 1h12a1 1 0 0 0 1-1V8M10 12h4" />
+  </Icon>
+);
+
+export const BackIcon = ({ size }: { size?: number }) => (
+  <Icon size={size}>
+    <path d="M15 18l-6-6 6-6" />
+  </Icon>
+);

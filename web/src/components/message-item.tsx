@@ -15,7 +15,10 @@ import { Embed } from './embed';
 import { Emoji } from './emoji';
 import { EmojiPicker } from './emoji-picker';
 import { useAutocomplete } from './composer-suggestions';
-import { AppsIcon, EditIcon, PinIcon, ReplyIcon, SmileIcon, TrashIcon } from './icons';
+import { AppsIcon, EditIcon, PinIcon, ReplyIcon, SmileIcon, ThreadIcon, TrashIcon } from './icons';
+import { ThreadSummary } from './thread-summary';
+import { navigate, paths } from '../router';
+import { startThreadDraft } from '../state/threads';
 import { openAppsMenu, useAppsTrigger, useContextCommands } from './apps-menu';
 import { useMessageMenu } from './message-menu';
 import { MessageUnfurls } from './message-unfurl';
@@ -88,6 +91,19 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
   // Pins: MANAGE_MESSAGES in a server; anyone in a DM.
   const canPin = message.serverId === null || can(bits, P.MANAGE_MESSAGES);
   const mentionsMe = useMentionsMe(message);
+  // Threads (docs/threads.md): the one this message started, and whether one may start here.
+  const thread = useStore((s) => {
+    const th = s.threads[message.id];
+    return th && th.parentId === message.channelId ? th : undefined;
+  });
+  const inThread = useStore((s) => !!s.threads[message.channelId]);
+  const canThread =
+    !!message.serverId && !inThread && !message.ephemeral && message.type !== 'join' && (!rolesKnown || can(bits, P.CREATE_PUBLIC_THREADS));
+  const threadAction = thread
+    ? { label: t('messageMenu.openThread'), onSelect: () => navigate(paths.thread(serverId, message.channelId, thread.id)) }
+    : canThread
+      ? { label: t('messageMenu.createThread'), onSelect: () => startThreadDraft({ parentId: message.channelId, serverId, message }) }
+      : undefined;
   // The "Apps" menu: the channel's message commands on this message, its author's user commands on their name and avatar.
   const ephemeralMessage = !!message.ephemeral;
   const authorApps = useAppsTrigger('user', message.webhookId || authorColor === null ? null : message.channelId, author.id);
@@ -126,6 +142,7 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
     canEdit,
     canDelete,
     hasApps: hasMessageApps,
+    thread: threadAction,
     copyText: () => {
       const state = store.getState();
       return decodeDraft(message.content, (token) => mentionName(state, message, token)).text;
@@ -237,6 +254,7 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
             ))}
           </div>
         )}
+        {thread && <ThreadSummary thread={thread} />}
         {ephemeral && <EphemeralNote message={message} />}
       </div>
       {/* An ephemeral message is nowhere but here: nothing to react to, reply to, pin or delete. */}
@@ -263,6 +281,18 @@ export const MessageItem = memo(function MessageItem({ message, grouped, mine, c
               onClick={() => startReply(message)}
             >
               <ReplyIcon />
+            </button>
+          )}
+          {threadAction && (
+            <button
+              type="button"
+              className="icon-button"
+              aria-label={threadAction.label}
+              title={threadAction.label}
+              data-action="thread"
+              onClick={threadAction.onSelect}
+            >
+              <ThreadIcon />
             </button>
           )}
           {canPin && (

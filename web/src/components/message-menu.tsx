@@ -2,7 +2,7 @@
  * A message's context menu (README.md, "Messages in the web client"): right-click, a long press on touch
  * screens (~500 ms without moving), or the context-menu key and Shift+F10 on a focused
  * message. It holds what the hover toolbar holds and a few things more: add reaction,
- * reply, edit, pin or unpin, mark unread, copy text, copy link, apps and delete, each only
+ * reply, create (or open) a thread, edit, pin or unpin, mark unread, copy text, copy link, apps and delete, each only
  * where the toolbar's permission checks allow it. Reporting waits for a reports API.
  */
 import { type KeyboardEvent, type MouseEvent, type PointerEvent, type ReactNode, useEffect, useRef, useState } from 'react';
@@ -24,6 +24,8 @@ export interface MessageMenuOptions {
   canEdit: boolean;
   canDelete: boolean;
   hasApps: boolean;
+  /** Start a thread from it ("Create thread"), or open the one it started ("Open thread"). */
+  thread?: { label: string; onSelect: () => void };
   /** The text as the person reads it (names, not ids), for "Copy text". */
   copyText: () => string;
   onReact: () => void;
@@ -114,6 +116,7 @@ export function useMessageMenu(message: Message, o: MessageMenuOptions): { handl
     const items: ContextMenuItem[] = [];
     if (o.canReact) items.push({ label: t('message.addReaction'), onSelect: o.onReact });
     if (o.canReply) items.push({ label: t('message.reply'), onSelect: () => startReply(message) });
+    if (o.thread) items.push({ id: 'thread', label: o.thread.label, onSelect: o.thread.onSelect });
     if (o.canEdit) items.push({ label: t('message.editMessage'), onSelect: o.onEdit });
     if (o.canPin) {
       items.push({

@@ -67,11 +67,11 @@ export function useReadTracking(
   bottomRef.current = atBottom;
   useEffect(() => {
     const el = scroller.current;
-    reading.channelId = channelId;
+    reading.set(channelId, false);
     setOnScreen(channelId);
     const check = () => {
-      if (bottomRef.current !== undefined) reading.atBottom = bottomRef.current;
-      else if (el) reading.atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+      if (bottomRef.current !== undefined) reading.set(channelId, bottomRef.current);
+      else if (el) reading.set(channelId, el.scrollHeight - el.scrollTop - el.clientHeight < 48);
       ackIfReading(channelId);
     };
     check();
@@ -82,11 +82,9 @@ export function useReadTracking(
       el?.removeEventListener('scroll', check);
       window.removeEventListener('focus', check);
       document.removeEventListener('visibilitychange', check);
-      if (reading.channelId === channelId) {
-        reading.channelId = null;
-        reading.atBottom = false;
-        setOnScreen(null);
-      }
+      reading.delete(channelId);
+      // A thread panel closing leaves its channel on screen.
+      setOnScreen([...reading.keys()].pop() ?? null);
       releaseUnread(channelId);
     };
   }, [channelId, scroller]);
@@ -94,9 +92,9 @@ export function useReadTracking(
   // A new message, or the first page: acknowledge it if the person sees it.
   useEffect(() => {
     const el = scroller.current;
-    if (reading.channelId === channelId) {
-      if (atBottom !== undefined) reading.atBottom = atBottom;
-      else if (el) reading.atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+    if (reading.has(channelId)) {
+      if (atBottom !== undefined) reading.set(channelId, atBottom);
+      else if (el) reading.set(channelId, el.scrollHeight - el.scrollTop - el.clientHeight < 48);
     }
     if (newestId) ackIfReading(channelId);
   }, [channelId, scroller, newestId, atBottom]);

@@ -103,3 +103,16 @@ export function codePoints(s: string): number {
   for (const _ of s) n++;
   return n;
 }
+
+const relativeFmt = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto', style: 'short' });
+
+/** "5 min. ago", "yesterday", "3 days ago": how long since a moment, for lists of threads and posts. */
+export function formatAgo(ms: number, now = Date.now()): string {
+  const s = Math.round((ms - now) / 1000);
+  const abs = Math.abs(s);
+  if (abs < 45) return relativeFmt.format(0, 'second');
+  if (abs < 3600) return relativeFmt.format(Math.round(s / 60), 'minute');
+  if (abs < 86_400) return relativeFmt.format(Math.round(s / 3600), 'hour');
+  if (abs < 30 * 86_400) return relativeFmt.format(Math.round(s / 86_400), 'day');
+  return dateFmt.format(new Date(ms));
+}

@@ -21,7 +21,7 @@ export interface PermissionGroup {
   items: PermissionInfo[];
 }
 
-type GroupId = 'general' | 'messages' | 'moderation' | 'management';
+type GroupId = 'general' | 'messages' | 'threads' | 'moderation' | 'management';
 
 function info(id: Permission, channel: boolean): PermissionInfo {
   return {
@@ -59,6 +59,12 @@ export const PERMISSION_GROUPS: PermissionGroup[] = [
     info('ATTACH_FILES', true),
     info('EMBED_LINKS', true),
     info('MENTION_EVERYONE', true),
+  ]),
+  group('threads', [
+    info('CREATE_PUBLIC_THREADS', true),
+    info('CREATE_PRIVATE_THREADS', true),
+    info('SEND_MESSAGES_IN_THREADS', true),
+    info('MANAGE_THREADS', true),
   ]),
   group('moderation', [
     info('MANAGE_MESSAGES', true),

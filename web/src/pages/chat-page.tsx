@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { ChannelSidebar } from '../components/channel-sidebar';
 import { Composer, type ComposerHandle } from '../components/composer';
 import { ErrorBoundary } from '../components/error-boundary';
@@ -15,8 +15,12 @@ import { toastError } from '../state/toasts';
 import { setPageTitle } from '../lib/title';
 import { MEMBER_DRAWER_MEDIA, SIDEBAR_DRAWER_MEDIA, useDrawerEscape } from '../lib/drawer';
 import { Link, navigate, paths } from '../router';
-import { MenuIcon, PinIcon, UsersIcon } from '../components/icons';
+import { MenuIcon, PinIcon, ThreadIcon, UsersIcon } from '../components/icons';
 import { PinsPanel } from '../components/pins-panel';
+import { ThreadPanel } from '../components/thread-panel';
+import { ThreadsList } from '../components/threads-list';
+import { fetchThread, isForum, startThreadDraft, useThreadDraft } from '../state/threads';
+import { ForumIcon } from '../components/icons';
 import { SearchBox } from '../components/search';
 import styles from './chat-page.module.css';
 import sidebarStyles from '../components/channel-sidebar.module.css';
@@ -43,14 +47,19 @@ export function lastChannel(): Record<string, string> {
   }
 }
 
+/** A forum's list of posts comes with its own chunk (only forums draw it). */
+const ForumView = lazy(() => import('../components/forum-view'));
+
 interface Props {
   serverId: string;
   channelId: string | null;
+  /** A thread or forum post open beside the channel (`paths.thread`). */
+  threadId?: string | null;
   onLogout: () => void;
 }
 
 /** The main screen: servers, channels, messages, composer and members. */
-export function ChatPage({ serverId, channelId, onLogout }: Props) {
+export function ChatPage({ serverId, channelId, threadId = null, onLogout }: Props) {
   const server = useStore((s) => s.servers[serverId]);
   const serversLoaded = useStore((s) => s.serversLoaded);
   const lost = useStore((s) => s.lostServers[serverId]);
@@ -63,6 +72,11 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
   const [dragging, setDragging] = useState(false);
   const [showPins, setShowPins] = useState(false);
   const pinsButton = useRef<HTMLButtonElement>(null);
+  const [showThreads, setShowThreads] = useState(false);
+  const threadsButton = useRef<HTMLButtonElement>(null);
+  const draft = useThreadDraft();
+  const knownThread = useStore((s) => (channelId ? s.threads[channelId] : undefined));
+  const openThread = useStore((s) => (threadId ? s.threads[threadId] : undefined));
   const sidebarButton = useRef<HTMLButtonElement>(null);
   const membersButton = useRef<HTMLButtonElement>(null);
   const closeSidebar = useCallback(() => setShowSidebar(false), []);
@@ -78,14 +92,33 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
     if (server && !channels) loadChannels(serverId).catch(toastError);
   }, [server, channels, serverId]);
 
+  // A thread's id where a channel's goes (a notification, a link): the thread, beside its channel.
+  // The id at the address, once known to be no thread either (then the remembered channel opens).
+  const [notThread, setNotThread] = useState<string | null>(null);
+  useEffect(() => {
+    if (knownThread) {
+      navigate(paths.thread(serverId, knownThread.parentId, knownThread.id), { replace: true });
+      return;
+    }
+    if (!channels || channel || !channelId) return;
+    fetchThread(channelId).catch(() => setNotThread(channelId));
+  }, [knownThread, channels, channel, channelId, serverId]);
+  // A thread under another channel than the address says: the right one.
+  useEffect(() => {
+    if (openThread && channelId && openThread.parentId !== channelId) {
+      navigate(paths.thread(serverId, openThread.parentId, openThread.id), { replace: true });
+    }
+  }, [openThread, channelId, serverId]);
+
   // /s/:id without a channel (or a deleted one): go to the remembered or first channel.
   useEffect(() => {
     if (!channels || channel) return;
+    if (channelId && (notThread !== channelId || knownThread)) return;
     if (channelId && channels.length === 0) return;
     const remembered = lastChannel()[serverId];
     const target = channels.find((c) => c.id === remembered) ?? channels[0];
     if (target) navigate(paths.channel(serverId, target.id), { replace: true });
-  }, [channels, channel, channelId, serverId]);
+  }, [channels, channel, channelId, serverId, notThread, knownThread]);
 
   const openId = channel?.id;
   useEffect(() => {
@@ -94,6 +127,8 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
     setEditingId(null);
     setShowSidebar(false);
     setShowPins(false);
+    setShowThreads(false);
+    startThreadDraft(null);
     return () => {
       viewing.channelId = null;
     };
@@ -179,8 +214,22 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
     );
   }
 
+  const forum = isForum(channel ?? undefined);
+  const threadDraft = channel && draft?.parentId === channel.id ? draft : null;
+  const panelOpen = !!channel && (!!threadId || !!threadDraft);
+  // The new-thread form goes back to the thread open before it, if any; a thread to its channel.
+  const closePanel = () => {
+    if (threadDraft) startThreadDraft(null);
+    else if (channel) navigate(paths.channel(serverId, channel.id));
+  };
+  const canStartThread = can(channelBits, P.CREATE_PUBLIC_THREADS) || can(channelBits, P.CREATE_PRIVATE_THREADS);
+  // The member list gives its place to an open thread, as on Discord.
+  const membersShown = showMembers && !panelOpen;
+
   return (
-    <div className={`app-frame${showMembers ? ' with-members' : ''}${showSidebar ? ' sidebar-open' : ''}`}>
+    <div
+      className={`app-frame${membersShown ? ' with-members' : ''}${panelOpen ? ' with-thread' : ''}${showSidebar ? ' sidebar-open' : ''}`}
+    >
       <ServerRail activeServerId={serverId} />
       <ChannelSidebar server={server} activeChannelId={channel?.id ?? null} bits={bits} onLogout={onLogout} />
       {/* biome-ignore lint/a11y: dropping files is a mouse gesture; the composer's attach button is the keyboard's way */}
@@ -218,8 +267,8 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
           <h2 className={styles.chatTitle}>
             {channel ? (
               <>
-                <span className={sidebarStyles.channelHash} aria-hidden="true">
-                  #
+                <span className={forum ? styles.titleIcon : sidebarStyles.channelHash} aria-hidden="true">
+                  {forum ? <ForumIcon size={18} /> : '#'}
                 </span>
                 {channel.name}
               </>
@@ -229,7 +278,22 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
           </h2>
           <ConnectionState />
           <SearchBox server={server} />
-          {channel && (
+          {channel && !forum && (
+            <button
+              ref={threadsButton}
+              type="button"
+              className={`icon-button${showThreads ? ' active' : ''}`}
+              aria-label={t('threads.title')}
+              aria-expanded={showThreads}
+              aria-haspopup="dialog"
+              title={t('threads.title')}
+              data-testid="threads-button"
+              onClick={() => setShowThreads((v) => !v)}
+            >
+              <ThreadIcon />
+            </button>
+          )}
+          {channel && !forum && (
             <button
               ref={pinsButton}
               type="button"
@@ -246,17 +310,27 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
           <button
             ref={membersButton}
             type="button"
-            className={`icon-button${showMembers ? ' active' : ''}`}
-            aria-label={showMembers ? t('chat.hideMemberList') : t('chat.showMemberList')}
-            aria-pressed={showMembers}
+            className={`icon-button${membersShown ? ' active' : ''}`}
+            aria-label={membersShown ? t('chat.hideMemberList') : t('chat.showMemberList')}
+            aria-pressed={membersShown}
             title={t('chat.members')}
-            onClick={() => setShowMembers((v) => !v)}
+            onClick={() => {
+              // An open thread holds the member list's place: the list takes it back.
+              if (panelOpen) {
+                closePanel();
+                setShowMembers(true);
+              } else setShowMembers((v) => !v);
+            }}
           >
             <UsersIcon />
           </button>
         </header>
         <ErrorBoundary resetKey={channel?.id}>
-          {channel ? (
+          {channel && forum ? (
+            <Suspense fallback={<div className="center-page">{t('forum.loading')}</div>}>
+              <ForumView server={server} channel={channel} activeThreadId={threadId} />
+            </Suspense>
+          ) : channel ? (
             <>
               <MessageList
                 key={`messages-${channel.id}`}
@@ -297,13 +371,36 @@ export function ChatPage({ serverId, channelId, onLogout }: Props) {
             }}
           />
         )}
+        {channel && showThreads && (
+          <ThreadsList
+            key={channel.id}
+            channel={channel}
+            canCreate={canStartThread}
+            toggle={threadsButton.current}
+            onNew={() => startThreadDraft({ parentId: channel.id, serverId })}
+            onClose={(refocus) => {
+              setShowThreads(false);
+              if (refocus) threadsButton.current?.focus();
+            }}
+          />
+        )}
         {dragging && <div className={styles.dropOverlay}>{t('chat.dropFilesToAttach')}</div>}
       </main>
-      {showMembers && <MemberList server={server} channelId={channel?.id ?? null} />}
+      {channel && panelOpen && (
+        <ThreadPanel
+          key={`${channel.id}:${threadDraft ? 'new' : threadId}`}
+          server={server}
+          parent={channel}
+          threadId={threadId}
+          draft={threadDraft}
+          onClose={closePanel}
+        />
+      )}
+      {membersShown && <MemberList server={server} channelId={channel?.id ?? null} />}
       <MemberCardHost server={server} />
       {/* Backdrops of the drawers (shown by styles.css only where they are drawers): a tap closes them. */}
       {showSidebar && <div className="scrim" onClick={closeSidebar} aria-hidden="true" />}
-      {showMembers && !showSidebar && <div className="scrim members-scrim" onClick={closeMembers} aria-hidden="true" />}
+      {membersShown && !showSidebar && <div className="scrim members-scrim" onClick={closeMembers} aria-hidden="true" />}
     </div>
   );
 }

@@ -23,6 +23,7 @@ import type {
 import { applyConversationEvent } from './conversation';
 import { onDm, onMessageCreate, onReadState } from './conversations';
 import { applyInteractionEvent } from './interaction-store';
+import { applyThreadEvent } from './threads';
 import { store } from './store';
 import { t } from '../i18n';
 
@@ -248,6 +249,7 @@ export function applyEvent(event: GatewayEvent): void {
   // Ephemeral messages stay out of history, unread counts and notifications.
   if (applyInteractionEvent(event)) return;
   applyConversationEvent(event);
+  applyThreadEvent(event);
   const me = getState().me;
   switch (event.t) {
     case 'MESSAGE_CREATE': {

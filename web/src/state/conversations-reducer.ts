@@ -3,7 +3,7 @@
  * notification settings. `reduce` in store.ts hands it every action it does not handle.
  */
 import { compareIds } from '@parley/protocol/ids';
-import type { DmChannel, ReadState } from '../api/types';
+import type { DmChannel, ReadState, Thread } from '../api/types';
 import type { Action, State } from './store';
 
 /** The read state of a channel never read: before every message. */
@@ -13,6 +13,12 @@ const newer = (a: string | null | undefined, b: string): boolean => !a || compar
 
 /** The channel's or DM's newest message moves on to `id` (never back). */
 function withLastMessage(state: State, serverId: string | null, channelId: string, id: string): State {
+  const thread = state.threads[channelId];
+  if (thread) {
+    if (!newer(thread.lastMessageId, id)) return state;
+    const next = { ...thread, lastMessageId: id, messageCount: thread.messageCount + 1 };
+    return { ...state, threads: { ...state.threads, [channelId]: next } };
+  }
   if (serverId) {
     const list = state.channels[serverId];
     const idx = list?.findIndex((c) => c.id === channelId) ?? -1;
@@ -82,6 +88,65 @@ export function reduceConversations(state: State, action: Action): State {
       const blocked = { ...state.blocked };
       delete blocked[action.userId];
       return { ...state, blocked };
+    }
+    default:
+      return reduceThreads(state, action);
+  }
+}
+
+/** A thread's newest message and count never move back when an older copy of it arrives. */
+function mergeThread(held: Thread | undefined, incoming: Thread): Thread {
+  if (!held) return incoming;
+  const merged = { ...held, ...incoming };
+  // A list without the caller's membership says nothing of it; THREAD_MEMBER_UPDATE does.
+  if (!('member' in incoming) && held.member) merged.member = held.member;
+  if (held.lastMessageId && newer(incoming.lastMessageId, held.lastMessageId)) {
+    merged.lastMessageId = held.lastMessageId;
+    merged.messageCount = Math.max(held.messageCount, incoming.messageCount);
+  }
+  return merged;
+}
+
+/** Threads (docs/threads.md): their list by id, and the person's own memberships. */
+function reduceThreads(state: State, action: Action): State {
+  switch (action.type) {
+    case 'threads/upsert': {
+      if (action.threads.length === 0) return state;
+      const threads = { ...state.threads };
+      for (const th of action.threads) threads[th.id] = mergeThread(threads[th.id], th);
+      return { ...state, threads };
+    }
+    case 'threads/sync': {
+      const parents = action.parentIds ? new Set(action.parentIds) : null;
+      const listed = new Set(action.threads.map((th) => th.id));
+      const threads: Record<string, Thread> = {};
+      for (const [id, th] of Object.entries(state.threads)) {
+        const covered = th.serverId === action.serverId && (!parents || parents.has(th.parentId));
+        // Archived ones stay (an archived list, an open panel); active ones not listed went.
+        if (covered && !th.metadata.archived && !listed.has(id)) continue;
+        threads[id] = th;
+      }
+      for (const th of action.threads) threads[th.id] = mergeThread(threads[th.id], th);
+      return { ...state, threads };
+    }
+    case 'thread/remove': {
+      if (!(action.threadId in state.threads)) return state;
+      const threads = { ...state.threads };
+      delete threads[action.threadId];
+      return { ...state, threads };
+    }
+    case 'thread/member': {
+      const th = state.threads[action.threadId];
+      if (!th) return state;
+      const next: Thread = { ...th };
+      if (action.member) next.member = action.member;
+      else delete next.member;
+      return { ...state, threads: { ...state.threads, [th.id]: next } };
+    }
+    case 'thread/count': {
+      const th = state.threads[action.threadId];
+      if (!th || th.memberCount === action.memberCount) return state;
+      return { ...state, threads: { ...state.threads, [th.id]: { ...th, memberCount: action.memberCount } } };
     }
     default:
       return state;

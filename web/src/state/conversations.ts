@@ -50,8 +50,30 @@ export function notifyRule(settings: UserSettings | null, serverId: string, chan
   };
 }
 
+/** A followed thread is muted by its own level `none`, or by its parent's or server's mute. */
+export function threadMuted(
+  state: Pick<State, 'settings'>,
+  th: Pick<State['threads'][string], 'id' | 'serverId' | 'parentId' | 'member'>,
+): boolean {
+  return threadLevel(state, th) === 'none' || notifyRule(state.settings, th.serverId, th.parentId).muted;
+}
+
+/**
+ * What a thread notifies of (docs/threads.md#in-the-web-client): its own setting (kept as a
+ * channel's, by the thread's id), else what the membership says, else everything for a
+ * followed thread (as Discord does) and the parent's rule for one not followed.
+ */
+export function threadLevel(
+  state: Pick<State, 'settings'>,
+  th: Pick<State['threads'][string], 'id' | 'serverId' | 'parentId' | 'member'>,
+): NotifyLevel {
+  const own = state.settings?.servers?.[th.serverId]?.channels?.[th.id];
+  if (own?.muted) return 'none';
+  return own?.level ?? th.member?.notify ?? (th.member ? 'all' : notifyRule(state.settings, th.serverId, th.parentId).level);
+}
+
 /** What the unread summaries read from the state. */
-export type UnreadSlices = Pick<State, 'readStates' | 'channels' | 'settings' | 'dms'>;
+export type UnreadSlices = Pick<State, 'readStates' | 'channels' | 'settings' | 'dms'> & Partial<Pick<State, 'threads'>>;
 
 /** A server's unread channels (muted ones aside) and the mentions waiting there. */
 export function serverSummary(state: UnreadSlices, serverId: string): { unread: boolean; mentions: number } {
@@ -62,6 +84,12 @@ export function serverSummary(state: UnreadSlices, serverId: string): { unread: 
     if (!isUnread(state, c.id, c.lastMessageId)) continue;
     mentions += mentionsIn(state, c.id);
     if (!muted && !notifyRule(state.settings, serverId, c.id).muted) unread = true;
+  }
+  // The threads the person follows count as their parent does (docs/threads.md#thread-members).
+  for (const th of Object.values(state.threads ?? {})) {
+    if (th.serverId !== serverId || !th.member || !isUnread(state, th.id, th.lastMessageId)) continue;
+    mentions += mentionsIn(state, th.id);
+    if (!muted && !threadMuted(state, th)) unread = true;
   }
   return { unread, mentions };
 }
@@ -86,7 +114,8 @@ export function useUnreadSlices(): UnreadSlices {
   const channels = useStore((s) => s.channels);
   const settings = useStore((s) => s.settings);
   const dms = useStore((s) => s.dms);
-  return { readStates, channels, settings, dms };
+  const threads = useStore((s) => s.threads);
+  return { readStates, channels, settings, dms, threads };
 }
 
 /** Whether a message pings the signed-in person (by name, role, `@everyone`/`@here`; in a DM, any message of the others). */
@@ -108,8 +137,11 @@ export function repliesToMe(state: State, m: Message): boolean {
 
 // ---------------------------------------------------------------- looking and reading
 
-/** The channel on screen and whether its list is scrolled to the newest message (set by the message list). */
-export const reading: { channelId: string | null; atBottom: boolean } = { channelId: null, atBottom: false };
+/**
+ * The conversations on screen (a channel, and a thread open beside it), each with whether
+ * its list is scrolled to the newest message (set by the message lists).
+ */
+export const reading = new Map<string, boolean>();
 
 /** The page is visible and has the keyboard focus: the person is looking at it. */
 export function isLooking(): boolean {
@@ -118,7 +150,7 @@ export function isLooking(): boolean {
 
 /** The person sees the newest messages of this channel right now. */
 export function isReading(channelId: string): boolean {
-  return reading.channelId === channelId && reading.atBottom && isLooking();
+  return reading.get(channelId) === true && isLooking();
 }
 
 // ---------------------------------------------------------------- acks
@@ -189,6 +221,8 @@ function newestId(state: State, channelId: string): string | null {
 export function lastMessageOf(state: State, channelId: string): string | null {
   const dm = state.dms[channelId];
   if (dm) return dm.lastMessageId;
+  const thread = state.threads[channelId];
+  if (thread) return thread.lastMessageId;
   for (const list of Object.values(state.channels)) {
     const c = list.find((x) => x.id === channelId);
     if (c) return c.lastMessageId ?? null;
@@ -324,6 +358,12 @@ export function shouldNotify(state: State, m: Message): boolean {
   // Do not disturb means no desktop notifications at all (the status menu says so).
   if (state.myStatus === 'dnd') return false;
   if (!m.serverId) return true;
+  const thread = state.threads[m.channelId];
+  if (thread) {
+    if (threadMuted(state, thread)) return false;
+    const level = threadLevel(state, thread);
+    return level === 'all' || pingsMe(state, m) || repliesToMe(state, m);
+  }
   const rule = notifyRule(state.settings, m.serverId, m.channelId);
   if (rule.muted || rule.level === 'none') return false;
   return rule.level === 'all' || pingsMe(state, m) || repliesToMe(state, m);
@@ -343,13 +383,15 @@ function maybeNotify(state: State, m: Message): void {
   let title = author;
   let path: string;
   if (m.serverId) {
-    const channel = state.channels[m.serverId]?.find((c) => c.id === m.channelId);
+    const thread = state.threads[m.channelId];
+    const channel = state.channels[m.serverId]?.find((c) => c.id === (thread?.parentId ?? m.channelId));
     const server = state.servers[m.serverId];
-    const where = `#${channel?.name ?? t('notifications.channel')}`;
+    const hash = `#${channel?.name ?? t('notifications.channel')}`;
+    const where = thread ? `${thread.name}, ${hash}` : hash;
     title = server
       ? t('notifications.titleInServer', { author, where, server: server.name })
       : t('notifications.titleIn', { author, where });
-    path = paths.channel(m.serverId, m.channelId);
+    path = thread ? paths.thread(m.serverId, thread.parentId, thread.id) : paths.channel(m.serverId, m.channelId);
   } else {
     const dm = state.dms[m.channelId];
     if (dm?.type === 'group_dm') title = `${author} (${dmTitle(dm, state.me?.id)})`;

@@ -4,9 +4,17 @@
  * the gateway keeps current. The UI only hides or disables what the service would refuse;
  * the service still decides.
  */
-import { ALL_PERMISSION_BITS, computePermissions, highestPosition, P, parsePermissions, type RoleBits } from '@parley/protocol/permissions';
+import {
+  ALL_PERMISSION_BITS,
+  computePermissions,
+  highestPosition,
+  P,
+  parsePermissions,
+  type RoleBits,
+  threadPermissions,
+} from '@parley/protocol/permissions';
 import { useMemo } from 'react';
-import type { Channel, Role, Server } from '../api/types';
+import type { Channel, Role, Server, Thread } from '../api/types';
 import { type State, useStore } from './store';
 
 export { P };
@@ -64,11 +72,25 @@ export function findChannel(state: State, serverId: string, channelId: string): 
   return state.channels[serverId]?.find((c) => c.id === channelId) ?? state.categories[serverId]?.find((c) => c.id === channelId);
 }
 
-/** The signed-in user's permissions in a server (and channel), from state. */
+/**
+ * A member's permissions in a thread from theirs in its parent, by the service's rules
+ * (`threadPermissions`, docs/threads.md#permissions).
+ */
+export function inThread(parentBits: bigint, thread: Thread): bigint {
+  return threadPermissions(parentBits, {
+    private: thread.type === 'private_thread',
+    locked: thread.metadata.locked,
+    member: !!thread.member,
+  });
+}
+
+/** The signed-in user's permissions in a server (and channel, or thread), from state. */
 export function myPermissions(state: State, serverId: string, channelId?: string | null): bigint {
   const server = state.servers[serverId];
   const me = state.me;
   if (!server || !me) return 0n;
+  const thread = channelId ? state.threads[channelId] : undefined;
+  if (thread) return thread.serverId === serverId ? inThread(myPermissions(state, serverId, thread.parentId), thread) : 0n;
   const channel = channelId ? findChannel(state, serverId, channelId) : undefined;
   if (channelId && !channel) return 0n;
   return permissionsOf(server, state.roles[serverId], { id: me.id, roles: state.myRoles[serverId] ?? [] }, channel);
@@ -83,12 +105,15 @@ export function usePermissions(serverId: string, channelId?: string | null): big
   const meId = useStore((s) => s.me?.id);
   const roles = useStore((s) => s.roles[serverId]);
   const mine = useStore((s) => s.myRoles[serverId]);
-  const channel = useStore((s) => (channelId ? findChannel(s, serverId, channelId) : undefined));
+  const thread = useStore((s) => (channelId ? s.threads[channelId] : undefined));
+  // In a thread, its parent's overwrites, then the thread's rules.
+  const channel = useStore((s) => (channelId ? findChannel(s, serverId, thread?.parentId ?? channelId) : undefined));
   return useMemo(() => {
     if (!server || !meId) return 0n;
     if (channelId && !channel) return 0n;
-    return permissionsOf(server, roles, { id: meId, roles: mine ?? [] }, channel);
-  }, [server, meId, roles, mine, channel, channelId]);
+    const bits = permissionsOf(server, roles, { id: meId, roles: mine ?? [] }, channel);
+    return thread ? inThread(bits, thread) : bits;
+  }, [server, meId, roles, mine, channel, channelId, thread]);
 }
 
 /** Whether `bits` include every permission in `needed`. */

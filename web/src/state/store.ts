@@ -9,7 +9,21 @@ import { useSyncExternalStore } from 'react';
 import { reduceConversations } from './conversations-reducer';
 import type { GatewayStatus } from '@parley/sdk';
 import type { ChosenStatus, PresenceStatus, PublicUser } from '@parley/protocol';
-import type { Ban, Channel, DmChannel, Member, Message, Reaction, ReadState, Role, Server, User, UserSettings } from '../api/types';
+import type {
+  Ban,
+  Channel,
+  DmChannel,
+  Member,
+  Message,
+  Reaction,
+  ReadState,
+  Role,
+  Server,
+  Thread,
+  ThreadMember,
+  User,
+  UserSettings,
+} from '../api/types';
 
 export interface ChannelMessages {
   /** Oldest first. */
@@ -78,6 +92,11 @@ export interface State {
   blocked: Record<string, PublicUser> | null;
   /** Servers this person lost while the client was open (removed from, or deleted), by id: what their page says instead of "not found". */
   lostServers: Record<string, { name: string; reason: 'removed' | 'deleted' }>;
+  /**
+   * Threads and forum posts the client knows of, by id (docs/threads.md): the active ones
+   * from `ready` and the THREAD_* events, and those opened or listed since (archived too).
+   */
+  threads: Record<string, Thread>;
 }
 
 export type Action =
@@ -135,7 +154,18 @@ export type Action =
   | { type: 'settings/set'; settings: UserSettings }
   | { type: 'blocks/set'; users: PublicUser[] }
   | { type: 'block/add'; user: PublicUser }
-  | { type: 'block/remove'; userId: string };
+  | { type: 'block/remove'; userId: string }
+  /** Threads learnt of (a list, `ready`, THREAD_CREATE/UPDATE, an answer): merged by id. */
+  | { type: 'threads/upsert'; threads: Thread[] }
+  /**
+   * A server's active threads, all of them (`ready`, THREAD_LIST_SYNC): active threads of
+   * those parents (all the server's without `parentIds`) not listed are gone or archived.
+   */
+  | { type: 'threads/sync'; serverId: string; parentIds?: string[]; threads: Thread[] }
+  | { type: 'thread/remove'; threadId: string }
+  /** The person's own membership of a thread (null: they left it). */
+  | { type: 'thread/member'; threadId: string; member: ThreadMember | null }
+  | { type: 'thread/count'; threadId: string; memberCount: number };
 
 export const initialState: State = {
   me: null,
@@ -159,6 +189,7 @@ export const initialState: State = {
   settings: null,
   blocked: null,
   lostServers: {},
+  threads: {},
 };
 
 const emptyChannel: ChannelMessages = {
@@ -246,6 +277,11 @@ function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T
   return next;
 }
 
+function withoutThreads(threads: Record<string, Thread>, gone: (th: Thread) => boolean): Record<string, Thread> {
+  if (!Object.values(threads).some(gone)) return threads;
+  return Object.fromEntries(Object.entries(threads).filter(([, th]) => !gone(th)));
+}
+
 function updateMessage(state: State, channelId: string, messageId: string, fn: (m: Message) => Message): State {
   const ch = state.messages[channelId];
   if (!ch) return state;
@@ -268,7 +304,25 @@ function setReaction(reactions: Reaction[] | undefined, emoji: string, count: nu
   return next;
 }
 
+/** The threads that messages arriving with an action started (a message's `thread`, docs/threads.md#the-starter-message). */
+function threadsCarried(action: Action): Thread[] {
+  let list: Message[];
+  if (action.type === 'messages/loaded' || action.type === 'messages/newer') list = action.newestFirst;
+  else if (action.type === 'messages/around') list = [...action.before, ...action.after];
+  else if (action.type === 'message/upsert') list = [action.message];
+  else return [];
+  const out: Thread[] = [];
+  for (const m of list) if (m.thread) out.push(m.thread);
+  return out;
+}
+
 export function reduce(state: State, action: Action): State {
+  const next = reduceState(state, action);
+  const carried = threadsCarried(action);
+  return carried.length > 0 ? reduceConversations(next, { type: 'threads/upsert', threads: carried }) : next;
+}
+
+function reduceState(state: State, action: Action): State {
   switch (action.type) {
     case 'reset':
       return { ...initialState, myStatus: state.myStatus };
@@ -327,6 +381,7 @@ export function reduce(state: State, action: Action): State {
         roles: withoutKey(state.roles, action.serverId),
         myRoles: withoutKey(state.myRoles, action.serverId),
         bans: withoutKey(state.bans, action.serverId),
+        threads: withoutThreads(state.threads, (th) => th.serverId === action.serverId),
       };
     }
     case 'channels/set':
@@ -347,6 +402,8 @@ export function reduce(state: State, action: Action): State {
         categories: cats ? { ...state.categories, [action.serverId]: cats.filter((c) => c.id !== action.channelId) } : state.categories,
         messages: withoutKey(state.messages, action.channelId),
         readStates: withoutKey(state.readStates, action.channelId),
+        // A channel's threads go with it (docs/threads.md, "Goes with its parent"); a thread's own delete too.
+        threads: withoutThreads(withoutKey(state.threads, action.channelId), (th) => th.parentId === action.channelId),
       };
     }
     case 'members/set': {

@@ -4,6 +4,7 @@ export const settings = {
     groups: {
       general: 'General',
       messages: 'Messages',
+      threads: 'Threads',
       moderation: 'Moderation',
       management: 'Management',
     },
