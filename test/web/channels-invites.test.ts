@@ -130,7 +130,7 @@ describe('channel permissions', () => {
       .getByRole('navigation', { name: 'Roles and members with channel settings' })
       .getByRole('button', { name: 'Moderators' })
       .click();
-    const send = page.getByRole('radiogroup', { name: 'Send messages' });
+    const send = page.getByRole('radiogroup', { name: 'Send messages', exact: true });
     expect(await send.getByRole('radio', { name: 'Inherit' }).isChecked()).toBe(true);
     await send.getByRole('radio', { name: 'Deny' }).check();
     await page.getByRole('button', { name: 'Save changes' }).click();
@@ -171,7 +171,7 @@ describe('channel permissions', () => {
     });
     expect(put.status, put.text).toBe(204);
     await expect
-      .poll(() => page.getByRole('radiogroup', { name: 'Send messages' }).getByRole('radio', { name: 'Allow' }).isChecked())
+      .poll(() => page.getByRole('radiogroup', { name: 'Send messages', exact: true }).getByRole('radio', { name: 'Allow' }).isChecked())
       .toBe(true);
 
     // Public again: the VIEW deny goes, the plain member gets #staff back live.
