@@ -153,8 +153,10 @@ describe('a channel of 5,000 messages', { timeout: 120_000 }, () => {
       // measured (under load that can take a few frames), and stays there.
       const drift = async () => Math.abs((await message(page, anchor.id).evaluate((el) => el.getBoundingClientRect().top)) - anchor.top);
       await expect.poll(drift, { timeout: 3000 }).toBeLessThan(2);
+      // Once the list says it is settled (aria-busy false), it is still there.
+      await page.locator('[role="log"][aria-busy="false"]').waitFor();
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(null)))));
-      expect(await drift()).toBeLessThan(2);
+      await expect.poll(drift, { timeout: 3000 }).toBeLessThan(2);
       maxCount = Math.max(maxCount, await domCount(page));
     }
     // Five pages up: far more history is held than drawn.
