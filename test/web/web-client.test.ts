@@ -589,7 +589,7 @@ describe('web client', () => {
           await call(web.url, 'POST', `/channels/${general.id}/typing`, { auth: bot.auth });
           return page.getByText('Ghost is typing…').isVisible();
         },
-        { timeout: 15_000, intervals: [1000] },
+        { timeout: 15_000, interval: 1000 },
       )
       .toBe(true);
     const shown = Date.now();
