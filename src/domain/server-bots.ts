@@ -87,21 +87,26 @@ export const serverBots = {
       throw forbidden('bot_owner_only', 'only its owner can add this bot (it is not public)');
     const bits = botBits(permissions);
     const joinedAt = nowIso(ctx);
-    const { role, version, model, join } = await ctx.store.write(async (tx) => {
+    const { role, version, model, join, threads } = await ctx.store.write(async (tx) => {
       const r = await ctx.store.members.insert(tx, { serverId, userId: botId, legacyPermissions: -1, joinedAt });
       if (Number(r.numInsertedOrUpdatedRows ?? 0n) === 0)
         throw conflict('bot_already_member', 'the bot is already a member of this server');
       const { role, version } = await giveManagedRole(ctx, tx, serverId, bot, bits);
       await auditIn(ctx, tx, serverId, caller, 'bot_add', botId, { permissions: bits.toString() });
-      const [model, join] = await Promise.all([snapshotIn(ctx, tx, serverId), joinSnapshot(ctx, tx, server, bot.id, joinedAt)]);
-      return { role, version, model, join };
+      // Its GUILD_CREATE lists the active threads it may see, as at READY (docs/threads.md#events):
+      // read here with the rest of the snapshot, so the join's events go out right after its
+      // commit, in the order of concurrent joins' commits (test/gateway/deltas.test.ts).
+      const [model, join, threads] = await Promise.all([
+        snapshotIn(ctx, tx, serverId),
+        joinSnapshot(ctx, tx, server, bot.id, joinedAt),
+        activeThreadsOfServer(ctx, tx, serverId, JOIN_THREADS_MAX),
+      ]);
+      return { role, version, model, join, threads };
     });
     // The members' views gain the managed role from this entry's delta; the bot's own
     // sessions, which have no view yet, take the MEMBER_ADD's model, its roles those of the
     // join snapshot (every role once per bot join, as Discord's GUILD_CREATE lists them).
     await notifyRole(ctx, serverId, 'ROLE_CREATE', role, version);
-    // Its GUILD_CREATE lists the active threads it may see, as at READY (docs/threads.md#events).
-    const threads = await activeThreadsOfServer(ctx, serverId, JOIN_THREADS_MAX);
     await notify(ctx, {
       kind: 'event',
       serverId,

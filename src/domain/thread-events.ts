@@ -1,5 +1,6 @@
 import { P } from '@parley/protocol';
 import type { GatewayEvent, ThreadAudience } from '../events/types.js';
+import type { Db, Tx } from '../store/index.js';
 import type { ThreadRow } from '../store/repos/threads.js';
 import { type DomainContext, notify } from './context.js';
 import type { ServerModel } from './permissions.js';
@@ -128,11 +129,11 @@ async function membersChanged(
 }
 
 /** A server's active threads (at most `max`, oldest first), as their events show them: for a bot joining it (`JoinSnapshot.threads`). */
-export async function activeThreadsOfServer(ctx: DomainContext, serverId: string, max: number): Promise<ThreadView[]> {
-  const rows = (await ctx.store.threads.activeOfServer(ctx.store.db, serverId)).slice(0, max);
+export async function activeThreadsOfServer(ctx: DomainContext, db: Db | Tx, serverId: string, max: number): Promise<ThreadView[]> {
+  const rows = (await ctx.store.threads.activeOfServer(db, serverId)).slice(0, max);
   if (rows.length === 0) return [];
   const last = await ctx.store.messages.lastIds(
-    ctx.store.db,
+    db,
     rows.map((r) => r.id),
   );
   return rows.map((row) => threadView(row, last.get(row.id) ?? null));
